@@ -1,0 +1,78 @@
+"""gradcli: a gradient calculator on a reverse-mode autograd engine with PyTorch's semantics.
+
+``import gradcli as torch`` runs PyTorch autograd programs: tensors, the math
+functions, ``backward``, ``gradcli.autograd.grad`` and ``gradcli.autograd.functional``.
+"""
+
+from .engine import ops as ops
+from .engine.dtypes import (
+    bool_ as bool,  # noqa: A004  (PyTorch's name)
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int32,
+    int64,
+    set_default_dtype,
+)
+from .engine.format import set_printoptions
+from .engine.ops import *  # noqa: F403  every op, as torch.sin, torch.sum, ...
+from .engine.ops import (
+    arange,
+    eye,
+    full,
+    full_like,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randn,
+    randn_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .engine.tensor import (
+    Tensor,
+    enable_grad,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .errors import GradcliError
+
+__version__ = "0.1.0"
+
+float = float32  # noqa: A001  (torch.float is float32)
+double = float64
+long = int64
+
+
+def FloatTensor(*args):  # noqa: N802  (PyTorch's legacy name)
+    """Legacy constructor: a float32 tensor from data, or of the given size."""
+    return Tensor(*args).to(float32) if args and not _is_size(args) else Tensor(*args)
+
+
+def DoubleTensor(*args):  # noqa: N802
+    """Legacy constructor: a float64 tensor from data, or of the given size."""
+    if _is_size(args):
+        return zeros(*args, dtype=float64)
+    return tensor(args[0], dtype=float64)
+
+
+def _is_size(args):
+    import numbers
+
+    return bool(args) and all(isinstance(a, numbers.Integral) for a in args)
+
+
+def __getattr__(name):
+    # autograd is imported on first use: the command line's start-up path skips it.
+    if name == "autograd":
+        import importlib
+
+        return importlib.import_module(".autograd", __name__)
+    raise AttributeError(f"module 'gradcli' has no attribute '{name}'")

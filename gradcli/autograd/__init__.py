@@ -1,0 +1,30 @@
+"""``gradcli.autograd``: as ``torch.autograd``."""
+
+from ..engine.tensor import Tensor, backward, enable_grad, grad, no_grad, set_grad_enabled
+
+__all__ = [
+    "Variable", "backward", "grad", "functional", "gradcheck", "gradgradcheck",
+    "GradcheckError", "no_grad", "enable_grad", "set_grad_enabled",
+]
+
+
+def Variable(data, requires_grad=False, volatile=False):  # noqa: N802  (PyTorch's legacy name)
+    """Deprecated alias kept for old PyTorch code: the tensor itself, with ``requires_grad`` set."""
+    if type(data) is not Tensor:
+        from ..engine.ops import tensor
+
+        data = tensor(data)
+    if requires_grad:
+        data.requires_grad_(True)
+    return data
+
+
+def __getattr__(name):
+    # Loaded on first use, keeping the command line's start-up path short.
+    import importlib
+
+    if name == "functional":
+        return importlib.import_module(".functional", __name__)
+    if name in ("gradcheck", "gradgradcheck", "GradcheckError"):
+        return getattr(importlib.import_module(".gradcheck", __name__), name)
+    raise AttributeError(f"module 'gradcli.autograd' has no attribute '{name}'")

@@ -1,0 +1,77 @@
+"""dtype objects with PyTorch's names, over NumPy dtypes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .tensor import DefaultDType
+
+
+class dtype:
+    """A tensor element type: ``gradcli.float32`` wraps ``numpy.float32``."""
+
+    __slots__ = ("name", "numpy", "is_floating_point")
+
+    def __init__(self, name: str, numpy_dtype):
+        self.name = name
+        self.numpy = np.dtype(numpy_dtype)
+        self.is_floating_point = self.numpy.kind == "f"
+
+    def __repr__(self) -> str:
+        return f"gradcli.{self.name}"
+
+    def __eq__(self, other):
+        if isinstance(other, dtype):
+            return self.numpy == other.numpy
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self.numpy)
+
+
+float32 = dtype("float32", np.float32)
+float64 = dtype("float64", np.float64)
+float16 = dtype("float16", np.float16)
+int32 = dtype("int32", np.int32)
+int64 = dtype("int64", np.int64)
+bool_ = dtype("bool", np.bool_)
+
+_BY_NUMPY = {d.numpy: d for d in (float32, float64, float16, int32, int64, bool_)}
+
+
+def from_numpy(np_dtype) -> dtype:
+    found = _BY_NUMPY.get(np.dtype(np_dtype))
+    return found if found is not None else dtype(str(np_dtype), np_dtype)
+
+
+def to_numpy(d):
+    """A NumPy dtype from a gradcli dtype, a NumPy dtype or a Python type (None stays None)."""
+    if d is None:
+        return None
+    if isinstance(d, dtype):
+        return d.numpy
+    if d is float:
+        return DefaultDType.value
+    if d is int:
+        return np.dtype(np.int64)
+    if d is bool:
+        return np.dtype(np.bool_)
+    return np.dtype(d)
+
+
+def repr_suffix(np_dtype) -> str | None:
+    """The ``dtype=...`` a tensor's repr shows: none for the default float, int64 and bool."""
+    if np_dtype == DefaultDType.value or np_dtype == np.int64 or np_dtype == np.bool_:
+        return None
+    return f"torch.{from_numpy(np_dtype).name}"
+
+
+def set_default_dtype(d) -> None:
+    d = to_numpy(d)
+    if d.kind != "f":
+        raise TypeError("only floating-point types are supported as the default type")
+    DefaultDType.value = d
+
+
+def get_default_dtype() -> dtype:
+    return from_numpy(DefaultDType.value)

@@ -1,0 +1,1532 @@
+"""The op table: every differentiable operation of gradcli, defined once.
+
+Each entry gives the op's name (as the language and the module know it), its
+forward computation on NumPy arrays, one vector-Jacobian rule per tensor input,
+the ``grad_fn`` name PyTorch shows for it, and a one-line description.
+
+Conventions
+- A rule is ``rule(g, ans, *inputs, *params, **kwargs)`` and returns the
+  gradient for its input. It is written in the ops of this module, so it runs
+  on raw arrays in the fast reverse pass and on tensors (recording a graph) when
+  ``create_graph=True``: second derivatives need no second set of rules.
+- ``g`` may carry extra leading batch dimensions (a Jacobian is one reverse
+  pass over the identity), so rules use negative axes and keep ``g``'s leading
+  dimensions; see ``_batch``.
+- Broadcasting: a rule may return a gradient of the broadcast shape; the
+  engine sums it back to its input's shape (``sum_to``), once, for every op.
+- Kinks follow PyTorch: d|x|/dx = 0 at 0, relu'(0) = 0, sqrt'(0) = inf,
+  clamp passes the gradient on its bounds, ties in max/min/amax/amin share the
+  gradient evenly (``max(x, dim)`` gives it to the index it returns), the
+  gradient of floor/ceil/round/sign is 0.
+- ``None`` as a rule: no gradient flows to that input (an index, a mask).
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import math
+
+import numpy as np
+
+from ..errors import GradcliIndexError, GradcliTypeError, NotImplementedByGradcli, ShapeError
+from . import dtypes
+from .tensor import DefaultDType, GradMode, Node, Tensor
+
+# ----------------------------------------------------------------------------
+# The Op record and how an op becomes a function
+# ----------------------------------------------------------------------------
+
+
+class Op:
+    """One operation: its forward, its rules, its PyTorch grad_fn name, its docs."""
+
+    __slots__ = ("name", "grad_fn", "forward", "rules", "doc", "kind", "saves", "kink",
+                 "variadic", "fn")
+
+    def __init__(self, name, forward, rules, grad_fn, doc, kind, saves=True, kink=None,
+                 variadic=False):
+        self.name = name
+        self.forward = forward
+        self.rules = rules
+        self.grad_fn = grad_fn
+        self.doc = doc
+        self.kind = kind
+        self.saves = saves
+        self.kink = kink
+        self.variadic = variadic
+        self.fn = None
+
+    def backward(self, parents, g, ans, args, params, kwargs):
+        """The gradient for each input (None where none flows)."""
+        if self.variadic:
+            return self.rules[0](g, ans, args, *params, **kwargs)
+        rules = self.rules
+        if len(parents) == 1:
+            return (rules[0](g, ans, *args, *params, **kwargs),)
+        return [
+            None if parent is None or rule is None else rule(g, ans, *args, *params, **kwargs)
+            for parent, rule in zip(parents, rules)
+        ]
+
+    def variant(self, grad_fn):
+        """The same op under another PyTorch grad_fn name (x.T versus x.t())."""
+        twin = Op(self.name, self.forward, self.rules, grad_fn, self.doc, self.kind, self.saves,
+                  self.kink, self.variadic)
+        twin.fn = _bind(twin)
+        return twin
+
+    def __repr__(self):
+        return f"Op({self.name!r}, grad_fn={self.grad_fn!r})"
+
+
+OPS: dict[str, Op] = {}
+
+
+def _record(op, inputs, raws, out, params, kwargs):
+    t = Tensor._make(out, None, True)
+    parents = tuple(
+        None if type(x) is not Tensor or not x.requires_grad
+        else (x.grad_fn if x.grad_fn is not None else x)
+        for x in inputs
+    )
+    t.grad_fn = Node(op, parents, raws, t._data, params, kwargs)
+    return t
+
+
+def _forward_error(op, raws, err):
+    shapes = " and ".join(str(tuple(np.shape(r))) for r in raws)
+    if isinstance(err, np.exceptions.AxisError):
+        return GradcliIndexError(f"{op.name}: dimension out of range: {err}")
+    if isinstance(err, IndexError):
+        return GradcliIndexError(f"{op.name}: {err}")
+    if isinstance(err, np.linalg.LinAlgError):
+        return ShapeError(f"{op.name}: {err}")
+    return ShapeError(f"{op.name}: shapes {shapes} do not fit: {err}")
+
+
+def _bind(op):
+    """The function that applies ``op``: on raw arrays it is plain NumPy, on tensors it records."""
+    forward = op.forward
+    n = len(op.rules)
+
+    if op.variadic:
+        def fn(tensors, *params, **kwargs):
+            tensors = tuple(tensors)
+            if not any(type(t) is Tensor for t in tensors):
+                return forward(tensors, *params, **kwargs)
+            raws = tuple(t._data if type(t) is Tensor else np.asarray(t) for t in tensors)
+            try:
+                out = forward(raws, *params, **kwargs)
+            except (ValueError, IndexError) as err:
+                raise _forward_error(op, raws, err) from None
+            if GradMode.enabled and any(type(t) is Tensor and t.requires_grad for t in tensors):
+                return _record(op, tensors, raws, out, params, kwargs)
+            return Tensor._make(out)
+    elif n == 1:
+        def fn(x, *params, **kwargs):
+            if type(x) is not Tensor:
+                return forward(x, *params, **kwargs)
+            xd = x._data
+            try:
+                out = forward(xd, *params, **kwargs)
+            except (ValueError, IndexError) as err:
+                raise _forward_error(op, (xd,), err) from None
+            if x.requires_grad and GradMode.enabled:
+                t = Tensor._make(out, None, True)
+                t.grad_fn = Node(op, (x.grad_fn or x,), (xd,), t._data, params, kwargs)
+                return t
+            return Tensor._make(out)
+    elif n == 2:
+        def fn(x, y, *params, **kwargs):
+            tx = type(x) is Tensor
+            ty = type(y) is Tensor
+            if not (tx or ty):
+                return forward(x, y, *params, **kwargs)
+            xd = x._data if tx else x
+            yd = y._data if ty else y
+            try:
+                out = forward(xd, yd, *params, **kwargs)
+            except (ValueError, IndexError) as err:
+                raise _forward_error(op, (xd, yd), err) from None
+            if GradMode.enabled and ((tx and x.requires_grad) or (ty and y.requires_grad)):
+                return _record(op, (x, y), (xd, yd), out, params, kwargs)
+            return Tensor._make(out)
+    else:
+        def fn(*args, **kwargs):
+            inputs, params = args[:n], args[n:]
+            if not any(type(a) is Tensor for a in inputs):
+                return forward(*args, **kwargs)
+            raws = tuple(a._data if type(a) is Tensor else a for a in inputs)
+            try:
+                out = forward(*raws, *params, **kwargs)
+            except (ValueError, IndexError) as err:
+                raise _forward_error(op, raws, err) from None
+            if GradMode.enabled and any(type(a) is Tensor and a.requires_grad for a in inputs):
+                return _record(op, inputs, raws, out, params, kwargs)
+            return Tensor._make(out)
+
+    fn.__name__ = op.name
+    fn.__doc__ = op.doc
+    return fn
+
+
+def defop(name, forward, rules, grad_fn, doc, kind, **options):
+    """Declare an op (one entry of the table) and return its function."""
+    op = Op(name, forward, tuple(rules), grad_fn, doc, kind, **options)
+    op.fn = _bind(op)
+    OPS[name] = op
+    return op.fn
+
+
+def zero_rule(g, ans, *args, **kwargs):
+    """The rule of a piecewise-constant op: the gradient is 0 wherever it exists."""
+    return zeros_like(g)
+
+
+def defop_piecewise_constant(name, forward, grad_fn, doc, kind="elementwise"):
+    return defop(name, forward, (zero_rule,), grad_fn, doc, kind, saves=False,
+                 kink="gradient 0 everywhere, jumps included")
+
+
+def defop_nondiff(name, forward, n_inputs, doc, kind):
+    """An op with no gradient at all (comparisons, argmax): its results never require grad."""
+
+    def fn(*args, **kwargs):
+        raws = [a._data if type(a) is Tensor else a for a in args]
+        if not builtins.any(type(a) is Tensor for a in args[:n_inputs]):
+            return forward(*raws, **kwargs)
+        try:
+            out = forward(*raws, **kwargs)
+        except (ValueError, IndexError) as err:
+            raise _forward_error(op, raws[:n_inputs], err) from None
+        return Tensor._make(out)
+
+    op = Op(name, forward, (None,) * n_inputs, None, doc, kind)
+    op.fn = fn
+    fn.__name__ = name
+    fn.__doc__ = doc
+    OPS[name] = op
+    return fn
+
+
+# ----------------------------------------------------------------------------
+# Helpers for rules: shapes with leading batch dimensions
+# ----------------------------------------------------------------------------
+
+
+def _raw(x):
+    return x._data if type(x) is Tensor else x
+
+
+def _batch(g, ans):
+    """The leading batch dimensions ``g`` carries beyond ``ans``'s shape."""
+    return tuple(g.shape[: g.ndim - np.ndim(ans)])
+
+
+def _dims(dim, ndim):
+    """``dim`` (None, int or sequence) as a sorted tuple of negative axes."""
+    if dim is None:
+        return tuple(range(-ndim, 0))
+    if isinstance(dim, (int, np.integer)):
+        dim = (dim,)
+    out = []
+    for d in dim:
+        d = int(d)
+        if not -max(ndim, 1) <= d < max(ndim, 1):
+            raise GradcliIndexError(
+                f"Dimension out of range (expected to be in range of "
+                f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {d})"
+            )
+        out.append(d - ndim if d >= 0 else d)
+    return tuple(sorted(set(out)))
+
+
+def _axis(dim):
+    """A PyTorch ``dim`` argument as a NumPy ``axis``."""
+    if dim is None or isinstance(dim, (int, np.integer)):
+        return dim
+    return tuple(int(d) for d in dim)
+
+
+def _expand_reduced(g, shape, dim, keepdim):
+    """Bring a reduced gradient back to ``shape``: the rule shared by every reduction."""
+    dims = _dims(dim, len(shape))
+    kept = list(shape)
+    for d in dims:
+        kept[d] = 1
+    out_ndim = len(shape) if keepdim else len(shape) - len(dims)
+    batch = tuple(g.shape[: g.ndim - out_ndim])
+    return broadcast_to(reshape(g, batch + tuple(kept)), batch + tuple(shape))
+
+
+def _count(shape, dim):
+    dims = _dims(dim, len(shape))
+    return math.prod(shape[d] for d in dims) if shape else 1
+
+
+def _swap(x):
+    return transpose(x, -1, -2)
+
+
+# ----------------------------------------------------------------------------
+# Arithmetic
+# ----------------------------------------------------------------------------
+
+add = defop("add", np.add, (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
+            "AddBackward0", "x + y", "binary", saves=False)
+sub = defop("sub", np.subtract, (lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
+            "SubBackward0", "x - y", "binary", saves=False)
+rsub = defop("rsub", lambda x, y: np.subtract(y, x),
+             (lambda g, ans, x, y: -g, lambda g, ans, x, y: g),
+             "RsubBackward1", "y - x (a number minus a tensor)", "binary", saves=False)
+mul = defop("mul", np.multiply, (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
+            "MulBackward0", "x * y", "binary")
+
+
+def _true_divide(x, y):
+    out = np.true_divide(x, y)
+    # Integer operands divide into the default float dtype, as in PyTorch.
+    if out.dtype == np.float64 and np.result_type(x, y).kind in "iub":
+        return out.astype(DefaultDType.value)
+    return out
+
+
+div = defop("div", _true_divide,
+            (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
+            "DivBackward0", "x / y", "binary")
+neg = defop("neg", np.negative, (lambda g, ans, x: -g,), "NegBackward0", "-x", "elementwise",
+            saves=False)
+
+
+def _pow_base_rule(g, ans, x, p):
+    # d/dx x**p = p x**(p-1); PyTorch makes it 0 for p == 0 (not 0 * inf at x = 0).
+    if type(p) is Tensor or isinstance(p, np.ndarray):
+        return where(p == 0, 0.0, g * p * x ** (p - 1))
+    if p == 0:
+        return zeros_like(g * x)
+    return g * p * x ** (p - 1)
+
+
+def _pow_exponent_rule(g, ans, x, p):
+    # d/dp x**p = x**p log x; 0 where x == 0 and p >= 0 (the limit), as in PyTorch.
+    safe = where((x == 0) & (p >= 0), 1.0, x)
+    return where((x == 0) & (p >= 0), 0.0, g * ans * log(safe))
+
+
+def _power(x, p):
+    if isinstance(p, (int, np.integer)) and not isinstance(p, bool) and np.ndim(x) is not None:
+        x = np.asarray(x)
+        if x.dtype.kind in "iu" and p < 0:
+            raise GradcliTypeError("Integers to negative integer powers are not allowed.")
+    return np.power(x, p)
+
+
+_pow_tensor_scalar = defop("pow", _power, (_pow_base_rule, None), "PowBackward0",
+                           "x ** p, also written x ^ p", "binary",
+                           kink="d/dx x**0 = 0 everywhere")
+_pow_tensor_tensor = OPS["pow"].variant("PowBackward1")
+_pow_tensor_tensor.rules = (_pow_base_rule, _pow_exponent_rule)
+_pow_tensor_tensor.fn = _bind(_pow_tensor_tensor)
+_pow_scalar_tensor = OPS["pow"].variant("PowBackward2")
+_pow_scalar_tensor.rules = (None, _pow_exponent_rule)
+_pow_scalar_tensor.fn = _bind(_pow_scalar_tensor)
+
+
+def pow(x, p):  # noqa: A001  (PyTorch's name)
+    """x ** p, also written x ^ p."""
+    if type(p) is Tensor:
+        if type(x) is Tensor:
+            return _pow_tensor_tensor.fn(x, p)
+        return _pow_scalar_tensor.fn(x, p)
+    return _pow_tensor_scalar(x, p)
+
+
+def _where_forward(x, y, cond):
+    return np.where(cond, x, y)
+
+
+_where = defop("where", _where_forward,
+               (lambda g, ans, x, y, cond: where(cond, g, 0.0),
+                lambda g, ans, x, y, cond: where(cond, 0.0, g)),
+               "WhereBackward0", "where(cond, x, y): x where cond is true, else y", "other")
+
+
+def where(condition, input, other):  # noqa: A002
+    """where(cond, x, y): x where cond is true, else y."""
+    cond = condition._data if type(condition) is Tensor else condition
+    return _where(input, other, np.asarray(cond, dtype=bool))
+
+
+def _maximum_rule(first_wins):
+    def rule(g, ans, x, y):
+        mine = (x > y) if first_wins else (y > x)
+        return where(mine, g, where(x == y, g / 2, 0.0))
+    return rule
+
+
+def _minimum_rule(first_wins):
+    def rule(g, ans, x, y):
+        mine = (x < y) if first_wins else (y < x)
+        return where(mine, g, where(x == y, g / 2, 0.0))
+    return rule
+
+
+maximum = defop("maximum", np.maximum, (_maximum_rule(True), _maximum_rule(False)),
+                "MaximumBackward0", "elementwise larger of x and y", "binary",
+                kink="ties share the gradient evenly")
+minimum = defop("minimum", np.minimum, (_minimum_rule(True), _minimum_rule(False)),
+                "MinimumBackward0", "elementwise smaller of x and y", "binary",
+                kink="ties share the gradient evenly")
+atan2 = defop("atan2", np.arctan2,
+              (lambda g, ans, y, x: g * x / (x * x + y * y),
+               lambda g, ans, y, x: -g * y / (x * x + y * y)),
+              "Atan2Backward0", "atan2(y, x): the angle of the point (x, y)", "binary")
+
+# ----------------------------------------------------------------------------
+# Elementwise functions
+# ----------------------------------------------------------------------------
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+abs = defop("abs", np.abs, (lambda g, ans, x: g * sign(x),), "AbsBackward0",  # noqa: A001
+            "absolute value", "elementwise", kink="d|x|/dx = 0 at x = 0")
+sign = defop_piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x")
+sqrt = defop("sqrt", np.sqrt, (lambda g, ans, x: g / (2 * ans),), "SqrtBackward0",
+             "square root", "elementwise", kink="derivative inf at 0")
+exp = defop("exp", np.exp, (lambda g, ans, x: g * ans,), "ExpBackward0", "e ** x",
+            "elementwise")
+expm1 = defop("expm1", np.expm1, (lambda g, ans, x: g * (ans + 1),), "Expm1Backward0",
+              "exp(x) - 1, accurate near 0", "elementwise")
+log = defop("log", np.log, (lambda g, ans, x: g / x,), "LogBackward0", "natural logarithm",
+            "elementwise")
+log2 = defop("log2", np.log2, (lambda g, ans, x: g / (x * _LN2),), "Log2Backward0",
+             "base-2 logarithm", "elementwise")
+log10 = defop("log10", np.log10, (lambda g, ans, x: g / (x * _LN10),), "Log10Backward0",
+              "base-10 logarithm", "elementwise")
+log1p = defop("log1p", np.log1p, (lambda g, ans, x: g / (x + 1),), "Log1PBackward0",
+              "log(1 + x), accurate near 0", "elementwise")
+sin = defop("sin", np.sin, (lambda g, ans, x: g * cos(x),), "SinBackward0", "sine (radians)",
+            "elementwise")
+cos = defop("cos", np.cos, (lambda g, ans, x: -g * sin(x),), "CosBackward0", "cosine (radians)",
+            "elementwise")
+tan = defop("tan", np.tan, (lambda g, ans, x: g * (1 + ans * ans),), "TanBackward0",
+            "tangent (radians)", "elementwise")
+asin = defop("asin", np.arcsin, (lambda g, ans, x: g / sqrt(1 - x * x),), "AsinBackward0",
+             "inverse sine", "elementwise")
+acos = defop("acos", np.arccos, (lambda g, ans, x: -g / sqrt(1 - x * x),), "AcosBackward0",
+             "inverse cosine", "elementwise")
+atan = defop("atan", np.arctan, (lambda g, ans, x: g / (1 + x * x),), "AtanBackward0",
+             "inverse tangent", "elementwise")
+sinh = defop("sinh", np.sinh, (lambda g, ans, x: g * cosh(x),), "SinhBackward0",
+             "hyperbolic sine", "elementwise")
+cosh = defop("cosh", np.cosh, (lambda g, ans, x: g * sinh(x),), "CoshBackward0",
+             "hyperbolic cosine", "elementwise")
+tanh = defop("tanh", np.tanh, (lambda g, ans, x: g * (1 - ans * ans),), "TanhBackward0",
+             "hyperbolic tangent", "elementwise")
+asinh = defop("asinh", np.arcsinh, (lambda g, ans, x: g / sqrt(x * x + 1),), "AsinhBackward0",
+              "inverse hyperbolic sine", "elementwise")
+acosh = defop("acosh", np.arccosh, (lambda g, ans, x: g / sqrt(x * x - 1),), "AcoshBackward0",
+              "inverse hyperbolic cosine", "elementwise")
+atanh = defop("atanh", np.arctanh, (lambda g, ans, x: g / (1 - x * x),), "AtanhBackward0",
+              "inverse hyperbolic tangent", "elementwise")
+
+
+def _sigmoid(x):
+    # exp(-|x|) never overflows; the two branches agree where both are exact.
+    e = np.exp(-np.abs(x))
+    return np.where(np.asarray(x) >= 0, 1 / (1 + e), e / (1 + e)).astype(np.result_type(x, 1.0))
+
+
+sigmoid = defop("sigmoid", _sigmoid, (lambda g, ans, x: g * ans * (1 - ans),),
+                "SigmoidBackward0", "logistic function 1 / (1 + exp(-x))", "elementwise")
+relu = defop("relu", lambda x: np.maximum(x, 0), (lambda g, ans, x: where(x > 0, g, 0.0),),
+             "ReluBackward0", "max(x, 0)", "elementwise", kink="relu'(0) = 0")
+
+
+def _softplus(x, beta=1.0, threshold=20.0):
+    bx = np.multiply(x, beta)
+    return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta).astype(np.result_type(x, 1.0))
+
+
+softplus = defop("softplus", _softplus,
+                 (lambda g, ans, x, beta=1.0, threshold=20.0:
+                  where(x * beta > threshold, g, g * sigmoid(x * beta)),),
+                 "SoftplusBackward0", "log(1 + exp(x)), smooth relu", "elementwise")
+
+
+def _erf(x):
+    # math.erf is exact; vectorised over the array (no SciPy dependency).
+    x = np.asarray(x)
+    out = np.frompyfunc(math.erf, 1, 1)(x).astype(np.result_type(x, 1.0))
+    return out
+
+
+erf = defop("erf", _erf, (lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x)),),
+            "ErfBackward0", "error function", "elementwise")
+floor = defop_piecewise_constant("floor", np.floor, "FloorBackward0", "round down")
+ceil = defop_piecewise_constant("ceil", np.ceil, "CeilBackward0", "round up")
+round = defop_piecewise_constant("round", np.round, "RoundBackward0",  # noqa: A001
+                                 "round half to even")
+
+
+def _clamp(x, min=None, max=None):  # noqa: A002
+    if min is None and max is None:
+        raise GradcliTypeError("clamp: at least one of 'min' or 'max' must not be None")
+    return np.clip(x, min, max)
+
+
+def _clamp_rule(g, ans, x, min=None, max=None):  # noqa: A002
+    inside = True
+    if min is not None:
+        inside = x >= min
+    if max is not None:
+        inside = (x <= max) if min is None else inside & (x <= max)
+    return where(inside, g, 0.0)
+
+
+clamp = defop("clamp", _clamp, (_clamp_rule,), "ClampBackward1",
+              "clamp(x, min, max): x limited to [min, max]", "elementwise",
+              kink="the gradient passes on the bounds")
+clip = clamp
+
+# ----------------------------------------------------------------------------
+# Comparisons and logic: no gradient
+# ----------------------------------------------------------------------------
+
+lt = defop_nondiff("lt", np.less, 2, "x < y", "binary")
+le = defop_nondiff("le", np.less_equal, 2, "x <= y", "binary")
+gt = defop_nondiff("gt", np.greater, 2, "x > y", "binary")
+ge = defop_nondiff("ge", np.greater_equal, 2, "x >= y", "binary")
+eq = defop_nondiff("eq", np.equal, 2, "x == y", "binary")
+ne = defop_nondiff("ne", np.not_equal, 2, "x != y", "binary")
+logical_and = defop_nondiff("logical_and", np.logical_and, 2, "x and y", "binary")
+logical_or = defop_nondiff("logical_or", np.logical_or, 2, "x or y", "binary")
+logical_not = defop_nondiff("logical_not", np.logical_not, 1, "not x", "elementwise")
+isnan = defop_nondiff("isnan", np.isnan, 1, "true where x is nan", "elementwise")
+isinf = defop_nondiff("isinf", np.isinf, 1, "true where x is infinite", "elementwise")
+isfinite = defop_nondiff("isfinite", np.isfinite, 1, "true where x is finite", "elementwise")
+argmax = defop_nondiff("argmax", lambda x, dim=None, keepdim=False: np.argmax(
+    x, axis=dim, keepdims=keepdim), 1, "index of the largest entry", "reduction")
+argmin = defop_nondiff("argmin", lambda x, dim=None, keepdim=False: np.argmin(
+    x, axis=dim, keepdims=keepdim), 1, "index of the smallest entry", "reduction")
+
+# ----------------------------------------------------------------------------
+# Reductions
+# ----------------------------------------------------------------------------
+
+
+def _sum(x, dim=None, keepdim=False, dtype=None):
+    return np.sum(x, axis=_axis(dim), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
+
+
+def _sum_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
+    return _expand_reduced(g, x.shape, dim, keepdim)
+
+
+_sum_all = defop("sum", _sum, (_sum_rule,), "SumBackward0",
+                 "sum(x, dim=None, keepdim=False): sum of entries", "reduction")
+_sum_dim = OPS["sum"].variant("SumBackward1")
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
+    """sum(x, dim=None, keepdim=False): sum of entries."""
+    dim = axis if dim is None else dim
+    if dim is None:
+        return _sum_all(input, None, keepdim, dtype)
+    return _sum_dim.fn(input, dim, keepdim, dtype)
+
+
+def _mean(x, dim=None, keepdim=False, dtype=None):
+    x = np.asarray(x)
+    if x.dtype.kind not in "fc" and dtype is None:
+        raise GradcliTypeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {dtypes.from_numpy(x.dtype).name.capitalize()}"
+        )
+    return np.mean(x, axis=_axis(dim), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
+
+
+def _mean_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
+    return _expand_reduced(g, x.shape, dim, keepdim) / _count(x.shape, dim)
+
+
+_mean_all = defop("mean", _mean, (_mean_rule,), "MeanBackward0",
+                  "mean(x, dim=None, keepdim=False): average of entries", "reduction")
+_mean_dim = OPS["mean"].variant("MeanBackward1")
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
+    """mean(x, dim=None, keepdim=False): average of entries."""
+    dim = axis if dim is None else dim
+    if dim is None:
+        return _mean_all(input, None, keepdim, dtype)
+    return _mean_dim.fn(input, dim, keepdim, dtype)
+
+
+def _prod_others(x, dim=None):
+    """For each entry, the product of the other entries along ``dim``: exact with zeros."""
+    x = np.asarray(x)
+    if dim is None:
+        flat = x.reshape(-1)
+        return _prod_others(flat, 0).reshape(x.shape)
+    moved = np.moveaxis(x, dim, -1)
+    ones = np.ones(moved.shape[:-1] + (1,), dtype=x.dtype)
+    left = np.cumprod(np.concatenate([ones, moved[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, moved[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return np.moveaxis(left * right, -1, dim)
+
+
+def _prod_others_rule(g, ans, x, dim=None):
+    # d/dx_k of prod_{j != i} x_j; written with division, so exact only without zeros.
+    if np.any(np.asarray(_raw(x)) == 0):
+        raise NotImplementedByGradcli(
+            "the second derivative of prod at an input with a zero entry is not implemented"
+        )
+    total = sum(g * ans, _dims(dim, np.ndim(x)), keepdim=True)
+    return (total - g * ans) / x
+
+
+prod_others = defop("prod_others", _prod_others, (_prod_others_rule,), "ProdOthersBackward",
+                    "product of the other entries (internal to prod's rule)", "other")
+
+
+def _prod(x, dim=None, keepdim=False, dtype=None):
+    return np.prod(x, axis=dim, keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
+
+
+def _prod_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
+    return _expand_reduced(g, x.shape, dim, keepdim) * prod_others(x, dim)
+
+
+_prod_all = defop("prod", _prod, (_prod_rule,), "ProdBackward0",
+                  "prod(x, dim=None, keepdim=False): product of entries", "reduction",
+                  kink="exact with zero entries")
+_prod_dim = OPS["prod"].variant("ProdBackward1")
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None, axis=None):
+    """prod(x, dim=None, keepdim=False): product of entries."""
+    dim = axis if dim is None else dim
+    if dim is None:
+        return _prod_all(input, None, keepdim, dtype)
+    return _prod_dim.fn(input, dim, keepdim, dtype)
+
+
+def _extreme_rule(g, ans, x, dim=None, keepdim=False):
+    # Ties share the gradient evenly, as PyTorch does for amax/amin and max()/min().
+    mask = x == _expand_reduced(ans, np.shape(x), dim, keepdim)
+    mask = mask._data if type(mask) is Tensor else mask
+    share = mask / np.sum(mask, axis=_axis(dim), keepdims=True)
+    return _expand_reduced(g, x.shape, dim, keepdim) * share.astype(np.result_type(_raw(x), 1.0))
+
+
+def _amax(x, dim=None, keepdim=False):
+    return np.amax(x, axis=_axis(dim), keepdims=keepdim)
+
+
+def _amin(x, dim=None, keepdim=False):
+    return np.amin(x, axis=_axis(dim), keepdims=keepdim)
+
+
+amax = defop("amax", _amax, (_extreme_rule,), "AmaxBackward0",
+             "amax(x, dim=None, keepdim=False): largest entry", "reduction",
+             kink="ties share the gradient evenly")
+amin = defop("amin", _amin, (_extreme_rule,), "AminBackward0",
+             "amin(x, dim=None, keepdim=False): smallest entry", "reduction",
+             kink="ties share the gradient evenly")
+_max_all = OPS["amax"].variant("MaxBackward1")
+_min_all = OPS["amin"].variant("MinBackward1")
+
+
+def _take_along(x, index, dim, keepdim=True):
+    x = np.asarray(x)
+    index = np.broadcast_to(index, x.shape[: x.ndim - index.ndim] + index.shape)
+    out = np.take_along_axis(x, index, axis=dim)
+    return out if keepdim else np.squeeze(out, axis=dim)
+
+
+def _put_along(g, index, dim, shape):
+    g = np.asarray(g)
+    batch = tuple(g.shape[: g.ndim - index.ndim])
+    out = np.zeros(batch + tuple(shape), dtype=g.dtype)
+    np.put_along_axis(out, np.broadcast_to(index, batch + index.shape), g, axis=dim)
+    return out
+
+
+take_along_dim = defop(
+    "take_along_dim", _take_along,
+    (lambda g, ans, x, index, dim, keepdim=True:
+     put_along_dim(g if keepdim else unsqueeze(g, dim), index, dim, np.shape(x)),),
+    "TakeAlongDimBackward0", "take_along_dim(x, index, dim): entries at index along dim",
+    "other")
+put_along_dim = defop(
+    "put_along_dim", _put_along,
+    (lambda g, ans, x, index, dim, shape: take_along_dim(g, index, dim),),
+    "PutAlongDimBackward", "the gradient of take_along_dim (internal)", "other")
+_max_dim = OPS["take_along_dim"].variant("MaxBackward0")
+_min_dim = OPS["take_along_dim"].variant("MinBackward0")
+
+
+class _ValuesIndices(tuple):
+    """What max(x, dim) returns: (values, indices), also by name."""
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+
+def _extreme(x, dim, keepdim, other, pick, grad_all, grad_dim, binary):
+    if other is not None:
+        return binary(x, other)
+    if dim is None:
+        return grad_all.fn(x)
+    data = x._data if type(x) is Tensor else np.asarray(x)
+    if data.ndim == 0:
+        return _ValuesIndices((grad_all.fn(x), Tensor._make(np.asarray(0))))
+    dim = _dims(dim, data.ndim)[0]
+    index = np.expand_dims(pick(data, axis=dim), dim)
+    values = grad_dim.fn(x, index, dim, keepdim)
+    return _ValuesIndices((values, Tensor._make(index if keepdim else np.squeeze(index, dim))))
+
+
+def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
+    """max(x): largest entry; max(x, dim): (values, indices); max(x, y): elementwise."""
+    if type(dim) is Tensor:
+        return maximum(input, dim)
+    return _extreme(input, dim, keepdim, other, np.argmax, _max_all, _max_dim, maximum)
+
+
+def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
+    """min(x): smallest entry; min(x, dim): (values, indices); min(x, y): elementwise."""
+    if type(dim) is Tensor:
+        return minimum(input, dim)
+    return _extreme(input, dim, keepdim, other, np.argmin, _min_all, _min_dim, minimum)
+
+
+def _logsumexp(x, dim=None, keepdim=False):
+    x = np.asarray(x)
+    axis = _axis(dim)
+    peak = np.amax(x, axis=axis, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0)
+    out = np.log(np.sum(np.exp(x - peak), axis=axis, keepdims=True)) + peak
+    return out if keepdim else np.squeeze(out, axis=axis) if axis is not None else out.reshape(())
+
+
+logsumexp = defop("logsumexp", _logsumexp,
+                  (lambda g, ans, x, dim=None, keepdim=False:
+                   _expand_reduced(g, x.shape, dim, keepdim)
+                   * exp(x - _expand_reduced(ans, x.shape, dim, keepdim)),),
+                  "LogsumexpBackward0",
+                  "logsumexp(x, dim, keepdim=False): log(sum(exp(x))) without overflow",
+                  "reduction")
+
+
+def _norm(x, p=2, dim=None, keepdim=False):
+    axis = _axis(dim)
+    a = np.abs(x)
+    if p == 2:
+        return np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
+    if p == 1:
+        return np.sum(a, axis=axis, keepdims=keepdim)
+    if p == math.inf:
+        return np.amax(a, axis=axis, keepdims=keepdim)
+    if p > 0:
+        return np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
+    raise NotImplementedByGradcli(f"norm with p={p} is not implemented (p must be > 0)")
+
+
+def _norm_rule(g, ans, x, p=2, dim=None, keepdim=False):
+    shape = np.shape(x)
+    ge = _expand_reduced(g, shape, dim, keepdim)
+    if p == 1:
+        return ge * sign(x)
+    if p == math.inf:
+        return _extreme_rule(g, ans, abs(x), dim, keepdim) * sign(x)
+    norm_e = _expand_reduced(ans, shape, dim, keepdim)
+    # The gradient at the origin is 0 (a subgradient), as in PyTorch.
+    safe = where(norm_e == 0, 1.0, norm_e)
+    if p == 2:
+        return where(norm_e == 0, 0.0, ge * x / safe)
+    return where(norm_e == 0, 0.0, ge * sign(x) * abs(x) ** (p - 1) / safe ** (p - 1))
+
+
+norm = defop("norm", _norm, (_norm_rule,), "LinalgVectorNormBackward0",
+             "norm(x, p=2, dim=None, keepdim=False): vector p-norm", "reduction",
+             kink="gradient 0 at the origin")
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+def _var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return np.var(x, axis=_axis(dim), ddof=_correction(unbiased, correction), keepdims=keepdim)
+
+
+def _var_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    n = _count(x.shape, dim) - _correction(unbiased, correction)
+    centred = x - mean(x, _dims(dim, x.ndim), keepdim=True)
+    return _expand_reduced(g, x.shape, dim, keepdim) * centred * (2.0 / n)
+
+
+def _std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return np.sqrt(_var(x, dim, unbiased, keepdim, correction=correction))
+
+
+def _std_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_rule(g, ans, x, dim, unbiased, keepdim, correction=correction) / (
+        2 * _expand_reduced(ans, x.shape, dim, keepdim))
+
+
+var = defop("var", _var, (_var_rule,), "VarBackward0",
+            "var(x, dim=None, keepdim=False, correction=1): variance", "reduction")
+std = defop("std", _std, (_std_rule,), "StdBackward0",
+            "std(x, dim=None, keepdim=False, correction=1): standard deviation", "reduction")
+
+
+def _softmax(x, dim):
+    x = np.asarray(x)
+    shifted = np.exp(x - np.amax(x, axis=dim, keepdims=True))
+    return shifted / np.sum(shifted, axis=dim, keepdims=True)
+
+
+def _log_softmax(x, dim):
+    x = np.asarray(x)
+    shifted = x - np.amax(x, axis=dim, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+
+def _softmax_dim(dim, ans):
+    return _dims(dim, np.ndim(ans))[0]
+
+
+softmax = defop("softmax", _softmax,
+                (lambda g, ans, x, dim: ans * (g - sum(g * ans, _softmax_dim(dim, ans),
+                                                       keepdim=True)),),
+                "SoftmaxBackward0", "softmax(x, dim): exp(x) / sum(exp(x)) along dim",
+                "reduction")
+log_softmax = defop("log_softmax", _log_softmax,
+                    (lambda g, ans, x, dim: g - exp(ans) * sum(g, _softmax_dim(dim, ans),
+                                                               keepdim=True),),
+                    "LogSoftmaxBackward0", "log_softmax(x, dim): log of softmax, stably",
+                    "reduction")
+
+# ----------------------------------------------------------------------------
+# Linear algebra
+# ----------------------------------------------------------------------------
+
+
+def _matmul_rule_x(g, ans, x, y):
+    if np.ndim(y) == 1:
+        return unsqueeze(g, -1) * y  # (..., m) -> (..., m, k); a dot product: (k,)
+    if np.ndim(x) == 1:
+        if np.ndim(y) == 2:
+            return matmul(g, _swap(y))
+        return sum(unsqueeze(g, -2) * y, -1)
+    return matmul(g, _swap(y))
+
+
+def _matmul_rule_y(g, ans, x, y):
+    if np.ndim(y) == 1:
+        if np.ndim(x) == 2:
+            return matmul(g, x)
+        return unsqueeze(g, -1) * x
+    if np.ndim(x) == 1:
+        return unsqueeze(g, -2) * unsqueeze(x, -1)  # an outer product: no BLAS call needed
+    return matmul(_swap(x), g)
+
+
+def _matmul(x, y):
+    x = np.asarray(x)
+    y = np.asarray(y)
+    if x.ndim == 0 or y.ndim == 0:
+        raise ShapeError("both arguments to matmul need to be at least 1D, but they are "
+                         f"{x.ndim}D and {y.ndim}D")
+    if x.shape[-1] != y.shape[-2 if y.ndim > 1 else 0]:
+        left = "x".join(map(str, x.shape))
+        right = "x".join(map(str, y.shape))
+        raise ShapeError(f"shapes cannot be multiplied ({left} and {right})")
+    if x.ndim == 2 and y.ndim == 2 and x.shape[1] == 1:
+        return x * y  # inner dimension 1: an outer product, cheaper than BLAS
+    return np.matmul(x, y)
+
+
+_matmul_general = defop("matmul", _matmul, (_matmul_rule_x, _matmul_rule_y),
+                        "UnsafeViewBackward0", "x @ y: matrix product", "linalg")
+_mm = OPS["matmul"].variant("MmBackward0")
+_mv = OPS["matmul"].variant("MvBackward0")
+_dot = OPS["matmul"].variant("DotBackward0")
+_vm = OPS["matmul"].variant("SqueezeBackward4")
+_MATMUL_BY_NDIM = {(2, 2): _mm, (2, 1): _mv, (1, 1): _dot, (1, 2): _vm}
+
+
+def matmul(input, other):
+    """x @ y: matrix product."""
+    if type(input) is not Tensor and type(other) is not Tensor:
+        return _matmul(input, other)
+    op = _MATMUL_BY_NDIM.get((np.ndim(input), np.ndim(other)))
+    return (op.fn if op is not None else _matmul_general)(input, other)
+
+
+def mm(input, mat2):
+    """mm(x, y): product of two matrices."""
+    if np.ndim(input) != 2 or np.ndim(mat2) != 2:
+        raise ShapeError(f"mm: expected 2-D matrices, got {np.ndim(input)}-D and "
+                         f"{np.ndim(mat2)}-D")
+    return matmul(input, mat2)
+
+
+def dot(input, other):
+    """dot(x, y): inner product of two vectors."""
+    if np.ndim(input) != 1 or np.ndim(other) != 1:
+        raise ShapeError(f"1D tensors expected, but got {np.ndim(input)}D and "
+                         f"{np.ndim(other)}D tensors")
+    return matmul(input, other)
+
+
+outer = defop("outer", lambda x, y: np.multiply.outer(x, y),
+              (lambda g, ans, x, y: matmul(g, y), lambda g, ans, x, y: matmul(x, g)),
+              "MulBackward0", "outer(x, y): outer product of two vectors", "linalg")
+
+
+def _transpose(x, dim0, dim1):
+    return np.swapaxes(x, dim0, dim1)
+
+
+def _transpose_rule(g, ans, x, dim0, dim1):
+    n = np.ndim(x)
+    return transpose(g, dim0 - n if dim0 >= 0 else dim0, dim1 - n if dim1 >= 0 else dim1)
+
+
+transpose = defop("transpose", _transpose, (_transpose_rule,), "TransposeBackward0",
+                  "transpose(x, dim0, dim1): swap two dimensions", "shape", saves=False)
+_t_op = OPS["transpose"].variant("TBackward0")
+_numpy_T_op = OPS["transpose"].variant("PermuteBackward0")
+
+
+def t(input):
+    """t(x): transpose of a matrix (a vector stays as it is)."""
+    if np.ndim(input) > 2:
+        raise ShapeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                         f"{np.ndim(input)}D")
+    if np.ndim(input) < 2:
+        return input
+    return _t_op.fn(input, 0, 1)
+
+
+def numpy_T(input):
+    """x.T: reverse the dimensions (a matrix's transpose)."""
+    if np.ndim(input) < 2:
+        return input
+    if np.ndim(input) > 2:
+        return permute(input, tuple(range(np.ndim(input) - 1, -1, -1)))
+    return _numpy_T_op.fn(input, 0, 1)
+
+
+def _permute_rule(g, ans, x, dims):
+    n = np.ndim(x)
+    inverse = np.argsort([d % n for d in dims])
+    nb = g.ndim - n
+    return permute_op(g, tuple(range(nb)) + tuple(int(i) + nb for i in inverse))
+
+
+permute_op = defop("permute", lambda x, dims: np.transpose(x, tuple(dims)), (_permute_rule,),
+                   "PermuteBackward0", "permute(x, dims): reorder dimensions", "shape",
+                   saves=False)
+
+
+def permute(input, *dims):
+    """permute(x, dims): reorder dimensions."""
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = dims[0]
+    return permute_op(input, tuple(int(d) for d in dims))
+
+
+def _trace(x):
+    if np.ndim(x) != 2:
+        raise ShapeError(f"trace: expected a matrix, but got tensor with dim {np.ndim(x)}")
+    return np.trace(x)
+
+
+trace = defop("trace", _trace,
+              (lambda g, ans, x: unsqueeze(unsqueeze(g, -1), -1)
+               * np.eye(x.shape[-2], x.shape[-1], dtype=x.dtype),),
+              "TraceBackward0", "sum of the diagonal of a matrix", "linalg")
+
+
+def _det_rule(g, ans, x):
+    return unsqueeze(unsqueeze(g * ans, -1), -1) * _swap(inverse(x))
+
+
+def _square(name, f):
+    def forward(x):
+        x = np.asarray(x)
+        if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+            raise ShapeError(f"{name}: A must be batches of square matrices, but they are "
+                             f"{' by '.join(map(str, x.shape[-2:]))} matrices")
+        return f(x)
+    return forward
+
+
+det = defop("det", _square("det", np.linalg.det), (_det_rule,), "LinalgDetBackward0",
+            "determinant of a square matrix", "linalg")
+inverse = defop("inverse", _square("inverse", np.linalg.inv),
+                (lambda g, ans, x: -matmul(matmul(_swap(ans), g), _swap(ans)),),
+                "LinalgInvExBackward0", "inverse of a square matrix", "linalg")
+
+
+def _diagonal(x, offset=0, dim1=0, dim2=1):
+    return np.diagonal(x, offset, dim1, dim2)
+
+
+def _diag_embed(x, rows, cols):
+    x = np.asarray(x)
+    out = np.zeros(x.shape[:-1] + (rows, cols), dtype=x.dtype)
+    k = builtins.min(rows, cols)
+    idx = np.arange(k)
+    out[..., idx, idx] = x[..., :k]
+    return out
+
+
+diagonal = defop("diagonal", lambda x: np.diagonal(x, 0, -2, -1).copy(),
+                 (lambda g, ans, x: diag_embed(g, x.shape[-2], x.shape[-1]),),
+                 "DiagonalBackward0", "the diagonal of a matrix", "linalg", saves=True)
+diag_embed = defop("diag_embed", _diag_embed,
+                   (lambda g, ans, x, rows, cols: diagonal(g)[..., : x.shape[-1]],),
+                   "DiagEmbedBackward0", "a matrix with x on its diagonal", "linalg")
+
+
+def diag(input):
+    """diag(v): a diagonal matrix from a vector; diag(A): the diagonal of a matrix."""
+    n = np.ndim(input)
+    if n == 1:
+        size = np.shape(input)[0]
+        return diag_embed(input, size, size)
+    if n == 2:
+        return diagonal(input)
+    raise ShapeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
+
+
+# ----------------------------------------------------------------------------
+# Shapes
+# ----------------------------------------------------------------------------
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return tuple(int(s) for s in shape)
+
+
+def _reshape_rule(g, ans, x, *params, **kwargs):
+    return reshape_op(g, _batch(g, ans) + tuple(np.shape(x)))
+
+
+def _reshape(x, shape):
+    try:
+        return np.reshape(x, shape)
+    except ValueError:
+        raise ShapeError(f"shape '{list(shape)}' is invalid for input of size "
+                         f"{np.size(x)}") from None
+
+
+reshape_op = defop("reshape", _reshape, (_reshape_rule,), "ViewBackward0",
+                   "reshape(x, shape): the same entries in another shape", "shape", saves=False)
+_view_op = OPS["reshape"].variant("ViewBackward0")
+
+
+def reshape(input, *shape):
+    """reshape(x, shape): the same entries in another shape."""
+    return reshape_op(input, _shape_arg(shape))
+
+
+def view(input, *shape):
+    """view(x, shape): reshape sharing memory."""
+    return _view_op.fn(input, _shape_arg(shape))
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """flatten(x, start_dim=0, end_dim=-1): merge dimensions into one."""
+    shape = np.shape(input)
+    if not shape:
+        return reshape(input, (1,))
+    start = start_dim % len(shape)
+    end = end_dim % len(shape)
+    merged = math.prod(shape[start:end + 1])
+    return reshape(input, shape[:start] + (merged,) + shape[end + 1:])
+
+
+def _squeeze(x, dim=None):
+    if dim is None:
+        return np.squeeze(x)
+    shape = np.shape(x)
+    if not shape:
+        return np.asarray(x)
+    dims = tuple(d for d in _dims(dim, len(shape)) if shape[d] == 1)
+    return np.squeeze(x, axis=dims) if dims else np.asarray(x)
+
+
+squeeze = defop("squeeze", _squeeze, (_reshape_rule,), "SqueezeBackward0",
+                "squeeze(x, dim=None): drop dimensions of size 1", "shape", saves=False)
+unsqueeze = defop("unsqueeze", lambda x, dim: np.expand_dims(x, dim), (_reshape_rule,), "UnsqueezeBackward0",
+                  "unsqueeze(x, dim): insert a dimension of size 1", "shape", saves=False)
+
+
+def _sum_to(g, shape, batch_dims=0):
+    """Sum ``g`` down to ``batch + shape`` where ``batch`` is g's first ``batch_dims`` dims."""
+    g = np.asarray(g)
+    shape = tuple(shape)
+    lead = g.ndim - batch_dims - len(shape)
+    axes = list(range(batch_dims, batch_dims + lead))
+    axes += [batch_dims + lead + i for i, n in enumerate(shape)
+             if n == 1 and g.shape[batch_dims + lead + i] != 1]
+    out = np.sum(g, axis=tuple(axes), keepdims=True) if axes else g
+    return out.reshape(g.shape[:batch_dims] + shape)
+
+
+def _broadcast_to(x, shape):
+    return np.broadcast_to(x, tuple(shape))
+
+
+sum_to = defop("sum_to", _sum_to,
+               (lambda g, ans, x, shape, batch_dims=0:
+                broadcast_to(g, _batch(g, ans) + tuple(np.shape(x))),),
+               "SumToSizeBackward0", "sum a broadcast gradient back to a shape (internal)",
+               "shape", saves=False)
+broadcast_to = defop("broadcast_to", _broadcast_to,
+                     (lambda g, ans, x, shape:
+                      sum_to(g, np.shape(x), g.ndim - len(tuple(shape))),),
+                     "ExpandBackward0", "broadcast_to(x, shape): repeat along new dimensions",
+                     "shape", saves=False)
+
+
+def expand(input, *sizes):
+    """expand(x, *sizes): broadcast to a larger shape (-1 keeps a size)."""
+    sizes = _shape_arg(sizes)
+    shape = np.shape(input)
+    lead = len(sizes) - len(shape)
+    target = tuple(s if s != -1 else shape[i - lead] for i, s in enumerate(sizes))
+    return broadcast_to(input, target)
+
+
+def _stack(arrays, dim=0):
+    return np.stack(arrays, axis=dim)
+
+
+def _stack_rule(g, ans, xs, dim=0):
+    d = dim - np.ndim(ans) if dim >= 0 else dim
+    tail = (slice(None),) * (-d - 1)
+    return tuple(getitem(g, (Ellipsis, i) + tail) for i in range(len(xs)))
+
+
+def _cat(arrays, dim=0):
+    return np.concatenate(arrays, axis=dim)
+
+
+def _cat_rule(g, ans, xs, dim=0):
+    d = dim - np.ndim(ans) if dim >= 0 else dim
+    tail = (slice(None),) * (-d - 1)
+    out, start = [], 0
+    for x in xs:
+        stop = start + np.shape(x)[d]
+        out.append(getitem(g, (Ellipsis, slice(start, stop)) + tail))
+        start = stop
+    return tuple(out)
+
+
+stack = defop("stack", _stack, (_stack_rule,), "StackBackward0",
+              "stack([a, b, ...], dim=0): join along a new dimension", "shape",
+              saves=True, variadic=True)
+cat = defop("cat", _cat, (_cat_rule,), "CatBackward0",
+            "cat([a, b, ...], dim=0): join along an existing dimension", "shape",
+            saves=True, variadic=True)
+concatenate = cat
+
+
+def to_dtype(input, dtype):
+    """Cast to another dtype (differentiable between float dtypes)."""
+    return _to_op(input, dtypes.to_numpy(dtype))
+
+
+_to_op = defop("to", lambda x, dtype: np.asarray(x).astype(dtype),
+               (lambda g, ans, x, dtype: _to_op(g, np.asarray(x).dtype),),
+               "ToCopyBackward0", "cast to another dtype", "other")
+clone = defop("clone", lambda x: np.array(x, copy=True), (lambda g, ans, x: g,),
+              "CloneBackward0", "a copy", "other", saves=False)
+
+
+def detach(input):
+    """The same values, cut from the graph."""
+    return input.detach() if type(input) is Tensor else input
+
+
+# ----------------------------------------------------------------------------
+# Indexing
+# ----------------------------------------------------------------------------
+
+
+def _normalize_index(index):
+    """A Python index with tensors replaced by arrays (bool masks stay masks)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    out = []
+    for item in index:
+        if type(item) is Tensor:
+            item = item._data
+        elif isinstance(item, list):
+            item = np.asarray([i._data if type(i) is Tensor else i for i in item])
+        out.append(item)
+    return tuple(out)
+
+
+def _is_basic(index):
+    return all(isinstance(i, (int, np.integer, slice)) or i is None or i is Ellipsis
+               for i in index)
+
+
+def _getitem(x, index):
+    try:
+        return np.asarray(x)[index]
+    except IndexError as err:
+        raise GradcliIndexError(str(err)) from None
+
+
+def _index_scatter(g, index, shape):
+    """The gradient of ``x[index]``: zeros of x's shape with g added at index."""
+    selected = np.broadcast_to(np.empty((), dtype=bool), tuple(shape))[index]
+    batch = tuple(g.shape[: g.ndim - selected.ndim])
+    out = np.zeros(batch + tuple(shape), dtype=g.dtype)
+    full = (slice(None),) * len(batch) + index
+    if _is_basic(index):
+        out[full] = g
+    else:
+        np.add.at(out, full, g)
+    return out
+
+
+def _getitem_rule(g, ans, x, index):
+    return index_scatter(g, index, np.shape(x))
+
+
+def _index_scatter_rule(g, ans, x, index, shape):
+    batch = _batch(g, ans)
+    return getitem_op(g, (slice(None),) * len(batch) + index)
+
+
+getitem_op = defop("getitem", _getitem, (_getitem_rule,), "IndexBackward0",
+                   "x[index]", "shape", saves=True)
+_select = OPS["getitem"].variant("SelectBackward0")
+_slice = OPS["getitem"].variant("SliceBackward0")
+_unsqueeze_index = OPS["getitem"].variant("UnsqueezeBackward0")
+_alias = OPS["getitem"].variant("AliasBackward0")
+index_scatter = defop("index_scatter", _index_scatter, (_index_scatter_rule,),
+                      "IndexPutBackward", "the gradient of x[index] (internal)", "shape",
+                      saves=False)
+
+
+def getitem(input, index):
+    """x[index]: ints, slices, ..., None, integer arrays and boolean masks."""
+    index = _normalize_index(index)
+    if type(input) is not Tensor:
+        return _getitem(input, index)
+    last = next((i for i in reversed(index) if i is not Ellipsis), Ellipsis)
+    if not _is_basic(index):
+        op = getitem_op
+    elif isinstance(last, (int, np.integer)):
+        op = _select.fn
+    elif isinstance(last, slice):
+        op = _slice.fn
+    elif last is None:
+        op = _unsqueeze_index.fn
+    else:
+        op = _alias.fn
+    return op(input, index)
+
+
+def _index_put(old, value, index):
+    out = np.array(old, copy=True)
+    out[index] = value
+    return out
+
+
+def _zero_at(g, index, batch_dims):
+    out = np.array(g, copy=True)
+    out[(slice(None),) * batch_dims + index] = 0
+    return out
+
+
+zero_at = defop("zero_at", _zero_at,
+                (lambda g, ans, x, index, batch_dims:
+                 zero_at(g, index, batch_dims + len(_batch(g, ans))),),
+                "ZeroAtBackward", "zero the entries at index (internal)", "shape", saves=False)
+
+
+def _index_put_value_rule(g, ans, old, value, index):
+    return getitem_op(g, (slice(None),) * len(_batch(g, ans)) + index)
+
+
+index_put = defop("index_put", _index_put,
+                  (lambda g, ans, old, value, index: zero_at(g, index, len(_batch(g, ans))),
+                   _index_put_value_rule),
+                  "CopySlices", "x with x[index] replaced by a value", "shape", saves=True)
+
+
+def setitem(target, index, value):
+    """``target[index] = value`` in place; differentiable, recorded as CopySlices."""
+    index = _normalize_index(index)
+    raw_value = value._data if type(value) is Tensor else value
+    involved = GradMode.enabled and (target.requires_grad or (
+        type(value) is Tensor and value.requires_grad))
+    if not involved:
+        try:
+            target._data[index] = raw_value
+        except (IndexError, ValueError) as err:
+            raise _forward_error(OPS["index_put"], (target._data, raw_value), err) from None
+        return
+    target._check_inplace()
+    before = Tensor._make(target._data, target.grad_fn, target.requires_grad)
+    after = index_put(before, value, index)
+    # Copy on write: earlier nodes keep the values they saved.
+    target._data = after._data
+    target.grad_fn = after.grad_fn
+    target.requires_grad = True
+
+
+# ----------------------------------------------------------------------------
+# Constructors
+# ----------------------------------------------------------------------------
+
+
+class _Random:
+    generator = np.random.default_rng(0)
+
+
+def manual_seed(seed):
+    """Seed gradcli's random number generator (rand, randn)."""
+    _Random.generator = np.random.default_rng(int(seed))
+    return _Random.generator
+
+
+def _new(data, dtype, requires_grad):
+    t = Tensor._make(data)
+    if requires_grad:
+        if t._data.dtype.kind not in "fc":
+            raise EngineError("Only Tensors of floating point dtype can require gradients")
+        t.requires_grad = True
+    return t
+
+
+def _float_dtype(dtype):
+    return DefaultDType.value if dtype is None else dtypes.to_numpy(dtype)
+
+
+def tensor(data, dtype=None, requires_grad=False):
+    """A new leaf tensor holding a copy of ``data``."""
+    from .tensor import _as_array
+
+    array = np.array(_as_array(data, dtypes.to_numpy(dtype)), copy=True)
+    return _new(array, dtype, requires_grad)
+
+
+def zeros(*size, dtype=None, requires_grad=False):
+    """zeros(2, 3): a tensor of zeros."""
+    return _new(np.zeros(_shape_arg(size), dtype=_float_dtype(dtype)), dtype, requires_grad)
+
+
+def ones(*size, dtype=None, requires_grad=False):
+    """ones(2, 3): a tensor of ones."""
+    return _new(np.ones(_shape_arg(size), dtype=_float_dtype(dtype)), dtype, requires_grad)
+
+
+def full(size, fill_value, dtype=None, requires_grad=False):
+    """full((2, 3), v): a tensor filled with v."""
+    size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+    return _new(np.full(size, fill_value, dtype=_float_dtype(dtype)), dtype, requires_grad)
+
+
+def eye(n, m=None, dtype=None, requires_grad=False):
+    """eye(n): the identity matrix."""
+    return _new(np.eye(int(n), None if m is None else int(m), dtype=_float_dtype(dtype)),
+                dtype, requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad=False):
+    """arange(start, end, step): evenly spaced values in [start, end)."""
+    if end is None:
+        start, end = 0, start
+    values = (start, end, step)
+    if dtype is None:
+        is_int = all(isinstance(v, (int, np.integer)) for v in values)
+        dtype = np.int64 if is_int else DefaultDType.value
+    return _new(np.arange(start, end, step, dtype=dtypes.to_numpy(dtype)), dtype, requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, requires_grad=False):
+    """linspace(0, 1, 5): steps evenly spaced values from start to end."""
+    return _new(np.linspace(start, end, int(steps), dtype=_float_dtype(dtype)), dtype,
+                requires_grad)
+
+
+def rand(*size, dtype=None, requires_grad=False):
+    """rand(2, 3): uniform random values in [0, 1)."""
+    data = _Random.generator.random(_shape_arg(size)).astype(_float_dtype(dtype))
+    return _new(data, dtype, requires_grad)
+
+
+def randn(*size, dtype=None, requires_grad=False):
+    """randn(2, 3): standard normal random values."""
+    data = _Random.generator.standard_normal(_shape_arg(size)).astype(_float_dtype(dtype))
+    return _new(data, dtype, requires_grad)
+
+
+def zeros_like(input, dtype=None, requires_grad=False):
+    """zeros_like(x): zeros of x's shape and dtype."""
+    if type(input) is not Tensor:
+        return np.zeros_like(input)
+    data = np.zeros_like(input._data, dtype=dtypes.to_numpy(dtype))
+    return _new(data, dtype, requires_grad)
+
+
+def ones_like(input, dtype=None, requires_grad=False):
+    """ones_like(x): ones of x's shape and dtype."""
+    if type(input) is not Tensor:
+        return np.ones_like(input)
+    return _new(np.ones_like(input._data, dtype=dtypes.to_numpy(dtype)), dtype, requires_grad)
+
+
+def full_like(input, fill_value, dtype=None, requires_grad=False):
+    """full_like(x, v): x's shape filled with v."""
+    data = np.full_like(np.asarray(input), fill_value, dtype=dtypes.to_numpy(dtype))
+    return _new(data, dtype, requires_grad)
+
+
+def rand_like(input, dtype=None, requires_grad=False):
+    """rand_like(x): uniform random values of x's shape."""
+    return rand(*np.shape(input), dtype=dtype or np.asarray(input).dtype,
+                requires_grad=requires_grad)
+
+
+def randn_like(input, dtype=None, requires_grad=False):
+    """randn_like(x): normal random values of x's shape."""
+    return randn(*np.shape(input), dtype=dtype or np.asarray(input).dtype,
+                 requires_grad=requires_grad)
+
+
+# ----------------------------------------------------------------------------
+# What the language and the Tensor methods see
+# ----------------------------------------------------------------------------
+
+
+class Function:
+    """A function callable from the language: its name, callable, one-line doc and kind."""
+
+    __slots__ = ("name", "call", "doc", "kind", "op")
+
+    def __init__(self, name, call, doc, kind, op=None):
+        self.name = name
+        self.call = call
+        self.doc = doc
+        self.kind = kind
+        self.op = op
+
+    @property
+    def signature(self) -> inspect.Signature:
+        if self.op is not None and self.call is self.op.fn:
+            try:
+                return inspect.signature(self.op.forward)
+            except ValueError:  # a NumPy ufunc: one or two plain inputs
+                names = ("input", "other")[: len(self.op.rules)]
+                return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                                          for n in names])
+        return inspect.signature(self.call)
+
+    @property
+    def kink(self):
+        return None if self.op is None else self.op.kink
+
+    def __repr__(self):
+        return f"Function({self.name!r}, {self.kind})"
+
+
+def _function(name, call=None, kind=None, op_name=None):
+    op = OPS.get(op_name or name)
+    call = call if call is not None else op.fn
+    doc = (call.__doc__ or (op.doc if op else "")).strip().splitlines()[0]
+    return Function(name, call, doc, kind or (op.kind if op else "other"), op)
+
+
+_ELEMENTWISE = ("abs", "sign", "sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "sin",
+                "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
+                "atanh", "sigmoid", "relu", "softplus", "erf", "floor", "ceil", "round", "clamp")
+_BINARY = ("atan2", "maximum", "minimum")
+_REDUCTIONS_OPS = ("amax", "amin", "logsumexp", "norm", "var", "std", "softmax", "log_softmax")
+
+FUNCTIONS: dict[str, Function] = {}
+for _name in _ELEMENTWISE + _BINARY + _REDUCTIONS_OPS:
+    FUNCTIONS[_name] = _function(_name)
+for _name, _call, _kind, _op in (
+    ("pow", pow, "binary", "pow"),
+    ("where", where, "other", "where"),
+    ("sum", sum, "reduction", "sum"),
+    ("mean", mean, "reduction", "mean"),
+    ("prod", prod, "reduction", "prod"),
+    ("max", max, "reduction", "amax"),
+    ("min", min, "reduction", "amin"),
+    ("matmul", matmul, "linalg", "matmul"),
+    ("mm", mm, "linalg", "matmul"),
+    ("dot", dot, "linalg", "matmul"),
+    ("outer", None, "linalg", "outer"),
+    ("t", t, "linalg", "transpose"),
+    ("transpose", None, "shape", "transpose"),
+    ("trace", None, "linalg", "trace"),
+    ("det", None, "linalg", "det"),
+    ("inverse", None, "linalg", "inverse"),
+    ("diag", diag, "linalg", "diagonal"),
+    ("reshape", reshape, "shape", "reshape"),
+    ("view", view, "shape", "reshape"),
+    ("flatten", flatten, "shape", "reshape"),
+    ("squeeze", None, "shape", "squeeze"),
+    ("unsqueeze", None, "shape", "unsqueeze"),
+    ("permute", permute, "shape", "permute"),
+    ("expand", expand, "shape", "broadcast_to"),
+    ("stack", None, "shape", "stack"),
+    ("cat", None, "shape", "cat"),
+    ("detach", detach, "other", None),
+    ("argmax", None, "reduction", "argmax"),
+    ("argmin", None, "reduction", "argmin"),
+    ("zeros", zeros, "constructor", None),
+    ("ones", ones, "constructor", None),
+    ("full", full, "constructor", None),
+    ("eye", eye, "constructor", None),
+    ("arange", arange, "constructor", None),
+    ("linspace", linspace, "constructor", None),
+    ("rand", rand, "constructor", None),
+    ("randn", randn, "constructor", None),
+    ("zeros_like", zeros_like, "constructor", None),
+    ("ones_like", ones_like, "constructor", None),
+):
+    FUNCTIONS[_name] = _function(_name, _call, _kind, _op)
+del _name, _call, _kind, _op
+
+# Tensor methods: x.sum(), x.exp(), x.view(4) ... (the math functions as methods).
+METHODS = {name: f.call for name, f in FUNCTIONS.items() if f.kind != "constructor"}
+METHODS.update(
+    pow=pow, neg=neg, add=add, sub=sub, mul=mul, div=div, matmul=matmul, clip=clamp,
+    to=lambda x, dtype: to_dtype(x, dtype),
+    float=lambda x: to_dtype(x, dtypes.float32),
+    double=lambda x: to_dtype(x, dtypes.float64),
+    clone=clone, expand_as=lambda x, other: expand(x, *np.shape(other)),
+    view_as=lambda x, other: view(x, *np.shape(other)),
+    reshape_as=lambda x, other: reshape(x, *np.shape(other)),
+    lt=lt, le=le, gt=gt, ge=ge, eq=eq, ne=ne, isnan=isnan, isinf=isinf, isfinite=isfinite,
+    diagonal=diagonal, logical_not=logical_not,
+)

@@ -1,0 +1,729 @@
+"""Tensors, graph nodes, grad mode and the reverse pass.
+
+A ``Tensor`` wraps a NumPy array. An op applied to tensors that require grad
+records a ``Node``: the op (from the op table in ``ops.py``), the parents
+(a ``Node`` for a computed input, the tensor itself for a leaf, ``None`` for a
+constant) and the saved raw input arrays. The reverse pass walks the nodes
+iteratively in reverse topological order and calls each op's rules.
+
+Two modes of the reverse pass share the same rules (as in HIPS autograd):
+- fast (``create_graph=False``): rules see raw NumPy arrays, so the ops they call
+  are plain NumPy and nothing is recorded;
+- differentiable (``create_graph=True``): rules see tensors wired to the original
+  graph, so their result is itself differentiable (Hessians, gradgradcheck).
+
+A pass may also carry leading *batch* dimensions on every gradient (the
+Jacobian of a vector output is one pass over the identity); rules are written
+so that extra leading dimensions of ``g`` pass through.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import EngineError, GradcliTypeError
+
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+NO_GRAD_FN = "element {} of tensors does not require grad and does not have a grad_fn"
+IMPLICIT_NONSCALAR = "grad can be implicitly created only for scalar outputs"
+
+
+class GradMode:
+    """Whether ops record graph nodes (``no_grad`` switches it off)."""
+
+    enabled = True
+
+
+class DefaultDType:
+    """The dtype of tensors built from Python floats (float32, as in PyTorch)."""
+
+    value = np.dtype(np.float32)
+
+
+class Node:
+    """One recorded op application: what the reverse pass needs to run its rules."""
+
+    __slots__ = ("op", "parents", "saved", "ans", "params", "kwargs", "retained")
+
+    def __init__(self, op, parents, saved, ans, params, kwargs):
+        self.op = op
+        self.parents = parents
+        self.saved = saved
+        self.ans = ans
+        self.params = params
+        self.kwargs = kwargs
+        self.retained = None
+
+    def name(self) -> str:
+        return self.op.grad_fn
+
+    @property
+    def next_functions(self):
+        return tuple(
+            (p if type(p) is Node else (AccumulateGrad(p) if p is not None else None), 0)
+            for p in self.parents
+        )
+
+    def __repr__(self) -> str:
+        return f"<{self.op.grad_fn} object>"
+
+
+class AccumulateGrad:
+    """The node PyTorch shows for a leaf in ``next_functions``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+
+def _as_array(value, dtype=None) -> np.ndarray:
+    """Data for a new tensor: Python floats take the default dtype, as in PyTorch."""
+    if type(value) is Tensor:
+        value = value._data
+    elif isinstance(value, (list, tuple)) and any(type(v) is Tensor for v in _flatten(value)):
+        value = _nested_to_array(value)
+    array = np.asarray(value)
+    if dtype is not None:
+        return array.astype(dtype, copy=False)
+    if array.dtype == np.float64 and not isinstance(value, np.ndarray):
+        return array.astype(DefaultDType.value, copy=False)
+    if array.dtype.kind in "iu" and array.dtype != np.int64:
+        return array.astype(np.int64)
+    return array
+
+
+def _flatten(value):
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        else:
+            yield item
+
+
+def _nested_to_array(value):
+    if isinstance(value, (list, tuple)):
+        return [_nested_to_array(v) for v in value]
+    return value._data if type(value) is Tensor else value
+
+
+class Tensor:
+    """An n-dimensional array that can record the operations applied to it."""
+
+    __slots__ = ("_data", "requires_grad", "grad_fn", "grad")
+    # NumPy defers to Tensor's reflected operators instead of converting it.
+    __array_ufunc__ = None
+
+    def __init__(self, *args, requires_grad=False):
+        # The legacy constructor: Tensor([2]) holds data, Tensor(2, 3) has that size.
+        if args and all(isinstance(a, (int, np.integer)) for a in args):
+            data = np.zeros(args, dtype=DefaultDType.value)
+        elif len(args) == 1:
+            data = _as_array(args[0], DefaultDType.value)
+        elif not args:
+            data = np.zeros((0,), dtype=DefaultDType.value)
+        else:
+            raise GradcliTypeError(f"Tensor(): expected data or sizes, got {args!r}")
+        self._data = data
+        self.requires_grad = bool(requires_grad)
+        self.grad_fn = None
+        self.grad = None
+
+    # ----- construction without checks: the hot path of every op -----
+    @staticmethod
+    def _make(data, grad_fn=None, requires_grad=False):
+        t = object.__new__(Tensor)
+        t._data = data if type(data) is np.ndarray else np.asarray(data)
+        t.requires_grad = requires_grad
+        t.grad_fn = grad_fn
+        t.grad = None
+        return t
+
+    # ----- attributes -----
+    @property
+    def data(self) -> Tensor:
+        """The values, detached from the graph and sharing memory."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value):
+        self._data = _as_array(value, self._data.dtype)
+
+    @property
+    def shape(self) -> tuple:
+        return self._data.shape
+
+    def size(self, dim=None):
+        return self._data.shape if dim is None else self._data.shape[dim]
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    @property
+    def dtype(self):
+        from . import dtypes
+
+        return dtypes.from_numpy(self._data.dtype)
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def T(self) -> Tensor:
+        return ops.numpy_T(self)
+
+    @property
+    def mT(self) -> Tensor:
+        return ops.transpose(self, -2, -1)
+
+    def item(self):
+        if self._data.size != 1:
+            raise EngineError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.item()
+
+    def numpy(self) -> np.ndarray:
+        if self.requires_grad:
+            raise EngineError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        return self._data
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise GradcliTypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise GradcliTypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iu":
+            raise GradcliTypeError("only integer tensors can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise EngineError(
+                f"Boolean value of Tensor with more than one value is ambiguous"
+            )
+        return bool(self._data.item())
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self) -> str:
+        from . import dtypes
+        from .format import format_tensor
+
+        return format_tensor(
+            self._data,
+            dtype_suffix=dtypes.repr_suffix(self._data.dtype),
+            requires_grad=self.requires_grad and self.grad_fn is None,
+            grad_fn_name=None if self.grad_fn is None else self.grad_fn.name(),
+        )
+
+    __str__ = __repr__
+
+    # ----- graph handling -----
+    def detach(self) -> Tensor:
+        return Tensor._make(self._data)
+
+    def detach_(self) -> Tensor:
+        self.grad_fn = None
+        self.requires_grad = False
+        return self
+
+    def requires_grad_(self, requires_grad=True) -> Tensor:
+        if self.grad_fn is not None and not requires_grad:
+            raise EngineError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        self.requires_grad = bool(requires_grad)
+        return self
+
+    def retain_grad(self) -> None:
+        if self.grad_fn is None:
+            if not self.requires_grad:
+                raise EngineError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        self.grad_fn.retained = self
+
+    @property
+    def retains_grad(self) -> bool:
+        return self.grad_fn is not None and self.grad_fn.retained is self
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``, as ``torch.Tensor.backward``."""
+        backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph,
+                 inputs=inputs)
+
+    # ----- in-place operations -----
+    def _check_inplace(self):
+        if GradMode.enabled and self.requires_grad and self.grad_fn is None:
+            raise EngineError(LEAF_INPLACE)
+
+    def zero_(self) -> Tensor:
+        self._check_inplace()
+        self._data[...] = 0
+        return self
+
+    def fill_(self, value) -> Tensor:
+        self._check_inplace()
+        self._data[...] = value._data if type(value) is Tensor else value
+        return self
+
+    def copy_(self, src) -> Tensor:
+        self._check_inplace()
+        self._data[...] = src._data if type(src) is Tensor else src
+        return self
+
+    def _inplace(self, op, other):
+        # In-place arithmetic on values outside the graph (an optimizer step under
+        # no_grad); a tensor in a graph gets the out-of-place result instead.
+        self._check_inplace()
+        if GradMode.enabled and (self.requires_grad or (type(other) is Tensor and other.requires_grad)):
+            return op(self, other)
+        value = op(self._data, other._data if type(other) is Tensor else other)
+        self._data[...] = value
+        return self
+
+    def add_(self, other, alpha=1):
+        return self._inplace(ops.add, other if alpha == 1 else other * alpha)
+
+    def sub_(self, other, alpha=1):
+        return self._inplace(ops.sub, other if alpha == 1 else other * alpha)
+
+    def mul_(self, other):
+        return self._inplace(ops.mul, other)
+
+    def div_(self, other):
+        return self._inplace(ops.div, other)
+
+    __iadd__ = add_
+    __isub__ = sub_
+    __imul__ = mul_
+    __itruediv__ = div_
+
+    # ----- operators -----
+    def __add__(self, other):
+        return ops.add(self, other)
+
+    def __radd__(self, other):
+        return ops.add(other, self)
+
+    def __sub__(self, other):
+        return ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return ops.rsub(self, other)
+
+    def __mul__(self, other):
+        return ops.mul(self, other)
+
+    def __rmul__(self, other):
+        return ops.mul(other, self)
+
+    def __truediv__(self, other):
+        return ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return ops.div(other, self)
+
+    def __pow__(self, other):
+        return ops.pow(self, other)
+
+    def __rpow__(self, other):
+        return ops.pow(other, self)
+
+    def __matmul__(self, other):
+        return ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return ops.matmul(other, self)
+
+    def __neg__(self):
+        return ops.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return ops.abs(self)
+
+    def __lt__(self, other):
+        return ops.lt(self, other)
+
+    def __le__(self, other):
+        return ops.le(self, other)
+
+    def __gt__(self, other):
+        return ops.gt(self, other)
+
+    def __ge__(self, other):
+        return ops.ge(self, other)
+
+    def __eq__(self, other):
+        return ops.eq(self, other)
+
+    def __ne__(self, other):
+        return ops.ne(self, other)
+
+    def __and__(self, other):
+        return ops.logical_and(self, other)
+
+    def __or__(self, other):
+        return ops.logical_or(self, other)
+
+    def __invert__(self):
+        return ops.logical_not(self)
+
+    def __getitem__(self, index):
+        return ops.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        ops.setitem(self, index, value)
+
+    def __getattr__(self, name):
+        # Math methods come from the op table: x.sum(dim=0) is ops.sum(x, dim=0).
+        method = ops.METHODS.get(name)
+        if method is None:
+            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        return method.__get__(self, Tensor)
+
+
+# ----------------------------------------------------------------------------
+# The reverse pass
+# ----------------------------------------------------------------------------
+
+
+def _is_tensor(x) -> bool:
+    return type(x) is Tensor
+
+
+def _sum_to(g, shape, batch_dims):
+    """Sum a broadcast gradient back to ``shape``, keeping ``batch_dims`` leading dims."""
+    return ops.sum_to(g, shape, batch_dims)
+
+
+def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
+                 capture_nodes=()):
+    """Propagate ``root_grads`` from ``roots`` to the leaves.
+
+    Returns ``(leaf_grads, captured)``: ``leaf_grads`` maps ``id(leaf)`` to
+    ``[leaf, grad]``; ``captured`` maps each node in ``capture_nodes`` (the
+    grad_fn of a non-leaf input of ``autograd.grad``) to the gradient that
+    reached it. Gradients are raw arrays unless ``create_graph``.
+    """
+    node_grads = {}
+    leaf_grads = {}
+    captured = {}
+    for root, g in zip(roots, root_grads):
+        node = root.grad_fn
+        if node is not None:
+            node_grads[node] = node_grads[node] + g if node in node_grads else g
+        elif root.requires_grad:
+            _accumulate_leaf(leaf_grads, root, g)
+
+    # Count, for each node, how many edges lead into it; a node runs once all have.
+    pending = {}
+    stack = list(node_grads)
+    seen = set(stack)
+    while stack:
+        for parent in stack.pop().parents:
+            if type(parent) is Node:
+                if parent in pending:
+                    pending[parent] += 1
+                else:
+                    pending[parent] = 1
+                    if parent not in seen:
+                        seen.add(parent)
+                        stack.append(parent)
+
+    ready = [node for node in node_grads if node not in pending]
+    capture = set(capture_nodes)
+    free = not retain_graph
+    while ready:
+        node = ready.pop()
+        g = node_grads.pop(node, None)
+        if g is not None:
+            if node.retained is not None:
+                _retain(node.retained, g, create_graph)
+            if node in capture:
+                captured[node] = g
+            saved = node.saved
+            if saved is None:
+                raise EngineError(SECOND_BACKWARD)
+            op = node.op
+            if create_graph:
+                args = _wired_inputs(node)
+                ans = Tensor._make(node.ans, node, True)
+                if type(g) is not Tensor:
+                    g = Tensor._make(g)
+            else:
+                args = saved
+                ans = node.ans
+            input_grads = op.backward(node.parents, g, ans, args, node.params, node.kwargs)
+        else:
+            input_grads = None
+        for i, parent in enumerate(node.parents):
+            if parent is None:
+                continue
+            gi = None if input_grads is None else input_grads[i]
+            if gi is not None:
+                shape = saved[i].shape
+                if gi.shape[batch_dims:] != shape or gi.ndim != len(shape) + batch_dims:
+                    gi = _sum_to(gi, shape, batch_dims)
+            if type(parent) is Node:
+                if gi is not None:
+                    if parent in node_grads:
+                        node_grads[parent] = node_grads[parent] + gi
+                    else:
+                        node_grads[parent] = gi
+                count = pending[parent] - 1
+                pending[parent] = count
+                if count == 0:
+                    ready.append(parent)
+            elif gi is not None:
+                _accumulate_leaf(leaf_grads, parent, gi)
+        if free and g is not None and node.op.saves:
+            node.saved = None
+    return leaf_grads, captured
+
+
+def _wired_inputs(node):
+    """The saved inputs as tensors connected to the graph, for a differentiable pass."""
+    args = []
+    for parent, raw in zip(node.parents, node.saved):
+        if parent is None:
+            args.append(raw)
+        elif type(parent) is Node:
+            args.append(Tensor._make(raw, parent, True))
+        else:
+            args.append(parent)
+    return tuple(args)
+
+
+def _accumulate_leaf(leaf_grads, leaf, g):
+    entry = leaf_grads.get(id(leaf))
+    if entry is None:
+        leaf_grads[id(leaf)] = [leaf, g]
+    else:
+        entry[1] = entry[1] + g
+
+
+def _retain(tensor, g, create_graph):
+    g = _finish_grad(g, tensor._data.dtype, create_graph)
+    tensor.grad = g if tensor.grad is None else tensor.grad + g
+
+
+def _finish_grad(g, dtype, create_graph):
+    """A gradient as a tensor of its input's dtype, owning its memory."""
+    if type(g) is Tensor:
+        if g._data.dtype != dtype:
+            g = ops.to_dtype(g, dtype)
+        return g if create_graph else g.detach()
+    return Tensor._make(np.array(g, dtype=dtype))
+
+
+def _check_roots(roots, root_grads, create_graph):
+    grads = []
+    for i, root in enumerate(roots):
+        if type(root) is not Tensor:
+            raise GradcliTypeError(f"expected a Tensor as output {i}, got {type(root).__name__}")
+        if not root.requires_grad:
+            raise EngineError(NO_GRAD_FN.format(i))
+        g = None if root_grads is None else root_grads[i]
+        if g is None:
+            if root._data.size != 1:
+                raise EngineError(IMPLICIT_NONSCALAR)
+            g = np.ones_like(root._data)
+        else:
+            g_data = g._data if type(g) is Tensor else np.asarray(g, dtype=root._data.dtype)
+            if g_data.shape != root._data.shape:
+                raise EngineError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {tuple(g_data.shape)} "
+                    f"and output[{i}] has a shape of {tuple(root._data.shape)}."
+                )
+            if create_graph and type(g) is Tensor:
+                grads.append(g)
+                continue
+            g = g_data
+        grads.append(Tensor._make(g) if create_graph else g)
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """``torch.autograd.backward``: accumulate gradients into the leaves' ``.grad``."""
+    if type(tensors) is Tensor:
+        tensors = (tensors,)
+    if type(grad_tensors) is Tensor or (grad_tensors is not None and not isinstance(
+            grad_tensors, (list, tuple))):
+        grad_tensors = (grad_tensors,)
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _check_roots(tensors, grad_tensors, create_graph)
+    wanted = None
+    if inputs is not None:
+        inputs = (inputs,) if type(inputs) is Tensor else tuple(inputs)
+        wanted = {id(t) for t in inputs}
+    with set_grad_enabled(create_graph):
+        leaf_grads, _ = run_backward(tensors, grads, retain_graph=retain_graph,
+                                     create_graph=create_graph)
+    for leaf, g in leaf_grads.values():
+        if wanted is not None and id(leaf) not in wanted:
+            continue
+        g = _finish_grad(g, leaf._data.dtype, create_graph)
+        leaf.grad = g if leaf.grad is None else leaf.grad + g
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, materialize_grads=False):
+    """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs``, as a tuple."""
+    outputs = (outputs,) if type(outputs) is Tensor else tuple(outputs)
+    single_input = type(inputs) is Tensor
+    inputs = (inputs,) if single_input else tuple(inputs)
+    if grad_outputs is not None:
+        grad_outputs = (grad_outputs,) if type(grad_outputs) is Tensor else tuple(grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    for i, t in enumerate(inputs):
+        if type(t) is not Tensor or not t.requires_grad:
+            raise EngineError(f"One of the differentiated Tensors does not require grad")
+    grads = _check_roots(outputs, grad_outputs, create_graph)
+    nodes = [t.grad_fn for t in inputs if t.grad_fn is not None]
+    with set_grad_enabled(create_graph):
+        leaf_grads, captured = run_backward(outputs, grads, retain_graph=retain_graph,
+                                            create_graph=create_graph, capture_nodes=nodes)
+    result = []
+    for t in inputs:
+        if t.grad_fn is not None:
+            g = captured.get(t.grad_fn)
+        else:
+            entry = leaf_grads.get(id(t))
+            g = None if entry is None else entry[1]
+        if g is None:
+            if not allow_unused:
+                raise EngineError(
+                    "One of the differentiated Tensors appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior."
+                )
+            result.append(ops.zeros_like(t) if materialize_grads else None)
+        else:
+            result.append(_finish_grad(g, t._data.dtype, create_graph))
+    return tuple(result)
+
+
+# ----------------------------------------------------------------------------
+# Grad mode
+# ----------------------------------------------------------------------------
+
+
+class set_grad_enabled:
+    """Switch graph recording on or off; a context manager and a decorator."""
+
+    def __init__(self, mode: bool):
+        self.mode = bool(mode)
+        self.prev = GradMode.enabled
+        GradMode.enabled = self.mode
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        GradMode.enabled = self.prev
+        return False
+
+    def __call__(self, fn):
+        mode = self.mode
+        GradMode.enabled = self.prev
+
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+
+        wrapper.__name__ = getattr(fn, "__name__", "wrapper")
+        wrapper.__doc__ = getattr(fn, "__doc__", None)
+        return wrapper
+
+
+class _GradModeContext:
+    mode = True
+
+    def __enter__(self):
+        self.prev = GradMode.enabled
+        GradMode.enabled = self.mode
+        return self
+
+    def __exit__(self, *exc):
+        GradMode.enabled = self.prev
+        return False
+
+    def __call__(self, fn):
+        mode = self.mode
+
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+
+        wrapper.__name__ = getattr(fn, "__name__", "wrapper")
+        wrapper.__doc__ = getattr(fn, "__doc__", None)
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Record nothing inside: results do not require grad."""
+
+    mode = False
+
+
+class enable_grad(_GradModeContext):
+    """Record again inside a ``no_grad`` block."""
+
+    mode = True
+
+
+def is_grad_enabled() -> bool:
+    return GradMode.enabled
+
+
+from . import ops  # noqa: E402  (ops needs Tensor and Node defined above)

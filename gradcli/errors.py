@@ -1,0 +1,73 @@
+"""The one exception family of gradcli.
+
+Every error a user can cause is a ``GradcliError``. Errors that point into
+source text carry a ``Span`` and render as the offending line with a caret
+under the column. Engine errors also subclass the exception type PyTorch
+raises for the same mistake, so code written against ``torch`` keeps working.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of source text; lines and columns count from 1, ends inclusive."""
+
+    line: int
+    column: int
+    end_line: int | None = None
+    end_column: int | None = None
+
+
+class GradcliError(Exception):
+    """Base of every gradcli error: a message, and where in the source it happened."""
+
+    def __init__(self, message: str, span: Span | None = None, source: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.source = source
+
+    def with_source(self, source: str) -> GradcliError:
+        """Attach the source text (when the raiser did not have it) and return self."""
+        if self.source is None:
+            self.source = source
+        return self
+
+    def render(self) -> str:
+        """``error: message at L:C`` plus the source line and a caret under the column."""
+        if self.span is None:
+            return f"error: {self.message}"
+        head = f"error: {self.message} at {self.span.line}:{self.span.column}"
+        if self.source is None:
+            return head
+        lines = self.source.splitlines() or [""]
+        if not 1 <= self.span.line <= len(lines):
+            return head
+        text = lines[self.span.line - 1].expandtabs(1)
+        caret = " " * (self.span.column - 1) + "^"
+        if self.span.end_column is not None and self.span.end_line in (None, self.span.line):
+            caret += "~" * max(0, self.span.end_column - self.span.column)
+        return f"{head}\n  {text}\n  {caret}"
+
+
+class EngineError(GradcliError, RuntimeError):
+    """An autograd error; a RuntimeError, as PyTorch raises."""
+
+
+class ShapeError(EngineError):
+    """Operands whose shapes do not fit together."""
+
+
+class GradcliIndexError(GradcliError, IndexError):
+    """An index or axis out of range."""
+
+
+class GradcliTypeError(GradcliError, TypeError):
+    """A wrong kind of argument (wrong count, unknown keyword, wrong type)."""
+
+
+class NotImplementedByGradcli(GradcliError, NotImplementedError):
+    """A feature that gradcli does not implement; the message says which."""
