@@ -53,20 +53,20 @@ long = int64
 
 def FloatTensor(*args):  # noqa: N802  (PyTorch's legacy name)
     """Legacy constructor: a float32 tensor from data, or of the given size."""
-    return Tensor(*args).to(float32) if args and not _is_size(args) else Tensor(*args)
+    return _legacy(args, float32)
 
 
 def DoubleTensor(*args):  # noqa: N802
     """Legacy constructor: a float64 tensor from data, or of the given size."""
-    if _is_size(args):
-        return zeros(*args, dtype=float64)
-    return tensor(args[0], dtype=float64)
+    return _legacy(args, float64)
 
 
-def _is_size(args):
+def _legacy(args, dtype):
     import numbers
 
-    return bool(args) and all(isinstance(a, numbers.Integral) for a in args)
+    if args and all(isinstance(a, numbers.Integral) for a in args):
+        return zeros(*args, dtype=dtype)
+    return tensor(args[0] if args else [], dtype=dtype)
 
 
 def __getattr__(name):

@@ -24,7 +24,6 @@ Conventions
 from __future__ import annotations
 
 import builtins
-import inspect
 import math
 
 import numpy as np
@@ -1307,13 +1306,21 @@ def setitem(target, index, value):
 
 
 class _Random:
-    generator = np.random.default_rng(0)
+    seed = 0
+    _generator = None
+
+    @classmethod
+    def generator(cls):
+        # Made on first use: numpy.random costs start-up time most runs never need.
+        if cls._generator is None:
+            cls._generator = np.random.default_rng(cls.seed)
+        return cls._generator
 
 
 def manual_seed(seed):
     """Seed gradcli's random number generator (rand, randn)."""
-    _Random.generator = np.random.default_rng(int(seed))
-    return _Random.generator
+    _Random.seed = int(seed)
+    _Random._generator = None
 
 
 def _new(data, dtype, requires_grad):
@@ -1378,13 +1385,13 @@ def linspace(start, end, steps, dtype=None, requires_grad=False):
 
 def rand(*size, dtype=None, requires_grad=False):
     """rand(2, 3): uniform random values in [0, 1)."""
-    data = _Random.generator.random(_shape_arg(size)).astype(_float_dtype(dtype))
+    data = _Random.generator().random(_shape_arg(size)).astype(_float_dtype(dtype))
     return _new(data, dtype, requires_grad)
 
 
 def randn(*size, dtype=None, requires_grad=False):
     """randn(2, 3): standard normal random values."""
-    data = _Random.generator.standard_normal(_shape_arg(size)).astype(_float_dtype(dtype))
+    data = _Random.generator().standard_normal(_shape_arg(size)).astype(_float_dtype(dtype))
     return _new(data, dtype, requires_grad)
 
 
@@ -1439,14 +1446,17 @@ class Function:
         self.op = op
 
     @property
-    def signature(self) -> inspect.Signature:
+    def signature(self):
+        """An ``inspect.Signature`` of the PyTorch-style parameters."""
+        import inspect
+
         if self.op is not None and self.call is self.op.fn:
-            try:
+            if not isinstance(self.op.forward, np.ufunc):
                 return inspect.signature(self.op.forward)
-            except ValueError:  # a NumPy ufunc: one or two plain inputs
-                names = ("input", "other")[: len(self.op.rules)]
-                return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-                                          for n in names])
+            # A NumPy ufunc: the op's tensor inputs are its whole signature.
+            names = ("input", "other")[: len(self.op.rules)]
+            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+            return inspect.Signature([inspect.Parameter(n, kind) for n in names])
         return inspect.signature(self.call)
 
     @property
