@@ -2,9 +2,21 @@
 
 from ..engine.tensor import Tensor, backward, enable_grad, grad, no_grad, set_grad_enabled
 
+# Imported eagerly (it needs nothing beyond the engine): a lazy import of the
+# submodule would bind the module, not the function, to the name ``gradcheck``.
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+
 __all__ = [
-    "Variable", "backward", "grad", "functional", "gradcheck", "gradgradcheck",
-    "GradcheckError", "no_grad", "enable_grad", "set_grad_enabled",
+    "Variable",
+    "backward",
+    "grad",
+    "functional",
+    "gradcheck",
+    "gradgradcheck",
+    "GradcheckError",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
 ]
 
 
@@ -25,6 +37,4 @@ def __getattr__(name):
 
     if name == "functional":
         return importlib.import_module(".functional", __name__)
-    if name in ("gradcheck", "gradgradcheck", "GradcheckError"):
-        return getattr(importlib.import_module(".gradcheck", __name__), name)
     raise AttributeError(f"module 'gradcli.autograd' has no attribute '{name}'")

@@ -28,7 +28,13 @@ import math
 
 import numpy as np
 
-from ..errors import GradcliIndexError, GradcliTypeError, NotImplementedByGradcli, ShapeError
+from ..errors import (
+    EngineError,
+    GradcliIndexError,
+    GradcliTypeError,
+    NotImplementedByGradcli,
+    ShapeError,
+)
 from . import dtypes
 from .tensor import DefaultDType, GradMode, Node, Tensor
 
@@ -40,11 +46,22 @@ from .tensor import DefaultDType, GradMode, Node, Tensor
 class Op:
     """One operation: its forward, its rules, its PyTorch grad_fn name, its docs."""
 
-    __slots__ = ("name", "grad_fn", "forward", "rules", "doc", "kind", "saves", "kink",
-                 "variadic", "fn")
+    __slots__ = (
+        "name",
+        "grad_fn",
+        "forward",
+        "rules",
+        "doc",
+        "kind",
+        "saves",
+        "kink",
+        "variadic",
+        "fn",
+    )
 
-    def __init__(self, name, forward, rules, grad_fn, doc, kind, saves=True, kink=None,
-                 variadic=False):
+    def __init__(
+        self, name, forward, rules, grad_fn, doc, kind, saves=True, kink=None, variadic=False
+    ):
         self.name = name
         self.forward = forward
         self.rules = rules
@@ -70,8 +87,17 @@ class Op:
 
     def variant(self, grad_fn):
         """The same op under another PyTorch grad_fn name (x.T versus x.t())."""
-        twin = Op(self.name, self.forward, self.rules, grad_fn, self.doc, self.kind, self.saves,
-                  self.kink, self.variadic)
+        twin = Op(
+            self.name,
+            self.forward,
+            self.rules,
+            grad_fn,
+            self.doc,
+            self.kind,
+            self.saves,
+            self.kink,
+            self.variadic,
+        )
         twin.fn = _bind(twin)
         return twin
 
@@ -85,23 +111,43 @@ OPS: dict[str, Op] = {}
 def _record(op, inputs, raws, out, params, kwargs):
     t = Tensor._make(out, None, True)
     parents = tuple(
-        None if type(x) is not Tensor or not x.requires_grad
-        else (x.grad_fn if x.grad_fn is not None else x)
-        for x in inputs
+        [(x.grad_fn or x) if type(x) is Tensor and x.requires_grad else None for x in inputs]
     )
     t.grad_fn = Node(op, parents, raws, t._data, params, kwargs)
     return t
 
 
 def _forward_error(op, raws, err):
-    shapes = " and ".join(str(tuple(np.shape(r))) for r in raws)
-    if isinstance(err, np.exceptions.AxisError):
-        return GradcliIndexError(f"{op.name}: dimension out of range: {err}")
+    shapes = [tuple(np.shape(r)) for r in raws]
+    if isinstance(err, np.exceptions.AxisError) and err.ndim is not None:
+        span = builtins.max(err.ndim, 1)
+        return GradcliIndexError(
+            f"{op.name}: Dimension out of range (expected to be in range of "
+            f"[{-span}, {span - 1}], but got {err.axis})"
+        )
     if isinstance(err, IndexError):
         return GradcliIndexError(f"{op.name}: {err}")
     if isinstance(err, np.linalg.LinAlgError):
         return ShapeError(f"{op.name}: {err}")
-    return ShapeError(f"{op.name}: shapes {shapes} do not fit: {err}")
+    mismatch = _broadcast_mismatch(shapes)
+    if mismatch is not None:
+        return ShapeError(f"{op.name}: {mismatch}")
+    return ShapeError(f"{op.name}: shapes {' and '.join(map(str, shapes))} do not fit: {err}")
+
+
+def _broadcast_mismatch(shapes):
+    """PyTorch's message for two shapes that do not broadcast, naming both; else None."""
+    for i, a in enumerate(shapes):
+        for b in shapes[i + 1 :]:
+            n = builtins.max(len(a), len(b))
+            for k in range(1, builtins.min(len(a), len(b)) + 1):
+                if a[-k] != b[-k] and 1 not in (a[-k], b[-k]):
+                    return (
+                        f"The size of tensor a ({a[-k]}) must match the size of tensor b "
+                        f"({b[-k]}) at non-singleton dimension {n - k} "
+                        f"(shapes {a} and {b})"
+                    )
+    return None
 
 
 def _bind(op):
@@ -110,6 +156,7 @@ def _bind(op):
     n = len(op.rules)
 
     if op.variadic:
+
         def fn(tensors, *params, **kwargs):
             tensors = tuple(tensors)
             if not any(type(t) is Tensor for t in tensors):
@@ -123,6 +170,7 @@ def _bind(op):
                 return _record(op, tensors, raws, out, params, kwargs)
             return Tensor._make(out)
     elif n == 1:
+
         def fn(x, *params, **kwargs):
             if type(x) is not Tensor:
                 return forward(x, *params, **kwargs)
@@ -137,6 +185,7 @@ def _bind(op):
                 return t
             return Tensor._make(out)
     elif n == 2:
+
         def fn(x, y, *params, **kwargs):
             tx = type(x) is Tensor
             ty = type(y) is Tensor
@@ -148,10 +197,16 @@ def _bind(op):
                 out = forward(xd, yd, *params, **kwargs)
             except (ValueError, IndexError) as err:
                 raise _forward_error(op, (xd, yd), err) from None
-            if GradMode.enabled and ((tx and x.requires_grad) or (ty and y.requires_grad)):
-                return _record(op, (x, y), (xd, yd), out, params, kwargs)
+            if GradMode.enabled:
+                px = (x.grad_fn or x) if tx and x.requires_grad else None
+                py = (y.grad_fn or y) if ty and y.requires_grad else None
+                if px is not None or py is not None:
+                    t = Tensor._make(out, None, True)
+                    t.grad_fn = Node(op, (px, py), (xd, yd), t._data, params, kwargs)
+                    return t
             return Tensor._make(out)
     else:
+
         def fn(*args, **kwargs):
             inputs, params = args[:n], args[n:]
             if not any(type(a) is Tensor for a in inputs):
@@ -184,8 +239,16 @@ def zero_rule(g, ans, *args, **kwargs):
 
 
 def defop_piecewise_constant(name, forward, grad_fn, doc, kind="elementwise"):
-    return defop(name, forward, (zero_rule,), grad_fn, doc, kind, saves=False,
-                 kink="gradient 0 everywhere, jumps included")
+    return defop(
+        name,
+        forward,
+        (zero_rule,),
+        grad_fn,
+        doc,
+        kind,
+        saves=False,
+        kink="gradient 0 everywhere, jumps included",
+    )
 
 
 def defop_nondiff(name, forward, n_inputs, doc, kind):
@@ -230,12 +293,13 @@ def _dims(dim, ndim):
     if isinstance(dim, (int, np.integer)):
         dim = (dim,)
     out = []
+    span = builtins.max(ndim, 1)  # this module's max is the tensor op
     for d in dim:
         d = int(d)
-        if not -max(ndim, 1) <= d < max(ndim, 1):
+        if not -span <= d < span:
             raise GradcliIndexError(
                 f"Dimension out of range (expected to be in range of "
-                f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {d})"
+                f"[{-span}, {span - 1}], but got {d})"
             )
         out.append(d - ndim if d >= 0 else d)
     return tuple(sorted(set(out)))
@@ -272,30 +336,75 @@ def _swap(x):
 # Arithmetic
 # ----------------------------------------------------------------------------
 
-add = defop("add", np.add, (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
-            "AddBackward0", "x + y", "binary", saves=False)
-sub = defop("sub", np.subtract, (lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
-            "SubBackward0", "x - y", "binary", saves=False)
-rsub = defop("rsub", lambda x, y: np.subtract(y, x),
-             (lambda g, ans, x, y: -g, lambda g, ans, x, y: g),
-             "RsubBackward1", "y - x (a number minus a tensor)", "binary", saves=False)
-mul = defop("mul", np.multiply, (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
-            "MulBackward0", "x * y", "binary")
+add = defop(
+    "add",
+    np.add,
+    (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
+    "AddBackward0",
+    "x + y",
+    "binary",
+    saves=False,
+)
+sub = defop(
+    "sub",
+    np.subtract,
+    (lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
+    "SubBackward0",
+    "x - y",
+    "binary",
+    saves=False,
+)
+rsub = defop(
+    "rsub",
+    lambda x, y: np.subtract(y, x),
+    (lambda g, ans, x, y: -g, lambda g, ans, x, y: g),
+    "RsubBackward1",
+    "y - x (a number minus a tensor)",
+    "binary",
+    saves=False,
+)
+mul = defop(
+    "mul",
+    np.multiply,
+    (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
+    "MulBackward0",
+    "x * y",
+    "binary",
+)
 
 
 def _true_divide(x, y):
     out = np.true_divide(x, y)
-    # Integer operands divide into the default float dtype, as in PyTorch.
-    if out.dtype == np.float64 and np.result_type(x, y).kind in "iub":
+    # Integers divide into the default float dtype, as in PyTorch; NumPy gives
+    # float64 for int / int and for int / 2.0.
+    if (
+        out.dtype == np.float64
+        and getattr(x, "dtype", None) != np.float64
+        and getattr(y, "dtype", None) != np.float64
+    ):
         return out.astype(DefaultDType.value)
     return out
 
 
-div = defop("div", _true_divide,
-            (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
-            "DivBackward0", "x / y", "binary")
-neg = defop("neg", np.negative, (lambda g, ans, x: -g,), "NegBackward0", "-x", "elementwise",
-            saves=False)
+div = defop(
+    "div",
+    _true_divide,
+    (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
+    "DivBackward0",
+    "x / y",
+    "binary",
+)
+reciprocal = defop(
+    "reciprocal",
+    lambda x: _true_divide(1, x),
+    (lambda g, ans, x: -g * ans * ans,),
+    "ReciprocalBackward0",
+    "1 / x",
+    "elementwise",
+)
+neg = defop(
+    "neg", np.negative, (lambda g, ans, x: -g,), "NegBackward0", "-x", "elementwise", saves=False
+)
 
 
 def _pow_base_rule(g, ans, x, p):
@@ -309,21 +418,27 @@ def _pow_base_rule(g, ans, x, p):
 
 def _pow_exponent_rule(g, ans, x, p):
     # d/dp x**p = x**p log x; 0 where x == 0 and p >= 0 (the limit), as in PyTorch.
-    safe = where((x == 0) & (p >= 0), 1.0, x)
-    return where((x == 0) & (p >= 0), 0.0, g * ans * log(safe))
+    at_zero = logical_and(x == 0, p >= 0)  # x may be a Python number
+    return where(at_zero, 0.0, g * ans * log(where(at_zero, 1.0, x)))
 
 
 def _power(x, p):
     if isinstance(p, (int, np.integer)) and not isinstance(p, bool) and np.ndim(x) is not None:
         x = np.asarray(x)
         if x.dtype.kind in "iu" and p < 0:
-            raise GradcliTypeError("Integers to negative integer powers are not allowed.")
+            raise EngineError("Integers to negative integer powers are not allowed.")
     return np.power(x, p)
 
 
-_pow_tensor_scalar = defop("pow", _power, (_pow_base_rule, None), "PowBackward0",
-                           "x ** p, also written x ^ p", "binary",
-                           kink="d/dx x**0 = 0 everywhere")
+_pow_tensor_scalar = defop(
+    "pow",
+    _power,
+    (_pow_base_rule, None),
+    "PowBackward0",
+    "x ** p, also written x ^ p",
+    "binary",
+    kink="d/dx x**0 = 0 everywhere",
+)
 _pow_tensor_tensor = OPS["pow"].variant("PowBackward1")
 _pow_tensor_tensor.rules = (_pow_base_rule, _pow_exponent_rule)
 _pow_tensor_tensor.fn = _bind(_pow_tensor_tensor)
@@ -345,10 +460,17 @@ def _where_forward(x, y, cond):
     return np.where(cond, x, y)
 
 
-_where = defop("where", _where_forward,
-               (lambda g, ans, x, y, cond: where(cond, g, 0.0),
-                lambda g, ans, x, y, cond: where(cond, 0.0, g)),
-               "WhereBackward0", "where(cond, x, y): x where cond is true, else y", "other")
+_where = defop(
+    "where",
+    _where_forward,
+    (
+        lambda g, ans, x, y, cond: where(cond, g, 0.0),
+        lambda g, ans, x, y, cond: where(cond, 0.0, g),
+    ),
+    "WhereBackward0",
+    "where(cond, x, y): x where cond is true, else y",
+    "other",
+)
 
 
 def where(condition, input, other):  # noqa: A002
@@ -361,6 +483,7 @@ def _maximum_rule(first_wins):
     def rule(g, ans, x, y):
         mine = (x > y) if first_wins else (y > x)
         return where(mine, g, where(x == y, g / 2, 0.0))
+
     return rule
 
 
@@ -368,19 +491,51 @@ def _minimum_rule(first_wins):
     def rule(g, ans, x, y):
         mine = (x < y) if first_wins else (y < x)
         return where(mine, g, where(x == y, g / 2, 0.0))
+
     return rule
 
 
-maximum = defop("maximum", np.maximum, (_maximum_rule(True), _maximum_rule(False)),
-                "MaximumBackward0", "elementwise larger of x and y", "binary",
-                kink="ties share the gradient evenly")
-minimum = defop("minimum", np.minimum, (_minimum_rule(True), _minimum_rule(False)),
-                "MinimumBackward0", "elementwise smaller of x and y", "binary",
-                kink="ties share the gradient evenly")
-atan2 = defop("atan2", np.arctan2,
-              (lambda g, ans, y, x: g * x / (x * x + y * y),
-               lambda g, ans, y, x: -g * y / (x * x + y * y)),
-              "Atan2Backward0", "atan2(y, x): the angle of the point (x, y)", "binary")
+maximum = defop(
+    "maximum",
+    np.maximum,
+    (_maximum_rule(True), _maximum_rule(False)),
+    "MaximumBackward0",
+    "elementwise larger of x and y",
+    "binary",
+    kink="ties share the gradient evenly",
+)
+minimum = defop(
+    "minimum",
+    np.minimum,
+    (_minimum_rule(True), _minimum_rule(False)),
+    "MinimumBackward0",
+    "elementwise smaller of x and y",
+    "binary",
+    kink="ties share the gradient evenly",
+)
+
+
+def _atan2_rule(sign, numerator):
+    # At the origin the gradient is 0, as in PyTorch; the safe denominator keeps
+    # the branch not taken finite, so its second derivative is not 0 * inf.
+    def rule(g, ans, y, x):
+        r2 = x * x + y * y
+        at_origin = r2 == 0
+        value = numerator(y, x) / where(at_origin, 1.0, r2)
+        return where(at_origin, 0.0, g * value if sign > 0 else -g * value)
+
+    return rule
+
+
+atan2 = defop(
+    "atan2",
+    np.arctan2,
+    (_atan2_rule(1, lambda y, x: x), _atan2_rule(-1, lambda y, x: y)),
+    "Atan2Backward0",
+    "atan2(y, x): the angle of the point (x, y)",
+    "binary",
+    kink="gradient 0 at the origin",
+)
 
 # ----------------------------------------------------------------------------
 # Elementwise functions
@@ -390,47 +545,152 @@ _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
-abs = defop("abs", np.abs, (lambda g, ans, x: g * sign(x),), "AbsBackward0",  # noqa: A001
-            "absolute value", "elementwise", kink="d|x|/dx = 0 at x = 0")
+abs = defop(
+    "abs",
+    np.abs,
+    (lambda g, ans, x: g * sign(x),),
+    "AbsBackward0",  # noqa: A001
+    "absolute value",
+    "elementwise",
+    kink="d|x|/dx = 0 at x = 0",
+)
 sign = defop_piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x")
-sqrt = defop("sqrt", np.sqrt, (lambda g, ans, x: g / (2 * ans),), "SqrtBackward0",
-             "square root", "elementwise", kink="derivative inf at 0")
-exp = defop("exp", np.exp, (lambda g, ans, x: g * ans,), "ExpBackward0", "e ** x",
-            "elementwise")
-expm1 = defop("expm1", np.expm1, (lambda g, ans, x: g * (ans + 1),), "Expm1Backward0",
-              "exp(x) - 1, accurate near 0", "elementwise")
-log = defop("log", np.log, (lambda g, ans, x: g / x,), "LogBackward0", "natural logarithm",
-            "elementwise")
-log2 = defop("log2", np.log2, (lambda g, ans, x: g / (x * _LN2),), "Log2Backward0",
-             "base-2 logarithm", "elementwise")
-log10 = defop("log10", np.log10, (lambda g, ans, x: g / (x * _LN10),), "Log10Backward0",
-              "base-10 logarithm", "elementwise")
-log1p = defop("log1p", np.log1p, (lambda g, ans, x: g / (x + 1),), "Log1PBackward0",
-              "log(1 + x), accurate near 0", "elementwise")
-sin = defop("sin", np.sin, (lambda g, ans, x: g * cos(x),), "SinBackward0", "sine (radians)",
-            "elementwise")
-cos = defop("cos", np.cos, (lambda g, ans, x: -g * sin(x),), "CosBackward0", "cosine (radians)",
-            "elementwise")
-tan = defop("tan", np.tan, (lambda g, ans, x: g * (1 + ans * ans),), "TanBackward0",
-            "tangent (radians)", "elementwise")
-asin = defop("asin", np.arcsin, (lambda g, ans, x: g / sqrt(1 - x * x),), "AsinBackward0",
-             "inverse sine", "elementwise")
-acos = defop("acos", np.arccos, (lambda g, ans, x: -g / sqrt(1 - x * x),), "AcosBackward0",
-             "inverse cosine", "elementwise")
-atan = defop("atan", np.arctan, (lambda g, ans, x: g / (1 + x * x),), "AtanBackward0",
-             "inverse tangent", "elementwise")
-sinh = defop("sinh", np.sinh, (lambda g, ans, x: g * cosh(x),), "SinhBackward0",
-             "hyperbolic sine", "elementwise")
-cosh = defop("cosh", np.cosh, (lambda g, ans, x: g * sinh(x),), "CoshBackward0",
-             "hyperbolic cosine", "elementwise")
-tanh = defop("tanh", np.tanh, (lambda g, ans, x: g * (1 - ans * ans),), "TanhBackward0",
-             "hyperbolic tangent", "elementwise")
-asinh = defop("asinh", np.arcsinh, (lambda g, ans, x: g / sqrt(x * x + 1),), "AsinhBackward0",
-              "inverse hyperbolic sine", "elementwise")
-acosh = defop("acosh", np.arccosh, (lambda g, ans, x: g / sqrt(x * x - 1),), "AcoshBackward0",
-              "inverse hyperbolic cosine", "elementwise")
-atanh = defop("atanh", np.arctanh, (lambda g, ans, x: g / (1 - x * x),), "AtanhBackward0",
-              "inverse hyperbolic tangent", "elementwise")
+sqrt = defop(
+    "sqrt",
+    np.sqrt,
+    (lambda g, ans, x: g / (2 * ans),),
+    "SqrtBackward0",
+    "square root",
+    "elementwise",
+    kink="derivative inf at 0",
+)
+exp = defop("exp", np.exp, (lambda g, ans, x: g * ans,), "ExpBackward0", "e ** x", "elementwise")
+expm1 = defop(
+    "expm1",
+    np.expm1,
+    (lambda g, ans, x: g * (ans + 1),),
+    "Expm1Backward0",
+    "exp(x) - 1, accurate near 0",
+    "elementwise",
+)
+log = defop(
+    "log", np.log, (lambda g, ans, x: g / x,), "LogBackward0", "natural logarithm", "elementwise"
+)
+log2 = defop(
+    "log2",
+    np.log2,
+    (lambda g, ans, x: g / (x * _LN2),),
+    "Log2Backward0",
+    "base-2 logarithm",
+    "elementwise",
+)
+log10 = defop(
+    "log10",
+    np.log10,
+    (lambda g, ans, x: g / (x * _LN10),),
+    "Log10Backward0",
+    "base-10 logarithm",
+    "elementwise",
+)
+log1p = defop(
+    "log1p",
+    np.log1p,
+    (lambda g, ans, x: g / (x + 1),),
+    "Log1PBackward0",
+    "log(1 + x), accurate near 0",
+    "elementwise",
+)
+sin = defop(
+    "sin", np.sin, (lambda g, ans, x: g * cos(x),), "SinBackward0", "sine (radians)", "elementwise"
+)
+cos = defop(
+    "cos",
+    np.cos,
+    (lambda g, ans, x: -g * sin(x),),
+    "CosBackward0",
+    "cosine (radians)",
+    "elementwise",
+)
+tan = defop(
+    "tan",
+    np.tan,
+    (lambda g, ans, x: g * (1 + ans * ans),),
+    "TanBackward0",
+    "tangent (radians)",
+    "elementwise",
+)
+asin = defop(
+    "asin",
+    np.arcsin,
+    (lambda g, ans, x: g / sqrt(1 - x * x),),
+    "AsinBackward0",
+    "inverse sine",
+    "elementwise",
+)
+acos = defop(
+    "acos",
+    np.arccos,
+    (lambda g, ans, x: -g / sqrt(1 - x * x),),
+    "AcosBackward0",
+    "inverse cosine",
+    "elementwise",
+)
+atan = defop(
+    "atan",
+    np.arctan,
+    (lambda g, ans, x: g / (1 + x * x),),
+    "AtanBackward0",
+    "inverse tangent",
+    "elementwise",
+)
+sinh = defop(
+    "sinh",
+    np.sinh,
+    (lambda g, ans, x: g * cosh(x),),
+    "SinhBackward0",
+    "hyperbolic sine",
+    "elementwise",
+)
+cosh = defop(
+    "cosh",
+    np.cosh,
+    (lambda g, ans, x: g * sinh(x),),
+    "CoshBackward0",
+    "hyperbolic cosine",
+    "elementwise",
+)
+tanh = defop(
+    "tanh",
+    np.tanh,
+    (lambda g, ans, x: g * (1 - ans * ans),),
+    "TanhBackward0",
+    "hyperbolic tangent",
+    "elementwise",
+)
+asinh = defop(
+    "asinh",
+    np.arcsinh,
+    (lambda g, ans, x: g / sqrt(x * x + 1),),
+    "AsinhBackward0",
+    "inverse hyperbolic sine",
+    "elementwise",
+)
+acosh = defop(
+    "acosh",
+    np.arccosh,
+    (lambda g, ans, x: g / sqrt(x * x - 1),),
+    "AcoshBackward0",
+    "inverse hyperbolic cosine",
+    "elementwise",
+)
+atanh = defop(
+    "atanh",
+    np.arctanh,
+    (lambda g, ans, x: g / (1 - x * x),),
+    "AtanhBackward0",
+    "inverse hyperbolic tangent",
+    "elementwise",
+)
 
 
 def _sigmoid(x):
@@ -439,10 +699,23 @@ def _sigmoid(x):
     return np.where(np.asarray(x) >= 0, 1 / (1 + e), e / (1 + e)).astype(np.result_type(x, 1.0))
 
 
-sigmoid = defop("sigmoid", _sigmoid, (lambda g, ans, x: g * ans * (1 - ans),),
-                "SigmoidBackward0", "logistic function 1 / (1 + exp(-x))", "elementwise")
-relu = defop("relu", lambda x: np.maximum(x, 0), (lambda g, ans, x: where(x > 0, g, 0.0),),
-             "ReluBackward0", "max(x, 0)", "elementwise", kink="relu'(0) = 0")
+sigmoid = defop(
+    "sigmoid",
+    _sigmoid,
+    (lambda g, ans, x: g * ans * (1 - ans),),
+    "SigmoidBackward0",
+    "logistic function 1 / (1 + exp(-x))",
+    "elementwise",
+)
+relu = defop(
+    "relu",
+    lambda x: np.maximum(x, 0),
+    (lambda g, ans, x: where(x > 0, g, 0.0),),
+    "ReluBackward0",
+    "max(x, 0)",
+    "elementwise",
+    kink="relu'(0) = 0",
+)
 
 
 def _softplus(x, beta=1.0, threshold=20.0):
@@ -450,10 +723,18 @@ def _softplus(x, beta=1.0, threshold=20.0):
     return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta).astype(np.result_type(x, 1.0))
 
 
-softplus = defop("softplus", _softplus,
-                 (lambda g, ans, x, beta=1.0, threshold=20.0:
-                  where(x * beta > threshold, g, g * sigmoid(x * beta)),),
-                 "SoftplusBackward0", "log(1 + exp(x)), smooth relu", "elementwise")
+softplus = defop(
+    "softplus",
+    _softplus,
+    (
+        lambda g, ans, x, beta=1.0, threshold=20.0: where(
+            x * beta > threshold, g, g * sigmoid(x * beta)
+        ),
+    ),
+    "SoftplusBackward0",
+    "log(1 + exp(x)), smooth relu",
+    "elementwise",
+)
 
 
 def _erf(x):
@@ -463,12 +744,22 @@ def _erf(x):
     return out
 
 
-erf = defop("erf", _erf, (lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x)),),
-            "ErfBackward0", "error function", "elementwise")
+erf = defop(
+    "erf",
+    _erf,
+    (lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x)),),
+    "ErfBackward0",
+    "error function",
+    "elementwise",
+)
 floor = defop_piecewise_constant("floor", np.floor, "FloorBackward0", "round down")
 ceil = defop_piecewise_constant("ceil", np.ceil, "CeilBackward0", "round up")
-round = defop_piecewise_constant("round", np.round, "RoundBackward0",  # noqa: A001
-                                 "round half to even")
+round = defop_piecewise_constant(
+    "round",
+    np.round,
+    "RoundBackward0",  # noqa: A001
+    "round half to even",
+)
 
 
 def _clamp(x, min=None, max=None):  # noqa: A002
@@ -486,9 +777,15 @@ def _clamp_rule(g, ans, x, min=None, max=None):  # noqa: A002
     return where(inside, g, 0.0)
 
 
-clamp = defop("clamp", _clamp, (_clamp_rule,), "ClampBackward1",
-              "clamp(x, min, max): x limited to [min, max]", "elementwise",
-              kink="the gradient passes on the bounds")
+clamp = defop(
+    "clamp",
+    _clamp,
+    (_clamp_rule,),
+    "ClampBackward1",
+    "clamp(x, min, max): x limited to [min, max]",
+    "elementwise",
+    kink="the gradient passes on the bounds",
+)
 clip = clamp
 
 # ----------------------------------------------------------------------------
@@ -507,10 +804,20 @@ logical_not = defop_nondiff("logical_not", np.logical_not, 1, "not x", "elementw
 isnan = defop_nondiff("isnan", np.isnan, 1, "true where x is nan", "elementwise")
 isinf = defop_nondiff("isinf", np.isinf, 1, "true where x is infinite", "elementwise")
 isfinite = defop_nondiff("isfinite", np.isfinite, 1, "true where x is finite", "elementwise")
-argmax = defop_nondiff("argmax", lambda x, dim=None, keepdim=False: np.argmax(
-    x, axis=dim, keepdims=keepdim), 1, "index of the largest entry", "reduction")
-argmin = defop_nondiff("argmin", lambda x, dim=None, keepdim=False: np.argmin(
-    x, axis=dim, keepdims=keepdim), 1, "index of the smallest entry", "reduction")
+argmax = defop_nondiff(
+    "argmax",
+    lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, keepdims=keepdim),
+    1,
+    "index of the largest entry",
+    "reduction",
+)
+argmin = defop_nondiff(
+    "argmin",
+    lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim),
+    1,
+    "index of the smallest entry",
+    "reduction",
+)
 
 # ----------------------------------------------------------------------------
 # Reductions
@@ -525,8 +832,14 @@ def _sum_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
     return _expand_reduced(g, x.shape, dim, keepdim)
 
 
-_sum_all = defop("sum", _sum, (_sum_rule,), "SumBackward0",
-                 "sum(x, dim=None, keepdim=False): sum of entries", "reduction")
+_sum_all = defop(
+    "sum",
+    _sum,
+    (_sum_rule,),
+    "SumBackward0",
+    "sum(x, dim=None, keepdim=False): sum of entries",
+    "reduction",
+)
 _sum_dim = OPS["sum"].variant("SumBackward1")
 
 
@@ -541,7 +854,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
 def _mean(x, dim=None, keepdim=False, dtype=None):
     x = np.asarray(x)
     if x.dtype.kind not in "fc" and dtype is None:
-        raise GradcliTypeError(
+        raise EngineError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {dtypes.from_numpy(x.dtype).name.capitalize()}"
         )
@@ -552,8 +865,14 @@ def _mean_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
     return _expand_reduced(g, x.shape, dim, keepdim) / _count(x.shape, dim)
 
 
-_mean_all = defop("mean", _mean, (_mean_rule,), "MeanBackward0",
-                  "mean(x, dim=None, keepdim=False): average of entries", "reduction")
+_mean_all = defop(
+    "mean",
+    _mean,
+    (_mean_rule,),
+    "MeanBackward0",
+    "mean(x, dim=None, keepdim=False): average of entries",
+    "reduction",
+)
 _mean_dim = OPS["mean"].variant("MeanBackward1")
 
 
@@ -579,17 +898,40 @@ def _prod_others(x, dim=None):
 
 
 def _prod_others_rule(g, ans, x, dim=None):
-    # d/dx_k of prod_{j != i} x_j; written with division, so exact only without zeros.
-    if np.any(np.asarray(_raw(x)) == 0):
-        raise NotImplementedByGradcli(
-            "the second derivative of prod at an input with a zero entry is not implemented"
-        )
-    total = sum(g * ans, _dims(dim, np.ndim(x)), keepdim=True)
-    return (total - g * ans) / x
+    # o_k = prod_{j != k} x_j, so d o_k / d x_i = o_k / x_i for k != i: the cheap
+    # form, exact when no entry is 0. With a zero, the table form below.
+    if not np.any(np.asarray(_raw(x)) == 0):
+        total = sum(g * ans, _dims(dim, np.ndim(x)), keepdim=True)
+        return (total - g * ans) / x
+    shape = tuple(np.shape(x))
+    if dim is not None:
+        return _prod_others_vjp(g, x, _dims(dim, len(shape))[0])
+    batch = _batch(g, ans)
+    n = math.prod(shape)
+    flat = _prod_others_vjp(reshape_op(g, batch + (n,)), reshape_op(x, (n,)), -1)
+    return reshape_op(flat, batch + shape)
 
 
-prod_others = defop("prod_others", _prod_others, (_prod_others_rule,), "ProdOthersBackward",
-                    "product of the other entries (internal to prod's rule)", "other")
+def _prod_others_vjp(g, x, d):
+    """sum over k != i of g_k * prod_{j not in {i, k}} x_j along axis d: exact with zeros."""
+    n = np.shape(x)[d]
+    off = np.eye(n, dtype=bool)
+    # Row i of y is x with x_i replaced by 1, so prod_others(y)[i, k] (k != i) is
+    # the product over j not in {i, k}.
+    y = where(off, 1.0, unsqueeze(transpose(x, d, -1), -2))
+    table = where(off, 0.0, prod_others(y, -1))
+    grad = sum(table * unsqueeze(transpose(g, d, -1), -2), -1)
+    return transpose(grad, d, -1)
+
+
+prod_others = defop(
+    "prod_others",
+    _prod_others,
+    (_prod_others_rule,),
+    "ProdOthersBackward",
+    "product of the other entries (internal to prod's rule)",
+    "other",
+)
 
 
 def _prod(x, dim=None, keepdim=False, dtype=None):
@@ -600,9 +942,15 @@ def _prod_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
     return _expand_reduced(g, x.shape, dim, keepdim) * prod_others(x, dim)
 
 
-_prod_all = defop("prod", _prod, (_prod_rule,), "ProdBackward0",
-                  "prod(x, dim=None, keepdim=False): product of entries", "reduction",
-                  kink="exact with zero entries")
+_prod_all = defop(
+    "prod",
+    _prod,
+    (_prod_rule,),
+    "ProdBackward0",
+    "prod(x, dim=None, keepdim=False): product of entries",
+    "reduction",
+    kink="exact with zero entries",
+)
 _prod_dim = OPS["prod"].variant("ProdBackward1")
 
 
@@ -630,41 +978,75 @@ def _amin(x, dim=None, keepdim=False):
     return np.amin(x, axis=_axis(dim), keepdims=keepdim)
 
 
-amax = defop("amax", _amax, (_extreme_rule,), "AmaxBackward0",
-             "amax(x, dim=None, keepdim=False): largest entry", "reduction",
-             kink="ties share the gradient evenly")
-amin = defop("amin", _amin, (_extreme_rule,), "AminBackward0",
-             "amin(x, dim=None, keepdim=False): smallest entry", "reduction",
-             kink="ties share the gradient evenly")
+amax = defop(
+    "amax",
+    _amax,
+    (_extreme_rule,),
+    "AmaxBackward0",
+    "amax(x, dim=None, keepdim=False): largest entry",
+    "reduction",
+    kink="ties share the gradient evenly",
+)
+amin = defop(
+    "amin",
+    _amin,
+    (_extreme_rule,),
+    "AminBackward0",
+    "amin(x, dim=None, keepdim=False): smallest entry",
+    "reduction",
+    kink="ties share the gradient evenly",
+)
 _max_all = OPS["amax"].variant("MaxBackward1")
 _min_all = OPS["amin"].variant("MinBackward1")
 
 
+def _along(index, dim):
+    """``index`` as an array and ``dim`` as a negative axis, so batch dims pass in front."""
+    index = np.asarray(index)
+    return index, (dim - index.ndim if dim >= 0 else dim)
+
+
 def _take_along(x, index, dim, keepdim=True):
     x = np.asarray(x)
+    index, dim = _along(index, dim)
     index = np.broadcast_to(index, x.shape[: x.ndim - index.ndim] + index.shape)
     out = np.take_along_axis(x, index, axis=dim)
     return out if keepdim else np.squeeze(out, axis=dim)
 
 
 def _put_along(g, index, dim, shape):
+    # Scatter-add, the adjoint of take_along_dim: an index taken twice gets both gradients.
     g = np.asarray(g)
+    index, dim = _along(index, dim)
     batch = tuple(g.shape[: g.ndim - index.ndim])
     out = np.zeros(batch + tuple(shape), dtype=g.dtype)
-    np.put_along_axis(out, np.broadcast_to(index, batch + index.shape), g, axis=dim)
+    index = np.broadcast_to(index, batch + index.shape)
+    grid = list(np.ogrid[tuple(slice(n) for n in index.shape)])
+    grid[dim] = index
+    np.add.at(out, tuple(grid), np.broadcast_to(g, index.shape))
     return out
 
 
 take_along_dim = defop(
-    "take_along_dim", _take_along,
-    (lambda g, ans, x, index, dim, keepdim=True:
-     put_along_dim(g if keepdim else unsqueeze(g, dim), index, dim, np.shape(x)),),
-    "TakeAlongDimBackward0", "take_along_dim(x, index, dim): entries at index along dim",
-    "other")
+    "take_along_dim",
+    _take_along,
+    (
+        lambda g, ans, x, index, dim, keepdim=True: put_along_dim(
+            g if keepdim else unsqueeze(g, _along(index, dim)[1]), index, dim, np.shape(x)
+        ),
+    ),
+    "GatherBackward0",
+    "take_along_dim(x, index, dim): entries at index along dim",
+    "other",
+)
 put_along_dim = defop(
-    "put_along_dim", _put_along,
+    "put_along_dim",
+    _put_along,
     (lambda g, ans, x, index, dim, shape: take_along_dim(g, index, dim),),
-    "PutAlongDimBackward", "the gradient of take_along_dim (internal)", "other")
+    "PutAlongDimBackward",
+    "the gradient of take_along_dim (internal)",
+    "other",
+)
 _max_dim = OPS["take_along_dim"].variant("MaxBackward0")
 _min_dim = OPS["take_along_dim"].variant("MinBackward0")
 
@@ -718,13 +1100,19 @@ def _logsumexp(x, dim=None, keepdim=False):
     return out if keepdim else np.squeeze(out, axis=axis) if axis is not None else out.reshape(())
 
 
-logsumexp = defop("logsumexp", _logsumexp,
-                  (lambda g, ans, x, dim=None, keepdim=False:
-                   _expand_reduced(g, x.shape, dim, keepdim)
-                   * exp(x - _expand_reduced(ans, x.shape, dim, keepdim)),),
-                  "LogsumexpBackward0",
-                  "logsumexp(x, dim, keepdim=False): log(sum(exp(x))) without overflow",
-                  "reduction")
+logsumexp = defop(
+    "logsumexp",
+    _logsumexp,
+    (
+        lambda g, ans, x, dim=None, keepdim=False: (
+            _expand_reduced(g, x.shape, dim, keepdim)
+            * exp(x - _expand_reduced(ans, x.shape, dim, keepdim))
+        ),
+    ),
+    "LogsumexpBackward0",
+    "logsumexp(x, dim, keepdim=False): log(sum(exp(x))) without overflow",
+    "reduction",
+)
 
 
 def _norm(x, p=2, dim=None, keepdim=False):
@@ -737,7 +1125,7 @@ def _norm(x, p=2, dim=None, keepdim=False):
     if p == math.inf:
         return np.amax(a, axis=axis, keepdims=keepdim)
     if p > 0:
-        return np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
+        return np.sum(a**p, axis=axis, keepdims=keepdim) ** (1.0 / p)
     raise NotImplementedByGradcli(f"norm with p={p} is not implemented (p must be > 0)")
 
 
@@ -756,9 +1144,15 @@ def _norm_rule(g, ans, x, p=2, dim=None, keepdim=False):
     return where(norm_e == 0, 0.0, ge * sign(x) * abs(x) ** (p - 1) / safe ** (p - 1))
 
 
-norm = defop("norm", _norm, (_norm_rule,), "LinalgVectorNormBackward0",
-             "norm(x, p=2, dim=None, keepdim=False): vector p-norm", "reduction",
-             kink="gradient 0 at the origin")
+norm = defop(
+    "norm",
+    _norm,
+    (_norm_rule,),
+    "LinalgVectorNormBackward0",
+    "norm(x, p=2, dim=None, keepdim=False): vector p-norm",
+    "reduction",
+    kink="gradient 0 at the origin",
+)
 
 
 def _correction(unbiased, correction):
@@ -774,7 +1168,8 @@ def _var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def _var_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     n = _count(x.shape, dim) - _correction(unbiased, correction)
     centred = x - mean(x, _dims(dim, x.ndim), keepdim=True)
-    return _expand_reduced(g, x.shape, dim, keepdim) * centred * (2.0 / n)
+    # No degrees of freedom left: inf (nan where centred is 0), as in PyTorch.
+    return _expand_reduced(g, x.shape, dim, keepdim) * centred * (2.0 / n if n else math.inf)
 
 
 def _std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -782,14 +1177,29 @@ def _std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def _std_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return _var_rule(g, ans, x, dim, unbiased, keepdim, correction=correction) / (
-        2 * _expand_reduced(ans, x.shape, dim, keepdim))
+    # Where std is 0 (all entries equal) the gradient is 0, as in PyTorch.
+    std_e = _expand_reduced(ans, x.shape, dim, keepdim)
+    zero = std_e == 0
+    var_grad = _var_rule(g, ans, x, dim, unbiased, keepdim, correction=correction)
+    return where(zero, 0.0, var_grad / (2 * where(zero, 1.0, std_e)))
 
 
-var = defop("var", _var, (_var_rule,), "VarBackward0",
-            "var(x, dim=None, keepdim=False, correction=1): variance", "reduction")
-std = defop("std", _std, (_std_rule,), "StdBackward0",
-            "std(x, dim=None, keepdim=False, correction=1): standard deviation", "reduction")
+var = defop(
+    "var",
+    _var,
+    (_var_rule,),
+    "VarBackward0",
+    "var(x, dim=None, keepdim=False, correction=1): variance",
+    "reduction",
+)
+std = defop(
+    "std",
+    _std,
+    (_std_rule,),
+    "StdBackward0",
+    "std(x, dim=None, keepdim=False, correction=1): standard deviation",
+    "reduction",
+)
 
 
 def _softmax(x, dim):
@@ -808,16 +1218,22 @@ def _softmax_dim(dim, ans):
     return _dims(dim, np.ndim(ans))[0]
 
 
-softmax = defop("softmax", _softmax,
-                (lambda g, ans, x, dim: ans * (g - sum(g * ans, _softmax_dim(dim, ans),
-                                                       keepdim=True)),),
-                "SoftmaxBackward0", "softmax(x, dim): exp(x) / sum(exp(x)) along dim",
-                "reduction")
-log_softmax = defop("log_softmax", _log_softmax,
-                    (lambda g, ans, x, dim: g - exp(ans) * sum(g, _softmax_dim(dim, ans),
-                                                               keepdim=True),),
-                    "LogSoftmaxBackward0", "log_softmax(x, dim): log of softmax, stably",
-                    "reduction")
+softmax = defop(
+    "softmax",
+    _softmax,
+    (lambda g, ans, x, dim: ans * (g - sum(g * ans, _softmax_dim(dim, ans), keepdim=True)),),
+    "SoftmaxBackward0",
+    "softmax(x, dim): exp(x) / sum(exp(x)) along dim",
+    "reduction",
+)
+log_softmax = defop(
+    "log_softmax",
+    _log_softmax,
+    (lambda g, ans, x, dim: g - exp(ans) * sum(g, _softmax_dim(dim, ans), keepdim=True),),
+    "LogSoftmaxBackward0",
+    "log_softmax(x, dim): log of softmax, stably",
+    "reduction",
+)
 
 # ----------------------------------------------------------------------------
 # Linear algebra
@@ -848,8 +1264,9 @@ def _matmul(x, y):
     x = np.asarray(x)
     y = np.asarray(y)
     if x.ndim == 0 or y.ndim == 0:
-        raise ShapeError("both arguments to matmul need to be at least 1D, but they are "
-                         f"{x.ndim}D and {y.ndim}D")
+        raise ShapeError(
+            f"both arguments to matmul need to be at least 1D, but they are {x.ndim}D and {y.ndim}D"
+        )
     if x.shape[-1] != y.shape[-2 if y.ndim > 1 else 0]:
         left = "x".join(map(str, x.shape))
         right = "x".join(map(str, y.shape))
@@ -859,12 +1276,19 @@ def _matmul(x, y):
     return np.matmul(x, y)
 
 
-_matmul_general = defop("matmul", _matmul, (_matmul_rule_x, _matmul_rule_y),
-                        "UnsafeViewBackward0", "x @ y: matrix product", "linalg")
+_matmul_general = defop(
+    "matmul",
+    _matmul,
+    (_matmul_rule_x, _matmul_rule_y),
+    "UnsafeViewBackward0",
+    "x @ y: matrix product",
+    "linalg",
+)
 _mm = OPS["matmul"].variant("MmBackward0")
 _mv = OPS["matmul"].variant("MvBackward0")
 _dot = OPS["matmul"].variant("DotBackward0")
 _vm = OPS["matmul"].variant("SqueezeBackward4")
+_matrix_by_batch = OPS["matmul"].variant("CloneBackward0")
 _MATMUL_BY_NDIM = {(2, 2): _mm, (2, 1): _mv, (1, 1): _dot, (1, 2): _vm}
 
 
@@ -872,29 +1296,37 @@ def matmul(input, other):
     """x @ y: matrix product."""
     if type(input) is not Tensor and type(other) is not Tensor:
         return _matmul(input, other)
-    op = _MATMUL_BY_NDIM.get((np.ndim(input), np.ndim(other)))
+    ndims = (np.ndim(input), np.ndim(other))
+    op = _MATMUL_BY_NDIM.get(ndims)
+    if op is None and ndims[0] == 2 and ndims[1] > 2:
+        op = _matrix_by_batch
     return (op.fn if op is not None else _matmul_general)(input, other)
 
 
 def mm(input, mat2):
     """mm(x, y): product of two matrices."""
     if np.ndim(input) != 2 or np.ndim(mat2) != 2:
-        raise ShapeError(f"mm: expected 2-D matrices, got {np.ndim(input)}-D and "
-                         f"{np.ndim(mat2)}-D")
+        raise ShapeError(f"mm: expected 2-D matrices, got {np.ndim(input)}-D and {np.ndim(mat2)}-D")
     return matmul(input, mat2)
 
 
 def dot(input, other):
     """dot(x, y): inner product of two vectors."""
     if np.ndim(input) != 1 or np.ndim(other) != 1:
-        raise ShapeError(f"1D tensors expected, but got {np.ndim(input)}D and "
-                         f"{np.ndim(other)}D tensors")
+        raise ShapeError(
+            f"1D tensors expected, but got {np.ndim(input)}D and {np.ndim(other)}D tensors"
+        )
     return matmul(input, other)
 
 
-outer = defop("outer", lambda x, y: np.multiply.outer(x, y),
-              (lambda g, ans, x, y: matmul(g, y), lambda g, ans, x, y: matmul(x, g)),
-              "MulBackward0", "outer(x, y): outer product of two vectors", "linalg")
+outer = defop(
+    "outer",
+    lambda x, y: np.multiply.outer(x, y),
+    (lambda g, ans, x, y: matmul(g, y), lambda g, ans, x, y: matmul(x, g)),
+    "MulBackward0",
+    "outer(x, y): outer product of two vectors",
+    "linalg",
+)
 
 
 def _transpose(x, dim0, dim1):
@@ -906,8 +1338,15 @@ def _transpose_rule(g, ans, x, dim0, dim1):
     return transpose(g, dim0 - n if dim0 >= 0 else dim0, dim1 - n if dim1 >= 0 else dim1)
 
 
-transpose = defop("transpose", _transpose, (_transpose_rule,), "TransposeBackward0",
-                  "transpose(x, dim0, dim1): swap two dimensions", "shape", saves=False)
+transpose = defop(
+    "transpose",
+    _transpose,
+    (_transpose_rule,),
+    "TransposeBackward0",
+    "transpose(x, dim0, dim1): swap two dimensions",
+    "shape",
+    saves=False,
+)
 _t_op = OPS["transpose"].variant("TBackward0")
 _numpy_T_op = OPS["transpose"].variant("PermuteBackward0")
 
@@ -915,8 +1354,9 @@ _numpy_T_op = OPS["transpose"].variant("PermuteBackward0")
 def t(input):
     """t(x): transpose of a matrix (a vector stays as it is)."""
     if np.ndim(input) > 2:
-        raise ShapeError(f"t() expects a tensor with <= 2 dimensions, but self is "
-                         f"{np.ndim(input)}D")
+        raise ShapeError(
+            f"t() expects a tensor with <= 2 dimensions, but self is {np.ndim(input)}D"
+        )
     if np.ndim(input) < 2:
         return input
     return _t_op.fn(input, 0, 1)
@@ -938,15 +1378,27 @@ def _permute_rule(g, ans, x, dims):
     return permute_op(g, tuple(range(nb)) + tuple(int(i) + nb for i in inverse))
 
 
-permute_op = defop("permute", lambda x, dims: np.transpose(x, tuple(dims)), (_permute_rule,),
-                   "PermuteBackward0", "permute(x, dims): reorder dimensions", "shape",
-                   saves=False)
+permute_op = defop(
+    "permute",
+    lambda x, dims: np.transpose(x, tuple(dims)),
+    (_permute_rule,),
+    "PermuteBackward0",
+    "permute(x, dims): reorder dimensions",
+    "shape",
+    saves=False,
+)
 
 
 def permute(input, *dims):
     """permute(x, dims): reorder dimensions."""
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = dims[0]
+    if len(dims) != np.ndim(input):
+        raise ShapeError(
+            f"permute: number of dimensions in the tensor input does not match "
+            f"the length of the desired ordering of dimensions i.e. input.dim() = "
+            f"{np.ndim(input)} is not equal to len(dims) = {len(dims)}"
+        )
     return permute_op(input, tuple(int(d) for d in dims))
 
 
@@ -956,10 +1408,18 @@ def _trace(x):
     return np.trace(x)
 
 
-trace = defop("trace", _trace,
-              (lambda g, ans, x: unsqueeze(unsqueeze(g, -1), -1)
-               * np.eye(x.shape[-2], x.shape[-1], dtype=x.dtype),),
-              "TraceBackward0", "sum of the diagonal of a matrix", "linalg")
+trace = defop(
+    "trace",
+    _trace,
+    (
+        lambda g, ans, x: (
+            unsqueeze(unsqueeze(g, -1), -1) * np.eye(x.shape[-2], x.shape[-1], dtype=_raw(x).dtype)
+        ),
+    ),
+    "TraceBackward0",
+    "sum of the diagonal of a matrix",
+    "linalg",
+)
 
 
 def _det_rule(g, ans, x):
@@ -970,17 +1430,31 @@ def _square(name, f):
     def forward(x):
         x = np.asarray(x)
         if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
-            raise ShapeError(f"{name}: A must be batches of square matrices, but they are "
-                             f"{' by '.join(map(str, x.shape[-2:]))} matrices")
+            raise ShapeError(
+                f"{name}: A must be batches of square matrices, but they are "
+                f"{' by '.join(map(str, x.shape[-2:]))} matrices"
+            )
         return f(x)
+
     return forward
 
 
-det = defop("det", _square("det", np.linalg.det), (_det_rule,), "LinalgDetBackward0",
-            "determinant of a square matrix", "linalg")
-inverse = defop("inverse", _square("inverse", np.linalg.inv),
-                (lambda g, ans, x: -matmul(matmul(_swap(ans), g), _swap(ans)),),
-                "LinalgInvExBackward0", "inverse of a square matrix", "linalg")
+det = defop(
+    "det",
+    _square("det", np.linalg.det),
+    (_det_rule,),
+    "LinalgDetBackward0",
+    "determinant of a square matrix",
+    "linalg",
+)
+inverse = defop(
+    "inverse",
+    _square("inverse", np.linalg.inv),
+    (lambda g, ans, x: -matmul(matmul(_swap(ans), g), _swap(ans)),),
+    "LinalgInvExBackward0",
+    "inverse of a square matrix",
+    "linalg",
+)
 
 
 def _diagonal(x, offset=0, dim1=0, dim2=1):
@@ -996,12 +1470,26 @@ def _diag_embed(x, rows, cols):
     return out
 
 
-diagonal = defop("diagonal", lambda x: np.diagonal(x, 0, -2, -1).copy(),
-                 (lambda g, ans, x: diag_embed(g, x.shape[-2], x.shape[-1]),),
-                 "DiagonalBackward0", "the diagonal of a matrix", "linalg", saves=True)
-diag_embed = defop("diag_embed", _diag_embed,
-                   (lambda g, ans, x, rows, cols: diagonal(g)[..., : x.shape[-1]],),
-                   "DiagEmbedBackward0", "a matrix with x on its diagonal", "linalg")
+diagonal = defop(
+    "diagonal",
+    lambda x: np.diagonal(x, 0, -2, -1).copy(),
+    (lambda g, ans, x: diag_embed(g, x.shape[-2], x.shape[-1]),),
+    "DiagonalBackward0",
+    "the diagonal of a matrix",
+    "linalg",
+    saves=True,
+)
+diag_embed = defop(
+    "diag_embed",
+    _diag_embed,
+    (lambda g, ans, x, rows, cols: diagonal(g)[..., : x.shape[-1]],),
+    "DiagEmbedBackward0",
+    "a matrix with x on its diagonal",
+    "linalg",
+)
+
+
+_diag_of_matrix = OPS["diagonal"].variant("DiagonalBackward0_copy")  # PyTorch's name
 
 
 def diag(input):
@@ -1011,7 +1499,7 @@ def diag(input):
         size = np.shape(input)[0]
         return diag_embed(input, size, size)
     if n == 2:
-        return diagonal(input)
+        return _diag_of_matrix.fn(input)
     raise ShapeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
 
 
@@ -1034,12 +1522,20 @@ def _reshape(x, shape):
     try:
         return np.reshape(x, shape)
     except ValueError:
-        raise ShapeError(f"shape '{list(shape)}' is invalid for input of size "
-                         f"{np.size(x)}") from None
+        raise ShapeError(
+            f"shape '{list(shape)}' is invalid for input of size {np.size(x)}"
+        ) from None
 
 
-reshape_op = defop("reshape", _reshape, (_reshape_rule,), "ViewBackward0",
-                   "reshape(x, shape): the same entries in another shape", "shape", saves=False)
+reshape_op = defop(
+    "reshape",
+    _reshape,
+    (_reshape_rule,),
+    "ViewBackward0",
+    "reshape(x, shape): the same entries in another shape",
+    "shape",
+    saves=False,
+)
 _view_op = OPS["reshape"].variant("ViewBackward0")
 
 
@@ -1060,8 +1556,8 @@ def flatten(input, start_dim=0, end_dim=-1):
         return reshape(input, (1,))
     start = start_dim % len(shape)
     end = end_dim % len(shape)
-    merged = math.prod(shape[start:end + 1])
-    return reshape(input, shape[:start] + (merged,) + shape[end + 1:])
+    merged = math.prod(shape[start : end + 1])
+    return reshape(input, shape[:start] + (merged,) + shape[end + 1 :])
 
 
 def _squeeze(x, dim=None):
@@ -1074,10 +1570,36 @@ def _squeeze(x, dim=None):
     return np.squeeze(x, axis=dims) if dims else np.asarray(x)
 
 
-squeeze = defop("squeeze", _squeeze, (_reshape_rule,), "SqueezeBackward0",
-                "squeeze(x, dim=None): drop dimensions of size 1", "shape", saves=False)
-unsqueeze = defop("unsqueeze", lambda x, dim: np.expand_dims(x, dim), (_reshape_rule,), "UnsqueezeBackward0",
-                  "unsqueeze(x, dim): insert a dimension of size 1", "shape", saves=False)
+_squeeze_all = defop(
+    "squeeze",
+    _squeeze,
+    (_reshape_rule,),
+    "SqueezeBackward0",
+    "squeeze(x, dim=None): drop dimensions of size 1",
+    "shape",
+    saves=False,
+)
+_squeeze_dim = OPS["squeeze"].variant("SqueezeBackward1")
+_squeeze_dims = OPS["squeeze"].variant("SqueezeBackward2")
+
+
+def squeeze(input, dim=None):
+    """squeeze(x, dim=None): drop dimensions of size 1."""
+    if dim is None:
+        return _squeeze_all(input)
+    op = _squeeze_dim if isinstance(dim, (int, np.integer)) else _squeeze_dims
+    return op.fn(input, dim)
+
+
+unsqueeze = defop(
+    "unsqueeze",
+    lambda x, dim: np.expand_dims(x, dim),
+    (_reshape_rule,),
+    "UnsqueezeBackward0",
+    "unsqueeze(x, dim): insert a dimension of size 1",
+    "shape",
+    saves=False,
+)
 
 
 def _sum_to(g, shape, batch_dims=0):
@@ -1086,26 +1608,66 @@ def _sum_to(g, shape, batch_dims=0):
     shape = tuple(shape)
     lead = g.ndim - batch_dims - len(shape)
     axes = list(range(batch_dims, batch_dims + lead))
-    axes += [batch_dims + lead + i for i, n in enumerate(shape)
-             if n == 1 and g.shape[batch_dims + lead + i] != 1]
+    axes += [
+        batch_dims + lead + i
+        for i, n in enumerate(shape)
+        if n == 1 and g.shape[batch_dims + lead + i] != 1
+    ]
     out = np.sum(g, axis=tuple(axes), keepdims=True) if axes else g
     return out.reshape(g.shape[:batch_dims] + shape)
 
 
 def _broadcast_to(x, shape):
-    return np.broadcast_to(x, tuple(shape))
+    shape = tuple(shape)
+    try:
+        return np.broadcast_to(x, shape)
+    except ValueError:
+        old = np.shape(x)
+        if len(shape) < len(old):
+            raise ShapeError(
+                f"expand: the number of sizes provided ({len(shape)}) must be "
+                f"greater or equal to the number of dimensions in the tensor "
+                f"({len(old)})"
+            ) from None
+        k = next(k for k in range(1, len(old) + 1) if old[-k] not in (1, shape[-k]))
+        raise ShapeError(
+            f"The expanded size of the tensor ({shape[-k]}) must match the "
+            f"existing size ({old[-k]}) at non-singleton dimension "
+            f"{len(shape) - k}.  Target sizes: {list(shape)}.  Tensor sizes: "
+            f"{list(old)}"
+        ) from None
 
 
-sum_to = defop("sum_to", _sum_to,
-               (lambda g, ans, x, shape, batch_dims=0:
-                broadcast_to(g, _batch(g, ans) + tuple(np.shape(x))),),
-               "SumToSizeBackward0", "sum a broadcast gradient back to a shape (internal)",
-               "shape", saves=False)
-broadcast_to = defop("broadcast_to", _broadcast_to,
-                     (lambda g, ans, x, shape:
-                      sum_to(g, np.shape(x), g.ndim - len(tuple(shape))),),
-                     "ExpandBackward0", "broadcast_to(x, shape): repeat along new dimensions",
-                     "shape", saves=False)
+def _sum_to_rule(g, ans, x, shape, batch_dims=0):
+    # Bring back the leading dims the sum removed (as size 1), then broadcast;
+    # g is (its own batch dims) + (x's batch_dims) + shape.
+    shape = tuple(shape)
+    x_shape = tuple(np.shape(x))
+    outer = tuple(g.shape[: g.ndim - len(shape)])
+    lead = len(x_shape) - batch_dims - len(shape)
+    return broadcast_to(
+        reshape_op(g, outer + (1,) * lead + shape), outer[: len(outer) - batch_dims] + x_shape
+    )
+
+
+sum_to = defop(
+    "sum_to",
+    _sum_to,
+    (_sum_to_rule,),
+    "SumToSizeBackward0",
+    "sum a broadcast gradient back to a shape (internal)",
+    "shape",
+    saves=False,
+)
+broadcast_to = defop(
+    "broadcast_to",
+    _broadcast_to,
+    (lambda g, ans, x, shape: sum_to(g, np.shape(x), g.ndim - len(tuple(shape))),),
+    "ExpandBackward0",
+    "broadcast_to(x, shape): repeat along new dimensions",
+    "shape",
+    saves=False,
+)
 
 
 def expand(input, *sizes):
@@ -1118,7 +1680,17 @@ def expand(input, *sizes):
 
 
 def _stack(arrays, dim=0):
-    return np.stack(arrays, axis=dim)
+    try:
+        return np.stack(arrays, axis=dim)
+    except ValueError:
+        shapes = [list(np.shape(a)) for a in arrays]
+        k = next((k for k, s in enumerate(shapes) if s != shapes[0]), None)
+        if k is None:
+            raise
+        raise ShapeError(
+            f"stack expects each tensor to be equal size, but got {shapes[0]} at "
+            f"entry 0 and {shapes[k]} at entry {k}"
+        ) from None
 
 
 def _stack_rule(g, ans, xs, dim=0):
@@ -1128,7 +1700,25 @@ def _stack_rule(g, ans, xs, dim=0):
 
 
 def _cat(arrays, dim=0):
-    return np.concatenate(arrays, axis=dim)
+    try:
+        return np.concatenate(arrays, axis=dim)
+    except ValueError:
+        shapes = [np.shape(a) for a in arrays]
+        d = dim % builtins.max(len(shapes[0]), 1)
+        for k, s in enumerate(shapes[1:], 1):
+            if len(s) != len(shapes[0]):
+                raise ShapeError(
+                    f"Tensors must have same number of dimensions: got "
+                    f"{len(shapes[0])} and {len(s)}"
+                ) from None
+            bad = [i for i in range(len(s)) if i != d and s[i] != shapes[0][i]]
+            if bad:
+                raise ShapeError(
+                    f"Sizes of tensors must match except in dimension {d}. "
+                    f"Expected size {shapes[0][bad[0]]} but got size "
+                    f"{s[bad[0]]} for tensor number {k} in the list."
+                ) from None
+        raise
 
 
 def _cat_rule(g, ans, xs, dim=0):
@@ -1142,25 +1732,54 @@ def _cat_rule(g, ans, xs, dim=0):
     return tuple(out)
 
 
-stack = defop("stack", _stack, (_stack_rule,), "StackBackward0",
-              "stack([a, b, ...], dim=0): join along a new dimension", "shape",
-              saves=True, variadic=True)
-cat = defop("cat", _cat, (_cat_rule,), "CatBackward0",
-            "cat([a, b, ...], dim=0): join along an existing dimension", "shape",
-            saves=True, variadic=True)
+stack = defop(
+    "stack",
+    _stack,
+    (_stack_rule,),
+    "StackBackward0",
+    "stack([a, b, ...], dim=0): join along a new dimension",
+    "shape",
+    saves=True,
+    variadic=True,
+)
+cat = defop(
+    "cat",
+    _cat,
+    (_cat_rule,),
+    "CatBackward0",
+    "cat([a, b, ...], dim=0): join along an existing dimension",
+    "shape",
+    saves=True,
+    variadic=True,
+)
 concatenate = cat
 
 
 def to_dtype(input, dtype):
     """Cast to another dtype (differentiable between float dtypes)."""
-    return _to_op(input, dtypes.to_numpy(dtype))
+    dtype = dtypes.to_numpy(dtype)
+    if type(input) is Tensor and input._data.dtype == dtype:
+        return input  # as PyTorch: no conversion, the tensor itself
+    return _to_op(input, dtype)
 
 
-_to_op = defop("to", lambda x, dtype: np.asarray(x).astype(dtype),
-               (lambda g, ans, x, dtype: _to_op(g, np.asarray(x).dtype),),
-               "ToCopyBackward0", "cast to another dtype", "other")
-clone = defop("clone", lambda x: np.array(x, copy=True), (lambda g, ans, x: g,),
-              "CloneBackward0", "a copy", "other", saves=False)
+_to_op = defop(
+    "to",
+    lambda x, dtype: np.asarray(x).astype(dtype),
+    (lambda g, ans, x, dtype: _to_op(g, np.asarray(x).dtype),),
+    "ToCopyBackward0",
+    "cast to another dtype",
+    "other",
+)
+clone = defop(
+    "clone",
+    lambda x: np.array(x, copy=True),
+    (lambda g, ans, x: g,),
+    "CloneBackward0",
+    "a copy",
+    "other",
+    saves=False,
+)
 
 
 def detach(input):
@@ -1181,6 +1800,8 @@ def _normalize_index(index):
     for item in index:
         if type(item) is Tensor:
             item = item._data
+            if item.ndim == 0 and item.dtype.kind in "iu":
+                item = int(item)  # x[torch.tensor(1)] selects, as x[1] does
         elif isinstance(item, list):
             item = np.asarray([i._data if type(i) is Tensor else i for i in item])
         out.append(item)
@@ -1188,8 +1809,7 @@ def _normalize_index(index):
 
 
 def _is_basic(index):
-    return all(isinstance(i, (int, np.integer, slice)) or i is None or i is Ellipsis
-               for i in index)
+    return all(isinstance(i, (int, np.integer, slice)) or i is None or i is Ellipsis for i in index)
 
 
 def _getitem(x, index):
@@ -1221,15 +1841,22 @@ def _index_scatter_rule(g, ans, x, index, shape):
     return getitem_op(g, (slice(None),) * len(batch) + index)
 
 
-getitem_op = defop("getitem", _getitem, (_getitem_rule,), "IndexBackward0",
-                   "x[index]", "shape", saves=True)
+getitem_op = defop(
+    "getitem", _getitem, (_getitem_rule,), "IndexBackward0", "x[index]", "shape", saves=True
+)
 _select = OPS["getitem"].variant("SelectBackward0")
 _slice = OPS["getitem"].variant("SliceBackward0")
 _unsqueeze_index = OPS["getitem"].variant("UnsqueezeBackward0")
 _alias = OPS["getitem"].variant("AliasBackward0")
-index_scatter = defop("index_scatter", _index_scatter, (_index_scatter_rule,),
-                      "IndexPutBackward", "the gradient of x[index] (internal)", "shape",
-                      saves=False)
+index_scatter = defop(
+    "index_scatter",
+    _index_scatter,
+    (_index_scatter_rule,),
+    "IndexPutBackward",
+    "the gradient of x[index] (internal)",
+    "shape",
+    saves=False,
+)
 
 
 def getitem(input, index):
@@ -1251,9 +1878,24 @@ def getitem(input, index):
     return op(input, index)
 
 
+def _assign(out, index, value):
+    """``out[index] = value``, with PyTorch's message when the shapes do not fit."""
+    try:
+        out[index] = value
+    except ValueError:
+        selected = out[index].shape
+        if _is_basic(index):
+            _broadcast_to(value, selected)  # raises PyTorch's "expanded size" message
+        raise ShapeError(
+            f"shape mismatch: value tensor of shape {list(np.shape(value))} "
+            f"cannot be broadcast to indexing result of shape "
+            f"{list(selected)}"
+        ) from None
+
+
 def _index_put(old, value, index):
     out = np.array(old, copy=True)
-    out[index] = value
+    _assign(out, index, value)
     return out
 
 
@@ -1263,37 +1905,52 @@ def _zero_at(g, index, batch_dims):
     return out
 
 
-zero_at = defop("zero_at", _zero_at,
-                (lambda g, ans, x, index, batch_dims:
-                 zero_at(g, index, batch_dims + len(_batch(g, ans))),),
-                "ZeroAtBackward", "zero the entries at index (internal)", "shape", saves=False)
+zero_at = defop(
+    "zero_at",
+    _zero_at,
+    (lambda g, ans, x, index, batch_dims: zero_at(g, index, batch_dims + len(_batch(g, ans))),),
+    "ZeroAtBackward",
+    "zero the entries at index (internal)",
+    "shape",
+    saves=False,
+)
 
 
 def _index_put_value_rule(g, ans, old, value, index):
     return getitem_op(g, (slice(None),) * len(_batch(g, ans)) + index)
 
 
-index_put = defop("index_put", _index_put,
-                  (lambda g, ans, old, value, index: zero_at(g, index, len(_batch(g, ans))),
-                   _index_put_value_rule),
-                  "CopySlices", "x with x[index] replaced by a value", "shape", saves=True)
+index_put = defop(
+    "index_put",
+    _index_put,
+    (
+        lambda g, ans, old, value, index: zero_at(g, index, len(_batch(g, ans))),
+        _index_put_value_rule,
+    ),
+    "torch::autograd::CopySlices",
+    "x with x[index] replaced by a value",
+    "shape",
+    saves=True,
+)
+_index_put_advanced = OPS["index_put"].variant("IndexPutBackward0")
 
 
 def setitem(target, index, value):
     """``target[index] = value`` in place; differentiable, recorded as CopySlices."""
     index = _normalize_index(index)
     raw_value = value._data if type(value) is Tensor else value
-    involved = GradMode.enabled and (target.requires_grad or (
-        type(value) is Tensor and value.requires_grad))
+    involved = GradMode.enabled and (
+        target.requires_grad or (type(value) is Tensor and value.requires_grad)
+    )
     if not involved:
         try:
-            target._data[index] = raw_value
-        except (IndexError, ValueError) as err:
+            _assign(target._data, index, raw_value)
+        except IndexError as err:
             raise _forward_error(OPS["index_put"], (target._data, raw_value), err) from None
         return
     target._check_inplace()
     before = Tensor._make(target._data, target.grad_fn, target.requires_grad)
-    after = index_put(before, value, index)
+    after = (index_put if _is_basic(index) else _index_put_advanced.fn)(before, value, index)
     # Copy on write: earlier nodes keep the values they saved.
     target._data = after._data
     target.grad_fn = after.grad_fn
@@ -1327,7 +1984,9 @@ def _new(data, dtype, requires_grad):
     t = Tensor._make(data)
     if requires_grad:
         if t._data.dtype.kind not in "fc":
-            raise EngineError("Only Tensors of floating point dtype can require gradients")
+            raise EngineError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
         t.requires_grad = True
     return t
 
@@ -1357,13 +2016,18 @@ def ones(*size, dtype=None, requires_grad=False):
 def full(size, fill_value, dtype=None, requires_grad=False):
     """full((2, 3), v): a tensor filled with v."""
     size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+    if dtype is None and isinstance(fill_value, (bool, int, np.integer, np.bool_)):
+        dtype = np.bool_ if isinstance(fill_value, (bool, np.bool_)) else np.int64
     return _new(np.full(size, fill_value, dtype=_float_dtype(dtype)), dtype, requires_grad)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False):
     """eye(n): the identity matrix."""
-    return _new(np.eye(int(n), None if m is None else int(m), dtype=_float_dtype(dtype)),
-                dtype, requires_grad)
+    return _new(
+        np.eye(int(n), None if m is None else int(m), dtype=_float_dtype(dtype)),
+        dtype,
+        requires_grad,
+    )
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False):
@@ -1379,8 +2043,9 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False):
 
 def linspace(start, end, steps, dtype=None, requires_grad=False):
     """linspace(0, 1, 5): steps evenly spaced values from start to end."""
-    return _new(np.linspace(start, end, int(steps), dtype=_float_dtype(dtype)), dtype,
-                requires_grad)
+    return _new(
+        np.linspace(start, end, int(steps), dtype=_float_dtype(dtype)), dtype, requires_grad
+    )
 
 
 def rand(*size, dtype=None, requires_grad=False):
@@ -1418,14 +2083,16 @@ def full_like(input, fill_value, dtype=None, requires_grad=False):
 
 def rand_like(input, dtype=None, requires_grad=False):
     """rand_like(x): uniform random values of x's shape."""
-    return rand(*np.shape(input), dtype=dtype or np.asarray(input).dtype,
-                requires_grad=requires_grad)
+    return rand(
+        *np.shape(input), dtype=dtype or np.asarray(input).dtype, requires_grad=requires_grad
+    )
 
 
 def randn_like(input, dtype=None, requires_grad=False):
     """randn_like(x): normal random values of x's shape."""
-    return randn(*np.shape(input), dtype=dtype or np.asarray(input).dtype,
-                 requires_grad=requires_grad)
+    return randn(
+        *np.shape(input), dtype=dtype or np.asarray(input).dtype, requires_grad=requires_grad
+    )
 
 
 # ----------------------------------------------------------------------------
@@ -1474,9 +2141,38 @@ def _function(name, call=None, kind=None, op_name=None):
     return Function(name, call, doc, kind or (op.kind if op else "other"), op)
 
 
-_ELEMENTWISE = ("abs", "sign", "sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "sin",
-                "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
-                "atanh", "sigmoid", "relu", "softplus", "erf", "floor", "ceil", "round", "clamp")
+_ELEMENTWISE = (
+    "abs",
+    "reciprocal",
+    "sign",
+    "sqrt",
+    "exp",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "sigmoid",
+    "relu",
+    "softplus",
+    "erf",
+    "floor",
+    "ceil",
+    "round",
+    "clamp",
+)
 _BINARY = ("atan2", "maximum", "minimum")
 _REDUCTIONS_OPS = ("amax", "amin", "logsumexp", "norm", "var", "std", "softmax", "log_softmax")
 
@@ -1504,7 +2200,7 @@ for _name, _call, _kind, _op in (
     ("reshape", reshape, "shape", "reshape"),
     ("view", view, "shape", "reshape"),
     ("flatten", flatten, "shape", "reshape"),
-    ("squeeze", None, "shape", "squeeze"),
+    ("squeeze", squeeze, "shape", "squeeze"),
     ("unsqueeze", None, "shape", "unsqueeze"),
     ("permute", permute, "shape", "permute"),
     ("expand", expand, "shape", "broadcast_to"),
@@ -1530,13 +2226,30 @@ del _name, _call, _kind, _op
 # Tensor methods: x.sum(), x.exp(), x.view(4) ... (the math functions as methods).
 METHODS = {name: f.call for name, f in FUNCTIONS.items() if f.kind != "constructor"}
 METHODS.update(
-    pow=pow, neg=neg, add=add, sub=sub, mul=mul, div=div, matmul=matmul, clip=clamp,
+    pow=pow,
+    neg=neg,
+    add=add,
+    sub=sub,
+    mul=mul,
+    div=div,
+    matmul=matmul,
+    clip=clamp,
     to=lambda x, dtype: to_dtype(x, dtype),
     float=lambda x: to_dtype(x, dtypes.float32),
     double=lambda x: to_dtype(x, dtypes.float64),
-    clone=clone, expand_as=lambda x, other: expand(x, *np.shape(other)),
+    clone=clone,
+    expand_as=lambda x, other: expand(x, *np.shape(other)),
     view_as=lambda x, other: view(x, *np.shape(other)),
     reshape_as=lambda x, other: reshape(x, *np.shape(other)),
-    lt=lt, le=le, gt=gt, ge=ge, eq=eq, ne=ne, isnan=isnan, isinf=isinf, isfinite=isfinite,
-    diagonal=diagonal, logical_not=logical_not,
+    lt=lt,
+    le=le,
+    gt=gt,
+    ge=ge,
+    eq=eq,
+    ne=ne,
+    isnan=isnan,
+    isinf=isinf,
+    isfinite=isfinite,
+    diagonal=diagonal,
+    logical_not=logical_not,
 )

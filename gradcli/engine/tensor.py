@@ -19,6 +19,8 @@ so that extra leading dimensions of ``g`` pass through.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..errors import EngineError, GradcliTypeError
@@ -47,19 +49,43 @@ class DefaultDType:
     value = np.dtype(np.float32)
 
 
-class Node:
-    """One recorded op application: what the reverse pass needs to run its rules."""
+_NO_KWARGS = {}  # shared by the nodes of ops called without keywords
 
-    __slots__ = ("op", "parents", "saved", "ans", "params", "kwargs", "retained")
+
+class Node:
+    """One recorded op application: what the reverse pass needs to run its rules.
+
+    The parents (per input: a ``Node``, a leaf ``Tensor`` or ``None``) of an op
+    of one or two inputs live in the node's own slots ``p0``, ``p1``, not in a
+    tuple (``pn`` holds the tuple for other arities): every object a graph
+    keeps alive is one more for Python's cycle collector to walk, and on a deep
+    graph of scalar ops those walks used to cost more than the ops themselves.
+    """
+
+    __slots__ = ("op", "n", "p0", "p1", "pn", "saved", "ans", "params", "kwargs", "retained")
 
     def __init__(self, op, parents, saved, ans, params, kwargs):
         self.op = op
-        self.parents = parents
+        self.n = n = len(parents)
+        if n == 1:
+            self.p0 = parents[0]
+            self.p1 = self.pn = None
+        elif n == 2:
+            self.p0, self.p1 = parents
+            self.pn = None
+        else:
+            self.p0 = self.p1 = None
+            self.pn = parents
         self.saved = saved
         self.ans = ans
         self.params = params
-        self.kwargs = kwargs
+        self.kwargs = kwargs or _NO_KWARGS
         self.retained = None
+
+    @property
+    def parents(self) -> tuple:
+        n = self.n
+        return (self.p0,) if n == 1 else (self.p0, self.p1) if n == 2 else self.pn
 
     def name(self) -> str:
         return self.op.grad_fn
@@ -72,7 +98,12 @@ class Node:
         )
 
     def __repr__(self) -> str:
-        return f"<{self.op.grad_fn} object>"
+        return f"<{_short(self.op.grad_fn)} object>"
+
+
+def _short(grad_fn_name):
+    """A grad_fn name as PyTorch prints it: torch::autograd::CopySlices shows as CopySlices."""
+    return grad_fn_name.rpartition("::")[2]
 
 
 class AccumulateGrad:
@@ -96,7 +127,7 @@ def _as_array(value, dtype=None) -> np.ndarray:
     array = np.asarray(value)
     if dtype is not None:
         return array.astype(dtype, copy=False)
-    if array.dtype == np.float64 and not isinstance(value, np.ndarray):
+    if array.dtype == np.float64 and not isinstance(value, (np.ndarray, np.generic)):
         return array.astype(DefaultDType.value, copy=False)
     if array.dtype.kind in "iu" and array.dtype != np.int64:
         return array.astype(np.int64)
@@ -239,9 +270,7 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise EngineError(
-                f"Boolean value of Tensor with more than one value is ambiguous"
-            )
+            raise EngineError(f"Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.item())
 
     def __hash__(self):
@@ -255,7 +284,7 @@ class Tensor:
             self._data,
             dtype_suffix=dtypes.repr_suffix(self._data.dtype),
             requires_grad=self.requires_grad and self.grad_fn is None,
-            grad_fn_name=None if self.grad_fn is None else self.grad_fn.name(),
+            grad_fn_name=None if self.grad_fn is None else _short(self.grad_fn.name()),
         )
 
     __str__ = __repr__
@@ -292,8 +321,13 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad``, as ``torch.Tensor.backward``."""
-        backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph,
-                 inputs=inputs)
+        backward(
+            (self,),
+            None if gradient is None else (gradient,),
+            retain_graph,
+            create_graph,
+            inputs=inputs,
+        )
 
     # ----- in-place operations -----
     def _check_inplace(self):
@@ -319,7 +353,9 @@ class Tensor:
         # In-place arithmetic on values outside the graph (an optimizer step under
         # no_grad); a tensor in a graph gets the out-of-place result instead.
         self._check_inplace()
-        if GradMode.enabled and (self.requires_grad or (type(other) is Tensor and other.requires_grad)):
+        if GradMode.enabled and (
+            self.requires_grad or (type(other) is Tensor and other.requires_grad)
+        ):
             return op(self, other)
         value = op(self._data, other._data if type(other) is Tensor else other)
         self._data[...] = value
@@ -365,7 +401,8 @@ class Tensor:
         return ops.div(self, other)
 
     def __rtruediv__(self, other):
-        return ops.div(other, self)
+        # A number divided by a tensor, as PyTorch computes it (grad_fn MulBackward0).
+        return ops.mul(ops.reciprocal(self), other)
 
     def __pow__(self, other):
         return ops.pow(self, other)
@@ -443,8 +480,7 @@ def _sum_to(g, shape, batch_dims):
     return ops.sum_to(g, shape, batch_dims)
 
 
-def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
-                 capture_nodes=()):
+def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0, capture_nodes=()):
     """Propagate ``root_grads`` from ``roots`` to the leaves.
 
     Returns ``(leaf_grads, captured)``: ``leaf_grads`` maps ``id(leaf)`` to
@@ -463,30 +499,33 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
             _accumulate_leaf(leaf_grads, root, g)
 
     # Count, for each node, how many edges lead into it; a node runs once all have.
+    # A node's parents are read from its slots: (p0, p1) with p1 None for one input.
     pending = {}
     stack = list(node_grads)
-    seen = set(stack)
     while stack:
-        for parent in stack.pop().parents:
+        node = stack.pop()
+        for parent in (node.p0, node.p1) if node.pn is None else node.pn:
             if type(parent) is Node:
-                if parent in pending:
-                    pending[parent] += 1
-                else:
+                count = pending.get(parent)
+                if count is None:
                     pending[parent] = 1
-                    if parent not in seen:
-                        seen.add(parent)
+                    if parent not in node_grads:
                         stack.append(parent)
+                else:
+                    pending[parent] = count + 1
 
     ready = [node for node in node_grads if node not in pending]
-    capture = set(capture_nodes)
+    capture = set(capture_nodes) if capture_nodes else None
     free = not retain_graph
     while ready:
         node = ready.pop()
         g = node_grads.pop(node, None)
+        n = node.n
+        parents = (node.p0,) if n == 1 else (node.p0, node.p1) if n == 2 else node.pn
         if g is not None:
             if node.retained is not None:
                 _retain(node.retained, g, create_graph)
-            if node in capture:
+            if capture is not None and node in capture:
                 captured[node] = g
             saved = node.saved
             if saved is None:
@@ -500,31 +539,32 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
             else:
                 args = saved
                 ans = node.ans
-            input_grads = op.backward(node.parents, g, ans, args, node.params, node.kwargs)
+            input_grads = op.backward(parents, g, ans, args, node.params, node.kwargs)
+            if free and op.saves:
+                node.saved = None
         else:
             input_grads = None
-        for i, parent in enumerate(node.parents):
+        for i, parent in enumerate(parents):
             if parent is None:
                 continue
             gi = None if input_grads is None else input_grads[i]
             if gi is not None:
                 shape = saved[i].shape
-                if gi.shape[batch_dims:] != shape or gi.ndim != len(shape) + batch_dims:
-                    gi = _sum_to(gi, shape, batch_dims)
+                if batch_dims:
+                    if gi.shape[batch_dims:] != shape or gi.ndim != len(shape) + batch_dims:
+                        gi = _sum_to(gi, shape, batch_dims)
+                elif gi.shape != shape:
+                    gi = _sum_to(gi, shape, 0)
             if type(parent) is Node:
                 if gi is not None:
-                    if parent in node_grads:
-                        node_grads[parent] = node_grads[parent] + gi
-                    else:
-                        node_grads[parent] = gi
+                    prev = node_grads.get(parent)
+                    node_grads[parent] = gi if prev is None else prev + gi
                 count = pending[parent] - 1
                 pending[parent] = count
                 if count == 0:
                     ready.append(parent)
             elif gi is not None:
                 _accumulate_leaf(leaf_grads, parent, gi)
-        if free and g is not None and node.op.saves:
-            node.saved = None
     return leaf_grads, captured
 
 
@@ -563,6 +603,33 @@ def _finish_grad(g, dtype, create_graph):
     return Tensor._make(np.array(g, dtype=dtype))
 
 
+def _take_grad(entry, dtype, create_graph):
+    """The gradient in ``entry`` (a ``[leaf, grad]`` pair) as the leaf's grad; empties the entry.
+
+    An array that owns its memory and that nothing else refers to is taken as
+    it is, as PyTorch's AccumulateGrad steals an unshared gradient; any other is
+    copied by ``_finish_grad`` (two leaves may have been given the same array).
+    """
+    g = entry[1]
+    entry[1] = None
+    if (type(g) is np.ndarray and g.base is None and g.dtype == dtype
+            and g.flags.writeable and _refcount(g) <= _SOLE_REFS):
+        return Tensor._make(g)
+    return _finish_grad(g, dtype, create_graph)
+
+
+def _sole_refs():
+    # What _take_grad counts for an array held by nothing else (interpreters differ).
+    entry = [None, np.empty(1)]
+    g = entry[1]
+    entry[1] = None
+    return _refcount(g)
+
+
+_refcount = getattr(sys, "getrefcount", lambda _: 1 << 30)  # no refcounts: always copy
+_SOLE_REFS = _sole_refs()
+
+
 def _check_roots(roots, root_grads, create_graph):
     grads = []
     for i, root in enumerate(roots):
@@ -594,28 +661,50 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     """``torch.autograd.backward``: accumulate gradients into the leaves' ``.grad``."""
     if type(tensors) is Tensor:
         tensors = (tensors,)
-    if type(grad_tensors) is Tensor or (grad_tensors is not None and not isinstance(
-            grad_tensors, (list, tuple))):
+    if type(grad_tensors) is Tensor or (
+        grad_tensors is not None and not isinstance(grad_tensors, (list, tuple))
+    ):
         grad_tensors = (grad_tensors,)
     if retain_graph is None:
         retain_graph = create_graph
     grads = _check_roots(tensors, grad_tensors, create_graph)
     wanted = None
+    nonleaf = ()
     if inputs is not None:
         inputs = (inputs,) if type(inputs) is Tensor else tuple(inputs)
         wanted = {id(t) for t in inputs}
+        # A non-leaf among ``inputs`` gets its .grad too, as in PyTorch.
+        nonleaf = [t for t in inputs if t.grad_fn is not None]
     with set_grad_enabled(create_graph):
-        leaf_grads, _ = run_backward(tensors, grads, retain_graph=retain_graph,
-                                     create_graph=create_graph)
-    for leaf, g in leaf_grads.values():
+        leaf_grads, captured = run_backward(
+            tensors,
+            grads,
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            capture_nodes=[t.grad_fn for t in nonleaf],
+        )
+    for entry in leaf_grads.values():
+        leaf = entry[0]
         if wanted is not None and id(leaf) not in wanted:
             continue
-        g = _finish_grad(g, leaf._data.dtype, create_graph)
+        g = _take_grad(entry, leaf._data.dtype, create_graph)
         leaf.grad = g if leaf.grad is None else leaf.grad + g
+    for t in nonleaf:
+        g = captured.get(t.grad_fn)
+        if g is not None:
+            g = _finish_grad(g, t._data.dtype, create_graph)
+            t.grad = g if t.grad is None else t.grad + g
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, materialize_grads=False):
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    allow_unused=None,
+    materialize_grads=False,
+):
     """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs``, as a tuple."""
     outputs = (outputs,) if type(outputs) is Tensor else tuple(outputs)
     single_input = type(inputs) is Tensor
@@ -632,10 +721,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _check_roots(outputs, grad_outputs, create_graph)
     nodes = [t.grad_fn for t in inputs if t.grad_fn is not None]
     with set_grad_enabled(create_graph):
-        leaf_grads, captured = run_backward(outputs, grads, retain_graph=retain_graph,
-                                            create_graph=create_graph, capture_nodes=nodes)
+        leaf_grads, captured = run_backward(
+            outputs,
+            grads,
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            capture_nodes=nodes,
+        )
     result = []
-    for t in inputs:
+    for i, t in enumerate(inputs):
         if t.grad_fn is not None:
             g = captured.get(t.grad_fn)
         else:
@@ -644,8 +738,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if g is None:
             if not allow_unused:
                 raise EngineError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
                 )
             result.append(ops.zeros_like(t) if materialize_grads else None)
         else:
@@ -688,6 +782,12 @@ class set_grad_enabled:
 
 class _GradModeContext:
     mode = True
+
+    def __new__(cls, fn=None):
+        # ``@no_grad`` without parentheses decorates ``fn`` directly, as in PyTorch.
+        if fn is None:
+            return super().__new__(cls)
+        return cls()(fn)
 
     def __enter__(self):
         self.prev = GradMode.enabled

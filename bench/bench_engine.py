@@ -1,0 +1,228 @@
+"""gradcli's engine against PyTorch (CPU) in one process, and against hand-written NumPy.
+
+Run it with OpenBLAS left to pick its own kernel (on this machine
+``OPENBLAS_CORETYPE`` may be set to an older core type, which slows NumPy's
+BLAS calls but not PyTorch's):
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_engine.py
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_engine.py --quick
+
+The cases (float64 throughout):
+  (a) a deep scalar chain, 100,000 times ``x = sin(x) * 1.0001 + 0.1 * x``,
+      forward and backward (PyTorch: the same code on a 0-d tensor), and the
+      memory per graph node of building it (tracemalloc peak / nodes, 4 per step);
+  (b) the tutorial's ``mean(y1 - x1 @ W)`` scaled to x1: n x n, y1 and W: n x 1,
+      n = 4000, forward and backward to all three, also written by hand in
+      NumPy (forward and the three gradients): the floor for any engine on NumPy;
+  (c) ``functional.jacobian`` of ``A @ tanh(x)``, n = 300;
+  (d) ``functional.hessian`` of ``log(1 + exp(B @ x)).sum()``, n = 200.
+Each repeat runs gradcli, then PyTorch (then NumPy), alternating; the table
+shows the fastest run of each. It is a benchmark, not a test: pytest never
+collects it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import time
+import tracemalloc
+
+import numpy as np
+
+import gradcli
+from gradcli.autograd import functional as gradcli_functional
+
+TARGETS = {
+    "a": ("gradcli/torch <= 0.8", 0.8),
+    "a_mem": ("bytes per node <= 1024", 1024.0),
+    "b": ("gradcli/numpy <= 1.15", 1.15),
+    "c": ("gradcli/torch <= 1.0", 1.0),
+    "d": ("gradcli/torch <= 1.0", 1.0),
+}
+
+
+def fastest(fn, best):
+    """Run ``fn`` once (garbage of earlier runs collected first); keep the fastest time."""
+    gc.collect()
+    start = time.perf_counter()
+    fn()
+    elapsed = time.perf_counter() - start
+    return elapsed if best is None else min(best, elapsed)
+
+
+def interleaved(runners, repeats):
+    """The fastest time of each runner, running them in turn ``repeats`` times."""
+    best = dict.fromkeys(runners)
+    for _ in range(repeats):
+        for name, fn in runners.items():
+            best[name] = fastest(fn, best[name])
+    return best
+
+
+# ----- (a) a deep scalar chain -----
+
+
+def chain(m, x, steps):
+    for _ in range(steps):
+        x = m.sin(x) * 1.0001 + 0.1 * x
+    return x
+
+
+def case_a(torch, steps, repeats):
+    def run(m):
+        x = m.tensor(0.5, dtype=m.float64, requires_grad=True)
+        chain(m, x, steps).backward()
+        return x.grad
+
+    g, t = run(gradcli).item(), run(torch).item()
+    assert g == t or abs(g - t) <= 1e-12 * max(abs(g), abs(t)) or max(abs(g), abs(t)) < 1e-300
+    return interleaved({"gradcli": lambda: run(gradcli), "torch": lambda: run(torch)}, repeats)
+
+
+def memory_per_node(steps):
+    x = gradcli.tensor(0.5, dtype=gradcli.float64, requires_grad=True)
+    gc.collect()
+    tracemalloc.start()
+    y = chain(gradcli, x, steps)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del y
+    return peak / (4 * steps)
+
+
+# ----- (b) the tutorial's matrix example, scaled up -----
+
+
+def case_b(torch, n, repeats):
+    rng = np.random.default_rng(0)
+    arrays = rng.standard_normal((n, n)), rng.standard_normal((n, 1)), rng.standard_normal((n, 1))
+
+    def run(m):
+        x1, y1, w = (m.tensor(a, dtype=m.float64, requires_grad=True) for a in arrays)
+        loss = m.mean(y1 - m.matmul(x1, w))
+        loss.backward()
+        return x1.grad, y1.grad, w.grad
+
+    def by_hand():
+        x1, y1, w = arrays
+        loss = np.mean(y1 - x1 @ w)
+        g_y1 = np.full(y1.shape, 1.0 / y1.size)  # d loss / d y1
+        g_p = -g_y1  # d loss / d (x1 @ w)
+        return loss, g_p * w.T, g_y1, x1.T @ g_p  # loss, d/dx1 (an outer product), d/dy1, d/dW
+
+    expected = by_hand()[1:]
+    for got in (run(gradcli), run(torch)):
+        for a, b in zip(got, (expected[0], expected[1], expected[2])):
+            np.testing.assert_allclose(np.asarray(a.detach().numpy()), b, rtol=1e-9, atol=1e-15)
+    return interleaved({"gradcli": lambda: run(gradcli), "torch": lambda: run(torch),
+                        "numpy": by_hand}, repeats)
+
+
+# ----- (c) and (d): functional.jacobian and functional.hessian -----
+
+
+def case_c(torch, n, repeats):
+    a = np.random.default_rng(1).standard_normal((n, n))
+    x = np.random.default_rng(2).standard_normal(n)
+
+    def run(m, functional):
+        a_m, x_m = m.tensor(a, dtype=m.float64), m.tensor(x, dtype=m.float64)
+        return functional.jacobian(lambda x: a_m @ m.tanh(x), x_m)
+
+    np.testing.assert_allclose(run(gradcli, gradcli_functional).numpy(),
+                               run(torch, torch.autograd.functional).numpy(), rtol=1e-10)
+    return interleaved({"gradcli": lambda: run(gradcli, gradcli_functional),
+                        "torch": lambda: run(torch, torch.autograd.functional)}, repeats)
+
+
+def case_d(torch, n, repeats):
+    b = np.random.default_rng(3).standard_normal((n, n)) / np.sqrt(n)
+    x = np.random.default_rng(4).standard_normal(n)
+
+    def run(m, functional):
+        b_m, x_m = m.tensor(b, dtype=m.float64), m.tensor(x, dtype=m.float64)
+        return functional.hessian(lambda x: m.log(1 + m.exp(b_m @ x)).sum(), x_m)
+
+    np.testing.assert_allclose(run(gradcli, gradcli_functional).numpy(),
+                               run(torch, torch.autograd.functional).numpy(), rtol=1e-9,
+                               atol=1e-14)
+    return interleaved({"gradcli": lambda: run(gradcli, gradcli_functional),
+                        "torch": lambda: run(torch, torch.autograd.functional)}, repeats)
+
+
+# ----- the report -----
+
+
+def blas_note():
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "BLAS: threadpoolctl not installed (pip install threadpoolctl to show the kernel)"
+    infos = [i for i in threadpool_info() if i.get("user_api") == "blas"]
+    return "; ".join(f"BLAS: {i.get('internal_api')} {i.get('version')}, kernel "
+                     f"{i.get('architecture')}, {i.get('num_threads')} threads" for i in infos)
+
+
+def verdict(value, target):
+    return "met" if value <= target else "NOT met"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, few repeats")
+    parser.add_argument("--repeats", type=int, default=None, help="runs of each (default 5)")
+    args = parser.parse_args()
+    import torch
+
+    torch.set_grad_enabled(True)
+    quick = args.quick
+    repeats = args.repeats or (2 if quick else 5)
+    steps = 10_000 if quick else 100_000
+    n_b, n_c, n_d = (500, 60, 40) if quick else (4000, 300, 200)
+
+    print(f"gradcli {gradcli.__version__}, torch {torch.__version__} "
+          f"({torch.get_num_threads()} threads), numpy {np.__version__}")
+    print(blas_note())
+    for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        if var in os.environ:
+            print(f"warning: {var}={os.environ[var]} is set: run under `env -u {var}` "
+                  "(see this script's docstring)")
+    print(f"fastest of {repeats} interleaved runs{' (--quick sizes)' if quick else ''}\n")
+
+    rows = []
+    a = case_a(torch, steps, repeats)
+    mem = memory_per_node(steps)
+    rows.append((f"(a) scalar chain, {steps:,} steps", a["gradcli"], a["torch"], None,
+                 f"{a['gradcli'] / a['torch']:.2f}", "", TARGETS["a"],
+                 a["gradcli"] / a["torch"]))
+    b = case_b(torch, n_b, repeats)
+    rows.append((f"(b) mean(y1 - x1 @ W), n={n_b}", b["gradcli"], b["torch"], b["numpy"],
+                 f"{b['gradcli'] / b['torch']:.2f}",
+                 f"{b['gradcli'] / b['numpy']:.2f} / {b['torch'] / b['numpy']:.2f}",
+                 TARGETS["b"], b["gradcli"] / b["numpy"]))
+    c = case_c(torch, n_c, repeats)
+    rows.append((f"(c) jacobian A @ tanh(x), n={n_c}", c["gradcli"], c["torch"], None,
+                 f"{c['gradcli'] / c['torch']:.2f}", "", TARGETS["c"],
+                 c["gradcli"] / c["torch"]))
+    d = case_d(torch, n_d, repeats)
+    rows.append((f"(d) hessian softplus sum, n={n_d}", d["gradcli"], d["torch"], None,
+                 f"{d['gradcli'] / d['torch']:.2f}", "", TARGETS["d"],
+                 d["gradcli"] / d["torch"]))
+
+    head = (f"{'case':36} {'gradcli s':>10} {'torch s':>10} {'numpy s':>10} "
+            f"{'gc/torch':>9} {'gc/np / torch/np':>17}  target")
+    print(head)
+    print("-" * len(head))
+    for name, g, t, n, ratio, floor, (target_text, target), measured in rows:
+        numpy_time = f"{n:10.4f}" if n is not None else f"{'':10}"
+        print(f"{name:36} {g:10.4f} {t:10.4f} {numpy_time} {ratio:>9} {floor:>17}  "
+              f"{target_text}: {verdict(measured, target)}")
+    target_text, target = TARGETS["a_mem"]
+    print(f"{'(a) memory per graph node':36} {mem:10.0f} bytes{'':46}  "
+          f"{target_text}: {verdict(mem, target)}")
+
+
+if __name__ == "__main__":
+    main()

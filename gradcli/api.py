@@ -1,0 +1,559 @@
+"""The library API: what each gradcli command computes, returned as frozen results.
+
+Every function takes the program's source text, its bindings and options, and
+returns a result holding NumPy arrays; the command line only renders them::
+
+    >>> from gradcli import api
+    >>> r = api.gradient("(x+2)**2+3", {"x": 2})
+    >>> float(r.value), float(r.grad["x"])
+    (19.0, 8.0)
+
+A binding is an array-like, or a string: a constant expression (``"pi/4"``,
+``"randn(3, 2)"``) or ``"@FILE"`` (see ``gradcli.bindings``). Inputs are
+differentiated in ``wrt`` order, by default every input of the program
+(``program.inputs``); names declared ``const`` are never inputs.
+
+Every error a user can cause is a ``GradcliError``. A result that is nan or
+infinite is returned anyway, with a warning naming the first operation that
+produced it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+
+from . import bindings as _bindings
+from .errors import GradcliError
+
+DTYPES = ("float64", "float32")
+
+
+# ----------------------------------------------------------------------------
+# Results
+# ----------------------------------------------------------------------------
+
+
+#: The arrays each command adds to the value, in the order they are shown.
+SECTIONS = {
+    "eval": (),
+    "grad": ("grad",),
+    "jacobian": ("jacobian",),
+    "hessian": ("grad", "hessian"),
+    "vjp": ("vjp",),
+    "jvp": ("jvp",),
+}
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Result:
+    """What a command computed: the value where the program was evaluated, and the
+    derivatives the command asks for (the others are None). Arrays are read-only.
+    """
+
+    #: Which command: a key of ``SECTIONS``.
+    command: str
+    source: str
+    filename: str
+    value: np.ndarray
+    #: The inputs differentiated, in order.
+    inputs: tuple[str, ...]
+    #: Every input's value: the point of evaluation.
+    point: Mapping[str, np.ndarray]
+    #: One ``warning: ...`` message for each result array that is nan or infinite.
+    warnings: tuple[str, ...] = ()
+    #: ``grad[x]``: the gradient, of x's shape (grad, hessian).
+    grad: Mapping[str, np.ndarray] | None = None
+    #: ``jacobian[x]``: of shape ``value.shape + x.shape``.
+    jacobian: Mapping[str, np.ndarray] | None = None
+    #: ``hessian[x][y]``: of shape ``x.shape + y.shape``.
+    hessian: Mapping[str, Mapping[str, np.ndarray]] | None = None
+    #: ``vjp[x]``: ``grad_output`` times the Jacobian, of x's shape.
+    vjp: Mapping[str, np.ndarray] | None = None
+    grad_output: np.ndarray | None = None
+    #: The directional derivative along ``tangents``, of the value's shape.
+    jvp: np.ndarray | None = None
+    tangents: Mapping[str, np.ndarray] | None = None
+
+    @property
+    def shapes(self) -> Mapping[str, tuple[int, ...]]:
+        """The shape of every input."""
+        return MappingProxyType({name: v.shape for name, v in self.point.items()})
+
+    @property
+    def title(self) -> str:
+        """The expression, when it fits on a line, else the file it came from."""
+        text = self.source.strip()
+        if self.filename == "<expr>" or ("\n" not in text and len(text) <= 60):
+            return text
+        return self.filename
+
+    @property
+    def finite(self) -> bool:
+        """Whether every number of every result array is finite."""
+        from .render import leaves
+
+        return all(_finite(a) for _, a in leaves(self.as_tree()))
+
+    def as_tree(self) -> dict:
+        """The result arrays as nested dicts, in the order they are shown:
+        ``{"value": V, "grad": {"x": G}}``."""
+        tree = {"value": self.value}
+        for key in SECTIONS[self.command]:
+            tree[key] = _thawed(getattr(self, key))
+        return tree
+
+
+def _thawed(section):
+    if isinstance(section, Mapping):
+        return {key: _thawed(value) for key, value in section.items()}
+    return section
+
+
+# ----------------------------------------------------------------------------
+# The commands
+# ----------------------------------------------------------------------------
+
+
+def evaluate(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> Result:
+    """The program's value."""
+    import gradcli
+
+    with _session(source, bindings, (), dtype, seed, filename) as s:
+        with gradcli.no_grad():
+            value = s.run(s.leaves(()))
+        return s.result("eval", value)
+
+
+def gradient(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    wrt: Sequence[str] | None = None,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> Result:
+    """The value and the gradient of a scalar output with respect to each input."""
+    with _session(source, bindings, wrt, dtype, seed, filename) as s:
+        leaves = s.leaves(s.wrt)
+        out = s.run(leaves)
+        _require_scalar(out, "grad")
+        grads = _grads(out, {n: leaves[n] for n in s.wrt})
+        return s.result("grad", out, grad=grads)
+
+
+def jacobian(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    wrt: Sequence[str] | None = None,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> Result:
+    """The value and, for each input x, the Jacobian of shape ``value.shape + x.shape``."""
+    with _session(source, bindings, wrt, dtype, seed, filename) as s:
+        f, outputs = s.function(s.wrt)
+        if s.wrt:
+            from gradcli.autograd import functional
+
+            blocks = functional.jacobian(f, s.point(s.wrt))
+            value = outputs[0]
+        else:
+            value, blocks = f(), ()
+        jac = {n: _array(b) for n, b in zip(s.wrt, blocks)}
+        return s.result("jacobian", value, jacobian=jac)
+
+
+def hessian(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    wrt: Sequence[str] | None = None,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> Result:
+    """The value, the gradient and every block ``H[x][y]`` of the Hessian of a scalar output."""
+    with _session(source, bindings, wrt, dtype, seed, filename) as s:
+        leaves = s.leaves(s.wrt)
+        out = s.run(leaves)
+        _require_scalar(out, "hessian")
+        grads = _grads(out, {n: leaves[n] for n in s.wrt})
+        hess: dict[str, dict[str, np.ndarray]] = {}
+        if s.wrt:
+            from gradcli.autograd import functional
+
+            f, _ = s.function(s.wrt)
+            blocks = functional.hessian(f, s.point(s.wrt))
+            size = out._data.size
+            for x, row in zip(s.wrt, blocks):
+                hess[x] = {}
+                for y, block in zip(s.wrt, row):
+                    # A 1-element output of shape (1,) adds its own axes; drop them.
+                    block = _array(block)
+                    hess[x][y] = block.reshape(s.shape(x) + s.shape(y)) if size == 1 else block
+        return s.result("hessian", out, grad=grads, hessian=hess)
+
+
+def vjp(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    grad_output=None,
+    wrt: Sequence[str] | None = None,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> Result:
+    """``backward(grad_output)``: the vector-Jacobian product for each input.
+
+    ``grad_output`` has the output's shape; it may be left out for a scalar output.
+    """
+    import gradcli
+
+    with _session(source, bindings, wrt, dtype, seed, filename) as s:
+        f, outputs = s.function(s.wrt)
+        with gradcli.no_grad():
+            value = f(*s.point(s.wrt))
+        if grad_output is None:
+            if value._data.size != 1:
+                raise GradcliError(
+                    f"vjp needs --grad-output V of the output's shape {tuple(value.shape)}; "
+                    f"it can be left out only for a scalar output"
+                )
+            v = np.ones(value.shape, dtype=s.dtype)
+        else:
+            v = s.value_of("--grad-output", grad_output)
+            if v.shape != value.shape:
+                raise GradcliError(
+                    f"--grad-output has shape {v.shape}, but the output has shape "
+                    f"{tuple(value.shape)}: they must be the same"
+                )
+        products: dict[str, np.ndarray] = {}
+        if s.wrt:
+            from gradcli.autograd import functional
+
+            _, vjps = functional.vjp(f, s.point(s.wrt), gradcli.tensor(v, dtype=s.gdtype))
+            products = {n: _array(g) for n, g in zip(s.wrt, vjps)}
+        return s.result("vjp", value, vjp=products, grad_output=v)
+
+
+def jvp(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    tangents: Mapping | None = None,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> Result:
+    """The directional derivative: the Jacobian times the tangent of each named input.
+
+    Inputs without a tangent are held fixed. A tangent has its input's shape.
+    """
+    with _session(source, bindings, (), dtype, seed, filename) as s:
+        tangents = dict(tangents or {})
+        if not tangents:
+            raise GradcliError("jvp needs a direction: --tangent NAME=V for each input to move")
+        if None in tangents:
+            # --tangent V without a name: the program's only input.
+            if len(s.inputs) != 1:
+                raise GradcliError(
+                    "--tangent V names no input, but the program has "
+                    f"{len(s.inputs)} inputs: write --tangent NAME=V"
+                )
+            tangents[s.inputs[0]] = tangents.pop(None)
+        names = s.check_names(tangents, "--tangent {}")
+        s.wrt = names
+        directions = {}
+        for name in names:
+            t = s.value_of(f"the tangent of {name}", tangents[name])
+            if t.shape != s.shape(name):
+                raise GradcliError(
+                    f"the tangent of {name} has shape {t.shape}, but {name} has shape "
+                    f"{s.shape(name)}: they must be the same"
+                )
+            directions[name] = t
+        import gradcli
+        from gradcli.autograd import functional
+
+        f, _ = s.function(names)
+        value, product = functional.jvp(
+            f, s.point(names), tuple(gradcli.tensor(directions[n]) for n in names)
+        )
+        return s.result("jvp", value, jvp=_array(product), tangents=directions)
+
+
+# ----------------------------------------------------------------------------
+# One evaluation: the compiled program, its bound inputs, its options
+# ----------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _session(source, bindings, wrt, dtype, seed, filename):
+    import gradcli
+
+    if dtype not in DTYPES:
+        raise GradcliError(f"unknown dtype {dtype!r}: use float64 or float32")
+    before = gradcli.get_default_dtype()
+    gradcli.set_default_dtype(getattr(gradcli, dtype))
+    try:
+        # nan and inf are results here, reported once as warnings, not NumPy's chatter.
+        with np.errstate(all="ignore"):
+            yield _Session(source, dict(bindings or {}), wrt, dtype, seed, filename)
+    finally:
+        gradcli.set_default_dtype(before)
+
+
+class _Session:
+    """A compiled program with every input bound: what each command starts from."""
+
+    def __init__(self, source, bindings, wrt, dtype, seed, filename):
+        import gradcli
+        from gradcli.language import compile_source
+
+        self.source = source
+        self.filename = filename
+        self.seed = seed
+        self.gdtype = getattr(gradcli, dtype)
+        self.dtype = np.dtype(dtype)
+        self.program = compile_source(source, filename=filename)
+        self.inputs = tuple(self.program.inputs)
+        self.watch: list = []
+        self.values = self._bind(bindings)
+        if wrt is None:
+            self.wrt = self.inputs
+        else:
+            self.wrt = self.check_names(dict.fromkeys(wrt), "--wrt {}")
+
+    # ----- binding -----
+    def _bind(self, bindings) -> dict[str, np.ndarray]:
+        constants = tuple(self.program.constants)
+        # A const may be given another value; it is still never differentiated.
+        self.constants = {
+            name: self.value_of(f"--{name}", bindings.pop(name))
+            for name in constants
+            if name in bindings
+        }
+        self.check_names(bindings, "--{}")
+        defaults = self.program.defaults(seed=self.seed)
+        values, missing = {}, []
+        for name in self.inputs:
+            if name in bindings:
+                values[name] = self.value_of(f"--{name}", bindings[name])
+            elif name in defaults:
+                values[name] = self._cast(np.asarray(defaults[name]))
+            else:
+                missing.append(name)
+        if missing:
+            listed = ", ".join(missing)
+            hint = " ".join(f"--{n} VALUE" for n in missing)
+            raise GradcliError(
+                f"no value for {listed}: bind {'it' if len(missing) == 1 else 'them'} with {hint}"
+            )
+        return values
+
+    def check_names(self, names, option: str) -> tuple[str, ...]:
+        """``names`` in order, each an input of the program, else a did-you-mean error."""
+        for name in names:
+            if name in self.inputs:
+                continue
+            if name in tuple(self.program.constants):
+                raise GradcliError(
+                    f"{option.format(name)}: {name} is declared const: it is never differentiated"
+                )
+            raise GradcliError(f"{option.format(name)}: {_no_such_input(name, self.inputs)}")
+        return tuple(names)
+
+    def value_of(self, name: str, value) -> np.ndarray:
+        """A binding's array, in the session's dtype."""
+        if isinstance(value, str):
+            value = _bindings.parse_value(value, name=name, seed=_seed_for(self.seed, name))
+        return self._cast(np.asarray(value), name)
+
+    def _cast(self, array: np.ndarray, name: str | None = None) -> np.ndarray:
+        if array.dtype.kind in "iuf":
+            return array.astype(self.dtype)
+        if array.dtype.kind == "b":
+            return array
+        raise GradcliError(f"{name or 'a value'} is not numeric (dtype {array.dtype})")
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        return self.values[name].shape
+
+    # ----- running -----
+    def leaves(self, wrt) -> dict:
+        """A leaf tensor for every input; those in ``wrt`` require grad."""
+        import gradcli
+
+        for name in wrt:
+            if self.values[name].dtype.kind != "f":
+                raise GradcliError(f"cannot differentiate with respect to {name}: it is boolean")
+        leaves = {name: gradcli.tensor(v) for name, v in self.constants.items()}
+        for name, v in self.values.items():
+            leaves[name] = gradcli.tensor(v, requires_grad=name in wrt)
+        return leaves
+
+    def point(self, names) -> tuple:
+        """The inputs ``names`` as tensors, for ``gradcli.autograd.functional``."""
+        import gradcli
+
+        return tuple(gradcli.tensor(self.values[n]) for n in names)
+
+    def run(self, leaves):
+        """Evaluate once; the first evaluation also watches for non-finite numbers."""
+        import gradcli
+
+        # Reseeding makes every evaluation draw the same random numbers, so the
+        # several passes of a Hessian see one and the same function.
+        gradcli.manual_seed(self.seed)
+        out = self.program.run(leaves, watch_nonfinite=None if self.watch else self.watch)
+        return out if isinstance(out, gradcli.Tensor) else gradcli.tensor(out)
+
+    def function(self, names):
+        """``f(*tensors)``: the program as a function of ``names``, the other inputs fixed.
+
+        Also returns the list of outputs it produced, the first being the value.
+        """
+        fixed = self.leaves(())
+        outputs: list = []
+
+        def f(*tensors):
+            env = dict(fixed)
+            env.update(zip(names, tensors))
+            out = self.run(env)
+            outputs.append(out)
+            return out
+
+        return f, outputs
+
+    # ----- the result -----
+    def result(self, command: str, value, **fields) -> Result:
+        """The frozen result, with a warning for each result array that is not finite."""
+        from .render import leaves
+
+        value = _array(value)
+        warnings = [] if _finite(value) else [self._nonfinite_warning(value)]
+        shown = {key: fields[key] for key in SECTIONS[command]}
+        for path, array in leaves(shown):
+            if not _finite(array):
+                note = "" if warnings else " at a point where the value is finite"
+                warnings.append(f"warning: {'.'.join(path)} contains {_kinds(array)}{note}")
+        return Result(
+            command=command,
+            source=self.source,
+            filename=self.filename,
+            value=_frozen_array(value),
+            inputs=tuple(self.wrt),
+            point=_frozen(self.values),
+            warnings=tuple(warnings),
+            **{key: _frozen(section) for key, section in fields.items()},
+        )
+
+    def _nonfinite_warning(self, value) -> str:
+        head = f"warning: the value contains {_kinds(value)}"
+        if not self.watch:
+            return head
+        description, span = self.watch[0]
+        message = f"the value contains {_kinds(value)}; the first came from {description}"
+        # GradcliError.render draws the source line and caret; it says "error:".
+        rendered = GradcliError(message, span, self.source).render()
+        return "warning:" + rendered.removeprefix("error:")
+
+
+# ----------------------------------------------------------------------------
+# Helpers
+# ----------------------------------------------------------------------------
+
+
+def _require_scalar(out, command: str) -> None:
+    if out._data.size != 1:
+        raise GradcliError(
+            f"{command} needs a scalar output, but the output has shape {tuple(out.shape)}: "
+            f"use `gradcli jacobian` for the full Jacobian, or `gradcli vjp --grad-output V` "
+            f"for one vector-Jacobian product"
+        )
+
+
+def _grads(out, leaves: Mapping) -> dict[str, np.ndarray]:
+    """d(out)/d(leaf) for each named leaf; zeros for a leaf the output does not use."""
+    if not out.requires_grad:
+        return {name: np.zeros(t.shape, t._data.dtype) for name, t in leaves.items()}
+    import gradcli.autograd
+
+    found = gradcli.autograd.grad(
+        out, list(leaves.values()), allow_unused=True, materialize_grads=True
+    )
+    return {name: _array(g) for name, g in zip(leaves, found)}
+
+
+def _no_such_input(name: str, inputs: Sequence[str]) -> str:
+    import difflib
+
+    text = f"the program has no input named {name!r}"
+    close = difflib.get_close_matches(name, inputs, n=1)
+    if close:
+        text += f" (did you mean {close[0]!r}?)"
+    if inputs:
+        text += f"; its inputs are {', '.join(inputs)}"
+    else:
+        text += "; it has no inputs"
+    return text
+
+
+def _seed_for(seed: int, name: str) -> int:
+    """Each bound name draws its own random stream, fixed by ``--seed`` and the name,
+    so adding one binding never changes another's numbers."""
+    return (seed * 1_000_003 + zlib.crc32(name.encode())) % 2**32
+
+
+def _array(value) -> np.ndarray:
+    import gradcli
+
+    if isinstance(value, gradcli.Tensor):
+        return np.array(value._data)
+    return np.array(value)
+
+
+def _frozen_array(array: np.ndarray) -> np.ndarray:
+    array = np.array(array)
+    array.flags.writeable = False
+    return array
+
+
+def _frozen(section):
+    """A read-only copy: arrays not writeable, dicts (of dicts) of them proxied."""
+    if isinstance(section, Mapping):
+        return MappingProxyType({key: _frozen(value) for key, value in section.items()})
+    return _frozen_array(section)
+
+
+def _finite(array) -> bool:
+    array = np.asarray(array)
+    return array.dtype.kind not in "fc" or bool(np.isfinite(array).all())
+
+
+def _kinds(array) -> str:
+    array = np.asarray(array)
+    found = []
+    if np.isnan(array).any():
+        found.append("nan")
+    if np.isposinf(array).any():
+        found.append("inf")
+    if np.isneginf(array).any():
+        found.append("-inf")
+    return " and ".join(found)

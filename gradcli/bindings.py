@@ -1,0 +1,209 @@
+"""Values for a program's inputs, as the command line writes them.
+
+A binding is written ``--x 2``, ``--x=2`` or ``--var x=2`` (the last for names
+that clash with one of gradcli's options). Its value is any constant the
+language evaluates (``2``, ``pi/4``, ``[[1, 2], [3, 4]]``, ``randn(10, 20)``) or
+``@FILE``, read by the file's suffix:
+
+- ``.npy``: NumPy's format, always loaded with ``allow_pickle=False``;
+- ``.csv`` / ``.txt``: numbers separated by commas or whitespace, one row a line
+  (``#`` starts a comment); one row, or one column, is a vector;
+- ``.json``: a number or nested lists of numbers (``"nan"``, ``"inf"`` and
+  ``"-inf"`` as strings too, as ``--format json`` writes them).
+
+Nothing here calls ``eval``, and no file is read that the user did not name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from .errors import GradcliError
+
+FILE_SUFFIXES = (".npy", ".csv", ".txt", ".json")
+_SEPARATORS = re.compile(r"[,\s]+")
+
+
+def extract(args: Sequence[str], takes_value: Iterable[str], flags: Iterable[str]) -> list[str]:
+    """Rewrite every ``--name VALUE`` and ``--name=VALUE`` whose ``--name`` is not
+    one of the command's own options as ``--var name=VALUE``.
+
+    ``takes_value`` and ``flags`` are the command's option strings. The token after
+    a binding is its value even when it starts with ``-`` (``--x -1``). Everything
+    after ``--`` is left alone.
+    """
+    takes_value, flags = set(takes_value), set(flags)
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        token = args[i]
+        i += 1
+        if token == "--":
+            out.extend(args[i - 1 :])
+            break
+        option, eq, inline = token.partition("=")
+        if option in takes_value:
+            out.append(token)
+            if not eq and i < len(args):
+                out.append(args[i])
+                i += 1
+            continue
+        if option in flags or not token.startswith("--"):
+            out.append(token)
+            continue
+        name = option[2:]
+        if not name.isidentifier():
+            # Not a name a program can use: let Click report the unknown option.
+            out.append(token)
+            continue
+        if eq:
+            value = inline
+        elif i < len(args):
+            value = args[i]
+            i += 1
+        else:
+            raise GradcliError(f"--{name} needs a value: --{name} VALUE")
+        out.extend(["--var", f"{name}={value}"])
+    return out
+
+
+def split_assignment(text: str, option: str = "--var") -> tuple[str, str]:
+    """``"x=2"`` -> ``("x", "2")``, checking that the name is a name."""
+    name, eq, value = text.partition("=")
+    name = name.strip()
+    if not eq or not name:
+        raise GradcliError(f"{option} expects NAME=VALUE, got {text!r}")
+    if not name.isidentifier():
+        raise GradcliError(f"{option}: {name!r} is not a valid name")
+    return name, value
+
+
+def parse_value(text: str, *, name: str, seed: int | None = None) -> np.ndarray:
+    """The array a binding's text stands for. ``name`` only words error messages."""
+    stripped = text.strip()
+    if stripped.startswith("@"):
+        return load_file(stripped[1:], name=name)
+    if not stripped:
+        raise GradcliError(f"{name} has an empty value")
+    from .language import evaluate_constant
+
+    try:
+        return np.asarray(evaluate_constant(stripped, seed=seed))
+    except GradcliError as error:
+        # Keep the span: the caret then points into the value the user typed.
+        raise GradcliError(
+            f"in the value of {name}: {error.message}", error.span, error.source or stripped
+        ) from None
+
+
+def load_file(path: str, *, name: str = "value") -> np.ndarray:
+    """An array from ``.npy``, ``.csv``, ``.txt`` or ``.json``, chosen by suffix."""
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in FILE_SUFFIXES:
+        kind = f"files ending in {suffix!r}" if suffix else "files without a suffix"
+        raise GradcliError(
+            f"cannot read {name} from @{path}: {kind} are not supported; "
+            f"use .npy, .csv, .txt or .json"
+        )
+    try:
+        if suffix == ".npy":
+            array = _load_npy(path)
+        else:
+            with open(path, encoding="utf-8") as stream:
+                text = stream.read()
+            array = _parse_json(text) if suffix == ".json" else _parse_table(text)
+    except FileNotFoundError:
+        raise GradcliError(f"cannot read {name} from @{path}: no such file") from None
+    except IsADirectoryError:
+        raise GradcliError(f"cannot read {name} from @{path}: it is a directory") from None
+    except OSError as error:
+        raise GradcliError(f"cannot read {name} from @{path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise GradcliError(f"cannot read {name} from @{path}: not UTF-8 text") from None
+    except ValueError as error:
+        raise GradcliError(f"cannot read {name} from @{path}: {error}") from None
+    return array
+
+
+def _load_npy(path: str) -> np.ndarray:
+    with open(path, "rb") as stream:
+        if stream.read(6) != b"\x93NUMPY":
+            # np.load would take anything else for a pickle.
+            raise ValueError("not a valid .npy file")
+    try:
+        array = np.load(path, allow_pickle=False)
+    except ValueError as error:
+        if "allow_pickle" in str(error):
+            raise ValueError("it holds Python objects, which gradcli never unpickles") from None
+        raise ValueError("not a valid .npy file") from None
+    if array.dtype.kind not in "biuf":
+        raise ValueError(f"its dtype {array.dtype} is not numeric")
+    return array
+
+
+def _parse_table(text: str) -> np.ndarray:
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.split("#", 1)[0].strip().strip(",")
+        if not line:
+            continue
+        fields = _SEPARATORS.split(line)
+        try:
+            rows.append([float(field) for field in fields])
+        except ValueError:
+            bad = next(f for f in fields if not _is_float(f))
+            raise ValueError(f"line {number}: {bad!r} is not a number") from None
+        if len(rows[-1]) != len(rows[0]):
+            raise ValueError(
+                f"line {number} has {len(rows[-1])} numbers, but the first row has {len(rows[0])}"
+            )
+    if not rows:
+        raise ValueError("it holds no numbers")
+    array = np.array(rows, dtype=np.float64)
+    if array.shape[0] == 1 or array.shape[1] == 1:
+        return array.reshape(-1)
+    return array
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+_JSON_SPECIALS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
+
+
+def _parse_json(text: str) -> np.ndarray:
+    import json
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"invalid JSON at line {error.lineno}, column {error.colno}") from None
+    data = _json_numbers(data)
+    try:
+        return np.array(data, dtype=np.float64)
+    except ValueError:
+        raise ValueError("its nested lists are ragged (rows of different lengths)") from None
+
+
+def _json_numbers(node):
+    if isinstance(node, list):
+        return [_json_numbers(item) for item in node]
+    if isinstance(node, bool) or not isinstance(node, (int, float, str)):
+        raise ValueError(
+            "expected a number or nested lists of numbers, found "
+            f"{type(node).__name__ if node is not None else 'null'}"
+        )
+    if isinstance(node, str):
+        if node not in _JSON_SPECIALS:
+            raise ValueError(f"expected a number, found the string {node!r}")
+        return _JSON_SPECIALS[node]
+    return node

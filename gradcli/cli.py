@@ -1,0 +1,407 @@
+"""The ``gradcli`` command line: a thin Click layer over ``gradcli.api``.
+
+Each command reads its program, collects its bindings, calls one library
+function and hands the result to a renderer (``gradcli.render``). Errors are
+caught in one place, ``_Group.main``: a ``GradcliError`` or a usage error prints
+one ``error:`` message on standard error and exits 2, without a traceback
+unless ``--debug``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+import click
+
+from . import __version__, api
+from . import bindings as _bindings
+from .errors import GradcliError
+from .render import Format
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_NONFINITE = 3
+
+_NAMED = re.compile(r"\s*([^\W\d]\w*)\s*=(?!=)")
+
+
+class _Group(click.Group):
+    """The ``gradcli`` group; its ``main`` is the one place errors become exit codes."""
+
+    def list_commands(self, ctx):
+        return list(self.commands)  # as declared: eval, grad, jacobian, hessian, vjp, jvp
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        args = sys.argv[1:] if args is None else list(args)
+        debug = "--debug" in args[: args.index("--") if "--" in args else len(args)]
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            code = code if isinstance(code, int) else EXIT_OK
+        except GradcliError as error:
+            _report(debug)
+            click.echo(error.render(), err=True)
+            code = EXIT_USAGE
+        except click.ClickException as error:
+            _report(debug)
+            click.echo(f"error: {_lower_first(error.format_message())}", err=True)
+            if isinstance(error, click.UsageError) and error.ctx is not None:
+                click.echo(f"(see '{error.ctx.command_path} --help')", err=True)
+            code = error.exit_code
+        except click.Abort:
+            click.echo("error: aborted", err=True)
+            code = EXIT_INTERNAL
+        except BrokenPipeError:
+            # The reader (head, a closed pager) stopped reading: not an error of ours.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            code = EXIT_INTERNAL
+        except Exception as error:
+            if debug:
+                raise
+            click.echo(
+                f"error: internal error ({type(error).__name__}: {error}); "
+                "rerun with --debug for a traceback",
+                err=True,
+            )
+            code = EXIT_INTERNAL
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+def _lower_first(message: str) -> str:
+    """Click's "No such option" as gradcli writes messages: "error: no such option"."""
+    if message[:1].isupper() and message[1:2].islower():
+        return message[0].lower() + message[1:]
+    return message
+
+
+def _report(debug: bool) -> None:
+    if debug:
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+
+
+class _Command(click.Command):
+    """A command whose unknown ``--name VALUE`` options bind program inputs.
+
+    Before Click parses the arguments, every ``--name VALUE`` or ``--name=VALUE``
+    that is not one of the command's options becomes ``--var name=VALUE``, so
+    bindings may come before or after SOURCE and their values may start with
+    ``-`` (``--x -1``).
+    """
+
+    def parse_args(self, ctx, args):
+        takes_value, flags = set(), set()
+        for param in self.get_params(ctx):
+            if isinstance(param, click.Option):
+                names = [*param.opts, *param.secondary_opts]
+                (flags if param.is_flag or param.count else takes_value).update(names)
+        return super().parse_args(ctx, _bindings.extract(args, takes_value, flags))
+
+
+# ----------------------------------------------------------------------------
+# Options shared by every command
+# ----------------------------------------------------------------------------
+
+_EPILOG = """\b
+SOURCE is an expression, or a program file when it names an existing file
+(program files end in .grad); -f FILE forces a file and - reads standard input.
+\b
+Bind inputs with --NAME VALUE, --NAME=VALUE or --var NAME=VALUE (for names
+that clash with an option). A VALUE is a constant (2, -1.5e3, pi/4, [2, 3],
+randn(10, 20), linspace(0, 1, 5)) or @FILE (.npy, .csv, .txt, .json).
+\b
+Exit status: 0 success, 2 bad input, 3 a non-finite result under --strict."""
+
+_SHARED_OPTIONS = [
+    click.argument("source", required=False),
+    click.option(
+        "-f",
+        "--file",
+        metavar="FILE",
+        help="Read the program from FILE ('-' for standard input).",
+    ),
+    click.option(
+        "--var",
+        "var",
+        multiple=True,
+        metavar="NAME=VALUE",
+        help="Bind an input (repeatable); the same as --NAME VALUE.",
+    ),
+    click.option(
+        "--seed",
+        type=int,
+        default=0,
+        show_default=True,
+        help="Seed of randn/rand in values and programs.",
+    ),
+    click.option(
+        "--dtype",
+        type=click.Choice(api.DTYPES),
+        default="float64",
+        show_default=True,
+        help="Floating-point type of the computation.",
+    ),
+    click.option(
+        "--format",
+        "fmt",
+        type=click.Choice([f.value for f in Format]),
+        help="Output format [default: table on a terminal, plain otherwise].",
+    ),
+    click.option(
+        "--precision",
+        type=click.IntRange(min=1),
+        metavar="N",
+        help="Significant digits printed [default: 6 in tables, all in plain and json].",
+    ),
+    click.option("-o", "--output", metavar="FILE.npz", help="Also save every result array."),
+    click.option("--strict", is_flag=True, help="Exit 3 when a result is nan or infinite."),
+    click.option("--debug", is_flag=True, help="Show tracebacks of errors."),
+]
+
+_WRT = click.option(
+    "--wrt",
+    multiple=True,
+    metavar="X,Y",
+    help="The inputs to differentiate with respect to [default: all].",
+)
+
+
+def _command(group, name, *extra_options):
+    """Subcommand ``name`` of ``group``, with the shared options and ``extra_options``."""
+
+    def decorate(function):
+        for option in reversed([*_SHARED_OPTIONS[:1], *extra_options, *_SHARED_OPTIONS[1:]]):
+            function = option(function)
+        return group.command(name, cls=_Command, epilog=_EPILOG)(function)
+
+    return decorate
+
+
+# ----------------------------------------------------------------------------
+# The commands
+# ----------------------------------------------------------------------------
+
+
+@click.group("gradcli", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="gradcli", message="%(prog)s %(version)s")
+def cli():
+    """gradcli: values, gradients, Jacobians and Hessians of math expressions
+    and small programs, by reverse-mode automatic differentiation.
+
+    \b
+    Example:
+      $ gradcli grad "(x+2)**2+3" --x 2
+      value 19
+      grad.x 8
+
+    Run 'gradcli COMMAND --help' for each command's options and examples.
+    """
+
+
+@_command(cli, "eval")
+def eval_command(source, **options):
+    """The value of SOURCE.
+
+    \b
+    Examples:
+      $ gradcli eval "x**2 + 2*x + 1" --x 2
+      value 9
+      $ gradcli eval "linspace(0, 1, 5)**2" --format json
+      {"value": [0, 0.0625, 0.25, 0.5625, 1]}
+    """
+    return _run(api.evaluate, source, options)
+
+
+@_command(cli, "grad", _WRT)
+def grad_command(source, wrt, **options):
+    """The value and the gradient of a scalar output with respect to every
+    input (or those named by --wrt).
+
+    \b
+    Examples:
+      $ gradcli grad "(x+2)**2+3" --x 2
+      value 19
+      grad.x 8
+      $ gradcli grad "sum(w * x)" --w "[1, 2]" --x "[3, 4]" --wrt w --format json
+      {"value": 11, "grad": {"w": [3, 4]}}
+    """
+    return _run(api.gradient, source, options, wrt=_names(wrt))
+
+
+@_command(cli, "jacobian", _WRT)
+def jacobian_command(source, wrt, **options):
+    """The value and, for each input x, the Jacobian of shape
+    output.shape + x.shape.
+
+    \b
+    Example:
+      $ gradcli jacobian "x**2 + 2*x + 1" --x "[2, 3]"
+      value 9 16
+      jacobian.x 6 0 0 8
+    """
+    return _run(api.jacobian, source, options, wrt=_names(wrt))
+
+
+@_command(cli, "hessian", _WRT)
+def hessian_command(source, wrt, **options):
+    """The value, the gradient and every Hessian block H[x][y] of a scalar
+    output.
+
+    \b
+    Example:
+      $ gradcli hessian "x**3 * y" --x 2 --y 3
+      value 24
+      grad.x 36
+      grad.y 8
+      hessian.x.x 36
+      hessian.x.y 12
+      hessian.y.x 12
+      hessian.y.y 0
+    """
+    return _run(api.hessian, source, options, wrt=_names(wrt))
+
+
+@_command(
+    cli,
+    "vjp",
+    _WRT,
+    click.option(
+        "--grad-output",
+        "grad_output",
+        metavar="V",
+        help="The vector v of v^T J, of the output's shape (may be left out for a scalar).",
+    ),
+)
+def vjp_command(source, wrt, grad_output, **options):
+    """The vector-Jacobian product v^T J for each input: PyTorch's
+    output.backward(V).
+
+    \b
+    Example:
+      $ gradcli vjp "k = zeros_like(x); k[0] = x[0]**2 + 3*x[1]; k[1] = 2*x[0] + x[1]**2; k" \\
+          --x "[2, 3]" --grad-output "[1, 0]"
+      value 13 13
+      vjp.x 4 3
+    """
+    return _run(api.vjp, source, options, wrt=_names(wrt), grad_output=grad_output)
+
+
+@_command(
+    cli,
+    "jvp",
+    click.option(
+        "--tangent",
+        multiple=True,
+        metavar="X=V",
+        help="The direction of input X (repeatable; just V when there is one input).",
+    ),
+)
+def jvp_command(source, tangent, **options):
+    """The Jacobian-vector product J t: the directional derivative along the
+    tangents; inputs without one are held fixed.
+
+    \b
+    Example:
+      $ gradcli jvp "x**2 + y" --x "[1, 2]" --y 3 --tangent x=[1, 1]
+      value 4 7
+      jvp 2 4
+    """
+    return _run(api.jvp, source, options, tangents=_tangents(tangent))
+
+
+# ----------------------------------------------------------------------------
+# From arguments to a library call, and its result to the output
+# ----------------------------------------------------------------------------
+
+
+def _run(compute, source, options, **arguments) -> int:
+    from .render import render, write_npz
+
+    text, filename = _read_source(source, options["file"])
+    output = options["output"]
+    if output is not None and not output.endswith(".npz"):
+        raise GradcliError(f"--output {output}: the file name must end in .npz")
+    result = compute(
+        text,
+        _bind(options["var"]),
+        dtype=options["dtype"],
+        seed=options["seed"],
+        filename=filename,
+        **arguments,
+    )
+    fmt = options["fmt"] or (Format.TABLE if _stdout_is_terminal() else Format.PLAIN)
+    render(result, Format(fmt), sys.stdout, options["precision"])
+    if output is not None:
+        write_npz(result, output)
+    for warning in result.warnings:
+        click.echo(warning, err=True)
+    return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
+
+
+def _stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+def _read_source(source: str | None, file: str | None) -> tuple[str, str]:
+    """The program's text and the file name its errors name."""
+    if source is not None and file is not None:
+        raise click.UsageError("give SOURCE or -f FILE, not both")
+    if source is None and file is None:
+        raise click.UsageError(
+            "missing SOURCE: an expression, a program file, or - for standard input"
+        )
+    path = file if file is not None else source
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    if file is None and not os.path.isfile(path):
+        return source, "<expr>"
+    try:
+        with open(path, encoding="utf-8") as stream:
+            return stream.read(), path
+    except FileNotFoundError:
+        raise GradcliError(f"cannot read {path}: no such file") from None
+    except IsADirectoryError:
+        raise GradcliError(f"cannot read {path}: it is a directory") from None
+    except UnicodeDecodeError:
+        raise GradcliError(f"cannot read {path}: not UTF-8 text") from None
+    except OSError as error:
+        raise GradcliError(f"cannot read {path}: {error.strerror}") from None
+
+
+def _bind(assignments) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for assignment in assignments:
+        name, value = _bindings.split_assignment(assignment)
+        if name in values:
+            raise GradcliError(f"--{name} is given twice")
+        values[name] = value
+    return values
+
+
+def _names(options) -> tuple[str, ...] | None:
+    """``--wrt x,y --wrt z`` -> ``("x", "y", "z")``; None when not given."""
+    names = tuple(n.strip() for option in options for n in option.split(",") if n.strip())
+    return names or None
+
+
+def _tangents(options) -> dict[str | None, str]:
+    """``--tangent x=V`` -> ``{"x": "V"}``; a lone ``--tangent V`` -> ``{None: "V"}``."""
+    tangents: dict[str | None, str] = {}
+    for option in options:
+        named = _NAMED.match(option)
+        name, value = (named.group(1), option[named.end() :]) if named else (None, option)
+        if name in tangents:
+            raise GradcliError(f"--tangent {name or 'V'} is given twice")
+        tangents[name] = value
+    return tangents
+
+
+def main() -> None:
+    """The console script ``gradcli``."""
+    cli.main()

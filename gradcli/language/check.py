@@ -1,0 +1,368 @@
+"""Static checks of a parsed program, before anything is computed.
+
+One pass over the statements in order finds every mistake that does not depend
+on values: unknown functions and methods, wrong numbers of arguments, keywords
+a function does not take, assignment to a constant, use of a name before its
+assignment, a function calling itself. It also classifies the names: *inputs*
+(assigned a constant expression, or free) that commands differentiate with
+respect to, *free* inputs that need a value from outside, and ``const`` names.
+
+Expressions are visited with the iterative ``ir.walk``, so no check recurses.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import dataclass, field
+
+from ..engine.ops import FUNCTIONS
+from ..errors import GradcliError, GradcliTypeError, Span
+from . import ir
+
+BUILTIN_CONSTANTS = {
+    "pi": math.pi,
+    "e": math.e,
+    "inf": math.inf,
+    "nan": math.nan,
+    "True": 1,
+    "False": 0,
+}
+#: Attributes that are not calls; everything else after a dot must be a method call.
+ATTRIBUTES = ("T",)
+
+# Parameters of the engine's Python callables that the language does not expose.
+_HIDDEN_PARAMETERS = frozenset(
+    {"out", "where", "casting", "order", "dtype", "subok", "signature", "requires_grad"}
+)
+
+
+def suggest(name: str, candidates) -> str:
+    """`` (did you mean 'sin'?)`` for the closest candidate, or the empty string."""
+    import difflib
+
+    matches = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    return f" (did you mean '{matches[0]}'?)" if matches else ""
+
+
+# ----------------------------------------------------------------------------
+# Signatures as the language sees them
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Which arguments a function takes: positionally in order, by keyword, how many needed."""
+
+    name: str
+    positional: tuple[str, ...]
+    required: int
+    variadic: str | None = None
+    keywords: frozenset[str] = field(default_factory=frozenset)
+    aliases: tuple[tuple[str, str], ...] = ()
+
+    def canonical(self, keyword: str) -> str:
+        """The parameter a keyword names: ``axis=`` is ``dim=`` (and the reverse), as in NumPy."""
+        return dict(self.aliases).get(keyword, keyword)
+
+    def count(self) -> str:
+        n, most = self.required, len(self.positional)
+        if self.variadic is not None:
+            text = f"at least {n}"
+        elif n == most:
+            text = str(n)
+        else:
+            text = f"{n} to {most}"
+        return text + (" argument" if text == "1" else " arguments")
+
+
+_SIGNATURES: dict[str, Signature] = {}
+
+
+def builtin_signature(name: str) -> Signature:
+    """The language's signature of the engine function ``name`` (from its Python signature)."""
+    sig = _SIGNATURES.get(name)
+    if sig is None:
+        sig = _SIGNATURES[name] = _from_python(name, FUNCTIONS[name].signature)
+    return sig
+
+
+def _from_python(name: str, signature: inspect.Signature) -> Signature:
+    positional, keywords, required, variadic = [], set(), 0, None
+    params = [p for p in signature.parameters.values() if p.name not in _HIDDEN_PARAMETERS]
+    names = {p.name for p in params}
+    if "dim" in names:  # sum(x, dim=0, *, axis=None): axis is a spelling of dim
+        params = [p for p in params if p.name != "axis"]
+    for p in params:
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            positional.append(p.name)
+            if p.default is p.empty:
+                required = len(positional)
+        elif p.kind == p.VAR_POSITIONAL:
+            variadic = p.name
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            keywords.add(p.name)
+    aliases = []
+    if "dim" in keywords:
+        aliases.append(("axis", "dim"))
+    elif "axis" in keywords:
+        aliases.append(("dim", "axis"))
+    if "keepdim" in keywords:
+        aliases.append(("keepdims", "keepdim"))
+    return Signature(
+        name, tuple(positional), required, variadic, frozenset(keywords), tuple(aliases)
+    )
+
+
+def user_signature(node: ir.FuncDef) -> Signature:
+    return Signature(node.name, node.params, len(node.params), None, frozenset(node.params))
+
+
+def bind(sig: Signature, n_args: int, keywords, span: Span) -> None:
+    """Raise unless ``n_args`` positional arguments and ``keywords`` fit ``sig``."""
+    if n_args > len(sig.positional) and sig.variadic is None:
+        raise _arity_error(sig, n_args + len(keywords), span)
+    filled = set(sig.positional[:n_args])
+    for keyword in keywords:
+        name = sig.canonical(keyword.name)
+        if name not in sig.keywords:
+            hint = suggest(keyword.name, sig.keywords | {a for a, _ in sig.aliases})
+            raise GradcliTypeError(
+                f"{sig.name} does not take the keyword '{keyword.name}'{hint}", keyword.span
+            )
+        if name in filled:
+            raise GradcliTypeError(f"{sig.name} got two values for '{name}'", keyword.span)
+        filled.add(name)
+    if any(p not in filled for p in sig.positional[: sig.required]):
+        raise _arity_error(sig, n_args + len(keywords), span)
+
+
+def _arity_error(sig: Signature, given: int, span: Span) -> GradcliError:
+    was = "was" if given == 1 else "were"
+    return GradcliTypeError(
+        f"wrong number of arguments: {sig.name} takes {sig.count()} but {given} {was} given",
+        span,
+    )
+
+
+def name_span(span: Span, name: str) -> Span:
+    """The span of the name at the start of ``span`` (a call's function name)."""
+    return Span(span.line, span.column, span.line, span.column + len(name) - 1)
+
+
+# ----------------------------------------------------------------------------
+# The pass over a program
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What the checker learned about a program's names."""
+
+    inputs: tuple[str, ...]
+    free: tuple[str, ...]
+    constants: tuple[str, ...]
+    #: For each input with a value in the program, the statement that assigns it.
+    input_statements: dict[str, int]
+    #: Where each free name is first used (for "unknown name" errors).
+    free_spans: dict[str, Span]
+    #: The statement whose value is the program's result.
+    result: int
+
+
+def check(program: ir.Program) -> Analysis:
+    """Check ``program``; raise the first GradcliError in source order."""
+    return _Checker(program).run()
+
+
+class _Checker:
+    def __init__(self, program: ir.Program):
+        self.program = program
+        self.assigned_somewhere = {
+            s.name for s in program.statements if isinstance(s, (ir.Assign, ir.ConstDecl))
+        }
+        self.defined: set[str] = set()
+        self.constants: dict[str, None] = {}
+        self.functions: dict[str, ir.FuncDef] = {}
+        self.function_globals: dict[str, frozenset[str]] = {}
+        self.function_names = {s.name for s in program.statements if isinstance(s, ir.FuncDef)}
+        self.inputs: dict[str, None] = {}
+        self.input_statements: dict[str, int] = {}
+        self.free_spans: dict[str, Span] = {}
+
+    def run(self) -> Analysis:
+        result = None
+        for i, statement in enumerate(self.program.statements):
+            self.statement(i, statement)
+            if not isinstance(statement, ir.FuncDef):
+                result = i
+        if result is None:
+            last = self.program.statements[-1]
+            raise GradcliError(
+                "the program only defines functions: add an expression to compute", last.span
+            )
+        return Analysis(
+            inputs=tuple(self.inputs),
+            free=tuple(n for n in self.inputs if n in self.free_spans),
+            constants=tuple(self.constants),
+            input_statements=self.input_statements,
+            free_spans=self.free_spans,
+            result=result,
+        )
+
+    # ----- statements -----
+
+    def statement(self, i: int, node) -> None:
+        if isinstance(node, ir.Assign):
+            self.expression(node.value)
+            self.assignable(node.name, node.span)
+            if node.name not in self.defined and not self.global_names(node.value):
+                self.inputs[node.name] = None
+                self.input_statements[node.name] = i
+            self.defined.add(node.name)
+        elif isinstance(node, ir.IndexAssign):
+            self.assignable(node.name, node.span)
+            self.use(ir.Name(node.name, name_span(node.span, node.name)), frozenset())
+            for sub in node.subscripts:
+                self.expression(sub)
+            self.expression(node.value)
+        elif isinstance(node, ir.FuncDef):
+            self.function_definition(node)
+        elif isinstance(node, ir.ConstDecl):
+            self.expression(node.value)
+            if node.name in BUILTIN_CONSTANTS:
+                raise GradcliError(f"'{node.name}' is a built-in constant already", node.span)
+            if node.name in self.defined:
+                raise GradcliError(
+                    f"'{node.name}' is already assigned: it cannot become const", node.span
+                )
+            self.constant_value(node)
+            self.constants[node.name] = None
+            self.defined.add(node.name)
+        else:
+            self.expression(node)
+
+    def constant_value(self, node: ir.ConstDecl) -> None:
+        variables = self.global_names(node.value)
+        for item in ir.walk(node.value):
+            if isinstance(item, ir.Name) and item.id in variables:
+                used, span = item.id, item.span
+            elif (
+                isinstance(item, ir.Call)
+                and self.function_globals.get(item.func, set()) & variables
+            ):
+                used = sorted(self.function_globals[item.func] & variables)[0]
+                span = name_span(item.span, item.func)
+            else:
+                continue
+            raise GradcliError(
+                f"const '{node.name}' must not depend on '{used}', which is not a constant", span
+            )
+
+    def assignable(self, name: str, span: Span) -> None:
+        if name in BUILTIN_CONSTANTS:
+            raise GradcliError(f"cannot assign to the built-in constant '{name}'", span)
+        if name in self.constants:
+            raise GradcliError(f"cannot assign to '{name}': it is declared const", span)
+
+    def function_definition(self, node: ir.FuncDef) -> None:
+        if node.name in FUNCTIONS:
+            raise GradcliError(
+                f"cannot redefine the built-in function '{node.name}'",
+                name_span(node.span, node.name),
+            )
+        seen = set()
+        for param, span in zip(node.params, node.param_spans):
+            if param in BUILTIN_CONSTANTS:
+                raise GradcliError(f"the constant '{param}' cannot be a parameter", span)
+            if param in seen:
+                raise GradcliError(f"parameter '{param}' appears twice", span)
+            seen.add(param)
+        params = frozenset(node.params)
+        self.expression(node.body, params, node.name)
+        self.function_globals[node.name] = frozenset(self.global_names(node.body, params))
+        self.functions[node.name] = node
+
+    # ----- expressions -----
+
+    def expression(self, expr, params=frozenset(), function: str | None = None) -> None:
+        for node in ir.walk(expr):
+            if isinstance(node, ir.Name):
+                self.use(node, params)
+            elif isinstance(node, ir.Call):
+                self.call(node, params, function)
+            elif isinstance(node, ir.Method):
+                self.method(node)
+            elif isinstance(node, ir.Attr):
+                self.attribute(node)
+
+    def is_variable(self, name: str, params) -> bool:
+        """Whether ``name`` is an input or a computed variable (not a constant)."""
+        return name not in params and name not in BUILTIN_CONSTANTS and name not in self.constants
+
+    def use(self, node: ir.Name, params) -> None:
+        name = node.id
+        if name in params or name in BUILTIN_CONSTANTS or name in self.defined:
+            return
+        if name in self.assigned_somewhere:
+            raise GradcliError(f"'{name}' is used before it is assigned", node.span)
+        if name not in self.inputs:
+            self.inputs[name] = None
+            self.free_spans[name] = node.span
+
+    def call(self, node: ir.Call, params, function: str | None) -> None:
+        span = name_span(node.span, node.func)
+        if node.func == function:
+            raise GradcliError(
+                f"function '{function}' calls itself: recursion is not supported", span
+            )
+        if node.func in self.functions:
+            bind(user_signature(self.functions[node.func]), len(node.args), node.keywords, span)
+        elif node.func in FUNCTIONS:
+            bind(builtin_signature(node.func), len(node.args), node.keywords, span)
+        elif node.func in self.function_names:
+            raise GradcliError(f"function '{node.func}' is used before it is defined", span)
+        elif node.func in params or node.func in self.defined or node.func in self.inputs:
+            raise GradcliError(
+                f"'{node.func}' is not a function: to multiply, write {node.func}*(...)", span
+            )
+        else:
+            hint = suggest(node.func, [*FUNCTIONS, *self.functions])
+            raise GradcliError(f"unknown function '{node.func}'{hint}", span)
+
+    def method(self, node: ir.Method) -> None:
+        if not is_method(node.name):
+            raise _attribute_error(node.name, node.name_span, called=True)
+        sig = builtin_signature(node.name)
+        bind(sig, 1 + len(node.args), node.keywords, node.name_span)
+
+    def attribute(self, node: ir.Attr) -> None:
+        if node.name not in ATTRIBUTES:
+            raise _attribute_error(node.name, node.name_span, called=False)
+
+    def global_names(self, expr, params=frozenset()) -> set[str]:
+        """The non-constant names ``expr`` reads, through the user functions it calls."""
+        names = set()
+        for node in ir.walk(expr):
+            if isinstance(node, ir.Name) and self.is_variable(node.id, params):
+                names.add(node.id)
+            elif isinstance(node, ir.Call) and node.func in self.function_globals:
+                names |= self.function_globals[node.func]
+        return names
+
+
+def is_method(name: str) -> bool:
+    """Whether ``x.name(...)`` is allowed: the engine's functions, but no constructors."""
+    function = FUNCTIONS.get(name)
+    return function is not None and (function.kind != "constructor" or name.endswith("_like"))
+
+
+def _attribute_error(name: str, span: Span, called: bool) -> GradcliError:
+    if name.startswith("_"):
+        return GradcliError(f"attribute '{name}' is not accessible", span)
+    if not called and is_method(name):
+        return GradcliError(f"'{name}' is a method: write .{name}()", span)
+    if called and name in ATTRIBUTES:
+        return GradcliError(f"'{name}' is not a method: write .{name} without brackets", span)
+    methods = [n for n in FUNCTIONS if is_method(n)] + list(ATTRIBUTES)
+    return GradcliError(f"unknown method '{name}'{suggest(name, methods)}", span)

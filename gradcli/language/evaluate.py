@@ -1,0 +1,357 @@
+"""Evaluation of checked IR on the autograd engine.
+
+Names bind to Tensors; every operator and call goes to the engine, so the
+result carries a graph the commands differentiate. Number literals stay Python
+numbers until an operator needs a tensor (so ``x**2`` records PyTorch's
+``PowBackward0``, not the tensor-exponent form), and become tensors of the
+default dtype. A list literal is ``stack`` of its entries, so its entries may
+be differentiable expressions. Comparisons give 0/1 in the default dtype with
+no gradient.
+
+An engine error raised while evaluating a node gets that node's span: a binary
+operator's error points at the operator, a call's at the function name, an
+indexing error at the subscripts.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..engine import ops
+from ..engine.ops import FUNCTIONS
+from ..engine.tensor import DefaultDType, Tensor, no_grad
+from ..errors import GradcliError, GradcliIndexError, GradcliTypeError, Span
+from . import ir
+from .check import BUILTIN_CONSTANTS, builtin_signature, name_span, suggest
+
+_OPERATORS = {
+    "add": operator.add,
+    "sub": operator.sub,
+    "mul": operator.mul,
+    "div": operator.truediv,
+    "matmul": operator.matmul,
+    "pow": operator.pow,
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
+    "eq": operator.eq,
+    "ne": operator.ne,
+}
+_UNARY = {"neg": operator.neg, "pos": operator.pos}
+
+# How call arguments are adapted to the engine's Python callables, by parameter name.
+_INT_PARAMETERS = frozenset(
+    {"dim", "axis", "dim0", "dim1", "start_dim", "end_dim", "decimals", "steps", "n", "m"}
+)
+_SHAPE_PARAMETERS = frozenset({"size", "shape", "sizes", "dims"})
+_BOOL_PARAMETERS = frozenset({"keepdim", "unbiased"})
+_SEQUENCE_PARAMETERS = frozenset({"arrays", "tensors"})
+# Functions whose integer results are indices, kept as integers so they can index.
+_INDEX_RESULTS = frozenset({"argmax", "argmin"})
+# Plain numbers to the engine (no gradient flows to them): a tensor given there is read out.
+_NUMBER_PARAMETERS = frozenset(
+    {"min", "max", "beta", "threshold", "fill_value", "start", "end", "step", "correction"}
+)
+
+
+def default_dtype() -> np.dtype:
+    return DefaultDType.value
+
+
+def as_tensor(value) -> Tensor:
+    """``value`` as a Tensor; Python numbers become 0-d tensors of the default dtype."""
+    if type(value) is Tensor:
+        return value
+    if isinstance(value, (int, float)):
+        return ops.tensor(float(value))
+    array = np.asarray(value)
+    if array.dtype.kind == "f":
+        array = array.astype(default_dtype())
+    return ops.tensor(array)
+
+
+def is_nonfinite(value) -> bool:
+    array = np.asarray(value)
+    return array.dtype.kind in "fc" and not np.isfinite(array).all()
+
+
+def _number(value: float) -> int | float:
+    """A literal's Python value: integral literals are ints (sizes, axes, indices)."""
+    return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
+
+
+class Evaluator:
+    """Runs one program once: a fresh environment and a fresh graph."""
+
+    def __init__(self, watch: list | None = None):
+        self.env: dict[str, Tensor] = {}
+        self.functions: dict[str, ir.FuncDef] = {}
+        self.locals: dict[str, object] = {}
+        self.watch = watch
+        self.watched = False
+
+    # ----- applying an engine operation, with its span and the non-finite watch -----
+
+    def apply(self, description: str, span: Span, fn, *args, **kwargs):
+        try:
+            result = fn(*args, **kwargs)
+        except GradcliError as err:
+            if err.span is None:
+                err.span = span
+            raise
+        except (ArithmeticError, LookupError, TypeError, ValueError) as err:
+            kind = GradcliIndexError if isinstance(err, LookupError) else GradcliTypeError
+            raise kind(f"{description}: {err}", span) from None
+        if self.watch is not None and not self.watched and is_nonfinite(result):
+            operands = [*args, *kwargs.values()]
+            if not any(is_nonfinite(a) for a in operands if not isinstance(a, (list, tuple))):
+                self.watch.append((description, span))
+                self.watched = True
+        return result
+
+    # ----- statements -----
+
+    def statement(self, node, input_value=None):
+        """Run one statement; returns its value (None for a function definition)."""
+        if isinstance(node, ir.Assign):
+            value = input_value if input_value is not None else as_tensor(self.evaluate(node.value))
+            self.env[node.name] = value
+            return value
+        if isinstance(node, ir.ConstDecl):
+            if input_value is not None:
+                value = input_value.detach()
+            else:
+                with no_grad():
+                    value = as_tensor(self.evaluate(node.value)).detach()
+            self.env[node.name] = value
+            return value
+        if isinstance(node, ir.IndexAssign):
+            # Value semantics: the old tensor (maybe a leaf, maybe saved by the graph) is
+            # left untouched; the name now holds a copy with the slice replaced (CopySlices).
+            span = name_span(node.span, node.name)
+            target = self.apply("clone", span, ops.clone, as_tensor(self.name(node.name, span)))
+            key = self.subscripts(node.subscripts)
+            value = self.evaluate(node.value)
+            self.apply(
+                "setitem",
+                _subscripts_span(node.subscripts, span),
+                operator.setitem,
+                target,
+                key,
+                value,
+            )
+            self.env[node.name] = target
+            return target
+        if isinstance(node, ir.FuncDef):
+            self.functions[node.name] = node
+            return None
+        return self.evaluate(node)
+
+    # ----- expressions -----
+
+    def evaluate(self, node):
+        return getattr(self, type(node).__name__)(node)
+
+    def name(self, name: str, span: Span):
+        if name in self.locals:
+            return self.locals[name]
+        if name in self.env:
+            return self.env[name]
+        if name in BUILTIN_CONSTANTS:
+            return BUILTIN_CONSTANTS[name]
+        known = [*self.env, *self.locals, *BUILTIN_CONSTANTS]
+        raise GradcliError(f"unknown name '{name}'{suggest(name, known)}", span)
+
+    def Num(self, node: ir.Num):
+        return _number(node.value)
+
+    def Name(self, node: ir.Name):
+        return self.name(node.id, node.span)
+
+    def UnaryOp(self, node: ir.UnaryOp):
+        value = self.evaluate(node.operand)
+        if type(value) is not Tensor:
+            return _UNARY[node.op](value)
+        return self.apply(node.op, node.span, _UNARY[node.op], value)
+
+    def BinOp(self, node: ir.BinOp):
+        left, right = self.evaluate(node.left), self.evaluate(node.right)
+        if type(left) is not Tensor and type(right) is not Tensor:
+            left = as_tensor(left)
+        return self.apply(node.op, node.op_span, _OPERATORS[node.op], left, right)
+
+    def Chain(self, node: ir.Chain):
+        value = self.evaluate(node.first)
+        for op, operand, span in zip(node.ops, node.rest, node.op_spans):
+            right = self.evaluate(operand)
+            if type(value) is not Tensor and type(right) is not Tensor:
+                value = as_tensor(value)
+            value = self.apply(op, span, _OPERATORS[op], value, right)
+        return value
+
+    def Compare(self, node: ir.Compare):
+        left = as_tensor(self.evaluate(node.first))
+        result = None
+        with no_grad():
+            for op, operand, span in zip(node.ops, node.rest, node.op_spans):
+                right = self.evaluate(operand)
+                holds = self.apply(op, span, _OPERATORS[op], left, right)
+                result = (
+                    holds
+                    if result is None
+                    else self.apply("and", span, operator.and_, result, holds)
+                )
+                left = as_tensor(right)
+        return ops.to_dtype(result, default_dtype())
+
+    def Call(self, node: ir.Call):
+        span = name_span(node.span, node.func)
+        function = self.functions.get(node.func)
+        if function is not None:
+            return self.call_user(function, node, span)
+        return self.call_builtin(node.func, node.args, node.keywords, span)
+
+    def Method(self, node: ir.Method):
+        receiver = self.evaluate(node.obj)
+        return self.call_builtin(node.name, node.args, node.keywords, node.name_span, receiver)
+
+    def Attr(self, node: ir.Attr):
+        value = as_tensor(self.evaluate(node.obj))
+        return self.apply(node.name, node.name_span, getattr, value, node.name)
+
+    def Index(self, node: ir.Index):
+        value = as_tensor(self.evaluate(node.obj))
+        key = self.subscripts(node.subscripts)
+        span = _subscripts_span(node.subscripts, node.span)
+        return self.apply("index", span, operator.getitem, value, key)
+
+    def ListLit(self, node: ir.ListLit):
+        items = [self.evaluate(item) for item in node.items]
+        shapes = [np.shape(item) for item in items]
+        for item, shape in zip(node.items, shapes):
+            if shape != shapes[0]:
+                raise GradcliError(
+                    f"ragged list: an entry of shape {shape} among entries of shape {shapes[0]}",
+                    item.span,
+                )
+        if all(type(item) is not Tensor for item in items):
+            return ops.tensor(np.array(items, dtype=default_dtype()).reshape(len(items)))
+        tensors = [as_tensor(item) for item in items]
+        return self.apply("stack", node.span, ops.stack, tensors)
+
+    # ----- indexing -----
+
+    def subscripts(self, subscripts):
+        key = tuple(self.subscript(s) for s in subscripts)
+        return key[0] if len(key) == 1 else key
+
+    def subscript(self, node):
+        if isinstance(node, ir.Slice):
+            parts = (node.start, node.stop, node.step)
+            return slice(*(None if p is None else self.integer(p, "index") for p in parts))
+        if isinstance(node, ir.Compare):  # x[x > 0]: a mask
+            return np.asarray(self.evaluate(node)) != 0
+        value = self.evaluate(node)
+        if type(value) is Tensor and value.ndim > 0:
+            return _integers(np.asarray(value), "index", node.span)
+        return _integer(value, "index", node.span)
+
+    def integer(self, node, what: str) -> int:
+        return _integer(self.evaluate(node), what, node.span)
+
+    # ----- calls -----
+
+    def call_user(self, function: ir.FuncDef, node: ir.Call, span: Span):
+        values = dict(zip(function.params, (self.evaluate(a) for a in node.args)))
+        values.update((k.name, self.evaluate(k.value)) for k in node.keywords)
+        saved, self.locals = self.locals, values
+        try:
+            return self.evaluate(function.body)
+        finally:
+            self.locals = saved
+
+    def call_builtin(self, name: str, arg_nodes, keyword_nodes, span: Span, receiver=None):
+        function = FUNCTIONS[name]
+        sig = builtin_signature(name)
+        nodes = [None, *arg_nodes] if receiver is not None else list(arg_nodes)
+        params = list(sig.positional)
+        params += [sig.variadic] * max(0, len(nodes) - len(params))
+        args, spans = [], {}
+        for i, (param, arg) in enumerate(zip(params, nodes)):
+            value = receiver if arg is None else self.argument(param, arg)
+            if i == 0 and function.kind != "constructor" and param not in _SEQUENCE_PARAMETERS:
+                value = as_tensor(value)
+            spans[param] = span if arg is None else arg.span
+            args.append(self.adapt(param, value, spans[param]))
+        kwargs = {}
+        for keyword in keyword_nodes:
+            param = sig.canonical(keyword.name)
+            spans[param] = keyword.value.span
+            kwargs[param] = self.adapt(param, self.argument(param, keyword.value), spans[param])
+        # An axis out of range is the axis argument's fault.
+        dim_span = spans.get("dim", spans.get("axis", span))
+        try:
+            result = self.apply(name, span, function.call, *args, **kwargs)
+        except GradcliIndexError as err:
+            if err.span is span:
+                err.span = dim_span
+            raise
+        if isinstance(result, tuple):  # max(x, dim=0) gives (values, indices): the values
+            result = result[0]
+        if type(result) is not Tensor:
+            result = as_tensor(result)
+        if name not in _INDEX_RESULTS and np.asarray(result).dtype.kind not in "fc":
+            result = ops.to_dtype(result, default_dtype())
+        return result
+
+    def argument(self, param: str, node):
+        if param in _SEQUENCE_PARAMETERS and isinstance(node, ir.ListLit):
+            return [as_tensor(self.evaluate(item)) for item in node.items]
+        return self.evaluate(node)
+
+    def adapt(self, param: str, value, span: Span):
+        """``value`` in the form the engine's parameter ``param`` takes."""
+        if param in _INT_PARAMETERS:
+            if type(value) is Tensor and value.ndim > 0:
+                return tuple(_integers(np.asarray(value), param, span).tolist())
+            return _integer(value, param, span)
+        if param in _SHAPE_PARAMETERS:
+            if type(value) is Tensor and value.ndim > 0:
+                return tuple(_integers(np.asarray(value), param, span).tolist())
+            return _integer(value, "size", span)
+        if param in _BOOL_PARAMETERS:
+            return bool(np.asarray(value))
+        if param in _NUMBER_PARAMETERS and type(value) is Tensor:
+            array = np.asarray(value.detach())
+            return array.item() if array.ndim == 0 else array
+        return value
+
+
+def _integer(value, what: str, span: Span) -> int:
+    array = np.asarray(value)
+    if array.ndim != 0:
+        raise GradcliTypeError(f"{what} must be a single integer, not shape {array.shape}", span)
+    number = array.item()
+    if isinstance(number, bool) or not float(number).is_integer():
+        raise GradcliTypeError(f"{what} must be an integer, not {number}", span)
+    return int(number)
+
+
+def _integers(array: np.ndarray, what: str, span: Span) -> np.ndarray:
+    if array.dtype.kind in "iu":
+        return array
+    if array.dtype.kind == "b":
+        return array
+    if not np.all(np.isfinite(array)) or not np.all(array == np.round(array)):
+        raise GradcliTypeError(f"{what} must hold integers", span)
+    return array.astype(np.int64)
+
+
+def _subscripts_span(subscripts, fallback: Span) -> Span:
+    if not subscripts:
+        return fallback
+    first, last = subscripts[0].span, subscripts[-1].span
+    return Span(first.line, first.column, last.end_line, last.end_column)

@@ -1,0 +1,427 @@
+"""The IR of the gradcli language: small immutable nodes, and a printer back to source.
+
+The parser (parser.py) builds these nodes, the checker (check.py) validates them
+and the evaluator (evaluate.py) runs them on the autograd engine. Every node
+carries a ``span`` (where it came from) that is left out of equality, so two
+parses of the same program in different layouts compare equal.
+
+A run of same-precedence left-associative operators is one flat ``Chain``
+(``a + b - c`` is ``Chain(a, ("add", "sub"), (b, c))``), so that a 10,000-term
+sum is one node deep. ``**`` is a ``BinOp``; comparisons chain as in Python
+(``a < b < c`` means ``a < b and b < c``) and form a ``Compare``.
+
+This module imports neither Lark nor NumPy.
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from ..errors import Span
+
+#: How deeply expressions may nest (brackets, calls, operators), documented in the README.
+#: The parser rejects deeper programs, so the recursive walks below stay bounded.
+NESTING_LIMIT = 500
+# Recursive walks over IR use at most this many Python frames per level of nesting.
+_FRAMES_PER_LEVEL = 6
+_RECURSION_FLOOR = NESTING_LIMIT * _FRAMES_PER_LEVEL + 1000
+
+
+@contextmanager
+def deep_recursion():
+    """Let a recursive walk reach ``NESTING_LIMIT`` levels: raise Python's recursion limit
+    (1000 by default) to a bounded floor while it runs."""
+    old = sys.getrecursionlimit()
+    if old < _RECURSION_FLOOR:
+        sys.setrecursionlimit(_RECURSION_FLOOR)
+    try:
+        yield
+    finally:
+        if old < _RECURSION_FLOOR:
+            sys.setrecursionlimit(old)
+
+#: Operator spellings, by the op names the IR uses.
+BINARY_SYMBOLS = {
+    "add": "+",
+    "sub": "-",
+    "mul": "*",
+    "div": "/",
+    "matmul": "@",
+    "pow": "**",
+    "lt": "<",
+    "le": "<=",
+    "gt": ">",
+    "ge": ">=",
+    "eq": "==",
+    "ne": "!=",
+}
+UNARY_SYMBOLS = {"neg": "-", "pos": "+"}
+#: Which ops share a precedence level (and so may share one Chain).
+CHAIN_LEVELS = {"add": 2, "sub": 2, "mul": 3, "div": 3, "matmul": 3}
+COMPARE_OPS = ("lt", "le", "gt", "ge", "eq", "ne")
+
+_NO_SPAN = Span(0, 0)
+
+
+def _span() -> Span:
+    return field(default=_NO_SPAN, compare=False, repr=False)
+
+
+# ----------------------------------------------------------------------------
+# Expressions
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Num:
+    """A number literal; the parser only makes non-negative ones (``-2`` is a UnaryOp)."""
+
+    value: float
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Name:
+    """A variable, a function parameter, or a built-in constant (pi, e, inf, nan)."""
+
+    id: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class UnaryOp:
+    """``-x`` (op "neg") or ``+x`` (op "pos")."""
+
+    op: str
+    operand: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BinOp:
+    """``left ** right`` (op "pow"), the one right-associative operator."""
+
+    op: str
+    left: Expr
+    right: Expr
+    span: Span = _span()
+    op_span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Chain:
+    """``first op[0] rest[0] op[1] rest[1] ...`` evaluated left to right.
+
+    All ops are of one precedence level: add/sub, or mul/div/matmul.
+    """
+
+    first: Expr
+    ops: tuple[str, ...]
+    rest: tuple[Expr, ...]
+    span: Span = _span()
+    op_spans: tuple[Span, ...] = _span()
+
+
+@dataclass(frozen=True)
+class Compare:
+    """``first < rest[0] <= rest[1] ...``: 1 where every comparison holds, else 0."""
+
+    first: Expr
+    ops: tuple[str, ...]
+    rest: tuple[Expr, ...]
+    span: Span = _span()
+    op_spans: tuple[Span, ...] = _span()
+
+
+@dataclass(frozen=True)
+class Keyword:
+    """``name=value`` in a call."""
+
+    name: str
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Call:
+    """``func(args..., keywords...)``: a built-in or a user function."""
+
+    func: str
+    args: tuple[Expr, ...] = ()
+    keywords: tuple[Keyword, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Method:
+    """``obj.name(args...)``: the function ``name`` with ``obj`` as first argument."""
+
+    obj: Expr
+    name: str
+    args: tuple[Expr, ...] = ()
+    keywords: tuple[Keyword, ...] = ()
+    span: Span = _span()
+    name_span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Attr:
+    """``obj.name`` without a call; only ``x.T`` exists."""
+
+    obj: Expr
+    name: str
+    span: Span = _span()
+    name_span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Slice:
+    """``start:stop:step`` inside brackets; absent parts are None."""
+
+    start: Expr | None = None
+    stop: Expr | None = None
+    step: Expr | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Index:
+    """``obj[i, j:k, ...]``."""
+
+    obj: Expr
+    subscripts: tuple[Expr | Slice, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ListLit:
+    """``[a, b, ...]``: a vector, or a matrix when the items are lists."""
+
+    items: tuple[Expr, ...]
+    span: Span = _span()
+
+
+Expr = Num | Name | UnaryOp | BinOp | Chain | Compare | Call | Method | Attr | Index | ListLit
+
+
+# ----------------------------------------------------------------------------
+# Statements
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Assign:
+    """``name = value``."""
+
+    name: str
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class IndexAssign:
+    """``name[subscripts] = value`` (differentiable: the engine's CopySlices)."""
+
+    name: str
+    subscripts: tuple[Expr | Slice, ...]
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class FuncDef:
+    """``name(params) = body``: a user function."""
+
+    name: str
+    params: tuple[str, ...]
+    body: Expr
+    span: Span = _span()
+    param_spans: tuple[Span, ...] = _span()
+
+
+@dataclass(frozen=True)
+class ConstDecl:
+    """``const name = value``: a constant, never differentiated."""
+
+    name: str
+    value: Expr
+    span: Span = _span()
+
+
+Stmt = Expr | Assign | IndexAssign | FuncDef | ConstDecl
+
+
+@dataclass(frozen=True)
+class Program:
+    """Statements in source order."""
+
+    statements: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+Node = Stmt | Keyword | Slice | Program
+
+
+def children(node: Node) -> tuple[Node, ...]:
+    """The direct sub-nodes of ``node``, in source order."""
+    if isinstance(node, (Num, Name)):
+        return ()
+    if isinstance(node, UnaryOp):
+        return (node.operand,)
+    if isinstance(node, BinOp):
+        return (node.left, node.right)
+    if isinstance(node, (Chain, Compare)):
+        return (node.first, *node.rest)
+    if isinstance(node, Call):
+        return (*node.args, *node.keywords)
+    if isinstance(node, Method):
+        return (node.obj, *node.args, *node.keywords)
+    if isinstance(node, Attr):
+        return (node.obj,)
+    if isinstance(node, Index):
+        return (node.obj, *node.subscripts)
+    if isinstance(node, Slice):
+        return tuple(part for part in (node.start, node.stop, node.step) if part is not None)
+    if isinstance(node, ListLit):
+        return node.items
+    if isinstance(node, (Keyword, Assign, ConstDecl)):
+        return (node.value,)
+    if isinstance(node, IndexAssign):
+        return (*node.subscripts, node.value)
+    if isinstance(node, FuncDef):
+        return (node.body,)
+    if isinstance(node, Program):
+        return node.statements
+    raise TypeError(f"not an IR node: {node!r}")
+
+
+def walk(node: Node):
+    """Every node under ``node`` (itself included), parents before children, iteratively."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        yield item
+        stack.extend(reversed(children(item)))
+
+
+# ----------------------------------------------------------------------------
+# Printing back to source
+# ----------------------------------------------------------------------------
+
+# Binding strength of each kind of expression; an operand weaker than its slot needs brackets.
+_COMPARE, _SUM, _PRODUCT, _UNARY, _POWER, _POSTFIX, _ATOM = range(1, 8)
+
+
+def _level(node: Expr) -> int:
+    if isinstance(node, Compare):
+        return _COMPARE
+    if isinstance(node, Chain):
+        return CHAIN_LEVELS[node.ops[0]]
+    if isinstance(node, UnaryOp):
+        return _UNARY
+    if isinstance(node, BinOp):
+        return _POWER
+    if isinstance(node, (Call, Method, Attr, Index)):
+        return _POSTFIX
+    return _ATOM
+
+
+def _number(value: float) -> str:
+    if value == int(value) and abs(value) < 1e16:
+        return str(int(value))
+    return repr(value)
+
+
+def to_source(node: Node) -> str:
+    """Source text for ``node`` with the fewest brackets that parse back to the same IR."""
+    with deep_recursion():
+        return _Printer().show(node)
+
+
+class _Printer:
+    def show(self, node: Node) -> str:
+        return getattr(self, type(node).__name__)(node)
+
+    def operand(self, node: Expr, weakest: int) -> str:
+        """``node`` printed in a slot that takes expressions binding at least ``weakest``."""
+        text = self.show(node)
+        return text if _level(node) >= weakest else f"({text})"
+
+    def arguments(self, args, keywords) -> str:
+        return ", ".join([self.show(a) for a in args] + [self.show(k) for k in keywords])
+
+    # A chain's operands are one level stronger than the chain: a nested chain of the
+    # same level keeps its brackets, or it would parse back flattened.
+    def Num(self, node: Num) -> str:
+        return _number(node.value) if node.value >= 0 else f"({_number(node.value)})"
+
+    def Name(self, node: Name) -> str:
+        return node.id
+
+    def UnaryOp(self, node: UnaryOp) -> str:
+        return UNARY_SYMBOLS[node.op] + self.operand(node.operand, _UNARY)
+
+    def BinOp(self, node: BinOp) -> str:
+        left = self.operand(node.left, _POSTFIX)
+        return f"{left} {BINARY_SYMBOLS[node.op]} {self.operand(node.right, _UNARY)}"
+
+    def Chain(self, node: Chain) -> str:
+        strength = CHAIN_LEVELS[node.ops[0]] + 1
+        parts = [self.operand(node.first, strength)]
+        for op, operand in zip(node.ops, node.rest):
+            parts += [BINARY_SYMBOLS[op], self.operand(operand, strength)]
+        return " ".join(parts)
+
+    def Compare(self, node: Compare) -> str:
+        parts = [self.operand(node.first, _SUM)]
+        for op, operand in zip(node.ops, node.rest):
+            parts += [BINARY_SYMBOLS[op], self.operand(operand, _SUM)]
+        return " ".join(parts)
+
+    def Keyword(self, node: Keyword) -> str:
+        return f"{node.name}={self.show(node.value)}"
+
+    def Call(self, node: Call) -> str:
+        return f"{node.func}({self.arguments(node.args, node.keywords)})"
+
+    def _receiver(self, node: Expr) -> str:
+        # `2.T` would lex as the number `2.` followed by `T`.
+        if isinstance(node, Num):
+            return f"({self.show(node)})"
+        return self.operand(node, _POSTFIX)
+
+    def Method(self, node: Method) -> str:
+        args = self.arguments(node.args, node.keywords)
+        return f"{self._receiver(node.obj)}.{node.name}({args})"
+
+    def Attr(self, node: Attr) -> str:
+        return f"{self._receiver(node.obj)}.{node.name}"
+
+    def Slice(self, node: Slice) -> str:
+        text = ":".join("" if p is None else self.show(p) for p in (node.start, node.stop))
+        return text if node.step is None else f"{text}:{self.show(node.step)}"
+
+    def Index(self, node: Index) -> str:
+        subscripts = ", ".join(self.show(s) for s in node.subscripts)
+        return f"{self._receiver(node.obj)}[{subscripts}]"
+
+    def ListLit(self, node: ListLit) -> str:
+        return "[" + ", ".join(self.show(item) for item in node.items) + "]"
+
+    def Assign(self, node: Assign) -> str:
+        return f"{node.name} = {self.show(node.value)}"
+
+    def IndexAssign(self, node: IndexAssign) -> str:
+        subscripts = ", ".join(self.show(s) for s in node.subscripts)
+        return f"{node.name}[{subscripts}] = {self.show(node.value)}"
+
+    def FuncDef(self, node: FuncDef) -> str:
+        return f"{node.name}({', '.join(node.params)}) = {self.show(node.body)}"
+
+    def ConstDecl(self, node: ConstDecl) -> str:
+        return f"const {node.name} = {self.show(node.value)}"
+
+    def Program(self, node: Program) -> str:
+        return "\n".join(self.show(s) for s in node.statements)

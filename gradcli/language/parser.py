@@ -1,0 +1,307 @@
+"""Source text to IR: the generated LALR parser plus a builder that makes IR nodes.
+
+The parser is the standalone one generated from ``grammar/gradcli.lark`` by
+``scripts/gen_parser.py`` (so Lark itself is not imported at run time); it is
+built once per process, on first use. The builder runs inside the parser, one
+call per reduction, so no parse tree is built and no walk recurses: a
+10,000-term sum or 10,000 nested brackets parse in a loop.
+
+Lark's errors never leave this module: they become ``GradcliError`` with the
+span of the offending token. The parse result is guaranteed to be nested at
+most ``NESTING_LIMIT`` levels deep, which bounds the recursion of every later
+walk over the IR (checker, evaluator, printer).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import GradcliError, Span
+from . import _standalone_parser as _lark
+from . import ir
+from .ir import NESTING_LIMIT
+
+
+BINARY_OPS = {v: k for k, v in ir.BINARY_SYMBOLS.items()} | {"^": "pow"}
+UNARY_OPS = {v: k for k, v in ir.UNARY_SYMBOLS.items()}
+
+
+def token_span(token) -> Span:
+    """The span of a Lark token (Lark's end column is exclusive, a Span's inclusive)."""
+    return Span(token.line, token.column, token.end_line, token.end_column - 1)
+
+
+def _join(first: Span, last: Span) -> Span:
+    return Span(first.line, first.column, last.end_line, last.end_column)
+
+
+# ----------------------------------------------------------------------------
+# The builder: one method per `-> alias` in the grammar
+# ----------------------------------------------------------------------------
+
+
+def _arguments(items) -> tuple[tuple, tuple]:
+    args, keywords = [], []
+    for item in items:
+        if isinstance(item, ir.Keyword):
+            keywords.append(item)
+        elif keywords:
+            raise GradcliError("positional argument after a keyword argument", item.span)
+        else:
+            args.append(item)
+    return tuple(args), tuple(keywords)
+
+
+@_lark.v_args(inline=True)
+class _Builder(_lark.Transformer):
+    def num(self, token):
+        return ir.Num(float(token), token_span(token))
+
+    def name(self, token):
+        return ir.Name(str(token), token_span(token))
+
+    def unary_op(self, op, operand):
+        return ir.UnaryOp(UNARY_OPS[op], operand, _join(token_span(op), operand.span))
+
+    def bin_op(self, left, op, right):
+        span = _join(left.span, right.span)
+        return ir.BinOp(BINARY_OPS[op], left, right, span, token_span(op))
+
+    def chain(self, first, *rest):
+        ops, operands = rest[0::2], rest[1::2]
+        span = _join(first.span, operands[-1].span)
+        op_spans = tuple(map(token_span, ops))
+        return ir.Chain(first, tuple(BINARY_OPS[o] for o in ops), operands, span, op_spans)
+
+    def compare(self, first, *rest):
+        ops, operands = rest[0::2], rest[1::2]
+        span = _join(first.span, operands[-1].span)
+        op_spans = tuple(map(token_span, ops))
+        return ir.Compare(first, tuple(BINARY_OPS[o] for o in ops), operands, span, op_spans)
+
+    def keyword(self, name, value):
+        return ir.Keyword(str(name), value, token_span(name))
+
+    def call(self, name, _lpar, *rest):
+        args, keywords = _arguments(rest[:-1])
+        return ir.Call(str(name), args, keywords, _join(token_span(name), token_span(rest[-1])))
+
+    def method(self, obj, name, _lpar, *rest):
+        args, keywords = _arguments(rest[:-1])
+        span = _join(obj.span, token_span(rest[-1]))
+        return ir.Method(obj, str(name), args, keywords, span, token_span(name))
+
+    def attr(self, obj, name):
+        return ir.Attr(obj, str(name), _join(obj.span, token_span(name)), token_span(name))
+
+    def index(self, obj, _lsqb, *rest):
+        return ir.Index(obj, rest[:-1], _join(obj.span, token_span(rest[-1])))
+
+    def slice(self, *items):
+        parts: list = [None]
+        for item in items:
+            if isinstance(item, _lark.Token):  # a colon starts the next part
+                parts.append(None)
+            else:
+                parts[-1] = item
+        spans = [token_span(i) if isinstance(i, _lark.Token) else i.span for i in items]
+        return ir.Slice(*parts, span=_join(spans[0], spans[-1]))
+
+    def list_lit(self, lsqb, *rest):
+        return ir.ListLit(rest[:-1], _join(token_span(lsqb), token_span(rest[-1])))
+
+    def assign(self, target, value):
+        if isinstance(target, ir.Name):
+            return ir.Assign(target.id, value, target.span)
+        if isinstance(target, ir.Index) and isinstance(target.obj, ir.Name):
+            return ir.IndexAssign(target.obj.id, target.subscripts, value, target.span)
+        if isinstance(target, ir.Call):
+            for arg in (*target.args, *target.keywords):
+                if not isinstance(arg, ir.Name):
+                    raise GradcliError(
+                        "a function definition's parameters must be plain names", arg.span
+                    )
+            params = tuple(a.id for a in target.args)
+            spans = tuple(a.span for a in target.args)
+            return ir.FuncDef(target.func, params, value, target.span, spans)
+        if isinstance(target, ir.Index):
+            raise GradcliError(
+                "cannot assign to a nested index: write name[i, j] = ...", target.span
+            )
+        raise GradcliError(
+            "cannot assign to this: assign to a name (x = ...), an element (x[0] = ...)"
+            " or define a function (f(x) = ...)",
+            target.span,
+        )
+
+    def const_decl(self, name, value):
+        return ir.ConstDecl(str(name), value, token_span(name))
+
+    def program(self, *statements):
+        return ir.Program(statements, Span(1, 1))
+
+
+# ----------------------------------------------------------------------------
+# Between the lexer and the parser: brackets and the recent tokens
+# ----------------------------------------------------------------------------
+
+_OPENERS = {"LPAR": ")", "LSQB": "]"}
+_CLOSERS = {"RPAR", "RSQB"}
+
+
+class _Brackets:
+    """Drops newlines inside brackets (a matrix may span lines) and remembers, for
+    error messages, the open brackets and the last two tokens.
+
+    Its state belongs to the parse in progress: parsing is not thread-safe.
+    """
+
+    always_accept = ()
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.open: list = []
+        self.previous = None
+        self.current = None
+        self.after_newline = False  # whether a dropped newline came just before `current`
+
+    def process(self, stream):
+        self.reset()
+        newline = False
+        for token in stream:
+            kind = token.type
+            if kind == "_SEP" and self.open and ";" not in token:
+                newline = True
+                continue
+            self.after_newline, newline = newline, False
+            if kind in _OPENERS:
+                self.open.append(token)
+            elif kind in _CLOSERS and self.open and _OPENERS[self.open[-1].type] == token:
+                self.open.pop()
+            self.previous, self.current = self.current, token
+            yield token
+
+
+# ----------------------------------------------------------------------------
+# Lark's errors as GradcliErrors
+# ----------------------------------------------------------------------------
+
+_OPERATOR_TOKENS = {"ADD_OP", "MUL_OP", "POW", "COMPARE", "EQUAL", "COMMA", "DOT", "COLON"}
+
+
+def _describe(token) -> str:
+    if token.type == "$END":
+        return "end of input"
+    if token.type == "_SEP":
+        return "';'" if ";" in token else "end of line"
+    if token.type == "NAME":
+        return f"name '{token}'"
+    if token.type == "NUMBER":
+        return f"number '{token}'"
+    return f"'{token}'"
+
+
+def _implicit_product(left, right) -> str | None:
+    """``2*x`` for the tokens ``2`` and ``x`` written side by side, or None."""
+    texts = {"NUMBER": str, "NAME": str, "RPAR": lambda t: "(...)", "RSQB": lambda t: "[...]"}
+    if left.type not in texts or right.type not in ("NUMBER", "NAME", "LPAR"):
+        return None
+    if left.type == right.type == "NUMBER":  # 1.5.3 is a typo, not a product
+        return None
+    right_text = "(...)" if right.type == "LPAR" else str(right)
+    return f"{texts[left.type](left)}*{right_text}"
+
+
+def _end_span(token) -> Span:
+    """The position just after ``token`` (where something is missing)."""
+    if token is None:
+        return Span(1, 1)
+    return Span(token.end_line, token.end_column)
+
+
+def _syntax_error(err, brackets: _Brackets) -> GradcliError:
+    if isinstance(err, _lark.UnexpectedCharacters):
+        return GradcliError(f"unknown character {err.char!r}", Span(err.line, err.column))
+    token = err.token
+    previous = brackets.previous if brackets.current is token else brackets.current
+    if token.type == "$END":
+        last = brackets.current
+        if brackets.open:
+            opener = brackets.open[-1]
+            return GradcliError(f"'{opener}' is never closed", token_span(opener))
+        message = "unexpected end of input"
+        if last is not None and last.type in _OPERATOR_TOKENS | {"LPAR", "LSQB"}:
+            message += f" after '{last}'"
+        return GradcliError(message, _end_span(last))
+    if brackets.open and brackets.current is token and brackets.after_newline:
+        # The statement on the next line is not a continuation: the bracket is the mistake.
+        opener = brackets.open[-1]
+        return GradcliError(f"'{opener}' is never closed", token_span(opener))
+    span = token_span(token)
+    if token.type == "_SEP":  # the caret goes where the line ends
+        span = Span(token.line, token.column)
+    product = _implicit_product(previous, token) if previous is not None else None
+    if product is not None and "MUL_OP" in err.expected:
+        return GradcliError(f"implicit multiplication: write {product}", span)
+    message = f"unexpected {_describe(token)}"
+    if token.type in _CLOSERS and brackets.open:
+        opener = brackets.open[-1]
+        message += f": '{opener}' at {opener.line}:{opener.column} is not closed"
+    elif previous is not None and previous.type in _OPERATOR_TOKENS:
+        message += f" after '{previous}'"
+    return GradcliError(message, span)
+
+
+# ----------------------------------------------------------------------------
+# Parsing
+# ----------------------------------------------------------------------------
+
+
+def grammar_path() -> Path:
+    """The grammar file: shipped in the package as ``gradcli/grammar/gradcli.lark`` (see
+    pyproject.toml), or ``grammar/gradcli.lark`` in a source checkout."""
+    package = Path(__file__).resolve().parent.parent
+    for path in (package / "grammar" / "gradcli.lark", package.parent / "grammar" / "gradcli.lark"):
+        if path.is_file():
+            return path
+    raise FileNotFoundError("gradcli's grammar file (gradcli/grammar/gradcli.lark) is missing")
+
+
+_PARSER = None
+_BRACKETS = _Brackets()
+
+
+def _parser():
+    global _PARSER
+    if _PARSER is None:
+        _PARSER = _lark.Lark_StandAlone(transformer=_Builder(), postlex=_BRACKETS)
+    return _PARSER
+
+
+def parse(text: str) -> ir.Program:
+    """Parse a program; raises GradcliError (with span and source) on any mistake."""
+    parser = _parser()
+    try:
+        try:
+            program = parser.parse(text)
+        except _lark.UnexpectedInput as err:
+            raise _syntax_error(err, _BRACKETS) from None
+        if not program.statements:
+            raise GradcliError("empty input", Span(1, 1))
+        check_nesting(program)
+    except GradcliError as err:
+        raise err.with_source(text) from None
+    return program
+
+
+def check_nesting(node: ir.Node, limit: int = NESTING_LIMIT) -> None:
+    """Raise if ``node`` nests deeper than ``limit``; iterative, so it cannot overflow."""
+    stack = [(node, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            start = Span(item.span.line, item.span.column)
+            raise GradcliError(f"expression nested too deeply (limit {limit})", start)
+        stack.extend((child, depth + 1) for child in ir.children(item))

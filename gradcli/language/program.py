@@ -1,0 +1,150 @@
+"""A compiled program: parsed, checked, and ready to run any number of times."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..engine import ops
+from ..engine.ops import FUNCTIONS
+from ..engine.tensor import Tensor, no_grad
+from ..errors import GradcliError
+from . import ir
+from .check import BUILTIN_CONSTANTS, Analysis, check, suggest
+from .evaluate import Evaluator, as_tensor
+from .ir import deep_recursion
+from .parser import parse
+
+
+class CompiledProgram:
+    """A program with its names classified; ``run`` evaluates it on the engine.
+
+    ``inputs`` are the names commands differentiate with respect to, in order of
+    first appearance: names assigned a constant expression (``x = [2, 3]``) and
+    free names. ``free`` are the inputs with no value in the program, ``constants``
+    the names declared ``const``.
+    """
+
+    def __init__(self, tree: ir.Program, analysis: Analysis, source: str, filename: str):
+        self.ir = tree
+        self.analysis = analysis
+        self.source = source
+        self.filename = filename
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        return self.analysis.inputs
+
+    @property
+    def free(self) -> tuple[str, ...]:
+        return self.analysis.free
+
+    @property
+    def constants(self) -> tuple[str, ...]:
+        return self.analysis.constants
+
+    def __repr__(self) -> str:
+        return f"<CompiledProgram {self.filename} inputs={self.inputs}>"
+
+    def defaults(self, seed: int | None = None) -> dict[str, np.ndarray]:
+        """The values the program gives its inputs; random ones after ``manual_seed(seed)``."""
+        if seed is not None:
+            ops.manual_seed(seed)
+        statements = self.analysis.input_statements
+        wanted = {i for i in statements.values()}
+        evaluator = Evaluator()
+        values = {}
+        try:
+            with no_grad(), deep_recursion(), np.errstate(all="ignore"):
+                for i, statement in enumerate(self.ir.statements):
+                    if isinstance(statement, (ir.FuncDef, ir.ConstDecl)) or i in wanted:
+                        value = evaluator.statement(statement)
+                        if i in wanted:
+                            values[statement.name] = np.array(value.detach().numpy())
+        except GradcliError as err:
+            raise err.with_source(self.source) from None
+        return values
+
+    def run(self, bindings: Mapping[str, Tensor], watch_nonfinite: list | None = None) -> Tensor:
+        """Evaluate with ``bindings`` for the inputs; returns the result, with its graph.
+
+        An input that has a value in the program and no binding takes the program's
+        value. When ``watch_nonfinite`` is a list, the first operation that makes nan
+        or inf from finite operands is appended to it as ``(description, span)``.
+        """
+        try:
+            self._check_bindings(bindings)
+            return self._run(bindings, watch_nonfinite)
+        except GradcliError as err:
+            raise err.with_source(self.source) from None
+
+    def _check_bindings(self, bindings: Mapping[str, Tensor]) -> None:
+        analysis = self.analysis
+        for name in analysis.free:
+            if name in bindings:
+                continue
+            span = analysis.free_spans[name]
+            if name in FUNCTIONS:
+                raise GradcliError(f"'{name}' is a function: call it as {name}(...)", span)
+            variables = [*bindings, *self._assigned(), *BUILTIN_CONSTANTS]
+            hint = suggest(name, variables) or suggest(name, FUNCTIONS) or ": it has no value"
+            raise GradcliError(f"unknown name '{name}'{hint}", span)
+        for name in bindings:
+            if name not in analysis.inputs and name not in analysis.constants:
+                names = [*analysis.inputs, *analysis.constants]
+                raise GradcliError(f"'{name}' is not an input of the program{suggest(name, names)}")
+
+    def _assigned(self) -> list[str]:
+        return [s.name for s in self.ir.statements if isinstance(s, (ir.Assign, ir.ConstDecl))]
+
+    def _run(self, bindings, watch) -> Tensor:
+        analysis = self.analysis
+        evaluator = Evaluator(watch)
+        for name in analysis.free:
+            evaluator.env[name] = as_tensor(bindings[name])
+        result = None
+        # nan and inf are values here (the watch reports them), not NumPy warnings.
+        with deep_recursion(), np.errstate(all="ignore"):
+            for i, statement in enumerate(self.ir.statements):
+                given = None
+                if isinstance(statement, (ir.Assign, ir.ConstDecl)) and statement.name in bindings:
+                    defining = analysis.input_statements.get(statement.name) == i
+                    if defining or isinstance(statement, ir.ConstDecl):
+                        given = as_tensor(bindings[statement.name])
+                value = evaluator.statement(statement, given)
+                if i == analysis.result:
+                    result = value
+        return as_tensor(result)
+
+
+def compile_source(text: str, filename: str = "<expr>") -> CompiledProgram:
+    """Parse and check ``text``; raises GradcliError with its span and the source."""
+    tree = parse(text)
+    try:
+        analysis = check(tree)
+    except GradcliError as err:
+        raise err.with_source(text) from None
+    return CompiledProgram(tree, analysis, text, filename)
+
+
+def evaluate_constant(text: str, seed: int | None = None) -> np.ndarray:
+    """The value of a constant expression such as ``pi/4``, ``[2, 3]`` or ``randn(10, 20)``."""
+    program = compile_source(text, "<value>")
+    statements = program.ir.statements
+    try:
+        if len(statements) != 1 or not isinstance(statements[0], ir.Expr):
+            span = statements[-1].span if len(statements) == 1 else statements[1].span
+            raise GradcliError("a value must be a single expression", span)
+        if program.free:
+            name = program.free[0]
+            raise GradcliError(
+                f"a value cannot use the name '{name}'", program.analysis.free_spans[name]
+            )
+    except GradcliError as err:
+        raise err.with_source(text) from None
+    if seed is not None:
+        ops.manual_seed(seed)
+    with no_grad():
+        result = program.run({})
+    return np.array(result.numpy())

@@ -1,0 +1,43 @@
+"""Output formats. A renderer takes a finished result and a stream and computes
+nothing: it only lays out the arrays the result holds.
+
+A result's ``as_tree()`` is a nested dict of arrays, in the order they are
+shown: ``{"value": V, "grad": {"x": G}}``. Each format lives in its own module,
+imported only when chosen, so Rich is never loaded for ``json`` or ``plain``.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+from collections.abc import Iterator, Mapping
+
+
+class Format(str, enum.Enum):
+    """``--format``: a Rich table for people, plain lines or JSON for scripts."""
+
+    TABLE = "table"
+    PLAIN = "plain"
+    JSON = "json"
+
+
+def render(result, fmt: Format, stream, precision: int | None = None) -> None:
+    """Write ``result`` to ``stream`` in format ``fmt``."""
+    module = importlib.import_module(f".{Format(fmt).value}", __name__)
+    module.render(result, stream, precision)
+
+
+def leaves(tree: Mapping, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], object]]:
+    """The arrays of a result tree with their key paths: ``(("grad", "x"), G)``."""
+    for key, node in tree.items():
+        if isinstance(node, Mapping):
+            yield from leaves(node, prefix + (key,))
+        else:
+            yield prefix + (key,), node
+
+
+def write_npz(result, path: str) -> None:
+    """Every result array into one ``.npz``, keyed by its path: ``value``, ``grad.x``."""
+    import numpy as np
+
+    np.savez(path, **{".".join(key): array for key, array in leaves(result.as_tree())})

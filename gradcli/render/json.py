@@ -1,0 +1,47 @@
+"""``--format json``: one strict JSON object on one line.
+
+Scalars are numbers and arrays nested lists; ``nan``, ``inf`` and ``-inf``,
+which JSON cannot write as numbers, are the strings ``"nan"``, ``"inf"`` and
+``"-inf"``. Numbers are written with the shortest text that reads back exactly,
+unless ``--precision`` asks for fewer digits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from .numbers import format_number
+
+
+def render(result, stream, precision: int | None = None) -> None:
+    stream.write(encode(result.as_tree(), precision) + "\n")
+
+
+def encode(node, precision: int | None = None) -> str:
+    """A result tree (dicts of arrays) as strict JSON text."""
+    if isinstance(node, Mapping):
+        items = (f"{_string(key)}: {encode(value, precision)}" for key, value in node.items())
+        return "{" + ", ".join(items) + "}"
+    return _array(np.asarray(node), precision)
+
+
+def _array(array: np.ndarray, precision: int | None) -> str:
+    if array.ndim == 0:
+        return _number(array[()], precision)
+    return "[" + ", ".join(_array(part, precision) for part in array) + "]"
+
+
+def _number(x, precision: int | None) -> str:
+    if isinstance(x, np.bool_):
+        return "true" if x else "false"
+    text = format_number(x, precision)
+    return f'"{text}"' if text in ("nan", "inf", "-inf") else text
+
+
+def _string(text: str) -> str:
+    # Keys are words and program names (identifiers: no control characters), so
+    # escaping quotes and backslashes is all JSON needs; the json module costs
+    # start-up time.
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

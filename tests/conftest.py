@@ -1,0 +1,65 @@
+"""Shared fixtures of the command-line tests: ``gradcli`` through Click's CliRunner,
+at a fixed width and without colour, so that golden outputs are stable."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+FIXED_TERMINAL = {"NO_COLOR": "1", "COLUMNS": "80", "TERM": "dumb"}
+
+
+@pytest.fixture
+def gradcli():
+    """``gradcli(*args, input=None, tty=False)``: run the command line in-process.
+
+    ``tty=True`` makes gradcli believe its standard output is a terminal (the
+    table becomes the default format).
+    """
+    from gradcli import cli
+
+    runner = CliRunner()
+
+    def invoke(*args, input=None, tty=False, env=None):
+        saved = cli._stdout_is_terminal
+        cli._stdout_is_terminal = lambda: tty
+        try:
+            return runner.invoke(
+                cli.cli,
+                [str(a) for a in args],
+                input=input,
+                env={**FIXED_TERMINAL, **(env or {})},
+                catch_exceptions=False,
+            )
+        finally:
+            cli._stdout_is_terminal = saved
+
+    return invoke
+
+
+@pytest.fixture
+def gradcli_json(gradcli):
+    """Run a command with ``--format json``, check that it succeeded, return the object."""
+
+    def invoke(*args, **kwargs):
+        result = gradcli(*args, "--format", "json", **kwargs)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    return invoke
+
+
+def script_command() -> list[str]:
+    """The installed console script, else the interpreter running the package."""
+    script = shutil.which("gradcli") or os.path.join(os.path.dirname(sys.executable), "gradcli")
+    if os.path.exists(script):
+        return [script]
+    return [sys.executable, "-m", "gradcli"]

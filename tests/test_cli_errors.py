@@ -1,0 +1,256 @@
+"""Exit codes and messages: 0 success, 2 any bad input with one ``error:`` message
+(the source line and a caret where there is a position), 3 a non-finite result
+under ``--strict``; never a traceback unless ``--debug``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+def failed(result, code=2):
+    """The error message of a run that exited ``code`` and printed nothing on stdout."""
+    assert result.exit_code == code, (result.stdout, result.stderr)
+    assert result.stdout == ""
+    assert result.stderr.startswith("error: ")
+    assert "Traceback" not in result.stderr
+    return result.stderr
+
+
+# ----- usage -----
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["eval"], "error: missing SOURCE: an expression, a program file, or - for standard"),
+        (["eval", "1", "--no-such", "2"], "error: no such option '--no-such'"),
+        (["eval", "1", "--format", "xml"], "error: invalid value for '--format'"),
+        (["eval", "1", "--dtype", "float16"], "error: invalid value for '--dtype'"),
+        (["eval", "1", "--precision", "0"], "error: invalid value for '--precision'"),
+        (["eval", "1", "--seed", "one"], "error: invalid value for '--seed'"),
+        (["eval", "1", "-f", "x.grad"], "error: give SOURCE or -f FILE, not both"),
+        (["eval", "1", "-f"], "error: option '-f' requires an argument"),
+        (["integrate", "x"], "error: no such command 'integrate'"),
+    ],
+)
+def test_usage_errors(gradcli, args, message):
+    assert failed(gradcli(*args)).startswith(message)
+
+
+def test_usage_error_points_to_help(gradcli):
+    assert "(see 'gradcli eval --help')" in failed(gradcli("eval"))
+
+
+# ----- the program -----
+
+
+def test_syntax_error_shows_the_line_and_a_caret(gradcli):
+    lines = failed(gradcli("eval", "sin(x", "--x", "1")).splitlines()
+    assert lines[0].startswith("error: ") and lines[0].endswith(" at 1:4")
+    assert lines[1:] == ["  sin(x", "     ^"]
+
+
+def test_error_in_a_program_file_points_into_the_file(gradcli, tmp_path):
+    path = tmp_path / "broken.grad"
+    path.write_text("x = 2\ny = x +* 3\ny\n")
+    lines = failed(gradcli("grad", path)).splitlines()
+    assert lines[0].endswith(" at 2:8")
+    assert lines[1:] == ["  y = x +* 3", "         ^"]
+
+
+def test_unknown_function_suggests_a_name(gradcli):
+    message = failed(gradcli("eval", "sinn(x)", "--x", "1"))
+    assert "unknown function 'sinn' (did you mean 'sin'?) at 1:1" in message
+
+
+def test_shape_error_names_both_shapes(gradcli):
+    message = failed(gradcli("eval", "[1, 2] + [1, 2, 3]"))
+    assert "(2,)" in message and "(3,)" in message
+    assert message.splitlines()[1:] == ["  [1, 2] + [1, 2, 3]", "         ^"]
+
+
+def test_grad_of_a_vector_output_says_what_to_use(gradcli):
+    message = failed(gradcli("grad", "[x, 2*x]", "--x", "1"))
+    assert "grad needs a scalar output, but the output has shape (2,)" in message
+    assert "gradcli jacobian" in message and "gradcli vjp --grad-output V" in message
+
+
+def test_hessian_of_a_vector_output_is_an_error(gradcli):
+    assert "hessian needs a scalar output" in failed(gradcli("hessian", "x*[1, 2]", "--x", "1"))
+
+
+# ----- names and bindings -----
+
+
+def test_binding_an_unknown_name_suggests_one(gradcli):
+    message = failed(gradcli("eval", "xx + 1", "--x", "1"))
+    assert message == (
+        "error: --x: the program has no input named 'x' (did you mean 'xx'?); "
+        "its inputs are xx\n"
+    )
+
+
+def test_binding_a_computed_name_is_an_error(gradcli):
+    message = failed(gradcli("eval", "y = 2*x; y", "--x", "1", "--y", "2"))
+    assert "no input named 'y'" in message
+
+
+def test_missing_binding_says_how_to_bind(gradcli):
+    assert failed(gradcli("eval", "x + y", "--x", "1")) == (
+        "error: no value for y: bind it with --y VALUE\n"
+    )
+    assert "bind them with --x VALUE --y VALUE" in failed(gradcli("eval", "x + y"))
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--x"], "error: --x needs a value: --x VALUE"),
+        (["--var", "x"], "error: --var expects NAME=VALUE, got 'x'"),
+        (["--var", "1x=2"], "error: --var: '1x' is not a valid name"),
+        (["--x", "1", "--x", "2"], "error: --x is given twice"),
+        (["--x", "1", "--var", "x=2"], "error: --x is given twice"),
+        (["--x", ""], "error: --x has an empty value"),
+        (["--x", "@values.pkl"], "error: cannot read --x from @values.pkl: files ending in"),
+        (["--x", "@absent.npy"], "error: cannot read --x from @absent.npy: no such file"),
+    ],
+)
+def test_binding_errors(gradcli, args, message):
+    assert failed(gradcli("eval", "x", *args)).startswith(message)
+
+
+def test_a_bad_value_points_into_the_value(gradcli):
+    lines = failed(gradcli("eval", "x", "--x", "[1, 2")).splitlines()
+    assert lines[0].startswith("error: in the value of --x: ")
+    assert lines[1:] == ["  [1, 2", "  ^"]
+
+
+def test_a_value_must_be_constant(gradcli):
+    message = failed(gradcli("eval", "x", "--x", "y + 1"))
+    assert message.startswith("error: in the value of --x: ")
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["grad", "x", "--x", "1", "--wrt", "z"], "error: --wrt z: the program has no input"),
+        (["grad", "const c = 2; c*x", "--x", "1", "--wrt", "c"], "c is declared const"),
+        (["vjp", "[x, x]", "--x", "1"], "vjp needs --grad-output V of the output's shape (2,)"),
+        (["vjp", "[x, x]", "--x", "1", "--grad-output", "[1, 2, 3]"],
+         "--grad-output has shape (3,), but the output has shape (2,)"),
+        (["jvp", "x", "--x", "1"], "jvp needs a direction: --tangent NAME=V"),
+        (["jvp", "x*y", "--x", "1", "--y", "2", "--tangent", "1"],
+         "--tangent V names no input, but the program has 2 inputs"),
+        (["jvp", "x", "--x", "[1, 2]", "--tangent", "x=1"],
+         "the tangent of x has shape (), but x has shape (2,)"),
+        (["jvp", "x", "--x", "1", "--tangent", "y=1"], "--tangent y: the program has no input"),
+        (["jvp", "x", "--x", "1", "--tangent", "x=1", "--tangent", "x=2"],
+         "--tangent x is given twice"),
+    ],
+)
+def test_option_errors(gradcli, args, message):
+    assert message in failed(gradcli(*args))
+
+
+# ----- files -----
+
+
+def test_missing_program_file(gradcli, tmp_path):
+    assert failed(gradcli("eval", "-f", tmp_path / "nope.grad")) == (
+        f"error: cannot read {tmp_path / 'nope.grad'}: no such file\n"
+    )
+
+
+def test_program_file_that_is_a_directory(gradcli, tmp_path):
+    assert "it is a directory" in failed(gradcli("eval", "-f", tmp_path))
+
+
+def test_program_file_not_utf8(gradcli, tmp_path):
+    path = tmp_path / "latin1.grad"
+    path.write_bytes(b"x = 2 # \xe9\nx\n")
+    assert "not UTF-8 text" in failed(gradcli("eval", "-f", path))
+
+
+# ----- non-finite results -----
+
+
+def test_nan_is_printed_with_a_warning_naming_the_operation(gradcli):
+    result = gradcli("eval", "2*log(x) + 1", "--x", "-1")
+    assert result.exit_code == 0
+    assert result.stdout == "value nan\n"
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("warning: the value contains nan; the first came from log")
+    assert lines[0].endswith(" at 1:3")
+    assert lines[1:] == ["  2*log(x) + 1", "    ^~~"]
+
+
+def test_strict_turns_a_nonfinite_result_into_exit_3(gradcli):
+    result = gradcli("eval", "log(x)", "--x", "0", "--strict")
+    assert result.exit_code == 3
+    assert result.stdout == "value -inf\n"
+    assert result.stderr.startswith("warning: the value contains -inf")
+
+
+def test_strict_passes_finite_results(gradcli):
+    assert gradcli("eval", "log(x)", "--x", "1", "--strict").exit_code == 0
+
+
+def test_infinite_derivative_at_a_finite_value(gradcli):
+    result = gradcli("grad", "sqrt(x)", "--x", "0", "--strict")
+    assert result.exit_code == 3
+    assert result.stdout == "value 0\ngrad.x inf\n"
+    assert result.stderr == "warning: grad.x contains inf at a point where the value is finite\n"
+
+
+def test_nonfinite_json_is_strict_json(gradcli):
+    result = gradcli("eval", "[log(x), -log(x), log(x - 1)]", "--x", "0", "--format", "json")
+
+    def no_constants(name):
+        raise AssertionError(f"non-standard JSON constant {name}")
+
+    assert json.loads(result.stdout, parse_constant=no_constants) == {
+        "value": ["-inf", "inf", "nan"]
+    }
+    assert result.stderr.startswith("warning:")
+
+
+def test_no_numpy_runtime_warnings(gradcli):
+    result = gradcli("eval", "log(x) / 0", "--x", "-1")
+    assert "RuntimeWarning" not in result.stderr
+
+
+# ----- tracebacks -----
+
+
+def test_debug_shows_the_traceback(gradcli):
+    result = gradcli("eval", "sin(x", "--x", "1", "--debug")
+    assert result.exit_code == 2
+    assert "Traceback" in result.stderr
+    assert result.stderr.rstrip().endswith("^")
+
+
+def test_internal_error_exits_1_without_traceback(gradcli, monkeypatch):
+    from gradcli import api
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("simulated bug")
+
+    monkeypatch.setattr(api, "evaluate", broken)
+    result = gradcli("eval", "1")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "error: internal error (ZeroDivisionError: simulated bug); "
+        "rerun with --debug for a traceback\n"
+    )
+    with pytest.raises(ZeroDivisionError):
+        gradcli("eval", "1", "--debug")
+
+
+def test_nothing_reaches_python_eval(gradcli, tmp_path):
+    marker = tmp_path / "pwned"
+    code = f"__import__('os').mkdir({str(marker)!r})"
+    assert gradcli("eval", code).exit_code == 2
+    assert gradcli("eval", "x", "--x", code).exit_code == 2
+    assert not marker.exists()

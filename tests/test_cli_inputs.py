@@ -1,0 +1,160 @@
+"""Where the program comes from (SOURCE, a file, -f, standard input) and every form
+of binding on the command line: --x 2, --x=2, --var x=2 and @FILE values."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+# ----- SOURCE -----
+
+
+def test_source_is_an_expression(gradcli_json):
+    assert gradcli_json("eval", "x + 1", "--x", 1) == {"value": 2}
+
+
+def test_source_naming_a_file_reads_it(gradcli_json, tmp_path):
+    path = tmp_path / "square.grad"
+    path.write_text("# a comment\nx = 3\ny = x**2\ny\n")
+    assert gradcli_json("grad", path) == {"value": 9, "grad": {"x": 6}}
+
+
+def test_a_file_needs_no_grad_suffix(gradcli_json, tmp_path):
+    path = tmp_path / "program.txt"
+    path.write_text("x = 3\nx * 2\n")
+    assert gradcli_json("eval", path) == {"value": 6}
+
+
+def test_dash_f_forces_a_file(gradcli_json, gradcli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x").write_text("x = 5\nx + 1\n")
+    assert gradcli_json("eval", "-f", "x") == {"value": 6}
+    # An existing file wins over the expression of the same name; -f is explicit.
+    assert gradcli_json("eval", "x") == {"value": 6}
+    assert gradcli_json("eval", "--file", "x", "--x", "1") == {"value": 2}
+
+
+def test_missing_file_name_is_an_expression(gradcli_json, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert gradcli_json("eval", "x", "--x", 4) == {"value": 4}
+
+
+def test_dash_reads_standard_input(gradcli_json):
+    program = "x = [2, 3]\nsum(x**2)\n"
+    assert gradcli_json("grad", "-", input=program) == {"value": 13, "grad": {"x": [4, 6]}}
+    assert gradcli_json("grad", "-f", "-", input=program) == {"value": 13, "grad": {"x": [4, 6]}}
+
+
+def test_errors_from_standard_input_show_the_line(gradcli):
+    result = gradcli("eval", "-", input="x = 1\nx +\n")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[1] == "  x +"
+
+
+# ----- bindings -----
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [["--x", "2"], ["--x=2"], ["--var", "x=2"], ["--var=x=2"]],
+)
+def test_binding_forms(gradcli_json, binding):
+    assert gradcli_json("grad", "(x+2)**2+3", *binding) == {"value": 19, "grad": {"x": 8}}
+
+
+def test_bindings_may_come_before_source(gradcli_json):
+    assert gradcli_json("grad", "--x", "2", "(x+2)**2+3") == {"value": 19, "grad": {"x": 8}}
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("-1.5e3", -1500),
+        ("-inf", "-inf"),
+        ("-pi/4", -np.pi / 4),
+        ("2", 2),
+        ("pi/4", np.pi / 4),
+        ("[2, 3]", [2, 3]),
+        ("[[1,2],[3,4]]", [[1, 2], [3, 4]]),
+        ("linspace(0, 1, 5)", [0, 0.25, 0.5, 0.75, 1]),
+        ("sqrt(2) * e", np.sqrt(2) * np.e),
+    ],
+)
+def test_binding_values(gradcli_json, value, expected):
+    out = gradcli_json("eval", "x", "--x", value)
+    assert np.allclose(np.asarray(out["value"], dtype=float), np.asarray(expected, dtype=float),
+                       rtol=1e-15)
+
+
+def test_random_binding_shape(gradcli_json):
+    out = gradcli_json("eval", "x", "--x", "randn(10, 20)")
+    assert np.asarray(out["value"]).shape == (10, 20)
+
+
+def test_unicode_names(gradcli_json):
+    assert gradcli_json("grad", "θ**2", "--var", "θ=3") == {"value": 9, "grad": {"θ": 6}}
+    assert gradcli_json("grad", "θ**2", "--θ", "3") == {"value": 9, "grad": {"θ": 6}}
+
+
+def test_names_that_clash_with_options_use_var(gradcli_json):
+    out = gradcli_json("grad", "seed * format", "--var", "seed=2", "--var", "format=5")
+    assert out == {"value": 10, "grad": {"seed": 5, "format": 2}}
+
+
+def test_binding_overrides_the_program_value(gradcli_json):
+    assert gradcli_json("grad", "x = 2; x**2", "--x", "5") == {"value": 25, "grad": {"x": 10}}
+
+
+def test_dash_dash_ends_options(gradcli):
+    assert gradcli("eval", "--x", "3", "--format", "json", "--", "-x").stdout == '{"value": -3}\n'
+
+
+
+# ----- @FILE values -----
+
+
+def test_npy_file(gradcli_json, tmp_path):
+    path = tmp_path / "w.npy"
+    np.save(path, np.array([[1.0, 2.0], [3.0, 4.0]]))
+    out = gradcli_json("grad", "sum(w**2)", "--w", f"@{path}")
+    assert out == {"value": 30, "grad": {"w": [[2, 4], [6, 8]]}}
+
+
+@pytest.mark.parametrize(
+    "name, text",
+    [("v.csv", "1, 2, 3\n"), ("v.txt", "1 2 3\n"), ("v.txt", "1\n2\n3\n"), ("v.json", "[1, 2, 3]")],
+)
+def test_text_files(gradcli_json, tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    assert gradcli_json("grad", "sum(v**2)", "--v", f"@{path}") == {
+        "value": 14,
+        "grad": {"v": [2, 4, 6]},
+    }
+
+
+def test_json_output_reads_back_as_a_binding(gradcli_json, tmp_path):
+    out = gradcli_json("jacobian", "x**2", "--x", "[1, 2]")
+    path = tmp_path / "jac.json"
+    path.write_text(json.dumps(out["jacobian"]["x"]))
+    assert gradcli_json("eval", "sum(J)", "--J", f"@{path}") == {"value": 6}
+
+
+def test_pickled_npy_is_refused(gradcli, tmp_path):
+    path = tmp_path / "evil.npy"
+    np.save(path, np.array([object()], dtype=object), allow_pickle=True)
+    result = gradcli("eval", "x", "--x", f"@{path}")
+    assert result.exit_code == 2
+    assert "never unpickles" in result.stderr
+
+
+def test_file_values_for_grad_output_and_tangent(gradcli_json, tmp_path):
+    path = tmp_path / "v.json"
+    path.write_text("[1, 0]")
+    program = "k = zeros_like(x); k[0] = x[0]**2 + 3*x[1]; k[1] = 2*x[0] + x[1]**2; k"
+    out = gradcli_json("vjp", program, "--x", "[2, 3]", "--grad-output", f"@{path}")
+    assert out["vjp"] == {"x": [4, 3]}
+    out = gradcli_json("jvp", program, "--x", "[2, 3]", "--tangent", f"x=@{path}")
+    assert out["jvp"] == [4, 2]

@@ -1,0 +1,468 @@
+"""The op table against finite differences: every op, first and second order, batched.
+
+One ``Case`` per way of calling an op: the function (written once for both
+``gradcli`` and ``torch``, passed as ``m``), the input domains (log and sqrt
+positive, asin in (-1, 1), det well conditioned, no input near a kink), and
+the names in ``ops.OPS`` / ``ops.FUNCTIONS`` it exercises. The table is shared
+with ``test_engine_torch.py``, which replays each case in PyTorch.
+
+Every case passes ``gradcheck`` and ``gradgradcheck`` in float64, and with
+``check_batched_grad`` a reverse pass whose root gradient carries a leading
+batch dimension (the identity) equals the row-by-row passes. A test fails when
+an op or a function of the table has no case, so the table cannot grow untested.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+import gradcli
+from gradcli.autograd import gradcheck, gradgradcheck
+from gradcli.engine import ops
+
+# torch_fn = SAME: the case's ``fn`` runs unchanged with ``m = torch``.
+SAME = "same"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    covers: tuple[str, ...]
+    fn: Callable
+    domains: tuple[Callable, ...]
+    torch_fn: Callable | str | None = SAME
+    gradgrad: bool = True
+    eps: float = 1e-6
+    atol: float = 1e-5
+    rtol: float = 1e-3
+    constants: dict = field(default_factory=dict)
+
+    def arrays(self):
+        rng = np.random.default_rng(zlib.crc32(self.name.encode()))
+        return tuple(sample(rng) for sample in self.domains)
+
+    def torch_call(self):
+        return self.fn if self.torch_fn == SAME else self.torch_fn
+
+
+# ----- input domains: each returns a sampler rng -> float64 array -----
+
+
+def real(*shape, lo=-1.0, hi=1.0):
+    return lambda rng: rng.uniform(lo, hi, shape)
+
+
+def positive(*shape):
+    return real(*shape, lo=0.5, hi=2.0)
+
+
+def unit(*shape):
+    """Inside (-1, 1), away from the ends (asin, acos, atanh)."""
+    return real(*shape, lo=-0.8, hi=0.8)
+
+
+def nonzero(*shape):
+    """Away from 0 (abs, relu, sign: their kink is at 0)."""
+    return lambda rng: rng.choice([-1.0, 1.0], shape) * rng.uniform(0.2, 1.0, shape)
+
+
+def distinct(*shape):
+    """Entries at least 0.1 apart (max, amax, norm inf: no ties within eps)."""
+
+    def sample(rng):
+        n = int(np.prod(shape))
+        return (rng.permutation(n) * 0.25 - n * 0.1 + rng.uniform(0, 0.1, n)).reshape(shape)
+
+    return sample
+
+
+def off_integers(*shape):
+    """Away from integers and half-integers (floor, ceil, round jump there)."""
+    return lambda rng: rng.integers(-3, 3, shape) + rng.uniform(0.1, 0.4, shape)
+
+
+def well_conditioned(*shape):
+    """Square matrices near 2 I (det, inverse)."""
+    n = shape[-1]
+    return lambda rng: 2 * np.eye(n) + rng.uniform(-0.5, 0.5, shape)
+
+
+def above_one(*shape):
+    return real(*shape, lo=1.2, hi=3.0)
+
+
+# ----- the table -----
+
+
+def unary(name, domain, *, shape=(2, 3), covers=None, torch_fn=SAME, **options):
+    """An elementwise function called as m.name(x)."""
+    return Case(
+        name,
+        covers or (name,),
+        lambda m, x: getattr(m, name)(x),
+        (domain(*shape),),
+        torch_fn,
+        **options,
+    )
+
+
+def _setitem(index, value_shape):
+    """y = x * 1; y[index] = 2 * v; a CopySlices (IndexPutBackward0 for advanced indices)."""
+
+    def fn(m, x, v):
+        y = x * 1.0
+        y[index(m)] = v * 2.0
+        return y
+
+    return fn
+
+
+def _set_into_constant(m, x):
+    # The tutorial's pattern: a constant target whose entries are assigned expressions.
+    k = m.zeros(3, dtype=m.float64)
+    k[0] = x[0] ** 2 + 3 * x[1]
+    k[1] = 2 * x[0] + x[2] ** 2
+    return k
+
+
+MASK = [[True, False, True], [False, True, True]]
+
+CASES = [
+    # arithmetic, with broadcasting and Python numbers on either side
+    Case("add", ("add",), lambda m, x, y: x + y, (real(2, 1, 3), real(4, 1))),
+    Case("add_number", ("add",), lambda m, x: 2.5 + x, (real(3),)),
+    Case("sub", ("sub",), lambda m, x, y: x - y, (real(3, 1), real(1, 4))),
+    Case("rsub", ("rsub",), lambda m, x: 2.5 - x, (real(2, 3),)),
+    Case("mul", ("mul",), lambda m, x, y: x * y, (real(2, 3), real(3))),
+    Case("mul_number", ("mul",), lambda m, x: 3.0 * x, (real(2, 2),)),
+    Case("div", ("div",), lambda m, x, y: x / y, (real(2, 3), positive(2, 1))),
+    Case("div_function", ("div",), lambda m, x, y: m.div(x, y), (real(3), positive(3))),
+    Case("rdiv", ("reciprocal", "mul"), lambda m, x: 2.0 / x, (positive(3),)),
+    Case("neg", ("neg",), lambda m, x: -x, (real(2, 3),)),
+    Case("pow_scalar", ("pow",), lambda m, x: x**3, (real(2, 3),)),
+    Case("pow_fraction", ("pow",), lambda m, x: x**2.5, (positive(3),)),
+    Case("pow_method", ("pow",), lambda m, x: x.pow(-2), (positive(3),)),
+    Case("pow_tensor", ("pow",), lambda m, x, y: x**y, (positive(2, 3), real(3))),
+    Case("rpow", ("pow",), lambda m, y: 2.0**y, (real(4),)),
+    Case("pow_function", ("pow",), lambda m, x, y: m.pow(x, y), (positive(3, 1), real(2))),
+    Case("where", ("where",), lambda m, x, y: m.where(x > 0, x, y), (nonzero(2, 3), real(3))),
+    Case("maximum", ("maximum",), lambda m, x, y: m.maximum(x, y), (distinct(2, 3), distinct(3))),
+    Case("minimum", ("minimum",), lambda m, x, y: m.minimum(x, y), (distinct(2, 3), distinct(3))),
+    Case("max_binary", ("max", "maximum"), lambda m, x, y: m.max(x, y), (distinct(4), distinct(4))),
+    Case("min_binary", ("min", "minimum"), lambda m, x, y: m.min(x, y), (distinct(4), distinct(4))),
+    Case("atan2", ("atan2",), lambda m, y, x: m.atan2(y, x), (nonzero(2, 3), nonzero(3))),
+    # elementwise
+    unary("abs", nonzero),
+    unary("reciprocal", nonzero),
+    unary("sign", nonzero),
+    unary("sqrt", positive),
+    unary("exp", real),
+    unary("expm1", real),
+    unary("log", positive),
+    unary("log2", positive),
+    unary("log10", positive),
+    unary("log1p", positive),
+    unary("sin", real),
+    unary("cos", real),
+    unary("tan", real),
+    unary("asin", unit),
+    unary("acos", unit),
+    unary("atan", real),
+    unary("sinh", real),
+    unary("cosh", real),
+    unary("tanh", real),
+    unary("asinh", real),
+    unary("acosh", above_one),
+    unary("atanh", unit),
+    unary("sigmoid", real),
+    unary("relu", nonzero),
+    unary("erf", real),
+    unary("floor", off_integers),
+    unary("ceil", off_integers),
+    unary("round", off_integers),
+    Case(
+        "softplus",
+        ("softplus",),
+        lambda m, x: m.softplus(x),
+        (real(2, 3, lo=-3, hi=3),),
+        lambda m, x: m.nn.functional.softplus(x),
+    ),
+    Case(
+        "softplus_beta",
+        ("softplus",),
+        lambda m, x: m.softplus(x, 2.0, 3.0),
+        (real(8, lo=-3, hi=3),),
+        lambda m, x: m.nn.functional.softplus(x, 2.0, 3.0),
+    ),
+    Case(
+        "clamp",
+        ("clamp",),
+        lambda m, x: m.clamp(x, -0.5, 0.5),
+        (lambda rng: np.array([-0.9, -0.3, 0.1, 0.4, 0.8, -0.7]),),
+    ),
+    Case(
+        "clamp_min",
+        ("clamp",),
+        lambda m, x: x.clamp(min=-0.5),
+        (lambda rng: np.array([-0.9, -0.3, 0.6]),),
+    ),
+    Case(
+        "clamp_max",
+        ("clamp",),
+        lambda m, x: x.clip(max=0.5),
+        (lambda rng: np.array([-0.9, 0.3, 0.6]),),
+    ),
+    # reductions
+    Case("sum", ("sum",), lambda m, x: m.sum(x), (real(2, 3),)),
+    Case("sum_dim", ("sum",), lambda m, x: x.sum(dim=1), (real(2, 3, 2),)),
+    Case(
+        "sum_dims_keepdim", ("sum",), lambda m, x: m.sum(x, (0, -1), keepdim=True), (real(2, 3, 2),)
+    ),
+    Case("mean", ("mean",), lambda m, x: m.mean(x), (real(2, 3),)),
+    Case("mean_dim", ("mean",), lambda m, x: x.mean(dim=0), (real(3, 2),)),
+    Case("mean_keepdim", ("mean",), lambda m, x: x.mean(-1, keepdim=True), (real(2, 3),)),
+    Case("prod", ("prod",), lambda m, x: m.prod(x), (real(2, 3),)),
+    Case("prod_dim", ("prod",), lambda m, x: x.prod(1), (real(2, 3),)),
+    Case("prod_keepdim", ("prod",), lambda m, x: x.prod(0, keepdim=True), (real(3, 2),)),
+    Case("prod_others", ("prod_others",), lambda m, x: ops.prod_others(x, 1), (real(2, 3),), None),
+    Case("amax", ("amax",), lambda m, x: m.amax(x), (distinct(2, 3),)),
+    Case("amax_dims", ("amax",), lambda m, x: m.amax(x, (0, 2)), (distinct(2, 3, 2),)),
+    Case("amin", ("amin",), lambda m, x: x.amin(1, keepdim=True), (distinct(2, 3),)),
+    Case("max", ("max", "amax"), lambda m, x: m.max(x), (distinct(2, 3),)),
+    Case("min", ("min", "amin"), lambda m, x: x.min(), (distinct(2, 3),)),
+    Case("max_dim", ("max", "take_along_dim"), lambda m, x: m.max(x, 1).values, (distinct(2, 3),)),
+    Case(
+        "max_dim_keepdim",
+        ("max", "take_along_dim"),
+        lambda m, x: x.max(dim=0, keepdim=True)[0],
+        (distinct(3, 2),),
+    ),
+    Case("min_dim", ("min", "take_along_dim"), lambda m, x: m.min(x, -1).values, (distinct(2, 3),)),
+    Case(
+        "take_along_dim",
+        ("take_along_dim",),
+        lambda m, x: m.take_along_dim(x, m.tensor([[0, 2], [1, 1]]), 1),
+        (real(2, 3),),
+    ),
+    Case(
+        "put_along_dim",
+        ("put_along_dim",),
+        lambda m, g: ops.put_along_dim(g, np.array([[0, 2], [1, 0]]), 1, (2, 3)),
+        (real(2, 2),),
+        lambda m, g: m.zeros(2, 3, dtype=m.float64).scatter(1, m.tensor([[0, 2], [1, 0]]), g),
+    ),
+    Case("logsumexp", ("logsumexp",), lambda m, x: m.logsumexp(x, 1), (real(2, 3),)),
+    Case(
+        "logsumexp_keepdim",
+        ("logsumexp",),
+        lambda m, x: x.logsumexp(0, keepdim=True),
+        (real(3, 2),),
+    ),
+    Case("norm", ("norm",), lambda m, x: m.norm(x), (real(2, 3),)),
+    Case("norm_1", ("norm",), lambda m, x: m.norm(x, 1, 1), (nonzero(2, 3),)),
+    Case("norm_3", ("norm",), lambda m, x: x.norm(3, 0, keepdim=True), (nonzero(3, 2),)),
+    Case("norm_inf", ("norm",), lambda m, x: m.norm(x, float("inf")), (distinct(2, 3),)),
+    Case("var", ("var",), lambda m, x: m.var(x), (real(2, 3),)),
+    Case("var_dim", ("var",), lambda m, x: x.var(1, correction=0), (real(2, 3),)),
+    Case("std", ("std",), lambda m, x: m.std(x), (real(2, 3),)),
+    Case("std_dim", ("std",), lambda m, x: x.std(0, keepdim=True), (real(3, 2),)),
+    Case("softmax", ("softmax",), lambda m, x: m.softmax(x, 1), (real(2, 3),)),
+    Case("log_softmax", ("log_softmax",), lambda m, x: x.log_softmax(-2), (real(3, 2),)),
+    # linear algebra: matmul in every ndim combination
+    Case("matmul_1d_1d", ("matmul", "dot"), lambda m, x, y: x @ y, (real(3), real(3))),
+    Case("matmul_1d_2d", ("matmul",), lambda m, x, y: x @ y, (real(3), real(3, 2))),
+    Case("matmul_2d_1d", ("matmul",), lambda m, x, y: m.matmul(x, y), (real(2, 3), real(3))),
+    Case("matmul_2d_2d", ("matmul", "mm"), lambda m, x, y: m.mm(x, y), (real(2, 3), real(3, 2))),
+    Case("matmul_outer_inner_1", ("matmul",), lambda m, x, y: x @ y, (real(3, 1), real(1, 2))),
+    Case("matmul_1d_3d", ("matmul",), lambda m, x, y: x @ y, (real(3), real(2, 3, 2))),
+    Case("matmul_3d_1d", ("matmul",), lambda m, x, y: x @ y, (real(2, 2, 3), real(3))),
+    Case("matmul_2d_3d", ("matmul",), lambda m, x, y: x @ y, (real(2, 3), real(2, 3, 2))),
+    Case("matmul_3d_2d", ("matmul",), lambda m, x, y: x @ y, (real(2, 2, 3), real(3, 2))),
+    Case("matmul_3d_3d", ("matmul",), lambda m, x, y: x @ y, (real(2, 2, 3), real(2, 3, 2))),
+    Case(
+        "matmul_broadcast_batch",
+        ("matmul",),
+        lambda m, x, y: x @ y,
+        (real(2, 1, 2, 3), real(3, 3, 1)),
+    ),
+    Case("dot", ("dot", "matmul"), lambda m, x, y: m.dot(x, y), (real(4), real(4))),
+    Case("outer", ("outer",), lambda m, x, y: m.outer(x, y), (real(3), real(2))),
+    Case("transpose", ("transpose",), lambda m, x: x.transpose(0, 2), (real(2, 3, 2),)),
+    Case("t", ("t", "transpose"), lambda m, x: m.t(x), (real(2, 3),)),
+    Case("T", ("transpose",), lambda m, x: x.T, (real(2, 3),)),
+    Case("mT", ("transpose",), lambda m, x: x.mT, (real(2, 2, 3),)),
+    Case("permute", ("permute",), lambda m, x: x.permute(2, 0, 1), (real(2, 3, 2),)),
+    Case("permute_function", ("permute",), lambda m, x: m.permute(x, (1, 0)), (real(2, 3),)),
+    Case("trace", ("trace",), lambda m, x: m.trace(x), (real(3, 3),)),
+    Case("det", ("det",), lambda m, x: m.det(x), (well_conditioned(3, 3),)),
+    Case("det_batched", ("det",), lambda m, x: m.det(x), (well_conditioned(2, 2, 2),)),
+    Case("inverse", ("inverse",), lambda m, x: m.inverse(x), (well_conditioned(3, 3),)),
+    Case("inverse_batched", ("inverse",), lambda m, x: m.inverse(x), (well_conditioned(2, 2, 2),)),
+    Case("diag_of_vector", ("diag", "diag_embed"), lambda m, x: m.diag(x), (real(3),)),
+    Case("diag_of_matrix", ("diag", "diagonal"), lambda m, x: m.diag(x), (real(3, 3),)),
+    Case("diagonal", ("diagonal",), lambda m, x: x.diagonal(), (real(2, 3),)),
+    Case(
+        "diag_embed",
+        ("diag_embed",),
+        lambda m, x: ops.diag_embed(x, 3, 3),
+        (real(2, 3),),
+        lambda m, x: m.diag_embed(x),
+    ),
+    # shapes
+    Case("reshape", ("reshape",), lambda m, x: m.reshape(x, (3, 2)), (real(2, 3),)),
+    Case("reshape_method", ("reshape",), lambda m, x: x.reshape(-1), (real(2, 3),)),
+    Case("view", ("view", "reshape"), lambda m, x: x.view(3, 2), (real(2, 3),)),
+    Case("flatten", ("flatten", "reshape"), lambda m, x: m.flatten(x), (real(2, 3, 2),)),
+    Case("flatten_start", ("flatten",), lambda m, x: x.flatten(1), (real(2, 3, 2),)),
+    Case("squeeze", ("squeeze",), lambda m, x: m.squeeze(x), (real(2, 1, 3, 1),)),
+    Case("squeeze_dim", ("squeeze",), lambda m, x: x.squeeze(1), (real(2, 1, 3),)),
+    Case("unsqueeze", ("unsqueeze",), lambda m, x: m.unsqueeze(x, 1), (real(2, 3),)),
+    Case("expand", ("expand", "broadcast_to"), lambda m, x: x.expand(2, -1, 3), (real(4, 1),)),
+    Case(
+        "broadcast_to", ("broadcast_to",), lambda m, x: m.broadcast_to(x, (2, 3, 2)), (real(3, 1),)
+    ),
+    Case(
+        "sum_to",
+        ("sum_to",),
+        lambda m, x: ops.sum_to(x, (3, 1)),
+        (real(2, 3, 4),),
+        lambda m, x: x.sum_to_size(3, 1),
+    ),
+    Case("stack", ("stack",), lambda m, x, y: m.stack([x, y]), (real(2, 3), real(2, 3))),
+    Case("stack_dim", ("stack",), lambda m, x, y: m.stack((x, y, x), -1), (real(2, 3), real(2, 3))),
+    Case("cat", ("cat",), lambda m, x, y: m.cat([x, y]), (real(2, 3), real(1, 3))),
+    Case("cat_dim", ("cat",), lambda m, x, y: m.cat([x, y, x], dim=-1), (real(2, 1), real(2, 3))),
+    Case("to", ("to",), lambda m, x: (x.to(m.float32) * 1.0).double(), (real(2, 3),), eps=1e-3),
+    Case("clone", ("clone",), lambda m, x: x.clone(), (real(2, 3),)),
+    # indexing
+    Case("getitem_int", ("getitem",), lambda m, x: x[1], (real(3, 2),)),
+    Case("getitem_negative_int", ("getitem",), lambda m, x: x[-1, 0], (real(3, 2),)),
+    Case("getitem_slice", ("getitem",), lambda m, x: x[:, 1:3], (real(2, 4),)),
+    Case("getitem_step", ("getitem",), lambda m, x: x[::2], (real(5),)),
+    Case("getitem_ellipsis", ("getitem",), lambda m, x: x[..., 0], (real(2, 2, 3),)),
+    Case("getitem_none", ("getitem",), lambda m, x: x[None, :, None], (real(3),)),
+    Case("getitem_int_array", ("getitem",), lambda m, x: x[m.tensor([0, 2, 0])], (real(3, 2),)),
+    Case("getitem_list", ("getitem",), lambda m, x: x[[1, 1, 0]], (real(3),)),
+    Case("getitem_mask", ("getitem",), lambda m, x: x[m.tensor(MASK)], (real(2, 3),)),
+    Case("getitem_computed_mask", ("getitem",), lambda m, x: x[x > 0], (nonzero(2, 3),)),
+    Case("getitem_mixed", ("getitem",), lambda m, x: x[1:, m.tensor([0, 0, 2])], (real(3, 3),)),
+    Case(
+        "index_scatter",
+        ("index_scatter",),
+        lambda m, g: ops.index_scatter(g, (np.array([0, 2, 0]),), (3, 2)),
+        (real(3, 2),),
+        lambda m, g: m.zeros(3, 2, dtype=m.float64).index_put(
+            (m.tensor([0, 2, 0]),), g, accumulate=True
+        ),
+    ),
+    Case(
+        "zero_at",
+        ("zero_at",),
+        lambda m, g: ops.zero_at(g, (slice(1, None),), 0),
+        (real(3, 2),),
+        lambda m, g: m.cat([g[:1], m.zeros(2, 2, dtype=m.float64)]),
+    ),
+    Case("setitem_int", ("index_put",), _setitem(lambda m: 1, (3,)), (real(2, 3), real(3))),
+    Case(
+        "setitem_slice",
+        ("index_put",),
+        _setitem(lambda m: (slice(None), slice(0, 2)), (2, 2)),
+        (real(2, 3), real(2, 2)),
+    ),
+    Case(
+        "setitem_broadcast",
+        ("index_put",),
+        _setitem(lambda m: slice(0, 2), (1,)),
+        (real(3, 2), real(1)),
+    ),
+    Case(
+        "setitem_mask",
+        ("index_put",),
+        _setitem(lambda m: m.tensor(MASK), (4,)),
+        (real(2, 3), real(4)),
+    ),
+    Case(
+        "setitem_int_array",
+        ("index_put",),
+        _setitem(lambda m: m.tensor([2, 0]), (2, 3)),
+        (real(3, 3), real(2, 3)),
+    ),
+    Case("setitem_into_constant", ("index_put",), _set_into_constant, (real(3),)),
+]
+
+# Ops without a gradient: their results never require grad (checked in
+# test_engine_torch.py against PyTorch's values).
+NONDIFF_CASES = [
+    ("lt", lambda m, x, y: x < y),
+    ("le", lambda m, x, y: x <= y),
+    ("gt", lambda m, x, y: m.gt(x, y)),
+    ("ge", lambda m, x, y: x >= y),
+    ("eq", lambda m, x, y: x == y),
+    ("ne", lambda m, x, y: x.ne(y)),
+    ("logical_and", lambda m, x, y: (x > 0) & (y > 0)),
+    ("logical_or", lambda m, x, y: (x > 0) | (y > 0)),
+    ("logical_not", lambda m, x, y: ~(x > y)),
+    ("isnan", lambda m, x, y: m.isnan(m.log(x))),
+    ("isinf", lambda m, x, y: m.isinf(1.0 / m.relu(x))),
+    ("isfinite", lambda m, x, y: m.isfinite(m.log(x))),
+    ("argmax", lambda m, x, y: m.argmax(x, 1)),
+    ("argmin", lambda m, x, y: x.argmin()),
+    ("detach", lambda m, x, y: m.detach(x * y)),
+]
+
+CONSTRUCTORS = {
+    "zeros",
+    "ones",
+    "full",
+    "eye",
+    "arange",
+    "linspace",
+    "rand",
+    "randn",
+    "zeros_like",
+    "ones_like",
+}
+
+
+def _inputs(case):
+    return tuple(gradcli.tensor(a, requires_grad=True) for a in case.arrays())
+
+
+def _func(case):
+    return lambda *xs: case.fn(gradcli, *xs)
+
+
+def test_every_op_and_function_has_a_case():
+    covered = {name for case in CASES for name in case.covers}
+    covered |= {name for name, _ in NONDIFF_CASES} | CONSTRUCTORS
+    assert set(ops.OPS) - covered == set()
+    assert set(ops.FUNCTIONS) - covered == set()
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_gradcheck(case):
+    assert gradcheck(
+        _func(case),
+        _inputs(case),
+        eps=case.eps,
+        atol=case.atol,
+        rtol=case.rtol,
+        check_batched_grad=True,
+    )
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.gradgrad], ids=lambda c: c.name)
+def test_gradgradcheck(case):
+    assert gradgradcheck(
+        _func(case),
+        _inputs(case),
+        eps=case.eps,
+        atol=case.atol,
+        rtol=case.rtol,
+        check_batched_grad=True,
+    )

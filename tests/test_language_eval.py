@@ -1,0 +1,367 @@
+"""Values and gradients of every construct, against NumPy or derivations by hand."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import gradcli
+from gradcli.language import compile_source, evaluate_constant
+
+
+@pytest.fixture(autouse=True)
+def float64():
+    old = gradcli.get_default_dtype()
+    gradcli.set_default_dtype(gradcli.float64)
+    yield
+    gradcli.set_default_dtype(old)
+
+
+def leaves(**values):
+    return {k: gradcli.tensor(np.asarray(v, float), requires_grad=True) for k, v in values.items()}
+
+
+def value(text, **values):
+    result = compile_source(text).run(leaves(**values))
+    return result.detach().numpy()
+
+
+def gradients(text, **values):
+    """The value of ``text`` and its gradient with respect to each binding (result summed)."""
+    bound = leaves(**values)
+    result = compile_source(text).run(bound)
+    result.sum().backward()
+    return result.detach().numpy(), {k: v.grad.numpy() for k, v in bound.items()}
+
+
+def central_difference(f, point, h=1e-6):
+    """d sum(f) / d point by central differences, on NumPy alone."""
+    point = np.asarray(point, float)
+    grad = np.zeros_like(point)
+    for i in np.ndindex(point.shape):
+        step = np.zeros_like(point)
+        step[i] = h
+        grad[i] = (np.sum(f(point + step)) - np.sum(f(point - step))) / (2 * h)
+    return grad
+
+
+X = np.array([0.3, -1.2, 2.5])
+M = np.array([[1.0, 2.0, -1.0], [0.5, -3.0, 4.0]])
+
+
+# ----------------------------------------------------------------------------
+# Values
+# ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("2", 2.0),
+        ("2.5", 2.5),
+        (".5", 0.5),
+        ("1e-3", 1e-3),
+        ("6.02E23", 6.02e23),
+        ("pi", math.pi),
+        ("e", math.e),
+        ("inf", math.inf),
+        ("-inf", -math.inf),
+        ("2**2**3", 256.0),
+        ("2^2^3", 256.0),
+        ("-2**2", -4.0),
+        ("(-2)**2", 4.0),
+        ("2**-1", 0.5),
+        ("10 - 4 - 3", 3.0),
+        ("100 / 10 / 5", 2.0),
+        ("2 + 3 * 4", 14.0),
+        ("(2 + 3) * 4", 20.0),
+        ("-3 - -3", 0.0),
+        ("+-+2", -2.0),
+        ("7 / 2", 3.5),
+        ("1 / 0", math.inf),
+        ("-1 / 0", -math.inf),
+        ("2 < 3", 1.0),
+        ("3 < 2", 0.0),
+        ("2 <= 2", 1.0),
+        ("2 >= 3", 0.0),
+        ("2 == 2", 1.0),
+        ("2 != 2", 0.0),
+        ("3 > 2", 1.0),
+        ("1 < 2 < 3", 1.0),
+        ("1 < 3 < 2", 0.0),
+        ("3 > 2 == 2", 1.0),
+        ("1 + (2 < 3)", 2.0),
+        ("sin(pi / 2)", 1.0),
+        ("atan2(1, 1) * 4", math.pi),
+        ("exp(log(3))", 3.0),
+        ("sqrt(16) + abs(-2)", 6.0),
+        ("max(3, 0)", 3.0),
+    ],
+)
+def test_scalar_values(text, expected):
+    assert evaluate_constant(text) == pytest.approx(expected, rel=1e-12)
+
+
+def test_nan_constant():
+    assert np.isnan(evaluate_constant("nan")) and np.isnan(evaluate_constant("0 * inf"))
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("[2, 3]", np.array([2.0, 3.0])),
+        ("[[1, 2], [3, 4]]", np.array([[1.0, 2.0], [3.0, 4.0]])),
+        ("[[1, 2], [3, 4]] @ [1, -1]", np.array([-1.0, -1.0])),
+        ("[[1, 2], [3, 4]] @ [[0, 1], [1, 0]]", np.array([[2.0, 1.0], [4.0, 3.0]])),
+        ("[1, 2] * [[1], [2]]", np.array([[1.0, 2.0], [2.0, 4.0]])),
+        ("[1, 2, 3] > 2", np.array([0.0, 0.0, 1.0])),
+        ("[1, 5, 3] == [1, 2, 3]", np.array([1.0, 0.0, 1.0])),
+        ("zeros(2, 3)", np.zeros((2, 3))),
+        ("zeros([2, 3])", np.zeros((2, 3))),
+        ("ones(2)", np.ones(2)),
+        ("eye(3)", np.eye(3)),
+        ("eye(2, 3)", np.eye(2, 3)),
+        ("arange(4)", np.arange(4.0)),
+        ("arange(1, 2, 0.25)", np.arange(1, 2, 0.25)),
+        ("linspace(0, 1, 5)", np.linspace(0, 1, 5)),
+        ("full([2, 2], 1.5)", np.full((2, 2), 1.5)),
+        ("full(3, -1)", np.full(3, -1.0)),
+        ("zeros_like([1, 2, 3])", np.zeros(3)),
+        ("ones_like([[1, 2]])", np.ones((1, 2))),
+        ("sum([[1, 2], [3, 4]], axis=0)", np.array([4.0, 6.0])),
+        ("sum([[1, 2], [3, 4]], dim=1)", np.array([3.0, 7.0])),
+        ("sum([[1, 2], [3, 4]], 1, keepdim=1)", np.array([[3.0], [7.0]])),
+        ("sum([[1, 2], [3, 4]], axis=0, keepdims=1)", np.array([[4.0, 6.0]])),
+        ("[[1, 2], [3, 4]].sum()", np.array(10.0)),
+        ("[[1, 2], [3, 4]].mean(dim=0)", np.array([2.0, 3.0])),
+        ("[[1, 2], [3, 4]].T", np.array([[1.0, 3.0], [2.0, 4.0]])),
+        ("arange(6).view(2, 3)", np.arange(6.0).reshape(2, 3)),
+        ("arange(6).view(3, -1)", np.arange(6.0).reshape(3, 2)),
+        ("arange(6).reshape([3, 2]).T", np.arange(6.0).reshape(3, 2).T),
+        ("max([[1, 5], [7, 2]], dim=1)", np.array([5.0, 7.0])),
+        ("[1, 5, 2].max() + [1, 5, 2].min()", np.array(6.0)),
+        ("where([1, 2, 3] > 2, 1, 0)", np.array([0.0, 0.0, 1.0])),
+        ("clamp([1, 2, 3], 1.5, 2.5)", np.array([1.5, 2.0, 2.5])),
+        ("stack([[1, 2], [3, 4]], dim=1)", np.array([[1.0, 3.0], [2.0, 4.0]])),
+        ("cat([[1, 2], [3]])", np.array([1.0, 2.0, 3.0])),
+        ("norm([3, 4])", np.array(5.0)),
+        ("transpose(arange(6).view(2, 3), 0, 1)", np.arange(6.0).reshape(2, 3).T),
+        ("det([[2, 1], [1, 3]])", np.array(5.0)),
+        ("inverse([[2, 0], [0, 4]])", np.array([[0.5, 0.0], [0.0, 0.25]])),
+        ("trace(eye(3)) + dot([1, 2], [3, 4])", np.array(14.0)),
+        ("outer([1, 2], [3, 4])", np.outer([1, 2], [3, 4]).astype(float)),
+        ("softmax([1, 2, 3], dim=0)", np.exp([1, 2, 3]) / np.exp([1, 2, 3]).sum()),
+        ("logsumexp([1, 2, 3], dim=0)", np.log(np.exp([1.0, 2, 3]).sum())),
+        ("[1, 2, 3][argmax([1, 5, 2])]", np.array(2.0)),
+        ("unsqueeze([1, 2], 0)", np.array([[1.0, 2.0]])),
+        ("squeeze(zeros(1, 2), 0)", np.zeros(2)),
+        ("flatten(eye(2))", np.eye(2).ravel()),
+        ("[]", np.zeros(0)),
+    ],
+)
+def test_array_values(text, expected):
+    result = evaluate_constant(text)
+    assert result.dtype == np.float64
+    np.testing.assert_allclose(result, expected, rtol=1e-12)
+    assert result.shape == np.shape(expected)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("m[0]", M[0]),
+        ("m[-1]", M[-1]),
+        ("m[1, 2]", M[1, 2]),
+        ("m[0, -1]", M[0, -1]),
+        ("m[:, 0]", M[:, 0]),
+        ("m[:, 1:3]", M[:, 1:3]),
+        ("m[0, ::2]", M[0, ::2]),
+        ("m[::-1]", M[::-1]),
+        ("m[1][1:]", M[1][1:]),
+        ("m[:, :-1]", M[:, :-1]),
+        ("m[0][m[0] > 0]", M[0][M[0] > 0]),
+        ("m[[1, 0]]", M[[1, 0]]),
+        ("m[0, 1:3].sum() + m[1, 0]", M[0, 1:3].sum() + M[1, 0]),
+        ("m[1 + 0, 3 - 1]", M[1, 2]),
+    ],
+)
+def test_indexing_and_slicing(text, expected):
+    np.testing.assert_allclose(value(text, m=M), expected, rtol=1e-12)
+
+
+def test_unicode_names_and_constants():
+    assert value("θ = pi / 4\nα_1 = 2\nα_1 * sin(θ)**2") == pytest.approx(1.0)
+    assert value("Δ + δ", Δ=1.5, δ=2) == pytest.approx(3.5)
+
+
+def test_number_literals_take_the_default_dtype():
+    gradcli.set_default_dtype(gradcli.float32)
+    assert evaluate_constant("1/3").dtype == np.float32
+    assert evaluate_constant("[1, 2]").dtype == np.float32
+    assert evaluate_constant("arange(3)").dtype == np.float32
+    assert evaluate_constant("[1, 2] < 2").dtype == np.float32
+
+
+# ----------------------------------------------------------------------------
+# Gradients
+# ----------------------------------------------------------------------------
+
+
+def test_the_issue_example():
+    result, grads = gradients("(x+2)**2+3", x=2.0)
+    assert result == 19.0 and grads["x"] == 8.0
+
+
+@pytest.mark.parametrize(
+    "text, point, expected_grad",
+    [
+        ("x**2", 3.0, 6.0),
+        ("-x**2", 3.0, -6.0),
+        ("x^3", 2.0, 12.0),
+        ("2**x", 3.0, 8 * math.log(2)),
+        ("x**x", 2.0, 4 * (math.log(2) + 1)),
+        ("1 / x", 2.0, -0.25),
+        ("sin(x) * cos(x)", 0.3, math.cos(0.6)),
+        ("exp(2*x) - log(x)", 1.0, 2 * math.e**2 - 1),
+        ("sqrt(x) + atan2(x, 1)", 4.0, 0.25 + 1 / 17),
+        ("x * (x > 1)", 2.0, 1.0),  # the comparison is a constant 1 here
+        ("x.T", 5.0, 1.0),
+        ("[x, 2*x].sum()", 1.0, 3.0),
+        ("f(t) = t**2 + t; f(x) + f(2*x)", 1.0, 3.0 + 2 * 5.0),
+    ],
+)
+def test_scalar_gradients_by_hand(text, point, expected_grad):
+    _, grads = gradients(text, x=point)
+    assert grads["x"] == pytest.approx(expected_grad, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "text, f",
+    [
+        ("sum(x**2 * sin(x))", lambda x: np.sum(x**2 * np.sin(x))),
+        ("(x / (1 + exp(-x))).mean()", lambda x: np.mean(x / (1 + np.exp(-x)))),
+        ("x @ x", lambda x: x @ x),
+        ("[[1, 2, 3], [4, 5, 6]] @ x", lambda x: np.array([[1, 2, 3], [4, 5, 6]]) @ x),
+        ("x[0] * x[1] - x[-1]**3", lambda x: x[0] * x[1] - x[-1] ** 3),
+        ("x[1:].prod() + x[::2].sum()", lambda x: np.prod(x[1:]) + np.sum(x[::2])),
+        ("sum(tanh(x) * x, dim=0)", lambda x: np.sum(np.tanh(x) * x, axis=0)),
+        ("logsumexp(x, dim=0)", lambda x: np.log(np.sum(np.exp(x)))),
+        ("norm(x)", lambda x: np.linalg.norm(x)),
+        (
+            "[x[0]**2 + 3*x[1], 2*x[0] + x[1]**2]",
+            lambda x: np.array([x[0] ** 2 + 3 * x[1], 2 * x[0] + x[1] ** 2]),
+        ),
+        ("outer(x, x).trace()", lambda x: np.trace(np.outer(x, x))),
+        ("max(x)", lambda x: np.max(x)),
+    ],
+)
+def test_gradients_against_central_differences(text, f):
+    result, grads = gradients(text, x=X)
+    np.testing.assert_allclose(result, f(X), rtol=1e-12)
+    np.testing.assert_allclose(grads["x"], central_difference(f, X), rtol=1e-6, atol=1e-8)
+
+
+def test_jacobian_of_the_vector_program():
+    program = compile_source(
+        "x = [2, 3]; k = zeros_like(x); k[0] = x[0]**2 + 3*x[1]; k[1] = 2*x[0] + x[1]**2; k"
+    )
+    assert program.inputs == ("x",)
+    rows = []
+    for i in range(2):  # a fresh graph for every run
+        x = gradcli.tensor(program.defaults()["x"], requires_grad=True)
+        k = program.run({"x": x})
+        assert k.grad_fn.name().endswith("CopySlices")
+        np.testing.assert_allclose(k.detach().numpy(), [13.0, 13.0])
+        k[i].backward()
+        rows.append(x.grad.numpy())
+    np.testing.assert_allclose(rows, [[4.0, 3.0], [2.0, 6.0]])
+
+
+def test_list_literal_of_expressions_is_differentiable():
+    _, grads = gradients("[x[0]**2 + 3*x[1], 2*x[0] + x[1]**2]", x=[2.0, 3.0])
+    # d/dx of (x0² + 3 x1) + (2 x0 + x1²) = (2 x0 + 2, 3 + 2 x1)
+    np.testing.assert_allclose(grads["x"], [6.0, 9.0])
+
+
+def test_matrix_inputs_and_broadcasting():
+    W = np.array([[1.0, -2.0], [0.5, 3.0]])
+    b = np.array([0.1, -0.2])
+    text = "W = [[1, -2], [0.5, 3]]\nb = [0.1, -0.2]\nx = [1, 2]\nrelu(W @ x + b).sum()"
+    program = compile_source(text)
+    assert program.inputs == ("W", "b", "x")
+    bound = {k: gradcli.tensor(v, requires_grad=True) for k, v in program.defaults().items()}
+    result = program.run(bound)
+    result.backward()
+    pre = W @ np.array([1.0, 2.0]) + b
+    assert result.item() == pytest.approx(np.maximum(pre, 0).sum())
+    active = (pre > 0).astype(float)
+    np.testing.assert_allclose(bound["W"].grad.numpy(), np.outer(active, [1.0, 2.0]))
+    np.testing.assert_allclose(bound["b"].grad.numpy(), active)
+
+
+def test_comparisons_carry_no_gradient():
+    program = compile_source("x > 0")
+    x = gradcli.tensor([1.0, -1.0], requires_grad=True)
+    result = program.run({"x": x})
+    assert not result.requires_grad
+    np.testing.assert_allclose(result.numpy(), [1.0, 0.0])
+
+
+def test_grad_fn_names_follow_pytorch():
+    program = compile_source("x ** 2")
+    result = program.run(leaves(x=2.0))
+    assert result.grad_fn.name() == "PowBackward0"
+    assert compile_source("2 * x").run(leaves(x=2.0)).grad_fn.name() == "MulBackward0"
+
+
+def test_indexed_assignment_keeps_the_old_value_intact():
+    text = "y = x * 1\nz = y * x\ny[0] = 10\nz + y"
+    result, grads = gradients(text, x=[1.0, 2.0])
+    # z = x², y = [10, x1]: result = [1 + 10, 4 + 2]; d/dx sum = [2 x0, 2 x1 + 1]
+    np.testing.assert_allclose(result, [11.0, 6.0])
+    np.testing.assert_allclose(grads["x"], [2.0, 5.0])
+    # assigning into an input leaves the caller's leaf untouched
+    bound = leaves(x=[1.0, 2.0])
+    out = compile_source("x[0] = 5; x").run(bound)
+    np.testing.assert_allclose(out.detach().numpy(), [5.0, 2.0])
+    np.testing.assert_allclose(bound["x"].detach().numpy(), [1.0, 2.0])
+
+
+def test_a_ten_thousand_term_sum():
+    n = 10_000
+    program = compile_source("+".join(["x"] * n))
+    result, grads = gradients("+".join(["x"] * n), x=1.5)
+    assert result == pytest.approx(1.5 * n)
+    assert grads["x"] == pytest.approx(n)
+    mixed = "x" + "".join(f" {'+-'[i % 2]} {i % 7}*x" for i in range(n))
+    expected = 1 + sum((i % 7) * (1 if i % 2 == 0 else -1) for i in range(n))
+    result, grads = gradients(mixed, x=2.0)
+    assert result == pytest.approx(2.0 * expected)
+    assert grads["x"] == pytest.approx(expected)
+    assert program.inputs == ("x",)
+
+
+def test_two_hundred_levels_of_brackets():
+    depth = 200
+    text = "(" * depth + "x" + " + 1)" * depth
+    result, grads = gradients(text, x=1.0)
+    assert result == 1.0 + depth and grads["x"] == 1.0
+    text = "((" * depth + "x" + ") * 2 + 1)" * depth  # two IR levels per bracket
+    result, grads = gradients(text, x=0.0)
+    assert result == pytest.approx(2.0**depth - 1)
+    assert grads["x"] == pytest.approx(2.0**depth)
+    text = "sin(" * depth + "x" + ")" * depth
+    result, grads = gradients(text, x=0.5)
+    expected, slope = 0.5, 1.0
+    for _ in range(depth):
+        slope *= math.cos(expected)
+        expected = math.sin(expected)
+    assert result == pytest.approx(expected) and grads["x"] == pytest.approx(slope)
+
+
+def test_deep_grouping_brackets_are_free():
+    text = "(" * 5000 + "x" + ")" * 5000
+    result, grads = gradients(text, x=3.0)
+    assert result == 3.0 and grads["x"] == 1.0
