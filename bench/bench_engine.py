@@ -43,11 +43,16 @@ TARGETS = {
 }
 
 
-def fastest(fn, best):
-    """Run ``fn`` once (garbage of earlier runs collected first); keep the fastest time."""
+def fastest(runner, best):
+    """Run once (garbage of earlier runs collected first); keep the fastest time.
+
+    ``runner`` is a function, or ``(setup, run)``: ``run(*setup())`` is timed, not ``setup``.
+    """
+    setup, run = runner if isinstance(runner, tuple) else (tuple, runner)
+    args = setup()
     gc.collect()
     start = time.perf_counter()
-    fn()
+    run(*args)
     elapsed = time.perf_counter() - start
     return elapsed if best is None else min(best, elapsed)
 
@@ -56,8 +61,8 @@ def interleaved(runners, repeats):
     """The fastest time of each runner, running them in turn ``repeats`` times."""
     best = dict.fromkeys(runners)
     for _ in range(repeats):
-        for name, fn in runners.items():
-            best[name] = fastest(fn, best[name])
+        for name, runner in runners.items():
+            best[name] = fastest(runner, best[name])
     return best
 
 
@@ -99,8 +104,10 @@ def case_b(torch, n, repeats):
     rng = np.random.default_rng(0)
     arrays = rng.standard_normal((n, n)), rng.standard_normal((n, 1)), rng.standard_normal((n, 1))
 
-    def run(m):
-        x1, y1, w = (m.tensor(a, dtype=m.float64, requires_grad=True) for a in arrays)
+    def leaves(m):  # new leaves for each run, made outside the timed part
+        return tuple(m.tensor(a, dtype=m.float64, requires_grad=True) for a in arrays)
+
+    def run(m, x1, y1, w):
         loss = m.mean(y1 - m.matmul(x1, w))
         loss.backward()
         return x1.grad, y1.grad, w.grad
@@ -113,10 +120,11 @@ def case_b(torch, n, repeats):
         return loss, g_p * w.T, g_y1, x1.T @ g_p  # loss, d/dx1 (an outer product), d/dy1, d/dW
 
     expected = by_hand()[1:]
-    for got in (run(gradcli), run(torch)):
-        for a, b in zip(got, (expected[0], expected[1], expected[2])):
-            np.testing.assert_allclose(np.asarray(a.detach().numpy()), b, rtol=1e-9, atol=1e-15)
-    return interleaved({"gradcli": lambda: run(gradcli), "torch": lambda: run(torch),
+    for m in (gradcli, torch):
+        for got, want in zip(run(m, *leaves(m)), expected):
+            np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-9, atol=1e-15)
+    return interleaved({"gradcli": (lambda: leaves(gradcli), lambda *xs: run(gradcli, *xs)),
+                        "torch": (lambda: leaves(torch), lambda *xs: run(torch, *xs)),
                         "numpy": by_hand}, repeats)
 
 

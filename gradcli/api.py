@@ -32,6 +32,22 @@ from . import bindings as _bindings
 from .errors import GradcliError
 
 DTYPES = ("float64", "float32")
+# The command line's own options: inputs with these names are bound with --var.
+_OPTION_NAMES = {
+    "file",
+    "var",
+    "seed",
+    "dtype",
+    "format",
+    "precision",
+    "output",
+    "strict",
+    "debug",
+    "wrt",
+    "tangent",
+    "help",
+    "version",
+}
 
 
 # ----------------------------------------------------------------------------
@@ -199,13 +215,12 @@ def hessian(
 
             f, _ = s.function(s.wrt)
             blocks = functional.hessian(f, s.point(s.wrt))
-            size = out._data.size
             for x, row in zip(s.wrt, blocks):
-                hess[x] = {}
-                for y, block in zip(s.wrt, row):
-                    # A 1-element output of shape (1,) adds its own axes; drop them.
-                    block = _array(block)
-                    hess[x][y] = block.reshape(s.shape(x) + s.shape(y)) if size == 1 else block
+                # reshape: an output of shape (1,) would add its own axes.
+                hess[x] = {
+                    y: _array(block).reshape(s.shape(x) + s.shape(y))
+                    for y, block in zip(s.wrt, row)
+                }
         return s.result("hessian", out, grad=grads, hessian=hess)
 
 
@@ -226,7 +241,7 @@ def vjp(
     import gradcli
 
     with _session(source, bindings, wrt, dtype, seed, filename) as s:
-        f, outputs = s.function(s.wrt)
+        f, _ = s.function(s.wrt)
         with gradcli.no_grad():
             value = f(*s.point(s.wrt))
         if grad_output is None:
@@ -342,11 +357,11 @@ class _Session:
 
     # ----- binding -----
     def _bind(self, bindings) -> dict[str, np.ndarray]:
-        constants = tuple(self.program.constants)
-        # A const may be given another value; it is still never differentiated.
+        """Every input's value: bound, else the program's; also sets ``self.constants``,
+        the consts given a value (they are never differentiated)."""
         self.constants = {
             name: self.value_of(f"--{name}", bindings.pop(name))
-            for name in constants
+            for name in self.program.constants
             if name in bindings
         }
         self.check_names(bindings, "--{}")
@@ -361,7 +376,9 @@ class _Session:
                 missing.append(name)
         if missing:
             listed = ", ".join(missing)
-            hint = " ".join(f"--{n} VALUE" for n in missing)
+            hint = " ".join(
+                f"--var {n}=VALUE" if n in _OPTION_NAMES else f"--{n} VALUE" for n in missing
+            )
             raise GradcliError(
                 f"no value for {listed}: bind {'it' if len(missing) == 1 else 'them'} with {hint}"
             )
@@ -421,8 +438,7 @@ class _Session:
         # Reseeding makes every evaluation draw the same random numbers, so the
         # several passes of a Hessian see one and the same function.
         gradcli.manual_seed(self.seed)
-        out = self.program.run(leaves, watch_nonfinite=None if self.watch else self.watch)
-        return out if isinstance(out, gradcli.Tensor) else gradcli.tensor(out)
+        return self.program.run(leaves, watch_nonfinite=None if self.watch else self.watch)
 
     def function(self, names):
         """``f(*tensors)``: the program as a function of ``names``, the other inputs fixed.

@@ -308,7 +308,7 @@ def jvp_command(source, tangent, **options):
 
     \b
     Example:
-      $ gradcli jvp "x**2 + y" --x "[1, 2]" --y 3 --tangent x=[1, 1]
+      $ gradcli jvp "x**2 + y" --x "[1, 2]" --y 3 --tangent "x=[1, 1]"
       value 4 7
       jvp 2 4
     """
@@ -337,6 +337,7 @@ def _run(compute, source, options, **arguments) -> int:
     )
     fmt = options["fmt"] or (Format.TABLE if _stdout_is_terminal() else Format.PLAIN)
     render(result, Format(fmt), sys.stdout, options["precision"])
+    sys.stdout.flush()  # the result before its warnings, wherever the two streams go
     if output is not None:
         write_npz(result, output)
     for warning in result.warnings:

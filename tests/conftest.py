@@ -57,8 +57,10 @@ def gradcli_json(gradcli):
     return invoke
 
 
-def script_command() -> list[str]:
-    """The installed console script, else the interpreter running the package."""
+@pytest.fixture(scope="session")
+def gradcli_script() -> list[str]:
+    """The command of the installed console script (else the interpreter running
+    the package), for tests that start real processes."""
     script = shutil.which("gradcli") or os.path.join(os.path.dirname(sys.executable), "gradcli")
     if os.path.exists(script):
         return [script]

@@ -77,8 +77,18 @@ def test_grad_of_a_vector_input(gradcli_json):
 
 def test_grad_of_a_matrix_input(gradcli_json):
     # d/dA (u^T A v) = u v^T
-    out = gradcli_json("grad", "u @ A @ v", "--A", "[[1, 2], [3, 4]]", "--u", "[1, -1]",
-                       "--v", "[2, 5]", "--wrt", "A")
+    out = gradcli_json(
+        "grad",
+        "u @ A @ v",
+        "--A",
+        "[[1, 2], [3, 4]]",
+        "--u",
+        "[1, -1]",
+        "--v",
+        "[2, 5]",
+        "--wrt",
+        "A",
+    )
     close(out["grad"]["A"], np.outer([1, -1], [2, 5]))
 
 
@@ -123,8 +133,14 @@ def test_jacobian_against_finite_differences(gradcli_json):
     w = np.array([[0.3, -0.2, 0.1], [0.5, 0.4, -0.6]])
     x = np.array([0.7, -1.1, 0.4])
     out = gradcli_json(
-        "jacobian", "tanh(W @ x) * exp(-x[0])", "--W", w.tolist(), "--x", x.tolist(),
-        "--wrt", "x",
+        "jacobian",
+        "tanh(W @ x) * exp(-x[0])",
+        "--W",
+        w.tolist(),
+        "--x",
+        x.tolist(),
+        "--wrt",
+        "x",
     )
     expected = finite_difference_jacobian(lambda x_: np.tanh(w @ x_) * np.exp(-x_[0]), x)
     close(out["jacobian"]["x"], expected, rtol=1e-7, atol=1e-9)
@@ -173,8 +189,9 @@ def test_hessian_wrt(gradcli_json):
 VECTOR_PROGRAM = "k = zeros_like(x); k[0] = x[0]**2 + 3*x[1]; k[1] = 2*x[0] + x[1]**2; k"
 
 
-@pytest.mark.parametrize("v, expected", [("[1, 0]", [4, 3]), ("[0, 1]", [2, 6]),
-                                         ("[1, 1]", [6, 9])])
+@pytest.mark.parametrize(
+    "v, expected", [("[1, 0]", [4, 3]), ("[0, 1]", [2, 6]), ("[1, 1]", [6, 9])]
+)
 def test_vjp_is_backward_of_the_vector(gradcli_json, v, expected):
     # J = [[2 x0, 3], [2, 2 x1]] = [[4, 3], [2, 6]] at (2, 3); v^T J
     out = gradcli_json("vjp", VECTOR_PROGRAM, "--x", "[2, 3]", "--grad-output", v)
@@ -216,10 +233,17 @@ def test_jvp_single_input_needs_no_name(gradcli_json):
 def test_jvp_equals_the_jacobian_times_the_tangent(gradcli_json):
     t = np.array([0.5, -1.0, 2.0])
     x = np.array([0.2, 0.4, -0.3])
-    jac = gradcli_json("jacobian", "cumsum_like = x * sum(x); sin(cumsum_like)", "--x",
-                       x.tolist())["jacobian"]["x"]
-    out = gradcli_json("jvp", "cumsum_like = x * sum(x); sin(cumsum_like)", "--x",
-                       x.tolist(), "--tangent", f"x={t.tolist()}")
+    jac = gradcli_json("jacobian", "cumsum_like = x * sum(x); sin(cumsum_like)", "--x", x.tolist())[
+        "jacobian"
+    ]["x"]
+    out = gradcli_json(
+        "jvp",
+        "cumsum_like = x * sum(x); sin(cumsum_like)",
+        "--x",
+        x.tolist(),
+        "--tangent",
+        f"x={t.tolist()}",
+    )
     close(out["jvp"], np.asarray(jac) @ t)
     expected = finite_difference_jacobian(lambda x_: np.sin(x_ * x_.sum()), x) @ t
     close(out["jvp"], expected, rtol=1e-7, atol=1e-9)
@@ -250,8 +274,15 @@ def test_output_npz(gradcli, tmp_path):
     assert result.exit_code == 0, result.output
     with np.load(path) as saved:
         assert sorted(saved.files) == sorted(
-            ["value", "grad.x", "grad.y", "hessian.x.x", "hessian.x.y", "hessian.y.x",
-             "hessian.y.y"]
+            [
+                "value",
+                "grad.x",
+                "grad.y",
+                "hessian.x.x",
+                "hessian.x.y",
+                "hessian.y.x",
+                "hessian.y.y",
+            ]
         )
         assert saved["value"] == 24
         assert saved["hessian.x.y"] == 12

@@ -87,8 +87,7 @@ def test_hessian_of_a_vector_output_is_an_error(gradcli):
 def test_binding_an_unknown_name_suggests_one(gradcli):
     message = failed(gradcli("eval", "xx + 1", "--x", "1"))
     assert message == (
-        "error: --x: the program has no input named 'x' (did you mean 'xx'?); "
-        "its inputs are xx\n"
+        "error: --x: the program has no input named 'x' (did you mean 'xx'?); its inputs are xx\n"
     )
 
 
@@ -138,16 +137,24 @@ def test_a_value_must_be_constant(gradcli):
         (["grad", "x", "--x", "1", "--wrt", "z"], "error: --wrt z: the program has no input"),
         (["grad", "const c = 2; c*x", "--x", "1", "--wrt", "c"], "c is declared const"),
         (["vjp", "[x, x]", "--x", "1"], "vjp needs --grad-output V of the output's shape (2,)"),
-        (["vjp", "[x, x]", "--x", "1", "--grad-output", "[1, 2, 3]"],
-         "--grad-output has shape (3,), but the output has shape (2,)"),
+        (
+            ["vjp", "[x, x]", "--x", "1", "--grad-output", "[1, 2, 3]"],
+            "--grad-output has shape (3,), but the output has shape (2,)",
+        ),
         (["jvp", "x", "--x", "1"], "jvp needs a direction: --tangent NAME=V"),
-        (["jvp", "x*y", "--x", "1", "--y", "2", "--tangent", "1"],
-         "--tangent V names no input, but the program has 2 inputs"),
-        (["jvp", "x", "--x", "[1, 2]", "--tangent", "x=1"],
-         "the tangent of x has shape (), but x has shape (2,)"),
+        (
+            ["jvp", "x*y", "--x", "1", "--y", "2", "--tangent", "1"],
+            "--tangent V names no input, but the program has 2 inputs",
+        ),
+        (
+            ["jvp", "x", "--x", "[1, 2]", "--tangent", "x=1"],
+            "the tangent of x has shape (), but x has shape (2,)",
+        ),
         (["jvp", "x", "--x", "1", "--tangent", "y=1"], "--tangent y: the program has no input"),
-        (["jvp", "x", "--x", "1", "--tangent", "x=1", "--tangent", "x=2"],
-         "--tangent x is given twice"),
+        (
+            ["jvp", "x", "--x", "1", "--tangent", "x=1", "--tangent", "x=2"],
+            "--tangent x is given twice",
+        ),
     ],
 )
 def test_option_errors(gradcli, args, message):

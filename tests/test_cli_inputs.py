@@ -84,8 +84,9 @@ def test_bindings_may_come_before_source(gradcli_json):
 )
 def test_binding_values(gradcli_json, value, expected):
     out = gradcli_json("eval", "x", "--x", value)
-    assert np.allclose(np.asarray(out["value"], dtype=float), np.asarray(expected, dtype=float),
-                       rtol=1e-15)
+    assert np.allclose(
+        np.asarray(out["value"], dtype=float), np.asarray(expected, dtype=float), rtol=1e-15
+    )
 
 
 def test_random_binding_shape(gradcli_json):
@@ -109,7 +110,6 @@ def test_binding_overrides_the_program_value(gradcli_json):
 
 def test_dash_dash_ends_options(gradcli):
     assert gradcli("eval", "--x", "3", "--format", "json", "--", "-x").stdout == '{"value": -3}\n'
-
 
 
 # ----- @FILE values -----

@@ -26,7 +26,9 @@ def table(result):
 
 
 def test_table_is_the_default_on_a_terminal(gradcli):
-    assert table(gradcli("grad", "(x+2)**2+3", "--x", "2", tty=True)) == """\
+    assert (
+        table(gradcli("grad", "(x+2)**2+3", "--x", "2", tty=True))
+        == """\
 (x+2)**2+3
 ╭───────┬───────┬───────╮
 │       │ shape │ value │
@@ -36,6 +38,7 @@ def test_table_is_the_default_on_a_terminal(gradcli):
 │ ∂f/∂x │ ()    │ 8     │
 ╰───────┴───────┴───────╯
 """
+    )
 
 
 def test_plain_is_the_default_elsewhere(gradcli):
@@ -44,7 +47,9 @@ def test_plain_is_the_default_elsewhere(gradcli):
 
 def test_table_of_a_jacobian_is_a_grid(gradcli):
     out = table(gradcli("jacobian", "x**2 + 2*x + 1", "--x", "[2, 3]", "--format", "table"))
-    assert out == """\
+    assert (
+        out
+        == """\
 x**2 + 2*x + 1
 ╭───────┬────────┬─────────╮
 │       │ shape  │ value   │
@@ -55,11 +60,14 @@ x**2 + 2*x + 1
 │       │        │  [0 8]] │
 ╰───────┴────────┴─────────╯
 """
+    )
 
 
 def test_table_of_a_hessian(gradcli):
     out = table(gradcli("hessian", "x**3 * y", "--x", "2", "--y", "3", "--format", "table"))
-    assert out == """\
+    assert (
+        out
+        == """\
 x**3 * y
 ╭──────────┬───────┬───────╮
 │          │ shape │ value │
@@ -75,11 +83,13 @@ x**3 * y
 │ ∂²f/∂y∂y │ ()    │ 0     │
 ╰──────────┴───────┴───────╯
 """
+    )
 
 
 def test_table_of_vjp_and_jvp(gradcli):
-    vjp = table(gradcli("vjp", "x * [1, 2]", "--x", "3", "--grad-output", "[1, 1]",
-                        "--format", "table"))
+    vjp = table(
+        gradcli("vjp", "x * [1, 2]", "--x", "3", "--grad-output", "[1, 1]", "--format", "table")
+    )
     assert "│ vᵀ·∂f/∂x │ ()    │ 3     │" in vjp
     jvp = table(gradcli("jvp", "x * [1, 2]", "--x", "3", "--tangent", "2", "--format", "table"))
     assert "│ ∂f·t │ (2,)  │ [2 4] │" in jvp
@@ -167,12 +177,18 @@ def test_plain_unicode_names(gradcli):
     [
         (["eval", "x", "--x", "2"], '{"value": 2}'),
         (["grad", "x*y", "--x", "2", "--y", "3"], '{"value": 6, "grad": {"x": 3, "y": 2}}'),
-        (["jacobian", "x*2", "--x", "[1, 2]"],
-         '{"value": [2, 4], "jacobian": {"x": [[2, 0], [0, 2]]}}'),
-        (["hessian", "x**2", "--x", "1"],
-         '{"value": 1, "grad": {"x": 2}, "hessian": {"x": {"x": 2}}}'),
-        (["vjp", "x*[1, 2]", "--x", "1", "--grad-output", "[1, 1]"],
-         '{"value": [1, 2], "vjp": {"x": 3}}'),
+        (
+            ["jacobian", "x*2", "--x", "[1, 2]"],
+            '{"value": [2, 4], "jacobian": {"x": [[2, 0], [0, 2]]}}',
+        ),
+        (
+            ["hessian", "x**2", "--x", "1"],
+            '{"value": 1, "grad": {"x": 2}, "hessian": {"x": {"x": 2}}}',
+        ),
+        (
+            ["vjp", "x*[1, 2]", "--x", "1", "--grad-output", "[1, 1]"],
+            '{"value": [1, 2], "vjp": {"x": 3}}',
+        ),
         (["jvp", "x*[1, 2]", "--x", "1", "--tangent", "x=1"], '{"value": [1, 2], "jvp": [1, 2]}'),
     ],
 )
@@ -223,11 +239,10 @@ def _rendered(result, fmt, precision=None):
 
 
 def test_renderers_take_any_result():
-    result = _result("hessian", 1.5, grad={"a": [1.0, np.nan]},
-                     hessian={"a": {"a": [[1.0, 0.0], [0.0, np.inf]]}})
-    assert _rendered(result, "plain") == (
-        "value 1.5\ngrad.a 1 nan\nhessian.a.a 1 0 0 inf\n"
+    result = _result(
+        "hessian", 1.5, grad={"a": [1.0, np.nan]}, hessian={"a": {"a": [[1.0, 0.0], [0.0, np.inf]]}}
     )
+    assert _rendered(result, "plain") == ("value 1.5\ngrad.a 1 nan\nhessian.a.a 1 0 0 inf\n")
     assert _rendered(result, "json") == (
         '{"value": 1.5, "grad": {"a": [1, "nan"]}, "hessian": {"a": {"a": [[1, 0], [0, "inf"]]}}}\n'
     )
@@ -246,8 +261,11 @@ def test_json_booleans_and_integers():
 
 def test_leaves_in_order():
     tree = {"value": 1, "hessian": {"x": {"y": 2, "x": 3}}}
-    assert list(leaves(tree)) == [(("value",), 1), (("hessian", "x", "y"), 2),
-                                  (("hessian", "x", "x"), 3)]
+    assert list(leaves(tree)) == [
+        (("value",), 1),
+        (("hessian", "x", "y"), 2),
+        (("hessian", "x", "x"), 3),
+    ]
 
 
 @pytest.mark.parametrize(

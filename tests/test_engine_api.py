@@ -111,6 +111,29 @@ def test_leaf_grad_owns_its_memory():
     assert g.tolist() == [1.0, 1.0]
 
 
+def test_gradients_never_alias_each_other_or_the_root_gradient():
+    # d(x + y)/dx = d(x + y)/dy = 1: one array could serve both, but must not.
+    x = gradcli.tensor([1.0, 2.0], requires_grad=True)
+    y = gradcli.tensor([3.0, 4.0], requires_grad=True)
+    (x + y).sum().backward()
+    x.grad.add_(1)
+    assert y.grad.tolist() == [1.0, 1.0]
+    v = gradcli.tensor([1.0, 1.0])
+    x = gradcli.tensor([1.0, 2.0], requires_grad=True)
+    x.backward(v)  # a leaf as the root: its gradient is v's values, not v
+    x.grad.zero_()
+    (x + 0).backward(v)
+    x.grad.zero_()
+    (gx,) = gradcli.autograd.grad(x + 0, x, v)
+    gx.zero_()
+    h = x * 1
+    h.retain_grad()
+    (h + 0).backward(v)
+    h.grad.zero_()
+    assert v.tolist() == [1.0, 1.0]
+    assert x.grad.tolist() == [1.0, 1.0]
+
+
 def test_second_derivative_of_a_cube_is_6x():
     # d/dx x^3 = 3x^2, d2/dx2 = 6x.
     x = gradcli.tensor([-1.0, 0.5, 2.0], dtype=gradcli.float64, requires_grad=True)

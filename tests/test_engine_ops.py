@@ -306,6 +306,8 @@ CASES = [
     Case("diag_of_vector", ("diag", "diag_embed"), lambda m, x: m.diag(x), (real(3),)),
     Case("diag_of_matrix", ("diag", "diagonal"), lambda m, x: m.diag(x), (real(3, 3),)),
     Case("diagonal", ("diagonal",), lambda m, x: x.diagonal(), (real(2, 3),)),
+    Case("diagonal_of_a_batch", ("diagonal",), lambda m, x: x.diagonal(), (real(3, 3, 2),)),
+    Case("diagonal_dims", ("diagonal",), lambda m, x: m.diagonal(x, 0, 2, 0), (real(3, 2, 3),)),
     Case(
         "diag_embed",
         ("diag_embed",),

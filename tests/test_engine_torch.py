@@ -29,8 +29,8 @@ LIBS = pytest.mark.parametrize("m", [gradcli, torch], ids=["gradcli", "torch"])
 
 
 def _np(t):
-    if t is None:
-        return None
+    if t is None or isinstance(t, np.ndarray):
+        return t
     if isinstance(t, torch.Tensor):
         return t.detach().numpy(force=True)
     return np.asarray(t.detach()._data)
@@ -69,6 +69,23 @@ def test_case_value_and_derivatives_match_torch(case):
     theirs = _derivatives(torch, case.torch_call(), arrays)
     for k, (a, b) in enumerate(zip(ours, theirs)):
         _assert_close(a, b, f"{case.name}: result {k} (value, first, then second derivatives)")
+
+
+@pytest.mark.parametrize("case", ORACLE_CASES, ids=lambda c: c.name)
+def test_case_batched_jacobian_matches_torch(case):
+    # One reverse pass over the identity (is_grads_batched) against torch's row-by-row Jacobian.
+    arrays = case.arrays()
+    xs = [gradcli.tensor(a, requires_grad=True) for a in arrays]
+    out = case.fn(gradcli, *xs)
+    n = out.numel()
+    eye = gradcli.eye(n, dtype=gradcli.float64).reshape(n, *out.shape)
+    ours = gradcli.autograd.grad(out, xs, eye, is_grads_batched=True, allow_unused=True)
+    theirs = torch.autograd.functional.jacobian(
+        lambda *ts: case.torch_call()(torch, *ts), tuple(torch.tensor(a) for a in arrays)
+    )
+    for k, (a, b) in enumerate(zip(ours, theirs)):
+        a = np.zeros(b.shape) if a is None else _np(a).reshape(tuple(b.shape))
+        _assert_close(a, b, f"{case.name}: Jacobian for input {k}")
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.torch_fn == SAME], ids=lambda c: c.name)
@@ -666,6 +683,15 @@ def indexing_gradients(m):
     return parts, grads
 
 
+def batched_grad_outputs(m):
+    x = _t(m, [[1.0, 2.0], [3.0, 4.0]])
+    y = (x @ x).sin()
+    eye = m.eye(4, dtype=m.float64).reshape(4, 2, 2)
+    (jacobian,) = m.autograd.grad(y, x, eye, is_grads_batched=True, create_graph=True)
+    (hessian_row,) = m.autograd.grad(jacobian[1, 0, 1], x)
+    return jacobian, hessian_row
+
+
 def no_grad_updates_in_place(m):
     a = m.ones(2, requires_grad=True)
     with m.no_grad():
@@ -696,6 +722,7 @@ SEMANTICS = [
     copy_slices,
     tutorial_jacobian,
     indexing_gradients,
+    batched_grad_outputs,
     no_grad_updates_in_place,
 ]
 
@@ -822,6 +849,12 @@ API = [
         ),
     ),
     ("T", lambda m: m.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True).T),
+    (
+        "T and t() of a vector and a scalar",
+        lambda m: (lambda v, s: (v.T, v.t(), s.t(), s.T))(
+            m.tensor([1.0, 2.0], requires_grad=True), m.tensor(3.0, requires_grad=True)
+        ),
+    ),
     ("detach", lambda m: (m.tensor([1.0, 2.0], requires_grad=True) * 2).detach()),
     ("item", lambda m: m.tensor([[1.0, 2.5]])[0, 1].item()),
     ("item of an int", lambda m: m.tensor([3]).item()),

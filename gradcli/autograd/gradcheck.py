@@ -9,8 +9,9 @@ differences of ``eps = 1e-6`` are mostly rounding noise.
 
 ``check_batched_grad=True`` also runs one reverse pass whose root gradient
 carries a leading batch dimension (the identity, all rows at once, as
-``functional.jacobian`` does) and checks that it equals the row-by-row
-Jacobian: every rule must let extra leading dimensions of its gradient through.
+``functional.jacobian`` does), both plain and with ``create_graph=True``, and
+checks that it equals the row-by-row Jacobian: every rule must let extra
+leading dimensions of its gradient through.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from ..engine.tensor import Node, Tensor, grad, run_backward, set_grad_enabled
+from ..engine.tensor import Tensor, grad
 from ..errors import EngineError, GradcliTypeError, NotImplementedByGradcli
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
@@ -276,34 +277,27 @@ def _batched_jacobian(out, inputs, wrt, create_graph):
     """All rows of the Jacobian from one reverse pass with a leading batch dimension."""
     size = out._data.size
     eye = np.eye(size, dtype=out._data.dtype).reshape((size,) + out.shape)
-    targets = [inputs[i] for i in wrt]
-    nodes = [t.grad_fn for t in targets if t.grad_fn is not None]
-    with set_grad_enabled(create_graph):
-        leaf_grads, captured = run_backward(
-            (out,),
-            (eye,),
-            retain_graph=True,
-            create_graph=create_graph,
-            batch_dims=1,
-            capture_nodes=nodes,
-        )
+    targets = tuple(inputs[i] for i in wrt)
+    grads = grad(
+        out,
+        targets,
+        Tensor._make(eye),
+        retain_graph=True,
+        create_graph=create_graph,
+        allow_unused=True,
+        is_grads_batched=True,
+    )
     jacs = []
-    for t in targets:
-        if type(t.grad_fn) is Node:
-            g = captured.get(t.grad_fn)
-        else:
-            entry = leaf_grads.get(id(t))
-            g = None if entry is None else entry[1]
+    for t, g in zip(targets, grads):
         if g is None:
             jacs.append(np.zeros(out.shape + t.shape))
             continue
-        g = np.asarray(g._data if type(g) is Tensor else g)
         if g.shape != (size,) + t.shape:
             raise GradcheckError(
                 f"Batched gradient has shape {g.shape}; expected {(size,) + t.shape} "
                 "(the batch dimension, then the input's shape)"
             )
-        jacs.append(g.reshape(out.shape + t.shape))
+        jacs.append(g._data.reshape(out.shape + t.shape))
     return jacs
 
 

@@ -1358,14 +1358,14 @@ def t(input):
             f"t() expects a tensor with <= 2 dimensions, but self is {np.ndim(input)}D"
         )
     if np.ndim(input) < 2:
-        return input
+        return _t_vector.fn(input, tuple(range(np.ndim(input))))
     return _t_op.fn(input, 0, 1)
 
 
 def numpy_T(input):
     """x.T: reverse the dimensions (a matrix's transpose)."""
     if np.ndim(input) < 2:
-        return input
+        return permute_op(input, tuple(range(np.ndim(input))))  # a new node, as in PyTorch
     if np.ndim(input) > 2:
         return permute(input, tuple(range(np.ndim(input) - 1, -1, -1)))
     return _numpy_T_op.fn(input, 0, 1)
@@ -1387,6 +1387,7 @@ permute_op = defop(
     "shape",
     saves=False,
 )
+_t_vector = OPS["permute"].variant("TBackward0")  # t() of a vector: a new node, as in PyTorch
 
 
 def permute(input, *dims):
@@ -1457,10 +1458,6 @@ inverse = defop(
 )
 
 
-def _diagonal(x, offset=0, dim1=0, dim2=1):
-    return np.diagonal(x, offset, dim1, dim2)
-
-
 def _diag_embed(x, rows, cols):
     x = np.asarray(x)
     out = np.zeros(x.shape[:-1] + (rows, cols), dtype=x.dtype)
@@ -1470,7 +1467,7 @@ def _diag_embed(x, rows, cols):
     return out
 
 
-diagonal = defop(
+_diagonal_last = defop(
     "diagonal",
     lambda x: np.diagonal(x, 0, -2, -1).copy(),
     (lambda g, ans, x: diag_embed(g, x.shape[-2], x.shape[-1]),),
@@ -1482,7 +1479,7 @@ diagonal = defop(
 diag_embed = defop(
     "diag_embed",
     _diag_embed,
-    (lambda g, ans, x, rows, cols: diagonal(g)[..., : x.shape[-1]],),
+    (lambda g, ans, x, rows, cols: _diagonal_last(g)[..., : x.shape[-1]],),
     "DiagEmbedBackward0",
     "a matrix with x on its diagonal",
     "linalg",
@@ -1490,6 +1487,20 @@ diag_embed = defop(
 
 
 _diag_of_matrix = OPS["diagonal"].variant("DiagonalBackward0_copy")  # PyTorch's name
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """diagonal(x, offset=0, dim1=0, dim2=1): the diagonal of the matrices in dims dim1, dim2."""
+    n = np.ndim(input)
+    if offset != 0:
+        raise NotImplementedByGradcli("diagonal with an offset other than 0 is not implemented")
+    d1, d2 = _dims(dim1, n)[0], _dims(dim2, n)[0]
+    if d1 == d2:
+        raise GradcliIndexError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if (d1, d2) != (-2, -1):
+        rest = tuple(d + n for d in range(-n, 0) if d not in (d1, d2))
+        input = permute_op(input, rest + (d1 + n, d2 + n))
+    return _diagonal_last(input)
 
 
 def diag(input):

@@ -237,7 +237,8 @@ class Tensor:
     def numpy(self) -> np.ndarray:
         if self.requires_grad:
             raise EngineError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+                "Can't call numpy() on Tensor that requires grad. "
+                "Use tensor.detach().numpy() instead."
             )
         return self._data
 
@@ -270,7 +271,7 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise EngineError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise EngineError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.item())
 
     def __hash__(self):
@@ -630,7 +631,7 @@ _refcount = getattr(sys, "getrefcount", lambda _: 1 << 30)  # no refcounts: alwa
 _SOLE_REFS = _sole_refs()
 
 
-def _check_roots(roots, root_grads, create_graph):
+def _check_roots(roots, root_grads, create_graph, batch_dims=0):
     grads = []
     for i, root in enumerate(roots):
         if type(root) is not Tensor:
@@ -644,10 +645,11 @@ def _check_roots(roots, root_grads, create_graph):
             g = np.ones_like(root._data)
         else:
             g_data = g._data if type(g) is Tensor else np.asarray(g, dtype=root._data.dtype)
-            if g_data.shape != root._data.shape:
+            if g_data.shape[batch_dims:] != root._data.shape or g_data.ndim < batch_dims:
+                batched = " (after its leading batch dimension)" if batch_dims else ""
                 raise EngineError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of {tuple(g_data.shape)} "
-                    f"and output[{i}] has a shape of {tuple(root._data.shape)}."
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {tuple(g_data.shape)}"
+                    f"{batched} and output[{i}] has a shape of {tuple(root._data.shape)}."
                 )
             if create_graph and type(g) is Tensor:
                 grads.append(g)
@@ -704,8 +706,15 @@ def grad(
     create_graph=False,
     allow_unused=None,
     materialize_grads=False,
+    *,
+    only_inputs=True,
+    is_grads_batched=False,
 ):
-    """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs``, as a tuple."""
+    """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs``, as a tuple.
+
+    ``is_grads_batched=True``: the first dimension of each ``grad_outputs`` entry
+    is a batch (one reverse pass for all its rows, as ``functional.jacobian`` needs).
+    """
     outputs = (outputs,) if type(outputs) is Tensor else tuple(outputs)
     single_input = type(inputs) is Tensor
     inputs = (inputs,) if single_input else tuple(inputs)
@@ -715,10 +724,13 @@ def grad(
         retain_graph = create_graph
     if allow_unused is None:
         allow_unused = materialize_grads
-    for i, t in enumerate(inputs):
+    for t in inputs:
         if type(t) is not Tensor or not t.requires_grad:
-            raise EngineError(f"One of the differentiated Tensors does not require grad")
-    grads = _check_roots(outputs, grad_outputs, create_graph)
+            raise EngineError("One of the differentiated Tensors does not require grad")
+    batch_dims = 1 if is_grads_batched else 0
+    if batch_dims and grad_outputs is None:
+        raise EngineError("grad_outputs must be given when is_grads_batched=True")
+    grads = _check_roots(outputs, grad_outputs, create_graph, batch_dims)
     nodes = [t.grad_fn for t in inputs if t.grad_fn is not None]
     with set_grad_enabled(create_graph):
         leaf_grads, captured = run_backward(
@@ -726,6 +738,7 @@ def grad(
             grads,
             retain_graph=retain_graph,
             create_graph=create_graph,
+            batch_dims=batch_dims,
             capture_nodes=nodes,
         )
     result = []

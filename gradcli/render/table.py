@@ -11,6 +11,7 @@ from __future__ import annotations
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from . import leaves
 from .numbers import format_array, shape_text
@@ -26,7 +27,7 @@ def render(result, stream, precision: int | None = None, console: Console | None
     shapes = [shape_text(array.shape) for _, array in rows]
     # Leave the numbers what the name and shape columns and the borders do not take.
     spare = console.width - max(map(len, labels), default=0) - max(map(len, shapes)) - 10
-    table = Table(title=result.title, box=box.ROUNDED, title_justify="left", title_style="bold")
+    table = Table(box=box.ROUNDED)
     table.add_column("", style="bold cyan")
     table.add_column("shape", style="dim")
     table.add_column("value", no_wrap=True, overflow="ellipsis")
@@ -34,7 +35,8 @@ def render(result, stream, precision: int | None = None, console: Console | None
         numbers = format_array(array, precision, line_width=max(spare, 20))
         last_of_group = i + 1 == len(rows) or rows[i + 1][0][0] != path[0]
         table.add_row(name, shape, numbers, end_section=last_of_group)
-    console.print(table)
+    # The title above the table, not in it: a long file name must not wrap.
+    console.print(Text(result.title, style="bold"), table)
 
 
 def label(path: tuple[str, ...]) -> str:

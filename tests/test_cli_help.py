@@ -1,0 +1,108 @@
+"""Every command has help with a worked example; the group lists them; --version."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+
+from gradcli import __version__
+from gradcli.cli import cli
+
+COMMANDS = ["eval", "grad", "jacobian", "hessian", "vjp", "jvp"]
+
+
+def test_the_commands():
+    assert list(cli.commands) == COMMANDS
+
+
+def test_group_help_lists_every_command_in_order(gradcli):
+    result = gradcli("--help")
+    assert result.exit_code == 0
+    listed = result.stdout.split("Commands:")[1].split()
+    assert [word for word in listed if word in COMMANDS] == COMMANDS
+    assert '$ gradcli grad "(x+2)**2+3" --x 2' in result.stdout
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_every_command_has_help_with_an_example(gradcli, command, flag):
+    result = gradcli(command, flag)
+    assert result.exit_code == 0
+    assert result.stdout.startswith(f"Usage: gradcli {command} [OPTIONS] [SOURCE]")
+    assert "Example" in result.stdout
+    assert f"$ gradcli {command} " in result.stdout
+    for option in [
+        "--format",
+        "--precision",
+        "--output",
+        "--seed",
+        "--dtype",
+        "--strict",
+        "--var",
+        "--file",
+        "--debug",
+    ]:
+        assert option in result.stdout
+
+
+def help_examples(command):
+    """Each ``$ gradcli ...`` line of a command's help, with the lines it shows after."""
+    text = (cli.commands[command] if command else cli).help
+    lines = [line.strip() for line in text.splitlines()]
+    examples = []
+    for i, line in enumerate(lines):
+        if line.startswith("$ gradcli "):
+            command_line = line[2:]
+            j = i + 1
+            while command_line.endswith("\\"):
+                command_line = command_line[:-1] + lines[j]
+                j += 1
+            output = []
+            while j < len(lines) and lines[j] and not lines[j].startswith("$"):
+                output.append(lines[j])
+                j += 1
+            examples.append((command_line, output))
+    return examples
+
+
+@pytest.mark.parametrize("command", [None, *COMMANDS])
+def test_help_examples_print_what_they_say(gradcli, command):
+    examples = help_examples(command)
+    assert examples
+    for command_line, output in examples:
+        args = shlex.split(command_line)[1:]
+        result = gradcli(*args)
+        assert result.exit_code == 0, result.output
+        assert result.stdout.splitlines() == output, command_line
+
+
+def test_version(gradcli):
+    result = gradcli("--version")
+    assert result.exit_code == 0
+    assert result.stdout == f"gradcli {__version__}\n"
+
+
+def test_shell_completion_script(gradcli):
+    result = gradcli(env={"_GRADCLI_COMPLETE": "bash_source"})
+    assert result.exit_code == 0
+    assert "complete -o nosort -F _gradcli_completion gradcli" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "words, expected",
+    [
+        ("gradcli ja", "plain,jacobian"),
+        ("gradcli grad --for", "plain,--format"),
+        ("gradcli grad --format ", "plain,table\nplain,plain\nplain,json"),
+    ],
+)
+def test_shell_completion_of_commands_and_options(gradcli, words, expected):
+    env = {
+        "_GRADCLI_COMPLETE": "bash_complete",
+        "COMP_WORDS": words,
+        "COMP_CWORD": str(len(words.split(" ")) - 1),
+    }
+    result = gradcli(env=env)
+    assert result.exit_code == 0
+    assert result.stdout.strip() == expected

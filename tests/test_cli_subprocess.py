@@ -1,0 +1,153 @@
+"""The installed ``gradcli`` script and ``python -m gradcli`` as real processes:
+run from another directory, through pipes, on a pseudo-terminal, in shell scripts."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ["grad", "(x+2)**2+3", "--x", "2"]
+
+
+@pytest.fixture
+def run(gradcli_script):
+    return lambda args, **kwargs: _run(gradcli_script, args, **kwargs)
+
+
+def _run(script, args, *, cwd, input=None, command=None, env=None):
+    return subprocess.run(
+        [*(command or script), *args],
+        cwd=cwd,
+        input=input,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1", **(env or {})},
+        timeout=60,
+    )
+
+
+def test_script_from_another_directory(run, tmp_path):
+    result = run(EXAMPLE, cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "value 19\ngrad.x 8\n", "")
+
+
+def test_python_dash_m(run, tmp_path):
+    result = run(
+        [*EXAMPLE, "--format", "json"], cwd=tmp_path, command=[sys.executable, "-m", "gradcli"]
+    )
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == {"value": 19, "grad": {"x": 8}}
+
+
+def test_version(run, tmp_path):
+    from gradcli import __version__
+
+    result = run(["--version"], cwd=tmp_path)
+    assert result.stdout == f"gradcli {__version__}\n"
+
+
+def test_a_sample_by_path(run, tmp_path):
+    result = run(
+        ["jacobian", str(ROOT / "samples" / "tutorial_vector.grad"), "--format", "json"],
+        cwd=tmp_path,
+    )
+    assert json.loads(result.stdout)["jacobian"] == {"x": [[4, 3], [2, 6]]}
+
+
+def test_exit_2_with_one_message_and_no_traceback(run, tmp_path):
+    result = run(["eval", "sin(x", "--x", "1"], cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("error: ")
+    assert result.stderr.splitlines()[1:] == ["  sin(x", "     ^"]
+
+
+def test_exit_3_under_strict(run, tmp_path):
+    result = run(["eval", "log(x)", "--x", "-1", "--strict"], cwd=tmp_path)
+    assert result.returncode == 3
+    assert result.stdout == "value nan\n"
+    assert result.stderr.startswith("warning: the value contains nan")
+
+
+def test_standard_input(run, tmp_path):
+    result = run(["grad", "-", "--format", "json"], cwd=tmp_path, input="x = 3\nx**3\n")
+    assert json.loads(result.stdout) == {"value": 27, "grad": {"x": 27}}
+
+
+def test_closed_pipe_is_quiet(gradcli_script, tmp_path):
+    gradcli = " ".join(gradcli_script)
+    result = subprocess.run(
+        ["bash", "-c", f"{gradcli} eval 'arange(200000)' --format plain | head -c 10"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout == "value 0 1 "
+    assert "Traceback" not in result.stderr and "Error" not in result.stderr
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_plain_output_in_a_while_read_loop(gradcli_script, tmp_path):
+    gradcli = " ".join(gradcli_script)
+    script = (
+        f"{gradcli} grad 'x*y' --x 2 --y 5 --format plain |"
+        ' while read -r name value; do echo "$name=$value"; done'
+    )
+    result = subprocess.run(
+        ["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert result.stdout == "value=10\ngrad.x=5\ngrad.y=2\n"
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="needs jq")
+def test_json_output_through_jq(gradcli_script, tmp_path):
+    gradcli = " ".join(gradcli_script)
+    script = f"{gradcli} grad '(x+2)**2+3' --x 2 --format json | jq '.grad.x'"
+    result = subprocess.run(
+        ["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert result.stdout == "8\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_on_a_terminal_the_default_is_a_table_and_no_color_holds(gradcli_script, tmp_path):
+    leader, follower = os.openpty()
+    try:
+        env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80", "TERM": "xterm-256color"}
+        process = subprocess.Popen(
+            [*gradcli_script, *EXAMPLE],
+            cwd=tmp_path,
+            stdout=follower,
+            stderr=follower,
+            env=env,
+        )
+        os.close(follower)
+        follower = None
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closes when the process ends
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        assert process.wait(timeout=60) == 0
+    finally:
+        os.close(leader)
+        if follower is not None:
+            os.close(follower)
+    text = b"".join(chunks).decode()
+    colours = re.findall(r"\x1b\[([0-9;]*)m", text)
+    assert colours, "a terminal gets styles (bold)"
+    assert not any(re.search(r"(^|;)(3[0-9]|9[0-7])(;|$)", c) for c in colours), colours
+    assert "│ ∂f/∂x │ ()    │ 8     │" in re.sub(r"\x1b\[[0-9;]*m", "", text)
