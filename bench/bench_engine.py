@@ -135,29 +135,37 @@ def case_c(torch, n, repeats):
     a = np.random.default_rng(1).standard_normal((n, n))
     x = np.random.default_rng(2).standard_normal(n)
 
-    def run(m, functional):
-        a_m, x_m = m.tensor(a, dtype=m.float64), m.tensor(x, dtype=m.float64)
+    def data(m):  # made outside the timed part
+        return m.tensor(a, dtype=m.float64), m.tensor(x, dtype=m.float64)
+
+    def run(m, functional, a_m, x_m):
         return functional.jacobian(lambda x: a_m @ m.tanh(x), x_m)
 
-    np.testing.assert_allclose(run(gradcli, gradcli_functional).numpy(),
-                               run(torch, torch.autograd.functional).numpy(), rtol=1e-10)
-    return interleaved({"gradcli": lambda: run(gradcli, gradcli_functional),
-                        "torch": lambda: run(torch, torch.autograd.functional)}, repeats)
+    return _functional_case(torch, data, run, repeats, rtol=1e-10, atol=0.0)
+
+
+def _functional_case(torch, data, run, repeats, rtol, atol):
+    """Check gradcli against PyTorch once, then time both, interleaved."""
+    ours = run(gradcli, gradcli_functional, *data(gradcli))
+    theirs = run(torch, torch.autograd.functional, *data(torch))
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=rtol, atol=atol)
+    return interleaved(
+        {"gradcli": (lambda: data(gradcli), lambda *d: run(gradcli, gradcli_functional, *d)),
+         "torch": (lambda: data(torch), lambda *d: run(torch, torch.autograd.functional, *d))},
+        repeats)
 
 
 def case_d(torch, n, repeats):
     b = np.random.default_rng(3).standard_normal((n, n)) / np.sqrt(n)
     x = np.random.default_rng(4).standard_normal(n)
 
-    def run(m, functional):
-        b_m, x_m = m.tensor(b, dtype=m.float64), m.tensor(x, dtype=m.float64)
+    def data(m):
+        return m.tensor(b, dtype=m.float64), m.tensor(x, dtype=m.float64)
+
+    def run(m, functional, b_m, x_m):
         return functional.hessian(lambda x: m.log(1 + m.exp(b_m @ x)).sum(), x_m)
 
-    np.testing.assert_allclose(run(gradcli, gradcli_functional).numpy(),
-                               run(torch, torch.autograd.functional).numpy(), rtol=1e-9,
-                               atol=1e-14)
-    return interleaved({"gradcli": lambda: run(gradcli, gradcli_functional),
-                        "torch": lambda: run(torch, torch.autograd.functional)}, repeats)
+    return _functional_case(torch, data, run, repeats, rtol=1e-9, atol=1e-14)
 
 
 # ----- the report -----
@@ -180,13 +188,15 @@ def verdict(value, target):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, few repeats")
-    parser.add_argument("--repeats", type=int, default=None, help="runs of each (default 5)")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="runs of each (default 5; 20 for the short cases c and d)")
+    parser.add_argument("--cases", default="abcd", help="which cases to run, e.g. --cases ab")
     args = parser.parse_args()
     import torch
 
-    torch.set_grad_enabled(True)
     quick = args.quick
     repeats = args.repeats or (2 if quick else 5)
+    short_repeats = args.repeats or (5 if quick else 20)
     steps = 10_000 if quick else 100_000
     n_b, n_c, n_d = (500, 60, 40) if quick else (4000, 300, 200)
 
@@ -197,27 +207,33 @@ def main():
         if var in os.environ:
             print(f"warning: {var}={os.environ[var]} is set: run under `env -u {var}` "
                   "(see this script's docstring)")
-    print(f"fastest of {repeats} interleaved runs{' (--quick sizes)' if quick else ''}\n")
+    print(f"fastest of {repeats} interleaved runs ({short_repeats} for c and d)"
+          f"{' (--quick sizes)' if quick else ''}\n")
 
     rows = []
-    a = case_a(torch, steps, repeats)
-    mem = memory_per_node(steps)
-    rows.append((f"(a) scalar chain, {steps:,} steps", a["gradcli"], a["torch"], None,
-                 f"{a['gradcli'] / a['torch']:.2f}", "", TARGETS["a"],
-                 a["gradcli"] / a["torch"]))
-    b = case_b(torch, n_b, repeats)
-    rows.append((f"(b) mean(y1 - x1 @ W), n={n_b}", b["gradcli"], b["torch"], b["numpy"],
-                 f"{b['gradcli'] / b['torch']:.2f}",
-                 f"{b['gradcli'] / b['numpy']:.2f} / {b['torch'] / b['numpy']:.2f}",
-                 TARGETS["b"], b["gradcli"] / b["numpy"]))
-    c = case_c(torch, n_c, repeats)
-    rows.append((f"(c) jacobian A @ tanh(x), n={n_c}", c["gradcli"], c["torch"], None,
-                 f"{c['gradcli'] / c['torch']:.2f}", "", TARGETS["c"],
-                 c["gradcli"] / c["torch"]))
-    d = case_d(torch, n_d, repeats)
-    rows.append((f"(d) hessian softplus sum, n={n_d}", d["gradcli"], d["torch"], None,
-                 f"{d['gradcli'] / d['torch']:.2f}", "", TARGETS["d"],
-                 d["gradcli"] / d["torch"]))
+    mem = None
+    if "a" in args.cases:
+        a = case_a(torch, steps, repeats)
+        mem = memory_per_node(steps)
+        rows.append((f"(a) scalar chain, {steps:,} steps", a["gradcli"], a["torch"], None,
+                     f"{a['gradcli'] / a['torch']:.2f}", "", TARGETS["a"],
+                     a["gradcli"] / a["torch"]))
+    if "b" in args.cases:
+        b = case_b(torch, n_b, repeats)
+        rows.append((f"(b) mean(y1 - x1 @ W), n={n_b}", b["gradcli"], b["torch"], b["numpy"],
+                     f"{b['gradcli'] / b['torch']:.2f}",
+                     f"{b['gradcli'] / b['numpy']:.2f} / {b['torch'] / b['numpy']:.2f}",
+                     TARGETS["b"], b["gradcli"] / b["numpy"]))
+    if "c" in args.cases:
+        c = case_c(torch, n_c, short_repeats)
+        rows.append((f"(c) jacobian A @ tanh(x), n={n_c}", c["gradcli"], c["torch"], None,
+                     f"{c['gradcli'] / c['torch']:.2f}", "", TARGETS["c"],
+                     c["gradcli"] / c["torch"]))
+    if "d" in args.cases:
+        d = case_d(torch, n_d, short_repeats)
+        rows.append((f"(d) hessian softplus sum, n={n_d}", d["gradcli"], d["torch"], None,
+                     f"{d['gradcli'] / d['torch']:.2f}", "", TARGETS["d"],
+                     d["gradcli"] / d["torch"]))
 
     head = (f"{'case':36} {'gradcli s':>10} {'torch s':>10} {'numpy s':>10} "
             f"{'gc/torch':>9} {'gc/np / torch/np':>17}  target")
@@ -227,9 +243,12 @@ def main():
         numpy_time = f"{n:10.4f}" if n is not None else f"{'':10}"
         print(f"{name:36} {g:10.4f} {t:10.4f} {numpy_time} {ratio:>9} {floor:>17}  "
               f"{target_text}: {verdict(measured, target)}")
-    target_text, target = TARGETS["a_mem"]
-    print(f"{'(a) memory per graph node':36} {mem:10.0f} bytes{'':46}  "
-          f"{target_text}: {verdict(mem, target)}")
+    if quick:
+        print("(--quick: a smoke run; the targets are for the full sizes)")
+    if mem is not None:
+        target_text, target = TARGETS["a_mem"]
+        print(f"{'(a) memory per graph node':36} {mem:10.0f} bytes{'':46}  "
+              f"{target_text}: {verdict(mem, target)}")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ from .errors import GradcliError
 
 FILE_SUFFIXES = (".npy", ".csv", ".txt", ".json")
 _SEPARATORS = re.compile(r"[,\s]+")
+# The language's NUMBER token (grammar/gradcli.lark), with a sign.
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 def extract(args: Sequence[str], takes_value: Iterable[str], flags: Iterable[str]) -> list[str]:
@@ -89,6 +91,10 @@ def parse_value(text: str, *, name: str, seed: int | None = None) -> np.ndarray:
         return load_file(stripped[1:], name=name)
     if not stripped:
         raise GradcliError(f"{name} has an empty value")
+    if _NUMBER.fullmatch(stripped):
+        # A plain number means the same to the language; skip parsing it (start-up).
+        # "+ 0.0" turns -0 into 0, as the language's unary minus does.
+        return np.asarray(float(stripped) + 0.0)
     from .language import evaluate_constant
 
     try:

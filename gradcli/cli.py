@@ -24,6 +24,8 @@ EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_USAGE = 2
 EXIT_NONFINITE = 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 
 _NAMED = re.compile(r"\s*([^\W\d]\w*)\s*=(?!=)")
 
@@ -51,13 +53,13 @@ class _Group(click.Group):
                 click.echo(f"(see '{error.ctx.command_path} --help')", err=True)
             code = error.exit_code
         except click.Abort:
-            click.echo("error: aborted", err=True)
-            code = EXIT_INTERNAL
+            click.echo("error: interrupted", err=True)
+            code = EXIT_INTERRUPTED
         except BrokenPipeError:
             # The reader (head, a closed pager) stopped reading: not an error of ours.
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
-            code = EXIT_INTERNAL
+            code = EXIT_BROKEN_PIPE
         except Exception as error:
             if debug:
                 raise
@@ -196,7 +198,7 @@ def cli():
 
     \b
     Example:
-      $ gradcli grad "(x+2)**2+3" --x 2
+      $ gradcli grad "(x+2)**2+3" --x 2 --format plain
       value 19
       grad.x 8
 
@@ -210,7 +212,7 @@ def eval_command(source, **options):
 
     \b
     Examples:
-      $ gradcli eval "x**2 + 2*x + 1" --x 2
+      $ gradcli eval "x**2 + 2*x + 1" --x 2 --format plain
       value 9
       $ gradcli eval "linspace(0, 1, 5)**2" --format json
       {"value": [0, 0.0625, 0.25, 0.5625, 1]}
@@ -225,7 +227,7 @@ def grad_command(source, wrt, **options):
 
     \b
     Examples:
-      $ gradcli grad "(x+2)**2+3" --x 2
+      $ gradcli grad "(x+2)**2+3" --x 2 --format plain
       value 19
       grad.x 8
       $ gradcli grad "sum(w * x)" --w "[1, 2]" --x "[3, 4]" --wrt w --format json
@@ -241,7 +243,7 @@ def jacobian_command(source, wrt, **options):
 
     \b
     Example:
-      $ gradcli jacobian "x**2 + 2*x + 1" --x "[2, 3]"
+      $ gradcli jacobian "x**2 + 2*x + 1" --x "[2, 3]" --format plain
       value 9 16
       jacobian.x 6 0 0 8
     """
@@ -255,7 +257,7 @@ def hessian_command(source, wrt, **options):
 
     \b
     Example:
-      $ gradcli hessian "x**3 * y" --x 2 --y 3
+      $ gradcli hessian "x**3 * y" --x 2 --y 3 --format plain
       value 24
       grad.x 36
       grad.y 8
@@ -285,7 +287,7 @@ def vjp_command(source, wrt, grad_output, **options):
     \b
     Example:
       $ gradcli vjp "k = zeros_like(x); k[0] = x[0]**2 + 3*x[1]; k[1] = 2*x[0] + x[1]**2; k" \\
-          --x "[2, 3]" --grad-output "[1, 0]"
+          --x "[2, 3]" --grad-output "[1, 0]" --format plain
       value 13 13
       vjp.x 4 3
     """
@@ -308,7 +310,7 @@ def jvp_command(source, tangent, **options):
 
     \b
     Example:
-      $ gradcli jvp "x**2 + y" --x "[1, 2]" --y 3 --tangent "x=[1, 1]"
+      $ gradcli jvp "x**2 + y" --x "[1, 2]" --y 3 --tangent "x=[1, 1]" --format plain
       value 4 7
       jvp 2 4
     """

@@ -170,3 +170,21 @@ def test_directory(tmp_path):
     (tmp_path / "dir.csv").mkdir()
     with pytest.raises(GradcliError, match="it is a directory"):
         load_file(str(tmp_path / "dir.csv"))
+
+
+@pytest.mark.parametrize("text", ["2", "-1.5e3", "+.5", "2.", "1E-7", "0", "-0", "123456789012"])
+def test_plain_numbers_mean_what_the_language_says(text):
+    import gradcli
+    from gradcli.bindings import parse_value
+    from gradcli.language import evaluate_constant
+
+    before = gradcli.get_default_dtype()
+    gradcli.set_default_dtype(gradcli.float64)
+    try:
+        expected = evaluate_constant(text)
+    finally:
+        gradcli.set_default_dtype(before)
+    value = parse_value(text, name="--x")
+    assert value.shape == np.shape(expected)
+    assert float(value) == float(expected)
+    assert np.signbit(value) == np.signbit(expected)

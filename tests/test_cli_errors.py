@@ -261,3 +261,9 @@ def test_nothing_reaches_python_eval(gradcli, tmp_path):
     assert gradcli("eval", code).exit_code == 2
     assert gradcli("eval", "x", "--x", code).exit_code == 2
     assert not marker.exists()
+
+
+def test_missing_binding_named_like_an_option_says_var(gradcli):
+    assert failed(gradcli("eval", "seed * x", "--x", "1")) == (
+        "error: no value for seed: bind it with --var seed=VALUE\n"
+    )

@@ -151,3 +151,46 @@ def test_on_a_terminal_the_default_is_a_table_and_no_color_holds(gradcli_script,
     assert colours, "a terminal gets styles (bold)"
     assert not any(re.search(r"(^|;)(3[0-9]|9[0-7])(;|$)", c) for c in colours), colours
     assert "│ ∂f/∂x │ ()    │ 8     │" in re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+PROBE = """
+import sys
+from gradcli.cli import main
+sys.argv = ["gradcli", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+heavy = {"rich", "sympy", "matplotlib", "torch", "lark", "gradcli.autograd.functional"}
+print(sorted(m for m in sys.modules if m in heavy or m.split(".")[0] in heavy), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        ([*EXAMPLE, "--format", "json"], "[]"),
+        ([*EXAMPLE, "--format", "plain"], "[]"),
+        (["jacobian", "x*2", "--x", "1", "--format", "json"], "['gradcli.autograd.functional']"),
+    ],
+)
+def test_start_up_imports_only_what_the_command_needs(tmp_path, args, expected):
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stderr.strip() == expected
+
+
+def test_the_table_imports_rich(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, *EXAMPLE, "--format", "table"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "'rich'" in result.stderr

@@ -101,6 +101,10 @@ def test_jacobian_is_one_batched_pass_not_one_per_row(monkeypatch):
     monkeypatch.setattr(F, "run_backward", counting)
     F.jacobian(lambda x: gradcli.exp(x), _f64(np.ones(50)))
     assert calls == [1]
+    calls.clear()
+    # A Hessian: one gradient pass (autograd.grad, not counted here), one batched pass.
+    F.hessian(lambda x: (gradcli.exp(x) * x).sum(), _f64(np.ones(50)))
+    assert calls == [1]
 
 
 def test_errors():

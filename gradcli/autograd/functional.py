@@ -249,7 +249,7 @@ def _single_scalar_output(outputs, outputs_tuple, name):
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
-    """``(func(inputs), v^T J)``: the vector-Jacobian product, as ``torch.autograd.functional.vjp``."""
+    """``(func(inputs), v^T J)``: the vector-Jacobian product, as PyTorch's ``vjp``."""
     inputs_tuple, inputs, outputs_tuple, outputs, v = _prepare(
         func, inputs, v, create_graph, strict, "vjp", v_matches_outputs=True
     )

@@ -540,15 +540,26 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
             else:
                 args = saved
                 ans = node.ans
-            input_grads = op.backward(parents, g, ans, args, node.params, node.kwargs)
+            if op.variadic:
+                input_grads = op.backward(parents, g, ans, args, node.params, node.kwargs)
+                rules = None
+            else:
+                # Op.backward inlined for the common ops: each input's rule, called below.
+                rules = op.rules
+                params = node.params
+                kwargs = node.kwargs
             if free and op.saves:
                 node.saved = None
         else:
-            input_grads = None
+            input_grads = rules = None
         for i, parent in enumerate(parents):
             if parent is None:
                 continue
-            gi = None if input_grads is None else input_grads[i]
+            if rules is not None:
+                rule = rules[i]
+                gi = None if rule is None else rule(g, ans, *args, *params, **kwargs)
+            else:
+                gi = None if input_grads is None else input_grads[i]
             if gi is not None:
                 shape = saved[i].shape
                 if batch_dims:
