@@ -181,6 +181,15 @@ def blas_note():
                      f"{i.get('architecture')}, {i.get('num_threads')} threads" for i in infos)
 
 
+def load_note():
+    # Multi-threaded BLAS calls stall for whole scheduler time slices when other
+    # processes hold the cores: (c) and (d) are then far slower than on an idle machine.
+    cores = os.cpu_count() or 1
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    busy = "  (busy: BLAS-heavy timings are unreliable)" if load > 0.5 * cores else ""
+    return f"load average {load:.2f} on {cores} cores{busy}"
+
+
 def verdict(value, target):
     return "met" if value <= target else "NOT met"
 
@@ -203,6 +212,7 @@ def main():
     print(f"gradcli {gradcli.__version__}, torch {torch.__version__} "
           f"({torch.get_num_threads()} threads), numpy {np.__version__}")
     print(blas_note())
+    print(load_note())
     for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
         if var in os.environ:
             print(f"warning: {var}={os.environ[var]} is set: run under `env -u {var}` "
@@ -243,6 +253,7 @@ def main():
         numpy_time = f"{n:10.4f}" if n is not None else f"{'':10}"
         print(f"{name:36} {g:10.4f} {t:10.4f} {numpy_time} {ratio:>9} {floor:>17}  "
               f"{target_text}: {verdict(measured, target)}")
+    print(load_note())
     if quick:
         print("(--quick: a smoke run; the targets are for the full sizes)")
     if mem is not None:

@@ -80,9 +80,17 @@ def test_jacobian_in_chunks_equals_one_pass(monkeypatch):
     def f(x):
         return gradcli.tanh(a @ gradcli.sin(x))
 
+    def jacobian_and_its_gradient(x):
+        x = x.detach().requires_grad_(True)
+        jac = F.jacobian(f, x, create_graph=True)
+        return jac.detach().numpy(), gradcli.autograd.grad((jac * jac).sum(), x)[0].numpy()
+
     whole = F.jacobian(f, x).numpy()
+    differentiable = jacobian_and_its_gradient(x)
     monkeypatch.setattr(F, "_CHUNK_BYTES", 3 * 8 * 7)  # 3 rows per pass
     np.testing.assert_allclose(F.jacobian(f, x).numpy(), whole, rtol=1e-14)
+    for got, want in zip(jacobian_and_its_gradient(x), differentiable):
+        np.testing.assert_allclose(got, want, rtol=1e-14)
     hess = F.hessian(lambda x: f(x).sum(), x).numpy()
     monkeypatch.undo()
     np.testing.assert_allclose(F.hessian(lambda x: f(x).sum(), x).numpy(), hess, rtol=1e-14)

@@ -180,6 +180,8 @@ def test_watch_ignores_operations_on_values_already_nonfinite():
     watch = []
     compile_source("inf * x + 1").run({"x": leaf(1.0)}, watch_nonfinite=watch)
     assert watch == []
+    compile_source("[x[0], 2].sum()").run({"x": leaf([math.inf, 1.0])}, watch_nonfinite=watch)
+    assert watch == []
     compile_source("(x / 0) * 2").run({"x": leaf(1.0)}, watch_nonfinite=watch)
     assert [d for d, _ in watch] == ["div"]
 

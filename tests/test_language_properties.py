@@ -12,6 +12,12 @@ import gradcli
 from gradcli.language import compile_source, ir, parse
 from gradcli.language.ir import to_source
 
+# The NumPy oracle meets inf and nan as often as gradcli does; they are values, not warnings.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::RuntimeWarning"),
+    pytest.mark.filterwarnings("ignore:Generating overly large repr"),
+]
+
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

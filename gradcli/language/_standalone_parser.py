@@ -271,17 +271,18 @@ class MissingVariableError(LarkError):
 
 
 import sys, re
-import logging
 from dataclasses import dataclass
 from typing import Generic, AnyStr
 
-logger: logging.Logger = logging.getLogger("lark")
-logger.addHandler(logging.StreamHandler())
+class _SilentLogger:
+    def _ignore(self, *args, **kwargs):
+        pass
+    debug = info = warning = error = exception = critical = setLevel = _ignore
+logger = _SilentLogger()
 ##
 
 ##
 
-logger.setLevel(logging.CRITICAL)
 
 
 NO_VALUE = object()

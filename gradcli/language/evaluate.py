@@ -106,8 +106,10 @@ class Evaluator:
             kind = GradcliIndexError if isinstance(err, LookupError) else GradcliTypeError
             raise kind(f"{description}: {err}", span) from None
         if self.watch is not None and not self.watched and is_nonfinite(result):
-            operands = [*args, *kwargs.values()]
-            if not any(is_nonfinite(a) for a in operands if not isinstance(a, (list, tuple))):
+            operands = []
+            for a in (*args, *kwargs.values()):
+                operands.extend(a if isinstance(a, (list, tuple)) else [a])
+            if not any(is_nonfinite(a) for a in operands if not isinstance(a, (slice, str))):
                 self.watch.append((description, span))
                 self.watched = True
         return result

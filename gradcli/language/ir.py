@@ -42,6 +42,7 @@ def deep_recursion():
         if old < _RECURSION_FLOOR:
             sys.setrecursionlimit(old)
 
+
 #: Operator spellings, by the op names the IR uses.
 BINARY_SYMBOLS = {
     "add": "+",

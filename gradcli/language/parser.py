@@ -21,7 +21,6 @@ from . import _standalone_parser as _lark
 from . import ir
 from .ir import NESTING_LIMIT
 
-
 BINARY_OPS = {v: k for k, v in ir.BINARY_SYMBOLS.items()} | {"^": "pow"}
 UNARY_OPS = {v: k for k, v in ir.UNARY_SYMBOLS.items()}
 
@@ -304,4 +303,4 @@ def check_nesting(node: ir.Node, limit: int = NESTING_LIMIT) -> None:
         if depth > limit:
             start = Span(item.span.line, item.span.column)
             raise GradcliError(f"expression nested too deeply (limit {limit})", start)
-        stack.extend((child, depth + 1) for child in ir.children(item))
+        stack.extend((child, depth + 1) for child in reversed(ir.children(item)))

@@ -1,0 +1,105 @@
+"""The engine's hot path: what its speed relies on, and what it must not give up for it.
+
+- A recorded op leaves one object for Python's cycle collector (its ``Node``):
+  each extra tracked object per op made deep graphs of scalar ops slower than
+  the ops themselves (``bench/bench_engine.py``, case a).
+- A leaf's ``.grad`` owns its memory: an unshared gradient is taken without a
+  copy, a shared one is copied, so no two gradients alias.
+- Deep graphs run without recursion.
+"""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+
+import gradcli
+from gradcli.engine.tensor import Node
+
+
+def _chain(x, steps):
+    for _ in range(steps):
+        x = gradcli.sin(x) * 1.0001 + 0.1 * x
+    return x
+
+
+def test_one_tracked_object_per_recorded_op():
+    x = gradcli.tensor(0.5, dtype=gradcli.float64, requires_grad=True)
+    gc.collect()
+    before = len(gc.get_objects())
+    y = _chain(x, 1000)
+    gc.collect()
+    grown = len(gc.get_objects()) - before
+    assert grown <= 4 * 1000 + 50, grown  # 4 ops per step, one Node each
+    del y
+
+
+def test_node_parents():
+    x = gradcli.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    z = y + x
+    assert z.grad_fn.parents == (y.grad_fn, x)
+    assert (x * 3).grad_fn.parents == (x,) + (None,)
+    w = gradcli.stack([x, y, z])
+    assert w.grad_fn.parents == (x, y.grad_fn, z.grad_fn)
+    assert gradcli.exp(x).grad_fn.parents == (x,)
+
+
+def test_deep_chain_backward_matches_the_recurrence():
+    # 60,000 nodes, far past the recursion limit; factors near 1 keep the product finite.
+    x = gradcli.tensor(0.5, dtype=gradcli.float64, requires_grad=True)
+    y = x
+    for _ in range(20_000):
+        y = gradcli.sin(y) * 0.001 + y
+    y.backward()
+    value, derivative = 0.5, 1.0
+    for _ in range(20_000):
+        derivative *= np.cos(value) * 0.001 + 1
+        value = np.sin(value) * 0.001 + value
+    np.testing.assert_allclose(x.grad.item(), derivative, rtol=1e-11)
+
+
+def test_leaf_gradients_never_alias():
+    x = gradcli.tensor([1.0, 2.0], requires_grad=True)
+    y = gradcli.tensor([3.0, 4.0], requires_grad=True)
+    (x + y).sum().backward()  # the add rule hands both leaves the same array
+    assert not np.shares_memory(x.grad.numpy(), y.grad.numpy())
+    x.grad.zero_()
+    assert y.grad.tolist() == [1.0, 1.0]
+
+
+def test_a_given_gradient_is_not_taken():
+    x = gradcli.tensor([1.0, 2.0], dtype=gradcli.float64, requires_grad=True)
+    g = np.array([5.0, 6.0])
+    (x + 0).backward(g)
+    assert not np.shares_memory(x.grad.numpy(), g)
+    x.grad.zero_()
+    assert g.tolist() == [5.0, 6.0]
+    t = gradcli.tensor([1.0, 1.0], dtype=gradcli.float64)
+    x.grad = None
+    x.backward(t)
+    assert not np.shares_memory(x.grad.numpy(), t.numpy())
+
+
+def test_an_unshared_gradient_is_taken_without_a_copy():
+    x1 = gradcli.tensor(np.ones((50, 40)), dtype=gradcli.float64, requires_grad=True)
+    w = gradcli.tensor(np.ones((40, 1)), dtype=gradcli.float64, requires_grad=True)
+    gradcli.mean(x1 @ w).backward()
+    assert x1.grad.numpy().base is None and x1.grad.numpy().flags.writeable
+    np.testing.assert_allclose(x1.grad.numpy(), np.full((50, 40), 1.0 / 50))
+
+
+def test_gradients_accumulate_without_aliasing():
+    x = gradcli.tensor([1.0, 2.0], requires_grad=True)
+    y = x * x
+    y.sum().backward(retain_graph=True)
+    first = x.grad
+    y.sum().backward()
+    assert x.grad.tolist() == [4.0, 8.0]
+    assert first.tolist() == [2.0, 4.0]  # the earlier grad tensor is not changed in place
+
+
+def test_nodes_are_node_instances():
+    x = gradcli.tensor([1.0], requires_grad=True)
+    assert type((x * 2).grad_fn) is Node
