@@ -7,6 +7,8 @@ functions, ``backward``, ``gradcli.autograd.grad`` and ``gradcli.autograd.functi
 from .engine import ops as ops
 from .engine.dtypes import (
     bool_ as bool,  # noqa: A004  (PyTorch's name)
+)
+from .engine.dtypes import (
     dtype,
     float16,
     float32,
@@ -61,12 +63,12 @@ def DoubleTensor(*args):  # noqa: N802
     return _legacy(args, float64)
 
 
-def _legacy(args, dtype):
+def _legacy(args, element_type):
     import numbers
 
     if args and all(isinstance(a, numbers.Integral) for a in args):
-        return zeros(*args, dtype=dtype)
-    return tensor(args[0] if args else [], dtype=dtype)
+        return zeros(*args, dtype=element_type)
+    return tensor(args[0] if args else [], dtype=element_type)
 
 
 def __getattr__(name):
