@@ -123,9 +123,14 @@ def case_b(torch, n, repeats):
     for m in (gradcli, torch):
         for got, want in zip(run(m, *leaves(m)), expected):
             np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-9, atol=1e-15)
-    return interleaved({"gradcli": (lambda: leaves(gradcli), lambda *xs: run(gradcli, *xs)),
-                        "torch": (lambda: leaves(torch), lambda *xs: run(torch, *xs)),
-                        "numpy": by_hand}, repeats)
+    return interleaved(
+        {
+            "gradcli": (lambda: leaves(gradcli), lambda *xs: run(gradcli, *xs)),
+            "torch": (lambda: leaves(torch), lambda *xs: run(torch, *xs)),
+            "numpy": by_hand,
+        },
+        repeats,
+    )
 
 
 # ----- (c) and (d): functional.jacobian and functional.hessian -----
@@ -150,9 +155,12 @@ def _functional_case(torch, data, run, repeats, rtol, atol):
     theirs = run(torch, torch.autograd.functional, *data(torch))
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=rtol, atol=atol)
     return interleaved(
-        {"gradcli": (lambda: data(gradcli), lambda *d: run(gradcli, gradcli_functional, *d)),
-         "torch": (lambda: data(torch), lambda *d: run(torch, torch.autograd.functional, *d))},
-        repeats)
+        {
+            "gradcli": (lambda: data(gradcli), lambda *d: run(gradcli, gradcli_functional, *d)),
+            "torch": (lambda: data(torch), lambda *d: run(torch, torch.autograd.functional, *d)),
+        },
+        repeats,
+    )
 
 
 def case_d(torch, n, repeats):
@@ -177,8 +185,11 @@ def blas_note():
     except ImportError:
         return "BLAS: threadpoolctl not installed (pip install threadpoolctl to show the kernel)"
     infos = [i for i in threadpool_info() if i.get("user_api") == "blas"]
-    return "; ".join(f"BLAS: {i.get('internal_api')} {i.get('version')}, kernel "
-                     f"{i.get('architecture')}, {i.get('num_threads')} threads" for i in infos)
+    return "; ".join(
+        f"BLAS: {i.get('internal_api')} {i.get('version')}, kernel "
+        f"{i.get('architecture')}, {i.get('num_threads')} threads"
+        for i in infos
+    )
 
 
 def load_note():
@@ -197,8 +208,12 @@ def verdict(value, target):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, few repeats")
-    parser.add_argument("--repeats", type=int, default=None,
-                        help="runs of each (default 5; 20 for the short cases c and d)")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        help="runs of each (default 5; 20 for the short cases c and d)",
+    )
     parser.add_argument("--cases", default="abcd", help="which cases to run, e.g. --cases ab")
     args = parser.parse_args()
     import torch
@@ -209,57 +224,104 @@ def main():
     steps = 10_000 if quick else 100_000
     n_b, n_c, n_d = (500, 60, 40) if quick else (4000, 300, 200)
 
-    print(f"gradcli {gradcli.__version__}, torch {torch.__version__} "
-          f"({torch.get_num_threads()} threads), numpy {np.__version__}")
+    print(
+        f"gradcli {gradcli.__version__}, torch {torch.__version__} "
+        f"({torch.get_num_threads()} threads), numpy {np.__version__}"
+    )
     print(blas_note())
     print(load_note())
     for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
         if var in os.environ:
-            print(f"warning: {var}={os.environ[var]} is set: run under `env -u {var}` "
-                  "(see this script's docstring)")
-    print(f"fastest of {repeats} interleaved runs ({short_repeats} for c and d)"
-          f"{' (--quick sizes)' if quick else ''}\n")
+            print(
+                f"warning: {var}={os.environ[var]} is set: run under `env -u {var}` "
+                "(see this script's docstring)"
+            )
+    print(
+        f"fastest of {repeats} interleaved runs ({short_repeats} for c and d)"
+        f"{' (--quick sizes)' if quick else ''}\n"
+    )
 
     rows = []
     mem = None
     if "a" in args.cases:
         a = case_a(torch, steps, repeats)
         mem = memory_per_node(steps)
-        rows.append((f"(a) scalar chain, {steps:,} steps", a["gradcli"], a["torch"], None,
-                     f"{a['gradcli'] / a['torch']:.2f}", "", TARGETS["a"],
-                     a["gradcli"] / a["torch"]))
+        rows.append(
+            (
+                f"(a) scalar chain, {steps:,} steps",
+                a["gradcli"],
+                a["torch"],
+                None,
+                f"{a['gradcli'] / a['torch']:.2f}",
+                "",
+                TARGETS["a"],
+                a["gradcli"] / a["torch"],
+            )
+        )
     if "b" in args.cases:
         b = case_b(torch, n_b, repeats)
-        rows.append((f"(b) mean(y1 - x1 @ W), n={n_b}", b["gradcli"], b["torch"], b["numpy"],
-                     f"{b['gradcli'] / b['torch']:.2f}",
-                     f"{b['gradcli'] / b['numpy']:.2f} / {b['torch'] / b['numpy']:.2f}",
-                     TARGETS["b"], b["gradcli"] / b["numpy"]))
+        rows.append(
+            (
+                f"(b) mean(y1 - x1 @ W), n={n_b}",
+                b["gradcli"],
+                b["torch"],
+                b["numpy"],
+                f"{b['gradcli'] / b['torch']:.2f}",
+                f"{b['gradcli'] / b['numpy']:.2f} / {b['torch'] / b['numpy']:.2f}",
+                TARGETS["b"],
+                b["gradcli"] / b["numpy"],
+            )
+        )
     if "c" in args.cases:
         c = case_c(torch, n_c, short_repeats)
-        rows.append((f"(c) jacobian A @ tanh(x), n={n_c}", c["gradcli"], c["torch"], None,
-                     f"{c['gradcli'] / c['torch']:.2f}", "", TARGETS["c"],
-                     c["gradcli"] / c["torch"]))
+        rows.append(
+            (
+                f"(c) jacobian A @ tanh(x), n={n_c}",
+                c["gradcli"],
+                c["torch"],
+                None,
+                f"{c['gradcli'] / c['torch']:.2f}",
+                "",
+                TARGETS["c"],
+                c["gradcli"] / c["torch"],
+            )
+        )
     if "d" in args.cases:
         d = case_d(torch, n_d, short_repeats)
-        rows.append((f"(d) hessian softplus sum, n={n_d}", d["gradcli"], d["torch"], None,
-                     f"{d['gradcli'] / d['torch']:.2f}", "", TARGETS["d"],
-                     d["gradcli"] / d["torch"]))
+        rows.append(
+            (
+                f"(d) hessian softplus sum, n={n_d}",
+                d["gradcli"],
+                d["torch"],
+                None,
+                f"{d['gradcli'] / d['torch']:.2f}",
+                "",
+                TARGETS["d"],
+                d["gradcli"] / d["torch"],
+            )
+        )
 
-    head = (f"{'case':36} {'gradcli s':>10} {'torch s':>10} {'numpy s':>10} "
-            f"{'gc/torch':>9} {'gc/np / torch/np':>17}  target")
+    head = (
+        f"{'case':36} {'gradcli s':>10} {'torch s':>10} {'numpy s':>10} "
+        f"{'gc/torch':>9} {'gc/np / torch/np':>17}  target"
+    )
     print(head)
     print("-" * len(head))
     for name, g, t, n, ratio, floor, (target_text, target), measured in rows:
         numpy_time = f"{n:10.4f}" if n is not None else f"{'':10}"
-        print(f"{name:36} {g:10.4f} {t:10.4f} {numpy_time} {ratio:>9} {floor:>17}  "
-              f"{target_text}: {verdict(measured, target)}")
+        print(
+            f"{name:36} {g:10.4f} {t:10.4f} {numpy_time} {ratio:>9} {floor:>17}  "
+            f"{target_text}: {verdict(measured, target)}"
+        )
     print(load_note())
     if quick:
         print("(--quick: a smoke run; the targets are for the full sizes)")
     if mem is not None:
         target_text, target = TARGETS["a_mem"]
-        print(f"{'(a) memory per graph node':36} {mem:10.0f} bytes{'':46}  "
-              f"{target_text}: {verdict(mem, target)}")
+        print(
+            f"{'(a) memory per graph node':36} {mem:10.0f} bytes{'':46}  "
+            f"{target_text}: {verdict(mem, target)}"
+        )
 
 
 if __name__ == "__main__":

@@ -43,13 +43,13 @@ def test_products_by_hand():
     # f(x) = sum(x^3): gradient 3 x^2, Hessian diag(6 x).
     x = _f64([1.0, 2.0])
     v = _f64([1.0, -1.0])
-    value, vjp = F.vjp(lambda x: x ** 3, x, v)
+    value, vjp = F.vjp(lambda x: x**3, x, v)
     np.testing.assert_array_equal(value.numpy(), [1.0, 8.0])
     np.testing.assert_array_equal(vjp.numpy(), [3.0, -12.0])
-    _, jvp = F.jvp(lambda x: x ** 3, x, v)
+    _, jvp = F.jvp(lambda x: x**3, x, v)
     np.testing.assert_array_equal(jvp.numpy(), [3.0, -12.0])
     for product in (F.hvp, F.vhp):
-        value, hv = product(lambda x: (x ** 3).sum(), x, v)
+        value, hv = product(lambda x: (x**3).sum(), x, v)
         assert value.item() == 9.0
         np.testing.assert_array_equal(hv.numpy(), [6.0, -12.0])
 
@@ -148,18 +148,18 @@ def _const(m, array):
 
 # name -> (function of (m, *inputs), input shapes); every input is float64.
 FUNCTIONS = {
-    "elementwise": (lambda m, x: m.sin(x) * m.exp(x) + x ** 2 - m.tanh(x) / (1 + x * x), [(3,)]),
+    "elementwise": (lambda m, x: m.sin(x) * m.exp(x) + x**2 - m.tanh(x) / (1 + x * x), [(3,)]),
     "matmul": (lambda m, x: _const(m, MAT) @ m.tanh(x), [(3,)]),
     "matrix_input": (lambda m, x: x @ _const(m, SQUARE) @ x.T, [(2, 3)]),
-    "sum_dim": (lambda m, x: (x ** 2).sum(dim=0), [(3, 2)]),
+    "sum_dim": (lambda m, x: (x**2).sum(dim=0), [(3, 2)]),
     "mean": (lambda m, x: m.mean(m.exp(x)), [(2, 3)]),
     "softmax": (lambda m, x: m.softmax(x, dim=-1), [(2, 4)]),
     "log_softmax": (lambda m, x: m.log_softmax(x * 2, dim=0), [(3, 2)]),
     "logsumexp": (lambda m, x: m.logsumexp(x, dim=1), [(2, 3)]),
-    "scalar": (lambda m, x: (x ** 3).sum() + m.sigmoid(x).prod(), [(4,)]),
+    "scalar": (lambda m, x: (x**3).sum() + m.sigmoid(x).prod(), [(4,)]),
     "zero_dim": (lambda m, x: m.cos(x) * x, [()]),
     "two_inputs": (lambda m, x, y: x * y + m.sin(x) * y.sum(), [(3,), (3,)]),
-    "two_outputs": (lambda m, x: (x ** 2, m.exp(x).sum()), [(3,)]),
+    "two_outputs": (lambda m, x: (x**2, m.exp(x).sum()), [(3,)]),
     "two_by_two": (lambda m, x, w: (w @ x, (x * x).sum() * w), [(3,), (2, 3)]),
     "unused_input": (lambda m, x, y: m.exp(x), [(2,), (3,)]),
     "broadcast": (lambda m, x, y: x * y + y, [(2, 3), (3,)]),
@@ -168,11 +168,15 @@ FUNCTIONS = {
 # Scalar functions for hessian, vhp and hvp.
 SCALAR_FUNCTIONS = {
     "softplus_sum": (lambda m, x: m.log(1 + m.exp(_const(m, MAT) @ x)).sum(), [(3,)]),
-    "rosenbrock": (lambda m, x: ((1 - x[:-1]) ** 2 + 100 * (x[1:] - x[:-1] ** 2) ** 2).sum(),
-                   [(4,)]),
+    "rosenbrock": (
+        lambda m, x: ((1 - x[:-1]) ** 2 + 100 * (x[1:] - x[:-1] ** 2) ** 2).sum(),
+        [(4,)],
+    ),
     "matrix": (lambda m, x: (m.tanh(x @ _const(m, SQUARE)) ** 2).mean(), [(2, 3)]),
-    "softmax_entropy": (lambda m, x: -(m.softmax(x, dim=0) * m.log_softmax(x, dim=0)).sum(),
-                        [(4,)]),
+    "softmax_entropy": (
+        lambda m, x: -(m.softmax(x, dim=0) * m.log_softmax(x, dim=0)).sum(),
+        [(4,)],
+    ),
     "two_inputs": (lambda m, x, y: (x * x * y).sum() + m.exp(y).sum() * x.sum(), [(2,), (2,)]),
     "linear_in_y": (lambda m, x, y: (m.sin(x) * y).sum(), [(3,), (3,)]),
     "zero_dim": (lambda m, x: m.exp(x) * x * x, [()]),
@@ -204,8 +208,9 @@ def assert_like_torch(ours, theirs, torch):
     assert isinstance(ours, gradcli.Tensor), type(ours)
     assert tuple(ours.shape) == tuple(theirs.shape)
     assert ours.requires_grad == theirs.requires_grad
-    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("create_graph", [False, True])
@@ -214,8 +219,9 @@ def test_jacobian_like_torch(torch, name, create_graph):
     fn, shapes = FUNCTIONS[name]
     arrays = _inputs(shapes, len(name))
     ours = F.jacobian(_call(gradcli, fn), _args(gradcli, arrays), create_graph=create_graph)
-    theirs = torch.autograd.functional.jacobian(_call(torch, fn), _args(torch, arrays),
-                                                create_graph=create_graph)
+    theirs = torch.autograd.functional.jacobian(
+        _call(torch, fn), _args(torch, arrays), create_graph=create_graph
+    )
     assert_like_torch(ours, theirs, torch)
 
 
@@ -256,8 +262,11 @@ def test_jacobian_create_graph_is_differentiable(torch):
         total = sum((j * j).sum() for row in jac for j in row)
         return grad(total, xs)
 
-    assert_like_torch(second(gradcli, F, gradcli.autograd.grad),
-                      second(torch, torch.autograd.functional, torch.autograd.grad), torch)
+    assert_like_torch(
+        second(gradcli, F, gradcli.autograd.grad),
+        second(torch, torch.autograd.functional, torch.autograd.grad),
+        torch,
+    )
 
 
 def _vectors_like(m, value, seed):
@@ -279,10 +288,12 @@ def test_jacobian_products_like_torch(torch, name, product, create_graph):
         like = fn(torch, *(like if isinstance(like, tuple) else (like,)))
     v_torch = _vectors_like(torch, like, 5)
     v_ours = _vectors_like(gradcli, like, 5)
-    ours = getattr(F, product)(_call(gradcli, fn), _args(gradcli, arrays), v_ours,
-                               create_graph=create_graph)
+    ours = getattr(F, product)(
+        _call(gradcli, fn), _args(gradcli, arrays), v_ours, create_graph=create_graph
+    )
     theirs = getattr(torch.autograd.functional, product)(
-        _call(torch, fn), _args(torch, arrays), v_torch, create_graph=create_graph)
+        _call(torch, fn), _args(torch, arrays), v_torch, create_graph=create_graph
+    )
     assert_like_torch(ours, theirs, torch)
 
 
@@ -293,11 +304,18 @@ def test_hessian_products_like_torch(torch, name, product, create_graph):
     fn, shapes = SCALAR_FUNCTIONS[name]
     arrays = _inputs(shapes, len(name) + 2)
     like = _args(torch, arrays)
-    ours = getattr(F, product)(_call(gradcli, fn), _args(gradcli, arrays),
-                               _vectors_like(gradcli, like, 9), create_graph=create_graph)
+    ours = getattr(F, product)(
+        _call(gradcli, fn),
+        _args(gradcli, arrays),
+        _vectors_like(gradcli, like, 9),
+        create_graph=create_graph,
+    )
     theirs = getattr(torch.autograd.functional, product)(
-        _call(torch, fn), _args(torch, arrays), _vectors_like(torch, like, 9),
-        create_graph=create_graph)
+        _call(torch, fn),
+        _args(torch, arrays),
+        _vectors_like(torch, like, 9),
+        create_graph=create_graph,
+    )
     assert_like_torch(ours, theirs, torch)
 
 
@@ -311,29 +329,40 @@ def _error_of(call):
 
 STRICT_CASES = {
     "jacobian_independent_input": lambda m, F: F.jacobian(
-        lambda x, y: x * 2, (_const(m, [1.0, 2.0]), _const(m, 1.0)), strict=True),
+        lambda x, y: x * 2, (_const(m, [1.0, 2.0]), _const(m, 1.0)), strict=True
+    ),
     "jacobian_output_without_grad": lambda m, F: F.jacobian(
-        lambda x: _const(m, [1.0]), _const(m, [1.0, 2.0]), strict=True),
+        lambda x: _const(m, [1.0]), _const(m, [1.0, 2.0]), strict=True
+    ),
     "jacobian_strict_vectorize": lambda m, F: F.jacobian(
-        lambda x: x * x, _const(m, [1.0]), strict=True, vectorize=True),
+        lambda x: x * x, _const(m, [1.0]), strict=True, vectorize=True
+    ),
     "hessian_linear": lambda m, F: F.hessian(
-        lambda x: (x * 3).sum(), _const(m, [1.0, 2.0]), strict=True),
+        lambda x: (x * 3).sum(), _const(m, [1.0, 2.0]), strict=True
+    ),
     "hessian_tuple_output": lambda m, F: F.hessian(
-        lambda x: (x.sum(), x.sum()), _const(m, [1.0, 2.0])),
+        lambda x: (x.sum(), x.sum()), _const(m, [1.0, 2.0])
+    ),
     "hessian_vector_output": lambda m, F: F.hessian(lambda x: x * x, _const(m, [1.0, 2.0])),
     "vjp_independent": lambda m, F: F.vjp(
-        lambda x, y: x * x, (_const(m, [1.0]), _const(m, [2.0])), _const(m, [1.0]),
-        strict=True),
+        lambda x, y: x * x, (_const(m, [1.0]), _const(m, [2.0])), _const(m, [1.0]), strict=True
+    ),
     "vjp_v_none": lambda m, F: F.vjp(lambda x: x * x, _const(m, [1.0, 2.0])),
     "vjp_v_wrong_size": lambda m, F: F.vjp(
-        lambda x: x * x, _const(m, [1.0, 2.0]), _const(m, [1.0, 2.0, 3.0])),
+        lambda x: x * x, _const(m, [1.0, 2.0]), _const(m, [1.0, 2.0, 3.0])
+    ),
     "vjp_v_wrong_length": lambda m, F: F.vjp(
-        lambda x: (x, x), _const(m, [1.0, 2.0]), (_const(m, [1.0, 2.0]),)),
+        lambda x: (x, x), _const(m, [1.0, 2.0]), (_const(m, [1.0, 2.0]),)
+    ),
     "jvp_independent": lambda m, F: F.jvp(
-        lambda x, y: x * x, (_const(m, [1.0]), _const(m, [2.0])),
-        (_const(m, [1.0]), _const(m, [1.0])), strict=True),
+        lambda x, y: x * x,
+        (_const(m, [1.0]), _const(m, [2.0])),
+        (_const(m, [1.0]), _const(m, [1.0])),
+        strict=True,
+    ),
     "vhp_linear": lambda m, F: F.vhp(
-        lambda x: (x * 3).sum(), _const(m, [1.0, 2.0]), _const(m, [1.0, 1.0]), strict=True),
+        lambda x: (x * 3).sum(), _const(m, [1.0, 2.0]), _const(m, [1.0, 1.0]), strict=True
+    ),
     "hvp_v_none": lambda m, F: F.hvp(lambda x: (x * x).sum(), _const(m, [1.0, 2.0])),
     "not_a_tensor": lambda m, F: F.jacobian(lambda x: x, (_const(m, [1.0]), 2.0)),
 }
@@ -346,7 +375,8 @@ def test_errors_like_torch(torch, name):
     assert theirs is not None and ours is not None, (ours, theirs)
     assert isinstance(ours, type(theirs)), (ours, theirs)
     assert str(ours).replace("torch.autograd.functional.", "") == str(theirs).replace(
-        "torch.autograd.functional.", ""), (str(ours), str(theirs))
+        "torch.autograd.functional.", ""
+    ), (str(ours), str(theirs))
 
 
 @pytest.mark.parametrize("name", ["jacobian", "hessian"])

@@ -624,8 +624,13 @@ def _take_grad(entry, dtype, create_graph):
     """
     g = entry[1]
     entry[1] = None
-    if (type(g) is np.ndarray and g.base is None and g.dtype == dtype
-            and g.flags.writeable and _refcount(g) <= _SOLE_REFS):
+    if (
+        type(g) is np.ndarray
+        and g.base is None
+        and g.dtype == dtype
+        and g.flags.writeable
+        and _refcount(g) <= _SOLE_REFS
+    ):
         return Tensor._make(g)
     return _finish_grad(g, dtype, create_graph)
 
