@@ -394,7 +394,6 @@ def _jacobian_of(out, inputs, create_graph, retain_graph):
     itemsize = max(out._data.dtype.itemsize, 1)
     step = max(1, _CHUNK_BYTES // (itemsize * _graph_width([out])))
     starts = range(0, m, step)
-    nodes = [t.grad_fn for t in inputs if t.grad_fn is not None]
     pieces = [[] for _ in inputs]
     for start in starts:
         stop = min(start + step, m)
@@ -407,7 +406,7 @@ def _jacobian_of(out, inputs, create_graph, retain_graph):
                 retain_graph=retain_graph or not last,
                 create_graph=create_graph,
                 batch_dims=1,
-                capture_nodes=nodes,
+                inputs=inputs,
             )
         for j, t in enumerate(inputs):
             if t.grad_fn is not None:

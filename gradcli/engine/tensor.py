@@ -481,13 +481,14 @@ def _sum_to(g, shape, batch_dims):
     return ops.sum_to(g, shape, batch_dims)
 
 
-def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0, capture_nodes=()):
+def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0, inputs=None):
     """Propagate ``root_grads`` from ``roots`` to the leaves.
 
     Returns ``(leaf_grads, captured)``: ``leaf_grads`` maps ``id(leaf)`` to
-    ``[leaf, grad]``; ``captured`` maps each node in ``capture_nodes`` (the
-    grad_fn of a non-leaf input of ``autograd.grad``) to the gradient that
-    reached it. Gradients are raw arrays unless ``create_graph``.
+    ``[leaf, grad]``; ``captured`` maps the grad_fn of each non-leaf tensor in
+    ``inputs`` to the gradient that reached it. Given ``inputs``, only the nodes
+    that lead to one of them run (and are freed), as in PyTorch. Gradients are
+    raw arrays unless ``create_graph``.
     """
     node_grads = {}
     leaf_grads = {}
@@ -516,18 +517,24 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
                     pending[parent] = count + 1
 
     ready = [node for node in node_grads if node not in pending]
-    capture = set(capture_nodes) if capture_nodes else None
+    capture = needed = None
+    if inputs is not None:
+        capture = {t.grad_fn for t in inputs if t.grad_fn is not None}
+        needed = _nodes_leading_to(list(node_grads), capture, {id(t) for t in inputs})
     free = not retain_graph
     while ready:
         node = ready.pop()
         g = node_grads.pop(node, None)
         n = node.n
         parents = (node.p0,) if n == 1 else (node.p0, node.p1) if n == 2 else node.pn
+        if g is not None and needed is not None:
+            if node in capture:
+                captured[node] = g
+            if node not in needed:
+                g = None
         if g is not None:
             if node.retained is not None:
                 _retain(node.retained, g, create_graph)
-            if capture is not None and node in capture:
-                captured[node] = g
             saved = node.saved
             if saved is None:
                 raise EngineError(SECOND_BACKWARD)
@@ -578,6 +585,32 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
             elif gi is not None:
                 _accumulate_leaf(leaf_grads, parent, gi)
     return leaf_grads, captured
+
+
+def _nodes_leading_to(starts, target_nodes, target_leaf_ids):
+    """The nodes that have a parent on a path to a target node or a target leaf.
+
+    Only these need to run: a target node itself only has its gradient read.
+    """
+    reaches = {}
+    leads = set()
+    expanded = set()
+    stack = [(node, False) for node in starts]
+    while stack:  # an iterative post-order walk: parents are decided before their children
+        node, parents_done = stack.pop()
+        if parents_done:
+            if any(
+                reaches.get(p, False) if type(p) is Node else id(p) in target_leaf_ids
+                for p in node.parents
+                if p is not None
+            ):
+                leads.add(node)
+            reaches[node] = node in leads or node in target_nodes
+        elif node not in expanded:
+            expanded.add(node)
+            stack.append((node, True))
+            stack.extend((p, False) for p in node.parents if type(p) is Node and p not in expanded)
+    return leads
 
 
 def _wired_inputs(node):
@@ -699,7 +732,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             grads,
             retain_graph=retain_graph,
             create_graph=create_graph,
-            capture_nodes=[t.grad_fn for t in nonleaf],
+            inputs=inputs,
         )
     for entry in leaf_grads.values():
         leaf = entry[0]
@@ -747,7 +780,6 @@ def grad(
     if batch_dims and grad_outputs is None:
         raise EngineError("grad_outputs must be given when is_grads_batched=True")
     grads = _check_roots(outputs, grad_outputs, create_graph, batch_dims)
-    nodes = [t.grad_fn for t in inputs if t.grad_fn is not None]
     with set_grad_enabled(create_graph):
         leaf_grads, captured = run_backward(
             outputs,
@@ -755,7 +787,7 @@ def grad(
             retain_graph=retain_graph,
             create_graph=create_graph,
             batch_dims=batch_dims,
-            capture_nodes=nodes,
+            inputs=inputs,
         )
     result = []
     for i, t in enumerate(inputs):
