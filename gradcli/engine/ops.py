@@ -332,45 +332,21 @@ def _swap(x):
     return transpose(x, -1, -2)
 
 
+# The table: one entry per op, kept on one or two lines so it reads as a table.
+# fmt: off
 # ----------------------------------------------------------------------------
 # Arithmetic
 # ----------------------------------------------------------------------------
 
-add = defop(
-    "add",
-    np.add,
-    (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
-    "AddBackward0",
-    "x + y",
-    "binary",
-    saves=False,
-)
-sub = defop(
-    "sub",
-    np.subtract,
-    (lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
-    "SubBackward0",
-    "x - y",
-    "binary",
-    saves=False,
-)
-rsub = defop(
-    "rsub",
-    lambda x, y: np.subtract(y, x),
-    (lambda g, ans, x, y: -g, lambda g, ans, x, y: g),
-    "RsubBackward1",
-    "y - x (a number minus a tensor)",
-    "binary",
-    saves=False,
-)
-mul = defop(
-    "mul",
-    np.multiply,
-    (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
-    "MulBackward0",
-    "x * y",
-    "binary",
-)
+add = defop("add", np.add, (lambda g, ans, x, y: g, lambda g, ans, x, y: g), "AddBackward0",
+            "x + y", "binary", saves=False)
+sub = defop("sub", np.subtract, (lambda g, ans, x, y: g, lambda g, ans, x, y: -g), "SubBackward0",
+            "x - y", "binary", saves=False)
+rsub = defop("rsub", lambda x, y: np.subtract(y, x),
+             (lambda g, ans, x, y: -g, lambda g, ans, x, y: g), "RsubBackward1",
+             "y - x (a number minus a tensor)", "binary", saves=False)
+mul = defop("mul", np.multiply, (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
+            "MulBackward0", "x * y", "binary")
 
 
 def _true_divide(x, y):
@@ -386,25 +362,13 @@ def _true_divide(x, y):
     return out
 
 
-div = defop(
-    "div",
-    _true_divide,
-    (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
-    "DivBackward0",
-    "x / y",
-    "binary",
-)
-reciprocal = defop(
-    "reciprocal",
-    lambda x: _true_divide(1, x),
-    (lambda g, ans, x: -g * ans * ans,),
-    "ReciprocalBackward0",
-    "1 / x",
-    "elementwise",
-)
-neg = defop(
-    "neg", np.negative, (lambda g, ans, x: -g,), "NegBackward0", "-x", "elementwise", saves=False
-)
+div = defop("div", _true_divide,
+            (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)), "DivBackward0",
+            "x / y", "binary")
+reciprocal = defop("reciprocal", lambda x: _true_divide(1, x), (lambda g, ans, x: -g * ans * ans,),
+                   "ReciprocalBackward0", "1 / x", "elementwise")
+neg = defop("neg", np.negative, (lambda g, ans, x: -g,), "NegBackward0", "-x", "elementwise",
+            saves=False)
 
 
 def _pow_base_rule(g, ans, x, p):
@@ -430,15 +394,8 @@ def _power(x, p):
     return np.power(x, p)
 
 
-_pow_tensor_scalar = defop(
-    "pow",
-    _power,
-    (_pow_base_rule, None),
-    "PowBackward0",
-    "x ** p, also written x ^ p",
-    "binary",
-    kink="d/dx x**0 = 0 everywhere",
-)
+_pow_tensor_scalar = defop("pow", _power, (_pow_base_rule, None), "PowBackward0",
+                           "x ** p, also written x ^ p", "binary", kink="d/dx x**0 = 0 everywhere")
 _pow_tensor_tensor = OPS["pow"].variant("PowBackward1")
 _pow_tensor_tensor.rules = (_pow_base_rule, _pow_exponent_rule)
 _pow_tensor_tensor.fn = _bind(_pow_tensor_tensor)
@@ -495,24 +452,12 @@ def _minimum_rule(first_wins):
     return rule
 
 
-maximum = defop(
-    "maximum",
-    np.maximum,
-    (_maximum_rule(True), _maximum_rule(False)),
-    "MaximumBackward0",
-    "elementwise larger of x and y",
-    "binary",
-    kink="ties share the gradient evenly",
-)
-minimum = defop(
-    "minimum",
-    np.minimum,
-    (_minimum_rule(True), _minimum_rule(False)),
-    "MinimumBackward0",
-    "elementwise smaller of x and y",
-    "binary",
-    kink="ties share the gradient evenly",
-)
+maximum = defop("maximum", np.maximum, (_maximum_rule(True), _maximum_rule(False)),
+                "MaximumBackward0", "elementwise larger of x and y", "binary",
+                kink="ties share the gradient evenly")
+minimum = defop("minimum", np.minimum, (_minimum_rule(True), _minimum_rule(False)),
+                "MinimumBackward0", "elementwise smaller of x and y", "binary",
+                kink="ties share the gradient evenly")
 
 
 def _atan2_rule(sign, numerator):
@@ -527,15 +472,10 @@ def _atan2_rule(sign, numerator):
     return rule
 
 
-atan2 = defop(
-    "atan2",
-    np.arctan2,
-    (_atan2_rule(1, lambda y, x: x), _atan2_rule(-1, lambda y, x: y)),
-    "Atan2Backward0",
-    "atan2(y, x): the angle of the point (x, y)",
-    "binary",
-    kink="gradient 0 at the origin",
-)
+atan2 = defop("atan2", np.arctan2,
+              (_atan2_rule(1, lambda y, x: x), _atan2_rule(-1, lambda y, x: y)), "Atan2Backward0",
+              "atan2(y, x): the angle of the point (x, y)", "binary",
+              kink="gradient 0 at the origin")
 
 # ----------------------------------------------------------------------------
 # Elementwise functions
@@ -545,152 +485,46 @@ _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
-abs = defop(
-    "abs",
-    np.abs,
-    (lambda g, ans, x: g * sign(x),),
-    "AbsBackward0",  # noqa: A001
-    "absolute value",
-    "elementwise",
-    kink="d|x|/dx = 0 at x = 0",
-)
+abs = defop("abs", np.abs, (lambda g, ans, x: g * sign(x),), "AbsBackward0", "absolute value",
+            "elementwise", kink="d|x|/dx = 0 at x = 0")
 sign = defop_piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x")
-sqrt = defop(
-    "sqrt",
-    np.sqrt,
-    (lambda g, ans, x: g / (2 * ans),),
-    "SqrtBackward0",
-    "square root",
-    "elementwise",
-    kink="derivative inf at 0",
-)
+sqrt = defop("sqrt", np.sqrt, (lambda g, ans, x: g / (2 * ans),), "SqrtBackward0", "square root",
+             "elementwise", kink="derivative inf at 0")
 exp = defop("exp", np.exp, (lambda g, ans, x: g * ans,), "ExpBackward0", "e ** x", "elementwise")
-expm1 = defop(
-    "expm1",
-    np.expm1,
-    (lambda g, ans, x: g * (ans + 1),),
-    "Expm1Backward0",
-    "exp(x) - 1, accurate near 0",
-    "elementwise",
-)
-log = defop(
-    "log", np.log, (lambda g, ans, x: g / x,), "LogBackward0", "natural logarithm", "elementwise"
-)
-log2 = defop(
-    "log2",
-    np.log2,
-    (lambda g, ans, x: g / (x * _LN2),),
-    "Log2Backward0",
-    "base-2 logarithm",
-    "elementwise",
-)
-log10 = defop(
-    "log10",
-    np.log10,
-    (lambda g, ans, x: g / (x * _LN10),),
-    "Log10Backward0",
-    "base-10 logarithm",
-    "elementwise",
-)
-log1p = defop(
-    "log1p",
-    np.log1p,
-    (lambda g, ans, x: g / (x + 1),),
-    "Log1PBackward0",
-    "log(1 + x), accurate near 0",
-    "elementwise",
-)
-sin = defop(
-    "sin", np.sin, (lambda g, ans, x: g * cos(x),), "SinBackward0", "sine (radians)", "elementwise"
-)
-cos = defop(
-    "cos",
-    np.cos,
-    (lambda g, ans, x: -g * sin(x),),
-    "CosBackward0",
-    "cosine (radians)",
-    "elementwise",
-)
-tan = defop(
-    "tan",
-    np.tan,
-    (lambda g, ans, x: g * (1 + ans * ans),),
-    "TanBackward0",
-    "tangent (radians)",
-    "elementwise",
-)
-asin = defop(
-    "asin",
-    np.arcsin,
-    (lambda g, ans, x: g / sqrt(1 - x * x),),
-    "AsinBackward0",
-    "inverse sine",
-    "elementwise",
-)
-acos = defop(
-    "acos",
-    np.arccos,
-    (lambda g, ans, x: -g / sqrt(1 - x * x),),
-    "AcosBackward0",
-    "inverse cosine",
-    "elementwise",
-)
-atan = defop(
-    "atan",
-    np.arctan,
-    (lambda g, ans, x: g / (1 + x * x),),
-    "AtanBackward0",
-    "inverse tangent",
-    "elementwise",
-)
-sinh = defop(
-    "sinh",
-    np.sinh,
-    (lambda g, ans, x: g * cosh(x),),
-    "SinhBackward0",
-    "hyperbolic sine",
-    "elementwise",
-)
-cosh = defop(
-    "cosh",
-    np.cosh,
-    (lambda g, ans, x: g * sinh(x),),
-    "CoshBackward0",
-    "hyperbolic cosine",
-    "elementwise",
-)
-tanh = defop(
-    "tanh",
-    np.tanh,
-    (lambda g, ans, x: g * (1 - ans * ans),),
-    "TanhBackward0",
-    "hyperbolic tangent",
-    "elementwise",
-)
-asinh = defop(
-    "asinh",
-    np.arcsinh,
-    (lambda g, ans, x: g / sqrt(x * x + 1),),
-    "AsinhBackward0",
-    "inverse hyperbolic sine",
-    "elementwise",
-)
-acosh = defop(
-    "acosh",
-    np.arccosh,
-    (lambda g, ans, x: g / sqrt(x * x - 1),),
-    "AcoshBackward0",
-    "inverse hyperbolic cosine",
-    "elementwise",
-)
-atanh = defop(
-    "atanh",
-    np.arctanh,
-    (lambda g, ans, x: g / (1 - x * x),),
-    "AtanhBackward0",
-    "inverse hyperbolic tangent",
-    "elementwise",
-)
+expm1 = defop("expm1", np.expm1, (lambda g, ans, x: g * (ans + 1),), "Expm1Backward0",
+              "exp(x) - 1, accurate near 0", "elementwise")
+log = defop("log", np.log, (lambda g, ans, x: g / x,), "LogBackward0", "natural logarithm",
+            "elementwise")
+log2 = defop("log2", np.log2, (lambda g, ans, x: g / (x * _LN2),), "Log2Backward0",
+             "base-2 logarithm", "elementwise")
+log10 = defop("log10", np.log10, (lambda g, ans, x: g / (x * _LN10),), "Log10Backward0",
+              "base-10 logarithm", "elementwise")
+log1p = defop("log1p", np.log1p, (lambda g, ans, x: g / (x + 1),), "Log1PBackward0",
+              "log(1 + x), accurate near 0", "elementwise")
+sin = defop("sin", np.sin, (lambda g, ans, x: g * cos(x),), "SinBackward0", "sine (radians)",
+            "elementwise")
+cos = defop("cos", np.cos, (lambda g, ans, x: -g * sin(x),), "CosBackward0", "cosine (radians)",
+            "elementwise")
+tan = defop("tan", np.tan, (lambda g, ans, x: g * (1 + ans * ans),), "TanBackward0",
+            "tangent (radians)", "elementwise")
+asin = defop("asin", np.arcsin, (lambda g, ans, x: g / sqrt(1 - x * x),), "AsinBackward0",
+             "inverse sine", "elementwise")
+acos = defop("acos", np.arccos, (lambda g, ans, x: -g / sqrt(1 - x * x),), "AcosBackward0",
+             "inverse cosine", "elementwise")
+atan = defop("atan", np.arctan, (lambda g, ans, x: g / (1 + x * x),), "AtanBackward0",
+             "inverse tangent", "elementwise")
+sinh = defop("sinh", np.sinh, (lambda g, ans, x: g * cosh(x),), "SinhBackward0", "hyperbolic sine",
+             "elementwise")
+cosh = defop("cosh", np.cosh, (lambda g, ans, x: g * sinh(x),), "CoshBackward0",
+             "hyperbolic cosine", "elementwise")
+tanh = defop("tanh", np.tanh, (lambda g, ans, x: g * (1 - ans * ans),), "TanhBackward0",
+             "hyperbolic tangent", "elementwise")
+asinh = defop("asinh", np.arcsinh, (lambda g, ans, x: g / sqrt(x * x + 1),), "AsinhBackward0",
+              "inverse hyperbolic sine", "elementwise")
+acosh = defop("acosh", np.arccosh, (lambda g, ans, x: g / sqrt(x * x - 1),), "AcoshBackward0",
+              "inverse hyperbolic cosine", "elementwise")
+atanh = defop("atanh", np.arctanh, (lambda g, ans, x: g / (1 - x * x),), "AtanhBackward0",
+              "inverse hyperbolic tangent", "elementwise")
 
 
 def _sigmoid(x):
@@ -699,23 +533,10 @@ def _sigmoid(x):
     return np.where(np.asarray(x) >= 0, 1 / (1 + e), e / (1 + e)).astype(np.result_type(x, 1.0))
 
 
-sigmoid = defop(
-    "sigmoid",
-    _sigmoid,
-    (lambda g, ans, x: g * ans * (1 - ans),),
-    "SigmoidBackward0",
-    "logistic function 1 / (1 + exp(-x))",
-    "elementwise",
-)
-relu = defop(
-    "relu",
-    lambda x: np.maximum(x, 0),
-    (lambda g, ans, x: where(x > 0, g, 0.0),),
-    "ReluBackward0",
-    "max(x, 0)",
-    "elementwise",
-    kink="relu'(0) = 0",
-)
+sigmoid = defop("sigmoid", _sigmoid, (lambda g, ans, x: g * ans * (1 - ans),), "SigmoidBackward0",
+                "logistic function 1 / (1 + exp(-x))", "elementwise")
+relu = defop("relu", lambda x: np.maximum(x, 0), (lambda g, ans, x: where(x > 0, g, 0.0),),
+             "ReluBackward0", "max(x, 0)", "elementwise", kink="relu'(0) = 0")
 
 
 def _softplus(x, beta=1.0, threshold=20.0):
@@ -744,22 +565,11 @@ def _erf(x):
     return out
 
 
-erf = defop(
-    "erf",
-    _erf,
-    (lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x)),),
-    "ErfBackward0",
-    "error function",
-    "elementwise",
-)
+erf = defop("erf", _erf, (lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x)),), "ErfBackward0",
+            "error function", "elementwise")
 floor = defop_piecewise_constant("floor", np.floor, "FloorBackward0", "round down")
 ceil = defop_piecewise_constant("ceil", np.ceil, "CeilBackward0", "round up")
-round = defop_piecewise_constant(
-    "round",
-    np.round,
-    "RoundBackward0",  # noqa: A001
-    "round half to even",
-)
+round = defop_piecewise_constant("round", np.round, "RoundBackward0", "round half to even")
 
 
 def _clamp(x, min=None, max=None):  # noqa: A002
@@ -777,15 +587,9 @@ def _clamp_rule(g, ans, x, min=None, max=None):  # noqa: A002
     return where(inside, g, 0.0)
 
 
-clamp = defop(
-    "clamp",
-    _clamp,
-    (_clamp_rule,),
-    "ClampBackward1",
-    "clamp(x, min, max): x limited to [min, max]",
-    "elementwise",
-    kink="the gradient passes on the bounds",
-)
+clamp = defop("clamp", _clamp, (_clamp_rule,), "ClampBackward1",
+              "clamp(x, min, max): x limited to [min, max]", "elementwise",
+              kink="the gradient passes on the bounds")
 clip = clamp
 
 # ----------------------------------------------------------------------------
@@ -804,20 +608,12 @@ logical_not = defop_nondiff("logical_not", np.logical_not, 1, "not x", "elementw
 isnan = defop_nondiff("isnan", np.isnan, 1, "true where x is nan", "elementwise")
 isinf = defop_nondiff("isinf", np.isinf, 1, "true where x is infinite", "elementwise")
 isfinite = defop_nondiff("isfinite", np.isfinite, 1, "true where x is finite", "elementwise")
-argmax = defop_nondiff(
-    "argmax",
-    lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, keepdims=keepdim),
-    1,
-    "index of the largest entry",
-    "reduction",
-)
-argmin = defop_nondiff(
-    "argmin",
-    lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim),
-    1,
-    "index of the smallest entry",
-    "reduction",
-)
+argmax = defop_nondiff("argmax",
+                       lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, keepdims=keepdim),
+                       1, "index of the largest entry", "reduction")
+argmin = defop_nondiff("argmin",
+                       lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim),
+                       1, "index of the smallest entry", "reduction")
 
 # ----------------------------------------------------------------------------
 # Reductions
@@ -832,14 +628,8 @@ def _sum_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
     return _expand_reduced(g, x.shape, dim, keepdim)
 
 
-_sum_all = defop(
-    "sum",
-    _sum,
-    (_sum_rule,),
-    "SumBackward0",
-    "sum(x, dim=None, keepdim=False): sum of entries",
-    "reduction",
-)
+_sum_all = defop("sum", _sum, (_sum_rule,), "SumBackward0",
+                 "sum(x, dim=None, keepdim=False): sum of entries", "reduction")
 _sum_dim = OPS["sum"].variant("SumBackward1")
 
 
@@ -865,14 +655,8 @@ def _mean_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
     return _expand_reduced(g, x.shape, dim, keepdim) / _count(x.shape, dim)
 
 
-_mean_all = defop(
-    "mean",
-    _mean,
-    (_mean_rule,),
-    "MeanBackward0",
-    "mean(x, dim=None, keepdim=False): average of entries",
-    "reduction",
-)
+_mean_all = defop("mean", _mean, (_mean_rule,), "MeanBackward0",
+                  "mean(x, dim=None, keepdim=False): average of entries", "reduction")
 _mean_dim = OPS["mean"].variant("MeanBackward1")
 
 
@@ -924,14 +708,8 @@ def _prod_others_vjp(g, x, d):
     return transpose(grad, d, -1)
 
 
-prod_others = defop(
-    "prod_others",
-    _prod_others,
-    (_prod_others_rule,),
-    "ProdOthersBackward",
-    "product of the other entries (internal to prod's rule)",
-    "other",
-)
+prod_others = defop("prod_others", _prod_others, (_prod_others_rule,), "ProdOthersBackward",
+                    "product of the other entries (internal to prod's rule)", "other")
 
 
 def _prod(x, dim=None, keepdim=False, dtype=None):
@@ -942,15 +720,9 @@ def _prod_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
     return _expand_reduced(g, x.shape, dim, keepdim) * prod_others(x, dim)
 
 
-_prod_all = defop(
-    "prod",
-    _prod,
-    (_prod_rule,),
-    "ProdBackward0",
-    "prod(x, dim=None, keepdim=False): product of entries",
-    "reduction",
-    kink="exact with zero entries",
-)
+_prod_all = defop("prod", _prod, (_prod_rule,), "ProdBackward0",
+                  "prod(x, dim=None, keepdim=False): product of entries", "reduction",
+                  kink="exact with zero entries")
 _prod_dim = OPS["prod"].variant("ProdBackward1")
 
 
@@ -978,24 +750,12 @@ def _amin(x, dim=None, keepdim=False):
     return np.amin(x, axis=_axis(dim), keepdims=keepdim)
 
 
-amax = defop(
-    "amax",
-    _amax,
-    (_extreme_rule,),
-    "AmaxBackward0",
-    "amax(x, dim=None, keepdim=False): largest entry",
-    "reduction",
-    kink="ties share the gradient evenly",
-)
-amin = defop(
-    "amin",
-    _amin,
-    (_extreme_rule,),
-    "AminBackward0",
-    "amin(x, dim=None, keepdim=False): smallest entry",
-    "reduction",
-    kink="ties share the gradient evenly",
-)
+amax = defop("amax", _amax, (_extreme_rule,), "AmaxBackward0",
+             "amax(x, dim=None, keepdim=False): largest entry", "reduction",
+             kink="ties share the gradient evenly")
+amin = defop("amin", _amin, (_extreme_rule,), "AminBackward0",
+             "amin(x, dim=None, keepdim=False): smallest entry", "reduction",
+             kink="ties share the gradient evenly")
 _max_all = OPS["amax"].variant("MaxBackward1")
 _min_all = OPS["amin"].variant("MinBackward1")
 
@@ -1039,14 +799,9 @@ take_along_dim = defop(
     "take_along_dim(x, index, dim): entries at index along dim",
     "other",
 )
-put_along_dim = defop(
-    "put_along_dim",
-    _put_along,
-    (lambda g, ans, x, index, dim, shape: take_along_dim(g, index, dim),),
-    "PutAlongDimBackward",
-    "the gradient of take_along_dim (internal)",
-    "other",
-)
+put_along_dim = defop("put_along_dim", _put_along,
+                      (lambda g, ans, x, index, dim, shape: take_along_dim(g, index, dim),),
+                      "PutAlongDimBackward", "the gradient of take_along_dim (internal)", "other")
 _max_dim = OPS["take_along_dim"].variant("MaxBackward0")
 _min_dim = OPS["take_along_dim"].variant("MinBackward0")
 
@@ -1144,15 +899,9 @@ def _norm_rule(g, ans, x, p=2, dim=None, keepdim=False):
     return where(norm_e == 0, 0.0, ge * sign(x) * abs(x) ** (p - 1) / safe ** (p - 1))
 
 
-norm = defop(
-    "norm",
-    _norm,
-    (_norm_rule,),
-    "LinalgVectorNormBackward0",
-    "norm(x, p=2, dim=None, keepdim=False): vector p-norm",
-    "reduction",
-    kink="gradient 0 at the origin",
-)
+norm = defop("norm", _norm, (_norm_rule,), "LinalgVectorNormBackward0",
+             "norm(x, p=2, dim=None, keepdim=False): vector p-norm", "reduction",
+             kink="gradient 0 at the origin")
 
 
 def _correction(unbiased, correction):
@@ -1184,22 +933,10 @@ def _std_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, *, correction=N
     return where(zero, 0.0, var_grad / (2 * where(zero, 1.0, std_e)))
 
 
-var = defop(
-    "var",
-    _var,
-    (_var_rule,),
-    "VarBackward0",
-    "var(x, dim=None, keepdim=False, correction=1): variance",
-    "reduction",
-)
-std = defop(
-    "std",
-    _std,
-    (_std_rule,),
-    "StdBackward0",
-    "std(x, dim=None, keepdim=False, correction=1): standard deviation",
-    "reduction",
-)
+var = defop("var", _var, (_var_rule,), "VarBackward0",
+            "var(x, dim=None, keepdim=False, correction=1): variance", "reduction")
+std = defop("std", _std, (_std_rule,), "StdBackward0",
+            "std(x, dim=None, keepdim=False, correction=1): standard deviation", "reduction")
 
 
 def _softmax(x, dim):
@@ -1276,14 +1013,8 @@ def _matmul(x, y):
     return np.matmul(x, y)
 
 
-_matmul_general = defop(
-    "matmul",
-    _matmul,
-    (_matmul_rule_x, _matmul_rule_y),
-    "UnsafeViewBackward0",
-    "x @ y: matrix product",
-    "linalg",
-)
+_matmul_general = defop("matmul", _matmul, (_matmul_rule_x, _matmul_rule_y), "UnsafeViewBackward0",
+                        "x @ y: matrix product", "linalg")
 _mm = OPS["matmul"].variant("MmBackward0")
 _mv = OPS["matmul"].variant("MvBackward0")
 _dot = OPS["matmul"].variant("DotBackward0")
@@ -1319,14 +1050,9 @@ def dot(input, other):
     return matmul(input, other)
 
 
-outer = defop(
-    "outer",
-    lambda x, y: np.multiply.outer(x, y),
-    (lambda g, ans, x, y: matmul(g, y), lambda g, ans, x, y: matmul(x, g)),
-    "MulBackward0",
-    "outer(x, y): outer product of two vectors",
-    "linalg",
-)
+outer = defop("outer", lambda x, y: np.multiply.outer(x, y),
+              (lambda g, ans, x, y: matmul(g, y), lambda g, ans, x, y: matmul(x, g)),
+              "MulBackward0", "outer(x, y): outer product of two vectors", "linalg")
 
 
 def _transpose(x, dim0, dim1):
@@ -1338,15 +1064,8 @@ def _transpose_rule(g, ans, x, dim0, dim1):
     return transpose(g, dim0 - n if dim0 >= 0 else dim0, dim1 - n if dim1 >= 0 else dim1)
 
 
-transpose = defop(
-    "transpose",
-    _transpose,
-    (_transpose_rule,),
-    "TransposeBackward0",
-    "transpose(x, dim0, dim1): swap two dimensions",
-    "shape",
-    saves=False,
-)
+transpose = defop("transpose", _transpose, (_transpose_rule,), "TransposeBackward0",
+                  "transpose(x, dim0, dim1): swap two dimensions", "shape", saves=False)
 _t_op = OPS["transpose"].variant("TBackward0")
 _numpy_T_op = OPS["transpose"].variant("PermuteBackward0")
 
@@ -1378,15 +1097,8 @@ def _permute_rule(g, ans, x, dims):
     return permute_op(g, tuple(range(nb)) + tuple(int(i) + nb for i in inverse))
 
 
-permute_op = defop(
-    "permute",
-    lambda x, dims: np.transpose(x, tuple(dims)),
-    (_permute_rule,),
-    "PermuteBackward0",
-    "permute(x, dims): reorder dimensions",
-    "shape",
-    saves=False,
-)
+permute_op = defop("permute", lambda x, dims: np.transpose(x, tuple(dims)), (_permute_rule,),
+                   "PermuteBackward0", "permute(x, dims): reorder dimensions", "shape", saves=False)
 _t_vector = OPS["permute"].variant("TBackward0")  # t() of a vector: a new node, as in PyTorch
 
 
@@ -1440,22 +1152,11 @@ def _square(name, f):
     return forward
 
 
-det = defop(
-    "det",
-    _square("det", np.linalg.det),
-    (_det_rule,),
-    "LinalgDetBackward0",
-    "determinant of a square matrix",
-    "linalg",
-)
-inverse = defop(
-    "inverse",
-    _square("inverse", np.linalg.inv),
-    (lambda g, ans, x: -matmul(matmul(_swap(ans), g), _swap(ans)),),
-    "LinalgInvExBackward0",
-    "inverse of a square matrix",
-    "linalg",
-)
+det = defop("det", _square("det", np.linalg.det), (_det_rule,), "LinalgDetBackward0",
+            "determinant of a square matrix", "linalg")
+inverse = defop("inverse", _square("inverse", np.linalg.inv),
+                (lambda g, ans, x: -matmul(matmul(_swap(ans), g), _swap(ans)),),
+                "LinalgInvExBackward0", "inverse of a square matrix", "linalg")
 
 
 def _diag_embed(x, rows, cols):
@@ -1467,23 +1168,12 @@ def _diag_embed(x, rows, cols):
     return out
 
 
-_diagonal_last = defop(
-    "diagonal",
-    lambda x: np.diagonal(x, 0, -2, -1).copy(),
-    (lambda g, ans, x: diag_embed(g, x.shape[-2], x.shape[-1]),),
-    "DiagonalBackward0",
-    "the diagonal of a matrix",
-    "linalg",
-    saves=True,
-)
-diag_embed = defop(
-    "diag_embed",
-    _diag_embed,
-    (lambda g, ans, x, rows, cols: _diagonal_last(g)[..., : x.shape[-1]],),
-    "DiagEmbedBackward0",
-    "a matrix with x on its diagonal",
-    "linalg",
-)
+_diagonal_last = defop("diagonal", lambda x: np.diagonal(x, 0, -2, -1).copy(),
+                       (lambda g, ans, x: diag_embed(g, x.shape[-2], x.shape[-1]),),
+                       "DiagonalBackward0", "the diagonal of a matrix", "linalg", saves=True)
+diag_embed = defop("diag_embed", _diag_embed,
+                   (lambda g, ans, x, rows, cols: _diagonal_last(g)[..., : x.shape[-1]],),
+                   "DiagEmbedBackward0", "a matrix with x on its diagonal", "linalg")
 
 
 _diag_of_matrix = OPS["diagonal"].variant("DiagonalBackward0_copy")  # PyTorch's name
@@ -1538,15 +1228,8 @@ def _reshape(x, shape):
         ) from None
 
 
-reshape_op = defop(
-    "reshape",
-    _reshape,
-    (_reshape_rule,),
-    "ViewBackward0",
-    "reshape(x, shape): the same entries in another shape",
-    "shape",
-    saves=False,
-)
+reshape_op = defop("reshape", _reshape, (_reshape_rule,), "ViewBackward0",
+                   "reshape(x, shape): the same entries in another shape", "shape", saves=False)
 _view_op = OPS["reshape"].variant("ViewBackward0")
 
 
@@ -1581,15 +1264,8 @@ def _squeeze(x, dim=None):
     return np.squeeze(x, axis=dims) if dims else np.asarray(x)
 
 
-_squeeze_all = defop(
-    "squeeze",
-    _squeeze,
-    (_reshape_rule,),
-    "SqueezeBackward0",
-    "squeeze(x, dim=None): drop dimensions of size 1",
-    "shape",
-    saves=False,
-)
+_squeeze_all = defop("squeeze", _squeeze, (_reshape_rule,), "SqueezeBackward0",
+                     "squeeze(x, dim=None): drop dimensions of size 1", "shape", saves=False)
 _squeeze_dim = OPS["squeeze"].variant("SqueezeBackward1")
 _squeeze_dims = OPS["squeeze"].variant("SqueezeBackward2")
 
@@ -1602,15 +1278,9 @@ def squeeze(input, dim=None):
     return op.fn(input, dim)
 
 
-unsqueeze = defop(
-    "unsqueeze",
-    lambda x, dim: np.expand_dims(x, dim),
-    (_reshape_rule,),
-    "UnsqueezeBackward0",
-    "unsqueeze(x, dim): insert a dimension of size 1",
-    "shape",
-    saves=False,
-)
+unsqueeze = defop("unsqueeze", lambda x, dim: np.expand_dims(x, dim), (_reshape_rule,),
+                  "UnsqueezeBackward0", "unsqueeze(x, dim): insert a dimension of size 1", "shape",
+                  saves=False)
 
 
 def _sum_to(g, shape, batch_dims=0):
@@ -1661,24 +1331,12 @@ def _sum_to_rule(g, ans, x, shape, batch_dims=0):
     )
 
 
-sum_to = defop(
-    "sum_to",
-    _sum_to,
-    (_sum_to_rule,),
-    "SumToSizeBackward0",
-    "sum a broadcast gradient back to a shape (internal)",
-    "shape",
-    saves=False,
-)
-broadcast_to = defop(
-    "broadcast_to",
-    _broadcast_to,
-    (lambda g, ans, x, shape: sum_to(g, np.shape(x), g.ndim - len(tuple(shape))),),
-    "ExpandBackward0",
-    "broadcast_to(x, shape): repeat along new dimensions",
-    "shape",
-    saves=False,
-)
+sum_to = defop("sum_to", _sum_to, (_sum_to_rule,), "SumToSizeBackward0",
+               "sum a broadcast gradient back to a shape (internal)", "shape", saves=False)
+broadcast_to = defop("broadcast_to", _broadcast_to,
+                     (lambda g, ans, x, shape: sum_to(g, np.shape(x), g.ndim - len(tuple(shape))),),
+                     "ExpandBackward0", "broadcast_to(x, shape): repeat along new dimensions",
+                     "shape", saves=False)
 
 
 def expand(input, *sizes):
@@ -1743,26 +1401,12 @@ def _cat_rule(g, ans, xs, dim=0):
     return tuple(out)
 
 
-stack = defop(
-    "stack",
-    _stack,
-    (_stack_rule,),
-    "StackBackward0",
-    "stack([a, b, ...], dim=0): join along a new dimension",
-    "shape",
-    saves=True,
-    variadic=True,
-)
-cat = defop(
-    "cat",
-    _cat,
-    (_cat_rule,),
-    "CatBackward0",
-    "cat([a, b, ...], dim=0): join along an existing dimension",
-    "shape",
-    saves=True,
-    variadic=True,
-)
+stack = defop("stack", _stack, (_stack_rule,), "StackBackward0",
+              "stack([a, b, ...], dim=0): join along a new dimension", "shape", saves=True,
+              variadic=True)
+cat = defop("cat", _cat, (_cat_rule,), "CatBackward0",
+            "cat([a, b, ...], dim=0): join along an existing dimension", "shape", saves=True,
+            variadic=True)
 concatenate = cat
 
 
@@ -1774,23 +1418,11 @@ def to_dtype(input, dtype):
     return _to_op(input, dtype)
 
 
-_to_op = defop(
-    "to",
-    lambda x, dtype: np.asarray(x).astype(dtype),
-    (lambda g, ans, x, dtype: _to_op(g, np.asarray(x).dtype),),
-    "ToCopyBackward0",
-    "cast to another dtype",
-    "other",
-)
-clone = defop(
-    "clone",
-    lambda x: np.array(x, copy=True),
-    (lambda g, ans, x: g,),
-    "CloneBackward0",
-    "a copy",
-    "other",
-    saves=False,
-)
+_to_op = defop("to", lambda x, dtype: np.asarray(x).astype(dtype),
+               (lambda g, ans, x, dtype: _to_op(g, np.asarray(x).dtype),), "ToCopyBackward0",
+               "cast to another dtype", "other")
+clone = defop("clone", lambda x: np.array(x, copy=True), (lambda g, ans, x: g,), "CloneBackward0",
+              "a copy", "other", saves=False)
 
 
 def detach(input):
@@ -1852,22 +1484,14 @@ def _index_scatter_rule(g, ans, x, index, shape):
     return getitem_op(g, (slice(None),) * len(batch) + index)
 
 
-getitem_op = defop(
-    "getitem", _getitem, (_getitem_rule,), "IndexBackward0", "x[index]", "shape", saves=True
-)
+getitem_op = defop("getitem", _getitem, (_getitem_rule,), "IndexBackward0", "x[index]", "shape",
+                   saves=True)
 _select = OPS["getitem"].variant("SelectBackward0")
 _slice = OPS["getitem"].variant("SliceBackward0")
 _unsqueeze_index = OPS["getitem"].variant("UnsqueezeBackward0")
 _alias = OPS["getitem"].variant("AliasBackward0")
-index_scatter = defop(
-    "index_scatter",
-    _index_scatter,
-    (_index_scatter_rule,),
-    "IndexPutBackward",
-    "the gradient of x[index] (internal)",
-    "shape",
-    saves=False,
-)
+index_scatter = defop("index_scatter", _index_scatter, (_index_scatter_rule,), "IndexPutBackward",
+                      "the gradient of x[index] (internal)", "shape", saves=False)
 
 
 def getitem(input, index):
@@ -1943,6 +1567,7 @@ index_put = defop(
     "shape",
     saves=True,
 )
+# fmt: on
 _index_put_advanced = OPS["index_put"].variant("IndexPutBackward0")
 
 
