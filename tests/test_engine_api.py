@@ -227,3 +227,22 @@ def test_integer_and_bool_tensors_index_and_mask():
     (picked.sum() + masked.sum()).backward()
     # index 2 is picked twice and masked once, index 0 once and once.
     assert x.grad.tolist() == [2.0, 0.0, 3.0]
+
+
+def test_non_finite_results_are_silent_as_in_pytorch():
+    import subprocess
+    import sys
+
+    program = (
+        "import gradcli\n"
+        "x = gradcli.tensor([0.0, 1.0], requires_grad=True)\n"
+        "gradcli.log(x).sum().backward()\n"
+        "print(x.grad, gradcli.sqrt(gradcli.tensor(-1.0)))\n"
+        "import numpy; numpy.log(numpy.zeros(1))\n"  # the user's own NumPy call still warns
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "default", "-c", program], capture_output=True, text=True
+    )
+    assert done.stdout.strip() == "tensor([inf, 1.]) tensor(nan)"
+    assert done.stderr.count("RuntimeWarning") == 1
+    assert "divide by zero encountered in log" in done.stderr

@@ -2,3 +2,10 @@
 
 It imports nothing from the language, the command line or the renderers.
 """
+
+import warnings
+
+# PyTorch computes inf and nan silently (log(0), 0/0); NumPy's RuntimeWarnings from
+# the engine's own calls would be noise in a PyTorch program. Only warnings raised
+# in the engine's modules are filtered: the user's own NumPy calls still warn.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"gradcli\.engine\.")
