@@ -26,9 +26,14 @@ TARGETS = {"json": 1.5, "table": 2.0}
 
 
 def gradcli_command() -> list[str]:
-    """The installed console script, or what it runs when it is not on PATH."""
-    script = shutil.which("gradcli") or os.path.join(os.path.dirname(sys.executable), "gradcli")
-    if os.path.exists(script):
+    """The installed console script of this interpreter, or what it runs.
+
+    Not the first ``gradcli`` on PATH: that may be a wrapper (a pyenv shim starts a
+    shell and another process first) or belong to another environment.
+    """
+    beside = os.path.join(os.path.dirname(sys.executable), "gradcli")
+    script = beside if os.path.exists(beside) else shutil.which("gradcli")
+    if script:
         return [script]
     return [sys.executable, "-c", "from gradcli.cli import main; main()"]
 

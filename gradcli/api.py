@@ -287,12 +287,13 @@ def jvp(
         if None in tangents:
             # --tangent V without a name: the program's only input.
             if len(s.inputs) != 1:
+                count = f"{len(s.inputs)} inputs" if s.inputs else "no inputs"
                 raise GradcliError(
-                    "--tangent V names no input, but the program has "
-                    f"{len(s.inputs)} inputs: write --tangent NAME=V"
+                    f"--tangent V names no input, but the program has {count}: "
+                    "write --tangent NAME=V"
                 )
             tangents[s.inputs[0]] = tangents.pop(None)
-        names = s.check_names(tangents, "--tangent {}")
+        names = s.differentiable(s.check_names(tangents, "--tangent {}"))
         s.wrt = names
         directions = {}
         for name in names:
@@ -324,6 +325,8 @@ def _session(source, bindings, wrt, dtype, seed, filename):
 
     if dtype not in DTYPES:
         raise GradcliError(f"unknown dtype {dtype!r}: use float64 or float32")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise GradcliError(f"the seed must be a non-negative integer, not {seed!r}")
     before = gradcli.get_default_dtype()
     gradcli.set_default_dtype(getattr(gradcli, dtype))
     try:
@@ -351,9 +354,10 @@ class _Session:
         self.watch: list = []
         self.values = self._bind(bindings)
         if wrt is None:
-            self.wrt = self.inputs
+            # Every input that can be differentiated: a boolean one (a mask) cannot.
+            self.wrt = tuple(n for n in self.inputs if self.values[n].dtype.kind == "f")
         else:
-            self.wrt = self.check_names(dict.fromkeys(wrt), "--wrt {}")
+            self.wrt = self.differentiable(self.check_names(dict.fromkeys(wrt), "--wrt {}"))
 
     # ----- binding -----
     def _bind(self, bindings) -> dict[str, np.ndarray]:
@@ -396,6 +400,13 @@ class _Session:
             raise GradcliError(f"{option.format(name)}: {_no_such_input(name, self.inputs)}")
         return tuple(names)
 
+    def differentiable(self, names) -> tuple[str, ...]:
+        """``names``, each an input of floating point, else an error."""
+        for name in names:
+            if self.values[name].dtype.kind != "f":
+                raise GradcliError(f"cannot differentiate with respect to {name}: it is boolean")
+        return tuple(names)
+
     def value_of(self, name: str, value) -> np.ndarray:
         """A binding's array, in the session's dtype."""
         if isinstance(value, str):
@@ -417,9 +428,6 @@ class _Session:
         """A leaf tensor for every input; those in ``wrt`` require grad."""
         import gradcli
 
-        for name in wrt:
-            if self.values[name].dtype.kind != "f":
-                raise GradcliError(f"cannot differentiate with respect to {name}: it is boolean")
         leaves = {name: gradcli.tensor(v) for name, v in self.constants.items()}
         for name, v in self.values.items():
             leaves[name] = gradcli.tensor(v, requires_grad=name in wrt)
@@ -462,7 +470,8 @@ class _Session:
         """The frozen result, with a warning for each result array that is not finite."""
         from .render import leaves
 
-        value = _array(value)
+        value = self._numeric(_array(value))
+        fields = {key: self._numeric(section) for key, section in fields.items()}
         warnings = [] if _finite(value) else [self._nonfinite_warning(value)]
         shown = {key: fields[key] for key in SECTIONS[command]}
         for path, array in leaves(shown):
@@ -480,10 +489,22 @@ class _Session:
             **{key: _frozen(section) for key, section in fields.items()},
         )
 
+    def _numeric(self, section):
+        """Booleans (a mask given as the value) as the numbers 1 and 0, as the language
+        writes True and False."""
+        if isinstance(section, Mapping):
+            return {key: self._numeric(value) for key, value in section.items()}
+        if isinstance(section, np.ndarray) and section.dtype.kind == "b":
+            return section.astype(self.dtype)
+        return section
+
     def _nonfinite_warning(self, value) -> str:
         head = f"warning: the value contains {_kinds(value)}"
         if not self.watch:
-            return head
+            # No operation made it: an input given that way did (--x nan, @FILE).
+            given = {**self.constants, **self.values}
+            held = [f"{n} holds {_kinds(v)}" for n, v in given.items() if not _finite(v)]
+            return f"{head}; the input {held[0]}" if held else head
         description, span = self.watch[0]
         message = f"the value contains {_kinds(value)}; the first came from {description}"
         # GradcliError.render draws the source line and caret; it says "error:".
@@ -521,7 +542,8 @@ def _no_such_input(name: str, inputs: Sequence[str]) -> str:
     import difflib
 
     text = f"the program has no input named {name!r}"
-    close = difflib.get_close_matches(name, inputs, n=1)
+    close = [n for n in inputs if n.casefold() == name.casefold()]
+    close = close or difflib.get_close_matches(name, inputs, n=1)
     if close:
         text += f" (did you mean {close[0]!r}?)"
     if inputs:
@@ -572,4 +594,4 @@ def _kinds(array) -> str:
         found.append("inf")
     if np.isneginf(array).any():
         found.append("-inf")
-    return " and ".join(found)
+    return found[0] if len(found) == 1 else f"{', '.join(found[:-1])} and {found[-1]}"

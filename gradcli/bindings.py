@@ -25,7 +25,6 @@ import numpy as np
 from .errors import GradcliError
 
 FILE_SUFFIXES = (".npy", ".csv", ".txt", ".json")
-_SEPARATORS = re.compile(r"[,\s]+")
 # The language's NUMBER token (grammar/gradcli.lark), with a sign.
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
@@ -108,6 +107,7 @@ def parse_value(text: str, *, name: str, seed: int | None = None) -> np.ndarray:
 
 def load_file(path: str, *, name: str = "value") -> np.ndarray:
     """An array from ``.npy``, ``.csv``, ``.txt`` or ``.json``, chosen by suffix."""
+    path = os.path.expanduser(path)  # the shell leaves the ~ of @~/x.npy alone
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in FILE_SUFFIXES:
         kind = f"files ending in {suffix!r}" if suffix else "files without a suffix"
@@ -119,7 +119,7 @@ def load_file(path: str, *, name: str = "value") -> np.ndarray:
         if suffix == ".npy":
             array = _load_npy(path)
         else:
-            with open(path, encoding="utf-8") as stream:
+            with open(path, encoding="utf-8-sig") as stream:
                 text = stream.read()
             array = _parse_json(text) if suffix == ".json" else _parse_table(text)
     except FileNotFoundError:
@@ -154,10 +154,16 @@ def _load_npy(path: str) -> np.ndarray:
 def _parse_table(text: str) -> np.ndarray:
     rows = []
     for number, line in enumerate(text.splitlines(), start=1):
-        line = line.split("#", 1)[0].strip().strip(",")
+        line = line.split("#", 1)[0].strip()
         if not line:
             continue
-        fields = _SEPARATORS.split(line)
+        if "," in line:
+            # Commas separate fields: an empty one is a missing number, not nothing.
+            fields = [field.strip() for field in line.removesuffix(",").split(",")]
+            if "" in fields:
+                raise ValueError(f"line {number}: an empty field (a missing number)")
+        else:
+            fields = line.split()
         try:
             rows.append([float(field) for field in fields])
         except ValueError:
@@ -165,7 +171,8 @@ def _parse_table(text: str) -> np.ndarray:
             raise ValueError(f"line {number}: {bad!r} is not a number") from None
         if len(rows[-1]) != len(rows[0]):
             raise ValueError(
-                f"line {number} has {len(rows[-1])} numbers, but the first row has {len(rows[0])}"
+                f"line {number} has {_count(len(rows[-1]))}, but the first row has "
+                f"{_count(len(rows[0]))}"
             )
     if not rows:
         raise ValueError("it holds no numbers")
@@ -173,6 +180,10 @@ def _parse_table(text: str) -> np.ndarray:
     if array.shape[0] == 1 or array.shape[1] == 1:
         return array.reshape(-1)
     return array
+
+
+def _count(n: int) -> str:
+    return f"{n} number" if n == 1 else f"{n} numbers"
 
 
 def _is_float(text: str) -> bool:
@@ -190,13 +201,16 @@ def _parse_json(text: str) -> np.ndarray:
     import json
 
     try:
-        data = json.loads(text)
+        data = _json_numbers(json.loads(text))
     except json.JSONDecodeError as error:
         raise ValueError(f"invalid JSON at line {error.lineno}, column {error.colno}") from None
-    data = _json_numbers(data)
+    except RecursionError:
+        raise ValueError("its lists are nested too deeply") from None
     try:
         return np.array(data, dtype=np.float64)
-    except ValueError:
+    except ValueError as error:
+        if "maximum number of dimension" in str(error):
+            raise ValueError("it has more dimensions than NumPy's 64") from None
         raise ValueError("its nested lists are ragged (rows of different lengths)") from None
 
 

@@ -9,6 +9,7 @@ unless ``--debug``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -27,6 +28,8 @@ EXIT_NONFINITE = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 
+MAX_DIGITS = 17
+
 _NAMED = re.compile(r"\s*([^\W\d]\w*)\s*=(?!=)")
 
 
@@ -38,28 +41,46 @@ class _Group(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         args = sys.argv[1:] if args is None else list(args)
+        _tolerate_any_encoding()
         debug = "--debug" in args[: args.index("--") if "--" in args else len(args)]
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
             code = code if isinstance(code, int) else EXIT_OK
         except GradcliError as error:
             _report(debug)
-            click.echo(error.render(), err=True)
+            _say(error.render())
             code = EXIT_USAGE
+        except NoArgsIsHelpError as error:  # bare "gradcli": the help, as Click shows it
+            click.echo(error.format_message(), err=True)
+            code = error.exit_code
         except click.ClickException as error:
             _report(debug)
-            click.echo(f"error: {_lower_first(error.format_message())}", err=True)
+            _say(f"error: {_lower_first(error.format_message())}")
             if isinstance(error, click.UsageError) and error.ctx is not None:
                 click.echo(f"(see '{error.ctx.command_path} --help')", err=True)
             code = error.exit_code
         except click.Abort:
             click.echo("error: interrupted", err=True)
             code = EXIT_INTERRUPTED
-        except BrokenPipeError:
+        except _OutputClosed:
             # The reader (head, a closed pager) stopped reading: not an error of ours.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+            # Python's last flush of stdout at exit would fail again: point it at nothing.
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             code = EXIT_BROKEN_PIPE
+        except _CannotWrite as error:
+            _report(debug)
+            click.echo(f"error: cannot write the output: {error}", err=True)
+            code = EXIT_INTERNAL
+        except MemoryError as error:
+            # zeros(1e10) and the like: the input asks for more than there is.
+            _report(debug)
+            click.echo(f"error: out of memory ({error})", err=True)
+            code = EXIT_USAGE
+        except RecursionError:
+            _report(debug)
+            click.echo("error: the input is nested too deeply", err=True)
+            code = EXIT_USAGE
         except Exception as error:
             if debug:
                 raise
@@ -72,6 +93,36 @@ class _Group(click.Group):
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+def _tolerate_any_encoding() -> None:
+    """Write what an ASCII or Latin-1 terminal cannot show (a name like θ) as
+    ``\\u03b8`` rather than fail."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
+class _OutputClosed(Exception):
+    """Standard output's reader has gone (not an OSError, which Click would take)."""
+
+
+class _CannotWrite(Exception):
+    """Standard output cannot be written (a full disk)."""
+
+
+# Click 8.2 and later raise it for a bare "gradcli"; 8.1 shows the help itself.
+NoArgsIsHelpError = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+# C0 controls and DEL, which a terminal would obey (ESC starts a colour) rather than show.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _say(message: str) -> None:
+    """An error or warning on standard error; control characters from the user's
+    text show as U+FFFD, one column each, so that the caret still points right."""
+    shown = "\ufffd" if (sys.stderr.encoding or "").lower().startswith("utf") else "?"
+    click.echo(_CONTROLS.sub(shown, message), err=True)
 
 
 def _lower_first(message: str) -> str:
@@ -103,7 +154,63 @@ class _Command(click.Command):
             if isinstance(param, click.Option):
                 names = [*param.opts, *param.secondary_opts]
                 (flags if param.is_flag or param.count else takes_value).update(names)
-        return super().parse_args(ctx, _bindings.extract(args, takes_value, flags))
+        self._refuse_options_of_other_commands(ctx, args, takes_value | flags)
+        args = _bindings.extract(args, takes_value, flags)
+        return super().parse_args(ctx, _source_last(args, takes_value, flags))
+
+    def _refuse_options_of_other_commands(self, ctx, args, own) -> None:
+        """``jvp --wrt x`` is a mistake, not a binding of an input named wrt."""
+        others = {
+            name
+            for command in cli.commands.values()
+            for param in command.params
+            if isinstance(param, click.Option)
+            for name in param.opts
+            if name.startswith("--") and name not in own
+        }
+        for token in args[: args.index("--") if "--" in args else len(args)]:
+            option = token.partition("=")[0]
+            if option in others:
+                name = option[2:]
+                raise click.UsageError(
+                    f"{self.name} has no option {option} (to bind an input named {name}, "
+                    f"write --var {name}=VALUE)",
+                    ctx,
+                )
+
+
+_FILE_OPTIONS = ("-f", "--file")
+
+
+def _source_last(args: list[str], takes_value, flags) -> list[str]:
+    """Move an expression that starts with ``-`` (``"-x**2"``), which Click would take
+    for an option, after a ``--`` at the end, where it is SOURCE. Only when there is
+    no other SOURCE: then ``-v`` is an unknown option, as Click says."""
+    candidate, positional = None, False
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if token == "--":
+            positional = positional or i + 1 < len(args)
+            break
+        if token in takes_value:
+            positional = positional or token in _FILE_OPTIONS  # -f FILE stands for SOURCE
+            i += 2
+            continue
+        file_option = token[:2] == "-f" or token.partition("=")[0] == "--file"
+        if not token.startswith("-") or token == "-" or file_option:
+            positional = True
+        elif not token.startswith("--") and candidate is None:
+            if token[:2] not in takes_value and token[:2] not in flags:
+                candidate = i
+        i += 1
+    if candidate is None or positional:
+        return args
+    token, rest = args[candidate], [*args[:candidate], *args[candidate + 1 :]]
+    if "--" not in rest:
+        rest.append("--")
+    at = rest.index("--") + 1
+    return [*rest[:at], token, *rest[at:]]
 
 
 # ----------------------------------------------------------------------------
@@ -137,7 +244,7 @@ _SHARED_OPTIONS = [
     ),
     click.option(
         "--seed",
-        type=int,
+        type=click.IntRange(min=0),
         default=0,
         show_default=True,
         help="Seed of randn/rand in values and programs.",
@@ -157,7 +264,8 @@ _SHARED_OPTIONS = [
     ),
     click.option(
         "--precision",
-        type=click.IntRange(min=1),
+        # 17 digits tell any two float64 numbers apart: more would only be noise.
+        type=click.IntRange(min=1, max=MAX_DIGITS, clamp=True),
         metavar="N",
         help="Significant digits printed [default: 6 in tables, all in plain and json].",
     ),
@@ -327,6 +435,8 @@ def _run(compute, source, options, **arguments) -> int:
 
     text, filename = _read_source(source, options["file"])
     output = options["output"]
+    if output is not None:
+        output = os.path.expanduser(output)  # --output=~/r.npz: no shell expands that ~
     if output is not None and not output.endswith(".npz"):
         raise GradcliError(f"--output {output}: the file name must end in .npz")
     result = compute(
@@ -337,18 +447,31 @@ def _run(compute, source, options, **arguments) -> int:
         filename=filename,
         **arguments,
     )
-    fmt = options["fmt"] or (Format.TABLE if _stdout_is_terminal() else Format.PLAIN)
-    render(result, Format(fmt), sys.stdout, options["precision"])
-    sys.stdout.flush()  # the result before its warnings, wherever the two streams go
     if output is not None:
-        write_npz(result, output)
+        # Before printing: a file that cannot be written fails the command.
+        try:
+            write_npz(result, output)
+        except OSError as error:
+            raise GradcliError(f"cannot write {output}: {error.strerror or error}") from None
+    fmt = options["fmt"] or (Format.TABLE if _stdout_is_terminal() else Format.PLAIN)
+    try:
+        render(result, Format(fmt), sys.stdout, options["precision"])
+        sys.stdout.flush()  # the result before its warnings, wherever the two streams go
+    except BrokenPipeError:
+        raise _OutputClosed from None
+    except OSError as error:
+        raise _CannotWrite(error.strerror or error) from None
     for warning in result.warnings:
-        click.echo(warning, err=True)
+        _say(warning)
     return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
 
 
 def _stdout_is_terminal() -> bool:
     return sys.stdout.isatty()
+
+
+# A program is a few lines: this bounds what -f /dev/zero or a wrong file can cost.
+MAX_PROGRAM_BYTES = 16 * 2**20
 
 
 def _read_source(source: str | None, file: str | None) -> tuple[str, str]:
@@ -361,20 +484,36 @@ def _read_source(source: str | None, file: str | None) -> tuple[str, str]:
         )
     path = file if file is not None else source
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
+        return _decode(sys.stdin.buffer.read(MAX_PROGRAM_BYTES + 1), "standard input"), "<stdin>"
     if file is None and not os.path.isfile(path):
+        if _names_a_program_file(source):
+            why = "it is a directory" if os.path.isdir(source) else "no such file"
+            raise GradcliError(f"cannot read {source}: {why}")
         return source, "<expr>"
+    shown = path or "''"
     try:
-        with open(path, encoding="utf-8") as stream:
-            return stream.read(), path
+        with open(path, "rb") as stream:
+            return _decode(stream.read(MAX_PROGRAM_BYTES + 1), shown), path
     except FileNotFoundError:
-        raise GradcliError(f"cannot read {path}: no such file") from None
+        raise GradcliError(f"cannot read {shown}: no such file") from None
     except IsADirectoryError:
-        raise GradcliError(f"cannot read {path}: it is a directory") from None
-    except UnicodeDecodeError:
-        raise GradcliError(f"cannot read {path}: not UTF-8 text") from None
+        raise GradcliError(f"cannot read {shown}: it is a directory") from None
     except OSError as error:
-        raise GradcliError(f"cannot read {path}: {error.strerror}") from None
+        raise GradcliError(f"cannot read {shown}: {error.strerror or error}") from None
+
+
+def _names_a_program_file(source: str) -> bool:
+    """``samples/rosenbrok.grad``: SOURCE meant as a file (no expression ends in .grad)."""
+    return source.endswith(".grad") and not any(c.isspace() for c in source)
+
+
+def _decode(data: bytes, what: str) -> str:
+    if len(data) > MAX_PROGRAM_BYTES:
+        raise GradcliError(f"cannot read {what}: larger than {MAX_PROGRAM_BYTES >> 20} MiB")
+    try:
+        return data.decode("utf-8-sig")  # a byte-order mark, as some editors write, is no text
+    except UnicodeDecodeError:
+        raise GradcliError(f"cannot read {what}: not UTF-8 text") from None
 
 
 def _bind(assignments) -> dict[str, str]:
@@ -389,8 +528,12 @@ def _bind(assignments) -> dict[str, str]:
 
 def _names(options) -> tuple[str, ...] | None:
     """``--wrt x,y --wrt z`` -> ``("x", "y", "z")``; None when not given."""
+    if not options:
+        return None
     names = tuple(n.strip() for option in options for n in option.split(",") if n.strip())
-    return names or None
+    if not names:
+        raise GradcliError("--wrt needs the names of inputs: --wrt x or --wrt x,y")
+    return names
 
 
 def _tangents(options) -> dict[str | None, str]:

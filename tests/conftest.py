@@ -60,8 +60,13 @@ def gradcli_json(gradcli):
 @pytest.fixture(scope="session")
 def gradcli_script() -> list[str]:
     """The command of the installed console script (else the interpreter running
-    the package), for tests that start real processes."""
-    script = shutil.which("gradcli") or os.path.join(os.path.dirname(sys.executable), "gradcli")
-    if os.path.exists(script):
+    the package), for tests that start real processes.
+
+    The script beside the interpreter comes first: the one on PATH may belong to
+    another environment, or be a wrapper (a pyenv shim) that runs another Python.
+    """
+    beside = os.path.join(os.path.dirname(sys.executable), "gradcli")
+    script = beside if os.path.exists(beside) else shutil.which("gradcli")
+    if script:
         return [script]
     return [sys.executable, "-m", "gradcli"]

@@ -97,6 +97,8 @@ def test_npy_corrupt(tmp_path):
         ("1\n2\n3\n", [1, 2, 3]),
         ("2.5\n", [2.5]),
         ("1e-3, nan, -inf\n", [1e-3, np.nan, -np.inf]),
+        ("\ufeff1,2\r\n3,4\r\n", [[1, 2], [3, 4]]),  # a byte-order mark, Windows lines
+        ("1,2,\n3,4,\n", [[1, 2], [3, 4]]),  # a trailing comma ends a row
     ],
 )
 @pytest.mark.parametrize("suffix", [".csv", ".txt"])
@@ -109,7 +111,9 @@ def test_text_tables(tmp_path, text, expected, suffix):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("1, 2\n3\n", "line 2 has 1 numbers, but the first row has 2"),
+        ("1, 2\n3\n", "line 2 has 1 number, but the first row has 2 numbers"),
+        ("1,,2\n", "line 1: an empty field"),
+        (",1\n", "line 1: an empty field"),
         ("1, two\n", "line 1: 'two' is not a number"),
         ("# nothing\n", "holds no numbers"),
     ],
@@ -145,6 +149,8 @@ def test_json(tmp_path, data, expected):
         ("[true]", "found bool"),
         ("[null]", "found null"),
         ("[1, ", "invalid JSON at line 1"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ("[" * 70 + "1" + "]" * 70, "more dimensions than NumPy's 64"),
     ],
 )
 def test_json_errors(tmp_path, text, message):
@@ -152,6 +158,18 @@ def test_json_errors(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(GradcliError, match=message):
         load_file(str(path))
+
+
+def test_json_with_a_byte_order_mark(tmp_path):
+    path = tmp_path / "data.json"
+    path.write_text("\ufeff[1, 2]", encoding="utf-8")
+    np.testing.assert_array_equal(load_file(str(path)), [1.0, 2.0])
+
+
+def test_a_tilde_is_the_home_directory(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "v.json").write_text("[1, 2]")
+    np.testing.assert_array_equal(load_file("~/v.json"), [1.0, 2.0])
 
 
 def test_unknown_suffix(tmp_path):

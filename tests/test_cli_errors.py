@@ -267,3 +267,179 @@ def test_missing_binding_named_like_an_option_says_var(gradcli):
     assert failed(gradcli("eval", "seed * x", "--x", "1")) == (
         "error: no value for seed: bind it with --var seed=VALUE\n"
     )
+
+
+# ----- found by an audit: every kind of bad input exits 2 with one message -----
+
+
+def test_bare_gradcli_shows_the_help_not_an_error(gradcli):
+    result = gradcli()
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Usage: gradcli [OPTIONS] COMMAND")
+    assert "error:" not in result.stderr and "(see " not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "error, message",
+    [
+        (MemoryError("Unable to allocate 7.28 TiB"), "error: out of memory (Unable to allocate"),
+        (RecursionError("maximum recursion depth"), "error: the input is nested too deeply"),
+    ],
+)
+def test_resource_errors_are_bad_input(gradcli, monkeypatch, error, message):
+    from gradcli import api
+
+    def too_big(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(api, "evaluate", too_big)
+    assert failed(gradcli("eval", "1")).startswith(message)
+
+
+def test_a_value_too_large_for_memory(gradcli):
+    assert "out of memory" in failed(gradcli("eval", "x", "--x", "zeros(1e12)"))
+
+
+def test_seed_must_not_be_negative(gradcli):
+    # not an error about randn, wherever the program draws its numbers
+    message = failed(gradcli("eval", "randn(2)", "--seed", "-1"))
+    assert message.startswith("error: invalid value for '--seed': -1 is not in the range x>=0")
+
+
+def test_library_seed_must_not_be_negative():
+    from gradcli import GradcliError, api
+
+    with pytest.raises(GradcliError, match="non-negative integer"):
+        api.evaluate("randn(2)", seed=-1)
+
+
+@pytest.mark.parametrize("wrt", [",", " , "])
+def test_wrt_without_names(gradcli, wrt):
+    assert failed(gradcli("grad", "x*y", "--x", "1", "--y", "2", "--wrt", wrt)) == (
+        "error: --wrt needs the names of inputs: --wrt x or --wrt x,y\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["jvp", "x", "--x", "1", "--tangent", "1", "--wrt", "x"], "jvp has no option --wrt"),
+        (["eval", "x", "--x", "1", "--tangent=1"], "eval has no option --tangent"),
+        (["grad", "x", "--x", "1", "--tangent", "1"], "grad has no option --tangent"),
+    ],
+)
+def test_options_of_other_commands_are_not_bindings(gradcli, args, message):
+    text = failed(gradcli(*args))
+    assert text.startswith(f"error: {message}")
+    assert "--var" in text
+
+
+def test_unknown_name_suggests_another_case(gradcli):
+    assert "(did you mean 'x'?)" in failed(gradcli("eval", "x", "--X", "1"))
+
+
+def test_tangent_without_a_name_for_a_program_without_inputs(gradcli):
+    assert failed(gradcli("jvp", "2", "--tangent", "1")) == (
+        "error: --tangent V names no input, but the program has no inputs: write --tangent NAME=V\n"
+    )
+
+
+# ----- the program's file -----
+
+
+@pytest.mark.parametrize("name", ["missing.grad", "samples/rosenbrok.grad"])
+def test_a_missing_grad_file_is_not_taken_for_an_expression(gradcli, name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert failed(gradcli("grad", name)) == f"error: cannot read {name}: no such file\n"
+
+
+def test_a_directory_named_like_a_program(gradcli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d.grad").mkdir()
+    assert failed(gradcli("grad", "d.grad")) == "error: cannot read d.grad: it is a directory\n"
+
+
+def test_empty_file_name(gradcli):
+    assert failed(gradcli("eval", "-f", "")) == "error: cannot read '': no such file\n"
+
+
+def test_binary_standard_input(gradcli):
+    result = gradcli("eval", "-", input=b"\xff\xfe\x00x")
+    assert failed(result) == "error: cannot read standard input: not UTF-8 text\n"
+
+
+def test_a_program_that_is_too_large(gradcli, monkeypatch, tmp_path):
+    from gradcli import cli
+
+    monkeypatch.setattr(cli, "MAX_PROGRAM_BYTES", 2**20)
+    big = tmp_path / "big.grad"
+    big.write_text("1 +\\\n" * 300_000 + "1\n")
+    assert "larger than 1 MiB" in failed(gradcli("eval", str(big)))
+    assert "larger than 1 MiB" in failed(gradcli("eval", "-", input=big.read_text()))
+
+
+def test_control_characters_never_reach_the_terminal(gradcli):
+    lines = failed(gradcli("eval", "x\x1b[31m + 1", "--x", "1")).splitlines()
+    assert "\x1b" not in "".join(lines)
+    assert lines[1:] == ["  x\ufffd[31m + 1", "   ^"]
+
+
+# ----- the output -----
+
+
+def test_output_file_that_cannot_be_written(gradcli, tmp_path):
+    path = tmp_path / "no" / "such" / "dir.npz"
+    message = failed(gradcli("grad", "x**2", "--x", "1", "--output", str(path)))
+    assert message == f"error: cannot write {path}: No such file or directory\n"
+
+
+def test_output_file_that_is_a_directory(gradcli, tmp_path):
+    (tmp_path / "d.npz").mkdir()
+    assert "cannot write" in failed(gradcli("eval", "1", "-o", str(tmp_path / "d.npz")))
+
+
+def test_a_full_standard_output_is_an_error_not_a_traceback(gradcli, monkeypatch):
+    from gradcli import render
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(render, "render", full)
+    result = gradcli("eval", "1")
+    assert result.exit_code == 1
+    assert result.stderr == "error: cannot write the output: No space left on device\n"
+
+
+def test_warnings_list_every_kind(gradcli):
+    result = gradcli("eval", "[nan, inf, -inf]")
+    assert result.stderr == "warning: the value contains nan, inf and -inf\n"
+
+
+def test_a_reader_that_goes_away_is_no_error(gradcli, monkeypatch):
+    from gradcli import render
+
+    def closed(*args, **kwargs):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(render, "render", closed)
+    result = gradcli("eval", "1")
+    assert (result.exit_code, result.stderr) == (141, "")
+
+
+def test_a_nonfinite_input_is_named_in_the_warning(gradcli):
+    result = gradcli("grad", "sum(x) * 2", "--x", "[1, inf, nan]")
+    assert result.exit_code == 0
+    assert result.stdout == "value nan\ngrad.x 2 2 2\n"
+    assert result.stderr == "warning: the value contains nan; the input x holds nan and inf\n"
+
+
+def test_interrupted(gradcli, monkeypatch):
+    from gradcli import api
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(api, "evaluate", interrupted)
+    result = gradcli("eval", "1")
+    assert result.exit_code == 130
+    assert result.stderr.strip() == "error: interrupted"

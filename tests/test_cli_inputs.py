@@ -158,3 +158,73 @@ def test_file_values_for_grad_output_and_tangent(gradcli_json, tmp_path):
     assert out["vjp"] == {"x": [4, 3]}
     out = gradcli_json("jvp", program, "--x", "[2, 3]", "--tangent", f"x=@{path}")
     assert out["jvp"] == [4, 2]
+
+
+# ----- found by an audit -----
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["grad", "-x**2", "--x", "3"],
+        ["grad", "--x", "3", "-x**2"],
+        ["grad", "--x=3", "-(x**2)"],
+    ],
+)
+def test_an_expression_may_start_with_a_minus(gradcli_json, args):
+    assert gradcli_json(*args) == {"value": -9, "grad": {"x": -6}}
+
+
+def test_a_negative_option_value_is_not_taken_for_source(gradcli_json):
+    out = gradcli_json("eval", "x", "--x", "-3", "--precision", "2")
+    assert out == {"value": -3}
+
+
+def test_a_program_file_with_a_byte_order_mark(gradcli_json, tmp_path):
+    path = tmp_path / "bom.grad"
+    path.write_bytes("\ufeffx = 2\r\nx**2\r\n".encode())
+    assert gradcli_json("grad", path) == {"value": 4, "grad": {"x": 4}}
+
+
+@pytest.fixture
+def mask(tmp_path):
+    path = tmp_path / "mask.npy"
+    np.save(path, np.array([True, False, True]))
+    return f"@{path}"
+
+
+def test_a_boolean_input_is_a_mask_never_differentiated(gradcli_json, gradcli, mask):
+    program = "sum(x[m]**2)"
+    args = ["--x", "[1, 2, 3]", "--m", mask]
+    assert gradcli_json("grad", program, *args) == {"value": 10, "grad": {"x": [2, 0, 6]}}
+    assert gradcli_json("jacobian", program, *args) == {"value": 10, "jacobian": {"x": [2, 0, 6]}}
+    assert gradcli_json("vjp", program, *args)["vjp"] == {"x": [2, 0, 6]}
+    assert gradcli_json("hessian", program, *args)["hessian"] == {
+        "x": {"x": [[2, 0, 0], [0, 0, 0], [0, 0, 2]]}
+    }
+    for command in (["grad", "--wrt", "m"], ["jvp", "--tangent", "m=[1, 1, 1]"]):
+        result = gradcli(command[0], program, *args, *command[1:])
+        assert result.exit_code == 2
+        assert result.stderr == "error: cannot differentiate with respect to m: it is boolean\n"
+
+
+def test_a_boolean_value_prints_as_numbers(gradcli, gradcli_json, mask):
+    assert gradcli_json("eval", "m", "--m", mask) == {"value": [1, 0, 1]}
+    assert gradcli("eval", "m", "--m", mask).stdout == "value 1 0 1\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["eval", "x", "--x", "1", "-v"],
+        ["eval", "-f", "prog.grad", "-v"],
+        ["eval", "--file=prog.grad", "-v"],
+        ["eval", "-fprog.grad", "-v"],
+    ],
+)
+def test_with_a_source_a_dash_word_is_an_unknown_option(gradcli, args, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "prog.grad").write_text("x = 1\nx\n")
+    result = gradcli(*args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: no such option '-v'")

@@ -99,14 +99,15 @@ def test_table_summarises_large_arrays_within_the_width(gradcli):
     out = table(gradcli("eval", "reshape(arange(2000), 40, 50) / 8", "--format", "table"))
     lines = out.splitlines()
     assert max(len(line) for line in lines) <= 80
-    assert "│ f │ (40, 50) │ [[      0   0.125    0.25 ...   5.875       6   6.125]  │" in lines
+    # As NumPy prints it: the decimal points line up.
+    assert "│ f │ (40, 50) │ [[  0       0.125   0.25  ...   5.875   6       6.125]  │" in lines
     assert any(line.startswith("│   │          │  ...") for line in lines)
-    assert lines[-2].endswith("[ 243.75 243.875     244 ... 249.625  249.75 249.875]] │")
+    assert lines[-2].endswith("[243.75  243.875 244     ... 249.625 249.75  249.875]] │")
 
 
 def test_table_precision(gradcli):
     out = table(gradcli("eval", "[pi, 1/3]", "--format", "table", "--precision", "3"))
-    assert "│ f │ (2,)  │ [ 3.14 0.333] │" in out
+    assert "│ f │ (2,)  │ [3.14  0.333] │" in out
 
 
 def test_table_default_precision_is_six_digits(gradcli):
@@ -292,13 +293,115 @@ def test_format_number(x, precision, text):
     assert format_number(x, precision) == text
 
 
-def test_format_array_aligns_columns():
+def test_format_array_aligns_decimal_points():
     assert format_array(np.array([[1.0, -22.5], [333.0, 4.0]])) == (
-        "[[    1 -22.5]\n [  333     4]]"
+        "[[  1   -22.5]\n [333     4  ]]"
     )
+    assert format_array(np.array([[1.5, -0.25], [100.0, 2.0]])) == (
+        "[[  1.5   -0.25]\n [100      2   ]]"
+    )
+
+
+def test_format_array_one_notation_for_the_whole_array():
+    # One number needs an exponent: every number gets one, with as many digits.
+    assert format_array(np.array([1e-5, 123.25, 2.0])) == "[1.0000e-05 1.2325e+02 2.0000e+00]"
+    assert format_array(np.array([1e20, 1.0])) == "[1e+20 1e+00]"
+    assert format_array(np.array([1e-5, 123.25, 2.0]), 3) == "[1.00e-05 1.23e+02 2.00e+00]"
+
+
+def test_format_array_non_finite_and_negative_zero():
+    assert format_array(np.array([np.nan, 1.5, 100.0])) == "[  nan   1.5 100  ]"
+    assert format_array(np.array([1e20, np.nan, -np.inf])) == "[1e+20   nan  -inf]"
+    assert format_array(np.array([[-0.0, 1.0], [2.0, -0.0]])) == "[[0 1]\n [2 0]]"
+    assert format_array(np.array(-0.0)) == "0"
 
 
 def test_format_array_summarises_like_numpy():
     text = format_array(np.arange(2000.0))
     assert text == "[   0    1    2 ... 1997 1998 1999]"
     assert format_array(np.arange(2000.0), summarize=False).count(" ") > 1999
+
+
+# ----- found by an audit -----
+
+
+def test_table_never_shows_negative_zero(gradcli):
+    # d(x**2)/dx off the diagonal is 2*x*0, which is -0 where x < 0
+    out = table(gradcli("jacobian", "x**2", "--x", "[-1, -2]", "--format", "table"))
+    assert "-0" not in out
+    assert "│ ∂f/∂x │ (2, 2) │ [[-2  0]" in out
+    # plain and json keep every number exactly as computed
+    assert gradcli("jacobian", "x**2", "--x", "[-1, -2]").stdout.endswith("-2 -0 -0 -4\n")
+
+
+def test_table_of_a_3d_array(gradcli):
+    out = table(gradcli("eval", "arange(8).reshape(2, 2, 2) / 2", "--format", "table"))
+    assert out.splitlines()[4:9] == [
+        "│ f │ (2, 2, 2) │ [[[0   0.5]   │",
+        "│   │           │   [1   1.5]]  │",
+        "│   │           │               │",
+        "│   │           │  [[2   2.5]   │",
+        "│   │           │   [3   3.5]]] │",
+    ]
+
+
+def test_narrow_terminal_keeps_names_and_shapes_whole(gradcli):
+    args = ["grad", "sum(x*y)", "--x", "[1.5, -2.25, 3]", "--y", "[0.5, 4, -1]"]
+    for columns in (40, 30, 24):
+        out = table(gradcli(*args, "--format", "table", env={"COLUMNS": str(columns)}))
+        assert all(len(line) <= columns for line in out.splitlines()), out
+        assert "∂f/∂x" in out and "∂f/∂y" in out and "(3,)" in out and "…" not in out
+    # Where a column of shapes leaves no room for the numbers, shapes go under names.
+    assert out.splitlines()[1:] == [
+        "╭───────┬──────────╮",
+        "│       │ value    │",
+        "├───────┼──────────┤",
+        "│ f     │ -11.25   │",
+        "│ ()    │          │",
+        "├───────┼──────────┤",
+        "│ ∂f/∂x │ [ 0.5  4 │",
+        "│ (3,)  │  -1  ]   │",
+        "│ ∂f/∂y │ [ 1.5    │",
+        "│ (3,)  │  -2.25   │",
+        "│       │   3   ]  │",
+        "╰───────┴──────────╯",
+    ]
+
+
+def test_json_escapes_names_beyond_ascii(gradcli):
+    out = gradcli("grad", "θ**2 + x", "--var", "θ=3", "--x", "1", "--format", "json").stdout
+    assert out == '{"value": 10, "grad": {"\\u03b8": 6, "x": 1}}\n'
+    assert json.loads(out)["grad"] == {"θ": 6, "x": 1}
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_a_terminal_without_unicode(gradcli_script, tmp_path, encoding):
+    import os
+    import subprocess
+
+    env = {**os.environ, "PYTHONIOENCODING": encoding, "NO_COLOR": "1", "COLUMNS": "80"}
+    run = lambda fmt: subprocess.run(  # noqa: E731
+        [*gradcli_script, "hessian", "x*θ", "--x", "1", "--var", "θ=2", "--format", fmt],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        encoding=encoding,
+        env=env,
+        timeout=60,
+    )
+    result = run("table")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "x*\\u03b8"
+    assert any(line.startswith("| d2f/dxd\\u03b8 ") for line in lines), lines
+    assert len({len(line) for line in lines[1:]}) == 1  # the borders line up
+    plain = run("plain")
+    assert plain.returncode == 0, plain.stderr
+    assert "grad.\\u03b8 1" in plain.stdout.splitlines()
+
+
+@pytest.mark.parametrize("fmt", ["plain", "json", "table"])
+def test_precision_beyond_float64_is_every_digit(gradcli, fmt):
+    result = gradcli("eval", "pi", "--precision", "100000", "--format", fmt)
+    assert result.exit_code == 0, result.output
+    assert "3.141592653589793" in result.stdout

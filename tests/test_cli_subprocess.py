@@ -194,3 +194,19 @@ def test_the_table_imports_rich(tmp_path):
         timeout=60,
     )
     assert "'rich'" in result.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("fmt", ["plain", "json", "table"])
+def test_a_full_disk_is_an_error_not_a_traceback(gradcli_script, tmp_path, fmt):
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [*gradcli_script, *EXAMPLE, "--format", fmt],
+            cwd=tmp_path,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 1
+    assert result.stderr == "error: cannot write the output: No space left on device\n"

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import gradcli
-from gradcli.errors import GradcliError, GradcliIndexError, GradcliTypeError, ShapeError
-from gradcli.language import NESTING_LIMIT, compile_source, evaluate_constant, parse
+from gradcli.errors import GradcliError, GradcliIndexError, ShapeError
+from gradcli.language import NESTING_LIMIT, compile_source, evaluate_constant, ir, parse
 
 
 @pytest.fixture(autouse=True)
@@ -82,6 +82,21 @@ def test_the_issue_example_renders_exactly():
         ("2(x+1)", "implicit multiplication: write 2*(...)", 2),
         ("(x+1)(x-1)", "implicit multiplication: write (...)*(...)", 6),
         ("x y", "implicit multiplication: write x*y", 3),
+        # a number run into a name that cannot be a product
+        ("1_000", "invalid number '1_000': write it without '_'", 1),
+        ("2 * 0x1F", "invalid number '0x1F': numbers are decimal", 5),
+        ("1e3e3 + 1", "invalid number '1e3e3'", 1),
+        ("2e", "implicit multiplication: write 2*e", 2),  # 2e can only be 2 times e
+        # names are Python identifiers: ², ₁ and ½ are not letters
+        ("x² + 1", "unknown character '²': write x**2", 2),
+        ("1 + θ³", "unknown character '³': write θ**3", 6),
+        ("x¹⁰", "unknown character '¹': write x**10", 2),
+        ("x₁ * 2", "unknown character '₁': write x_1", 2),
+        ("x½", "unknown character '½'", 2),
+        ("² + 1", "unknown character '²'", 1),  # ² and ½ pass the lexer's \w as name starts
+        ("x + ½", "unknown character '½'", 5),
+        ("x + ²y", "unknown character '²'", 5),
+        ("f(a²) = a", "unknown character '²': write a**2", 4),
         # other syntax
         ("1.5.3", "unexpected number '.3'", 4),
         ("x = = 2", "unexpected '=' after '='", 5),
@@ -191,6 +206,7 @@ def test_calls(text, message, column):
         ("pi = 3", "cannot assign to the built-in constant 'pi'", 1, 1),
         ("const e = 3", "'e' is a built-in constant already", 7, 1),
         ("x = 1; const x = 2", "'x' is already assigned: it cannot become const", 14, 1),
+        ("const c = 1; const c = 2", "'c' is already declared const", 20, 1),
         ("const c = x", "const 'c' must not depend on 'x', which is not a constant", 11, 1),
         (
             "a = 1; f(t) = a*t; const c = f(2)",
@@ -239,9 +255,11 @@ def test_index_out_of_range_points_at_the_index():
     assert isinstance(err, GradcliIndexError)
     assert "5" in err.message and "size 3" in err.message
     assert caret_column(err) == 3
+    # the caret goes on the subscript that is out of range, not on the first one
     err = error_of("m = [[1, 2], [3, 4]]; m[0, 7] + 1")
     assert isinstance(err, IndexError)
-    assert caret_column(err) == 25
+    assert "index 7" in err.message and "axis 1" in err.message
+    assert caret_column(err) == 28
     err = error_of("k = zeros(2); k[3] = 1; k")
     assert isinstance(err, IndexError)
     assert caret_column(err) == 17
@@ -255,6 +273,59 @@ def test_axis_out_of_range_points_at_the_axis():
     err = error_of("x.mean(2)", x=[1, 2])
     assert isinstance(err, IndexError)
     assert caret_column(err) == 8
+
+
+@pytest.mark.parametrize(
+    "text, column",
+    [
+        ("transpose(m, 0, 2)", 17),  # the caret on the axis that is out of range ...
+        ("transpose(m, 2, 0)", 14),
+        ("permute(m, 1, 5)", 15),
+        ("m.transpose(-3, 0)", 13),
+        ("m.sum([0, 3])", 7),  # ... or on the list that holds it
+        ("softmax(m, dim=-3)", 16),
+    ],
+)
+def test_the_caret_is_on_the_axis_out_of_range(text, column):
+    err = error_of(text, m=[[1, 2], [3, 4]])
+    assert isinstance(err, GradcliIndexError)
+    assert "Dimension out of range" in err.message
+    assert caret_column(err) == column
+
+
+@pytest.mark.parametrize(
+    "text, column",
+    [
+        ("m[0, 7]", 6),
+        ("m[7, 0]", 3),
+        ("m[:, -3]", 6),
+        ("m[1][0, 0]", 9),  # too many indices: the caret on the first one too many
+        ("m[m > 1, 0]", 10),  # a mask takes as many axes as it has
+        ("m[[0, 1], 2]", 11),
+        ("k = zeros(2, 2); k[1, 5] = 1", 23),
+        ("k = zeros(2, 2); k[5] = 1", 20),
+    ],
+)
+def test_the_caret_is_on_the_subscript_out_of_range(text, column):
+    err = error_of(text, m=[[1, 2], [3, 4]])
+    assert isinstance(err, GradcliIndexError)
+    assert caret_column(err) == column
+
+
+def test_assigning_a_value_of_the_wrong_shape_names_both_shapes():
+    err = error_of("k = zeros(2); k[0:2] = [1, 2, 3]")
+    assert isinstance(err, ShapeError)
+    assert err.message == "cannot assign a value of shape (3,) to k[0:2], of shape (2,)"
+    assert caret_column(err) == 17
+    err = error_of("k = zeros(2, 2)\nk[0] = [[1, 2], [3, 4]]")
+    assert err.message == "cannot assign a value of shape (2, 2) to k[0], of shape (2,)"
+    assert (err.span.line, caret_column(err)) == (2, 3)
+
+
+def test_out_of_memory_is_an_error_at_the_call():
+    err = error_of("1 + zeros(1e15)")  # 8 petabytes
+    assert err.message.startswith("zeros: out of memory")
+    assert caret_column(err) == 5
 
 
 def test_ragged_literal():
@@ -272,11 +343,16 @@ def test_ragged_literal():
         ("x[1.5]", "index must be an integer, not 1.5", 3),
         ("zeros(2.5)", "size must be an integer, not 2.5", 7),
         ("sum(x, dim=0.5)", "dim must be an integer, not 0.5", 12),
+        ("sum(x, dim=[[0]])", "dim must be an integer or a list of integers, not shape (1, 1)", 12),
+        ("x[1e20]", "index 1e+20 is out of range", 3),
+        ("sum(x, 0, x)", "keepdim must be True or False, not a value of shape (2,)", 11),
+        ("x.std(keepdim=[])", "keepdim must be True or False, not a value of shape (0,)", 15),
+        ("x[::0]", "slice step cannot be zero", 5),
+        ("x[1::0.5]", "index must be an integer, not 0.5", 6),
     ],
 )
 def test_arguments_that_must_be_integers(text, message, column):
     err = error_of(text, x=[1, 2])
-    assert isinstance(err, GradcliTypeError)
     check(err, message, column)
 
 
@@ -300,6 +376,34 @@ def test_nesting_deeper_than_the_limit_is_a_clean_error():
     ):
         with pytest.raises(GradcliError, match="nested too deeply"):
             parse(text)
+
+
+def test_nesting_counts_through_user_functions():
+    """Each f_i calls f_(i-1) inside a product: two levels per function, so 249 functions
+    reach level 500 and a 250th would pass the limit; never a RecursionError."""
+
+    def chain(n):
+        lines = ["f0(a) = a + 1"] + [f"f{i}(a) = f{i - 1}(a) * 2" for i in range(1, n)]
+        return "\n".join(lines) + f"\nf{n - 1}(x)"
+
+    program = compile_source(chain(249))
+    x = gradcli.tensor(1.0, requires_grad=True)
+    result = program.run({"x": x})
+    result.backward()
+    assert result.item() == 2.0**248 * 2 and x.grad.item() == 2.0**248
+    err = error_of(chain(250), x=1)
+    assert err.message == (
+        f"expression nested too deeply (limit {NESTING_LIMIT}): calling 'f249' here nests 501"
+        " levels"
+    )
+    check(err, err.message, 1, line=251)
+    # a definition that could never be called is the error, even when it is not called
+    err = error_of(chain(1000), x=1)
+    assert err.span.line == 251 and caret_column(err) == 11
+    body = "sin(" * 300 + "a" + ")" * 300
+    err = error_of(f"g(a) = {body}\n" + "sin(" * 199 + "g(x)" + ")" * 199, x=1)
+    assert "calling 'g' here nests 501 levels" in err.message
+    assert (err.span.line, caret_column(err)) == (2, 4 * 199 + 1)
 
 
 def test_errors_never_leak_other_exception_types():
@@ -339,6 +443,16 @@ def test_errors_never_leak_other_exception_types():
         assert "Traceback" not in info.value.render()
 
 
+def test_attributes_never_reach_python_objects_even_without_the_checker():
+    from gradcli.language.check import ATTRIBUTES
+    from gradcli.language.evaluate import _ATTRIBUTES, Evaluator
+
+    assert set(_ATTRIBUTES) == set(ATTRIBUTES)
+    for name in ("__class__", "__dict__", "grad", "data", "_data", "numpy"):
+        with pytest.raises(GradcliError, match=f"attribute '{name}' is not accessible"):
+            Evaluator().evaluate(ir.Attr(ir.ListLit((ir.Num(1.0),)), name))
+
+
 def test_evaluate_constant_rejects_names_and_statements():
     err = pytest.raises(GradcliError, evaluate_constant, "2 * x").value
     check(err, "a value cannot use the name 'x'", 5)
@@ -353,6 +467,17 @@ def test_a_missing_binding_suggests_a_bound_name():
     with pytest.raises(GradcliError) as info:
         program.run({"x": gradcli.tensor(1.0)})
     check(info.value, "unknown name 'xx' (did you mean 'x'?)", 1)
+
+
+def test_check_free_reports_the_first_unbound_name_with_its_caret():
+    """What a caller that binds names itself (the command line) uses before running."""
+    program = compile_source("y = 2\nz = yy * x\nz")
+    with pytest.raises(GradcliError) as info:
+        program.check_free({"x", "w"})
+    check(info.value, "unknown name 'yy' (did you mean 'y'?)", 5, line=2)
+    program.check_free({"x", "yy"})
+    err = pytest.raises(GradcliError, compile_source("g(a) = a; g + 1").check_free, ()).value
+    check(err, "'g' is a function: call it as g(...)", 11)
 
 
 def test_bindings_for_names_the_program_does_not_have():

@@ -303,6 +303,45 @@ def test_matrix_inputs_and_broadcasting():
     np.testing.assert_allclose(bound["b"].grad.numpy(), active)
 
 
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("max(x, y)", np.maximum(X, [1.0, -2.0, 3.0])),
+        ("min(x, y)", np.minimum(X, [1.0, -2.0, 3.0])),
+        ("x.max(y)", np.maximum(X, [1.0, -2.0, 3.0])),
+        ("max(x, [0, 0, 0])", np.maximum(X, 0)),
+        ("max(x, other=y)", np.maximum(X, [1.0, -2.0, 3.0])),
+        ("max(m, 0)", M.max(axis=0)),  # a number written with literals is a dim, as in PyTorch
+        ("min(m, 2 - 1)", M.min(axis=1)),
+        ("max(m, dim=1)", M.max(axis=1)),
+    ],
+)
+def test_max_and_min_of_two_tensors_are_elementwise(text, expected):
+    """torch.max(x, y) with a tensor y is torch.maximum; torch.max(x, 0) reduces dim 0."""
+    program = compile_source(text)
+    values = {"x": X, "y": [1.0, -2.0, 3.0], "m": M}
+    result = program.run(leaves(**{k: v for k, v in values.items() if k in program.inputs}))
+    np.testing.assert_array_equal(result.detach().numpy(), expected)
+
+
+def test_gradient_of_an_elementwise_max():
+    # d/dx sum(max(x, y)) is 1 where x > y, d/dy is 1 where y > x
+    result, grads = gradients("max(x, y)", x=[1.0, 5.0, -1.0], y=[3.0, 2.0, 0.0])
+    np.testing.assert_array_equal(result, [3.0, 5.0, 0.0])
+    np.testing.assert_array_equal(grads["x"], [0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(grads["y"], [1.0, 0.0, 1.0])
+
+
+def test_assigning_a_value_with_leading_unit_axes():
+    """As in PyTorch and NumPy, leading axes of length 1 of the value are dropped."""
+    result, grads = gradients("k = zeros(2, 2); k[0] = [x * 2]; k", x=[1.0, 3.0])
+    np.testing.assert_array_equal(result, [[2.0, 6.0], [0.0, 0.0]])
+    np.testing.assert_array_equal(grads["x"], [2.0, 2.0])
+    result, grads = gradients("k = zeros(2, 2); k[1, 0] = [[x**2]]; k", x=3.0)
+    np.testing.assert_array_equal(result, [[0.0, 0.0], [9.0, 0.0]])
+    assert grads["x"] == 6.0
+
+
 def test_comparisons_carry_no_gradient():
     program = compile_source("x > 0")
     x = gradcli.tensor([1.0, -1.0], requires_grad=True)

@@ -37,7 +37,7 @@ names = st.sampled_from(["x", "y", "θ", "α_1", "pi", "W"])
 numbers = st.one_of(
     st.integers(0, 10**6).map(float),
     st.floats(0, 1e30, allow_nan=False, allow_infinity=False),
-    st.sampled_from([0.5, 1e-3, 6.02e23, 1e-300]),
+    st.sampled_from([0.5, 1e-3, 6.02e23, 1e-300, float("inf")]),  # inf: a literal like 1e400
 )
 leaves = st.one_of(numbers.map(ir.Num), names.map(ir.Name))
 

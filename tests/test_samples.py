@@ -75,6 +75,15 @@ def test_tutorial_mean_loss():
     assert r.inputs == ("W",)
 
 
+def test_tutorial_mean_loss_with_randn_bindings():
+    bindings = {"x1": "randn(10, 3)", "y1": "randn(10, 2)"}
+    r = sample("tutorial_mean_loss.grad", wrt=["W"], bindings=bindings)
+    x1, w, y1 = (r.point[n] for n in ("x1", "W", "y1"))
+    assert (x1.shape, y1.shape) == ((10, 3), (10, 2))
+    close(r.value, np.mean(y1 - x1 @ w))
+    close(r.grad["W"], -np.tile(x1.sum(axis=0)[:, None], (1, 2)) / 20)
+
+
 def test_tutorial_mean_loss_seed_changes_the_data():
     a = sample("tutorial_mean_loss.grad", wrt=["W"])
     b = sample("tutorial_mean_loss.grad", wrt=["W"], seed=7)

@@ -3,9 +3,11 @@
 One pass over the statements in order finds every mistake that does not depend
 on values: unknown functions and methods, wrong numbers of arguments, keywords
 a function does not take, assignment to a constant, use of a name before its
-assignment, a function calling itself. It also classifies the names: *inputs*
-(assigned a constant expression, or free) that commands differentiate with
-respect to, *free* inputs that need a value from outside, and ``const`` names.
+assignment, a function calling itself, and calls of user functions that would
+nest deeper than ``NESTING_LIMIT`` once the functions' bodies are counted. It
+also classifies the names: *inputs* (assigned a constant expression, or free)
+that commands differentiate with respect to, *free* inputs that need a value
+from outside, and ``const`` names.
 
 Expressions are visited with the iterative ``ir.walk``, so no check recurses.
 """
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from ..engine.ops import FUNCTIONS
 from ..errors import GradcliError, GradcliTypeError, Span
 from . import ir
+from .ir import NESTING_LIMIT
 
 BUILTIN_CONSTANTS = {
     "pi": math.pi,
@@ -185,6 +188,9 @@ class _Checker:
         self.constants: dict[str, None] = {}
         self.functions: dict[str, ir.FuncDef] = {}
         self.function_globals: dict[str, frozenset[str]] = {}
+        # How many levels a call of each user function adds: its body's nesting,
+        # including the functions that body calls.
+        self.function_depths: dict[str, int] = {}
         self.function_names = {s.name for s in program.statements if isinstance(s, ir.FuncDef)}
         self.inputs: dict[str, None] = {}
         self.input_statements: dict[str, int] = {}
@@ -213,6 +219,11 @@ class _Checker:
     # ----- statements -----
 
     def statement(self, i: int, node) -> None:
+        self.check_statement(i, node)
+        if not isinstance(node, ir.FuncDef):
+            self.nesting(node, 1)  # the program is level 0, its statements level 1
+
+    def check_statement(self, i: int, node) -> None:
         if isinstance(node, ir.Assign):
             self.expression(node.value)
             self.assignable(node.name, node.span)
@@ -232,6 +243,8 @@ class _Checker:
             self.expression(node.value)
             if node.name in BUILTIN_CONSTANTS:
                 raise GradcliError(f"'{node.name}' is a built-in constant already", node.span)
+            if node.name in self.constants:
+                raise GradcliError(f"'{node.name}' is already declared const", node.span)
             if node.name in self.defined:
                 raise GradcliError(
                     f"'{node.name}' is already assigned: it cannot become const", node.span
@@ -281,6 +294,7 @@ class _Checker:
         params = frozenset(node.params)
         self.expression(node.body, params, node.name)
         self.function_globals[node.name] = frozenset(self.global_names(node.body, params))
+        self.function_depths[node.name] = self.nesting(node.body, 1)
         self.functions[node.name] = node
 
     # ----- expressions -----
@@ -339,6 +353,30 @@ class _Checker:
     def attribute(self, node: ir.Attr) -> None:
         if node.name not in ATTRIBUTES:
             raise _attribute_error(node.name, node.name_span, called=False)
+
+    def nesting(self, node, level: int) -> int:
+        """The deepest level evaluating ``node`` at ``level`` reaches, the bodies of the
+        user functions it calls included; raise past ``NESTING_LIMIT``.
+
+        The parser bounds each expression as written; this bounds what the evaluator's
+        recursion meets when one function calls another, which calls another, ...
+        """
+        deepest = level
+        stack = [(node, level)]
+        while stack:
+            item, depth = stack.pop()
+            deepest = max(deepest, depth)
+            if isinstance(item, ir.Call) and item.func in self.function_depths:
+                reach = depth + self.function_depths[item.func]
+                if reach > NESTING_LIMIT:
+                    raise GradcliError(
+                        f"expression nested too deeply (limit {NESTING_LIMIT}):"
+                        f" calling '{item.func}' here nests {reach} levels",
+                        name_span(item.span, item.func),
+                    )
+                deepest = max(deepest, reach)
+            stack.extend((child, depth + 1) for child in ir.children(item))
+        return deepest
 
     def global_names(self, expr, params=frozenset()) -> set[str]:
         """The non-constant names ``expr`` reads, through the user functions it calls."""

@@ -16,13 +16,14 @@ indexing error at the subscripts.
 from __future__ import annotations
 
 import operator
+import re
 
 import numpy as np
 
 from ..engine import ops
 from ..engine.ops import FUNCTIONS
 from ..engine.tensor import DefaultDType, Tensor, no_grad
-from ..errors import GradcliError, GradcliIndexError, GradcliTypeError, Span
+from ..errors import GradcliError, GradcliIndexError, GradcliTypeError, ShapeError, Span
 from . import ir
 from .check import BUILTIN_CONSTANTS, builtin_signature, name_span, suggest
 
@@ -49,6 +50,14 @@ _INT_PARAMETERS = frozenset(
 _SHAPE_PARAMETERS = frozenset({"size", "shape", "sizes", "dims"})
 _BOOL_PARAMETERS = frozenset({"keepdim", "unbiased"})
 _SEQUENCE_PARAMETERS = frozenset({"arrays", "tensors"})
+#: What ``x.name`` computes, for each name of check.ATTRIBUTES.
+_ATTRIBUTES = {"T": lambda x: x.T}
+# max(x, y) and min(x, y) with a tensor y are elementwise, as in PyTorch; max(x, 0) is dim 0.
+_MAX_MIN = frozenset({"max", "min"})
+# Parameters that name axes: an axis out of range puts the caret on one of them.
+_AXIS_PARAMETERS = frozenset(
+    {"dim", "axis", "dim0", "dim1", "start_dim", "end_dim", "dims", "source", "destination"}
+)
 # Functions whose integer results are indices, kept as integers so they can index.
 _INDEX_RESULTS = frozenset({"argmax", "argmin"})
 # Plain numbers to the engine (no gradient flows to them): a tensor given there is read out.
@@ -105,6 +114,8 @@ class Evaluator:
         except (ArithmeticError, LookupError, TypeError, ValueError) as err:
             kind = GradcliIndexError if isinstance(err, LookupError) else GradcliTypeError
             raise kind(f"{description}: {err}", span) from None
+        except MemoryError as err:  # zeros(1e10): NumPy says how much it wanted
+            raise GradcliError(f"{description}: out of memory: {err}", span) from None
         if self.watch is not None and not self.watched and is_nonfinite(result):
             operands = []
             for a in (*args, *kwargs.values()):
@@ -137,14 +148,15 @@ class Evaluator:
             target = self.apply("clone", span, ops.clone, as_tensor(self.name(node.name, span)))
             key = self.subscripts(node.subscripts)
             value = self.evaluate(node.value)
-            self.apply(
-                "setitem",
-                _subscripts_span(node.subscripts, span),
-                operator.setitem,
-                target,
-                key,
-                value,
-            )
+            where = _subscripts_span(node.subscripts, span)
+            shape = _fitted_shape(value, target, key, node, where)
+            if shape is not None and shape != np.shape(value):
+                # Leading axes of length 1 dropped here, so the engine meets equal ranks.
+                value = self.apply("reshape", where, ops.reshape, as_tensor(value), shape)
+            try:
+                self.apply("setitem", where, operator.setitem, target, key, value)
+            except GradcliError as err:
+                raise _blame_subscript(err, node.subscripts, key) from None
             self.env[node.name] = target
             return target
         if isinstance(node, ir.FuncDef):
@@ -221,14 +233,22 @@ class Evaluator:
         return self.call_builtin(node.name, node.args, node.keywords, node.name_span, receiver)
 
     def Attr(self, node: ir.Attr):
+        # A table, not getattr: what follows a dot never reaches a Python attribute,
+        # even in IR that did not pass the checker.
+        attribute = _ATTRIBUTES.get(node.name)
+        if attribute is None:
+            raise GradcliError(f"attribute '{node.name}' is not accessible", node.name_span)
         value = as_tensor(self.evaluate(node.obj))
-        return self.apply(node.name, node.name_span, getattr, value, node.name)
+        return self.apply(node.name, node.name_span, attribute, value)
 
     def Index(self, node: ir.Index):
         value = as_tensor(self.evaluate(node.obj))
         key = self.subscripts(node.subscripts)
         span = _subscripts_span(node.subscripts, node.span)
-        return self.apply("index", span, operator.getitem, value, key)
+        try:
+            return self.apply("index", span, operator.getitem, value, key)
+        except GradcliError as err:
+            raise _blame_subscript(err, node.subscripts, key) from None
 
     def ListLit(self, node: ir.ListLit):
         items = [self.evaluate(item) for item in node.items]
@@ -253,7 +273,10 @@ class Evaluator:
     def subscript(self, node):
         if isinstance(node, ir.Slice):
             parts = (node.start, node.stop, node.step)
-            return slice(*(None if p is None else self.integer(p, "index") for p in parts))
+            key = slice(*(None if p is None else self.integer(p, "index") for p in parts))
+            if key.step == 0:
+                raise GradcliError("slice step cannot be zero", node.step.span)
+            return key
         if isinstance(node, ir.Compare):  # x[x > 0]: a mask
             return np.asarray(self.evaluate(node)) != 0
         value = self.evaluate(node)
@@ -281,25 +304,26 @@ class Evaluator:
         nodes = [None, *arg_nodes] if receiver is not None else list(arg_nodes)
         params = list(sig.positional)
         params += [sig.variadic] * max(0, len(nodes) - len(params))
-        args, spans = [], {}
+        args, kwargs, given = [], {}, []  # given: (parameter, value, span) of each argument
         for i, (param, arg) in enumerate(zip(params, nodes)):
             value = receiver if arg is None else self.argument(param, arg)
             if i == 0 and function.kind != "constructor" and param not in _SEQUENCE_PARAMETERS:
                 value = as_tensor(value)
-            spans[param] = span if arg is None else arg.span
-            args.append(self.adapt(param, value, spans[param]))
-        kwargs = {}
+            arg_span = span if arg is None else arg.span
+            if not (name in _MAX_MIN and param == "dim" and _is_tensor_operand(arg, value)):
+                value = self.adapt(param, value, arg_span)
+            given.append((param, value, arg_span))
+            args.append(value)
         for keyword in keyword_nodes:
             param = sig.canonical(keyword.name)
-            spans[param] = keyword.value.span
-            kwargs[param] = self.adapt(param, self.argument(param, keyword.value), spans[param])
-        # An axis out of range is the axis argument's fault.
-        dim_span = spans.get("dim", spans.get("axis", span))
+            value = self.argument(param, keyword.value)
+            given.append((param, self.adapt(param, value, keyword.value.span), keyword.value.span))
+            kwargs[param] = given[-1][1]
         try:
             result = self.apply(name, span, function.call, *args, **kwargs)
         except GradcliIndexError as err:
-            if err.span is span:
-                err.span = dim_span
+            if err.span is span:  # an axis out of range is the axis argument's fault
+                err.span = _axis_span(err.message, given, span)
             raise
         if isinstance(result, tuple):  # max(x, dim=0) gives (values, indices): the values
             result = result[0]
@@ -318,18 +342,90 @@ class Evaluator:
         """``value`` in the form the engine's parameter ``param`` takes."""
         if param in _INT_PARAMETERS:
             if type(value) is Tensor and value.ndim > 0:
-                return tuple(_integers(np.asarray(value), param, span).tolist())
+                return _integer_list(value, param, span)
             return _integer(value, param, span)
         if param in _SHAPE_PARAMETERS:
             if type(value) is Tensor and value.ndim > 0:
-                return tuple(_integers(np.asarray(value), param, span).tolist())
-            return _integer(value, "size", span)
+                return _integer_list(value, param, span)
+            return _integer(value, "dims" if param == "dims" else "size", span)
         if param in _BOOL_PARAMETERS:
-            return bool(np.asarray(value))
+            array = np.asarray(value)
+            if array.ndim != 0:
+                raise GradcliTypeError(
+                    f"{param} must be True or False, not a value of shape {array.shape}", span
+                )
+            return bool(array)
         if param in _NUMBER_PARAMETERS and type(value) is Tensor:
             array = np.asarray(value.detach())
             return array.item() if array.ndim == 0 else array
         return value
+
+
+def _is_tensor_operand(node, value) -> bool:
+    """Whether the second argument of max/min is a tensor operand (elementwise, as
+    ``torch.max(x, y)``) rather than a dim: it is one unless it is a single number
+    written with literals alone (``max(x, 0)``, ``max(x, 2 - 1)``)."""
+    if np.ndim(value) != 0:
+        return True
+    names = (n for n in ir.walk(node) if isinstance(n, (ir.Name, ir.Call, ir.Method)))
+    return any(not isinstance(n, ir.Name) or n.id not in BUILTIN_CONSTANTS for n in names)
+
+
+def _axis_span(message: str, given, fallback: Span) -> Span:
+    """The span of the axis argument that ``message`` ("... but got 3") complains about."""
+    found = re.search(r"but got (-?\d+)", message)
+    axes = [(value, span) for param, value, span in given if param in _AXIS_PARAMETERS]
+    for value, span in axes:
+        values = value if isinstance(value, tuple) else (value,)
+        if found and int(found[1]) in values:
+            return span
+    return axes[0][1] if axes and "dim" in message.lower() else fallback
+
+
+def _fitted_shape(value, target: Tensor, key, node: ir.IndexAssign, span: Span):
+    """The shape of ``value`` without the leading axes of length 1 that ``target[key]``
+    lacks (PyTorch and NumPy drop them); raise unless it broadcasts to ``target[key]``.
+    None when the key itself is wrong: the assignment reports that."""
+    try:  # a view of zero bytes gives the selected shape without copying
+        selected = np.broadcast_to(np.zeros((), np.int8), target.shape)[key].shape
+    except (IndexError, TypeError, ValueError):
+        return None
+    shape = np.shape(value)
+    while len(shape) > len(selected) and shape[0] == 1:  # as PyTorch and NumPy allow
+        shape = shape[1:]
+    try:
+        fits = np.broadcast_shapes(shape, selected) == selected
+    except ValueError:
+        fits = False
+    if not fits:
+        subscripts = ", ".join(ir.to_source(s) for s in node.subscripts)
+        raise ShapeError(
+            f"cannot assign a value of shape {np.shape(value)} to {node.name}[{subscripts}],"
+            f" of shape {selected}",
+            span,
+        )
+    return shape
+
+
+def _blame_subscript(err: GradcliError, subscripts, key) -> GradcliError:
+    """Move the caret of an indexing error onto the subscript that caused it."""
+    found = re.search(r"for axis (\d+)", err.message)
+    if found:
+        axis = int(found[1])
+    else:
+        found = re.search(r"array is (\d+)-dimensional", err.message)
+        if not found:
+            return err
+        axis = int(found[1])  # the first subscript too many
+    keys = key if isinstance(key, tuple) else (key,)
+    first = 0
+    for subscript, item in zip(subscripts, keys):
+        width = item.ndim if isinstance(item, np.ndarray) and item.dtype == bool else 1
+        if first <= axis < first + width:
+            err.span = subscript.span
+            break
+        first += width
+    return err
 
 
 def _integer(value, what: str, span: Span) -> int:
@@ -339,7 +435,18 @@ def _integer(value, what: str, span: Span) -> int:
     number = array.item()
     if isinstance(number, bool) or not float(number).is_integer():
         raise GradcliTypeError(f"{what} must be an integer, not {number}", span)
+    if abs(number) >= 2**63:
+        raise GradcliIndexError(f"{what} {number:g} is out of range", span)
     return int(number)
+
+
+def _integer_list(value: Tensor, what: str, span: Span) -> tuple[int, ...]:
+    array = np.asarray(value)
+    if array.ndim > 1:
+        raise GradcliTypeError(
+            f"{what} must be an integer or a list of integers, not shape {array.shape}", span
+        )
+    return tuple(_integers(array, what, span).tolist())
 
 
 def _integers(array: np.ndarray, what: str, span: Span) -> np.ndarray:

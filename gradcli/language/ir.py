@@ -330,6 +330,8 @@ def _level(node: Expr) -> int:
 
 
 def _number(value: float) -> str:
+    if value == float("inf"):  # a literal too large for a float, such as 1e400
+        return "1e999"
     if value == int(value) and abs(value) < 1e16:
         return str(int(value))
     return repr(value)

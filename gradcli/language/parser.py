@@ -175,6 +175,8 @@ class _Brackets:
                 newline = True
                 continue
             self.after_newline, newline = newline, False
+            if kind == "NAME" and not token.isidentifier():
+                raise _name_error(token)
             if kind in _OPENERS:
                 self.open.append(token)
             elif kind in _CLOSERS and self.open and _OPENERS[self.open[-1].type] == token:
@@ -186,6 +188,28 @@ class _Brackets:
 # ----------------------------------------------------------------------------
 # Lark's errors as GradcliErrors
 # ----------------------------------------------------------------------------
+
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+
+
+def _name_error(token) -> GradcliError:
+    """The NAME token's regex takes what Python's ``\\w`` takes; names are Python
+    identifiers, so ``x²`` or ``x½`` stop at the character a name cannot hold."""
+    text = str(token)
+    # Where the name breaks: ``²`` and ``½`` may even start a NAME token (``[^\W\d]``).
+    fits = (c.isidentifier() if i == 0 else ("a" + c).isidentifier() for i, c in enumerate(text))
+    i = next((i for i, ok in enumerate(fits) if not ok), 0)
+    head, rest = text[:i], text[i:]
+    span = Span(token.line, token.column + i)
+    power = rest.translate(_SUPERSCRIPTS)
+    if head and power != rest and power.isdigit():
+        return GradcliError(f"unknown character {rest[0]!r}: write {head}**{power}", span)
+    index = rest.translate(_SUBSCRIPTS)
+    if head and index != rest and index.isdigit():
+        return GradcliError(f"unknown character {rest[0]!r}: write {head}_{index}", span)
+    return GradcliError(f"unknown character {rest[0]!r}", span)
+
 
 _OPERATOR_TOKENS = {"ADD_OP", "MUL_OP", "POW", "COMPARE", "EQUAL", "COMMA", "DOT", "COLON"}
 
@@ -211,6 +235,20 @@ def _implicit_product(left, right) -> str | None:
         return None
     right_text = "(...)" if right.type == "LPAR" else str(right)
     return f"{texts[left.type](left)}*{right_text}"
+
+
+def _malformed_number(left, right) -> str | None:
+    """``1_000``, ``0x10`` or ``1e3e3``: a number run into a name that is no product."""
+    if left.type != "NUMBER" or right.type != "NAME" or left.end_pos != right.start_pos:
+        return None
+    text = f"{left}{right}"
+    if right.startswith("_"):
+        return f"invalid number '{text}': write it without '_'"
+    if str(left) == "0" and right[0] in "xXbBoO":
+        return f"invalid number '{text}': numbers are decimal"
+    if right[0] in "eE" and any(c in "eE" for c in left):
+        return f"invalid number '{text}'"
+    return None
 
 
 def _end_span(token) -> Span:
@@ -241,6 +279,9 @@ def _syntax_error(err, brackets: _Brackets) -> GradcliError:
     span = token_span(token)
     if token.type == "_SEP":  # the caret goes where the line ends
         span = Span(token.line, token.column)
+    malformed = _malformed_number(previous, token) if previous is not None else None
+    if malformed is not None:
+        return GradcliError(malformed, _join(token_span(previous), token_span(token)))
     product = _implicit_product(previous, token) if previous is not None else None
     if product is not None and "MUL_OP" in err.expected:
         return GradcliError(f"implicit multiplication: write {product}", span)

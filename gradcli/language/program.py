@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 import numpy as np
 
@@ -79,21 +79,35 @@ class CompiledProgram:
         except GradcliError as err:
             raise err.with_source(self.source) from None
 
-    def _check_bindings(self, bindings: Mapping[str, Tensor]) -> None:
-        analysis = self.analysis
-        for name in analysis.free:
-            if name in bindings:
+    def check_free(self, bound: Collection[str]) -> None:
+        """Raise the "unknown name" error, with its caret and a did-you-mean drawn from
+        ``bound`` and the program's names, for the first free input not in ``bound``."""
+        try:
+            self._check_free(bound)
+        except GradcliError as err:
+            raise err.with_source(self.source) from None
+
+    def _check_free(self, bound: Collection[str]) -> None:
+        for name in self.analysis.free:
+            if name in bound:
                 continue
-            span = analysis.free_spans[name]
-            if name in FUNCTIONS:
+            span = self.analysis.free_spans[name]
+            if name in FUNCTIONS or name in self._functions():
                 raise GradcliError(f"'{name}' is a function: call it as {name}(...)", span)
-            variables = [*bindings, *self._assigned(), *BUILTIN_CONSTANTS]
+            variables = [*bound, *self._assigned(), *BUILTIN_CONSTANTS]
             hint = suggest(name, variables) or suggest(name, FUNCTIONS) or ": it has no value"
             raise GradcliError(f"unknown name '{name}'{hint}", span)
+
+    def _check_bindings(self, bindings: Mapping[str, Tensor]) -> None:
+        analysis = self.analysis
+        self._check_free(bindings)
         for name in bindings:
             if name not in analysis.inputs and name not in analysis.constants:
                 names = [*analysis.inputs, *analysis.constants]
                 raise GradcliError(f"'{name}' is not an input of the program{suggest(name, names)}")
+
+    def _functions(self) -> list[str]:
+        return [s.name for s in self.ir.statements if isinstance(s, ir.FuncDef)]
 
     def _assigned(self) -> list[str]:
         return [s.name for s in self.ir.statements if isinstance(s, (ir.Assign, ir.ConstDecl))]

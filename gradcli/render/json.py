@@ -42,6 +42,18 @@ def _number(x, precision: int | None) -> str:
 
 def _string(text: str) -> str:
     # Keys are words and program names (identifiers: no control characters), so
-    # escaping quotes and backslashes is all JSON needs; the json module costs
-    # start-up time.
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    # JSON needs quotes and backslashes escaped, and letters beyond ASCII written
+    # as \\uXXXX (as json.dumps does) so that any terminal or pipe takes them.
+    # The json module costs start-up time.
+    text = text.replace("\\", "\\\\").replace('"', '\\"')
+    if not text.isascii():
+        text = "".join(c if c.isascii() else _escaped(c) for c in text)
+    return f'"{text}"'
+
+
+def _escaped(c: str) -> str:
+    """One character as JSON's \\uXXXX, a surrogate pair beyond the BMP."""
+    units = c.encode("utf-16-be")
+    return "".join(
+        f"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in (0, 2)[: len(units) // 2]
+    )

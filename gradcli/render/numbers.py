@@ -18,6 +18,8 @@ _FORMATTER_KEYS = {"b": "bool", "i": "int_kind", "u": "int_kind"}
 def format_number(x, precision: int | None = None) -> str:
     """One number as text: ``19``, ``0.5``, ``1e-20``, ``nan``, ``True``."""
     x = np.asarray(x)[()]
+    if precision is not None:
+        precision = min(precision, 17)  # as many as float64 has; NumPy fails on huge ones
     if isinstance(x, np.bool_):
         return "True" if x else "False"
     if isinstance(x, np.integer):
@@ -56,14 +58,30 @@ def format_array(
     summarize: bool = True,
     line_width: int = 75,
 ) -> str:
-    """An array as NumPy prints it: an aligned grid, with ``...`` for the middle of
-    a large array; a 0-d array is just its number."""
+    """An array as NumPy prints it, for people: a grid whose decimal points line up,
+    with ``...`` for the middle of a large array; a 0-d array is just its number.
+
+    As in NumPy, one notation holds for the whole array: scientific, with the same
+    number of digits in every mantissa, as soon as one number needs it. Negative
+    zeros show as ``0``: a sign on nothing is noise to a reader.
+    """
     array = np.asarray(array)
+    if array.dtype.kind == "f":
+        array = array + 0.0  # -0.0 + 0.0 is 0.0
     if array.ndim == 0:
         return format_number(array, precision)
     long = summarize and array.size > SUMMARY_THRESHOLD
     shown = _shown_part(array) if long else array
-    width = max((len(s) for s in flat_numbers(shown, precision)), default=0)
+    number = _array_notation(shown, precision)
+    parts = [_split_point(number(x)) for x in shown.reshape(-1)]
+    whole = max((len(w) for w, f in parts if f is not None), default=0)
+    fraction = max((len(f) for w, f in parts if f is not None), default=0)
+    width = max([whole + fraction, *(len(w) for w, f in parts if f is None)])
+
+    def aligned(x) -> str:
+        w, f = _split_point(number(x))
+        return w.rjust(width) if f is None else (w.rjust(whole) + f.ljust(fraction)).rjust(width)
+
     kind = _FORMATTER_KEYS.get(array.dtype.kind, "float_kind")
     return np.array2string(
         array,
@@ -71,8 +89,43 @@ def format_array(
         separator=" ",
         threshold=SUMMARY_THRESHOLD if summarize else array.size + 1,
         edgeitems=EDGE_ITEMS,
-        formatter={kind: lambda x: format_number(x, precision).rjust(width)},
+        formatter={kind: aligned},
     )
+
+
+def _array_notation(shown: np.ndarray, precision: int | None):
+    """How each number of an array is written: ``format_number``, unless one of them
+    needs scientific notation; then all are, with as many digits as the longest."""
+    texts = flat_numbers(shown, precision) if shown.dtype.kind == "f" else []
+    if not any("e" in t for t in texts if t not in ("nan", "inf", "-inf")):
+        return lambda x: format_number(x, precision)
+    cap = None if precision is None else max(precision - 1, 0)
+    digits = 0
+    for x in shown.reshape(-1):
+        if np.isfinite(x):
+            text = np.format_float_scientific(x, precision=cap, unique=True, trim="-")
+            mantissa = text.partition("e")[0]
+            digits = max(digits, len(mantissa.partition(".")[2]))
+
+    def scientific(x) -> str:
+        if not np.isfinite(x):
+            return format_number(x)
+        trim = "k" if digits else "-"
+        return np.format_float_scientific(x, precision=digits, unique=False, trim=trim)
+
+    return scientific
+
+
+def _split_point(text: str) -> tuple[str, str | None]:
+    """``"-12.5"`` -> ``("-12", ".5")``: the part before the decimal point, which is
+    right-aligned, and the rest, left-aligned; ``None`` for words (``nan``)."""
+    if text in ("nan", "inf", "-inf", "True", "False"):
+        return text, None
+    whole, point, rest = text.partition(".")
+    if not point:
+        whole, e, rest = text.partition("e")
+        return whole, e + rest
+    return whole, point + rest
 
 
 def shape_text(shape: tuple[int, ...]) -> str:

@@ -8,6 +8,8 @@ not a terminal. Rich is imported here only, so the other formats never load it.
 
 from __future__ import annotations
 
+import re
+
 from rich import box
 from rich.console import Console
 from rich.table import Table
@@ -17,39 +19,68 @@ from . import leaves
 from .numbers import format_array, shape_text
 
 DEFAULT_PRECISION = 6
+SHAPE = "shape"
+# Control characters, which a terminal obeys (ESC starts a colour) rather than shows.
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def render(result, stream, precision: int | None = None, console: Console | None = None) -> None:
     console = console or Console(file=stream, highlight=False)
+    encoding = console.encoding
+    unicode = encoding.lower().startswith("utf")
     precision = DEFAULT_PRECISION if precision is None else precision
     rows = list(leaves(result.as_tree()))
-    labels = [label(path) for path, _ in rows]
+    labels = [_shown(label(path, unicode), encoding) for path, _ in rows]
     shapes = [shape_text(array.shape) for _, array in rows]
-    # Leave the numbers what the name and shape columns and the borders do not take.
-    spare = console.width - max(map(len, labels), default=0) - max(map(len, shapes)) - 10
-    table = Table(box=box.ROUNDED)
-    table.add_column("", style="bold cyan")
-    table.add_column("shape", style="dim")
+    # Names and shapes are never cut. The numbers have the rest of the width, less
+    # the borders and padding (10 columns); where even one number a line would not
+    # fit, the shape goes under the name, which saves its column.
+    name_width = max(map(len, labels))
+    shape_width = max(len(SHAPE), *map(len, shapes))
+    narrowest = max(_narrowest(array, precision) for _, array in rows)
+    separate = console.width >= name_width + shape_width + 10 + narrowest
+    spare = console.width - name_width - (shape_width + 3 if separate else 0) - 7
+    table = Table(box=box.ROUNDED, safe_box=not unicode)
+    table.add_column("", no_wrap=True, min_width=name_width)
+    if separate:
+        table.add_column(SHAPE, style="dim", no_wrap=True, min_width=shape_width)
     table.add_column("value", no_wrap=True, overflow="ellipsis")
     for i, (name, shape, (path, array)) in enumerate(zip(labels, shapes, rows)):
-        numbers = format_array(array, precision, line_width=max(spare, 20))
+        numbers = format_array(array, precision, line_width=max(spare, narrowest))
+        name = Text(name, style="bold cyan")
+        cells = [name, shape] if separate else [name.append(f"\n{shape}", style="dim")]
         last_of_group = i + 1 == len(rows) or rows[i + 1][0][0] != path[0]
-        table.add_row(name, shape, numbers, end_section=last_of_group)
+        table.add_row(*cells, numbers, end_section=last_of_group)
     # The title above the table, not in it: a long file name must not wrap.
-    console.print(Text(result.title, style="bold"), table)
+    console.print(Text(_shown(result.title, encoding), style="bold"), table)
 
 
-def label(path: tuple[str, ...]) -> str:
-    """How a table row names an array of a result tree."""
+def _shown(text: str, encoding: str) -> str:
+    """``text`` as the terminal should show it: control characters (a comment may
+    hold an escape sequence) as U+FFFD, and what ``encoding`` cannot write escaped
+    (θ as ``\\u03b8``), so that the table measures what the terminal will show."""
+    text = _CONTROLS.sub("\ufffd" if encoding.lower().startswith("utf") else "?", text)
+    return text.encode(encoding, "backslashreplace").decode(encoding)
+
+
+def _narrowest(array, precision: int) -> int:
+    """The width of the array printed one number a line."""
+    return max(map(len, format_array(array, precision, line_width=1).splitlines()))
+
+
+def label(path: tuple[str, ...], unicode: bool = True) -> str:
+    """How a table row names an array of a result tree (in ASCII when the output's
+    encoding has no ∂)."""
+    d, squared, transposed, dot = ("∂", "²", "ᵀ", "·") if unicode else ("d", "2", "^T", ".")
     match path:
         case ("value",):
             return "f"
         case ("grad" | "jacobian", x):
-            return f"∂f/∂{x}"
+            return f"{d}f/{d}{x}"
         case ("hessian", x, y):
-            return f"∂²f/∂{x}∂{y}"
+            return f"{d}{squared}f/{d}{x}{d}{y}"
         case ("vjp", x):
-            return f"vᵀ·∂f/∂{x}"
+            return f"v{transposed}{dot}{d}f/{d}{x}"
         case ("jvp",):
-            return "∂f·t"
+            return f"{d}f{dot}t"
     return ".".join(path)
