@@ -47,10 +47,42 @@ class GradcliError(Exception):
         if not 1 <= self.span.line <= len(lines):
             return head
         text = lines[self.span.line - 1].expandtabs(1)
-        caret = " " * (self.span.column - 1) + "^"
+        start = min(self.span.column - 1, len(text))
+        stop = start + 1
         if self.span.end_column is not None and self.span.end_line in (None, self.span.line):
-            caret += "~" * max(0, self.span.end_column - self.span.column)
-        return f"{head}\n  {text}\n  {caret}"
+            stop = max(stop, min(self.span.end_column, len(text)))
+        shown, caret = _excerpt(text, start, stop)
+        return f"{head}\n  {shown}\n  {caret}"
+
+
+_EXCERPT_WIDTH = 76  # characters of a long source line shown around the caret
+
+
+def _excerpt(text: str, start: int, stop: int) -> tuple[str, str]:
+    """The part of ``text`` around ``text[start:stop]`` and a caret line under it.
+
+    A long line is cut to a window with ``…`` at the cuts; wide (CJK) characters
+    count two columns, so the caret stays under its character.
+    """
+    import unicodedata
+
+    def width(chars):
+        return sum(
+            0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+            for c in chars
+        )
+
+    first, last = 0, len(text)
+    if len(text) > _EXCERPT_WIDTH:
+        first = max(0, start - _EXCERPT_WIDTH // 3)
+        last = min(len(text), first + _EXCERPT_WIDTH)
+        first = max(0, last - _EXCERPT_WIDTH)
+    stop = min(stop, last)
+    lead = "…" if first > 0 else ""
+    shown = lead + text[first:last] + ("…" if last < len(text) else "")
+    caret = " " * (width(lead) + width(text[first:start])) + "^"
+    caret += "~" * width(text[start + 1 : stop])
+    return shown, caret
 
 
 class EngineError(GradcliError, RuntimeError):

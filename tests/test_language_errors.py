@@ -31,7 +31,13 @@ def caret_column(err: GradcliError) -> int:
     """The 1-based column of the caret in the rendered message (checked against the span)."""
     lines = err.render().splitlines()
     assert len(lines) == 3, err.render()
-    column = lines[2].index("^") - 1
+    shown, caret = lines[1][2:], lines[2][2:]
+    # A long line is shown as a window with "…" at the cuts: find where it starts.
+    window = shown.removeprefix("…").removesuffix("…")
+    source_line = err.source.splitlines()[err.span.line - 1]
+    first = source_line.find(window) if shown.startswith("…") else 0
+    lead = len(shown) - len(shown.removeprefix("…"))
+    column = first + caret.index("^") - lead + 1
     assert column == err.span.column
     assert lines[0].endswith(f"at {err.span.line}:{err.span.column}")
     return column
