@@ -107,6 +107,8 @@ def parse_value(text: str, *, name: str, seed: int | None = None) -> np.ndarray:
 
 def load_file(path: str, *, name: str = "value") -> np.ndarray:
     """An array from ``.npy``, ``.csv``, ``.txt`` or ``.json``, chosen by suffix."""
+    if not path.strip():
+        raise GradcliError(f"{name}: @ needs a file name, as in @data.npy")
     path = os.path.expanduser(path)  # the shell leaves the ~ of @~/x.npy alone
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in FILE_SUFFIXES:

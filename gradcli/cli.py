@@ -225,7 +225,8 @@ Bind inputs with --NAME VALUE, --NAME=VALUE or --var NAME=VALUE (for names
 that clash with an option). A VALUE is a constant (2, -1.5e3, pi/4, [2, 3],
 randn(10, 20), linspace(0, 1, 5)) or @FILE (.npy, .csv, .txt, .json).
 \b
-Exit status: 0 success, 2 bad input, 3 a non-finite result under --strict."""
+Exit status: 0 success, 2 bad input, 3 a non-finite result under --strict,
+1 an internal error or an output that cannot be written."""
 
 _SHARED_OPTIONS = [
     click.argument("source", required=False),
@@ -264,8 +265,9 @@ _SHARED_OPTIONS = [
     ),
     click.option(
         "--precision",
+        type=click.IntRange(min=1),
         # 17 digits tell any two float64 numbers apart: more would only be noise.
-        type=click.IntRange(min=1, max=MAX_DIGITS, clamp=True),
+        callback=lambda ctx, param, n: n if n is None else min(n, MAX_DIGITS),
         metavar="N",
         help="Significant digits printed [default: 6 in tables, all in plain and json].",
     ),

@@ -160,6 +160,11 @@ def test_json_errors(tmp_path, text, message):
         load_file(str(path))
 
 
+def test_at_without_a_file_name():
+    with pytest.raises(GradcliError, match="@ needs a file name"):
+        load_file("", name="--x")
+
+
 def test_json_with_a_byte_order_mark(tmp_path):
     path = tmp_path / "data.json"
     path.write_text("\ufeff[1, 2]", encoding="utf-8")

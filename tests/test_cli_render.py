@@ -405,3 +405,21 @@ def test_precision_beyond_float64_is_every_digit(gradcli, fmt):
     result = gradcli("eval", "pi", "--precision", "100000", "--format", fmt)
     assert result.exit_code == 0, result.output
     assert "3.141592653589793" in result.stdout
+
+
+@pytest.mark.parametrize("columns", ["0", "-5", "abc"])
+def test_an_unknown_terminal_width_still_prints_the_table(gradcli, columns):
+    out = table(
+        gradcli("grad", "(x+2)**2+3", "--x", "2", "--format", "table", env={"COLUMNS": columns})
+    )
+    assert "│ ∂f/∂x │ ()    │ 8     │" in out
+
+
+def test_a_tiny_terminal_gets_the_narrow_table(gradcli):
+    out = table(
+        gradcli(
+            "jacobian", "x*y", "--x", "[1,2]", "--y", "3", "--format", "table", env={"COLUMNS": "5"}
+        )
+    )
+    assert "│ ∂f/∂x  │ [[3 0]  │" in out
+    assert "│ (2, 2) │  [0 3]] │" in out

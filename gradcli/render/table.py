@@ -20,12 +20,17 @@ from .numbers import format_array, shape_text
 
 DEFAULT_PRECISION = 6
 SHAPE = "shape"
+MIN_WIDTH = 20
 # Control characters, which a terminal obeys (ESC starts a colour) rather than shows.
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def render(result, stream, precision: int | None = None, console: Console | None = None) -> None:
     console = console or Console(file=stream, highlight=False)
+    if console.width < MIN_WIDTH:
+        # COLUMNS=0 (an unknown width) would print nothing at all; a tiny terminal
+        # gets lines it wraps, rather than a table cut to pieces.
+        console.width = 80 if console.width <= 0 else MIN_WIDTH
     encoding = console.encoding
     unicode = encoding.lower().startswith("utf")
     precision = DEFAULT_PRECISION if precision is None else precision
@@ -39,6 +44,8 @@ def render(result, stream, precision: int | None = None, console: Console | None
     shape_width = max(len(SHAPE), *map(len, shapes))
     narrowest = max(_narrowest(array, precision) for _, array in rows)
     separate = console.width >= name_width + shape_width + 10 + narrowest
+    if not separate:
+        name_width = max(name_width, *map(len, shapes))
     spare = console.width - name_width - (shape_width + 3 if separate else 0) - 7
     table = Table(box=box.ROUNDED, safe_box=not unicode)
     table.add_column("", no_wrap=True, min_width=name_width)
