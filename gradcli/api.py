@@ -368,25 +368,36 @@ class _Session:
             for name in self.program.constants
             if name in bindings
         }
-        self.check_names(bindings, "--{}")
         defaults = self.program.defaults(seed=self.seed)
-        values, missing = {}, []
-        for name in self.inputs:
-            if name in bindings:
-                values[name] = self.value_of(f"--{name}", bindings[name])
-            elif name in defaults:
-                values[name] = self._cast(np.asarray(defaults[name]))
-            else:
-                missing.append(name)
+        missing = [n for n in self.inputs if n not in bindings and n not in defaults]
+        stray = [name for name in bindings if name not in self.inputs]
+        close = [(name, _close_to(name, stray)) for name in missing]
+        close = [(name, found[0]) for name, found in close if found]
+        if close:
+            # A free name and a binding close to it: a typo on one side or the other.
+            name, bound = close[0]
+            raise GradcliError(
+                f"no value for {name}: --{bound} binds no input (did you mean --{name}?)",
+                self.program.analysis.free_spans.get(name),
+                self.program.source,
+            )
+        self.check_names(bindings, "--{}")
         if missing:
             listed = ", ".join(missing)
             hint = " ".join(
                 f"--var {n}=VALUE" if n in _OPTION_NAMES else f"--{n} VALUE" for n in missing
             )
             raise GradcliError(
-                f"no value for {listed}: bind {'it' if len(missing) == 1 else 'them'} with {hint}"
+                f"no value for {listed}: bind {'it' if len(missing) == 1 else 'them'} with {hint}",
+                self.program.analysis.free_spans.get(missing[0]),
+                self.program.source,
             )
-        return values
+        return {
+            name: self.value_of(f"--{name}", bindings[name])
+            if name in bindings
+            else self._cast(np.asarray(defaults[name]))
+            for name in self.inputs
+        }
 
     def check_names(self, names, option: str) -> tuple[str, ...]:
         """``names`` in order, each an input of the program, else a did-you-mean error."""
@@ -538,12 +549,17 @@ def _grads(out, leaves: Mapping) -> dict[str, np.ndarray]:
     return {name: _array(g) for name, g in zip(leaves, found)}
 
 
-def _no_such_input(name: str, inputs: Sequence[str]) -> str:
+def _close_to(name: str, names: Sequence[str]) -> list[str]:
+    """The name in ``names`` that ``name`` is most likely a typo of (a list of 0 or 1)."""
     import difflib
 
+    same = [n for n in names if n.casefold() == name.casefold()]
+    return same[:1] or difflib.get_close_matches(name, names, n=1)
+
+
+def _no_such_input(name: str, inputs: Sequence[str]) -> str:
     text = f"the program has no input named {name!r}"
-    close = [n for n in inputs if n.casefold() == name.casefold()]
-    close = close or difflib.get_close_matches(name, inputs, n=1)
+    close = _close_to(name, inputs)
     if close:
         text += f" (did you mean {close[0]!r}?)"
     if inputs:

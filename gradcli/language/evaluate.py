@@ -252,7 +252,7 @@ class Evaluator:
 
     def ListLit(self, node: ir.ListLit):
         items = [self.evaluate(item) for item in node.items]
-        shapes = [np.shape(item) for item in items]
+        shapes = [tuple(np.shape(item)) for item in items]
         for item, shape in zip(node.items, shapes):
             if shape != shapes[0]:
                 raise GradcliError(
@@ -400,7 +400,7 @@ def _fitted_shape(value, target: Tensor, key, node: ir.IndexAssign, span: Span):
     if not fits:
         subscripts = ", ".join(ir.to_source(s) for s in node.subscripts)
         raise ShapeError(
-            f"cannot assign a value of shape {np.shape(value)} to {node.name}[{subscripts}],"
+            f"cannot assign a value of shape {tuple(np.shape(value))} to {node.name}[{subscripts}],"
             f" of shape {selected}",
             span,
         )
