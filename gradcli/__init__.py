@@ -20,6 +20,9 @@ from .engine.dtypes import (
 )
 from .engine.format import set_printoptions
 from .engine.ops import *  # noqa: F403  every op, as torch.sin, torch.sum, ...
+from .engine.ops import _all as all  # noqa: A004  (PyTorch's names)
+from .engine.ops import _any as any  # noqa: A004
+from .engine.ops import _remainder as remainder
 from .engine.ops import (
     arange,
     eye,
@@ -38,6 +41,7 @@ from .engine.ops import (
     zeros_like,
 )
 from .engine.tensor import (
+    Size,
     Tensor,
     enable_grad,
     is_grad_enabled,
@@ -64,9 +68,10 @@ def DoubleTensor(*args):  # noqa: N802
 
 
 def _legacy(args, element_type):
+    import builtins
     import numbers
 
-    if args and all(isinstance(a, numbers.Integral) for a in args):
+    if args and builtins.all(isinstance(a, numbers.Integral) for a in args):
         return zeros(*args, dtype=element_type)
     return tensor(args[0] if args else [], dtype=element_type)
 

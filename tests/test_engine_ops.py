@@ -156,6 +156,9 @@ CASES = [
     Case("max_binary", ("max", "maximum"), lambda m, x, y: m.max(x, y), (distinct(4), distinct(4))),
     Case("min_binary", ("min", "minimum"), lambda m, x, y: m.min(x, y), (distinct(4), distinct(4))),
     Case("atan2", ("atan2",), lambda m, y, x: m.atan2(y, x), (nonzero(2, 3), nonzero(3))),
+    Case("remainder_number", ("remainder",), lambda m, x: x % 1.0, (off_integers(2, 3),)),
+    Case("remainder", ("remainder",), lambda m, x, y: m.remainder(x, y),
+         (off_integers(2, 3), lambda rng: rng.uniform(2.0, 2.05, (3,)))),
     # elementwise
     unary("abs", nonzero),
     unary("reciprocal", nonzero),
@@ -249,6 +252,12 @@ CASES = [
         lambda m, x: m.take_along_dim(x, m.tensor([[0, 2], [1, 1]]), 1),
         (real(2, 3),),
     ),
+    Case("gather", ("take_along_dim",), lambda m, x: m.gather(x, 1, m.tensor([[0, 2], [1, 1]])),
+         (real(2, 3),)),
+    Case("gather_smaller_index", ("take_along_dim", "getitem"),
+         lambda m, x: x.gather(0, m.tensor([[2], [0], [2]])), (real(3, 2),)),
+    Case("index_select", ("getitem",), lambda m, x: x.index_select(1, m.tensor([2, 0, 2])),
+         (real(2, 3),)),
     Case(
         "put_along_dim",
         ("put_along_dim",),
@@ -395,6 +404,15 @@ CASES = [
         (real(3, 3), real(2, 3)),
     ),
     Case("setitem_into_constant", ("index_put",), _set_into_constant, (real(3),)),
+    # in-place methods on a tensor in a graph: the tensor takes the result and its grad_fn
+    Case("zero_", ("zero",), lambda m, x: (x * 2.0).zero_() + x, (real(2, 3),)),
+    Case("fill_number", ("fill",), lambda m, x: (x * 2.0).fill_(1.5) * x, (real(3),)),
+    Case("fill_tensor", ("fill",), lambda m, x, v: (x * 2.0).fill_(v), (real(2, 3), real())),
+    Case("copy_", ("copy",), lambda m, x, y: (x * 2.0).copy_(y * y), (real(2, 3), real(3))),
+    Case("mul_", ("mul",), lambda m, x, y: (x * 2.0).mul_(y), (real(2, 3), real(3))),
+    Case("exp_", ("exp",), lambda m, x: (x + 0.0).exp_(), (real(3),)),
+    Case("clamp_", ("clamp",), lambda m, x: (x * 1.0).clamp_(min=0.0), (nonzero(4),)),
+    Case("pow_", ("pow",), lambda m, x: (x * 1.0).pow_(3), (real(4),)),
 ]
 
 # Ops without a gradient: their results never require grad (checked in
@@ -414,7 +432,17 @@ NONDIFF_CASES = [
     ("isfinite", lambda m, x, y: m.isfinite(m.log(x))),
     ("argmax", lambda m, x, y: m.argmax(x, 1)),
     ("argmin", lambda m, x, y: x.argmin()),
+    ("all", lambda m, x, y: (x > -0.5).all(1)),
+    ("any", lambda m, x, y: m.any(x > y)),
     ("detach", lambda m, x, y: m.detach(x * y)),
+]
+
+# Ops whose derivative PyTorch does not implement: grad_fn NotImplemented, backward
+# raises (checked in test_engine_torch.py).
+NO_DERIVATIVE_CASES = [
+    ("floor_divide", lambda m, x: x // 0.3),
+    ("rfloor_divide", lambda m, x: 2.0 // x),
+    ("remainder", lambda m, x: 2.0 % x),
 ]
 
 CONSTRUCTORS = {
@@ -441,7 +469,7 @@ def _func(case):
 
 def test_every_op_and_function_has_a_case():
     covered = {name for case in CASES for name in case.covers}
-    covered |= {name for name, _ in NONDIFF_CASES} | CONSTRUCTORS
+    covered |= {name for name, _ in NONDIFF_CASES + NO_DERIVATIVE_CASES} | CONSTRUCTORS
     assert set(ops.OPS) - covered == set()
     assert set(ops.FUNCTIONS) - covered == set()
 

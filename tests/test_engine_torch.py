@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from test_engine_ops import CASES, NONDIFF_CASES, SAME
+from test_engine_ops import CASES, NO_DERIVATIVE_CASES, NONDIFF_CASES, SAME
 
 import gradcli
 from gradcli.errors import GradcliError
@@ -113,6 +113,18 @@ def test_ops_without_gradient_match_torch(name, fn):
         == (theirs.requires_grad, theirs.grad_fn)
     )
     assert repr(ours) == repr(theirs)
+
+
+@pytest.mark.parametrize(("name", "fn"), NO_DERIVATIVE_CASES, ids=[n for n, _ in NO_DERIVATIVE_CASES])
+def test_ops_without_derivative_record_and_raise_as_torch(name, fn):
+    x = np.array([0.7, -1.3, 2.2])
+    results = []
+    for m in (gradcli, torch):
+        out = fn(m, m.tensor(x, requires_grad=True))
+        with pytest.raises(RuntimeError) as info:
+            out.sum().backward()
+        results.append((repr(out), str(info.value)))
+    assert results[0] == results[1]
 
 
 # ----------------------------------------------------------------------------
@@ -421,6 +433,63 @@ ERRORS = [
         "A must be batches of square matrices, but they are 2 by 3 matrices",
     ),
     ("len of a 0-d tensor", lambda m: len(m.tensor(1.0)), "len() of a 0-d tensor"),
+    (
+        "float() of many elements",
+        lambda m: float(m.ones(2)),
+        "only one element tensors can be converted to Python scalars",
+    ),
+    (
+        "requires_grad_ on integers",
+        lambda m: m.tensor([1, 2]).requires_grad_(),
+        "only Tensors of floating point dtype can require gradients",
+    ),
+    (
+        "ragged nested lists",
+        lambda m: m.tensor([[1.0, 2.0], [3.0]]),
+        "expected sequence of length 2 at dim 1 (got 1)",
+    ),
+    (
+        "ragged deeper down",
+        lambda m: m.tensor([[[1], [2]], [[3], [4, 5]]]),
+        "expected sequence of length 1 at dim 2 (got 2)",
+    ),
+    ("a list of strings", lambda m: m.tensor(["a"]), "too many dimensions 'str'"),
+    ("a string", lambda m: m.tensor("a"), "new(): invalid data type 'str'"),
+    ("a tensor plus a string", lambda m: m.ones(2) + "a", "unsupported operand type(s) for"),
+    ("mean of longs names Long", lambda m: m.tensor([1, 2]).mean(), "Got: Long"),
+    (
+        "the wrong gradient shape is reported before requires_grad",
+        lambda m: m.ones(2).backward(m.ones(3)),
+        "Mismatch in shape: grad_output[0] has a shape of torch.Size([3]) and output[0] has a "
+        "shape of torch.Size([2]).",
+    ),
+    (
+        "a gradient that is not a tensor",
+        lambda m: (m.ones(2, requires_grad=True) * 2).backward([1.0, 1.0]),
+        "gradients can be either Tensors or None, but got float",
+    ),
+    (
+        "a hook on a constant",
+        lambda m: m.ones(2).register_hook(print),
+        "cannot register a hook on a tensor that doesn't require gradient",
+    ),
+    (
+        "in-place float arithmetic on integers",
+        lambda m: m.tensor([1, 2]).add_(1.5),
+        "result type Float can't be cast to the desired output type Long",
+    ),
+    ("integer division by zero", lambda m: m.tensor([3]) // 0, "ZeroDivisionError"),
+    ("integer remainder by zero", lambda m: m.tensor([3]) % 0, "ZeroDivisionError"),
+    (
+        "gather with fewer dims",
+        lambda m: m.ones(2, 3).gather(1, m.tensor([0, 1])),
+        "Index tensor must have the same number of dimensions as input tensor",
+    ),
+    (
+        "index_select with a matrix",
+        lambda m: m.ones(2, 3).index_select(0, m.tensor([[0]])),
+        "index_select(): Index is supposed to be a vector",
+    ),
 ]
 
 

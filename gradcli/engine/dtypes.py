@@ -18,7 +18,7 @@ class dtype:
         self.is_floating_point = self.numpy.kind == "f"
 
     def __repr__(self) -> str:
-        return f"gradcli.{self.name}"
+        return f"torch.{self.name}"  # as PyTorch prints it: the program says ``torch``
 
     def __eq__(self, other):
         if isinstance(other, dtype):
@@ -37,6 +37,16 @@ int64 = dtype("int64", np.int64)
 bool_ = dtype("bool", np.bool_)
 
 _BY_NUMPY = {d.numpy: d for d in (float32, float64, float16, int32, int64, bool_)}
+
+
+# The scalar type names PyTorch's messages use ("Got: Long").
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int32": "Int",
+                 "int64": "Long", "bool": "Bool"}
+
+
+def scalar_name(np_dtype) -> str:
+    name = from_numpy(np_dtype).name
+    return _SCALAR_NAMES.get(name, name.capitalize())
 
 
 def from_numpy(np_dtype) -> dtype:

@@ -36,7 +36,7 @@ from ..errors import (
     ShapeError,
 )
 from . import dtypes
-from .tensor import DefaultDType, GradMode, Node, Tensor
+from .tensor import LEAF_INPLACE, DefaultDType, GradMode, Node, Tensor
 
 # ----------------------------------------------------------------------------
 # The Op record and how an op becomes a function
@@ -135,6 +135,13 @@ def _forward_error(op, raws, err):
     return ShapeError(f"{op.name}: shapes {' and '.join(map(str, shapes))} do not fit: {err}")
 
 
+def _operand_error(op, x, y):
+    names = [type(a).__name__ for a in (x, y)]
+    return GradcliTypeError(
+        f"unsupported operand type(s) for {op.name}: '{names[0]}' and '{names[1]}'"
+    )
+
+
 def _broadcast_mismatch(shapes):
     """PyTorch's message for two shapes that do not broadcast, naming both; else None."""
     for i, a in enumerate(shapes):
@@ -150,10 +157,28 @@ def _broadcast_mismatch(shapes):
     return None
 
 
+_F64 = np.dtype(np.float64)
+
+
+def _promote(out, x, y=None):
+    """NumPy's result dtype made PyTorch's: an integer or bool meeting a float takes that
+    float's dtype (the default dtype for a Python float), not float64; int / int, exp(int)
+    are in the default dtype too. NumPy's choice stands where a float64 operand is involved."""
+    if out.dtype is not _F64:
+        return out
+    floats = [a.dtype for a in (x, y) if isinstance(a, (np.ndarray, np.generic))
+              and a.dtype.kind == "f"]
+    if _F64 in floats:
+        return out
+    return out.astype(floats[0] if floats else DefaultDType.value)
+
+
 def _bind(op):
     """The function that applies ``op``: on raw arrays it is plain NumPy, on tensors it records."""
     forward = op.forward
     n = len(op.rules)
+    # Elementwise ops follow PyTorch's type promotion; the others choose their dtype themselves.
+    promotes = op.kind in ("elementwise", "binary")
 
     if op.variadic:
 
@@ -176,9 +201,12 @@ def _bind(op):
                 return forward(x, *params, **kwargs)
             xd = x._data
             try:
-                out = forward(xd, *params, **kwargs)
+                # A call without * and ** is quicker, and most calls have no params.
+                out = forward(xd, *params, **kwargs) if params or kwargs else forward(xd)
             except (ValueError, IndexError) as err:
                 raise _forward_error(op, (xd,), err) from None
+            if promotes and out.dtype is not xd.dtype:
+                out = _promote(out, xd)
             if x.requires_grad and GradMode.enabled:
                 t = Tensor._make(out, None, True)
                 t.grad_fn = Node(op, (x.grad_fn or x,), (xd,), t._data, params, kwargs)
@@ -194,9 +222,13 @@ def _bind(op):
             xd = x._data if tx else x
             yd = y._data if ty else y
             try:
-                out = forward(xd, yd, *params, **kwargs)
+                out = forward(xd, yd, *params, **kwargs) if params or kwargs else forward(xd, yd)
             except (ValueError, IndexError) as err:
                 raise _forward_error(op, (xd, yd), err) from None
+            except TypeError:
+                raise _operand_error(op, x, y) from None
+            if promotes and out.dtype is not (xd if tx else yd).dtype:
+                out = _promote(out, xd, yd)
             if GradMode.enabled:
                 px = (x.grad_fn or x) if tx and x.requires_grad else None
                 py = (y.grad_fn or y) if ty and y.requires_grad else None
@@ -349,26 +381,56 @@ mul = defop("mul", np.multiply, (lambda g, ans, x, y: g * y, lambda g, ans, x, y
             "MulBackward0", "x * y", "binary")
 
 
-def _true_divide(x, y):
-    out = np.true_divide(x, y)
-    # Integers divide into the default float dtype, as in PyTorch; NumPy gives
-    # float64 for int / int and for int / 2.0.
-    if (
-        out.dtype == np.float64
-        and getattr(x, "dtype", None) != np.float64
-        and getattr(y, "dtype", None) != np.float64
-    ):
-        return out.astype(DefaultDType.value)
-    return out
-
-
-div = defop("div", _true_divide,
+# int / int is a float in the default dtype, as PyTorch: see _promote.
+div = defop("div", np.true_divide,
             (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)), "DivBackward0",
             "x / y", "binary")
-reciprocal = defop("reciprocal", lambda x: _true_divide(1, x), (lambda g, ans, x: -g * ans * ans,),
+reciprocal = defop("reciprocal", lambda x: np.true_divide(1, x), (lambda g, ans, x: -g * ans * ans,),
                    "ReciprocalBackward0", "1 / x", "elementwise")
 neg = defop("neg", np.negative, (lambda g, ans, x: -g,), "NegBackward0", "-x", "elementwise",
             saves=False)
+
+
+def not_implemented(aten_name):
+    """The rule of an op whose derivative PyTorch does not implement: backward raises, as there."""
+
+    def rule(g, ans, *args, **kwargs):
+        raise NotImplementedByGradcli(f"derivative for aten::{aten_name} is not implemented")
+
+    return rule
+
+
+def _integer_division(ufunc):
+    """An integer division that raises on a zero divisor, as PyTorch does (NumPy gives 0)."""
+
+    def forward(x, y):
+        if np.result_type(x, y).kind in "iu" and np.any(np.asarray(y) == 0):
+            raise EngineError("ZeroDivisionError")
+        return ufunc(x, y)
+
+    return forward
+
+
+floor_divide = defop("floor_divide", _integer_division(np.floor_divide),
+                     (not_implemented("floor_divide"), not_implemented("floor_divide")),
+                     "NotImplemented", "x // y, rounded down", "binary",
+                     kink="no derivative: backward raises, as in PyTorch")
+remainder = defop("remainder", _integer_division(np.remainder),
+                  (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor(x / y)),
+                  "RemainderBackward0", "x % y, with the sign of y", "binary",
+                  kink="the jumps of floor(x / y) get gradient 0")
+_remainder_tensors = OPS["remainder"].variant("RemainderBackward1")
+_remainder_of_number = OPS["remainder"].variant("NotImplemented")
+_remainder_of_number.rules = (None, not_implemented("remainder"))
+_remainder_of_number.fn = _bind(_remainder_of_number)
+
+
+def _remainder(input, other):
+    """x % y, with the sign of y."""
+    if type(other) is Tensor:
+        return (_remainder_tensors if type(input) is Tensor else _remainder_of_number).fn(
+            input, other)
+    return remainder(input, other)
 
 
 def _pow_base_rule(g, ans, x, p):
@@ -611,6 +673,13 @@ isfinite = defop_nondiff("isfinite", np.isfinite, 1, "true where x is finite", "
 argmax = defop_nondiff("argmax",
                        lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, keepdims=keepdim),
                        1, "index of the largest entry", "reduction")
+# Named _all and _any here, not to shadow the builtins this module uses; gradcli.all, x.all().
+_all = defop_nondiff("all",
+                   lambda x, dim=None, keepdim=False: np.all(x, axis=_axis(dim), keepdims=keepdim),
+                   1, "true where every entry is nonzero", "reduction")
+_any = defop_nondiff("any",
+                   lambda x, dim=None, keepdim=False: np.any(x, axis=_axis(dim), keepdims=keepdim),
+                   1, "true where some entry is nonzero", "reduction")
 argmin = defop_nondiff("argmin",
                        lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim),
                        1, "index of the smallest entry", "reduction")
@@ -646,7 +715,7 @@ def _mean(x, dim=None, keepdim=False, dtype=None):
     if x.dtype.kind not in "fc" and dtype is None:
         raise EngineError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {dtypes.from_numpy(x.dtype).name.capitalize()}"
+            f"or complex dtype. Got: {dtypes.scalar_name(x.dtype)}"
         )
     return np.mean(x, axis=_axis(dim), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
 
@@ -809,6 +878,11 @@ _min_dim = OPS["take_along_dim"].variant("MinBackward0")
 class _ValuesIndices(tuple):
     """What max(x, dim) returns: (values, indices), also by name."""
 
+    function = "max"
+
+    def __repr__(self):
+        return f"torch.return_types.{self.function}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
     @property
     def values(self):
         return self[0]
@@ -818,32 +892,38 @@ class _ValuesIndices(tuple):
         return self[1]
 
 
-def _extreme(x, dim, keepdim, other, pick, grad_all, grad_dim, binary):
+class _MinValuesIndices(_ValuesIndices):
+    function = "min"
+
+
+def _extreme(x, dim, keepdim, other, pick, grad_all, grad_dim, binary, result):
     if other is not None:
         return binary(x, other)
     if dim is None:
         return grad_all.fn(x)
     data = x._data if type(x) is Tensor else np.asarray(x)
     if data.ndim == 0:
-        return _ValuesIndices((grad_all.fn(x), Tensor._make(np.asarray(0))))
+        return result((grad_all.fn(x), Tensor._make(np.asarray(0))))
     dim = _dims(dim, data.ndim)[0]
     index = np.expand_dims(pick(data, axis=dim), dim)
     values = grad_dim.fn(x, index, dim, keepdim)
-    return _ValuesIndices((values, Tensor._make(index if keepdim else np.squeeze(index, dim))))
+    return result((values, Tensor._make(index if keepdim else np.squeeze(index, dim))))
 
 
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     """max(x): largest entry; max(x, dim): (values, indices); max(x, y): elementwise."""
     if type(dim) is Tensor:
         return maximum(input, dim)
-    return _extreme(input, dim, keepdim, other, np.argmax, _max_all, _max_dim, maximum)
+    return _extreme(input, dim, keepdim, other, np.argmax, _max_all, _max_dim, maximum,
+                    _ValuesIndices)
 
 
 def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     """min(x): smallest entry; min(x, dim): (values, indices); min(x, y): elementwise."""
     if type(dim) is Tensor:
         return minimum(input, dim)
-    return _extreme(input, dim, keepdim, other, np.argmin, _min_all, _min_dim, minimum)
+    return _extreme(input, dim, keepdim, other, np.argmin, _min_all, _min_dim, minimum,
+                    _MinValuesIndices)
 
 
 def _logsumexp(x, dim=None, keepdim=False):
@@ -1490,6 +1570,7 @@ _select = OPS["getitem"].variant("SelectBackward0")
 _slice = OPS["getitem"].variant("SliceBackward0")
 _unsqueeze_index = OPS["getitem"].variant("UnsqueezeBackward0")
 _alias = OPS["getitem"].variant("AliasBackward0")
+_index_select = OPS["getitem"].variant("IndexSelectBackward0")
 index_scatter = defop("index_scatter", _index_scatter, (_index_scatter_rule,), "IndexPutBackward",
                       "the gradient of x[index] (internal)", "shape", saves=False)
 
@@ -1511,6 +1592,33 @@ def getitem(input, index):
     else:
         op = _alias.fn
     return op(input, index)
+
+
+def index_select(input, dim, index):
+    """index_select(x, dim, index): the entries at the integers of ``index`` along dim."""
+    index = np.asarray(_raw(index))
+    if index.ndim > 1:
+        raise GradcliIndexError("index_select(): Index is supposed to be a vector")
+    if index.dtype.kind not in "iu":
+        raise EngineError("index_select(): Expected dtype int32 or int64 for index")
+    d = _dims(dim, np.ndim(input))[0] % builtins.max(np.ndim(input), 1)
+    return _index_select.fn(input, (slice(None),) * d + (index.reshape(-1),))
+
+
+def gather(input, dim, index):
+    """gather(x, dim, index): out[i][j] = x[index[i][j]][j] for dim 0, and so on."""
+    index = np.asarray(_raw(index))
+    shape = np.shape(input)
+    if index.ndim != len(shape):
+        raise EngineError("Index tensor must have the same number of dimensions as input tensor")
+    if index.dtype.kind not in "iu":
+        raise EngineError("gather(): Expected dtype int64 for index")
+    d = _dims(dim, len(shape))[0] % builtins.max(len(shape), 1)
+    # The index may be smaller than x in the other dimensions: gather from that corner of x.
+    corner = tuple(slice(None) if k == d else slice(0, n) for k, n in enumerate(index.shape))
+    if builtins.any(k != d and n != shape[k] for k, n in enumerate(index.shape)):
+        input = getitem(input, corner)
+    return take_along_dim(input, index, d)
 
 
 def _assign(out, index, value):
@@ -1571,6 +1679,21 @@ index_put = defop(
 _index_put_advanced = OPS["index_put"].variant("IndexPutBackward0")
 
 
+def _picks_part(index, shape):
+    """Whether a basic index names a part of the tensor (PyTorch's "a view of a leaf")."""
+    if builtins.any(item is None or isinstance(item, (int, np.integer)) for item in index):
+        return True
+    ellipsis = next((k for k, item in enumerate(index) if item is Ellipsis), len(index))
+    after = len(index) - ellipsis - 1
+    dims = list(range(ellipsis)) + list(range(len(shape) - after, len(shape)))
+    slices = [item for item in index if item is not Ellipsis]
+    # As PyTorch: only a slice from 0 (not -n) by step 1 to the end is the whole dimension.
+    return builtins.any(
+        s.start not in (None, 0) or s.step not in (None, 1) or (s.stop is not None and s.stop < shape[d])
+        for d, s in zip(dims, slices)
+    )
+
+
 def setitem(target, index, value):
     """``target[index] = value`` in place; differentiable, recorded as CopySlices."""
     index = _normalize_index(index)
@@ -1584,13 +1707,34 @@ def setitem(target, index, value):
         except IndexError as err:
             raise _forward_error(OPS["index_put"], (target._data, raw_value), err) from None
         return
-    target._check_inplace()
+    if target.requires_grad and target.grad_fn is None:
+        view = _is_basic(index) and _picks_part(index, target._data.shape)
+        raise EngineError(("a view of " if view else "") + LEAF_INPLACE)
     before = Tensor._make(target._data, target.grad_fn, target.requires_grad)
     after = (index_put if _is_basic(index) else _index_put_advanced.fn)(before, value, index)
     # Copy on write: earlier nodes keep the values they saved.
     target._data = after._data
     target.grad_fn = after.grad_fn
     target.requires_grad = True
+
+
+# In-place assignments, as recorded on a tensor in a graph: x.zero_(), x.fill_(v), x.copy_(src).
+# x's old values get no gradient; the engine sums src's to its shape.
+# fmt: off
+_zero = defop_piecewise_constant("zero", np.zeros_like, "ZeroBackward0", "zeros of x's shape (x.zero_())",
+                                kind="other")
+_fill_tensor = defop("fill", lambda x, value: np.full_like(x, value), (zero_rule, lambda g, ans, x, value: g),
+                     "FillBackward3", "x's shape filled with value (x.fill_(value))", "other", saves=False)
+_fill_number = OPS["fill"].variant("FillBackward2")
+_copy = defop("copy", lambda x, src: np.array(np.broadcast_to(src, np.shape(x)), dtype=np.asarray(x).dtype),
+             (zero_rule, lambda g, ans, x, src: g), "torch::autograd::CopyBackwards", "src in x's shape and dtype (x.copy_(src))",
+             "other", saves=False)
+# fmt: on
+
+
+def fill(input, value):
+    """x's shape filled with value (x.fill_(value))."""
+    return (_fill_tensor if type(value) is Tensor else _fill_number.fn)(input, value)
 
 
 # ----------------------------------------------------------------------------
@@ -1679,9 +1823,24 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False):
 
 def linspace(start, end, steps, dtype=None, requires_grad=False):
     """linspace(0, 1, 5): steps evenly spaced values from start to end."""
-    return _new(
-        np.linspace(start, end, int(steps), dtype=_float_dtype(dtype)), dtype, requires_grad
-    )
+    dt = _float_dtype(dtype)
+    steps = int(steps)
+    if steps < 2:
+        return _new(np.full(steps, start).astype(dt), dtype, requires_grad)
+    # PyTorch's values, not NumPy's: the first half counts up from start, the second
+    # down from end, each one rounding from start + step * i (a fused multiply-add),
+    # so the middle of linspace(-1, 1, 11) in float32 is -1.4901e-08, not 0. An
+    # integer dtype truncates start and end first and each value last.
+    if dt.kind != "f":
+        start, end = int(start), int(end)
+    step_type = dt.type if dt.kind == "f" else np.float64
+    step = step_type((step_type(end) - step_type(start)) / step_type(steps - 1))
+    wide = np.longdouble if step_type is np.float64 else np.float64
+    i = np.arange(steps)
+    up = wide(step_type(start)) + wide(step) * i
+    down = wide(step_type(end)) - wide(step) * (steps - 1 - i)
+    values = np.where(i < steps // 2, up, down).astype(step_type)
+    return _new(values.astype(dt), dtype, requires_grad)
 
 
 def rand(*size, dtype=None, requires_grad=False):
@@ -1729,6 +1888,48 @@ def randn_like(input, dtype=None, requires_grad=False):
     return randn(
         *np.shape(input), dtype=dtype or np.asarray(input).dtype, requires_grad=requires_grad
     )
+
+
+def empty(*size, dtype=None, requires_grad=False):
+    """empty(2, 3): a tensor of that size (its values are zeros in gradcli)."""
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+
+
+def empty_like(input, dtype=None, requires_grad=False):
+    """empty_like(x): a tensor of x's shape and dtype (zeros in gradcli)."""
+    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
+
+
+def from_numpy(ndarray):
+    """A tensor sharing memory with a NumPy array: changes to one show in the other."""
+    if not isinstance(ndarray, np.ndarray):
+        raise GradcliTypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if ndarray.dtype.kind not in "biuf":
+        raise GradcliTypeError(
+            f"can't convert np.ndarray of type numpy.{ndarray.dtype}. The only supported types "
+            "are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+        )
+    return Tensor._make(ndarray)
+
+
+def as_tensor(data, dtype=None):
+    """The data as a tensor, sharing memory with a tensor or NumPy array of that dtype."""
+    want = dtypes.to_numpy(dtype)
+    if type(data) is Tensor:
+        return data if want is None or want == data._data.dtype else to_dtype(data, want)
+    if isinstance(data, np.ndarray) and (want is None or want == data.dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+def _new_like(make):
+    """x.new_zeros(2, 3) and the like: a new tensor with x's dtype unless one is given."""
+
+    def method(input, *args, dtype=None, requires_grad=False, **kwargs):
+        return make(input, *args, dtype=dtype or _raw(input).dtype, requires_grad=requires_grad,
+                    **kwargs)
+
+    return method
 
 
 # ----------------------------------------------------------------------------
@@ -1859,6 +2060,33 @@ for _name, _call, _kind, _op in (
     FUNCTIONS[_name] = _function(_name, _call, _kind, _op)
 del _name, _call, _kind, _op
 
+_TENSOR_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                 "int32": "IntTensor", "int64": "LongTensor", "bool": "BoolTensor"}
+
+
+def _type(x, dtype=None):
+    """x.type(): PyTorch's name of the tensor type; x.type(dtype): x cast to dtype."""
+    if dtype is None:
+        name = dtypes.from_numpy(np.asarray(x).dtype).name
+        return "torch." + _TENSOR_TYPES.get(name, name)
+    return to_dtype(x, dtype)
+
+
+def _to(x, *args, dtype=None, device=None, copy=False, non_blocking=False):
+    """x.to(dtype), x.to(other), x.to("cpu"): the CPU is the only device."""
+    for arg in args:
+        if type(arg) is Tensor:
+            dtype = arg._data.dtype
+        elif isinstance(arg, str) or type(arg).__name__ == "device":
+            device = arg
+        else:
+            dtype = arg
+    if device is not None and str(device).partition(":")[0] != "cpu":
+        raise EngineError(f"gradcli computes on the CPU only, not on device {str(device)!r}")
+    out = x if dtype is None else to_dtype(x, dtype)
+    return clone(out) if copy and out is x else out
+
+
 # Tensor methods: x.sum(), x.exp(), x.view(4) ... (the math functions as methods).
 METHODS = {name: f.call for name, f in FUNCTIONS.items() if f.kind != "constructor"}
 METHODS.update(
@@ -1870,10 +2098,31 @@ METHODS.update(
     div=div,
     matmul=matmul,
     clip=clamp,
-    to=lambda x, dtype: to_dtype(x, dtype),
+    to=_to,
     float=lambda x: to_dtype(x, dtypes.float32),
     double=lambda x: to_dtype(x, dtypes.float64),
     clone=clone,
+    long=lambda x: to_dtype(x, dtypes.int64),
+    int=lambda x: to_dtype(x, dtypes.int32),
+    half=lambda x: to_dtype(x, dtypes.float16),
+    bool=lambda x: to_dtype(x, dtypes.bool_),
+    type=_type,
+    is_floating_point=lambda x: np.asarray(x).dtype.kind == "f",
+    contiguous=lambda x, memory_format=None: x if _raw(x).flags.c_contiguous else clone(x),
+    is_contiguous=lambda x, memory_format=None: bool(_raw(x).flags.c_contiguous),
+    cpu=lambda x: x,
+    new_zeros=_new_like(lambda x, *size, **kw: zeros(*size, **kw)),
+    new_ones=_new_like(lambda x, *size, **kw: ones(*size, **kw)),
+    new_empty=_new_like(lambda x, *size, **kw: zeros(*size, **kw)),
+    new_full=_new_like(lambda x, size, fill_value, **kw: full(size, fill_value, **kw)),
+    new_tensor=_new_like(lambda x, data, **kw: tensor(data, **kw)),
+    all=_all,
+    any=_any,
+    remainder=_remainder,
+    floor_divide=floor_divide,
+    gather=gather,
+    index_select=index_select,
+    take_along_dim=take_along_dim,
     expand_as=lambda x, other: expand(x, *np.shape(other)),
     view_as=lambda x, other: view(x, *np.shape(other)),
     reshape_as=lambda x, other: reshape(x, *np.shape(other)),
@@ -1888,4 +2137,23 @@ METHODS.update(
     isfinite=isfinite,
     diagonal=diagonal,
     logical_not=logical_not,
+)
+
+# In-place methods: x.exp_(), x.clamp_(min=0), x.pow_(2) ... apply the method and
+# write the result into x (Tensor._inplace); add_, zero_, fill_, copy_ are Tensor's own.
+INPLACE_METHODS = {
+    name + "_": METHODS[name]
+    for name, f in FUNCTIONS.items()
+    if f.kind in ("elementwise", "binary") and name not in ("maximum", "minimum", "softplus")
+}
+INPLACE_METHODS.update(
+    pow_=pow,
+    neg_=neg,
+    clip_=clamp,
+    remainder_=_remainder,
+    floor_divide_=floor_divide,
+    squeeze_=squeeze,
+    unsqueeze_=unsqueeze,
+    t_=t,
+    transpose_=transpose,
 )

@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 
-from ..errors import EngineError, GradcliTypeError
+from ..errors import EngineError, GradcliError, GradcliTypeError
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -62,7 +62,7 @@ class Node:
     graph of scalar ops those walks used to cost more than the ops themselves.
     """
 
-    __slots__ = ("op", "n", "p0", "p1", "pn", "saved", "ans", "params", "kwargs", "retained")
+    __slots__ = ("op", "n", "p0", "p1", "pn", "saved", "ans", "params", "kwargs", "hooks")
 
     def __init__(self, op, parents, saved, ans, params, kwargs):
         self.op = op
@@ -80,7 +80,7 @@ class Node:
         self.ans = ans
         self.params = params
         self.kwargs = kwargs or _NO_KWARGS
-        self.retained = None
+        self.hooks = None  # a _GradHooks: register_hook and retain_grad of the node's tensor
 
     @property
     def parents(self) -> tuple:
@@ -98,7 +98,7 @@ class Node:
         )
 
     def __repr__(self) -> str:
-        return f"<{_short(self.op.grad_fn)} object>"
+        return f"<{_short(self.op.grad_fn)} object at {id(self):#x}>"
 
 
 def _short(grad_fn_name):
@@ -117,6 +117,39 @@ class AccumulateGrad:
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
 
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as PyTorch's ``torch.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, other))
+
+    def numel(self) -> int:
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+
+class GradcliValueError(GradcliError, ValueError):
+    """A value of the wrong form: float() of a tensor of many entries, ragged nested lists.
+
+    PyTorch raises ValueError for these (not RuntimeError)."""
+
 
 def _as_array(value, dtype=None) -> np.ndarray:
     """Data for a new tensor: Python floats take the default dtype, as in PyTorch."""
@@ -124,7 +157,18 @@ def _as_array(value, dtype=None) -> np.ndarray:
         value = value._data
     elif isinstance(value, (list, tuple)) and any(type(v) is Tensor for v in _flatten(value)):
         value = _nested_to_array(value)
-    array = np.asarray(value)
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        if not isinstance(value, (list, tuple)):
+            raise
+        raise GradcliValueError(_ragged(value)) from None
+    if array.dtype.kind not in "biuf":
+        first = array.reshape(-1)[0] if array.size else value
+        kind = "str" if array.dtype.kind in "US" else type(first).__name__
+        if isinstance(value, (list, tuple)):
+            raise GradcliValueError(f"too many dimensions '{kind}'")
+        raise GradcliTypeError(f"new(): invalid data type '{kind}'")
     if dtype is not None:
         return array.astype(dtype, copy=False)
     if array.dtype == np.float64 and not isinstance(value, (np.ndarray, np.generic)):
@@ -132,6 +176,23 @@ def _as_array(value, dtype=None) -> np.ndarray:
     if array.dtype.kind in "iu" and array.dtype != np.int64:
         return array.astype(np.int64)
     return array
+
+
+def _ragged(value):
+    """PyTorch's message for nested lists of unequal lengths; the shape comes from the first items."""
+    shape = []
+    item = value
+    while isinstance(item, (list, tuple)):
+        shape.append(len(item))
+        item = item[0] if item else None
+    stack = [(value, 0)]
+    while stack:
+        item, dim = stack.pop()
+        if dim < len(shape) and isinstance(item, (list, tuple)):
+            if len(item) != shape[dim]:
+                return f"expected sequence of length {shape[dim]} at dim {dim} (got {len(item)})"
+            stack.extend((sub, dim + 1) for sub in reversed(item))
+    return "the nested lists do not form a rectangular array"
 
 
 def _flatten(value):
@@ -153,7 +214,7 @@ def _nested_to_array(value):
 class Tensor:
     """An n-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("_data", "requires_grad", "grad_fn", "grad")
+    __slots__ = ("_data", "requires_grad", "grad_fn", "grad", "_hooks")
     # NumPy defers to Tensor's reflected operators instead of converting it.
     __array_ufunc__ = None
 
@@ -193,11 +254,11 @@ class Tensor:
         self._data = _as_array(value, self._data.dtype)
 
     @property
-    def shape(self) -> tuple:
-        return self._data.shape
+    def shape(self) -> Size:
+        return Size(self._data.shape)
 
     def size(self, dim=None):
-        return self._data.shape if dim is None else self._data.shape[dim]
+        return Size(self._data.shape) if dim is None else self._data.shape[dim]
 
     @property
     def ndim(self) -> int:
@@ -258,11 +319,16 @@ class Tensor:
             raise GradcliTypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self._data.shape[0]))
 
+    def _scalar(self):
+        if self._data.size != 1:
+            raise GradcliValueError("only one element tensors can be converted to Python scalars")
+        return self._data.item()
+
     def __float__(self):
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._scalar())
 
     def __index__(self):
         if self._data.dtype.kind not in "iu":
@@ -306,6 +372,8 @@ class Tensor:
                 "a computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
+        if requires_grad and self._data.dtype.kind not in "fc":
+            raise EngineError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = bool(requires_grad)
         return self
 
@@ -314,17 +382,36 @@ class Tensor:
             if not self.requires_grad:
                 raise EngineError("can't retain_grad on Tensor that has requires_grad=False")
             return
-        self.grad_fn.retained = self
+        self._grad_hooks().retained = self
 
     @property
     def retains_grad(self) -> bool:
-        return self.grad_fn is not None and self.grad_fn.retained is self
+        node = self.grad_fn
+        return node is not None and node.hooks is not None and node.hooks.retained is self
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a result replaces it."""
+        if not self.requires_grad:
+            raise EngineError("cannot register a hook on a tensor that doesn't require gradient")
+        return _GradHooks.add(self._grad_hooks(), hook)
+
+    def _grad_hooks(self):
+        # A computed tensor keeps its hooks on its node, a leaf on itself (slot _hooks,
+        # set on first use: most tensors never have one).
+        holder = self.grad_fn.hooks if self.grad_fn is not None else _leaf_hooks(self)
+        if holder is None:
+            holder = _GradHooks()
+            if self.grad_fn is not None:
+                self.grad_fn.hooks = holder
+            else:
+                self._hooks = holder
+        return holder
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad``, as ``torch.Tensor.backward``."""
         backward(
             (self,),
-            None if gradient is None else (gradient,),
+            gradient,
             retain_graph,
             create_graph,
             inputs=inputs,
@@ -336,30 +423,50 @@ class Tensor:
             raise EngineError(LEAF_INPLACE)
 
     def zero_(self) -> Tensor:
-        self._check_inplace()
-        self._data[...] = 0
-        return self
+        return self._inplace(ops._zero, assigns=True)
 
     def fill_(self, value) -> Tensor:
-        self._check_inplace()
-        self._data[...] = value._data if type(value) is Tensor else value
-        return self
+        return self._inplace(ops.fill, value, assigns=True)
 
     def copy_(self, src) -> Tensor:
-        self._check_inplace()
-        self._data[...] = src._data if type(src) is Tensor else src
-        return self
+        return self._inplace(ops._copy, src, assigns=True)
 
-    def _inplace(self, op, other):
-        # In-place arithmetic on values outside the graph (an optimizer step under
-        # no_grad); a tensor in a graph gets the out-of-place result instead.
+    def _inplace(self, op, *args, assigns=False, **kwargs):
+        """``self = op(self, *args)``, in place.
+
+        Outside a graph (an optimizer step under no_grad) the values are written
+        into the tensor's own memory, so views and ``.data`` see them. In a graph
+        the tensor takes the result's values and grad_fn, copy on write: the
+        nodes that saved the old values keep them. ``assigns``: zero_, fill_ and
+        copy_, which may cast to the tensor's dtype (arithmetic may not).
+        """
         self._check_inplace()
         if GradMode.enabled and (
-            self.requires_grad or (type(other) is Tensor and other.requires_grad)
+            self.requires_grad or any(type(a) is Tensor and a.requires_grad for a in args)
         ):
-            return op(self, other)
-        value = op(self._data, other._data if type(other) is Tensor else other)
-        self._data[...] = value
+            out = op(self, *args, **kwargs)
+            if out._data.dtype != self._data.dtype:
+                out = ops.to_dtype(out, self._data.dtype)
+            self._data = out._data
+            self.grad_fn = out.grad_fn
+            self.requires_grad = out.requires_grad
+            return self
+        raws = [a._data if type(a) is Tensor else a for a in args]
+        value = np.asarray(op(self._data, *raws, **kwargs))
+        data = self._data
+        if value.shape != data.shape:  # squeeze_(), unsqueeze_(), t_()
+            self._data = value.astype(data.dtype, copy=False)
+            return self
+        if not assigns and value.dtype != data.dtype and not np.can_cast(
+            value.dtype, data.dtype, casting="same_kind"
+        ):
+            from . import dtypes
+
+            raise EngineError(
+                f"result type {dtypes.scalar_name(value.dtype)} can't be cast to the desired "
+                f"output type {dtypes.scalar_name(data.dtype)}"
+            )
+        data[...] = value
         return self
 
     def add_(self, other, alpha=1):
@@ -411,6 +518,18 @@ class Tensor:
     def __rpow__(self, other):
         return ops.pow(other, self)
 
+    def __floordiv__(self, other):
+        return ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return ops.floor_divide(other, self)
+
+    def __mod__(self, other):
+        return ops._remainder(self, other)
+
+    def __rmod__(self, other):
+        return ops._remainder(other, self)
+
     def __matmul__(self, other):
         return ops.matmul(self, other)
 
@@ -460,11 +579,15 @@ class Tensor:
         ops.setitem(self, index, value)
 
     def __getattr__(self, name):
-        # Math methods come from the op table: x.sum(dim=0) is ops.sum(x, dim=0).
+        # Math methods come from the op table: x.sum(dim=0) is ops.sum(x, dim=0),
+        # x.exp_() is x = ops.exp(x) in place.
         method = ops.METHODS.get(name)
-        if method is None:
-            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
-        return method.__get__(self, Tensor)
+        if method is not None:
+            return method.__get__(self, Tensor)
+        method = ops.INPLACE_METHODS.get(name)
+        if method is not None:
+            return lambda *args, **kwargs: self._inplace(method, *args, **kwargs)
+        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
 
 
 # ----------------------------------------------------------------------------
@@ -533,8 +656,8 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
             if node not in needed:
                 g = None
         if g is not None:
-            if node.retained is not None:
-                _retain(node.retained, g, create_graph)
+            if node.hooks is not None:
+                g = node.hooks.run(g, create_graph)
             saved = node.saved
             if saved is None:
                 raise EngineError(SECOND_BACKWARD)
@@ -634,6 +757,51 @@ def _accumulate_leaf(leaf_grads, leaf, g):
         entry[1] = entry[1] + g
 
 
+class _GradHooks:
+    """The hooks on one tensor's gradient, and the tensor itself if it retains its grad."""
+
+    __slots__ = ("hooks", "retained")
+
+    def __init__(self):
+        self.hooks = {}
+        self.retained = None
+
+    def add(self, hook):
+        key = object()
+        self.hooks[key] = hook
+        return RemovableHandle(self.hooks, key)
+
+    def run(self, g, create_graph):
+        """The gradient after the hooks (each may return a replacement); retained last."""
+        for hook in list(self.hooks.values()):
+            result = hook(g if type(g) is Tensor else Tensor._make(g))
+            if result is not None:
+                g = result if create_graph or type(result) is not Tensor else result._data
+        if self.retained is not None:
+            _retain(self.retained, g, create_graph)
+        return g
+
+
+def _leaf_hooks(t):
+    return getattr(t, "_hooks", None)
+
+
+class RemovableHandle:
+    """What register_hook returns: ``handle.remove()`` takes the hook off."""
+
+    __slots__ = ("_hooks", "_key")
+
+    def __init__(self, hooks, key):
+        self._hooks = hooks
+        self._key = key
+
+    def remove(self):
+        self._hooks.pop(self._key, None)
+
+    def __repr__(self):
+        return f"<torch.utils.hooks.RemovableHandle object at {id(self):#x}>"
+
+
 def _retain(tensor, g, create_graph):
     g = _finish_grad(g, tensor._data.dtype, create_graph)
     tensor.grad = g if tensor.grad is None else tensor.grad + g
@@ -681,30 +849,39 @@ _SOLE_REFS = _sole_refs()
 
 
 def _check_roots(roots, root_grads, create_graph, batch_dims=0):
+    # PyTorch's order: every gradient against its output first, then whether outputs need grad.
     grads = []
     for i, root in enumerate(roots):
         if type(root) is not Tensor:
             raise GradcliTypeError(f"expected a Tensor as output {i}, got {type(root).__name__}")
-        if not root.requires_grad:
-            raise EngineError(NO_GRAD_FN.format(i))
         g = None if root_grads is None else root_grads[i]
         if g is None:
-            if root._data.size != 1:
+            if root.requires_grad and root._data.size != 1:
                 raise EngineError(IMPLICIT_NONSCALAR)
             g = np.ones_like(root._data)
         else:
-            g_data = g._data if type(g) is Tensor else np.asarray(g, dtype=root._data.dtype)
+            if type(g) is Tensor:
+                g_data = g._data
+            elif type(g) is np.ndarray:
+                g_data = g.astype(root._data.dtype, copy=False)
+            else:
+                raise GradcliTypeError(
+                    f"gradients can be either Tensors or None, but got {type(g).__name__}"
+                )
             if g_data.shape[batch_dims:] != root._data.shape or g_data.ndim < batch_dims:
                 batched = " (after its leading batch dimension)" if batch_dims else ""
                 raise EngineError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of {tuple(g_data.shape)}"
-                    f"{batched} and output[{i}] has a shape of {tuple(root._data.shape)}."
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g_data.shape)}"
+                    f"{batched} and output[{i}] has a shape of {Size(root._data.shape)}."
                 )
             if create_graph and type(g) is Tensor:
                 grads.append(g)
                 continue
             g = g_data
         grads.append(Tensor._make(g) if create_graph else g)
+    for i, root in enumerate(roots):
+        if not root.requires_grad:
+            raise EngineError(NO_GRAD_FN.format(i))
     return grads
 
 
@@ -739,6 +916,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if wanted is not None and id(leaf) not in wanted:
             continue
         g = _take_grad(entry, leaf._data.dtype, create_graph)
+        hooks = _leaf_hooks(leaf)
+        if hooks is not None:
+            g = _finish_grad(hooks.run(g, create_graph), leaf._data.dtype, create_graph)
         leaf.grad = g if leaf.grad is None else leaf.grad + g
     for t in nonleaf:
         g = captured.get(t.grad_fn)
@@ -796,6 +976,9 @@ def grad(
         else:
             entry = leaf_grads.get(id(t))
             g = None if entry is None else entry[1]
+            hooks = _leaf_hooks(t)
+            if g is not None and hooks is not None:
+                g = hooks.run(g, create_graph)
         if g is None:
             if not allow_unused:
                 raise EngineError(
