@@ -4,6 +4,8 @@
 functions, ``backward``, ``gradcli.autograd.grad`` and ``gradcli.autograd.functional``.
 """
 
+from types import SimpleNamespace as _SimpleNamespace
+
 from .engine import ops as ops
 from .engine.dtypes import (
     bool_ as bool,  # noqa: A004  (PyTorch's name)
@@ -43,6 +45,7 @@ from .engine.ops import (
 from .engine.tensor import (
     Size,
     Tensor,
+    device,
     enable_grad,
     is_grad_enabled,
     no_grad,
@@ -51,6 +54,9 @@ from .engine.tensor import (
 from .errors import GradcliError
 
 __version__ = "0.1.0"
+
+# gradcli computes on the CPU: ``torch.cuda.is_available()`` is False, as on a CPU build.
+cuda = _SimpleNamespace(is_available=lambda: False, device_count=lambda: 0)
 
 float = float32  # noqa: A001  (torch.float is float32)
 double = float64

@@ -115,7 +115,9 @@ def test_ops_without_gradient_match_torch(name, fn):
     assert repr(ours) == repr(theirs)
 
 
-@pytest.mark.parametrize(("name", "fn"), NO_DERIVATIVE_CASES, ids=[n for n, _ in NO_DERIVATIVE_CASES])
+@pytest.mark.parametrize(
+    ("name", "fn"), NO_DERIVATIVE_CASES, ids=[n for n, _ in NO_DERIVATIVE_CASES]
+)
 def test_ops_without_derivative_record_and_raise_as_torch(name, fn):
     x = np.array([0.7, -1.3, 2.2])
     results = []
@@ -484,6 +486,31 @@ ERRORS = [
         "gather with fewer dims",
         lambda m: m.ones(2, 3).gather(1, m.tensor([0, 1])),
         "Index tensor must have the same number of dimensions as input tensor",
+    ),
+    (
+        "in-place arithmetic on an expanded tensor",
+        lambda m: m.ones(2, 1).expand(2, 3).add_(1),
+        "more than one element of the written-to tensor refers to a single memory location",
+    ),
+    (
+        "assignment into a row of an expanded tensor",
+        lambda m: m.ones(2, 1).expand(2, 3).__setitem__(0, 1.0),
+        "more than one element of the written-to tensor refers to a single memory location",
+    ),
+    (
+        "+= of a larger shape",
+        lambda m: m.ones(3).__iadd__(m.ones(2, 3)),
+        "output with shape [3] doesn't match the broadcast shape [2, 3]",
+    ),
+    (
+        "+= of a larger shape in a graph",
+        lambda m: (m.ones(3, requires_grad=True) * 1).__iadd__(m.ones(2, 3)),
+        "output with shape [3] doesn't match the broadcast shape [2, 3]",
+    ),
+    (
+        "view of a transpose",
+        lambda m: m.ones(2, 3).T.view(-1),
+        "view size is not compatible with input tensor's size and stride",
     ),
     (
         "index_select with a matrix",

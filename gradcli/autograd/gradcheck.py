@@ -313,8 +313,8 @@ def _compare(analytical, numerical, k, i, x, atol, rtol):
         return
     out_ndim = a.ndim - x._data.ndim
     raise GradcheckError(
-        f"Jacobian mismatch for output {k} with respect to input {i} "
-        f"(an input of shape {tuple(x.shape)}),\n"
+        f"Jacobian mismatch for output {k} with respect to input {i},\n"
+        f"input {i} of shape {tuple(x.shape)}, "
         f"{_worst(a, n, out_ndim, 'analytical', 'numerical', atol, rtol)}\n"
         f"{_show(n, a, out_ndim, 'numerical', 'analytical')}"
     )

@@ -40,8 +40,14 @@ _BY_NUMPY = {d.numpy: d for d in (float32, float64, float16, int32, int64, bool_
 
 
 # The scalar type names PyTorch's messages use ("Got: Long").
-_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int32": "Int",
-                 "int64": "Long", "bool": "Bool"}
+_SCALAR_NAMES = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "int32": "Int",
+    "int64": "Long",
+    "bool": "Bool",
+}
 
 
 def scalar_name(np_dtype) -> str:

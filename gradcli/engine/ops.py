@@ -36,7 +36,7 @@ from ..errors import (
     ShapeError,
 )
 from . import dtypes
-from .tensor import LEAF_INPLACE, DefaultDType, GradMode, Node, Tensor
+from .tensor import LEAF_INPLACE, OVERLAPPING_WRITE, DefaultDType, GradMode, Node, Tensor
 
 # ----------------------------------------------------------------------------
 # The Op record and how an op becomes a function
@@ -56,11 +56,22 @@ class Op:
         "saves",
         "kink",
         "variadic",
+        "promotes",
         "fn",
     )
 
     def __init__(
-        self, name, forward, rules, grad_fn, doc, kind, saves=True, kink=None, variadic=False
+        self,
+        name,
+        forward,
+        rules,
+        grad_fn,
+        doc,
+        kind,
+        saves=True,
+        kink=None,
+        variadic=False,
+        promotes=None,
     ):
         self.name = name
         self.forward = forward
@@ -71,6 +82,9 @@ class Op:
         self.saves = saves
         self.kink = kink
         self.variadic = variadic
+        # Whether the result's dtype follows PyTorch's type promotion (see _promote);
+        # the elementwise ops do, the others choose their dtype themselves.
+        self.promotes = kind in ("elementwise", "binary") if promotes is None else promotes
         self.fn = None
 
     def backward(self, parents, g, ans, args, params, kwargs):
@@ -97,6 +111,7 @@ class Op:
             self.saves,
             self.kink,
             self.variadic,
+            self.promotes,
         )
         twin.fn = _bind(twin)
         return twin
@@ -166,8 +181,9 @@ def _promote(out, x, y=None):
     are in the default dtype too. NumPy's choice stands where a float64 operand is involved."""
     if out.dtype is not _F64:
         return out
-    floats = [a.dtype for a in (x, y) if isinstance(a, (np.ndarray, np.generic))
-              and a.dtype.kind == "f"]
+    floats = [
+        a.dtype for a in (x, y) if isinstance(a, (np.ndarray, np.generic)) and a.dtype.kind == "f"
+    ]
     if _F64 in floats:
         return out
     return out.astype(floats[0] if floats else DefaultDType.value)
@@ -177,8 +193,7 @@ def _bind(op):
     """The function that applies ``op``: on raw arrays it is plain NumPy, on tensors it records."""
     forward = op.forward
     n = len(op.rules)
-    # Elementwise ops follow PyTorch's type promotion; the others choose their dtype themselves.
-    promotes = op.kind in ("elementwise", "binary")
+    promotes = op.promotes
 
     if op.variadic:
 
@@ -226,6 +241,8 @@ def _bind(op):
             except (ValueError, IndexError) as err:
                 raise _forward_error(op, (xd, yd), err) from None
             except TypeError:
+                if params or kwargs:  # a wrong argument, not an operand NumPy cannot take
+                    raise
                 raise _operand_error(op, x, y) from None
             if promotes and out.dtype is not (xd if tx else yd).dtype:
                 out = _promote(out, xd, yd)
@@ -385,7 +402,8 @@ mul = defop("mul", np.multiply, (lambda g, ans, x, y: g * y, lambda g, ans, x, y
 div = defop("div", np.true_divide,
             (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)), "DivBackward0",
             "x / y", "binary")
-reciprocal = defop("reciprocal", lambda x: np.true_divide(1, x), (lambda g, ans, x: -g * ans * ans,),
+reciprocal = defop("reciprocal", lambda x: np.true_divide(1, x),
+                   (lambda g, ans, x: -g * ans * ans,),
                    "ReciprocalBackward0", "1 / x", "elementwise")
 neg = defop("neg", np.negative, (lambda g, ans, x: -g,), "NegBackward0", "-x", "elementwise",
             saves=False)
@@ -395,7 +413,7 @@ def not_implemented(aten_name):
     """The rule of an op whose derivative PyTorch does not implement: backward raises, as there."""
 
     def rule(g, ans, *args, **kwargs):
-        raise NotImplementedByGradcli(f"derivative for aten::{aten_name} is not implemented")
+        raise EngineError(f"derivative for aten::{aten_name} is not implemented")
 
     return rule
 
@@ -489,6 +507,7 @@ _where = defop(
     "WhereBackward0",
     "where(cond, x, y): x where cond is true, else y",
     "other",
+    promotes=True,
 )
 
 
@@ -629,7 +648,10 @@ def _erf(x):
 
 erf = defop("erf", _erf, (lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x)),), "ErfBackward0",
             "error function", "elementwise")
+rsqrt = defop("rsqrt", lambda x: 1 / np.sqrt(x), (lambda g, ans, x: -0.5 * g * ans * ans * ans,),
+              "RsqrtBackward0", "1 / sqrt(x)", "elementwise")
 floor = defop_piecewise_constant("floor", np.floor, "FloorBackward0", "round down")
+trunc = defop_piecewise_constant("trunc", np.trunc, "TruncBackward0", "round toward zero")
 ceil = defop_piecewise_constant("ceil", np.ceil, "CeilBackward0", "round up")
 round = defop_piecewise_constant("round", np.round, "RoundBackward0", "round half to even")
 
@@ -892,8 +914,12 @@ class _ValuesIndices(tuple):
         return self[1]
 
 
-class _MinValuesIndices(_ValuesIndices):
-    function = "min"
+def _return_type(function):
+    """The (values, indices) pair of ``function``, printed as torch.return_types.<function>."""
+    return type(f"{function}_return", (_ValuesIndices,), {"function": function})
+
+
+_MinValuesIndices = _return_type("min")
 
 
 def _extreme(x, dim, keepdim, other, pick, grad_all, grad_dim, binary, result):
@@ -1311,16 +1337,46 @@ def _reshape(x, shape):
 reshape_op = defop("reshape", _reshape, (_reshape_rule,), "ViewBackward0",
                    "reshape(x, shape): the same entries in another shape", "shape", saves=False)
 _view_op = OPS["reshape"].variant("ViewBackward0")
+_reshape_copy = OPS["reshape"].variant("UnsafeViewBackward0")  # PyTorch's reshape that copies
+
+
+def _viewable(data, shape):
+    """Whether ``data`` takes ``shape`` without a copy (its strides allow it), as a view needs.
+
+    A wrong number of entries counts as viewable: that is the reshape's own error to report.
+    """
+    known = math.prod(s for s in shape if s != -1)
+    if np.size(data) != known and (-1 not in shape or known == 0 or np.size(data) % known):
+        return True
+    try:
+        np.reshape(data, shape, copy=False)
+    except ValueError:
+        return False
+    except TypeError:  # NumPy < 2.1: no copy argument; a view's shape can only be set in place
+        try:
+            data.view().shape = shape
+        except AttributeError:
+            return False
+    return True
 
 
 def reshape(input, *shape):
     """reshape(x, shape): the same entries in another shape."""
-    return reshape_op(input, _shape_arg(shape))
+    shape = _shape_arg(shape)
+    if type(input) is Tensor and not _viewable(input._data, shape):
+        return _reshape_copy.fn(input, shape)
+    return reshape_op(input, shape)
 
 
 def view(input, *shape):
     """view(x, shape): reshape sharing memory."""
-    return _view_op.fn(input, _shape_arg(shape))
+    shape = _shape_arg(shape)
+    if type(input) is Tensor and not _viewable(input._data, shape):
+        raise EngineError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return _view_op.fn(input, shape)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -1501,8 +1557,9 @@ def to_dtype(input, dtype):
 _to_op = defop("to", lambda x, dtype: np.asarray(x).astype(dtype),
                (lambda g, ans, x, dtype: _to_op(g, np.asarray(x).dtype),), "ToCopyBackward0",
                "cast to another dtype", "other")
-clone = defop("clone", lambda x: np.array(x, copy=True), (lambda g, ans, x: g,), "CloneBackward0",
-              "a copy", "other", saves=False)
+# order "K" keeps x's layout (PyTorch's clone), "C" makes it contiguous (x.contiguous()).
+clone = defop("clone", lambda x, order="K": np.array(x, copy=True, order=order),
+              (lambda g, ans, x, order="K": g,), "CloneBackward0", "a copy", "other", saves=False)
 
 
 def detach(input):
@@ -1623,6 +1680,8 @@ def gather(input, dim, index):
 
 def _assign(out, index, value):
     """``out[index] = value``, with PyTorch's message when the shapes do not fit."""
+    if not out.flags.writeable:  # an expand()ed tensor: entries share memory
+        raise EngineError(OVERLAPPING_WRITE)
     try:
         out[index] = value
     except ValueError:
@@ -1689,7 +1748,9 @@ def _picks_part(index, shape):
     slices = [item for item in index if item is not Ellipsis]
     # As PyTorch: only a slice from 0 (not -n) by step 1 to the end is the whole dimension.
     return builtins.any(
-        s.start not in (None, 0) or s.step not in (None, 1) or (s.stop is not None and s.stop < shape[d])
+        s.start not in (None, 0)
+        or s.step not in (None, 1)
+        or (s.stop is not None and s.stop < shape[d])
         for d, s in zip(dims, slices)
     )
 
@@ -1718,17 +1779,294 @@ def setitem(target, index, value):
     target.requires_grad = True
 
 
+# ----------------------------------------------------------------------------
+# Rearranging entries: cumulative sums, flips, rolls, triangles, tiles
+# ----------------------------------------------------------------------------
+
+
+def _cumsum(x, dim, dtype=None):
+    return np.cumsum(x, axis=dim, dtype=dtypes.to_numpy(dtype))
+
+
+def _cumsum_rule(g, ans, x, dim, dtype=None):
+    # Each entry feeds every later partial sum: the reversed cumulative sum of g.
+    d = _dims(dim, np.ndim(x))[0]
+    return flip_op(cumsum(flip_op(g, (d,)), d), (d,))
+
+
+def _roll_rule(g, ans, x, shifts, dims):
+    if dims is None:  # rolled as one flat vector
+        batch = _batch(g, ans)
+        flat = reshape_op(g, batch + (math.prod(np.shape(x)),))
+        return reshape_op(roll_op(flat, (-shifts,), (-1,)), batch + tuple(np.shape(x)))
+    return roll_op(g, tuple(-s for s in shifts), dims)
+
+
+def _repeat_rule(g, ans, x, sizes):
+    # x is in every tile: g split into (tiles, x's size) per dimension, summed over the tiles.
+    shape = (1,) * (len(sizes) - np.ndim(x)) + tuple(np.shape(x))
+    batch = _batch(g, ans)
+    split = batch + tuple(v for r, n in zip(sizes, shape) for v in (r, n))
+    tiles = tuple(2 * k - 2 * len(sizes) for k in range(len(sizes)))
+    return reshape_op(sum(reshape_op(g, split), tiles), batch + tuple(np.shape(x)))
+
+
+def _tri(x, diagonal=0, upper=False):
+    if np.ndim(x) < 2:
+        name = "triu" if upper else "tril"
+        raise ShapeError(f"{name}: input tensor must have at least 2 dimensions")
+    return np.triu(x, diagonal) if upper else np.tril(x, diagonal)
+
+
+# fmt: off
+cumsum_op = defop("cumsum", _cumsum, (_cumsum_rule,), "CumsumBackward0",
+                  "cumsum(x, dim): running sums along dim", "other")
+flip_op = defop("flip", lambda x, dims: np.array(np.flip(x, dims), order="K"),  # a copy
+                (lambda g, ans, x, dims: flip_op(g, dims),), "FlipBackward0",
+                "flip(x, dims): reverse the order along dims", "shape", saves=False)
+roll_op = defop("roll", lambda x, shifts, dims: np.roll(x, shifts, dims), (_roll_rule,),
+                "RollBackward0", "roll(x, shifts, dims): shift entries around along dims", "shape",
+                saves=False)
+_tril = defop("tril", _tri, (lambda g, ans, x, diagonal=0, upper=False: _tril(g, diagonal, upper),),
+              "TrilBackward0", "tril(x, diagonal=0): x below the diagonal, zeros above", "linalg",
+              saves=False)
+_triu = OPS["tril"].variant("TriuBackward0")
+repeat_op = defop("repeat", lambda x, sizes: np.tile(x, sizes), (_repeat_rule,), "RepeatBackward0",
+                  "repeat(x, *sizes): x tiled sizes times along each dimension", "shape",
+                  saves=False)
+# fmt: on
+
+
+def cumsum(input, dim, *, dtype=None):
+    """cumsum(x, dim): running sums along dim."""
+    return cumsum_op(input, dim, dtype)
+
+
+def _negative_dims(dims, ndim):
+    dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+    return tuple(_dims(d, ndim)[0] for d in dims)
+
+
+def flip(input, *dims):
+    """flip(x, dims): reverse the order of entries along dims."""
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = dims[0]
+    return flip_op(input, _negative_dims(dims, np.ndim(input)))
+
+
+def roll(input, shifts, dims=None):
+    """roll(x, shifts, dims=None): shift entries around along dims (the flattened x if None)."""
+    if dims is None:
+        return roll_op(input, int(shifts), None)
+    shifts = (shifts,) if isinstance(shifts, (int, np.integer)) else tuple(shifts)
+    return roll_op(input, tuple(int(s) for s in shifts), _negative_dims(dims, np.ndim(input)))
+
+
+def tril(input, diagonal=0):
+    """tril(x, diagonal=0): x on and below the diagonal, zeros above."""
+    return _tril(input, diagonal)
+
+
+def triu(input, diagonal=0):
+    """triu(x, diagonal=0): x on and above the diagonal, zeros below."""
+    return _triu.fn(input, diagonal, True)
+
+
+def repeat(input, *sizes):
+    """x.repeat(*sizes): x tiled sizes times along each dimension."""
+    sizes = _shape_arg(sizes)
+    if len(sizes) < np.ndim(input):
+        raise EngineError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+            "of tensor"
+        )
+    return repeat_op(input, sizes)
+
+
+def square(input):
+    """square(x): x * x (recorded as x ** 2, as PyTorch does)."""
+    return pow(input, 2)
+
+
+def masked_fill(input, mask, value):
+    """masked_fill(x, mask, value): x with value where mask is true."""
+    cond = np.asarray(_raw(mask), dtype=bool)
+    op = _masked_fill_tensor if type(value) is Tensor else _masked_fill
+    return op.fn(value, input, cond)
+
+
+_masked_fill = OPS["where"].variant("MaskedFillBackward0")
+_masked_fill_tensor = OPS["where"].variant("MaskedFillBackward1")
+_sort_op = OPS["take_along_dim"].variant("SortBackward0")
+_topk_op = OPS["take_along_dim"].variant("TopkBackward0")
+
+
+def _order(data, d, descending):
+    # A stable sort; descending keeps equal entries in their order too.
+    return np.argsort(-data if descending else data, axis=d, kind="stable")
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    """sort(x, dim=-1, descending=False): (values, indices) in order along dim."""
+    data = np.asarray(_raw(input))
+    d = _dims(dim, data.ndim)[0] if data.ndim else 0
+    if data.ndim == 0:
+        return _SortResult((clone(input), Tensor._make(np.asarray(0))))
+    index = _order(data, d, descending)
+    return _SortResult((_sort_op.fn(input, index, d), Tensor._make(index)))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    """argsort(x, dim=-1, descending=False): the indices that sort x along dim."""
+    data = np.asarray(_raw(input))
+    return Tensor._make(_order(data, _dims(dim, data.ndim)[0], descending))
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+    """topk(x, k, dim=-1, largest=True): (values, indices) of the k largest entries along dim."""
+    data = np.asarray(_raw(input))
+    d = _dims(dim, data.ndim)[0]
+    if not 0 <= k <= data.shape[d]:
+        raise EngineError("selected index k out of range")
+    index = np.take(_order(data, d, largest), np.arange(k), axis=d)
+    return _TopkResult((_topk_op.fn(input, index, d), Tensor._make(index)))
+
+
+_SortResult = _return_type("sort")
+_TopkResult = _return_type("topk")
+_unbind = OPS["getitem"].variant("UnbindBackward0")
+_split = OPS["getitem"].variant("SplitBackward0")
+_split_with_sizes = OPS["getitem"].variant("SplitWithSizesBackward0")
+
+
+def unbind(input, dim=0):
+    """unbind(x, dim=0): the slices of x along dim, as a tuple."""
+    n = np.ndim(input)
+    d = _dims(dim, n)[0] + n
+    return tuple(_unbind.fn(input, (slice(None),) * d + (i,)) for i in range(np.shape(input)[d]))
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """split(x, size or sizes, dim=0): x cut into pieces along dim."""
+    n = np.ndim(tensor)
+    d = _dims(dim, n)[0] + n
+    length = np.shape(tensor)[d]
+    if isinstance(split_size_or_sections, (int, np.integer)):
+        size = int(split_size_or_sections)
+        sizes = [builtins.min(size, length - start) for start in range(0, length, size)] or [0]
+        op = _split
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != length:
+            raise EngineError(
+                f"split_with_sizes expects split_sizes to sum exactly to {length} (input tensor's "
+                f"size at dimension {d}), but got split_sizes={sizes}"
+            )
+        op = _split_with_sizes
+    starts = np.cumsum([0] + sizes[:-1])
+    head = (slice(None),) * d
+    return tuple(op.fn(tensor, head + (slice(int(a), int(a) + s),)) for a, s in zip(starts, sizes))
+
+
+def chunk(input, chunks, dim=0):
+    """chunk(x, chunks, dim=0): x cut into (at most) chunks equal pieces along dim."""
+    length = np.shape(input)[_dims(dim, np.ndim(input))[0]]
+    return split(input, builtins.max(-(-length // int(chunks)), 1), dim)
+
+
+def hstack(tensors):
+    """hstack(tensors): joined along dim 1 (dim 0 for vectors)."""
+    tensors = list(tensors)
+    return cat(tensors, 0 if builtins.all(np.ndim(t) == 1 for t in tensors) else 1)
+
+
+def vstack(tensors):
+    """vstack(tensors): joined along dim 0, vectors as rows."""
+    return cat([unsqueeze(t, 0) if np.ndim(t) == 1 else t for t in tensors], 0)
+
+
+def mv(input, vec):
+    """mv(A, v): matrix times vector."""
+    if np.ndim(input) != 2 or np.ndim(vec) != 1:
+        raise ShapeError(f"vector + matrix @ vector expected, got {np.ndim(input)}, {np.ndim(vec)}")
+    return matmul(input, vec)
+
+
+_bmm = OPS["matmul"].variant("BmmBackward0")
+
+
+def bmm(input, mat2):
+    """bmm(A, B): matrix products of two batches of matrices."""
+    if np.ndim(input) != 3 or np.ndim(mat2) != 3:
+        raise ShapeError("batch1 must be a 3D tensor")
+    return _bmm.fn(input, mat2)
+
+
+def sum_to_size(input, *size):
+    """x.sum_to_size(*size): x summed down to a shape it broadcasts from."""
+    size = _shape_arg(size)
+    shape = np.shape(input)
+    lead = len(shape) - len(size)
+    ones = [lead + i for i, n in enumerate(size) if n == 1 and shape[lead + i] != 1]
+    dims = list(range(lead)) + ones
+    if not dims:
+        return input
+    out = sum(input, dims, keepdim=True)
+    return reshape(out, size) if lead else out
+
+
+# fmt: off
+_isclose = defop_nondiff(
+    "isclose",
+    lambda x, y, rtol=1e-05, atol=1e-08, equal_nan=False: np.isclose(x, y, rtol, atol, equal_nan),
+    2, "true where x and y are close", "binary")
+nonzero = defop_nondiff("nonzero", lambda x: np.argwhere(x), 1,
+                        "the indices of the nonzero entries", "other")
+# fmt: on
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """isclose(x, y): true where |x - y| <= atol + rtol |y|."""
+    return _isclose(input, other, rtol, atol, equal_nan)
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """allclose(x, y): whether every entry of x is close to y's."""
+    return bool(np.all(np.isclose(_raw(input), _raw(other), rtol, atol, equal_nan)))
+
+
+def equal(input, other):
+    """equal(x, y): whether x and y have the same shape and entries."""
+    a, b = np.asarray(_raw(input)), np.asarray(_raw(other))
+    return a.shape == b.shape and bool(np.all(a == b))
+
+
+def is_tensor(obj):
+    return type(obj) is Tensor
+
+
+def numel(input):
+    return int(np.size(_raw(input)))
+
+
 # In-place assignments, as recorded on a tensor in a graph: x.zero_(), x.fill_(v), x.copy_(src).
 # x's old values get no gradient; the engine sums src's to its shape.
+
+
+def _copy_forward(x, src):
+    return np.array(np.broadcast_to(src, np.shape(x)), dtype=np.asarray(x).dtype)
+
+
 # fmt: off
-_zero = defop_piecewise_constant("zero", np.zeros_like, "ZeroBackward0", "zeros of x's shape (x.zero_())",
-                                kind="other")
-_fill_tensor = defop("fill", lambda x, value: np.full_like(x, value), (zero_rule, lambda g, ans, x, value: g),
-                     "FillBackward3", "x's shape filled with value (x.fill_(value))", "other", saves=False)
+_zero = defop_piecewise_constant("zero", np.zeros_like, "ZeroBackward0",
+                                "zeros of x's shape (x.zero_())", kind="other")
+_fill_tensor = defop("fill", lambda x, value: np.full_like(x, value),
+                     (zero_rule, lambda g, ans, x, value: g), "FillBackward3",
+                     "x's shape filled with value (x.fill_(value))", "other", saves=False)
 _fill_number = OPS["fill"].variant("FillBackward2")
-_copy = defop("copy", lambda x, src: np.array(np.broadcast_to(src, np.shape(x)), dtype=np.asarray(x).dtype),
-             (zero_rule, lambda g, ans, x, src: g), "torch::autograd::CopyBackwards", "src in x's shape and dtype (x.copy_(src))",
-             "other", saves=False)
+_copy = defop("copy", _copy_forward, (zero_rule, lambda g, ans, x, src: g),
+              "torch::autograd::CopyBackwards", "src in x's shape and dtype (x.copy_(src))",
+              "other", saves=False)
 # fmt: on
 
 
@@ -1855,6 +2193,29 @@ def randn(*size, dtype=None, requires_grad=False):
     return _new(data, dtype, requires_grad)
 
 
+def randint(low, high=None, size=None, dtype=None, requires_grad=False):
+    """randint(low=0, high, size): random integers in [low, high)."""
+    if size is None:  # randint(high, size)
+        low, high, size = 0, low, high
+    data = _Random.generator().integers(low, high, tuple(size))
+    return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), dtype, requires_grad)
+
+
+def randperm(n, dtype=None, requires_grad=False):
+    """randperm(n): the integers 0 .. n-1 in random order."""
+    data = _Random.generator().permutation(int(n))
+    return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), dtype, requires_grad)
+
+
+def normal(mean, std, size=None, dtype=None, requires_grad=False):
+    """normal(mean, std, size): normal random values."""
+    if size is None:
+        size = np.broadcast_shapes(np.shape(_raw(mean)), np.shape(_raw(std)))
+    noise = _Random.generator().standard_normal(tuple(size))
+    data = (noise * np.asarray(_raw(std)) + np.asarray(_raw(mean))).astype(_float_dtype(dtype))
+    return _new(data, dtype, requires_grad)
+
+
 def zeros_like(input, dtype=None, requires_grad=False):
     """zeros_like(x): zeros of x's shape and dtype."""
     if type(input) is not Tensor:
@@ -1926,8 +2287,9 @@ def _new_like(make):
     """x.new_zeros(2, 3) and the like: a new tensor with x's dtype unless one is given."""
 
     def method(input, *args, dtype=None, requires_grad=False, **kwargs):
-        return make(input, *args, dtype=dtype or _raw(input).dtype, requires_grad=requires_grad,
-                    **kwargs)
+        return make(
+            input, *args, dtype=dtype or _raw(input).dtype, requires_grad=requires_grad, **kwargs
+        )
 
     return method
 
@@ -2060,8 +2422,14 @@ for _name, _call, _kind, _op in (
     FUNCTIONS[_name] = _function(_name, _call, _kind, _op)
 del _name, _call, _kind, _op
 
-_TENSOR_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-                 "int32": "IntTensor", "int64": "LongTensor", "bool": "BoolTensor"}
+_TENSOR_TYPES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "int32": "IntTensor",
+    "int64": "LongTensor",
+    "bool": "BoolTensor",
+}
 
 
 def _type(x, dtype=None):
@@ -2108,9 +2476,32 @@ METHODS.update(
     bool=lambda x: to_dtype(x, dtypes.bool_),
     type=_type,
     is_floating_point=lambda x: np.asarray(x).dtype.kind == "f",
-    contiguous=lambda x, memory_format=None: x if _raw(x).flags.c_contiguous else clone(x),
+    contiguous=lambda x, memory_format=None: x if _raw(x).flags.c_contiguous else clone(x, "C"),
     is_contiguous=lambda x, memory_format=None: bool(_raw(x).flags.c_contiguous),
     cpu=lambda x: x,
+    rsqrt=rsqrt,
+    square=square,
+    trunc=trunc,
+    cumsum=cumsum,
+    flip=flip,
+    roll=roll,
+    tril=tril,
+    triu=triu,
+    repeat=repeat,
+    masked_fill=masked_fill,
+    sort=sort,
+    argsort=argsort,
+    topk=topk,
+    unbind=unbind,
+    split=split,
+    chunk=chunk,
+    mv=mv,
+    bmm=bmm,
+    sum_to_size=sum_to_size,
+    isclose=isclose,
+    allclose=allclose,
+    equal=equal,
+    nonzero=nonzero,
     new_zeros=_new_like(lambda x, *size, **kw: zeros(*size, **kw)),
     new_ones=_new_like(lambda x, *size, **kw: ones(*size, **kw)),
     new_empty=_new_like(lambda x, *size, **kw: zeros(*size, **kw)),
@@ -2139,6 +2530,9 @@ METHODS.update(
     logical_not=logical_not,
 )
 
+# The in-place methods that may change the tensor's shape.
+RESHAPING_METHODS = (squeeze, unsqueeze, t, transpose)
+
 # In-place methods: x.exp_(), x.clamp_(min=0), x.pow_(2) ... apply the method and
 # write the result into x (Tensor._inplace); add_, zero_, fill_, copy_ are Tensor's own.
 INPLACE_METHODS = {
@@ -2152,6 +2546,13 @@ INPLACE_METHODS.update(
     clip_=clamp,
     remainder_=_remainder,
     floor_divide_=floor_divide,
+    rsqrt_=rsqrt,
+    square_=square,
+    trunc_=trunc,
+    cumsum_=cumsum,
+    tril_=tril,
+    triu_=triu,
+    masked_fill_=masked_fill,
     squeeze_=squeeze,
     unsqueeze_=unsqueeze,
     t_=t,

@@ -35,6 +35,10 @@ SECOND_BACKWARD = (
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 NO_GRAD_FN = "element {} of tensors does not require grad and does not have a grad_fn"
 IMPLICIT_NONSCALAR = "grad can be implicitly created only for scalar outputs"
+OVERLAPPING_WRITE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
 
 
 class GradMode:
@@ -145,6 +149,33 @@ class Size(tuple):
         return n
 
 
+class device:  # noqa: N801  (PyTorch's name)
+    """Where a tensor lives: always the CPU in gradcli (``torch.device("cpu")``)."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type="cpu", index=None):  # noqa: A002
+        kind, _, number = str(type).partition(":")
+        self.type = kind
+        self.index = int(number) if number else index
+
+    def __repr__(self) -> str:
+        index = "" if self.index is None else f", index={self.index}"
+        return f"device(type='{self.type}'{index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other):
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+
+_CPU = device("cpu")
+
+
 class GradcliValueError(GradcliError, ValueError):
     """A value of the wrong form: float() of a tensor of many entries, ragged nested lists.
 
@@ -179,7 +210,7 @@ def _as_array(value, dtype=None) -> np.ndarray:
 
 
 def _ragged(value):
-    """PyTorch's message for nested lists of unequal lengths; the shape comes from the first items."""
+    """PyTorch's message for ragged nested lists; the shape comes from the first items."""
     shape = []
     item = value
     while isinstance(item, (list, tuple)):
@@ -275,6 +306,15 @@ class Tensor:
         from . import dtypes
 
         return dtypes.from_numpy(self._data.dtype)
+
+    @property
+    def device(self) -> device:
+        return _CPU
+
+    is_cuda = False
+
+    def cuda(self, *args, **kwargs):
+        raise EngineError("gradcli computes on the CPU only: there is no CUDA device")
 
     @property
     def is_leaf(self) -> bool:
@@ -445,20 +485,22 @@ class Tensor:
             self.requires_grad or any(type(a) is Tensor and a.requires_grad for a in args)
         ):
             out = op(self, *args, **kwargs)
+            _check_inplace_shape(op, self._data, out._data)
             if out._data.dtype != self._data.dtype:
                 out = ops.to_dtype(out, self._data.dtype)
             self._data = out._data
             self.grad_fn = out.grad_fn
             self.requires_grad = out.requires_grad
             return self
-        raws = [a._data if type(a) is Tensor else a for a in args]
-        value = np.asarray(op(self._data, *raws, **kwargs))
+        value = op(self.detach(), *args, **kwargs)._data  # no graph: grad is off or not needed
         data = self._data
-        if value.shape != data.shape:  # squeeze_(), unsqueeze_(), t_()
+        if _check_inplace_shape(op, data, value):  # squeeze_(), unsqueeze_(), t_()
             self._data = value.astype(data.dtype, copy=False)
             return self
-        if not assigns and value.dtype != data.dtype and not np.can_cast(
-            value.dtype, data.dtype, casting="same_kind"
+        if (
+            not assigns
+            and value.dtype != data.dtype
+            and not np.can_cast(value.dtype, data.dtype, casting="same_kind")
         ):
             from . import dtypes
 
@@ -466,8 +508,18 @@ class Tensor:
                 f"result type {dtypes.scalar_name(value.dtype)} can't be cast to the desired "
                 f"output type {dtypes.scalar_name(data.dtype)}"
             )
+        if not data.flags.writeable:  # an expand()ed tensor: entries share memory
+            raise EngineError(OVERLAPPING_WRITE)
         data[...] = value
         return self
+
+    def normal_(self, mean=0.0, std=1.0) -> Tensor:
+        noise = ops.randn(*self._data.shape, dtype=self._data.dtype)
+        return self._inplace(ops._copy, noise * std + mean, assigns=True)
+
+    def uniform_(self, a=0.0, b=1.0) -> Tensor:
+        noise = ops.rand(*self._data.shape, dtype=self._data.dtype)
+        return self._inplace(ops._copy, noise * (b - a) + a, assigns=True)
 
     def add_(self, other, alpha=1):
         return self._inplace(ops.add, other if alpha == 1 else other * alpha)
@@ -780,6 +832,18 @@ class _GradHooks:
         if self.retained is not None:
             _retain(self.retained, g, create_graph)
         return g
+
+
+def _check_inplace_shape(op, data, value):
+    """Whether an in-place op changes the shape (squeeze_ may; a broadcast add_ may not)."""
+    if value.shape == data.shape:
+        return False
+    if op in ops.RESHAPING_METHODS:
+        return True
+    raise EngineError(
+        f"output with shape {list(data.shape)} doesn't match the broadcast shape "
+        f"{list(value.shape)}"
+    )
 
 
 def _leaf_hooks(t):
