@@ -351,14 +351,14 @@ def _dims(dim, ndim):
                 f"[{-span}, {span - 1}], but got {d})"
             )
         out.append(d - ndim if d >= 0 else d)
+    if ndim == 0:
+        return ()  # a 0-d tensor has nothing to reduce: dim 0 or -1 leaves it as it is
     return tuple(sorted(set(out)))
 
 
-def _axis(dim):
-    """A PyTorch ``dim`` argument as a NumPy ``axis``."""
-    if dim is None or isinstance(dim, (int, np.integer)):
-        return dim
-    return tuple(int(d) for d in dim)
+def _axis(dim, ndim):
+    """A PyTorch ``dim`` argument as a NumPy ``axis``: checked, negative, a tuple."""
+    return None if dim is None else _dims(dim, ndim)
 
 
 def _expand_reduced(g, shape, dim, keepdim):
@@ -642,7 +642,7 @@ softplus = defop(
 def _erf(x):
     # math.erf is exact; vectorised over the array (no SciPy dependency).
     x = np.asarray(x)
-    out = np.frompyfunc(math.erf, 1, 1)(x).astype(np.result_type(x, 1.0))
+    out = np.asarray(np.frompyfunc(math.erf, 1, 1)(x)).astype(np.result_type(x, 1.0))
     return out
 
 
@@ -697,10 +697,12 @@ argmax = defop_nondiff("argmax",
                        1, "index of the largest entry", "reduction")
 # Named _all and _any here, not to shadow the builtins this module uses; gradcli.all, x.all().
 _all = defop_nondiff("all",
-                   lambda x, dim=None, keepdim=False: np.all(x, axis=_axis(dim), keepdims=keepdim),
+                   lambda x, dim=None, keepdim=False:
+                   np.all(x, axis=_axis(dim, np.ndim(x)), keepdims=keepdim),
                    1, "true where every entry is nonzero", "reduction")
 _any = defop_nondiff("any",
-                   lambda x, dim=None, keepdim=False: np.any(x, axis=_axis(dim), keepdims=keepdim),
+                   lambda x, dim=None, keepdim=False:
+                   np.any(x, axis=_axis(dim, np.ndim(x)), keepdims=keepdim),
                    1, "true where some entry is nonzero", "reduction")
 argmin = defop_nondiff("argmin",
                        lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim),
@@ -712,7 +714,7 @@ argmin = defop_nondiff("argmin",
 
 
 def _sum(x, dim=None, keepdim=False, dtype=None):
-    return np.sum(x, axis=_axis(dim), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
+    return np.sum(x, axis=_axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
 
 
 def _sum_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
@@ -739,7 +741,7 @@ def _mean(x, dim=None, keepdim=False, dtype=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {dtypes.scalar_name(x.dtype)}"
         )
-    return np.mean(x, axis=_axis(dim), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
+    return np.mean(x, axis=_axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
 
 
 def _mean_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
@@ -765,6 +767,8 @@ def _prod_others(x, dim=None):
     if dim is None:
         flat = x.reshape(-1)
         return _prod_others(flat, 0).reshape(x.shape)
+    if x.ndim == 0:
+        return np.ones_like(x)  # a 0-d tensor: no other entries, an empty product
     moved = np.moveaxis(x, dim, -1)
     ones = np.ones(moved.shape[:-1] + (1,), dtype=x.dtype)
     left = np.cumprod(np.concatenate([ones, moved[..., :-1]], axis=-1), axis=-1)
@@ -804,7 +808,7 @@ prod_others = defop("prod_others", _prod_others, (_prod_others_rule,), "ProdOthe
 
 
 def _prod(x, dim=None, keepdim=False, dtype=None):
-    return np.prod(x, axis=dim, keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
+    return np.prod(x, axis=_axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
 
 
 def _prod_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
@@ -829,16 +833,16 @@ def _extreme_rule(g, ans, x, dim=None, keepdim=False):
     # Ties share the gradient evenly, as PyTorch does for amax/amin and max()/min().
     mask = x == _expand_reduced(ans, np.shape(x), dim, keepdim)
     mask = mask._data if type(mask) is Tensor else mask
-    share = mask / np.sum(mask, axis=_axis(dim), keepdims=True)
+    share = mask / np.sum(mask, axis=_axis(dim, mask.ndim), keepdims=True)
     return _expand_reduced(g, x.shape, dim, keepdim) * share.astype(np.result_type(_raw(x), 1.0))
 
 
 def _amax(x, dim=None, keepdim=False):
-    return np.amax(x, axis=_axis(dim), keepdims=keepdim)
+    return np.amax(x, axis=_axis(dim, np.ndim(x)), keepdims=keepdim)
 
 
 def _amin(x, dim=None, keepdim=False):
-    return np.amin(x, axis=_axis(dim), keepdims=keepdim)
+    return np.amin(x, axis=_axis(dim, np.ndim(x)), keepdims=keepdim)
 
 
 amax = defop("amax", _amax, (_extreme_rule,), "AmaxBackward0",
@@ -954,7 +958,7 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
 
 def _logsumexp(x, dim=None, keepdim=False):
     x = np.asarray(x)
-    axis = _axis(dim)
+    axis = _axis(dim, np.ndim(x))
     peak = np.amax(x, axis=axis, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0)
     out = np.log(np.sum(np.exp(x - peak), axis=axis, keepdims=True)) + peak
@@ -977,7 +981,7 @@ logsumexp = defop(
 
 
 def _norm(x, p=2, dim=None, keepdim=False):
-    axis = _axis(dim)
+    axis = _axis(dim, np.ndim(x))
     a = np.abs(x)
     if p == 2:
         return np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
@@ -1017,7 +1021,8 @@ def _correction(unbiased, correction):
 
 
 def _var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return np.var(x, axis=_axis(dim), ddof=_correction(unbiased, correction), keepdims=keepdim)
+    ddof = _correction(unbiased, correction)
+    return np.var(x, axis=_axis(dim, np.ndim(x)), ddof=ddof, keepdims=keepdim)
 
 
 def _var_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -1047,18 +1052,20 @@ std = defop("std", _std, (_std_rule,), "StdBackward0",
 
 def _softmax(x, dim):
     x = np.asarray(x)
-    shifted = np.exp(x - np.amax(x, axis=dim, keepdims=True))
-    return shifted / np.sum(shifted, axis=dim, keepdims=True)
+    axis = _axis(dim, x.ndim)
+    shifted = np.exp(x - np.amax(x, axis=axis, keepdims=True))
+    return shifted / np.sum(shifted, axis=axis, keepdims=True)
 
 
 def _log_softmax(x, dim):
     x = np.asarray(x)
-    shifted = x - np.amax(x, axis=dim, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+    axis = _axis(dim, x.ndim)
+    shifted = x - np.amax(x, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
 def _softmax_dim(dim, ans):
-    return _dims(dim, np.ndim(ans))[0]
+    return _dims(dim, np.ndim(ans))  # negative, so a batched g keeps its leading dims
 
 
 softmax = defop(
@@ -1156,9 +1163,15 @@ def dot(input, other):
     return matmul(input, other)
 
 
-outer = defop("outer", lambda x, y: np.multiply.outer(x, y),
+outer = defop("outer", lambda x, y: np.multiply.outer(_vector("outer", x), _vector("outer", y)),
               (lambda g, ans, x, y: matmul(g, y), lambda g, ans, x, y: matmul(x, g)),
               "MulBackward0", "outer(x, y): outer product of two vectors", "linalg")
+
+
+def _vector(name, x):
+    if np.ndim(x) != 1:
+        raise ShapeError(f"{name}: expected 1-D vectors, but got a {np.ndim(x)}-D argument")
+    return x
 
 
 def _transpose(x, dim0, dim1):
@@ -1384,8 +1397,10 @@ def flatten(input, start_dim=0, end_dim=-1):
     shape = np.shape(input)
     if not shape:
         return reshape(input, (1,))
-    start = start_dim % len(shape)
-    end = end_dim % len(shape)
+    start = _dims(start_dim, len(shape))[0] + len(shape)
+    end = _dims(end_dim, len(shape))[0] + len(shape)
+    if start > end:
+        raise EngineError("flatten() has invalid args: start_dim cannot come after end_dim")
     merged = math.prod(shape[start : end + 1])
     return reshape(input, shape[:start] + (merged,) + shape[end + 1 :])
 
@@ -1424,6 +1439,9 @@ def _sum_to(g, shape, batch_dims=0):
     g = np.asarray(g)
     shape = tuple(shape)
     lead = g.ndim - batch_dims - len(shape)
+    if lead < 0:  # the target has extra leading 1s (a value assigned into k[0])
+        g = g.reshape(g.shape[:batch_dims] + (1,) * -lead + g.shape[batch_dims:])
+        lead = 0
     axes = list(range(batch_dims, batch_dims + lead))
     axes += [
         batch_dims + lead + i
