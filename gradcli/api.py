@@ -487,8 +487,8 @@ class _Session:
         shown = {key: fields[key] for key in SECTIONS[command]}
         for path, array in leaves(shown):
             if not _finite(array):
-                note = "" if warnings else " at a point where the value is finite"
-                warnings.append(f"warning: {'.'.join(path)} contains {_kinds(array)}{note}")
+                head = f"{'.'.join(path)} contains {_kinds(array)}"
+                warnings.append(f"warning: {head}" if warnings else self._derivative_warning(head))
         return Result(
             command=command,
             source=self.source,
@@ -508,6 +508,41 @@ class _Session:
         if isinstance(section, np.ndarray) and section.dtype.kind == "b":
             return section.astype(self.dtype)
         return section
+
+    def _derivative_warning(self, head: str) -> str:
+        """The warning for a derivative that is nan or inf where the value is finite,
+        naming the first operation whose derivative made it, with a caret."""
+        head += " at a point where the value is finite"
+        found = self._derivative_origin()
+        if found is None:
+            return f"warning: {head}"
+        description, span = found
+        message = f"{head}; the first came from the derivative of {description}"
+        return "warning:" + GradcliError(message, span, self.source).render().removeprefix("error:")
+
+    def _derivative_origin(self):
+        """``(description, span)`` of the first operation whose derivative turned a finite
+        gradient into nan or inf, found by one more evaluation and reverse pass."""
+        import gradcli
+
+        leaves = self.leaves(self.wrt)
+        wanted = [leaves[name] for name in self.wrt]
+        origins: dict = {}
+        out = self.run_with_origins(leaves, origins)
+        if not wanted or not out.requires_grad:
+            return None
+        with gradcli.autograd.first_nonfinite() as watch:
+            gradcli.autograd.grad(out, wanted, gradcli.ones_like(out), allow_unused=True)
+        if watch.node is None:
+            return None
+        return origins.get(watch.node, (watch.node.name(), None))
+
+    def run_with_origins(self, leaves, origins):
+        """Evaluate as ``run`` does, recording where in the source each graph node came from."""
+        import gradcli
+
+        gradcli.manual_seed(self.seed)
+        return self.program.run(leaves, origins=origins)
 
     def _nonfinite_warning(self, value) -> str:
         head = f"warning: the value contains {_kinds(value)}"

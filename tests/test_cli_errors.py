@@ -211,7 +211,10 @@ def test_infinite_derivative_at_a_finite_value(gradcli):
     result = gradcli("grad", "sqrt(x)", "--x", "0", "--strict")
     assert result.exit_code == 3
     assert result.stdout == "value 0\ngrad.x inf\n"
-    assert result.stderr == "warning: grad.x contains inf at a point where the value is finite\n"
+    assert result.stderr == (
+        "warning: grad.x contains inf at a point where the value is finite; "
+        "the first came from the derivative of sqrt at 1:1\n  sqrt(x)\n  ^~~~\n"
+    )
 
 
 def test_nonfinite_json_is_strict_json(gradcli):
@@ -446,3 +449,18 @@ def test_interrupted(gradcli, monkeypatch):
     result = gradcli("eval", "1")
     assert result.exit_code == 130
     assert result.stderr.strip() == "error: interrupted"
+
+
+def test_infinite_derivative_names_the_operation_whose_derivative_made_it(gradcli):
+    result = gradcli(
+        "grad", "x**2 + sqrt(x - 1) * 0 + y", "--x", "1", "--y", "2", "--format", "plain"
+    )
+    assert result.exit_code == 0
+    # d/dx sqrt(x - 1) = 1 / (2 sqrt(x - 1)) is inf at x = 1, and inf * 0 is nan.
+    assert result.stdout == "value 3\ngrad.x nan\ngrad.y 1\n"
+    assert result.stderr.splitlines() == [
+        "warning: grad.x contains nan at a point where the value is finite; "
+        "the first came from the derivative of sqrt at 1:8",
+        "  x**2 + sqrt(x - 1) * 0 + y",
+        "         ^~~~",
+    ]

@@ -4,6 +4,7 @@ from ..engine.tensor import Tensor, backward, enable_grad, grad, no_grad, set_gr
 
 # Imported eagerly (it needs nothing beyond the engine): a lazy import of the
 # submodule would bind the module, not the function, to the name ``gradcheck``.
+from .anomaly import detect_anomaly, first_nonfinite, is_anomaly_enabled, set_detect_anomaly
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [
@@ -17,6 +18,10 @@ __all__ = [
     "no_grad",
     "enable_grad",
     "set_grad_enabled",
+    "detect_anomaly",
+    "set_detect_anomaly",
+    "is_anomaly_enabled",
+    "first_nonfinite",
 ]
 
 

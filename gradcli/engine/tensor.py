@@ -47,6 +47,16 @@ class GradMode:
     enabled = True
 
 
+class AnomalyMode:
+    """A check the reverse pass runs on every gradient it computes, or None.
+
+    ``hook(node, index, g, gi)``: ``gi`` is what ``node``'s rule for input
+    ``index`` made of the incoming gradient ``g``. Set by ``detect_anomaly``.
+    """
+
+    hook = None
+
+
 class DefaultDType:
     """The dtype of tensors built from Python floats (float32, as in PyTorch)."""
 
@@ -697,6 +707,7 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
         capture = {t.grad_fn for t in inputs if t.grad_fn is not None}
         needed = _nodes_leading_to(list(node_grads), capture, {id(t) for t in inputs})
     free = not retain_graph
+    anomaly = AnomalyMode.hook
     while ready:
         node = ready.pop()
         g = node_grads.pop(node, None)
@@ -749,6 +760,8 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
                         gi = _sum_to(gi, shape, batch_dims)
                 elif gi.shape != shape:
                     gi = _sum_to(gi, shape, 0)
+                if anomaly is not None:
+                    anomaly(node, i, g, gi)
             if type(parent) is Node:
                 if gi is not None:
                     prev = node_grads.get(parent)

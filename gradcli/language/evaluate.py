@@ -95,12 +95,13 @@ def _number(value: float) -> int | float:
 class Evaluator:
     """Runs one program once: a fresh environment and a fresh graph."""
 
-    def __init__(self, watch: list | None = None):
+    def __init__(self, watch: list | None = None, origins: dict | None = None):
         self.env: dict[str, Tensor] = {}
         self.functions: dict[str, ir.FuncDef] = {}
         self.locals: dict[str, object] = {}
         self.watch = watch
         self.watched = False
+        self.origins = origins
 
     # ----- applying an engine operation, with its span and the non-finite watch -----
 
@@ -116,6 +117,8 @@ class Evaluator:
             raise kind(f"{description}: {err}", span) from None
         except MemoryError as err:  # zeros(1e10): NumPy says how much it wanted
             raise GradcliError(f"{description}: out of memory: {err}", span) from None
+        if self.origins is not None and getattr(result, "grad_fn", None) is not None:
+            self.origins.setdefault(result.grad_fn, (description, span))
         if self.watch is not None and not self.watched and is_nonfinite(result):
             operands = []
             for a in (*args, *kwargs.values()):

@@ -66,16 +66,23 @@ class CompiledProgram:
             raise err.with_source(self.source) from None
         return values
 
-    def run(self, bindings: Mapping[str, Tensor], watch_nonfinite: list | None = None) -> Tensor:
+    def run(
+        self,
+        bindings: Mapping[str, Tensor],
+        watch_nonfinite: list | None = None,
+        origins: dict | None = None,
+    ) -> Tensor:
         """Evaluate with ``bindings`` for the inputs; returns the result, with its graph.
 
         An input that has a value in the program and no binding takes the program's
         value. When ``watch_nonfinite`` is a list, the first operation that makes nan
         or inf from finite operands is appended to it as ``(description, span)``.
+        When ``origins`` is a dict, it maps the graph node of each operation's result
+        to ``(description, span)``: where in the source a node of the graph came from.
         """
         try:
             self._check_bindings(bindings)
-            return self._run(bindings, watch_nonfinite)
+            return self._run(bindings, watch_nonfinite, origins)
         except GradcliError as err:
             raise err.with_source(self.source) from None
 
@@ -112,9 +119,9 @@ class CompiledProgram:
     def _assigned(self) -> list[str]:
         return [s.name for s in self.ir.statements if isinstance(s, (ir.Assign, ir.ConstDecl))]
 
-    def _run(self, bindings, watch) -> Tensor:
+    def _run(self, bindings, watch, origins=None) -> Tensor:
         analysis = self.analysis
-        evaluator = Evaluator(watch)
+        evaluator = Evaluator(watch, origins)
         for name in analysis.free:
             evaluator.env[name] = as_tensor(bindings[name])
         result = None

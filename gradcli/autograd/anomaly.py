@@ -1,0 +1,71 @@
+"""Finding the op whose derivative first produced nan or inf.
+
+``detect_anomaly`` and ``set_detect_anomaly`` are PyTorch's: the reverse pass
+raises when an op's rule returns nan. ``first_nonfinite`` is gradcli's own: it
+records, without raising, the first op whose rule turned a finite gradient into
+nan or inf (the command line names that op in its warning).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine.tensor import AnomalyMode, Tensor
+from ..errors import EngineError
+
+
+def _values(g):
+    return g._data if type(g) is Tensor else np.asarray(g)
+
+
+def _raise_on_nan(node, index, g, gi):
+    if np.isnan(_values(gi)).any():
+        raise EngineError(f"Function '{node.name()}' returned nan values in its {index}th output.")
+
+
+class _Hooked:
+    """Install a reverse-pass check for the duration of a ``with`` block."""
+
+    hook = None
+
+    def __enter__(self):
+        self.previous = AnomalyMode.hook
+        AnomalyMode.hook = self.hook
+        return self
+
+    def __exit__(self, *exc):
+        AnomalyMode.hook = self.previous
+        return False
+
+
+class detect_anomaly(_Hooked):
+    """Raise when an op's derivative returns nan, naming the op (as PyTorch does)."""
+
+    def __init__(self, check_nan: bool = True):
+        self.hook = _raise_on_nan if check_nan else None
+
+
+def set_detect_anomaly(mode: bool, check_nan: bool = True) -> None:
+    """Switch nan detection in the reverse pass on or off for the whole process."""
+    AnomalyMode.hook = _raise_on_nan if mode and check_nan else None
+
+
+def is_anomaly_enabled() -> bool:
+    return AnomalyMode.hook is not None
+
+
+class first_nonfinite(_Hooked):
+    """Record the first node whose rule made nan or inf out of a finite gradient.
+
+    After the block, ``node`` is that graph node (None if there was none) and
+    ``index`` the input its rule was for.
+    """
+
+    def __init__(self):
+        self.node = None
+        self.index = None
+
+    def hook(self, node, index, g, gi):
+        if self.node is None and not np.isfinite(_values(gi)).all():
+            if np.isfinite(_values(g)).all():
+                self.node, self.index = node, index
