@@ -97,6 +97,12 @@ class GradcliIndexError(GradcliError, IndexError):
     """An index or axis out of range."""
 
 
+class GradcliValueError(GradcliError, ValueError):
+    """A value of the wrong form: float() of a tensor of many entries, ragged nested lists.
+
+    PyTorch raises ValueError for these (not RuntimeError)."""
+
+
 class GradcliTypeError(GradcliError, TypeError):
     """A wrong kind of argument (wrong count, unknown keyword, wrong type)."""
 

@@ -43,7 +43,7 @@ def caret_column(lines: list[str]) -> int:
         ),
         (
             ["eval", "x[5]", "--x", "[1,2]"],
-            "getitem: index 5 is out of bounds for axis 0 with size 2",
+            "getitem: index 5 is out of bounds for dimension 0 with size 2",
             3,
         ),
         (

@@ -264,7 +264,7 @@ def test_index_out_of_range_points_at_the_index():
     # the caret goes on the subscript that is out of range, not on the first one
     err = error_of("m = [[1, 2], [3, 4]]; m[0, 7] + 1")
     assert isinstance(err, IndexError)
-    assert "index 7" in err.message and "axis 1" in err.message
+    assert "index 7" in err.message and "dimension 1" in err.message
     assert caret_column(err) == 28
     err = error_of("k = zeros(2); k[3] = 1; k")
     assert isinstance(err, IndexError)

@@ -140,8 +140,8 @@ def _forward_error(op, raws, err):
             f"{op.name}: Dimension out of range (expected to be in range of "
             f"[{-span}, {span - 1}], but got {err.axis})"
         )
-    if isinstance(err, IndexError):
-        return GradcliIndexError(f"{op.name}: {err}")
+    if isinstance(err, IndexError):  # in PyTorch's words: a tensor has dimensions, not axes
+        return GradcliIndexError(f"{op.name}: {str(err).replace(' for axis ', ' for dimension ')}")
     if isinstance(err, np.linalg.LinAlgError):
         return ShapeError(f"{op.name}: {err}")
     mismatch = _broadcast_mismatch(shapes)
@@ -1614,7 +1614,7 @@ def _getitem(x, index):
     try:
         return np.asarray(x)[index]
     except IndexError as err:
-        raise GradcliIndexError(str(err)) from None
+        raise GradcliIndexError(str(err).replace(" for axis ", " for dimension ")) from None
 
 
 def _index_scatter(g, index, shape):

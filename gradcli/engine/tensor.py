@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 
-from ..errors import EngineError, GradcliError, GradcliTypeError
+from ..errors import EngineError, GradcliTypeError, GradcliValueError
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -184,12 +184,6 @@ class device:  # noqa: N801  (PyTorch's name)
 
 
 _CPU = device("cpu")
-
-
-class GradcliValueError(GradcliError, ValueError):
-    """A value of the wrong form: float() of a tensor of many entries, ragged nested lists.
-
-    PyTorch raises ValueError for these (not RuntimeError)."""
 
 
 def _as_array(value, dtype=None) -> np.ndarray:

@@ -412,7 +412,7 @@ def _fitted_shape(value, target: Tensor, key, node: ir.IndexAssign, span: Span):
 
 def _blame_subscript(err: GradcliError, subscripts, key) -> GradcliError:
     """Move the caret of an indexing error onto the subscript that caused it."""
-    found = re.search(r"for axis (\d+)", err.message)
+    found = re.search(r"for dimension (\d+)", err.message)
     if found:
         axis = int(found[1])
     else:
