@@ -20,7 +20,6 @@ from .engine.dtypes import (
     int64,
     set_default_dtype,
 )
-from .engine.format import set_printoptions
 from .engine.ops import *  # noqa: F403  every op, as torch.sin, torch.sum, ...
 from .engine.ops import _all as all  # noqa: A004  (PyTorch's names)
 from .engine.ops import _any as any  # noqa: A004
@@ -83,9 +82,13 @@ def _legacy(args, element_type):
 
 
 def __getattr__(name):
-    # autograd is imported on first use: the command line's start-up path skips it.
+    # Imported on first use, so the command line's start-up path skips them.
     if name == "autograd":
         import importlib
 
         return importlib.import_module(".autograd", __name__)
+    if name == "set_printoptions":
+        from .engine.format import set_printoptions
+
+        return set_printoptions
     raise AttributeError(f"module 'gradcli' has no attribute '{name}'")

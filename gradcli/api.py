@@ -28,6 +28,8 @@ from types import MappingProxyType
 
 import numpy as np
 
+import gradcli
+
 from . import bindings as _bindings
 from .errors import GradcliError
 
@@ -145,8 +147,6 @@ def evaluate(
     filename: str = "<expr>",
 ) -> Result:
     """The program's value."""
-    import gradcli
-
     with _session(source, bindings, (), dtype, seed, filename) as s:
         with gradcli.no_grad():
             value = s.run(s.leaves(()))
@@ -164,10 +164,7 @@ def gradient(
 ) -> Result:
     """The value and the gradient of a scalar output with respect to each input."""
     with _session(source, bindings, wrt, dtype, seed, filename) as s:
-        leaves = s.leaves(s.wrt)
-        out = s.run(leaves)
-        _require_scalar(out, "grad")
-        grads = _grads(out, {n: leaves[n] for n in s.wrt})
+        out, grads = s.scalar_gradient("grad")
         return s.result("grad", out, grad=grads)
 
 
@@ -205,10 +202,7 @@ def hessian(
 ) -> Result:
     """The value, the gradient and every block ``H[x][y]`` of the Hessian of a scalar output."""
     with _session(source, bindings, wrt, dtype, seed, filename) as s:
-        leaves = s.leaves(s.wrt)
-        out = s.run(leaves)
-        _require_scalar(out, "hessian")
-        grads = _grads(out, {n: leaves[n] for n in s.wrt})
+        out, grads = s.scalar_gradient("hessian")
         hess: dict[str, dict[str, np.ndarray]] = {}
         if s.wrt:
             from gradcli.autograd import functional
@@ -238,8 +232,6 @@ def vjp(
 
     ``grad_output`` has the output's shape; it may be left out for a scalar output.
     """
-    import gradcli
-
     with _session(source, bindings, wrt, dtype, seed, filename) as s:
         f, _ = s.function(s.wrt)
         with gradcli.no_grad():
@@ -304,7 +296,6 @@ def jvp(
                     f"{s.shape(name)}: they must be the same"
                 )
             directions[name] = t
-        import gradcli
         from gradcli.autograd import functional
 
         f, _ = s.function(names)
@@ -321,8 +312,6 @@ def jvp(
 
 @contextlib.contextmanager
 def _session(source, bindings, wrt, dtype, seed, filename):
-    import gradcli
-
     if dtype not in DTYPES:
         raise GradcliError(f"unknown dtype {dtype!r}: use float64 or float32")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
@@ -341,7 +330,6 @@ class _Session:
     """A compiled program with every input bound: what each command starts from."""
 
     def __init__(self, source, bindings, wrt, dtype, seed, filename):
-        import gradcli
         from gradcli.language import compile_source
 
         self.source = source
@@ -437,8 +425,6 @@ class _Session:
     # ----- running -----
     def leaves(self, wrt) -> dict:
         """A leaf tensor for every input; those in ``wrt`` require grad."""
-        import gradcli
-
         leaves = {name: gradcli.tensor(v) for name, v in self.constants.items()}
         for name, v in self.values.items():
             leaves[name] = gradcli.tensor(v, requires_grad=name in wrt)
@@ -446,18 +432,30 @@ class _Session:
 
     def point(self, names) -> tuple:
         """The inputs ``names`` as tensors, for ``gradcli.autograd.functional``."""
-        import gradcli
-
         return tuple(gradcli.tensor(self.values[n]) for n in names)
 
-    def run(self, leaves):
-        """Evaluate once; the first evaluation also watches for non-finite numbers."""
-        import gradcli
+    def run(self, leaves, origins=None):
+        """Evaluate once, watching for the first operation that makes nan or inf.
 
+        ``origins``: a dict to fill with where in the source each graph node came from
+        (see ``CompiledProgram.run``).
+        """
         # Reseeding makes every evaluation draw the same random numbers, so the
         # several passes of a Hessian see one and the same function.
         gradcli.manual_seed(self.seed)
-        return self.program.run(leaves, watch_nonfinite=None if self.watch else self.watch)
+        # The watch keeps its first find; the re-run that records origins adds nothing.
+        watching = not self.watch and origins is None
+        return self.program.run(
+            leaves, watch_nonfinite=self.watch if watching else None, origins=origins
+        )
+
+    def scalar_gradient(self, command: str):
+        """``(out, grads)``: the output, which must be a scalar, and its gradient
+        for each input of ``wrt``."""
+        leaves = self.leaves(self.wrt)
+        out = self.run(leaves)
+        _require_scalar(out, command)
+        return out, _grads(out, {n: leaves[n] for n in self.wrt})
 
     def function(self, names):
         """``f(*tensors)``: the program as a function of ``names``, the other inputs fixed.
@@ -517,18 +515,17 @@ class _Session:
         if found is None:
             return f"warning: {head}"
         description, span = found
-        message = f"{head}; the first came from the derivative of {description}"
-        return "warning:" + GradcliError(message, span, self.source).render().removeprefix("error:")
+        return _warning(
+            f"{head}; the first came from the derivative of {description}", span, self.source
+        )
 
     def _derivative_origin(self):
         """``(description, span)`` of the first operation whose derivative turned a finite
         gradient into nan or inf, found by one more evaluation and reverse pass."""
-        import gradcli
-
         leaves = self.leaves(self.wrt)
         wanted = [leaves[name] for name in self.wrt]
         origins: dict = {}
-        out = self.run_with_origins(leaves, origins)
+        out = self.run(leaves, origins)
         if not wanted or not out.requires_grad:
             return None
         with gradcli.autograd.first_nonfinite() as watch:
@@ -536,13 +533,6 @@ class _Session:
         if watch.node is None:
             return None
         return origins.get(watch.node, (watch.node.name(), None))
-
-    def run_with_origins(self, leaves, origins):
-        """Evaluate as ``run`` does, recording where in the source each graph node came from."""
-        import gradcli
-
-        gradcli.manual_seed(self.seed)
-        return self.program.run(leaves, origins=origins)
 
     def _nonfinite_warning(self, value) -> str:
         head = f"warning: the value contains {_kinds(value)}"
@@ -553,14 +543,18 @@ class _Session:
             return f"{head}; the input {held[0]}" if held else head
         description, span = self.watch[0]
         message = f"the value contains {_kinds(value)}; the first came from {description}"
-        # GradcliError.render draws the source line and caret; it says "error:".
-        rendered = GradcliError(message, span, self.source).render()
-        return "warning:" + rendered.removeprefix("error:")
+        return _warning(message, span, self.source)
 
 
 # ----------------------------------------------------------------------------
 # Helpers
 # ----------------------------------------------------------------------------
+
+
+def _warning(message: str, span, source: str) -> str:
+    """``warning: message`` with the source line and a caret under ``span``."""
+    # GradcliError.render draws the line and the caret; it says "error:".
+    return "warning:" + GradcliError(message, span, source).render().removeprefix("error:")
 
 
 def _require_scalar(out, command: str) -> None:
@@ -576,8 +570,6 @@ def _grads(out, leaves: Mapping) -> dict[str, np.ndarray]:
     """d(out)/d(leaf) for each named leaf; zeros for a leaf the output does not use."""
     if not out.requires_grad:
         return {name: np.zeros(t.shape, t._data.dtype) for name, t in leaves.items()}
-    import gradcli.autograd
-
     found = gradcli.autograd.grad(
         out, list(leaves.values()), allow_unused=True, materialize_grads=True
     )
@@ -611,8 +603,6 @@ def _seed_for(seed: int, name: str) -> int:
 
 
 def _array(value) -> np.ndarray:
-    import gradcli
-
     if isinstance(value, gradcli.Tensor):
         return np.array(value._data)
     return np.array(value)

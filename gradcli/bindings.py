@@ -124,17 +124,24 @@ def load_file(path: str, *, name: str = "value") -> np.ndarray:
             with open(path, encoding="utf-8-sig") as stream:
                 text = stream.read()
             array = _parse_json(text) if suffix == ".json" else _parse_table(text)
-    except FileNotFoundError:
-        raise GradcliError(f"cannot read {name} from @{path}: no such file") from None
-    except IsADirectoryError:
-        raise GradcliError(f"cannot read {name} from @{path}: it is a directory") from None
     except OSError as error:
-        raise GradcliError(f"cannot read {name} from @{path}: {error.strerror}") from None
+        raise read_error(f"{name} from @{path}", error) from None
     except UnicodeDecodeError:
         raise GradcliError(f"cannot read {name} from @{path}: not UTF-8 text") from None
     except ValueError as error:
         raise GradcliError(f"cannot read {name} from @{path}: {error}") from None
     return array
+
+
+def read_error(what: str, error: OSError) -> GradcliError:
+    """``cannot read WHAT: why``, for a file (a binding's, a program's) that could not be read."""
+    if isinstance(error, FileNotFoundError):
+        why = "no such file"
+    elif isinstance(error, IsADirectoryError):
+        why = "it is a directory"
+    else:
+        why = error.strerror or str(error)
+    return GradcliError(f"cannot read {what}: {why}")
 
 
 def _load_npy(path: str) -> np.ndarray:

@@ -496,12 +496,8 @@ def _read_source(source: str | None, file: str | None) -> tuple[str, str]:
     try:
         with open(path, "rb") as stream:
             return _decode(stream.read(MAX_PROGRAM_BYTES + 1), shown), path
-    except FileNotFoundError:
-        raise GradcliError(f"cannot read {shown}: no such file") from None
-    except IsADirectoryError:
-        raise GradcliError(f"cannot read {shown}: it is a directory") from None
     except OSError as error:
-        raise GradcliError(f"cannot read {shown}: {error.strerror or error}") from None
+        raise _bindings.read_error(shown, error) from None
 
 
 def _names_a_program_file(source: str) -> bool:

@@ -1,5 +1,5 @@
-"""Shared fixtures of the command-line tests: ``gradcli`` through Click's CliRunner,
-at a fixed width and without colour, so that golden outputs are stable."""
+"""Shared fixtures: ``gradcli`` through Click's CliRunner, at a fixed width and without
+colour, so that golden outputs are stable; ``float64`` as the default dtype."""
 
 from __future__ import annotations
 
@@ -70,3 +70,14 @@ def gradcli_script() -> list[str]:
     if script:
         return [script]
     return [sys.executable, "-m", "gradcli"]
+
+
+@pytest.fixture
+def float64():
+    """float64 as the default dtype for the test (``pytest.mark.usefixtures("float64")``)."""
+    import gradcli
+
+    old = gradcli.get_default_dtype()
+    gradcli.set_default_dtype(gradcli.float64)
+    yield
+    gradcli.set_default_dtype(old)

@@ -9,13 +9,7 @@ import gradcli
 from gradcli.errors import GradcliError, GradcliIndexError, ShapeError
 from gradcli.language import NESTING_LIMIT, compile_source, evaluate_constant, ir, parse
 
-
-@pytest.fixture(autouse=True)
-def float64():
-    old = gradcli.get_default_dtype()
-    gradcli.set_default_dtype(gradcli.float64)
-    yield
-    gradcli.set_default_dtype(old)
+pytestmark = pytest.mark.usefixtures("float64")
 
 
 def error_of(text, **bindings) -> GradcliError:

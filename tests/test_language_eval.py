@@ -12,13 +12,7 @@ from gradcli.engine.ops import FUNCTIONS
 from gradcli.language import compile_source, evaluate_constant
 from gradcli.language.check import builtin_signature
 
-
-@pytest.fixture(autouse=True)
-def float64():
-    old = gradcli.get_default_dtype()
-    gradcli.set_default_dtype(gradcli.float64)
-    yield
-    gradcli.set_default_dtype(old)
+pytestmark = pytest.mark.usefixtures("float64")
 
 
 def leaves(**values):

@@ -18,12 +18,7 @@ from gradcli.language import compile_source, evaluate_constant, grammar_path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(autouse=True)
-def float64():
-    old = gradcli.get_default_dtype()
-    gradcli.set_default_dtype(gradcli.float64)
-    yield
-    gradcli.set_default_dtype(old)
+pytestmark = pytest.mark.usefixtures("float64")
 
 
 def leaf(v):

@@ -12,21 +12,14 @@ import gradcli
 from gradcli.language import compile_source, ir, parse
 from gradcli.language.ir import to_source
 
-# The NumPy oracle meets inf and nan as often as gradcli does; they are values, not warnings.
 pytestmark = [
+    pytest.mark.usefixtures("float64"),
+    # The NumPy oracle meets inf and nan as often as gradcli does; they are values, not warnings.
     pytest.mark.filterwarnings("ignore::RuntimeWarning"),
     pytest.mark.filterwarnings("ignore:Generating overly large repr"),
 ]
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-@pytest.fixture(autouse=True)
-def float64():
-    old = gradcli.get_default_dtype()
-    gradcli.set_default_dtype(gradcli.float64)
-    yield
-    gradcli.set_default_dtype(old)
 
 
 # ----------------------------------------------------------------------------

@@ -27,12 +27,7 @@ def language_section() -> str:
 EXAMPLES = re.findall(r"```gradcli\n(.*?)```", language_section(), re.S)
 
 
-@pytest.fixture(autouse=True)
-def float64():
-    old = gradcli.get_default_dtype()
-    gradcli.set_default_dtype(gradcli.float64)
-    yield
-    gradcli.set_default_dtype(old)
+pytestmark = pytest.mark.usefixtures("float64")
 
 
 def test_the_section_has_examples():

@@ -21,7 +21,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import ops
-from ..engine.tensor import Node, Tensor, enable_grad, grad, run_backward, set_grad_enabled
+from ..engine.tensor import (
+    Node,
+    Tensor,
+    enable_grad,
+    grad,
+    grad_reaching,
+    run_backward,
+    set_grad_enabled,
+)
 from ..errors import EngineError, GradcliTypeError, NotImplementedByGradcli
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
@@ -239,6 +247,19 @@ def _prepare_v(v, like, like_tuple, create_graph, name, single):
     return v
 
 
+def _prepare_scalar(func, inputs, v, create_graph, strict, name):
+    """``_prepare`` for vhp and hvp, whose function returns one scalar; also the
+    gradient ``jac`` of that scalar, with a graph for the second pass."""
+    inputs_tuple, inputs, outputs_tuple, outputs, v = _prepare(
+        func, inputs, v, create_graph, strict, name, v_matches_outputs=False
+    )
+    _single_scalar_output(outputs, outputs_tuple, name)
+    with enable_grad():
+        jac = _autograd_grad(outputs, inputs, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict)
+    return inputs_tuple, inputs, outputs_tuple, outputs, v, jac
+
+
 def _single_scalar_output(outputs, outputs_tuple, name):
     if outputs_tuple:
         raise EngineError(f"The function given to {name} should return a single Tensor")
@@ -256,10 +277,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     with set_grad_enabled(create_graph):
         grads = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, inputs, strict, create_graph, "back")
-    return (
-        _tuple_postprocess(_grad_postprocess(outputs, create_graph), outputs_tuple),
-        _tuple_postprocess(_grad_postprocess(result, create_graph), inputs_tuple),
-    )
+    return _value_and_product(outputs, outputs_tuple, result, inputs_tuple, create_graph)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -279,48 +297,41 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with set_grad_enabled(create_graph):
         grads = _autograd_grad(grad_inputs, u, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, outputs, strict, create_graph, "back_trick")
-    return (
-        _tuple_postprocess(_grad_postprocess(outputs, create_graph), outputs_tuple),
-        _tuple_postprocess(_grad_postprocess(result, create_graph), outputs_tuple),
-    )
+    return _value_and_product(outputs, outputs_tuple, result, outputs_tuple, create_graph)
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T H)`` for a scalar function, as ``torch.autograd.functional.vhp``."""
-    inputs_tuple, inputs, outputs_tuple, outputs, v = _prepare(
-        func, inputs, v, create_graph, strict, "vhp", v_matches_outputs=False
+    inputs_tuple, inputs, outputs_tuple, outputs, v, jac = _prepare_scalar(
+        func, inputs, v, create_graph, strict, "vhp"
     )
-    _single_scalar_output(outputs, outputs_tuple, "vhp")
-    with enable_grad():
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
     with set_grad_enabled(create_graph):
         grads = _autograd_grad(jac, inputs, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, inputs, strict, create_graph, "double_back")
-    return (
-        _tuple_postprocess(_grad_postprocess(outputs, create_graph), outputs_tuple),
-        _tuple_postprocess(_grad_postprocess(result, create_graph), inputs_tuple),
-    )
+    return _value_and_product(outputs, outputs_tuple, result, inputs_tuple, create_graph)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), H v)`` for a scalar function, by the double-backward trick as in PyTorch."""
-    inputs_tuple, inputs, outputs_tuple, outputs, v = _prepare(
-        func, inputs, v, create_graph, strict, "hvp", v_matches_outputs=False
+    inputs_tuple, inputs, outputs_tuple, outputs, v, jac = _prepare_scalar(
+        func, inputs, v, create_graph, strict, "hvp"
     )
-    _single_scalar_output(outputs, outputs_tuple, "hvp")
     with enable_grad():
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
         u = tuple(ops.zeros_like(t, requires_grad=True) for t in inputs)
         double_back = _autograd_grad(jac, inputs, u, create_graph=True)
         _check_requires_grad(jac, "hessian", strict)  # PyTorch checks jac here, not double_back
     with set_grad_enabled(create_graph):
         grads = _autograd_grad(double_back, u, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, inputs, strict, create_graph, "double_back_trick")
+    return _value_and_product(outputs, outputs_tuple, result, inputs_tuple, create_graph)
+
+
+def _value_and_product(outputs, outputs_tuple, product, product_tuple, create_graph):
+    """What vjp, jvp, vhp and hvp return: ``(func(inputs), product)``, each a tensor or a
+    tuple as it was given."""
     return (
         _tuple_postprocess(_grad_postprocess(outputs, create_graph), outputs_tuple),
-        _tuple_postprocess(_grad_postprocess(result, create_graph), inputs_tuple),
+        _tuple_postprocess(_grad_postprocess(product, create_graph), product_tuple),
     )
 
 
@@ -409,12 +420,7 @@ def _jacobian_of(out, inputs, create_graph, retain_graph):
                 inputs=inputs,
             )
         for j, t in enumerate(inputs):
-            if t.grad_fn is not None:
-                g = captured.get(t.grad_fn)
-            else:
-                entry = leaf_grads.get(id(t))
-                g = None if entry is None else entry[1]
-            pieces[j].append(g)
+            pieces[j].append(grad_reaching(t, leaf_grads, captured))
     result = []
     for t, parts in zip(inputs, pieces):
         if parts[0] is None:
@@ -505,13 +511,7 @@ def hessian(
         out = func(*inputs)
         outputs_tuple, outputs = _as_tuple(out, "outputs of the user-provided function", "hessian")
         _check_requires_grad(outputs, "outputs", strict)
-        if outputs_tuple:
-            raise EngineError("The function given to hessian should return a single Tensor")
-        if out.numel() != 1:
-            raise EngineError(
-                "The Tensor returned by the function given to hessian should "
-                "contain a single element"
-            )
+        _single_scalar_output(outputs, outputs_tuple, "hessian")
         # The gradient, with a graph of its own: the outer Jacobian differentiates it.
         gradient = []
         for j, g in enumerate(_autograd_grad((out,), inputs, create_graph=True, retain_graph=True)):

@@ -88,7 +88,11 @@ class Op:
         self.fn = None
 
     def backward(self, parents, g, ans, args, params, kwargs):
-        """The gradient for each input (None where none flows)."""
+        """The gradient for each input (None where none flows).
+
+        The reverse pass (``tensor.run_backward``) calls this for variadic ops only;
+        for the others it makes the same rule calls inline, which is quicker.
+        """
         if self.variadic:
             return self.rules[0](g, ans, args, *params, **kwargs)
         rules = self.rules
@@ -99,12 +103,13 @@ class Op:
             for parent, rule in zip(parents, rules)
         ]
 
-    def variant(self, grad_fn):
-        """The same op under another PyTorch grad_fn name (x.T versus x.t())."""
+    def variant(self, grad_fn, rules=None):
+        """The same op under another PyTorch grad_fn name (x.T versus x.t()); ``rules``
+        replace the op's where the variant differentiates other inputs (pow's exponent)."""
         twin = Op(
             self.name,
             self.forward,
-            self.rules,
+            self.rules if rules is None else tuple(rules),
             grad_fn,
             self.doc,
             self.kind,
@@ -438,9 +443,8 @@ remainder = defop("remainder", _integer_division(np.remainder),
                   "RemainderBackward0", "x % y, with the sign of y", "binary",
                   kink="the jumps of floor(x / y) get gradient 0")
 _remainder_tensors = OPS["remainder"].variant("RemainderBackward1")
-_remainder_of_number = OPS["remainder"].variant("NotImplemented")
-_remainder_of_number.rules = (None, not_implemented("remainder"))
-_remainder_of_number.fn = _bind(_remainder_of_number)
+_remainder_of_number = OPS["remainder"].variant("NotImplemented",
+                                                (None, not_implemented("remainder")))
 
 
 def _remainder(input, other):
@@ -476,12 +480,8 @@ def _power(x, p):
 
 _pow_tensor_scalar = defop("pow", _power, (_pow_base_rule, None), "PowBackward0",
                            "x ** p, also written x ^ p", "binary", kink="d/dx x**0 = 0 everywhere")
-_pow_tensor_tensor = OPS["pow"].variant("PowBackward1")
-_pow_tensor_tensor.rules = (_pow_base_rule, _pow_exponent_rule)
-_pow_tensor_tensor.fn = _bind(_pow_tensor_tensor)
-_pow_scalar_tensor = OPS["pow"].variant("PowBackward2")
-_pow_scalar_tensor.rules = (None, _pow_exponent_rule)
-_pow_scalar_tensor.fn = _bind(_pow_scalar_tensor)
+_pow_tensor_tensor = OPS["pow"].variant("PowBackward1", (_pow_base_rule, _pow_exponent_rule))
+_pow_scalar_tensor = OPS["pow"].variant("PowBackward2", (None, _pow_exponent_rule))
 
 
 def pow(x, p):  # noqa: A001  (PyTorch's name)
@@ -517,28 +517,23 @@ def where(condition, input, other):  # noqa: A002
     return _where(input, other, np.asarray(cond, dtype=bool))
 
 
-def _maximum_rule(first_wins):
-    def rule(g, ans, x, y):
-        mine = (x > y) if first_wins else (y > x)
-        return where(mine, g, where(x == y, g / 2, 0.0))
+def _pick_rules(beats):
+    """The rules of maximum (``beats`` is >) or minimum (<): g goes to the input that
+    beats the other; where they tie, each gets half."""
 
-    return rule
+    def first(g, ans, x, y):
+        return where(beats(x, y), g, where(x == y, g / 2, 0.0))
 
+    def second(g, ans, x, y):
+        return where(beats(y, x), g, where(x == y, g / 2, 0.0))
 
-def _minimum_rule(first_wins):
-    def rule(g, ans, x, y):
-        mine = (x < y) if first_wins else (y < x)
-        return where(mine, g, where(x == y, g / 2, 0.0))
-
-    return rule
+    return first, second
 
 
-maximum = defop("maximum", np.maximum, (_maximum_rule(True), _maximum_rule(False)),
-                "MaximumBackward0", "elementwise larger of x and y", "binary",
-                kink="ties share the gradient evenly")
-minimum = defop("minimum", np.minimum, (_minimum_rule(True), _minimum_rule(False)),
-                "MinimumBackward0", "elementwise smaller of x and y", "binary",
-                kink="ties share the gradient evenly")
+maximum = defop("maximum", np.maximum, _pick_rules(lambda a, b: a > b), "MaximumBackward0",
+                "elementwise larger of x and y", "binary", kink="ties share the gradient evenly")
+minimum = defop("minimum", np.minimum, _pick_rules(lambda a, b: a < b), "MinimumBackward0",
+                "elementwise smaller of x and y", "binary", kink="ties share the gradient evenly")
 
 
 def _atan2_rule(sign, numerator):
@@ -713,6 +708,21 @@ argmin = defop_nondiff("argmin",
 # ----------------------------------------------------------------------------
 
 
+def _reduction(over_all, along_dim):
+    """sum, mean or prod: ``over_all`` (grad_fn ...Backward0) without a dim, the variant
+    ``along_dim`` (...Backward1) with one, as PyTorch records them."""
+
+    def reduction(input, dim=None, keepdim=False, *, dtype=None, axis=None):
+        dim = axis if dim is None else dim
+        if dim is None:
+            return over_all(input, None, keepdim, dtype)
+        return along_dim.fn(input, dim, keepdim, dtype)
+
+    reduction.__name__ = reduction.__qualname__ = along_dim.name
+    reduction.__doc__ = along_dim.doc
+    return reduction
+
+
 def _sum(x, dim=None, keepdim=False, dtype=None):
     return np.sum(x, axis=_axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
 
@@ -726,12 +736,7 @@ _sum_all = defop("sum", _sum, (_sum_rule,), "SumBackward0",
 _sum_dim = OPS["sum"].variant("SumBackward1")
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
-    """sum(x, dim=None, keepdim=False): sum of entries."""
-    dim = axis if dim is None else dim
-    if dim is None:
-        return _sum_all(input, None, keepdim, dtype)
-    return _sum_dim.fn(input, dim, keepdim, dtype)
+sum = _reduction(_sum_all, _sum_dim)  # noqa: A001
 
 
 def _mean(x, dim=None, keepdim=False, dtype=None):
@@ -753,12 +758,7 @@ _mean_all = defop("mean", _mean, (_mean_rule,), "MeanBackward0",
 _mean_dim = OPS["mean"].variant("MeanBackward1")
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
-    """mean(x, dim=None, keepdim=False): average of entries."""
-    dim = axis if dim is None else dim
-    if dim is None:
-        return _mean_all(input, None, keepdim, dtype)
-    return _mean_dim.fn(input, dim, keepdim, dtype)
+mean = _reduction(_mean_all, _mean_dim)
 
 
 def _prod_others(x, dim=None):
@@ -821,12 +821,7 @@ _prod_all = defop("prod", _prod, (_prod_rule,), "ProdBackward0",
 _prod_dim = OPS["prod"].variant("ProdBackward1")
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None, axis=None):
-    """prod(x, dim=None, keepdim=False): product of entries."""
-    dim = axis if dim is None else dim
-    if dim is None:
-        return _prod_all(input, None, keepdim, dtype)
-    return _prod_dim.fn(input, dim, keepdim, dtype)
+prod = _reduction(_prod_all, _prod_dim)
 
 
 def _extreme_rule(g, ans, x, dim=None, keepdim=False):
@@ -2116,7 +2111,8 @@ def manual_seed(seed):
     _Random._generator = None
 
 
-def _new(data, dtype, requires_grad):
+def _new(data, requires_grad):
+    """A new leaf holding ``data`` (already of its dtype)."""
     t = Tensor._make(data)
     if requires_grad:
         if t._data.dtype.kind not in "fc":
@@ -2136,17 +2132,17 @@ def tensor(data, dtype=None, requires_grad=False):
     from .tensor import _as_array
 
     array = np.array(_as_array(data, dtypes.to_numpy(dtype)), copy=True)
-    return _new(array, dtype, requires_grad)
+    return _new(array, requires_grad)
 
 
 def zeros(*size, dtype=None, requires_grad=False):
     """zeros(2, 3): a tensor of zeros."""
-    return _new(np.zeros(_shape_arg(size), dtype=_float_dtype(dtype)), dtype, requires_grad)
+    return _new(np.zeros(_shape_arg(size), dtype=_float_dtype(dtype)), requires_grad)
 
 
 def ones(*size, dtype=None, requires_grad=False):
     """ones(2, 3): a tensor of ones."""
-    return _new(np.ones(_shape_arg(size), dtype=_float_dtype(dtype)), dtype, requires_grad)
+    return _new(np.ones(_shape_arg(size), dtype=_float_dtype(dtype)), requires_grad)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False):
@@ -2154,15 +2150,13 @@ def full(size, fill_value, dtype=None, requires_grad=False):
     size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
     if dtype is None and isinstance(fill_value, (bool, int, np.integer, np.bool_)):
         dtype = np.bool_ if isinstance(fill_value, (bool, np.bool_)) else np.int64
-    return _new(np.full(size, fill_value, dtype=_float_dtype(dtype)), dtype, requires_grad)
+    return _new(np.full(size, fill_value, dtype=_float_dtype(dtype)), requires_grad)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False):
     """eye(n): the identity matrix."""
     return _new(
-        np.eye(int(n), None if m is None else int(m), dtype=_float_dtype(dtype)),
-        dtype,
-        requires_grad,
+        np.eye(int(n), None if m is None else int(m), dtype=_float_dtype(dtype)), requires_grad
     )
 
 
@@ -2174,7 +2168,7 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False):
     if dtype is None:
         is_int = all(isinstance(v, (int, np.integer)) for v in values)
         dtype = np.int64 if is_int else DefaultDType.value
-    return _new(np.arange(start, end, step, dtype=dtypes.to_numpy(dtype)), dtype, requires_grad)
+    return _new(np.arange(start, end, step, dtype=dtypes.to_numpy(dtype)), requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False):
@@ -2182,7 +2176,7 @@ def linspace(start, end, steps, dtype=None, requires_grad=False):
     dt = _float_dtype(dtype)
     steps = int(steps)
     if steps < 2:
-        return _new(np.full(steps, start).astype(dt), dtype, requires_grad)
+        return _new(np.full(steps, start).astype(dt), requires_grad)
     # PyTorch's values, not NumPy's: the first half counts up from start, the second
     # down from end, each one rounding from start + step * i (a fused multiply-add),
     # so the middle of linspace(-1, 1, 11) in float32 is -1.4901e-08, not 0. An
@@ -2196,19 +2190,19 @@ def linspace(start, end, steps, dtype=None, requires_grad=False):
     up = wide(step_type(start)) + wide(step) * i
     down = wide(step_type(end)) - wide(step) * (steps - 1 - i)
     values = np.where(i < steps // 2, up, down).astype(step_type)
-    return _new(values.astype(dt), dtype, requires_grad)
+    return _new(values.astype(dt), requires_grad)
 
 
 def rand(*size, dtype=None, requires_grad=False):
     """rand(2, 3): uniform random values in [0, 1)."""
     data = _Random.generator().random(_shape_arg(size)).astype(_float_dtype(dtype))
-    return _new(data, dtype, requires_grad)
+    return _new(data, requires_grad)
 
 
 def randn(*size, dtype=None, requires_grad=False):
     """randn(2, 3): standard normal random values."""
     data = _Random.generator().standard_normal(_shape_arg(size)).astype(_float_dtype(dtype))
-    return _new(data, dtype, requires_grad)
+    return _new(data, requires_grad)
 
 
 def randint(low, high=None, size=None, dtype=None, requires_grad=False):
@@ -2216,13 +2210,13 @@ def randint(low, high=None, size=None, dtype=None, requires_grad=False):
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
     data = _Random.generator().integers(low, high, tuple(size))
-    return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), dtype, requires_grad)
+    return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), requires_grad)
 
 
 def randperm(n, dtype=None, requires_grad=False):
     """randperm(n): the integers 0 .. n-1 in random order."""
     data = _Random.generator().permutation(int(n))
-    return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), dtype, requires_grad)
+    return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), requires_grad)
 
 
 def normal(mean, std, size=None, dtype=None, requires_grad=False):
@@ -2231,7 +2225,7 @@ def normal(mean, std, size=None, dtype=None, requires_grad=False):
         size = np.broadcast_shapes(np.shape(_raw(mean)), np.shape(_raw(std)))
     noise = _Random.generator().standard_normal(tuple(size))
     data = (noise * np.asarray(_raw(std)) + np.asarray(_raw(mean))).astype(_float_dtype(dtype))
-    return _new(data, dtype, requires_grad)
+    return _new(data, requires_grad)
 
 
 def zeros_like(input, dtype=None, requires_grad=False):
@@ -2239,20 +2233,20 @@ def zeros_like(input, dtype=None, requires_grad=False):
     if type(input) is not Tensor:
         return np.zeros_like(input)
     data = np.zeros_like(input._data, dtype=dtypes.to_numpy(dtype))
-    return _new(data, dtype, requires_grad)
+    return _new(data, requires_grad)
 
 
 def ones_like(input, dtype=None, requires_grad=False):
     """ones_like(x): ones of x's shape and dtype."""
     if type(input) is not Tensor:
         return np.ones_like(input)
-    return _new(np.ones_like(input._data, dtype=dtypes.to_numpy(dtype)), dtype, requires_grad)
+    return _new(np.ones_like(input._data, dtype=dtypes.to_numpy(dtype)), requires_grad)
 
 
 def full_like(input, fill_value, dtype=None, requires_grad=False):
     """full_like(x, v): x's shape filled with v."""
     data = np.full_like(np.asarray(input), fill_value, dtype=dtypes.to_numpy(dtype))
-    return _new(data, dtype, requires_grad)
+    return _new(data, requires_grad)
 
 
 def rand_like(input, dtype=None, requires_grad=False):

@@ -651,15 +651,6 @@ class Tensor:
 # ----------------------------------------------------------------------------
 
 
-def _is_tensor(x) -> bool:
-    return type(x) is Tensor
-
-
-def _sum_to(g, shape, batch_dims):
-    """Sum a broadcast gradient back to ``shape``, keeping ``batch_dims`` leading dims."""
-    return ops.sum_to(g, shape, batch_dims)
-
-
 def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0, inputs=None):
     """Propagate ``root_grads`` from ``roots`` to the leaves.
 
@@ -731,7 +722,8 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
                 input_grads = op.backward(parents, g, ans, args, node.params, node.kwargs)
                 rules = None
             else:
-                # Op.backward inlined for the common ops: each input's rule, called below.
+                # Op.backward's rule calls, inlined (below): calling it per node made a
+                # deep scalar chain's reverse pass a third slower.
                 rules = op.rules
                 params = node.params
                 kwargs = node.kwargs
@@ -751,9 +743,9 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
                 shape = saved[i].shape
                 if batch_dims:
                     if gi.shape[batch_dims:] != shape or gi.ndim != len(shape) + batch_dims:
-                        gi = _sum_to(gi, shape, batch_dims)
+                        gi = ops.sum_to(gi, shape, batch_dims)
                 elif gi.shape != shape:
-                    gi = _sum_to(gi, shape, 0)
+                    gi = ops.sum_to(gi, shape, 0)
                 if anomaly is not None:
                     anomaly(node, i, g, gi)
             if type(parent) is Node:
@@ -767,6 +759,14 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
             elif gi is not None:
                 _accumulate_leaf(leaf_grads, parent, gi)
     return leaf_grads, captured
+
+
+def grad_reaching(t, leaf_grads, captured):
+    """The gradient ``run_backward`` left for ``t``, one of its ``inputs``, or None."""
+    if t.grad_fn is not None:
+        return captured.get(t.grad_fn)
+    entry = leaf_grads.get(id(t))
+    return None if entry is None else entry[1]
 
 
 def _nodes_leading_to(starts, target_nodes, target_leaf_ids):
@@ -1042,14 +1042,10 @@ def grad(
         )
     result = []
     for i, t in enumerate(inputs):
-        if t.grad_fn is not None:
-            g = captured.get(t.grad_fn)
-        else:
-            entry = leaf_grads.get(id(t))
-            g = None if entry is None else entry[1]
-            hooks = _leaf_hooks(t)
-            if g is not None and hooks is not None:
-                g = hooks.run(g, create_graph)
+        g = grad_reaching(t, leaf_grads, captured)
+        hooks = _leaf_hooks(t) if t.grad_fn is None else None
+        if g is not None and hooks is not None:
+            g = hooks.run(g, create_graph)
         if g is None:
             if not allow_unused:
                 raise EngineError(
@@ -1067,16 +1063,11 @@ def grad(
 # ----------------------------------------------------------------------------
 
 
-class set_grad_enabled:
-    """Switch graph recording on or off; a context manager and a decorator."""
+class _GradModeSwitch:
+    """What set_grad_enabled, no_grad and enable_grad share: the mode before is
+    restored on exit, and as decorators they run the function in their mode."""
 
-    def __init__(self, mode: bool):
-        self.mode = bool(mode)
-        self.prev = GradMode.enabled
-        GradMode.enabled = self.mode
-
-    def __enter__(self):
-        return self
+    mode = True
 
     def __exit__(self, *exc):
         GradMode.enabled = self.prev
@@ -1084,7 +1075,6 @@ class set_grad_enabled:
 
     def __call__(self, fn):
         mode = self.mode
-        GradMode.enabled = self.prev
 
         def wrapper(*args, **kwargs):
             with set_grad_enabled(mode):
@@ -1095,9 +1085,25 @@ class set_grad_enabled:
         return wrapper
 
 
-class _GradModeContext:
-    mode = True
+class set_grad_enabled(_GradModeSwitch):
+    """Switch graph recording on or off; a context manager and a decorator."""
 
+    def __init__(self, mode: bool):
+        # The switch happens here, not on entry: a bare ``set_grad_enabled(False)`` call
+        # switches for good, as in PyTorch.
+        self.mode = bool(mode)
+        self.prev = GradMode.enabled
+        GradMode.enabled = self.mode
+
+    def __enter__(self):
+        return self
+
+    def __call__(self, fn):
+        GradMode.enabled = self.prev  # as a decorator it switches only while fn runs
+        return super().__call__(fn)
+
+
+class _GradModeContext(_GradModeSwitch):
     def __new__(cls, fn=None):
         # ``@no_grad`` without parentheses decorates ``fn`` directly, as in PyTorch.
         if fn is None:
@@ -1108,21 +1114,6 @@ class _GradModeContext:
         self.prev = GradMode.enabled
         GradMode.enabled = self.mode
         return self
-
-    def __exit__(self, *exc):
-        GradMode.enabled = self.prev
-        return False
-
-    def __call__(self, fn):
-        mode = self.mode
-
-        def wrapper(*args, **kwargs):
-            with set_grad_enabled(mode):
-                return fn(*args, **kwargs)
-
-        wrapper.__name__ = getattr(fn, "__name__", "wrapper")
-        wrapper.__doc__ = getattr(fn, "__doc__", None)
-        return wrapper
 
 
 class no_grad(_GradModeContext):

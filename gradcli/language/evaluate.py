@@ -453,9 +453,7 @@ def _integer_list(value: Tensor, what: str, span: Span) -> tuple[int, ...]:
 
 
 def _integers(array: np.ndarray, what: str, span: Span) -> np.ndarray:
-    if array.dtype.kind in "iu":
-        return array
-    if array.dtype.kind == "b":
+    if array.dtype.kind in "iub":  # integers, or a boolean mask
         return array
     if not np.all(np.isfinite(array)) or not np.all(array == np.round(array)):
         raise GradcliTypeError(f"{what} must hold integers", span)

@@ -355,8 +355,13 @@ class _Printer:
     def arguments(self, args, keywords) -> str:
         return ", ".join([self.show(a) for a in args] + [self.show(k) for k in keywords])
 
-    # A chain's operands are one level stronger than the chain: a nested chain of the
-    # same level keeps its brackets, or it would parse back flattened.
+    def operator_run(self, node: Chain | Compare, strength: int) -> str:
+        """``first op operand op operand ...``, each operand binding at least ``strength``."""
+        parts = [self.operand(node.first, strength)]
+        for op, operand in zip(node.ops, node.rest):
+            parts += [BINARY_SYMBOLS[op], self.operand(operand, strength)]
+        return " ".join(parts)
+
     def Num(self, node: Num) -> str:
         return _number(node.value) if node.value >= 0 else f"({_number(node.value)})"
 
@@ -371,17 +376,12 @@ class _Printer:
         return f"{left} {BINARY_SYMBOLS[node.op]} {self.operand(node.right, _UNARY)}"
 
     def Chain(self, node: Chain) -> str:
-        strength = CHAIN_LEVELS[node.ops[0]] + 1
-        parts = [self.operand(node.first, strength)]
-        for op, operand in zip(node.ops, node.rest):
-            parts += [BINARY_SYMBOLS[op], self.operand(operand, strength)]
-        return " ".join(parts)
+        # The operands bind one level stronger than the chain: a nested chain of the
+        # same level keeps its brackets, or it would parse back flattened.
+        return self.operator_run(node, CHAIN_LEVELS[node.ops[0]] + 1)
 
     def Compare(self, node: Compare) -> str:
-        parts = [self.operand(node.first, _SUM)]
-        for op, operand in zip(node.ops, node.rest):
-            parts += [BINARY_SYMBOLS[op], self.operand(operand, _SUM)]
-        return " ".join(parts)
+        return self.operator_run(node, _SUM)
 
     def Keyword(self, node: Keyword) -> str:
         return f"{node.name}={self.show(node.value)}"

@@ -51,6 +51,14 @@ def _arguments(items) -> tuple[tuple, tuple]:
     return tuple(args), tuple(keywords)
 
 
+def _operator_run(first, rest) -> tuple:
+    """The fields of a Chain or a Compare from ``first op operand op operand ...``."""
+    ops, operands = rest[0::2], rest[1::2]
+    span = _join(first.span, operands[-1].span)
+    op_spans = tuple(map(token_span, ops))
+    return first, tuple(BINARY_OPS[o] for o in ops), operands, span, op_spans
+
+
 @_lark.v_args(inline=True)
 class _Builder(_lark.Transformer):
     def num(self, token):
@@ -67,16 +75,10 @@ class _Builder(_lark.Transformer):
         return ir.BinOp(BINARY_OPS[op], left, right, span, token_span(op))
 
     def chain(self, first, *rest):
-        ops, operands = rest[0::2], rest[1::2]
-        span = _join(first.span, operands[-1].span)
-        op_spans = tuple(map(token_span, ops))
-        return ir.Chain(first, tuple(BINARY_OPS[o] for o in ops), operands, span, op_spans)
+        return ir.Chain(*_operator_run(first, rest))
 
     def compare(self, first, *rest):
-        ops, operands = rest[0::2], rest[1::2]
-        span = _join(first.span, operands[-1].span)
-        op_spans = tuple(map(token_span, ops))
-        return ir.Compare(first, tuple(BINARY_OPS[o] for o in ops), operands, span, op_spans)
+        return ir.Compare(*_operator_run(first, rest))
 
     def keyword(self, name, value):
         return ir.Keyword(str(name), value, token_span(name))
