@@ -106,3 +106,20 @@ def test_shell_completion_of_commands_and_options(gradcli, words, expected):
     result = gradcli(env=env)
     assert result.exit_code == 0
     assert result.stdout.strip() == expected
+
+
+def test_the_library_knows_every_option_name_of_the_command_line():
+    """A missing input named like an option is bound with --var NAME=VALUE: the library's
+    list of option names must be the command line's."""
+    import click
+
+    from gradcli import api
+    from gradcli.cli import cli
+
+    names = set()
+    for command in cli.commands.values():
+        for param in command.params:
+            if isinstance(param, click.Option):
+                names.update(o.lstrip("-") for o in param.opts if o.startswith("--"))
+    names = {n for n in names if n.isidentifier()}  # only these can also be input names
+    assert names <= api._OPTION_NAMES | {"help"}, names - api._OPTION_NAMES
