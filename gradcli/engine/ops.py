@@ -87,21 +87,11 @@ class Op:
         self.promotes = kind in ("elementwise", "binary") if promotes is None else promotes
         self.fn = None
 
-    def backward(self, parents, g, ans, args, params, kwargs):
-        """The gradient for each input (None where none flows).
-
-        The reverse pass (``tensor.run_backward``) calls this for variadic ops only;
-        for the others it makes the same rule calls inline, which is quicker.
-        """
-        if self.variadic:
-            return self.rules[0](g, ans, args, *params, **kwargs)
-        rules = self.rules
-        if len(parents) == 1:
-            return (rules[0](g, ans, *args, *params, **kwargs),)
-        return [
-            None if parent is None or rule is None else rule(g, ans, *args, *params, **kwargs)
-            for parent, rule in zip(parents, rules)
-        ]
+    def variadic_backward(self, g, ans, args, params, kwargs):
+        """The gradients of all inputs of a variadic op (stack, cat): its one rule
+        returns them together. The reverse pass calls every other op's rules itself,
+        one per input (``tensor.run_backward``)."""
+        return self.rules[0](g, ans, args, *params, **kwargs)
 
     def variant(self, grad_fn, rules=None):
         """The same op under another PyTorch grad_fn name (x.T versus x.t()); ``rules``
