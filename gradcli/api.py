@@ -13,6 +13,8 @@ A binding is an array-like, or a string: a constant expression (``"pi/4"``,
 differentiated in ``wrt`` order, by default every input of the program
 (``program.inputs``); names declared ``const`` are never inputs.
 
+``functions()`` lists the functions a program can call, from the op table.
+
 Every error a user can cause is a ``GradcliError``. A result that is nan or
 infinite is returned anyway, with a warning naming the first operation that
 produced it.
@@ -303,6 +305,58 @@ def jvp(
             f, s.point(names), tuple(gradcli.tensor(directions[n]) for n in names)
         )
         return s.result("jvp", value, jvp=_array(product), tangents=directions)
+
+
+# ----------------------------------------------------------------------------
+# The functions a program can call
+# ----------------------------------------------------------------------------
+
+#: The kinds of ``gradcli.ops.FUNCTIONS``, in the order they are listed.
+KINDS = ("elementwise", "binary", "reduction", "linalg", "shape", "constructor", "other")
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    """One function of the language, as ``gradcli functions`` lists it."""
+
+    name: str
+    #: The parameters the language takes: ``"(input, dim=None, keepdim=False)"``.
+    signature: str
+    #: One of ``KINDS``.
+    kind: str
+    #: One line.
+    doc: str
+    #: The convention at points where the function is not differentiable, or None.
+    kink: str | None
+
+
+def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
+    """Every function of the op table, grouped by kind in ``KINDS`` order (the op
+    table's order within a kind); only ``name`` when given.
+
+    An unknown ``name`` is a ``GradcliError`` that suggests the closest one.
+    """
+    from gradcli.language.check import language_parameters, suggest
+
+    table = gradcli.ops.FUNCTIONS
+    if name is not None and name not in table:
+        raise GradcliError(f"unknown function {name!r}{suggest(name, table)}")
+    chosen = [table[name]] if name is not None else table.values()
+    # A kind missing from KINDS goes last rather than nowhere.
+    ordered = sorted(chosen, key=lambda f: KINDS.index(f.kind) if f.kind in KINDS else len(KINDS))
+    return tuple(
+        FunctionInfo(f.name, str(language_parameters(f.signature)), f.kind, _description(f), f.kink)
+        for f in ordered
+    )
+
+
+def _description(function) -> str:
+    """The op table's one-line doc without the call it often starts with
+    (``sum(x, dim=None): sum of entries``): the listing shows the signature beside it."""
+    doc = function.doc
+    if doc.startswith(function.name + "(") and "): " in doc:
+        doc = doc.split("): ", 1)[1]
+    return doc.removesuffix(".")
 
 
 # ----------------------------------------------------------------------------

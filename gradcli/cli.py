@@ -37,7 +37,8 @@ class _Group(click.Group):
     """The ``gradcli`` group; its ``main`` is the one place errors become exit codes."""
 
     def list_commands(self, ctx):
-        return list(self.commands)  # as declared: eval, grad, jacobian, hessian, vjp, jvp
+        # As declared: eval, grad, jacobian, hessian, vjp, jvp, then functions.
+        return list(self.commands)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         args = sys.argv[1:] if args is None else list(args)
@@ -228,6 +229,14 @@ randn(10, 20), linspace(0, 1, 5)) or @FILE (.npy, .csv, .txt, .json).
 Exit status: 0 success, 2 bad input, 3 a non-finite result under --strict,
 1 an internal error or an output that cannot be written."""
 
+_FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice([f.value for f in Format]),
+    help="Output format [default: table on a terminal, plain otherwise].",
+)
+_DEBUG = click.option("--debug", is_flag=True, help="Show tracebacks of errors.")
+
 _SHARED_OPTIONS = [
     click.argument("source", required=False),
     click.option(
@@ -257,12 +266,7 @@ _SHARED_OPTIONS = [
         show_default=True,
         help="Floating-point type of the computation.",
     ),
-    click.option(
-        "--format",
-        "fmt",
-        type=click.Choice([f.value for f in Format]),
-        help="Output format [default: table on a terminal, plain otherwise].",
-    ),
+    _FORMAT,
     click.option(
         "--precision",
         type=click.IntRange(min=1),
@@ -273,7 +277,7 @@ _SHARED_OPTIONS = [
     ),
     click.option("-o", "--output", metavar="FILE.npz", help="Also save every result array."),
     click.option("--strict", is_flag=True, help="Exit 3 when a result is nan or infinite."),
-    click.option("--debug", is_flag=True, help="Show tracebacks of errors."),
+    _DEBUG,
 ]
 
 _WRT = click.option(
@@ -312,7 +316,8 @@ def cli():
       value 19
       grad.x 8
 
-    Run 'gradcli COMMAND --help' for each command's options and examples.
+    Run 'gradcli COMMAND --help' for each command's options and examples, and
+    'gradcli functions' for the functions a program can call.
     """
 
 
@@ -427,6 +432,31 @@ def jvp_command(source, tangent, **options):
     return _run(api.jvp, source, options, tangents=_tangents(tangent))
 
 
+# A plain click.Command: it computes nothing, so it takes no bindings (--x 2 is
+# an unknown option) and no SOURCE.
+@cli.command("functions")
+@click.argument("name", required=False)
+@_FORMAT
+@_DEBUG
+def functions_command(name, fmt, debug):
+    """Every function a program can call (only NAME when given).
+
+    Grouped by kind, each with its parameters, a one-line description and its
+    convention at kinks (points where it is not differentiable). A dim=
+    parameter may also be written axis=.
+
+    \b
+    Example:
+      $ gradcli functions relu --format plain
+      relu(x)  max(x, 0)  at kinks: relu'(0) = 0
+    """
+    from .render import render_functions
+
+    listing = api.functions(name)
+    _write(lambda fmt: render_functions(listing, fmt, sys.stdout), fmt)
+    return EXIT_OK
+
+
 # ----------------------------------------------------------------------------
 # From arguments to a library call, and its result to the output
 # ----------------------------------------------------------------------------
@@ -455,17 +485,23 @@ def _run(compute, source, options, **arguments) -> int:
             write_npz(result, output)
         except OSError as error:
             raise GradcliError(f"cannot write {output}: {error.strerror or error}") from None
-    fmt = options["fmt"] or (Format.TABLE if _stdout_is_terminal() else Format.PLAIN)
+    _write(lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"])
+    for warning in result.warnings:
+        _say(warning)
+    return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
+
+
+def _write(show, fmt: str | None) -> None:
+    """Call ``show(format)``, which writes to standard output, in ``fmt`` (by default a
+    table on a terminal, plain lines otherwise), and flush it."""
+    fmt = fmt or (Format.TABLE if _stdout_is_terminal() else Format.PLAIN)
     try:
-        render(result, Format(fmt), sys.stdout, options["precision"])
-        sys.stdout.flush()  # the result before its warnings, wherever the two streams go
+        show(Format(fmt))
+        sys.stdout.flush()  # the result before any warnings, wherever the two streams go
     except BrokenPipeError:
         raise _OutputClosed from None
     except OSError as error:
         raise _CannotWrite(error.strerror or error) from None
-    for warning in result.warnings:
-        _say(warning)
-    return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
 
 
 def _stdout_is_terminal() -> bool:

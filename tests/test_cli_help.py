@@ -9,7 +9,8 @@ import pytest
 from gradcli import __version__
 from gradcli.cli import cli
 
-COMMANDS = ["eval", "grad", "jacobian", "hessian", "vjp", "jvp"]
+COMPUTING = ["eval", "grad", "jacobian", "hessian", "vjp", "jvp"]
+COMMANDS = [*COMPUTING, "functions"]
 
 
 def test_the_commands():
@@ -29,9 +30,17 @@ def test_group_help_lists_every_command_in_order(gradcli):
 def test_every_command_has_help_with_an_example(gradcli, command, flag):
     result = gradcli(command, flag)
     assert result.exit_code == 0
-    assert result.stdout.startswith(f"Usage: gradcli {command} [OPTIONS] [SOURCE]")
+    assert result.stdout.startswith(f"Usage: gradcli {command} [OPTIONS]")
     assert "Example" in result.stdout
     assert f"$ gradcli {command} " in result.stdout
+    assert "--format" in result.stdout
+
+
+@pytest.mark.parametrize("command", COMPUTING)
+def test_every_computing_command_takes_the_shared_options(gradcli, command):
+    result = gradcli(command, "--help")
+    assert result.exit_code == 0
+    assert result.stdout.startswith(f"Usage: gradcli {command} [OPTIONS] [SOURCE]")
     for option in [
         "--format",
         "--precision",

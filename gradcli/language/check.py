@@ -90,13 +90,18 @@ def builtin_signature(name: str) -> Signature:
     return sig
 
 
+def language_parameters(signature: inspect.Signature) -> inspect.Signature:
+    """``signature`` as the language takes it: without the engine's NumPy-only
+    parameters, and without ``axis`` beside ``dim`` (it is accepted as a spelling of dim)."""
+    params = [p for p in signature.parameters.values() if p.name not in _HIDDEN_PARAMETERS]
+    if any(p.name == "dim" for p in params):  # sum(x, dim=0, *, axis=None)
+        params = [p for p in params if p.name != "axis"]
+    return signature.replace(parameters=params)
+
+
 def _from_python(name: str, signature: inspect.Signature) -> Signature:
     positional, keywords, required, variadic = [], set(), 0, None
-    params = [p for p in signature.parameters.values() if p.name not in _HIDDEN_PARAMETERS]
-    names = {p.name for p in params}
-    if "dim" in names:  # sum(x, dim=0, *, axis=None): axis is a spelling of dim
-        params = [p for p in params if p.name != "axis"]
-    for p in params:
+    for p in language_parameters(signature).parameters.values():
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             positional.append(p.name)
             if p.default is p.empty:

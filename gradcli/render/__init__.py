@@ -2,8 +2,10 @@
 nothing: it only lays out the arrays the result holds.
 
 A result's ``as_tree()`` is a nested dict of arrays, in the order they are
-shown: ``{"value": V, "grad": {"x": G}}``. Each format lives in its own module,
-imported only when chosen, so Rich is never loaded for ``json`` or ``plain``.
+shown: ``{"value": V, "grad": {"x": G}}``. Each format module also renders the
+listing of ``gradcli functions`` (``render_functions``). Each format lives in its
+own module, imported only when chosen, so Rich is never loaded for ``json`` or
+``plain``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,12 @@ def render(result, fmt: Format, stream, precision: int | None = None) -> None:
     """Write ``result`` to ``stream`` in format ``fmt``."""
     module = importlib.import_module(f".{Format(fmt).value}", __name__)
     module.render(result, stream, precision)
+
+
+def render_functions(functions, fmt: Format, stream) -> None:
+    """Write the listing ``functions`` (``api.functions()``) to ``stream`` in format ``fmt``."""
+    module = importlib.import_module(f".{Format(fmt).value}", __name__)
+    module.render_functions(functions, stream)
 
 
 def leaves(tree: Mapping, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], object]]:

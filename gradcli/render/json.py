@@ -19,6 +19,22 @@ def render(result, stream, precision: int | None = None) -> None:
     stream.write(encode(result.as_tree(), precision) + "\n")
 
 
+def render_functions(functions, stream) -> None:
+    """``{"functions": [{"name": ..., "signature": "(...)", "kind": ..., "doc": ...,
+    "kink": ... or null}, ...]}`` on one line."""
+    entries = [
+        _object(name=f.name, signature=f.signature, kind=f.kind, doc=f.doc, kink=f.kink)
+        for f in functions
+    ]
+    stream.write(f'{{"functions": [{", ".join(entries)}]}}\n')
+
+
+def _object(**fields) -> str:
+    """Text fields (None as null) as a JSON object."""
+    items = (f"{_string(k)}: {'null' if v is None else _string(v)}" for k, v in fields.items())
+    return "{" + ", ".join(items) + "}"
+
+
 def encode(node, precision: int | None = None) -> str:
     """A result tree (dicts of arrays) as strict JSON text."""
     if isinstance(node, Mapping):
@@ -41,13 +57,13 @@ def _number(x, precision: int | None) -> str:
 
 
 def _string(text: str) -> str:
-    # Keys are words and program names (identifiers: no control characters), so
-    # JSON needs quotes and backslashes escaped, and letters beyond ASCII written
-    # as \\uXXXX (as json.dumps does) so that any terminal or pipe takes them.
-    # The json module costs start-up time.
+    # Keys are words and program names, and the listing of functions holds the op
+    # table's one-line docs: JSON needs quotes and backslashes escaped, control
+    # characters and letters beyond ASCII written as \\uXXXX (as json.dumps does)
+    # so that any terminal or pipe takes them. The json module costs start-up time.
     text = text.replace("\\", "\\\\").replace('"', '\\"')
-    if not text.isascii():
-        text = "".join(c if c.isascii() else _escaped(c) for c in text)
+    if not text.isascii() or not text.isprintable():
+        text = "".join(c if c.isascii() and c.isprintable() else _escaped(c) for c in text)
     return f'"{text}"'
 
 

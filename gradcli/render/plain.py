@@ -7,6 +7,12 @@ No colour and no box drawing, so ``read`` and ``awk`` take it apart::
 
 Arrays are written whole, flattened in row-major order; ``--format json``
 keeps their shapes.
+
+The listing of functions is one line per function, its fields separated by two
+spaces (``awk -F '  '``): the name with its parameters, the description, and
+the convention at kinks when there is one::
+
+    relu(x)  max(x, 0)  at kinks: relu'(0) = 0
 """
 
 from __future__ import annotations
@@ -18,3 +24,11 @@ from .numbers import flat_numbers
 def render(result, stream, precision: int | None = None) -> None:
     for path, array in leaves(result.as_tree()):
         stream.write(" ".join([".".join(path), *flat_numbers(array, precision)]) + "\n")
+
+
+def render_functions(functions, stream) -> None:
+    for f in functions:
+        fields = [f.name + f.signature, f.doc]
+        if f.kink is not None:
+            fields.append(f"at kinks: {f.kink}")
+        stream.write("  ".join(fields) + "\n")

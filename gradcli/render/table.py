@@ -2,8 +2,9 @@
 
 The value first, then one row per result array: its name, its shape and its
 numbers as an aligned grid (large arrays summarised with ``...`` as NumPy
-does). Rich drops colour by itself under ``NO_COLOR`` and when the output is
-not a terminal. Rich is imported here only, so the other formats never load it.
+does). The listing of functions is a table of its own, grouped by kind. Rich
+drops colour by itself under ``NO_COLOR`` and when the output is not a
+terminal. Rich is imported here only, so the other formats never load it.
 """
 
 from __future__ import annotations
@@ -60,6 +61,29 @@ def render(result, stream, precision: int | None = None, console: Console | None
         table.add_row(*cells, numbers, end_section=last_of_group)
     # The title above the table, not in it: a long file name must not wrap.
     console.print(Text(_shown(result.title, encoding), style="bold"), table)
+
+
+def render_functions(functions, stream, console: Console | None = None) -> None:
+    """One row per function under a heading row for each kind: the name with its
+    parameters, the description, and the convention at kinks."""
+    console = console or Console(file=stream, highlight=False)
+    if console.width < MIN_WIDTH:
+        console.width = 80 if console.width <= 0 else MIN_WIDTH
+    unicode = console.encoding.lower().startswith("utf")
+    table = Table(box=box.ROUNDED, safe_box=not unicode)
+    # Names are never cut: a signature wraps after a comma, below its name.
+    longest = max(len(f.name) for f in functions) + 1
+    table.add_column("function", min_width=longest, ratio=3)
+    table.add_column("description", ratio=4)
+    table.add_column("at kinks", ratio=2)
+    for i, f in enumerate(functions):
+        if i == 0 or functions[i - 1].kind != f.kind:
+            table.add_row(Text(f.kind, style="bold magenta"), end_section=False)
+        last_of_kind = i + 1 == len(functions) or functions[i + 1].kind != f.kind
+        name = Text(f.name, style="bold cyan").append(f.signature)
+        # Text, not markup: "[min, max]" in a description is no style.
+        table.add_row(name, Text(f.doc), Text(f.kink or ""), end_section=last_of_kind)
+    console.print(table)
 
 
 def _shown(text: str, encoding: str) -> str:
