@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
@@ -34,6 +33,7 @@ import gradcli
 
 from . import bindings as _bindings
 from .errors import GradcliError
+from .result import KINDS, SECTIONS, FunctionInfo, Result, finite, leaves
 
 DTYPES = ("float64", "float32")
 # The command line's own options: inputs with these names are bound with --var.
@@ -57,82 +57,6 @@ _OPTION_NAMES = {
 # ----------------------------------------------------------------------------
 # Results
 # ----------------------------------------------------------------------------
-
-
-#: The arrays each command adds to the value, in the order they are shown.
-SECTIONS = {
-    "eval": (),
-    "grad": ("grad",),
-    "jacobian": ("jacobian",),
-    "hessian": ("grad", "hessian"),
-    "vjp": ("vjp",),
-    "jvp": ("jvp",),
-}
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)
-class Result:
-    """What a command computed: the value where the program was evaluated, and the
-    derivatives the command asks for (the others are None). Arrays are read-only.
-    """
-
-    #: Which command: a key of ``SECTIONS``.
-    command: str
-    source: str
-    filename: str
-    value: np.ndarray
-    #: The inputs differentiated, in order.
-    inputs: tuple[str, ...]
-    #: Every input's value: the point of evaluation.
-    point: Mapping[str, np.ndarray]
-    #: One ``warning: ...`` message for each result array that is nan or infinite.
-    warnings: tuple[str, ...] = ()
-    #: ``grad[x]``: the gradient, of x's shape (grad, hessian).
-    grad: Mapping[str, np.ndarray] | None = None
-    #: ``jacobian[x]``: of shape ``value.shape + x.shape``.
-    jacobian: Mapping[str, np.ndarray] | None = None
-    #: ``hessian[x][y]``: of shape ``x.shape + y.shape``.
-    hessian: Mapping[str, Mapping[str, np.ndarray]] | None = None
-    #: ``vjp[x]``: ``grad_output`` times the Jacobian, of x's shape.
-    vjp: Mapping[str, np.ndarray] | None = None
-    grad_output: np.ndarray | None = None
-    #: The directional derivative along ``tangents``, of the value's shape.
-    jvp: np.ndarray | None = None
-    tangents: Mapping[str, np.ndarray] | None = None
-
-    @property
-    def shapes(self) -> Mapping[str, tuple[int, ...]]:
-        """The shape of every input."""
-        return MappingProxyType({name: v.shape for name, v in self.point.items()})
-
-    @property
-    def title(self) -> str:
-        """The expression, when it fits on a line, else the file it came from."""
-        text = self.source.strip()
-        if self.filename == "<expr>" or ("\n" not in text and len(text) <= 60):
-            return text
-        return self.filename
-
-    @property
-    def finite(self) -> bool:
-        """Whether every number of every result array is finite."""
-        from .render import leaves
-
-        return all(_finite(a) for _, a in leaves(self.as_tree()))
-
-    def as_tree(self) -> dict:
-        """The result arrays as nested dicts, in the order they are shown:
-        ``{"value": V, "grad": {"x": G}}``."""
-        tree = {"value": self.value}
-        for key in SECTIONS[self.command]:
-            tree[key] = _thawed(getattr(self, key))
-        return tree
-
-
-def _thawed(section):
-    if isinstance(section, Mapping):
-        return {key: _thawed(value) for key, value in section.items()}
-    return section
 
 
 # ----------------------------------------------------------------------------
@@ -311,24 +235,6 @@ def jvp(
 # The functions a program can call
 # ----------------------------------------------------------------------------
 
-#: The kinds of ``gradcli.ops.FUNCTIONS``, in the order they are listed.
-KINDS = ("elementwise", "binary", "reduction", "linalg", "shape", "constructor", "other")
-
-
-@dataclass(frozen=True)
-class FunctionInfo:
-    """One function of the language, as ``gradcli functions`` lists it."""
-
-    name: str
-    #: The parameters the language takes: ``"(input, dim=None, keepdim=False)"``.
-    signature: str
-    #: One of ``KINDS``.
-    kind: str
-    #: One line.
-    doc: str
-    #: The convention at points where the function is not differentiable, or None.
-    kink: str | None
-
 
 def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
     """Every function of the op table, grouped by kind in ``KINDS`` order (the op
@@ -336,7 +242,7 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
 
     An unknown ``name`` is a ``GradcliError`` that suggests the closest one.
     """
-    from gradcli.language.check import language_parameters, suggest
+    from gradcli.language.check import language_signature, suggest
 
     table = gradcli.ops.FUNCTIONS
     if name is not None and name not in table:
@@ -345,7 +251,7 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
     # A kind missing from KINDS goes last rather than nowhere.
     ordered = sorted(chosen, key=lambda f: KINDS.index(f.kind) if f.kind in KINDS else len(KINDS))
     return tuple(
-        FunctionInfo(f.name, str(language_parameters(f.signature)), f.kind, _description(f), f.kink)
+        FunctionInfo(f.name, language_signature(f.schema), f.kind, _description(f), f.kink)
         for f in ordered
     )
 
@@ -531,14 +437,12 @@ class _Session:
     # ----- the result -----
     def result(self, command: str, value, **fields) -> Result:
         """The frozen result, with a warning for each result array that is not finite."""
-        from .render import leaves
-
         value = self._numeric(_array(value))
         fields = {key: self._numeric(section) for key, section in fields.items()}
-        warnings = [] if _finite(value) else [self._nonfinite_warning(value)]
+        warnings = [] if finite(value) else [self._nonfinite_warning(value)]
         shown = {key: fields[key] for key in SECTIONS[command]}
         for path, array in leaves(shown):
-            if not _finite(array):
+            if not finite(array):
                 head = f"{'.'.join(path)} contains {_kinds(array)}"
                 warnings.append(f"warning: {head}" if warnings else self._derivative_warning(head))
         return Result(
@@ -593,7 +497,7 @@ class _Session:
         if not self.watch:
             # No operation made it: an input given that way did (--x nan, @FILE).
             given = {**self.constants, **self.values}
-            held = [f"{n} holds {_kinds(v)}" for n, v in given.items() if not _finite(v)]
+            held = [f"{n} holds {_kinds(v)}" for n, v in given.items() if not finite(v)]
             return f"{head}; the input {held[0]}" if held else head
         description, span = self.watch[0]
         message = f"the value contains {_kinds(value)}; the first came from {description}"
@@ -673,11 +577,6 @@ def _frozen(section):
     if isinstance(section, Mapping):
         return MappingProxyType({key: _frozen(value) for key, value in section.items()})
     return _frozen_array(section)
-
-
-def _finite(array) -> bool:
-    array = np.asarray(array)
-    return array.dtype.kind not in "fc" or bool(np.isfinite(array).all())
 
 
 def _kinds(array) -> str:

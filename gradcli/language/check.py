@@ -14,7 +14,6 @@ Expressions are visited with the iterative ``ir.walk``, so no check recurses.
 
 from __future__ import annotations
 
-import inspect
 import math
 from dataclasses import dataclass, field
 
@@ -34,10 +33,9 @@ BUILTIN_CONSTANTS = {
 #: Attributes that are not calls; everything else after a dot must be a method call.
 ATTRIBUTES = ("T",)
 
-# Parameters of the engine's Python callables that the language does not expose.
-_HIDDEN_PARAMETERS = frozenset(
-    {"out", "where", "casting", "order", "dtype", "subok", "signature", "requires_grad"}
-)
+# Parameters of the op table the language does not expose: it computes in one dtype
+# and draws random numbers from its own generator.
+HIDDEN_PARAMETERS = frozenset({"dtype", "requires_grad", "generator", "memory_format"})
 
 
 def suggest(name: str, candidates) -> str:
@@ -83,38 +81,43 @@ _SIGNATURES: dict[str, Signature] = {}
 
 
 def builtin_signature(name: str) -> Signature:
-    """The language's signature of the engine function ``name`` (from its Python signature)."""
+    """The language's signature of the op table's function ``name`` (from its schema)."""
     sig = _SIGNATURES.get(name)
     if sig is None:
-        sig = _SIGNATURES[name] = _from_python(name, FUNCTIONS[name].signature)
+        sig = _SIGNATURES[name] = _from_schema(name, language_parameters(FUNCTIONS[name].schema))
     return sig
 
 
-def language_parameters(signature: inspect.Signature) -> inspect.Signature:
-    """``signature`` as the language takes it: without the engine's NumPy-only
-    parameters, and without ``axis`` beside ``dim`` (it is accepted as a spelling of dim)."""
-    params = [p for p in signature.parameters.values() if p.name not in _HIDDEN_PARAMETERS]
-    if any(p.name == "dim" for p in params):  # sum(x, dim=0, *, axis=None)
-        params = [p for p in params if p.name != "axis"]
-    return signature.replace(parameters=params)
+def language_parameters(schema) -> tuple:
+    """The parameters of an op's schema the language takes (``HIDDEN_PARAMETERS`` left out)."""
+    return tuple(p for p in schema.params if p.name not in HIDDEN_PARAMETERS)
 
 
-def _from_python(name: str, signature: inspect.Signature) -> Signature:
+def language_signature(schema) -> str:
+    """``"(input, dim=None, keepdim=False)"``: the parameters the language takes."""
+    parts, starred = [], False
+    for p in language_parameters(schema):
+        if p.keyword_only and not starred and not p.variadic:
+            parts.append("*")
+        starred = starred or p.keyword_only or p.variadic
+        parts.append(str(p))
+    return "(" + ", ".join(parts) + ")"
+
+
+def _from_schema(name: str, params) -> Signature:
     positional, keywords, required, variadic = [], set(), 0, None
-    for p in language_parameters(signature).parameters.values():
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            positional.append(p.name)
-            if p.default is p.empty:
-                required = len(positional)
-        elif p.kind == p.VAR_POSITIONAL:
+    for p in params:
+        if p.variadic:
             variadic = p.name
-        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
-            keywords.add(p.name)
+            continue
+        if not p.keyword_only:
+            positional.append(p.name)
+            if p.required:
+                required = len(positional)
+        keywords.add(p.name)
     aliases = []
     if "dim" in keywords:
         aliases.append(("axis", "dim"))
-    elif "axis" in keywords:
-        aliases.append(("dim", "axis"))
     if "keepdim" in keywords:
         aliases.append(("keepdims", "keepdim"))
     return Signature(

@@ -8,7 +8,8 @@ import numpy as np
 
 from ..engine import ops
 from ..engine.ops import FUNCTIONS
-from ..engine.tensor import Tensor, no_grad
+from ..engine.state import no_grad
+from ..engine.tensor import Tensor
 from ..errors import GradcliError
 from . import ir
 from .check import BUILTIN_CONSTANTS, Analysis, check, suggest

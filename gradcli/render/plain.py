@@ -12,12 +12,12 @@ The listing of functions is one line per function, its fields separated by two
 spaces (``awk -F '  '``): the name with its parameters, the description, and
 the convention at kinks when there is one::
 
-    relu(x)  max(x, 0)  at kinks: relu'(0) = 0
+    relu(input)  max(x, 0)  at kinks: relu'(0) = 0
 """
 
 from __future__ import annotations
 
-from . import leaves
+from ..result import leaves
 from .numbers import flat_numbers
 
 

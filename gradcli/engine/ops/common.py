@@ -1,0 +1,68 @@
+"""What the op modules share: reading arguments and shapes with leading batch dimensions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import EngineError, GradcliIndexError
+from ..messages import dim_out_of_range
+from ..tensor import Tensor
+
+
+def raw(x):
+    """A tensor's array; anything else as it is."""
+    return x._data if type(x) is Tensor else x
+
+
+def batch_of(g, ans):
+    """The leading batch dimensions ``g`` carries beyond ``ans``'s shape."""
+    return tuple(g.shape[: g.ndim - np.ndim(ans)])
+
+
+def dims(dim, ndim):
+    """``dim`` (None, int or sequence) as a sorted tuple of negative axes."""
+    if dim is None:
+        return tuple(range(-ndim, 0))
+    if isinstance(dim, (int, np.integer)):
+        dim = (dim,)
+    out = []
+    span = max(ndim, 1)
+    for d in dim:
+        d = int(d)
+        if not -span <= d < span:
+            raise GradcliIndexError(dim_out_of_range(d, ndim))
+        out.append(d - ndim if d >= 0 else d)
+    if ndim == 0:
+        return ()  # a 0-d tensor has nothing to reduce: dim 0 or -1 leaves it as it is
+    return tuple(sorted(set(out)))
+
+
+def axis(dim, ndim):
+    """A PyTorch ``dim`` argument as a NumPy ``axis``: checked, negative, a tuple."""
+    return None if dim is None else dims(dim, ndim)
+
+
+def shape_arg(shape):
+    """``f(x, 2, 3)`` or ``f(x, (2, 3))``: the sizes as a tuple of ints."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return tuple(int(s) for s in shape)
+
+
+def negative_dims(dims_, ndim):
+    dims_ = (dims_,) if isinstance(dims_, (int, np.integer)) else tuple(dims_)
+    return tuple(dims(d, ndim)[0] for d in dims_)
+
+
+def not_implemented(aten_name):
+    """The rule of an op whose derivative PyTorch does not implement: backward raises, as there."""
+
+    def rule(g, ans, *args, **kwargs):
+        raise EngineError(f"derivative for aten::{aten_name} is not implemented")
+
+    return rule
+
+
+def is_tensor_arg(*args):
+    """``when`` of an overload: which of its arguments are tensors, as a tuple of bools."""
+    return tuple(type(a) is Tensor for a in args)

@@ -1,0 +1,118 @@
+"""What the library computes, as data: the frozen result of a command and the listing
+of the functions. ``api`` builds them and the renderers read them; neither imports the other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+
+#: The arrays each command adds to the value, in the order they are shown.
+SECTIONS = {
+    "eval": (),
+    "grad": ("grad",),
+    "jacobian": ("jacobian",),
+    "hessian": ("grad", "hessian"),
+    "vjp": ("vjp",),
+    "jvp": ("jvp",),
+}
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Result:
+    """What a command computed: the value where the program was evaluated, and the
+    derivatives the command asks for (the others are None). Arrays are read-only.
+    """
+
+    #: Which command: a key of ``SECTIONS``.
+    command: str
+    source: str
+    filename: str
+    value: np.ndarray
+    #: The inputs differentiated, in order.
+    inputs: tuple[str, ...]
+    #: Every input's value: the point of evaluation.
+    point: Mapping[str, np.ndarray]
+    #: One ``warning: ...`` message for each result array that is nan or infinite.
+    warnings: tuple[str, ...] = ()
+    #: ``grad[x]``: the gradient, of x's shape (grad, hessian).
+    grad: Mapping[str, np.ndarray] | None = None
+    #: ``jacobian[x]``: of shape ``value.shape + x.shape``.
+    jacobian: Mapping[str, np.ndarray] | None = None
+    #: ``hessian[x][y]``: of shape ``x.shape + y.shape``.
+    hessian: Mapping[str, Mapping[str, np.ndarray]] | None = None
+    #: ``vjp[x]``: ``grad_output`` times the Jacobian, of x's shape.
+    vjp: Mapping[str, np.ndarray] | None = None
+    grad_output: np.ndarray | None = None
+    #: The directional derivative along ``tangents``, of the value's shape.
+    jvp: np.ndarray | None = None
+    tangents: Mapping[str, np.ndarray] | None = None
+
+    @property
+    def shapes(self) -> Mapping[str, tuple[int, ...]]:
+        """The shape of every input."""
+        return MappingProxyType({name: v.shape for name, v in self.point.items()})
+
+    @property
+    def title(self) -> str:
+        """The expression, when it fits on a line, else the file it came from."""
+        text = self.source.strip()
+        if self.filename == "<expr>" or ("\n" not in text and len(text) <= 60):
+            return text
+        return self.filename
+
+    @property
+    def finite(self) -> bool:
+        """Whether every number of every result array is finite."""
+        return all(finite(a) for _, a in leaves(self.as_tree()))
+
+    def as_tree(self) -> dict:
+        """The result arrays as nested dicts, in the order they are shown:
+        ``{"value": V, "grad": {"x": G}}``."""
+        tree = {"value": self.value}
+        for key in SECTIONS[self.command]:
+            tree[key] = _thawed(getattr(self, key))
+        return tree
+
+
+def _thawed(section):
+    if isinstance(section, Mapping):
+        return {key: _thawed(value) for key, value in section.items()}
+    return section
+
+
+#: The kinds of ``gradcli.ops.FUNCTIONS``, in the order they are listed.
+KINDS = ("elementwise", "binary", "reduction", "linalg", "shape", "constructor", "other")
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    """One function of the language, as ``gradcli functions`` lists it."""
+
+    name: str
+    #: The parameters the language takes: ``"(input, dim=None, keepdim=False)"``.
+    signature: str
+    #: One of ``KINDS``.
+    kind: str
+    #: One line.
+    doc: str
+    #: The convention at points where the function is not differentiable, or None.
+    kink: str | None
+
+
+def leaves(tree: Mapping, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], object]]:
+    """The arrays of a result tree with their key paths: ``(("grad", "x"), G)``."""
+    for key, node in tree.items():
+        if isinstance(node, Mapping):
+            yield from leaves(node, prefix + (key,))
+        else:
+            yield prefix + (key,), node
+
+
+def finite(array) -> bool:
+    """Whether every number of ``array`` is finite (any non-float array is)."""
+    array = np.asarray(array)
+    return array.dtype.kind not in "fc" or bool(np.isfinite(array).all())
