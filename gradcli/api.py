@@ -31,8 +31,9 @@ import numpy as np
 
 import gradcli
 
-from . import bindings as _bindings
+from .engine.state import Generator, default_dtype_override
 from .errors import GradcliError
+from .language.values import parse_value
 from .result import KINDS, SECTIONS, FunctionInfo, Result, finite, leaves
 
 DTYPES = ("float64", "float32")
@@ -163,7 +164,7 @@ def vjp(
         with gradcli.no_grad():
             value = f(*s.point(s.wrt))
         if grad_output is None:
-            if value._data.size != 1:
+            if value.numel() != 1:
                 raise GradcliError(
                     f"vjp needs --grad-output V of the output's shape {tuple(value.shape)}; "
                     f"it can be left out only for a scalar output"
@@ -276,14 +277,11 @@ def _session(source, bindings, wrt, dtype, seed, filename):
         raise GradcliError(f"unknown dtype {dtype!r}: use float64 or float32")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise GradcliError(f"the seed must be a non-negative integer, not {seed!r}")
-    before = gradcli.get_default_dtype()
-    gradcli.set_default_dtype(getattr(gradcli, dtype))
-    try:
-        # nan and inf are results here, reported once as warnings, not NumPy's chatter.
-        with np.errstate(all="ignore"):
-            yield _Session(source, dict(bindings or {}), wrt, dtype, seed, filename)
-    finally:
-        gradcli.set_default_dtype(before)
+    # The session's dtype holds in this thread only, for what the engine makes of
+    # Python numbers; nothing global changes, so sessions in other threads compute
+    # in theirs. nan and inf are results here, reported once as warnings.
+    with default_dtype_override(dtype), np.errstate(all="ignore"):
+        yield _Session(source, dict(bindings or {}), wrt, dtype, seed, filename)
 
 
 class _Session:
@@ -316,7 +314,7 @@ class _Session:
             for name in self.program.constants
             if name in bindings
         }
-        defaults = self.program.defaults(seed=self.seed)
+        defaults = self.program.defaults(generator=Generator(self.seed), dtype=self.dtype)
         missing = [n for n in self.inputs if n not in bindings and n not in defaults]
         stray = [name for name in bindings if name not in self.inputs]
         close = [(name, _close_to(name, stray)) for name in missing]
@@ -369,7 +367,7 @@ class _Session:
     def value_of(self, name: str, value) -> np.ndarray:
         """A binding's array, in the session's dtype."""
         if isinstance(value, str):
-            value = _bindings.parse_value(value, name=name, seed=_seed_for(self.seed, name))
+            value = parse_value(value, name=name, seed=_seed_for(self.seed, name))
         return self._cast(np.asarray(value), name)
 
     def _cast(self, array: np.ndarray, name: str | None = None) -> np.ndarray:
@@ -400,13 +398,16 @@ class _Session:
         ``origins``: a dict to fill with where in the source each graph node came from
         (see ``CompiledProgram.run``).
         """
-        # Reseeding makes every evaluation draw the same random numbers, so the
-        # several passes of a Hessian see one and the same function.
-        gradcli.manual_seed(self.seed)
         # The watch keeps its first find; the re-run that records origins adds nothing.
         watching = not self.watch and origins is None
         return self.program.run(
-            leaves, watch_nonfinite=self.watch if watching else None, origins=origins
+            leaves,
+            watch_nonfinite=self.watch if watching else None,
+            origins=origins,
+            # A new generator each time: every evaluation draws the same random
+            # numbers, so the several passes of a Hessian see one and the same function.
+            generator=Generator(self.seed),
+            dtype=self.dtype,
         )
 
     def scalar_gradient(self, command: str):
@@ -516,7 +517,7 @@ def _warning(message: str, span, source: str) -> str:
 
 
 def _require_scalar(out, command: str) -> None:
-    if out._data.size != 1:
+    if out.numel() != 1:
         raise GradcliError(
             f"{command} needs a scalar output, but the output has shape {tuple(out.shape)}: "
             f"use `gradcli jacobian` for the full Jacobian, or `gradcli vjp --grad-output V` "
@@ -527,7 +528,7 @@ def _require_scalar(out, command: str) -> None:
 def _grads(out, leaves: Mapping) -> dict[str, np.ndarray]:
     """d(out)/d(leaf) for each named leaf; zeros for a leaf the output does not use."""
     if not out.requires_grad:
-        return {name: np.zeros(t.shape, t._data.dtype) for name, t in leaves.items()}
+        return {name: np.zeros(t.shape, _array(t).dtype) for name, t in leaves.items()}
     found = gradcli.autograd.grad(
         out, list(leaves.values()), allow_unused=True, materialize_grads=True
     )
@@ -562,7 +563,7 @@ def _seed_for(seed: int, name: str) -> int:
 
 def _array(value) -> np.ndarray:
     if isinstance(value, gradcli.Tensor):
-        return np.array(value._data)
+        return np.array(value.detach().numpy())
     return np.array(value)
 
 

@@ -18,7 +18,7 @@ import click
 
 from . import __version__, api
 from . import bindings as _bindings
-from .errors import GradcliError
+from .errors import GradcliError, read_error
 from .render import Format
 
 EXIT_OK = 0
@@ -533,7 +533,7 @@ def _read_source(source: str | None, file: str | None) -> tuple[str, str]:
         with open(path, "rb") as stream:
             return _decode(stream.read(MAX_PROGRAM_BYTES + 1), shown), path
     except OSError as error:
-        raise _bindings.read_error(shown, error) from None
+        raise read_error(shown, error) from None
 
 
 def _names_a_program_file(source: str) -> bool:

@@ -44,14 +44,16 @@ def set_process_default_dtype(dtype: np.dtype) -> None:
 
 
 class default_dtype_override:
-    """``with default_dtype_override(np.float64):`` this thread computes in float64."""
+    """``with default_dtype_override(np.float64):`` this thread computes in float64
+    (``None``: as it did before)."""
 
     def __init__(self, dtype):
         self.dtype = None if dtype is None else np.dtype(dtype)
 
     def __enter__(self):
         self.previous = PER_THREAD.dtype
-        PER_THREAD.dtype = self.dtype
+        if self.dtype is not None:
+            PER_THREAD.dtype = self.dtype
         return self
 
     def __exit__(self, *exc):

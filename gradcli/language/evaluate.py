@@ -91,8 +91,10 @@ def _number(value: float) -> int | float:
 class Evaluator:
     """Runs one program once: a fresh environment and a fresh graph."""
 
-    def __init__(self, watch: list | None = None, origins: dict | None = None):
+    def __init__(self, watch: list | None = None, origins: dict | None = None, generator=None):
         self.env: dict[str, Tensor] = {}
+        # Random constructors draw from this generator (the process's when None).
+        self.generator = generator
         self.functions: dict[str, ir.FuncDef] = {}
         self.locals: dict[str, object] = {}
         self.watch = watch
@@ -314,6 +316,8 @@ class Evaluator:
                 value = self.adapt(param, types[param], value, arg_span, param == sig.variadic)
             given.append((param, value, arg_span))
             args.append(value)
+        if self.generator is not None and "generator" in types:
+            kwargs["generator"] = self.generator
         for keyword in keyword_nodes:
             param = sig.canonical(keyword.name)
             value = self.argument(types[param], keyword.value)

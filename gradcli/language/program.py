@@ -6,9 +6,8 @@ from collections.abc import Collection, Mapping
 
 import numpy as np
 
-from ..engine import ops
 from ..engine.ops import FUNCTIONS
-from ..engine.state import no_grad
+from ..engine.state import Generator, default_dtype_override, no_grad
 from ..engine.tensor import Tensor
 from ..errors import GradcliError
 from . import ir
@@ -48,16 +47,20 @@ class CompiledProgram:
     def __repr__(self) -> str:
         return f"<CompiledProgram {self.filename} inputs={self.inputs}>"
 
-    def defaults(self, seed: int | None = None) -> dict[str, np.ndarray]:
-        """The values the program gives its inputs; random ones after ``manual_seed(seed)``."""
-        if seed is not None:
-            ops.manual_seed(seed)
+    def defaults(
+        self, seed: int | None = None, *, generator: Generator | None = None, dtype=None
+    ) -> dict[str, np.ndarray]:
+        """The values the program gives its inputs: random ones drawn from ``generator``
+        (a new one seeded ``seed``; the process's if neither), floats in ``dtype``."""
+        if generator is None and seed is not None:
+            generator = Generator(seed)
         statements = self.analysis.input_statements
         wanted = {i for i in statements.values()}
-        evaluator = Evaluator()
+        evaluator = Evaluator(generator=generator)
         values = {}
         try:
-            with no_grad(), deep_recursion(), np.errstate(all="ignore"):
+            quiet = np.errstate(all="ignore")
+            with no_grad(), deep_recursion(), quiet, default_dtype_override(dtype):
                 for i, statement in enumerate(self.ir.statements):
                     if isinstance(statement, (ir.FuncDef, ir.ConstDecl)) or i in wanted:
                         value = evaluator.statement(statement)
@@ -72,6 +75,9 @@ class CompiledProgram:
         bindings: Mapping[str, Tensor],
         watch_nonfinite: list | None = None,
         origins: dict | None = None,
+        *,
+        generator: Generator | None = None,
+        dtype=None,
     ) -> Tensor:
         """Evaluate with ``bindings`` for the inputs; returns the result, with its graph.
 
@@ -80,10 +86,14 @@ class CompiledProgram:
         or inf from finite operands is appended to it as ``(description, span)``.
         When ``origins`` is a dict, it maps the graph node of each operation's result
         to ``(description, span)``: where in the source a node of the graph came from.
+        Random constructors draw from ``generator`` (the process's when None); numbers
+        written in the program are of ``dtype`` (the default dtype when None), in this
+        thread only: nothing global changes.
         """
         try:
             self._check_bindings(bindings)
-            return self._run(bindings, watch_nonfinite, origins)
+            with default_dtype_override(dtype):
+                return self._run(bindings, watch_nonfinite, origins, generator)
         except GradcliError as err:
             raise err.with_source(self.source) from None
 
@@ -120,9 +130,9 @@ class CompiledProgram:
     def _assigned(self) -> list[str]:
         return [s.name for s in self.ir.statements if isinstance(s, (ir.Assign, ir.ConstDecl))]
 
-    def _run(self, bindings, watch, origins=None) -> Tensor:
+    def _run(self, bindings, watch, origins=None, generator=None) -> Tensor:
         analysis = self.analysis
-        evaluator = Evaluator(watch, origins)
+        evaluator = Evaluator(watch, origins, generator)
         for name in analysis.free:
             evaluator.env[name] = as_tensor(bindings[name])
         result = None
@@ -165,8 +175,6 @@ def evaluate_constant(text: str, seed: int | None = None) -> np.ndarray:
             )
     except GradcliError as err:
         raise err.with_source(text) from None
-    if seed is not None:
-        ops.manual_seed(seed)
     with no_grad():
-        result = program.run({})
+        result = program.run({}, generator=None if seed is None else Generator(seed))
     return np.array(result.numpy())

@@ -1,0 +1,169 @@
+"""The values of a program's inputs, from the text a binding gives them.
+
+A value is any constant the language evaluates (``2``, ``pi/4``,
+``[[1, 2], [3, 4]]``, ``randn(10, 20)``) or ``@FILE``, read by the file's suffix:
+
+- ``.npy``: NumPy's format, always loaded with ``allow_pickle=False``;
+- ``.csv`` / ``.txt``: numbers separated by commas or whitespace, one row a line
+  (``#`` starts a comment); one row, or one column, is a vector;
+- ``.json``: a number or nested lists of numbers (``"nan"``, ``"inf"`` and
+  ``"-inf"`` as strings too, as ``--format json`` writes them).
+
+Nothing here calls ``eval``, and no file is read that the user did not name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+
+from ..errors import GradcliError, read_error
+from .program import evaluate_constant
+
+FILE_SUFFIXES = (".npy", ".csv", ".txt", ".json")
+# The language's NUMBER token (grammar/gradcli.lark), with a sign.
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def parse_value(text: str, *, name: str, seed: int | None = None) -> np.ndarray:
+    """The array a binding's text stands for. ``name`` only words error messages."""
+    stripped = text.strip()
+    if stripped.startswith("@"):
+        return load_file(stripped[1:], name=name)
+    if not stripped:
+        raise GradcliError(f"{name} has an empty value")
+    if _NUMBER.fullmatch(stripped):
+        # A plain number means the same to the language; skip parsing it (start-up).
+        # "+ 0.0" turns -0 into 0, as the language's unary minus does.
+        return np.asarray(float(stripped) + 0.0)
+    try:
+        return np.asarray(evaluate_constant(stripped, seed=seed))
+    except GradcliError as error:
+        # Keep the span: the caret then points into the value the user typed.
+        raise GradcliError(
+            f"in the value of {name}: {error.message}", error.span, error.source or stripped
+        ) from None
+
+
+def load_file(path: str, *, name: str = "value") -> np.ndarray:
+    """An array from ``.npy``, ``.csv``, ``.txt`` or ``.json``, chosen by suffix."""
+    if not path.strip():
+        raise GradcliError(f"{name}: @ needs a file name, as in @data.npy")
+    path = os.path.expanduser(path)  # the shell leaves the ~ of @~/x.npy alone
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in FILE_SUFFIXES:
+        kind = f"files ending in {suffix!r}" if suffix else "files without a suffix"
+        raise GradcliError(
+            f"cannot read {name} from @{path}: {kind} are not supported; "
+            f"use .npy, .csv, .txt or .json"
+        )
+    try:
+        if suffix == ".npy":
+            array = _load_npy(path)
+        else:
+            with open(path, encoding="utf-8-sig") as stream:
+                text = stream.read()
+            array = _parse_json(text) if suffix == ".json" else _parse_table(text)
+    except OSError as error:
+        raise read_error(f"{name} from @{path}", error) from None
+    except UnicodeDecodeError:
+        raise GradcliError(f"cannot read {name} from @{path}: not UTF-8 text") from None
+    except ValueError as error:
+        raise GradcliError(f"cannot read {name} from @{path}: {error}") from None
+    return array
+
+
+def _load_npy(path: str) -> np.ndarray:
+    with open(path, "rb") as stream:
+        if stream.read(6) != b"\x93NUMPY":
+            # np.load would take anything else for a pickle.
+            raise ValueError("not a valid .npy file")
+    try:
+        array = np.load(path, allow_pickle=False)
+    except ValueError as error:
+        if "allow_pickle" in str(error):
+            raise ValueError("it holds Python objects, which gradcli never unpickles") from None
+        raise ValueError("not a valid .npy file") from None
+    if array.dtype.kind not in "biuf":
+        raise ValueError(f"its dtype {array.dtype} is not numeric")
+    return array
+
+
+def _parse_table(text: str) -> np.ndarray:
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if "," in line:
+            # Commas separate fields: an empty one is a missing number, not nothing.
+            fields = [field.strip() for field in line.removesuffix(",").split(",")]
+            if "" in fields:
+                raise ValueError(f"line {number}: an empty field (a missing number)")
+        else:
+            fields = line.split()
+        try:
+            rows.append([float(field) for field in fields])
+        except ValueError:
+            bad = next(f for f in fields if not _is_float(f))
+            raise ValueError(f"line {number}: {bad!r} is not a number") from None
+        if len(rows[-1]) != len(rows[0]):
+            raise ValueError(
+                f"line {number} has {_count(len(rows[-1]))}, but the first row has "
+                f"{_count(len(rows[0]))}"
+            )
+    if not rows:
+        raise ValueError("it holds no numbers")
+    array = np.array(rows, dtype=np.float64)
+    if array.shape[0] == 1 or array.shape[1] == 1:
+        return array.reshape(-1)
+    return array
+
+
+def _count(n: int) -> str:
+    return f"{n} number" if n == 1 else f"{n} numbers"
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+_JSON_SPECIALS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
+
+
+def _parse_json(text: str) -> np.ndarray:
+    import json
+
+    try:
+        data = _json_numbers(json.loads(text))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"invalid JSON at line {error.lineno}, column {error.colno}") from None
+    except RecursionError:
+        raise ValueError("its lists are nested too deeply") from None
+    try:
+        return np.array(data, dtype=np.float64)
+    except ValueError as error:
+        if "maximum number of dimension" in str(error):
+            raise ValueError("it has more dimensions than NumPy's 64") from None
+        raise ValueError("its nested lists are ragged (rows of different lengths)") from None
+
+
+def _json_numbers(node):
+    if isinstance(node, list):
+        return [_json_numbers(item) for item in node]
+    if isinstance(node, bool) or not isinstance(node, (int, float, str)):
+        raise ValueError(
+            "expected a number or nested lists of numbers, found "
+            f"{type(node).__name__ if node is not None else 'null'}"
+        )
+    if isinstance(node, str):
+        if node not in _JSON_SPECIALS:
+            raise ValueError(f"expected a number, found the string {node!r}")
+        return _JSON_SPECIALS[node]
+    return node
