@@ -631,9 +631,8 @@ class _Session:
         out = self.run(leaves, origins, sources)
         for node, (_, span) in origins.items():
             sources.setdefault(node, span)  # a node made inside a call: the call's span
-        names = {id(leaves[name]): name for name in self.wrt}
         start = None if grad_output is None else gradcli.tensor(grad_output, dtype=self.gdtype)
-        traced = trace(out, start, names, sources)
+        traced = trace(out, start, {name: leaves[name] for name in self.wrt}, sources)
         nodes = tuple(
             dataclasses.replace(node, **_source_extent(self.source, node.span))
             for node in traced.nodes
@@ -709,13 +708,12 @@ class _Session:
     def _notes(self) -> tuple[Diagnostic, ...]:
         """A note for each call that landed on a kink, once each (a Jacobian evaluates
         the program more than once)."""
-        from gradcli.engine.explain import KINK_CONVENTIONS
         from gradcli.engine.ops import FUNCTIONS
 
         notes = {}
-        for function, span, where in self.notes:
+        for function, span, where, convention in self.notes:
             known = FUNCTIONS.get(function)
-            convention = KINK_CONVENTIONS.get(function) or (known and known.kink)
+            convention = convention or (known and known.kink)
             message = f"{function} is evaluated {where}, where it has no derivative"
             if convention:
                 message += f" (convention: {convention})"

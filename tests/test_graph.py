@@ -240,7 +240,7 @@ def test_json_has_nodes_and_edges(gradcli_json):
     assert x["grad"] == pytest.approx(np.sin(0.5) + 0.5 * np.cos(0.5), rel=1e-15)
     assert out["nodes"][1] | {"value": 0} == {
         "id": 1, "name": "SinBackward0", "leaf": None, "text": "sin(x)", "line": 1,
-        "column": 1, "shape": [], "value": 0, "grad": 0.5, "inputs": [2],
+        "column": 1, "end": 6, "shape": [], "value": 0, "grad": 0.5, "inputs": [2],
     }  # fmt: skip
     assert out["edges"] == [{"from": 1, "to": 0}, {"from": 2, "to": 0}, {"from": 2, "to": 1}]
 
@@ -331,7 +331,7 @@ def test_steps_of_the_first_tutorial_example(gradcli):
         "1. AddBackward0 (x+2)**2+3  received 1",
         "   d(a+b)/da = 1  -> PowBackward0 (x+2)**2: 1",
         "2. PowBackward0 (x+2)**2  received 1",
-        "   d(a**p)/da = p*a**(p-1)  -> AddBackward0 x+2: 8",
+        "   d(a**p)/da = p*a**(p-1), a = 4, p = 2  -> AddBackward0 x+2: 8",
         "3. AddBackward0 x+2  received 8",
         "   d(a+b)/da = 1  -> x.grad: 8",
         "value 19",
@@ -380,3 +380,19 @@ def test_steps_do_not_change_results():
     stepped = api.gradient("x * sin(x)", {"x": 0.7}, steps=True)
     assert plain.grad["x"] == stepped.grad["x"] and plain.value == stepped.value
     assert plain.graph is None and len(stepped.graph.steps) == 2
+
+
+def test_trace_a_tensor_built_with_the_library():
+    import gradcli as torch
+    from gradcli.autograd.graph import trace
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    graph = trace(y, torch.tensor(1.0), {"x": x})
+    assert [n.name for n in graph.nodes] == ["SumBackward0", "MulBackward0", "AccumulateGrad"]
+    assert graph.nodes[2].leaf == "x" and graph.nodes[2].grad.tolist() == [2.0, 4.0]
+    # d(x*x)/dx through both operands: 2x = [2, 4], the second send adding to the first.
+    sends = graph.steps[1].sends
+    assert [s.grad.tolist() for s in sends] == [[1.0, 2.0], [1.0, 2.0]]
+    assert sends[1].total.tolist() == [2.0, 4.0]
+    assert x.grad is None

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine.explain import rule_words
+from ..engine.explain import operands_named, rule_words
 from ..engine.tensor import AnomalyMode, Node, Tensor, _short
 
 
@@ -51,6 +51,9 @@ class Send:
     to: int
     #: The rule in words (``d(a*b)/da = b``), when there are words for it.
     rule: str | None
+    #: ``(name, value)`` of the inputs the rule uses (``(("b", 2.0),)``), when they are
+    #: single numbers.
+    operands: tuple[tuple[str, np.ndarray], ...]
     grad: np.ndarray
     #: The sum so far, when gradients from other paths reached ``to`` before this one.
     total: np.ndarray | None
@@ -101,18 +104,20 @@ class record_backward:  # noqa: N801  (a context manager, named like detect_anom
 
 def trace(
     out: Tensor,
-    grad_output,
-    leaf_names: Mapping[int, str],
+    grad_output=None,
+    names: Mapping[str, Tensor] | None = None,
     sources: Mapping[Node, object] | None = None,
     backward: Callable | None = None,
 ) -> Graph:
-    """The graph of ``out``, with the reverse pass from ``grad_output`` (None: no pass).
+    """The graph of ``out``, with the reverse pass from ``grad_output`` (a tensor of
+    ``out``'s shape; None: no pass).
 
-    ``leaf_names`` maps ``id(leaf)`` to the leaf's name; ``sources`` maps a node to
-    its span. ``backward(out, leaves, grad_output)`` runs the reverse pass
-    (by default ``autograd.grad``).
+    ``names`` names the leaves (``{"x": x}``); ``sources`` maps a node to where it
+    came from (a span). ``backward(out, leaves, grad_output)`` runs the reverse pass
+    (by default ``autograd.grad``); the leaves' ``.grad`` are left untouched.
     """
     sources = sources or {}
+    leaf_names = {id(t): name for name, t in (names or {}).items()}
     order, ids, children = _walk(out)
     leaves = [item for item in order if type(item) is Tensor]
     grads: dict[int, np.ndarray] = {}
@@ -127,7 +132,7 @@ def trace(
                 GraphNode(
                     key,
                     "AccumulateGrad",
-                    leaf_names.get(id(item), "?"),
+                    leaf_names.get(id(item), "leaf"),
                     None,
                     np.array(item._data),
                     grads.get(key),
@@ -186,6 +191,14 @@ def _reverse_pass(out, leaves, grad_output, ids, grads, backward) -> list[Step]:
 
     root = ids[_key(out.grad_fn if out.grad_fn is not None else out)]
     grads[root] = np.array(grad_output._data if type(grad_output) is Tensor else grad_output)
+    # The inputs' values, read before the pass frees them: the rules' numbers.
+    numbers = {
+        node: tuple(np.asarray(a) for a in node.saved)
+        for node in ids
+        if type(node) is Node
+        and node.saved is not None
+        and all(np.size(a) == 1 for a in node.saved)
+    }
     with record_backward() as record:
         found = backward(out, leaves, grad_output)
     steps: list[Step] = []
@@ -201,7 +214,12 @@ def _reverse_pass(out, leaves, grad_output, ids, grads, backward) -> list[Step]:
         before = grads.get(target)
         total = None if before is None else before + gi
         grads[target] = gi if before is None else total
-        sends.append(Send(target, rule_words(node.op.name, index), gi, total))
+        rule = rule_words(node.op.name, index)
+        values = numbers.get(node)
+        used = ()
+        if rule is not None and values is not None:
+            used = tuple((name, values[i]) for i, name in operands_named(node.op.name, rule))
+        sends.append(Send(target, rule, used, gi, total))
     if current is not None:
         steps.append(Step(ids[current], grads[ids[current]], tuple(sends)))
     for leaf, g in zip(leaves, found):

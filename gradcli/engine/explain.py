@@ -10,13 +10,17 @@ Two tables keyed by the op's name, to be read beside the op table (``ops.py``):
   PowBackward1 ...) reads the same words.
 - ``KINKS[function]``: ``check(args, kwargs)`` for a function of the language,
   given the arguments it was called with; it returns where the evaluation sits on
-  a kink (``"at 0"``) or None. ``KINK_CONVENTIONS`` holds the convention for the
-  few cases the op table's one-line kink text does not describe.
+  a kink (``"at 0"``) or None, and may return ``(where, convention)`` for a case
+  the op table's one-line kink text does not describe (``max(x, dim)``).
+  ``KINK_CONVENTIONS`` holds the convention of a function whose op table entry
+  does not state it.
 
 A check only reads values: it never changes a result.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -131,6 +135,18 @@ RULE_WORDS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: The names the rules give an op's inputs, where they are not a, b, c.
+OPERAND_NAMES = {"pow": ("a", "p")}
+
+
+def operands_named(op_name: str, rule: str) -> tuple[tuple[int, str], ...]:
+    """``(index, name)`` of the inputs whose value the right-hand side of ``rule``
+    uses (``d(a*b)/da = b``: input 1, b)."""
+    names = OPERAND_NAMES.get(op_name, ("a", "b", "c"))
+    used = rule.partition(" = ")[2]
+    return tuple((i, name) for i, name in enumerate(names) if re.search(rf"\b{name}\b", used))
+
+
 def rule_words(op_name: str, index: int) -> str | None:
     """The rule of input ``index`` of op ``op_name`` in words, or None if there is none."""
     words = RULE_WORDS.get(op_name)
@@ -171,17 +187,17 @@ def _zero(args, kwargs):
 
 def _integer(args, kwargs):
     x = _values(args[0])
-    return _count(np.isfinite(x) & (x == np.floor(x)), "at an integer, where it jumps")
+    return _count(np.isfinite(x) & (x == np.floor(x)), "at an integer")
 
 
 def _nonzero_integer(args, kwargs):
     x = _values(args[0])
-    return _count(np.isfinite(x) & (x == np.floor(x)) & (x != 0), "at an integer, where it jumps")
+    return _count(np.isfinite(x) & (x == np.floor(x)) & (x != 0), "at an integer")
 
 
 def _half_integer(args, kwargs):
     x = _values(args[0])
-    return _count(x - np.floor(x) == 0.5, "halfway between integers, where it jumps")
+    return _count(x - np.floor(x) == 0.5, "halfway between two integers")
 
 
 def _on_bound(args, kwargs):
@@ -219,14 +235,19 @@ def _extreme_ties(largest: bool):
 
 
 def _max_min_ties(largest: bool):
-    """max/min: ties of the two operands of ``max(x, y)``, else ties in the reduction."""
+    """max/min: ties of the two operands of ``max(x, y)``, else ties in the reduction;
+    ``max(x, dim)`` gives the gradient to the index it returns."""
+    function = "max" if largest else "min"
 
     def check(args, kwargs):
         other = _argument(args, kwargs, 1, "dim")
         other = kwargs.get("other", other)
         if type(other) is Tensor:
             return _tie((args[0], other), {})
-        return _reduction_ties(args[0], other, largest)
+        where = _reduction_ties(args[0], other, largest)
+        if where is None or other is None:
+            return where
+        return where, f"{function}(x, dim) gives the gradient to the index it returns"
 
     return check
 
@@ -266,18 +287,17 @@ KINKS = {
     "pow": _pow_zero_base,
 }
 
-#: Conventions the op table's kink text does not state, by function and what its check found.
+#: Conventions the op table's kink text does not state.
 KINK_CONVENTIONS = {
-    "sign": "d sign(x)/dx = 0 at 0, as everywhere",
     "pow": "the derivative p*x**(p-1) is taken as it is: inf at 0 for p < 1, 0 for p > 1",
-    "max": "max(x, dim) gives the gradient to the index it returns, the first of the ties;"
-    " max(x) and max(x, y) share it evenly",
-    "min": "min(x, dim) gives the gradient to the index it returns, the first of the ties;"
-    " min(x) and min(x, y) share it evenly",
 }
 
 
-def kink(function: str, args, kwargs) -> str | None:
-    """Where calling ``function`` with ``args`` sits on a kink (``"at 0"``), or None."""
+def kink(function: str, args, kwargs) -> tuple[str, str | None] | None:
+    """``(where, convention)`` when calling ``function`` with ``args`` sits on a kink,
+    else None; the convention is None where the op table's kink text states it."""
     check = KINKS.get(function)
-    return None if check is None else check(args, kwargs)
+    found = None if check is None else check(args, kwargs)
+    if found is None or isinstance(found, tuple):
+        return found
+    return found, KINK_CONVENTIONS.get(function)

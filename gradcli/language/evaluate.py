@@ -109,7 +109,8 @@ class Evaluator:
         self.watch = watch
         self.watched = False
         self.origins = origins
-        #: ``(function, span, where)`` for each call that lands on a kink (``engine.explain``).
+        #: ``(function, span, where, convention)`` for each call that lands on a kink
+        #: (``engine.explain``; the convention None where the op table states it).
         self.notes = notes
         #: The span of the whole expression that made each graph node.
         self.sources = sources
@@ -131,9 +132,9 @@ class Evaluator:
         if self.origins is not None and getattr(result, "grad_fn", None) is not None:
             self.origins.setdefault(result.grad_fn, (description, span))
         if self.notes is not None:
-            where = kink(description, args, kwargs)
-            if where is not None:
-                self.notes.append((description, span, where))
+            found = kink(description, args, kwargs)
+            if found is not None:
+                self.notes.append((description, span, *found))
         if self.watch is not None and not self.watched and is_nonfinite(result):
             operands = []
             for a in (*args, *kwargs.values()):

@@ -82,7 +82,7 @@ class CompiledProgram:
         When ``origins`` is a dict, it maps the graph node of each operation's result
         to ``(description, span)``: where in the source a node of the graph came from.
         When ``notes`` is a list, each call that lands on a kink appends
-        ``(function, span, where)`` (see ``engine.explain``). When ``sources`` is a
+        ``(function, span, where, convention)`` (see ``engine.explain``). When ``sources`` is a
         dict, it maps each graph node to the span of the whole expression that made it.
         """
         try:

@@ -172,6 +172,7 @@ def _node_json(node, precision) -> str:
         "text": _json_text(node.text),
         "line": _json_int(None if span is None else span.line),
         "column": _json_int(None if span is None else span.column),
+        "end": _json_int(None if span is None else span.end_column),
         "shape": "[" + ", ".join(str(n) for n in node.value.shape) + "]",
         "value": encode(node.value, precision),
         "grad": "null" if node.grad is None else encode(node.grad, precision),
@@ -289,33 +290,47 @@ def write_image(graph, path: str, precision: int | None = None) -> None:
 # ----------------------------------------------------------------------------
 
 
+def _parts(node) -> tuple[str, str | None]:
+    """``(name, source text)`` of a node; ``("x.grad", None)`` for a leaf, which receives
+    into its .grad."""
+    if node.leaf is not None:
+        return f"{node.leaf}.grad", None
+    return node.name, node.text
+
+
 def step_rows(graph, precision: int | None):
-    """``(number, node, received, rule, target, sent)`` texts for each send of each step;
-    the first three are empty on a step's second and later sends."""
+    """One row per send of each step: ``(number, node, received, rule, values, target,
+    sent)``, the first three None on a step's second and later sends; ``node`` and
+    ``target`` are ``_parts``; ``values`` the numbers the rule uses (``a = 4, p = 2``)."""
     nodes = graph.nodes
     rows = []
     for number, step in enumerate(graph.steps, 1):
-        node = nodes[step.node]
-        head = (str(number), _name(node), _numbers(step.received, precision))
+        head = (str(number), _parts(nodes[step.node]), _numbers(step.received, precision))
         for i, send in enumerate(step.sends):
-            target = nodes[send.to]
             sent = _numbers(send.grad, precision)
             if send.total is not None:  # where two paths meet
                 sent = f"+= {sent} -> {_numbers(send.total, precision)}"
-            name = f"{target.leaf}.grad" if target.leaf is not None else _name(target)
+            values = ", ".join(
+                f"{name} = {_numbers(value, precision)}" for name, value in send.operands
+            )
             rule = send.rule or "(no rule in words)"
-            rows.append((*(head if i == 0 else ("", "", "")), rule, name, sent))
+            target = _parts(nodes[send.to])
+            rows.append((*(head if i == 0 else (None, None, None)), rule, values, target, sent))
     return rows
+
+
+def _joined(parts, separator=" ") -> str:
+    return separator.join(p for p in parts if p)
 
 
 def render_steps_plain(graph, stream, precision: int | None = None) -> None:
     """The steps as indented lines: each node with what it received, then one line per
     input it sent to, with the rule and the gradient sent (``+=`` where paths meet)."""
     stream.write("backward, in the order the engine ran it:\n")
-    for number, node, received, rule, target, sent in step_rows(graph, precision):
+    for number, node, received, rule, values, target, sent in step_rows(graph, precision):
         if number:
-            stream.write(f"{number}. {node}  received {received}\n")
-        stream.write(f"   {rule}  -> {target}: {sent}\n")
+            stream.write(f"{number}. {_joined(node)}  received {received}\n")
+        stream.write(f"   {_joined((rule, values), ', ')}  -> {_joined(target)}: {sent}\n")
 
 
 def render_steps_table(graph, console, precision: int | None = None) -> None:
@@ -333,15 +348,22 @@ def render_steps_table(graph, console, precision: int | None = None) -> None:
         safe_box=not unicode,
         title_justify="left",
     )
-    for header in ("", "node", "received", "rule", "sends to", "gradient"):
+    for header in ("", "node", "received", "rule", "sends to", "sends"):
         table.add_column(header)
-    for number, node, received, rule, target, sent in step_rows(graph, precision):
+
+    def cell(parts, style=None) -> Text:
+        text = Text(_shown(parts[0], encoding), style=style or "")
+        if parts[1]:
+            text.append("\n" + _shown(parts[1], encoding))
+        return text
+
+    for number, node, received, rule, values, target, sent in step_rows(graph, precision):
         table.add_row(
             number,
-            Text(_shown(node, encoding), style="bold cyan"),
+            None if node is None else cell(node, "bold cyan"),
             received,
-            Text(_shown(rule, encoding)),
-            Text(_shown(target, encoding)),
+            cell((rule, values)),
+            cell(target),
             Text(_shown(sent.replace("->", "→") if unicode else sent, encoding)),
         )
     console.print(table)
@@ -349,7 +371,8 @@ def render_steps_table(graph, console, precision: int | None = None) -> None:
 
 def steps_json(graph, precision: int | None = None) -> str:
     """``[{"node", "name", "text", "received", "sends": [{"to", "name", "rule", "grad",
-    "total"}]}]``: ``total`` is the sum so far where paths meet, else null."""
+    "total"}]}]``: ``total`` is the sum so far where paths meet, else null; a send's
+    ``name`` is the node's ``name text``, or the input's name for a leaf."""
     nodes = graph.nodes
     steps = []
     for step in graph.steps:
