@@ -396,3 +396,23 @@ def test_trace_a_tensor_built_with_the_library():
     assert [s.grad.tolist() for s in sends] == [[1.0, 2.0], [1.0, 2.0]]
     assert sends[1].total.tolist() == [2.0, 4.0]
     assert x.grad is None
+
+
+def test_graph_arrays_are_read_only():
+    graph = api.graph("x * sin(x)", {"x": 0.5})
+    arrays = [a for n in graph.nodes for a in (n.value, n.grad)]
+    arrays += [a for step in graph.steps for s in step.sends for a in (s.grad, s.total)]
+    assert all(not a.flags.writeable for a in arrays if a is not None)
+
+
+def test_wrt_chooses_the_leaves(gradcli_json):
+    # y is not differentiated: PyTorch's graph has None where y would be.
+    out = gradcli_json("graph", "x*y", "--x", "1", "--y", "2", "--wrt", "x")
+    assert [n["name"] for n in out["nodes"]] == ["MulBackward0", "AccumulateGrad"]
+    assert out["nodes"][0]["inputs"] == [1, None] and out["nodes"][1]["grad"] == 2
+
+
+def test_strict_graph_exits_3_on_a_nonfinite_gradient(gradcli):
+    result = gradcli("graph", "sqrt(x)", "--x", "0", "--strict")
+    assert result.exit_code == 3
+    assert "note: sqrt is evaluated at 0" in result.stderr

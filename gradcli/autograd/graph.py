@@ -134,7 +134,7 @@ def trace(
                     "AccumulateGrad",
                     leaf_names.get(id(item), "leaf"),
                     None,
-                    np.array(item._data),
+                    _array(item._data),
                     grads.get(key),
                     (),
                 )
@@ -146,7 +146,7 @@ def trace(
                     _short(item.name()),
                     None,
                     sources.get(item),
-                    np.array(item.ans),
+                    _array(item.ans),
                     grads.get(key),
                     children[key],
                     item.op.name,
@@ -190,10 +190,10 @@ def _reverse_pass(out, leaves, grad_output, ids, grads, backward) -> list[Step]:
             return grad(out, leaves, grad_output, allow_unused=True)
 
     root = ids[_key(out.grad_fn if out.grad_fn is not None else out)]
-    grads[root] = np.array(grad_output._data if type(grad_output) is Tensor else grad_output)
+    grads[root] = _array(grad_output)
     # The inputs' values, read before the pass frees them: the rules' numbers.
     numbers = {
-        node: tuple(np.asarray(a) for a in node.saved)
+        node: tuple(_array(a) for a in node.saved)
         for node in ids
         if type(node) is Node
         and node.saved is not None
@@ -212,7 +212,7 @@ def _reverse_pass(out, leaves, grad_output, ids, grads, backward) -> list[Step]:
             grads.setdefault(ids[node], g)
         target = ids[_key(node.parents[index])]
         before = grads.get(target)
-        total = None if before is None else before + gi
+        total = None if before is None else _array(before + gi)
         grads[target] = gi if before is None else total
         rule = rule_words(node.op.name, index)
         values = numbers.get(node)
@@ -224,9 +224,12 @@ def _reverse_pass(out, leaves, grad_output, ids, grads, backward) -> list[Step]:
         steps.append(Step(ids[current], grads[ids[current]], tuple(sends)))
     for leaf, g in zip(leaves, found):
         if g is not None:
-            grads[ids[id(leaf)]] = np.array(g._data)
+            grads[ids[id(leaf)]] = _array(g)
     return steps
 
 
 def _array(g) -> np.ndarray:
-    return np.array(g._data if type(g) is Tensor else g)
+    """A read-only copy: a graph's numbers are a record, not a workspace."""
+    array = np.array(g._data if type(g) is Tensor else g)
+    array.flags.writeable = False
+    return array
