@@ -333,7 +333,7 @@ def test_steps_of_the_first_tutorial_example(gradcli):
         "2. PowBackward0 (x+2)**2  received 1",
         "   d(a**p)/da = p*a**(p-1), a = 4, p = 2  -> AddBackward0 x+2: 8",
         "3. AddBackward0 x+2  received 8",
-        "   d(a+b)/da = 1  -> x.grad: 8",
+        "   d(a+b)/da = 1  -> x.grad = 8",
         "value 19",
         "grad.x 8",
     ]
@@ -364,6 +364,14 @@ def test_steps_of_vjp_follow_the_tutorials_backward(gradcli_json):
     assert received[("PowBackward0", "x[0]**2")] == 1
     assert received[("PowBackward0", "x[1]**2")] == 0
     assert received[("MulBackward0", "3*x[1]")] == 1
+
+
+def test_steps_plain_shows_the_accumulation(gradcli):
+    result = gradcli("grad", "x*x", "--x", "3", "--steps", "--format", "plain")
+    assert result.stdout.splitlines()[2:4] == [
+        "   d(a*b)/da = b, b = 3  -> x.grad = 3",
+        "   d(a*b)/db = a, a = 3  -> x.grad += 3 -> 6",
+    ]
 
 
 def test_steps_table(gradcli):

@@ -330,7 +330,9 @@ def render_steps_plain(graph, stream, precision: int | None = None) -> None:
     for number, node, received, rule, values, target, sent in step_rows(graph, precision):
         if number:
             stream.write(f"{number}. {_joined(node)}  received {received}\n")
-        stream.write(f"   {_joined((rule, values), ', ')}  -> {_joined(target)}: {sent}\n")
+        # x.grad = 2, then x.grad += 6 -> 8; a node: "PowBackward0 x**2: 1".
+        joiner = " " if sent.startswith("+=") else " = " if target[0].endswith(".grad") else ": "
+        stream.write(f"   {_joined((rule, values), ', ')}  -> {_joined(target)}{joiner}{sent}\n")
 
 
 def render_steps_table(graph, console, precision: int | None = None) -> None:
