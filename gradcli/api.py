@@ -119,11 +119,6 @@ class Result:
     point: Mapping[str, np.ndarray]
     #: One ``warning: ...`` message for each result array that is nan or infinite.
     warnings: tuple[Diagnostic, ...] = ()
-    #: One ``note: ...`` for each call evaluated on a kink, where a convention decides
-    #: the derivative.
-    notes: tuple[Diagnostic, ...] = ()
-    #: With ``steps=True`` (gradient, vjp): the graph and the steps of the reverse pass.
-    graph: GraphResult | None = None
     #: ``grad[x]``: the gradient, of x's shape (grad, hessian).
     grad: Mapping[str, np.ndarray] | None = None
     #: ``jacobian[x]``: of shape ``value.shape + x.shape``.
@@ -136,6 +131,11 @@ class Result:
     #: The directional derivative along ``tangents``, of the value's shape.
     jvp: np.ndarray | None = None
     tangents: Mapping[str, np.ndarray] | None = None
+    #: One ``note: ...`` for each call evaluated on a kink, where a convention decides
+    #: the derivative.
+    notes: tuple[Diagnostic, ...] = ()
+    #: With ``steps=True`` (gradient, vjp): the graph and the steps of the reverse pass.
+    graph: GraphResult | None = None
 
     @property
     def shapes(self) -> Mapping[str, tuple[int, ...]]:

@@ -347,8 +347,10 @@ def test_steps_accumulate_where_paths_meet(gradcli_json):
     assert sorted(s["grad"] for s in to_x) == [2, 6]
     assert [s["total"] for s in to_x] == [None, 8]
     assert [step["received"] for step in out["steps"]] == [1, 1, 1, 1]
-    rules = {s["rule"] for step in out["steps"] for s in step["sends"]}
-    assert {"d(a**p)/da = p*a**(p-1)", "d(a*b)/da = b"} <= rules
+    rules = {s["rule"]: s["operands"] for step in out["steps"] for s in step["sends"]}
+    assert rules["d(a**p)/da = p*a**(p-1)"] == {"a": 3, "p": 2}
+    assert rules["d(a*b)/da = b"] == {"b": 2}
+    assert rules["d(a+b)/da = 1"] == {}
 
 
 def test_steps_of_vjp_follow_the_tutorials_backward(gradcli_json):
@@ -371,6 +373,15 @@ def test_steps_plain_shows_the_accumulation(gradcli):
     assert result.stdout.splitlines()[2:4] == [
         "   d(a*b)/da = b, b = 3  -> x.grad = 3",
         "   d(a*b)/db = a, a = 3  -> x.grad += 3 -> 6",
+    ]
+
+
+def test_steps_without_an_operation(gradcli):
+    result = gradcli("grad", "x", "--x", "2", "--steps", "--format", "plain")
+    assert result.stdout.splitlines() == [
+        "backward: no operation lies between the output and the inputs",
+        "value 2",
+        "grad.x 1",
     ]
 
 

@@ -16,6 +16,7 @@ from .json import encode
 from .numbers import flat_numbers, format_array, shape_text
 
 DEFAULT_PRECISION = 6
+_NO_STEPS = "backward: no operation lies between the output and the inputs"
 GRAPHVIZ_FORMATS = ("svg", "png", "pdf")
 _INSTALL_GRAPHVIZ = (
     "install Graphviz: `apt-get install graphviz` (Debian, Ubuntu), `brew install graphviz` "
@@ -326,6 +327,9 @@ def _joined(parts, separator=" ") -> str:
 def render_steps_plain(graph, stream, precision: int | None = None) -> None:
     """The steps as indented lines: each node with what it received, then one line per
     input it sent to, with the rule and the gradient sent (``+=`` where paths meet)."""
+    if not graph.steps:
+        stream.write(f"{_NO_STEPS}\n")
+        return
     stream.write("backward, in the order the engine ran it:\n")
     for number, node, received, rule, values, target, sent in step_rows(graph, precision):
         if number:
@@ -342,6 +346,9 @@ def render_steps_table(graph, console, precision: int | None = None) -> None:
 
     from .table import _shown
 
+    if not graph.steps:
+        console.print(_NO_STEPS)
+        return
     encoding = console.encoding
     unicode = encoding.lower().startswith("utf")
     table = Table(
@@ -371,9 +378,15 @@ def render_steps_table(graph, console, precision: int | None = None) -> None:
     console.print(table)
 
 
+def _operands_json(send, precision) -> str:
+    """``{"b": 2}``: the numbers the rule uses."""
+    items = (f"{json_string(name)}: {encode(value, precision)}" for name, value in send.operands)
+    return "{" + ", ".join(items) + "}"
+
+
 def steps_json(graph, precision: int | None = None) -> str:
-    """``[{"node", "name", "text", "received", "sends": [{"to", "name", "rule", "grad",
-    "total"}]}]``: ``total`` is the sum so far where paths meet, else null; a send's
+    """``[{"node", "name", "text", "received", "sends": [{"to", "name", "rule", "operands",
+    "grad", "total"}]}]``: ``total`` is the sum so far where paths meet, else null; a send's
     ``name`` is the node's ``name text``, or the input's name for a leaf."""
     nodes = graph.nodes
     steps = []
@@ -381,7 +394,8 @@ def steps_json(graph, precision: int | None = None) -> str:
         node = nodes[step.node]
         sends = ", ".join(
             f'{{"to": {send.to}, "name": {json_string(_name(nodes[send.to]))}, '
-            f'"rule": {_json_text(send.rule)}, "grad": {encode(send.grad, precision)}, '
+            f'"rule": {_json_text(send.rule)}, "operands": {_operands_json(send, precision)}, '
+            f'"grad": {encode(send.grad, precision)}, '
             f'"total": {"null" if send.total is None else encode(send.total, precision)}}}'
             for send in step.sends
         )
