@@ -64,6 +64,11 @@ def test_a_note_at_the_kink_and_none_a_hair_away(gradcli, program, at, away, fun
     assert away_result.stderr == ""
 
 
+def test_a_number_raised_to_a_power_is_smooth_in_the_exponent(gradcli):
+    result = gradcli("grad", "0**p", "--p", "0.5", "--format", "plain")
+    assert result.exit_code == 0 and result.stderr == ""
+
+
 def test_the_convention_comes_from_the_op_table(gradcli):
     from gradcli.engine.ops import FUNCTIONS
 

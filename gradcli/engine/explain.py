@@ -262,6 +262,9 @@ def _norm_origin(args, kwargs):
 
 
 def _pow_zero_base(args, kwargs):
+    # A number as the base (0**p) is smooth in p: only a tensor base has the kink.
+    if type(args[0]) is not Tensor:
+        return None
     base, exponent = _values(args[0]), _values(args[1])
     fractional = np.isfinite(exponent) & (exponent != np.floor(exponent))
     return _count((base == 0) & fractional, "at base 0 with a non-integer exponent")
