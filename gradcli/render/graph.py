@@ -160,7 +160,7 @@ def _json(graph, stream, precision) -> None:
     nodes = ", ".join(_node_json(node, precision) for node in graph.nodes)
     edges = ", ".join(f'{{"from": {a}, "to": {b}}}' for a, b in graph.edges)
     parts = [f'"nodes": [{nodes}]', f'"edges": [{edges}]']
-    parts += _diagnostics_json(graph)
+    parts += diagnostics_json(graph)
     stream.write("{" + ", ".join(parts) + "}\n")
 
 
@@ -190,7 +190,7 @@ def _json_int(n) -> str:
     return "null" if n is None else str(n)
 
 
-def _diagnostics_json(result) -> list[str]:
+def diagnostics_json(result) -> list[str]:
     """``"warnings": [...]`` and ``"notes": [...]``, each when there are any."""
     parts = []
     for key in ("warnings", "notes"):

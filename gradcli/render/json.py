@@ -18,13 +18,13 @@ from .numbers import format_number
 def render(result, stream, precision: int | None = None) -> None:
     """The result tree, then ``"steps"`` (with --steps), ``"warnings"`` and ``"notes"``
     when there are any."""
-    from .graph import _diagnostics_json, steps_json
+    from .graph import diagnostics_json, steps_json
 
     text = encode(result.as_tree(), precision)
     extra = []
     if result.graph is not None:
         extra.append(f'"steps": {steps_json(result.graph, precision)}')
-    extra += _diagnostics_json(result)
+    extra += diagnostics_json(result)
     if extra:
         text = text[:-1] + ", " + ", ".join(extra) + "}"
     stream.write(text + "\n")
