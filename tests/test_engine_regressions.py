@@ -185,6 +185,13 @@ SINGULAR = [
     [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]],
     [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
     [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]],
+    [  # rank 4: the last row is the sum of the first two
+        [2.0, -1.0, 0.0, 3.0, 1.0],
+        [1.0, 4.0, -2.0, 0.0, 5.0],
+        [0.0, 1.0, 3.0, -1.0, 2.0],
+        [7.0, 0.0, 1.0, 2.0, -3.0],
+        [3.0, 3.0, -2.0, 3.0, 6.0],
+    ],
 ]
 
 
@@ -202,6 +209,23 @@ def test_det_gradient_is_the_cofactor_matrix(a):
     x = gradcli.tensor(a, dtype=gradcli.float64, requires_grad=True)
     gradcli.det(x).backward()
     np.testing.assert_allclose(x.grad.numpy(), cofactors(a), rtol=1e-12, atol=1e-12)
+
+
+def test_det_gradient_of_a_large_singular_matrix_is_its_cofactor_matrix():
+    # Past the size where the minors are used (the SVD gives it): ones(40, 40) with
+    # a[0, 0] = 2 has rank 2, so every 39 x 39 minor is singular and the cofactors are 0.
+    a = np.ones((40, 40))
+    a[0, 0] = 2.0
+    x = gradcli.tensor(a, dtype=gradcli.float64, requires_grad=True)
+    gradcli.det(x).backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.zeros((40, 40)), atol=1e-9)
+    b = np.eye(40)
+    b[-1, -1] = 0.0  # rank n - 1: the only non-zero cofactor is C[-1, -1] = 1
+    x = gradcli.tensor(b, dtype=gradcli.float64, requires_grad=True)
+    gradcli.det(x).backward()
+    want = np.zeros((40, 40))
+    want[-1, -1] = 1.0
+    np.testing.assert_allclose(x.grad.numpy(), want, atol=1e-12)
 
 
 def test_det_gradient_of_a_batch_with_a_singular_matrix():
@@ -262,6 +286,12 @@ def test_inverse_of_a_singular_matrix_is_an_error_with_exit_2(gradcli):
     assert result.output.startswith("error: inverse: Singular matrix")
     result = gradcli("grad", "sum(inverse(A))", "--A", "[[1,2],[2,4]]")
     assert result.exit_code == 2 and "internal error" not in result.output
+
+
+def test_second_derivatives_of_det_at_a_large_singular_matrix_say_they_are_not_implemented():
+    x = gradcli.zeros(33, 33, dtype=gradcli.float64, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="second derivatives of det"):
+        gradcli.autograd.grad(gradcli.det(x), x, create_graph=True)
 
 
 # ----------------------------------------------------------------------------

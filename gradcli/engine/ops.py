@@ -1385,13 +1385,35 @@ def _cofactors(x):
     return minors * signs.astype(np.asarray(_raw(x)).dtype)
 
 
+def _svd_cofactors(x):
+    """The cofactor matrix of ``x`` from its SVD, U S V^T: det(U) det(V) U P V^T with P the
+    diagonal of the products of the other singular values. Exact at singular matrices
+    (no inversion), in O(n^3); on arrays only (no second derivatives)."""
+    u, s, vt = np.linalg.svd(x)
+    orientation = np.linalg.det(u) * np.linalg.det(vt)
+    others = _prod_others(s, -1) * orientation[..., None]
+    return (u * others[..., None, :]) @ vt
+
+
+_MAX_DIFFERENTIABLE_COFACTORS = 32  # the minors take n**4 numbers
+
+
 def _det_rule(g, ans, x):
     # d det(A) / dA is the cofactor matrix. det(A) * inverse(A)^T is it where det(A) != 0
-    # (and quicker); at a singular matrix the minors give it, as mathematics says.
+    # (and quicker); at a singular matrix it comes without inversion, as mathematics says:
+    # from the minors (exact for integer entries, and differentiable), or for a large
+    # matrix in the reverse pass from the SVD.
     if np.all(np.asarray(_raw(ans)) != 0):
         adjugate_t = unsqueeze(unsqueeze(ans, -1), -1) * _swap(inverse(x))
-    else:
+    elif np.shape(x)[-1] <= _MAX_DIFFERENTIABLE_COFACTORS:
         adjugate_t = _cofactors(x)
+    elif type(x) is not Tensor:
+        adjugate_t = _svd_cofactors(x)
+    else:
+        raise NotImplementedByGradcli(
+            f"second derivatives of det at a singular matrix larger than "
+            f"{_MAX_DIFFERENTIABLE_COFACTORS} x {_MAX_DIFFERENTIABLE_COFACTORS} are not implemented"
+        )
     return unsqueeze(unsqueeze(g, -1), -1) * adjugate_t
 
 
