@@ -1,13 +1,21 @@
-"""Bindings as the command line writes them: ``--x 2``, ``--x=2`` or ``--var x=2``
+"""What the command line reads: the program's source (an expression, a file, or
+standard input) and its bindings, written ``--x 2``, ``--x=2`` or ``--var x=2``
 (the last for names that clash with one of gradcli's options). What a value
 means (``pi/4``, ``randn(3)``, ``@FILE``) is the language's: ``language.values``.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import sys
 from collections.abc import Iterable, Sequence
 
-from .errors import GradcliError
+import click
+
+from .errors import GradcliError, read_error
+
+_NAMED = re.compile(r"\s*([^\W\d]\w*)\s*=(?!=)")
 
 
 def extract(args: Sequence[str], takes_value: Iterable[str], flags: Iterable[str]) -> list[str]:
@@ -62,3 +70,111 @@ def split_assignment(text: str, option: str = "--var") -> tuple[str, str]:
     if not name.isidentifier():
         raise GradcliError(f"{option}: {name!r} is not a valid name")
     return name, value
+
+
+_FILE_OPTIONS = ("-f", "--file")
+
+
+def source_last(args: list[str], takes_value, flags) -> list[str]:
+    """Move an expression that starts with ``-`` (``"-x**2"``), which Click would take
+    for an option, after a ``--`` at the end, where it is SOURCE. Only when there is
+    no other SOURCE: then ``-v`` is an unknown option, as Click says."""
+    candidate, positional = None, False
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if token == "--":
+            positional = positional or i + 1 < len(args)
+            break
+        if token in takes_value:
+            positional = positional or token in _FILE_OPTIONS  # -f FILE stands for SOURCE
+            i += 2
+            continue
+        file_option = token[:2] == "-f" or token.partition("=")[0] == "--file"
+        if not token.startswith("-") or token == "-" or file_option:
+            positional = True
+        elif not token.startswith("--") and candidate is None:
+            if token[:2] not in takes_value and token[:2] not in flags:
+                candidate = i
+        i += 1
+    if candidate is None or positional:
+        return args
+    token, rest = args[candidate], [*args[:candidate], *args[candidate + 1 :]]
+    if "--" not in rest:
+        rest.append("--")
+    at = rest.index("--") + 1
+    return [*rest[:at], token, *rest[at:]]
+
+
+# A program is a few lines: this bounds what -f /dev/zero or a wrong file can cost.
+MAX_PROGRAM_BYTES = 16 * 2**20
+
+
+def read_source(source: str | None, file: str | None) -> tuple[str, str]:
+    """The program's text and the file name its errors name."""
+    if source is not None and file is not None:
+        raise click.UsageError("give SOURCE or -f FILE, not both")
+    if source is None and file is None:
+        raise click.UsageError(
+            "missing SOURCE: an expression, a program file, or - for standard input"
+        )
+    path = file if file is not None else source
+    if path == "-":
+        return _decode(sys.stdin.buffer.read(MAX_PROGRAM_BYTES + 1), "standard input"), "<stdin>"
+    if file is None and not os.path.isfile(path):
+        if names_a_program_file(source):
+            why = "it is a directory" if os.path.isdir(source) else "no such file"
+            raise GradcliError(f"cannot read {source}: {why}")
+        return source, "<expr>"
+    shown = path or "''"
+    try:
+        with open(path, "rb") as stream:
+            return _decode(stream.read(MAX_PROGRAM_BYTES + 1), shown), path
+    except OSError as error:
+        raise read_error(shown, error) from None
+
+
+def names_a_program_file(source: str) -> bool:
+    """``samples/rosenbrok.grad``: SOURCE meant as a file (no expression ends in .grad)."""
+    return source.endswith(".grad") and not any(c.isspace() for c in source)
+
+
+def _decode(data: bytes, what: str) -> str:
+    if len(data) > MAX_PROGRAM_BYTES:
+        raise GradcliError(f"cannot read {what}: larger than {MAX_PROGRAM_BYTES >> 20} MiB")
+    try:
+        return data.decode("utf-8-sig")  # a byte-order mark, as some editors write, is no text
+    except UnicodeDecodeError:
+        raise GradcliError(f"cannot read {what}: not UTF-8 text") from None
+
+
+def bind_assignments(assignments) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for assignment in assignments:
+        name, value = split_assignment(assignment)
+        if name in values:
+            raise GradcliError(f"--{name} is given twice")
+        values[name] = value
+    return values
+
+
+def names_of(options) -> tuple[str, ...] | None:
+    """``--wrt x,y --wrt z`` -> ``("x", "y", "z")``; None when not given."""
+    if not options:
+        return None
+    names = tuple(n.strip() for option in options for n in option.split(",") if n.strip())
+    if not names:
+        raise GradcliError("--wrt needs the names of inputs: --wrt x or --wrt x,y")
+    return names
+
+
+def tangents_of(options) -> dict[str | None, str]:
+    """``--tangent x=V`` -> ``{"x": "V"}``; a lone ``--tangent V`` -> ``{None: "V"}``."""
+    tangents: dict[str | None, str] = {}
+    for option in options:
+        named = _NAMED.match(option)
+        name, value = (named.group(1), option[named.end() :]) if named else (None, option)
+        if name in tangents:
+            raise GradcliError(f"--tangent {name or 'V'} is given twice")
+        tangents[name] = value
+    return tangents

@@ -18,7 +18,7 @@ import click
 
 from . import __version__, api
 from . import bindings as _bindings
-from .errors import GradcliError, read_error
+from .errors import GradcliError
 from .render import Format
 
 EXIT_OK = 0
@@ -29,8 +29,6 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 
 MAX_DIGITS = 17
-
-_NAMED = re.compile(r"\s*([^\W\d]\w*)\s*=(?!=)")
 
 
 class _Group(click.Group):
@@ -157,7 +155,7 @@ class _Command(click.Command):
                 (flags if param.is_flag or param.count else takes_value).update(names)
         self._refuse_options_of_other_commands(ctx, args, takes_value | flags)
         args = _bindings.extract(args, takes_value, flags)
-        return super().parse_args(ctx, _source_last(args, takes_value, flags))
+        return super().parse_args(ctx, _bindings.source_last(args, takes_value, flags))
 
     def _refuse_options_of_other_commands(self, ctx, args, own) -> None:
         """``jvp --wrt x`` is a mistake, not a binding of an input named wrt."""
@@ -178,40 +176,6 @@ class _Command(click.Command):
                     f"write --var {name}=VALUE)",
                     ctx,
                 )
-
-
-_FILE_OPTIONS = ("-f", "--file")
-
-
-def _source_last(args: list[str], takes_value, flags) -> list[str]:
-    """Move an expression that starts with ``-`` (``"-x**2"``), which Click would take
-    for an option, after a ``--`` at the end, where it is SOURCE. Only when there is
-    no other SOURCE: then ``-v`` is an unknown option, as Click says."""
-    candidate, positional = None, False
-    i = 0
-    while i < len(args):
-        token = args[i]
-        if token == "--":
-            positional = positional or i + 1 < len(args)
-            break
-        if token in takes_value:
-            positional = positional or token in _FILE_OPTIONS  # -f FILE stands for SOURCE
-            i += 2
-            continue
-        file_option = token[:2] == "-f" or token.partition("=")[0] == "--file"
-        if not token.startswith("-") or token == "-" or file_option:
-            positional = True
-        elif not token.startswith("--") and candidate is None:
-            if token[:2] not in takes_value and token[:2] not in flags:
-                candidate = i
-        i += 1
-    if candidate is None or positional:
-        return args
-    token, rest = args[candidate], [*args[:candidate], *args[candidate + 1 :]]
-    if "--" not in rest:
-        rest.append("--")
-    at = rest.index("--") + 1
-    return [*rest[:at], token, *rest[at:]]
 
 
 # ----------------------------------------------------------------------------
@@ -275,10 +239,19 @@ _SHARED_OPTIONS = [
         metavar="N",
         help="Significant digits printed [default: 6 in tables, all in plain and json].",
     ),
-    click.option("-o", "--output", metavar="FILE.npz", help="Also save every result array."),
+    _OUTPUT := click.option(
+        "-o", "--output", metavar="FILE.npz", help="Also save every result array."
+    ),
     click.option("--strict", is_flag=True, help="Exit 3 when a result is nan or infinite."),
     _DEBUG,
 ]
+
+_STEPS = click.option(
+    "--steps",
+    is_flag=True,
+    help="Also show the reverse pass step by step: what each node received, its rule, "
+    "what it sent to each input.",
+)
 
 _WRT = click.option(
     "--wrt",
@@ -288,11 +261,11 @@ _WRT = click.option(
 )
 
 
-def _command(group, name, *extra_options):
-    """Subcommand ``name`` of ``group``, with the shared options and ``extra_options``."""
+def _command(group, name, *extra_options, shared=_SHARED_OPTIONS):
+    """Subcommand ``name`` of ``group``, with the ``shared`` options and ``extra_options``."""
 
     def decorate(function):
-        for option in reversed([*_SHARED_OPTIONS[:1], *extra_options, *_SHARED_OPTIONS[1:]]):
+        for option in reversed([*shared[:1], *extra_options, *shared[1:]]):
             function = option(function)
         return group.command(name, cls=_Command, epilog=_EPILOG)(function)
 
@@ -335,8 +308,8 @@ def eval_command(source, **options):
     return _run(api.evaluate, source, options)
 
 
-@_command(cli, "grad", _WRT)
-def grad_command(source, wrt, **options):
+@_command(cli, "grad", _WRT, _STEPS)
+def grad_command(source, wrt, steps, **options):
     """The value and the gradient of a scalar output with respect to every
     input (or those named by --wrt).
 
@@ -348,7 +321,7 @@ def grad_command(source, wrt, **options):
       $ gradcli grad "sum(w * x)" --w "[1, 2]" --x "[3, 4]" --wrt w --format json
       {"value": 11, "grad": {"w": [3, 4]}}
     """
-    return _run(api.gradient, source, options, wrt=_names(wrt))
+    return _run(api.gradient, source, options, wrt=_bindings.names_of(wrt), steps=steps)
 
 
 @_command(cli, "jacobian", _WRT)
@@ -362,7 +335,7 @@ def jacobian_command(source, wrt, **options):
       value 9 16
       jacobian.x 6 0 0 8
     """
-    return _run(api.jacobian, source, options, wrt=_names(wrt))
+    return _run(api.jacobian, source, options, wrt=_bindings.names_of(wrt))
 
 
 @_command(cli, "hessian", _WRT)
@@ -381,21 +354,19 @@ def hessian_command(source, wrt, **options):
       hessian.y.x 12
       hessian.y.y 0
     """
-    return _run(api.hessian, source, options, wrt=_names(wrt))
+    return _run(api.hessian, source, options, wrt=_bindings.names_of(wrt))
 
 
-@_command(
-    cli,
-    "vjp",
-    _WRT,
-    click.option(
-        "--grad-output",
-        "grad_output",
-        metavar="V",
-        help="The vector v of v^T J, of the output's shape (may be left out for a scalar).",
-    ),
+_GRAD_OUTPUT = click.option(
+    "--grad-output",
+    "grad_output",
+    metavar="V",
+    help="The vector v of v^T J, of the output's shape (may be left out for a scalar).",
 )
-def vjp_command(source, wrt, grad_output, **options):
+
+
+@_command(cli, "vjp", _WRT, _GRAD_OUTPUT, _STEPS)
+def vjp_command(source, wrt, grad_output, steps, **options):
     """The vector-Jacobian product v^T J for each input: PyTorch's
     output.backward(V).
 
@@ -406,7 +377,8 @@ def vjp_command(source, wrt, grad_output, **options):
       value 13 13
       vjp.x 4 3
     """
-    return _run(api.vjp, source, options, wrt=_names(wrt), grad_output=grad_output)
+    wrt = _bindings.names_of(wrt)
+    return _run(api.vjp, source, options, wrt=wrt, grad_output=grad_output, steps=steps)
 
 
 @_command(
@@ -429,7 +401,65 @@ def jvp_command(source, tangent, **options):
       value 4 7
       jvp 2 4
     """
-    return _run(api.jvp, source, options, tangents=_tangents(tangent))
+    return _run(api.jvp, source, options, tangents=_bindings.tangents_of(tangent))
+
+
+_GRAPH_FORMATS = ("table", "plain", "json", "dot")
+
+
+@_command(
+    cli,
+    "graph",
+    _WRT,
+    _GRAD_OUTPUT,
+    shared=[
+        *(o for o in _SHARED_OPTIONS if o not in (_FORMAT, _OUTPUT)),
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(_GRAPH_FORMATS),
+            help="table: a tree; dot: Graphviz [default: table on a terminal, plain otherwise].",
+        ),
+        click.option(
+            "-o",
+            "--output",
+            metavar="FILE.svg",
+            help="Also draw the graph into FILE (.svg, .png, .pdf through Graphviz's dot; .dot).",
+        ),
+    ],
+)
+def graph_command(source, wrt, grad_output, **options):
+    """The grad_fn nodes behind SOURCE's output, from the output down to the
+    inputs: each node's name, the source it came from, its shape, value and the
+    gradient that reached it in the reverse pass (--grad-output V for an output
+    that is not a scalar); the inputs (leaves) with their .grad.
+
+    \b
+    Example:
+      $ gradcli graph "x*y + x" --x 2 --y 3 --format plain
+      [0] AddBackward0  x*y + x  at 1:1  shape ()  value 8  grad 1  inputs 1 2
+      [1] MulBackward0  x*y  at 1:1  shape ()  value 6  grad 1  inputs 2 3
+      [2] x  shape ()  value 2  .grad 4
+      [3] y  shape ()  value 3  .grad 2
+    """
+    from .render.graph import render_graph, write_image
+
+    text, filename = _bindings.read_source(source, options["file"])
+    result = api.graph(
+        text,
+        _bindings.bind_assignments(options["var"]),
+        grad_output=grad_output,
+        wrt=_bindings.names_of(wrt),
+        dtype=options["dtype"],
+        seed=options["seed"],
+        filename=filename,
+    )
+    if options["output"] is not None:
+        write_image(result, os.path.expanduser(options["output"]), options["precision"])
+    fmt = options["fmt"] or (Format.TABLE.value if _stdout_is_terminal() else Format.PLAIN.value)
+    _write(lambda _: render_graph(result, fmt, sys.stdout, options["precision"]), Format.PLAIN)
+    _say_all(result)
+    return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
 
 
 # A plain click.Command: it computes nothing, so it takes no bindings (--x 2 is
@@ -448,7 +478,7 @@ def functions_command(name, fmt, debug):
     \b
     Example:
       $ gradcli functions relu --format plain
-      relu(input)  max(x, 0)  at kinks: relu'(0) = 0
+      relu(input)  max(x, 0)  at kinks: relu'(0) = 0; at nan the gradient passes, as PyTorch
     """
     from .render import render_functions
 
@@ -465,7 +495,7 @@ def functions_command(name, fmt, debug):
 def _run(compute, source, options, **arguments) -> int:
     from .render import render, write_npz
 
-    text, filename = _read_source(source, options["file"])
+    text, filename = _bindings.read_source(source, options["file"])
     output = options["output"]
     if output is not None:
         output = os.path.expanduser(output)  # --output=~/r.npz: no shell expands that ~
@@ -473,7 +503,7 @@ def _run(compute, source, options, **arguments) -> int:
         raise GradcliError(f"--output {output}: the file name must end in .npz")
     result = compute(
         text,
-        _bind(options["var"]),
+        _bindings.bind_assignments(options["var"]),
         dtype=options["dtype"],
         seed=options["seed"],
         filename=filename,
@@ -486,9 +516,14 @@ def _run(compute, source, options, **arguments) -> int:
         except OSError as error:
             raise GradcliError(f"cannot write {output}: {error.strerror or error}") from None
     _write(lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"])
-    for warning in result.warnings:
-        _say(warning)
+    _say_all(result)
     return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
+
+
+def _say_all(result) -> None:
+    """The result's notes (kinks met), then its warnings, on standard error."""
+    for message in (*result.notes, *result.warnings):
+        _say(message)
 
 
 def _write(show, fmt: str | None) -> None:
@@ -506,80 +541,6 @@ def _write(show, fmt: str | None) -> None:
 
 def _stdout_is_terminal() -> bool:
     return sys.stdout.isatty()
-
-
-# A program is a few lines: this bounds what -f /dev/zero or a wrong file can cost.
-MAX_PROGRAM_BYTES = 16 * 2**20
-
-
-def _read_source(source: str | None, file: str | None) -> tuple[str, str]:
-    """The program's text and the file name its errors name."""
-    if source is not None and file is not None:
-        raise click.UsageError("give SOURCE or -f FILE, not both")
-    if source is None and file is None:
-        raise click.UsageError(
-            "missing SOURCE: an expression, a program file, or - for standard input"
-        )
-    path = file if file is not None else source
-    if path == "-":
-        return _decode(sys.stdin.buffer.read(MAX_PROGRAM_BYTES + 1), "standard input"), "<stdin>"
-    if file is None and not os.path.isfile(path):
-        if _names_a_program_file(source):
-            why = "it is a directory" if os.path.isdir(source) else "no such file"
-            raise GradcliError(f"cannot read {source}: {why}")
-        return source, "<expr>"
-    shown = path or "''"
-    try:
-        with open(path, "rb") as stream:
-            return _decode(stream.read(MAX_PROGRAM_BYTES + 1), shown), path
-    except OSError as error:
-        raise read_error(shown, error) from None
-
-
-def _names_a_program_file(source: str) -> bool:
-    """``samples/rosenbrok.grad``: SOURCE meant as a file (no expression ends in .grad)."""
-    return source.endswith(".grad") and not any(c.isspace() for c in source)
-
-
-def _decode(data: bytes, what: str) -> str:
-    if len(data) > MAX_PROGRAM_BYTES:
-        raise GradcliError(f"cannot read {what}: larger than {MAX_PROGRAM_BYTES >> 20} MiB")
-    try:
-        return data.decode("utf-8-sig")  # a byte-order mark, as some editors write, is no text
-    except UnicodeDecodeError:
-        raise GradcliError(f"cannot read {what}: not UTF-8 text") from None
-
-
-def _bind(assignments) -> dict[str, str]:
-    values: dict[str, str] = {}
-    for assignment in assignments:
-        name, value = _bindings.split_assignment(assignment)
-        if name in values:
-            raise GradcliError(f"--{name} is given twice")
-        values[name] = value
-    return values
-
-
-def _names(options) -> tuple[str, ...] | None:
-    """``--wrt x,y --wrt z`` -> ``("x", "y", "z")``; None when not given."""
-    if not options:
-        return None
-    names = tuple(n.strip() for option in options for n in option.split(",") if n.strip())
-    if not names:
-        raise GradcliError("--wrt needs the names of inputs: --wrt x or --wrt x,y")
-    return names
-
-
-def _tangents(options) -> dict[str | None, str]:
-    """``--tangent x=V`` -> ``{"x": "V"}``; a lone ``--tangent V`` -> ``{None: "V"}``."""
-    tangents: dict[str | None, str] = {}
-    for option in options:
-        named = _NAMED.match(option)
-        name, value = (named.group(1), option[named.end() :]) if named else (None, option)
-        if name in tangents:
-            raise GradcliError(f"--tangent {name or 'V'} is given twice")
-        tangents[name] = value
-    return tangents
 
 
 def main() -> None:

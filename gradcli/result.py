@@ -1,5 +1,6 @@
-"""What the library computes, as data: the frozen result of a command and the listing
-of the functions. ``api`` builds them and the renderers read them; neither imports the other.
+"""What the library computes, as data: the frozen results of the commands, their
+warnings and notes, and the listing of the functions. ``api`` builds them and the
+renderers read them; neither imports the other.
 """
 
 from __future__ import annotations
@@ -9,6 +10,35 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
+
+from .errors import GradcliError
+
+
+class Diagnostic(str):
+    """A warning or a note: the text printed on standard error (with the source line
+    and a caret when it has a place), and its parts for JSON."""
+
+    #: ``"warning"`` or ``"note"``.
+    kind: str
+    #: The message alone, without ``warning:`` and without its place.
+    message: str
+    #: Where it points, from 1, the end column included; None without a place.
+    line: int | None
+    column: int | None
+    end: int | None
+
+    def __new__(cls, kind: str, message: str, span=None, source: str | None = None):
+        # GradcliError.render draws the line and the caret; it says "error:".
+        text = GradcliError(message, span, source).render().removeprefix("error:")
+        self = super().__new__(cls, kind + ":" + text)
+        self.kind = kind
+        self.message = message
+        single_line = span is not None and span.end_line in (None, span.line)
+        self.line = None if span is None else span.line
+        self.column = None if span is None else span.column
+        self.end = span.end_column if single_line and span.end_column else self.column
+        return self
+
 
 #: The arrays each command adds to the value, in the order they are shown.
 SECTIONS = {
@@ -37,7 +67,7 @@ class Result:
     #: Every input's value: the point of evaluation.
     point: Mapping[str, np.ndarray]
     #: One ``warning: ...`` message for each result array that is nan or infinite.
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Diagnostic, ...] = ()
     #: ``grad[x]``: the gradient, of x's shape (grad, hessian).
     grad: Mapping[str, np.ndarray] | None = None
     #: ``jacobian[x]``: of shape ``value.shape + x.shape``.
@@ -50,6 +80,11 @@ class Result:
     #: The directional derivative along ``tangents``, of the value's shape.
     jvp: np.ndarray | None = None
     tangents: Mapping[str, np.ndarray] | None = None
+    #: One ``note: ...`` for each call evaluated on a kink, where a convention decides
+    #: the derivative.
+    notes: tuple[Diagnostic, ...] = ()
+    #: With ``steps=True`` (gradient, vjp): the graph and the steps of the reverse pass.
+    graph: GraphResult | None = None
 
     @property
     def shapes(self) -> Mapping[str, tuple[int, ...]]:
@@ -59,10 +94,7 @@ class Result:
     @property
     def title(self) -> str:
         """The expression, when it fits on a line, else the file it came from."""
-        text = self.source.strip()
-        if self.filename == "<expr>" or ("\n" not in text and len(text) <= 60):
-            return text
-        return self.filename
+        return _title(self.source, self.filename)
 
     @property
     def finite(self) -> bool:
@@ -78,10 +110,47 @@ class Result:
         return tree
 
 
+def _title(source: str, filename: str) -> str:
+    text = source.strip()
+    if filename == "<expr>" or ("\n" not in text and len(text) <= 60):
+        return text
+    return filename
+
+
 def _thawed(section):
     if isinstance(section, Mapping):
         return {key: _thawed(value) for key, value in section.items()}
     return section
+
+
+@dataclass(frozen=True, eq=False)
+class GraphResult:
+    """The autograd graph of a program's output (``gradcli.autograd.graph.Graph``),
+    each node with the source text it came from, and the reverse pass over it."""
+
+    source: str
+    filename: str
+    #: Output first; ``node.text`` is the source text of an op's node.
+    nodes: tuple
+    #: ``(input id, output id)``.
+    edges: tuple[tuple[int, int], ...]
+    #: The reverse pass, in the order the engine ran it (``autograd.graph.Step``).
+    steps: tuple
+    #: The value of the output.
+    value: np.ndarray
+    #: The gradient the reverse pass started from; None for none (a non-scalar output
+    #: without one).
+    grad_output: np.ndarray | None
+    warnings: tuple[Diagnostic, ...] = ()
+    notes: tuple[Diagnostic, ...] = ()
+
+    @property
+    def title(self) -> str:
+        return _title(self.source, self.filename)
+
+    @property
+    def finite(self) -> bool:
+        return finite(self.value) and all(n.grad is None or finite(n.grad) for n in self.nodes)
 
 
 #: The kinds of ``gradcli.ops.FUNCTIONS``, in the order they are listed.

@@ -150,10 +150,9 @@ def test_every_entry_declares_its_parameters_in_pytorchs_names():
         if hasattr(entry.call, "__wrapped__"):
             continue  # a composite passes its overloads what it prepared (where: no condition)
         for overload in entry.overloads:
-            assert len(overload.rules) == (1 if entry.variadic else entry.schema.n_inputs), (
-                entry.name,
-                overload.grad_fn,
-            )
+            # One rule per input: an overload for number bounds (clamp) records fewer.
+            n = 1 if entry.variadic else entry.schema.n_inputs
+            assert 1 <= len(overload.rules) <= n, (entry.name, overload.grad_fn)
     first = {e.schema.params[0].name for e in ops.FUNCTIONS.values() if e.kind != "constructor"}
     assert first <= {"input", "condition", "tensors"}
 

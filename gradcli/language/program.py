@@ -75,6 +75,8 @@ class CompiledProgram:
         bindings: Mapping[str, Tensor],
         watch_nonfinite: list | None = None,
         origins: dict | None = None,
+        notes: list | None = None,
+        sources: dict | None = None,
         *,
         generator: Generator | None = None,
         dtype=None,
@@ -86,6 +88,9 @@ class CompiledProgram:
         or inf from finite operands is appended to it as ``(description, span)``.
         When ``origins`` is a dict, it maps the graph node of each operation's result
         to ``(description, span)``: where in the source a node of the graph came from.
+        When ``notes`` is a list, each call that lands on a kink appends
+        ``(function, span, where, convention)`` (see ``engine.explain``). When ``sources`` is a
+        dict, it maps each graph node to the span of the whole expression that made it.
         Random constructors draw from ``generator`` (the process's when None); numbers
         written in the program are of ``dtype`` (the default dtype when None), in this
         thread only: nothing global changes.
@@ -93,7 +98,7 @@ class CompiledProgram:
         try:
             self._check_bindings(bindings)
             with default_dtype_override(dtype):
-                return self._run(bindings, watch_nonfinite, origins, generator)
+                return self._run(bindings, watch_nonfinite, origins, notes, sources, generator)
         except GradcliError as err:
             raise err.with_source(self.source) from None
 
@@ -130,9 +135,11 @@ class CompiledProgram:
     def _assigned(self) -> list[str]:
         return [s.name for s in self.ir.statements if isinstance(s, (ir.Assign, ir.ConstDecl))]
 
-    def _run(self, bindings, watch, origins=None, generator=None) -> Tensor:
+    def _run(
+        self, bindings, watch, origins=None, notes=None, sources=None, generator=None
+    ) -> Tensor:
         analysis = self.analysis
-        evaluator = Evaluator(watch, origins, generator)
+        evaluator = Evaluator(watch, origins, notes, sources, generator)
         for name in analysis.free:
             evaluator.env[name] = as_tensor(bindings[name])
         result = None

@@ -9,8 +9,6 @@ terminal. Rich is imported here only, so the other formats never load it.
 
 from __future__ import annotations
 
-import re
-
 from rich import box
 from rich.console import Console
 from rich.table import Table
@@ -18,12 +16,10 @@ from rich.text import Text
 
 from . import leaves
 from .numbers import format_array, shape_text
+from .terminal import MIN_WIDTH, _shown
 
 DEFAULT_PRECISION = 6
 SHAPE = "shape"
-MIN_WIDTH = 20
-# Control characters, which a terminal obeys (ESC starts a colour) rather than shows.
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def render(result, stream, precision: int | None = None, console: Console | None = None) -> None:
@@ -60,7 +56,12 @@ def render(result, stream, precision: int | None = None, console: Console | None
         last_of_group = i + 1 == len(rows) or rows[i + 1][0][0] != path[0]
         table.add_row(*cells, numbers, end_section=last_of_group)
     # The title above the table, not in it: a long file name must not wrap.
-    console.print(Text(_shown(result.title, encoding), style="bold"), table)
+    console.print(Text(_shown(result.title, encoding), style="bold"))
+    if result.graph is not None:  # --steps: the reverse pass, then the result
+        from .graph import render_steps_table
+
+        render_steps_table(result.graph, console, precision)
+    console.print(table)
 
 
 def render_functions(functions, stream, console: Console | None = None) -> None:
@@ -84,14 +85,6 @@ def render_functions(functions, stream, console: Console | None = None) -> None:
         # Text, not markup: "[min, max]" in a description is no style.
         table.add_row(name, Text(f.doc), Text(f.kink or ""), end_section=last_of_kind)
     console.print(table)
-
-
-def _shown(text: str, encoding: str) -> str:
-    """``text`` as the terminal should show it: control characters (a comment may
-    hold an escape sequence) as U+FFFD, and what ``encoding`` cannot write escaped
-    (θ as ``\\u03b8``), so that the table measures what the terminal will show."""
-    text = _CONTROLS.sub("\ufffd" if encoding.lower().startswith("utf") else "?", text)
-    return text.encode(encoding, "backslashreplace").decode(encoding)
 
 
 def _narrowest(array, precision: int) -> int:

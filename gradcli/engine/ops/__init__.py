@@ -17,6 +17,7 @@ from . import (
     elementwise,
     indexing,
     linalg,
+    ordering,
     reductions,
     shape,
 )
@@ -34,6 +35,7 @@ TABLES = tuple(
         indexing,
         reductions,
         linalg,
+        ordering,
     )
 )
 OPS = {entry.name: entry for t in TABLES for entry in t.entries}

@@ -132,7 +132,9 @@ pow = table.op(  # noqa: A001  (PyTorch's name)
         over("PowBackward0", (_pow_base_rule, None)),
     ],
     doc="x ** p, also written x ^ p",
-    kink="d/dx x**0 = 0 everywhere",
+    kink="d/dx x**0 = 0 everywhere; at a zero base higher derivatives are p(p-1)...x**(p-k) "
+    "as PyTorch, and with a tensor exponent the limits from x > 0 (0 for d/dp; PyTorch "
+    "gives nan)",
     function=True,
     operators=("__pow__",),
     reflected=("__rpow__",),
@@ -192,42 +194,45 @@ remainder = table.op(
 
 
 def _pick_rules(beats):
-    """The rules of maximum (``beats`` is >) or minimum (<): g goes to the input that
-    beats the other; where they tie, each gets half."""
+    """The rules of maximum (``beats`` is >) or minimum (<): g goes to each input that the
+    other does not beat; where they tie, each gets half. With a nan neither beats the
+    other, so both get g, as in PyTorch."""
 
     def first(g, ans, x, y):
-        return where(beats(x, y), g, where(x == y, g / 2, 0.0))
+        return where(beats(y, x), 0.0, where(x == y, g / 2, g))
 
     def second(g, ans, x, y):
-        return where(beats(y, x), g, where(x == y, g / 2, 0.0))
+        return where(beats(x, y), 0.0, where(x == y, g / 2, g))
 
     return first, second
 
 
 def _atan2_rule(sign, numerator):
-    # At the origin the gradient is 0, as in PyTorch; the safe denominator keeps
-    # the branch not taken finite, so its second derivative is not 0 * inf.
+    # At the origin the gradient is 0, as in PyTorch. The second derivative does not
+    # exist there: the branch not taken divides by 0, so it is nan, as in PyTorch.
     def rule(g, ans, y, x):
         r2 = x * x + y * y
-        at_origin = r2 == 0
-        value = numerator(y, x) / where(at_origin, 1.0, r2)
-        return where(at_origin, 0.0, g * value if sign > 0 else -g * value)
+        value = numerator(y, x) / r2
+        return where(r2 == 0, 0.0, g * value if sign > 0 else -g * value)
 
     return rule
 
 
+_NAN_TIES = "ties share the gradient evenly; at a nan both inputs get it, as PyTorch"
 # fmt: off
 maximum = table.op("maximum", np.maximum, _BINARY, grad_fn="MaximumBackward0",
                    rules=_pick_rules(lambda a, b: a > b), doc="elementwise larger of x and y",
-                   kind="binary", kink="ties share the gradient evenly", function=True,
+                   kind="binary", kink=_NAN_TIES, function=True,
                    method=True, domain=("distinct", "distinct"))
 minimum = table.op("minimum", np.minimum, _BINARY, grad_fn="MinimumBackward0",
                    rules=_pick_rules(lambda a, b: a < b), doc="elementwise smaller of x and y",
-                   kind="binary", kink="ties share the gradient evenly", function=True,
+                   kind="binary", kink=_NAN_TIES, function=True,
                    method=True, domain=("distinct", "distinct"))
 atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Number)",
                  grad_fn="Atan2Backward0",
                  rules=(_atan2_rule(1, lambda y, x: x), _atan2_rule(-1, lambda y, x: y)),
-                 doc="atan2(y, x): the angle of the point (x, y)", kink="gradient 0 at the origin",
+                 doc="atan2(y, x): the angle of the point (x, y)",
+                 kink="gradient 0 at the origin; second derivatives nan there (they do not "
+                 "exist), as PyTorch",
                  function=True, domain=("real", "positive"), **_ARITHMETIC)
 # fmt: on

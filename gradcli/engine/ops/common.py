@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from ...errors import EngineError, GradcliIndexError
+from ...errors import EngineError, GradcliIndexError, GradcliTypeError
 from ..messages import dim_out_of_range
 from ..tensor import Tensor
 
@@ -20,8 +22,11 @@ def batch_of(g, ans):
 
 
 def dims(dim, ndim):
-    """``dim`` (None, int or sequence) as a sorted tuple of negative axes."""
-    if dim is None:
+    """``dim`` (None, int or sequence) as a sorted tuple of negative axes.
+
+    None and an empty sequence mean every dimension, as in PyTorch's reductions
+    (``sum(x, [])`` is ``sum(x)``); a dimension named twice is PyTorch's error."""
+    if dim is None or (not isinstance(dim, (int, np.integer)) and len(dim) == 0):
         return tuple(range(-ndim, 0))
     if isinstance(dim, (int, np.integer)):
         dim = (dim,)
@@ -31,10 +36,34 @@ def dims(dim, ndim):
         d = int(d)
         if not -span <= d < span:
             raise GradcliIndexError(dim_out_of_range(d, ndim))
-        out.append(d - ndim if d >= 0 else d)
+        d = d - ndim if d >= 0 else d
+        if d in out:
+            raise EngineError(f"dim {d % span} appears multiple times in the list of dims")
+        out.append(d)
     if ndim == 0:
         return ()  # a 0-d tensor has nothing to reduce: dim 0 or -1 leaves it as it is
-    return tuple(sorted(set(out)))
+    return tuple(sorted(out))
+
+
+def one_dim(name, dim):
+    """``dim`` where ``name`` takes a single dimension and PyTorch refuses a list."""
+    if dim is not None and not isinstance(dim, (int, np.integer)):
+        raise GradcliTypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    return dim
+
+
+def contiguous(forward):
+    """A reduction's forward whose result is C-contiguous whatever the input's layout, as
+    PyTorch's reductions are (so ``view`` of it works); NumPy keeps the input's order."""
+
+    @functools.wraps(forward)
+    def contiguous_forward(*args, **kwargs):
+        out = forward(*args, **kwargs)
+        if isinstance(out, np.ndarray) and not out.flags.c_contiguous:
+            return np.ascontiguousarray(out)
+        return out
+
+    return contiguous_forward
 
 
 def axis(dim, ndim):

@@ -85,6 +85,11 @@ def empty(over, *size, dtype=None, requires_grad=False):
 )
 def full(over, size, fill_value, dtype=None, requires_grad=False):
     size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+    if not isinstance(fill_value, (bool, int, float, np.number, np.bool_)):
+        raise GradcliTypeError(
+            f"full(): argument 'fill_value' (position 2) must be Number, not "
+            f"{'list' if isinstance(fill_value, np.ndarray) else type(fill_value).__name__}"
+        )
     if dtype is None and isinstance(fill_value, (bool, int, np.integer, np.bool_)):
         dtype = np.bool_ if isinstance(fill_value, (bool, np.bool_)) else np.int64
     return _new(np.full(size, fill_value, dtype=_float_dtype(dtype)), requires_grad)
@@ -111,6 +116,10 @@ def eye(over, n, m=None, dtype=None, requires_grad=False):
 def arange(over, start, end=None, step=1, dtype=None, requires_grad=False):
     if end is None:
         start, end = 0, start
+    if step == 0:
+        raise EngineError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise EngineError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         is_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = np.int64 if is_int else state.default_dtype()

@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 from ...errors import GradcliTypeError
-from ..optable import Table
+from ..optable import Table, over
+from ..tensor import Tensor
 from .comparison import where
 from .creation import zero_rule
 
@@ -36,23 +37,18 @@ def elementwise(name, forward, grad_fn, rule, doc, domain, **fields):
 
 def piecewise_constant(name, forward, grad_fn, doc, **fields):
     """An elementwise function whose gradient is 0 wherever it exists (floor, sign)."""
+    fields.setdefault("kink", "gradient 0 everywhere, jumps included")
     return elementwise(
-        name,
-        forward,
-        grad_fn,
-        zero_rule,
-        doc,
-        "off_integers",
-        saves=False,
-        kink="gradient 0 everywhere, jumps included",
-        **fields,
+        name, forward, grad_fn, zero_rule, doc, "off_integers", saves=False, **fields
     )
 
 
 # fmt: off
 abs = elementwise("abs", np.abs, "AbsBackward0", lambda g, ans, x: g * sign(x), "absolute value",
-                  "nonzero", kink="d|x|/dx = 0 at x = 0", operators=("__abs__",))
-sign = piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x")
+                  "nonzero", operators=("__abs__",),
+                  kink="d|x|/dx = 0 at x = 0; nan at nan (PyTorch gives 0: its sign(nan) is 0)")
+sign = piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x",
+                          kink="gradient 0 everywhere; sign(nan) is nan (PyTorch gives 0)")
 sqrt = elementwise("sqrt", np.sqrt, "SqrtBackward0", lambda g, ans, x: g / (2 * ans), "square root",
                    "positive", kink="derivative inf at 0")
 rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), "RsqrtBackward0",
@@ -132,15 +128,38 @@ def _clamp_rule(g, ans, x, min=None, max=None):  # noqa: A002
     return where(inside, g, 0.0)
 
 
+def _clamp_min_rule(g, ans, x, min, max=None):  # noqa: A002
+    # The lower bound is the result where it exceeds x, unless the upper bound wins
+    # (below it, or equal to it: then neither bound gets the gradient, as in PyTorch).
+    above = x < min
+    if max is not None:
+        above = above & (min < max)
+    return where(above, g, 0.0)
+
+
+def _clamp_max_rule(g, ans, x, min=None, max=None):  # noqa: A002
+    below = x > max
+    if min is not None:
+        below = below | (min > max)
+    return where(below, g, 0.0)
+
+
+def _tensor_bound(x, min=None, max=None):  # noqa: A002
+    return type(min) is Tensor or type(max) is Tensor
+
+
 # fmt: off
 sigmoid = elementwise("sigmoid", _sigmoid, "SigmoidBackward0",
                       lambda g, ans, x: g * ans * (1 - ans),
                       "logistic function 1 / (1 + exp(-x))", "real")
 relu = elementwise("relu", lambda x: np.maximum(x, 0), "ReluBackward0",
-                   lambda g, ans, x: where(x > 0, g, 0.0), "max(x, 0)", "nonzero",
-                   kink="relu'(0) = 0")
+                   lambda g, ans, x: where(x <= 0, 0.0, g), "max(x, 0)", "nonzero",
+                   kink="relu'(0) = 0; at nan the gradient passes, as PyTorch")
 softplus = elementwise("softplus", _softplus, "SoftplusBackward0", _softplus_rule,
                        "log(1 + exp(x)), smooth relu", "real", inplace=False,
+                       kink="at beta*x == threshold the value and every derivative are the smooth "
+                       "branch's (PyTorch's second derivative there is 0, not its first "
+                       "derivative's)",
                        schema="(input: Tensor, beta: Number = 1.0, threshold: Number = 20.0)")
 erf = elementwise("erf", _erf, "ErfBackward0",
                   lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x)), "error function", "real")
@@ -150,8 +169,13 @@ trunc = piecewise_constant("trunc", np.trunc, "TruncBackward0", "round toward ze
 ceil = piecewise_constant("ceil", np.ceil, "CeilBackward0", "round up")
 round = piecewise_constant("round", np.round, "RoundBackward0", "round half to even",
                            schema="(input: Tensor, *, decimals: int = 0)")
-clamp = elementwise("clamp", _clamp, "ClampBackward1", _clamp_rule,
-                    "clamp(x, min, max): x limited to [min, max]", "real",
-                    schema="(input: Tensor, min: Number = None, max: Number = None)",
-                    kink="the gradient passes on the bounds", aliases=("clip",))
+clamp = table.op("clamp", _clamp,
+                 "(input: Tensor, min: Number|Tensor = None, max: Number|Tensor = None)",
+                 overloads=[over("ClampBackward0", (_clamp_rule, _clamp_min_rule, _clamp_max_rule),
+                                 when=_tensor_bound),
+                            over("ClampBackward1", (_clamp_rule,))],
+                 doc="clamp(x, min, max): x limited to [min, max]", kind="elementwise",
+                 kink="x gets the gradient on the bounds; a tensor bound gets it where it is the "
+                 "result, max where min > max, neither where x < min == max",
+                 aliases=("clip",), method=True, inplace=True, function=True, domain=("real",))
 # fmt: on

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import EngineError, GradcliIndexError, ShapeError
+from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
 from .. import state
 from ..messages import LEAF_INPLACE, OVERLAPPING_WRITE, forward_error
 from ..optable import Table, over
@@ -28,6 +28,13 @@ def _normalize_index(index):
                 item = int(item)  # x[torch.tensor(1)] selects, as x[1] does
         elif isinstance(item, list):
             item = np.asarray([i._data if type(i) is Tensor else i for i in item])
+        elif isinstance(item, slice) and item.step is not None and item.step <= 0:
+            if item.step == 0:
+                raise GradcliValueError("slice step cannot be zero")
+            raise GradcliValueError(
+                "step must be greater than zero (a tensor has no negative strides: "
+                "flip(x, dims) reverses the order)"
+            )
         out.append(item)
     return tuple(out)
 

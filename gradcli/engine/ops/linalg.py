@@ -8,6 +8,9 @@ from ...errors import GradcliIndexError, NotImplementedByGradcli, ShapeError
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import dims, raw
+from .creation import ones_like
+from .indexing import getitem
+from .reductions import _prod_others as prod_others_values
 from .reductions import sum
 from .shape import permute_op, transpose, unsqueeze
 
@@ -186,8 +189,50 @@ def _square(name, f):
     return forward
 
 
+def _cofactors(x):
+    """The cofactor matrix of ``x`` (the adjugate transposed), from the minors' determinants:
+    no inversion, so it exists at singular matrices, and it is written in differentiable ops."""
+    n = np.shape(x)[-1]
+    if n == 1:
+        return ones_like(x)
+    others = np.array([[k for k in range(n) if k != i] for i in range(n)])
+    rows = others[:, None, :, None]  # rows[i, j] picks the rows but i, cols[i, j] the columns but j
+    cols = others[None, :, None, :]
+    minors = det(getitem(x, (Ellipsis, rows, cols)))
+    signs = 1.0 - 2.0 * (np.add.outer(np.arange(n), np.arange(n)) % 2)
+    return minors * signs.astype(np.asarray(raw(x)).dtype)
+
+
+def _svd_cofactors(x):
+    """The cofactor matrix of ``x`` from its SVD, U S V^T: det(U) det(V) U P V^T with P the
+    diagonal of the products of the other singular values. Exact at singular matrices
+    (no inversion), in O(n^3); on arrays only (no second derivatives)."""
+    u, s, vt = np.linalg.svd(x)
+    orientation = np.linalg.det(u) * np.linalg.det(vt)
+    others = prod_others_values(s, -1) * orientation[..., None]
+    return (u * others[..., None, :]) @ vt
+
+
+_MAX_DIFFERENTIABLE_COFACTORS = 32  # the minors take n**4 numbers
+
+
 def _det_rule(g, ans, x):
-    return unsqueeze(unsqueeze(g * ans, -1), -1) * _swap(inverse(x))
+    # d det(A) / dA is the cofactor matrix. det(A) * inverse(A)^T is it where det(A) != 0
+    # (and quicker); at a singular matrix it comes without inversion, as mathematics says:
+    # from the minors (exact for integer entries, and differentiable), or for a large
+    # matrix in the reverse pass from the SVD.
+    if np.all(np.asarray(raw(ans)) != 0):
+        adjugate_t = unsqueeze(unsqueeze(ans, -1), -1) * _swap(inverse(x))
+    elif np.shape(x)[-1] <= _MAX_DIFFERENTIABLE_COFACTORS:
+        adjugate_t = _cofactors(x)
+    elif type(x) is not Tensor:
+        adjugate_t = _svd_cofactors(x)
+    else:
+        raise NotImplementedByGradcli(
+            f"second derivatives of det at a singular matrix larger than "
+            f"{_MAX_DIFFERENTIABLE_COFACTORS} x {_MAX_DIFFERENTIABLE_COFACTORS} are not implemented"
+        )
+    return unsqueeze(unsqueeze(g, -1), -1) * adjugate_t
 
 
 # fmt: off
@@ -195,6 +240,8 @@ trace = table.op("trace", _trace, grad_fn="TraceBackward0", rules=(_trace_rule,)
                  doc="sum of the diagonal of a matrix", **_LINALG)
 det = table.op("det", _square("det", np.linalg.det), grad_fn="LinalgDetBackward0",
                rules=(_det_rule,), doc="determinant of a square matrix",
+               kink="the gradient is the cofactor matrix everywhere, singular matrices included "
+               "(PyTorch 2.13 gives zeros at rank n-1: gradcli follows mathematics)",
                domain=("well_conditioned",), **_LINALG)
 inverse = table.op("inverse", _square("inverse", np.linalg.inv), grad_fn="LinalgInvExBackward0",
                    rules=(lambda g, ans, x: -matmul(matmul(_swap(ans), g), _swap(ans)),),

@@ -12,9 +12,9 @@ from .. import dtypes
 from ..optable import Table, over
 from ..tensor import Tensor
 from .arithmetic import maximum, minimum
-from .common import axis, batch_of, dims, raw, shape_arg
+from .common import axis, batch_of, contiguous, dims, one_dim, raw, shape_arg
 from .comparison import where
-from .conversion import clone
+from .creation import zeros_like
 from .elementwise import abs, exp, sign
 from .indexing import take_along, take_along_rule
 from .shape import broadcast_to, flip_op, reshape, transpose, unsqueeze, view_op
@@ -50,6 +50,7 @@ def _by_dim(all_grad_fn, dim_grad_fn, rule):
     return [over(all_grad_fn, (rule,), when=_dim_is_none), over(dim_grad_fn, (rule,))]
 
 
+@contiguous
 def _sum(x, dim=None, keepdim=False, dtype=None):
     return np.sum(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
 
@@ -58,6 +59,7 @@ def _sum_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
     return expand_reduced(g, x.shape, dim, keepdim)
 
 
+@contiguous
 def _mean(x, dim=None, keepdim=False, dtype=None):
     x = np.asarray(x)
     if x.dtype.kind not in "fc" and dtype is None:
@@ -72,7 +74,9 @@ def _mean_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
     return expand_reduced(g, x.shape, dim, keepdim) / _count(x.shape, dim)
 
 
+@contiguous
 def _prod(x, dim=None, keepdim=False, dtype=None):
+    one_dim("prod", dim)
     return np.prod(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
 
 
@@ -89,9 +93,10 @@ def _prod_others(x, dim=None):
         return np.ones_like(x)  # a 0-d tensor: no other entries, an empty product
     moved = np.moveaxis(x, dim, -1)
     ones = np.ones(moved.shape[:-1] + (1,), dtype=x.dtype)
-    left = np.cumprod(np.concatenate([ones, moved[..., :-1]], axis=-1), axis=-1)
-    right = np.cumprod(np.concatenate([ones, moved[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    return np.moveaxis(left * right, -1, dim)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is nan, silently
+        left = np.cumprod(np.concatenate([ones, moved[..., :-1]], axis=-1), axis=-1)
+        right = np.cumprod(np.concatenate([ones, moved[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+        return np.moveaxis(left * right, -1, dim)
 
 
 def _prod_others_rule(g, ans, x, dim=None):
@@ -131,7 +136,10 @@ mean = table.op("mean", _mean, _SUM_SCHEMA,
                 doc="average of entries", domain=("real",), **_REDUCTION)
 prod = table.op("prod", _prod, _SUM_SCHEMA,
                 overloads=_by_dim("ProdBackward0", "ProdBackward1", _prod_rule),
-                doc="product of entries", kink="exact with zero entries", domain=("real",),
+                doc="product of entries",
+                kink="exact with zero, inf and nan entries: each entry's derivative is the "
+                "product of the others (PyTorch divides, giving nan beside an inf or nan)",
+                domain=("real",),
                 **_REDUCTION)
 prod_others = table.internal("prod_others", _prod_others, "(input: Tensor, dim: int = None)",
                              grad_fn="ProdOthersBackward", rules=(_prod_others_rule,),
@@ -150,21 +158,40 @@ def _extreme_rule(g, ans, x, dim=None, keepdim=False):
     return expand_reduced(g, x.shape, dim, keepdim) * share.astype(np.result_type(raw(x), 1.0))
 
 
+@contiguous
 def _amax(x, dim=None, keepdim=False):
     return np.amax(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim)
 
 
+@contiguous
 def _amin(x, dim=None, keepdim=False):
     return np.amin(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim)
 
 
 _TIES = "ties share the gradient evenly"
+_NAN_EXTREMES = (
+    "ties share the gradient evenly; a nan result gives nan gradients ({}(x) gives the gradient "
+    "to the nan entries), as PyTorch"
+)
+
+
+def _evenly_distribute_rule(g, ans, x):
+    # max(x) and min(x) share g among the entries equal to the result; a nan result
+    # came from the nan entries, and they share it (amax/amin give nan), as PyTorch.
+    data = np.asarray(raw(x))
+    mask = np.isnan(data) if np.isnan(raw(ans)) else data == np.asarray(raw(ans))
+    share = (mask / np.sum(mask)).astype(np.result_type(data, 1.0))
+    return expand_reduced(g, data.shape, None, False) * share
+
+
 # fmt: off
 amax = table.op("amax", _amax, f"(input: Tensor, {_DIM})", grad_fn="AmaxBackward0",
-                rules=(_extreme_rule,), doc="largest entry", kink=_TIES, domain=("distinct",),
+                rules=(_extreme_rule,), doc="largest entry", kink=_NAN_EXTREMES.format("max"),
+                domain=("distinct",),
                 **_REDUCTION)
 amin = table.op("amin", _amin, f"(input: Tensor, {_DIM})", grad_fn="AminBackward0",
-                rules=(_extreme_rule,), doc="smallest entry", kink=_TIES, domain=("distinct",),
+                rules=(_extreme_rule,), doc="smallest entry", kink=_NAN_EXTREMES.format("min"),
+                domain=("distinct",),
                 **_REDUCTION)
 # fmt: on
 
@@ -186,7 +213,7 @@ class _ValuesIndices(tuple):
         return self[1]
 
 
-def _return_type(function):
+def return_type(function):
     """The (values, indices) pair of ``function``, printed as torch.return_types.<function>."""
     return type(f"{function}_return", (_ValuesIndices,), {"function": function})
 
@@ -207,13 +234,13 @@ def _extreme(over, x, dim, keepdim, other, pick, elementwise, result):
 
 def _extreme_overloads(name, reduce):
     return [
-        over(f"{name}Backward1", (_extreme_rule,), forward=reduce, key="all"),
+        over(f"{name}Backward1", (_evenly_distribute_rule,), forward=reduce, key="all"),
         over(f"{name}Backward0", (take_along_rule,), forward=take_along, key="dim"),
     ]
 
 
 _MAX_MIN = "(input: Tensor, dim: int|Tensor = None, keepdim: bool = False, *, other: Tensor = None)"
-_MinValuesIndices = _return_type("min")
+_MinValuesIndices = return_type("min")
 
 
 @table.composite(
@@ -227,6 +254,7 @@ _MinValuesIndices = _return_type("min")
 def max(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     if type(dim) is Tensor:
         return maximum(input, dim)
+    one_dim("max", dim)
     return _extreme(over, input, dim, keepdim, other, np.argmax, maximum, _ValuesIndices)
 
 
@@ -241,16 +269,19 @@ def max(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
 def min(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     if type(dim) is Tensor:
         return minimum(input, dim)
+    one_dim("min", dim)
     return _extreme(over, input, dim, keepdim, other, np.argmin, minimum, _MinValuesIndices)
 
 
 # fmt: off
 argmax = table.op("argmax",
-                  lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, keepdims=keepdim),
+                  lambda x, dim=None, keepdim=False:
+                  np.argmax(x, axis=one_dim("argmax", dim), keepdims=keepdim),
                   "(input: Tensor, dim: int = None, keepdim: bool = False)",
                   doc="index of the largest entry", **_REDUCTION)
 argmin = table.op("argmin",
-                  lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim),
+                  lambda x, dim=None, keepdim=False:
+                  np.argmin(x, axis=one_dim("argmin", dim), keepdims=keepdim),
                   "(input: Tensor, dim: int = None, keepdim: bool = False)",
                   doc="index of the smallest entry", **_REDUCTION)
 all = table.op("all", lambda x, dim=None, keepdim=False:  # noqa: A001
@@ -267,6 +298,7 @@ any = table.op("any", lambda x, dim=None, keepdim=False:  # noqa: A001
 # ----- smooth reductions -----
 
 
+@contiguous
 def _logsumexp(x, dim=None, keepdim=False):
     x = np.asarray(x)
     ax = axis(dim, np.ndim(x))
@@ -283,7 +315,14 @@ def _logsumexp_rule(g, ans, x, dim=None, keepdim=False):
     )
 
 
+@contiguous
 def _norm(x, p=2, dim=None, keepdim=False):
+    kind = np.asarray(x).dtype
+    if kind.kind not in "fc":
+        raise EngineError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+            f"Got {dtypes.scalar_name(kind)}"
+        )
     ax = axis(dim, np.ndim(x))
     a = np.abs(x)
     if p == 2:
@@ -292,24 +331,32 @@ def _norm(x, p=2, dim=None, keepdim=False):
         return np.sum(a, axis=ax, keepdims=keepdim)
     if p == math.inf:
         return np.amax(a, axis=ax, keepdims=keepdim)
-    if p > 0:
-        return np.sum(a**p, axis=ax, keepdims=keepdim) ** (1.0 / p)
-    raise NotImplementedByGradcli(f"norm with p={p} is not implemented (p must be > 0)")
+    if p == -math.inf:
+        return np.amin(a, axis=ax, keepdims=keepdim)
+    if p == 0:  # the number of non-zero entries
+        return np.sum(a != 0, axis=ax, keepdims=keepdim).astype(a.dtype)
+    # p < 0: a zero entry makes the sum inf and the norm 0, as in PyTorch.
+    return np.sum(a**p, axis=ax, keepdims=keepdim) ** (1.0 / p)
 
 
 def _norm_rule(g, ans, x, p=2, dim=None, keepdim=False):
     shape = np.shape(x)
     ge = expand_reduced(g, shape, dim, keepdim)
+    if p == 0:
+        return zeros_like(ge * x)  # a count: piecewise constant
     if p == 1:
         return ge * sign(x)
-    if p == math.inf:
+    if p in (math.inf, -math.inf):
         return _extreme_rule(g, ans, abs(x), dim, keepdim) * sign(x)
     norm_e = expand_reduced(ans, shape, dim, keepdim)
-    # The gradient at the origin is 0 (a subgradient), as in PyTorch.
-    safe = where(norm_e == 0, 1.0, norm_e)
+    # The gradient is 0 where the norm is 0 (a subgradient), and for p < 1 at a zero
+    # entry, where |x|**p has no derivative, as in PyTorch. The branch not taken divides
+    # by 0, so second derivatives there are nan (they do not exist), as in PyTorch.
     if p == 2:
-        return where(norm_e == 0, 0.0, ge * x / safe)
-    return where(norm_e == 0, 0.0, ge * sign(x) * abs(x) ** (p - 1) / safe ** (p - 1))
+        return where(norm_e == 0, 0.0, ge * x / norm_e)
+    return where(
+        (norm_e == 0) | (x == 0), 0.0, ge * sign(x) * abs(x) ** (p - 1) / norm_e ** (p - 1)
+    )
 
 
 def _correction(unbiased, correction):
@@ -318,16 +365,26 @@ def _correction(unbiased, correction):
     return 1 if unbiased in (None, True) else 0
 
 
+@contiguous
 def _var(x, dim=None, unbiased=None, keepdim=False, correction=None):
+    if np.asarray(x).dtype.kind not in "fc":
+        raise EngineError("std and var only support floating point and complex dtypes")
     ddof = _correction(unbiased, correction)
-    return np.var(x, axis=axis(dim, np.ndim(x)), ddof=ddof, keepdims=keepdim)
+    ax = axis(dim, np.ndim(x))
+    if _count(np.shape(x), dim) > ddof:
+        return np.var(x, axis=ax, ddof=ddof, keepdims=keepdim)
+    # No degrees of freedom left: the sum of squares over 0, inf (nan where it is 0), as
+    # PyTorch; computed here so that NumPy's "Degrees of freedom <= 0" warning never shows.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.var(x, axis=ax, keepdims=keepdim) / 0.0
 
 
 def _var_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, correction=None):
     n = _count(x.shape, dim) - _correction(unbiased, correction)
     centred = x - mean(x, dims(dim, x.ndim), keepdim=True)
-    # No degrees of freedom left: inf (nan where centred is 0), as in PyTorch.
-    return expand_reduced(g, x.shape, dim, keepdim) * centred * (2.0 / n if n else math.inf)
+    # No degrees of freedom left: the value is inf or nan whatever x is, so it has no
+    # derivative: nan (PyTorch gives inf or finite numbers, depending on dim).
+    return expand_reduced(g, x.shape, dim, keepdim) * centred * (2.0 / n if n > 0 else math.nan)
 
 
 def _std(x, dim=None, unbiased=None, keepdim=False, correction=None):
@@ -342,15 +399,30 @@ def _std_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, correction=None
     return where(zero, 0.0, var_grad / (2 * where(zero, 1.0, std_e)))
 
 
-def _softmax(x, dim):
+def _softmax_input(name, x, dim):
+    """``x`` as an array, refused as PyTorch refuses a softmax of integers (its kernel's name)."""
+    one_dim(name, dim)
     x = np.asarray(x)
+    if x.dtype.kind not in "fc":
+        last = x.ndim == 0 or dims(dim, x.ndim) == (-1,)
+        raise NotImplementedByGradcli(
+            f'"{name}{"_lastdim" if last else ""}_kernel_impl" not implemented for '
+            f"'{dtypes.scalar_name(x.dtype)}'"
+        )
+    return x
+
+
+@contiguous
+def _softmax(x, dim):
+    x = _softmax_input("softmax", x, dim)
     ax = axis(dim, x.ndim)
     shifted = np.exp(x - np.amax(x, axis=ax, keepdims=True))
     return shifted / np.sum(shifted, axis=ax, keepdims=True)
 
 
+@contiguous
 def _log_softmax(x, dim):
-    x = np.asarray(x)
+    x = _softmax_input("log_softmax", x, dim)
     ax = axis(dim, x.ndim)
     shifted = x - np.amax(x, axis=ax, keepdims=True)
     return shifted - np.log(np.sum(np.exp(shifted), axis=ax, keepdims=True))
@@ -378,13 +450,18 @@ logsumexp = table.op("logsumexp", _logsumexp, f"(input: Tensor, {_DIM})",
                      doc="log(sum(exp(x))) without overflow", domain=("real",), **_REDUCTION)
 norm = table.op("norm", _norm, "(input: Tensor, p: Number = 2, dim: int|int[] = None, "
                 "keepdim: bool = False)", grad_fn="LinalgVectorNormBackward0", rules=(_norm_rule,),
-                doc="vector p-norm", kink="gradient 0 at the origin", domain=("nonzero",),
+                doc="vector p-norm (p=0 counts non-zero entries)", domain=("nonzero",),
+                kink="gradient 0 where the norm is 0, at a zero entry for p < 1, and for p = 0; "
+                "second derivatives nan at the origin, as PyTorch",
                 **_REDUCTION)
 var = table.op("var", _var, _VAR_SCHEMA, grad_fn="VarBackward0", rules=(_var_rule,),
-               doc="variance (correction=1: the sample variance)", domain=("real",), **_REDUCTION)
+               doc="variance (correction=1: the sample variance)", domain=("real",),
+               kink="correction >= N: value inf (nan if all entries are equal), as PyTorch; "
+               "gradient nan (PyTorch's depends on dim)", **_REDUCTION)
 std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rule,),
                doc="standard deviation (correction=1: of a sample)", domain=("real",),
-               **_REDUCTION)
+               kink="gradient 0 at zero variance, as PyTorch; correction >= N: value inf (nan if "
+               "all entries are equal), gradient nan", **_REDUCTION)
 softmax = table.op("softmax", _softmax, "(input: Tensor, dim: int)", grad_fn="SoftmaxBackward0",
                    rules=(_softmax_rule,), doc="exp(x) / sum(exp(x)) along dim", **_REDUCTION)
 log_softmax = table.op("log_softmax", _log_softmax, "(input: Tensor, dim: int)",
@@ -396,7 +473,9 @@ log_softmax = table.op("log_softmax", _log_softmax, "(input: Tensor, dim: int)",
 # ----- running sums, tiles and sums to a size: their rules sum -----
 
 
+@contiguous
 def _cumsum(x, dim, dtype=None):
+    one_dim("cumsum", dim)
     return np.cumsum(x, axis=dim, dtype=dtypes.to_numpy(dtype))
 
 
@@ -471,61 +550,3 @@ def sum_to_size(over, input, *size):
         return input
     out = sum(input, summed, keepdim=True)
     return reshape(out, size) if lead else out
-
-
-# ----- in order: sort, argsort, topk -----
-
-
-def _order(data, d, descending):
-    # A stable sort; descending keeps equal entries in their order too.
-    return np.argsort(-data if descending else data, axis=d, kind="stable")
-
-
-_SortResult = _return_type("sort")
-_TopkResult = _return_type("topk")
-
-
-@table.composite(
-    "sort",
-    "(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False)",
-    kind="other",
-    method=True,
-    doc="sort(x, dim=-1, descending=False): (values, indices) in order along dim",
-    overloads=[over("SortBackward0", (take_along_rule,), forward=take_along)],
-)
-def sort(over, input, dim=-1, descending=False, stable=False):
-    data = np.asarray(raw(input))
-    if data.ndim == 0:
-        return _SortResult((clone(input), Tensor._make(np.asarray(0))))
-    d = dims(dim, data.ndim)[0]
-    index = _order(data, d, descending)
-    return _SortResult((over["SortBackward0"](input, index, d), Tensor._make(index)))
-
-
-@table.composite(
-    "argsort",
-    "(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False)",
-    kind="other",
-    method=True,
-    doc="argsort(x, dim=-1, descending=False): the indices that sort x along dim",
-)
-def argsort(over, input, dim=-1, descending=False, stable=False):
-    data = np.asarray(raw(input))
-    return Tensor._make(_order(data, dims(dim, data.ndim)[0], descending))
-
-
-@table.composite(
-    "topk",
-    "(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True)",
-    kind="other",
-    method=True,
-    doc="topk(x, k, dim=-1, largest=True): (values, indices) of the k largest entries along dim",
-    overloads=[over("TopkBackward0", (take_along_rule,), forward=take_along)],
-)
-def topk(over, input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
-    data = np.asarray(raw(input))
-    d = dims(dim, data.ndim)[0]
-    if not 0 <= k <= data.shape[d]:
-        raise EngineError("selected index k out of range")
-    index = np.take(_order(data, d, largest), np.arange(k), axis=d)
-    return _TopkResult((over["TopkBackward0"](input, index, d), Tensor._make(index)))

@@ -11,6 +11,7 @@ from ..messages import expand_mismatch
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import batch_of, dims, negative_dims, shape_arg
+from .common import dims as _check_dims
 
 table = Table("shape")
 _SHAPE = dict(kind="shape", method=True, function=True)
@@ -110,6 +111,8 @@ def _squeeze(x, dim=None):
     shape = np.shape(x)
     if not shape:
         return np.asarray(x)
+    if not isinstance(dim, (int, np.integer)) and len(dim) == 0:
+        return np.asarray(x)  # squeeze(x, []) drops nothing, unlike a reduction over []
     squeezed = tuple(d for d in dims(dim, len(shape)) if shape[d] == 1)
     return np.squeeze(x, axis=squeezed) if squeezed else np.asarray(x)
 
@@ -349,13 +352,16 @@ _ROLL = over(
     "(input: Tensor, *dims: int)",
     kind="shape",
     method=True,
+    function=True,
     doc="flip(x, dims): reverse the order of entries along dims",
     overloads=[_FLIP],
 )
 def flip(over, input, *dims):
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = dims[0]
-    return over["FlipBackward0"](input, negative_dims(dims, np.ndim(input)))
+    flipped = negative_dims(dims, np.ndim(input))
+    _check_dims(flipped, np.ndim(input))  # a dimension named twice is an error, as in PyTorch
+    return over["FlipBackward0"](input, flipped)
 
 
 @table.composite(
