@@ -111,6 +111,9 @@ def _terminal(session: Session, say, debug: bool) -> None:
         # A statement with an open bracket (or a final backslash) goes on on the next
         # line; an empty line ends it anyway, to show what is wrong with it.
         buffer = event.current_buffer
+        if buffer.complete_state and buffer.complete_state.current_completion:
+            buffer.complete_state = None  # Enter takes the completion chosen in the menu
+            return
         text = buffer.text
         at_end = buffer.document.is_cursor_at_the_end
         if at_end and not text.endswith("\n") and session.needs_more(text):

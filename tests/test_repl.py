@@ -67,6 +67,7 @@ class Terminal:
         return clean(self.child.before)
 
     def leave(self) -> None:
+        """Ctrl-D, at the prompt (before it, the terminal would take it as end of file)."""
         self.child.sendcontrol("d")
         self.child.expect(pexpect.EOF)
         self.child.close()
@@ -137,6 +138,20 @@ def test_an_open_bracket_continues_on_the_next_line(terminal):
     # sum of squares 1 + 4 + 9 + 16 = 30; d/dW = 2W
     t.child.expect_exact("value 30")
     t.child.expect_exact("grad.W 2 4 6 8")
+    assert "error" not in t.child.before
+    t.child.expect_exact(PROMPT)
+    t.leave()
+
+
+def test_a_pasted_program_runs_as_typed_lines(terminal):
+    t = terminal("repl", "--format", "plain")
+    # A terminal wraps what is pasted in these brackets (bracketed paste).
+    t.child.send("\x1b[200~x = [2, 3]\nk = zeros_like(x)\nk[0] = x[0]**2 + 3*x[1]\nk\n\x1b[201~")
+    t.child.send("\r")
+    # k = [2**2 + 3*3, 0] = [13, 0]; J = [[2*x0, 3], [0, 0]]
+    t.child.expect_exact("value 13 0")
+    t.child.expect_exact("jacobian.x 4 3 0 0")
+    t.child.expect_exact(PROMPT)
     assert "error" not in t.child.before
     t.leave()
 
@@ -386,3 +401,18 @@ def test_completion_through_prompt_toolkit():
         Document("1 + logsu"), CompleteEvent(completion_requested=True)
     )
     assert [(c.text, c.start_position) for c in found] == [("logsumexp", -5)]
+
+
+def test_enter_takes_a_completion_chosen_in_the_menu(terminal):
+    t = terminal("repl", "--format", "plain")
+    t.child.send("x = 4\r")
+    t.child.send("sq\t")  # sqrt, squeeze, ...: the menu opens
+    t.child.expect_exact("sqrt")
+    t.child.send("\t")  # the first choice, into the line
+    t.child.send("\r")  # Enter takes it; the line is not run yet
+    t.child.send("(x)\r")
+    # sqrt(4) = 2, d/dx = 1/(2 sqrt(x)) = 0.25
+    t.child.expect_exact("value 2")
+    t.child.expect_exact("grad.x 0.25")
+    t.child.expect_exact(PROMPT)
+    t.leave()
