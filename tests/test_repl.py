@@ -167,6 +167,12 @@ def test_ctrl_c_interrupts_a_long_computation(terminal):
     t.child.sendcontrol("c")
     assert t.shown()[-1] == "error: interrupted"
     assert t.line("1 + 1") == ["value 2"]
+    t.child.send("1 +")
+    t.child.sendcontrol("c")  # at the prompt: the line is dropped, not run
+    t.child.send("2 * 3\r")
+    t.child.expect_exact("value 6")
+    assert "error" not in t.child.before
+    t.child.expect_exact(PROMPT)
     t.leave()
 
 
