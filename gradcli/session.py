@@ -417,6 +417,9 @@ class Session:
 
 @dataclass(frozen=True)
 class Command:
+    """A colon command: how it is written, what it does (for :help), and what runs it
+    with the rest of the line."""
+
     usage: str
     help: str
     run: Callable[[Session, str], Iterator[Output]]
@@ -502,6 +505,7 @@ def _inputs_read(program, statements) -> tuple[str, ...]:
         elif isinstance(node, ir.FuncDef):
             bodies.setdefault(node.name, []).append((node.body, frozenset(node.params)))
     read: set[str] = set()
+    called: set[str] = set()
     todo = [(statements[-1].node, frozenset())]
     while todo:
         expression, params = todo.pop()
@@ -509,8 +513,8 @@ def _inputs_read(program, statements) -> tuple[str, ...]:
             if isinstance(item, ir.Name) and item.id not in params and item.id not in read:
                 read.add(item.id)
                 todo.extend(assigned.get(item.id, ()))
-            elif isinstance(item, ir.Call) and f"{item.func}()" not in read:
-                read.add(f"{item.func}()")
+            elif isinstance(item, ir.Call) and item.func not in called:
+                called.add(item.func)
                 todo.extend(bodies.get(item.func, ()))
     return tuple(name for name in program.inputs if name in read)
 
@@ -532,15 +536,14 @@ def _relocated(error: GradcliError, statements, index: int, typed: _Typed) -> Gr
         or error.source is None
         or not first <= span.line < first + statements[index].lines
     ):
-        return error  # a message without a place, or a place in an earlier line
+        return error  # a message without a place, or a place in another statement
     line, column = typed.position(span.line - first + 1, span.column)
     end_line = end_column = None
     if span.end_column is not None:
         end_line, end_column = typed.position(
             (span.end_line or span.line) - first + 1, span.end_column
         )
-    moved = GradcliError(error.message, Span(line, column, end_line, end_column), typed.text)
-    return moved
+    return GradcliError(error.message, Span(line, column, end_line, end_column), typed.text)
 
 
 def _file_name(argument: str, command: str) -> str:
