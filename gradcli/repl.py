@@ -97,13 +97,18 @@ def _show(session: Session, text: str, say, debug: bool) -> bool:
 
 def _terminal(session: Session, say, debug: bool) -> None:
     from prompt_toolkit import PromptSession
-    from prompt_toolkit.history import FileHistory
+    from prompt_toolkit.history import FileHistory, InMemoryHistory
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.layout.processors import HighlightMatchingBracketProcessor
     from prompt_toolkit.styles import Style
 
     path = history_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        history = FileHistory(str(path))
+    except OSError as error:
+        say(f"warning: the history is not kept: cannot write {path} ({error.strerror or error})")
+        history = InMemoryHistory()
     keys = KeyBindings()
 
     @keys.add("enter")
@@ -122,7 +127,7 @@ def _terminal(session: Session, say, debug: bool) -> None:
             buffer.validate_and_handle()
 
     prompt = PromptSession(
-        history=FileHistory(str(path)),
+        history=history,
         lexer=_highlighter(session),
         completer=_completer(session),
         complete_while_typing=False,

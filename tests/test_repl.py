@@ -186,6 +186,18 @@ def test_history_is_recalled_after_a_restart(terminal, tmp_path):
     t.leave()
 
 
+def test_a_history_that_cannot_be_written_is_kept_in_memory(gradcli_script, tmp_path):
+    data = tmp_path / "data"
+    data.write_text("a file where the data directory should be")
+    t = Terminal(gradcli_script, data, "repl", "--format", "plain")
+    assert t.greeting[0].startswith(
+        f"warning: the history is not kept: cannot write {data / 'gradcli' / 'history'} ("
+    )
+    assert t.line("3 * 3") == ["value 9"]
+    assert t.line(UP) == ["value 9"]  # within the session it is still there
+    t.leave()
+
+
 def test_tab_completes_a_function_name(terminal):
     t = terminal("repl", "--format", "plain")
     t.child.send("sigm\t")
