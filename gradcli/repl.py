@@ -16,6 +16,7 @@ import os
 import sys
 from pathlib import Path
 
+from .api import GraphResult
 from .errors import GradcliError
 from .render import render
 from .session import Message, Session, Shown
@@ -70,7 +71,11 @@ def _show(session: Session, text: str, say, debug: bool) -> bool:
     failed = False
     try:
         for output in session.run(text):
-            if isinstance(output, Shown):
+            if isinstance(output, Shown) and isinstance(output.result, GraphResult):
+                from .render.graph import render_graph
+
+                render_graph(output.result, session.format.value, sys.stdout, session.precision)
+            elif isinstance(output, Shown):
                 render(output.result, session.format, sys.stdout, session.precision)
             elif isinstance(output, Message):
                 print(output.text)

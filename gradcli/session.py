@@ -45,9 +45,10 @@ from .render import Format
 
 @dataclass(frozen=True)
 class Shown:
-    """A result, for the renderer of the session's format."""
+    """A result (``api.Result``, or ``api.GraphResult`` for ``:graph``), for the
+    renderer of the session's format."""
 
-    result: api.Result
+    result: api.Result | api.GraphResult
 
 
 @dataclass(frozen=True)
@@ -67,12 +68,14 @@ class Problem:
 Output = Shown | Message | Problem
 
 _DEFINITIONS = (ir.Assign, ir.IndexAssign, ir.ConstDecl, ir.FuncDef)
-# What a one-shot command of each name computes.
+# What a one-shot command of each name computes (steps: grad --steps).
 _COMPUTE = {
     "eval": api.evaluate,
     "grad": api.gradient,
     "jacobian": api.jacobian,
     "hessian": api.hessian,
+    "graph": api.graph,
+    "steps": lambda source, **options: api.gradient(source, steps=True, **options),
 }
 #: ``--precision``'s cap: 17 digits tell any two float64 numbers apart.
 MAX_DIGITS = 17
@@ -208,8 +211,8 @@ class Session:
         return [*self.statements, statement], len(self.statements)
 
     def _show(self, statement: _Statement, typed: _Typed, command: str | None = None):
-        """The expression's result: ``command``'s (eval, grad, jacobian, hessian), or by
-        default its value and, when it reads inputs, its gradient or Jacobian."""
+        """The expression's result: ``command``'s (a key of ``_COMPUTE``), or by default
+        its value and, when it reads inputs, its gradient or Jacobian."""
         statements = [*self.statements, statement]
         with _located(statements, len(self.statements), typed):
             program = _compiled(statements)
@@ -225,10 +228,11 @@ class Session:
                 options["wrt"] = wrt
             result = _COMPUTE[command](program.source, **options)
         self.last = statement
+        place = _Place(statements, len(self.statements), typed)
         # The title is the expression as typed, not the whole session.
-        yield Shown(dataclasses.replace(result, source=statement.text, filename="<expr>"))
-        for warning in result.warnings:
-            yield Problem(warning)
+        yield Shown(place.result(result, title=statement.text))
+        for message in (*result.notes, *result.warnings):  # as the commands say them
+            yield Problem(place.diagnostic(message))
 
     # ----- the commands -----
 
@@ -237,8 +241,6 @@ class Session:
         argument = argument.strip()
         if name in COMMANDS:
             yield from COMMANDS[name].run(self, argument)
-        elif name in NOT_YET:
-            raise GradcliError(f":{name} is not available yet")
         else:
             raise GradcliError(
                 f"unknown command :{name}{suggest(name, COMMANDS)}: :help lists the commands"
@@ -263,6 +265,12 @@ class Session:
 
     def hessian(self, argument: str) -> Iterator[Output]:
         yield from self._derivative("hessian", argument)
+
+    def graph(self, argument: str) -> Iterator[Output]:
+        yield from self._derivative("graph", argument)
+
+    def steps(self, argument: str) -> Iterator[Output]:
+        yield from self._derivative("steps", argument)
 
     def choose_wrt(self, argument: str) -> Iterator[Output]:
         names = tuple(n for n in re.split(r"[\s,]+", argument) if n)
@@ -431,6 +439,12 @@ COMMANDS: dict[str, Command] = {
     ),
     "jacobian": Command(":jacobian [EXPR]", "the Jacobian", Session.jacobian),
     "hessian": Command(":hessian [EXPR]", "the gradient and the Hessian", Session.hessian),
+    "graph": Command(
+        ":graph [EXPR]", "the autograd graph, with each node's gradient", Session.graph
+    ),
+    "steps": Command(
+        ":steps [EXPR]", "the gradient and the steps of its reverse pass", Session.steps
+    ),
     "wrt": Command(
         ":wrt [X,Y]",
         "differentiate with respect to X and Y (alone: the inputs read)",
@@ -451,8 +465,6 @@ COMMANDS: dict[str, Command] = {
     "help": Command(":help", "this list", Session.help),
     "quit": Command(":quit", "leave (as Ctrl-D does)", Session.quit),
 }
-#: Commands that are announced but not there yet: they say so when typed.
-NOT_YET = ("graph", "steps")
 #: What completes the argument of a command.
 COMMAND_CHOICES: dict[str, Callable[[Session], tuple[str, ...]]] = {
     "format": lambda session: tuple(f.value for f in Format),
@@ -519,31 +531,66 @@ def _inputs_read(program, statements) -> tuple[str, ...]:
     return tuple(name for name in program.inputs if name in read)
 
 
+class _Place:
+    """Where statement ``index`` of the session's program was typed: places in it, which
+    count lines in the session's program, are moved to count in the text as typed, as
+    the one-shot commands count them in their SOURCE. A place in another statement
+    (a definition an expression uses) stays in the session's program, which ``:save``
+    writes."""
+
+    def __init__(self, statements, index: int, typed: _Typed):
+        self.first = 1 + sum(s.lines for s in statements[:index])
+        self.count = statements[index].lines
+        self.typed = typed
+
+    def span(self, span: Span | None) -> Span | None:
+        """``span`` in the text as typed; None when it is not in the statement."""
+        if span is None or not self.first <= span.line < self.first + self.count:
+            return None
+        line, column = self.typed.position(span.line - self.first + 1, span.column)
+        end_line = end_column = None
+        if span.end_column is not None:
+            end_line, end_column = self.typed.position(
+                (span.end_line or span.line) - self.first + 1, span.end_column
+            )
+        return Span(line, column, end_line, end_column)
+
+    def error(self, error: GradcliError) -> GradcliError:
+        span = self.span(error.span) if error.source is not None else None
+        if span is None:
+            return error
+        return GradcliError(error.message, span, self.typed.text)
+
+    def diagnostic(self, diagnostic: api.Diagnostic) -> api.Diagnostic:
+        if diagnostic.line is None:
+            return diagnostic
+        given = Span(diagnostic.line, diagnostic.column, diagnostic.line, diagnostic.end)
+        span = self.span(given)
+        if span is None:
+            return diagnostic
+        return api.Diagnostic(diagnostic.kind, diagnostic.message, span, self.typed.text)
+
+    def result(self, result, title: str):
+        """``result`` with ``title`` as its source, and its places moved."""
+        moved = {
+            "notes": tuple(map(self.diagnostic, result.notes)),
+            "warnings": tuple(map(self.diagnostic, result.warnings)),
+        }
+        if isinstance(result, api.GraphResult):
+            moved["nodes"] = tuple(
+                dataclasses.replace(node, span=self.span(node.span) or node.span)
+                for node in result.nodes
+            )
+        return dataclasses.replace(result, source=title, filename="<expr>", **moved)
+
+
 @contextlib.contextmanager
 def _located(statements, index: int, typed: _Typed):
     """Errors in statement ``index`` of the session's program point into the text as typed."""
     try:
         yield
     except GradcliError as error:
-        raise _relocated(error, statements, index, typed) from None
-
-
-def _relocated(error: GradcliError, statements, index: int, typed: _Typed) -> GradcliError:
-    span = error.span
-    first = 1 + sum(s.lines for s in statements[:index])
-    if (
-        span is None
-        or error.source is None
-        or not first <= span.line < first + statements[index].lines
-    ):
-        return error  # a message without a place, or a place in another statement
-    line, column = typed.position(span.line - first + 1, span.column)
-    end_line = end_column = None
-    if span.end_column is not None:
-        end_line, end_column = typed.position(
-            (span.end_line or span.line) - first + 1, span.end_column
-        )
-    return GradcliError(error.message, Span(line, column, end_line, end_column), typed.text)
+        raise _Place(statements, index, typed).error(error) from None
 
 
 def _file_name(argument: str, command: str) -> str:

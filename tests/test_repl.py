@@ -326,6 +326,26 @@ def test_repl_under_a_pipe_runs_the_lines_as_a_script(gradcli_script):
     assert done.returncode == 2
 
 
+def test_graph_in_the_session_is_the_graph_command(gradcli_script):
+    done = subprocess.run(
+        [*gradcli_script, "repl", "--format", "plain"],
+        input="x = 2; y = 3\n:graph x*y + x\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    one_shot = subprocess.run(
+        [*gradcli_script, "graph", "x*y + x", "--x", "2", "--y", "3", "--format", "plain"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == one_shot.returncode == 0, done.stderr
+    assert done.stdout == one_shot.stdout
+    # d(xy + x)/dx = y + 1 = 4
+    assert "[2] x  shape ()  value 2  .grad 4" in done.stdout
+
+
 # ----------------------------------------------------------------------------
 # The sessions the documentation shows
 # ----------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import subprocess
 import numpy as np
 
 from gradcli import api
-from gradcli.session import COMMANDS, NOT_YET, Message, Problem, Session, Shown
+from gradcli.session import COMMANDS, Message, Problem, Session, Shown
 
 
 def run(session: Session, text: str) -> list:
@@ -262,10 +262,43 @@ def test_clear_forgets_everything():
     assert problem(s, "x + 1").startswith("error: unknown name 'x'")
 
 
-def test_commands_not_there_yet_say_so():
-    for name in NOT_YET:
-        assert problem(Session(), f":{name} x") == f"error: :{name} is not available yet"
-        assert name not in COMMANDS
+def test_graph_shows_each_node_with_its_gradient_and_its_place_as_typed():
+    s = Session()
+    run(s, "x = 2; y = 3")
+    g = shown(s, ":graph x*y + x")
+    # d(xy + x)/dx = y + 1 = 4, d/dy = x = 2; the product node receives 1
+    assert [(n.name, n.text) for n in g.nodes] == [
+        ("AddBackward0", "x*y + x"),
+        ("MulBackward0", "x*y"),
+        ("AccumulateGrad", None),
+        ("AccumulateGrad", None),
+    ]
+    assert [float(n.grad) for n in g.nodes] == [1, 1, 4, 2]
+    assert (g.nodes[1].span.line, g.nodes[1].span.column) == (1, 1)
+    assert g.title == "x*y + x"
+
+
+def test_steps_shows_the_reverse_pass():
+    s = Session()
+    run(s, "x = 2")
+    r = shown(s, ":steps (x+2)**2 + 3")
+    # (x+2)**2 + 3: the power's rule sends 2*(x+2) = 8 to x+2, which sends 8 to x
+    assert float(r.grad["x"]) == 8
+    assert [r.graph.nodes[step.node].name for step in r.graph.steps] == [
+        "AddBackward0",
+        "PowBackward0",
+        "AddBackward0",
+    ]
+
+
+def test_notes_and_warnings_point_into_the_line_as_typed(gradcli):
+    s = Session()
+    run(s, "x = 2; y = [1, 2]")
+    outputs = run(s, "  abs(x - 2)")
+    one_shot = gradcli("grad", "  abs(x - 2)", "--x", "2", "--format", "plain")
+    assert outputs[1].text == one_shot.stderr.rstrip("\n")
+    assert outputs[1].text.startswith("note: abs is evaluated at 0")
+    assert outputs[1].text.endswith("at 1:3\n    abs(x - 2)\n    ^~~")
 
 
 def test_an_unknown_command_suggests_the_closest():
