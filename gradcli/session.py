@@ -96,7 +96,8 @@ class _Statement:
 
 @dataclass(frozen=True)
 class _Typed:
-    """Where one statement sits in the text it was typed in, for its errors' carets."""
+    """Where one statement sits in the text it was typed in, so that the places of its
+    errors, notes and nodes count in that text."""
 
     text: str
     start: int
@@ -240,7 +241,10 @@ class Session:
         name, _, argument = text[1:].partition(" ")
         argument = argument.strip()
         if name in COMMANDS:
-            yield from COMMANDS[name].run(self, argument)
+            command = COMMANDS[name]
+            if argument and " " not in command.usage:
+                raise GradcliError(f":{name} takes nothing after it")
+            yield from command.run(self, argument)
         else:
             raise GradcliError(
                 f"unknown command :{name}{suggest(name, COMMANDS)}: :help lists the commands"

@@ -313,6 +313,13 @@ def test_help_lists_every_command():
         assert command.usage in text
 
 
+def test_a_command_without_arguments_takes_none():
+    s = Session()
+    run(s, "x = 1")
+    assert problem(s, ":clear x") == "error: :clear takes nothing after it"
+    assert s.inputs() == ("x",)
+
+
 def test_quit():
     s = Session()
     run(s, ":quit")
