@@ -336,7 +336,12 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
 
     An unknown ``name`` is a ``GradcliError`` that suggests the closest one.
     """
-    from gradcli.language.check import language_parameters, suggest
+    from gradcli.language.check import (
+        CALCULATOR_FORMS,
+        language_parameters,
+        python_signature,
+        suggest,
+    )
 
     table = gradcli.ops.FUNCTIONS
     if name is not None and name not in table:
@@ -345,16 +350,21 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
     # A kind missing from KINDS goes last rather than nowhere.
     ordered = sorted(chosen, key=lambda f: KINDS.index(f.kind) if f.kind in KINDS else len(KINDS))
     return tuple(
-        FunctionInfo(f.name, str(language_parameters(f.signature)), f.kind, _description(f), f.kink)
+        FunctionInfo(
+            f.name,
+            str(language_parameters(python_signature(f.name))),
+            f.kind,
+            _description(f.name, CALCULATOR_FORMS.get(f.name, (None, f.doc))[1]),
+            f.kink,
+        )
         for f in ordered
     )
 
 
-def _description(function) -> str:
-    """The op table's one-line doc without the call it often starts with
+def _description(name: str, doc: str) -> str:
+    """The one-line doc without the call it often starts with
     (``sum(x, dim=None): sum of entries``): the listing shows the signature beside it."""
-    doc = function.doc
-    if doc.startswith(function.name + "(") and "): " in doc:
+    if doc.startswith(name + "(") and "): " in doc:
         doc = doc.split("): ", 1)[1]
     return doc.removesuffix(".")
 

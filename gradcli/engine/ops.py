@@ -918,6 +918,7 @@ def _extreme(x, dim, keepdim, other, pick, grad_all, grad_dim, binary, result):
         return grad_all.fn(x)
     data = x._data if type(x) is Tensor else np.asarray(x)
     if data.ndim == 0:
+        _dims(dim, 0)  # only 0 and -1 name the dimension of a 0-d tensor
         return result((grad_all.fn(x), Tensor._make(np.asarray(0))))
     dim = _dims(dim, data.ndim)[0]
     index = np.expand_dims(pick(data, axis=dim), dim)

@@ -82,11 +82,49 @@ class Signature:
 _SIGNATURES: dict[str, Signature] = {}
 
 
+def _extreme_signature() -> inspect.Signature:
+    P = inspect.Parameter
+    return inspect.Signature(
+        [
+            P("input", P.POSITIONAL_OR_KEYWORD),
+            P("other", P.POSITIONAL_OR_KEYWORD, default=None),
+            P("dim", P.KEYWORD_ONLY, default=None),
+            P("keepdim", P.KEYWORD_ONLY, default=False),
+        ]
+    )
+
+
+#: Where the language means what a calculator means rather than what the library
+#: (PyTorch) means: ``max(a, b)`` and ``min(a, b)`` are always elementwise (``max(x, 0)``
+#: is ReLU), and a reduction along a dimension names it, ``max(x, dim=0)``, giving the values.
+#: The signature and the one-line doc that the language and ``gradcli functions`` show.
+CALCULATOR_FORMS = {
+    "max": (
+        _extreme_signature(),
+        "max(x): largest entry; max(a, b): the larger, elementwise (maximum);"
+        " max(x, dim=0): largest along dim (the values; argmax gives the indices)",
+    ),
+    "min": (
+        _extreme_signature(),
+        "min(x): smallest entry; min(a, b): the smaller, elementwise (minimum);"
+        " min(x, dim=0): smallest along dim (the values; argmin gives the indices)",
+    ),
+}
+#: The elementwise function a calculator form calls when given two operands.
+ELEMENTWISE_FORMS = {"max": "maximum", "min": "minimum"}
+
+
+def python_signature(name: str) -> inspect.Signature:
+    """The Python signature of the language's function ``name``."""
+    form = CALCULATOR_FORMS.get(name)
+    return form[0] if form is not None else FUNCTIONS[name].signature
+
+
 def builtin_signature(name: str) -> Signature:
     """The language's signature of the engine function ``name`` (from its Python signature)."""
     sig = _SIGNATURES.get(name)
     if sig is None:
-        sig = _SIGNATURES[name] = _from_python(name, FUNCTIONS[name].signature)
+        sig = _SIGNATURES[name] = _from_python(name, python_signature(name))
     return sig
 
 

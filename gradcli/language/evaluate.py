@@ -25,7 +25,7 @@ from ..engine.ops import FUNCTIONS
 from ..engine.tensor import DefaultDType, Tensor, no_grad
 from ..errors import GradcliError, GradcliIndexError, GradcliTypeError, ShapeError, Span
 from . import ir
-from .check import BUILTIN_CONSTANTS, builtin_signature, name_span, suggest
+from .check import BUILTIN_CONSTANTS, ELEMENTWISE_FORMS, builtin_signature, name_span, suggest
 
 _OPERATORS = {
     "add": operator.add,
@@ -52,8 +52,6 @@ _BOOL_PARAMETERS = frozenset({"keepdim", "unbiased"})
 _SEQUENCE_PARAMETERS = frozenset({"arrays", "tensors"})
 #: What ``x.name`` computes, for each name of check.ATTRIBUTES.
 _ATTRIBUTES = {"T": lambda x: x.T}
-# max(x, y) and min(x, y) with a tensor y are elementwise, as in PyTorch; max(x, 0) is dim 0.
-_MAX_MIN = frozenset({"max", "min"})
 # Parameters that name axes: an axis out of range puts the caret on one of them.
 _AXIS_PARAMETERS = frozenset(
     {"dim", "axis", "dim0", "dim1", "start_dim", "end_dim", "dims", "source", "destination"}
@@ -313,8 +311,7 @@ class Evaluator:
             if i == 0 and function.kind != "constructor" and param not in _SEQUENCE_PARAMETERS:
                 value = as_tensor(value)
             arg_span = span if arg is None else arg.span
-            if not (name in _MAX_MIN and param == "dim" and _is_tensor_operand(arg, value)):
-                value = self.adapt(param, value, arg_span)
+            value = self.adapt(param, value, arg_span)
             given.append((param, value, arg_span))
             args.append(value)
         for keyword in keyword_nodes:
@@ -322,8 +319,11 @@ class Evaluator:
             value = self.argument(param, keyword.value)
             given.append((param, self.adapt(param, value, keyword.value.span), keyword.value.span))
             kwargs[param] = given[-1][1]
+        call = function.call
+        if name in ELEMENTWISE_FORMS:
+            call, args, kwargs = _calculator_form(name, args, kwargs, given)
         try:
-            result = self.apply(name, span, function.call, *args, **kwargs)
+            result = self.apply(name, span, call, *args, **kwargs)
         except GradcliIndexError as err:
             if err.span is span:  # an axis out of range is the axis argument's fault
                 err.span = _axis_span(err.message, given, span)
@@ -364,14 +364,20 @@ class Evaluator:
         return value
 
 
-def _is_tensor_operand(node, value) -> bool:
-    """Whether the second argument of max/min is a tensor operand (elementwise, as
-    ``torch.max(x, y)``) rather than a dim: it is one unless it is a single number
-    written with literals alone (``max(x, 0)``, ``max(x, 2 - 1)``)."""
-    if np.ndim(value) != 0:
-        return True
-    names = (n for n in ir.walk(node) if isinstance(n, (ir.Name, ir.Call, ir.Method)))
-    return any(not isinstance(n, ir.Name) or n.id not in BUILTIN_CONSTANTS for n in names)
+def _calculator_form(name: str, args: list, kwargs: dict, given):
+    """``(call, args, kwargs)`` for ``max`` or ``min`` as the language means them
+    (check.CALCULATOR_FORMS): elementwise of two operands, else the reduction."""
+    if len(args) < 2 and "other" not in kwargs:
+        return FUNCTIONS[name].call, args, kwargs
+    other = args[1] if len(args) > 1 else kwargs.pop("other")
+    for param, _, span in given:
+        if param in ("dim", "keepdim"):
+            raise GradcliTypeError(
+                f"{name}(a, b) is elementwise and takes no {param}: along a dimension,"
+                f" write {name}(x, dim=0)",
+                span,
+            )
+    return FUNCTIONS[ELEMENTWISE_FORMS[name]].call, [args[0], other], {}
 
 
 def _axis_span(message: str, given, fallback: Span) -> Span:

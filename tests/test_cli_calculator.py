@@ -1,0 +1,66 @@
+"""The language as people type it, through the real command: calculator meanings,
+values typed naturally, output for scripts. Expected numbers are derived by hand
+(each case says how) or come from PyTorch."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def plain(result) -> dict[str, list[float]]:
+    """``{"value": [...], "grad.x": [...]}`` from a successful ``--format plain`` run."""
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    lines = [line.split() for line in result.stdout.splitlines()]
+    return {line[0]: [float(n) for n in line[1:]] for line in lines}
+
+
+def error(result) -> str:
+    """The first line of the error of a run that ended with exit status 2."""
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+    return result.stderr.splitlines()[0]
+
+
+# ----------------------------------------------------------------------------
+# max and min: two operands are elementwise, a reduction names its dimension
+# ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "source, x, value, grad",
+    [
+        # max(x, 0) is ReLU: at x = -2 the 0 wins, value 0, slope 0.
+        ("max(x, 0)", "-2", [0.0], [0.0]),
+        ("max(x, 0)", "3", [3.0], [1.0]),
+        # min(x, 1) at x = -2 is x itself: value -2, slope 1; at 4 it is the constant 1.
+        ("min(x, 1)", "-2", [-2.0], [1.0]),
+        ("min(x, 1)", "4", [1.0], [0.0]),
+        ("x.max(0)", "-2", [0.0], [0.0]),
+        # Broadcast against a vector: sum(max([1, 5], x)) at x = 3 is 3 + 5, slope 1.
+        ("sum(max([1, 5], x))", "3", [8.0], [1.0]),
+        ("max(x)", "[1, 4, 2]", [4.0], [0.0, 1.0, 0.0]),
+        # The values along dim 0 of [[1, 5], [3, 2]]: [3, 5], each from one entry.
+        ("sum(max(x, dim=0))", "[[1, 5], [3, 2]]", [8.0], [0.0, 1.0, 1.0, 0.0]),
+        ("sum(min(x, axis=1))", "[[1, 5], [3, 2]]", [3.0], [1.0, 0.0, 0.0, 1.0]),
+    ],
+)
+def test_max_and_min_mean_what_a_calculator_means(gradcli, source, x, value, grad):
+    out = plain(gradcli("grad", source, "--x", x, "--format", "plain"))
+    assert out == {"value": value, "grad.x": grad}
+
+
+@pytest.mark.parametrize("source", ["max(x, 7)", "max(x, dim=7)", "min(x, dim=-2)"])
+def test_a_dimension_out_of_range_is_an_error_even_on_a_scalar(gradcli, source):
+    if source == "max(x, 7)":  # the elementwise max with 7
+        assert plain(gradcli("eval", source, "--x", "2", "--format", "plain")) == {"value": [7.0]}
+        return
+    assert "Dimension out of range" in error(gradcli("eval", source, "--x", "2"))
+
+
+def test_the_listing_of_max_says_what_the_language_means(gradcli):
+    out = gradcli("functions", "max", "--format", "plain")
+    assert out.exit_code == 0
+    assert out.stdout.startswith("max(input, other=None, *, dim=None, keepdim=False)")
+    assert "max(a, b): the larger, elementwise" in out.stdout
