@@ -42,7 +42,11 @@ def test_json_has_one_entry_per_function(gradcli_json):
         f = FUNCTIONS[entry["name"]]
         assert list(entry) == ["name", "signature", "kind", "doc", "kink"]
         assert entry["signature"].startswith("(") and entry["signature"].endswith(")")
-        assert (entry["kind"], entry["doc"], entry["kink"]) == (f.kind, api.functions(f.name)[0].doc, f.kink)
+        assert (entry["kind"], entry["doc"], entry["kink"]) == (
+            f.kind,
+            api.functions(f.name)[0].doc,
+            f.kink,
+        )
     assert any(e["kink"] is None for e in entries)
 
 
