@@ -64,3 +64,53 @@ def test_the_listing_of_max_says_what_the_language_means(gradcli):
     assert out.exit_code == 0
     assert out.stdout.startswith("max(input, other=None, *, dim=None, keepdim=False)")
     assert "max(a, b): the larger, elementwise" in out.stdout
+
+
+# ----------------------------------------------------------------------------
+# The table: no text from numbers or from the user is read as Rich markup
+# ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, shown",
+    [
+        (["eval", "x", "--x", "[inf, 1]"], "[inf   1]"),
+        (["eval", "x", "--x", "[-inf, 1]"], "[-inf    1]"),
+        (["eval", "x", "--x", "[nan, 1]"], "[nan   1]"),
+        # d/dx sum(log(x)) = 1/x: [inf, 1] at [0, 1].
+        (["grad", "sum(log(x))", "--x", "[0, 1]"], "[inf   1]"),
+        (["eval", "x", "--x", "[[inf, 1], [2, 3]]"], "[[inf   1]"),
+        # The title is the source, comment and all.
+        (["eval", "x  # [bold]kept[/bold] [red]", "--x", "1"], "x  # [bold]kept[/bold] [red]"),
+        # Bindings may change shapes: the shape cell.
+        (["eval", "zeros(2, 3)"], "(2, 3)"),
+    ],
+)
+def test_table_cells_and_titles_show_their_text_as_it_is(gradcli, args, shown):
+    result = gradcli(*args, tty=True)
+    assert result.exit_code == 0, result.stderr
+    assert shown in result.stdout
+    for line in result.stdout.splitlines():
+        if line.startswith("│ f ") or line.startswith("│ ∂f"):
+            assert line.split("│")[-2].strip(), line  # never a blank value cell
+
+
+def test_table_headers_are_text(gradcli):
+    lines = gradcli("eval", "x", "--x", "[inf, 1]", tty=True).stdout.splitlines()
+    header = next(line for line in lines if "shape" in line)
+    assert [cell.strip() for cell in header.split("│")[1:-1]] == ["", "shape", "value"]
+
+
+def test_warnings_and_errors_show_the_source_as_it_is(gradcli):
+    # log(0) at [0] makes -inf: the warning repeats the source line with its brackets.
+    result = gradcli("eval", "log(x) # [bold]a[/bold]", "--x", "[0]", tty=True)
+    assert "  log(x) # [bold]a[/bold]" in result.stderr
+    result = gradcli("eval", "sin(x) + [red]", "--x", "1", tty=True)
+    assert result.exit_code == 2
+    assert "[red]" in result.stderr
+
+
+def test_the_listing_of_functions_shows_brackets_as_text(gradcli):
+    result = gradcli("functions", "clamp", tty=True)
+    assert result.exit_code == 0
+    assert "[min, max]" in result.stdout
