@@ -420,7 +420,7 @@ class _Session:
             for name in self.program.constants
             if name in bindings
         }
-        defaults = self.program.defaults(seed=self.seed)
+        defaults = self.program.defaults(seed=self.seed, constants=self.constants)
         missing = [n for n in self.inputs if n not in bindings and n not in defaults]
         stray = [name for name in bindings if name not in self.inputs]
         close = [(name, _close_to(name, stray)) for name in missing]

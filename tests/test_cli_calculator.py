@@ -114,3 +114,24 @@ def test_the_listing_of_functions_shows_brackets_as_text(gradcli):
     result = gradcli("functions", "clamp", tty=True)
     assert result.exit_code == 0
     assert "[min, max]" in result.stdout
+
+
+# ----------------------------------------------------------------------------
+# A const given on the command line is used by everything defined from it
+# ----------------------------------------------------------------------------
+
+
+def test_an_input_defined_from_a_given_const_uses_the_given_value(gradcli):
+    # c = 5, so b = 15 and b * x at x = 1 is 15; d/dx = b = 15, d/db = x = 1.
+    args = ("grad", "const c = 2; b = c * 3; b * x", "--c", "5", "--x", "1", "--format", "plain")
+    assert plain(gradcli(*args)) == {"value": [15.0], "grad.b": [1.0], "grad.x": [15.0]}
+    # Without --c the program's own c = 2: b = 6.
+    args = ("grad", "const c = 2; b = c * 3; b * x", "--x", "1", "--format", "plain")
+    assert plain(gradcli(*args)) == {"value": [6.0], "grad.b": [1.0], "grad.x": [6.0]}
+
+
+def test_a_given_const_reaches_inputs_through_functions_and_other_consts(gradcli):
+    # c = 1 gives d = 2, b = f(d) = 4; b * x at x = 2 is 8.
+    source = "const c = 3; const d = 2 * c; f(t) = t**2; b = f(d); b * x"
+    out = plain(gradcli("eval", source, "--c", "1", "--x", "2", "--format", "plain"))
+    assert out == {"value": [8.0]}
