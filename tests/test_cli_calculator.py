@@ -135,3 +135,89 @@ def test_a_given_const_reaches_inputs_through_functions_and_other_consts(gradcli
     source = "const c = 3; const d = 2 * c; f(t) = t**2; b = f(d); b * x"
     out = plain(gradcli("eval", source, "--c", "1", "--x", "2", "--format", "plain"))
     assert out == {"value": [8.0]}
+
+
+# ----------------------------------------------------------------------------
+# % and //, x.shape, len(x), numel(x)
+# ----------------------------------------------------------------------------
+
+REMAINDER_CASES = [
+    # (source, x, y): the value and gradient are torch.remainder's.
+    ("x % y", 7.5, -2.0),
+    ("x % y", -7.5, 2.0),
+    ("x % y", 7.25, 0.5),
+    ("x % 3", -1.25, None),
+    ("2 % y", None, -0.75),
+    ("x ** 2 % 5 * y", 3.0, 2.0),  # % binds as * does: ((x**2) % 5) * y
+    ("-x % y", 2.5, 3.0),
+]
+
+
+@pytest.mark.parametrize("source, x, y", REMAINDER_CASES)
+def test_remainder_has_the_values_and_gradients_of_torch(gradcli, source, x, y):
+    torch = pytest.importorskip("torch", reason="PyTorch is the oracle")
+    bound = {n: v for n, v in (("x", x), ("y", y)) if v is not None}
+    leaves = {n: torch.tensor(v, dtype=torch.float64, requires_grad=True) for n, v in bound.items()}
+    env = {**leaves, "torch": torch}
+    expected = eval(source.replace("2 % y", "torch.tensor(2.0, dtype=torch.float64) % y"), env)
+    expected.backward()
+    args = [a for n, v in bound.items() for a in (f"--{n}", repr(v))]
+    out = plain(gradcli("grad", source, *args, "--format", "plain"))
+    assert out["value"] == [pytest.approx(expected.item(), abs=1e-15)]
+    for name, leaf in leaves.items():
+        assert out[f"grad.{name}"] == [pytest.approx(leaf.grad.item(), abs=1e-15)]
+
+
+@pytest.mark.parametrize(
+    "x, y", [(7.5, -2.0), (-7.5, 2.0), (-7.0, 2.0), (1.0, 0.1), (0.0, 3.0), (5.0, 0.0)]
+)
+def test_floor_division_has_torchs_values_and_gradient_zero(gradcli, x, y):
+    torch = pytest.importorskip("torch", reason="PyTorch is the oracle")
+    expected = torch.floor_divide(
+        torch.tensor(x, dtype=torch.float64), torch.tensor(y, dtype=torch.float64)
+    )
+    out = plain(gradcli("grad", "x // y", "--x", repr(x), "--y", repr(y), "--format", "plain"))
+    assert out["value"] == [pytest.approx(expected.item())] or (
+        expected.isinf() and out["value"] == [expected.item()]
+    )
+    # floor(x / y) is piecewise constant: its derivative is 0 wherever it exists.
+    assert out["grad.x"] == [0.0] and out["grad.y"] == [0.0]
+
+
+def test_floor_division_and_remainder_by_hand(gradcli):
+    # -7 // 2 = -4 and -7 % 2 = 1 (the sign of the divisor), 7 % -2 = -1, 1 // 0.1 = 9.
+    out = plain(gradcli("eval", "[-7 // 2, -7 % 2, 7 % -2, 1 // 0.1]", "--format", "plain"))
+    assert out == {"value": [-4.0, 1.0, -1.0, 9.0]}
+    # x - y * (x // y) is x % y: 7.5 - 2 * 3 = 1.5, elementwise.
+    out = plain(
+        gradcli("eval", "x - 2 * (x // 2) - x % 2", "--x", "[7.5, -3]", "--format", "plain")
+    )
+    assert out == {"value": [0.0, 0.0]}
+
+
+@pytest.mark.parametrize(
+    "source, value",
+    [
+        ("x.shape", [2.0, 3.0]),
+        ("len(x)", [2.0]),
+        ("numel(x)", [6.0]),
+        ("x.T.shape", [3.0, 2.0]),
+        ("zeros(x.shape) + 1", [1.0] * 6),
+        ("x[len(x) - 1, 0]", [4.0]),
+    ],
+)
+def test_shape_len_and_numel_are_constants(gradcli, source, value):
+    args = ("eval", source, "--x", "[[1, 2, 3], [4, 5, 6]]", "--format", "plain")
+    assert plain(gradcli(*args)) == {"value": value}
+
+
+def test_the_mean_by_numel_has_the_gradient_of_a_constant_divisor(gradcli):
+    # sum(x) / numel(x) is the mean: d/dx_i = 1/3, numel contributing nothing.
+    out = plain(gradcli("grad", "sum(x) / numel(x)", "--x", "[1, 2, 6]", "--format", "plain"))
+    assert out == {"value": [3.0], "grad.x": [pytest.approx(1 / 3)] * 3}
+
+
+def test_the_shape_of_a_scalar_is_empty_and_its_len_an_error(gradcli):
+    assert plain(gradcli("eval", "numel(x)", "--x", "2", "--format", "plain")) == {"value": [1.0]}
+    assert error(gradcli("eval", "len(x)", "--x", "2")).startswith("error: len() of a 0-d tensor")
+    assert "write .shape without brackets" in error(gradcli("eval", "x.shape()", "--x", "2"))

@@ -189,7 +189,7 @@ def test_unknown_names(text, bindings, message, column):
         ("x.sum.__globals__", "attribute '__globals__' is not accessible", 7),
         ("x.sum + 1", "'sum' is a method: write .sum()", 3),
         ("x.foo()", "unknown method 'foo' (did you mean 'floor'?)", 3),
-        ("x.shape", "unknown method 'shape' (did you mean 'reshape'?)", 3),
+        ("x.reshap", "unknown method 'reshap' (did you mean 'reshape'?)", 3),
         ("x.T()", "'T' is not a method: write .T without brackets", 3),
         ("x.zeros(2)", "unknown method 'zeros' (did you mean 'zeros_like'?)", 3),
     ],

@@ -465,6 +465,8 @@ EXAMPLES = {
     "argmax": ("argmax(v)", np.array(2.0)),
     "argmin": ("argmin(v)", np.array(1.0)),
     "detach": ("detach(v)", V),
+    "len": ("len(a)", np.array(2.0)),
+    "numel": ("numel(v)", np.array(3.0)),
     "matmul": ("matmul(a, a)", A @ A),
     "mm": ("mm(a, a)", A @ A),
     "dot": ("dot(v, v)", V @ V),

@@ -2050,7 +2050,16 @@ def is_tensor(obj):
 
 
 def numel(input):
+    """numel(x): the number of entries of x (a constant)."""
     return int(np.size(_raw(input)))
+
+
+def length(input):
+    """len(x): the size of the first dimension of x (a constant), as Python's len."""
+    shape = np.shape(_raw(input))
+    if not shape:
+        raise GradcliTypeError("len() of a 0-d tensor")
+    return shape[0]
 
 
 # In-place assignments, as recorded on a tensor in a graph: x.zero_(), x.fill_(v), x.copy_(src).
@@ -2409,6 +2418,8 @@ for _name, _call, _kind, _op in (
     ("stack", None, "shape", "stack"),
     ("cat", None, "shape", "cat"),
     ("detach", detach, "other", None),
+    ("numel", numel, "other", None),
+    ("len", length, "other", None),
     ("argmax", None, "reduction", "argmax"),
     ("argmin", None, "reduction", "argmin"),
     ("zeros", zeros, "constructor", None),

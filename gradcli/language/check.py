@@ -32,7 +32,7 @@ BUILTIN_CONSTANTS = {
     "False": 0,
 }
 #: Attributes that are not calls; everything else after a dot must be a method call.
-ATTRIBUTES = ("T",)
+ATTRIBUTES = ("T", "shape")
 
 # Parameters of the engine's Python callables that the language does not expose.
 _HIDDEN_PARAMETERS = frozenset(

@@ -32,6 +32,8 @@ _OPERATORS = {
     "sub": operator.sub,
     "mul": operator.mul,
     "div": operator.truediv,
+    "floordiv": lambda a, b: _floor_divide(a, b),
+    "mod": operator.mod,
     "matmul": operator.matmul,
     "pow": operator.pow,
     "lt": operator.lt,
@@ -42,6 +44,9 @@ _OPERATORS = {
     "ne": operator.ne,
 }
 _UNARY = {"neg": operator.neg, "pos": operator.pos}
+# Operators whose left operand becomes a tensor even beside a tensor: 2 % y then has
+# PyTorch's gradient for y (RemainderBackward1), as torch.remainder(tensor(2.), y).
+_TENSOR_OPERANDS = frozenset({"mod", "floordiv"})
 
 # How call arguments are adapted to the engine's Python callables, by parameter name.
 _INT_PARAMETERS = frozenset(
@@ -51,7 +56,11 @@ _SHAPE_PARAMETERS = frozenset({"size", "shape", "sizes", "dims"})
 _BOOL_PARAMETERS = frozenset({"keepdim", "unbiased"})
 _SEQUENCE_PARAMETERS = frozenset({"arrays", "tensors"})
 #: What ``x.name`` computes, for each name of check.ATTRIBUTES.
-_ATTRIBUTES = {"T": lambda x: x.T}
+_ATTRIBUTES = {
+    "T": lambda x: x.T,
+    # A constant: the sizes as numbers of the default dtype, like every number.
+    "shape": lambda x: ops.tensor(np.array(x.shape, dtype=default_dtype())),
+}
 # Parameters that name axes: an axis out of range puts the caret on one of them.
 _AXIS_PARAMETERS = frozenset(
     {"dim", "axis", "dim0", "dim1", "start_dim", "end_dim", "dims", "source", "destination"}
@@ -202,7 +211,7 @@ class Evaluator:
         value = self.evaluate(node.first)
         for op, operand, span in zip(node.ops, node.rest, node.op_spans):
             right = self.evaluate(operand)
-            if type(value) is not Tensor and type(right) is not Tensor:
+            if type(value) is not Tensor and (type(right) is not Tensor or op in _TENSOR_OPERANDS):
                 value = as_tensor(value)
             value = self.apply(op, span, _OPERATORS[op], value, right)
         return value
@@ -362,6 +371,14 @@ class Evaluator:
             array = np.asarray(value.detach())
             return array.item() if array.ndim == 0 else array
         return value
+
+
+def _floor_divide(a, b) -> Tensor:
+    """``a // b``: the values of torch.floor_divide (floor of the quotient, as Python's
+    ``//``). It is piecewise constant, as floor is, so its derivative is 0 (PyTorch has
+    no rule for it and raises in backward): the result is cut from the graph."""
+    with no_grad():
+        return ops.floor_divide(a, b)
 
 
 def _calculator_form(name: str, args: list, kwargs: dict, given):
