@@ -87,6 +87,8 @@ class Result:
     point: Mapping[str, np.ndarray]
     #: One ``warning: ...`` message for each result array that is nan or infinite.
     warnings: tuple[str, ...] = ()
+    #: ``note: ...`` messages: how the bindings were read (a constant's name bound as an input).
+    notes: tuple[str, ...] = ()
     #: ``grad[x]``: the gradient, of x's shape (grad, hessian).
     grad: Mapping[str, np.ndarray] | None = None
     #: ``jacobian[x]``: of shape ``value.shape + x.shape``.
@@ -395,13 +397,22 @@ class _Session:
 
     def __init__(self, source, bindings, wrt, dtype, seed, filename):
         from gradcli.language import compile_source
+        from gradcli.language.check import BUILTIN_CONSTANTS
 
         self.source = source
         self.filename = filename
         self.seed = seed
         self.gdtype = getattr(gradcli, dtype)
         self.dtype = np.dtype(dtype)
-        self.program = compile_source(source, filename=filename)
+        # --e 3 binds an input named e (a charge), for this run, rather than failing.
+        bound_constants = [name for name in bindings if name in BUILTIN_CONSTANTS]
+        self.program = compile_source(source, filename=filename, inputs=bound_constants)
+        self.notes = tuple(
+            f"note: --{name} makes {name} an input of this run, not the constant"
+            f" {name} = {BUILTIN_CONSTANTS[name]}"
+            for name in bound_constants
+            if name in self.program.inputs
+        )
         self.inputs = tuple(self.program.inputs)
         self.watch: list = []
         self.values = self._bind(bindings)
@@ -559,6 +570,7 @@ class _Session:
             inputs=tuple(self.wrt),
             point=_frozen(self.values),
             warnings=tuple(warnings),
+            notes=self.notes,
             **{key: _frozen(section) for key, section in fields.items()},
         )
 

@@ -224,7 +224,8 @@ SOURCE is an expression, or a program file when it names an existing file
 \b
 Bind inputs with --NAME VALUE, --NAME=VALUE or --var NAME=VALUE (for names
 that clash with an option). A VALUE is a constant (2, -1.5e3, pi/4, [2, 3],
-randn(10, 20), linspace(0, 1, 5)) or @FILE (.npy, .csv, .txt, .json).
+1,2,3, "[1 2 3]", randn(10, 20), linspace(0, 1, 5)), @FILE (.npy, .npz,
+.csv, .txt, .json; @r.npz:grad.W for one array) or @- (standard input).
 \b
 Exit status: 0 success, 2 bad input, 3 a non-finite result under --strict,
 1 an internal error or an output that cannot be written."""
@@ -486,8 +487,8 @@ def _run(compute, source, options, **arguments) -> int:
         except OSError as error:
             raise GradcliError(f"cannot write {output}: {error.strerror or error}") from None
     _write(lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"])
-    for warning in result.warnings:
-        _say(warning)
+    for message in (*result.notes, *result.warnings):
+        _say(message)
     return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
 
 

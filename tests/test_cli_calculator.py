@@ -221,3 +221,153 @@ def test_the_shape_of_a_scalar_is_empty_and_its_len_an_error(gradcli):
     assert plain(gradcli("eval", "numel(x)", "--x", "2", "--format", "plain")) == {"value": [1.0]}
     assert error(gradcli("eval", "len(x)", "--x", "2")).startswith("error: len() of a 0-d tensor")
     assert "write .shape without brackets" in error(gradcli("eval", "x.shape()", "--x", "2"))
+
+
+# ----------------------------------------------------------------------------
+# Values typed naturally
+# ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("1,2,3", [1.0, 2.0, 3.0]),
+        ("1, -2.5, 3e-1,", [1.0, -2.5, 0.3]),
+        ("[1 2 3]", [1.0, 2.0, 3.0]),
+        ("[ 1. -2.]", [1.0, -2.0]),  # NumPy's own print of [1., -2.]: the sign is the number's
+        ("[[1 2] [3 4]]", [[1.0, 2.0], [3.0, 4.0]]),
+        ("[[1]\n [2]]", [[1.0], [2.0]]),
+        ("[inf   1]", [float("inf"), 1.0]),  # as the table shows it
+        ("[ 1.5e+00 -2.0e-01]", [1.5, -0.2]),
+        # Not NumPy's form: the language reads these.
+        ("[1 - 2]", [-1.0]),
+        ("[2]", [2.0]),
+        ("[1, 2]", [1.0, 2.0]),
+    ],
+)
+def test_a_binding_takes_comma_lists_and_numpys_printed_form(gradcli_json, text, expected):
+    value = gradcli_json("eval", "x", "--x", text)["value"]
+    assert value == [v if v != float("inf") else "inf" for v in expected] or value == expected
+
+
+def test_what_the_table_shows_can_be_pasted_back(gradcli, gradcli_json):
+    import numpy as np
+
+    matrix = [[1.5, -2.0, 3.0], [0.25, 4.0, -6.5]]
+    table = gradcli("eval", "x", "--x", str(matrix), tty=True).stdout
+    shown = "[[ 1.5  -2     3   ]\n [ 0.25  4    -6.5 ]]"  # the table's value cell
+    assert all(line.strip() in table for line in shown.splitlines())
+    assert gradcli_json("eval", "x", "--x", shown)["value"] == matrix
+    assert gradcli_json("eval", "x", "--x", str(np.array(matrix)))["value"] == matrix
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[1 2", "NumPy's printed form '[1 2' leaves a bracket open"),
+        ("[[1 2] [3]]", "has rows of different lengths"),
+        ("[1 2]]", "closes more brackets than it opens"),
+    ],
+)
+def test_a_broken_numpy_form_says_what_is_wrong(gradcli, text, message):
+    assert message in error(gradcli("eval", "x", "--x", text))
+
+
+def test_binding_a_constants_name_makes_it_an_input_with_a_note(gradcli):
+    # e * x with e = 3 at x = 2: 6, d/de = x = 2, d/dx = e = 3.
+    result = gradcli("grad", "e * x", "--e", "3", "--x", "2", "--format", "plain")
+    assert plain(result) == {"value": [6.0], "grad.e": [2.0], "grad.x": [3.0]}
+    assert result.stderr == (
+        "note: --e makes e an input of this run, not the constant e = 2.718281828459045\n"
+    )
+    # Without --e, e is Euler's number and no input.
+    out = plain(gradcli("grad", "e * x", "--x", "2", "--format", "plain"))
+    assert out == {
+        "value": [pytest.approx(2 * 2.718281828459045)],
+        "grad.x": [pytest.approx(2.718281828459045)],
+    }
+
+
+def test_binding_a_constant_the_program_does_not_use_is_an_error(gradcli):
+    assert "has no input named 'e'" in error(gradcli("eval", "x", "--e", "3", "--x", "1"))
+
+
+@pytest.mark.parametrize(
+    "stdin, expected",
+    [
+        ("1 2 3\n", [1.0, 2.0, 3.0]),
+        ("1,2\n3,4\n", [[1.0, 2.0], [3.0, 4.0]]),
+        ("[[1 2] [3 4]]\n", [[1.0, 2.0], [3.0, 4.0]]),
+        ("[1, 2.5]", [1.0, 2.5]),
+        ("x,y\n1,2\n3,4\n", [[1.0, 2.0], [3.0, 4.0]]),
+    ],
+)
+def test_at_dash_reads_a_value_from_standard_input(gradcli_json, stdin, expected):
+    assert gradcli_json("eval", "x", "--x", "@-", input=stdin)["value"] == expected
+
+
+def test_at_dash_through_a_pipe(gradcli_script):
+    import subprocess
+
+    # sum(x**2) at [1, 2, 3] is 14, its gradient 2x.
+    done = subprocess.run(
+        [*gradcli_script, "grad", "sum(x**2)", "--x", "@-", "--format", "plain"],
+        input="1\n2\n3\n",
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "value 14\ngrad.x 2 4 6\n"
+
+
+def test_an_empty_standard_input_is_an_error(gradcli):
+    assert "it is empty" in error(gradcli("eval", "x", "--x", "@-", input=""))
+
+
+def test_at_npz_reads_an_array_written_with_output(gradcli, gradcli_json, tmp_path):
+    saved = tmp_path / "r.npz"
+    # d/dW sum(W * W) = 2W.
+    assert gradcli("grad", "sum(W * W)", "--W", "[[1, 2], [3, 4]]", "-o", saved).exit_code == 0
+    got = gradcli_json("eval", "W", "--W", f"@{saved}:grad.W")["value"]
+    assert got == [[2.0, 4.0], [6.0, 8.0]]
+    assert gradcli_json("eval", "W", "--W", f"@{saved}:value")["value"] == 30.0
+    message = error(gradcli("eval", "W", "--W", f"@{saved}"))
+    assert "it holds 2 arrays: name one" in message and "value, grad.W" in message
+    assert "it has no array 'grad.x'" in error(gradcli("eval", "W", "--W", f"@{saved}:grad.x"))
+
+
+def test_at_npz_of_one_array_needs_no_name(gradcli_json, tmp_path):
+    import numpy as np
+
+    np.savez(tmp_path / "one.npz", a=np.array([1.0, 2.0]))
+    assert gradcli_json("eval", "x", "--x", f"@{tmp_path / 'one.npz'}")["value"] == [1.0, 2.0]
+
+
+def test_at_npz_never_unpickles(gradcli, tmp_path):
+    import numpy as np
+
+    np.savez(tmp_path / "obj.npz", a=np.array([{"a": 1}], dtype=object))
+    message = error(gradcli("eval", "x", "--x", f"@{tmp_path / 'obj.npz'}"))
+    assert "never unpickles" in message
+    (tmp_path / "bad.npz").write_bytes(b"not a zip")
+    assert "not a valid .npz file" in error(gradcli("eval", "x", "--x", f"@{tmp_path / 'bad.npz'}"))
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("x,y\n1,2\n3,4\n", [[1.0, 2.0], [3.0, 4.0]]),
+        ('"time", "speed"\n0, 1.5\n1, 2.5\n', [[0.0, 1.5], [1.0, 2.5]]),
+        ("t\n1\n2\n3\n", [1.0, 2.0, 3.0]),
+    ],
+)
+def test_a_csv_header_of_names_is_skipped(gradcli_json, tmp_path, text, expected):
+    path = tmp_path / "data.csv"
+    path.write_text(text)
+    assert gradcli_json("eval", "x", "--x", f"@{path}")["value"] == expected
+
+
+def test_a_csv_with_a_word_among_numbers_is_still_an_error(gradcli, tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_text("1,2\n3,four\n")
+    assert "'four' is not a number" in error(gradcli("eval", "x", "--x", f"@{path}"))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from ..engine.ops import FUNCTIONS
@@ -216,14 +217,19 @@ class Analysis:
     result: int
 
 
-def check(program: ir.Program) -> Analysis:
-    """Check ``program``; raise the first GradcliError in source order."""
-    return _Checker(program).run()
+def check(program: ir.Program, inputs: Collection[str] = ()) -> Analysis:
+    """Check ``program``; raise the first GradcliError in source order.
+
+    ``inputs``: built-in constants to read as inputs for this run (``--e 3`` binds an
+    input named e, a physicist's charge, rather than failing on the constant).
+    """
+    return _Checker(program, frozenset(inputs)).run()
 
 
 class _Checker:
-    def __init__(self, program: ir.Program):
+    def __init__(self, program: ir.Program, inputs: frozenset[str] = frozenset()):
         self.program = program
+        self.builtins = frozenset(BUILTIN_CONSTANTS) - inputs
         self.assigned_somewhere = {
             s.name for s in program.statements if isinstance(s, (ir.Assign, ir.ConstDecl))
         }
@@ -355,11 +361,11 @@ class _Checker:
 
     def is_variable(self, name: str, params) -> bool:
         """Whether ``name`` is an input or a computed variable (not a constant)."""
-        return name not in params and name not in BUILTIN_CONSTANTS and name not in self.constants
+        return name not in params and name not in self.builtins and name not in self.constants
 
     def use(self, node: ir.Name, params) -> None:
         name = node.id
-        if name in params or name in BUILTIN_CONSTANTS or name in self.defined:
+        if name in params or name in self.builtins or name in self.defined:
             return
         if name in self.assigned_somewhere:
             raise GradcliError(f"'{name}' is used before it is assigned", node.span)

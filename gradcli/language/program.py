@@ -149,11 +149,16 @@ class CompiledProgram:
         return as_tensor(result)
 
 
-def compile_source(text: str, filename: str = "<expr>") -> CompiledProgram:
-    """Parse and check ``text``; raises GradcliError with its span and the source."""
+def compile_source(
+    text: str, filename: str = "<expr>", inputs: Collection[str] = ()
+) -> CompiledProgram:
+    """Parse and check ``text``; raises GradcliError with its span and the source.
+
+    ``inputs``: built-in constants (pi, e, ...) that are inputs of this program instead.
+    """
     tree = parse(text)
     try:
-        analysis = check(tree)
+        analysis = check(tree, inputs)
     except GradcliError as err:
         raise err.with_source(text) from None
     return CompiledProgram(tree, analysis, text, filename)
