@@ -276,6 +276,12 @@ _SHARED_OPTIONS = [
         metavar="N",
         help="Significant digits printed [default: 6 in tables, all in plain and json].",
     ),
+    click.option(
+        "--get",
+        metavar="NAME",
+        help="Print only the numbers of one result (value, grad.x, hessian.x.y),"
+        " separated by spaces: for $(...) in scripts.",
+    ),
     click.option("-o", "--output", metavar="FILE.npz", help="Also save every result array."),
     click.option("--strict", is_flag=True, help="Exit 3 when a result is nan or infinite."),
     _DEBUG,
@@ -486,10 +492,25 @@ def _run(compute, source, options, **arguments) -> int:
             write_npz(result, output)
         except OSError as error:
             raise GradcliError(f"cannot write {output}: {error.strerror or error}") from None
-    _write(lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"])
+    if options["get"] is not None:
+        _write_one(result, options["get"], options["fmt"], options["precision"])
+    else:
+        _write(lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"])
     for message in (*result.notes, *result.warnings):
         _say(message)
     return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
+
+
+def _write_one(result, name: str, fmt: str | None, precision: int | None) -> None:
+    """``--get NAME``: the numbers of one result array, and nothing else."""
+    from .render.plain import render_numbers
+
+    if fmt is not None:
+        raise GradcliError(f"--get prints plain numbers: leave out --format {fmt}")
+    arrays = result.arrays()
+    if name not in arrays:
+        raise GradcliError(f"--get {name}: no such result; the results are {', '.join(arrays)}")
+    _write(lambda fmt: render_numbers(arrays[name], sys.stdout, precision), Format.PLAIN)
 
 
 def _write(show, fmt: str | None) -> None:

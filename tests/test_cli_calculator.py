@@ -371,3 +371,71 @@ def test_a_csv_with_a_word_among_numbers_is_still_an_error(gradcli, tmp_path):
     path = tmp_path / "data.csv"
     path.write_text("1,2\n3,four\n")
     assert "'four' is not a number" in error(gradcli("eval", "x", "--x", f"@{path}"))
+
+
+# ----------------------------------------------------------------------------
+# For scripts: --get NAME; the Jacobian matrix of scalar inputs
+# ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, stdout",
+    [
+        # sum(x**2) at [1, 2]: 5, gradient 2x.
+        (["grad", "sum(x**2)", "--x", "[1, 2]", "--get", "grad.x"], "2 4\n"),
+        (["grad", "sum(x**2)", "--x", "[1, 2]", "--get", "value"], "5\n"),
+        # x**3 * y at (2, 3): d2/dxdy = 3x**2 = 12, d2/dx2 = 6xy = 36.
+        (["hessian", "x**3 * y", "--x", "2", "--y", "3", "--get", "hessian.x.y"], "12\n"),
+        (["hessian", "x**3 * y", "--x", "2", "--y", "3", "--get", "hessian.x.x"], "36\n"),
+        # The Jacobian of [x*y, x] at (2, 3) w.r.t. x: [y, 1].
+        (["jacobian", "[x*y, x]", "--x", "2", "--y", "3", "--get", "jacobian.x"], "3 1\n"),
+        (["eval", "[[1, 2], [3, 4]]", "--get", "value"], "1 2 3 4\n"),
+        (["jvp", "x**2", "--x", "3", "--tangent", "1", "--get", "jvp"], "6\n"),
+        (["eval", "1/3", "--get", "value", "--precision", "3"], "0.333\n"),
+    ],
+)
+def test_get_prints_only_the_numbers(gradcli, args, stdout):
+    result = gradcli(*args)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == stdout
+    assert result.stderr == ""
+
+
+def test_get_unknown_name_lists_the_results(gradcli):
+    message = error(gradcli("grad", "x * y", "--x", "1", "--y", "2", "--get", "grad.z"))
+    assert message == "error: --get grad.z: no such result; the results are value, grad.x, grad.y"
+
+
+def test_get_in_a_shell_substitution(gradcli_script):
+    import subprocess
+
+    script = (
+        f'g=$("{gradcli_script[-1]}" grad "sum(x**2)" --x "[1, 2]" --get grad.x) && '
+        f'"{gradcli_script[-1]}" eval "sum(x)" --x "[$(echo $g | tr " " ,)]" --get value'
+    )
+    if len(gradcli_script) != 1:
+        pytest.skip("needs the gradcli console script")
+    done = subprocess.run(["sh", "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "6\n"  # 2 + 4
+
+
+def test_the_jacobian_of_scalar_inputs_is_one_matrix(gradcli):
+    # Polar to Cartesian at r = 2, t = 0: d(r cos t, r sin t, r)/d(r, t) is
+    # [[cos t, -r sin t], [sin t, r cos t], [1, 0]] = [[1, 0], [0, 2], [1, 0]].
+    table = gradcli("jacobian", "[r*cos(t), r*sin(t), r]", "--r", "2", "--t", "0", tty=True)
+    lines = table.stdout.splitlines()
+    row = next(i for i, line in enumerate(lines) if "∂f/∂(r, t)" in line)
+    assert "(3, 2)" in lines[row]
+    cells = [line.split("│")[-2].strip() for line in lines[row : row + 3]]
+    assert cells == ["[[1 0]", "[0 2]", "[1 0]]"]
+    # Plain output keeps one line per input, its numbers in output order.
+    out = plain(
+        gradcli("jacobian", "[r*cos(t), r*sin(t), r]", "--r", "2", "--t", "0", "--format", "plain")
+    )
+    assert out["jacobian.r"] == [1.0, 0.0, 1.0] and out["jacobian.t"] == [0.0, 2.0, 0.0]
+
+
+def test_a_jacobian_with_a_vector_input_keeps_one_row_per_input(gradcli):
+    lines = gradcli("jacobian", "x * y", "--x", "[1, 2]", "--y", "3", tty=True).stdout
+    assert "∂f/∂x" in lines and "∂f/∂y" in lines and "∂f/∂(" not in lines

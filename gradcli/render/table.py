@@ -37,6 +37,12 @@ def render(result, stream, precision: int | None = None, console: Console | None
     precision = DEFAULT_PRECISION if precision is None else precision
     rows = list(leaves(result.as_tree()))
     labels = [_shown(label(path, unicode), encoding) for path, _ in rows]
+    matrix = result.jacobian_matrix if result.command == "jacobian" else None
+    if matrix is not None:
+        # Scalar inputs: one Jacobian matrix, a row per output entry, a column per input.
+        d = "∂" if unicode else "d"
+        labels = [labels[0], _shown(f"{d}f/{d}({', '.join(result.inputs)})", encoding)]
+        rows = [rows[0], (("jacobian",), matrix)]
     shapes = [shape_text(array.shape) for _, array in rows]
     # Names and shapes are never cut. The numbers have the rest of the width, less
     # the borders and padding (10 columns); where even one number a line would not
