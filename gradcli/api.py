@@ -362,12 +362,12 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
         CALCULATOR_FORMS,
         language_parameters,
         python_signature,
-        suggest,
+        suggest_function,
     )
 
     table = gradcli.ops.FUNCTIONS
     if name is not None and name not in table:
-        raise GradcliError(f"unknown function {name!r}{suggest(name, table)}")
+        raise GradcliError(f"unknown function {name!r}{suggest_function(name)}")
     chosen = [table[name]] if name is not None else table.values()
     # A kind missing from KINDS goes last rather than nowhere.
     ordered = sorted(chosen, key=lambda f: KINDS.index(f.kind) if f.kind in KINDS else len(KINDS))

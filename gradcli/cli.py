@@ -478,14 +478,17 @@ def _run(compute, source, options, **arguments) -> int:
         output = os.path.expanduser(output)  # --output=~/r.npz: no shell expands that ~
     if output is not None and not output.endswith(".npz"):
         raise GradcliError(f"--output {output}: the file name must end in .npz")
-    result = compute(
-        text,
-        _bind(options["var"]),
-        dtype=options["dtype"],
-        seed=options["seed"],
-        filename=filename,
-        **arguments,
-    )
+    try:
+        result = compute(
+            text,
+            _bind(options["var"]),
+            dtype=options["dtype"],
+            seed=options["seed"],
+            filename=filename,
+            **arguments,
+        )
+    except GradcliError as error:
+        raise _with_file_hint(error, source) from None
     if output is not None:
         # Before printing: a file that cannot be written fails the command.
         try:
@@ -556,6 +559,17 @@ def _read_source(source: str | None, file: str | None) -> tuple[str, str]:
             return _decode(stream.read(MAX_PROGRAM_BYTES + 1), shown), path
     except OSError as error:
         raise _bindings.read_error(shown, error) from None
+
+
+def _with_file_hint(error: GradcliError, source: str | None) -> GradcliError:
+    """``gradcli grad energy`` beside ``energy.grad``: the error says which file was
+    meant (only that the file exists is checked; it is not read)."""
+    if source is None or not source.isidentifier():
+        return error
+    program = source + ".grad"
+    if os.path.isfile(program):
+        error.message += f" (did you mean the program file {program}?)"
+    return error
 
 
 def _names_a_program_file(source: str) -> bool:

@@ -41,12 +41,111 @@ _HIDDEN_PARAMETERS = frozenset(
 )
 
 
-def suggest(name: str, candidates) -> str:
+def suggest(name: str, candidates, cutoff: float = 0.6) -> str:
     """`` (did you mean 'sin'?)`` for the closest candidate, or the empty string."""
     import difflib
 
-    matches = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    matches = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=cutoff)
     return f" (did you mean '{matches[0]}'?)" if matches else ""
+
+
+#: Names people reach for (NumPy's, SciPy's, a calculator's) and the function of the
+#: language that does it, or comes closest. An alias is suggested only when its
+#: target is a function of the current op table, and only for a name that is not a
+#: function itself (a name that becomes one is never looked up here).
+FUNCTION_ALIASES = {
+    "ln": "log",
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arctan2": "atan2",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "gamma": "lgamma",
+    "tgamma": "lgamma",
+    "loggamma": "lgamma",
+    "gammaln": "lgamma",
+    "psi": "digamma",
+    "fabs": "abs",
+    "absolute": "abs",
+    "power": "pow",
+    "average": "mean",
+    "clip": "clamp",
+    "inv": "inverse",
+    "determinant": "det",
+    "tr": "trace",
+    "logistic": "sigmoid",
+    "expit": "sigmoid",
+    "swish": "silu",
+    "radians": "deg2rad",
+    "degrees": "rad2deg",
+    "concatenate": "cat",
+    "concat": "cat",
+    "hstack": "cat",
+    "vstack": "stack",
+    "identity": "eye",
+    "range": "arange",
+    "size": "numel",
+    "length": "len",
+    "lse": "logsumexp",
+    "log_sum_exp": "logsumexp",
+    "matmult": "matmul",
+    "transposed": "transpose",
+}
+#: Names of operations the language writes as operators.
+OPERATOR_ALIASES = {
+    "mod": "a % b",
+    "remainder": "a % b",
+    "floor_divide": "a // b",
+    "floordiv": "a // b",
+    "truediv": "a / b",
+    "divide": "a / b",
+    "multiply": "a * b",
+    "mul": "a * b",
+    "add": "a + b",
+    "subtract": "a - b",
+    "sub": "a - b",
+    "negative": "-x",
+}
+# Near names among the built-in functions: close enough that gamma never meets amax.
+_NEAR_FUNCTION = 0.75
+
+
+def suggest_function(name: str, user_functions=()) -> str:
+    """`` (did you mean 'log'?)`` for a function the language lacks: an alias whose
+    target exists, an operator, else a near name; or the empty string."""
+    target = FUNCTION_ALIASES.get(name) or FUNCTION_ALIASES.get(name.lower())
+    if target is not None and target in FUNCTIONS:
+        return f" (did you mean '{target}'?)"
+    if name in OPERATOR_ALIASES:
+        return f" (write {OPERATOR_ALIASES[name]})"
+    if name.lower() in FUNCTIONS:
+        return f" (did you mean '{name.lower()}'?)"
+    return suggest(name, FUNCTIONS, _NEAR_FUNCTION) or suggest(name, user_functions)
+
+
+#: Module names that Python code puts before a function (np.sin, F.softmax): the
+#: language's functions have none.
+MODULE_PREFIXES = frozenset(
+    {
+        "np",
+        "numpy",
+        "math",
+        "cmath",
+        "torch",
+        "F",
+        "nn",
+        "functional",
+        "jnp",
+        "jax",
+        "scipy",
+        "special",
+        "sp",
+        "sympy",
+        "tf",
+    }
+)
 
 
 # ----------------------------------------------------------------------------
@@ -64,6 +163,8 @@ class Signature:
     variadic: str | None = None
     keywords: frozenset[str] = field(default_factory=frozenset)
     aliases: tuple[tuple[str, str], ...] = ()
+    #: The parameters as the user sees them: ``(input, dim=None)``.
+    shown: str = "()"
 
     def canonical(self, keyword: str) -> str:
         """The parameter a keyword names: ``axis=`` is ``dim=`` (and the reverse), as in NumPy."""
@@ -156,13 +257,17 @@ def _from_python(name: str, signature: inspect.Signature) -> Signature:
         aliases.append(("dim", "axis"))
     if "keepdim" in keywords:
         aliases.append(("keepdims", "keepdim"))
+    shown = str(language_parameters(signature))
     return Signature(
-        name, tuple(positional), required, variadic, frozenset(keywords), tuple(aliases)
+        name, tuple(positional), required, variadic, frozenset(keywords), tuple(aliases), shown
     )
 
 
 def user_signature(node: ir.FuncDef) -> Signature:
-    return Signature(node.name, node.params, len(node.params), None, frozenset(node.params))
+    shown = f"({', '.join(node.params)})"
+    return Signature(
+        node.name, node.params, len(node.params), None, frozenset(node.params), (), shown
+    )
 
 
 def bind(sig: Signature, n_args: int, keywords, span: Span) -> None:
@@ -187,7 +292,8 @@ def bind(sig: Signature, n_args: int, keywords, span: Span) -> None:
 def _arity_error(sig: Signature, given: int, span: Span) -> GradcliError:
     was = "was" if given == 1 else "were"
     return GradcliTypeError(
-        f"wrong number of arguments: {sig.name} takes {sig.count()} but {given} {was} given",
+        f"wrong number of arguments: {sig.name} takes {sig.count()} but {given} {was} given:"
+        f" {sig.name}{sig.shown}",
         span,
     )
 
@@ -355,9 +461,9 @@ class _Checker:
             elif isinstance(node, ir.Call):
                 self.call(node, params, function)
             elif isinstance(node, ir.Method):
-                self.method(node)
+                self.method(node, params)
             elif isinstance(node, ir.Attr):
-                self.attribute(node)
+                self.attribute(node, params)
 
     def is_variable(self, name: str, params) -> bool:
         """Whether ``name`` is an input or a computed variable (not a constant)."""
@@ -390,16 +496,49 @@ class _Checker:
                 f"'{node.func}' is not a function: to multiply, write {node.func}*(...)", span
             )
         else:
-            hint = suggest(node.func, [*FUNCTIONS, *self.functions])
+            hint = suggest_function(node.func, self.functions)
             raise GradcliError(f"unknown function '{node.func}'{hint}", span)
 
-    def method(self, node: ir.Method) -> None:
+    def module_prefix(self, node: ir.Method | ir.Attr, params) -> None:
+        """Raise for ``np.sin(z)``, ``F.softmax(z)``, ``math.pi``: Python's module
+        prefixes, which the language's functions and constants do without."""
+        root, prefix = node.obj, []
+        while isinstance(root, ir.Attr):
+            prefix.append(root.name)
+            root = root.obj
+        if not isinstance(root, ir.Name) or root.id not in MODULE_PREFIXES:
+            return
+        if root.id in params or root.id in self.defined or root.id in self.constants:
+            return
+        written = ".".join([root.id, *reversed(prefix)]) + "."
+        span = Span(
+            root.span.line, root.span.column, node.name_span.end_line, node.name_span.end_column
+        )
+        name = node.name
+        if isinstance(node, ir.Attr):
+            if name in BUILTIN_CONSTANTS:
+                fix = f"write {name}"
+            else:
+                fix = f"gradcli has no constant '{name}'"
+        elif name in FUNCTIONS:
+            fix = f"write {name}(...)"
+        else:
+            fix = f"gradcli has no function '{name}'{suggest_function(name)}"
+        raise GradcliError(
+            f"'{written}{name}': gradcli's functions and constants take no module prefix:"
+            f" drop '{written}'; {fix}",
+            span,
+        )
+
+    def method(self, node: ir.Method, params=frozenset()) -> None:
+        self.module_prefix(node, params)
         if not is_method(node.name):
             raise _attribute_error(node.name, node.name_span, called=True)
         sig = builtin_signature(node.name)
         bind(sig, 1 + len(node.args), node.keywords, node.name_span)
 
-    def attribute(self, node: ir.Attr) -> None:
+    def attribute(self, node: ir.Attr, params=frozenset()) -> None:
+        self.module_prefix(node, params)
         if node.name not in ATTRIBUTES:
             raise _attribute_error(node.name, node.name_span, called=False)
 
