@@ -439,3 +439,154 @@ def test_the_jacobian_of_scalar_inputs_is_one_matrix(gradcli):
 def test_a_jacobian_with_a_vector_input_keeps_one_row_per_input(gradcli):
     lines = gradcli("jacobian", "x * y", "--x", "[1, 2]", "--y", "3", tty=True).stdout
     assert "∂f/∂x" in lines and "∂f/∂y" in lines and "∂f/∂(" not in lines
+
+
+# ----------------------------------------------------------------------------
+# Errors that guide: one error with its caret, exit status 2
+# ----------------------------------------------------------------------------
+
+
+def caret(result) -> tuple[str, int, int]:
+    """The error's first line, and the first and last column its caret marks."""
+    lines = result.stderr.rstrip("\n").split("\n")
+    assert result.exit_code == 2 and len(lines) == 3, result.stderr
+    marks = lines[2][2:]
+    start = marks.index("^")
+    return lines[0], start + 1, start + len(marks[start:].rstrip())
+
+
+@pytest.mark.parametrize(
+    "source, message, first, last",
+    [
+        ("sin x", "'sin' is a function: write sin(x)", 5, 5),
+        ("2 * exp 1", "'exp' is a function: write exp(1)", 9, 9),
+        ("2+3j", "'3j': complex numbers are not supported", 3, 4),
+        ("30deg", "'30deg': units are not supported; write 30*pi/180 (radians)", 1, 5),
+        ("sin(30°)", "'30°': units are not supported; write 30*pi/180 (radians)", 7, 7),
+        (
+            "x if x > 0 else 0",
+            "'if': gradcli's language is not Python; for a choice, write where(",
+            3,
+            4,
+        ),
+        ("for i in x: i", "'for': gradcli's language is not Python; there are no loops", 1, 3),
+        (
+            "lambda t: t**2",
+            "'lambda': gradcli's language is not Python; define a function as f(x) = x**2",
+            1,
+            6,
+        ),
+        (
+            "import numpy",
+            "'import': gradcli's language is not Python; there is nothing to import",
+            1,
+            6,
+        ),
+        ("x and 1", "'and': gradcli's language is not Python; conditions are 0 or 1", 3, 5),
+        (
+            "np.sin(x)",
+            "'np.sin': gradcli's functions and constants take no module prefix: drop 'np.'; write sin(...)",
+            1,
+            6,
+        ),
+        (
+            "math.sin(x)",
+            "'math.sin': gradcli's functions and constants take no module prefix: drop 'math.'; write sin(...)",
+            1,
+            8,
+        ),
+        ("torch.sin(x)", "drop 'torch.'; write sin(...)", 1, 9),
+        (
+            "F.softmax(x, dim=0)",
+            "'F.softmax': gradcli's functions and constants take no module prefix: drop 'F.'; write softmax(...)",
+            1,
+            9,
+        ),
+        ("torch.nn.functional.relu(x)", "drop 'torch.nn.functional.'; write relu(...)", 1, 24),
+        ("math.pi * x", "drop 'math.'; write pi", 1, 7),
+        (
+            "np.arctan(x)",
+            "drop 'np.'; gradcli has no function 'arctan' (did you mean 'atan'?)",
+            1,
+            9,
+        ),
+        ("arctan(x)", "unknown function 'arctan' (did you mean 'atan'?)", 1, 6),
+        ("ln(x)", "unknown function 'ln' (did you mean 'log'?)", 1, 2),
+        ("mod(x, 2)", "unknown function 'mod' (write a % b)", 1, 3),
+        ("Exp(x)", "unknown function 'Exp' (did you mean 'exp'?)", 1, 3),
+        (
+            "softmax(x, 0, 1)",
+            "wrong number of arguments: softmax takes 2 arguments but 3 were given: softmax(x, dim)",
+            1,
+            7,
+        ),
+        (
+            "max(x, 0, 1)",
+            "wrong number of arguments: max takes 1 to 2 arguments but 3 were given:"
+            " max(input, other=None, *, dim=None, keepdim=False)",
+            1,
+            3,
+        ),
+        ("f(a, b) = a * b; f(x)", "f takes 2 arguments but 1 was given: f(a, b)", 18, 18),
+    ],
+)
+def test_errors_that_guide(gradcli, source, message, first, last):
+    head, start, end = caret(gradcli("eval", source, "--x", "[1, 2]"))
+    assert head.startswith("error: ") and message in head
+    assert (start, end) == (first, last)
+
+
+def test_a_keyword_of_python_is_still_a_name_where_it_parses(gradcli):
+    # lambda as a regularization weight: 0.5 * 4 = 2.
+    assert plain(gradcli("eval", "lambda * x", "--lambda", "0.5", "--x", "4")) == {"value": [2.0]}
+
+
+def test_gamma_never_suggests_amax(gradcli):
+    head = error(gradcli("eval", "gamma(x)", "--x", "2"))
+    assert "amax" not in head
+    assert head.startswith("error: unknown function 'gamma'")
+
+
+def test_an_alias_is_suggested_only_while_its_target_exists(monkeypatch):
+    from gradcli.engine.ops import FUNCTIONS
+    from gradcli.language.check import FUNCTION_ALIASES, suggest_function
+
+    assert FUNCTION_ALIASES["gamma"] == "lgamma"
+    if "lgamma" not in FUNCTIONS:
+        assert suggest_function("gamma") == ""
+        monkeypatch.setitem(FUNCTIONS, "lgamma", FUNCTIONS["log"])
+    assert suggest_function("gamma") == " (did you mean 'lgamma'?)"
+    monkeypatch.delitem(FUNCTIONS, "lgamma")
+    assert suggest_function("gamma") == ""
+    # Every alias names a function or is a near miss of nothing: no alias of itself.
+    assert all(alias not in FUNCTIONS for alias in FUNCTION_ALIASES if alias != "len")
+
+
+def test_a_missing_function_in_the_listing_gets_the_same_suggestion(gradcli):
+    result = gradcli("functions", "arctan")
+    assert result.exit_code == 2
+    assert result.stderr == "error: unknown function 'arctan' (did you mean 'atan'?)\n"
+
+
+def test_a_bare_word_names_a_program_file_beside_it(gradcli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "energy.grad").write_text("x**2\n")
+    head = error(gradcli("grad", "energy"))
+    assert head.startswith("error: no value for energy")
+    assert "(did you mean the program file energy.grad?)" in head
+    # With the file named, it runs: x**2 at 3 is 9, slope 6.
+    out = plain(gradcli("grad", "energy.grad", "--x", "3", "--format", "plain"))
+    assert out == {"value": [9.0], "grad.x": [6.0]}
+    (tmp_path / "energy.grad").unlink()
+    assert "program file" not in error(gradcli("grad", "energy"))
+
+
+def test_the_file_hint_never_reads_the_file(gradcli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    secret = tmp_path / "energy.grad"
+    secret.write_text("x**2\n")
+    secret.chmod(0)
+    try:
+        assert "(did you mean the program file energy.grad?)" in error(gradcli("grad", "energy"))
+    finally:
+        secret.chmod(0o644)
