@@ -481,7 +481,7 @@ def _run(compute, source, options, **arguments) -> int:
     try:
         result = compute(
             text,
-            _bind(options["var"]),
+            _bind(options["var"], program_from_stdin=filename == "<stdin>"),
             dtype=options["dtype"],
             seed=options["seed"],
             filename=filename,
@@ -586,13 +586,22 @@ def _decode(data: bytes, what: str) -> str:
         raise GradcliError(f"cannot read {what}: not UTF-8 text") from None
 
 
-def _bind(assignments) -> dict[str, str]:
+def _bind(assignments, program_from_stdin: bool = False) -> dict[str, str]:
     values: dict[str, str] = {}
+    readers = []  # the bindings that read standard input (@-)
     for assignment in assignments:
         name, value = _bindings.split_assignment(assignment)
         if name in values:
             raise GradcliError(f"--{name} is given twice")
         values[name] = value
+        if value.strip() == "@-":
+            readers.append(name)
+    if program_from_stdin and readers:
+        raise GradcliError(
+            f"--{readers[0]} @-: standard input holds the program; give the value otherwise"
+        )
+    if len(readers) > 1:
+        raise GradcliError(f"--{readers[0]} and --{readers[1]} both read standard input (@-)")
     return values
 
 

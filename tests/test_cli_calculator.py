@@ -446,6 +446,9 @@ def test_a_jacobian_with_a_vector_input_keeps_one_row_per_input(gradcli):
 # ----------------------------------------------------------------------------
 
 
+NO_PREFIX = "gradcli's functions and constants take no module prefix: "
+
+
 def caret(result) -> tuple[str, int, int]:
     """The error's first line, and the first and last column its caret marks."""
     lines = result.stderr.rstrip("\n").split("\n")
@@ -485,20 +488,20 @@ def caret(result) -> tuple[str, int, int]:
         ("x and 1", "'and': gradcli's language is not Python; conditions are 0 or 1", 3, 5),
         (
             "np.sin(x)",
-            "'np.sin': gradcli's functions and constants take no module prefix: drop 'np.'; write sin(...)",
+            f"'np.sin': {NO_PREFIX}drop 'np.'; write sin(...)",
             1,
             6,
         ),
         (
             "math.sin(x)",
-            "'math.sin': gradcli's functions and constants take no module prefix: drop 'math.'; write sin(...)",
+            f"'math.sin': {NO_PREFIX}drop 'math.'; write sin(...)",
             1,
             8,
         ),
         ("torch.sin(x)", "drop 'torch.'; write sin(...)", 1, 9),
         (
             "F.softmax(x, dim=0)",
-            "'F.softmax': gradcli's functions and constants take no module prefix: drop 'F.'; write softmax(...)",
+            f"'F.softmax': {NO_PREFIX}drop 'F.'; write softmax(...)",
             1,
             9,
         ),
@@ -516,7 +519,8 @@ def caret(result) -> tuple[str, int, int]:
         ("Exp(x)", "unknown function 'Exp' (did you mean 'exp'?)", 1, 3),
         (
             "softmax(x, 0, 1)",
-            "wrong number of arguments: softmax takes 2 arguments but 3 were given: softmax(x, dim)",
+            "wrong number of arguments: softmax takes 2 arguments but 3 were given:"
+            " softmax(x, dim)",
             1,
             7,
         ),
@@ -590,3 +594,10 @@ def test_the_file_hint_never_reads_the_file(gradcli, tmp_path, monkeypatch):
         assert "(did you mean the program file energy.grad?)" in error(gradcli("grad", "energy"))
     finally:
         secret.chmod(0o644)
+
+
+def test_standard_input_serves_one_reader(gradcli):
+    message = error(gradcli("grad", "-", "--x", "@-", input="x**2\n"))
+    assert message == "error: --x @-: standard input holds the program; give the value otherwise"
+    message = error(gradcli("grad", "x * y", "--x", "@-", "--y", "@-", input="1\n"))
+    assert message == "error: --x and --y both read standard input (@-)"
