@@ -164,7 +164,8 @@ def test_unknown_names(text, bindings, message, column):
         # wrong number of arguments
         (
             "atan2(y)",
-            "wrong number of arguments: atan2 takes 2 arguments but 1 was given: atan2(input, other)",
+            "wrong number of arguments: atan2 takes 2 arguments but 1 was given:"
+            " atan2(input, other)",
             1,
         ),
         (
@@ -180,7 +181,8 @@ def test_unknown_names(text, bindings, message, column):
         ),
         (
             "eye()",
-            "wrong number of arguments: eye takes 1 to 2 arguments but 0 were given: eye(n, m=None)",
+            "wrong number of arguments: eye takes 1 to 2 arguments but 0 were given:"
+            " eye(n, m=None)",
             1,
         ),
         (
@@ -195,7 +197,8 @@ def test_unknown_names(text, bindings, message, column):
         ),
         (
             "x.atan2()",
-            "wrong number of arguments: atan2 takes 2 arguments but 1 was given: atan2(input, other)",
+            "wrong number of arguments: atan2 takes 2 arguments but 1 was given:"
+            " atan2(input, other)",
             3,
         ),
         # keywords
