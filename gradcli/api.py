@@ -465,6 +465,9 @@ class _Session:
                 self.program.source,
             )
         self.check_names(bindings, "--{}")
+        if missing and missing[0] in gradcli.ops.FUNCTIONS:
+            # exp -x: a function's name read as an input, which check_free explains.
+            self.program.check_free([n for n in self.inputs if n != missing[0]])
         if missing:
             listed = ", ".join(missing)
             hint = " ".join(

@@ -601,3 +601,9 @@ def test_standard_input_serves_one_reader(gradcli):
     assert message == "error: --x @-: standard input holds the program; give the value otherwise"
     message = error(gradcli("grad", "x * y", "--x", "@-", "--y", "@-", input="1\n"))
     assert message == "error: --x and --y both read standard input (@-)"
+
+
+def test_a_function_name_used_as_a_value_says_to_call_it(gradcli):
+    head, start, end = caret(gradcli("eval", "exp -x", "--x", "1"))
+    assert head == "error: 'exp' is a function: call it as exp(...) at 1:1"
+    assert (start, end) == (1, 3)
