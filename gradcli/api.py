@@ -465,6 +465,9 @@ class _Session:
                 self.program.source,
             )
         self.check_names(bindings, "--{}")
+        module_error = self.program.analysis.module_errors.get(missing[0]) if missing else None
+        if module_error is not None:  # torch.sum(x) without a value for torch
+            raise module_error.with_source(self.program.source)
         if missing and missing[0] in gradcli.ops.FUNCTIONS:
             # exp -x: a function's name read as an input, which check_free explains.
             self.program.check_free([n for n in self.inputs if n != missing[0]])

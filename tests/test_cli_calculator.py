@@ -607,3 +607,13 @@ def test_a_function_name_used_as_a_value_says_to_call_it(gradcli):
     head, start, end = caret(gradcli("eval", "exp -x", "--x", "1"))
     assert head == "error: 'exp' is a function: call it as exp(...) at 1:1"
     assert (start, end) == (1, 3)
+
+
+def test_an_input_named_like_a_module_is_an_input(gradcli):
+    # F = [1, 2] (a force): F.sum() is 3, and d/dF is [1, 1].
+    out = plain(gradcli("grad", "F.sum()", "--F", "[1, 2]", "--format", "plain"))
+    assert out == {"value": [3.0], "grad.F": [1.0, 1.0]}
+    # Without a value for torch, torch.sum(x) is Python's: the message says so.
+    head, start, end = caret(gradcli("eval", "torch.sum(x)", "--x", "1"))
+    assert head.startswith(f"error: 'torch.sum': {NO_PREFIX}drop 'torch.'; write sum(...)")
+    assert (start, end) == (1, 9)

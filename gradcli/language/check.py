@@ -321,6 +321,9 @@ class Analysis:
     free_spans: dict[str, Span]
     #: The statement whose value is the program's result.
     result: int
+    #: For a free name used as a Python module prefix (``np.sin(z)``), the error that
+    #: explains it, raised if the name gets no value (an input may be named F).
+    module_errors: dict[str, GradcliError] = field(default_factory=dict)
 
 
 def check(program: ir.Program, inputs: Collection[str] = ()) -> Analysis:
@@ -350,6 +353,7 @@ class _Checker:
         self.inputs: dict[str, None] = {}
         self.input_statements: dict[str, int] = {}
         self.free_spans: dict[str, Span] = {}
+        self.module_errors: dict[str, GradcliError] = {}
 
     def run(self) -> Analysis:
         result = None
@@ -368,6 +372,7 @@ class _Checker:
             constants=tuple(self.constants),
             input_statements=self.input_statements,
             free_spans=self.free_spans,
+            module_errors=self.module_errors,
             result=result,
         )
 
@@ -500,8 +505,10 @@ class _Checker:
             raise GradcliError(f"unknown function '{node.func}'{hint}", span)
 
     def module_prefix(self, node: ir.Method | ir.Attr, params) -> None:
-        """Raise for ``np.sin(z)``, ``F.softmax(z)``, ``math.pi``: Python's module
-        prefixes, which the language's functions and constants do without."""
+        """``np.sin(z)``, ``F.softmax(z)``, ``math.pi``: Python's module prefixes, which
+        the language's functions and constants do without. Raised at once where the
+        method or attribute would fail anyway; else kept in case the name gets no
+        value (``F.sum()`` of an input named F is a method call)."""
         root, prefix = node.obj, []
         while isinstance(root, ir.Attr):
             prefix.append(root.name)
@@ -524,11 +531,24 @@ class _Checker:
             fix = f"write {name}(...)"
         else:
             fix = f"gradcli has no function '{name}'{suggest_function(name)}"
-        raise GradcliError(
+        error = GradcliError(
             f"'{written}{name}': gradcli's functions and constants take no module prefix:"
             f" drop '{written}'; {fix}",
             span,
         )
+        if isinstance(node, ir.Attr):
+            fails = name not in ATTRIBUTES
+        elif not is_method(name):
+            fails = True
+        else:
+            try:
+                bind(builtin_signature(name), 1 + len(node.args), node.keywords, span)
+                fails = False
+            except GradcliError:
+                fails = True
+        if fails:
+            raise error
+        self.module_errors.setdefault(root.id, error)
 
     def method(self, node: ir.Method, params=frozenset()) -> None:
         self.module_prefix(node, params)

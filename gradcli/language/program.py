@@ -109,6 +109,8 @@ class CompiledProgram:
             if name in bound:
                 continue
             span = self.analysis.free_spans[name]
+            if name in self.analysis.module_errors:
+                raise self.analysis.module_errors[name]
             if name in FUNCTIONS or name in self._functions():
                 raise GradcliError(f"'{name}' is a function: call it as {name}(...)", span)
             variables = [*bound, *self._assigned(), *BUILTIN_CONSTANTS]
