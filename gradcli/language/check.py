@@ -212,8 +212,6 @@ CALCULATOR_FORMS = {
         " min(x, dim=0): smallest along dim (the values; argmin gives the indices)",
     ),
 }
-#: The elementwise function a calculator form calls when given two operands.
-ELEMENTWISE_FORMS = {"max": "maximum", "min": "minimum"}
 
 
 def python_signature(name: str) -> inspect.Signature:

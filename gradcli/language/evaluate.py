@@ -21,11 +21,12 @@ import re
 import numpy as np
 
 from ..engine import ops
+from ..engine.explain import kink
 from ..engine.ops import FUNCTIONS
 from ..engine.tensor import DefaultDType, Tensor, no_grad
 from ..errors import GradcliError, GradcliIndexError, GradcliTypeError, ShapeError, Span
 from . import ir
-from .check import BUILTIN_CONSTANTS, ELEMENTWISE_FORMS, builtin_signature, name_span, suggest
+from .check import BUILTIN_CONSTANTS, CALCULATOR_FORMS, builtin_signature, name_span, suggest
 
 _OPERATORS = {
     "add": operator.add,
@@ -102,13 +103,24 @@ def _number(value: float) -> int | float:
 class Evaluator:
     """Runs one program once: a fresh environment and a fresh graph."""
 
-    def __init__(self, watch: list | None = None, origins: dict | None = None):
+    def __init__(
+        self,
+        watch: list | None = None,
+        origins: dict | None = None,
+        notes: list | None = None,
+        sources: dict | None = None,
+    ):
         self.env: dict[str, Tensor] = {}
         self.functions: dict[str, ir.FuncDef] = {}
         self.locals: dict[str, object] = {}
         self.watch = watch
         self.watched = False
         self.origins = origins
+        #: ``(function, span, where, convention)`` for each call that lands on a kink
+        #: (``engine.explain``; the convention None where the op table states it).
+        self.notes = notes
+        #: The span of the whole expression that made each graph node.
+        self.sources = sources
 
     # ----- applying an engine operation, with its span and the non-finite watch -----
 
@@ -126,6 +138,10 @@ class Evaluator:
             raise GradcliError(f"{description}: out of memory: {err}", span) from None
         if self.origins is not None and getattr(result, "grad_fn", None) is not None:
             self.origins.setdefault(result.grad_fn, (description, span))
+        if self.notes is not None:
+            found = kink(description, args, kwargs)
+            if found is not None:
+                self.notes.append((description, span, *found))
         if self.watch is not None and not self.watched and is_nonfinite(result):
             operands = []
             for a in (*args, *kwargs.values()):
@@ -168,6 +184,10 @@ class Evaluator:
             except GradcliError as err:
                 raise _blame_subscript(err, node.subscripts, key) from None
             self.env[node.name] = target
+            if self.sources is not None and target.grad_fn is not None:
+                end = node.value.span  # the statement: k[0] = value
+                extent = Span(node.span.line, node.span.column, end.end_line, end.end_column)
+                self.sources.setdefault(target.grad_fn, extent)
             return target
         if isinstance(node, ir.FuncDef):
             self.functions[node.name] = node
@@ -177,7 +197,10 @@ class Evaluator:
     # ----- expressions -----
 
     def evaluate(self, node):
-        return getattr(self, type(node).__name__)(node)
+        value = getattr(self, type(node).__name__)(node)
+        if self.sources is not None and type(value) is Tensor and value.grad_fn is not None:
+            self.sources.setdefault(value.grad_fn, node.span)
+        return value
 
     def name(self, name: str, span: Span):
         if name in self.locals:
@@ -214,6 +237,11 @@ class Evaluator:
             if type(value) is not Tensor and (type(right) is not Tensor or op in _TENSOR_OPERANDS):
                 value = as_tensor(value)
             value = self.apply(op, span, _OPERATORS[op], value, right)
+            if self.sources is not None and type(value) is Tensor and value.grad_fn is not None:
+                # a + b - c: the node of a + b came from the text up to b.
+                start, end = node.first.span, operand.span
+                extent = Span(start.line, start.column, end.end_line, end.end_column)
+                self.sources.setdefault(value.grad_fn, extent)
         return value
 
     def Compare(self, node: ir.Compare):
@@ -328,11 +356,10 @@ class Evaluator:
             value = self.argument(param, keyword.value)
             given.append((param, self.adapt(param, value, keyword.value.span), keyword.value.span))
             kwargs[param] = given[-1][1]
-        call = function.call
-        if name in ELEMENTWISE_FORMS:
-            call, args, kwargs = _calculator_form(name, args, kwargs, given)
+        if name in CALCULATOR_FORMS:
+            args, kwargs = _calculator_form(name, args, kwargs, given)
         try:
-            result = self.apply(name, span, call, *args, **kwargs)
+            result = self.apply(name, span, function.call, *args, **kwargs)
         except GradcliIndexError as err:
             if err.span is span:  # an axis out of range is the axis argument's fault
                 err.span = _axis_span(err.message, given, span)
@@ -381,11 +408,12 @@ def _floor_divide(a, b) -> Tensor:
         return ops.floor_divide(a, b)
 
 
-def _calculator_form(name: str, args: list, kwargs: dict, given):
-    """``(call, args, kwargs)`` for ``max`` or ``min`` as the language means them
-    (check.CALCULATOR_FORMS): elementwise of two operands, else the reduction."""
+def _calculator_form(name: str, args: list, kwargs: dict, given) -> tuple[list, dict]:
+    """The arguments of ``max`` or ``min`` as the language means them
+    (check.CALCULATOR_FORMS): two operands are elementwise, ``max(x, other=y)`` in the
+    library's terms (a tensor, so a number is never read as a dim); else the reduction."""
     if len(args) < 2 and "other" not in kwargs:
-        return FUNCTIONS[name].call, args, kwargs
+        return args, kwargs
     other = args[1] if len(args) > 1 else kwargs.pop("other")
     for param, _, span in given:
         if param in ("dim", "keepdim"):
@@ -394,7 +422,7 @@ def _calculator_form(name: str, args: list, kwargs: dict, given):
                 f" write {name}(x, dim=0)",
                 span,
             )
-    return FUNCTIONS[ELEMENTWISE_FORMS[name]].call, [args[0], other], {}
+    return [args[0]], {"other": as_tensor(other)}
 
 
 def _axis_span(message: str, given, fallback: Span) -> Span:

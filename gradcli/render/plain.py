@@ -22,6 +22,10 @@ from .numbers import flat_numbers
 
 
 def render(result, stream, precision: int | None = None) -> None:
+    if result.graph is not None:  # --steps: the reverse pass, then the result
+        from .graph import render_steps_plain
+
+        render_steps_plain(result.graph, stream, precision)
     for path, array in leaves(result.as_tree()):
         stream.write(" ".join([".".join(path), *flat_numbers(array, precision)]) + "\n")
 
