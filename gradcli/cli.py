@@ -520,7 +520,7 @@ def functions_command(name, fmt, debug):
     \b
     Example:
       $ gradcli functions relu --format plain
-      relu(x)  max(x, 0)  at kinks: relu'(0) = 0
+      relu(x)  max(x, 0)  at kinks: relu'(0) = 0; at nan the gradient passes, as PyTorch
     """
     from .render import render_functions
 

@@ -73,6 +73,8 @@ _NUMBER_PARAMETERS = frozenset(
     {"min", "max", "beta", "threshold", "fill_value", "start", "end", "step", "correction"}
 )
 
+_TENSOR_BOUNDS = frozenset({"min", "max"})
+
 
 def default_dtype() -> np.dtype:
     return DefaultDType.value
@@ -394,6 +396,8 @@ class Evaluator:
                     f"{param} must be True or False, not a value of shape {array.shape}", span
                 )
             return bool(array)
+        if param in _TENSOR_BOUNDS and type(value) is Tensor and value.requires_grad:
+            return value  # clamp(x, min=y) differentiates y, as PyTorch's tensor bounds
         if param in _NUMBER_PARAMETERS and type(value) is Tensor:
             array = np.asarray(value.detach())
             return array.item() if array.ndim == 0 else array
