@@ -34,12 +34,13 @@ import numpy as np
 import gradcli
 
 from .errors import GradcliError
-from .result import KINDS, Diagnostic, FunctionInfo, GraphResult, Result
-from .session import DTYPES, OPTION_NAMES, _array, session
+from .evaluation import DTYPES, OPTION_NAMES, _array, evaluation
+from .result import KINDS, SECTIONS, Diagnostic, FunctionInfo, GraphResult, Result, finite, leaves
 
 __all__ = [
-    "DTYPES", "KINDS", "Diagnostic", "FunctionInfo", "GraphResult", "Result", "evaluate",
-    "functions", "gradient", "graph", "hessian", "jacobian", "jvp", "vjp",
+    "DTYPES", "KINDS", "SECTIONS", "Diagnostic", "FunctionInfo", "GraphResult", "Result",
+    "evaluate", "finite", "functions", "gradient", "graph", "hessian", "jacobian", "jvp",
+    "leaves", "vjp",
 ]  # fmt: skip
 _OPTION_NAMES = OPTION_NAMES
 
@@ -58,7 +59,7 @@ def evaluate(
     filename: str = "<expr>",
 ) -> Result:
     """The program's value."""
-    with session(source, bindings, (), dtype, seed, filename) as s:
+    with evaluation(source, bindings, (), dtype, seed, filename) as s:
         with gradcli.no_grad():
             value = s.run(s.leaves(()))
         return s.result("eval", value)
@@ -78,7 +79,7 @@ def gradient(
 
     ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
     """
-    with session(source, bindings, wrt, dtype, seed, filename) as s:
+    with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
         out, grads = s.scalar_gradient("grad")
         traced = s.graph(np.ones(out.shape, s.dtype)) if steps else None
         return s.result("grad", out, grad=grads, graph=traced)
@@ -94,7 +95,7 @@ def jacobian(
     filename: str = "<expr>",
 ) -> Result:
     """The value and, for each input x, the Jacobian of shape ``value.shape + x.shape``."""
-    with session(source, bindings, wrt, dtype, seed, filename) as s:
+    with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
         f, outputs = s.function(s.wrt)
         if s.wrt:
             from gradcli.autograd import functional
@@ -117,7 +118,7 @@ def hessian(
     filename: str = "<expr>",
 ) -> Result:
     """The value, the gradient and every block ``H[x][y]`` of the Hessian of a scalar output."""
-    with session(source, bindings, wrt, dtype, seed, filename) as s:
+    with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
         out, grads = s.scalar_gradient("hessian")
         hess: dict[str, dict[str, np.ndarray]] = {}
         if s.wrt:
@@ -150,7 +151,7 @@ def vjp(
     ``grad_output`` has the output's shape; it may be left out for a scalar output.
     ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
     """
-    with session(source, bindings, wrt, dtype, seed, filename) as s:
+    with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
         f, _ = s.function(s.wrt)
         with gradcli.no_grad():
             value = f(*s.point(s.wrt))
@@ -182,7 +183,7 @@ def graph(
     ``grad_output`` may be left out for a scalar output (it is 1); for another
     output, leaving it out gives the graph without gradients.
     """
-    with session(source, bindings, wrt, dtype, seed, filename) as s:
+    with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
         leaves = s.leaves(s.wrt)
         value = s.run(leaves)
         v = None
@@ -206,7 +207,7 @@ def jvp(
 
     Inputs without a tangent are held fixed. A tangent has its input's shape.
     """
-    with session(source, bindings, (), dtype, seed, filename) as s:
+    with evaluation(source, bindings, (), dtype, seed, filename) as s:
         tangents = dict(tangents or {})
         if not tangents:
             raise GradcliError("jvp needs a direction: --tangent NAME=V for each input to move")
@@ -250,24 +251,34 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
 
     An unknown ``name`` is a ``GradcliError`` that suggests the closest one.
     """
-    from gradcli.language.check import language_signature, suggest
+    from gradcli.language.check import (
+        CALCULATOR_FORMS,
+        language_parameters,
+        python_signature,
+        suggest_function,
+    )
 
     table = gradcli.ops.FUNCTIONS
     if name is not None and name not in table:
-        raise GradcliError(f"unknown function {name!r}{suggest(name, table)}")
+        raise GradcliError(f"unknown function {name!r}{suggest_function(name)}")
     chosen = [table[name]] if name is not None else table.values()
     # A kind missing from KINDS goes last rather than nowhere.
     ordered = sorted(chosen, key=lambda f: KINDS.index(f.kind) if f.kind in KINDS else len(KINDS))
     return tuple(
-        FunctionInfo(f.name, language_signature(f.schema), f.kind, _description(f), f.kink)
+        FunctionInfo(
+            f.name,
+            str(language_parameters(python_signature(f.name))),
+            f.kind,
+            _description(f.name, CALCULATOR_FORMS.get(f.name, (None, f.doc))[1]),
+            f.kink,
+        )
         for f in ordered
     )
 
 
-def _description(function) -> str:
-    """The op table's one-line doc without the call it often starts with
+def _description(name: str, doc: str) -> str:
+    """The one-line doc without the call it often starts with
     (``sum(x, dim=None): sum of entries``): the listing shows the signature beside it."""
-    doc = function.doc
-    if doc.startswith(function.name + "(") and "): " in doc:
+    if doc.startswith(name + "(") and "): " in doc:
         doc = doc.split("): ", 1)[1]
     return doc.removesuffix(".")

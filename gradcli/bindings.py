@@ -148,14 +148,34 @@ def _decode(data: bytes, what: str) -> str:
         raise GradcliError(f"cannot read {what}: not UTF-8 text") from None
 
 
-def bind_assignments(assignments) -> dict[str, str]:
+def bind_assignments(assignments, program_from_stdin: bool = False) -> dict[str, str]:
     values: dict[str, str] = {}
+    readers = []  # the bindings that read standard input (@-)
     for assignment in assignments:
         name, value = split_assignment(assignment)
         if name in values:
             raise GradcliError(f"--{name} is given twice")
         values[name] = value
+        if value.strip() == "@-":
+            readers.append(name)
+    if program_from_stdin and readers:
+        raise GradcliError(
+            f"--{readers[0]} @-: standard input holds the program; give the value otherwise"
+        )
+    if len(readers) > 1:
+        raise GradcliError(f"--{readers[0]} and --{readers[1]} both read standard input (@-)")
     return values
+
+
+def with_file_hint(error: GradcliError, source: str | None) -> GradcliError:
+    """``gradcli grad energy`` beside ``energy.grad``: the error says which file was
+    meant (only that the file exists is checked; it is not read)."""
+    if source is None or not source.isidentifier():
+        return error
+    program = source + ".grad"
+    if os.path.isfile(program):
+        error.message += f" (did you mean the program file {program}?)"
+    return error
 
 
 def names_of(options) -> tuple[str, ...] | None:

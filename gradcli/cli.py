@@ -16,7 +16,7 @@ import sys
 
 import click
 
-from . import __version__, api
+from . import __version__, api, options
 from . import bindings as _bindings
 from .errors import GradcliError
 from .render import Format
@@ -28,8 +28,6 @@ EXIT_NONFINITE = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 
-MAX_DIGITS = 17
-
 
 class _Group(click.Group):
     """The ``gradcli`` group; its ``main`` is the one place errors become exit codes."""
@@ -40,6 +38,8 @@ class _Group(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         args = sys.argv[1:] if args is None else list(args)
+        if not args and sys.stdin.isatty() and sys.stdout.isatty():
+            args = ["repl"]  # "gradcli" alone on a terminal: the interactive session
         _tolerate_any_encoding()
         debug = "--debug" in args[: args.index("--") if "--" in args else len(args)]
         try:
@@ -182,92 +182,14 @@ class _Command(click.Command):
 # Options shared by every command
 # ----------------------------------------------------------------------------
 
-_EPILOG = """\b
-SOURCE is an expression, or a program file when it names an existing file
-(program files end in .grad); -f FILE forces a file and - reads standard input.
-\b
-Bind inputs with --NAME VALUE, --NAME=VALUE or --var NAME=VALUE (for names
-that clash with an option). A VALUE is a constant (2, -1.5e3, pi/4, [2, 3],
-randn(10, 20), linspace(0, 1, 5)) or @FILE (.npy, .csv, .txt, .json).
-\b
-Exit status: 0 success, 2 bad input, 3 a non-finite result under --strict,
-1 an internal error or an output that cannot be written."""
 
-_FORMAT = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice([f.value for f in Format]),
-    help="Output format [default: table on a terminal, plain otherwise].",
-)
-_DEBUG = click.option("--debug", is_flag=True, help="Show tracebacks of errors.")
-
-_SHARED_OPTIONS = [
-    click.argument("source", required=False),
-    click.option(
-        "-f",
-        "--file",
-        metavar="FILE",
-        help="Read the program from FILE ('-' for standard input).",
-    ),
-    click.option(
-        "--var",
-        "var",
-        multiple=True,
-        metavar="NAME=VALUE",
-        help="Bind an input (repeatable); the same as --NAME VALUE.",
-    ),
-    click.option(
-        "--seed",
-        type=click.IntRange(min=0),
-        default=0,
-        show_default=True,
-        help="Seed of randn/rand in values and programs.",
-    ),
-    click.option(
-        "--dtype",
-        type=click.Choice(api.DTYPES),
-        default="float64",
-        show_default=True,
-        help="Floating-point type of the computation.",
-    ),
-    _FORMAT,
-    click.option(
-        "--precision",
-        type=click.IntRange(min=1),
-        # 17 digits tell any two float64 numbers apart: more would only be noise.
-        callback=lambda ctx, param, n: n if n is None else min(n, MAX_DIGITS),
-        metavar="N",
-        help="Significant digits printed [default: 6 in tables, all in plain and json].",
-    ),
-    _OUTPUT := click.option(
-        "-o", "--output", metavar="FILE.npz", help="Also save every result array."
-    ),
-    click.option("--strict", is_flag=True, help="Exit 3 when a result is nan or infinite."),
-    _DEBUG,
-]
-
-_STEPS = click.option(
-    "--steps",
-    is_flag=True,
-    help="Also show the reverse pass step by step: what each node received, its rule, "
-    "what it sent to each input.",
-)
-
-_WRT = click.option(
-    "--wrt",
-    multiple=True,
-    metavar="X,Y",
-    help="The inputs to differentiate with respect to [default: all].",
-)
-
-
-def _command(group, name, *extra_options, shared=_SHARED_OPTIONS):
+def _command(group, name, *extra_options, shared=options.SHARED_OPTIONS):
     """Subcommand ``name`` of ``group``, with the ``shared`` options and ``extra_options``."""
 
     def decorate(function):
         for option in reversed([*shared[:1], *extra_options, *shared[1:]]):
             function = option(function)
-        return group.command(name, cls=_Command, epilog=_EPILOG)(function)
+        return group.command(name, cls=_Command, epilog=options.EPILOG)(function)
 
     return decorate
 
@@ -290,7 +212,8 @@ def cli():
       grad.x 8
 
     Run 'gradcli COMMAND --help' for each command's options and examples, and
-    'gradcli functions' for the functions a program can call.
+    'gradcli functions' for the functions a program can call. On a terminal,
+    'gradcli' alone opens an interactive session ('gradcli repl').
     """
 
 
@@ -308,7 +231,7 @@ def eval_command(source, **options):
     return _run(api.evaluate, source, options)
 
 
-@_command(cli, "grad", _WRT, _STEPS)
+@_command(cli, "grad", options.WRT, options.STEPS)
 def grad_command(source, wrt, steps, **options):
     """The value and the gradient of a scalar output with respect to every
     input (or those named by --wrt).
@@ -324,7 +247,7 @@ def grad_command(source, wrt, steps, **options):
     return _run(api.gradient, source, options, wrt=_bindings.names_of(wrt), steps=steps)
 
 
-@_command(cli, "jacobian", _WRT)
+@_command(cli, "jacobian", options.WRT)
 def jacobian_command(source, wrt, **options):
     """The value and, for each input x, the Jacobian of shape
     output.shape + x.shape.
@@ -338,7 +261,7 @@ def jacobian_command(source, wrt, **options):
     return _run(api.jacobian, source, options, wrt=_bindings.names_of(wrt))
 
 
-@_command(cli, "hessian", _WRT)
+@_command(cli, "hessian", options.WRT)
 def hessian_command(source, wrt, **options):
     """The value, the gradient and every Hessian block H[x][y] of a scalar
     output.
@@ -365,7 +288,7 @@ _GRAD_OUTPUT = click.option(
 )
 
 
-@_command(cli, "vjp", _WRT, _GRAD_OUTPUT, _STEPS)
+@_command(cli, "vjp", options.WRT, _GRAD_OUTPUT, options.STEPS)
 def vjp_command(source, wrt, grad_output, steps, **options):
     """The vector-Jacobian product v^T J for each input: PyTorch's
     output.backward(V).
@@ -410,10 +333,14 @@ _GRAPH_FORMATS = ("table", "plain", "json", "dot")
 @_command(
     cli,
     "graph",
-    _WRT,
+    options.WRT,
     _GRAD_OUTPUT,
     shared=[
-        *(o for o in _SHARED_OPTIONS if o not in (_FORMAT, _OUTPUT)),
+        *(
+            o
+            for o in options.SHARED_OPTIONS
+            if o not in (options.FORMAT, options.OUTPUT, options.GET)
+        ),
         click.option(
             "--format",
             "fmt",
@@ -466,8 +393,8 @@ def graph_command(source, wrt, grad_output, **options):
 # an unknown option) and no SOURCE.
 @cli.command("functions")
 @click.argument("name", required=False)
-@_FORMAT
-@_DEBUG
+@options.FORMAT
+@options.DEBUG
 def functions_command(name, fmt, debug):
     """Every function a program can call (only NAME when given).
 
@@ -487,6 +414,37 @@ def functions_command(name, fmt, debug):
     return EXIT_OK
 
 
+@cli.command("repl")
+@options.FORMAT
+@click.option(
+    "--dtype",
+    type=click.Choice(api.DTYPES),
+    default="float64",
+    show_default=True,
+    help="Floating-point type of the computation (:dtype changes it).",
+)
+@options.DEBUG
+def repl_command(fmt, dtype, debug):
+    """An interactive session (also "gradcli" alone on a terminal): each line
+    is a statement, and an expression shows its value and its gradient or
+    Jacobian. ':help' lists the commands. When standard input is not a
+    terminal, its lines run as a script.
+
+    \b
+    Example:
+      $ gradcli repl --format plain
+      >>> x = 2
+      >>> (x+2)**2 + 3
+      value 19
+      grad.x 8
+    """
+    from .repl import run
+    from .session import Session
+
+    fmt = fmt or ("table" if _stdout_is_terminal() else "plain")
+    return run(Session(fmt=fmt, dtype=dtype), _say, debug)
+
+
 # ----------------------------------------------------------------------------
 # From arguments to a library call, and its result to the output
 # ----------------------------------------------------------------------------
@@ -501,21 +459,27 @@ def _run(compute, source, options, **arguments) -> int:
         output = os.path.expanduser(output)  # --output=~/r.npz: no shell expands that ~
     if output is not None and not output.endswith(".npz"):
         raise GradcliError(f"--output {output}: the file name must end in .npz")
-    result = compute(
-        text,
-        _bindings.bind_assignments(options["var"]),
-        dtype=options["dtype"],
-        seed=options["seed"],
-        filename=filename,
-        **arguments,
-    )
+    try:
+        result = compute(
+            text,
+            _bindings.bind_assignments(options["var"], program_from_stdin=filename == "<stdin>"),
+            dtype=options["dtype"],
+            seed=options["seed"],
+            filename=filename,
+            **arguments,
+        )
+    except GradcliError as error:
+        raise _bindings.with_file_hint(error, source) from None
     if output is not None:
         # Before printing: a file that cannot be written fails the command.
         try:
             write_npz(result, output)
         except OSError as error:
             raise GradcliError(f"cannot write {output}: {error.strerror or error}") from None
-    _write(lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"])
+    if options["get"] is not None:
+        _write_one(result, options["get"], options["fmt"], options["precision"])
+    else:
+        _write(lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"])
     _say_all(result)
     return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
 
@@ -524,6 +488,18 @@ def _say_all(result) -> None:
     """The result's notes (kinks met), then its warnings, on standard error."""
     for message in (*result.notes, *result.warnings):
         _say(message)
+
+
+def _write_one(result, name: str, fmt: str | None, precision: int | None) -> None:
+    """``--get NAME``: the numbers of one result array, and nothing else."""
+    from .render.plain import render_numbers
+
+    if fmt is not None:
+        raise GradcliError(f"--get prints plain numbers: leave out --format {fmt}")
+    arrays = result.arrays()
+    if name not in arrays:
+        raise GradcliError(f"--get {name}: no such result; the results are {', '.join(arrays)}")
+    _write(lambda fmt: render_numbers(arrays[name], sys.stdout, precision), Format.PLAIN)
 
 
 def _write(show, fmt: str | None) -> None:

@@ -101,6 +101,23 @@ class Result:
         """Whether every number of every result array is finite."""
         return all(finite(a) for _, a in leaves(self.as_tree()))
 
+    @property
+    def jacobian_matrix(self) -> np.ndarray | None:
+        """For a Jacobian of an output with entries with respect to scalar inputs only,
+        the Jacobian matrix: one row per output entry (row-major), one column per input
+        in ``inputs`` order. None otherwise."""
+        if self.jacobian is None or not self.inputs or self.value.ndim == 0:
+            return None
+        if any(self.point[name].ndim != 0 for name in self.inputs):
+            return None
+        columns = [self.jacobian[name].reshape(-1) for name in self.inputs]
+        return np.stack(columns, axis=-1)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every result array by the name plain output gives it: ``value``, ``grad.x``,
+        ``hessian.x.y``."""
+        return {".".join(path): array for path, array in leaves(self.as_tree())}
+
     def as_tree(self) -> dict:
         """The result arrays as nested dicts, in the order they are shown:
         ``{"value": V, "grad": {"x": G}}``."""

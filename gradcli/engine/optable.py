@@ -166,6 +166,19 @@ class Schema:
             parts.append(str(p))
         return "(" + ", ".join(parts) + ")"
 
+    def python_signature(self):
+        """The parameters as an ``inspect.Signature``, in PyTorch's names."""
+        import inspect
+
+        P = inspect.Parameter
+        params = []
+        for p in self.params:
+            kind = P.VAR_POSITIONAL if p.variadic else P.KEYWORD_ONLY if p.keyword_only else None
+            kind = kind or P.POSITIONAL_OR_KEYWORD
+            default = P.empty if p.default is _REQUIRED or p.variadic else p.default
+            params.append(P(p.name, kind, default=default))
+        return inspect.Signature(params)
+
     def bind(self, name, args, kwargs):
         """``args`` and ``kwargs`` as one positional tuple in the schema's order
         (defaults filled in), or an error naming the parameters."""
@@ -312,10 +325,14 @@ class Op:
             self.over[o.key] = o.fn
         self.differentiable = bool(self.overloads)
         self.call = None  # the public function, set by the Table
+        self._signature = None
 
     @property
-    def signature(self) -> str:
-        return str(self.schema)
+    def signature(self):
+        """The schema as an ``inspect.Signature`` (made on first use: inspect costs start-up)."""
+        if self._signature is None:
+            self._signature = self.schema.python_signature()
+        return self._signature
 
     @property
     def rules(self):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import EngineError
+from ...errors import EngineError, GradcliTypeError
 from .. import dtypes, state
 from ..messages import OVERLAPPING_WRITE
 from ..optable import Table, over
@@ -187,9 +187,30 @@ def is_tensor(over, obj):
     return type(obj) is Tensor
 
 
-@table.composite("numel", "(input: Tensor)", kind="conversion", doc="the number of entries")
+@table.composite(
+    "numel",
+    "(input: Tensor)",
+    kind="other",
+    function=True,
+    doc="numel(x): the number of entries of x (a constant)",
+)
 def numel(over, input):
     return int(np.size(raw(input)))
+
+
+@table.composite(
+    "len",
+    "(input: Tensor)",
+    kind="other",
+    function=True,
+    library=False,
+    doc="len(x): the size of the first dimension of x (a constant), as Python's len",
+)
+def length(over, input):
+    shape = np.shape(raw(input))
+    if not shape:
+        raise GradcliTypeError("len() of a 0-d tensor")
+    return shape[0]
 
 
 # ----- in place: x.exp_(), x.add_(y), x[...] = v write the result into x -----

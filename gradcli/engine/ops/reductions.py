@@ -225,6 +225,7 @@ def _extreme(over, x, dim, keepdim, other, pick, elementwise, result):
         return over["all"](x)
     data = x._data if type(x) is Tensor else np.asarray(x)
     if data.ndim == 0:
+        dims(dim, 0)  # only 0 and -1 name the dimension of a 0-d tensor
         return result((over["all"](x), Tensor._make(np.asarray(0))))
     dim = dims(dim, data.ndim)[0]
     index = np.expand_dims(pick(data, axis=dim), dim)
