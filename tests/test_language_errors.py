@@ -187,7 +187,8 @@ def test_unknown_names(text, bindings, message, column):
         ),
         (
             "softmax(x)",
-            "wrong number of arguments: softmax takes 2 arguments but 1 was given: softmax(input, dim)",
+            "wrong number of arguments: softmax takes 2 arguments but 1 was given:"
+            " softmax(input, dim)",
             1,
         ),
         (
