@@ -41,13 +41,8 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
     ``inputs`` to the gradient that reached it. Gradients are raw arrays unless
     ``create_graph``.
     """
-    node_grads, leaf_grads, captured = {}, {}, {}
-    for root, g in zip(roots, root_grads):
-        node = root.grad_fn
-        if node is not None:
-            node_grads[node] = node_grads[node] + g if node in node_grads else g
-        elif root.requires_grad:
-            _accumulate_leaf(leaf_grads, root, g)
+    node_grads, leaf_grads = _seed(roots, root_grads)
+    captured = {}
 
     # 1. schedule
     pending = _count_incoming(node_grads)
@@ -127,6 +122,18 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
             elif gi is not None:
                 _accumulate_leaf(leaf_grads, parent, gi)
     return leaf_grads, captured
+
+
+def _seed(roots, root_grads):
+    """The gradients the pass starts from: by node for computed roots, by leaf for leaves."""
+    node_grads, leaf_grads = {}, {}
+    for root, g in zip(roots, root_grads):
+        node = root.grad_fn
+        if node is not None:
+            node_grads[node] = node_grads[node] + g if node in node_grads else g
+        elif root.requires_grad:
+            _accumulate_leaf(leaf_grads, root, g)
+    return node_grads, leaf_grads
 
 
 def _count_incoming(starts):

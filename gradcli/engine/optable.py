@@ -39,7 +39,8 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   ops: for ops whose choice needs more than a predicate (``max``, ``x[i]``).
 - ``doc`` (one line), ``kind`` (how ``gradcli functions`` groups it), ``kink``
   (its convention where it is not differentiable), ``domain`` (the inputs its
-  gradcheck samples: ``tests/test_op_table.py`` reads it), ``batching`` (room
+  gradcheck samples, one name per input, and a dict of keyword arguments where
+  it needs some: ``tests/test_op_table.py`` sweeps every entry that has one), ``batching`` (room
   for the rule that evaluates the op at many points at once; None for now).
 - Where it appears: ``function`` (the language can call it), ``method`` (a
   Tensor method), ``inplace`` (also ``x.name_()``; ``"reshapes"`` when the

@@ -46,7 +46,7 @@ clone = table.op(
     doc="a copy",
     kind="conversion",
     method=True,
-    domain="real",
+    domain=("real",),
 )
 
 

@@ -177,5 +177,6 @@ clamp = table.op("clamp", _clamp,
                  doc="clamp(x, min, max): x limited to [min, max]", kind="elementwise",
                  kink="x gets the gradient on the bounds; a tensor bound gets it where it is the "
                  "result, max where min > max, neither where x < min == max",
-                 aliases=("clip",), method=True, inplace=True, function=True, domain=("real",))
+                 aliases=("clip",), method=True, inplace=True, function=True,
+                 domain=("real", {"min": -0.5, "max": 0.5}))
 # fmt: on
