@@ -292,7 +292,8 @@ class Op:
     ):
         self.name = name
         self.forward = forward
-        self.schema = Schema(schema)
+        self._schema_text = schema
+        self._schema = None
         self.doc = doc
         self.kind = kind
         self.kink = kink
@@ -327,6 +328,13 @@ class Op:
         self.differentiable = bool(self.overloads)
         self.call = None  # the public function, set by the Table
         self._signature = None
+
+    @property
+    def schema(self) -> Schema:
+        """The declared parameters (parsed on first use: most runs call few ops by keyword)."""
+        if self._schema is None:
+            self._schema = Schema(self._schema_text)
+        return self._schema
 
     @property
     def signature(self):
@@ -400,16 +408,16 @@ def _public(entry):
         return _bind_nondiff(entry)
     if len(overloads) == 1 and overloads[0].when is None:
         return overloads[0].fn
-    schema, name = entry.schema, entry.name
+    name = entry.name
     chosen = [(o.when, o.fn) for o in overloads]
 
     def fn(*args, **kwargs):
         if kwargs:
-            args = schema.bind(name, args, kwargs)
+            args = entry.schema.bind(name, args, kwargs)
         for when, apply in chosen:
             if when is None or when(*args):
                 return apply(*args)
-        raise GradcliTypeError(f"{name}(): no overload takes these arguments; see {schema}")
+        raise GradcliTypeError(f"{name}(): no overload takes these arguments; see {entry.schema}")
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = entry.doc
@@ -458,10 +466,9 @@ def _bind(overload):
     n = len(overload.rules)
     promotes = entry.promotes
     name = entry.name
-    schema = entry.schema
 
     def by_keyword(args, kwargs):
-        return fn(*schema.bind(name, [a for a in args if a is not _NO_ARG], kwargs))
+        return fn(*entry.schema.bind(name, [a for a in args if a is not _NO_ARG], kwargs))
 
     if entry.variadic:
 
@@ -557,12 +564,15 @@ def _bind(overload):
 def _bind_nondiff(entry):
     """The function of an op with no gradient at all (comparisons, argmax): its results
     never require grad."""
-    forward, name, schema = entry.forward, entry.name, entry.schema
-    n = schema.n_inputs
+    forward, name = entry.forward, entry.name
+    n = None  # the number of inputs, from the schema on the first call
 
     def fn(*args, **kwargs):
+        nonlocal n
+        if n is None:
+            n = entry.schema.n_inputs
         if kwargs:
-            args = schema.bind(name, args, kwargs)
+            args = entry.schema.bind(name, args, kwargs)
         raws = [a._data if type(a) is Tensor else a for a in args]
         if not any(type(a) is Tensor for a in args[:n]):
             return forward(*raws)

@@ -14,15 +14,19 @@ Expressions are visited with the iterative ``ir.walk``, so no check recurses.
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..engine.ops import FUNCTIONS
+from ..engine.optable import Schema
 from ..errors import GradcliError, GradcliTypeError, Span
 from . import ir
 from .ir import NESTING_LIMIT
+
+if TYPE_CHECKING:
+    import inspect
 
 BUILTIN_CONSTANTS = {
     "pi": math.pi,
@@ -183,16 +187,10 @@ class Signature:
 _SIGNATURES: dict[str, Signature] = {}
 
 
-def _extreme_signature() -> inspect.Signature:
-    P = inspect.Parameter
-    return inspect.Signature(
-        [
-            P("input", P.POSITIONAL_OR_KEYWORD),
-            P("other", P.POSITIONAL_OR_KEYWORD, default=None),
-            P("dim", P.KEYWORD_ONLY, default=None),
-            P("keepdim", P.KEYWORD_ONLY, default=False),
-        ]
-    )
+# max and min as the language takes them: an op table schema (inspect loads when read).
+_EXTREME = Schema(
+    "(input: Tensor, other: Tensor = None, *, dim: int = None, keepdim: bool = False)"
+)
 
 
 #: Where the language means what a calculator means rather than what the library
@@ -201,12 +199,12 @@ def _extreme_signature() -> inspect.Signature:
 #: The signature and the one-line doc that the language and ``gradcli functions`` show.
 CALCULATOR_FORMS = {
     "max": (
-        _extreme_signature(),
+        _EXTREME,
         "max(x): largest entry; max(a, b): the larger, elementwise (maximum);"
         " max(x, dim=0): largest along dim (the values; argmax gives the indices)",
     ),
     "min": (
-        _extreme_signature(),
+        _EXTREME,
         "min(x): smallest entry; min(a, b): the smaller, elementwise (minimum);"
         " min(x, dim=0): smallest along dim (the values; argmin gives the indices)",
     ),
@@ -216,7 +214,7 @@ CALCULATOR_FORMS = {
 def python_signature(name: str) -> inspect.Signature:
     """The Python signature of the language's function ``name``."""
     form = CALCULATOR_FORMS.get(name)
-    return form[0] if form is not None else FUNCTIONS[name].signature
+    return form[0].python_signature() if form is not None else FUNCTIONS[name].signature
 
 
 def builtin_signature(name: str) -> Signature:
