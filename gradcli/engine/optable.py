@@ -458,8 +458,10 @@ def _promote(out, x, y=None):
 def _bind(overload):
     """The function that applies ``overload``: plain NumPy on raw arrays, recording on tensors.
 
-    Inputs given by keyword (``sin(input=x)``) are bound through the schema first;
-    a call by position, the hot path, goes straight to the forward.
+    Inputs given by keyword (``sin(input=x)``) are bound through the schema first
+    (the function's own parameters are positional-only, so ``sin(x=t)`` is an
+    unknown keyword, as in PyTorch); a call by position, the hot path, goes
+    straight to the forward.
     """
     entry = overload.entry
     forward = overload.forward
@@ -472,7 +474,7 @@ def _bind(overload):
 
     if entry.variadic:
 
-        def fn(tensors=_NO_ARG, *params, **kwargs):
+        def fn(tensors=_NO_ARG, /, *params, **kwargs):
             if kwargs or tensors is _NO_ARG:
                 return by_keyword((tensors, *params), kwargs)
             tensors = tuple(tensors)
@@ -490,7 +492,7 @@ def _bind(overload):
             return Tensor._make(out)
     elif n == 1:
 
-        def fn(x=_NO_ARG, *params, **kwargs):
+        def fn(x=_NO_ARG, /, *params, **kwargs):
             if kwargs or x is _NO_ARG:
                 return by_keyword((x, *params), kwargs)
             if type(x) is not Tensor:
@@ -510,7 +512,7 @@ def _bind(overload):
             return Tensor._make(out)
     elif n == 2:
 
-        def fn(x=_NO_ARG, y=_NO_ARG, *params, **kwargs):
+        def fn(x=_NO_ARG, y=_NO_ARG, /, *params, **kwargs):
             if kwargs or y is _NO_ARG:
                 return by_keyword((x, y, *params), kwargs)
             tx = type(x) is Tensor

@@ -272,7 +272,9 @@ def bind(sig: Signature, n_args: int, keywords, span: Span) -> None:
         if name not in sig.keywords:
             hint = suggest(keyword.name, sig.keywords | {a for a, _ in sig.aliases})
             raise GradcliTypeError(
-                f"{sig.name} does not take the keyword '{keyword.name}'{hint}", keyword.span
+                f"{sig.name} does not take the keyword '{keyword.name}'{hint}:"
+                f" {sig.name}{sig.shown}",
+                keyword.span,
             )
         if name in filled:
             raise GradcliTypeError(f"{sig.name} got two values for '{name}'", keyword.span)
