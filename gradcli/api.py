@@ -23,6 +23,7 @@ produced it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,12 @@ import numpy as np
 import gradcli
 
 from . import bindings as _bindings
+from .analysis.assembled import (
+    assemble_hessian,
+    assemble_jacobian,
+    wants_hessian,
+    wants_jacobian,
+)
 from .errors import GradcliError
 
 DTYPES = ("float64", "float32")
@@ -49,6 +56,14 @@ _OPTION_NAMES = {
     "debug",
     "wrt",
     "tangent",
+    "grad",
+    "order",
+    "eps",
+    "atol",
+    "rtol",
+    "sigma",
+    "cov",
+    "over",
     "help",
     "version",
 }
@@ -99,6 +114,9 @@ class Result:
     #: The directional derivative along ``tangents``, of the value's shape.
     jvp: np.ndarray | None = None
     tangents: Mapping[str, np.ndarray] | None = None
+    #: The whole Hessian or Jacobian over all inputs (``gradcli.analysis.Assembled``),
+    #: when there are several inputs or one is not a scalar (hessian, jacobian).
+    assembled: object | None = None
 
     @property
     def shapes(self) -> Mapping[str, tuple[int, ...]]:
@@ -108,10 +126,7 @@ class Result:
     @property
     def title(self) -> str:
         """The expression, when it fits on a line, else the file it came from."""
-        text = self.source.strip()
-        if self.filename == "<expr>" or ("\n" not in text and len(text) <= 60):
-            return text
-        return self.filename
+        return source_title(self.source, self.filename)
 
     @property
     def finite(self) -> bool:
@@ -127,6 +142,15 @@ class Result:
         for key in SECTIONS[self.command]:
             tree[key] = _thawed(getattr(self, key))
         return tree
+
+
+def source_title(source: str, filename: str) -> str:
+    """How a result names its program: the expression, when it fits on a line, else
+    the file it came from."""
+    text = source.strip()
+    if filename == "<expr>" or ("\n" not in text and len(text) <= 60):
+        return text
+    return filename
 
 
 def _thawed(section):
@@ -190,7 +214,11 @@ def jacobian(
         else:
             value, blocks = f(), ()
         jac = {n: _array(b) for n, b in zip(s.wrt, blocks)}
-        return s.result("jacobian", value, jacobian=jac)
+        result = s.result("jacobian", value, jacobian=jac)
+        if wants_jacobian(result.value.shape, result.shapes, result.inputs):
+            whole = assemble_jacobian(result.value, result.jacobian, result.shapes)
+            result = dataclasses.replace(result, assembled=whole)
+        return result
 
 
 def hessian(
@@ -217,7 +245,11 @@ def hessian(
                     y: _array(block).reshape(s.shape(x) + s.shape(y))
                     for y, block in zip(s.wrt, row)
                 }
-        return s.result("hessian", out, grad=grads, hessian=hess)
+        result = s.result("hessian", out, grad=grads, hessian=hess)
+        if wants_hessian(result.shapes, result.inputs):
+            whole = assemble_hessian(result.value, result.grad, result.hessian, result.shapes)
+            result = dataclasses.replace(result, assembled=whole)
+        return result
 
 
 def vjp(

@@ -10,7 +10,8 @@ from gradcli import __version__
 from gradcli.cli import cli
 
 COMPUTING = ["eval", "grad", "jacobian", "hessian", "vjp", "jvp"]
-COMMANDS = [*COMPUTING, "functions"]
+ANALYSES = ["check"]
+COMMANDS = [*COMPUTING, "functions", *ANALYSES]
 
 
 def test_the_commands():

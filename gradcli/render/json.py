@@ -16,7 +16,15 @@ from .numbers import format_number
 
 
 def render(result, stream, precision: int | None = None) -> None:
-    stream.write(encode(result.as_tree(), precision) + "\n")
+    tree = result.as_tree()
+    if getattr(result, "assembled", None) is not None:
+        tree.update(result.assembled.as_tree())
+    stream.write(encode(tree, precision) + "\n")
+
+
+def render_report(report, stream, precision: int | None = None) -> None:
+    """An analysis report (``gradcli.analysis``): its ``as_tree()`` as one object."""
+    stream.write(encode(report.as_tree(), precision) + "\n")
 
 
 def render_functions(functions, stream) -> None:
@@ -36,10 +44,19 @@ def _object(**fields) -> str:
 
 
 def encode(node, precision: int | None = None) -> str:
-    """A result tree (dicts of arrays) as strict JSON text."""
+    """A result tree as strict JSON text: dicts of arrays and numbers, and in reports
+    also text, booleans, None and lists (of text, of dicts)."""
     if isinstance(node, Mapping):
         items = (f"{_string(key)}: {encode(value, precision)}" for key, value in node.items())
         return "{" + ", ".join(items) + "}"
+    if node is None:
+        return "null"
+    if isinstance(node, str):
+        return _string(node)
+    if isinstance(node, bool):
+        return "true" if node else "false"
+    if isinstance(node, (list, tuple)) and any(isinstance(n, (str, Mapping)) for n in node):
+        return "[" + ", ".join(encode(item, precision) for item in node) + "]"
     return _array(np.asarray(node), precision)
 
 

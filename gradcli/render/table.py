@@ -61,6 +61,20 @@ def render(result, stream, precision: int | None = None, console: Console | None
         table.add_row(*cells, numbers, end_section=last_of_group)
     # The title above the table, not in it: a long file name must not wrap.
     console.print(Text(_shown(result.title, encoding), style="bold"), table)
+    if getattr(result, "assembled", None) is not None:
+        from .reports import assembled_table
+
+        assembled_table(result.assembled, console, precision)
+
+
+def render_report(report, stream, precision: int | None = None, console=None) -> None:
+    """An analysis report (``gradcli.analysis``), laid out by ``reports``."""
+    from .reports import report_table
+
+    console = console or Console(file=stream, highlight=False)
+    if console.width < MIN_WIDTH:
+        console.width = 80 if console.width <= 0 else MIN_WIDTH
+    report_table(report, console, DEFAULT_PRECISION if precision is None else precision)
 
 
 def render_functions(functions, stream, console: Console | None = None) -> None:

@@ -1,0 +1,140 @@
+"""Tables of the analyses (``gradcli.analysis``) and of the assembled Hessian and
+Jacobian, for ``--format table``. Like every renderer, these only lay out what a
+report holds. Rich is imported here, so only tables load it.
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from .numbers import format_array, format_number
+
+# Wider than this, a matrix is left to --format json or plain rather than squeezed.
+MAX_MATRIX_COLUMNS = 12
+
+
+def _table(console, *headers: str, title: str | None = None) -> Table:
+    table = Table(
+        box=box.ROUNDED, safe_box=not _unicode(console), title=title, title_justify="left"
+    )
+    for i, header in enumerate(headers):
+        table.add_column(header, no_wrap=i == 0, style="bold cyan" if i == 0 else None)
+    return table
+
+
+def _line(console, label: str, text: str) -> None:
+    console.print(Text(label, style="bold").append(" " + text, style=""))
+
+
+# ----------------------------------------------------------------------------
+# The assembled Hessian and Jacobian (hessian, jacobian)
+# ----------------------------------------------------------------------------
+
+
+def assembled_table(assembled, console, precision: int) -> None:
+    unicode = _unicode(console)
+    shown = lambda text: _shown(text, console.encoding)  # noqa: E731
+    what = "Hessian" if assembled.kind == "hessian" else "Jacobian (rows: outputs)"
+    if len(assembled.columns) > MAX_MATRIX_COLUMNS:
+        size = f"{len(assembled.rows)} by {len(assembled.columns)}"
+        _line(console, f"whole {what}:", f"{size}, too wide for a table: see --format plain")
+    else:
+        table = _table(console, "", *map(shown, assembled.columns))
+        for label, row in zip(assembled.rows, assembled.matrix):
+            table.add_row(shown(label), *(format_number(x, precision) for x in row))
+        console.print(Text(f"whole {what}", style="bold"), table)
+    if assembled.kind == "jacobian":
+        if assembled.determinant is not None:
+            _line(console, "determinant:", format_number(assembled.determinant, precision))
+        return
+    if assembled.eigenvalues is not None:
+        _line(console, "eigenvalues:", format_array(assembled.eigenvalues, precision))
+    _line(console, "classification:", _verdict(assembled, unicode))
+
+
+def _verdict(assembled, unicode: bool) -> str:
+    nabla, lam = ("∇", "λ") if unicode else ("grad ", "lambda")
+    norm = format_number(assembled.gradient_norm, 3)
+    zero = format_number(assembled.gradient_tolerance, 3)
+    gradient = f"max |{nabla}f| = {norm}, zero up to {zero}"
+    if assembled.eigenvalue_tolerance is None:
+        return f"{assembled.classification} ({gradient})"
+    zero = format_number(assembled.eigenvalue_tolerance, 3)
+    return f"{assembled.classification} ({gradient}; |{lam}| <= {zero} counts as zero)"
+
+
+def _unicode(console) -> bool:
+    return console.encoding.lower().startswith("utf")
+
+
+def _shown(text: str, encoding: str) -> str:
+    from .table import _shown
+
+    return _shown(text, encoding)
+
+
+# ----------------------------------------------------------------------------
+# The analyses
+# ----------------------------------------------------------------------------
+
+
+def report_table(report, console, precision: int) -> None:
+    _LAYOUTS[report.command](report, console, precision)
+
+
+_LAYOUTS: dict = {}
+
+
+def _title(console, report) -> None:
+    console.print(Text(_shown(report.title, console.encoding), style="bold"))
+
+
+def _path_label(path, unicode: bool) -> str:
+    from .table import label
+
+    return label(path, unicode)
+
+
+def _mark(passed: bool) -> Text:
+    return Text("pass", style="green") if passed else Text("FAIL", style="bold red")
+
+
+def _check(report, console, precision: int) -> None:
+    unicode = _unicode(console)
+    _title(console, report)
+    if report.against == "finite differences":
+        table = _table(console, "", "max abs error", "max rel error", "")
+        for c in report.comparisons:
+            table.add_row(
+                _path_label(c.path, unicode),
+                format_number(c.max_abs_error, 3),
+                format_number(c.max_rel_error, 3),
+                _mark(c.passed),
+            )
+        against = f"against central finite differences in float64, eps {format_number(report.eps)}"
+    else:
+        table = _table(console, "", "formula", "formula's value", "engine", "max abs error", "")
+        for c in report.comparisons:
+            table.add_row(
+                _path_label(c.path, unicode),
+                Text(c.formula or ""),
+                format_array(c.expected, precision),
+                format_array(c.engine, precision),
+                format_number(c.max_abs_error, 3),
+                _mark(c.passed),
+            )
+        against = "against the hand formulas"
+    console.print(table)
+    atol, rtol = format_number(report.atol), format_number(report.rtol)
+    rule = f"|engine - expected| <= {atol} + {rtol}*|expected|"
+    failed = sum(not c.passed for c in report.comparisons)
+    if failed:
+        verdict = Text(f"{failed} of {len(report.comparisons)} disagree", style="bold red")
+    else:
+        verdict = Text("all agree", style="green")
+    console.print(verdict.append(f" ({against}; agree when {rule})", style=""))
+
+
+_LAYOUTS["check"] = _check
