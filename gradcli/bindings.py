@@ -27,6 +27,8 @@ from .errors import GradcliError
 FILE_SUFFIXES = (".npy", ".csv", ".txt", ".json")
 # The language's NUMBER token (grammar/gradcli.lark), with a sign.
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# A number with its uncertainty, which only gradcli propagate reads: 1.00+-0.01.
+_UNCERTAIN = re.compile(rf"{_NUMBER.pattern}\s*(\+-|\+/-)\s*{_NUMBER.pattern}")
 
 
 def extract(args: Sequence[str], takes_value: Iterable[str], flags: Iterable[str]) -> list[str]:
@@ -90,6 +92,11 @@ def parse_value(text: str, *, name: str, seed: int | None = None) -> np.ndarray:
         return load_file(stripped[1:], name=name)
     if not stripped:
         raise GradcliError(f"{name} has an empty value")
+    if "±" in stripped or _UNCERTAIN.fullmatch(stripped):
+        raise GradcliError(
+            f"{name} {stripped}: a value with an uncertainty is read only by gradcli "
+            "propagate; give the value alone (or, for a sum, write 1 + -0.01)"
+        )
     if _NUMBER.fullmatch(stripped):
         # A plain number means the same to the language; skip parsing it (start-up).
         # "+ 0.0" turns -0 into 0, as the language's unary minus does.

@@ -288,11 +288,20 @@ _WRT = click.option(
 )
 
 
-def _command(group, name, *extra_options):
-    """Subcommand ``name`` of ``group``, with the shared options and ``extra_options``."""
+def _command(group, name, *extra_options, formats=None):
+    """Subcommand ``name`` of ``group``, with the shared options and ``extra_options``;
+    ``formats``, when given, replaces ``--format``'s choices."""
+    shared = list(_SHARED_OPTIONS)
+    if formats is not None:
+        shared[shared.index(_FORMAT)] = click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(formats),
+            help="Output format [default: table on a terminal, plain otherwise].",
+        )
 
     def decorate(function):
-        for option in reversed([*_SHARED_OPTIONS[:1], *extra_options, *_SHARED_OPTIONS[1:]]):
+        for option in reversed([*shared[:1], *extra_options, *shared[1:]]):
             function = option(function)
         return group.command(name, cls=_Command, epilog=_EPILOG)(function)
 

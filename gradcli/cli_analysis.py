@@ -144,3 +144,143 @@ def _hand_formulas(options) -> dict[str, str]:
             raise GradcliError(f"--grad {name}= needs a formula, as in --grad {name}=2*{name}")
         formulas[name] = formula
     return formulas
+
+
+# ----------------------------------------------------------------------------
+# diff
+# ----------------------------------------------------------------------------
+
+
+@_command(
+    cli,
+    "diff",
+    click.option("--wrt", multiple=True, metavar="X,Y", help="The inputs [default: all]."),
+    formats=[*(f.value for f in Format), "latex"],
+)
+def diff_command(source, wrt, **options):
+    """The symbolic derivative of SOURCE with respect to each input, simplified
+    by SymPy (pip install 'gradcli[symbolic]'). When every input has a value,
+    also its value there, which must agree with the engine's gradient (exit
+    status 1 when it does not). --format latex writes LaTeX.
+
+    \b
+    Examples:
+      $ gradcli diff "(x+2)**2+3" --format plain
+      function (x + 2)**2 + 3
+      value none
+      derivatives.x.formula 2*x + 4
+      derivatives.x.latex 2 x + 4
+      derivatives.x.value none
+      derivatives.x.engine none
+      derivatives.x.agrees none
+      $ gradcli diff "x**2 * sin(y)" --format latex
+      f = x^{2} \\sin{\\left(y \\right)}
+      \\frac{\\partial f}{\\partial x} = 2 x \\sin{\\left(y \\right)}
+      \\frac{\\partial f}{\\partial y} = x^{2} \\cos{\\left(y \\right)}
+    """
+    from .analysis import derivative
+    from .cli import _names
+
+    _npz_only(options, "diff")
+    report = _run_report(derivative, source, options, wrt=_names(wrt))
+    if not report.agrees:
+        return EXIT_DISAGREE
+    return _strict_status(report, options)
+
+
+# ----------------------------------------------------------------------------
+# propagate
+# ----------------------------------------------------------------------------
+
+
+@_command(
+    cli,
+    "propagate",
+    click.option(
+        "--sigma",
+        "sigmas",
+        multiple=True,
+        metavar="X=S",
+        help="The standard uncertainty of input X (repeatable; a number, or one per entry).",
+    ),
+    click.option(
+        "--cov",
+        metavar="FILE",
+        help="The covariance of all inputs' entries, in order (.npy, .csv, .txt, .json).",
+    ),
+)
+def propagate_command(source, sigmas, cov, **options):
+    """First-order propagation of uncertainties: sigma_f^2 = J Sigma J^T. A
+    binding may carry its uncertainty: --L "1.00±0.01" or --L 1.00+-0.01.
+    Prints f ± sigma_f rounded as a lab report would, each input's share of
+    the variance and, for a vector output, its covariance matrix.
+
+    \b
+    Example:
+      $ gradcli propagate "4*pi**2*L/T**2" --L 1.00+-0.01 --T 2.00+-0.02 --format plain
+      value 9.869604401089358
+      sigma 0.22069106351866905
+      rounded 9.9 ± 0.2
+      inputs.L.value 1
+      inputs.L.sigma 0.01
+      inputs.T.value 2
+      inputs.T.sigma 0.02
+      shares.L 0.2
+      shares.T 0.8
+    """
+    from .analysis import propagate
+
+    _npz_only(options, "propagate")
+    named = {}
+    for option in sigmas:
+        name, sigma = _bindings.split_assignment(option, "--sigma")
+        if name in named:
+            raise GradcliError(f"--sigma {name} is given twice")
+        named[name] = sigma
+    report = _run_report(propagate, source, options, sigmas=named, cov=cov)
+    return _strict_status(report, options)
+
+
+# ----------------------------------------------------------------------------
+# taylor
+# ----------------------------------------------------------------------------
+
+
+@_command(
+    cli,
+    "taylor",
+    click.option("--wrt", multiple=True, metavar="X,Y", help="The variables [default: all]."),
+    click.option(
+        "--order", type=click.IntRange(0), default=2, show_default=True, help="The degree."
+    ),
+)
+def taylor_command(source, wrt, order, **options):
+    """The Taylor polynomial of a scalar output at the bound point, up to
+    degree --order, in one or more inputs; its coefficients come from repeated
+    differentiation.
+
+    \b
+    Example:
+      $ gradcli taylor "exp(x)" --x 0 --order 3 --format plain
+      value 1
+      order 3
+      point.x 0
+      polynomial 1 + x + 0.5*x**2 + 0.16666666666666666*x**3
+      terms.0.monomial 1
+      terms.0.coefficient 1
+      terms.1.powers.x 1
+      terms.1.monomial x
+      terms.1.coefficient 1
+      terms.2.powers.x 2
+      terms.2.monomial x**2
+      terms.2.coefficient 0.5
+      terms.3.powers.x 3
+      terms.3.monomial x**3
+      terms.3.coefficient 0.16666666666666666
+    """
+    from .analysis import taylor
+    from .cli import _names
+
+    _npz_only(options, "taylor")
+    report = _run_report(taylor, source, options, wrt=_names(wrt), order=order)
+    return _strict_status(report, options)

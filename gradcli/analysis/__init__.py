@@ -24,6 +24,12 @@ from .assembled import Assembled, assemble_hessian, assemble_jacobian
 _LAZY = {
     "check": "checks",
     "CheckReport": "checks",
+    "derivative": "symbolic",
+    "DiffReport": "symbolic",
+    "propagate": "uncertainty",
+    "PropagateReport": "uncertainty",
+    "taylor": "series",
+    "TaylorReport": "series",
 }
 
 __all__ = ["Assembled", "assemble_hessian", "assemble_jacobian", *_LAZY]

@@ -55,7 +55,7 @@ def encode(node, precision: int | None = None) -> str:
         return _string(node)
     if isinstance(node, bool):
         return "true" if node else "false"
-    if isinstance(node, (list, tuple)) and any(isinstance(n, (str, Mapping)) for n in node):
+    if isinstance(node, (list, tuple)):
         return "[" + ", ".join(encode(item, precision) for item in node) + "]"
     return _array(np.asarray(node), precision)
 

@@ -36,9 +36,9 @@ def render_report(report, stream, precision: int | None = None) -> None:
 
 
 def render_report_tree(tree: Mapping, stream, precision: int | None = None) -> None:
-    """``path value...`` for every leaf: numbers flattened, text as it is, a list of
-    names space-separated, a list of dicts numbered (``terms.0.coefficient``), None as
-    ``none``, booleans as ``true``/``false``."""
+    """``path value...`` for every leaf: numbers flattened, text as it is, lists (of
+    names, of formulas) flattened into fields, a list of dicts numbered
+    (``terms.0.coefficient``), None as ``none``, booleans as ``true``/``false``."""
     for path, node in leaves(_numbered(tree)):
         stream.write(" ".join([".".join(map(str, path)), *_words(node, precision)]) + "\n")
 
@@ -58,8 +58,9 @@ def _words(node, precision) -> list[str]:
         return ["true" if node else "false"]
     if isinstance(node, str):
         return [node]
-    if isinstance(node, (list, tuple)) and any(isinstance(item, str) for item in node):
-        return [str(item) for item in node]
+    if isinstance(node, (list, tuple)):
+        # Text, or nested tuples of it (formulas), flattened in row-major order.
+        return [word for item in node for word in _words(item, precision)]
     return flat_numbers(node, precision)
 
 

@@ -138,3 +138,101 @@ def _check(report, console, precision: int) -> None:
 
 
 _LAYOUTS["check"] = _check
+
+
+def _formula_lines(formula) -> str:
+    """A formula, or nested tuples of them, one entry a line with its index."""
+    if isinstance(formula, str):
+        return formula
+    import numpy as np
+
+    array = np.empty(_shape(formula), dtype=object)
+    _fill(array, formula)
+    return "\n".join(
+        f"[{','.join(map(str, index))}] {array[index]}" for index in np.ndindex(*array.shape)
+    )
+
+
+def _shape(nested) -> tuple[int, ...]:
+    shape = []
+    while isinstance(nested, tuple):
+        shape.append(len(nested))
+        nested = nested[0] if nested else ""
+    return tuple(shape)
+
+
+def _fill(array, nested, index=()) -> None:
+    if isinstance(nested, str):
+        array[index] = nested
+        return
+    for i, part in enumerate(nested):
+        _fill(array, part, index + (i,))
+
+
+def _diff(report, console, precision: int) -> None:
+    unicode = _unicode(console)
+    _title(console, report)
+    bound = report.value is not None
+    headers = ["", "formula"] + (["value", f"engine's {report.kind}", ""] if bound else [])
+    table = _table(console, *headers)
+    table.add_row("f", Text(_formula_lines(report.function)), *(
+        [format_array(report.value, precision), "", ""] if bound else []
+    ))  # fmt: skip
+    table.add_section()
+    for d in report.derivatives:
+        cells = [_path_label((report.kind, d.name), unicode), Text(_formula_lines(d.formula))]
+        if bound:
+            agrees = Text("agree", style="green") if d.agrees else Text("DISAGREE", "bold red")
+            cells += [format_array(d.value, precision), format_array(d.engine, precision), agrees]
+        table.add_row(*cells)
+    console.print(table)
+
+
+_LAYOUTS["diff"] = _diff
+
+
+def _propagate(report, console, precision: int) -> None:
+    _title(console, report)
+    table = _table(console, "", "value ± σ", "value", "σ")
+    table.add_row(
+        "f",
+        Text(_formula_lines(report.rounded)),
+        format_array(report.value, precision),
+        format_array(report.sigma, precision),
+    )
+    console.print(table)
+    inputs = _table(console, "input", "value", "σ", "share of the variance")
+    for name, value in report.inputs.items():
+        share = format_array(report.shares[name], 3)
+        inputs.add_row(
+            _shown(name, console.encoding),
+            format_array(value, precision),
+            format_array(report.sigmas[name], precision),
+            share,
+        )
+    if report.correlation_share is not None:
+        inputs.add_row("(correlation)", "", "", format_array(report.correlation_share, 3))
+    console.print(inputs)
+    if report.value.size > 1:
+        _line(console, "covariance of the outputs:", "")
+        console.print(format_array(report.covariance, precision))
+
+
+_LAYOUTS["propagate"] = _propagate
+
+
+def _taylor(report, console, precision: int) -> None:
+    _title(console, report)
+    # Text, not markup: a name like w[0] is no style.
+    about = "≈" if _unicode(console) else "~"
+    console.print(Text(_shown(f"f {about} {report.polynomial(precision)}", console.encoding)))
+    table = _table(console, "term", "coefficient")
+    for term in report.terms:
+        table.add_row(
+            Text(_shown(report.monomial(term, precision), console.encoding)),
+            format_number(term.coefficient, precision),
+        )
+    console.print(table)
+
+
+_LAYOUTS["taylor"] = _taylor
