@@ -3,6 +3,7 @@ thin Click commands over ``gradcli.analysis``, registered on ``gradcli.cli.cli``
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -283,4 +284,50 @@ def taylor_command(source, wrt, order, **options):
 
     _npz_only(options, "taylor")
     report = _run_report(taylor, source, options, wrt=_names(wrt), order=order)
+    return _strict_status(report, options)
+
+
+# ----------------------------------------------------------------------------
+# plot
+# ----------------------------------------------------------------------------
+
+
+@_command(
+    cli,
+    "plot",
+    click.option(
+        "--over",
+        required=True,
+        metavar="X=A:B[:N]",
+        help=f"The input along the x axis and its range (N points, default {201}).",
+    ),
+)
+def plot_command(source, over, **options):
+    """The function and its derivative over a range of one input (the others
+    bound as usual), drawn in the terminal, with kinks (where f' jumps) and
+    non-finite points marked. --output FILE.png or FILE.svg also draws it with
+    matplotlib (pip install 'gradcli[plot]'); --format plain or json gives the
+    numbers.
+
+    \b
+    Example:
+      $ gradcli plot "abs(x)" --over x=-1:1:5 --format plain
+      over x
+      x -1 -0.5 0 0.5 1
+      f 1 0.5 0 0.5 1
+      df -1 -1 0 1 1
+      kinks 0
+      nonfinite
+    """
+    from .analysis import plot
+    from .render.image import write_image
+
+    output = options["output"]
+    if output is not None:
+        output = os.path.expanduser(output)
+        if not output.lower().endswith((".png", ".svg")):
+            raise GradcliError(f"--output {output}: the plot is written as .png or .svg")
+    report = _run_report(plot, source, options, over=_bindings.parse_over(over))
+    if output is not None:
+        write_image(report, output)
     return _strict_status(report, options)

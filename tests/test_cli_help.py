@@ -10,7 +10,7 @@ from gradcli import __version__
 from gradcli.cli import cli
 
 COMPUTING = ["eval", "grad", "jacobian", "hessian", "vjp", "jvp"]
-ANALYSES = ["check", "diff", "propagate", "taylor"]
+ANALYSES = ["check", "diff", "propagate", "taylor", "plot"]
 COMMANDS = [*COMPUTING, "functions", *ANALYSES]
 
 

@@ -30,6 +30,8 @@ _LAZY = {
     "PropagateReport": "uncertainty",
     "taylor": "series",
     "TaylorReport": "series",
+    "plot": "plotting",
+    "PlotReport": "plotting",
 }
 
 __all__ = ["Assembled", "assemble_hessian", "assemble_jacobian", *_LAZY]
