@@ -149,3 +149,24 @@ def test_without_sympy(gradcli, monkeypatch):
     result = gradcli("diff", "x**2")
     assert result.exit_code == 2
     assert "pip install 'gradcli[symbolic]'" in result.stderr
+
+
+def test_index_assignment_is_substituted(gradcli_json):
+    # samples/tutorial_vector.grad: k = [x0² + 3 x1, 2 x0 + x1²] at (2, 3).
+    out = gradcli_json("diff", "samples/tutorial_vector.grad")
+    assert out["derivatives"]["x"]["formula"] == [["2*x[0]", "3"], ["2", "2*x[1]"]]
+    assert out["derivatives"]["x"]["value"] == [[4, 3], [2, 6]]
+
+
+def test_a_large_program_agrees_with_the_engine(gradcli_json):
+    # Too large to simplify in reasonable time: SymPy's derivative as it comes.
+    out = gradcli_json("diff", "samples/logistic_regression.grad")
+    assert all(d["agrees"] for d in out["derivatives"].values())
+
+
+def test_float32_agrees_within_its_precision(gradcli_json):
+    out = gradcli_json("diff", "sin(x)*exp(x)", "--x", "0.7", "--dtype", "float32")
+    assert out["derivatives"]["x"]["agrees"] is True
+    assert out["derivatives"]["x"]["value"] == pytest.approx(
+        np.exp(0.7) * (np.sin(0.7) + np.cos(0.7)), rel=1e-6
+    )

@@ -25,9 +25,20 @@ from ..errors import GradcliError
 from ..language import ir
 from .report import Report, frozen
 
-# The engine's value and SymPy's agree when closer than this (both in float64).
+# The engine's value and SymPy's agree when closer than this in float64 (looser in
+# float32: see ``agreement``).
 AGREE_RTOL = 1e-7
 AGREE_ATOL = 1e-10
+# SymPy's simplify can take minutes on a large expression: larger derivatives (in
+# operations) are left as SymPy's diff gives them.
+SIMPLIFY_LIMIT = 60
+
+
+def agreement(dtype: str) -> tuple[float, float]:
+    """``(rtol, atol)`` within which the engine's derivative in ``dtype`` agrees with
+    SymPy's value: a thousand roundings of the dtype, at least ``AGREE_RTOL``."""
+    eps = float(np.finfo(np.dtype(dtype)).eps)
+    return max(AGREE_RTOL, 1000 * eps), max(AGREE_ATOL, 1000 * eps * 1e-3)
 
 
 def _sympy():
@@ -53,14 +64,15 @@ class SymbolicDerivative:
     value: np.ndarray | None
     #: The engine's gradient (or Jacobian) there, or None.
     engine: np.ndarray | None
+    #: The dtype the engine computed in.
+    dtype: str = "float64"
 
     @property
     def agrees(self) -> bool | None:
         if self.value is None or self.engine is None:
             return None
-        return bool(
-            np.allclose(self.value, self.engine, rtol=AGREE_RTOL, atol=AGREE_ATOL, equal_nan=True)
-        )
+        rtol, atol = agreement(self.dtype)
+        return bool(np.allclose(self.value, self.engine, rtol=rtol, atol=atol, equal_nan=True))
 
     def as_tree(self) -> dict:
         return {
@@ -148,7 +160,9 @@ def derivative(
         result = compute(source, bindings, wrt=names, dtype=dtype, seed=seed, filename=filename)
         engine = result.grad if kind == "grad" else result.jacobian
     report_derivatives = tuple(
-        SymbolicDerivative(name, formula, latex, value, None if engine is None else engine[name])
+        SymbolicDerivative(
+            name, formula, latex, value, None if engine is None else engine[name], dtype
+        )
         for name, formula, latex, value in derivatives
     )
     function = out.reshape(()).item() if out.size == 1 else out
@@ -182,11 +196,17 @@ def _derivatives(sympy, out: np.ndarray, symbols: np.ndarray) -> np.ndarray:
     else of shape ``out.shape + symbols.shape``."""
     flat_out = list(out.reshape(-1))
     flat_in = list(symbols.reshape(-1))
-    entries = [sympy.simplify(sympy.diff(f, x)) for f in flat_out for x in flat_in]
+    entries = [_simplified(sympy, sympy.diff(f, x)) for f in flat_out for x in flat_in]
     shape = symbols.shape if out.size == 1 else out.shape + symbols.shape
     result = np.empty(len(entries), dtype=object)
     result[:] = entries
     return result.reshape(shape)
+
+
+def _simplified(sympy, expression):
+    if sympy.count_ops(expression) > SIMPLIFY_LIMIT:
+        return expression
+    return sympy.simplify(expression)
 
 
 def _texts(formulas: np.ndarray, printer):
@@ -306,7 +326,9 @@ class _ToSympy:
             target = np.array(self.name(node.name, node), dtype=object)
             if target.ndim == 0:
                 raise self.fail("assigning to an index of a scalar", node)
-            target[self.subscripts(node.subscripts)] = self.evaluate(node.value)
+            value = self.evaluate(node.value)
+            # A 0-d array would be stored as one object inside the array of objects.
+            target[self.subscripts(node.subscripts)] = value.item() if value.ndim == 0 else value
             self.env[node.name] = target
             return target
         return self.evaluate(node)
