@@ -10,6 +10,9 @@ import click
 
 from . import bindings as _bindings
 from .cli import (
+    _FORMAT,
+    _OUTPUT,
+    _SHARED_OPTIONS,
     EXIT_NONFINITE,
     EXIT_OK,
     _bind,
@@ -24,6 +27,8 @@ from .render import Format
 
 #: ``check``'s exit status when a derivative disagrees, so that it works in a script's ``if``.
 EXIT_DISAGREE = 1
+#: The shared options but --output: a report's numbers are kept with --format json.
+_REPORT_OPTIONS = [option for option in _SHARED_OPTIONS if option is not _OUTPUT]
 
 
 def _run_report(compute, source, options, *, fmt=None, **arguments):
@@ -48,11 +53,6 @@ def _run_report(compute, source, options, *, fmt=None, **arguments):
     for warning in report.warnings:
         _say(warning)
     return report
-
-
-def _npz_only(options, command: str) -> None:
-    if options["output"] is not None:
-        raise GradcliError(f"{command} has no --output: use --format json to keep its numbers")
 
 
 def _strict_status(report, options) -> int:
@@ -89,6 +89,7 @@ def _strict_status(report, options) -> int:
     ),
     click.option("--atol", type=float, default=1e-5, show_default=True, help="Absolute tolerance."),
     click.option("--rtol", type=float, default=1e-3, show_default=True, help="Relative tolerance."),
+    shared=_REPORT_OPTIONS,
 )
 def check_command(source, wrt, order, grads, eps, atol, rtol, **options):
     """The engine's gradient (and with --order 2 its Hessian) against central
@@ -118,7 +119,6 @@ def check_command(source, wrt, order, grads, eps, atol, rtol, **options):
     from .analysis import check
     from .cli import _names
 
-    _npz_only(options, "check")
     report = _run_report(
         check,
         source,
@@ -156,7 +156,17 @@ def _hand_formulas(options) -> dict[str, str]:
     cli,
     "diff",
     click.option("--wrt", multiple=True, metavar="X,Y", help="The inputs [default: all]."),
-    formats=[*(f.value for f in Format), "latex"],
+    shared=[
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice([*(f.value for f in Format), "latex"]),
+            help="Output format [default: table on a terminal, plain otherwise].",
+        )
+        if option is _FORMAT
+        else option
+        for option in _REPORT_OPTIONS
+    ],
 )
 def diff_command(source, wrt, **options):
     """The symbolic derivative of SOURCE with respect to each input, simplified
@@ -182,7 +192,6 @@ def diff_command(source, wrt, **options):
     from .analysis import derivative
     from .cli import _names
 
-    _npz_only(options, "diff")
     report = _run_report(derivative, source, options, wrt=_names(wrt))
     if not report.agrees:
         return EXIT_DISAGREE
@@ -209,6 +218,7 @@ def diff_command(source, wrt, **options):
         metavar="FILE",
         help="The covariance of all inputs' entries, in order (.npy, .csv, .txt, .json).",
     ),
+    shared=_REPORT_OPTIONS,
 )
 def propagate_command(source, sigmas, cov, **options):
     """First-order propagation of uncertainties: sigma_f^2 = J Sigma J^T. A
@@ -231,7 +241,6 @@ def propagate_command(source, sigmas, cov, **options):
     """
     from .analysis import propagate
 
-    _npz_only(options, "propagate")
     named = {}
     for option in sigmas:
         name, sigma = _bindings.split_assignment(option, "--sigma")
@@ -254,6 +263,7 @@ def propagate_command(source, sigmas, cov, **options):
     click.option(
         "--order", type=click.IntRange(0), default=2, show_default=True, help="The degree."
     ),
+    shared=_REPORT_OPTIONS,
 )
 def taylor_command(source, wrt, order, **options):
     """The Taylor polynomial of a scalar output at the bound point, up to
@@ -282,7 +292,6 @@ def taylor_command(source, wrt, order, **options):
     from .analysis import taylor
     from .cli import _names
 
-    _npz_only(options, "taylor")
     report = _run_report(taylor, source, options, wrt=_names(wrt), order=order)
     return _strict_status(report, options)
 
@@ -299,8 +308,16 @@ def taylor_command(source, wrt, order, **options):
         "--over",
         required=True,
         metavar="X=A:B[:N]",
-        help=f"The input along the x axis and its range (N points, default {201}).",
+        help="The input along the x axis and its range (N points, default 201).",
     ),
+    shared=[
+        click.option(
+            "-o", "--output", metavar="FILE.png", help="Also draw the plot into FILE (.png, .svg)."
+        )
+        if option is _OUTPUT
+        else option
+        for option in _SHARED_OPTIONS
+    ],
 )
 def plot_command(source, over, **options):
     """The function and its derivative over a range of one input (the others

@@ -129,7 +129,7 @@ def check(
             source, bindings, order, eps, atol, rtol, wrt, dtype, settings
         )
         against = FINITE_DIFFERENCES
-    title = api.source_title(source, filename)
+    title = api._title(source, filename)
     return CheckReport(
         source, title, against, order, eps, atol, rtol, dtype, tuple(comparisons), tuple(warnings)
     )

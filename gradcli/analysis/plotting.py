@@ -98,7 +98,7 @@ def plot(
     nonfinite = xs[~(np.isfinite(values) & np.isfinite(slopes))]
     return PlotReport(
         source,
-        api.source_title(source, filename),
+        api._title(source, filename),
         over.name,
         frozen(xs),
         frozen(values),

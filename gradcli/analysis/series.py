@@ -143,7 +143,7 @@ def taylor(
         terms.append(Term(powers, float(value) / factorials + 0.0))  # no -0
     return TaylorReport(
         source,
-        api.source_title(source, filename),
+        api._title(source, filename),
         order,
         frozen(result.value),
         point,

@@ -175,7 +175,7 @@ def derivative(
     )
     return DiffReport(
         source,
-        api.source_title(source, filename),
+        api._title(source, filename),
         _texts(np.asarray(function, dtype=object), sympy.sstr),
         _texts(np.asarray(function, dtype=object), sympy.latex),
         kind,

@@ -143,7 +143,7 @@ def propagate(
     rounded = _rounded_all(np.asarray(jac.value, dtype=np.float64), sigma)
     return PropagateReport(
         source,
-        api.source_title(source, filename),
+        api._title(source, filename),
         frozen(jac.value),
         frozen(sigma),
         rounded,

@@ -16,10 +16,21 @@ from .numbers import format_number
 
 
 def render(result, stream, precision: int | None = None) -> None:
+    """The result tree, the assembled matrix (hessian, jacobian), then ``"steps"`` (with
+    --steps), ``"warnings"`` and ``"notes"`` when there are any."""
+    from .graph import diagnostics_json, steps_json
+
     tree = result.as_tree()
     if getattr(result, "assembled", None) is not None:
         tree.update(result.assembled.as_tree())
-    stream.write(encode(tree, precision) + "\n")
+    text = encode(tree, precision)
+    extra = []
+    if result.graph is not None:
+        extra.append(f'"steps": {steps_json(result.graph, precision)}')
+    extra += diagnostics_json(result)
+    if extra:
+        text = text[:-1] + ", " + ", ".join(extra) + "}"
+    stream.write(text + "\n")
 
 
 def render_report(report, stream, precision: int | None = None) -> None:
