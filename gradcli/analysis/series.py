@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -140,13 +141,13 @@ def taylor(
         for i in index:
             powers[variables[i]] = powers.get(variables[i], 0) + 1
         factorials = math.prod(math.factorial(p) for p in powers.values())
-        terms.append(Term(powers, float(value) / factorials + 0.0))  # no -0
+        terms.append(Term(MappingProxyType(powers), float(value) / factorials + 0.0))  # no -0
     return TaylorReport(
         source,
         api._title(source, filename),
         order,
         frozen(result.value),
-        point,
+        MappingProxyType(point),
         tuple(terms),
         result.warnings,
     )

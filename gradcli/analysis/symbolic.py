@@ -154,11 +154,12 @@ def derivative(
         derivatives.append(
             [name, _texts(formulas, sympy.sstr), _texts(formulas, sympy.latex), value]
         )
-    engine = None
+    engine, notes = None, ()
     if values is not None and names:
         compute = api.gradient if kind == "grad" else api.jacobian
         result = compute(source, bindings, wrt=names, dtype=dtype, seed=seed, filename=filename)
         engine = result.grad if kind == "grad" else result.jacobian
+        notes = result.notes
     report_derivatives = tuple(
         SymbolicDerivative(
             name, formula, latex, value, None if engine is None else engine[name], dtype
@@ -167,7 +168,7 @@ def derivative(
     )
     function = out.reshape(()).item() if out.size == 1 else out
     value = _evaluate(sympy, out, substitutions) if substitutions is not None else None
-    warnings = tuple(
+    warnings = notes + tuple(
         f"warning: the symbolic derivative with respect to {d.name} is {_shown(d.value)}, but "
         f"the engine's {kind} is {_shown(d.engine)}: they disagree"
         for d in report_derivatives

@@ -18,6 +18,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -148,11 +149,11 @@ def propagate(
         frozen(sigma),
         rounded,
         frozen(covariance),
-        {n: jac.point[n] for n in names},
-        sigmas_out,
-        shares,
+        MappingProxyType({n: jac.point[n] for n in names}),
+        MappingProxyType(sigmas_out),
+        MappingProxyType(shares),
         correlation,
-        jac.warnings,
+        (*jac.notes, *jac.warnings),
     )
 
 

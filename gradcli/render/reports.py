@@ -91,10 +91,10 @@ def _title(console, report) -> None:
     console.print(Text(_shown(report.title, console.encoding), style="bold"))
 
 
-def _path_label(path, unicode: bool) -> str:
+def _path_label(path, unicode: bool, encoding: str = "utf-8") -> str:
     from .table import label
 
-    return label(path, unicode)
+    return _shown(label(path, unicode), encoding)
 
 
 def _mark(passed: bool) -> Text:
@@ -108,7 +108,7 @@ def _check(report, console, precision: int) -> None:
         table = _table(console, "", "max abs error", "max rel error", "")
         for c in report.comparisons:
             table.add_row(
-                _path_label(c.path, unicode),
+                _path_label(c.path, unicode, console.encoding),
                 format_number(c.max_abs_error, 3),
                 format_number(c.max_rel_error, 3),
                 _mark(c.passed),
@@ -118,7 +118,7 @@ def _check(report, console, precision: int) -> None:
         table = _table(console, "", "formula", "formula's value", "engine", "max abs error", "")
         for c in report.comparisons:
             table.add_row(
-                _path_label(c.path, unicode),
+                _path_label(c.path, unicode, console.encoding),
                 Text(c.formula or ""),
                 format_array(c.expected, precision),
                 format_array(c.engine, precision),
@@ -180,7 +180,8 @@ def _diff(report, console, precision: int) -> None:
     ))  # fmt: skip
     table.add_section()
     for d in report.derivatives:
-        cells = [_path_label((report.kind, d.name), unicode), Text(_formula_lines(d.formula))]
+        label = _path_label((report.kind, d.name), unicode, console.encoding)
+        cells = [label, Text(_shown(_formula_lines(d.formula), console.encoding))]
         if bound:
             agrees = Text("agree", style="green") if d.agrees else Text("DISAGREE", "bold red")
             cells += [format_array(d.value, precision), format_array(d.engine, precision), agrees]
