@@ -139,3 +139,20 @@ def test_order_2_needs_a_scalar(gradcli):
     result = gradcli("check", "x**2", "--x", "[1, 2]", "--order", "2")
     assert result.exit_code == 2
     assert "check --order 2 needs a scalar output" in result.stderr
+
+
+def test_hessian_of_one_vector_input():
+    # d²/dx² sum(x³) = diag(6 x).
+    report = check("sum(x**3)", {"x": [1.0, 2.0, 3.0]}, order=2)
+    assert report.passed
+    hessian = next(c for c in report.comparisons if c.path == ("hessian", "x", "x"))
+    np.testing.assert_allclose(hessian.expected, np.diag([6.0, 12.0, 18.0]), atol=1e-6)
+
+
+def test_hessian_of_vector_and_scalar_inputs():
+    # f = y sum(x³): d²f/dx dy = 3 x², d²f/dy dx the same, transposed shape.
+    report = check("sum(x**3) * y", {"x": [1.0, 2.0], "y": 2.0}, order=2)
+    assert report.passed
+    blocks = {c.path: c.expected for c in report.comparisons}
+    np.testing.assert_allclose(blocks[("hessian", "x", "y")], [3.0, 12.0], atol=1e-6)
+    np.testing.assert_allclose(blocks[("hessian", "y", "x")], [3.0, 12.0], atol=1e-6)

@@ -187,7 +187,7 @@ def _against_differences(source, bindings, order, eps, atol, rtol, wrt, dtype, s
         engine = api.jacobian(source, bindings, wrt=wrt, dtype=dtype, **settings)
         firsts = engine.jacobian
     comparisons = []
-    for name, block in zip(names, numerical):
+    for name, (block,) in zip(names, numerical):
         expected = block.reshape(value.shape + s.shape(name))
         comparisons.append(compare((kind, name), firsts[name], expected, atol, rtol))
     if order == 2:
@@ -226,7 +226,7 @@ def central_differences(outputs_at, point: Sequence[np.ndarray], eps: float) -> 
     """``d outputs / d point[i]`` for each input i, by central differences in float64.
 
     ``outputs_at(arrays)`` returns a tuple of arrays. Block ``[i][k]`` has shape
-    ``outputs[k].shape + (point[i].size,)``; with one output, ``[i]`` is that block.
+    ``outputs[k].shape + (point[i].size,)``.
     """
     point = [np.array(a, dtype=np.float64) for a in point]
     blocks = []
@@ -239,15 +239,11 @@ def central_differences(outputs_at, point: Sequence[np.ndarray], eps: float) -> 
                 moved[i].reshape(-1)[j] += sign * eps
                 steps.append(outputs_at(moved))
             columns.append([(p - m) / (2 * eps) for p, m in zip(*steps)])
-        per_output = (
-            [
-                np.stack([np.asarray(c[k], dtype=np.float64) for c in columns], axis=-1)
-                for k in range(len(columns[0]))
-            ]
-            if columns
-            else []
-        )
-        blocks.append(per_output[0] if len(per_output) == 1 else per_output)
+        outputs = len(columns[0]) if columns else 0
+        stacked = [
+            np.stack([np.asarray(c[k], np.float64) for c in columns], -1) for k in range(outputs)
+        ]
+        blocks.append(stacked)
     return blocks
 
 
