@@ -156,3 +156,9 @@ def test_hessian_of_vector_and_scalar_inputs():
     blocks = {c.path: c.expected for c in report.comparisons}
     np.testing.assert_allclose(blocks[("hessian", "x", "y")], [3.0, 12.0], atol=1e-6)
     np.testing.assert_allclose(blocks[("hessian", "y", "x")], [3.0, 12.0], atol=1e-6)
+
+
+def test_hand_formulas_need_a_scalar_output(gradcli):
+    result = gradcli("check", "x * [1, 2]", "--x", "1", "--grad", "x=1")
+    assert result.exit_code == 2
+    assert "check --grad compares gradients, of a scalar output" in result.stderr
