@@ -354,7 +354,10 @@ class _ToSympy:
     # ----- expressions -----
 
     def evaluate(self, node) -> np.ndarray:
-        return getattr(self, type(node).__name__)(node)
+        convert = getattr(self, type(node).__name__, None)
+        if convert is None:  # a construct of the language this walk does not know
+            raise self.fail(f"this {type(node).__name__} expression", node)
+        return convert(node)
 
     def name(self, name: str, node):
         if name in self.locals:

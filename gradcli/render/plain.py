@@ -31,7 +31,11 @@ def render(result, stream, precision: int | None = None) -> None:
     for path, array in leaves(result.as_tree()):
         stream.write(" ".join([".".join(path), *flat_numbers(array, precision)]) + "\n")
     if getattr(result, "assembled", None) is not None:
-        render_report_tree(result.assembled.as_tree(), stream, precision)
+        # Numbers only: the rows and columns are the inputs' entries in order (JSON
+        # names them), and `read name numbers` takes every line apart.
+        tree = result.assembled.as_tree()
+        tree["assembled"] = {"matrix": tree["assembled"]["matrix"]}
+        render_report_tree(tree, stream, precision)
 
 
 def render_report(report, stream, precision: int | None = None) -> None:
@@ -66,6 +70,11 @@ def _words(node, precision) -> list[str]:
         # Text, or nested tuples of it (formulas), flattened in row-major order.
         return [word for item in node for word in _words(item, precision)]
     return flat_numbers(node, precision)
+
+
+def render_numbers(array, stream, precision: int | None = None) -> None:
+    """One array's numbers alone, flattened, on one line (``--get NAME``)."""
+    stream.write(" ".join(flat_numbers(array, precision)) + "\n")
 
 
 def render_functions(functions, stream) -> None:

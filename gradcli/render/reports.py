@@ -33,11 +33,15 @@ def _line(console, label: str, text: str) -> None:
 # ----------------------------------------------------------------------------
 
 
-def assembled_table(assembled, console, precision: int) -> None:
+def assembled_table(assembled, console, precision: int, matrix: bool = True) -> None:
+    """The whole matrix (unless ``matrix`` is False: the result's rows show it), then the
+    determinant, or the eigenvalues and the classification."""
     unicode = _unicode(console)
     shown = lambda text: _shown(text, console.encoding)  # noqa: E731
     what = "Hessian" if assembled.kind == "hessian" else "Jacobian (rows: outputs)"
-    if len(assembled.columns) > MAX_MATRIX_COLUMNS:
+    if not matrix:
+        pass
+    elif len(assembled.columns) > MAX_MATRIX_COLUMNS:
         size = f"{len(assembled.rows)} by {len(assembled.columns)}"
         _line(console, f"whole {what}:", f"{size}, too wide for a table: see --format plain")
     else:
