@@ -11,7 +11,7 @@ from gradcli.cli import cli
 
 COMPUTING = ["eval", "grad", "jacobian", "hessian", "vjp", "jvp", "graph"]
 ANALYSES = ["check", "diff", "propagate", "taylor", "plot"]
-COMMANDS = [*COMPUTING, "functions", *ANALYSES]
+COMMANDS = [*COMPUTING, "functions", "repl", *ANALYSES]
 
 
 def test_the_commands():
@@ -76,7 +76,8 @@ def help_examples(command):
     return examples
 
 
-@pytest.mark.parametrize("command", [None, *COMMANDS])
+# repl's example is a terminal session: tests/test_repl.py replays it.
+@pytest.mark.parametrize("command", [None, *(c for c in COMMANDS if c != "repl")])
 def test_help_examples_print_what_they_say(gradcli, command):
     examples = help_examples(command)
     assert examples
