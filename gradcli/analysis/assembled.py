@@ -98,18 +98,30 @@ def assemble_hessian(value, grad: Mapping, hessian: Mapping, shapes: Mapping) ->
     gradient_tolerance = float(np.sqrt(eps) * max(1.0, abs(f) if np.isfinite(f) else 1.0))
     if not np.isfinite(matrix).all():
         return Assembled(
-            "hessian", labels, labels, matrix, None, None, NOT_FINITE, gradient_norm,
-            gradient_tolerance, None,
-        )  # fmt: skip
+            "hessian",
+            labels,
+            labels,
+            matrix,
+            classification=NOT_FINITE,
+            gradient_norm=gradient_norm,
+            gradient_tolerance=gradient_tolerance,
+        )
     # The symmetric part: a Hessian is symmetric, up to rounding in its two passes.
     eigenvalues = np.linalg.eigvalsh((matrix + matrix.T) / 2)
     largest = float(np.max(np.abs(eigenvalues), initial=0.0))
     eigenvalue_tolerance = float(np.sqrt(eps) * max(1.0, largest))
     verdict = classify(eigenvalues, gradient_norm, gradient_tolerance, eigenvalue_tolerance)
     return Assembled(
-        "hessian", labels, labels, matrix, eigenvalues, None, verdict, gradient_norm,
-        gradient_tolerance, eigenvalue_tolerance,
-    )  # fmt: skip
+        "hessian",
+        labels,
+        labels,
+        matrix,
+        eigenvalues=eigenvalues,
+        classification=verdict,
+        gradient_norm=gradient_norm,
+        gradient_tolerance=gradient_tolerance,
+        eigenvalue_tolerance=eigenvalue_tolerance,
+    )
 
 
 def classify(eigenvalues, gradient_norm: float, gradient_tolerance: float, tolerance: float):

@@ -112,8 +112,8 @@ def check(
     """
     if order not in (1, 2):
         raise GradcliError(f"--order must be 1 or 2, not {order}")
-    for name, number, least in (("--eps", eps, "positive"), ("--atol", atol, "non-negative"),
-                                ("--rtol", rtol, "non-negative")):  # fmt: skip
+    limits = (("--eps", eps, "positive"), ("--atol", atol, "non-negative"))
+    for name, number, least in (*limits, ("--rtol", rtol, "non-negative")):
         if not (np.isfinite(number) and number >= 0) or (least == "positive" and number == 0):
             raise GradcliError(f"{name} must be a finite {least} number, not {number}")
     settings = dict(seed=seed, filename=filename)

@@ -90,8 +90,9 @@ def plot(
             api._require_scalar(out, "plot")
             values[i] = float(out._data.reshape(()))
             if out.requires_grad:
-                (slope,) = gradcli.autograd.grad(out, [leaf], allow_unused=True,
-                                                 materialize_grads=True)  # fmt: skip
+                (slope,) = gradcli.autograd.grad(
+                    out, [leaf], allow_unused=True, materialize_grads=True
+                )
                 slopes[i] = float(slope._data)
             else:
                 slopes[i] = 0.0

@@ -391,8 +391,7 @@ class _ToSympy:
             if op == "matmul":
                 value = self.matmul(value, right, node)
             else:
-                value = _array({"add": np.add, "sub": np.subtract, "mul": np.multiply,
-                                "div": np.divide}[op](value, right))  # fmt: skip
+                value = _array(_ARITHMETIC[op](value, right))
         return value
 
     def matmul(self, left, right, node):
@@ -490,6 +489,9 @@ class _ToSympy:
         if name in ("dot", "matmul", "mm") and len(args) == 2:
             return self.matmul(args[0], args[1], node)
         raise self.fail(f"{name}({', '.join('...' for _ in args)})", node)
+
+
+_ARITHMETIC = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
 
 
 def _scalar(value) -> np.ndarray:

@@ -179,9 +179,8 @@ def _diff(report, console, precision: int) -> None:
     bound = report.value is not None
     headers = ["", "formula"] + (["value", f"engine's {report.kind}", ""] if bound else [])
     table = _table(console, *headers)
-    table.add_row("f", Text(_formula_lines(report.function)), *(
-        [format_array(report.value, precision), "", ""] if bound else []
-    ))  # fmt: skip
+    values = [format_array(report.value, precision), "", ""] if bound else []
+    table.add_row("f", Text(_shown(_formula_lines(report.function), console.encoding)), *values)
     table.add_section()
     for d in report.derivatives:
         label = _path_label((report.kind, d.name), unicode, console.encoding)
