@@ -223,7 +223,10 @@ def _evaluate(sympy, formulas: np.ndarray, substitutions) -> np.ndarray:
     formulas = np.asarray(formulas, dtype=object)
     out = np.empty(formulas.shape, dtype=np.float64)
     for index in np.ndindex(*formulas.shape):
-        number = sympy.N(sympy.sympify(formulas[index]).xreplace(substitutions), 30)
+        entry = formulas[index]
+        if not isinstance(entry, sympy.Basic):  # a Python number NumPy left as it was
+            entry = sympy.Float(float(entry), 30)
+        number = sympy.N(entry.xreplace(substitutions), 30)
         out[index] = _real(sympy, number)
     return frozen(out)
 
