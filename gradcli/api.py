@@ -38,12 +38,6 @@ import numpy as np
 import gradcli
 
 from . import bindings as _bindings
-from .analysis.assembled import (
-    assemble_hessian,
-    assemble_jacobian,
-    wants_hessian,
-    wants_jacobian,
-)
 from .errors import GradcliError, Span
 
 DTYPES = ("float64", "float32")
@@ -274,6 +268,8 @@ def jacobian(
             value, blocks = f(), ()
         jac = {n: _array(b) for n, b in zip(s.wrt, blocks)}
         result = s.result("jacobian", value, jacobian=jac)
+        from .analysis.assembled import assemble_jacobian, wants_jacobian
+
         if wants_jacobian(result.value.shape, result.shapes, result.inputs):
             whole = assemble_jacobian(result.value, result.jacobian, result.shapes)
             result = dataclasses.replace(result, assembled=whole)
@@ -305,6 +301,8 @@ def hessian(
                     for y, block in zip(s.wrt, row)
                 }
         result = s.result("hessian", out, grad=grads, hessian=hess)
+        from .analysis.assembled import assemble_hessian, wants_hessian
+
         if wants_hessian(result.shapes, result.inputs):
             whole = assemble_hessian(result.value, result.grad, result.hessian, result.shapes)
             result = dataclasses.replace(result, assembled=whole)
