@@ -33,6 +33,8 @@ import numpy as np
 
 import gradcli
 
+from . import evaluation as _evaluation
+from . import result as _result
 from .errors import GradcliError
 from .evaluation import DTYPES, OPTION_NAMES, _array, evaluation
 from .result import KINDS, SECTIONS, Diagnostic, FunctionInfo, GraphResult, Result, finite, leaves
@@ -43,6 +45,14 @@ __all__ = [
     "leaves", "vjp",
 ]  # fmt: skip
 _OPTION_NAMES = OPTION_NAMES
+# What the analyses (gradcli.analysis) build on, by the names they use.
+_session = evaluation
+_grads, _no_such_input, _require_scalar = (
+    _evaluation._grads,
+    _evaluation._no_such_input,
+    _evaluation._require_scalar,
+)
+_title = _result._title
 
 
 # ----------------------------------------------------------------------------
@@ -105,7 +115,13 @@ def jacobian(
         else:
             value, blocks = f(), ()
         jac = {n: _array(b) for n, b in zip(s.wrt, blocks)}
-        return s.result("jacobian", value, jacobian=jac)
+        result = s.result("jacobian", value, jacobian=jac)
+        from .analysis.assembled import assemble_jacobian, wants_jacobian
+
+        if wants_jacobian(result.value.shape, result.shapes, result.inputs):
+            whole = assemble_jacobian(result.value, result.jacobian, result.shapes)
+            result = dataclasses.replace(result, assembled=whole)
+        return result
 
 
 def hessian(
@@ -132,7 +148,13 @@ def hessian(
                     y: _array(block).reshape(s.shape(x) + s.shape(y))
                     for y, block in zip(s.wrt, row)
                 }
-        return s.result("hessian", out, grad=grads, hessian=hess)
+        result = s.result("hessian", out, grad=grads, hessian=hess)
+        from .analysis.assembled import assemble_hessian, wants_hessian
+
+        if wants_hessian(result.shapes, result.inputs):
+            whole = assemble_hessian(result.value, result.grad, result.hessian, result.shapes)
+            result = dataclasses.replace(result, assembled=whole)
+        return result
 
 
 def vjp(

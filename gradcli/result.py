@@ -85,6 +85,9 @@ class Result:
     notes: tuple[Diagnostic, ...] = ()
     #: With ``steps=True`` (gradient, vjp): the graph and the steps of the reverse pass.
     graph: GraphResult | None = None
+    #: The whole Hessian or Jacobian over all inputs (``gradcli.analysis.Assembled``),
+    #: when there are several inputs or one is not a scalar (hessian, jacobian).
+    assembled: object | None = None
 
     @property
     def shapes(self) -> Mapping[str, tuple[int, ...]]:

@@ -86,7 +86,7 @@ def set_default_dtype(d) -> None:
     d = to_numpy(d)
     if d.kind != "f":
         raise TypeError("only floating-point types are supported as the default type")
-    state.set_process_default_dtype(d)
+    state.set_default_dtype(d)
 
 
 def get_default_dtype() -> dtype:

@@ -39,8 +39,14 @@ def default_dtype() -> np.dtype:
     return _ProcessDefaults.dtype if override is None else override
 
 
-def set_process_default_dtype(dtype: np.dtype) -> None:
-    _ProcessDefaults.dtype = dtype
+def set_default_dtype(dtype: np.dtype) -> None:
+    """The dtype of Python floats from now on: this thread's while it overrides the
+    process's (so code that saves and restores the default inside an evaluation
+    changes nothing outside it), else the process's, as in PyTorch."""
+    if PER_THREAD.dtype is not None:
+        PER_THREAD.dtype = dtype
+    else:
+        _ProcessDefaults.dtype = dtype
 
 
 class default_dtype_override:

@@ -34,6 +34,8 @@ from .program import evaluate_constant
 FILE_SUFFIXES = (".npy", ".npz", ".csv", ".txt", ".json")
 # The language's NUMBER token (grammar/gradcli.lark), with a sign.
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# A number with its uncertainty, which only gradcli propagate reads: 1.00+-0.01.
+_UNCERTAIN = re.compile(rf"{_NUMBER.pattern}\s*(\+-|\+/-)\s*{_NUMBER.pattern}")
 # A number as NumPy prints one: the above, or nan and inf with their signs.
 _PRINTED = r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf)"
 # 1,2,3: numbers separated by commas, without brackets.
@@ -50,6 +52,11 @@ def parse_value(text: str, *, name: str, seed: int | None = None) -> np.ndarray:
         return load_file(stripped[1:], name=name)
     if not stripped:
         raise GradcliError(f"{name} has an empty value")
+    if "±" in stripped or _UNCERTAIN.fullmatch(stripped):
+        raise GradcliError(
+            f"{name} {stripped}: a value with an uncertainty is read only by gradcli "
+            "propagate; give the value alone (or, for a sum, write 1 + -0.01)"
+        )
     if _NUMBER.fullmatch(stripped):
         # A plain number means the same to the language; skip parsing it (start-up).
         # "+ 0.0" turns -0 into 0, as the language's unary minus does.

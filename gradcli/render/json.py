@@ -12,11 +12,14 @@ from .jsontext import encode, json_object
 
 
 def render(result, stream, precision: int | None = None) -> None:
-    """The result tree, then ``"steps"`` (with --steps), ``"warnings"`` and ``"notes"``
-    when there are any."""
+    """The result tree, the assembled matrix (hessian, jacobian), then ``"steps"`` (with
+    --steps), ``"warnings"`` and ``"notes"`` when there are any."""
     from .graph import diagnostics_json, steps_json
 
-    text = encode(result.as_tree(), precision)
+    tree = result.as_tree()
+    if getattr(result, "assembled", None) is not None:
+        tree.update(result.assembled.as_tree())
+    text = encode(tree, precision)
     extra = []
     if result.graph is not None:
         extra.append(f'"steps": {steps_json(result.graph, precision)}')
@@ -24,6 +27,11 @@ def render(result, stream, precision: int | None = None) -> None:
     if extra:
         text = text[:-1] + ", " + ", ".join(extra) + "}"
     stream.write(text + "\n")
+
+
+def render_report(report, stream, precision: int | None = None) -> None:
+    """An analysis report (``gradcli.analysis``): its ``as_tree()`` as one object."""
+    stream.write(encode(report.as_tree(), precision) + "\n")
 
 
 def render_functions(functions, stream) -> None:

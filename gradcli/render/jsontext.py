@@ -17,10 +17,19 @@ def json_object(**fields) -> str:
 
 
 def encode(node, precision: int | None = None) -> str:
-    """A result tree (dicts of arrays) as strict JSON text."""
+    """A result tree as strict JSON text: dicts of arrays and numbers, and in reports
+    also text, booleans, None and lists (of text, of dicts)."""
     if isinstance(node, Mapping):
         items = (f"{string(key)}: {encode(value, precision)}" for key, value in node.items())
         return "{" + ", ".join(items) + "}"
+    if node is None:
+        return "null"
+    if isinstance(node, str):
+        return string(node)
+    if isinstance(node, bool):
+        return "true" if node else "false"
+    if isinstance(node, (list, tuple)):
+        return "[" + ", ".join(encode(item, precision) for item in node) + "]"
     return _array(np.asarray(node), precision)
 
 

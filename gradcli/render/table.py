@@ -16,7 +16,7 @@ from rich.text import Text
 
 from . import leaves
 from .numbers import format_array, shape_text
-from .terminal import MIN_WIDTH, _shown
+from .terminal import MIN_WIDTH, _shown, label
 
 DEFAULT_PRECISION = 6
 SHAPE = "shape"
@@ -69,6 +69,23 @@ def render(result, stream, precision: int | None = None, console: Console | None
 
         render_steps_table(result.graph, console, precision)
     console.print(table)
+    if getattr(result, "assembled", None) is not None:
+        from .reports import assembled_table
+
+        # A Jacobian of scalar inputs alone is one row above already (∂f/∂(r, θ)).
+        scalars = all(result.shapes[name] == () for name in result.inputs)
+        shown = result.command == "jacobian" and scalars
+        assembled_table(result.assembled, console, precision, matrix=not shown)
+
+
+def render_report(report, stream, precision: int | None = None, console=None) -> None:
+    """An analysis report (``gradcli.analysis``), laid out by ``reports``."""
+    from .reports import report_table
+
+    console = console or Console(file=stream, highlight=False)
+    if console.width < MIN_WIDTH:
+        console.width = 80 if console.width <= 0 else MIN_WIDTH
+    report_table(report, console, DEFAULT_PRECISION if precision is None else precision)
 
 
 def render_functions(functions, stream, console: Console | None = None) -> None:
@@ -97,21 +114,3 @@ def render_functions(functions, stream, console: Console | None = None) -> None:
 def _narrowest(array, precision: int) -> int:
     """The width of the array printed one number a line."""
     return max(map(len, format_array(array, precision, line_width=1).splitlines()))
-
-
-def label(path: tuple[str, ...], unicode: bool = True) -> str:
-    """How a table row names an array of a result tree (in ASCII when the output's
-    encoding has no ∂)."""
-    d, squared, transposed, dot = ("∂", "²", "ᵀ", "·") if unicode else ("d", "2", "^T", ".")
-    match path:
-        case ("value",):
-            return "f"
-        case ("grad" | "jacobian", x):
-            return f"{d}f/{d}{x}"
-        case ("hessian", x, y):
-            return f"{d}{squared}f/{d}{x}{d}{y}"
-        case ("vjp", x):
-            return f"v{transposed}{dot}{d}f/{d}{x}"
-        case ("jvp",):
-            return f"{d}f{dot}t"
-    return ".".join(path)

@@ -15,3 +15,21 @@ def _shown(text: str, encoding: str) -> str:
     (θ as ``\\u03b8``), so that the table measures what the terminal will show."""
     text = _CONTROLS.sub("\ufffd" if encoding.lower().startswith("utf") else "?", text)
     return text.encode(encoding, "backslashreplace").decode(encoding)
+
+
+def label(path: tuple[str, ...], unicode: bool = True) -> str:
+    """How a table row names an array of a result tree (in ASCII when the output's
+    encoding has no ∂)."""
+    d, squared, transposed, dot = ("∂", "²", "ᵀ", "·") if unicode else ("d", "2", "^T", ".")
+    match path:
+        case ("value",):
+            return "f"
+        case ("grad" | "jacobian", x):
+            return f"{d}f/{d}{x}"
+        case ("hessian", x, y):
+            return f"{d}{squared}f/{d}{x}{d}{y}"
+        case ("vjp", x):
+            return f"v{transposed}{dot}{d}f/{d}{x}"
+        case ("jvp",):
+            return f"{d}f{dot}t"
+    return ".".join(path)
