@@ -33,6 +33,8 @@ import numpy as np
 import gradcli
 
 from . import bindings as _bindings
+from .engine import limits
+from .engine.limits import DEFAULT_MAX_ELEMENTS
 from .errors import GradcliError
 
 DTYPES = ("float64", "float32")
@@ -147,9 +149,10 @@ def evaluate(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """The program's value."""
-    with _session(source, bindings, (), dtype, seed, filename) as s:
+    with _session(source, bindings, (), dtype, seed, filename, max_elements) as s:
         with gradcli.no_grad():
             value = s.run(s.leaves(()))
         return s.result("eval", value)
@@ -163,9 +166,10 @@ def gradient(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """The value and the gradient of a scalar output with respect to each input."""
-    with _session(source, bindings, wrt, dtype, seed, filename) as s:
+    with _session(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
         out, grads = s.scalar_gradient("grad")
         return s.result("grad", out, grad=grads)
 
@@ -178,9 +182,10 @@ def jacobian(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """The value and, for each input x, the Jacobian of shape ``value.shape + x.shape``."""
-    with _session(source, bindings, wrt, dtype, seed, filename) as s:
+    with _session(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
         f, outputs = s.function(s.wrt)
         if s.wrt:
             from gradcli.autograd import functional
@@ -201,9 +206,10 @@ def hessian(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """The value, the gradient and every block ``H[x][y]`` of the Hessian of a scalar output."""
-    with _session(source, bindings, wrt, dtype, seed, filename) as s:
+    with _session(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
         out, grads = s.scalar_gradient("hessian")
         hess: dict[str, dict[str, np.ndarray]] = {}
         if s.wrt:
@@ -229,12 +235,13 @@ def vjp(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """``backward(grad_output)``: the vector-Jacobian product for each input.
 
     ``grad_output`` has the output's shape; it may be left out for a scalar output.
     """
-    with _session(source, bindings, wrt, dtype, seed, filename) as s:
+    with _session(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
         f, _ = s.function(s.wrt)
         with gradcli.no_grad():
             value = f(*s.point(s.wrt))
@@ -269,12 +276,13 @@ def jvp(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """The directional derivative: the Jacobian times the tangent of each named input.
 
     Inputs without a tangent are held fixed. A tangent has its input's shape.
     """
-    with _session(source, bindings, (), dtype, seed, filename) as s:
+    with _session(source, bindings, (), dtype, seed, filename, max_elements) as s:
         tangents = dict(tangents or {})
         if not tangents:
             raise GradcliError("jvp needs a direction: --tangent NAME=V for each input to move")
@@ -365,16 +373,18 @@ def _description(function) -> str:
 
 
 @contextlib.contextmanager
-def _session(source, bindings, wrt, dtype, seed, filename):
+def _session(source, bindings, wrt, dtype, seed, filename, max_elements):
     if dtype not in DTYPES:
         raise GradcliError(f"unknown dtype {dtype!r}: use float64 or float32")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise GradcliError(f"the seed must be a non-negative integer, not {seed!r}")
+    if isinstance(max_elements, bool) or not isinstance(max_elements, int) or max_elements < 1:
+        raise GradcliError(f"max_elements must be a positive integer, not {max_elements!r}")
     before = gradcli.get_default_dtype()
     gradcli.set_default_dtype(getattr(gradcli, dtype))
     try:
         # nan and inf are results here, reported once as warnings, not NumPy's chatter.
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), limits.max_elements(max_elements):
             yield _Session(source, dict(bindings or {}), wrt, dtype, seed, filename)
     finally:
         gradcli.set_default_dtype(before)

@@ -18,12 +18,13 @@ the convention at kinks when there is one::
 from __future__ import annotations
 
 from . import leaves
-from .numbers import flat_numbers
+from .numbers import flat_text
 
 
 def render(result, stream, precision: int | None = None) -> None:
     for path, array in leaves(result.as_tree()):
-        stream.write(" ".join([".".join(path), *flat_numbers(array, precision)]) + "\n")
+        numbers = flat_text(array, precision)
+        stream.write(f"{'.'.join(path)} {numbers}\n" if numbers else f"{'.'.join(path)}\n")
 
 
 def render_functions(functions, stream) -> None:
