@@ -57,7 +57,8 @@ def caret_column(lines: list[str]) -> int:
         (["eval", "x.__class__", "--x", "1"], "attribute '__class__' is not accessible", 3),
         (["eval", "max(x, 2.5)", "--x", "[1]"], "dim must be an integer, not 2.5", 8),
         (["eval", "max(x, 5)", "--x", "[1]"], "Dimension out of range", 8),
-        (["eval", "zeros(1e15)"], "zeros: out of memory", 1),
+        (["eval", "zeros(1e15)"], "zeros: the result would hold 1,000,000,000,000,000 numbers", 1),
+        (["eval", "zeros(1e15)", "--max-elements", str(10**16)], "zeros: out of memory", 1),
     ],
 )
 def test_language_errors(gradcli, args, message, column):
