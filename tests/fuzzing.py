@@ -105,6 +105,8 @@ def _inputs(draw, name):
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     x = np.array(chosen[0](rng), dtype=float)
     y = np.array(chosen[1](rng), dtype=float) if len(chosen) > 1 else None
+    if draw(st.integers(0, 9)) == 0:  # extreme scales: overflow and underflow on both sides
+        x = x * draw(st.sampled_from([1e-300, 1e-20, 1e20, 1e150, 1e300]))
     kinks = KINKS.get(name, ())
     on_kink = bool(kinks) and x.size > 0 and draw(st.integers(0, 9)) < 3
     if on_kink:
@@ -401,6 +403,10 @@ def programs(draw, names=None):
         ir.UnaryOp("neg", h),
         ir.BinOp("pow", h, num(2)),
         ir.Attr(ir.Call("reshape", (h, num(-1), num(1))), "T"),  # .T of a column
+        ir.Chain(flat, ("matmul",), (flat,)),
+        ir.UnaryOp("pos", h),
+        ir.Chain(ir.Compare(num(-1), ("lt", "le"), (h, num(1))), ("mul",), (h,)),
+        ir.Index(ir.Call("reshape", (h, num(1), num(-1))), (num(0), ir.Slice(num(1), None))),
     ]
     statements.append(draw(st.sampled_from(endings)))
     used = {n.id for n in ir.walk(ir.Program(tuple(statements))) if isinstance(n, ir.Name)}
