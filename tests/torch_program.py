@@ -169,6 +169,7 @@ TORCH = {
     "view": _shaped(lambda x, shape: x.view(shape)),
     "permute": _shaped(lambda x, dims: x.permute(dims)),
     "expand": _shaped(lambda x, sizes: x.expand(sizes)),
+    "flip": _shaped(torch.flip),
     "squeeze": _squeeze,
     "zeros": _sized(torch.zeros),
     "ones": _sized(torch.ones),
@@ -390,6 +391,8 @@ def _adapt(param, value):
         return _integer(value)
     if param in _BOOLS:
         return bool(as_tensor(value).item())
-    if param in _NUMBERS and isinstance(value, torch.Tensor):
+    if param in ("min", "max") and isinstance(value, torch.Tensor) and value.requires_grad:
+        return value  # clamp(x, min=y): a tensor bound is differentiated
+    if param in _NUMBERS and isinstance(value, torch.Tensor) and value.ndim == 0:
         return value.detach().item()
     return value

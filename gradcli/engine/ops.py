@@ -438,7 +438,9 @@ div = defop("div", np.true_divide,
             "x / y", "binary")
 reciprocal = defop("reciprocal", lambda x: np.true_divide(1, x),
                    (lambda g, ans, x: -g * ans * ans,),
-                   "ReciprocalBackward0", "1 / x", "elementwise")
+                   "ReciprocalBackward0", "1 / x", "elementwise",
+                   kink="-g * ans * ans from the left: a zero gradient stays 0 where "
+                        "ans * ans overflows (|x| < 1e-154; PyTorch squares first: nan)")
 neg = defop("neg", np.negative, (lambda g, ans, x: -g,), "NegBackward0", "-x", "elementwise",
             saves=False)
 
