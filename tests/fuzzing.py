@@ -304,15 +304,9 @@ def call_of(draw, name):
     for i, param in enumerate(rest):
         if i >= needed and not draw(st.booleans()):
             break
-        if (
-            param in TENSORS
-            or (param == "p" and y is not None)
-            or (name in ("max", "min") and param == "dim" and y is not None)
-        ):
+        if param in TENSORS or (param == "p" and y is not None):
             inputs["y"] = y if y is not None else x * 0.5 + 0.25
             args.append(ir.Name("y"))
-            if name in ("max", "min"):
-                break
             continue
         if param not in ARGUMENTS:
             raise LookupError(f"no fuzz strategy for parameter {param!r} of {name}")
@@ -325,8 +319,15 @@ def call_of(draw, name):
         if sig.variadic not in VARIADIC:
             raise LookupError(f"no fuzz strategy for parameter {sig.variadic!r} of {name}")
         args += VARIADIC[sig.variadic](draw, call)
-    if "correction" in sig.keywords and "correction" not in sig.positional and draw(st.booleans()):
-        keywords.append(ir.Keyword("correction", _correction(draw, call)))
+    # Keyword-only parameters: max(x, dim=0, keepdim=True), var(x, correction=0).
+    elementwise = name in ("max", "min") and len(args) > 1
+    for param in sorted(sig.keywords - set(sig.positional)):
+        if param == "keepdim" and not any(k.name == "dim" for k in keywords):
+            continue
+        if draw(st.booleans()) and (not elementwise or draw(st.integers(0, 5)) == 0):
+            if param not in ARGUMENTS:
+                raise LookupError(f"no fuzz strategy for parameter {param!r} of {name}")
+            keywords.append(ir.Keyword(param, ARGUMENTS[param](draw, call)))
     used = {n.id for a in args for n in ir.walk(a) if isinstance(n, ir.Name)}
     if "y" in used and "y" not in inputs:  # a clamp bound
         inputs["y"] = x * 0.5 + 0.25
@@ -417,6 +418,9 @@ def programs(draw, names=None):
         ir.Chain(ir.Compare(h, ("gt",), (num(0),)), ("mul",), (h,)),
         ir.Chain(num(2), ("mul", "sub"), (h, num(1))),
         ir.Chain(h, ("div",), (num(4),)),
+        ir.Chain(h, ("mod",), (num(0.75),)),
+        ir.Chain(ir.Chain(h, ("floordiv",), (num(0.5),)), ("add",), (h,)),
+        ir.Chain(num(2), ("mod",), (ir.Call("abs", (h,)),)),
         ir.UnaryOp("neg", h),
         ir.BinOp("pow", h, num(2)),
         ir.Attr(ir.Call("reshape", (h, num(-1), num(1))), "T"),  # .T of a column

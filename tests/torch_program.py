@@ -4,8 +4,8 @@
 node with PyTorch, with the meanings the language gives its constructs (README,
 "Language"): number literals stay Python numbers until an operator needs a
 tensor, a list literal stacks its entries, comparisons are 1 and 0 in float64
-without a gradient, ``max(x, y)`` of a tensor y is elementwise while a number
-written with literals is a dim, a call's first argument is a tensor, and every
+without a gradient, ``max(a, b)`` is elementwise and ``max(x, dim=0)`` a reduction,
+``a // b`` has no gradient, a call's first argument is a tensor, and every
 result that is not floating point becomes float64 (except argmax and argmin,
 which stay integers so that they can index). ``const`` values are detached.
 
@@ -33,7 +33,17 @@ _BINARY = {
     "div": operator.truediv,
     "matmul": operator.matmul,
     "pow": operator.pow,
+    "mod": operator.mod,
+    "floordiv": lambda a, b: _floor_divide(a, b),
 }
+
+
+def _floor_divide(a, b):
+    # Piecewise constant: the language cuts it from the graph (its derivative is 0).
+    with torch.no_grad():
+        return torch.floor_divide(a, b)
+
+
 _COMPARE = {
     "lt": operator.lt,
     "le": operator.le,
@@ -95,16 +105,17 @@ def _spread(function):
 
 
 def _extreme(function, elementwise):
-    """max and min: of all entries, along a dim (the values), or of two tensors."""
+    """max and min as a calculator means them: max(a, b) elementwise, max(x) of all
+    entries, max(x, dim=0) along a dim (the values)."""
 
-    def call(x, dim=None, keepdim=False, *, other=None, elementwise_operand=False):
-        if elementwise_operand:
-            return elementwise(x, as_tensor(dim))
+    def call(x, other=None, *, dim=None, keepdim=None):
         if other is not None:
+            if dim is not None or keepdim is not None:
+                raise TypeError("max(a, b) is elementwise and takes no dim")
             return elementwise(x, as_tensor(other))
         if dim is None:
-            return function(x)
-        return function(x, dim, keepdim).values
+            return function(x) if keepdim is None else function(x, keepdim=keepdim)
+        return function(x, dim, bool(keepdim)).values
 
     return call
 
@@ -181,6 +192,7 @@ TORCH = {
     "linspace": lambda start, end, steps: torch.linspace(start, end, steps, dtype=F64),
     "where": _where,
     "norm": lambda x, p=2, dim=None, keepdim=False: torch.norm(x, p, dim, keepdim),
+    "len": len,
 }
 
 
@@ -267,8 +279,9 @@ class TorchProgram:
         value = self.evaluate(node.first)
         for op, operand in zip(node.ops, node.rest):
             right = self.evaluate(operand)
-            if not isinstance(value, torch.Tensor) and not isinstance(right, torch.Tensor):
-                value = as_tensor(value)
+            tensors = isinstance(right, torch.Tensor) and op not in ("mod", "floordiv")
+            if not isinstance(value, torch.Tensor) and not tensors:
+                value = as_tensor(value)  # 2 % y: torch.remainder(tensor(2.), y)
             value = _BINARY[op](value, right)
         return value
 
@@ -345,11 +358,7 @@ class TorchProgram:
                 value = receiver if arg is None else self.evaluate(arg)
             if i == 0 and name not in _CONSTRUCTORS and param not in ("arrays", "tensors"):
                 value = as_tensor(value)
-            if name in ("max", "min") and i == 1 and _tensor_operand(arg, value):
-                kwargs["elementwise_operand"] = True
-            else:
-                value = _adapt(param, value)
-            args.append(value)
+            args.append(_adapt(param, value))
         for keyword in keyword_nodes:
             param = {"axis": "dim", "keepdims": "keepdim"}.get(keyword.name, keyword.name)
             kwargs[param] = _adapt(param, self.evaluate(keyword.value))
@@ -361,19 +370,6 @@ class TorchProgram:
         if name not in _INDEX_RESULTS and not result.is_floating_point():
             result = result.to(F64)
         return result
-
-
-def _tensor_operand(node, value) -> bool:
-    """Whether max/min's second argument is a tensor (elementwise) rather than a dim:
-    it is a dim only when it is one number written with literals alone."""
-    if isinstance(value, torch.Tensor) and value.ndim != 0:
-        return True
-    for sub in ir.walk(node):
-        if isinstance(sub, (ir.Call, ir.Method)):
-            return True
-        if isinstance(sub, ir.Name) and sub.id not in _CONSTANTS:
-            return True
-    return False
 
 
 def _integer(value) -> int:

@@ -31,6 +31,11 @@ def render(result, stream, precision: int | None = None) -> None:
         stream.write(f"{'.'.join(path)} {numbers}\n" if numbers else f"{'.'.join(path)}\n")
 
 
+def render_numbers(array, stream, precision: int | None = None) -> None:
+    """One array's numbers alone, flattened, on one line (``--get NAME``)."""
+    stream.write(flat_text(array, precision) + "\n")
+
+
 def render_functions(functions, stream) -> None:
     for f in functions:
         fields = [f.name + f.signature, f.doc]
