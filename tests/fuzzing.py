@@ -48,7 +48,7 @@ KNOWN_DISAGREEMENTS = {
 
 #: Functions whose second derivatives (Hessian, jvp) at their kinks are a known
 #: disagreement (second_order_at_kinks).
-HESSIAN_AT_KINKS_KNOWN = {"norm", "std", "var", "atan2", "pow", "softplus"}
+SECOND_ORDER_AT_KINKS_KNOWN = {"norm", "std", "var", "atan2", "pow", "softplus"}
 
 # Functions whose results are random: used as 0 * f(...), a value both sides agree on.
 RANDOM = {"rand", "randn"}

@@ -45,6 +45,7 @@ AGREE = {
     "norm_p_negative": ("norm(x, -1)", {"x": X}),
     "maximum_at_nan": ("sum(maximum(x * [nan, 1], y))", {"x": X, "y": Y}),
     "amax_nan_gradient": ("amax(x * [nan, 1])", {"x": X}),
+    "unbiased_and_correction_raise": ("sum(std(x, [1], True, True, correction=0))", {"x": X}),
     "flip_of_dims": ("sum(x.flip(0, 1) * y)", {"x": X, "y": Y}),
 }
 

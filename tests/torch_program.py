@@ -98,6 +98,8 @@ def _spread(function):
 
     def call(x, dim=None, unbiased=None, keepdim=False, correction=None):
         if unbiased is not None:
+            if correction is not None:
+                raise TypeError("PyTorch takes unbiased or correction, not both")
             correction = 1 if unbiased else 0
         return function(x, dim=dim, correction=correction, keepdim=keepdim)
 

@@ -1122,6 +1122,8 @@ norm = defop("norm", _norm, (_norm_rule,), "LinalgVectorNormBackward0",
 
 def _correction(unbiased, correction):
     if correction is not None:
+        if unbiased is not None:  # PyTorch has no signature that takes both
+            raise GradcliTypeError("var and std take unbiased or correction, not both")
         return correction
     return 1 if unbiased in (None, True) else 0
 
