@@ -48,7 +48,8 @@ def flat_text(array: np.ndarray, precision: int | None = None) -> str:
     """``flat_numbers`` joined by spaces, in time linear in the size and small per number."""
     array = np.asarray(array)
     if precision is None and array.dtype == np.float64:
-        return _WHOLE_IN_LINE.sub("", repr(array.reshape(-1).tolist())[1:-1].replace(", ", " "))
+        text = " ".join(map(repr, array.reshape(-1).tolist())) + " "
+        return text.replace(".0 ", " ")[:-1]
     if array.dtype.kind in "iu":
         return " ".join(map(str, array.reshape(-1).tolist()))
     return " ".join(flat_numbers(array, precision))
@@ -60,7 +61,7 @@ def nested_text(array: np.ndarray, words: dict[str, str]) -> str | None:
     array = np.asarray(array)
     if array.dtype != np.float64:
         return None
-    text = _WHOLE_IN_LIST.sub("", repr(array.tolist()))
+    text = repr(array.tolist()).replace(".0,", ",").replace(".0]", "]")
     if not np.isfinite(array).all():
         text = _NONFINITE.sub(lambda found: words[found[0]], text)
     return text
@@ -68,10 +69,9 @@ def nested_text(array: np.ndarray, words: dict[str, str]) -> str | None:
 
 # Python's repr of a float is the shortest text that reads back, and it switches to
 # scientific notation where format_number does (below 1e-4, from 1e16) and writes it
-# the same way (1e-05, 1.5e+20): only its ".0" on whole numbers goes. A list's repr
-# does it for every number in one call, which is what makes large outputs fast.
-_WHOLE_IN_LINE = re.compile(r"\.0(?= |$)")
-_WHOLE_IN_LIST = re.compile(r"\.0(?=[,\]])")
+# the same way (1e-05, 1.5e+20): only the ".0" of whole numbers goes, and ".0" ends a
+# number nowhere else. Whole-text replacements do it for every number at once, which
+# is what makes large outputs fast.
 _NONFINITE = re.compile(r"-?inf|nan")
 
 
