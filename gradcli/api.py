@@ -521,7 +521,7 @@ def _description(name: str, doc: str) -> str:
 
 
 @contextlib.contextmanager
-def _session(source, bindings, wrt, dtype, seed, filename, max_elements):
+def _session(source, bindings, wrt, dtype, seed, filename, max_elements=DEFAULT_MAX_ELEMENTS):
     if dtype not in DTYPES:
         raise GradcliError(f"unknown dtype {dtype!r}: use float64 or float32")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
