@@ -35,6 +35,7 @@ import gradcli
 
 from . import evaluation as _evaluation
 from . import result as _result
+from .engine.limits import DEFAULT_MAX_ELEMENTS
 from .errors import GradcliError
 from .evaluation import DTYPES, OPTION_NAMES, _array, evaluation
 from .result import KINDS, SECTIONS, Diagnostic, FunctionInfo, GraphResult, Result, finite, leaves
@@ -67,9 +68,10 @@ def evaluate(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """The program's value."""
-    with evaluation(source, bindings, (), dtype, seed, filename) as s:
+    with evaluation(source, bindings, (), dtype, seed, filename, max_elements) as s:
         with gradcli.no_grad():
             value = s.run(s.leaves(()))
         return s.result("eval", value)
@@ -84,12 +86,13 @@ def gradient(
     seed: int = 0,
     filename: str = "<expr>",
     steps: bool = False,
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """The value and the gradient of a scalar output with respect to each input.
 
     ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
     """
-    with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
+    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
         out, grads = s.scalar_gradient("grad")
         traced = s.graph(np.ones(out.shape, s.dtype)) if steps else None
         return s.result("grad", out, grad=grads, graph=traced)
@@ -103,9 +106,10 @@ def jacobian(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """The value and, for each input x, the Jacobian of shape ``value.shape + x.shape``."""
-    with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
+    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
         f, outputs = s.function(s.wrt)
         if s.wrt:
             from gradcli.autograd import functional
@@ -132,9 +136,10 @@ def hessian(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """The value, the gradient and every block ``H[x][y]`` of the Hessian of a scalar output."""
-    with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
+    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
         out, grads = s.scalar_gradient("hessian")
         hess: dict[str, dict[str, np.ndarray]] = {}
         if s.wrt:
@@ -167,13 +172,14 @@ def vjp(
     seed: int = 0,
     filename: str = "<expr>",
     steps: bool = False,
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """``backward(grad_output)``: the vector-Jacobian product for each input.
 
     ``grad_output`` has the output's shape; it may be left out for a scalar output.
     ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
     """
-    with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
+    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
         f, _ = s.function(s.wrt)
         with gradcli.no_grad():
             value = f(*s.point(s.wrt))
@@ -197,6 +203,7 @@ def graph(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> GraphResult:
     """The autograd graph of the output, from the output down to the inputs in
     ``wrt`` (the leaves), each node with its value and the gradient that reached it
@@ -205,7 +212,7 @@ def graph(
     ``grad_output`` may be left out for a scalar output (it is 1); for another
     output, leaving it out gives the graph without gradients.
     """
-    with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
+    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
         leaves = s.leaves(s.wrt)
         value = s.run(leaves)
         v = None
@@ -224,12 +231,13 @@ def jvp(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """The directional derivative: the Jacobian times the tangent of each named input.
 
     Inputs without a tangent are held fixed. A tangent has its input's shape.
     """
-    with evaluation(source, bindings, (), dtype, seed, filename) as s:
+    with evaluation(source, bindings, (), dtype, seed, filename, max_elements) as s:
         tangents = dict(tangents or {})
         if not tangents:
             raise GradcliError("jvp needs a direction: --tangent NAME=V for each input to move")

@@ -205,6 +205,7 @@ def graph_command(source, wrt, grad_output, **options):
         dtype=options["dtype"],
         seed=options["seed"],
         filename=filename,
+        max_elements=options["max_elements"],
     )
     if options["output"] is not None:
         write_image(result, os.path.expanduser(options["output"]), options["precision"])
@@ -293,6 +294,7 @@ def _run(compute, source, options, **arguments) -> int:
             dtype=options["dtype"],
             seed=options["seed"],
             filename=filename,
+            max_elements=options["max_elements"],
             **arguments,
         )
     except GradcliError as error:

@@ -28,6 +28,13 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 class _Group(click.Group):
     """The ``gradcli`` group; its ``main`` is the one place errors become exit codes."""
 
+    def invoke(self, ctx):
+        # Click answers Ctrl-C with an empty line and Abort: gradcli says it in one line.
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _Interrupted from None
+
     def list_commands(self, ctx):
         # As declared: eval, grad, jacobian, hessian, vjp, jvp, then functions.
         return list(self.commands)
@@ -54,7 +61,7 @@ class _Group(click.Group):
             if isinstance(error, click.UsageError) and error.ctx is not None:
                 click.echo(f"(see '{error.ctx.command_path} --help')", err=True)
             code = error.exit_code
-        except click.Abort:
+        except (_Interrupted, click.Abort):
             click.echo("error: interrupted", err=True)
             code = EXIT_INTERRUPTED
         except _OutputClosed:
@@ -96,6 +103,10 @@ def _tolerate_any_encoding() -> None:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+
+
+class _Interrupted(Exception):
+    """Ctrl-C during a command (not a KeyboardInterrupt, which Click would take)."""
 
 
 class _OutputClosed(Exception):

@@ -17,6 +17,8 @@ import numpy as np
 
 import gradcli
 
+from .engine import limits
+from .engine.limits import DEFAULT_MAX_ELEMENTS
 from .engine.state import Generator, default_dtype_override
 from .errors import GradcliError, Span
 from .language.values import parse_value
@@ -52,15 +54,18 @@ OPTION_NAMES = {
 
 
 @contextlib.contextmanager
-def evaluation(source, bindings, wrt, dtype, seed, filename):
+def evaluation(source, bindings, wrt, dtype, seed, filename, max_elements=DEFAULT_MAX_ELEMENTS):
     if dtype not in DTYPES:
         raise GradcliError(f"unknown dtype {dtype!r}: use float64 or float32")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise GradcliError(f"the seed must be a non-negative integer, not {seed!r}")
+    if isinstance(max_elements, bool) or not isinstance(max_elements, int) or max_elements < 1:
+        raise GradcliError(f"max_elements must be a positive integer, not {max_elements!r}")
     # The evaluation's dtype holds in this thread only, for what the engine makes of
     # Python numbers; nothing global changes, so evaluations in other threads compute
     # in theirs. nan and inf are results here, reported once as warnings.
-    with default_dtype_override(dtype), np.errstate(all="ignore"):
+    quiet = np.errstate(all="ignore")
+    with default_dtype_override(dtype), quiet, limits.max_elements(max_elements):
         yield Evaluation(source, dict(bindings or {}), wrt, dtype, seed, filename)
 
 

@@ -78,6 +78,14 @@ SHARED_OPTIONS = [
         "-o", "--output", metavar="FILE.npz", help="Also save every result array."
     ),
     click.option("--strict", is_flag=True, help="Exit 3 when a result is nan or infinite."),
+    click.option(
+        "--max-elements",
+        type=click.IntRange(min=1),
+        default=api.DEFAULT_MAX_ELEMENTS,
+        show_default=True,
+        metavar="N",
+        help="Refuse any result (or Jacobian, Hessian) of more than N numbers.",
+    ),
     DEBUG,
 ]
 

@@ -70,7 +70,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import GradcliTypeError
-from . import state
+from . import limits, state
 from .graph import Node
 from .messages import forward_error, operand_error
 from .tensor import Tensor
@@ -521,6 +521,9 @@ def _bind(overload):
                 return forward(x, y, *params)
             xd = x._data if tx else x
             yd = y._data if ty else y
+            # The product of the sizes bounds any result's: most calls need no more.
+            if tx and ty and xd.size * yd.size > limits.MaxElements.value:
+                _check_result_size(entry, xd, yd)
             try:
                 out = forward(xd, yd, *params) if params else forward(xd, yd)
             except (ValueError, IndexError) as err:
@@ -563,6 +566,16 @@ def _bind(overload):
     return fn
 
 
+def _check_result_size(entry, x, y):
+    """Refuse, before computing it, a result of entry(x, y) larger than the limit."""
+    if entry.name in ("matmul", "bmm"):
+        limits.check_matmul(entry.name, x.shape, y.shape)
+    elif entry.name == "outer":
+        limits.check(entry.name, x.size * y.size)
+    elif entry.promotes or entry.kind == "binary":  # elementwise: the operands broadcast
+        limits.check_broadcast(entry.name, x.shape, y.shape)
+
+
 def _bind_nondiff(entry):
     """The function of an op with no gradient at all (comparisons, argmax): its results
     never require grad."""
@@ -578,6 +591,8 @@ def _bind_nondiff(entry):
         raws = [a._data if type(a) is Tensor else a for a in args]
         if not any(type(a) is Tensor for a in args[:n]):
             return forward(*raws)
+        if n == 2 and entry.kind == "binary":  # comparisons broadcast
+            limits.check_broadcast(name, np.shape(raws[0]), np.shape(raws[1]))
         try:
             out = forward(*raws)
         except (ValueError, IndexError) as err:

@@ -42,6 +42,8 @@ div = table.op("div", np.true_divide, _BINARY, grad_fn="DivBackward0",
                domain=("real", "nonzero"), **_ARITHMETIC)
 reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="ReciprocalBackward0",
                       rules=(lambda g, ans, x: -g * ans * ans,), doc="1 / x", kind="elementwise",
+                      kink="-g * ans * ans from the left: a zero gradient stays 0 where "
+                      "ans * ans overflows (|x| < 1e-154; PyTorch squares first: nan)",
                       method=True, inplace=True, function=True, domain=("nonzero",))
 neg = table.op("neg", np.negative, grad_fn="NegBackward0", rules=(lambda g, ans, x: -g,),
                saves=False, doc="-x", kind="elementwise", method=True, inplace=True,

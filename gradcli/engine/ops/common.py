@@ -7,6 +7,7 @@ import functools
 import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliTypeError
+from .. import limits
 from ..messages import dim_out_of_range
 from ..tensor import Tensor
 
@@ -71,11 +72,15 @@ def axis(dim, ndim):
     return None if dim is None else dims(dim, ndim)
 
 
-def shape_arg(shape):
-    """``f(x, 2, 3)`` or ``f(x, (2, 3))``: the sizes as a tuple of ints."""
+def shape_arg(shape, what=None):
+    """``f(x, 2, 3)`` or ``f(x, (2, 3))``: the sizes as a tuple of ints; with ``what``, a
+    constructor's, checked against the limit on a result's size."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
-    return tuple(int(s) for s in shape)
+    shape = tuple(int(s) for s in shape)
+    if what is not None:
+        limits.check(what, shape)
+    return shape
 
 
 def negative_dims(dims_, ndim):

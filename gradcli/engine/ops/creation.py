@@ -3,10 +3,12 @@ x.zero_(), x.fill_(v), x.copy_(src) as recorded in a graph."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
-from .. import dtypes, state
+from .. import dtypes, limits, state
 from ..optable import Table, over
 from ..tensor import Tensor, as_array
 from .common import raw, shape_arg
@@ -54,7 +56,7 @@ def tensor(over, data, dtype=None, requires_grad=False):
     **CONSTRUCTOR,
 )
 def zeros(over, *size, dtype=None, requires_grad=False):
-    return _new(np.zeros(shape_arg(size), dtype=_float_dtype(dtype)), requires_grad)
+    return _new(np.zeros(shape_arg(size, "zeros"), dtype=_float_dtype(dtype)), requires_grad)
 
 
 @table.composite(
@@ -64,7 +66,7 @@ def zeros(over, *size, dtype=None, requires_grad=False):
     **CONSTRUCTOR,
 )
 def ones(over, *size, dtype=None, requires_grad=False):
-    return _new(np.ones(shape_arg(size), dtype=_float_dtype(dtype)), requires_grad)
+    return _new(np.ones(shape_arg(size, "ones"), dtype=_float_dtype(dtype)), requires_grad)
 
 
 @table.composite(
@@ -84,7 +86,7 @@ def empty(over, *size, dtype=None, requires_grad=False):
     **CONSTRUCTOR,
 )
 def full(over, size, fill_value, dtype=None, requires_grad=False):
-    size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+    size = shape_arg((size,) if isinstance(size, (int, np.integer)) else tuple(size), "full")
     if not isinstance(fill_value, (bool, int, float, np.number, np.bool_)):
         raise GradcliTypeError(
             f"full(): argument 'fill_value' (position 2) must be Number, not "
@@ -102,6 +104,7 @@ def full(over, size, fill_value, dtype=None, requires_grad=False):
     **CONSTRUCTOR,
 )
 def eye(over, n, m=None, dtype=None, requires_grad=False):
+    limits.check("eye", (int(n), int(n) if m is None else int(m)))
     data = np.eye(int(n), None if m is None else int(m), dtype=_float_dtype(dtype))
     return _new(data, requires_grad)
 
@@ -123,6 +126,8 @@ def arange(over, start, end=None, step=1, dtype=None, requires_grad=False):
     if dtype is None:
         is_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = np.int64 if is_int else state.default_dtype()
+    if step != 0 and all(math.isfinite(v) for v in (start, end, step)):
+        limits.check("arange", max(0, math.ceil((end - start) / step)))
     return _new(np.arange(start, end, step, dtype=dtypes.to_numpy(dtype)), requires_grad)
 
 
@@ -135,6 +140,7 @@ def arange(over, start, end=None, step=1, dtype=None, requires_grad=False):
 def linspace(over, start, end, steps, dtype=None, requires_grad=False):
     dt = _float_dtype(dtype)
     steps = int(steps)
+    limits.check("linspace", steps)
     if steps < 2:
         return _new(np.full(steps, start).astype(dt), requires_grad)
     # PyTorch's values, not NumPy's: the first half counts up from start, the second
@@ -172,7 +178,7 @@ def manual_seed(over, seed):
     **CONSTRUCTOR,
 )
 def rand(over, *size, generator=None, dtype=None, requires_grad=False):
-    data = _numpy_generator(generator).random(shape_arg(size)).astype(_float_dtype(dtype))
+    data = _numpy_generator(generator).random(shape_arg(size, "rand")).astype(_float_dtype(dtype))
     return _new(data, requires_grad)
 
 
@@ -183,7 +189,11 @@ def rand(over, *size, generator=None, dtype=None, requires_grad=False):
     **CONSTRUCTOR,
 )
 def randn(over, *size, generator=None, dtype=None, requires_grad=False):
-    data = _numpy_generator(generator).standard_normal(shape_arg(size)).astype(_float_dtype(dtype))
+    data = (
+        _numpy_generator(generator)
+        .standard_normal(shape_arg(size, "randn"))
+        .astype(_float_dtype(dtype))
+    )
     return _new(data, requires_grad)
 
 

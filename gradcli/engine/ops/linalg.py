@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import GradcliIndexError, NotImplementedByGradcli, ShapeError
+from .. import limits
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import dims, raw
@@ -254,6 +255,7 @@ inverse = table.op("inverse", _square("inverse", np.linalg.inv), grad_fn="Linalg
 
 def _diag_embed(x, rows, cols):
     x = np.asarray(x)
+    limits.check("diag", x.shape[:-1] + (rows, cols))
     out = np.zeros(x.shape[:-1] + (rows, cols), dtype=x.dtype)
     k = min(rows, cols)
     idx = np.arange(k)

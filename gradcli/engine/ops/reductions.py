@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-from ...errors import EngineError, NotImplementedByGradcli
-from .. import dtypes
+from ...errors import EngineError, GradcliTypeError, NotImplementedByGradcli
+from .. import dtypes, limits
 from ..optable import Table, over
 from ..tensor import Tensor
 from .arithmetic import maximum, minimum
@@ -362,6 +362,8 @@ def _norm_rule(g, ans, x, p=2, dim=None, keepdim=False):
 
 def _correction(unbiased, correction):
     if correction is not None:
+        if unbiased is not None:  # PyTorch has no signature that takes both
+            raise GradcliTypeError("var and std take unbiased or correction, not both")
         return correction
     return 1 if unbiased in (None, True) else 0
 
@@ -530,6 +532,7 @@ def repeat(over, input, *sizes):
             "Number of dimensions of repeat dims can not be smaller than number of dimensions "
             "of tensor"
         )
+    limits.check("repeat", math.prod(sizes) * int(np.size(raw(input))))
     return over["RepeatBackward0"](input, sizes)
 
 
