@@ -520,7 +520,7 @@ def caret(result) -> tuple[str, int, int]:
         (
             "softmax(x, 0, 1)",
             "wrong number of arguments: softmax takes 2 arguments but 3 were given:"
-            " softmax(x, dim)",
+            " softmax(input, dim)",
             1,
             7,
         ),

@@ -1,7 +1,7 @@
 """What each op means to a reader: its local derivative in words, and when an
 evaluation lands on a point where the op has no derivative.
 
-Two tables keyed by the op's name, to be read beside the op table (``ops.py``):
+Two tables keyed by the op's name, to be read beside the op table (``ops/``):
 
 - ``RULE_WORDS[op]``: one text per input (one for all inputs of a variadic op),
   the rule the reverse pass applies to that input, as ``gradcli grad --steps``
@@ -126,13 +126,34 @@ RULE_WORDS: dict[str, tuple[str, ...]] = {
     "stack": _unary("each input gets its slice of g"),
     "cat": _unary("each input gets its part of g"),
     "getitem": _unary("g at the entries indexed, 0 elsewhere (added where an entry repeats)"),
-    "index_put": (
+    "setitem": (
         "d/d target: g, with 0 at the entries assigned",
         "d/d value: g at the entries assigned",
     ),
     "clone": _unary("d a/da = 1"),
-    "to": _unary("g cast to a's dtype"),
+    "to_dtype": _unary("g cast to a's dtype"),
 }
+# Ops recorded with another op's rule: the same words.
+RULE_WORDS.update(
+    {
+        "masked_fill": RULE_WORDS["where"],
+        "max": RULE_WORDS["take_along_dim"],
+        "min": RULE_WORDS["take_along_dim"],
+        "sort": RULE_WORDS["take_along_dim"],
+        "topk": RULE_WORDS["take_along_dim"],
+        "bmm": RULE_WORDS["matmul"],
+        "t": RULE_WORDS["transpose"],
+        "T": RULE_WORDS["transpose"],
+        "view": RULE_WORDS["reshape"],
+        "diag": RULE_WORDS["diagonal"],
+        "unbind": RULE_WORDS["getitem"],
+        "split": RULE_WORDS["getitem"],
+        "index_select": RULE_WORDS["getitem"],
+        "fill": ("d/d target: 0", "d/d value: g summed"),
+        "copy": ("d/d target: 0", "d/d src: g"),
+        "zero": _unary("0"),
+    }
+)
 
 
 #: The names the rules give an op's inputs, where they are not a, b, c.

@@ -23,7 +23,9 @@ import numpy as np
 from ..engine import ops
 from ..engine.explain import kink
 from ..engine.ops import FUNCTIONS
-from ..engine.tensor import DefaultDType, Tensor, no_grad
+from ..engine.state import default_dtype as _engine_default_dtype
+from ..engine.state import no_grad
+from ..engine.tensor import Tensor
 from ..errors import GradcliError, GradcliIndexError, GradcliTypeError, ShapeError, Span
 from . import ir
 from .check import BUILTIN_CONSTANTS, CALCULATOR_FORMS, builtin_signature, name_span, suggest
@@ -49,13 +51,13 @@ _UNARY = {"neg": operator.neg, "pos": operator.pos}
 # PyTorch's gradient for y (RemainderBackward1), as torch.remainder(tensor(2.), y).
 _TENSOR_OPERANDS = frozenset({"mod", "floordiv"})
 
-# How call arguments are adapted to the engine's Python callables, by parameter name.
-_INT_PARAMETERS = frozenset(
-    {"dim", "axis", "dim0", "dim1", "start_dim", "end_dim", "decimals", "steps", "n", "m"}
-)
-_SHAPE_PARAMETERS = frozenset({"size", "shape", "sizes", "dims"})
-_BOOL_PARAMETERS = frozenset({"keepdim", "unbiased"})
-_SEQUENCE_PARAMETERS = frozenset({"arrays", "tensors"})
+# The types of the op table's schemas that the language converts its values to.
+_INTEGER_TYPES = frozenset({"int"})
+_INTEGER_OR_LIST_TYPES = frozenset({"int[]", "int|int[]", "int|Tensor"})
+_NUMBER_TYPES = frozenset({"Number", "float"})
+# A number, or a tensor that requires grad: then it is differentiated (clamp's bounds).
+_BOUND_TYPES = frozenset({"Number|Tensor"})
+_SEQUENCE_TYPES = frozenset({"Tensor[]"})
 #: What ``x.name`` computes, for each name of check.ATTRIBUTES.
 _ATTRIBUTES = {
     "T": lambda x: x.T,
@@ -68,16 +70,10 @@ _AXIS_PARAMETERS = frozenset(
 )
 # Functions whose integer results are indices, kept as integers so they can index.
 _INDEX_RESULTS = frozenset({"argmax", "argmin"})
-# Plain numbers to the engine (no gradient flows to them): a tensor given there is read out.
-_NUMBER_PARAMETERS = frozenset(
-    {"min", "max", "beta", "threshold", "fill_value", "start", "end", "step", "correction"}
-)
-
-_TENSOR_BOUNDS = frozenset({"min", "max"})
 
 
 def default_dtype() -> np.dtype:
-    return DefaultDType.value
+    return _engine_default_dtype()
 
 
 def as_tensor(value) -> Tensor:
@@ -111,8 +107,11 @@ class Evaluator:
         origins: dict | None = None,
         notes: list | None = None,
         sources: dict | None = None,
+        generator=None,
     ):
         self.env: dict[str, Tensor] = {}
+        # Random constructors draw from this generator (the process's when None).
+        self.generator = generator
         self.functions: dict[str, ir.FuncDef] = {}
         self.locals: dict[str, object] = {}
         self.watch = watch
@@ -341,23 +340,27 @@ class Evaluator:
     def call_builtin(self, name: str, arg_nodes, keyword_nodes, span: Span, receiver=None):
         function = FUNCTIONS[name]
         sig = builtin_signature(name)
+        types = _parameter_types(function)
         nodes = [None, *arg_nodes] if receiver is not None else list(arg_nodes)
         params = list(sig.positional)
         params += [sig.variadic] * max(0, len(nodes) - len(params))
         args, kwargs, given = [], {}, []  # given: (parameter, value, span) of each argument
         for i, (param, arg) in enumerate(zip(params, nodes)):
-            value = receiver if arg is None else self.argument(param, arg)
-            if i == 0 and function.kind != "constructor" and param not in _SEQUENCE_PARAMETERS:
+            value = receiver if arg is None else self.argument(types[param], arg)
+            if i == 0 and function.kind != "constructor" and types[param] == "Tensor":
                 value = as_tensor(value)
             arg_span = span if arg is None else arg.span
-            value = self.adapt(param, value, arg_span)
+            value = self.adapt(param, types[param], value, arg_span, param == sig.variadic)
             given.append((param, value, arg_span))
             args.append(value)
+        if self.generator is not None and "generator" in types:
+            kwargs["generator"] = self.generator
         for keyword in keyword_nodes:
             param = sig.canonical(keyword.name)
-            value = self.argument(param, keyword.value)
-            given.append((param, self.adapt(param, value, keyword.value.span), keyword.value.span))
-            kwargs[param] = given[-1][1]
+            value = self.argument(types[param], keyword.value)
+            value = self.adapt(param, types[param], value, keyword.value.span)
+            given.append((param, value, keyword.value.span))
+            kwargs[param] = value
         if name in CALCULATOR_FORMS:
             args, kwargs = _calculator_form(name, args, kwargs, given)
         try:
@@ -374,34 +377,37 @@ class Evaluator:
             result = ops.to_dtype(result, default_dtype())
         return result
 
-    def argument(self, param: str, node):
-        if param in _SEQUENCE_PARAMETERS and isinstance(node, ir.ListLit):
+    def argument(self, type_: str, node):
+        if type_ in _SEQUENCE_TYPES and isinstance(node, ir.ListLit):
             return [as_tensor(self.evaluate(item)) for item in node.items]
         return self.evaluate(node)
 
-    def adapt(self, param: str, value, span: Span):
-        """``value`` in the form the engine's parameter ``param`` takes."""
-        if param in _INT_PARAMETERS:
+    def adapt(self, param: str, type_: str, value, span: Span, variadic: bool = False):
+        """``value`` in the form the op table's parameter ``param`` (of type ``type_``) takes."""
+        if type_ in _INTEGER_OR_LIST_TYPES or (variadic and type_ in _INTEGER_TYPES):
             if type(value) is Tensor and value.ndim > 0:
                 return _integer_list(value, param, span)
+            return _integer(value, param if not variadic or param == "dims" else "size", span)
+        if type_ in _INTEGER_TYPES:
             return _integer(value, param, span)
-        if param in _SHAPE_PARAMETERS:
-            if type(value) is Tensor and value.ndim > 0:
-                return _integer_list(value, param, span)
-            return _integer(value, "dims" if param == "dims" else "size", span)
-        if param in _BOOL_PARAMETERS:
+        if type_ == "bool":
             array = np.asarray(value)
             if array.ndim != 0:
                 raise GradcliTypeError(
                     f"{param} must be True or False, not a value of shape {array.shape}", span
                 )
             return bool(array)
-        if param in _TENSOR_BOUNDS and type(value) is Tensor and value.requires_grad:
+        if type_ in _BOUND_TYPES and type(value) is Tensor and value.requires_grad:
             return value  # clamp(x, min=y) differentiates y, as PyTorch's tensor bounds
-        if param in _NUMBER_PARAMETERS and type(value) is Tensor:
+        if type_ in _NUMBER_TYPES | _BOUND_TYPES and type(value) is Tensor:
             array = np.asarray(value.detach())
             return array.item() if array.ndim == 0 else array
         return value
+
+
+def _parameter_types(function) -> dict:
+    """Each parameter's declared type, by name (the op table's schema)."""
+    return {p.name: p.type for p in function.schema.params}
 
 
 def _floor_divide(a, b) -> Tensor:
