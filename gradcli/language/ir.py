@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError
 
 from ..errors import Span
 
@@ -68,8 +68,82 @@ COMPARE_OPS = ("lt", "le", "gt", "ge", "eq", "ne")
 _NO_SPAN = Span(0, 0)
 
 
+class _SpanField:
+    """Marks a field as a source position: it defaults to no span and is left out of
+    equality, hashing and repr."""
+
+
 def _span() -> Span:
-    return field(default=_NO_SPAN, compare=False, repr=False)
+    return _SpanField()  # type: ignore[return-value]
+
+
+_NO_DEFAULT = object()
+
+
+class _Node:
+    """Immutable data: the fields are the class's annotations, in order, with class-level
+    defaults; equality, hash and repr use the fields that are not source positions.
+
+    What ``@dataclass(frozen=True)`` would give, without compiling code for every class
+    when the module is imported (that was most of the start-up cost of this module).
+    """
+
+    _fields: tuple[str, ...] = ()
+    _compared: tuple[str, ...] = ()
+    _defaults: dict[str, object] = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._fields = tuple(cls.__dict__.get("__annotations__", {}))
+        cls._defaults = {}
+        compared = []
+        for name in cls._fields:
+            default = cls.__dict__.get(name, _NO_DEFAULT)
+            if isinstance(default, _SpanField):
+                default = _NO_SPAN
+                delattr(cls, name)
+            else:
+                compared.append(name)
+            if default is not _NO_DEFAULT:
+                cls._defaults[name] = default
+        cls._compared = tuple(compared)
+
+    def __init__(self, *args, **kwargs):
+        fields = self._fields
+        if len(args) > len(fields):
+            raise TypeError(f"{type(self).__name__}() takes {len(fields)} arguments")
+        values = dict(zip(fields, args))
+        for name, value in kwargs.items():
+            if name not in fields or name in values:
+                raise TypeError(f"{type(self).__name__}() got a bad argument {name!r}")
+            values[name] = value
+        for name in fields:
+            if name not in values:
+                if name not in self._defaults:
+                    raise TypeError(f"{type(self).__name__}() is missing {name!r}")
+                values[name] = self._defaults[name]
+        object.__setattr__(self, "__dict__", values)
+
+    def __setattr__(self, name, value):
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, name) for name in self._compared)
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._compared)
+        return f"{type(self).__name__}({shown})"
 
 
 # ----------------------------------------------------------------------------
@@ -77,24 +151,21 @@ def _span() -> Span:
 # ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Num:
+class Num(_Node):
     """A number literal; the parser only makes non-negative ones (``-2`` is a UnaryOp)."""
 
     value: float
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class Name:
+class Name(_Node):
     """A variable, a function parameter, or a built-in constant (pi, e, inf, nan)."""
 
     id: str
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class UnaryOp:
+class UnaryOp(_Node):
     """``-x`` (op "neg") or ``+x`` (op "pos")."""
 
     op: str
@@ -102,8 +173,7 @@ class UnaryOp:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class BinOp:
+class BinOp(_Node):
     """``left ** right`` (op "pow"), the one right-associative operator."""
 
     op: str
@@ -113,8 +183,7 @@ class BinOp:
     op_span: Span = _span()
 
 
-@dataclass(frozen=True)
-class Chain:
+class Chain(_Node):
     """``first op[0] rest[0] op[1] rest[1] ...`` evaluated left to right.
 
     All ops are of one precedence level: add/sub, or mul/div/floordiv/mod/matmul.
@@ -127,8 +196,7 @@ class Chain:
     op_spans: tuple[Span, ...] = _span()
 
 
-@dataclass(frozen=True)
-class Compare:
+class Compare(_Node):
     """``first < rest[0] <= rest[1] ...``: 1 where every comparison holds, else 0."""
 
     first: Expr
@@ -138,8 +206,7 @@ class Compare:
     op_spans: tuple[Span, ...] = _span()
 
 
-@dataclass(frozen=True)
-class Keyword:
+class Keyword(_Node):
     """``name=value`` in a call."""
 
     name: str
@@ -147,8 +214,7 @@ class Keyword:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(_Node):
     """``func(args..., keywords...)``: a built-in or a user function."""
 
     func: str
@@ -157,8 +223,7 @@ class Call:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class Method:
+class Method(_Node):
     """``obj.name(args...)``: the function ``name`` with ``obj`` as first argument."""
 
     obj: Expr
@@ -169,8 +234,7 @@ class Method:
     name_span: Span = _span()
 
 
-@dataclass(frozen=True)
-class Attr:
+class Attr(_Node):
     """``obj.name`` without a call; only ``x.T`` exists."""
 
     obj: Expr
@@ -179,8 +243,7 @@ class Attr:
     name_span: Span = _span()
 
 
-@dataclass(frozen=True)
-class Slice:
+class Slice(_Node):
     """``start:stop:step`` inside brackets; absent parts are None."""
 
     start: Expr | None = None
@@ -189,8 +252,7 @@ class Slice:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class Index:
+class Index(_Node):
     """``obj[i, j:k, ...]``."""
 
     obj: Expr
@@ -198,8 +260,7 @@ class Index:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class ListLit:
+class ListLit(_Node):
     """``[a, b, ...]``: a vector, or a matrix when the items are lists."""
 
     items: tuple[Expr, ...]
@@ -214,8 +275,7 @@ Expr = Num | Name | UnaryOp | BinOp | Chain | Compare | Call | Method | Attr | I
 # ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Assign:
+class Assign(_Node):
     """``name = value``."""
 
     name: str
@@ -223,8 +283,7 @@ class Assign:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class IndexAssign:
+class IndexAssign(_Node):
     """``name[subscripts] = value`` (differentiable: the engine's CopySlices)."""
 
     name: str
@@ -233,8 +292,7 @@ class IndexAssign:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class FuncDef:
+class FuncDef(_Node):
     """``name(params) = body``: a user function."""
 
     name: str
@@ -244,8 +302,7 @@ class FuncDef:
     param_spans: tuple[Span, ...] = _span()
 
 
-@dataclass(frozen=True)
-class ConstDecl:
+class ConstDecl(_Node):
     """``const name = value``: a constant, never differentiated."""
 
     name: str
@@ -256,8 +313,7 @@ class ConstDecl:
 Stmt = Expr | Assign | IndexAssign | FuncDef | ConstDecl
 
 
-@dataclass(frozen=True)
-class Program:
+class Program(_Node):
     """Statements in source order."""
 
     statements: tuple[Stmt, ...]
