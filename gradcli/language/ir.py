@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from dataclasses import FrozenInstanceError
 
 from ..errors import Span
+from ..record import Record, uncompared
 
 #: How deeply expressions may nest (brackets, calls, operators), documented in the README.
 #: The parser rejects deeper programs, so the recursive walks below stay bounded.
@@ -68,82 +68,9 @@ COMPARE_OPS = ("lt", "le", "gt", "ge", "eq", "ne")
 _NO_SPAN = Span(0, 0)
 
 
-class _SpanField:
-    """Marks a field as a source position: it defaults to no span and is left out of
-    equality, hashing and repr."""
-
-
 def _span() -> Span:
-    return _SpanField()  # type: ignore[return-value]
-
-
-_NO_DEFAULT = object()
-
-
-class _Node:
-    """Immutable data: the fields are the class's annotations, in order, with class-level
-    defaults; equality, hash and repr use the fields that are not source positions.
-
-    What ``@dataclass(frozen=True)`` would give, without compiling code for every class
-    when the module is imported (that was most of the start-up cost of this module).
-    """
-
-    _fields: tuple[str, ...] = ()
-    _compared: tuple[str, ...] = ()
-    _defaults: dict[str, object] = {}
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        cls._fields = tuple(cls.__dict__.get("__annotations__", {}))
-        cls._defaults = {}
-        compared = []
-        for name in cls._fields:
-            default = cls.__dict__.get(name, _NO_DEFAULT)
-            if isinstance(default, _SpanField):
-                default = _NO_SPAN
-                delattr(cls, name)
-            else:
-                compared.append(name)
-            if default is not _NO_DEFAULT:
-                cls._defaults[name] = default
-        cls._compared = tuple(compared)
-
-    def __init__(self, *args, **kwargs):
-        fields = self._fields
-        if len(args) > len(fields):
-            raise TypeError(f"{type(self).__name__}() takes {len(fields)} arguments")
-        values = dict(zip(fields, args))
-        for name, value in kwargs.items():
-            if name not in fields or name in values:
-                raise TypeError(f"{type(self).__name__}() got a bad argument {name!r}")
-            values[name] = value
-        for name in fields:
-            if name not in values:
-                if name not in self._defaults:
-                    raise TypeError(f"{type(self).__name__}() is missing {name!r}")
-                values[name] = self._defaults[name]
-        object.__setattr__(self, "__dict__", values)
-
-    def __setattr__(self, name, value):
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name):
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def _key(self) -> tuple:
-        return tuple(getattr(self, name) for name in self._compared)
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self):
-        return hash(self._key())
-
-    def __repr__(self):
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._compared)
-        return f"{type(self).__name__}({shown})"
+    """A source position: defaults to none, left out of equality, hashing and repr."""
+    return uncompared(_NO_SPAN)  # type: ignore[return-value]
 
 
 # ----------------------------------------------------------------------------
@@ -151,21 +78,21 @@ class _Node:
 # ----------------------------------------------------------------------------
 
 
-class Num(_Node):
+class Num(Record):
     """A number literal; the parser only makes non-negative ones (``-2`` is a UnaryOp)."""
 
     value: float
     span: Span = _span()
 
 
-class Name(_Node):
+class Name(Record):
     """A variable, a function parameter, or a built-in constant (pi, e, inf, nan)."""
 
     id: str
     span: Span = _span()
 
 
-class UnaryOp(_Node):
+class UnaryOp(Record):
     """``-x`` (op "neg") or ``+x`` (op "pos")."""
 
     op: str
@@ -173,7 +100,7 @@ class UnaryOp(_Node):
     span: Span = _span()
 
 
-class BinOp(_Node):
+class BinOp(Record):
     """``left ** right`` (op "pow"), the one right-associative operator."""
 
     op: str
@@ -183,7 +110,7 @@ class BinOp(_Node):
     op_span: Span = _span()
 
 
-class Chain(_Node):
+class Chain(Record):
     """``first op[0] rest[0] op[1] rest[1] ...`` evaluated left to right.
 
     All ops are of one precedence level: add/sub, or mul/div/floordiv/mod/matmul.
@@ -196,7 +123,7 @@ class Chain(_Node):
     op_spans: tuple[Span, ...] = _span()
 
 
-class Compare(_Node):
+class Compare(Record):
     """``first < rest[0] <= rest[1] ...``: 1 where every comparison holds, else 0."""
 
     first: Expr
@@ -206,7 +133,7 @@ class Compare(_Node):
     op_spans: tuple[Span, ...] = _span()
 
 
-class Keyword(_Node):
+class Keyword(Record):
     """``name=value`` in a call."""
 
     name: str
@@ -214,7 +141,7 @@ class Keyword(_Node):
     span: Span = _span()
 
 
-class Call(_Node):
+class Call(Record):
     """``func(args..., keywords...)``: a built-in or a user function."""
 
     func: str
@@ -223,7 +150,7 @@ class Call(_Node):
     span: Span = _span()
 
 
-class Method(_Node):
+class Method(Record):
     """``obj.name(args...)``: the function ``name`` with ``obj`` as first argument."""
 
     obj: Expr
@@ -234,7 +161,7 @@ class Method(_Node):
     name_span: Span = _span()
 
 
-class Attr(_Node):
+class Attr(Record):
     """``obj.name`` without a call; only ``x.T`` exists."""
 
     obj: Expr
@@ -243,7 +170,7 @@ class Attr(_Node):
     name_span: Span = _span()
 
 
-class Slice(_Node):
+class Slice(Record):
     """``start:stop:step`` inside brackets; absent parts are None."""
 
     start: Expr | None = None
@@ -252,7 +179,7 @@ class Slice(_Node):
     span: Span = _span()
 
 
-class Index(_Node):
+class Index(Record):
     """``obj[i, j:k, ...]``."""
 
     obj: Expr
@@ -260,7 +187,7 @@ class Index(_Node):
     span: Span = _span()
 
 
-class ListLit(_Node):
+class ListLit(Record):
     """``[a, b, ...]``: a vector, or a matrix when the items are lists."""
 
     items: tuple[Expr, ...]
@@ -275,7 +202,7 @@ Expr = Num | Name | UnaryOp | BinOp | Chain | Compare | Call | Method | Attr | I
 # ----------------------------------------------------------------------------
 
 
-class Assign(_Node):
+class Assign(Record):
     """``name = value``."""
 
     name: str
@@ -283,7 +210,7 @@ class Assign(_Node):
     span: Span = _span()
 
 
-class IndexAssign(_Node):
+class IndexAssign(Record):
     """``name[subscripts] = value`` (differentiable: the engine's CopySlices)."""
 
     name: str
@@ -292,7 +219,7 @@ class IndexAssign(_Node):
     span: Span = _span()
 
 
-class FuncDef(_Node):
+class FuncDef(Record):
     """``name(params) = body``: a user function."""
 
     name: str
@@ -302,7 +229,7 @@ class FuncDef(_Node):
     param_spans: tuple[Span, ...] = _span()
 
 
-class ConstDecl(_Node):
+class ConstDecl(Record):
     """``const name = value``: a constant, never differentiated."""
 
     name: str
@@ -313,7 +240,7 @@ class ConstDecl(_Node):
 Stmt = Expr | Assign | IndexAssign | FuncDef | ConstDecl
 
 
-class Program(_Node):
+class Program(Record):
     """Statements in source order."""
 
     statements: tuple[Stmt, ...]
