@@ -7,6 +7,7 @@ functions, ``backward``, ``gradcli.autograd.grad`` and ``gradcli.autograd.functi
 from types import SimpleNamespace as _SimpleNamespace
 
 from .engine import ops as ops
+from .engine import ops_linalg as ops_linalg
 from .engine.dtypes import (
     bool_ as bool,  # noqa: A004  (PyTorch's name)
 )
@@ -41,6 +42,10 @@ from .engine.ops import (
     zeros,
     zeros_like,
 )
+from .engine.ops_linalg import *  # noqa: F403  cross, logdet
+from .engine.ops_nn import *  # noqa: F403  activations and losses
+from .engine.ops_scan import *  # noqa: F403  cumprod
+from .engine.ops_special import *  # noqa: F403  lgamma, digamma, erfinv, xlogy, ...
 from .engine.tensor import (
     Size,
     Tensor,
@@ -56,6 +61,15 @@ __version__ = "0.1.0"
 
 # gradcli computes on the CPU: ``torch.cuda.is_available()`` is False, as on a CPU build.
 cuda = _SimpleNamespace(is_available=lambda: False, device_count=lambda: 0)
+
+# torch.linalg's functions that gradcli has.
+linalg = _SimpleNamespace(
+    cross=ops_linalg.linalg_cross,
+    det=ops.det,
+    eigvalsh=ops_linalg.eigvalsh,
+    inv=ops.inverse,
+    solve=ops_linalg.solve,
+)
 
 float = float32  # noqa: A001  (torch.float is float32)
 double = float64

@@ -170,7 +170,11 @@ def test_unknown_names(text, bindings, message, column):
             1,
         ),
         ("eye()", "wrong number of arguments: eye takes 1 to 2 arguments but 0 were given", 1),
-        ("softmax(x)", "wrong number of arguments: softmax takes 2 arguments but 1 was given", 1),
+        (
+            "softmax(x, 0, 1)",
+            "wrong number of arguments: softmax takes 1 to 2 arguments but 3 were given",
+            1,
+        ),
         (
             "f(a, b) = a*b; f(1)",
             "wrong number of arguments: f takes 2 arguments but 1 was given",

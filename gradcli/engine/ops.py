@@ -2304,14 +2304,15 @@ def _new_like(make):
 class Function:
     """A function callable from the language: its name, callable, one-line doc and kind."""
 
-    __slots__ = ("name", "call", "doc", "kind", "op")
+    __slots__ = ("name", "call", "doc", "kind", "op", "_kink")
 
-    def __init__(self, name, call, doc, kind, op=None):
+    def __init__(self, name, call, doc, kind, op=None, kink=None):
         self.name = name
         self.call = call
         self.doc = doc
         self.kind = kind
         self.op = op
+        self._kink = kink  # a function composed of ops may state its own convention
 
     @property
     def signature(self):
@@ -2329,6 +2330,8 @@ class Function:
 
     @property
     def kink(self):
+        if self._kink is not None:
+            return self._kink
         return None if self.op is None else self.op.kink
 
     def __repr__(self):
@@ -2560,3 +2563,13 @@ INPLACE_METHODS.update(
     t_=t,
     transpose_=transpose,
 )
+
+# The rest of the table is declared by kind in its own modules, which build on this
+# one's ops; their functions and methods join the tables above.
+from . import ops_linalg, ops_nn, ops_scan, ops_special  # noqa: E402
+
+for _module in (ops_special, ops_scan, ops_linalg, ops_nn):
+    FUNCTIONS.update(_module.FUNCTIONS)
+    METHODS.update(getattr(_module, "METHODS", {}))
+    INPLACE_METHODS.update(getattr(_module, "INPLACE_METHODS", {}))
+del _module

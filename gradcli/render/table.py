@@ -73,14 +73,20 @@ def render_functions(functions, stream, console: Console | None = None) -> None:
     table = Table(box=box.ROUNDED, safe_box=not unicode)
     # Names are never cut: a signature wraps after a comma, below its name.
     longest = max(len(f.name) for f in functions) + 1
-    table.add_column("function", min_width=longest, ratio=3)
+    if longest > (console.width - 10) // 3:  # more than its share: Rich then overflows a minimum
+        table.add_column("function", width=longest)
+    else:
+        table.add_column("function", min_width=longest, ratio=3)
     table.add_column("description", ratio=4)
     table.add_column("at kinks", ratio=2)
     for i, f in enumerate(functions):
         if i == 0 or functions[i - 1].kind != f.kind:
             table.add_row(Text(f.kind, style="bold magenta"), end_section=False)
         last_of_kind = i + 1 == len(functions) or functions[i + 1].kind != f.kind
-        name = Text(f.name, style="bold cyan").append(f.signature)
+        name = Text(f.name, style="bold cyan")
+        if len(f.name) + len(f.signature.split(" ")[0]) > longest:
+            name.append("\n")  # the name and its first parameter are too long for one word
+        name.append(f.signature)
         # Text, not markup: "[min, max]" in a description is no style.
         table.add_row(name, Text(f.doc), Text(f.kink or ""), end_section=last_of_kind)
     console.print(table)
