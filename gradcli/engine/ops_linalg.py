@@ -182,7 +182,9 @@ def _logabsdet_rule(g, ans, A):
 
 
 _logabsdet_op = defop("logabsdet", _logabsdet, (_logabsdet_rule,), "LinalgSlogdetBackward0",
-                      "log |det A|", "linalg")  # fmt: skip
+                      "log |det A|", "linalg",
+                      kink="gradient 0 where det < 0 (the value is nan); where det = 0 "
+                           "the gradient is an error, as in PyTorch")  # fmt: skip
 
 
 def logdet(input):

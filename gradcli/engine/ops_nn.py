@@ -185,7 +185,7 @@ _mse_op = defop("mse_loss", _mse, (_mse_rule(1), _mse_rule(-1)), "MseLossBackwar
 
 
 def mse_loss(input, target, *, reduction="mean"):
-    """mse_loss(input, target, reduction='mean'): mean squared error."""
+    """mse_loss(input, target, reduction='mean'): squared error, averaged by default."""
     return _mse_op(input, target, _check_reduction(reduction))
 
 
@@ -209,8 +209,12 @@ def _bce(input, target, weight=None, reduction="mean"):
     return np.asarray(_reduce(losses, reduction)).astype(np.result_type(x, t, 1.0))
 
 
+# PyTorch's floor for x (1 - x) in the gradient: 1e-12 as a float32.
+_BCE_EPSILON = float(np.float32(1e-12))
+
+
 def _bce_input_rule(g, ans, x, t, weight=None, reduction="mean"):
-    grad = _spread(g, ans, reduction, np.shape(x)) * (x - t) / clamp((1 - x) * x, min=1e-12)
+    grad = _spread(g, ans, reduction, np.shape(x)) * (x - t) / clamp((1 - x) * x, min=_BCE_EPSILON)
     return grad if weight is None else grad * weight
 
 
@@ -228,7 +232,7 @@ _bce_op = defop("binary_cross_entropy", _bce, (_bce_input_rule, _bce_target_rule
 
 
 def binary_cross_entropy(input, target, weight=None, *, reduction="mean"):
-    """Binary cross-entropy -(t log x + (1 - t) log(1 - x)) of probabilities x."""
+    """binary cross-entropy -(t log x + (1 - t) log(1 - x)) of probabilities x"""
     _same_shape(
         input,
         target,
@@ -281,7 +285,7 @@ _bce_logits_op = defop("binary_cross_entropy_with_logits", _bce_logits,
 def binary_cross_entropy_with_logits(
     input, target, weight=None, *, reduction="mean", pos_weight=None
 ):
-    """Binary cross-entropy of sigmoid(input) against target, computed stably."""
+    """binary cross-entropy of sigmoid(input) against target, computed stably"""
     _same_shape(input, target, "Target size ({}) must be the same as input size ({})")
     function = "binary_cross_entropy_with_logits"
     weight = _constant("weight", weight, function)
@@ -355,7 +359,7 @@ def _check_target(input, target):
 
 
 def nll_loss(input, target, weight=None, *, ignore_index=-100, reduction="mean"):
-    """Negative log-likelihood: minus the (weighted) input at each target class."""
+    """negative log-likelihood: minus the (weighted) input at each target class"""
     _check_target(input, target)
     target = np.asarray(_raw(target))
     weight = _constant("weight", weight, "nll_loss_forward")
@@ -377,7 +381,7 @@ def _class_weights(weight, ndim, d):
 def cross_entropy(
     input, target, weight=None, *, ignore_index=-100, reduction="mean", label_smoothing=0.0
 ):
-    """Cross-entropy of logits: against class indices, or class probabilities of input's shape."""
+    """cross-entropy of logits: against class indices, or class probabilities of input's shape"""
     reduction = _check_reduction(reduction)
     weight = _constant("weight", weight, "nll_loss_forward")
     d = _class_dim(input)
@@ -415,7 +419,7 @@ def cross_entropy(
 def _cross_entropy_of_numbers(
     input, target, weight=None, *, ignore_index=-100, reduction="mean", label_smoothing=0.0
 ):
-    """Cross-entropy of logits: against class indices, or class probabilities of input's shape."""
+    """cross-entropy of logits: against class indices, or class probabilities of input's shape"""
     # The language's numbers are floats: a target not of input's shape holds class indices.
     data = np.asarray(_raw(target))
     if np.shape(target) != np.shape(input) and data.dtype.kind == "f":

@@ -11,6 +11,8 @@ import numpy as np
 
 from . import dtypes
 from .ops import (
+    OPS,
+    Function,
     _dims,
     _function,
     _raw,
@@ -61,7 +63,15 @@ def cumprod(input, dim, *, dtype=None):
 FUNCTIONS = {
     "cumsum": _function("cumsum", cumsum, "other", "cumsum"),
     "cumprod": _function("cumprod", cumprod, "other", "cumprod"),
-    "sort": _function("sort", sort, "other", "take_along_dim"),
+    # The language's sort gives the values: the indices are argsort's.
+    "sort": Function(
+        "sort",
+        sort,
+        "the entries in order along dim",
+        "other",
+        OPS["take_along_dim"],
+        kink="equal entries keep their order (a stable sort), which decides their gradients",
+    ),
 }
 METHODS = {"cumprod": cumprod}
 INPLACE_METHODS = {"cumprod_": cumprod}

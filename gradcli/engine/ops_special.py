@@ -25,6 +25,7 @@ from .ops import (
     div,
     exp,
     log,
+    logical_and,
     tan,
     where,
 )
@@ -188,7 +189,8 @@ def _xlogy(input, other):
 
 
 def _xlogy_x_rule(g, ans, x, y):
-    return where(x != 0, g * log(y), 0.0)  # xlogy(x != 0, y), as PyTorch
+    # log(y), and 0 where x is 0 and y <= 0 (there log(y) is -inf or nan), as in PyTorch.
+    return where(logical_and(x == 0, y <= 0), 0.0, g * log(y))
 
 
 def _xlogy_y_rule(g, ans, x, y):
@@ -198,7 +200,7 @@ def _xlogy_y_rule(g, ans, x, y):
 # fmt: off
 _xlogy_tensors = defop("xlogy", _xlogy, (_xlogy_x_rule, _xlogy_y_rule), "XlogyBackward0",
                        "x * log(y), 0 where x is 0", "binary",
-                       kink="derivative for x is 0 where x is 0")
+                       kink="derivative for x is 0 where x = 0 and y <= 0, as in PyTorch")
 _xlogy_of_number = OPS["xlogy"].variant("XlogyBackward1", (None, _xlogy_y_rule))
 _xlogy_by_number = OPS["xlogy"].variant("XlogyBackward2", (_xlogy_x_rule, None))
 # fmt: on

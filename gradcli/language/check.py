@@ -305,7 +305,11 @@ class _Checker:
     # ----- expressions -----
 
     def expression(self, expr, params=frozenset(), function: str | None = None) -> None:
+        arguments = set()  # the nodes that are arguments of built-in functions
         for node in ir.walk(expr):
+            if isinstance(node, ir.Call) and node.func in FUNCTIONS or isinstance(node, ir.Method):
+                arguments.update(id(a) for a in node.args)
+                arguments.update(id(k.value) for k in node.keywords)
             if isinstance(node, ir.Name):
                 self.use(node, params)
             elif isinstance(node, ir.Call):
@@ -314,6 +318,11 @@ class _Checker:
                 self.method(node)
             elif isinstance(node, ir.Attr):
                 self.attribute(node)
+            elif isinstance(node, ir.Str) and id(node) not in arguments:
+                raise GradcliError(
+                    'text in quotes is only an argument of a function, as in reduction="sum"',
+                    node.span,
+                )
 
     def is_variable(self, name: str, params) -> bool:
         """Whether ``name`` is an input or a computed variable (not a constant)."""

@@ -45,10 +45,28 @@ _UNARY = {"neg": operator.neg, "pos": operator.pos}
 
 # How call arguments are adapted to the engine's Python callables, by parameter name.
 _INT_PARAMETERS = frozenset(
-    {"dim", "axis", "dim0", "dim1", "start_dim", "end_dim", "decimals", "steps", "n", "m"}
+    {
+        "dim",
+        "axis",
+        "dim0",
+        "dim1",
+        "start_dim",
+        "end_dim",
+        "decimals",
+        "steps",
+        "n",
+        "m",
+        "ignore_index",
+    }
 )
 _SHAPE_PARAMETERS = frozenset({"size", "shape", "sizes", "dims"})
-_BOOL_PARAMETERS = frozenset({"keepdim", "unbiased"})
+_BOOL_PARAMETERS = frozenset({"keepdim", "unbiased", "descending", "stable", "left"})
+#: The parameters that take text, and the texts each takes.
+_STRING_PARAMETERS = {
+    "reduction": ("mean", "sum", "none"),
+    "approximate": ("none", "tanh"),
+    "UPLO": ("L", "U"),
+}
 _SEQUENCE_PARAMETERS = frozenset({"arrays", "tensors"})
 #: What ``x.name`` computes, for each name of check.ATTRIBUTES.
 _ATTRIBUTES = {"T": lambda x: x.T}
@@ -62,7 +80,20 @@ _AXIS_PARAMETERS = frozenset(
 _INDEX_RESULTS = frozenset({"argmax", "argmin"})
 # Plain numbers to the engine (no gradient flows to them): a tensor given there is read out.
 _NUMBER_PARAMETERS = frozenset(
-    {"min", "max", "beta", "threshold", "fill_value", "start", "end", "step", "correction"}
+    {
+        "min",
+        "max",
+        "beta",
+        "threshold",
+        "fill_value",
+        "start",
+        "end",
+        "step",
+        "correction",
+        "negative_slope",
+        "alpha",
+        "label_smoothing",
+    }
 )
 
 
@@ -184,6 +215,9 @@ class Evaluator:
 
     def Num(self, node: ir.Num):
         return _number(node.value)
+
+    def Str(self, node: ir.Str):
+        return node.value
 
     def Name(self, node: ir.Name):
         return self.name(node.id, node.span)
@@ -339,7 +373,14 @@ class Evaluator:
     def argument(self, param: str, node):
         if param in _SEQUENCE_PARAMETERS and isinstance(node, ir.ListLit):
             return [as_tensor(self.evaluate(item)) for item in node.items]
-        return self.evaluate(node)
+        value = self.evaluate(node)
+        choices = _STRING_PARAMETERS.get(param)
+        if choices is None and isinstance(value, str):
+            raise GradcliTypeError(f"{param} takes a value, not text in quotes", node.span)
+        if choices is not None and value not in choices:
+            listed = ", ".join(f'"{c}"' for c in choices)
+            raise GradcliTypeError(f"{param} must be one of {listed}", node.span)
+        return value
 
     def adapt(self, param: str, value, span: Span):
         """``value`` in the form the engine's parameter ``param`` takes."""
