@@ -14,15 +14,20 @@ differentiated in ``wrt`` order, by default every input of the program
 (``program.inputs``); names declared ``const`` are never inputs.
 
 ``functions()`` lists the functions a program can call, from the op table.
+``graph()`` gives the program's autograd graph with the gradient that reached
+each node; ``gradient`` and ``vjp`` with ``steps=True`` also give the steps of
+their reverse pass.
 
 Every error a user can cause is a ``GradcliError``. A result that is nan or
 infinite is returned anyway, with a warning naming the first operation that
-produced it.
+produced it. An evaluation that lands on a kink (``abs`` at 0, a tie in ``max``)
+gets a note naming the convention that decides the derivative there.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,7 +38,7 @@ import numpy as np
 import gradcli
 
 from . import bindings as _bindings
-from .errors import GradcliError
+from .errors import GradcliError, Span
 
 DTYPES = ("float64", "float32")
 # The command line's own options: inputs with these names are bound with --var.
@@ -49,6 +54,7 @@ _OPTION_NAMES = {
     "debug",
     "wrt",
     "tangent",
+    "steps",
     "help",
     "version",
 }
@@ -57,6 +63,32 @@ _OPTION_NAMES = {
 # ----------------------------------------------------------------------------
 # Results
 # ----------------------------------------------------------------------------
+
+
+class Diagnostic(str):
+    """A warning or a note: the text printed on standard error (with the source line
+    and a caret when it has a place), and its parts for JSON."""
+
+    #: ``"warning"`` or ``"note"``.
+    kind: str
+    #: The message alone, without ``warning:`` and without its place.
+    message: str
+    #: Where it points, from 1, the end column included; None without a place.
+    line: int | None
+    column: int | None
+    end: int | None
+
+    def __new__(cls, kind: str, message: str, span=None, source: str | None = None):
+        # GradcliError.render draws the line and the caret; it says "error:".
+        text = GradcliError(message, span, source).render().removeprefix("error:")
+        self = super().__new__(cls, kind + ":" + text)
+        self.kind = kind
+        self.message = message
+        single_line = span is not None and span.end_line in (None, span.line)
+        self.line = None if span is None else span.line
+        self.column = None if span is None else span.column
+        self.end = span.end_column if single_line and span.end_column else self.column
+        return self
 
 
 #: The arrays each command adds to the value, in the order they are shown.
@@ -86,7 +118,7 @@ class Result:
     #: Every input's value: the point of evaluation.
     point: Mapping[str, np.ndarray]
     #: One ``warning: ...`` message for each result array that is nan or infinite.
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Diagnostic, ...] = ()
     #: ``grad[x]``: the gradient, of x's shape (grad, hessian).
     grad: Mapping[str, np.ndarray] | None = None
     #: ``jacobian[x]``: of shape ``value.shape + x.shape``.
@@ -99,6 +131,11 @@ class Result:
     #: The directional derivative along ``tangents``, of the value's shape.
     jvp: np.ndarray | None = None
     tangents: Mapping[str, np.ndarray] | None = None
+    #: One ``note: ...`` for each call evaluated on a kink, where a convention decides
+    #: the derivative.
+    notes: tuple[Diagnostic, ...] = ()
+    #: With ``steps=True`` (gradient, vjp): the graph and the steps of the reverse pass.
+    graph: GraphResult | None = None
 
     @property
     def shapes(self) -> Mapping[str, tuple[int, ...]]:
@@ -108,10 +145,7 @@ class Result:
     @property
     def title(self) -> str:
         """The expression, when it fits on a line, else the file it came from."""
-        text = self.source.strip()
-        if self.filename == "<expr>" or ("\n" not in text and len(text) <= 60):
-            return text
-        return self.filename
+        return _title(self.source, self.filename)
 
     @property
     def finite(self) -> bool:
@@ -127,6 +161,13 @@ class Result:
         for key in SECTIONS[self.command]:
             tree[key] = _thawed(getattr(self, key))
         return tree
+
+
+def _title(source: str, filename: str) -> str:
+    text = source.strip()
+    if filename == "<expr>" or ("\n" not in text and len(text) <= 60):
+        return text
+    return filename
 
 
 def _thawed(section):
@@ -163,11 +204,16 @@ def gradient(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    steps: bool = False,
 ) -> Result:
-    """The value and the gradient of a scalar output with respect to each input."""
+    """The value and the gradient of a scalar output with respect to each input.
+
+    ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
+    """
     with _session(source, bindings, wrt, dtype, seed, filename) as s:
         out, grads = s.scalar_gradient("grad")
-        return s.result("grad", out, grad=grads)
+        traced = s.graph(np.ones(out.shape, s.dtype)) if steps else None
+        return s.result("grad", out, grad=grads, graph=traced)
 
 
 def jacobian(
@@ -229,36 +275,84 @@ def vjp(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    steps: bool = False,
 ) -> Result:
     """``backward(grad_output)``: the vector-Jacobian product for each input.
 
     ``grad_output`` has the output's shape; it may be left out for a scalar output.
+    ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
     """
     with _session(source, bindings, wrt, dtype, seed, filename) as s:
         f, _ = s.function(s.wrt)
         with gradcli.no_grad():
             value = f(*s.point(s.wrt))
-        if grad_output is None:
-            if value._data.size != 1:
-                raise GradcliError(
-                    f"vjp needs --grad-output V of the output's shape {tuple(value.shape)}; "
-                    f"it can be left out only for a scalar output"
-                )
-            v = np.ones(value.shape, dtype=s.dtype)
-        else:
-            v = s.value_of("--grad-output", grad_output)
-            if v.shape != value.shape:
-                raise GradcliError(
-                    f"--grad-output has shape {v.shape}, but the output has shape "
-                    f"{tuple(value.shape)}: they must be the same"
-                )
+        v = s.grad_output(grad_output, value, "vjp")
         products: dict[str, np.ndarray] = {}
         if s.wrt:
             from gradcli.autograd import functional
 
             _, vjps = functional.vjp(f, s.point(s.wrt), gradcli.tensor(v, dtype=s.gdtype))
             products = {n: _array(g) for n, g in zip(s.wrt, vjps)}
-        return s.result("vjp", value, vjp=products, grad_output=v)
+        traced = s.graph(v) if steps else None
+        return s.result("vjp", value, vjp=products, grad_output=v, graph=traced)
+
+
+@dataclass(frozen=True, eq=False)
+class GraphResult:
+    """The autograd graph of a program's output (``gradcli.autograd.graph.Graph``),
+    each node with the source text it came from, and the reverse pass over it."""
+
+    source: str
+    filename: str
+    #: Output first; ``node.text`` is the source text of an op's node.
+    nodes: tuple
+    #: ``(input id, output id)``.
+    edges: tuple[tuple[int, int], ...]
+    #: The reverse pass, in the order the engine ran it (``autograd.graph.Step``).
+    steps: tuple
+    #: The value of the output.
+    value: np.ndarray
+    #: The gradient the reverse pass started from; None for none (a non-scalar output
+    #: without one).
+    grad_output: np.ndarray | None
+    warnings: tuple[Diagnostic, ...] = ()
+    notes: tuple[Diagnostic, ...] = ()
+
+    @property
+    def title(self) -> str:
+        return _title(self.source, self.filename)
+
+    @property
+    def finite(self) -> bool:
+        return _finite(self.value) and all(n.grad is None or _finite(n.grad) for n in self.nodes)
+
+
+def graph(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    grad_output=None,
+    wrt: Sequence[str] | None = None,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> GraphResult:
+    """The autograd graph of the output, from the output down to the inputs in
+    ``wrt`` (the leaves), each node with its value and the gradient that reached it
+    in ``output.backward(grad_output)``.
+
+    ``grad_output`` may be left out for a scalar output (it is 1); for another
+    output, leaving it out gives the graph without gradients.
+    """
+    with _session(source, bindings, wrt, dtype, seed, filename) as s:
+        leaves = s.leaves(s.wrt)
+        value = s.run(leaves)
+        v = None
+        if grad_output is not None or value._data.size == 1:
+            v = s.grad_output(grad_output, value, "graph")
+        traced = s.graph(v)
+        finished = s.result("eval", value)
+        return dataclasses.replace(traced, warnings=finished.warnings, notes=finished.notes)
 
 
 def jvp(
@@ -394,6 +488,7 @@ class _Session:
         self.program = compile_source(source, filename=filename)
         self.inputs = tuple(self.program.inputs)
         self.watch: list = []
+        self.notes: list = []
         self.values = self._bind(bindings)
         if wrt is None:
             # Every input that can be differentiated: a boolean one (a mask) cannot.
@@ -488,7 +583,7 @@ class _Session:
         """The inputs ``names`` as tensors, for ``gradcli.autograd.functional``."""
         return tuple(gradcli.tensor(self.values[n]) for n in names)
 
-    def run(self, leaves, origins=None):
+    def run(self, leaves, origins=None, sources=None):
         """Evaluate once, watching for the first operation that makes nan or inf.
 
         ``origins``: a dict to fill with where in the source each graph node came from
@@ -500,7 +595,56 @@ class _Session:
         # The watch keeps its first find; the re-run that records origins adds nothing.
         watching = not self.watch and origins is None
         return self.program.run(
-            leaves, watch_nonfinite=self.watch if watching else None, origins=origins
+            leaves,
+            watch_nonfinite=self.watch if watching else None,
+            origins=origins,
+            notes=self.notes,
+            sources=sources,
+        )
+
+    def grad_output(self, given, value, command: str) -> np.ndarray:
+        """The gradient a reverse pass from ``value`` starts from: ``given`` (of the
+        output's shape), or 1 for a scalar output when it is None."""
+        if given is None:
+            if value._data.size != 1:
+                raise GradcliError(
+                    f"{command} needs --grad-output V of the output's shape "
+                    f"{tuple(value.shape)}; it can be left out only for a scalar output"
+                )
+            return np.ones(value.shape, dtype=self.dtype)
+        v = self.value_of("--grad-output", given)
+        if v.shape != value.shape:
+            raise GradcliError(
+                f"--grad-output has shape {v.shape}, but the output has shape "
+                f"{tuple(value.shape)}: they must be the same"
+            )
+        return v
+
+    def graph(self, grad_output) -> GraphResult:
+        """One more evaluation, recording where each node came from, and its graph with
+        the reverse pass from ``grad_output`` (None: no pass)."""
+        from gradcli.autograd.graph import trace
+
+        leaves = self.leaves(self.wrt)
+        sources: dict = {}
+        origins: dict = {}
+        out = self.run(leaves, origins, sources)
+        for node, (_, span) in origins.items():
+            sources.setdefault(node, span)  # a node made inside a call: the call's span
+        start = None if grad_output is None else gradcli.tensor(grad_output, dtype=self.gdtype)
+        traced = trace(out, start, {name: leaves[name] for name in self.wrt}, sources)
+        nodes = tuple(
+            dataclasses.replace(node, **_source_extent(self.source, node.span))
+            for node in traced.nodes
+        )
+        return GraphResult(
+            source=self.source,
+            filename=self.filename,
+            nodes=nodes,
+            edges=traced.edges,
+            steps=traced.steps,
+            value=_frozen_array(_array(out)),
+            grad_output=None if grad_output is None else _frozen_array(grad_output),
         )
 
     def scalar_gradient(self, command: str):
@@ -534,13 +678,18 @@ class _Session:
         from .render import leaves
 
         value = self._numeric(_array(value))
-        fields = {key: self._numeric(section) for key, section in fields.items()}
+        fields = {
+            key: section if key == "graph" else self._numeric(section)
+            for key, section in fields.items()
+        }
         warnings = [] if _finite(value) else [self._nonfinite_warning(value)]
         shown = {key: fields[key] for key in SECTIONS[command]}
         for path, array in leaves(shown):
             if not _finite(array):
                 head = f"{'.'.join(path)} contains {_kinds(array)}"
-                warnings.append(f"warning: {head}" if warnings else self._derivative_warning(head))
+                warnings.append(
+                    Diagnostic("warning", head) if warnings else self._derivative_warning(head)
+                )
         return Result(
             command=command,
             source=self.source,
@@ -549,8 +698,27 @@ class _Session:
             inputs=tuple(self.wrt),
             point=_frozen(self.values),
             warnings=tuple(warnings),
-            **{key: _frozen(section) for key, section in fields.items()},
+            notes=self._notes(),
+            **{
+                key: section if key == "graph" else _frozen(section)
+                for key, section in fields.items()
+            },
         )
+
+    def _notes(self) -> tuple[Diagnostic, ...]:
+        """A note for each call that landed on a kink, once each (a Jacobian evaluates
+        the program more than once)."""
+        from gradcli.engine.ops import FUNCTIONS
+
+        notes = {}
+        for function, span, where, convention in self.notes:
+            known = FUNCTIONS.get(function)
+            convention = convention or (known and known.kink)
+            message = f"{function} is evaluated {where}, where it has no derivative"
+            if convention:
+                message += f" (convention: {convention})"
+            notes.setdefault((message, span), Diagnostic("note", message, span, self.source))
+        return tuple(notes.values())
 
     def _numeric(self, section):
         """Booleans (a mask given as the value) as the numbers 1 and 0, as the language
@@ -561,13 +729,13 @@ class _Session:
             return section.astype(self.dtype)
         return section
 
-    def _derivative_warning(self, head: str) -> str:
+    def _derivative_warning(self, head: str) -> Diagnostic:
         """The warning for a derivative that is nan or inf where the value is finite,
         naming the first operation whose derivative made it, with a caret."""
         head += " at a point where the value is finite"
         found = self._derivative_origin()
         if found is None:
-            return f"warning: {head}"
+            return Diagnostic("warning", head)
         description, span = found
         return _warning(
             f"{head}; the first came from the derivative of {description}", span, self.source
@@ -588,13 +756,13 @@ class _Session:
             return None
         return origins.get(watch.node, (watch.node.name(), None))
 
-    def _nonfinite_warning(self, value) -> str:
-        head = f"warning: the value contains {_kinds(value)}"
+    def _nonfinite_warning(self, value) -> Diagnostic:
+        head = f"the value contains {_kinds(value)}"
         if not self.watch:
             # No operation made it: an input given that way did (--x nan, @FILE).
             given = {**self.constants, **self.values}
             held = [f"{n} holds {_kinds(v)}" for n, v in given.items() if not _finite(v)]
-            return f"{head}; the input {held[0]}" if held else head
+            return Diagnostic("warning", f"{head}; the input {held[0]}" if held else head)
         description, span = self.watch[0]
         message = f"the value contains {_kinds(value)}; the first came from {description}"
         return _warning(message, span, self.source)
@@ -605,10 +773,28 @@ class _Session:
 # ----------------------------------------------------------------------------
 
 
-def _warning(message: str, span, source: str) -> str:
+def _warning(message: str, span, source: str) -> Diagnostic:
     """``warning: message`` with the source line and a caret under ``span``."""
-    # GradcliError.render draws the line and the caret; it says "error:".
-    return "warning:" + GradcliError(message, span, source).render().removeprefix("error:")
+    return Diagnostic("warning", message, span, source)
+
+
+def _source_extent(source: str, span) -> dict:
+    """``{"span", "text"}``: ``span`` with the brackets the parser leaves out of it put
+    back (``(x+2)**2``), and its source text (its first line when it spans several)."""
+    if span is None:
+        return {"span": None, "text": None}
+    lines = source.splitlines()
+    if not 1 <= span.line <= len(lines):
+        return {"span": span, "text": None}
+    line = lines[span.line - 1]
+    if span.end_line not in (None, span.line) or span.end_column is None:
+        return {"span": span, "text": line[span.column - 1 :].rstrip() + " …"}
+    start, stop = span.column - 1, span.end_column
+    while line[start:stop].count(")") > line[start:stop].count("(") and "(" in line[:start]:
+        start = line.rindex("(", 0, start)
+    while line[start:stop].count("(") > line[start:stop].count(")") and ")" in line[stop:]:
+        stop = line.index(")", stop) + 1
+    return {"span": Span(span.line, start + 1, span.line, stop), "text": line[start:stop]}
 
 
 def _require_scalar(out, command: str) -> None:

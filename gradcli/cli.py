@@ -275,10 +275,19 @@ _SHARED_OPTIONS = [
         metavar="N",
         help="Significant digits printed [default: 6 in tables, all in plain and json].",
     ),
-    click.option("-o", "--output", metavar="FILE.npz", help="Also save every result array."),
+    _OUTPUT := click.option(
+        "-o", "--output", metavar="FILE.npz", help="Also save every result array."
+    ),
     click.option("--strict", is_flag=True, help="Exit 3 when a result is nan or infinite."),
     _DEBUG,
 ]
+
+_STEPS = click.option(
+    "--steps",
+    is_flag=True,
+    help="Also show the reverse pass step by step: what each node received, its rule, "
+    "what it sent to each input.",
+)
 
 _WRT = click.option(
     "--wrt",
@@ -288,11 +297,11 @@ _WRT = click.option(
 )
 
 
-def _command(group, name, *extra_options):
-    """Subcommand ``name`` of ``group``, with the shared options and ``extra_options``."""
+def _command(group, name, *extra_options, shared=_SHARED_OPTIONS):
+    """Subcommand ``name`` of ``group``, with the ``shared`` options and ``extra_options``."""
 
     def decorate(function):
-        for option in reversed([*_SHARED_OPTIONS[:1], *extra_options, *_SHARED_OPTIONS[1:]]):
+        for option in reversed([*shared[:1], *extra_options, *shared[1:]]):
             function = option(function)
         return group.command(name, cls=_Command, epilog=_EPILOG)(function)
 
@@ -335,8 +344,8 @@ def eval_command(source, **options):
     return _run(api.evaluate, source, options)
 
 
-@_command(cli, "grad", _WRT)
-def grad_command(source, wrt, **options):
+@_command(cli, "grad", _WRT, _STEPS)
+def grad_command(source, wrt, steps, **options):
     """The value and the gradient of a scalar output with respect to every
     input (or those named by --wrt).
 
@@ -348,7 +357,7 @@ def grad_command(source, wrt, **options):
       $ gradcli grad "sum(w * x)" --w "[1, 2]" --x "[3, 4]" --wrt w --format json
       {"value": 11, "grad": {"w": [3, 4]}}
     """
-    return _run(api.gradient, source, options, wrt=_names(wrt))
+    return _run(api.gradient, source, options, wrt=_names(wrt), steps=steps)
 
 
 @_command(cli, "jacobian", _WRT)
@@ -384,18 +393,16 @@ def hessian_command(source, wrt, **options):
     return _run(api.hessian, source, options, wrt=_names(wrt))
 
 
-@_command(
-    cli,
-    "vjp",
-    _WRT,
-    click.option(
-        "--grad-output",
-        "grad_output",
-        metavar="V",
-        help="The vector v of v^T J, of the output's shape (may be left out for a scalar).",
-    ),
+_GRAD_OUTPUT = click.option(
+    "--grad-output",
+    "grad_output",
+    metavar="V",
+    help="The vector v of v^T J, of the output's shape (may be left out for a scalar).",
 )
-def vjp_command(source, wrt, grad_output, **options):
+
+
+@_command(cli, "vjp", _WRT, _GRAD_OUTPUT, _STEPS)
+def vjp_command(source, wrt, grad_output, steps, **options):
     """The vector-Jacobian product v^T J for each input: PyTorch's
     output.backward(V).
 
@@ -406,7 +413,7 @@ def vjp_command(source, wrt, grad_output, **options):
       value 13 13
       vjp.x 4 3
     """
-    return _run(api.vjp, source, options, wrt=_names(wrt), grad_output=grad_output)
+    return _run(api.vjp, source, options, wrt=_names(wrt), grad_output=grad_output, steps=steps)
 
 
 @_command(
@@ -432,6 +439,64 @@ def jvp_command(source, tangent, **options):
     return _run(api.jvp, source, options, tangents=_tangents(tangent))
 
 
+_GRAPH_FORMATS = ("table", "plain", "json", "dot")
+
+
+@_command(
+    cli,
+    "graph",
+    _WRT,
+    _GRAD_OUTPUT,
+    shared=[
+        *(o for o in _SHARED_OPTIONS if o not in (_FORMAT, _OUTPUT)),
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(_GRAPH_FORMATS),
+            help="table: a tree; dot: Graphviz [default: table on a terminal, plain otherwise].",
+        ),
+        click.option(
+            "-o",
+            "--output",
+            metavar="FILE.svg",
+            help="Also draw the graph into FILE (.svg, .png, .pdf through Graphviz's dot; .dot).",
+        ),
+    ],
+)
+def graph_command(source, wrt, grad_output, **options):
+    """The grad_fn nodes behind SOURCE's output, from the output down to the
+    inputs: each node's name, the source it came from, its shape, value and the
+    gradient that reached it in the reverse pass (--grad-output V for an output
+    that is not a scalar); the inputs (leaves) with their .grad.
+
+    \b
+    Example:
+      $ gradcli graph "x*y + x" --x 2 --y 3 --format plain
+      [0] AddBackward0  x*y + x  at 1:1  shape ()  value 8  grad 1  inputs 1 2
+      [1] MulBackward0  x*y  at 1:1  shape ()  value 6  grad 1  inputs 2 3
+      [2] x  shape ()  value 2  .grad 4
+      [3] y  shape ()  value 3  .grad 2
+    """
+    from .render.graph import render_graph, write_image
+
+    text, filename = _read_source(source, options["file"])
+    result = api.graph(
+        text,
+        _bind(options["var"]),
+        grad_output=grad_output,
+        wrt=_names(wrt),
+        dtype=options["dtype"],
+        seed=options["seed"],
+        filename=filename,
+    )
+    if options["output"] is not None:
+        write_image(result, os.path.expanduser(options["output"]), options["precision"])
+    fmt = options["fmt"] or (Format.TABLE.value if _stdout_is_terminal() else Format.PLAIN.value)
+    _write(lambda _: render_graph(result, fmt, sys.stdout, options["precision"]), Format.PLAIN)
+    _say_all(result)
+    return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
+
+
 # A plain click.Command: it computes nothing, so it takes no bindings (--x 2 is
 # an unknown option) and no SOURCE.
 @cli.command("functions")
@@ -448,7 +513,7 @@ def functions_command(name, fmt, debug):
     \b
     Example:
       $ gradcli functions relu --format plain
-      relu(x)  max(x, 0)  at kinks: relu'(0) = 0
+      relu(x)  max(x, 0)  at kinks: relu'(0) = 0; at nan the gradient passes, as PyTorch
     """
     from .render import render_functions
 
@@ -486,9 +551,14 @@ def _run(compute, source, options, **arguments) -> int:
         except OSError as error:
             raise GradcliError(f"cannot write {output}: {error.strerror or error}") from None
     _write(lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"])
-    for warning in result.warnings:
-        _say(warning)
+    _say_all(result)
     return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
+
+
+def _say_all(result) -> None:
+    """The result's notes (kinks met), then its warnings, on standard error."""
+    for message in (*result.notes, *result.warnings):
+        _say(message)
 
 
 def _write(show, fmt: str | None) -> None:

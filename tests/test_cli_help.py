@@ -9,7 +9,7 @@ import pytest
 from gradcli import __version__
 from gradcli.cli import cli
 
-COMPUTING = ["eval", "grad", "jacobian", "hessian", "vjp", "jvp"]
+COMPUTING = ["eval", "grad", "jacobian", "hessian", "vjp", "jvp", "graph"]
 COMMANDS = [*COMPUTING, "functions"]
 
 

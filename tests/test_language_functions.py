@@ -318,9 +318,30 @@ def test_functions_lists_the_parameters(gradcli, name):
         ("leaky_relu", "gradient negative_slope at 0"),
         ("elu", "gradient alpha at 0, and second derivative 0 there"),
         ("hypot", "derivative nan at the origin, as in PyTorch"),
-        ("factorial", "poles at 0, -1, -2, ...: value and derivatives inf or nan there"),
+        ("factorial", "poles at -1, -2, ...: value and derivatives inf or nan there"),
+        ("gamma", "poles at 0, -1, -2, ...: value and derivatives inf or nan there"),
     ],
 )
 def test_functions_lists_the_kinks(gradcli, name, kink):
     result = gradcli("functions", name, "--format", "plain")
     assert result.stdout.rstrip("\n").endswith(f"at kinks: {kink}")
+
+
+@pytest.mark.parametrize(
+    ("program", "at", "where"),
+    [
+        ("leaky_relu(x)", "0", "at 0"),
+        ("elu(x)", "0", "at 0"),
+        ("cbrt(x)", "0", "at 0"),
+        ("hypot(x, 0)", "0", "at the origin"),
+        ("gamma(x)", "-2", "at a pole"),
+        ("factorial(x)", "-1", "at a pole"),
+        ("polygamma(1, x)", "0", "at a pole"),
+    ],
+)
+def test_a_note_at_the_kink_and_none_a_hair_away(gradcli, program, at, where):
+    function = program.partition("(")[0]
+    result = gradcli("grad", program, "--x", at, "--format", "plain")
+    assert f"note: {function} is evaluated {where}, where it has no derivative" in result.stderr
+    result = gradcli("grad", program, "--x", f"{at}.25", "--format", "plain")
+    assert "note:" not in result.stderr

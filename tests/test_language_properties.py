@@ -222,7 +222,7 @@ def source(draw, depth=0):
     if kind == "reverse":
         if np.ndim(va) == 0:
             return f"[{a}][0]", va
-        return f"({a})[::-1]", va[::-1]
+        return f"flip({a}, 0)", va[::-1]
     return f"(({a}))", va
 
 

@@ -45,7 +45,7 @@ SESSIONS = sessions()
 
 def test_the_readme_has_a_tour_of_every_command():
     commands = {shlex.split(command)[1] for command, _ in SESSIONS}
-    assert {"eval", "grad", "jacobian", "hessian", "vjp", "jvp", "functions"} <= commands
+    assert {"eval", "grad", "jacobian", "hessian", "vjp", "jvp", "graph", "functions"} <= commands
     assert any("--format json" in c and "jq" in c for c, _ in SESSIONS)
     assert any("while read" in c for c, _ in SESSIONS)
 

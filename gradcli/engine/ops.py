@@ -17,13 +17,16 @@ Conventions
 - Kinks follow PyTorch: d|x|/dx = 0 at 0, relu'(0) = 0, sqrt'(0) = inf,
   clamp passes the gradient on its bounds, ties in max/min/amax/amin share the
   gradient evenly (``max(x, dim)`` gives it to the index it returns), the
-  gradient of floor/ceil/round/sign is 0.
+  gradient of floor/ceil/round/sign is 0. Where PyTorch is plainly wrong
+  gradcli follows mathematics instead (det at a singular matrix, prod beside an
+  inf, sign of nan); each op's ``kink`` text says which convention it keeps.
 - ``None`` as a rule: no gradient flows to that input (an index, a mask).
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 
 import numpy as np
@@ -32,6 +35,7 @@ from ..errors import (
     EngineError,
     GradcliIndexError,
     GradcliTypeError,
+    GradcliValueError,
     NotImplementedByGradcli,
     ShapeError,
 )
@@ -282,17 +286,10 @@ def zero_rule(g, ans, *args, **kwargs):
     return zeros_like(g)
 
 
-def defop_piecewise_constant(name, forward, grad_fn, doc, kind="elementwise"):
-    return defop(
-        name,
-        forward,
-        (zero_rule,),
-        grad_fn,
-        doc,
-        kind,
-        saves=False,
-        kink="gradient 0 everywhere, jumps included",
-    )
+def defop_piecewise_constant(
+    name, forward, grad_fn, doc, kind="elementwise", kink="gradient 0 everywhere, jumps included"
+):
+    return defop(name, forward, (zero_rule,), grad_fn, doc, kind, saves=False, kink=kink)
 
 
 def defop_nondiff(name, forward, n_inputs, doc, kind):
@@ -331,8 +328,11 @@ def _batch(g, ans):
 
 
 def _dims(dim, ndim):
-    """``dim`` (None, int or sequence) as a sorted tuple of negative axes."""
-    if dim is None:
+    """``dim`` (None, int or sequence) as a sorted tuple of negative axes.
+
+    None and an empty sequence mean every dimension, as in PyTorch's reductions
+    (``sum(x, [])`` is ``sum(x)``); a dimension named twice is PyTorch's error."""
+    if dim is None or (not isinstance(dim, (int, np.integer)) and len(dim) == 0):
         return tuple(range(-ndim, 0))
     if isinstance(dim, (int, np.integer)):
         dim = (dim,)
@@ -345,10 +345,20 @@ def _dims(dim, ndim):
                 f"Dimension out of range (expected to be in range of "
                 f"[{-span}, {span - 1}], but got {d})"
             )
-        out.append(d - ndim if d >= 0 else d)
+        d = d - ndim if d >= 0 else d
+        if d in out:
+            raise EngineError(f"dim {d % span} appears multiple times in the list of dims")
+        out.append(d)
     if ndim == 0:
         return ()  # a 0-d tensor has nothing to reduce: dim 0 or -1 leaves it as it is
-    return tuple(sorted(set(out)))
+    return tuple(sorted(out))
+
+
+def _one_dim(name, dim):
+    """``dim`` where ``name`` takes a single dimension and PyTorch refuses a list."""
+    if dim is not None and not isinstance(dim, (int, np.integer)):
+        raise GradcliTypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    return dim
 
 
 def _axis(dim, ndim):
@@ -374,6 +384,20 @@ def _count(shape, dim):
 
 def _swap(x):
     return transpose(x, -1, -2)
+
+
+def _contiguous(forward):
+    """A reduction's forward whose result is C-contiguous whatever the input's layout, as
+    PyTorch's reductions are (so ``view`` of it works); NumPy keeps the input's order."""
+
+    @functools.wraps(forward)
+    def contiguous_forward(*args, **kwargs):
+        out = forward(*args, **kwargs)
+        if isinstance(out, np.ndarray) and not out.flags.c_contiguous:
+            return np.ascontiguousarray(out)
+        return out
+
+    return contiguous_forward
 
 
 # The table: one entry per op, kept on one or two lines so it reads as a table.
@@ -469,7 +493,10 @@ def _power(x, p):
 
 
 _pow_tensor_scalar = defop("pow", _power, (_pow_base_rule, None), "PowBackward0",
-                           "x ** p, also written x ^ p", "binary", kink="d/dx x**0 = 0 everywhere")
+                           "x ** p, also written x ^ p", "binary",
+                           kink="d/dx x**0 = 0 everywhere; at a zero base higher derivatives are "
+                                "p(p-1)...x**(p-k) as PyTorch, and with a tensor exponent the "
+                                "limits from x > 0 (0 for d/dp; PyTorch gives nan)")
 _pow_tensor_tensor = OPS["pow"].variant("PowBackward1", (_pow_base_rule, _pow_exponent_rule))
 _pow_scalar_tensor = OPS["pow"].variant("PowBackward2", (None, _pow_exponent_rule))
 
@@ -508,32 +535,34 @@ def where(condition, input, other):  # noqa: A002
 
 
 def _pick_rules(beats):
-    """The rules of maximum (``beats`` is >) or minimum (<): g goes to the input that
-    beats the other; where they tie, each gets half."""
+    """The rules of maximum (``beats`` is >) or minimum (<): g goes to each input that the
+    other does not beat; where they tie, each gets half. With a nan neither beats the
+    other, so both get g, as in PyTorch."""
 
     def first(g, ans, x, y):
-        return where(beats(x, y), g, where(x == y, g / 2, 0.0))
+        return where(beats(y, x), 0.0, where(x == y, g / 2, g))
 
     def second(g, ans, x, y):
-        return where(beats(y, x), g, where(x == y, g / 2, 0.0))
+        return where(beats(x, y), 0.0, where(x == y, g / 2, g))
 
     return first, second
 
 
 maximum = defop("maximum", np.maximum, _pick_rules(lambda a, b: a > b), "MaximumBackward0",
-                "elementwise larger of x and y", "binary", kink="ties share the gradient evenly")
+                "elementwise larger of x and y", "binary",
+                kink="ties share the gradient evenly; at a nan both inputs get it, as PyTorch")
 minimum = defop("minimum", np.minimum, _pick_rules(lambda a, b: a < b), "MinimumBackward0",
-                "elementwise smaller of x and y", "binary", kink="ties share the gradient evenly")
+                "elementwise smaller of x and y", "binary",
+                kink="ties share the gradient evenly; at a nan both inputs get it, as PyTorch")
 
 
 def _atan2_rule(sign, numerator):
-    # At the origin the gradient is 0, as in PyTorch; the safe denominator keeps
-    # the branch not taken finite, so its second derivative is not 0 * inf.
+    # At the origin the gradient is 0, as in PyTorch. The second derivative does not
+    # exist there: the branch not taken divides by 0, so it is nan, as in PyTorch.
     def rule(g, ans, y, x):
         r2 = x * x + y * y
-        at_origin = r2 == 0
-        value = numerator(y, x) / where(at_origin, 1.0, r2)
-        return where(at_origin, 0.0, g * value if sign > 0 else -g * value)
+        value = numerator(y, x) / r2
+        return where(r2 == 0, 0.0, g * value if sign > 0 else -g * value)
 
     return rule
 
@@ -541,7 +570,8 @@ def _atan2_rule(sign, numerator):
 atan2 = defop("atan2", np.arctan2,
               (_atan2_rule(1, lambda y, x: x), _atan2_rule(-1, lambda y, x: y)), "Atan2Backward0",
               "atan2(y, x): the angle of the point (x, y)", "binary",
-              kink="gradient 0 at the origin")
+              kink="gradient 0 at the origin; second derivatives nan there (they do not "
+                   "exist), as PyTorch")
 
 # ----------------------------------------------------------------------------
 # Elementwise functions
@@ -552,8 +582,10 @@ _LN10 = math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 abs = defop("abs", np.abs, (lambda g, ans, x: g * sign(x),), "AbsBackward0", "absolute value",
-            "elementwise", kink="d|x|/dx = 0 at x = 0")
-sign = defop_piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x")
+            "elementwise",
+            kink="d|x|/dx = 0 at x = 0; nan at nan (PyTorch gives 0: its sign(nan) is 0)")
+sign = defop_piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x",
+                                kink="gradient 0 everywhere; sign(nan) is nan (PyTorch gives 0)")
 sqrt = defop("sqrt", np.sqrt, (lambda g, ans, x: g / (2 * ans),), "SqrtBackward0", "square root",
              "elementwise", kink="derivative inf at 0")
 exp = defop("exp", np.exp, (lambda g, ans, x: g * ans,), "ExpBackward0", "e ** x", "elementwise")
@@ -601,8 +633,9 @@ def _sigmoid(x):
 
 sigmoid = defop("sigmoid", _sigmoid, (lambda g, ans, x: g * ans * (1 - ans),), "SigmoidBackward0",
                 "logistic function 1 / (1 + exp(-x))", "elementwise")
-relu = defop("relu", lambda x: np.maximum(x, 0), (lambda g, ans, x: where(x > 0, g, 0.0),),
-             "ReluBackward0", "max(x, 0)", "elementwise", kink="relu'(0) = 0")
+relu = defop("relu", lambda x: np.maximum(x, 0), (lambda g, ans, x: where(x <= 0, 0.0, g),),
+             "ReluBackward0", "max(x, 0)", "elementwise",
+             kink="relu'(0) = 0; at nan the gradient passes, as PyTorch")
 
 
 def _softplus(x, beta=1.0, threshold=20.0):
@@ -621,6 +654,8 @@ softplus = defop(
     "SoftplusBackward0",
     "log(1 + exp(x)), smooth relu",
     "elementwise",
+    kink="at beta*x == threshold the value and every derivative are the smooth branch's "
+         "(PyTorch's second derivative there is 0, not its first derivative's)",
 )
 
 
@@ -656,9 +691,37 @@ def _clamp_rule(g, ans, x, min=None, max=None):  # noqa: A002
     return where(inside, g, 0.0)
 
 
-clamp = defop("clamp", _clamp, (_clamp_rule,), "ClampBackward1",
-              "clamp(x, min, max): x limited to [min, max]", "elementwise",
-              kink="the gradient passes on the bounds")
+def _clamp_min_rule(g, ans, x, min, max=None):  # noqa: A002
+    # The lower bound is the result where it exceeds x, unless the upper bound wins
+    # (below it, or equal to it: then neither bound gets the gradient, as in PyTorch).
+    above = x < min
+    if max is not None:
+        above = above & (min < max)
+    return where(above, g, 0.0)
+
+
+def _clamp_max_rule(g, ans, x, min=None, max=None):  # noqa: A002
+    below = x > max
+    if min is not None:
+        below = below | (min > max)
+    return where(below, g, 0.0)
+
+
+_clamp_numbers = defop("clamp", _clamp, (_clamp_rule,), "ClampBackward1",
+                       "clamp(x, min, max): x limited to [min, max]", "elementwise",
+                       kink="x gets the gradient on the bounds; a tensor bound gets it where it "
+                            "is the result, max where min > max, neither where x < min == max")
+_clamp_tensors = OPS["clamp"].variant("ClampBackward0",
+                                      (_clamp_rule, _clamp_min_rule, _clamp_max_rule))
+
+
+def clamp(input, min=None, max=None):  # noqa: A002
+    """clamp(x, min, max): x limited to [min, max]."""
+    if type(min) is Tensor or type(max) is Tensor:
+        return _clamp_tensors.fn(input, min, max)
+    return _clamp_numbers(input, min, max)
+
+
 clip = clamp
 
 # ----------------------------------------------------------------------------
@@ -678,7 +741,8 @@ isnan = defop_nondiff("isnan", np.isnan, 1, "true where x is nan", "elementwise"
 isinf = defop_nondiff("isinf", np.isinf, 1, "true where x is infinite", "elementwise")
 isfinite = defop_nondiff("isfinite", np.isfinite, 1, "true where x is finite", "elementwise")
 argmax = defop_nondiff("argmax",
-                       lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, keepdims=keepdim),
+                       lambda x, dim=None, keepdim=False:
+                       np.argmax(x, axis=_one_dim("argmax", dim), keepdims=keepdim),
                        1, "index of the largest entry", "reduction")
 # Named _all and _any here, not to shadow the builtins this module uses; gradcli.all, x.all().
 _all = defop_nondiff("all",
@@ -690,7 +754,8 @@ _any = defop_nondiff("any",
                    np.any(x, axis=_axis(dim, np.ndim(x)), keepdims=keepdim),
                    1, "true where some entry is nonzero", "reduction")
 argmin = defop_nondiff("argmin",
-                       lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim),
+                       lambda x, dim=None, keepdim=False:
+                       np.argmin(x, axis=_one_dim("argmin", dim), keepdims=keepdim),
                        1, "index of the smallest entry", "reduction")
 
 # ----------------------------------------------------------------------------
@@ -713,6 +778,7 @@ def _reduction(over_all, along_dim):
     return reduction
 
 
+@_contiguous
 def _sum(x, dim=None, keepdim=False, dtype=None):
     return np.sum(x, axis=_axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
 
@@ -729,6 +795,7 @@ _sum_dim = OPS["sum"].variant("SumBackward1")
 sum = _reduction(_sum_all, _sum_dim)  # noqa: A001
 
 
+@_contiguous
 def _mean(x, dim=None, keepdim=False, dtype=None):
     x = np.asarray(x)
     if x.dtype.kind not in "fc" and dtype is None:
@@ -761,9 +828,10 @@ def _prod_others(x, dim=None):
         return np.ones_like(x)  # a 0-d tensor: no other entries, an empty product
     moved = np.moveaxis(x, dim, -1)
     ones = np.ones(moved.shape[:-1] + (1,), dtype=x.dtype)
-    left = np.cumprod(np.concatenate([ones, moved[..., :-1]], axis=-1), axis=-1)
-    right = np.cumprod(np.concatenate([ones, moved[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    return np.moveaxis(left * right, -1, dim)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is nan, silently
+        left = np.cumprod(np.concatenate([ones, moved[..., :-1]], axis=-1), axis=-1)
+        right = np.cumprod(np.concatenate([ones, moved[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+        return np.moveaxis(left * right, -1, dim)
 
 
 def _prod_others_rule(g, ans, x, dim=None):
@@ -797,7 +865,9 @@ prod_others = defop("prod_others", _prod_others, (_prod_others_rule,), "ProdOthe
                     "product of the other entries (internal to prod's rule)", "other")
 
 
+@_contiguous
 def _prod(x, dim=None, keepdim=False, dtype=None):
+    _one_dim("prod", dim)
     return np.prod(x, axis=_axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
 
 
@@ -807,7 +877,8 @@ def _prod_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
 
 _prod_all = defop("prod", _prod, (_prod_rule,), "ProdBackward0",
                   "prod(x, dim=None, keepdim=False): product of entries", "reduction",
-                  kink="exact with zero entries")
+                  kink="exact with zero, inf and nan entries: each entry's derivative is the "
+                       "product of the others (PyTorch divides, giving nan beside an inf or nan)")
 _prod_dim = OPS["prod"].variant("ProdBackward1")
 
 
@@ -822,22 +893,35 @@ def _extreme_rule(g, ans, x, dim=None, keepdim=False):
     return _expand_reduced(g, x.shape, dim, keepdim) * share.astype(np.result_type(_raw(x), 1.0))
 
 
+@_contiguous
 def _amax(x, dim=None, keepdim=False):
     return np.amax(x, axis=_axis(dim, np.ndim(x)), keepdims=keepdim)
 
 
+@_contiguous
 def _amin(x, dim=None, keepdim=False):
     return np.amin(x, axis=_axis(dim, np.ndim(x)), keepdims=keepdim)
 
 
 amax = defop("amax", _amax, (_extreme_rule,), "AmaxBackward0",
              "amax(x, dim=None, keepdim=False): largest entry", "reduction",
-             kink="ties share the gradient evenly")
+             kink="ties share the gradient evenly; a nan result gives nan gradients (max(x) "
+                  "gives the gradient to the nan entries), as PyTorch")
 amin = defop("amin", _amin, (_extreme_rule,), "AminBackward0",
              "amin(x, dim=None, keepdim=False): smallest entry", "reduction",
-             kink="ties share the gradient evenly")
-_max_all = OPS["amax"].variant("MaxBackward1")
-_min_all = OPS["amin"].variant("MinBackward1")
+             kink="ties share the gradient evenly; a nan result gives nan gradients (min(x) "
+                  "gives the gradient to the nan entries), as PyTorch")
+def _evenly_distribute_rule(g, ans, x):
+    # max(x) and min(x) share g among the entries equal to the result; a nan result
+    # came from the nan entries, and they share it (amax/amin give nan), as PyTorch.
+    data = np.asarray(_raw(x))
+    mask = np.isnan(data) if np.isnan(_raw(ans)) else data == np.asarray(_raw(ans))
+    share = (mask / np.sum(mask)).astype(np.result_type(data, 1.0))
+    return _expand_reduced(g, data.shape, None, False) * share
+
+
+_max_all = OPS["amax"].variant("MaxBackward1", (_evenly_distribute_rule,))
+_min_all = OPS["amin"].variant("MinBackward1", (_evenly_distribute_rule,))
 
 
 def _along(index, dim):
@@ -929,6 +1013,7 @@ def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     """max(x): largest entry; max(x, dim): (values, indices); max(x, y): elementwise."""
     if type(dim) is Tensor:
         return maximum(input, dim)
+    _one_dim("max", dim)
     return _extreme(input, dim, keepdim, other, np.argmax, _max_all, _max_dim, maximum,
                     _ValuesIndices)
 
@@ -937,10 +1022,12 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     """min(x): smallest entry; min(x, dim): (values, indices); min(x, y): elementwise."""
     if type(dim) is Tensor:
         return minimum(input, dim)
+    _one_dim("min", dim)
     return _extreme(input, dim, keepdim, other, np.argmin, _min_all, _min_dim, minimum,
                     _MinValuesIndices)
 
 
+@_contiguous
 def _logsumexp(x, dim=None, keepdim=False):
     x = np.asarray(x)
     axis = _axis(dim, np.ndim(x))
@@ -965,7 +1052,14 @@ logsumexp = defop(
 )
 
 
+@_contiguous
 def _norm(x, p=2, dim=None, keepdim=False):
+    kind = np.asarray(x).dtype
+    if kind.kind not in "fc":
+        raise EngineError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+            f"Got {dtypes.scalar_name(kind)}"
+        )
     axis = _axis(dim, np.ndim(x))
     a = np.abs(x)
     if p == 2:
@@ -974,29 +1068,38 @@ def _norm(x, p=2, dim=None, keepdim=False):
         return np.sum(a, axis=axis, keepdims=keepdim)
     if p == math.inf:
         return np.amax(a, axis=axis, keepdims=keepdim)
-    if p > 0:
-        return np.sum(a**p, axis=axis, keepdims=keepdim) ** (1.0 / p)
-    raise NotImplementedByGradcli(f"norm with p={p} is not implemented (p must be > 0)")
+    if p == -math.inf:
+        return np.amin(a, axis=axis, keepdims=keepdim)
+    if p == 0:  # the number of non-zero entries
+        return np.sum(a != 0, axis=axis, keepdims=keepdim).astype(a.dtype)
+    # p < 0: a zero entry makes the sum inf and the norm 0, as in PyTorch.
+    return np.sum(a**p, axis=axis, keepdims=keepdim) ** (1.0 / p)
 
 
 def _norm_rule(g, ans, x, p=2, dim=None, keepdim=False):
     shape = np.shape(x)
     ge = _expand_reduced(g, shape, dim, keepdim)
+    if p == 0:
+        return zeros_like(ge * x)  # a count: piecewise constant
     if p == 1:
         return ge * sign(x)
-    if p == math.inf:
+    if p in (math.inf, -math.inf):
         return _extreme_rule(g, ans, abs(x), dim, keepdim) * sign(x)
     norm_e = _expand_reduced(ans, shape, dim, keepdim)
-    # The gradient at the origin is 0 (a subgradient), as in PyTorch.
-    safe = where(norm_e == 0, 1.0, norm_e)
+    # The gradient is 0 where the norm is 0 (a subgradient), and for p < 1 at a zero
+    # entry, where |x|**p has no derivative, as in PyTorch. The branch not taken divides
+    # by 0, so second derivatives there are nan (they do not exist), as in PyTorch.
     if p == 2:
-        return where(norm_e == 0, 0.0, ge * x / safe)
-    return where(norm_e == 0, 0.0, ge * sign(x) * abs(x) ** (p - 1) / safe ** (p - 1))
+        return where(norm_e == 0, 0.0, ge * x / norm_e)
+    return where((norm_e == 0) | (x == 0), 0.0,
+                 ge * sign(x) * abs(x) ** (p - 1) / norm_e ** (p - 1))
 
 
 norm = defop("norm", _norm, (_norm_rule,), "LinalgVectorNormBackward0",
-             "norm(x, p=2, dim=None, keepdim=False): vector p-norm", "reduction",
-             kink="gradient 0 at the origin")
+             "norm(x, p=2, dim=None, keepdim=False): vector p-norm (p=0 counts non-zero entries)",
+             "reduction",
+             kink="gradient 0 where the norm is 0, at a zero entry for p < 1, and for p = 0; "
+                  "second derivatives nan at the origin, as PyTorch")
 
 
 def _correction(unbiased, correction):
@@ -1005,16 +1108,26 @@ def _correction(unbiased, correction):
     return 1 if unbiased in (None, True) else 0
 
 
+@_contiguous
 def _var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if np.asarray(x).dtype.kind not in "fc":
+        raise EngineError("std and var only support floating point and complex dtypes")
     ddof = _correction(unbiased, correction)
-    return np.var(x, axis=_axis(dim, np.ndim(x)), ddof=ddof, keepdims=keepdim)
+    axis = _axis(dim, np.ndim(x))
+    if _count(np.shape(x), dim) > ddof:
+        return np.var(x, axis=axis, ddof=ddof, keepdims=keepdim)
+    # No degrees of freedom left: the sum of squares over 0, inf (nan where it is 0), as
+    # PyTorch; computed here so that NumPy's "Degrees of freedom <= 0" warning never shows.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.var(x, axis=axis, keepdims=keepdim) / 0.0
 
 
 def _var_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     n = _count(x.shape, dim) - _correction(unbiased, correction)
     centred = x - mean(x, _dims(dim, x.ndim), keepdim=True)
-    # No degrees of freedom left: inf (nan where centred is 0), as in PyTorch.
-    return _expand_reduced(g, x.shape, dim, keepdim) * centred * (2.0 / n if n else math.inf)
+    # No degrees of freedom left: the value is inf or nan whatever x is, so it has no
+    # derivative: nan (PyTorch gives inf or finite numbers, depending on dim).
+    return _expand_reduced(g, x.shape, dim, keepdim) * centred * (2.0 / n if n > 0 else math.nan)
 
 
 def _std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -1030,20 +1143,39 @@ def _std_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, *, correction=N
 
 
 var = defop("var", _var, (_var_rule,), "VarBackward0",
-            "var(x, dim=None, keepdim=False, correction=1): variance", "reduction")
+            "var(x, dim=None, keepdim=False, correction=1): variance", "reduction",
+            kink="correction >= N: value inf (nan if all entries are equal), as PyTorch; "
+                 "gradient nan (PyTorch's depends on dim)")
 std = defop("std", _std, (_std_rule,), "StdBackward0",
-            "std(x, dim=None, keepdim=False, correction=1): standard deviation", "reduction")
+            "std(x, dim=None, keepdim=False, correction=1): standard deviation", "reduction",
+            kink="gradient 0 at zero variance, as PyTorch; correction >= N: value inf (nan if "
+                 "all entries are equal), gradient nan")
 
 
-def _softmax(x, dim):
+def _softmax_input(name, x, dim):
+    """``x`` as an array, refused as PyTorch refuses a softmax of integers (its kernel's name)."""
+    _one_dim(name, dim)
     x = np.asarray(x)
+    if x.dtype.kind not in "fc":
+        last = x.ndim == 0 or _dims(dim, x.ndim) == (-1,)
+        raise NotImplementedByGradcli(
+            f'"{name}{"_lastdim" if last else ""}_kernel_impl" not implemented for '
+            f"'{dtypes.scalar_name(x.dtype)}'"
+        )
+    return x
+
+
+@_contiguous
+def _softmax(x, dim):
+    x = _softmax_input("softmax", x, dim)
     axis = _axis(dim, x.ndim)
     shifted = np.exp(x - np.amax(x, axis=axis, keepdims=True))
     return shifted / np.sum(shifted, axis=axis, keepdims=True)
 
 
+@_contiguous
 def _log_softmax(x, dim):
-    x = np.asarray(x)
+    x = _softmax_input("log_softmax", x, dim)
     axis = _axis(dim, x.ndim)
     shifted = x - np.amax(x, axis=axis, keepdims=True)
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
@@ -1239,8 +1371,50 @@ trace = defop(
 )
 
 
+def _cofactors(x):
+    """The cofactor matrix of ``x`` (the adjugate transposed), from the minors' determinants:
+    no inversion, so it exists at singular matrices, and it is written in differentiable ops."""
+    n = np.shape(x)[-1]
+    if n == 1:
+        return ones_like(x)
+    others = np.array([[k for k in range(n) if k != i] for i in range(n)])
+    rows = others[:, None, :, None]  # rows[i, j] picks the rows but i, cols[i, j] the columns but j
+    cols = others[None, :, None, :]
+    minors = det(getitem(x, (Ellipsis, rows, cols)))
+    signs = 1.0 - 2.0 * (np.add.outer(np.arange(n), np.arange(n)) % 2)
+    return minors * signs.astype(np.asarray(_raw(x)).dtype)
+
+
+def _svd_cofactors(x):
+    """The cofactor matrix of ``x`` from its SVD, U S V^T: det(U) det(V) U P V^T with P the
+    diagonal of the products of the other singular values. Exact at singular matrices
+    (no inversion), in O(n^3); on arrays only (no second derivatives)."""
+    u, s, vt = np.linalg.svd(x)
+    orientation = np.linalg.det(u) * np.linalg.det(vt)
+    others = _prod_others(s, -1) * orientation[..., None]
+    return (u * others[..., None, :]) @ vt
+
+
+_MAX_DIFFERENTIABLE_COFACTORS = 32  # the minors take n**4 numbers
+
+
 def _det_rule(g, ans, x):
-    return unsqueeze(unsqueeze(g * ans, -1), -1) * _swap(inverse(x))
+    # d det(A) / dA is the cofactor matrix. det(A) * inverse(A)^T is it where det(A) != 0
+    # (and quicker); at a singular matrix it comes without inversion, as mathematics says:
+    # from the minors (exact for integer entries, and differentiable), or for a large
+    # matrix in the reverse pass from the SVD.
+    if np.all(np.asarray(_raw(ans)) != 0):
+        adjugate_t = unsqueeze(unsqueeze(ans, -1), -1) * _swap(inverse(x))
+    elif np.shape(x)[-1] <= _MAX_DIFFERENTIABLE_COFACTORS:
+        adjugate_t = _cofactors(x)
+    elif type(x) is not Tensor:
+        adjugate_t = _svd_cofactors(x)
+    else:
+        raise NotImplementedByGradcli(
+            f"second derivatives of det at a singular matrix larger than "
+            f"{_MAX_DIFFERENTIABLE_COFACTORS} x {_MAX_DIFFERENTIABLE_COFACTORS} are not implemented"
+        )
+    return unsqueeze(unsqueeze(g, -1), -1) * adjugate_t
 
 
 def _square(name, f):
@@ -1257,7 +1431,9 @@ def _square(name, f):
 
 
 det = defop("det", _square("det", np.linalg.det), (_det_rule,), "LinalgDetBackward0",
-            "determinant of a square matrix", "linalg")
+            "determinant of a square matrix", "linalg",
+            kink="the gradient is the cofactor matrix everywhere, singular matrices included "
+                 "(PyTorch 2.13 gives zeros at rank n-1: gradcli follows mathematics)")
 inverse = defop("inverse", _square("inverse", np.linalg.inv),
                 (lambda g, ans, x: -matmul(matmul(_swap(ans), g), _swap(ans)),),
                 "LinalgInvExBackward0", "inverse of a square matrix", "linalg")
@@ -1396,6 +1572,8 @@ def _squeeze(x, dim=None):
     shape = np.shape(x)
     if not shape:
         return np.asarray(x)
+    if not isinstance(dim, (int, np.integer)) and len(dim) == 0:
+        return np.asarray(x)  # squeeze(x, []) drops nothing, unlike a reduction over []
     dims = tuple(d for d in _dims(dim, len(shape)) if shape[d] == 1)
     return np.squeeze(x, axis=dims) if dims else np.asarray(x)
 
@@ -1587,6 +1765,13 @@ def _normalize_index(index):
                 item = int(item)  # x[torch.tensor(1)] selects, as x[1] does
         elif isinstance(item, list):
             item = np.asarray([i._data if type(i) is Tensor else i for i in item])
+        elif isinstance(item, slice) and item.step is not None and item.step <= 0:
+            if item.step == 0:
+                raise GradcliValueError("slice step cannot be zero")
+            raise GradcliValueError(
+                "step must be greater than zero (a tensor has no negative strides: "
+                "flip(x, dims) reverses the order)"
+            )
         out.append(item)
     return tuple(out)
 
@@ -1787,6 +1972,7 @@ def setitem(target, index, value):
 # ----------------------------------------------------------------------------
 
 
+@_contiguous
 def _cumsum(x, dim, dtype=None):
     return np.cumsum(x, axis=dim, dtype=dtypes.to_numpy(dtype))
 
@@ -1842,7 +2028,7 @@ repeat_op = defop("repeat", lambda x, sizes: np.tile(x, sizes), (_repeat_rule,),
 
 def cumsum(input, dim, *, dtype=None):
     """cumsum(x, dim): running sums along dim."""
-    return cumsum_op(input, dim, dtype)
+    return cumsum_op(input, _one_dim("cumsum", dim), dtype)
 
 
 def _negative_dims(dims, ndim):
@@ -1854,7 +2040,9 @@ def flip(input, *dims):
     """flip(x, dims): reverse the order of entries along dims."""
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = dims[0]
-    return flip_op(input, _negative_dims(dims, np.ndim(input)))
+    dims = _negative_dims(dims, np.ndim(input))
+    _dims(dims, np.ndim(input))  # a dimension named twice is an error, as in PyTorch
+    return flip_op(input, dims)
 
 
 def roll(input, shifts, dims=None):
@@ -2138,6 +2326,11 @@ def ones(*size, dtype=None, requires_grad=False):
 def full(size, fill_value, dtype=None, requires_grad=False):
     """full((2, 3), v): a tensor filled with v."""
     size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+    if not isinstance(fill_value, (bool, int, float, np.number, np.bool_)):
+        raise GradcliTypeError(
+            f"full(): argument 'fill_value' (position 2) must be Number, not "
+            f"{'list' if isinstance(fill_value, np.ndarray) else type(fill_value).__name__}"
+        )
     if dtype is None and isinstance(fill_value, (bool, int, np.integer, np.bool_)):
         dtype = np.bool_ if isinstance(fill_value, (bool, np.bool_)) else np.int64
     return _new(np.full(size, fill_value, dtype=_float_dtype(dtype)), requires_grad)
@@ -2155,6 +2348,10 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False):
     if end is None:
         start, end = 0, start
     values = (start, end, step)
+    if step == 0:
+        raise EngineError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise EngineError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         is_int = all(isinstance(v, (int, np.integer)) for v in values)
         dtype = np.int64 if is_int else DefaultDType.value
@@ -2375,7 +2572,6 @@ _ELEMENTWISE = (
     "floor",
     "ceil",
     "round",
-    "clamp",
 )
 _BINARY = ("atan2", "maximum", "minimum")
 _REDUCTIONS_OPS = ("amax", "amin", "logsumexp", "norm", "var", "std", "softmax", "log_softmax")
@@ -2386,6 +2582,7 @@ for _name in _ELEMENTWISE + _BINARY + _REDUCTIONS_OPS:
 for _name, _call, _kind, _op in (
     ("pow", pow, "binary", "pow"),
     ("where", where, "other", "where"),
+    ("clamp", clamp, "elementwise", "clamp"),
     ("sum", sum, "reduction", "sum"),
     ("mean", mean, "reduction", "mean"),
     ("prod", prod, "reduction", "prod"),
@@ -2407,6 +2604,7 @@ for _name, _call, _kind, _op in (
     ("squeeze", squeeze, "shape", "squeeze"),
     ("unsqueeze", None, "shape", "unsqueeze"),
     ("permute", permute, "shape", "permute"),
+    ("flip", flip, "shape", "flip"),
     ("expand", expand, "shape", "broadcast_to"),
     ("stack", None, "shape", "stack"),
     ("cat", None, "shape", "cat"),

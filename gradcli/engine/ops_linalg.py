@@ -18,6 +18,7 @@ from ..errors import EngineError, NotImplementedByGradcli, ShapeError
 from .ops import (
     _dims,
     _function,
+    _raw,
     _square,
     _swap,
     defop,
@@ -189,12 +190,8 @@ _logabsdet_op = defop("logabsdet", _logabsdet, (_logabsdet_rule,), "LinalgSlogde
 
 def logdet(input):
     """logdet(A): log of the determinant; nan where it is negative, -inf where it is 0."""
-    sign = np.linalg.slogdet(_square("logdet", np.asarray)(np.asarray(_raw_data(input))))[0]
+    sign = np.linalg.slogdet(_square("logdet", np.asarray)(_raw(input)))[0]
     return where(sign < 0, math.nan, _logabsdet_op(input))
-
-
-def _raw_data(x):
-    return getattr(x, "_data", x)
 
 
 FUNCTIONS = {

@@ -230,7 +230,14 @@ FUNCTIONS.update(
     ln=Function("ln", log, "natural logarithm, the same as log", "elementwise", OPS["log"]),
     log=Function("log", log_of_base, "logarithm, natural or to a base", "elementwise", OPS["log"]),
     polygamma=_function("polygamma", polygamma, "elementwise"),
-    factorial=_function("factorial", factorial, "elementwise", "gamma"),
+    factorial=Function(
+        "factorial",
+        factorial,
+        "gamma(x + 1), for any real x",
+        "elementwise",
+        OPS["gamma"],
+        kink="poles at -1, -2, ...: value and derivatives inf or nan there",
+    ),
     xlogy=_function("xlogy", xlogy, "binary"),
 )
 

@@ -21,6 +21,7 @@ import re
 import numpy as np
 
 from ..engine import ops
+from ..engine.explain import kink
 from ..engine.ops import FUNCTIONS
 from ..engine.tensor import DefaultDType, Tensor, no_grad
 from ..errors import GradcliError, GradcliIndexError, GradcliTypeError, ShapeError, Span
@@ -96,6 +97,8 @@ _NUMBER_PARAMETERS = frozenset(
     }
 )
 
+_TENSOR_BOUNDS = frozenset({"min", "max"})
+
 
 def default_dtype() -> np.dtype:
     return DefaultDType.value
@@ -126,13 +129,24 @@ def _number(value: float) -> int | float:
 class Evaluator:
     """Runs one program once: a fresh environment and a fresh graph."""
 
-    def __init__(self, watch: list | None = None, origins: dict | None = None):
+    def __init__(
+        self,
+        watch: list | None = None,
+        origins: dict | None = None,
+        notes: list | None = None,
+        sources: dict | None = None,
+    ):
         self.env: dict[str, Tensor] = {}
         self.functions: dict[str, ir.FuncDef] = {}
         self.locals: dict[str, object] = {}
         self.watch = watch
         self.watched = False
         self.origins = origins
+        #: ``(function, span, where, convention)`` for each call that lands on a kink
+        #: (``engine.explain``; the convention None where the op table states it).
+        self.notes = notes
+        #: The span of the whole expression that made each graph node.
+        self.sources = sources
 
     # ----- applying an engine operation, with its span and the non-finite watch -----
 
@@ -150,6 +164,10 @@ class Evaluator:
             raise GradcliError(f"{description}: out of memory: {err}", span) from None
         if self.origins is not None and getattr(result, "grad_fn", None) is not None:
             self.origins.setdefault(result.grad_fn, (description, span))
+        if self.notes is not None:
+            found = kink(description, args, kwargs)
+            if found is not None:
+                self.notes.append((description, span, *found))
         if self.watch is not None and not self.watched and is_nonfinite(result):
             operands = []
             for a in (*args, *kwargs.values()):
@@ -192,6 +210,10 @@ class Evaluator:
             except GradcliError as err:
                 raise _blame_subscript(err, node.subscripts, key) from None
             self.env[node.name] = target
+            if self.sources is not None and target.grad_fn is not None:
+                end = node.value.span  # the statement: k[0] = value
+                extent = Span(node.span.line, node.span.column, end.end_line, end.end_column)
+                self.sources.setdefault(target.grad_fn, extent)
             return target
         if isinstance(node, ir.FuncDef):
             self.functions[node.name] = node
@@ -201,7 +223,10 @@ class Evaluator:
     # ----- expressions -----
 
     def evaluate(self, node):
-        return getattr(self, type(node).__name__)(node)
+        value = getattr(self, type(node).__name__)(node)
+        if self.sources is not None and type(value) is Tensor and value.grad_fn is not None:
+            self.sources.setdefault(value.grad_fn, node.span)
+        return value
 
     def name(self, name: str, span: Span):
         if name in self.locals:
@@ -241,6 +266,11 @@ class Evaluator:
             if type(value) is not Tensor and type(right) is not Tensor:
                 value = as_tensor(value)
             value = self.apply(op, span, _OPERATORS[op], value, right)
+            if self.sources is not None and type(value) is Tensor and value.grad_fn is not None:
+                # a + b - c: the node of a + b came from the text up to b.
+                start, end = node.first.span, operand.span
+                extent = Span(start.line, start.column, end.end_line, end.end_column)
+                self.sources.setdefault(value.grad_fn, extent)
         return value
 
     def Compare(self, node: ir.Compare):
@@ -399,6 +429,8 @@ class Evaluator:
                     f"{param} must be True or False, not a value of shape {array.shape}", span
                 )
             return bool(array)
+        if param in _TENSOR_BOUNDS and type(value) is Tensor and value.requires_grad:
+            return value  # clamp(x, min=y) differentiates y, as PyTorch's tensor bounds
         if param in _NUMBER_PARAMETERS and type(value) is Tensor:
             array = np.asarray(value.detach())
             return array.item() if array.ndim == 0 else array

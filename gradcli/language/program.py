@@ -71,6 +71,8 @@ class CompiledProgram:
         bindings: Mapping[str, Tensor],
         watch_nonfinite: list | None = None,
         origins: dict | None = None,
+        notes: list | None = None,
+        sources: dict | None = None,
     ) -> Tensor:
         """Evaluate with ``bindings`` for the inputs; returns the result, with its graph.
 
@@ -79,10 +81,13 @@ class CompiledProgram:
         or inf from finite operands is appended to it as ``(description, span)``.
         When ``origins`` is a dict, it maps the graph node of each operation's result
         to ``(description, span)``: where in the source a node of the graph came from.
+        When ``notes`` is a list, each call that lands on a kink appends
+        ``(function, span, where, convention)`` (see ``engine.explain``). When ``sources`` is a
+        dict, it maps each graph node to the span of the whole expression that made it.
         """
         try:
             self._check_bindings(bindings)
-            return self._run(bindings, watch_nonfinite, origins)
+            return self._run(bindings, watch_nonfinite, origins, notes, sources)
         except GradcliError as err:
             raise err.with_source(self.source) from None
 
@@ -119,9 +124,9 @@ class CompiledProgram:
     def _assigned(self) -> list[str]:
         return [s.name for s in self.ir.statements if isinstance(s, (ir.Assign, ir.ConstDecl))]
 
-    def _run(self, bindings, watch, origins=None) -> Tensor:
+    def _run(self, bindings, watch, origins=None, notes=None, sources=None) -> Tensor:
         analysis = self.analysis
-        evaluator = Evaluator(watch, origins)
+        evaluator = Evaluator(watch, origins, notes, sources)
         for name in analysis.free:
             evaluator.env[name] = as_tensor(bindings[name])
         result = None

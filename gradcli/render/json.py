@@ -16,7 +16,18 @@ from .numbers import format_number
 
 
 def render(result, stream, precision: int | None = None) -> None:
-    stream.write(encode(result.as_tree(), precision) + "\n")
+    """The result tree, then ``"steps"`` (with --steps), ``"warnings"`` and ``"notes"``
+    when there are any."""
+    from .graph import diagnostics_json, steps_json
+
+    text = encode(result.as_tree(), precision)
+    extra = []
+    if result.graph is not None:
+        extra.append(f'"steps": {steps_json(result.graph, precision)}')
+    extra += diagnostics_json(result)
+    if extra:
+        text = text[:-1] + ", " + ", ".join(extra) + "}"
+    stream.write(text + "\n")
 
 
 def render_functions(functions, stream) -> None:

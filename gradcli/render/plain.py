@@ -12,7 +12,7 @@ The listing of functions is one line per function, its fields separated by two
 spaces (``awk -F '  '``): the name with its parameters, the description, and
 the convention at kinks when there is one::
 
-    relu(x)  max(x, 0)  at kinks: relu'(0) = 0
+    relu(x)  max(x, 0)  at kinks: relu'(0) = 0; at nan the gradient passes, as PyTorch
 """
 
 from __future__ import annotations
@@ -22,6 +22,10 @@ from .numbers import flat_numbers
 
 
 def render(result, stream, precision: int | None = None) -> None:
+    if result.graph is not None:  # --steps: the reverse pass, then the result
+        from .graph import render_steps_plain
+
+        render_steps_plain(result.graph, stream, precision)
     for path, array in leaves(result.as_tree()):
         stream.write(" ".join([".".join(path), *flat_numbers(array, precision)]) + "\n")
 

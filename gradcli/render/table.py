@@ -60,7 +60,12 @@ def render(result, stream, precision: int | None = None, console: Console | None
         last_of_group = i + 1 == len(rows) or rows[i + 1][0][0] != path[0]
         table.add_row(*cells, numbers, end_section=last_of_group)
     # The title above the table, not in it: a long file name must not wrap.
-    console.print(Text(_shown(result.title, encoding), style="bold"), table)
+    console.print(Text(_shown(result.title, encoding), style="bold"))
+    if result.graph is not None:  # --steps: the reverse pass, then the result
+        from .graph import render_steps_table
+
+        render_steps_table(result.graph, console, precision)
+    console.print(table)
 
 
 def render_functions(functions, stream, console: Console | None = None) -> None:
