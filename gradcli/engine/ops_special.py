@@ -69,7 +69,7 @@ def _sinc_rule(g, ans, x):
     # -pi**2/3 * x: 0 itself, with slope sinc''(0), so second derivatives hold at 0 too.
     at_zero = x == 0
     away = (cos(math.pi * x) - ans) / where(at_zero, 1.0, x)
-    return g * where(at_zero, (-(math.pi**2) / 3) * x, away)
+    return g * where(at_zero, (-(math.pi**2) / 3) * x + 0.0, away)  # + 0.0: no -0 at 0
 
 
 _DEGREE = math.pi / 180
