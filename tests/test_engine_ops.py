@@ -621,6 +621,18 @@ CASES = [
         (real(2, 3), real(2, 3)),
     ),
     Case(
+        "mse_loss_weighted",
+        ("mse_loss",),
+        lambda m, x, y, w: nn(m).mse_loss(x, y, weight=w),
+        (real(2, 3), real(2, 3), positive(2, 3)),
+    ),
+    Case(
+        "mse_loss_weighted_broadcast_sum",
+        ("mse_loss",),
+        lambda m, x, y, w: nn(m).mse_loss(x, y, weight=w, reduction="sum"),
+        (real(2, 3), real(3), positive(2, 3)),
+    ),
+    Case(
         "mse_loss_none",
         ("mse_loss",),
         lambda m, x, y: nn(m).mse_loss(x, y, reduction="none"),

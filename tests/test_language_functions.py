@@ -217,6 +217,12 @@ LOSSES = [
     ),
     (f"mse_loss(z, {P})", lambda t, F, z: F.mse_loss(z, t.tensor(P, dtype=t.float64))),
     (
+        f"mse_loss(z, {P}, weight={P})",
+        lambda t, F, z: F.mse_loss(
+            z, t.tensor(P, dtype=t.float64), weight=t.tensor(P, dtype=t.float64)
+        ),
+    ),
+    (
         f"mse_loss(z, {P}, reduction='none')",
         lambda t, F, z: F.mse_loss(z, t.tensor(P, dtype=t.float64), reduction="none"),
     ),
@@ -286,13 +292,13 @@ SIGNATURES = {
     "sort": "sort(input, dim=-1, descending=False, stable=False)",
     "cross": "cross(input, other, dim=None)",
     "solve": "solve(A, B, *, left=True)",
-    "eigvalsh": "eigvalsh(input, UPLO='L')",
+    "eigvalsh": "eigvalsh(A, UPLO='L')",
     "logdet": "logdet(input)",
     "gelu": "gelu(input, approximate='none')",
     "leaky_relu": "leaky_relu(input, negative_slope=0.01)",
     "elu": "elu(input, alpha=1.0)",
     "softmax": "softmax(input, dim=-1)",
-    "mse_loss": "mse_loss(input, target, *, reduction='mean')",
+    "mse_loss": "mse_loss(input, target, *, reduction='mean', weight=None)",
     "cross_entropy": (
         "cross_entropy(input, target, weight=None, *, ignore_index=-100, reduction='mean', "
         "label_smoothing=0.0)"

@@ -132,8 +132,8 @@ def solve(A, B, *, left=True):
 
 
 def _eigh(part):
-    def forward(input, UPLO="L"):  # noqa: N803  (PyTorch's name)
-        a = _square("linalg.eigh", np.asarray)(input)
+    def forward(A, UPLO="L"):  # noqa: N803  (PyTorch's names)
+        a = _square("linalg.eigh", np.asarray)(A)
         return np.linalg.eigh(a, UPLO)[part]
 
     return forward

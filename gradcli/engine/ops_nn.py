@@ -27,6 +27,7 @@ from .ops import (
     _raw,
     _sigmoid,
     abs,
+    broadcast_to,
     clamp,
     defop,
     erf,
@@ -35,6 +36,7 @@ from .ops import (
     log_softmax,
     masked_fill,
     neg,
+    pow,
     put_along_dim,
     reshape_op,
     sigmoid,
@@ -184,9 +186,21 @@ _mse_op = defop("mse_loss", _mse, (_mse_rule(1), _mse_rule(-1)), "MseLossBackwar
                 promotes=True)  # fmt: skip
 
 
-def mse_loss(input, target, *, reduction="mean"):
-    """mse_loss(input, target, reduction='mean'): squared error, averaged by default."""
-    return _mse_op(input, target, _check_reduction(reduction))
+def mse_loss(input, target, *, reduction="mean", weight=None):
+    """mse_loss(input, target, reduction='mean', weight=None): squared error, averaged by
+    default."""
+    reduction = _check_reduction(reduction)
+    if weight is None:
+        return _mse_op(input, target, reduction)
+    # As PyTorch composes the weighted form: sum(weight * (x - y)**2) / sum(weight) for mean.
+    if np.shape(weight) != np.shape(input):
+        raise GradcliValueError("Weights and input must have the same size.")
+    shape = np.broadcast_shapes(np.shape(input), np.shape(target))
+    x, y = (a if np.shape(a) == shape else broadcast_to(a, shape) for a in (input, target))
+    weighted = pow(x - y, 2) * weight
+    if reduction == "none":
+        return weighted
+    return sum(weighted) if reduction == "sum" else sum(weighted) / sum(weight)
 
 
 def _same_shape(input, target, message):
