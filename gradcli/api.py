@@ -50,6 +50,7 @@ _OPTION_NAMES = {
     "format",
     "precision",
     "output",
+    "get",
     "strict",
     "debug",
     "wrt",
@@ -153,6 +154,25 @@ class Result:
         from .render import leaves
 
         return all(_finite(a) for _, a in leaves(self.as_tree()))
+
+    @property
+    def jacobian_matrix(self) -> np.ndarray | None:
+        """For a Jacobian of an output with entries with respect to scalar inputs only,
+        the Jacobian matrix: one row per output entry (row-major), one column per input
+        in ``inputs`` order. None otherwise."""
+        if self.jacobian is None or not self.inputs or self.value.ndim == 0:
+            return None
+        if any(self.point[name].ndim != 0 for name in self.inputs):
+            return None
+        columns = [self.jacobian[name].reshape(-1) for name in self.inputs]
+        return np.stack(columns, axis=-1)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every result array by the name plain output gives it: ``value``, ``grad.x``,
+        ``hessian.x.y``."""
+        from .render import leaves
+
+        return {".".join(path): array for path, array in leaves(self.as_tree())}
 
     def as_tree(self) -> dict:
         """The result arrays as nested dicts, in the order they are shown:
@@ -430,25 +450,35 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
 
     An unknown ``name`` is a ``GradcliError`` that suggests the closest one.
     """
-    from gradcli.language.check import language_parameters, suggest
+    from gradcli.language.check import (
+        CALCULATOR_FORMS,
+        language_parameters,
+        python_signature,
+        suggest_function,
+    )
 
     table = gradcli.ops.FUNCTIONS
     if name is not None and name not in table:
-        raise GradcliError(f"unknown function {name!r}{suggest(name, table)}")
+        raise GradcliError(f"unknown function {name!r}{suggest_function(name)}")
     chosen = [table[name]] if name is not None else table.values()
     # A kind missing from KINDS goes last rather than nowhere.
     ordered = sorted(chosen, key=lambda f: KINDS.index(f.kind) if f.kind in KINDS else len(KINDS))
     return tuple(
-        FunctionInfo(f.name, str(language_parameters(f.signature)), f.kind, _description(f), f.kink)
+        FunctionInfo(
+            f.name,
+            str(language_parameters(python_signature(f.name))),
+            f.kind,
+            _description(f.name, CALCULATOR_FORMS.get(f.name, (None, f.doc))[1]),
+            f.kink,
+        )
         for f in ordered
     )
 
 
-def _description(function) -> str:
-    """The op table's one-line doc without the call it often starts with
+def _description(name: str, doc: str) -> str:
+    """The one-line doc without the call it often starts with
     (``sum(x, dim=None): sum of entries``): the listing shows the signature beside it."""
-    doc = function.doc
-    if doc.startswith(function.name + "(") and "): " in doc:
+    if doc.startswith(name + "(") and "): " in doc:
         doc = doc.split("): ", 1)[1]
     return doc.removesuffix(".")
 
@@ -479,13 +509,25 @@ class _Session:
 
     def __init__(self, source, bindings, wrt, dtype, seed, filename):
         from gradcli.language import compile_source
+        from gradcli.language.check import BUILTIN_CONSTANTS
 
         self.source = source
         self.filename = filename
         self.seed = seed
         self.gdtype = getattr(gradcli, dtype)
         self.dtype = np.dtype(dtype)
-        self.program = compile_source(source, filename=filename)
+        # --e 3 binds an input named e (a charge), for this run, rather than failing.
+        bound_constants = [name for name in bindings if name in BUILTIN_CONSTANTS]
+        self.program = compile_source(source, filename=filename, inputs=bound_constants)
+        self.binding_notes = tuple(
+            Diagnostic(
+                "note",
+                f"--{name} makes {name} an input of this run, not the constant"
+                f" {name} = {BUILTIN_CONSTANTS[name]}",
+            )
+            for name in bound_constants
+            if name in self.program.inputs
+        )
         self.inputs = tuple(self.program.inputs)
         self.watch: list = []
         self.notes: list = []
@@ -505,7 +547,7 @@ class _Session:
             for name in self.program.constants
             if name in bindings
         }
-        defaults = self.program.defaults(seed=self.seed)
+        defaults = self.program.defaults(seed=self.seed, constants=self.constants)
         missing = [n for n in self.inputs if n not in bindings and n not in defaults]
         stray = [name for name in bindings if name not in self.inputs]
         close = [(name, _close_to(name, stray)) for name in missing]
@@ -519,6 +561,12 @@ class _Session:
                 self.program.source,
             )
         self.check_names(bindings, "--{}")
+        module_error = self.program.analysis.module_errors.get(missing[0]) if missing else None
+        if module_error is not None:  # torch.sum(x) without a value for torch
+            raise module_error.with_source(self.program.source)
+        if missing and missing[0] in gradcli.ops.FUNCTIONS:
+            # exp -x: a function's name read as an input, which check_free explains.
+            self.program.check_free([n for n in self.inputs if n != missing[0]])
         if missing:
             listed = ", ".join(missing)
             hint = " ".join(
@@ -698,7 +746,7 @@ class _Session:
             inputs=tuple(self.wrt),
             point=_frozen(self.values),
             warnings=tuple(warnings),
-            notes=self._notes(),
+            notes=self.binding_notes + self._notes(),
             **{
                 key: section if key == "graph" else _frozen(section)
                 for key, section in fields.items()

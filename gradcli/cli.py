@@ -224,7 +224,8 @@ SOURCE is an expression, or a program file when it names an existing file
 \b
 Bind inputs with --NAME VALUE, --NAME=VALUE or --var NAME=VALUE (for names
 that clash with an option). A VALUE is a constant (2, -1.5e3, pi/4, [2, 3],
-randn(10, 20), linspace(0, 1, 5)) or @FILE (.npy, .csv, .txt, .json).
+1,2,3, "[1 2 3]", randn(10, 20), linspace(0, 1, 5)), @FILE (.npy, .npz,
+.csv, .txt, .json; @r.npz:grad.W for one array) or @- (standard input).
 \b
 Exit status: 0 success, 2 bad input, 3 a non-finite result under --strict,
 1 an internal error or an output that cannot be written."""
@@ -274,6 +275,12 @@ _SHARED_OPTIONS = [
         callback=lambda ctx, param, n: n if n is None else min(n, MAX_DIGITS),
         metavar="N",
         help="Significant digits printed [default: 6 in tables, all in plain and json].",
+    ),
+    _GET := click.option(
+        "--get",
+        metavar="NAME",
+        help="Print only the numbers of one result (value, grad.x, hessian.x.y),"
+        " separated by spaces: for $(...) in scripts.",
     ),
     _OUTPUT := click.option(
         "-o", "--output", metavar="FILE.npz", help="Also save every result array."
@@ -448,7 +455,7 @@ _GRAPH_FORMATS = ("table", "plain", "json", "dot")
     _WRT,
     _GRAD_OUTPUT,
     shared=[
-        *(o for o in _SHARED_OPTIONS if o not in (_FORMAT, _OUTPUT)),
+        *(o for o in _SHARED_OPTIONS if o not in (_FORMAT, _OUTPUT, _GET)),
         click.option(
             "--format",
             "fmt",
@@ -536,21 +543,27 @@ def _run(compute, source, options, **arguments) -> int:
         output = os.path.expanduser(output)  # --output=~/r.npz: no shell expands that ~
     if output is not None and not output.endswith(".npz"):
         raise GradcliError(f"--output {output}: the file name must end in .npz")
-    result = compute(
-        text,
-        _bind(options["var"]),
-        dtype=options["dtype"],
-        seed=options["seed"],
-        filename=filename,
-        **arguments,
-    )
+    try:
+        result = compute(
+            text,
+            _bind(options["var"], program_from_stdin=filename == "<stdin>"),
+            dtype=options["dtype"],
+            seed=options["seed"],
+            filename=filename,
+            **arguments,
+        )
+    except GradcliError as error:
+        raise _with_file_hint(error, source) from None
     if output is not None:
         # Before printing: a file that cannot be written fails the command.
         try:
             write_npz(result, output)
         except OSError as error:
             raise GradcliError(f"cannot write {output}: {error.strerror or error}") from None
-    _write(lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"])
+    if options["get"] is not None:
+        _write_one(result, options["get"], options["fmt"], options["precision"])
+    else:
+        _write(lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"])
     _say_all(result)
     return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
 
@@ -559,6 +572,18 @@ def _say_all(result) -> None:
     """The result's notes (kinks met), then its warnings, on standard error."""
     for message in (*result.notes, *result.warnings):
         _say(message)
+
+
+def _write_one(result, name: str, fmt: str | None, precision: int | None) -> None:
+    """``--get NAME``: the numbers of one result array, and nothing else."""
+    from .render.plain import render_numbers
+
+    if fmt is not None:
+        raise GradcliError(f"--get prints plain numbers: leave out --format {fmt}")
+    arrays = result.arrays()
+    if name not in arrays:
+        raise GradcliError(f"--get {name}: no such result; the results are {', '.join(arrays)}")
+    _write(lambda fmt: render_numbers(arrays[name], sys.stdout, precision), Format.PLAIN)
 
 
 def _write(show, fmt: str | None) -> None:
@@ -606,6 +631,17 @@ def _read_source(source: str | None, file: str | None) -> tuple[str, str]:
         raise _bindings.read_error(shown, error) from None
 
 
+def _with_file_hint(error: GradcliError, source: str | None) -> GradcliError:
+    """``gradcli grad energy`` beside ``energy.grad``: the error says which file was
+    meant (only that the file exists is checked; it is not read)."""
+    if source is None or not source.isidentifier():
+        return error
+    program = source + ".grad"
+    if os.path.isfile(program):
+        error.message += f" (did you mean the program file {program}?)"
+    return error
+
+
 def _names_a_program_file(source: str) -> bool:
     """``samples/rosenbrok.grad``: SOURCE meant as a file (no expression ends in .grad)."""
     return source.endswith(".grad") and not any(c.isspace() for c in source)
@@ -620,13 +656,22 @@ def _decode(data: bytes, what: str) -> str:
         raise GradcliError(f"cannot read {what}: not UTF-8 text") from None
 
 
-def _bind(assignments) -> dict[str, str]:
+def _bind(assignments, program_from_stdin: bool = False) -> dict[str, str]:
     values: dict[str, str] = {}
+    readers = []  # the bindings that read standard input (@-)
     for assignment in assignments:
         name, value = _bindings.split_assignment(assignment)
         if name in values:
             raise GradcliError(f"--{name} is given twice")
         values[name] = value
+        if value.strip() == "@-":
+            readers.append(name)
+    if program_from_stdin and readers:
+        raise GradcliError(
+            f"--{readers[0]} @-: standard input holds the program; give the value otherwise"
+        )
+    if len(readers) > 1:
+        raise GradcliError(f"--{readers[0]} and --{readers[1]} both read standard input (@-)")
     return values
 
 

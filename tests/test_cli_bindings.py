@@ -180,7 +180,7 @@ def test_a_tilde_is_the_home_directory(tmp_path, monkeypatch):
 def test_unknown_suffix(tmp_path):
     path = tmp_path / "data.pkl"
     path.write_bytes(b"\x80\x04")
-    with pytest.raises(GradcliError, match="'.pkl' are not supported; use .npy, .csv"):
+    with pytest.raises(GradcliError, match="'.pkl' are not supported; use .npy, .npz, .csv"):
         load_file(str(path))
 
 

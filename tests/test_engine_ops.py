@@ -804,9 +804,27 @@ def _func(case):
     return lambda *xs: case.fn(gradcli, *xs)
 
 
+# Functions whose results are Python ints (sizes), never tensors.
+SIZES = {"numel", "len"}
+
+
+def test_sizes_are_torchs():
+    torch = pytest.importorskip("torch", reason="PyTorch is the oracle")
+    for shape in [(2, 3), (4,), (0, 5), ()]:
+        x = np.zeros(shape)
+        assert ops.numel(gradcli.tensor(x)) == torch.numel(torch.tensor(x))
+        if shape:
+            assert ops.FUNCTIONS["len"].call(gradcli.tensor(x)) == len(torch.tensor(x))
+        else:
+            with pytest.raises(TypeError, match="len\\(\\) of a 0-d tensor"):
+                len(torch.tensor(x))
+            with pytest.raises(TypeError, match="len\\(\\) of a 0-d tensor"):
+                ops.FUNCTIONS["len"].call(gradcli.tensor(x))
+
+
 def test_every_op_and_function_has_a_case():
     covered = {name for case in CASES for name in case.covers}
-    covered |= {name for name, _ in NONDIFF_CASES + NO_DERIVATIVE_CASES} | CONSTRUCTORS
+    covered |= {name for name, _ in NONDIFF_CASES + NO_DERIVATIVE_CASES} | CONSTRUCTORS | SIZES
     assert set(ops.OPS) - covered == set()
     assert set(ops.FUNCTIONS) - covered == set()
 

@@ -55,8 +55,10 @@ def caret_column(lines: list[str]) -> int:
         (["eval", "const c = 3; c = 4"], "cannot assign to 'c': it is declared const", 14),
         (["eval", "y = x + 1; x = 2"], "'x' is used before it is assigned", 5),
         (["eval", "x.__class__", "--x", "1"], "attribute '__class__' is not accessible", 3),
-        (["eval", "max(x, 2.5)", "--x", "[1]"], "dim must be an integer, not 2.5", 8),
-        (["eval", "max(x, 5)", "--x", "[1]"], "Dimension out of range", 8),
+        (["eval", "max(x, dim=2.5)", "--x", "[1]"], "dim must be an integer, not 2.5", 12),
+        (["eval", "max(x, dim=5)", "--x", "[1]"], "Dimension out of range", 12),
+        (["eval", "max(x, dim=7)", "--x", "1"], "Dimension out of range", 12),
+        (["eval", "min(x, y, dim=0)", "--x", "1", "--y", "2"], "min(a, b) is elementwise", 15),
         (["eval", "zeros(1e15)"], "zeros: out of memory", 1),
     ],
 )

@@ -162,25 +162,46 @@ def test_unknown_names(text, bindings, message, column):
         ("x = 1; x(2)", "'x' is not a function: to multiply, write x*(...)", 8),
         ("g(x) = f(x); f(x) = x; g(1)", "function 'f' is used before it is defined", 8),
         # wrong number of arguments
-        ("atan2(y)", "wrong number of arguments: atan2 takes 2 arguments but 1 was given", 1),
-        ("sin(x, y)", "wrong number of arguments: sin takes 1 argument but 2 were given", 1),
         (
-            "sum(x, 0, 1, 2)",
-            "wrong number of arguments: sum takes 1 to 3 arguments but 4 were given",
+            "atan2(y)",
+            "wrong number of arguments: atan2 takes 2 arguments but 1 was given:"
+            " atan2(input, other)",
             1,
         ),
-        ("eye()", "wrong number of arguments: eye takes 1 to 2 arguments but 0 were given", 1),
+        (
+            "sin(x, y)",
+            "wrong number of arguments: sin takes 1 argument but 2 were given: sin(input)",
+            1,
+        ),
+        (
+            "sum(x, 0, 1, 2)",
+            "wrong number of arguments: sum takes 1 to 3 arguments but 4 were given:"
+            " sum(input, dim=None, keepdim=False)",
+            1,
+        ),
+        (
+            "eye()",
+            "wrong number of arguments: eye takes 1 to 2 arguments but 0 were given:"
+            " eye(n, m=None)",
+            1,
+        ),
         (
             "softmax(x, 0, 1)",
-            "wrong number of arguments: softmax takes 1 to 2 arguments but 3 were given",
+            "wrong number of arguments: softmax takes 1 to 2 arguments but 3 were given:"
+            " softmax(input, dim=-1)",
             1,
         ),
         (
             "f(a, b) = a*b; f(1)",
-            "wrong number of arguments: f takes 2 arguments but 1 was given",
+            "wrong number of arguments: f takes 2 arguments but 1 was given: f(a, b)",
             16,
         ),
-        ("x.atan2()", "wrong number of arguments: atan2 takes 2 arguments but 1 was given", 3),
+        (
+            "x.atan2()",
+            "wrong number of arguments: atan2 takes 2 arguments but 1 was given:"
+            " atan2(input, other)",
+            3,
+        ),
         # keywords
         ("sin(x, dim=0)", "sin does not take the keyword 'dim'", 8),
         ("sum(x, axes=0)", "sum does not take the keyword 'axes' (did you mean 'axis'?)", 8),
@@ -193,7 +214,7 @@ def test_unknown_names(text, bindings, message, column):
         ("x.sum.__globals__", "attribute '__globals__' is not accessible", 7),
         ("x.sum + 1", "'sum' is a method: write .sum()", 3),
         ("x.foo()", "unknown method 'foo' (did you mean 'floor'?)", 3),
-        ("x.shape", "unknown method 'shape' (did you mean 'reshape'?)", 3),
+        ("x.reshap", "unknown method 'reshap' (did you mean 'reshape'?)", 3),
         ("x.T()", "'T' is not a method: write .T without brackets", 3),
         ("x.zeros(2)", "unknown method 'zeros' (did you mean 'zeros_like'?)", 3),
     ],

@@ -306,13 +306,17 @@ def test_matrix_inputs_and_broadcasting():
         ("x.max(y)", np.maximum(X, [1.0, -2.0, 3.0])),
         ("max(x, [0, 0, 0])", np.maximum(X, 0)),
         ("max(x, other=y)", np.maximum(X, [1.0, -2.0, 3.0])),
-        ("max(m, 0)", M.max(axis=0)),  # a number written with literals is a dim, as in PyTorch
-        ("min(m, 2 - 1)", M.min(axis=1)),
+        ("max(m, 0)", np.maximum(M, 0)),  # a calculator's meaning: the larger of the two
+        ("min(m, 2 - 1)", np.minimum(M, 1)),
+        ("m.max(3)", np.maximum(M, 3)),
         ("max(m, dim=1)", M.max(axis=1)),
+        ("max(m, axis=0)", M.max(axis=0)),
+        ("min(m, dim=0, keepdim=True)", M.min(axis=0, keepdims=True)),
+        ("max(m)", M.max()),
     ],
 )
-def test_max_and_min_of_two_tensors_are_elementwise(text, expected):
-    """torch.max(x, y) with a tensor y is torch.maximum; torch.max(x, 0) reduces dim 0."""
+def test_max_and_min_of_two_operands_are_elementwise(text, expected):
+    """In the language max(a, b) is always maximum(a, b); a reduction names its dim."""
     program = compile_source(text)
     values = {"x": X, "y": [1.0, -2.0, 3.0], "m": M}
     result = program.run(leaves(**{k: v for k, v in values.items() if k in program.inputs}))
@@ -462,6 +466,8 @@ EXAMPLES = {
     "argmax": ("argmax(v)", np.array(2.0)),
     "argmin": ("argmin(v)", np.array(1.0)),
     "detach": ("detach(v)", V),
+    "len": ("len(a)", np.array(2.0)),
+    "numel": ("numel(v)", np.array(3.0)),
     "matmul": ("matmul(a, a)", A @ A),
     "mm": ("mm(a, a)", A @ A),
     "dot": ("dot(v, v)", V @ V),

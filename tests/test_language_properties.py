@@ -61,7 +61,7 @@ def _extend(children):
         st.builds(ir.UnaryOp, st.sampled_from(["neg", "pos"]), children),
         st.builds(ir.BinOp, st.just("pow"), children, children),
         _chain(["add", "sub"])(children),
-        _chain(["mul", "div", "matmul"])(children),
+        _chain(["mul", "div", "floordiv", "mod", "matmul"])(children),
         st.builds(
             lambda first, pairs: ir.Compare(
                 first, tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
@@ -149,6 +149,8 @@ def source(draw, depth=0):
                 "sub",
                 "mul",
                 "div",
+                "mod",
+                "floordiv",
                 "pow",
                 "neg",
                 "fn",
@@ -162,12 +164,17 @@ def source(draw, depth=0):
             ]
         )
     )
-    if kind in ("add", "sub", "mul", "div"):
+    if kind in ("add", "sub", "mul", "div", "mod", "floordiv"):
         b, vb = draw(source(depth + 1))
-        op = {"add": "+", "sub": "-", "mul": "*", "div": "/"}[kind]
-        value = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}[kind](
-            va, vb
-        )
+        op = {"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "floordiv": "//"}[kind]
+        value = {
+            "add": np.add,
+            "sub": np.subtract,
+            "mul": np.multiply,
+            "div": np.divide,
+            "mod": np.remainder,  # torch.remainder: the sign of the divisor, as NumPy's
+            "floordiv": np.floor_divide,
+        }[kind](va, vb)
         return draw(spaced(f"({a})", op, f"({b})")), value
     if kind == "pow":
         k = draw(st.sampled_from([2, 3]))

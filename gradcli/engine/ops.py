@@ -1002,6 +1002,7 @@ def _extreme(x, dim, keepdim, other, pick, grad_all, grad_dim, binary, result):
         return grad_all.fn(x)
     data = x._data if type(x) is Tensor else np.asarray(x)
     if data.ndim == 0:
+        _dims(dim, 0)  # only 0 and -1 name the dimension of a 0-d tensor
         return result((grad_all.fn(x), Tensor._make(np.asarray(0))))
     dim = _dims(dim, data.ndim)[0]
     index = np.expand_dims(pick(data, axis=dim), dim)
@@ -2237,7 +2238,16 @@ def is_tensor(obj):
 
 
 def numel(input):
+    """numel(x): the number of entries of x (a constant)."""
     return int(np.size(_raw(input)))
+
+
+def length(input):
+    """len(x): the size of the first dimension of x (a constant), as Python's len."""
+    shape = np.shape(_raw(input))
+    if not shape:
+        raise GradcliTypeError("len() of a 0-d tensor")
+    return shape[0]
 
 
 # In-place assignments, as recorded on a tensor in a graph: x.zero_(), x.fill_(v), x.copy_(src).
@@ -2609,6 +2619,8 @@ for _name, _call, _kind, _op in (
     ("stack", None, "shape", "stack"),
     ("cat", None, "shape", "cat"),
     ("detach", detach, "other", None),
+    ("numel", numel, "other", None),
+    ("len", length, "other", None),
     ("argmax", None, "reduction", "argmax"),
     ("argmin", None, "reduction", "argmin"),
     ("zeros", zeros, "constructor", None),

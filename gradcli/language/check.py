@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from ..engine.ops import FUNCTIONS
@@ -32,7 +33,7 @@ BUILTIN_CONSTANTS = {
     "False": 0,
 }
 #: Attributes that are not calls; everything else after a dot must be a method call.
-ATTRIBUTES = ("T",)
+ATTRIBUTES = ("T", "shape")
 
 # Parameters of the engine's Python callables that the language does not expose.
 _HIDDEN_PARAMETERS = frozenset(
@@ -40,12 +41,109 @@ _HIDDEN_PARAMETERS = frozenset(
 )
 
 
-def suggest(name: str, candidates) -> str:
+def suggest(name: str, candidates, cutoff: float = 0.6) -> str:
     """`` (did you mean 'sin'?)`` for the closest candidate, or the empty string."""
     import difflib
 
-    matches = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    matches = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=cutoff)
     return f" (did you mean '{matches[0]}'?)" if matches else ""
+
+
+#: Names people reach for (NumPy's, SciPy's, a calculator's) and the function of the
+#: language that does it, or comes closest. An alias is suggested only when its
+#: target is a function of the current op table, and only for a name that is not a
+#: function itself (a name that becomes one is never looked up here).
+FUNCTION_ALIASES = {
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arctan2": "atan2",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "tgamma": "gamma",
+    "loggamma": "lgamma",
+    "gammaln": "lgamma",
+    "psi": "digamma",
+    "fabs": "abs",
+    "absolute": "abs",
+    "power": "pow",
+    "average": "mean",
+    "clip": "clamp",
+    "inv": "inverse",
+    "determinant": "det",
+    "tr": "trace",
+    "logistic": "sigmoid",
+    "expit": "sigmoid",
+    "swish": "silu",
+    "radians": "deg2rad",
+    "degrees": "rad2deg",
+    "concatenate": "cat",
+    "concat": "cat",
+    "hstack": "cat",
+    "vstack": "stack",
+    "identity": "eye",
+    "range": "arange",
+    "size": "numel",
+    "length": "len",
+    "lse": "logsumexp",
+    "log_sum_exp": "logsumexp",
+    "matmult": "matmul",
+    "transposed": "transpose",
+}
+#: Names of operations the language writes as operators.
+OPERATOR_ALIASES = {
+    "mod": "a % b",
+    "remainder": "a % b",
+    "floor_divide": "a // b",
+    "floordiv": "a // b",
+    "truediv": "a / b",
+    "divide": "a / b",
+    "multiply": "a * b",
+    "mul": "a * b",
+    "add": "a + b",
+    "subtract": "a - b",
+    "sub": "a - b",
+    "negative": "-x",
+}
+# Near names among the built-in functions: close enough that gamma never meets amax.
+_NEAR_FUNCTION = 0.75
+
+
+def suggest_function(name: str, user_functions=()) -> str:
+    """`` (did you mean 'log'?)`` for a function the language lacks: an alias whose
+    target exists, an operator, else a near name; or the empty string."""
+    target = FUNCTION_ALIASES.get(name) or FUNCTION_ALIASES.get(name.lower())
+    if target is not None and target in FUNCTIONS:
+        return f" (did you mean '{target}'?)"
+    if name in OPERATOR_ALIASES:
+        return f" (write {OPERATOR_ALIASES[name]})"
+    if name.lower() in FUNCTIONS:
+        return f" (did you mean '{name.lower()}'?)"
+    return suggest(name, FUNCTIONS, _NEAR_FUNCTION) or suggest(name, user_functions)
+
+
+#: Module names that Python code puts before a function (np.sin, F.softmax): the
+#: language's functions have none.
+MODULE_PREFIXES = frozenset(
+    {
+        "np",
+        "numpy",
+        "math",
+        "cmath",
+        "torch",
+        "F",
+        "nn",
+        "functional",
+        "jnp",
+        "jax",
+        "scipy",
+        "special",
+        "sp",
+        "sympy",
+        "tf",
+    }
+)
 
 
 # ----------------------------------------------------------------------------
@@ -63,6 +161,8 @@ class Signature:
     variadic: str | None = None
     keywords: frozenset[str] = field(default_factory=frozenset)
     aliases: tuple[tuple[str, str], ...] = ()
+    #: The parameters as the user sees them: ``(input, dim=None)``.
+    shown: str = "()"
 
     def canonical(self, keyword: str) -> str:
         """The parameter a keyword names: ``axis=`` is ``dim=`` (and the reverse), as in NumPy."""
@@ -82,11 +182,47 @@ class Signature:
 _SIGNATURES: dict[str, Signature] = {}
 
 
+def _extreme_signature() -> inspect.Signature:
+    P = inspect.Parameter
+    return inspect.Signature(
+        [
+            P("input", P.POSITIONAL_OR_KEYWORD),
+            P("other", P.POSITIONAL_OR_KEYWORD, default=None),
+            P("dim", P.KEYWORD_ONLY, default=None),
+            P("keepdim", P.KEYWORD_ONLY, default=False),
+        ]
+    )
+
+
+#: Where the language means what a calculator means rather than what the library
+#: (PyTorch) means: ``max(a, b)`` and ``min(a, b)`` are always elementwise (``max(x, 0)``
+#: is ReLU), and a reduction along a dimension names it, ``max(x, dim=0)``, giving the values.
+#: The signature and the one-line doc that the language and ``gradcli functions`` show.
+CALCULATOR_FORMS = {
+    "max": (
+        _extreme_signature(),
+        "max(x): largest entry; max(a, b): the larger, elementwise (maximum);"
+        " max(x, dim=0): largest along dim (the values; argmax gives the indices)",
+    ),
+    "min": (
+        _extreme_signature(),
+        "min(x): smallest entry; min(a, b): the smaller, elementwise (minimum);"
+        " min(x, dim=0): smallest along dim (the values; argmin gives the indices)",
+    ),
+}
+
+
+def python_signature(name: str) -> inspect.Signature:
+    """The Python signature of the language's function ``name``."""
+    form = CALCULATOR_FORMS.get(name)
+    return form[0] if form is not None else FUNCTIONS[name].signature
+
+
 def builtin_signature(name: str) -> Signature:
     """The language's signature of the engine function ``name`` (from its Python signature)."""
     sig = _SIGNATURES.get(name)
     if sig is None:
-        sig = _SIGNATURES[name] = _from_python(name, FUNCTIONS[name].signature)
+        sig = _SIGNATURES[name] = _from_python(name, python_signature(name))
     return sig
 
 
@@ -117,13 +253,17 @@ def _from_python(name: str, signature: inspect.Signature) -> Signature:
         aliases.append(("dim", "axis"))
     if "keepdim" in keywords:
         aliases.append(("keepdims", "keepdim"))
+    shown = str(language_parameters(signature))
     return Signature(
-        name, tuple(positional), required, variadic, frozenset(keywords), tuple(aliases)
+        name, tuple(positional), required, variadic, frozenset(keywords), tuple(aliases), shown
     )
 
 
 def user_signature(node: ir.FuncDef) -> Signature:
-    return Signature(node.name, node.params, len(node.params), None, frozenset(node.params))
+    shown = f"({', '.join(node.params)})"
+    return Signature(
+        node.name, node.params, len(node.params), None, frozenset(node.params), (), shown
+    )
 
 
 def bind(sig: Signature, n_args: int, keywords, span: Span) -> None:
@@ -148,7 +288,8 @@ def bind(sig: Signature, n_args: int, keywords, span: Span) -> None:
 def _arity_error(sig: Signature, given: int, span: Span) -> GradcliError:
     was = "was" if given == 1 else "were"
     return GradcliTypeError(
-        f"wrong number of arguments: {sig.name} takes {sig.count()} but {given} {was} given",
+        f"wrong number of arguments: {sig.name} takes {sig.count()} but {given} {was} given:"
+        f" {sig.name}{sig.shown}",
         span,
     )
 
@@ -176,16 +317,24 @@ class Analysis:
     free_spans: dict[str, Span]
     #: The statement whose value is the program's result.
     result: int
+    #: For a free name used as a Python module prefix (``np.sin(z)``), the error that
+    #: explains it, raised if the name gets no value (an input may be named F).
+    module_errors: dict[str, GradcliError] = field(default_factory=dict)
 
 
-def check(program: ir.Program) -> Analysis:
-    """Check ``program``; raise the first GradcliError in source order."""
-    return _Checker(program).run()
+def check(program: ir.Program, inputs: Collection[str] = ()) -> Analysis:
+    """Check ``program``; raise the first GradcliError in source order.
+
+    ``inputs``: built-in constants to read as inputs for this run (``--e 3`` binds an
+    input named e, a physicist's charge, rather than failing on the constant).
+    """
+    return _Checker(program, frozenset(inputs)).run()
 
 
 class _Checker:
-    def __init__(self, program: ir.Program):
+    def __init__(self, program: ir.Program, inputs: frozenset[str] = frozenset()):
         self.program = program
+        self.builtins = frozenset(BUILTIN_CONSTANTS) - inputs
         self.assigned_somewhere = {
             s.name for s in program.statements if isinstance(s, (ir.Assign, ir.ConstDecl))
         }
@@ -200,6 +349,7 @@ class _Checker:
         self.inputs: dict[str, None] = {}
         self.input_statements: dict[str, int] = {}
         self.free_spans: dict[str, Span] = {}
+        self.module_errors: dict[str, GradcliError] = {}
 
     def run(self) -> Analysis:
         result = None
@@ -218,6 +368,7 @@ class _Checker:
             constants=tuple(self.constants),
             input_statements=self.input_statements,
             free_spans=self.free_spans,
+            module_errors=self.module_errors,
             result=result,
         )
 
@@ -315,9 +466,9 @@ class _Checker:
             elif isinstance(node, ir.Call):
                 self.call(node, params, function)
             elif isinstance(node, ir.Method):
-                self.method(node)
+                self.method(node, params)
             elif isinstance(node, ir.Attr):
-                self.attribute(node)
+                self.attribute(node, params)
             elif isinstance(node, ir.Str) and id(node) not in arguments:
                 raise GradcliError(
                     'text in quotes is only an argument of a function, as in reduction="sum"',
@@ -326,11 +477,11 @@ class _Checker:
 
     def is_variable(self, name: str, params) -> bool:
         """Whether ``name`` is an input or a computed variable (not a constant)."""
-        return name not in params and name not in BUILTIN_CONSTANTS and name not in self.constants
+        return name not in params and name not in self.builtins and name not in self.constants
 
     def use(self, node: ir.Name, params) -> None:
         name = node.id
-        if name in params or name in BUILTIN_CONSTANTS or name in self.defined:
+        if name in params or name in self.builtins or name in self.defined:
             return
         if name in self.assigned_somewhere:
             raise GradcliError(f"'{name}' is used before it is assigned", node.span)
@@ -355,16 +506,64 @@ class _Checker:
                 f"'{node.func}' is not a function: to multiply, write {node.func}*(...)", span
             )
         else:
-            hint = suggest(node.func, [*FUNCTIONS, *self.functions])
+            hint = suggest_function(node.func, self.functions)
             raise GradcliError(f"unknown function '{node.func}'{hint}", span)
 
-    def method(self, node: ir.Method) -> None:
+    def module_prefix(self, node: ir.Method | ir.Attr, params) -> None:
+        """``np.sin(z)``, ``F.softmax(z)``, ``math.pi``: Python's module prefixes, which
+        the language's functions and constants do without. Raised at once where the
+        method or attribute would fail anyway; else kept in case the name gets no
+        value (``F.sum()`` of an input named F is a method call)."""
+        root, prefix = node.obj, []
+        while isinstance(root, ir.Attr):
+            prefix.append(root.name)
+            root = root.obj
+        if not isinstance(root, ir.Name) or root.id not in MODULE_PREFIXES:
+            return
+        if root.id in params or root.id in self.defined or root.id in self.constants:
+            return
+        written = ".".join([root.id, *reversed(prefix)]) + "."
+        span = Span(
+            root.span.line, root.span.column, node.name_span.end_line, node.name_span.end_column
+        )
+        name = node.name
+        if isinstance(node, ir.Attr):
+            if name in BUILTIN_CONSTANTS:
+                fix = f"write {name}"
+            else:
+                fix = f"gradcli has no constant '{name}'"
+        elif name in FUNCTIONS:
+            fix = f"write {name}(...)"
+        else:
+            fix = f"gradcli has no function '{name}'{suggest_function(name)}"
+        error = GradcliError(
+            f"'{written}{name}': gradcli's functions and constants take no module prefix:"
+            f" drop '{written}'; {fix}",
+            span,
+        )
+        if isinstance(node, ir.Attr):
+            fails = name not in ATTRIBUTES
+        elif not is_method(name):
+            fails = True
+        else:
+            try:
+                bind(builtin_signature(name), 1 + len(node.args), node.keywords, span)
+                fails = False
+            except GradcliError:
+                fails = True
+        if fails:
+            raise error
+        self.module_errors.setdefault(root.id, error)
+
+    def method(self, node: ir.Method, params=frozenset()) -> None:
+        self.module_prefix(node, params)
         if not is_method(node.name):
             raise _attribute_error(node.name, node.name_span, called=True)
         sig = builtin_signature(node.name)
         bind(sig, 1 + len(node.args), node.keywords, node.name_span)
 
-    def attribute(self, node: ir.Attr) -> None:
+    def attribute(self, node: ir.Attr, params=frozenset()) -> None:
+        self.module_prefix(node, params)
         if node.name not in ATTRIBUTES:
             raise _attribute_error(node.name, node.name_span, called=False)
 

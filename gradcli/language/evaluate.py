@@ -26,13 +26,15 @@ from ..engine.ops import FUNCTIONS
 from ..engine.tensor import DefaultDType, Tensor, no_grad
 from ..errors import GradcliError, GradcliIndexError, GradcliTypeError, ShapeError, Span
 from . import ir
-from .check import BUILTIN_CONSTANTS, builtin_signature, name_span, suggest
+from .check import BUILTIN_CONSTANTS, CALCULATOR_FORMS, builtin_signature, name_span, suggest
 
 _OPERATORS = {
     "add": operator.add,
     "sub": operator.sub,
     "mul": operator.mul,
     "div": operator.truediv,
+    "floordiv": lambda a, b: _floor_divide(a, b),
+    "mod": operator.mod,
     "matmul": operator.matmul,
     "pow": operator.pow,
     "lt": operator.lt,
@@ -43,6 +45,9 @@ _OPERATORS = {
     "ne": operator.ne,
 }
 _UNARY = {"neg": operator.neg, "pos": operator.pos}
+# Operators whose left operand becomes a tensor even beside a tensor: 2 % y then has
+# PyTorch's gradient for y (RemainderBackward1), as torch.remainder(tensor(2.), y).
+_TENSOR_OPERANDS = frozenset({"mod", "floordiv"})
 
 # How call arguments are adapted to the engine's Python callables, by parameter name.
 _INT_PARAMETERS = frozenset(
@@ -70,9 +75,11 @@ _STRING_PARAMETERS = {
 }
 _SEQUENCE_PARAMETERS = frozenset({"arrays", "tensors"})
 #: What ``x.name`` computes, for each name of check.ATTRIBUTES.
-_ATTRIBUTES = {"T": lambda x: x.T}
-# max(x, y) and min(x, y) with a tensor y are elementwise, as in PyTorch; max(x, 0) is dim 0.
-_MAX_MIN = frozenset({"max", "min"})
+_ATTRIBUTES = {
+    "T": lambda x: x.T,
+    # A constant: the sizes as numbers of the default dtype, like every number.
+    "shape": lambda x: ops.tensor(np.array(x.shape, dtype=default_dtype())),
+}
 # Parameters that name axes: an axis out of range puts the caret on one of them.
 _AXIS_PARAMETERS = frozenset(
     {"dim", "axis", "dim0", "dim1", "start_dim", "end_dim", "dims", "source", "destination"}
@@ -263,7 +270,7 @@ class Evaluator:
         value = self.evaluate(node.first)
         for op, operand, span in zip(node.ops, node.rest, node.op_spans):
             right = self.evaluate(operand)
-            if type(value) is not Tensor and type(right) is not Tensor:
+            if type(value) is not Tensor and (type(right) is not Tensor or op in _TENSOR_OPERANDS):
                 value = as_tensor(value)
             value = self.apply(op, span, _OPERATORS[op], value, right)
             if self.sources is not None and type(value) is Tensor and value.grad_fn is not None:
@@ -377,8 +384,7 @@ class Evaluator:
             if i == 0 and function.kind != "constructor" and param not in _SEQUENCE_PARAMETERS:
                 value = as_tensor(value)
             arg_span = span if arg is None else arg.span
-            if not (name in _MAX_MIN and param == "dim" and _is_tensor_operand(arg, value)):
-                value = self.adapt(param, value, arg_span)
+            value = self.adapt(param, value, arg_span)
             given.append((param, value, arg_span))
             args.append(value)
         for keyword in keyword_nodes:
@@ -386,6 +392,8 @@ class Evaluator:
             value = self.argument(param, keyword.value)
             given.append((param, self.adapt(param, value, keyword.value.span), keyword.value.span))
             kwargs[param] = given[-1][1]
+        if name in CALCULATOR_FORMS:
+            args, kwargs = _calculator_form(name, args, kwargs, given)
         try:
             result = self.apply(name, span, function.call, *args, **kwargs)
         except GradcliIndexError as err:
@@ -437,14 +445,29 @@ class Evaluator:
         return value
 
 
-def _is_tensor_operand(node, value) -> bool:
-    """Whether the second argument of max/min is a tensor operand (elementwise, as
-    ``torch.max(x, y)``) rather than a dim: it is one unless it is a single number
-    written with literals alone (``max(x, 0)``, ``max(x, 2 - 1)``)."""
-    if np.ndim(value) != 0:
-        return True
-    names = (n for n in ir.walk(node) if isinstance(n, (ir.Name, ir.Call, ir.Method)))
-    return any(not isinstance(n, ir.Name) or n.id not in BUILTIN_CONSTANTS for n in names)
+def _floor_divide(a, b) -> Tensor:
+    """``a // b``: the values of torch.floor_divide (floor of the quotient, as Python's
+    ``//``). It is piecewise constant, as floor is, so its derivative is 0 (PyTorch has
+    no rule for it and raises in backward): the result is cut from the graph."""
+    with no_grad():
+        return ops.floor_divide(a, b)
+
+
+def _calculator_form(name: str, args: list, kwargs: dict, given) -> tuple[list, dict]:
+    """The arguments of ``max`` or ``min`` as the language means them
+    (check.CALCULATOR_FORMS): two operands are elementwise, ``max(x, other=y)`` in the
+    library's terms (a tensor, so a number is never read as a dim); else the reduction."""
+    if len(args) < 2 and "other" not in kwargs:
+        return args, kwargs
+    other = args[1] if len(args) > 1 else kwargs.pop("other")
+    for param, _, span in given:
+        if param in ("dim", "keepdim"):
+            raise GradcliTypeError(
+                f"{name}(a, b) is elementwise and takes no {param}: along a dimension,"
+                f" write {name}(x, dim=0)",
+                span,
+            )
+    return [args[0]], {"other": as_tensor(other)}
 
 
 def _axis_span(message: str, given, fallback: Span) -> Span:

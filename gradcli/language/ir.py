@@ -49,6 +49,8 @@ BINARY_SYMBOLS = {
     "sub": "-",
     "mul": "*",
     "div": "/",
+    "floordiv": "//",
+    "mod": "%",
     "matmul": "@",
     "pow": "**",
     "lt": "<",
@@ -60,7 +62,7 @@ BINARY_SYMBOLS = {
 }
 UNARY_SYMBOLS = {"neg": "-", "pos": "+"}
 #: Which ops share a precedence level (and so may share one Chain).
-CHAIN_LEVELS = {"add": 2, "sub": 2, "mul": 3, "div": 3, "matmul": 3}
+CHAIN_LEVELS = {"add": 2, "sub": 2, "mul": 3, "div": 3, "floordiv": 3, "mod": 3, "matmul": 3}
 COMPARE_OPS = ("lt", "le", "gt", "ge", "eq", "ne")
 
 _NO_SPAN = Span(0, 0)
@@ -123,7 +125,7 @@ class BinOp:
 class Chain:
     """``first op[0] rest[0] op[1] rest[1] ...`` evaluated left to right.
 
-    All ops are of one precedence level: add/sub, or mul/div/matmul.
+    All ops are of one precedence level: add/sub, or mul/div/floordiv/mod/matmul.
     """
 
     first: Expr

@@ -253,9 +253,58 @@ def _malformed_number(left, right) -> str | None:
         return f"invalid number '{text}': write it without '_'"
     if str(left) == "0" and right[0] in "xXbBoO":
         return f"invalid number '{text}': numbers are decimal"
+    if str(right) in ("j", "J"):
+        return f"'{text}': complex numbers are not supported"
+    if str(right) in _DEGREES:
+        return f"'{text}': units are not supported; {_degrees(str(left))}"
     if right[0] in "eE" and any(c in "eE" for c in left):
         return f"invalid number '{text}'"
     return None
+
+
+# Python's words for what the language writes otherwise. A keyword is still a name
+# (lambda may be a regularization weight): only a program that fails to parse next to
+# one gets this message.
+_NOT_PYTHON = "gradcli's language is not Python"
+_PYTHON_KEYWORDS = {
+    "if": "for a choice, write where(condition, a, b)",
+    "else": "for a choice, write where(condition, a, b)",
+    "elif": "for a choice, write where(condition, a, b)",
+    "for": "there are no loops: compute on whole tensors (sum(x), x * y, arange(n))",
+    "while": "there are no loops: compute on whole tensors (sum(x), x * y, arange(n))",
+    "in": "there are no loops: compute on whole tensors (sum(x), x * y, arange(n))",
+    "lambda": "define a function as f(x) = x**2",
+    "def": "define a function as f(x) = x**2",
+    "return": "a function's body is its value: f(x) = x**2",
+    "import": "there is nothing to import: the functions are built in ('gradcli functions')",
+    "from": "there is nothing to import: the functions are built in ('gradcli functions')",
+    "and": "conditions are 0 or 1: multiply them, (x > 0) * (y > 0)",
+    "or": "conditions are 0 or 1: (x > 0) + (y > 0) > 0 is either",
+    "not": "conditions are 0 or 1: 1 - (x > 0) is the opposite",
+    "None": "there is no None",
+}
+# Written after a number, units that are no names of the language.
+_DEGREES = ("deg", "degree", "degrees", "°")
+
+
+def _python_keyword(tokens) -> GradcliError | None:
+    """The error for a Python keyword among the tokens where parsing failed."""
+    for token in tokens:
+        if token is not None and token.type == "NAME" and str(token) in _PYTHON_KEYWORDS:
+            hint = _PYTHON_KEYWORDS[str(token)]
+            return GradcliError(f"'{token}': {_NOT_PYTHON}; {hint}", token_span(token))
+    return None
+
+
+def _call_without_brackets(left, right) -> str | None:
+    """``sin(x)`` for ``sin x``: a function's name before an operand."""
+    if left.type != "NAME" or right.type not in ("NAME", "NUMBER"):
+        return None
+    from ..engine.ops import FUNCTIONS  # only when there is an error to explain
+
+    if str(left) not in FUNCTIONS:
+        return None
+    return f"{left}({right})"
 
 
 def _end_span(token) -> Span:
@@ -265,11 +314,27 @@ def _end_span(token) -> Span:
     return Span(token.end_line, token.end_column)
 
 
+def _degrees(number: str) -> str:
+    """How to write ``number`` degrees: in radians, with deg2rad where it exists."""
+    from ..engine.ops import FUNCTIONS
+
+    if "deg2rad" in FUNCTIONS:
+        return f"write deg2rad({number}) or {number}*pi/180 (radians)"
+    return f"write {number}*pi/180 (radians)"
+
+
 def _syntax_error(err, brackets: _Brackets) -> GradcliError:
     if isinstance(err, _lark.UnexpectedCharacters):
-        return GradcliError(f"unknown character {err.char!r}", Span(err.line, err.column))
+        span = Span(err.line, err.column)
+        before = brackets.current
+        if err.char == "°" and before is not None and before.type == "NUMBER":
+            return GradcliError(f"'{before}°': units are not supported; {_degrees(before)}", span)
+        return GradcliError(f"unknown character {err.char!r}", span)
     token = err.token
     previous = brackets.previous if brackets.current is token else brackets.current
+    keyword = _python_keyword((token, previous))
+    if keyword is not None:
+        return keyword
     if token.type == "$END":
         last = brackets.current
         if brackets.open:
@@ -289,6 +354,9 @@ def _syntax_error(err, brackets: _Brackets) -> GradcliError:
     malformed = _malformed_number(previous, token) if previous is not None else None
     if malformed is not None:
         return GradcliError(malformed, _join(token_span(previous), token_span(token)))
+    call = _call_without_brackets(previous, token) if previous is not None else None
+    if call is not None and "MUL_OP" in err.expected:
+        return GradcliError(f"'{previous}' is a function: write {call}", span)
     product = _implicit_product(previous, token) if previous is not None else None
     if product is not None and "MUL_OP" in err.expected:
         return GradcliError(f"implicit multiplication: write {product}", span)

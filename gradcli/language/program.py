@@ -47,8 +47,15 @@ class CompiledProgram:
     def __repr__(self) -> str:
         return f"<CompiledProgram {self.filename} inputs={self.inputs}>"
 
-    def defaults(self, seed: int | None = None) -> dict[str, np.ndarray]:
-        """The values the program gives its inputs; random ones after ``manual_seed(seed)``."""
+    def defaults(
+        self, seed: int | None = None, constants: Mapping | None = None
+    ) -> dict[str, np.ndarray]:
+        """The values the program gives its inputs; random ones after ``manual_seed(seed)``.
+
+        ``constants`` are values given to ``const`` names (``--c 5``): an input defined
+        from a const (``const c = 2; b = c * 3``) takes its value from the given one.
+        """
+        constants = constants or {}
         if seed is not None:
             ops.manual_seed(seed)
         statements = self.analysis.input_statements
@@ -59,7 +66,10 @@ class CompiledProgram:
             with no_grad(), deep_recursion(), np.errstate(all="ignore"):
                 for i, statement in enumerate(self.ir.statements):
                     if isinstance(statement, (ir.FuncDef, ir.ConstDecl)) or i in wanted:
-                        value = evaluator.statement(statement)
+                        given = None
+                        if isinstance(statement, ir.ConstDecl) and statement.name in constants:
+                            given = as_tensor(constants[statement.name])
+                        value = evaluator.statement(statement, given)
                         if i in wanted:
                             values[statement.name] = np.array(value.detach().numpy())
         except GradcliError as err:
@@ -104,6 +114,8 @@ class CompiledProgram:
             if name in bound:
                 continue
             span = self.analysis.free_spans[name]
+            if name in self.analysis.module_errors:
+                raise self.analysis.module_errors[name]
             if name in FUNCTIONS or name in self._functions():
                 raise GradcliError(f"'{name}' is a function: call it as {name}(...)", span)
             variables = [*bound, *self._assigned(), *BUILTIN_CONSTANTS]
@@ -144,11 +156,16 @@ class CompiledProgram:
         return as_tensor(result)
 
 
-def compile_source(text: str, filename: str = "<expr>") -> CompiledProgram:
-    """Parse and check ``text``; raises GradcliError with its span and the source."""
+def compile_source(
+    text: str, filename: str = "<expr>", inputs: Collection[str] = ()
+) -> CompiledProgram:
+    """Parse and check ``text``; raises GradcliError with its span and the source.
+
+    ``inputs``: built-in constants (pi, e, ...) that are inputs of this program instead.
+    """
     tree = parse(text)
     try:
-        analysis = check(tree)
+        analysis = check(tree, inputs)
     except GradcliError as err:
         raise err.with_source(text) from None
     return CompiledProgram(tree, analysis, text, filename)

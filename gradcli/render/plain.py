@@ -30,6 +30,11 @@ def render(result, stream, precision: int | None = None) -> None:
         stream.write(" ".join([".".join(path), *flat_numbers(array, precision)]) + "\n")
 
 
+def render_numbers(array, stream, precision: int | None = None) -> None:
+    """One array's numbers alone, flattened, on one line (``--get NAME``)."""
+    stream.write(" ".join(flat_numbers(array, precision)) + "\n")
+
+
 def render_functions(functions, stream) -> None:
     for f in functions:
         fields = [f.name + f.signature, f.doc]

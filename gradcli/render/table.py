@@ -37,6 +37,12 @@ def render(result, stream, precision: int | None = None, console: Console | None
     precision = DEFAULT_PRECISION if precision is None else precision
     rows = list(leaves(result.as_tree()))
     labels = [_shown(label(path, unicode), encoding) for path, _ in rows]
+    matrix = result.jacobian_matrix if result.command == "jacobian" else None
+    if matrix is not None:
+        # Scalar inputs: one Jacobian matrix, a row per output entry, a column per input.
+        d = "∂" if unicode else "d"
+        labels = [labels[0], _shown(f"{d}f/{d}({', '.join(result.inputs)})", encoding)]
+        rows = [rows[0], (("jacobian",), matrix)]
     shapes = [shape_text(array.shape) for _, array in rows]
     # Names and shapes are never cut. The numbers have the rest of the width, less
     # the borders and padding (10 columns); where even one number a line would not
@@ -49,14 +55,15 @@ def render(result, stream, precision: int | None = None, console: Console | None
         name_width = max(name_width, *map(len, shapes))
     spare = console.width - name_width - (shape_width + 3 if separate else 0) - 7
     table = Table(box=box.ROUNDED, safe_box=not unicode)
-    table.add_column("", no_wrap=True, min_width=name_width)
+    # Every cell and header is a Text, never markup: "[inf, 1]" is numbers, not a style.
+    table.add_column(Text(""), no_wrap=True, min_width=name_width)
     if separate:
-        table.add_column(SHAPE, style="dim", no_wrap=True, min_width=shape_width)
-    table.add_column("value", no_wrap=True, overflow="ellipsis")
+        table.add_column(Text(SHAPE), style="dim", no_wrap=True, min_width=shape_width)
+    table.add_column(Text("value"), no_wrap=True, overflow="ellipsis")
     for i, (name, shape, (path, array)) in enumerate(zip(labels, shapes, rows)):
-        numbers = format_array(array, precision, line_width=max(spare, narrowest))
+        numbers = Text(format_array(array, precision, line_width=max(spare, narrowest)))
         name = Text(name, style="bold cyan")
-        cells = [name, shape] if separate else [name.append(f"\n{shape}", style="dim")]
+        cells = [name, Text(shape)] if separate else [name.append(f"\n{shape}", style="dim")]
         last_of_group = i + 1 == len(rows) or rows[i + 1][0][0] != path[0]
         table.add_row(*cells, numbers, end_section=last_of_group)
     # The title above the table, not in it: a long file name must not wrap.
@@ -82,11 +89,11 @@ def render_functions(functions, stream, console: Console | None = None) -> None:
     # width there), and a line of its own when its first parameter does not fit beside it.
     fixed = longest > (console.width - 10) // 3
     if fixed:
-        table.add_column("function", width=longest)
+        table.add_column(Text("function"), width=longest)
     else:
-        table.add_column("function", min_width=longest, ratio=3)
-    table.add_column("description", ratio=4)
-    table.add_column("at kinks", ratio=2)
+        table.add_column(Text("function"), min_width=longest, ratio=3)
+    table.add_column(Text("description"), ratio=4)
+    table.add_column(Text("at kinks"), ratio=2)
     for i, f in enumerate(functions):
         if i == 0 or functions[i - 1].kind != f.kind:
             table.add_row(Text(f.kind, style="bold magenta"), end_section=False)
