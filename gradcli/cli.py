@@ -42,6 +42,8 @@ class _Group(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         args = sys.argv[1:] if args is None else list(args)
+        if not args and sys.stdin.isatty() and sys.stdout.isatty():
+            args = ["repl"]  # "gradcli" alone on a terminal: the interactive session
         _tolerate_any_encoding()
         debug = "--debug" in args[: args.index("--") if "--" in args else len(args)]
         try:
@@ -333,7 +335,8 @@ def cli():
       grad.x 8
 
     Run 'gradcli COMMAND --help' for each command's options and examples, and
-    'gradcli functions' for the functions a program can call.
+    'gradcli functions' for the functions a program can call. On a terminal,
+    'gradcli' alone opens an interactive session ('gradcli repl').
     """
 
 
@@ -527,6 +530,37 @@ def functions_command(name, fmt, debug):
     listing = api.functions(name)
     _write(lambda fmt: render_functions(listing, fmt, sys.stdout), fmt)
     return EXIT_OK
+
+
+@cli.command("repl")
+@_FORMAT
+@click.option(
+    "--dtype",
+    type=click.Choice(api.DTYPES),
+    default="float64",
+    show_default=True,
+    help="Floating-point type of the computation (:dtype changes it).",
+)
+@_DEBUG
+def repl_command(fmt, dtype, debug):
+    """An interactive session (also "gradcli" alone on a terminal): each line
+    is a statement, and an expression shows its value and its gradient or
+    Jacobian. ':help' lists the commands. When standard input is not a
+    terminal, its lines run as a script.
+
+    \b
+    Example:
+      $ gradcli repl --format plain
+      >>> x = 2
+      >>> (x+2)**2 + 3
+      value 19
+      grad.x 8
+    """
+    from .repl import run
+    from .session import Session
+
+    fmt = fmt or ("table" if _stdout_is_terminal() else "plain")
+    return run(Session(fmt=fmt, dtype=dtype), _say, debug)
 
 
 # ----------------------------------------------------------------------------

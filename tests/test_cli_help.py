@@ -10,7 +10,7 @@ from gradcli import __version__
 from gradcli.cli import cli
 
 COMPUTING = ["eval", "grad", "jacobian", "hessian", "vjp", "jvp", "graph"]
-COMMANDS = [*COMPUTING, "functions"]
+COMMANDS = [*COMPUTING, "functions", "repl"]
 
 
 def test_the_commands():
@@ -75,7 +75,8 @@ def help_examples(command):
     return examples
 
 
-@pytest.mark.parametrize("command", [None, *COMMANDS])
+# repl's example is a terminal session: tests/test_repl.py replays it.
+@pytest.mark.parametrize("command", [None, *(c for c in COMMANDS if c != "repl")])
 def test_help_examples_print_what_they_say(gradcli, command):
     examples = help_examples(command)
     assert examples

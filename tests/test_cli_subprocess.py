@@ -161,7 +161,8 @@ try:
     main()
 except SystemExit:
     pass
-heavy = {"rich", "sympy", "scipy", "matplotlib", "torch", "lark", "gradcli.autograd.functional"}
+heavy = {"rich", "sympy", "scipy", "matplotlib", "torch", "lark", "prompt_toolkit"}
+heavy.add("gradcli.autograd.functional")
 print(sorted(m for m in sys.modules if m in heavy or m.split(".")[0] in heavy), file=sys.stderr)
 """
 

@@ -420,3 +420,48 @@ def check_nesting(node: ir.Node, limit: int = NESTING_LIMIT) -> None:
             start = Span(item.span.line, item.span.column)
             raise GradcliError(f"expression nested too deeply (limit {limit})", start)
         stack.extend((child, depth + 1) for child in reversed(ir.children(item)))
+
+
+# ----------------------------------------------------------------------------
+# Tokens, for an editor: highlighting and statement boundaries
+# ----------------------------------------------------------------------------
+
+_TOKEN_LEXER = None
+
+
+def tokens(text: str) -> list[tuple[str, int, int]]:
+    """``(kind, start, stop)`` for every token of ``text``, comments included and
+    spaces left out. ``kind`` is the grammar's terminal name (``NUMBER``, ``NAME``,
+    ``CONST``, ``COMMENT``, ``LPAR`` ...); text the grammar has no token for is one
+    last ``("ERROR", start, len(text))``. Never raises: text being typed is often
+    not a program yet."""
+    global _TOKEN_LEXER
+    if _TOKEN_LEXER is None:
+        # The parser's own terminals, without the bracket post-lexer, keeping comments.
+        _TOKEN_LEXER = _parser()._build_lexer(dont_ignore=True)
+    found = []
+    try:
+        for token in _lark.LexerThread.from_text(_TOKEN_LEXER, text).lex(None):
+            if not token.type.startswith("__IGNORE"):
+                found.append((token.type, token.start_pos, token.end_pos))
+    except _lark.UnexpectedInput as err:
+        found.append(("ERROR", err.pos_in_stream, len(text)))
+    return found
+
+
+def statement_bounds(text: str) -> list[tuple[int, int]]:
+    """``(start, stop)`` of each statement of a program that parses, in order: from its
+    first token to its last, so without the comments and separators around it."""
+    bounds: list[tuple[int, int]] = []
+    start = stop = None
+    for token in _parser().lex(text):  # with the post-lexer: no newlines inside brackets
+        if token.type == "_SEP":
+            if start is not None:
+                bounds.append((start, stop))
+            start = None
+        else:
+            start = token.start_pos if start is None else start
+            stop = token.end_pos
+    if start is not None:
+        bounds.append((start, stop))
+    return bounds

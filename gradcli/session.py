@@ -1,0 +1,605 @@
+"""An interactive session: statements of the language typed one after another.
+
+The session keeps the statements that define things (assignments, ``const``,
+element assignments, function definitions) as program text, one statement per
+line, in the order they were typed. A line that is an expression is computed
+as that program followed by the expression, by the library calls the one-shot
+commands make (``gradcli.api``), so ``:save FILE.grad`` writes a program that
+``gradcli grad FILE.grad`` runs to the same result.
+
+An expression shows its value and, when it reads inputs, its gradient (scalar
+output) or its Jacobian, with respect to the inputs it reads (``:wrt`` picks
+others). Assigning a constant to a name that is already an input (``x = 3``
+after ``x = 2``) gives the input its new value where it was first assigned, as
+a binding on the command line would: every later line sees it. A definition is
+run when it is typed, so its mistakes show at once.
+
+Lines that start with a colon are the commands of ``COMMANDS``.
+
+There is no terminal here: ``Session.run(text)`` yields what to show, as
+``Shown`` results, ``Message`` text and ``Problem`` errors and warnings, and
+``gradcli.repl`` draws them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from . import api
+from . import bindings as _bindings
+from .errors import GradcliError, Span
+from .language import compile_source, ir, parse
+from .language.check import BUILTIN_CONSTANTS, is_method, suggest
+from .language.parser import statement_bounds, tokens
+from .render import Format
+
+# ----------------------------------------------------------------------------
+# What a line shows
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A result (``api.Result``, or ``api.GraphResult`` for ``:graph``), for the
+    renderer of the session's format."""
+
+    result: api.Result | api.GraphResult
+
+
+@dataclass(frozen=True)
+class Message:
+    """Text for standard output."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An ``error:`` or ``warning:`` for standard error."""
+
+    text: str
+
+
+Output = Shown | Message | Problem
+
+_DEFINITIONS = (ir.Assign, ir.IndexAssign, ir.ConstDecl, ir.FuncDef)
+# What a one-shot command of each name computes (steps: grad --steps).
+_COMPUTE = {
+    "eval": api.evaluate,
+    "grad": api.gradient,
+    "jacobian": api.jacobian,
+    "hessian": api.hessian,
+    "graph": api.graph,
+    "steps": lambda source, **options: api.gradient(source, steps=True, **options),
+}
+#: ``--precision``'s cap: 17 digits tell any two float64 numbers apart.
+MAX_DIGITS = 17
+_IDENTIFIER_END = re.compile(r"[^\W\d]\w*$")
+
+
+@dataclass(frozen=True)
+class _Statement:
+    """One statement as typed, and its IR."""
+
+    text: str
+    node: ir.Stmt
+
+    @property
+    def lines(self) -> int:
+        return self.text.count("\n") + 1
+
+
+@dataclass(frozen=True)
+class _Typed:
+    """Where one statement sits in the text it was typed in, so that the places of its
+    errors, notes and nodes count in that text."""
+
+    text: str
+    start: int
+    stop: int
+
+    @property
+    def statement(self) -> str:
+        return self.text[self.start : self.stop]
+
+    def position(self, line: int, column: int) -> tuple[int, int]:
+        """Line ``line``, column ``column`` of the statement, in the typed text."""
+        first = self.text.count("\n", 0, self.start) + 1
+        if line > 1:
+            return first + line - 1, column
+        return first, column + self.start - (self.text.rfind("\n", 0, self.start) + 1)
+
+
+def _program_text(statements) -> str:
+    return "\n".join(s.text for s in statements)
+
+
+# ----------------------------------------------------------------------------
+# The session
+# ----------------------------------------------------------------------------
+
+
+class Session:
+    """The statements typed so far and the options of the results shown."""
+
+    def __init__(self, *, fmt: str = "table", dtype: str = "float64", seed: int = 0):
+        self.statements: list[_Statement] = []
+        #: The last expression shown: what ``:grad`` alone and ``:save`` use.
+        self.last: _Statement | None = None
+        self.format = Format(fmt)
+        self.precision: int | None = None
+        self.dtype = dtype
+        self.seed = seed
+        #: The inputs to differentiate with respect to; None for those each expression reads.
+        self.wrt: tuple[str, ...] | None = None
+        self.keys = "emacs"
+        self.finished = False
+        self._names: tuple[str, ...] = ()
+
+    # ----- a line -----
+
+    def run(self, text: str) -> Iterator[Output]:
+        """Run one line (or a pasted program) and yield what it shows, as it is computed.
+
+        Errors are yielded as ``Problem``; the session goes on. The state changes only
+        by the statements that succeed.
+        """
+        try:
+            if text.strip().startswith(":"):
+                yield from self._command(text.strip())
+            else:
+                yield from self._block(text)
+        except GradcliError as error:
+            yield Problem(error.render())
+        except MemoryError as error:  # zeros(1e10): more than there is
+            yield Problem(f"error: out of memory ({error})")
+        except RecursionError:
+            yield Problem("error: the input is nested too deeply")
+
+    def needs_more(self, text: str) -> bool:
+        """Whether ``text`` is a statement still being typed: an open bracket, or a
+        backslash at the end of its last line."""
+        if text.strip().startswith(":"):
+            return False
+        if text.rstrip(" \t").endswith("\\"):
+            return True
+        depth = 0
+        for kind, _, _ in tokens(text):
+            depth += kind in ("LPAR", "LSQB")
+            depth -= kind in ("RPAR", "RSQB")
+        return depth > 0
+
+    def _block(self, text: str) -> Iterator[Output]:
+        if all(kind in ("COMMENT", "_SEP") for kind, _, _ in tokens(text)):
+            return
+        parse(text)  # the syntax errors first, with positions in the text as typed
+        for start, stop in statement_bounds(text):
+            typed = _Typed(text, start, stop)
+            (node,) = parse(typed.statement).statements
+            statement = _Statement(typed.statement, node)
+            if isinstance(node, _DEFINITIONS):
+                self._define(statement, typed)
+            else:
+                yield from self._show(statement, typed)
+
+    def _define(self, statement: _Statement, typed: _Typed) -> None:
+        statements, index = self._placed(statement)
+        with _located(statements, index, typed):
+            program = _compiled(statements)
+            program.check_free(())
+            if not all(isinstance(s.node, ir.FuncDef) for s in statements):
+                # Run now, so that a wrong shape shows on this line, not on a later one.
+                api.evaluate(program.source, dtype=self.dtype, seed=self.seed)
+        self.statements = statements
+        self._names = (*program.inputs, *program.constants, *_assigned(statements))
+
+    def _placed(self, statement: _Statement) -> tuple[list[_Statement], int]:
+        """The statements with ``statement`` in its place, and its index: in place of
+        the definition of the input (or const) it gives a new constant value, else last."""
+        node, statements = statement.node, list(self.statements)
+        if isinstance(node, (ir.Assign, ir.ConstDecl)) and statements:
+            index = _definition(statements, node)
+            if index is not None:
+                statements[index] = statement
+                with contextlib.suppress(GradcliError):
+                    if _definition(statements, node) == index:
+                        return statements, index
+        return [*self.statements, statement], len(self.statements)
+
+    def _show(self, statement: _Statement, typed: _Typed, command: str | None = None):
+        """The expression's result: ``command``'s (a key of ``_COMPUTE``), or by default
+        its value and, when it reads inputs, its gradient or Jacobian."""
+        statements = [*self.statements, statement]
+        with _located(statements, len(self.statements), typed):
+            program = _compiled(statements)
+            program.check_free(())
+            wrt = self.wrt if self.wrt is not None else _inputs_read(program, statements)
+            options = {"dtype": self.dtype, "seed": self.seed}
+            if command is None:
+                command = "eval"
+                if wrt:
+                    value = api.evaluate(program.source, **options).value
+                    command = "grad" if value.size == 1 else "jacobian"
+            if command != "eval":
+                options["wrt"] = wrt
+            result = _COMPUTE[command](program.source, **options)
+        self.last = statement
+        place = _Place(statements, len(self.statements), typed)
+        # The title is the expression as typed, not the whole session.
+        yield Shown(place.result(result, title=statement.text))
+        for message in (*result.notes, *result.warnings):  # as the commands say them
+            yield Problem(place.diagnostic(message))
+
+    # ----- the commands -----
+
+    def _command(self, text: str) -> Iterator[Output]:
+        name, _, argument = text[1:].partition(" ")
+        argument = argument.strip()
+        if name in COMMANDS:
+            command = COMMANDS[name]
+            if argument and " " not in command.usage:
+                raise GradcliError(f":{name} takes nothing after it")
+            yield from command.run(self, argument)
+        else:
+            raise GradcliError(
+                f"unknown command :{name}{suggest(name, COMMANDS)}: :help lists the commands"
+            )
+
+    def _derivative(self, command: str, argument: str) -> Iterator[Output]:
+        if not argument:
+            if self.last is None:
+                raise GradcliError(f":{command} needs an expression: :{command} EXPR")
+            argument = self.last.text
+        statements = parse(argument).statements
+        if len(statements) != 1 or isinstance(statements[0], _DEFINITIONS):
+            raise GradcliError(f":{command} takes one expression", statements[-1].span, argument)
+        typed = _Typed(argument, 0, len(argument))
+        yield from self._show(_Statement(argument, statements[0]), typed, command)
+
+    def grad(self, argument: str) -> Iterator[Output]:
+        yield from self._derivative("grad", argument)
+
+    def jacobian(self, argument: str) -> Iterator[Output]:
+        yield from self._derivative("jacobian", argument)
+
+    def hessian(self, argument: str) -> Iterator[Output]:
+        yield from self._derivative("hessian", argument)
+
+    def graph(self, argument: str) -> Iterator[Output]:
+        yield from self._derivative("graph", argument)
+
+    def steps(self, argument: str) -> Iterator[Output]:
+        yield from self._derivative("steps", argument)
+
+    def choose_wrt(self, argument: str) -> Iterator[Output]:
+        names = tuple(n for n in re.split(r"[\s,]+", argument) if n)
+        if not names:
+            self.wrt = None
+            yield Message("derivatives with respect to the inputs each expression reads")
+            return
+        inputs = self.inputs()
+        for name in names:
+            if name not in inputs:
+                known = f"; the inputs are {', '.join(inputs)}" if inputs else "; there are none"
+                raise GradcliError(
+                    f":wrt {name}: no input is named {name}{suggest(name, inputs)}{known}"
+                )
+        self.wrt = names
+        yield Message(f"derivatives with respect to {', '.join(names)}")
+
+    def choose_format(self, argument: str) -> Iterator[Output]:
+        choices = [f.value for f in Format]
+        if argument not in choices:
+            raise GradcliError(f":format takes one of {', '.join(choices)}")
+        self.format = Format(argument)
+        yield Message(f"format {argument}")
+
+    def choose_precision(self, argument: str) -> Iterator[Output]:
+        if not argument:
+            self.precision = None
+            yield Message("precision: the format's default")
+            return
+        if not argument.isdigit() or int(argument) < 1:
+            raise GradcliError(":precision takes a number of significant digits (1 or more)")
+        self.precision = min(int(argument), MAX_DIGITS)
+        yield Message(f"precision {self.precision}")
+
+    def choose_dtype(self, argument: str) -> Iterator[Output]:
+        if argument not in api.DTYPES:
+            raise GradcliError(f":dtype takes one of {', '.join(api.DTYPES)}")
+        self.dtype = argument
+        yield Message(f"dtype {argument}")
+
+    def choose_keys(self, argument: str) -> Iterator[Output]:
+        if argument not in ("emacs", "vi"):
+            raise GradcliError(":keys takes emacs or vi")
+        self.keys = argument
+        yield Message(f"{argument} keys")
+
+    def show_inputs(self, argument: str) -> Iterator[Output]:
+        from .render.numbers import format_array, shape_text
+
+        values = self._values()
+        if not values:
+            yield Message("no inputs: bind one with NAME = VALUE")
+            return
+        for name, value in values.items():
+            number = format_array(value, self.precision or 6)
+            if value.ndim:
+                yield Message(f"{name} {shape_text(value.shape)} =\n{number}")
+            else:
+                yield Message(f"{name} = {number}")
+
+    def clear(self, argument: str) -> Iterator[Output]:
+        self.statements, self.last, self.wrt, self._names = [], None, None, ()
+        yield Message("cleared: no definitions")
+
+    def load(self, argument: str) -> Iterator[Output]:
+        path = _file_name(argument, "load")
+        try:
+            with open(path, "rb") as stream:
+                data = stream.read()
+        except OSError as error:
+            raise _bindings.read_error(argument, error) from None
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise GradcliError(f"cannot read {argument}: not UTF-8 text") from None
+        yield from self._block(text)
+
+    def save(self, argument: str) -> Iterator[Output]:
+        path = _file_name(argument, "save")
+        statements = [*self.statements, *([self.last] if self.last else [])]
+        if not statements:
+            raise GradcliError("nothing to save: the session has no statements yet")
+        try:
+            with open(path, "w", encoding="utf-8") as stream:
+                stream.write(_program_text(statements) + "\n")
+        except OSError as error:
+            raise GradcliError(f"cannot write {argument}: {error.strerror or error}") from None
+        count = sum(s.lines for s in statements)
+        yield Message(f"saved {count} line{'s' * (count != 1)} to {argument}")
+
+    def help(self, argument: str) -> Iterator[Output]:
+        width = max(len(c.usage) for c in COMMANDS.values())
+        lines = [
+            "Type a statement of the language: an expression shows its value and its",
+            "gradient or Jacobian; NAME = VALUE binds an input, const NAME = VALUE a",
+            "constant, f(x) = ... defines a function. Tab completes; Ctrl-C interrupts;",
+            "Ctrl-D leaves.",
+            "",
+            *(f"  {c.usage:<{width}}  {c.help}" for c in COMMANDS.values()),
+        ]
+        yield Message("\n".join(lines))
+
+    def quit(self, argument: str) -> Iterator[Output]:
+        self.finished = True
+        yield from ()
+
+    # ----- what the session knows -----
+
+    def functions(self) -> list[str]:
+        """The functions defined so far."""
+        return [s.node.name for s in self.statements if isinstance(s.node, ir.FuncDef)]
+
+    def inputs(self) -> tuple[str, ...]:
+        """The inputs bound so far."""
+        return tuple(self._values())
+
+    def _values(self) -> dict:
+        if not any(isinstance(s.node, (ir.Assign, ir.ConstDecl)) for s in self.statements):
+            return {}
+        source = _program_text(self.statements)
+        return dict(api.evaluate(source, dtype=self.dtype, seed=self.seed).point)
+
+    def completions(self, before: str) -> tuple[list[str], int]:
+        """What may complete the word that ends ``before`` (the text left of the
+        cursor), and that word's length: commands, their choices, and names."""
+        stripped = before.lstrip()
+        if stripped.startswith(":"):
+            name, space, rest = stripped[1:].partition(" ")
+            if not space:
+                return [f":{c}" for c in COMMANDS if c.startswith(name)], len(name) + 1
+            word = rest.split(",")[-1].strip()
+            choices = COMMAND_CHOICES.get(name, lambda session: ())(self)
+            return [c for c in choices if c.startswith(word)], len(word)
+        found = _IDENTIFIER_END.search(before)
+        word = found.group() if found else ""
+        if before[: len(before) - len(word)].endswith("."):
+            names = [f.name for f in api.functions() if is_method(f.name)] + ["T"]
+        else:
+            names = [
+                *self._names,
+                *self.functions(),
+                *(f.name for f in api.functions()),
+                *BUILTIN_CONSTANTS,
+            ]
+        return sorted({n for n in names if n.startswith(word) and n != word}), len(word)
+
+
+# ----------------------------------------------------------------------------
+# The commands
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Command:
+    """A colon command: how it is written, what it does (for :help), and what runs it
+    with the rest of the line."""
+
+    usage: str
+    help: str
+    run: Callable[[Session, str], Iterator[Output]]
+
+
+COMMANDS: dict[str, Command] = {
+    "grad": Command(
+        ":grad [EXPR]", "the gradient (of the last expression by default)", Session.grad
+    ),
+    "jacobian": Command(":jacobian [EXPR]", "the Jacobian", Session.jacobian),
+    "hessian": Command(":hessian [EXPR]", "the gradient and the Hessian", Session.hessian),
+    "graph": Command(
+        ":graph [EXPR]", "the autograd graph, with each node's gradient", Session.graph
+    ),
+    "steps": Command(
+        ":steps [EXPR]", "the gradient and the steps of its reverse pass", Session.steps
+    ),
+    "wrt": Command(
+        ":wrt [X,Y]",
+        "differentiate with respect to X and Y (alone: the inputs read)",
+        Session.choose_wrt,
+    ),
+    "format": Command(":format table|plain|json", "how results are shown", Session.choose_format),
+    "precision": Command(
+        ":precision [N]", "N significant digits (alone: the default)", Session.choose_precision
+    ),
+    "dtype": Command(
+        ":dtype float64|float32", "the precision of the computation", Session.choose_dtype
+    ),
+    "inputs": Command(":inputs", "the inputs bound and their values", Session.show_inputs),
+    "clear": Command(":clear", "forget every definition", Session.clear),
+    "load": Command(":load FILE.grad", "run a program file's statements here", Session.load),
+    "save": Command(":save FILE.grad", "write the session as a program file", Session.save),
+    "keys": Command(":keys emacs|vi", "the editing keys", Session.choose_keys),
+    "help": Command(":help", "this list", Session.help),
+    "quit": Command(":quit", "leave (as Ctrl-D does)", Session.quit),
+}
+#: What completes the argument of a command.
+COMMAND_CHOICES: dict[str, Callable[[Session], tuple[str, ...]]] = {
+    "format": lambda session: tuple(f.value for f in Format),
+    "dtype": lambda session: api.DTYPES,
+    "keys": lambda session: ("emacs", "vi"),
+    "wrt": lambda session: session.inputs(),
+}
+
+
+# ----------------------------------------------------------------------------
+# Helpers
+# ----------------------------------------------------------------------------
+
+
+def _compiled(statements):
+    """The statements as one program; functions alone get an expression to compute."""
+    text = _program_text(statements)
+    if all(isinstance(s.node, ir.FuncDef) for s in statements):
+        text += "\n0"
+    return compile_source(text, "<session>")
+
+
+def _definition(statements, node) -> int | None:
+    """The index of the statement that gives the input or const ``node.name`` its value."""
+    program = _compiled(statements)
+    if isinstance(node, ir.Assign):
+        return program.analysis.input_statements.get(node.name)
+    for i, s in enumerate(statements):
+        if isinstance(s.node, ir.ConstDecl) and s.node.name == node.name:
+            return i
+    return None
+
+
+def _assigned(statements) -> list[str]:
+    return [s.node.name for s in statements if isinstance(s.node, (ir.Assign, ir.IndexAssign))]
+
+
+def _inputs_read(program, statements) -> tuple[str, ...]:
+    """The inputs the last statement reads: by name, through the statements that
+    assign the names it reads, and through the bodies of the functions it calls."""
+    assigned: dict[str, list] = {}
+    bodies: dict[str, list] = {}
+    for s in statements[:-1]:
+        node = s.node
+        if isinstance(node, (ir.Assign, ir.ConstDecl)):
+            assigned.setdefault(node.name, []).append((node.value, frozenset()))
+        elif isinstance(node, ir.IndexAssign):
+            parts = [*node.subscripts, node.value]
+            assigned.setdefault(node.name, []).extend((p, frozenset()) for p in parts)
+        elif isinstance(node, ir.FuncDef):
+            bodies.setdefault(node.name, []).append((node.body, frozenset(node.params)))
+    read: set[str] = set()
+    called: set[str] = set()
+    todo = [(statements[-1].node, frozenset())]
+    while todo:
+        expression, params = todo.pop()
+        for item in ir.walk(expression):
+            if isinstance(item, ir.Name) and item.id not in params and item.id not in read:
+                read.add(item.id)
+                todo.extend(assigned.get(item.id, ()))
+            elif isinstance(item, ir.Call) and item.func not in called:
+                called.add(item.func)
+                todo.extend(bodies.get(item.func, ()))
+    return tuple(name for name in program.inputs if name in read)
+
+
+class _Place:
+    """Where statement ``index`` of the session's program was typed: places in it, which
+    count lines in the session's program, are moved to count in the text as typed, as
+    the one-shot commands count them in their SOURCE. A place in another statement
+    (a definition an expression uses) stays in the session's program, which ``:save``
+    writes."""
+
+    def __init__(self, statements, index: int, typed: _Typed):
+        self.first = 1 + sum(s.lines for s in statements[:index])
+        self.count = statements[index].lines
+        self.typed = typed
+
+    def span(self, span: Span | None) -> Span | None:
+        """``span`` in the text as typed; None when it is not in the statement."""
+        if span is None or not self.first <= span.line < self.first + self.count:
+            return None
+        line, column = self.typed.position(span.line - self.first + 1, span.column)
+        end_line = end_column = None
+        if span.end_column is not None:
+            end_line, end_column = self.typed.position(
+                (span.end_line or span.line) - self.first + 1, span.end_column
+            )
+        return Span(line, column, end_line, end_column)
+
+    def error(self, error: GradcliError) -> GradcliError:
+        span = self.span(error.span) if error.source is not None else None
+        if span is None:
+            return error
+        return GradcliError(error.message, span, self.typed.text)
+
+    def diagnostic(self, diagnostic: api.Diagnostic) -> api.Diagnostic:
+        if diagnostic.line is None:
+            return diagnostic
+        given = Span(diagnostic.line, diagnostic.column, diagnostic.line, diagnostic.end)
+        span = self.span(given)
+        if span is None:
+            return diagnostic
+        return api.Diagnostic(diagnostic.kind, diagnostic.message, span, self.typed.text)
+
+    def result(self, result, title: str):
+        """``result`` with ``title`` as its source, and its places moved."""
+        moved = {
+            "notes": tuple(map(self.diagnostic, result.notes)),
+            "warnings": tuple(map(self.diagnostic, result.warnings)),
+        }
+        if isinstance(result, api.GraphResult):
+            moved["nodes"] = tuple(
+                dataclasses.replace(node, span=self.span(node.span) or node.span)
+                for node in result.nodes
+            )
+        return dataclasses.replace(result, source=title, filename="<expr>", **moved)
+
+
+@contextlib.contextmanager
+def _located(statements, index: int, typed: _Typed):
+    """Errors in statement ``index`` of the session's program point into the text as typed."""
+    try:
+        yield
+    except GradcliError as error:
+        raise _Place(statements, index, typed).error(error) from None
+
+
+def _file_name(argument: str, command: str) -> str:
+    if not argument:
+        raise GradcliError(f":{command} needs a file name: :{command} FILE.grad")
+    if not argument.endswith(".grad"):
+        raise GradcliError(f":{command} {argument}: a program file's name ends in .grad")
+    return os.path.expanduser(argument)
