@@ -55,6 +55,14 @@ _OPTION_NAMES = {
     "debug",
     "wrt",
     "tangent",
+    "grad",
+    "order",
+    "eps",
+    "atol",
+    "rtol",
+    "sigma",
+    "cov",
+    "over",
     "steps",
     "help",
     "version",
@@ -137,6 +145,9 @@ class Result:
     notes: tuple[Diagnostic, ...] = ()
     #: With ``steps=True`` (gradient, vjp): the graph and the steps of the reverse pass.
     graph: GraphResult | None = None
+    #: The whole Hessian or Jacobian over all inputs (``gradcli.analysis.Assembled``),
+    #: when there are several inputs or one is not a scalar (hessian, jacobian).
+    assembled: object | None = None
 
     @property
     def shapes(self) -> Mapping[str, tuple[int, ...]]:
@@ -256,7 +267,13 @@ def jacobian(
         else:
             value, blocks = f(), ()
         jac = {n: _array(b) for n, b in zip(s.wrt, blocks)}
-        return s.result("jacobian", value, jacobian=jac)
+        result = s.result("jacobian", value, jacobian=jac)
+        from .analysis.assembled import assemble_jacobian, wants_jacobian
+
+        if wants_jacobian(result.value.shape, result.shapes, result.inputs):
+            whole = assemble_jacobian(result.value, result.jacobian, result.shapes)
+            result = dataclasses.replace(result, assembled=whole)
+        return result
 
 
 def hessian(
@@ -283,7 +300,13 @@ def hessian(
                     y: _array(block).reshape(s.shape(x) + s.shape(y))
                     for y, block in zip(s.wrt, row)
                 }
-        return s.result("hessian", out, grad=grads, hessian=hess)
+        result = s.result("hessian", out, grad=grads, hessian=hess)
+        from .analysis.assembled import assemble_hessian, wants_hessian
+
+        if wants_hessian(result.shapes, result.inputs):
+            whole = assemble_hessian(result.value, result.grad, result.hessian, result.shapes)
+            result = dataclasses.replace(result, assembled=whole)
+        return result
 
 
 def vjp(

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -35,6 +36,8 @@ from .errors import GradcliError
 FILE_SUFFIXES = (".npy", ".npz", ".csv", ".txt", ".json")
 # The language's NUMBER token (grammar/gradcli.lark), with a sign.
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# A number with its uncertainty, which only gradcli propagate reads: 1.00+-0.01.
+_UNCERTAIN = re.compile(rf"{_NUMBER.pattern}\s*(\+-|\+/-)\s*{_NUMBER.pattern}")
 # A number as NumPy prints one: the above, or nan and inf with their signs.
 _PRINTED = r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf)"
 # 1,2,3: numbers separated by commas, without brackets.
@@ -105,6 +108,11 @@ def parse_value(text: str, *, name: str, seed: int | None = None) -> np.ndarray:
         return load_file(stripped[1:], name=name)
     if not stripped:
         raise GradcliError(f"{name} has an empty value")
+    if "±" in stripped or _UNCERTAIN.fullmatch(stripped):
+        raise GradcliError(
+            f"{name} {stripped}: a value with an uncertainty is read only by gradcli "
+            "propagate; give the value alone (or, for a sum, write 1 + -0.01)"
+        )
     if _NUMBER.fullmatch(stripped):
         # A plain number means the same to the language; skip parsing it (start-up).
         # "+ 0.0" turns -0 into 0, as the language's unary minus does.
@@ -375,3 +383,68 @@ def _json_numbers(node):
             raise ValueError(f"expected a number, found the string {node!r}")
         return _JSON_SPECIALS[node]
     return node
+
+
+# ----------------------------------------------------------------------------
+# Ranges: --over NAME=A:B[:N]
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Over:
+    """``NAME=A:B[:N]``: N evenly spaced values of input NAME from A to B, both included
+    (``count`` is None when N is left out: the command picks it)."""
+
+    name: str
+    start: float
+    stop: float
+    count: int | None = None
+
+    def values(self, default_count: int) -> np.ndarray:
+        return np.linspace(self.start, self.stop, self.count or default_count)
+
+
+def parse_over(text: str, option: str = "--over") -> Over:
+    """``"x=-3:3"`` -> ``Over("x", -3.0, 3.0)``; ``"t=0:2*pi:50"`` has 50 points. A and B
+    are constant expressions (``-pi``, ``2*pi``); N is an integer of at least 2."""
+    name, value = split_assignment(text, option)
+    parts = _top_level_split(value, ":")
+    if len(parts) not in (2, 3) or not all(p.strip() for p in parts):
+        raise GradcliError(f"{option} expects NAME=A:B or NAME=A:B:N, got {text!r}")
+    start, stop = (_scalar(parts[i], f"{option} {name}: {'AB'[i]}") for i in range(2))
+    if not (np.isfinite(start) and np.isfinite(stop)) or start == stop:
+        raise GradcliError(f"{option} {name}: A and B must be finite and different")
+    count = None
+    if len(parts) == 3:
+        n = _scalar(parts[2], f"{option} {name}: N")
+        if n != int(n) or n < 2:
+            raise GradcliError(f"{option} {name}: N must be an integer of at least 2, not {n:g}")
+        count = int(n)
+    return Over(name, start, stop, count)
+
+
+def _top_level_split(text: str, separator: str) -> list[str]:
+    """``text`` split at ``separator`` outside brackets."""
+    parts, depth, current = [], 0, []
+    for c in text:
+        depth += c in "([" and 1 or (c in ")]" and -1 or 0)
+        if c == separator and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(c)
+    return [*parts, "".join(current)]
+
+
+def _scalar(text: str, what: str) -> float:
+    import gradcli
+
+    before = gradcli.get_default_dtype()
+    gradcli.set_default_dtype(gradcli.float64)  # the ends of a range in full precision
+    try:
+        array = parse_value(text, name=what)
+    finally:
+        gradcli.set_default_dtype(before)
+    if array.shape != () or array.dtype.kind not in "iuf":
+        raise GradcliError(f"{what} must be one number, not {text.strip()!r}")
+    return float(array)

@@ -373,7 +373,9 @@ def grad_command(source, wrt, steps, **options):
 @_command(cli, "jacobian", _WRT)
 def jacobian_command(source, wrt, **options):
     """The value and, for each input x, the Jacobian of shape
-    output.shape + x.shape.
+    output.shape + x.shape; with several inputs (or a matrix input or output),
+    also the whole Jacobian, outputs by inputs, and its determinant when it is
+    square.
 
     \b
     Example:
@@ -387,7 +389,10 @@ def jacobian_command(source, wrt, **options):
 @_command(cli, "hessian", _WRT)
 def hessian_command(source, wrt, **options):
     """The value, the gradient and every Hessian block H[x][y] of a scalar
-    output.
+    output; with several inputs, or one not a scalar, also the whole Hessian
+    over all inputs (flattened), its eigenvalues and, where the gradient is
+    zero, whether the point is a local minimum, maximum, saddle point or
+    degenerate (a zero eigenvalue: the test is inconclusive).
 
     \b
     Example:
@@ -399,6 +404,11 @@ def hessian_command(source, wrt, **options):
       hessian.x.y 12
       hessian.y.x 12
       hessian.y.y 0
+      assembled.matrix 36 12 12 0
+      eigenvalues -3.6333076527839356 39.63330765278394
+      classification not a critical point
+      tolerance.gradient 3.5762786865234375e-07
+      tolerance.eigenvalue 5.905823059794894e-07
     """
     return _run(api.hessian, source, options, wrt=_names(wrt))
 
@@ -734,3 +744,7 @@ def _tangents(options) -> dict[str | None, str]:
 def main() -> None:
     """The console script ``gradcli``."""
     cli.main()
+
+
+# The analysis commands register themselves on ``cli``.
+from . import cli_analysis  # noqa: E402, F401

@@ -10,7 +10,8 @@ from gradcli import __version__
 from gradcli.cli import cli
 
 COMPUTING = ["eval", "grad", "jacobian", "hessian", "vjp", "jvp", "graph"]
-COMMANDS = [*COMPUTING, "functions", "repl"]
+ANALYSES = ["check", "diff", "propagate", "taylor", "plot"]
+COMMANDS = [*COMPUTING, "functions", "repl", *ANALYSES]
 
 
 def test_the_commands():

@@ -82,6 +82,16 @@ x**3 * y
 │ ∂²f/∂y∂x │ ()    │ 12    │
 │ ∂²f/∂y∂y │ ()    │ 0     │
 ╰──────────┴───────┴───────╯
+whole Hessian
+╭───┬────┬────╮
+│   │ x  │ y  │
+├───┼────┼────┤
+│ x │ 36 │ 12 │
+│ y │ 12 │ 0  │
+╰───┴────┴────╯
+eigenvalues: [-3.63331 39.6333 ]
+classification: not a critical point (max |∇f| = 36, zero up to 3.58e-07; |λ| <=
+5.91e-07 counts as zero)
 """
     )
 
@@ -139,15 +149,22 @@ def test_table_has_no_colour_under_no_color(monkeypatch):
 
 def test_plain_lines(gradcli):
     out = gradcli("hessian", "sum(a) * b", "--a", "[1, 2]", "--b", "3").stdout
-    assert out == (
-        "value 9\n"
-        "grad.a 3 3\n"
-        "grad.b 3\n"
-        "hessian.a.a 0 0 0 0\n"
-        "hessian.a.b 1 1\n"
-        "hessian.b.a 1 1\n"
-        "hessian.b.b 0\n"
-    )
+    lines = out.splitlines()
+    assert lines[:8] == [
+        "value 9",
+        "grad.a 3 3",
+        "grad.b 3",
+        "hessian.a.a 0 0 0 0",
+        "hessian.a.b 1 1",
+        "hessian.b.a 1 1",
+        "hessian.b.b 0",
+        "assembled.matrix 0 0 1 0 0 1 1 1 0",
+    ]
+    # The eigenvalues of [[0, 0, 1], [0, 0, 1], [1, 1, 0]] are -sqrt(2), 0, sqrt(2).
+    name, *eigenvalues = lines[8].split()
+    assert name == "eigenvalues"
+    np.testing.assert_allclose([float(v) for v in eigenvalues], [-(2**0.5), 0, 2**0.5], atol=1e-12)
+    assert lines[9] == "classification not a critical point"
 
 
 def test_plain_flattens_row_major_and_keeps_all_digits(gradcli):
@@ -394,7 +411,9 @@ def test_a_terminal_without_unicode(gradcli_script, tmp_path, encoding):
     lines = result.stdout.splitlines()
     assert lines[0] == "x*\\u03b8"
     assert any(line.startswith("| d2f/dxd\\u03b8 ") for line in lines), lines
-    assert len({len(line) for line in lines[1:]}) == 1  # the borders line up
+    first = lines[1 : lines.index("whole Hessian") if "whole Hessian" in lines else None]
+    assert len({len(line) for line in first}) == 1  # the borders line up
+    assert "| \\u03b8 | 1 | 0      |" in lines  # the whole Hessian's row of θ
     plain = run("plain")
     assert plain.returncode == 0, plain.stderr
     assert "grad.\\u03b8 1" in plain.stdout.splitlines()

@@ -80,8 +80,9 @@ def test_console_session(gradcli, gradcli_script, monkeypatch, command, expected
         assert args[0] == "gradcli"
         result = gradcli(*args[1:], tty=True)
         output = result.output
+        disagree = args[1] == "check" and " disagree (" in output
         assert result.exit_code == (
-            2 if output.startswith("error:") else 3 if "--strict" in args else 0
+            2 if output.startswith("error:") else 3 if "--strict" in args else 1 if disagree else 0
         )
     assert [line.rstrip() for line in output.splitlines()] == expected
 

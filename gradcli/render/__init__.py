@@ -29,6 +29,14 @@ def render(result, fmt: Format, stream, precision: int | None = None) -> None:
     module.render(result, stream, precision)
 
 
+def render_report(report, fmt: str, stream, precision: int | None = None) -> None:
+    """Write an analysis report (``gradcli.analysis``) to ``stream`` in format ``fmt``:
+    one of ``Format``, or ``latex`` for the reports that have it."""
+    name = fmt if fmt == "latex" else Format(fmt).value
+    module = importlib.import_module(f".{name}", __name__)
+    module.render_report(report, stream, precision)
+
+
 def render_functions(functions, fmt: Format, stream) -> None:
     """Write the listing ``functions`` (``api.functions()``) to ``stream`` in format ``fmt``."""
     module = importlib.import_module(f".{Format(fmt).value}", __name__)

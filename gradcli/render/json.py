@@ -16,11 +16,14 @@ from .numbers import format_number
 
 
 def render(result, stream, precision: int | None = None) -> None:
-    """The result tree, then ``"steps"`` (with --steps), ``"warnings"`` and ``"notes"``
-    when there are any."""
+    """The result tree, the assembled matrix (hessian, jacobian), then ``"steps"`` (with
+    --steps), ``"warnings"`` and ``"notes"`` when there are any."""
     from .graph import diagnostics_json, steps_json
 
-    text = encode(result.as_tree(), precision)
+    tree = result.as_tree()
+    if getattr(result, "assembled", None) is not None:
+        tree.update(result.assembled.as_tree())
+    text = encode(tree, precision)
     extra = []
     if result.graph is not None:
         extra.append(f'"steps": {steps_json(result.graph, precision)}')
@@ -28,6 +31,11 @@ def render(result, stream, precision: int | None = None) -> None:
     if extra:
         text = text[:-1] + ", " + ", ".join(extra) + "}"
     stream.write(text + "\n")
+
+
+def render_report(report, stream, precision: int | None = None) -> None:
+    """An analysis report (``gradcli.analysis``): its ``as_tree()`` as one object."""
+    stream.write(encode(report.as_tree(), precision) + "\n")
 
 
 def render_functions(functions, stream) -> None:
@@ -47,10 +55,19 @@ def _object(**fields) -> str:
 
 
 def encode(node, precision: int | None = None) -> str:
-    """A result tree (dicts of arrays) as strict JSON text."""
+    """A result tree as strict JSON text: dicts of arrays and numbers, and in reports
+    also text, booleans, None and lists (of text, of dicts)."""
     if isinstance(node, Mapping):
         items = (f"{_string(key)}: {encode(value, precision)}" for key, value in node.items())
         return "{" + ", ".join(items) + "}"
+    if node is None:
+        return "null"
+    if isinstance(node, str):
+        return _string(node)
+    if isinstance(node, bool):
+        return "true" if node else "false"
+    if isinstance(node, (list, tuple)):
+        return "[" + ", ".join(encode(item, precision) for item in node) + "]"
     return _array(np.asarray(node), precision)
 
 

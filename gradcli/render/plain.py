@@ -17,6 +17,8 @@ the convention at kinks when there is one::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from . import leaves
 from .numbers import flat_numbers
 
@@ -28,6 +30,46 @@ def render(result, stream, precision: int | None = None) -> None:
         render_steps_plain(result.graph, stream, precision)
     for path, array in leaves(result.as_tree()):
         stream.write(" ".join([".".join(path), *flat_numbers(array, precision)]) + "\n")
+    if getattr(result, "assembled", None) is not None:
+        # Numbers only: the rows and columns are the inputs' entries in order (JSON
+        # names them), and `read name numbers` takes every line apart.
+        tree = result.assembled.as_tree()
+        tree["assembled"] = {"matrix": tree["assembled"]["matrix"]}
+        render_report_tree(tree, stream, precision)
+
+
+def render_report(report, stream, precision: int | None = None) -> None:
+    """An analysis report (``gradcli.analysis``): one line per leaf of its ``as_tree()``."""
+    render_report_tree(report.as_tree(), stream, precision)
+
+
+def render_report_tree(tree: Mapping, stream, precision: int | None = None) -> None:
+    """``path value...`` for every leaf: numbers flattened, text as it is, lists (of
+    names, of formulas) flattened into fields, a list of dicts numbered
+    (``terms.0.coefficient``), None as ``none``, booleans as ``true``/``false``."""
+    for path, node in leaves(_numbered(tree)):
+        stream.write(" ".join([".".join(map(str, path)), *_words(node, precision)]) + "\n")
+
+
+def _numbered(node):
+    if isinstance(node, Mapping):
+        return {key: _numbered(value) for key, value in node.items()}
+    if isinstance(node, (list, tuple)) and any(isinstance(item, Mapping) for item in node):
+        return {str(i): _numbered(item) for i, item in enumerate(node)}
+    return node
+
+
+def _words(node, precision) -> list[str]:
+    if node is None:
+        return ["none"]
+    if isinstance(node, bool):
+        return ["true" if node else "false"]
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, (list, tuple)):
+        # Text, or nested tuples of it (formulas), flattened in row-major order.
+        return [word for item in node for word in _words(item, precision)]
+    return flat_numbers(node, precision)
 
 
 def render_numbers(array, stream, precision: int | None = None) -> None:

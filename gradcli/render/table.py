@@ -73,6 +73,23 @@ def render(result, stream, precision: int | None = None, console: Console | None
 
         render_steps_table(result.graph, console, precision)
     console.print(table)
+    if getattr(result, "assembled", None) is not None:
+        from .reports import assembled_table
+
+        # A Jacobian of scalar inputs alone is one row above already (∂f/∂(r, θ)).
+        scalars = all(result.shapes[name] == () for name in result.inputs)
+        shown = result.command == "jacobian" and scalars
+        assembled_table(result.assembled, console, precision, matrix=not shown)
+
+
+def render_report(report, stream, precision: int | None = None, console=None) -> None:
+    """An analysis report (``gradcli.analysis``), laid out by ``reports``."""
+    from .reports import report_table
+
+    console = console or Console(file=stream, highlight=False)
+    if console.width < MIN_WIDTH:
+        console.width = 80 if console.width <= 0 else MIN_WIDTH
+    report_table(report, console, DEFAULT_PRECISION if precision is None else precision)
 
 
 def render_functions(functions, stream, console: Console | None = None) -> None:

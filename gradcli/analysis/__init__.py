@@ -1,0 +1,43 @@
+"""Analyses of a program's derivative, on the same sources and bindings as ``gradcli.api``.
+
+Each function returns a frozen report; ``gradcli.render`` lays it out:
+
+- ``check``: the engine's derivatives against finite differences, or hand formulas;
+- ``derivative``: the symbolic derivative by SymPy (``gradcli diff``);
+- ``propagate``: first-order propagation of uncertainties through the Jacobian;
+- ``taylor``: the Taylor polynomial at the bound point;
+- ``plot``: the function and its derivative over a range of one input;
+- ``assemble_hessian`` and ``assemble_jacobian``: the whole matrix over all
+  inputs, which ``api.hessian`` and ``api.jacobian`` attach to their results.
+
+A report's ``as_tree()`` is its JSON object (nested dicts of arrays, numbers,
+strings, booleans and None, in the order they are shown).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .assembled import Assembled, assemble_hessian, assemble_jacobian
+
+# Each analysis loads with its first use: ``gradcli.api`` imports this package.
+_LAZY = {
+    "check": "checks",
+    "CheckReport": "checks",
+    "derivative": "symbolic",
+    "DiffReport": "symbolic",
+    "propagate": "uncertainty",
+    "PropagateReport": "uncertainty",
+    "taylor": "series",
+    "TaylorReport": "series",
+    "plot": "plotting",
+    "PlotReport": "plotting",
+}
+
+__all__ = ["Assembled", "assemble_hessian", "assemble_jacobian", *_LAZY]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

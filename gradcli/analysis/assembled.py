@@ -1,0 +1,156 @@
+"""The whole Hessian or Jacobian over all inputs, and what the Hessian says of the point.
+
+The blocks ``H[x][y]`` (or ``J[x]``) of a result are laid side by side with every
+input flattened in order, so the matrix has one labelled row and column per
+number: ``x``, ``w[0]``, ``w[1]``, ``W[0,1]``. At a point where the gradient is
+numerically zero, the signs of the Hessian's eigenvalues classify it (the second
+derivative test); an eigenvalue numerically zero leaves the test inconclusive.
+
+Both tolerances scale with the dtype's precision: the gradient counts as zero
+when ``max |∇f| <= sqrt(eps) * max(1, |f|)``, an eigenvalue when
+``|λ| <= sqrt(eps) * max(1, max |λ|)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+LOCAL_MINIMUM = "local minimum"
+LOCAL_MAXIMUM = "local maximum"
+SADDLE = "saddle point"
+DEGENERATE = "degenerate"
+NOT_CRITICAL = "not a critical point"
+NOT_FINITE = "not classified: the Hessian is not finite"
+
+
+@dataclass(frozen=True, eq=False)
+class Assembled:
+    """One matrix over all inputs, with its rows and columns named."""
+
+    #: "hessian" or "jacobian".
+    kind: str
+    rows: tuple[str, ...]
+    columns: tuple[str, ...]
+    matrix: np.ndarray
+    #: The Hessian's eigenvalues, ascending (None for a Jacobian).
+    eigenvalues: np.ndarray | None = None
+    #: The Jacobian's determinant when it is square, else None.
+    determinant: np.ndarray | None = None
+    #: One of the module's verdicts (Hessian only).
+    classification: str | None = None
+    gradient_norm: float | None = None
+    gradient_tolerance: float | None = None
+    eigenvalue_tolerance: float | None = None
+
+    def as_tree(self) -> dict:
+        """The JSON keys this matrix adds to its command's object."""
+        tree: dict = {
+            "assembled": {"rows": self.rows, "columns": self.columns, "matrix": self.matrix}
+        }
+        if self.kind == "hessian":
+            tree["eigenvalues"] = self.eigenvalues
+            tree["classification"] = self.classification
+            tree["tolerance"] = {
+                "gradient": self.gradient_tolerance,
+                "eigenvalue": self.eigenvalue_tolerance,
+            }
+        elif self.determinant is not None:
+            tree["determinant"] = self.determinant
+        return tree
+
+
+def entry_labels(name: str, shape: tuple[int, ...]) -> list[str]:
+    """``x`` for a scalar, else one label per entry in row-major order: ``w[0]``, ``W[0,1]``."""
+    if not shape:
+        return [name]
+    return [f"{name}[{','.join(map(str, index))}]" for index in np.ndindex(*shape)]
+
+
+def wants_hessian(shapes: Mapping[str, tuple[int, ...]], inputs) -> bool:
+    """Whether the Hessian is assembled and classified: for several inputs, or one
+    that is not a scalar."""
+    return len(inputs) > 1 or any(shapes[name] != () for name in inputs)
+
+
+def wants_jacobian(value_shape: tuple[int, ...], shapes: Mapping, inputs) -> bool:
+    """Whether the Jacobian is assembled: for several inputs, or when the one block is
+    not already a matrix of outputs by inputs (a matrix input or output)."""
+    return len(inputs) > 1 or any(len(shapes[n]) > 1 for n in inputs) or len(value_shape) > 1
+
+
+def assemble_hessian(value, grad: Mapping, hessian: Mapping, shapes: Mapping) -> Assembled:
+    """The Hessian of all inputs in ``hessian``'s order, its eigenvalues and the verdict."""
+    names = list(hessian)
+    sizes = [int(np.prod(shapes[n], dtype=int)) for n in names]
+    rows = [
+        np.concatenate([np.reshape(hessian[x][y], (sx, sy)) for y, sy in zip(names, sizes)], 1)
+        for x, sx in zip(names, sizes)
+    ]
+    matrix = np.concatenate(rows, 0) if rows else np.zeros((0, 0))
+    labels = tuple(label for n in names for label in entry_labels(n, shapes[n]))
+    eps = float(np.finfo(matrix.dtype if matrix.dtype.kind == "f" else np.float64).eps)
+    gradient = np.concatenate([np.reshape(grad[n], -1) for n in names]) if names else np.zeros(0)
+    gradient_norm = float(np.max(np.abs(gradient), initial=0.0))
+    f = float(np.asarray(value).reshape(-1)[0])
+    gradient_tolerance = float(np.sqrt(eps) * max(1.0, abs(f) if np.isfinite(f) else 1.0))
+    if not np.isfinite(matrix).all():
+        return Assembled(
+            "hessian",
+            labels,
+            labels,
+            matrix,
+            classification=NOT_FINITE,
+            gradient_norm=gradient_norm,
+            gradient_tolerance=gradient_tolerance,
+        )
+    # The symmetric part: a Hessian is symmetric, up to rounding in its two passes.
+    eigenvalues = np.linalg.eigvalsh((matrix + matrix.T) / 2)
+    largest = float(np.max(np.abs(eigenvalues), initial=0.0))
+    eigenvalue_tolerance = float(np.sqrt(eps) * max(1.0, largest))
+    verdict = classify(eigenvalues, gradient_norm, gradient_tolerance, eigenvalue_tolerance)
+    return Assembled(
+        "hessian",
+        labels,
+        labels,
+        matrix,
+        eigenvalues=eigenvalues,
+        classification=verdict,
+        gradient_norm=gradient_norm,
+        gradient_tolerance=gradient_tolerance,
+        eigenvalue_tolerance=eigenvalue_tolerance,
+    )
+
+
+def classify(eigenvalues, gradient_norm: float, gradient_tolerance: float, tolerance: float):
+    """The second derivative test: a critical point is a minimum when every eigenvalue
+    is positive, a maximum when every one is negative, a saddle when there are both
+    (even with zeros among them); otherwise a zero eigenvalue leaves it degenerate."""
+    if not gradient_norm <= gradient_tolerance:
+        return NOT_CRITICAL
+    positive = bool(np.any(eigenvalues > tolerance))
+    negative = bool(np.any(eigenvalues < -tolerance))
+    if positive and negative:
+        return SADDLE
+    if np.any(np.abs(eigenvalues) <= tolerance):
+        return DEGENERATE
+    return LOCAL_MINIMUM if positive else LOCAL_MAXIMUM
+
+
+def assemble_jacobian(value, jacobian: Mapping, shapes: Mapping) -> Assembled:
+    """The Jacobian of every output entry (rows) by every input entry (columns), in
+    ``jacobian``'s order; its determinant when it is square."""
+    value = np.asarray(value)
+    names = list(jacobian)
+    outputs = value.size
+    blocks = [np.reshape(jacobian[n], (outputs, -1)) for n in names]
+    matrix = np.concatenate(blocks, 1) if blocks else np.zeros((outputs, 0))
+    columns = tuple(label for n in names for label in entry_labels(n, shapes[n]))
+    rows = tuple(entry_labels("f", value.shape))
+    determinant = None
+    if matrix.shape[0] == matrix.shape[1] and matrix.size:
+        with np.errstate(all="ignore"):
+            determinant = np.asarray(np.linalg.det(matrix) if np.isfinite(matrix).all() else np.nan)
+    return Assembled("jacobian", rows, columns, matrix, determinant=determinant)

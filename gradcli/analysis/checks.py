@@ -1,0 +1,306 @@
+"""``gradcli check``: the engine's derivatives against finite differences, or hand formulas.
+
+As ``torch.autograd.gradcheck``: the numerical Jacobian is central differences
+``(f(x + eps) - f(x - eps)) / (2 eps)`` on each input entry in turn, always in
+float64, and an entry agrees when ``|engine - numerical| <= atol + rtol *
+|numerical|``. With ``order=2`` the Hessian is checked too, against central
+differences of the float64 gradient (as ``gradgradcheck``). A hand formula
+(``grads={"x": "2*x*y"}``) is a program in gradcli's language, evaluated at the
+same point and compared with the engine's gradient by the same rule.
+
+The relative error is taken over the entries whose expected value is not 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+import gradcli
+
+from .. import api
+from ..errors import GradcliError
+from .report import Report, frozen
+
+FINITE_DIFFERENCES = "finite differences"
+HAND_FORMULAS = "hand formulas"
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """One derivative, the engine's against the expected one."""
+
+    #: Where it sits in the report: ``("grad", "x")``, ``("hessian", "x", "y")``.
+    path: tuple[str, ...]
+    engine: np.ndarray
+    expected: np.ndarray
+    max_abs_error: float
+    max_rel_error: float
+    passed: bool
+    #: The hand formula's source text, or None for finite differences.
+    formula: str | None = None
+
+    def as_tree(self) -> dict:
+        tree: dict = {}
+        if self.formula is not None:
+            tree = {"formula": self.formula, "expected": self.expected, "engine": self.engine}
+        tree.update(
+            max_abs_error=self.max_abs_error, max_rel_error=self.max_rel_error, passed=self.passed
+        )
+        return tree
+
+
+@dataclass(frozen=True, eq=False)
+class CheckReport(Report):
+    command = "check"
+    source: str
+    title: str
+    #: ``FINITE_DIFFERENCES`` or ``HAND_FORMULAS``.
+    against: str
+    order: int
+    eps: float
+    atol: float
+    rtol: float
+    dtype: str
+    comparisons: tuple[Comparison, ...]
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        return all(c.passed for c in self.comparisons)
+
+    def as_tree(self) -> dict:
+        checks: dict = {}
+        for c in self.comparisons:
+            node = checks
+            for key in c.path[:-1]:
+                node = node.setdefault(key, {})
+            node[c.path[-1]] = c.as_tree()
+        settings = {"eps": self.eps} if self.against == FINITE_DIFFERENCES else {}
+        return {
+            "passed": self.passed,
+            "against": self.against,
+            **settings,
+            "atol": self.atol,
+            "rtol": self.rtol,
+            "checks": checks,
+        }
+
+
+def check(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    order: int = 1,
+    grads: Mapping[str, str] | None = None,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    wrt: Sequence[str] | None = None,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> CheckReport:
+    """Check the engine's derivatives of ``source`` at the bound point.
+
+    Without ``grads``: the gradient (the Jacobian for a non-scalar output) and,
+    with ``order=2``, the Hessian, against float64 central differences. With
+    ``grads`` (input name -> formula text): each formula against the engine's
+    gradient. The engine computes in ``dtype``.
+    """
+    if order not in (1, 2):
+        raise GradcliError(f"--order must be 1 or 2, not {order}")
+    limits = (("--eps", eps, "positive"), ("--atol", atol, "non-negative"))
+    for name, number, least in (*limits, ("--rtol", rtol, "non-negative")):
+        if not (np.isfinite(number) and number >= 0) or (least == "positive" and number == 0):
+            raise GradcliError(f"{name} must be a finite {least} number, not {number}")
+    settings = dict(seed=seed, filename=filename)
+    if grads:
+        if order != 1:
+            raise GradcliError("--grad compares first derivatives: leave out --order 2")
+        comparisons, warnings = _against_formulas(
+            source, bindings, grads, dtype, atol, rtol, settings
+        )
+        against = HAND_FORMULAS
+    else:
+        comparisons, warnings = _against_differences(
+            source, bindings, order, eps, atol, rtol, wrt, dtype, settings
+        )
+        against = FINITE_DIFFERENCES
+    title = api._title(source, filename)
+    return CheckReport(
+        source, title, against, order, eps, atol, rtol, dtype, tuple(comparisons), tuple(warnings)
+    )
+
+
+def compare(path, engine, expected, atol: float, rtol: float, formula=None) -> Comparison:
+    """The comparison of two arrays of one shape by gradcheck's rule."""
+    engine = np.asarray(engine, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        same = engine == expected  # equal infinities too
+        error = np.where(same, 0.0, np.abs(engine - expected))
+        nonzero = expected != 0
+        relative = np.where(nonzero, error / np.where(nonzero, np.abs(expected), 1.0), 0.0)
+    close = np.isclose(engine, expected, rtol=rtol, atol=atol, equal_nan=True)
+    return Comparison(
+        tuple(path),
+        frozen(engine),
+        frozen(expected),
+        float(np.max(error, initial=0.0)),
+        float(np.max(relative, initial=0.0)),
+        bool(np.all(close)),
+        formula,
+    )
+
+
+# ----------------------------------------------------------------------------
+# Against finite differences
+# ----------------------------------------------------------------------------
+
+
+def _against_differences(source, bindings, order, eps, atol, rtol, wrt, dtype, settings):
+    with api._session(
+        source, bindings, wrt, "float64", settings["seed"], settings["filename"]
+    ) as s:
+        names = s.wrt
+        if not names:
+            raise GradcliError("check: the program has no input to differentiate")
+        f, _ = s.function(names)
+        point = [s.values[n] for n in names]
+        with gradcli.no_grad():
+            value = api._array(f(*point_tensors(point)))
+        if order == 2 and value.size != 1:
+            raise GradcliError(
+                f"check --order 2 needs a scalar output, but the output has shape {value.shape}"
+            )
+        numerical = central_differences(lambda arrays: _value_at(f, arrays), point, eps)
+        if order == 2:
+            second = central_differences(lambda arrays: _gradient_at(f, arrays), point, eps)
+    kind = "grad" if value.size == 1 else "jacobian"
+    if order == 2:
+        engine = api.hessian(source, bindings, wrt=wrt, dtype=dtype, **settings)
+        firsts = engine.grad
+    else:
+        engine = api.jacobian(source, bindings, wrt=wrt, dtype=dtype, **settings)
+        firsts = engine.jacobian
+    comparisons = []
+    for name, (block,) in zip(names, numerical):
+        expected = block.reshape(value.shape + s.shape(name))
+        comparisons.append(compare((kind, name), firsts[name], expected, atol, rtol))
+    if order == 2:
+        # second[y][x]: the derivative along y of the gradient of x, of shape x.shape + y.shape.
+        for i, x in enumerate(names):
+            for j, y in enumerate(names):
+                expected = second[j][i].reshape(s.shape(x) + s.shape(y))
+                comparisons.append(
+                    compare(("hessian", x, y), engine.hessian[x][y], expected, atol, rtol)
+                )
+    # A kink met explains a disagreement there: the engine follows a convention.
+    return comparisons, (*engine.notes, *engine.warnings)
+
+
+def point_tensors(arrays) -> list:
+    return [gradcli.tensor(np.asarray(a, dtype=np.float64)) for a in arrays]
+
+
+def _value_at(f, arrays):
+    with gradcli.no_grad():
+        return (api._array(f(*point_tensors(arrays))),)
+
+
+def _gradient_at(f, arrays):
+    leaves = [gradcli.tensor(np.asarray(a, dtype=np.float64), requires_grad=True) for a in arrays]
+    out = f(*leaves)
+    if out._data.size != 1:
+        raise GradcliError("the gradient needs a scalar output")
+    if not out.requires_grad:
+        return tuple(np.zeros(a.shape) for a in arrays)
+    found = gradcli.autograd.grad(out, leaves, allow_unused=True, materialize_grads=True)
+    return tuple(api._array(g) for g in found)
+
+
+def central_differences(outputs_at, point: Sequence[np.ndarray], eps: float) -> list:
+    """``d outputs / d point[i]`` for each input i, by central differences in float64.
+
+    ``outputs_at(arrays)`` returns a tuple of arrays. Block ``[i][k]`` has shape
+    ``outputs[k].shape + (point[i].size,)``.
+    """
+    point = [np.array(a, dtype=np.float64) for a in point]
+    blocks = []
+    for i, x in enumerate(point):
+        columns = []
+        for j in range(x.size):
+            steps = []
+            for sign in (1, -1):
+                moved = [a.copy() for a in point]
+                moved[i].reshape(-1)[j] += sign * eps
+                steps.append(outputs_at(moved))
+            columns.append([(p - m) / (2 * eps) for p, m in zip(*steps)])
+        outputs = len(columns[0]) if columns else 0
+        stacked = [
+            np.stack([np.asarray(c[k], np.float64) for c in columns], -1) for k in range(outputs)
+        ]
+        blocks.append(stacked)
+    return blocks
+
+
+# ----------------------------------------------------------------------------
+# Against hand formulas
+# ----------------------------------------------------------------------------
+
+
+def _against_formulas(source, bindings, grads, dtype, atol, rtol, settings):
+    with api._session(source, bindings, None, dtype, settings["seed"], settings["filename"]) as s:
+        names = s.differentiable(s.check_names(grads, "--grad {}=..."))
+        s.wrt = names
+        leaves = s.leaves(names)
+        out = s.run(leaves)
+        if out._data.size != 1:
+            raise GradcliError(
+                f"check --grad compares gradients, of a scalar output, but the output has shape "
+                f"{tuple(out.shape)}: without --grad, check compares the whole Jacobian"
+            )
+        engine = api._grads(out, {n: leaves[n] for n in names})
+        given = {**s.constants, **s.values}
+        comparisons = []
+        for name in names:
+            expected = evaluate_formula(grads[name], given, f"--grad {name}")
+            shape = s.shape(name)
+            try:
+                expected = np.broadcast_to(expected, shape)
+            except ValueError:
+                raise GradcliError(
+                    f"--grad {name}: the formula has shape {expected.shape}, but the gradient "
+                    f"with respect to {name} has shape {shape}"
+                ) from None
+            comparisons.append(
+                compare(("grad", name), engine[name], expected, atol, rtol, grads[name])
+            )
+    return comparisons, ()
+
+
+def evaluate_formula(text: str, values: Mapping[str, np.ndarray], option: str) -> np.ndarray:
+    """The value, in float64, of a formula written in gradcli's language, its names bound
+    to ``values`` (the program's inputs and constants)."""
+    from gradcli.language import compile_source
+
+    before = gradcli.get_default_dtype()
+    gradcli.set_default_dtype(gradcli.float64)
+    try:
+        program = compile_source(text, filename=option)
+        bound = {
+            n: gradcli.tensor(np.asarray(values[n], dtype=np.float64))
+            for n in program.free
+            if n in values
+        }
+        with gradcli.no_grad():
+            return api._array(program.run(bound)).astype(np.float64)
+    except GradcliError as error:
+        raise GradcliError(
+            f"in {option}: {error.message}", error.span, error.source or text
+        ) from None
+    finally:
+        gradcli.set_default_dtype(before)

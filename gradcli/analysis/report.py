@@ -1,0 +1,47 @@
+"""What every analysis report shares."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+
+class Report:
+    """A report's ``as_tree()`` is its JSON object; ``finite`` says whether every
+    number in it is finite (``--strict``)."""
+
+    command: str = ""
+    warnings: tuple[str, ...] = ()
+
+    def as_tree(self) -> dict:
+        raise NotImplementedError
+
+    @property
+    def finite(self) -> bool:
+        return all(_finite(node) for node in _leaves(self.as_tree()))
+
+
+def _leaves(node):
+    if isinstance(node, Mapping):
+        for value in node.values():
+            yield from _leaves(value)
+    elif isinstance(node, (list, tuple)) and any(isinstance(n, (Mapping, str)) for n in node):
+        for value in node:
+            yield from _leaves(value)
+    else:
+        yield node
+
+
+def _finite(node) -> bool:
+    if node is None or isinstance(node, (str, bool)):
+        return True
+    array = np.asarray(node)
+    return array.dtype.kind not in "fc" or bool(np.isfinite(array).all())
+
+
+def frozen(array) -> np.ndarray:
+    """A read-only copy of ``array``."""
+    array = np.array(array)
+    array.flags.writeable = False
+    return array

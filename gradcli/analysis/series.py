@@ -1,0 +1,185 @@
+"""``gradcli taylor``: the Taylor polynomial of a scalar function at the bound point.
+
+Its coefficients come from repeated differentiation on the engine
+(``create_graph=True``): each derivative of order k is differentiated once more,
+with respect to the inputs' entries at or after its own last one, so every
+mixed partial is computed once. The coefficient of ``Π (v_i - a_i)**α_i`` is
+``∂^α f(a) / α!``, with ``α! = Π α_i!``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+
+import gradcli
+
+from .. import api
+from ..errors import GradcliError
+from .assembled import entry_labels
+from .report import Report, frozen
+
+MAX_ORDER = 12
+# More terms than this would be slow to compute and unreadable to print.
+MAX_TERMS = 2000
+
+
+@dataclass(frozen=True, eq=False)
+class Term:
+    """``coefficient * Π (variable - point)**power``."""
+
+    #: The power of each variable (an input, or one entry of it: ``w[0]``) that appears.
+    powers: Mapping[str, int]
+    coefficient: float
+
+
+@dataclass(frozen=True, eq=False)
+class TaylorReport(Report):
+    command = "taylor"
+    source: str
+    title: str
+    order: int
+    value: np.ndarray
+    #: Every variable's value at the point, in order.
+    point: Mapping[str, float]
+    #: Every term of degree 0 to ``order``, by degree, zero coefficients included.
+    terms: tuple[Term, ...]
+    warnings: tuple[str, ...] = ()
+
+    def monomial(self, term: Term, precision: int | None = None) -> str:
+        """``(x - 2)**2*y``: the term's variables shifted to the point."""
+        from ..render.numbers import format_number
+
+        factors = []
+        for name, power in term.powers.items():
+            at = self.point[name]
+            if at == 0:
+                base = name
+            else:
+                sign = "-" if at > 0 else "+"
+                base = f"({name} {sign} {format_number(abs(at), precision)})"
+            factors.append(base if power == 1 else f"{base}**{power}")
+        return "*".join(factors) or "1"
+
+    def polynomial(self, precision: int | None = None) -> str:
+        """The polynomial as text, terms with a zero coefficient left out."""
+        from ..render.numbers import format_number
+
+        text = ""
+        for term in self.terms:
+            c = term.coefficient
+            if c == 0:
+                continue
+            monomial = self.monomial(term, precision)
+            size = format_number(abs(c), precision)
+            body = size if monomial == "1" else monomial if size == "1" else f"{size}*{monomial}"
+            if not text:
+                text = f"-{body}" if c < 0 else body
+            else:
+                text += f" {'-' if c < 0 else '+'} {body}"
+        return text or "0"
+
+    def as_tree(self) -> dict:
+        return {
+            "value": self.value,
+            "order": self.order,
+            "point": dict(self.point),
+            "polynomial": self.polynomial(),
+            "terms": [
+                {
+                    "powers": dict(t.powers),
+                    "monomial": self.monomial(t),
+                    "coefficient": t.coefficient,
+                }
+                for t in self.terms
+            ],
+        }
+
+
+def taylor(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    order: int = 2,
+    wrt: Sequence[str] | None = None,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> TaylorReport:
+    """The Taylor polynomial of ``source`` up to degree ``order`` at the bound point,
+    in the inputs ``wrt`` (by default all); the other inputs stay fixed."""
+    if isinstance(order, bool) or not isinstance(order, int) or not 0 <= order <= MAX_ORDER:
+        raise GradcliError(f"--order must be an integer from 0 to {MAX_ORDER}, not {order!r}")
+    with api._session(source, bindings, wrt, dtype, seed, filename) as s:
+        names = s.wrt
+        variables = [label for n in names for label in entry_labels(n, s.shape(n))]
+        count = math.comb(len(variables) + order, order)
+        if count > MAX_TERMS:
+            raise GradcliError(
+                f"a Taylor polynomial of degree {order} in {len(variables)} variables has "
+                f"{count} terms, more than {MAX_TERMS}: lower --order, or choose inputs with --wrt"
+            )
+        f, _ = s.function(names)
+        leaves = [gradcli.tensor(s.values[n], requires_grad=True) for n in names]
+        out = f(*leaves)
+        api._require_scalar(out, "taylor")
+        out = out.reshape(())
+        derivatives = _derivatives(out, leaves, order)
+        point = {
+            label: float(x)
+            for n in names
+            for label, x in zip(entry_labels(n, s.shape(n)), np.reshape(s.values[n], -1))
+        }
+        result = s.result("eval", out.detach())
+    terms = []
+    for index, value in derivatives:
+        powers: dict[str, int] = {}
+        for i in index:
+            powers[variables[i]] = powers.get(variables[i], 0) + 1
+        factorials = math.prod(math.factorial(p) for p in powers.values())
+        terms.append(Term(MappingProxyType(powers), float(value) / factorials + 0.0))  # no -0
+    return TaylorReport(
+        source,
+        api._title(source, filename),
+        order,
+        frozen(result.value),
+        MappingProxyType(point),
+        tuple(terms),
+        result.warnings,
+    )
+
+
+def _derivatives(out, leaves, order: int) -> list[tuple[tuple[int, ...], float]]:
+    """``(index, ∂^k f / ∂v_index)`` for every sorted index of length 0 to ``order``
+    over the leaves' flattened entries, by degree."""
+    found = [((), float(out._data))]
+    level = [((), out)]
+    for degree in range(1, order + 1):
+        following = []
+        for index, d in level:
+            first = index[-1] if index else 0
+            if not d.requires_grad:  # a constant: every further derivative is 0
+                entries = [None] * sum(int(leaf._data.size) for leaf in leaves)
+            else:
+                # The derivatives of one degree share their graph: keep it for the next.
+                grads = gradcli.autograd.grad(
+                    d, leaves, retain_graph=True, create_graph=degree < order,
+                    allow_unused=True, materialize_grads=True,
+                )  # fmt: skip
+                flat = gradcli.cat([g.reshape(-1) for g in grads])
+                entries = [flat[i] for i in range(flat.shape[0])]
+            for i in range(first, len(entries)):
+                entry = entries[i]
+                value = 0.0 if entry is None else float(entry._data)
+                following.append((index + (i,), entry if entry is not None else _zero()))
+                found.append((index + (i,), value))
+        level = following
+    return found
+
+
+def _zero():
+    return gradcli.tensor(0.0)

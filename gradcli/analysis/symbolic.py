@@ -1,0 +1,516 @@
+"""``gradcli diff``: the symbolic derivative of a program, by SymPy.
+
+The program's IR is walked into SymPy expressions (user text is never handed to
+``sympify``): inputs become real symbols, assignments and user functions are
+substituted through, constants (``const``) take their values. A vector or matrix
+input is an array of symbols, one per entry (``w[0]``, ``W[0,1]``), held in a
+NumPy array of objects, so elementwise operators, broadcasting, indexing,
+slicing, ``@`` and reductions over all entries work as NumPy's do. A construct
+with no symbolic form here (a comparison, ``randn``, a reduction along one
+dimension) is an error that names it.
+
+SymPy is an optional dependency (``pip install 'gradcli[symbolic]'``) imported only
+by this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import api
+from ..errors import GradcliError
+from ..language import ir
+from .report import Report, frozen
+
+# The engine's value and SymPy's agree when closer than this in float64 (looser in
+# float32: see ``agreement``).
+AGREE_RTOL = 1e-7
+AGREE_ATOL = 1e-10
+# SymPy's simplify can take minutes on a large expression: larger derivatives (in
+# operations) are left as SymPy's diff gives them.
+SIMPLIFY_LIMIT = 60
+
+
+def agreement(dtype: str) -> tuple[float, float]:
+    """``(rtol, atol)`` within which the engine's derivative in ``dtype`` agrees with
+    SymPy's value: a thousand roundings of the dtype, at least ``AGREE_RTOL``."""
+    eps = float(np.finfo(np.dtype(dtype)).eps)
+    return max(AGREE_RTOL, 1000 * eps), max(AGREE_ATOL, 1000 * eps * 1e-3)
+
+
+def _sympy():
+    try:
+        import sympy
+    except ImportError:
+        raise GradcliError(
+            "gradcli diff needs SymPy, which is not installed: "
+            "pip install 'gradcli[symbolic]' (or pip install sympy)"
+        ) from None
+    return sympy
+
+
+@dataclass(frozen=True, eq=False)
+class SymbolicDerivative:
+    """The derivative with respect to one input."""
+
+    name: str
+    #: SymPy's text of each entry: a string, or nested tuples of the derivative's shape.
+    formula: object
+    latex: object
+    #: Its value at the bound point, or None when the inputs are not all bound.
+    value: np.ndarray | None
+    #: The engine's gradient (or Jacobian) there, or None.
+    engine: np.ndarray | None
+    #: The dtype the engine computed in.
+    dtype: str = "float64"
+
+    @property
+    def agrees(self) -> bool | None:
+        if self.value is None or self.engine is None:
+            return None
+        rtol, atol = agreement(self.dtype)
+        return bool(np.allclose(self.value, self.engine, rtol=rtol, atol=atol, equal_nan=True))
+
+    def as_tree(self) -> dict:
+        return {
+            "formula": self.formula,
+            "latex": self.latex,
+            "value": self.value,
+            "engine": self.engine,
+            "agrees": self.agrees,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class DiffReport(Report):
+    command = "diff"
+    source: str
+    title: str
+    #: The program as one formula, assignments and functions substituted.
+    function: object
+    function_latex: object
+    #: "grad" for a scalar output, else "jacobian" (of shape output + input).
+    kind: str
+    value: np.ndarray | None
+    derivatives: tuple[SymbolicDerivative, ...]
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def agrees(self) -> bool:
+        return all(d.agrees is not False for d in self.derivatives)
+
+    def as_tree(self) -> dict:
+        return {
+            "function": self.function,
+            "value": self.value,
+            "derivatives": {d.name: d.as_tree() for d in self.derivatives},
+        }
+
+
+def derivative(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    wrt=None,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> DiffReport:
+    """The simplified symbolic derivative of ``source`` with respect to each input.
+
+    When every input has a value (bound, or given in the program), each
+    derivative is also evaluated there and compared with the engine's gradient
+    (its Jacobian for a non-scalar output); a disagreement is a warning.
+    """
+    sympy = _sympy()
+    from gradcli.language import compile_source
+
+    program = compile_source(source, filename=filename)
+    bindings = dict(bindings or {})
+    unbound = [n for n in program.free if n not in bindings]
+    values = constants = None
+    if not unbound:
+        with api._session(source, bindings, wrt, dtype, seed, filename) as s:
+            values, constants, names = dict(s.values), dict(s.constants), s.wrt
+    else:
+        names = program.inputs if wrt is None else tuple(wrt)
+        for name in names:
+            if name not in program.inputs:
+                raise GradcliError(f"--wrt {name}: {api._no_such_input(name, program.inputs)}")
+        constants = {}
+    shapes = {n: np.shape(values[n]) if values else () for n in program.inputs}
+    walker = _ToSympy(sympy, program, shapes, constants)
+    out = walker.run()
+    kind = "grad" if out.size == 1 else "jacobian"
+    derivatives = []
+    substitutions = walker.substitutions(values) if values else None
+    for name in names:
+        symbols = walker.symbols[name]
+        formulas = _derivatives(sympy, out, symbols)
+        value = _evaluate(sympy, formulas, substitutions) if substitutions is not None else None
+        derivatives.append(
+            [name, _texts(formulas, sympy.sstr), _texts(formulas, sympy.latex), value]
+        )
+    engine, notes = None, ()
+    if values is not None and names:
+        compute = api.gradient if kind == "grad" else api.jacobian
+        result = compute(source, bindings, wrt=names, dtype=dtype, seed=seed, filename=filename)
+        engine = result.grad if kind == "grad" else result.jacobian
+        notes = result.notes
+    report_derivatives = tuple(
+        SymbolicDerivative(
+            name, formula, latex, value, None if engine is None else engine[name], dtype
+        )
+        for name, formula, latex, value in derivatives
+    )
+    function = out.reshape(()).item() if out.size == 1 else out
+    value = _evaluate(sympy, out, substitutions) if substitutions is not None else None
+    warnings = notes + tuple(
+        f"warning: the symbolic derivative with respect to {d.name} is {_shown(d.value)}, but "
+        f"the engine's {kind} is {_shown(d.engine)}: they disagree"
+        for d in report_derivatives
+        if d.agrees is False
+    )
+    return DiffReport(
+        source,
+        api._title(source, filename),
+        _texts(np.asarray(function, dtype=object), sympy.sstr),
+        _texts(np.asarray(function, dtype=object), sympy.latex),
+        kind,
+        value,
+        report_derivatives,
+        warnings,
+    )
+
+
+def _shown(array) -> str:
+    from ..render.numbers import format_array
+
+    return format_array(array)
+
+
+def _derivatives(sympy, out: np.ndarray, symbols: np.ndarray) -> np.ndarray:
+    """d out / d symbols, simplified: of the symbols' shape for a scalar output,
+    else of shape ``out.shape + symbols.shape``."""
+    flat_out = list(out.reshape(-1))
+    flat_in = list(symbols.reshape(-1))
+    entries = [_simplified(sympy, sympy.diff(f, x)) for f in flat_out for x in flat_in]
+    shape = symbols.shape if out.size == 1 else out.shape + symbols.shape
+    result = np.empty(len(entries), dtype=object)
+    result[:] = entries
+    return result.reshape(shape)
+
+
+def _simplified(sympy, expression):
+    if sympy.count_ops(expression) > SIMPLIFY_LIMIT:
+        return expression
+    return sympy.simplify(expression)
+
+
+def _texts(formulas: np.ndarray, printer):
+    """Each entry's text; a string for one entry, else nested tuples."""
+    formulas = np.asarray(formulas, dtype=object)
+    if formulas.ndim == 0:
+        return printer(formulas.item())
+    return tuple(_texts(part, printer) for part in formulas)
+
+
+def _evaluate(sympy, formulas: np.ndarray, substitutions) -> np.ndarray:
+    """The value of each entry with every symbol replaced by its value, in float64."""
+    formulas = np.asarray(formulas, dtype=object)
+    out = np.empty(formulas.shape, dtype=np.float64)
+    for index in np.ndindex(*formulas.shape):
+        entry = formulas[index]
+        if not isinstance(entry, sympy.Basic):  # a Python number NumPy left as it was
+            entry = sympy.Float(float(entry), 30)
+        number = sympy.N(entry.xreplace(substitutions), 30)
+        out[index] = _real(sympy, number)
+    return frozen(out)
+
+
+def _real(sympy, number) -> float:
+    if number in (sympy.zoo, sympy.nan) or number.has(sympy.nan):
+        return float("nan")
+    if number == sympy.oo:
+        return float("inf")
+    if number == -sympy.oo:
+        return float("-inf")
+    re, im = number.as_real_imag()
+    if im != 0:
+        return float("nan")  # as the engine: sqrt(-1) is nan
+    return float(re)
+
+
+# ----------------------------------------------------------------------------
+# IR -> SymPy
+# ----------------------------------------------------------------------------
+
+
+class _ToSympy:
+    """Walks a checked program into a NumPy array of SymPy expressions (0-d for a scalar)."""
+
+    def __init__(self, sympy, program, shapes, constants):
+        self.sympy = sympy
+        self.program = program
+        self.analysis = program.analysis
+        self.constants = constants
+        self.symbols: dict[str, np.ndarray] = {}
+        for name in program.inputs:
+            self.symbols[name] = self._symbols(name, shapes[name])
+        self.env: dict[str, np.ndarray] = dict(self.symbols)
+        self.functions: dict[str, ir.FuncDef] = {}
+        self.locals: dict[str, np.ndarray] = {}
+        s = sympy
+        self.constants_by_name = {"pi": s.pi, "e": s.E, "inf": s.oo, "nan": s.nan}
+        self.unary = {
+            "sin": s.sin, "cos": s.cos, "tan": s.tan, "asin": s.asin, "acos": s.acos,
+            "atan": s.atan, "sinh": s.sinh, "cosh": s.cosh, "tanh": s.tanh, "asinh": s.asinh,
+            "acosh": s.acosh, "atanh": s.atanh, "exp": s.exp, "log": s.log, "sqrt": s.sqrt,
+            "abs": s.Abs, "sign": s.sign, "erf": s.erf, "floor": s.floor, "ceil": s.ceiling,
+            "log2": lambda x: s.log(x, 2), "log10": lambda x: s.log(x, 10),
+            "log1p": lambda x: s.log(1 + x), "expm1": lambda x: s.exp(x) - 1,
+            "reciprocal": lambda x: 1 / x, "sigmoid": lambda x: 1 / (1 + s.exp(-x)),
+            "softplus": lambda x: s.log(1 + s.exp(x)), "relu": lambda x: s.Max(x, 0),
+        }  # fmt: skip
+        self.binary = {
+            "pow": lambda x, y: x**y, "atan2": s.atan2, "maximum": s.Max, "minimum": s.Min,
+        }  # fmt: skip
+
+    def _symbols(self, name: str, shape) -> np.ndarray:
+        if not shape:
+            return _scalar(self.sympy.Symbol(name, real=True))
+        out = np.empty(shape, dtype=object)
+        for index in np.ndindex(*shape):
+            out[index] = self.sympy.Symbol(f"{name}[{','.join(map(str, index))}]", real=True)
+        return out
+
+    def substitutions(self, values) -> dict:
+        found = {}
+        for name, symbols in self.symbols.items():
+            for index in np.ndindex(*symbols.shape):
+                value = float(np.asarray(values[name], dtype=np.float64)[index])
+                found[symbols[index]] = self.sympy.Float(value, 30)
+        return found
+
+    def run(self) -> np.ndarray:
+        result = None
+        try:
+            for i, statement in enumerate(self.program.ir.statements):
+                value = self.statement(i, statement)
+                if i == self.analysis.result:
+                    result = value
+        except GradcliError as error:
+            raise error.with_source(self.program.source) from None
+        return result
+
+    def fail(self, what: str, node) -> GradcliError:
+        return GradcliError(f"{what} has no symbolic form: gradcli diff cannot take it", node.span)
+
+    # ----- statements -----
+
+    def statement(self, i: int, node):
+        if isinstance(node, ir.FuncDef):
+            self.functions[node.name] = node
+            return None
+        if isinstance(node, ir.ConstDecl):
+            if node.name in self.constants:
+                self.env[node.name] = self.number_array(self.constants[node.name])
+            else:
+                self.env[node.name] = self.evaluate(node.value)
+            return self.env[node.name]
+        if isinstance(node, ir.Assign):
+            if self.analysis.input_statements.get(node.name) == i:
+                return self.env[node.name]  # an input: its symbol, whatever its value
+            self.env[node.name] = self.evaluate(node.value)
+            return self.env[node.name]
+        if isinstance(node, ir.IndexAssign):
+            target = np.array(self.name(node.name, node), dtype=object)
+            if target.ndim == 0:
+                raise self.fail("assigning to an index of a scalar", node)
+            value = self.evaluate(node.value)
+            # A 0-d array would be stored as one object inside the array of objects.
+            target[self.subscripts(node.subscripts)] = value.item() if value.ndim == 0 else value
+            self.env[node.name] = target
+            return target
+        return self.evaluate(node)
+
+    def number_array(self, value) -> np.ndarray:
+        value = np.asarray(value, dtype=np.float64)
+        out = np.empty(value.shape, dtype=object)
+        for index in np.ndindex(*value.shape):
+            out[index] = self.number(float(value[index]))
+        return out
+
+    def number(self, value: float):
+        # The decimal a literal was written as, exactly: 0.1 is 1/10.
+        if not np.isfinite(value):
+            return self.sympy.nan if np.isnan(value) else self.sympy.oo * int(np.sign(value))
+        return (
+            self.sympy.Rational(repr(value))
+            if value != int(value)
+            else self.sympy.Integer(int(value))
+        )
+
+    # ----- expressions -----
+
+    def evaluate(self, node) -> np.ndarray:
+        convert = getattr(self, type(node).__name__, None)
+        if convert is None:  # a construct of the language this walk does not know
+            raise self.fail(f"this {type(node).__name__} expression", node)
+        return convert(node)
+
+    def name(self, name: str, node):
+        if name in self.locals:
+            return self.locals[name]
+        if name in self.env:
+            return self.env[name]
+        if name in self.constants_by_name:
+            return _scalar(self.constants_by_name[name])
+        if name in ("True", "False"):
+            return _scalar(self.sympy.Integer(name == "True"))
+        raise self.fail(f"the name {name!r}", node)
+
+    def Num(self, node):
+        return _scalar(self.number(node.value))
+
+    def Name(self, node):
+        return self.name(node.id, node)
+
+    def UnaryOp(self, node):
+        value = self.evaluate(node.operand)
+        return _array(-value if node.op == "neg" else value)
+
+    def BinOp(self, node):
+        left, right = self.evaluate(node.left), self.evaluate(node.right)
+        return _array(np.power(left, right))
+
+    def Chain(self, node):
+        value = self.evaluate(node.first)
+        for op, operand in zip(node.ops, node.rest):
+            right = self.evaluate(operand)
+            if op == "matmul":
+                value = self.matmul(value, right, node)
+            else:
+                value = _array(_ARITHMETIC[op](value, right))
+        return value
+
+    def matmul(self, left, right, node):
+        if left.ndim == 0 or right.ndim == 0:
+            raise GradcliError("@ needs vectors or matrices, not a scalar", node.span)
+        return _array(np.dot(left, right) if left.ndim <= 2 and right.ndim <= 2 else None)
+
+    def Compare(self, node):
+        raise self.fail("a comparison", node)
+
+    def ListLit(self, node):
+        items = [self.evaluate(item) for item in node.items]
+        return _array(np.stack(items) if items else np.empty(0, dtype=object))
+
+    def Attr(self, node):
+        if node.name != "T":
+            raise self.fail(f".{node.name}", node)
+        return _array(self.evaluate(node.obj).T)
+
+    def Index(self, node):
+        value = self.evaluate(node.obj)
+        try:
+            return _array(value[self.subscripts(node.subscripts)])
+        except (IndexError, TypeError) as error:
+            raise GradcliError(f"index: {error}", node.span) from None
+
+    def subscripts(self, subscripts):
+        key = tuple(self.subscript(s) for s in subscripts)
+        return key[0] if len(key) == 1 else key
+
+    def subscript(self, node):
+        if isinstance(node, ir.Slice):
+            parts = (node.start, node.stop, node.step)
+            return slice(*(None if p is None else self.integer(p) for p in parts))
+        return self.integer(node)
+
+    def integer(self, node) -> int:
+        value = self.evaluate(node)
+        if value.ndim != 0 or not value.item().is_Integer:
+            raise self.fail("an index that is not a constant integer", node)
+        return int(value.item())
+
+    def Call(self, node):
+        function = self.functions.get(node.func)
+        if function is not None:
+            values = dict(zip(function.params, (self.evaluate(a) for a in node.args)))
+            values.update((k.name, self.evaluate(k.value)) for k in node.keywords)
+            saved, self.locals = self.locals, values
+            try:
+                return self.evaluate(function.body)
+            finally:
+                self.locals = saved
+        return self.builtin(node.func, [self.evaluate(a) for a in node.args], node)
+
+    def Method(self, node):
+        receiver = self.evaluate(node.obj)
+        return self.builtin(node.name, [receiver, *(self.evaluate(a) for a in node.args)], node)
+
+    def builtin(self, name: str, args: list, node):
+        s = self.sympy
+        if getattr(node, "keywords", ()):
+            raise self.fail(f"{name}(...) with keyword arguments", node)
+        if name in self.unary and len(args) == 1:
+            return _elementwise(self.unary[name], args[0])
+        if name in self.binary and len(args) == 2:
+            return _array(np.frompyfunc(self.binary[name], 2, 1)(args[0], args[1]))
+        if name in ("max", "min") and len(args) == 2:
+            return _array(np.frompyfunc(s.Max if name == "max" else s.Min, 2, 1)(*args))
+        if name == "clamp" and len(args) == 3:
+            return _array(np.frompyfunc(lambda x, lo, hi: s.Min(s.Max(x, lo), hi), 3, 1)(*args))
+        if len(args) == 1:
+            (x,) = args
+            entries = list(x.reshape(-1))
+            whole = {
+                "sum": lambda: s.Add(*entries),
+                "mean": lambda: s.Add(*entries) / len(entries),
+                "prod": lambda: s.Mul(*entries),
+                "max": lambda: s.Max(*entries),
+                "amax": lambda: s.Max(*entries),
+                "min": lambda: s.Min(*entries),
+                "amin": lambda: s.Min(*entries),
+                "norm": lambda: s.sqrt(s.Add(*(e**2 for e in entries))),
+                "logsumexp": lambda: s.log(s.Add(*(s.exp(e) for e in entries))),
+                "trace": lambda: np.trace(x),
+                "det": lambda: s.Matrix(x.tolist()).det(),
+                "t": lambda: x.T,
+                "flatten": lambda: x.reshape(-1),
+                "zeros_like": lambda: np.full(x.shape, s.Integer(0), dtype=object),
+                "ones_like": lambda: np.full(x.shape, s.Integer(1), dtype=object),
+            }
+            if name in whole and (name not in ("trace", "det", "t") or x.ndim == 2):
+                if name in ("max", "min", "amax", "amin") and not entries:
+                    raise GradcliError(f"{name} of an empty tensor", node.span)
+                return _array(whole[name]())
+        if name in ("dot", "matmul", "mm") and len(args) == 2:
+            return self.matmul(args[0], args[1], node)
+        raise self.fail(f"{name}({', '.join('...' for _ in args)})", node)
+
+
+_ARITHMETIC = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
+
+
+def _scalar(value) -> np.ndarray:
+    out = np.empty((), dtype=object)
+    out[()] = value
+    return out
+
+
+def _array(value) -> np.ndarray:
+    """Any NumPy result as an array of objects (a 0-d one for a scalar)."""
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        return value
+    if isinstance(value, np.ndarray):
+        return value.astype(object)
+    return _scalar(value)
+
+
+def _elementwise(function, x: np.ndarray) -> np.ndarray:
+    return _array(np.frompyfunc(function, 1, 1)(x))

@@ -1,0 +1,239 @@
+"""``gradcli propagate``: first-order propagation of uncertainties through the Jacobian.
+
+With J the Jacobian of the outputs by every input entry (flattened, in input
+order) and Σ the inputs' covariance, the outputs' covariance is ``J Σ Jᵀ``. Σ is
+diagonal (``σ²``) from ``--sigma x=0.1`` and from bindings written ``1.00±0.01``
+or ``1.00+-0.01`` (read so only here), or given whole by ``--cov FILE``. An
+input's share of an output's variance is its own block's part ``(J Σ Jᵀ)`` over
+its entries; with correlated inputs the cross terms are the ``correlation``
+share, so that the shares add up to 1.
+
+``f ± σ_f`` is rounded as a lab report would: σ to one significant digit (two
+when the first is 1) and the value to the same decimal place.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+
+from .. import api
+from .. import bindings as _bindings
+from ..errors import GradcliError
+from .assembled import assemble_jacobian, entry_labels
+from .report import Report, frozen
+
+# value±sigma, value +- sigma, value+/-sigma; the value is anything before the sign.
+_UNCERTAIN = re.compile(r"^(?P<value>.+?)\s*(?:±|\+/-|\+-)\s*(?P<sigma>[^±]+)$", re.S)
+
+
+@dataclass(frozen=True, eq=False)
+class PropagateReport(Report):
+    command = "propagate"
+    source: str
+    title: str
+    value: np.ndarray
+    #: σ of each output entry, of the value's shape.
+    sigma: np.ndarray
+    #: ``"9.9 ± 0.2"`` for each output entry (a string for a scalar output).
+    rounded: object
+    #: The outputs' covariance ``J Σ Jᵀ`` (outputs flattened).
+    covariance: np.ndarray
+    #: Every input's value and σ (of its shape; 0 for an exact input).
+    inputs: Mapping[str, np.ndarray]
+    sigmas: Mapping[str, np.ndarray]
+    #: Each input's share of each output's variance, of the value's shape.
+    shares: Mapping[str, np.ndarray]
+    #: The cross terms' share when the inputs are correlated (--cov), else None.
+    correlation_share: np.ndarray | None
+    warnings: tuple[str, ...] = ()
+
+    def as_tree(self) -> dict:
+        tree = {
+            "value": self.value,
+            "sigma": self.sigma,
+            "rounded": self.rounded,
+            "inputs": {n: {"value": v, "sigma": self.sigmas[n]} for n, v in self.inputs.items()},
+            "shares": dict(self.shares),
+        }
+        if self.correlation_share is not None:
+            tree["shares"]["correlation"] = self.correlation_share
+        if self.value.size > 1:
+            tree["covariance"] = self.covariance
+        return tree
+
+
+def split_uncertain(text: str) -> tuple[str, str] | None:
+    """``"1.00±0.01"`` -> ``("1.00", "0.01")``; None for a value without an uncertainty."""
+    found = _UNCERTAIN.match(text.strip())
+    if found is None:
+        return None
+    return found["value"], found["sigma"]
+
+
+def propagate(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    sigmas: Mapping[str, object] | None = None,
+    cov: str | None = None,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> PropagateReport:
+    """Propagate the inputs' uncertainties to the output.
+
+    ``sigmas``: input name -> σ (a number, an array of the input's shape, or value
+    text); a binding's text may also carry its σ (``"1.00±0.01"``). ``cov``: a file
+    (``@``-file formats) holding the covariance of all inputs' entries, in order.
+    """
+    plain: dict = {}
+    given: dict[str, object] = {}
+    for name, value in dict(bindings or {}).items():
+        parts = split_uncertain(value) if isinstance(value, str) else None
+        if parts is None:
+            plain[name] = value
+        else:
+            plain[name], given[name] = parts
+    for name, sigma in dict(sigmas or {}).items():
+        if name in given:
+            raise GradcliError(f"--sigma {name}: {name} already has its uncertainty in --{name}")
+        given[name] = sigma
+    if cov is not None and given:
+        raise GradcliError("give the covariance with --cov or the σ of each input, not both")
+    if cov is None and not given:
+        raise GradcliError(
+            "propagate needs uncertainties: --sigma NAME=S, a binding NAME=VALUE±S, or --cov FILE"
+        )
+    jac = api.jacobian(source, plain, dtype=dtype, seed=seed, filename=filename)
+    names = jac.inputs
+    whole = jac.assembled or assemble_jacobian(jac.value, jac.jacobian, jac.shapes)
+    matrix = np.asarray(whole.matrix, dtype=np.float64)
+    sizes = [int(np.prod(jac.shapes[n], dtype=int)) for n in names]
+    columns = np.cumsum([0, *sizes])
+    if cov is not None:
+        covariance_in = _covariance_file(cov, names, jac.shapes, int(columns[-1]))
+    else:
+        covariance_in = _diagonal(given, names, jac)
+    sigma_in = np.sqrt(np.clip(np.diag(covariance_in), 0, None))
+    covariance = matrix @ covariance_in @ matrix.T
+    variance = np.diag(covariance).copy()
+    sigma = np.sqrt(np.clip(variance, 0, None)).reshape(jac.value.shape)
+    shares, own = {}, np.zeros_like(variance)
+    with np.errstate(all="ignore"):
+        for name, start, stop in zip(names, columns[:-1], columns[1:]):
+            block = matrix[:, start:stop]
+            part = np.einsum("ij,jk,ik->i", block, covariance_in[start:stop, start:stop], block)
+            own += part
+            shares[name] = frozen(_share(part, variance).reshape(jac.value.shape))
+        correlated = cov is not None and np.any(covariance_in - np.diag(np.diag(covariance_in)))
+        correlation = (
+            frozen(_share(variance - own, variance).reshape(jac.value.shape))
+            if correlated
+            else None
+        )
+    sigmas_out = {
+        name: frozen(sigma_in[start:stop].reshape(jac.shapes[name]))
+        for name, start, stop in zip(names, columns[:-1], columns[1:])
+    }
+    rounded = _rounded_all(np.asarray(jac.value, dtype=np.float64), sigma)
+    return PropagateReport(
+        source,
+        api._title(source, filename),
+        frozen(jac.value),
+        frozen(sigma),
+        rounded,
+        frozen(covariance),
+        MappingProxyType({n: jac.point[n] for n in names}),
+        MappingProxyType(sigmas_out),
+        MappingProxyType(shares),
+        correlation,
+        (*jac.notes, *jac.warnings),
+    )
+
+
+def _share(part, variance):
+    return np.where(variance > 0, part / np.where(variance > 0, variance, 1), 0.0)
+
+
+def _diagonal(given: Mapping, names, jac) -> np.ndarray:
+    """diag(σ²) over every input entry, from each named input's σ (0 for the others)."""
+    for name in given:
+        if name not in names:
+            if name in jac.point:
+                raise GradcliError(f"--sigma {name}: {name} is not differentiable")
+            raise GradcliError(f"--sigma {name}: {api._no_such_input(name, names)}")
+    parts = []
+    for name in names:
+        shape = jac.shapes[name]
+        if name not in given:
+            parts.append(np.zeros(int(np.prod(shape, dtype=int))))
+            continue
+        sigma = given[name]
+        if isinstance(sigma, str):
+            sigma = _bindings.parse_value(sigma, name=f"the σ of {name}")
+        sigma = np.asarray(sigma, dtype=np.float64)
+        try:
+            sigma = np.broadcast_to(sigma, shape)
+        except ValueError:
+            raise GradcliError(
+                f"the σ of {name} has shape {sigma.shape}, but {name} has shape {shape}"
+            ) from None
+        if not np.all(np.isfinite(sigma)) or np.any(sigma < 0):
+            raise GradcliError(f"the σ of {name} must be finite and not negative")
+        parts.append(sigma.reshape(-1) ** 2)
+    return np.diag(np.concatenate(parts)) if parts else np.zeros((0, 0))
+
+
+def _covariance_file(path: str, names, shapes, size: int) -> np.ndarray:
+    covariance = np.asarray(_bindings.load_file(path, name="--cov"), dtype=np.float64)
+    labels = [label for n in names for label in entry_labels(n, shapes[n])]
+    if size == 1 and covariance.size == 1:
+        covariance = covariance.reshape(1, 1)
+    if covariance.shape != (size, size):
+        raise GradcliError(
+            f"--cov {path}: the covariance has shape {covariance.shape}, but the inputs have "
+            f"{size} entries ({', '.join(labels)}): it must be {size} by {size}, in that order"
+        )
+    if not np.all(np.isfinite(covariance)) or not np.allclose(covariance, covariance.T):
+        raise GradcliError(f"--cov {path}: a covariance matrix must be finite and symmetric")
+    if np.linalg.eigvalsh(covariance).min() < -1e-12 * max(1.0, np.abs(covariance).max()):
+        raise GradcliError(f"--cov {path}: a covariance matrix cannot have negative eigenvalues")
+    return covariance
+
+
+def _rounded_all(value: np.ndarray, sigma: np.ndarray):
+    if value.ndim == 0:
+        return rounded(float(value), float(sigma))
+    return tuple(_rounded_all(v, s) for v, s in zip(value, sigma))
+
+
+def rounded(value: float, sigma: float) -> str:
+    """``value ± sigma`` as a lab report writes it: σ to one significant digit, two when
+    that digit is 1, and the value to the same decimal place; ``(1.23 ± 0.04)e-07``
+    for very small or large numbers."""
+    if not (math.isfinite(value) and math.isfinite(sigma)):
+        return f"{value} ± {sigma}"
+    if sigma == 0:
+        return f"{value!r} ± 0"
+    exponent = math.floor(math.log10(sigma))
+    if round(sigma / 10.0**exponent) >= 10:  # 0.096 rounds to 0.1: one digit up
+        exponent += 1
+    digits = 2 if round(sigma / 10.0**exponent, 1) < 2 else 1
+    place = exponent - digits + 1  # the decimal place of σ's last digit
+    scale = 0
+    largest = max(abs(value), sigma)
+    if largest >= 1e6 or largest < 1e-4:
+        scale = math.floor(math.log10(largest))
+    # Negative for a σ of tens or more: 123456 ± 789 is 123500 ± 800.
+    decimals = scale - place
+    v = round(value / 10.0**scale, decimals) + 0.0  # no -0.0
+    s = round(sigma / 10.0**scale, decimals)
+    shown = max(decimals, 0)
+    text = f"{v:.{shown}f} ± {s:.{shown}f}"
+    return f"({text})e{scale:+03d}" if scale else text

@@ -1,0 +1,328 @@
+"""Tables of the analyses (``gradcli.analysis``) and of the assembled Hessian and
+Jacobian, for ``--format table``. Like every renderer, these only lay out what a
+report holds. Rich is imported here, so only tables load it.
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from .numbers import format_array, format_number
+
+# Wider than this, a matrix is left to --format json or plain rather than squeezed.
+MAX_MATRIX_COLUMNS = 12
+
+
+def _table(console, *headers: str, title: str | None = None) -> Table:
+    table = Table(
+        box=box.ROUNDED, safe_box=not _unicode(console), title=title, title_justify="left"
+    )
+    for i, header in enumerate(headers):
+        table.add_column(header, no_wrap=i == 0, style="bold cyan" if i == 0 else None)
+    return table
+
+
+def _line(console, label: str, text: str) -> None:
+    console.print(Text(label, style="bold").append(" " + text, style=""))
+
+
+# ----------------------------------------------------------------------------
+# The assembled Hessian and Jacobian (hessian, jacobian)
+# ----------------------------------------------------------------------------
+
+
+def assembled_table(assembled, console, precision: int, matrix: bool = True) -> None:
+    """The whole matrix (unless ``matrix`` is False: the result's rows show it), then the
+    determinant, or the eigenvalues and the classification."""
+    unicode = _unicode(console)
+    shown = lambda text: _shown(text, console.encoding)  # noqa: E731
+    what = "Hessian" if assembled.kind == "hessian" else "Jacobian (rows: outputs)"
+    if not matrix:
+        pass
+    elif len(assembled.columns) > MAX_MATRIX_COLUMNS:
+        size = f"{len(assembled.rows)} by {len(assembled.columns)}"
+        _line(console, f"whole {what}:", f"{size}, too wide for a table: see --format plain")
+    else:
+        table = _table(console, "", *map(shown, assembled.columns))
+        for label, row in zip(assembled.rows, assembled.matrix):
+            table.add_row(shown(label), *(format_number(x, precision) for x in row))
+        console.print(Text(f"whole {what}", style="bold"), table)
+    if assembled.kind == "jacobian":
+        if assembled.determinant is not None:
+            _line(console, "determinant:", format_number(assembled.determinant, precision))
+        return
+    if assembled.eigenvalues is not None:
+        _line(console, "eigenvalues:", format_array(assembled.eigenvalues, precision))
+    _line(console, "classification:", _verdict(assembled, unicode))
+
+
+def _verdict(assembled, unicode: bool) -> str:
+    nabla, lam = ("∇", "λ") if unicode else ("grad ", "lambda")
+    norm = format_number(assembled.gradient_norm, 3)
+    zero = format_number(assembled.gradient_tolerance, 3)
+    gradient = f"max |{nabla}f| = {norm}, zero up to {zero}"
+    if assembled.eigenvalue_tolerance is None:
+        return f"{assembled.classification} ({gradient})"
+    zero = format_number(assembled.eigenvalue_tolerance, 3)
+    return f"{assembled.classification} ({gradient}; |{lam}| <= {zero} counts as zero)"
+
+
+def _unicode(console) -> bool:
+    return console.encoding.lower().startswith("utf")
+
+
+def _shown(text: str, encoding: str) -> str:
+    from .table import _shown
+
+    return _shown(text, encoding)
+
+
+# ----------------------------------------------------------------------------
+# The analyses
+# ----------------------------------------------------------------------------
+
+
+def report_table(report, console, precision: int) -> None:
+    _LAYOUTS[report.command](report, console, precision)
+
+
+_LAYOUTS: dict = {}
+
+
+def _title(console, report) -> None:
+    console.print(Text(_shown(report.title, console.encoding), style="bold"))
+
+
+def _path_label(path, unicode: bool, encoding: str = "utf-8") -> str:
+    from .table import label
+
+    return _shown(label(path, unicode), encoding)
+
+
+def _mark(passed: bool) -> Text:
+    return Text("pass", style="green") if passed else Text("FAIL", style="bold red")
+
+
+def _check(report, console, precision: int) -> None:
+    unicode = _unicode(console)
+    _title(console, report)
+    if report.against == "finite differences":
+        table = _table(console, "", "max abs error", "max rel error", "")
+        for c in report.comparisons:
+            table.add_row(
+                _path_label(c.path, unicode, console.encoding),
+                format_number(c.max_abs_error, 3),
+                format_number(c.max_rel_error, 3),
+                _mark(c.passed),
+            )
+        against = f"against central finite differences in float64, eps {format_number(report.eps)}"
+    else:
+        table = _table(console, "", "formula", "formula's value", "engine", "max abs error", "")
+        for c in report.comparisons:
+            table.add_row(
+                _path_label(c.path, unicode, console.encoding),
+                Text(c.formula or ""),
+                format_array(c.expected, precision),
+                format_array(c.engine, precision),
+                format_number(c.max_abs_error, 3),
+                _mark(c.passed),
+            )
+        against = "against the hand formulas"
+    console.print(table)
+    atol, rtol = format_number(report.atol), format_number(report.rtol)
+    rule = f"|engine - expected| <= {atol} + {rtol}*|expected|"
+    failed = sum(not c.passed for c in report.comparisons)
+    if failed:
+        verdict = Text(f"{failed} of {len(report.comparisons)} disagree", style="bold red")
+    else:
+        verdict = Text("all agree", style="green")
+    console.print(verdict.append(f" ({against}; agree when {rule})", style=""))
+
+
+_LAYOUTS["check"] = _check
+
+
+def _formula_lines(formula) -> str:
+    """A formula, or nested tuples of them, one entry a line with its index."""
+    if isinstance(formula, str):
+        return formula
+    import numpy as np
+
+    array = np.empty(_shape(formula), dtype=object)
+    _fill(array, formula)
+    return "\n".join(
+        f"[{','.join(map(str, index))}] {array[index]}" for index in np.ndindex(*array.shape)
+    )
+
+
+def _shape(nested) -> tuple[int, ...]:
+    shape = []
+    while isinstance(nested, tuple):
+        shape.append(len(nested))
+        nested = nested[0] if nested else ""
+    return tuple(shape)
+
+
+def _fill(array, nested, index=()) -> None:
+    if isinstance(nested, str):
+        array[index] = nested
+        return
+    for i, part in enumerate(nested):
+        _fill(array, part, index + (i,))
+
+
+def _diff(report, console, precision: int) -> None:
+    unicode = _unicode(console)
+    _title(console, report)
+    bound = report.value is not None
+    headers = ["", "formula"] + (["value", f"engine's {report.kind}", ""] if bound else [])
+    table = _table(console, *headers)
+    values = [format_array(report.value, precision), "", ""] if bound else []
+    table.add_row("f", Text(_shown(_formula_lines(report.function), console.encoding)), *values)
+    table.add_section()
+    for d in report.derivatives:
+        label = _path_label((report.kind, d.name), unicode, console.encoding)
+        cells = [label, Text(_shown(_formula_lines(d.formula), console.encoding))]
+        if bound:
+            agrees = Text("agree", style="green") if d.agrees else Text("DISAGREE", "bold red")
+            cells += [format_array(d.value, precision), format_array(d.engine, precision), agrees]
+        table.add_row(*cells)
+    console.print(table)
+
+
+_LAYOUTS["diff"] = _diff
+
+
+def _propagate(report, console, precision: int) -> None:
+    _title(console, report)
+    table = _table(console, "", "value ± σ", "value", "σ")
+    table.add_row(
+        "f",
+        Text(_formula_lines(report.rounded)),
+        format_array(report.value, precision),
+        format_array(report.sigma, precision),
+    )
+    console.print(table)
+    inputs = _table(console, "input", "value", "σ", "share of the variance")
+    for name, value in report.inputs.items():
+        share = format_array(report.shares[name], 3)
+        inputs.add_row(
+            _shown(name, console.encoding),
+            format_array(value, precision),
+            format_array(report.sigmas[name], precision),
+            share,
+        )
+    if report.correlation_share is not None:
+        inputs.add_row("(correlation)", "", "", format_array(report.correlation_share, 3))
+    console.print(inputs)
+    if report.value.size > 1:
+        _line(console, "covariance of the outputs:", "")
+        console.print(format_array(report.covariance, precision))
+
+
+_LAYOUTS["propagate"] = _propagate
+
+
+def _taylor(report, console, precision: int) -> None:
+    _title(console, report)
+    # Text, not markup: a name like w[0] is no style.
+    about = "≈" if _unicode(console) else "~"
+    console.print(Text(_shown(f"f {about} {report.polynomial(precision)}", console.encoding)))
+    table = _table(console, "term", "coefficient")
+    for term in report.terms:
+        table.add_row(
+            Text(_shown(report.monomial(term, precision), console.encoding)),
+            format_number(term.coefficient, precision),
+        )
+    console.print(table)
+
+
+_LAYOUTS["taylor"] = _taylor
+
+
+# ----------------------------------------------------------------------------
+# plot: two panels of characters, f above f'
+# ----------------------------------------------------------------------------
+
+PLOT_HEIGHT = 11
+
+
+def _plot(report, console, precision: int) -> None:
+    unicode = _unicode(console)
+    _title(console, report)
+    name = _shown(report.over, console.encoding)
+    digits = min(precision, 4)
+    labels = [format_number(v, digits) for v in (*_bounds(report.f), *_bounds(report.df))]
+    margin = max(map(len, labels)) + 1
+    width = max(console.width - margin - 2, 10)
+    prime = "f′" if unicode else "f'"
+    for values, label, style in ((report.f, "f", "cyan"), (report.df, prime, "magenta")):
+        console.print(Text(f"{label} over {name}", style="bold"))
+        for line in _panel(report, values, width, margin, digits, style, unicode):
+            console.print(line, no_wrap=True, crop=True)
+    kink, cross = ("▲", "×") if unicode else ("^", "x")
+    if report.kinks.size:
+        where = ", ".join(format_number(x, digits) for x in report.kinks)
+        console.print(Text(f"{kink} kinks (f′ jumps) at {name} = {where}", style="red"))
+    if report.nonfinite.size:
+        where = ", ".join(format_number(x, digits) for x in report.nonfinite[:10])
+        more = f" and {report.nonfinite.size - 10} more" if report.nonfinite.size > 10 else ""
+        console.print(Text(f"{cross} not finite at {name} = {where}{more}", style="red"))
+
+
+def _bounds(values):
+    import numpy as np
+
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return 0.0, 0.0
+    low, high = float(finite.min()), float(finite.max())
+    return (low, high) if low != high else (low - 1, high + 1)
+
+
+def _panel(report, values, width, margin, digits, style, unicode) -> list[Text]:
+    import numpy as np
+
+    dot, join, axis, corner, tick = (
+        ("•", "·", "─", "└", "┤") if unicode else ("*", ".", "-", "+", "|")
+    )
+    kink, cross = ("▲", "×") if unicode else ("^", "x")
+    low, high = _bounds(values)
+    x0, x1 = float(report.x[0]), float(report.x[-1])
+    column = lambda x: int(round((x - x0) / (x1 - x0) * (width - 1)))  # noqa: E731
+    row = lambda y: int(round((high - y) / (high - low) * (PLOT_HEIGHT - 1)))  # noqa: E731
+    grid = [[" "] * width for _ in range(PLOT_HEIGHT)]
+    previous = None
+    for x, y in zip(report.x, values):
+        if not np.isfinite(y):
+            previous = None
+            continue
+        c, r = column(x), row(y)
+        if previous is not None and abs(previous[0] - c) <= 1:
+            # Join steep stretches with a line, so the curve reads as one.
+            for between in range(min(previous[1], r) + 1, max(previous[1], r)):
+                if grid[between][c] == " ":
+                    grid[between][c] = join
+        grid[r][c] = dot
+        previous = (c, r)
+    lines = []
+    for i, cells in enumerate(grid):
+        label = format_number(high if i == 0 else low, digits) if i in (0, PLOT_HEIGHT - 1) else ""
+        lines.append(Text(label.rjust(margin) + tick).append("".join(cells), style=style))
+    marks = [axis] * width
+    for x in report.kinks:
+        marks[column(x)] = kink
+    for x in report.nonfinite:
+        marks[column(x)] = cross
+    axis_line = Text(" " * margin + corner)
+    for mark in marks:
+        axis_line.append(mark, style="red" if mark in (kink, cross) else None)
+    lines.append(axis_line)
+    left, right = format_number(x0, digits), format_number(x1, digits)
+    lines.append(Text(" " * (margin + 1) + left + right.rjust(width - len(left))))
+    return lines
+
+
+_LAYOUTS["plot"] = _plot

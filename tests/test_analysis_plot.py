@@ -1,0 +1,190 @@
+"""``gradcli plot``: values and derivatives against NumPy, kinks and non-finite points,
+the PNG and SVG files, and the terminal drawing in a pseudo-terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import numpy as np
+import pytest
+
+from gradcli.analysis import plot
+from gradcli.bindings import Over, parse_over
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("x=-3:3", Over("x", -3.0, 3.0)),
+        ("t = 0 : 2*pi : 50", Over("t", 0.0, 2 * np.pi, 50)),
+        ("θ=-pi/2:pi/2", Over("θ", -np.pi / 2, np.pi / 2)),
+        ("x=max([1, 2]):4", Over("x", 2.0, 4.0)),  # a colon-free call with brackets
+    ],
+)
+def test_parse_over(text, expected):
+    assert parse_over(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("x", "--over expects NAME=VALUE"),
+        ("x=3", "--over expects NAME=A:B or NAME=A:B:N"),
+        ("x=1:1", "A and B must be finite and different"),
+        ("x=0:1:1", "N must be an integer of at least 2"),
+        ("x=0:1:2.5", "N must be an integer of at least 2"),
+        ("x=[0, 1]:2", "A must be one number"),
+        ("x=0:inf", "A and B must be finite and different"),
+    ],
+)
+def test_parse_over_errors(text, message):
+    from gradcli.errors import GradcliError
+
+    with pytest.raises(GradcliError, match=message.replace("(", r"\(")):
+        parse_over(text)
+
+
+def test_values_and_derivatives(gradcli_json):
+    out = gradcli_json("plot", "sin(x) * a", "--a", "2", "--over", "x=-3:3:61")
+    x = np.linspace(-3, 3, 61)
+    np.testing.assert_allclose(out["x"], x)
+    np.testing.assert_allclose(out["f"], 2 * np.sin(x), rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(out["df"], 2 * np.cos(x), rtol=1e-14, atol=1e-15)
+    assert out["kinks"] == [] and out["nonfinite"] == []
+
+
+@pytest.mark.parametrize(
+    "source, over, kinks",
+    [
+        ("abs(x)", "x=-3:3", [0.0]),  # on a grid point
+        ("abs(x - 0.1)", "x=-3:3", [0.105]),  # between x = 0.09 and 0.12
+        ("relu(x - 1) + relu(-x - 1)", "x=-3:3", [-1.0, 1.0]),
+        ("abs(sin(x))", "x=-5:5:1001", [-np.pi, 0.0, np.pi]),
+        ("exp(x)", "x=-3:3", []),
+        ("tanh(20*x)", "x=-3:3", []),
+        ("x**3 - 3*x", "x=-3:3", []),
+    ],
+)
+def test_kinks(source, over, kinks):
+    report = plot(source, over=over)
+    step = (report.x[-1] - report.x[0]) / (report.x.size - 1)
+    assert report.kinks.size == len(kinks), report.kinks
+    np.testing.assert_allclose(report.kinks, kinks, atol=step)
+
+
+def test_non_finite_points():
+    report = plot("1/x + log(x + 2)", over="x=-3:3:7")
+    # log(x + 2) is nan below x = -2 and -inf at -2; 1/x is inf at 0.
+    np.testing.assert_array_equal(report.nonfinite, [-3, -2, 0])
+    assert report.kinks.size == 0
+    assert not report.finite
+
+
+def test_png_is_drawn(gradcli, tmp_path):
+    pytest.importorskip("matplotlib", reason="--output draws with matplotlib")
+    from matplotlib.image import imread
+
+    from gradcli.render.image import DPI, SIZE_INCHES
+
+    path = tmp_path / "f.png"
+    result = gradcli("plot", "abs(x) - x**3/9", "--over", "x=-3:3", "--output", path)
+    assert result.exit_code == 0, result.output
+    pixels = imread(path)
+    assert pixels.shape[:2] == (SIZE_INCHES[1] * DPI, SIZE_INCHES[0] * DPI)
+    rgb = pixels[..., :3]
+    not_white = np.any(rgb < 0.9, axis=-1)
+    assert 0.01 < not_white.mean() < 0.5  # axes, ticks and curves; mostly background
+    # The curves' colours: something clearly blue (f) and something clearly red (the kink).
+    assert np.any((rgb[..., 2] > 0.6) & (rgb[..., 0] < 0.3))
+    assert np.any((rgb[..., 0] > 0.7) & (rgb[..., 1] < 0.3) & (rgb[..., 2] < 0.3))
+
+
+def test_svg_is_drawn(gradcli, tmp_path):
+    pytest.importorskip("matplotlib", reason="--output draws with matplotlib")
+    import xml.etree.ElementTree as ET
+
+    path = tmp_path / "f.svg"
+    result = gradcli("plot", "sin(x)", "--over", "x=0:6", "--output", path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    root = ET.parse(path).getroot()
+    assert root.tag.endswith("svg")
+    assert len(root.findall(".//{http://www.w3.org/2000/svg}path")) > 10
+
+
+def test_without_matplotlib(gradcli, tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    result = gradcli("plot", "x**2", "--over", "x=0:1", "--output", tmp_path / "f.png")
+    assert result.exit_code == 2
+    assert "pip install 'gradcli[plot]'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["x**2", "--over", "x=0:1", "--output", "f.pdf"], "the plot is written as .png or .svg"),
+        (["x**2", "--over", "x=0:1", "--x", "2"], "x is bound too"),
+        (["sum(x)", "--over", "y=0:1", "--x", "[1, 2]"], "the program has no input named 'y'"),
+        (["x*[1, 2]", "--over", "x=0:1"], "plot needs a scalar output"),
+        (["x**2"], "missing option '--over'"),
+    ],
+)
+def test_bad_input(gradcli, args, message):
+    result = gradcli("plot", *args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+def test_terminal_plot_in_a_pseudo_terminal(gradcli_script):
+    pexpect = pytest.importorskip("pexpect", reason="runs gradcli in a pseudo-terminal")
+    env = {**os.environ, "COLUMNS": "80", "LINES": "40", "TERM": "xterm", "NO_COLOR": "1"}
+    child = pexpect.spawn(
+        gradcli_script[0],
+        [*gradcli_script[1:], "plot", "abs(x)", "--over", "x=-3:3"],
+        env=env,
+        encoding="utf-8",
+        dimensions=(40, 80),
+        timeout=60,
+    )
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    # NO_COLOR leaves bold text: its escape sequences are no characters of the plot.
+    text = re.sub(r"\x1b\[[0-9;]*m", "", child.before)
+    lines = text.replace("\r\n", "\n").splitlines()
+    assert lines[0] == "abs(x)"
+    assert "f over x" in lines and "f′ over x" in lines
+    assert "▲ kinks (f′ jumps) at x = 0" in lines
+    plotted = [line for line in lines if "┤" in line]
+    assert len(plotted) == 22  # two panels of 11 rows
+    assert all(len(line) <= 80 for line in lines)
+    # f = |x|: the top row has points at both ends, the bottom row in the middle.
+    top, bottom = plotted[0], plotted[10]
+    body = lambda line: line.split("┤", 1)[1]  # noqa: E731
+    assert body(top).lstrip().startswith("•") and body(top).rstrip().endswith("•")
+    assert body(bottom).strip() and body(bottom).index("•") > 30
+
+
+def test_plain_and_json_have_the_numbers(gradcli):
+    plain = gradcli("plot", "abs(x)", "--over", "x=-1:1:5").stdout.splitlines()
+    assert plain == ["over x", "x -1 -0.5 0 0.5 1", "f 1 0.5 0 0.5 1", "df -1 -1 0 1 1",
+                     "kinks 0", "nonfinite"]  # fmt: skip
+    out = json.loads(gradcli("plot", "abs(x)", "--over", "x=-1:1:5", "--format", "json").stdout)
+    assert out["kinks"] == [0]
+
+
+def test_the_readme_image_is_committed():
+    """README.md shows docs/plot.png, drawn by the command it gives."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert "--output docs/plot.png" in readme and "](docs/plot.png)" in readme
+    data = (root / "docs" / "plot.png").read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (700, 500)

@@ -1,0 +1,123 @@
+"""``gradcli propagate``: σ_f² = J Σ Jᵀ, against the textbook pendulum worked by hand
+and against Monte-Carlo sampling of the inputs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from gradcli.analysis import propagate
+from gradcli.analysis.uncertainty import rounded
+
+
+def test_the_pendulum(gradcli_json):
+    # g = 4π² L / T²: σ_g / g = sqrt((σ_L/L)² + (2 σ_T/T)²) = sqrt(0.01² + 0.02²).
+    out = gradcli_json("propagate", "4*pi**2*L/T**2", "--L", "1.00±0.01", "--T", "2.00+-0.02")
+    g = math.pi**2
+    assert out["value"] == pytest.approx(g)
+    assert out["sigma"] == pytest.approx(g * math.sqrt(0.01**2 + 0.02**2), rel=1e-12)
+    assert out["rounded"] == "9.9 ± 0.2"
+    assert out["shares"] == {"L": pytest.approx(0.2), "T": pytest.approx(0.8)}
+    assert out["inputs"]["T"] == {"value": 2, "sigma": 0.02}
+
+
+def test_sigma_options_equal_bindings_with_uncertainty(gradcli_json):
+    a = gradcli_json("propagate", "4*pi**2*L/T**2", "--L", "1", "--T", "2",
+                     "--sigma", "L=0.01", "--sigma", "T=0.02")  # fmt: skip
+    b = gradcli_json("propagate", "4*pi**2*L/T**2", "--L", "1 ± 0.01", "--T", "2 +/- 0.02")
+    assert a == b
+
+
+def near_linear(x, y):
+    return 3 * x - 2 * y + 0.01 * x * y
+
+
+def test_monte_carlo_independent_inputs():
+    report = propagate("3*x - 2*y + 0.01*x*y", {"x": 1.5, "y": -0.5}, sigmas={"x": 0.1, "y": 0.3})
+    rng = np.random.default_rng(0)
+    x = rng.normal(1.5, 0.1, 400_000)
+    y = rng.normal(-0.5, 0.3, 400_000)
+    assert float(report.sigma) == pytest.approx(np.std(near_linear(x, y)), rel=0.01)
+
+
+def test_monte_carlo_correlated_inputs(tmp_path):
+    covariance = np.array([[0.01, 0.012], [0.012, 0.09]])  # correlation 0.4
+    path = tmp_path / "cov.csv"
+    np.savetxt(path, covariance, delimiter=",")
+    report = propagate("3*x - 2*y + 0.01*x*y", {"x": 1.5, "y": -0.5}, cov=str(path))
+    samples = np.random.default_rng(1).multivariate_normal([1.5, -0.5], covariance, 400_000)
+    assert float(report.sigma) == pytest.approx(np.std(near_linear(*samples.T)), rel=0.01)
+    shares = {n: float(s) for n, s in report.shares.items()}
+    assert sum(shares.values()) + float(report.correlation_share) == pytest.approx(1)
+    assert float(report.correlation_share) < 0  # 3x and -2y: a positive correlation cancels
+
+
+def test_vector_output_covariance(gradcli_json):
+    # J = [[1, 1], [y, x]] = [[1, 1], [2, 1]], Σ = diag(0.01, 0.04).
+    out = gradcli_json("propagate", "[x + y, x*y]", "--x", "1", "--y", "2",
+                       "--sigma", "x=0.1", "--sigma", "y=0.2")  # fmt: skip
+    np.testing.assert_allclose(out["covariance"], [[0.05, 0.06], [0.06, 0.08]])
+    np.testing.assert_allclose(out["sigma"], np.sqrt([0.05, 0.08]))
+    assert out["rounded"] == ["3.0 ± 0.2", "2.0 ± 0.3"]
+
+
+def test_vector_input_with_one_sigma_per_entry():
+    # f = sum(w * [1, 2]): σ² = (1·0.1)² + (2·0.3)².
+    report = propagate("sum(w * [1, 2])", {"w": "[5, 6]"}, sigmas={"w": "[0.1, 0.3]"})
+    assert float(report.sigma) == pytest.approx(math.sqrt(0.01 + 0.36))
+
+
+@pytest.mark.parametrize(
+    "value, sigma, text",
+    [
+        (9.8696, 0.2207, "9.9 ± 0.2"),
+        (9.8696, 0.0149, "9.870 ± 0.015"),
+        (123456.0, 789.0, "123500 ± 800"),
+        (1.2345e-7, 3.4e-9, "(1.23 ± 0.03)e-07"),
+        (-0.01, 0.5, "0.0 ± 0.5"),
+        (5.0, 0.0, "5.0 ± 0"),
+    ],
+)
+def test_rounding_as_a_lab_report(value, sigma, text):
+    assert rounded(value, sigma) == text
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([], "propagate needs uncertainties"),
+        (["--sigma", "z=1"], "--sigma z: the program has no input named 'z'"),
+        (["--sigma", "x=-1"], "the σ of x must be finite and not negative"),
+        (["--sigma", "x=[1, 2]"], "the σ of x has shape (2,), but x has shape ()"),
+    ],
+)
+def test_bad_input(gradcli, args, message):
+    result = gradcli("propagate", "x * y", "--x", "1", "--y", "2", *args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+def test_covariance_of_the_wrong_size(gradcli, tmp_path):
+    path = tmp_path / "cov.json"
+    path.write_text("[[1, 0], [0, 1]]")
+    result = gradcli("propagate", "x * y * z", "--x", "1", "--y", "2", "--z", "3",
+                     "--cov", str(path))  # fmt: skip
+    assert result.exit_code == 2
+    assert "the inputs have 3 entries (x, y, z): it must be 3 by 3" in result.stderr
+
+
+@pytest.mark.parametrize("value", ["1.00±0.01", "1.00+-0.01"])
+def test_other_commands_refuse_a_value_with_an_uncertainty(gradcli, value):
+    result = gradcli("grad", "L**2", "--L", value)
+    assert result.exit_code == 2
+    assert "a value with an uncertainty is read only by gradcli propagate" in result.stderr
+
+
+def test_table(gradcli):
+    result = gradcli(
+        "propagate", "4*pi**2*L/T**2", "--L", "1.00±0.01", "--T", "2.00±0.02", tty=True
+    )
+    assert "│ f │ 9.9 ± 0.2 │" in result.stdout
+    assert "│ T     │ 2     │ 0.02 │ 0.8 " in result.stdout
