@@ -38,6 +38,8 @@ import numpy as np
 import gradcli
 
 from . import bindings as _bindings
+from .engine import limits
+from .engine.limits import DEFAULT_MAX_ELEMENTS
 from .errors import GradcliError, Span
 
 DTYPES = ("float64", "float32")
@@ -219,9 +221,10 @@ def evaluate(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """The program's value."""
-    with _session(source, bindings, (), dtype, seed, filename) as s:
+    with _session(source, bindings, (), dtype, seed, filename, max_elements) as s:
         with gradcli.no_grad():
             value = s.run(s.leaves(()))
         return s.result("eval", value)
@@ -236,12 +239,13 @@ def gradient(
     seed: int = 0,
     filename: str = "<expr>",
     steps: bool = False,
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """The value and the gradient of a scalar output with respect to each input.
 
     ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
     """
-    with _session(source, bindings, wrt, dtype, seed, filename) as s:
+    with _session(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
         out, grads = s.scalar_gradient("grad")
         traced = s.graph(np.ones(out.shape, s.dtype)) if steps else None
         return s.result("grad", out, grad=grads, graph=traced)
@@ -255,9 +259,10 @@ def jacobian(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """The value and, for each input x, the Jacobian of shape ``value.shape + x.shape``."""
-    with _session(source, bindings, wrt, dtype, seed, filename) as s:
+    with _session(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
         f, outputs = s.function(s.wrt)
         if s.wrt:
             from gradcli.autograd import functional
@@ -284,9 +289,10 @@ def hessian(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """The value, the gradient and every block ``H[x][y]`` of the Hessian of a scalar output."""
-    with _session(source, bindings, wrt, dtype, seed, filename) as s:
+    with _session(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
         out, grads = s.scalar_gradient("hessian")
         hess: dict[str, dict[str, np.ndarray]] = {}
         if s.wrt:
@@ -319,13 +325,14 @@ def vjp(
     seed: int = 0,
     filename: str = "<expr>",
     steps: bool = False,
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """``backward(grad_output)``: the vector-Jacobian product for each input.
 
     ``grad_output`` has the output's shape; it may be left out for a scalar output.
     ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
     """
-    with _session(source, bindings, wrt, dtype, seed, filename) as s:
+    with _session(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
         f, _ = s.function(s.wrt)
         with gradcli.no_grad():
             value = f(*s.point(s.wrt))
@@ -379,6 +386,7 @@ def graph(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> GraphResult:
     """The autograd graph of the output, from the output down to the inputs in
     ``wrt`` (the leaves), each node with its value and the gradient that reached it
@@ -387,7 +395,7 @@ def graph(
     ``grad_output`` may be left out for a scalar output (it is 1); for another
     output, leaving it out gives the graph without gradients.
     """
-    with _session(source, bindings, wrt, dtype, seed, filename) as s:
+    with _session(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
         leaves = s.leaves(s.wrt)
         value = s.run(leaves)
         v = None
@@ -406,12 +414,13 @@ def jvp(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> Result:
     """The directional derivative: the Jacobian times the tangent of each named input.
 
     Inputs without a tangent are held fixed. A tangent has its input's shape.
     """
-    with _session(source, bindings, (), dtype, seed, filename) as s:
+    with _session(source, bindings, (), dtype, seed, filename, max_elements) as s:
         tangents = dict(tangents or {})
         if not tangents:
             raise GradcliError("jvp needs a direction: --tangent NAME=V for each input to move")
@@ -512,16 +521,18 @@ def _description(name: str, doc: str) -> str:
 
 
 @contextlib.contextmanager
-def _session(source, bindings, wrt, dtype, seed, filename):
+def _session(source, bindings, wrt, dtype, seed, filename, max_elements=DEFAULT_MAX_ELEMENTS):
     if dtype not in DTYPES:
         raise GradcliError(f"unknown dtype {dtype!r}: use float64 or float32")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise GradcliError(f"the seed must be a non-negative integer, not {seed!r}")
+    if isinstance(max_elements, bool) or not isinstance(max_elements, int) or max_elements < 1:
+        raise GradcliError(f"max_elements must be a positive integer, not {max_elements!r}")
     before = gradcli.get_default_dtype()
     gradcli.set_default_dtype(getattr(gradcli, dtype))
     try:
         # nan and inf are results here, reported once as warnings, not NumPy's chatter.
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), limits.max_elements(max_elements):
             yield _Session(source, dict(bindings or {}), wrt, dtype, seed, filename)
     finally:
         gradcli.set_default_dtype(before)

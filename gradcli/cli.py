@@ -36,6 +36,13 @@ _NAMED = re.compile(r"\s*([^\W\d]\w*)\s*=(?!=)")
 class _Group(click.Group):
     """The ``gradcli`` group; its ``main`` is the one place errors become exit codes."""
 
+    def invoke(self, ctx):
+        # Click answers Ctrl-C with an empty line and Abort: gradcli says it in one line.
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _Interrupted from None
+
     def list_commands(self, ctx):
         # As declared: eval, grad, jacobian, hessian, vjp, jvp, then functions.
         return list(self.commands)
@@ -62,7 +69,7 @@ class _Group(click.Group):
             if isinstance(error, click.UsageError) and error.ctx is not None:
                 click.echo(f"(see '{error.ctx.command_path} --help')", err=True)
             code = error.exit_code
-        except click.Abort:
+        except (_Interrupted, click.Abort):
             click.echo("error: interrupted", err=True)
             code = EXIT_INTERRUPTED
         except _OutputClosed:
@@ -104,6 +111,10 @@ def _tolerate_any_encoding() -> None:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+
+
+class _Interrupted(Exception):
+    """Ctrl-C during a command (not a KeyboardInterrupt, which Click would take)."""
 
 
 class _OutputClosed(Exception):
@@ -288,6 +299,14 @@ _SHARED_OPTIONS = [
         "-o", "--output", metavar="FILE.npz", help="Also save every result array."
     ),
     click.option("--strict", is_flag=True, help="Exit 3 when a result is nan or infinite."),
+    click.option(
+        "--max-elements",
+        type=click.IntRange(min=1),
+        default=api.DEFAULT_MAX_ELEMENTS,
+        show_default=True,
+        metavar="N",
+        help="Refuse any result (or Jacobian, Hessian) of more than N numbers.",
+    ),
     _DEBUG,
 ]
 
@@ -508,6 +527,7 @@ def graph_command(source, wrt, grad_output, **options):
         dtype=options["dtype"],
         seed=options["seed"],
         filename=filename,
+        max_elements=options["max_elements"],
     )
     if options["output"] is not None:
         write_image(result, os.path.expanduser(options["output"]), options["precision"])
@@ -594,6 +614,7 @@ def _run(compute, source, options, **arguments) -> int:
             dtype=options["dtype"],
             seed=options["seed"],
             filename=filename,
+            max_elements=options["max_elements"],
             **arguments,
         )
     except GradcliError as error:

@@ -305,7 +305,12 @@ def test_resource_errors_are_bad_input(gradcli, monkeypatch, error, message):
 
 
 def test_a_value_too_large_for_memory(gradcli):
-    assert "out of memory" in failed(gradcli("eval", "x", "--x", "zeros(1e12)"))
+    # Over the limit on a result's size: refused before NumPy is asked for the memory.
+    refused = failed(gradcli("eval", "x", "--x", "zeros(1e12)"))
+    assert "the result would hold 1,000,000,000,000 numbers" in refused
+    # Under a raised limit, NumPy's own refusal is the message.
+    raised = ("eval", "x", "--x", "zeros(1e12)", "--max-elements", str(10**13))
+    assert "out of memory" in failed(gradcli(*raised))
 
 
 def test_seed_must_not_be_negative(gradcli):

@@ -224,3 +224,39 @@ def test_a_full_disk_is_an_error_not_a_traceback(gradcli_script, tmp_path, fmt):
         )
     assert result.returncode == 1
     assert result.stderr == "error: cannot write the output: No space left on device\n"
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The processor time a process has used so far, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_ctrl_c_ends_a_computation_with_one_line_and_exit_130(gradcli_script, tmp_path):
+    import signal
+    import time
+
+    # A Hessian of 4000 x 4000: about a minute of work, interrupted once well into it.
+    args = ["hessian", "sum(sin(x) * cos(x) ** 3)", "--x", "randn(4000)", "--format", "json"]
+    process = subprocess.Popen(
+        [*gradcli_script, *args],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        # As from a terminal: a test run in the background has SIGINT ignored, and
+        # its children would inherit that.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        # Start-up takes a fraction of a second of processor time: after 2 s it computes.
+        deadline = time.monotonic() + 60
+        while _cpu_seconds(process.pid) < 2 and time.monotonic() < deadline:
+            assert process.poll() is None, process.stderr.read()
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert (process.returncode, stderr) == (130, "error: interrupted\n")

@@ -59,7 +59,8 @@ def caret_column(lines: list[str]) -> int:
         (["eval", "max(x, dim=5)", "--x", "[1]"], "Dimension out of range", 12),
         (["eval", "max(x, dim=7)", "--x", "1"], "Dimension out of range", 12),
         (["eval", "min(x, y, dim=0)", "--x", "1", "--y", "2"], "min(a, b) is elementwise", 15),
-        (["eval", "zeros(1e15)"], "zeros: out of memory", 1),
+        (["eval", "zeros(1e15)"], "zeros: the result would hold 1,000,000,000,000,000 numbers", 1),
+        (["eval", "zeros(1e15)", "--max-elements", str(10**16)], "zeros: out of memory", 1),
     ],
 )
 def test_language_errors(gradcli, args, message, column):

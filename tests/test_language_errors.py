@@ -348,7 +348,13 @@ def test_assigning_a_value_of_the_wrong_shape_names_both_shapes():
 
 
 def test_out_of_memory_is_an_error_at_the_call():
-    err = error_of("1 + zeros(1e15)")  # 8 petabytes
+    from gradcli.engine import limits
+
+    err = error_of("1 + zeros(1e15)")  # 8 petabytes: over the limit on a result's size
+    assert err.message.startswith("zeros: the result would hold 1,000,000,000,000,000 numbers")
+    assert caret_column(err) == 5
+    with limits.max_elements(10**16):  # under the limit: NumPy's refusal
+        err = error_of("1 + zeros(1e15)")
     assert err.message.startswith("zeros: out of memory")
     assert caret_column(err) == 5
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import ops
+from ..engine import limits, ops
 from ..engine.tensor import (
     Node,
     Tensor,
@@ -485,6 +485,7 @@ def jacobian(
             func(*inputs), "outputs of the user-provided function", "jacobian"
         )
         _check_requires_grad(outputs, "outputs", strict)
+        limits.check("jacobian", sum(o.numel() for o in outputs) * sum(x.numel() for x in inputs))
         result = _jacobian_tuple(outputs, inputs, create_graph, strict)
     result = _grad_postprocess(result, create_graph)
     return _tuple_postprocess(result, (outputs_tuple, inputs_tuple))
@@ -506,6 +507,7 @@ def hessian(
     """
     inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     _check_strategy(outer_jacobian_strategy, vectorize, create_graph, strict)
+    limits.check("hessian", sum(x.numel() for x in inputs) ** 2)
     with enable_grad():
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
         out = func(*inputs)

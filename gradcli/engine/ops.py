@@ -39,7 +39,7 @@ from ..errors import (
     NotImplementedByGradcli,
     ShapeError,
 )
-from . import dtypes
+from . import dtypes, limits
 from .tensor import LEAF_INPLACE, OVERLAPPING_WRITE, DefaultDType, GradMode, Node, Tensor
 
 # ----------------------------------------------------------------------------
@@ -235,6 +235,9 @@ def _bind(op):
                 return forward(x, y, *params, **kwargs)
             xd = x._data if tx else x
             yd = y._data if ty else y
+            # The product of the sizes bounds any result's: most calls need no more.
+            if tx and ty and xd.size * yd.size > limits.MaxElements.value:
+                _check_result_size(op, xd, yd)
             try:
                 out = forward(xd, yd, *params, **kwargs) if params or kwargs else forward(xd, yd)
             except (ValueError, IndexError) as err:
@@ -273,6 +276,16 @@ def _bind(op):
     return fn
 
 
+def _check_result_size(op, x, y):
+    """Refuse, before computing it, a result of op(x, y) larger than the limit."""
+    if op.name == "matmul":
+        limits.check_matmul(op.name, x.shape, y.shape)
+    elif op.name == "outer":
+        limits.check(op.name, x.size * y.size)
+    elif op.promotes or op.kind == "binary":  # elementwise: the operands broadcast
+        limits.check_broadcast(op.name, x.shape, y.shape)
+
+
 def defop(name, forward, rules, grad_fn, doc, kind, **options):
     """Declare an op (one entry of the table) and return its function."""
     op = Op(name, forward, tuple(rules), grad_fn, doc, kind, **options)
@@ -299,6 +312,8 @@ def defop_nondiff(name, forward, n_inputs, doc, kind):
         raws = [a._data if type(a) is Tensor else a for a in args]
         if not builtins.any(type(a) is Tensor for a in args[:n_inputs]):
             return forward(*raws, **kwargs)
+        if n_inputs == 2 and kind == "binary":  # comparisons broadcast
+            limits.check_broadcast(name, np.shape(raws[0]), np.shape(raws[1]))
         try:
             out = forward(*raws, **kwargs)
         except (ValueError, IndexError) as err:
@@ -423,7 +438,9 @@ div = defop("div", np.true_divide,
             "x / y", "binary")
 reciprocal = defop("reciprocal", lambda x: np.true_divide(1, x),
                    (lambda g, ans, x: -g * ans * ans,),
-                   "ReciprocalBackward0", "1 / x", "elementwise")
+                   "ReciprocalBackward0", "1 / x", "elementwise",
+                   kink="-g * ans * ans from the left: a zero gradient stays 0 where "
+                        "ans * ans overflows (|x| < 1e-154; PyTorch squares first: nan)")
 neg = defop("neg", np.negative, (lambda g, ans, x: -g,), "NegBackward0", "-x", "elementwise",
             saves=False)
 
@@ -1105,6 +1122,8 @@ norm = defop("norm", _norm, (_norm_rule,), "LinalgVectorNormBackward0",
 
 def _correction(unbiased, correction):
     if correction is not None:
+        if unbiased is not None:  # PyTorch has no signature that takes both
+            raise GradcliTypeError("var and std take unbiased or correction, not both")
         return correction
     return 1 if unbiased in (None, True) else 0
 
@@ -1442,6 +1461,7 @@ inverse = defop("inverse", _square("inverse", np.linalg.inv),
 
 def _diag_embed(x, rows, cols):
     x = np.asarray(x)
+    limits.check("diag", x.shape[:-1] + (rows, cols))
     out = np.zeros(x.shape[:-1] + (rows, cols), dtype=x.dtype)
     k = builtins.min(rows, cols)
     idx = np.arange(k)
@@ -1490,10 +1510,15 @@ def diag(input):
 # ----------------------------------------------------------------------------
 
 
-def _shape_arg(shape):
+def _shape_arg(shape, what=None):
+    """A size given as ``2, 3`` or ``(2, 3)``; with ``what``, a constructor's, checked
+    against the limit on a result's size."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
-    return tuple(int(s) for s in shape)
+    shape = tuple(int(s) for s in shape)
+    if what is not None:
+        limits.check(what, shape)
+    return shape
 
 
 def _reshape_rule(g, ans, x, *params, **kwargs):
@@ -2072,6 +2097,7 @@ def repeat(input, *sizes):
             "Number of dimensions of repeat dims can not be smaller than number of dimensions "
             "of tensor"
         )
+    limits.check("repeat", math.prod(sizes) * int(np.size(_raw(input))))
     return repeat_op(input, sizes)
 
 
@@ -2325,17 +2351,17 @@ def tensor(data, dtype=None, requires_grad=False):
 
 def zeros(*size, dtype=None, requires_grad=False):
     """zeros(2, 3): a tensor of zeros."""
-    return _new(np.zeros(_shape_arg(size), dtype=_float_dtype(dtype)), requires_grad)
+    return _new(np.zeros(_shape_arg(size, "zeros"), dtype=_float_dtype(dtype)), requires_grad)
 
 
 def ones(*size, dtype=None, requires_grad=False):
     """ones(2, 3): a tensor of ones."""
-    return _new(np.ones(_shape_arg(size), dtype=_float_dtype(dtype)), requires_grad)
+    return _new(np.ones(_shape_arg(size, "ones"), dtype=_float_dtype(dtype)), requires_grad)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False):
     """full((2, 3), v): a tensor filled with v."""
-    size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+    size = _shape_arg((size,) if isinstance(size, (int, np.integer)) else tuple(size), "full")
     if not isinstance(fill_value, (bool, int, float, np.number, np.bool_)):
         raise GradcliTypeError(
             f"full(): argument 'fill_value' (position 2) must be Number, not "
@@ -2348,6 +2374,7 @@ def full(size, fill_value, dtype=None, requires_grad=False):
 
 def eye(n, m=None, dtype=None, requires_grad=False):
     """eye(n): the identity matrix."""
+    limits.check("eye", (int(n), int(n) if m is None else int(m)))
     return _new(
         np.eye(int(n), None if m is None else int(m), dtype=_float_dtype(dtype)), requires_grad
     )
@@ -2365,6 +2392,8 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False):
     if dtype is None:
         is_int = all(isinstance(v, (int, np.integer)) for v in values)
         dtype = np.int64 if is_int else DefaultDType.value
+    if step != 0 and all(math.isfinite(v) for v in values):
+        limits.check("arange", builtins.max(0, math.ceil((end - start) / step)))
     return _new(np.arange(start, end, step, dtype=dtypes.to_numpy(dtype)), requires_grad)
 
 
@@ -2372,6 +2401,7 @@ def linspace(start, end, steps, dtype=None, requires_grad=False):
     """linspace(0, 1, 5): steps evenly spaced values from start to end."""
     dt = _float_dtype(dtype)
     steps = int(steps)
+    limits.check("linspace", steps)
     if steps < 2:
         return _new(np.full(steps, start).astype(dt), requires_grad)
     # PyTorch's values, not NumPy's: the first half counts up from start, the second
@@ -2392,13 +2422,14 @@ def linspace(start, end, steps, dtype=None, requires_grad=False):
 
 def rand(*size, dtype=None, requires_grad=False):
     """rand(2, 3): uniform random values in [0, 1)."""
-    data = _Random.generator().random(_shape_arg(size)).astype(_float_dtype(dtype))
+    data = _Random.generator().random(_shape_arg(size, "rand")).astype(_float_dtype(dtype))
     return _new(data, requires_grad)
 
 
 def randn(*size, dtype=None, requires_grad=False):
     """randn(2, 3): standard normal random values."""
-    data = _Random.generator().standard_normal(_shape_arg(size)).astype(_float_dtype(dtype))
+    shape = _shape_arg(size, "randn")
+    data = _Random.generator().standard_normal(shape).astype(_float_dtype(dtype))
     return _new(data, requires_grad)
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .numbers import format_number
+from .numbers import format_number, nested_text
 
 
 def render(result, stream, precision: int | None = None) -> None:
@@ -74,7 +74,14 @@ def encode(node, precision: int | None = None) -> str:
 def _array(array: np.ndarray, precision: int | None) -> str:
     if array.ndim == 0:
         return _number(array[()], precision)
+    if precision is None:
+        text = nested_text(array, _NONFINITE)
+        if text is not None:
+            return text
     return "[" + ", ".join(_array(part, precision) for part in array) + "]"
+
+
+_NONFINITE = {"nan": '"nan"', "inf": '"inf"', "-inf": '"-inf"'}
 
 
 def _number(x, precision: int | None) -> str:

@@ -7,6 +7,8 @@ numbers are ``nan``, ``inf`` and ``-inf``, as NumPy prints them.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 # NumPy's defaults: arrays over 1000 elements show 3 items at each edge.
@@ -40,6 +42,37 @@ def format_number(x, precision: int | None = None) -> str:
 def flat_numbers(array: np.ndarray, precision: int | None = None) -> list[str]:
     """Every element of ``array`` as text, in row-major order."""
     return [format_number(x, precision) for x in np.asarray(array).reshape(-1)]
+
+
+def flat_text(array: np.ndarray, precision: int | None = None) -> str:
+    """``flat_numbers`` joined by spaces, in time linear in the size and small per number."""
+    array = np.asarray(array)
+    if precision is None and array.dtype == np.float64:
+        text = " ".join(map(repr, array.reshape(-1).tolist())) + " "
+        return text.replace(".0 ", " ")[:-1]
+    if array.dtype.kind in "iu":
+        return " ".join(map(str, array.reshape(-1).tolist()))
+    return " ".join(flat_numbers(array, precision))
+
+
+def nested_text(array: np.ndarray, words: dict[str, str]) -> str | None:
+    """A float64 array as nested lists ``[[1, 2.5], [nan, 4]]`` of ``format_number``'s
+    texts, ``words`` replacing nan, inf and -inf; None for other dtypes."""
+    array = np.asarray(array)
+    if array.dtype != np.float64:
+        return None
+    text = repr(array.tolist()).replace(".0,", ",").replace(".0]", "]")
+    if not np.isfinite(array).all():
+        text = _NONFINITE.sub(lambda found: words[found[0]], text)
+    return text
+
+
+# Python's repr of a float is the shortest text that reads back, and it switches to
+# scientific notation where format_number does (below 1e-4, from 1e16) and writes it
+# the same way (1e-05, 1.5e+20): only the ".0" of whole numbers goes, and ".0" ends a
+# number nowhere else. Whole-text replacements do it for every number at once, which
+# is what makes large outputs fast.
+_NONFINITE = re.compile(r"-?inf|nan")
 
 
 def _shown_part(array: np.ndarray) -> np.ndarray:

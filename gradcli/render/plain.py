@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from . import leaves
-from .numbers import flat_numbers
+from .numbers import flat_numbers, flat_text
 
 
 def render(result, stream, precision: int | None = None) -> None:
@@ -29,7 +29,8 @@ def render(result, stream, precision: int | None = None) -> None:
 
         render_steps_plain(result.graph, stream, precision)
     for path, array in leaves(result.as_tree()):
-        stream.write(" ".join([".".join(path), *flat_numbers(array, precision)]) + "\n")
+        numbers = flat_text(array, precision)
+        stream.write(f"{'.'.join(path)} {numbers}\n" if numbers else f"{'.'.join(path)}\n")
     if getattr(result, "assembled", None) is not None:
         # Numbers only: the rows and columns are the inputs' entries in order (JSON
         # names them), and `read name numbers` takes every line apart.
@@ -74,7 +75,7 @@ def _words(node, precision) -> list[str]:
 
 def render_numbers(array, stream, precision: int | None = None) -> None:
     """One array's numbers alone, flattened, on one line (``--get NAME``)."""
-    stream.write(" ".join(flat_numbers(array, precision)) + "\n")
+    stream.write(flat_text(array, precision) + "\n")
 
 
 def render_functions(functions, stream) -> None:

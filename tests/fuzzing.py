@@ -1,0 +1,472 @@
+"""Hypothesis strategies for the fuzz tests (``test_fuzz.py``).
+
+``programs()`` draws a random well-formed program around one call of a function
+of the op table: the function is drawn from ``ops.FUNCTIONS`` and its arguments
+from its signature, parameter by parameter (``ARGUMENTS``), so a new function is
+fuzzed without touching the tests; a parameter name with no strategy fails
+``test_every_parameter_has_a_strategy``. Inputs come from the function's test
+domains (the gradcheck table of ``test_engine_ops.py``), and a share of them is
+moved exactly onto the function's kinks (``KINKS``). Around the call the
+program uses every construct of the language: operators, methods, ``.T``,
+indexing and slicing, masks, list literals, element assignment, ``const``,
+user functions and inputs with default values.
+
+``near_misses()`` draws text that is almost a program, or is not one at all.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from hypothesis import strategies as st
+from test_engine_ops import CASES, real
+
+from gradcli.engine.ops import FUNCTIONS
+from gradcli.language import ir
+from gradcli.language.check import builtin_signature
+
+#: Disagreements with PyTorch that are known and being fixed in the engine: the
+#: strategies stay away from them. Each name is the regression test to come.
+KNOWN_DISAGREEMENTS = {
+    "var_std_empty_dim_list": "var(x, []) and std(x, []) differ from PyTorch's",
+    "det_singular": (
+        "det at a singular matrix: gradcli follows mathematics (the cofactor matrix), "
+        "PyTorch 2.13 gives zeros at rank n-1 (op table)"
+    ),
+    "second_order_at_kinks": (
+        "second derivatives at kinks, and jvp (computed by double backward, as PyTorch) "
+        "there: norm at 0, std at zero variance, atan2 at the origin, pow at a zero "
+        "base, softplus at its threshold (op table's kink conventions)"
+    ),
+    "first_order_conventions": (
+        "prod beside inf or nan, var/std with correction >= N, abs and sign at nan: "
+        "gradcli follows mathematics where PyTorch divides (op table)"
+    ),
+}
+
+#: Functions whose second derivatives (Hessian, jvp) at their kinks are a known
+#: disagreement (second_order_at_kinks).
+SECOND_ORDER_AT_KINKS_KNOWN = {"norm", "std", "var", "atan2", "pow", "softplus"}
+
+# Functions whose results are random: used as 0 * f(...), a value both sides agree on.
+RANDOM = {"rand", "randn"}
+
+# ----------------------------------------------------------------------------
+# Inputs: the test domains of the gradcheck table, and the kinks
+# ----------------------------------------------------------------------------
+
+
+def domains(name: str):
+    """The input domains of every gradcheck case that covers function ``name``."""
+    found = [case.domains for case in CASES if name in case.covers]
+    return found or [(real(2, 3), real(2, 3))]
+
+
+#: Points where each function is not differentiable, or is singular: a share of the
+#: inputs is moved exactly onto them. ``"tie"`` copies one entry onto another.
+KINKS = {
+    "abs": (0.0,),
+    "sign": (0.0, -0.0),
+    "relu": (0.0,),
+    "sqrt": (0.0,),
+    "floor": (1.0, -2.0, 0.0),
+    "ceil": (1.0, -2.0, 0.0),
+    "round": (0.5, 1.5, -2.5, 2.0),
+    "clamp": (-0.5, 0.5, 0.0, 1.0),
+    "log": (0.0,),
+    "log2": (0.0,),
+    "log10": (0.0,),
+    "log1p": (-1.0,),
+    "reciprocal": (0.0, -0.0),
+    "acosh": (1.0,),
+    "asin": (1.0, -1.0),
+    "acos": (1.0, -1.0),
+    "atanh": (1.0, -1.0),
+    "atan2": (0.0,),
+    "maximum": ("tie",),
+    "minimum": ("tie",),
+    "max": ("tie",),
+    "min": ("tie",),
+    "amax": ("tie",),
+    "amin": ("tie",),
+    "norm": (0.0,),
+    "prod": (0.0,),
+    "pow": (0.0,),
+    "where": (0.0,),
+}
+
+
+def _inputs(draw, name):
+    """Arrays for function ``name``: ``(x, y or None, on_kink)``."""
+    chosen = draw(st.sampled_from(domains(name)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    x = np.array(chosen[0](rng), dtype=float)
+    y = np.array(chosen[1](rng), dtype=float) if len(chosen) > 1 else None
+    kinks = KINKS.get(name, ())
+    on_kink = bool(kinks) and x.size > 0 and draw(st.integers(0, 9)) < 3
+    if name not in ("det", "inverse") and draw(st.integers(0, 9)) == 0:
+        # Extreme scales, overflow and underflow: singular points of their own, so they
+        # count as kinks. (A det that underflows to 0 is det_singular.)
+        # (Tinier ones meet reciprocal_overflow, a documented difference.)
+        x = x * draw(st.sampled_from([1e-100, 1e-20, 1e20, 1e150, 1e300]))
+        on_kink = True
+    if on_kink and kinks:
+        kink = draw(st.sampled_from(kinks))
+        flat, count = x.reshape(-1), draw(st.integers(1, x.size))
+        where = rng.choice(x.size, count, replace=False)
+        if kink == "tie":
+            if y is not None and y.shape == x.shape:
+                flat[where] = y.reshape(-1)[where]
+            elif x.size > 1:
+                flat[where] = flat[0]
+        else:
+            flat[where] = kink
+            if y is not None and name == "atan2" and x.shape[-y.ndim :] == y.shape:
+                # The origin: y's entries where x's broadcast onto them are 0 too.
+                y.reshape(-1)[where % y.size] = kink
+    return x, y, on_kink
+
+
+# ----------------------------------------------------------------------------
+# Arguments, by parameter name
+# ----------------------------------------------------------------------------
+
+
+def num(value) -> ir.Expr:
+    """A number literal; negative ones as the parser makes them, -(n)."""
+    if isinstance(value, bool):
+        return ir.Name("True" if value else "False")
+    if value == math.inf:
+        return ir.Name("inf")
+    if value < 0 or (value == 0 and math.copysign(1, value) < 0):
+        return ir.UnaryOp("neg", num(-value))
+    return ir.Num(float(value))
+
+
+def ints(values) -> ir.ListLit:
+    return ir.ListLit(tuple(num(v) for v in values))
+
+
+@dataclass
+class Call:
+    """What the argument strategies know: the function, its inputs, their shapes."""
+
+    name: str
+    x: np.ndarray
+    y: np.ndarray | None
+
+
+def _dim(draw, ndim):
+    span = max(ndim, 1)
+    return draw(st.integers(-span, span - 1))
+
+
+def _dims(draw, call):
+    """A dim, or for reductions over several a list of distinct dims (never empty)."""
+    ndim = call.x.ndim
+    several = call.name in ("sum", "mean", "amax", "amin", "norm", "var", "std", "logsumexp")
+    if several and ndim >= 2 and draw(st.booleans()):
+        count = draw(st.integers(1, ndim))
+        dims = draw(st.permutations(range(ndim)))[:count]
+        if draw(st.integers(0, 5)) == 0:
+            dims = dims + dims[:1]  # repeated: PyTorch raises
+        if call.name not in ("var", "std") and draw(st.integers(0, 5)) == 0:
+            dims = []  # every dimension
+        return ints(dims)
+    return num(_dim(draw, ndim))
+
+
+def _reshaped(draw, call):
+    size, shape = call.x.size, call.x.shape
+    options = [(-1,), (size,), (1, -1), tuple(reversed(shape)), shape + (1,)]
+    target = draw(st.sampled_from(options))
+    if draw(st.booleans()):
+        return [ints(target)]
+    return [num(v) for v in target]
+
+
+def _permutation(draw, call):
+    return [num(v) for v in draw(st.permutations(range(call.x.ndim)))]
+
+
+def _expanded(draw, call):
+    sizes = [3 if n == 1 else draw(st.sampled_from([n, -1])) for n in call.x.shape]
+    lead = [2] if draw(st.booleans()) else []
+    return [num(v) for v in lead + sizes]
+
+
+def _correction(draw, call):
+    # correction >= N is a known disagreement (kink_conventions).
+    return num(draw(st.sampled_from([0, 1]))) if call.x.size > 2 else num(0)
+
+
+def _bound(draw, numbers):
+    """A clamp bound: a number, or now and then the tensor input y."""
+    return ir.Name("y") if draw(st.integers(0, 3)) == 0 else num(draw(st.sampled_from(numbers)))
+
+
+def _flatten_dims(draw, call):
+    span = max(call.x.ndim, 1)
+    start = draw(st.integers(0, span - 1))
+    return start, draw(st.integers(start, span - 1))
+
+
+#: One strategy per parameter name: ``(draw, call) -> IR`` of the argument.
+ARGUMENTS = {
+    "dim": _dims,
+    "keepdim": lambda draw, call: num(draw(st.booleans())),
+    "unbiased": lambda draw, call: num(draw(st.booleans())),
+    "correction": _correction,
+    "p": lambda draw, call: (
+        num(draw(st.sampled_from([1, 2, 3, 1.5, 0.5, 0, -1, math.inf])))
+        if call.name == "norm"
+        else num(draw(st.sampled_from([2, 3, 0.5, -1, 1.5, 0])))
+    ),
+    "beta": lambda draw, call: num(draw(st.sampled_from([1, 2, 0.5]))),
+    "threshold": lambda draw, call: num(draw(st.sampled_from([20, 3, 1]))),
+    "decimals": lambda draw, call: num(draw(st.sampled_from([0, 1, 2]))),
+    "min": lambda draw, call: _bound(draw, [-0.5, 0]),
+    "max": lambda draw, call: _bound(draw, [0.5, 1]),
+    "dim0": lambda draw, call: num(_dim(draw, call.x.ndim)),
+    "dim1": lambda draw, call: num(_dim(draw, call.x.ndim)),
+    "start_dim": lambda draw, call: num(_flatten_dims(draw, call)[0]),
+    "end_dim": lambda draw, call: num(_dim(draw, call.x.ndim)),
+    "m": lambda draw, call: num(draw(st.integers(1, 4))),
+}
+#: Variadic parameters: ``(draw, call) -> [IR, ...]``.
+VARIADIC = {"shape": _reshaped, "dims": _permutation, "sizes": _expanded}
+#: Parameters that are tensors: the second input.
+TENSORS = {"other", "mat2", "y", "input"}
+
+
+def _constructor(draw, name, x):
+    """A constructor's call, with arguments that make a small result."""
+    shape = list(draw(st.sampled_from([(2,), (2, 3), (3, 1), ()])))
+    if name in ("zeros", "ones", "rand", "randn"):
+        args = [ints(shape)] if draw(st.booleans()) else [num(n) for n in shape]
+    elif name == "full":
+        args = [ints(shape) if shape else num(2), num(draw(st.sampled_from([1.5, 2, -0.25])))]
+    elif name == "eye":
+        args = [num(draw(st.integers(1, 3)))]
+        if draw(st.booleans()):
+            args.append(num(draw(st.integers(1, 3))))
+    elif name == "arange":
+        start = draw(st.integers(-3, 2))
+        stop = start + draw(st.integers(-2, 5))  # stop <= start: PyTorch raises
+        args = [num(stop)] if start == 0 and draw(st.booleans()) else [num(start), num(stop)]
+        if len(args) == 2 and draw(st.booleans()):
+            args.append(num(draw(st.sampled_from([1, 2, 0.5]))))
+    elif name == "linspace":
+        args = [num(draw(st.sampled_from([-1, 0, 0.5]))), num(2), num(draw(st.integers(0, 5)))]
+    else:  # zeros_like, ones_like: of an input
+        args = [ir.Name("x")]
+    call = ir.Call(name, tuple(args))
+    if name in RANDOM:
+        return ir.Chain(num(0), ("mul",), (call,))
+    return call
+
+
+@st.composite
+def call_of(draw, name):
+    """``(expression, inputs, on_kink)``: one call of function ``name``."""
+    function = FUNCTIONS[name]
+    x, y, on_kink = _inputs(draw, name)
+    if function.kind == "constructor":
+        expression = _constructor(draw, name, x)
+        if name not in ("zeros_like", "ones_like"):
+            # Combined with the input, so that the program has something to differentiate.
+            total = ir.Call("sum", (ir.Name("x"),))
+            expression = ir.Chain(expression, ("add",), (total,))
+        return expression, {"x": x}, on_kink
+    sig = builtin_signature(name)
+    call = Call(name, x, y)
+    inputs = {"x": x}
+    first = sig.positional[0] if sig.positional else None
+    if first == "condition":  # where(x > 0, x, y)
+        y = y if y is not None else np.array(real(*x.shape)(np.random.default_rng(0)))
+        inputs["y"] = y
+        compare = ir.Compare(ir.Name("x"), ("gt",), (num(0),))
+        return ir.Call(name, (compare, ir.Name("x"), ir.Name("y"))), inputs, on_kink
+    if first == "arrays":  # stack([x, 2 * x]), cat([x, y])
+        second = ir.Chain(num(2), ("mul",), (ir.Name("x"),))
+        if y is not None and y.shape[1:] == x.shape[1:] and x.ndim > 0:
+            inputs["y"] = y
+            second = ir.Name("y")
+        args = [ir.ListLit((ir.Name("x"), second))]
+        if draw(st.booleans()) and x.ndim > 0:
+            args.append(num(_dim(draw, x.ndim + (1 if name == "stack" else 0))))
+        return ir.Call(name, tuple(args)), inputs, on_kink
+    args, keywords = [ir.Name("x")], []
+    rest = list(sig.positional[1:])
+    needed = sig.required - 1
+    for i, param in enumerate(rest):
+        if i >= needed and not draw(st.booleans()):
+            break
+        if param in TENSORS or (param == "p" and y is not None):
+            inputs["y"] = y if y is not None else x * 0.5 + 0.25
+            args.append(ir.Name("y"))
+            continue
+        if param not in ARGUMENTS:
+            raise LookupError(f"no fuzz strategy for parameter {param!r} of {name}")
+        if param == "end_dim":
+            start = args[-1].value if isinstance(args[-1], ir.Num) else 0
+            args.append(num(draw(st.integers(int(start), max(x.ndim, 1) - 1))))
+            continue
+        args.append(ARGUMENTS[param](draw, call))
+    if sig.variadic is not None:
+        if sig.variadic not in VARIADIC:
+            raise LookupError(f"no fuzz strategy for parameter {sig.variadic!r} of {name}")
+        args += VARIADIC[sig.variadic](draw, call)
+    # Keyword-only parameters: max(x, dim=0, keepdim=True), var(x, correction=0).
+    elementwise = name in ("max", "min") and len(args) > 1
+    for param in sorted(sig.keywords - set(sig.positional)):
+        if param == "keepdim" and not any(k.name == "dim" for k in keywords):
+            continue
+        if draw(st.booleans()) and (not elementwise or draw(st.integers(0, 5)) == 0):
+            if param not in ARGUMENTS:
+                raise LookupError(f"no fuzz strategy for parameter {param!r} of {name}")
+            keywords.append(ir.Keyword(param, ARGUMENTS[param](draw, call)))
+    used = {n.id for a in args for n in ir.walk(a) if isinstance(n, ir.Name)}
+    if "y" in used and "y" not in inputs:  # a clamp bound
+        inputs["y"] = x * 0.5 + 0.25
+    # The call as a function, or as a method of its first argument.
+    if draw(st.booleans()):
+        expression = ir.Method(args[0], name, tuple(args[1:]), tuple(keywords))
+    else:
+        expression = ir.Call(name, tuple(args), tuple(keywords))
+    return expression, inputs, on_kink
+
+
+# ----------------------------------------------------------------------------
+# Programs around the call
+# ----------------------------------------------------------------------------
+
+
+@dataclass
+class FuzzProgram:
+    function: str
+    program: ir.Program
+    inputs: dict
+    on_kink: bool
+
+    @property
+    def source(self) -> str:
+        return ir.to_source(self.program)
+
+
+def _sum(expression):
+    return ir.Call("sum", (expression,))
+
+
+def _flat(expression):
+    return ir.Call("flatten", (expression,))
+
+
+@st.composite
+def programs(draw, names=None):
+    """A random program around one call of a function of the op table."""
+    name = draw(st.sampled_from(sorted(names or FUNCTIONS)))
+    call, inputs, on_kink = draw(call_of(name))
+    statements = []
+    h = ir.Name("h")
+    value = call
+    if draw(st.integers(0, 3)) == 0:
+        statements.append(ir.ConstDecl("c", num(draw(st.sampled_from([2, 0.5, -1.5])))))
+        value = ir.Chain(ir.Name("c"), ("mul",), (value,))
+    if draw(st.integers(0, 3)) == 0:
+        body = draw(
+            st.sampled_from(
+                [
+                    ir.Chain(ir.Name("a"), ("mul", "add"), (ir.Name("a"), num(1))),
+                    ir.Method(ir.Name("a"), "tanh"),
+                    ir.BinOp("pow", ir.Name("a"), num(2)),
+                    ir.UnaryOp("neg", ir.Name("a")),
+                ]
+            )
+        )
+        statements.append(ir.FuncDef("g", ("a",), body))
+        value = ir.Call("g", (value,))
+    statements.append(ir.Assign("h", value))
+    if draw(st.integers(0, 3)) == 0:
+        # Element assignment into a flattened copy: k[0] = ..., k[1:] = ...
+        statements.append(ir.Assign("k", _flat(h)))
+        target = draw(st.sampled_from([(num(0),), (ir.Slice(num(1), None, None),)]))
+        scalar = ir.Chain(_sum(ir.Name("x")), ("mul",), (num(2),))
+        statements.append(ir.IndexAssign("k", target, scalar))
+        h = ir.Name("k")
+    if draw(st.integers(0, 4)) == 0:
+        # An input with a value in the program.
+        w = np.array(
+            draw(st.lists(st.sampled_from([1.5, -0.5, 2.0, 0.25]), min_size=2, max_size=2))
+        )
+        statements.insert(0, ir.Assign("w", ir.ListLit(tuple(num(v) for v in w))))
+        inputs["w"] = w
+        h = ir.Chain(_sum(h), ("add",), (_sum(ir.Chain(ir.Name("w"), ("mul",), (ir.Name("w"),))),))
+    flat = _flat(h)
+    endings = [
+        h,
+        _sum(h),
+        ir.Method(h, "sum"),
+        ir.Index(flat, (num(-1),)),
+        ir.Index(flat, (ir.Slice(None, None, num(2)),)),
+        ir.Index(flat, (ir.Slice(None, None, num(-1)),)),  # PyTorch raises: use flip
+        ir.Index(flat, (ints([0, 0]),)),
+        ir.Index(flat, (ir.Compare(flat, ("gt",), (num(0),)),)),
+        ir.ListLit((_sum(h), num(1.5))),
+        ir.Chain(ir.Compare(h, ("gt",), (num(0),)), ("mul",), (h,)),
+        ir.Chain(num(2), ("mul", "sub"), (h, num(1))),
+        ir.Chain(h, ("div",), (num(4),)),
+        ir.Chain(h, ("mod",), (num(0.75),)),
+        ir.Chain(ir.Chain(h, ("floordiv",), (num(0.5),)), ("add",), (h,)),
+        ir.Chain(num(2), ("mod",), (ir.Call("abs", (h,)),)),
+        ir.UnaryOp("neg", h),
+        ir.BinOp("pow", h, num(2)),
+        ir.Attr(ir.Call("reshape", (h, num(-1), num(1))), "T"),  # .T of a column
+        ir.Chain(flat, ("matmul",), (flat,)),
+        ir.UnaryOp("pos", h),
+        ir.Chain(ir.Compare(num(-1), ("lt", "le"), (h, num(1))), ("mul",), (h,)),
+        ir.Index(ir.Call("reshape", (h, num(1), num(-1))), (num(0), ir.Slice(num(1), None))),
+    ]
+    statements.append(draw(st.sampled_from(endings)))
+    used = {n.id for n in ir.walk(ir.Program(tuple(statements))) if isinstance(n, ir.Name)}
+    inputs = {k: v for k, v in inputs.items() if k in used}
+    return FuzzProgram(name, ir.Program(tuple(statements)), inputs, on_kink)
+
+
+def binding_text(array: np.ndarray) -> str:
+    """An input's value as the language writes it, at full precision (nan and inf are
+    names of the language)."""
+    return repr(array.tolist()) if array.ndim else repr(float(array))
+
+
+# ----------------------------------------------------------------------------
+# Near misses and garbage
+# ----------------------------------------------------------------------------
+
+_STRAY = ["(", ")", "[", "]", ",", ":", "=", "**", ".", ";", "\n", "#", "\\", "@", "'", '"']
+_HUGE = ["1e999999", "9" * 400, "1e-999999", "0." + "0" * 400 + "1", "2**2**2**2**2", "1e308*10"]
+
+
+@st.composite
+def near_misses(draw, sources):
+    """Text near a program of ``sources``, or garbage: truncated, with a stray bracket
+    or operator, with a huge number, with random characters or bytes."""
+    kind = draw(st.sampled_from(["truncate", "stray", "huge", "unicode", "bytes", "splice"]))
+    text = draw(sources)
+    if kind == "truncate":
+        return text[: draw(st.integers(0, len(text)))]
+    if kind == "stray":
+        at = draw(st.integers(0, len(text)))
+        return text[:at] + draw(st.sampled_from(_STRAY)) + text[at:]
+    if kind == "huge":
+        at = draw(st.integers(0, len(text)))
+        return text[:at] + draw(st.sampled_from(_HUGE)) + text[at:]
+    if kind == "unicode":
+        return draw(st.text(min_size=0, max_size=40))
+    if kind == "bytes":
+        raw = draw(st.binary(min_size=0, max_size=40))
+        return raw.decode("utf-8", errors="surrogateescape").replace("\x00", "")
+    a, b = draw(sources), draw(sources)
+    return a[: draw(st.integers(0, len(a)))] + b[draw(st.integers(0, len(b))) :]

@@ -1,0 +1,138 @@
+"""The disagreements with PyTorch that fuzzing found, each a named case replayed on both
+(``test_fuzz.check_against_torch``): value, gradient, Jacobian, Hessian and jvp.
+
+Where gradcli deliberately differs from PyTorch (the op table's kink text says so),
+the test asserts that exactly the documented comparisons differ (``DIFFER``: the
+reason, and which of the samples of ``check_against_torch`` differ: 0 the
+Jacobian, 1 the Hessian, 2 the jvp, every one the gradient), and an independent
+check of gradcli's answer stands beside the first-order ones.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from fuzzing import FuzzProgram
+
+from gradcli import api
+from gradcli.language import parse
+
+torch = pytest.importorskip(
+    "torch", reason="PyTorch 2.13 is the oracle of the fuzz tests; install torch==2.13.0"
+)
+from test_fuzz import check_against_torch  # noqa: E402  (needs torch)
+
+pytestmark = [
+    pytest.mark.usefixtures("float64"),
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+    pytest.mark.filterwarnings("ignore::RuntimeWarning"),
+]
+
+X = np.array([[1.0, 2.0], [2.0, 4.0]])  # singular, with a tie
+Y = np.array([[1.5, 0.5], [3.0, 1.0]])
+
+AGREE = {
+    "empty_dim_list_reduces_everything": ("sum(amax(x, []))", {"x": X}),
+    "empty_dim_list_in_a_product": ("sum(sum(x, []) * x)", {"x": X}),
+    "clamp_tensor_bounds": ("sum(clamp(x, min=y))", {"x": X, "y": Y}),
+    "clamp_tensor_bounds_both": ("sum(clamp(x, min=y, max=y + 1))", {"x": X, "y": Y}),
+    "inverse_singular_raises": ("sum(inverse(x))", {"x": X}),
+    "view_of_reduction": ("sum(view(sum(transpose(x * ones(2, 2, 2), 0, 2), 1), 4))", {"x": X}),
+    "negative_slice_step_raises": ("sum(x[::-1])", {"x": X}),
+    "arange_wrong_direction_raises": ("sum(x) + sum(arange(5, 0))", {"x": X}),
+    "repeated_dims_raise": ("sum(sum(x, [0, 0]))", {"x": X}),
+    "norm_p_zero": ("norm(x * [0, 1], 0)", {"x": X}),
+    "norm_p_negative": ("norm(x, -1)", {"x": X}),
+    "maximum_at_nan": ("sum(maximum(x * [nan, 1], y))", {"x": X, "y": Y}),
+    "amax_nan_gradient": ("amax(x * [nan, 1])", {"x": X}),
+    "unbiased_and_correction_raise": ("sum(std(x, [1], True, True, correction=0))", {"x": X}),
+    "flip_of_dims": ("sum(x.flip(0, 1) * y)", {"x": X, "y": Y}),
+}
+
+# gradcli's deliberate conventions at kinks (the op table's kink text); first order agrees.
+SECOND_ORDER = "second derivatives at a kink (Hessian; jvp by double backward): op table"
+DIFFER = {
+    "norm_half_at_zero": ("norm(x * [0, 1], 0.5)", {"x": X}, SECOND_ORDER, (1, 2)),
+    "std_zero_variance": ("std(x * 0 + 1)", {"x": X}, SECOND_ORDER, (2,)),
+    "atan2_origin": ("sum(atan2(x * [0, 1], y * [0, 1]))", {"x": X, "y": Y}, SECOND_ORDER, (2,)),
+    "pow_zero_base": ("sum(pow(x * [0, 1], y))", {"x": X, "y": Y}, SECOND_ORDER, (1,)),
+    "relu_at_nan": ("sum(relu(x * [nan, 1]))", {"x": X}, SECOND_ORDER, (1,)),
+    "softplus_threshold": ("sum(softplus(x * [20, 1]))", {"x": X}, SECOND_ORDER, (1,)),
+    "det_singular": (
+        "det(x)",
+        {"x": X},
+        "det at a singular matrix: gradcli's gradient is the cofactor matrix, PyTorch's zeros",
+        (0, 1, 2, 3),
+    ),
+    "var_correction_at_least_n": (
+        "var(x, 0, correction=2)",
+        {"x": X},
+        "var with correction >= N: gradcli's gradient is nan, PyTorch's depends on dim",
+        (0, 1, 2, 3),
+    ),
+    "prod_with_inf": (
+        "prod(x * [inf, 1])",
+        {"x": X},
+        "prod beside an inf: gradcli multiplies the others, PyTorch divides (nan)",
+        (0, 1, 2, 3),
+    ),
+    "reciprocal_overflow": (
+        "sum(reciprocal(x) * [0, 1])",
+        {"x": np.array([1e-300, 2.0])},
+        "a zero gradient through 1/x where (1/x)**2 overflows: gradcli 0, PyTorch nan",
+        (0, 1, 2, 3),
+    ),
+    "var_empty_dim_list": (
+        "var(x, [])",
+        {"x": X},
+        "var(x, []): PyTorch 2.13's gradient is inf (its backward reduces nothing)",
+        (0, 1, 2, 3),
+    ),
+}
+
+
+def _case(name, source, inputs):
+    return FuzzProgram(name, parse(source), inputs, True)
+
+
+@pytest.mark.parametrize("sample", range(4))
+@pytest.mark.parametrize("name", AGREE)
+def test_fixed_disagreement(name, sample):
+    source, inputs = AGREE[name]
+    check_against_torch(_case(name, source, inputs), sample)
+
+
+@pytest.mark.parametrize("sample", range(4))
+@pytest.mark.parametrize("name", DIFFER)
+def test_deliberate_convention(name, sample):
+    source, inputs, reason, differing = DIFFER[name]
+    if sample not in differing:
+        check_against_torch(_case(name, source, inputs), sample)
+        return
+    try:
+        check_against_torch(_case(name, source, inputs), sample)
+    except AssertionError as difference:
+        assert "differs" in str(difference) or "Not equal" in str(difference)
+        return
+    pytest.fail(f"documented to differ from PyTorch, but agrees: {reason}")
+
+
+def test_var_of_an_empty_dim_list_is_var_of_everything():
+    # The independent answer: PyTorch's var over every dimension, value and gradient.
+    x = torch.tensor(X, requires_grad=True)
+    torch.var(x).backward()
+    result = api.gradient("var(x, [])", {"x": X})
+    np.testing.assert_allclose(result.value, torch.var(torch.tensor(X)).item(), rtol=1e-12)
+    np.testing.assert_allclose(result.grad["x"], x.grad.numpy(), rtol=1e-12)
+
+
+def test_a_zero_gradient_through_an_overflowing_reciprocal_stays_zero():
+    # d/dx [0 * (1/x0) + 1/x1] = [0, -1/x1**2], by hand.
+    result = api.gradient("sum(reciprocal(x) * [0, 1])", {"x": [1e-300, 2.0]})
+    np.testing.assert_array_equal(result.grad["x"], [0.0, -0.25])
+
+
+def test_det_gradient_at_a_singular_matrix_is_the_cofactor_matrix():
+    # Cofactors of [[1, 2], [2, 4]] by hand: C = [[4, -2], [-2, 1]].
+    result = api.gradient("det(x)", {"x": X})
+    np.testing.assert_array_equal(result.grad["x"], [[4.0, -2.0], [-2.0, 1.0]])

@@ -1,0 +1,396 @@
+"""A gradcli program run on PyTorch: the oracle of the differential fuzz tests.
+
+``TorchProgram`` walks a program's IR (``gradcli.language.ir``) and computes each
+node with PyTorch, with the meanings the language gives its constructs (README,
+"Language"): number literals stay Python numbers until an operator needs a
+tensor, a list literal stacks its entries, comparisons are 1 and 0 in float64
+without a gradient, ``max(a, b)`` is elementwise and ``max(x, dim=0)`` a reduction,
+``a // b`` has no gradient, a call's first argument is a tensor, and every
+result that is not floating point becomes float64 (except argmax and argmin,
+which stay integers so that they can index). ``const`` values are detached.
+
+Nothing is evaluated from text: the IR is walked node by node and each node is
+one PyTorch call. The language's own evaluator is not used, so the two
+implementations are independent.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import torch
+import torch.nn.functional as F  # noqa: N812  (PyTorch's own spelling)
+
+from gradcli.language import ir
+
+F64 = torch.float64
+
+_BINARY = {
+    "add": operator.add,
+    "sub": operator.sub,
+    "mul": operator.mul,
+    "div": operator.truediv,
+    "matmul": operator.matmul,
+    "pow": operator.pow,
+    "mod": operator.mod,
+    "floordiv": lambda a, b: _floor_divide(a, b),
+}
+
+
+def _floor_divide(a, b):
+    # Piecewise constant: the language cuts it from the graph (its derivative is 0).
+    with torch.no_grad():
+        return torch.floor_divide(a, b)
+
+
+_COMPARE = {
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
+    "eq": operator.eq,
+    "ne": operator.ne,
+}
+_CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "True": 1, "False": 0}
+
+# The parameters of each function, in PyTorch's (and gradcli's) positional order.
+_INTEGERS = {"dim", "axis", "dim0", "dim1", "start_dim", "end_dim", "decimals", "steps", "n", "m"}
+_SHAPES = {"size", "shape", "sizes", "dims"}
+_BOOLS = {"keepdim", "keepdims", "unbiased"}
+_NUMBERS = {"min", "max", "beta", "threshold", "fill_value", "start", "end", "step", "correction"}
+_CONSTRUCTORS = {"zeros", "ones", "full", "eye", "arange", "linspace", "rand", "randn"}
+_SEQUENCES = {"stack", "cat"}
+_INDEX_RESULTS = {"argmax", "argmin"}
+
+
+def as_tensor(value):
+    if isinstance(value, torch.Tensor):
+        return value
+    return torch.tensor(float(value), dtype=F64)
+
+
+def _all_dims(x):
+    return tuple(range(x.ndim))
+
+
+def _reduction(function):
+    """sum, mean, amax ...: ``dim=None`` reduces every dimension."""
+
+    def call(x, dim=None, keepdim=False):
+        if dim is None:
+            return function(x, dim=_all_dims(x), keepdim=keepdim) if keepdim else function(x)
+        return function(x, dim=dim, keepdim=keepdim)
+
+    return call
+
+
+def _prod(x, dim=None, keepdim=False):
+    return torch.prod(x) if dim is None else torch.prod(x, dim=dim, keepdim=keepdim)
+
+
+def _logsumexp(x, dim=None, keepdim=False):
+    return torch.logsumexp(x, _all_dims(x) if dim is None else dim, keepdim=keepdim)
+
+
+def _spread(function):
+    """var and std, with ``unbiased`` as the correction it stands for."""
+
+    def call(x, dim=None, unbiased=None, keepdim=False, correction=None):
+        if unbiased is not None:
+            if correction is not None:
+                raise TypeError("PyTorch takes unbiased or correction, not both")
+            correction = 1 if unbiased else 0
+        return function(x, dim=dim, correction=correction, keepdim=keepdim)
+
+    return call
+
+
+def _extreme(function, elementwise):
+    """max and min as a calculator means them: max(a, b) elementwise, max(x) of all
+    entries, max(x, dim=0) along a dim (the values)."""
+
+    def call(x, other=None, *, dim=None, keepdim=None):
+        if other is not None:
+            if dim is not None or keepdim is not None:
+                raise TypeError("max(a, b) is elementwise and takes no dim")
+            return elementwise(x, as_tensor(other))
+        if dim is None:
+            return function(x) if keepdim is None else function(x, keepdim=keepdim)
+        return function(x, dim, bool(keepdim)).values
+
+    return call
+
+
+def _shaped(method):
+    def call(x, *shape):
+        if len(shape) == 1 and isinstance(shape[0], tuple):
+            shape = shape[0]
+        return method(x, shape)
+
+    return call
+
+
+def _sized(function):
+    def call(*size):
+        if len(size) == 1 and isinstance(size[0], tuple):
+            size = size[0]
+        return function(size, dtype=F64)
+
+    return call
+
+
+def _arange(start, end=None, step=1):
+    integers = all(isinstance(v, int) for v in (start, end, step) if v is not None)
+    dtype = torch.int64 if integers else F64
+    if end is None:
+        return torch.arange(start, dtype=dtype)
+    return torch.arange(start, end, step, dtype=dtype)
+
+
+def _full(size, fill_value):
+    size = (size,) if isinstance(size, int) else tuple(size)
+    return torch.full(size, fill_value, dtype=None if isinstance(fill_value, int) else F64)
+
+
+def _squeeze(x, dim=None):
+    return torch.squeeze(x) if dim is None else torch.squeeze(x, dim)
+
+
+def _where(condition, x, y):
+    condition = as_tensor(condition)
+    if condition.dtype != torch.bool:
+        condition = condition != 0
+    return torch.where(condition, as_tensor(x), as_tensor(y))
+
+
+# What each language function is in PyTorch, where it is not torch.<name> as it stands.
+TORCH = {
+    "softplus": F.softplus,
+    "round": lambda x, decimals=0: torch.round(x, decimals=decimals),
+    "sum": _reduction(torch.sum),
+    "mean": _reduction(torch.mean),
+    "amax": _reduction(torch.amax),
+    "amin": _reduction(torch.amin),
+    "prod": _prod,
+    "logsumexp": _logsumexp,
+    "var": _spread(torch.var),
+    "std": _spread(torch.std),
+    "max": _extreme(torch.max, torch.maximum),
+    "min": _extreme(torch.min, torch.minimum),
+    "reshape": _shaped(torch.reshape),
+    "view": _shaped(lambda x, shape: x.view(shape)),
+    "permute": _shaped(lambda x, dims: x.permute(dims)),
+    "expand": _shaped(lambda x, sizes: x.expand(sizes)),
+    "flip": _shaped(torch.flip),
+    "squeeze": _squeeze,
+    "zeros": _sized(torch.zeros),
+    "ones": _sized(torch.ones),
+    "rand": _sized(torch.rand),
+    "randn": _sized(torch.randn),
+    "full": _full,
+    "eye": lambda n, m=None: torch.eye(n, n if m is None else m, dtype=F64),
+    "arange": _arange,
+    "linspace": lambda start, end, steps: torch.linspace(start, end, steps, dtype=F64),
+    "where": _where,
+    "norm": lambda x, p=2, dim=None, keepdim=False: torch.norm(x, p, dim, keepdim),
+    "len": len,
+}
+
+
+class TorchProgram:
+    """Run ``program`` (an ``ir.Program``) on PyTorch with ``inputs`` (name -> tensor)
+    bound to its inputs; ``signatures`` maps a function's name to its parameter names."""
+
+    def __init__(self, program: ir.Program, signatures):
+        self.program = program
+        self.signatures = signatures
+
+    def run(self, inputs: dict):
+        self.env = {}
+        self.functions = {}
+        self.locals = {}
+        self.env.update(inputs)
+        defined = set()
+        result = None
+        for statement in self.program.statements:
+            result = self.statement(statement, inputs, defined)
+        return as_tensor(result)
+
+    # ----- statements -----
+
+    def statement(self, node, inputs, defined):
+        if isinstance(node, ir.Assign):
+            if node.name in inputs and node.name not in defined:
+                value = inputs[node.name]  # a bound input replaces the program's value
+            else:
+                value = as_tensor(self.evaluate(node.value))
+            defined.add(node.name)
+            self.env[node.name] = value
+            return value
+        if isinstance(node, ir.ConstDecl):
+            with torch.no_grad():
+                value = as_tensor(self.evaluate(node.value)).detach()
+            self.env[node.name] = value
+            return value
+        if isinstance(node, ir.IndexAssign):
+            target = as_tensor(self.name(node.name)).clone()
+            key = self.subscripts(node.subscripts)
+            value = self.evaluate(node.value)
+            if isinstance(value, torch.Tensor):
+                selected = target[key].shape
+                while value.ndim > len(selected) and value.shape[0] == 1:
+                    value = value[0]  # leading axes of length 1 go, as the language says
+            target[key] = value
+            self.env[node.name] = target
+            return target
+        if isinstance(node, ir.FuncDef):
+            self.functions[node.name] = node
+            return None
+        return self.evaluate(node)
+
+    # ----- expressions -----
+
+    def evaluate(self, node):
+        return getattr(self, type(node).__name__)(node)
+
+    def name(self, name):
+        for scope in (self.locals, self.env, _CONSTANTS):
+            if name in scope:
+                return scope[name]
+        raise NameError(name)
+
+    def Num(self, node):
+        v = node.value
+        return int(v) if float(v).is_integer() and abs(v) < 2**53 else float(v)
+
+    def Name(self, node):
+        return self.name(node.id)
+
+    def UnaryOp(self, node):
+        value = self.evaluate(node.operand)
+        return -value if node.op == "neg" else +value
+
+    def BinOp(self, node):
+        left, right = self.evaluate(node.left), self.evaluate(node.right)
+        if not isinstance(left, torch.Tensor) and not isinstance(right, torch.Tensor):
+            left = as_tensor(left)
+        return _BINARY[node.op](left, right)
+
+    def Chain(self, node):
+        value = self.evaluate(node.first)
+        for op, operand in zip(node.ops, node.rest):
+            right = self.evaluate(operand)
+            tensors = isinstance(right, torch.Tensor) and op not in ("mod", "floordiv")
+            if not isinstance(value, torch.Tensor) and not tensors:
+                value = as_tensor(value)  # 2 % y: torch.remainder(tensor(2.), y)
+            value = _BINARY[op](value, right)
+        return value
+
+    def Compare(self, node):
+        left = as_tensor(self.evaluate(node.first))
+        result = None
+        with torch.no_grad():
+            for op, operand in zip(node.ops, node.rest):
+                right = self.evaluate(operand)
+                holds = _COMPARE[op](left, right)
+                result = holds if result is None else result & holds
+                left = as_tensor(right)
+        return result.to(F64)
+
+    def Attr(self, node):
+        assert node.name == "T", node.name
+        return as_tensor(self.evaluate(node.obj)).T
+
+    def Index(self, node):
+        return as_tensor(self.evaluate(node.obj))[self.subscripts(node.subscripts)]
+
+    def ListLit(self, node):
+        items = [self.evaluate(item) for item in node.items]
+        shapes = {
+            tuple(torch.as_tensor(i).shape) if isinstance(i, torch.Tensor) else () for i in items
+        }
+        if len(shapes) > 1:
+            raise ValueError("ragged list")
+        if not any(isinstance(i, torch.Tensor) for i in items):
+            return torch.tensor([float(i) for i in items], dtype=F64)
+        return torch.stack([as_tensor(i) for i in items])
+
+    def subscripts(self, subscripts):
+        key = tuple(self.subscript(s) for s in subscripts)
+        return key[0] if len(key) == 1 else key
+
+    def subscript(self, node):
+        if isinstance(node, ir.Slice):
+            parts = (node.start, node.stop, node.step)
+            return slice(*(None if p is None else _integer(self.evaluate(p)) for p in parts))
+        if isinstance(node, ir.Compare):
+            return self.evaluate(node) != 0
+        value = self.evaluate(node)
+        if isinstance(value, torch.Tensor) and value.ndim > 0:
+            return value if value.dtype in (torch.bool, torch.int64) else value.long()
+        return _integer(value)
+
+    # ----- calls -----
+
+    def Call(self, node):
+        user = self.functions.get(node.func)
+        if user is not None:
+            values = dict(zip(user.params, (self.evaluate(a) for a in node.args)))
+            values.update((k.name, self.evaluate(k.value)) for k in node.keywords)
+            saved, self.locals = self.locals, values
+            try:
+                return self.evaluate(user.body)
+            finally:
+                self.locals = saved
+        return self.builtin(node.func, None, node.args, node.keywords)
+
+    def Method(self, node):
+        return self.builtin(node.name, self.evaluate(node.obj), node.args, node.keywords)
+
+    def builtin(self, name, receiver, arg_nodes, keyword_nodes):
+        params = self.signatures[name]
+        nodes = [None, *arg_nodes] if receiver is not None else list(arg_nodes)
+        args, kwargs = [], {}
+        for i, arg in enumerate(nodes):
+            param = params[min(i, len(params) - 1)]
+            if param in ("arrays", "tensors"):
+                value = [as_tensor(self.evaluate(item)) for item in arg.items]
+            else:
+                value = receiver if arg is None else self.evaluate(arg)
+            if i == 0 and name not in _CONSTRUCTORS and param not in ("arrays", "tensors"):
+                value = as_tensor(value)
+            args.append(_adapt(param, value))
+        for keyword in keyword_nodes:
+            param = {"axis": "dim", "keepdims": "keepdim"}.get(keyword.name, keyword.name)
+            kwargs[param] = _adapt(param, self.evaluate(keyword.value))
+        function = TORCH.get(name) or getattr(torch, name)
+        result = function(*args, **kwargs)
+        if isinstance(result, tuple):
+            result = result[0]
+        result = as_tensor(result)
+        if name not in _INDEX_RESULTS and not result.is_floating_point():
+            result = result.to(F64)
+        return result
+
+
+def _integer(value) -> int:
+    if isinstance(value, torch.Tensor):
+        value = value.item()
+    if float(value) != int(value):
+        raise TypeError(f"not an integer: {value}")
+    return int(value)
+
+
+def _adapt(param, value):
+    if param in _INTEGERS or param in _SHAPES:
+        if isinstance(value, torch.Tensor) and value.ndim > 0:
+            return tuple(_integer(v) for v in value.reshape(-1))
+        return _integer(value)
+    if param in _BOOLS:
+        return bool(as_tensor(value).item())
+    if param in ("min", "max") and isinstance(value, torch.Tensor) and value.requires_grad:
+        return value  # clamp(x, min=y): a tensor bound is differentiated
+    if param in _NUMBERS and isinstance(value, torch.Tensor) and value.ndim == 0:
+        return value.detach().item()
+    return value
