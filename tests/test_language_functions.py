@@ -294,7 +294,7 @@ SIGNATURES = {
     "solve": "solve(A, B, *, left=True)",
     "eigvalsh": "eigvalsh(A, UPLO='L')",
     "logdet": "logdet(input)",
-    "gelu": "gelu(input, approximate='none')",
+    "gelu": "gelu(input, *, approximate='none')",
     "leaky_relu": "leaky_relu(input, negative_slope=0.01)",
     "elu": "elu(input, alpha=1.0)",
     "softmax": "softmax(input, dim=-1)",

@@ -66,7 +66,7 @@ def _approximation(approximate):
     return approximate
 
 
-def _gelu(input, approximate="none"):
+def _gelu(input, *, approximate="none"):
     x = np.asarray(input)
     if _approximation(approximate) == "tanh":
         out = 0.5 * x * (1 + np.tanh(_TANH_SCALE * (x + _TANH_CUBIC * x**3)))
@@ -75,7 +75,7 @@ def _gelu(input, approximate="none"):
     return np.asarray(out).astype(np.result_type(x, 1.0))
 
 
-def _gelu_rule(g, ans, x, approximate="none"):
+def _gelu_rule(g, ans, x, *, approximate="none"):
     if approximate == "tanh":
         t = tanh(_TANH_SCALE * (x + _TANH_CUBIC * x * x * x))
         slope = _TANH_SCALE * (1 + 3 * _TANH_CUBIC * x * x)
