@@ -2,12 +2,12 @@
 
 ``import gradcli as torch`` runs PyTorch autograd programs: tensors, the math
 functions, ``backward``, ``gradcli.autograd.grad`` and ``gradcli.autograd.functional``.
+Every function here that computes comes from the op table (``engine.ops.LIBRARY``).
 """
 
 from types import SimpleNamespace as _SimpleNamespace
 
 from .engine import ops as ops
-from .engine import ops_linalg as ops_linalg
 from .engine.dtypes import (
     bool_ as bool,  # noqa: A004  (PyTorch's name)
 )
@@ -21,41 +21,19 @@ from .engine.dtypes import (
     int64,
     set_default_dtype,
 )
-from .engine.ops import *  # noqa: F403  every op, as torch.sin, torch.sum, ...
-from .engine.ops import _all as all  # noqa: A004  (PyTorch's names)
-from .engine.ops import _any as any  # noqa: A004
-from .engine.ops import _remainder as remainder
-from .engine.ops import (
-    arange,
-    eye,
-    full,
-    full_like,
-    linspace,
-    manual_seed,
-    ones,
-    ones_like,
-    rand,
-    rand_like,
-    randn,
-    randn_like,
-    tensor,
-    zeros,
-    zeros_like,
-)
-from .engine.ops_linalg import *  # noqa: F403  cross, logdet
-from .engine.ops_nn import *  # noqa: F403  activations and losses
-from .engine.ops_scan import *  # noqa: F403  cumprod
-from .engine.ops_special import *  # noqa: F403  lgamma, digamma, erfinv, xlogy, ...
-from .engine.tensor import (
-    Size,
-    Tensor,
-    device,
+from .engine.ops import LIBRARY as _LIBRARY
+from .engine.state import (
+    Generator,
+    default_generator,
     enable_grad,
     is_grad_enabled,
     no_grad,
     set_grad_enabled,
 )
+from .engine.tensor import Size, Tensor, device
 from .errors import GradcliError
+
+globals().update(_LIBRARY)  # every op: gradcli.sin, gradcli.sum, gradcli.tensor, ...
 
 __version__ = "0.1.0"
 
@@ -64,11 +42,11 @@ cuda = _SimpleNamespace(is_available=lambda: False, device_count=lambda: 0)
 
 # torch.linalg's functions that gradcli has.
 linalg = _SimpleNamespace(
-    cross=ops_linalg.linalg_cross,
-    det=ops.det,
-    eigvalsh=ops_linalg.eigvalsh,
-    inv=ops.inverse,
-    solve=ops_linalg.solve,
+    cross=ops.linalg_extra.linalg_cross,
+    det=_LIBRARY["det"],
+    eigvalsh=ops.linalg_extra.eigvalsh,
+    inv=_LIBRARY["inverse"],
+    solve=ops.linalg_extra.solve,
 )
 
 float = float32  # noqa: A001  (torch.float is float32)
@@ -91,8 +69,8 @@ def _legacy(args, element_type):
     import numbers
 
     if args and builtins.all(isinstance(a, numbers.Integral) for a in args):
-        return zeros(*args, dtype=element_type)
-    return tensor(args[0] if args else [], dtype=element_type)
+        return _LIBRARY["zeros"](*args, dtype=element_type)
+    return _LIBRARY["tensor"](args[0] if args else [], dtype=element_type)
 
 
 def __getattr__(name):

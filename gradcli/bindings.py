@@ -1,50 +1,23 @@
-"""Values for a program's inputs, as the command line writes them.
-
-A binding is written ``--x 2``, ``--x=2`` or ``--var x=2`` (the last for names
-that clash with one of gradcli's options). Its value is any constant the
-language evaluates (``2``, ``pi/4``, ``[[1, 2], [3, 4]]``, ``randn(10, 20)``),
-numbers separated by commas (``1,2,3``, a vector), NumPy's printed form
-(``[1 2 3]``, ``[[1 2] [3 4]]``, ``[ 1. -2.]``: what gradcli's table shows), or
-``@FILE``, read by the file's suffix:
-
-- ``.npy``: NumPy's format, always loaded with ``allow_pickle=False``;
-- ``.npz``: one array of an archive (``@r.npz:grad.W``, as ``--output`` writes
-  them; ``@r.npz`` alone when it holds one array), never unpickled;
-- ``.csv`` / ``.txt``: numbers separated by commas or whitespace, one row a line
-  (``#`` starts a comment); one row, or one column, is a vector; a first row of
-  names (a header) is skipped;
-- ``.json``: a number or nested lists of numbers (``"nan"``, ``"inf"`` and
-  ``"-inf"`` as strings too, as ``--format json`` writes them).
-
-``@-`` reads the value from standard input: a table of numbers as in a ``.csv``
-file, or a value written as on the command line (``[1, 2]``, ``[1 2]``).
-
-Nothing here calls ``eval``, and no file is read that the user did not name.
+"""What the command line reads: the program's source (an expression, a file, or
+standard input) and its bindings, written ``--x 2``, ``--x=2`` or ``--var x=2``
+(the last for names that clash with one of gradcli's options). What a value
+means (``pi/4``, ``randn(3)``, ``@FILE``) is the language's: ``language.values``.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import click
 import numpy as np
 
-from .errors import GradcliError
+from .errors import GradcliError, read_error
 
-FILE_SUFFIXES = (".npy", ".npz", ".csv", ".txt", ".json")
-# The language's NUMBER token (grammar/gradcli.lark), with a sign.
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-# A number with its uncertainty, which only gradcli propagate reads: 1.00+-0.01.
-_UNCERTAIN = re.compile(rf"{_NUMBER.pattern}\s*(\+-|\+/-)\s*{_NUMBER.pattern}")
-# A number as NumPy prints one: the above, or nan and inf with their signs.
-_PRINTED = r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf)"
-# 1,2,3: numbers separated by commas, without brackets.
-_COMMA_LIST = re.compile(rf"\s*{_PRINTED}(?:\s*,\s*{_PRINTED})+\s*,?\s*")
-# NumPy's printed form: brackets, and numbers separated by whitespace alone. A sign
-# belongs to the number after it ("[1 -2]" is [1, -2]); "[1 - 2]" is an expression.
-_NUMPY_TOKEN = re.compile(rf"\[|\]|{_PRINTED}(?![\w.])|\s+")
+_NAMED = re.compile(r"\s*([^\W\d]\w*)\s*=(?!=)")
 
 
 def extract(args: Sequence[str], takes_value: Iterable[str], flags: Iterable[str]) -> list[str]:
@@ -101,288 +74,132 @@ def split_assignment(text: str, option: str = "--var") -> tuple[str, str]:
     return name, value
 
 
-def parse_value(text: str, *, name: str, seed: int | None = None) -> np.ndarray:
-    """The array a binding's text stands for. ``name`` only words error messages."""
-    stripped = text.strip()
-    if stripped.startswith("@"):
-        return load_file(stripped[1:], name=name)
-    if not stripped:
-        raise GradcliError(f"{name} has an empty value")
-    if "±" in stripped or _UNCERTAIN.fullmatch(stripped):
-        raise GradcliError(
-            f"{name} {stripped}: a value with an uncertainty is read only by gradcli "
-            "propagate; give the value alone (or, for a sum, write 1 + -0.01)"
+_FILE_OPTIONS = ("-f", "--file")
+
+
+def source_last(args: list[str], takes_value, flags) -> list[str]:
+    """Move an expression that starts with ``-`` (``"-x**2"``), which Click would take
+    for an option, after a ``--`` at the end, where it is SOURCE. Only when there is
+    no other SOURCE: then ``-v`` is an unknown option, as Click says."""
+    candidate, positional = None, False
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if token == "--":
+            positional = positional or i + 1 < len(args)
+            break
+        if token in takes_value:
+            positional = positional or token in _FILE_OPTIONS  # -f FILE stands for SOURCE
+            i += 2
+            continue
+        file_option = token[:2] == "-f" or token.partition("=")[0] == "--file"
+        if not token.startswith("-") or token == "-" or file_option:
+            positional = True
+        elif not token.startswith("--") and candidate is None:
+            if token[:2] not in takes_value and token[:2] not in flags:
+                candidate = i
+        i += 1
+    if candidate is None or positional:
+        return args
+    token, rest = args[candidate], [*args[:candidate], *args[candidate + 1 :]]
+    if "--" not in rest:
+        rest.append("--")
+    at = rest.index("--") + 1
+    return [*rest[:at], token, *rest[at:]]
+
+
+# A program is a few lines: this bounds what -f /dev/zero or a wrong file can cost.
+MAX_PROGRAM_BYTES = 16 * 2**20
+
+
+def read_source(source: str | None, file: str | None) -> tuple[str, str]:
+    """The program's text and the file name its errors name."""
+    if source is not None and file is not None:
+        raise click.UsageError("give SOURCE or -f FILE, not both")
+    if source is None and file is None:
+        raise click.UsageError(
+            "missing SOURCE: an expression, a program file, or - for standard input"
         )
-    if _NUMBER.fullmatch(stripped):
-        # A plain number means the same to the language; skip parsing it (start-up).
-        # "+ 0.0" turns -0 into 0, as the language's unary minus does.
-        return np.asarray(float(stripped) + 0.0)
-    if _COMMA_LIST.fullmatch(stripped):
-        return np.array([float(n) for n in stripped.rstrip(",").split(",")])
-    try:
-        printed = _numpy_printed(stripped)
-    except ValueError as error:
-        raise GradcliError(f"in the value of {name}: {error}") from None
-    if printed is not None:
-        return printed
-    from .language import evaluate_constant
-
-    try:
-        return np.asarray(evaluate_constant(stripped, seed=seed))
-    except GradcliError as error:
-        # Keep the span: the caret then points into the value the user typed.
-        raise GradcliError(
-            f"in the value of {name}: {error.message}", error.span, error.source or stripped
-        ) from None
-
-
-def _numpy_printed(text: str) -> np.ndarray | None:
-    """The array NumPy printed as ``text`` (``[[1 2] [3 4]]``), or None when ``text``
-    is not in that form: it must be brackets around numbers separated by whitespace."""
-    if not text.startswith("[") or "," in text:
-        return None
-    tokens = []
-    position = 0
-    for match in _NUMPY_TOKEN.finditer(text):
-        if match.start() != position:
-            return None
-        position = match.end()
-        if not match.group().isspace():
-            tokens.append(match.group())
-    if position != len(text):
-        return None
-    if not any(t not in "[]" for t in tokens) or not re.search(r"[\d.nf\]]\s+[-+\d.ni\[]", text):
-        return None  # "[]" or "[2]": the language reads them
-    rows: list[list] = [[]]
-    for token in tokens:
-        if token == "[":
-            rows.append([])
-        elif token == "]":
-            if len(rows) == 1:
-                raise ValueError(
-                    f"NumPy's printed form {text!r} closes more brackets than it opens"
-                )
-            finished = rows.pop()
-            rows[-1].append(finished)
-        else:
-            rows[-1].append(float(token))
-    if len(rows) != 1 or len(rows[0]) != 1:
-        raise ValueError(f"NumPy's printed form {text!r} leaves a bracket open")
-    try:
-        return np.array(rows[0][0], dtype=np.float64)
-    except ValueError:
-        raise ValueError(f"NumPy's printed form {text!r} has rows of different lengths") from None
-
-
-def load_file(path: str, *, name: str = "value") -> np.ndarray:
-    """An array from ``.npy``, ``.npz``, ``.csv``, ``.txt`` or ``.json``, chosen by
-    suffix, or from standard input (``-``)."""
-    if not path.strip():
-        raise GradcliError(f"{name}: @ needs a file name, as in @data.npy")
+    path = file if file is not None else source
     if path == "-":
-        return _read_stdin(name)
-    path = os.path.expanduser(path)  # the shell leaves the ~ of @~/x.npy alone
-    path, key = _archive_key(path)
-    suffix = os.path.splitext(path)[1].lower()
-    if suffix not in FILE_SUFFIXES:
-        kind = f"files ending in {suffix!r}" if suffix else "files without a suffix"
-        raise GradcliError(
-            f"cannot read {name} from @{path}: {kind} are not supported; "
-            f"use .npy, .npz, .csv, .txt or .json"
-        )
+        return _decode(sys.stdin.buffer.read(MAX_PROGRAM_BYTES + 1), "standard input"), "<stdin>"
+    if file is None and not os.path.isfile(path):
+        if names_a_program_file(source):
+            why = "it is a directory" if os.path.isdir(source) else "no such file"
+            raise GradcliError(f"cannot read {source}: {why}")
+        return source, "<expr>"
+    shown = path or "''"
     try:
-        if suffix == ".npy":
-            array = _load_npy(path)
-        elif suffix == ".npz":
-            array = _load_npz(path, key)
-        else:
-            with open(path, encoding="utf-8-sig") as stream:
-                text = stream.read()
-            array = _parse_json(text) if suffix == ".json" else _parse_table(text)
+        with open(path, "rb") as stream:
+            return _decode(stream.read(MAX_PROGRAM_BYTES + 1), shown), path
     except OSError as error:
-        raise read_error(f"{name} from @{path}", error) from None
+        raise read_error(shown, error) from None
+
+
+def names_a_program_file(source: str) -> bool:
+    """``samples/rosenbrok.grad``: SOURCE meant as a file (no expression ends in .grad)."""
+    return source.endswith(".grad") and not any(c.isspace() for c in source)
+
+
+def _decode(data: bytes, what: str) -> str:
+    if len(data) > MAX_PROGRAM_BYTES:
+        raise GradcliError(f"cannot read {what}: larger than {MAX_PROGRAM_BYTES >> 20} MiB")
+    try:
+        return data.decode("utf-8-sig")  # a byte-order mark, as some editors write, is no text
     except UnicodeDecodeError:
-        raise GradcliError(f"cannot read {name} from @{path}: not UTF-8 text") from None
-    except ValueError as error:
-        raise GradcliError(f"cannot read {name} from @{path}: {error}") from None
-    return array
+        raise GradcliError(f"cannot read {what}: not UTF-8 text") from None
 
 
-def _archive_key(path: str) -> tuple[str, str | None]:
-    """``"r.npz:grad.W"`` -> ``("r.npz", "grad.W")``; other paths have no key."""
-    head, found, key = path.partition(".npz:")
-    if found and key:
-        return head + ".npz", key
-    return path, None
-
-
-# Values from standard input: a few numbers, not a stream to exhaust memory with.
-MAX_STDIN_BYTES = 64 * 2**20
-
-
-def _read_stdin(name: str) -> np.ndarray:
-    import sys
-
-    data = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
-    if len(data) > MAX_STDIN_BYTES:
-        raise GradcliError(f"cannot read {name} from standard input: larger than 64 MiB")
-    try:
-        text = data.decode("utf-8-sig").strip()
-    except UnicodeDecodeError:
-        raise GradcliError(f"cannot read {name} from standard input: not UTF-8 text") from None
-    if not text:
-        raise GradcliError(f"cannot read {name} from standard input: it is empty")
-    if text.startswith("["):  # a value as written on the command line
-        return parse_value(text, name=name)
-    try:
-        return _parse_table(text)
-    except ValueError as error:
-        raise GradcliError(f"cannot read {name} from standard input: {error}") from None
-
-
-def _load_npz(path: str, key: str | None) -> np.ndarray:
-    import zipfile
-
-    if not zipfile.is_zipfile(path):
-        if not os.path.exists(path) or os.path.isdir(path):
-            open(path, "rb").close()  # the OSError that says why
-        raise ValueError("not a valid .npz file")
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            names = list(archive.files)
-            if key is None:
-                if len(names) != 1:
-                    listed = ", ".join(names) if names else "none"
-                    raise ValueError(
-                        f"it holds {len(names)} arrays: name one, as in @{path}:NAME "
-                        f"(its arrays: {listed})"
-                    )
-                key = names[0]
-            if key not in names:
-                raise ValueError(f"it has no array {key!r}; its arrays: {', '.join(names)}")
-            array = archive[key]
-    except (zipfile.BadZipFile, EOFError):
-        raise ValueError("not a valid .npz file") from None
-    except ValueError as error:
-        if "allow_pickle" in str(error):
-            raise ValueError("it holds Python objects, which gradcli never unpickles") from None
-        raise
-    if array.dtype.kind not in "biuf":
-        raise ValueError(f"its dtype {array.dtype} is not numeric")
-    return array
-
-
-def read_error(what: str, error: OSError) -> GradcliError:
-    """``cannot read WHAT: why``, for a file (a binding's, a program's) that could not be read."""
-    if isinstance(error, FileNotFoundError):
-        why = "no such file"
-    elif isinstance(error, IsADirectoryError):
-        why = "it is a directory"
-    else:
-        why = error.strerror or str(error)
-    return GradcliError(f"cannot read {what}: {why}")
-
-
-def _load_npy(path: str) -> np.ndarray:
-    with open(path, "rb") as stream:
-        if stream.read(6) != b"\x93NUMPY":
-            # np.load would take anything else for a pickle.
-            raise ValueError("not a valid .npy file")
-    try:
-        array = np.load(path, allow_pickle=False)
-    except ValueError as error:
-        if "allow_pickle" in str(error):
-            raise ValueError("it holds Python objects, which gradcli never unpickles") from None
-        raise ValueError("not a valid .npy file") from None
-    if array.dtype.kind not in "biuf":
-        raise ValueError(f"its dtype {array.dtype} is not numeric")
-    return array
-
-
-def _parse_table(text: str) -> np.ndarray:
-    rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        if "," in line:
-            # Commas separate fields: an empty one is a missing number, not nothing.
-            fields = [field.strip() for field in line.removesuffix(",").split(",")]
-            if "" in fields:
-                raise ValueError(f"line {number}: an empty field (a missing number)")
-        else:
-            fields = line.split()
-        if not rows and _is_header(fields):
-            continue
-        try:
-            rows.append([float(field) for field in fields])
-        except ValueError:
-            bad = next(f for f in fields if not _is_float(f))
-            raise ValueError(f"line {number}: {bad!r} is not a number") from None
-        if len(rows[-1]) != len(rows[0]):
-            raise ValueError(
-                f"line {number} has {_count(len(rows[-1]))}, but the first row has "
-                f"{_count(len(rows[0]))}"
-            )
-    if not rows:
-        raise ValueError("it holds no numbers")
-    array = np.array(rows, dtype=np.float64)
-    if array.shape[0] == 1 or array.shape[1] == 1:
-        return array.reshape(-1)
-    return array
-
-
-def _is_header(fields: list[str]) -> bool:
-    """Whether a first row is a header: names (``x,y`` or ``"time", "speed"``), no numbers."""
-    names = [field.strip("\"'") for field in fields]
-    return all(n and not _is_float(n) and (n[0].isalpha() or n[0] == "_") for n in names)
-
-
-def _count(n: int) -> str:
-    return f"{n} number" if n == 1 else f"{n} numbers"
-
-
-def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-_JSON_SPECIALS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
-
-
-def _parse_json(text: str) -> np.ndarray:
-    import json
-
-    try:
-        data = _json_numbers(json.loads(text))
-    except json.JSONDecodeError as error:
-        raise ValueError(f"invalid JSON at line {error.lineno}, column {error.colno}") from None
-    except RecursionError:
-        raise ValueError("its lists are nested too deeply") from None
-    try:
-        return np.array(data, dtype=np.float64)
-    except ValueError as error:
-        if "maximum number of dimension" in str(error):
-            raise ValueError("it has more dimensions than NumPy's 64") from None
-        raise ValueError("its nested lists are ragged (rows of different lengths)") from None
-
-
-def _json_numbers(node):
-    if isinstance(node, list):
-        return [_json_numbers(item) for item in node]
-    if isinstance(node, bool) or not isinstance(node, (int, float, str)):
-        raise ValueError(
-            "expected a number or nested lists of numbers, found "
-            f"{type(node).__name__ if node is not None else 'null'}"
+def bind_assignments(assignments, program_from_stdin: bool = False) -> dict[str, str]:
+    values: dict[str, str] = {}
+    readers = []  # the bindings that read standard input (@-)
+    for assignment in assignments:
+        name, value = split_assignment(assignment)
+        if name in values:
+            raise GradcliError(f"--{name} is given twice")
+        values[name] = value
+        if value.strip() == "@-":
+            readers.append(name)
+    if program_from_stdin and readers:
+        raise GradcliError(
+            f"--{readers[0]} @-: standard input holds the program; give the value otherwise"
         )
-    if isinstance(node, str):
-        if node not in _JSON_SPECIALS:
-            raise ValueError(f"expected a number, found the string {node!r}")
-        return _JSON_SPECIALS[node]
-    return node
+    if len(readers) > 1:
+        raise GradcliError(f"--{readers[0]} and --{readers[1]} both read standard input (@-)")
+    return values
+
+
+def with_file_hint(error: GradcliError, source: str | None) -> GradcliError:
+    """``gradcli grad energy`` beside ``energy.grad``: the error says which file was
+    meant (only that the file exists is checked; it is not read)."""
+    if source is None or not source.isidentifier():
+        return error
+    program = source + ".grad"
+    if os.path.isfile(program):
+        error.message += f" (did you mean the program file {program}?)"
+    return error
+
+
+def names_of(options) -> tuple[str, ...] | None:
+    """``--wrt x,y --wrt z`` -> ``("x", "y", "z")``; None when not given."""
+    if not options:
+        return None
+    names = tuple(n.strip() for option in options for n in option.split(",") if n.strip())
+    if not names:
+        raise GradcliError("--wrt needs the names of inputs: --wrt x or --wrt x,y")
+    return names
+
+
+def tangents_of(options) -> dict[str | None, str]:
+    """``--tangent x=V`` -> ``{"x": "V"}``; a lone ``--tangent V`` -> ``{None: "V"}``."""
+    tangents: dict[str | None, str] = {}
+    for option in options:
+        named = _NAMED.match(option)
+        name, value = (named.group(1), option[named.end() :]) if named else (None, option)
+        if name in tangents:
+            raise GradcliError(f"--tangent {name or 'V'} is given twice")
+        tangents[name] = value
+    return tangents
 
 
 # ----------------------------------------------------------------------------
@@ -438,6 +255,8 @@ def _top_level_split(text: str, separator: str) -> list[str]:
 
 def _scalar(text: str, what: str) -> float:
     import gradcli
+
+    from .language.values import parse_value
 
     before = gradcli.get_default_dtype()
     gradcli.set_default_dtype(gradcli.float64)  # the ends of a range in full precision

@@ -9,20 +9,11 @@ import sys
 import click
 
 from . import bindings as _bindings
-from .cli import (
-    _FORMAT,
-    _OUTPUT,
-    _SHARED_OPTIONS,
-    EXIT_NONFINITE,
-    EXIT_OK,
-    _bind,
-    _command,
-    _read_source,
-    _say,
-    _write,
-    cli,
-)
+from .cli_common import EXIT_NONFINITE, EXIT_OK, _command, _say, _write, cli
 from .errors import GradcliError
+from .options import FORMAT as _FORMAT
+from .options import OUTPUT as _OUTPUT
+from .options import SHARED_OPTIONS as _SHARED_OPTIONS
 from .render import Format
 
 #: ``check``'s exit status when a derivative disagrees, so that it works in a script's ``if``.
@@ -35,10 +26,10 @@ def _run_report(compute, source, options, *, fmt=None, **arguments):
     """Read SOURCE and the bindings, compute the report, write it; returns the report."""
     from .render import render_report
 
-    text, filename = _read_source(source, options["file"])
+    text, filename = _bindings.read_source(source, options["file"])
     report = compute(
         text,
-        _bind(options["var"]),
+        _bindings.bind_assignments(options["var"]),
         dtype=options["dtype"],
         seed=options["seed"],
         filename=filename,
@@ -117,13 +108,12 @@ def check_command(source, wrt, order, grads, eps, atol, rtol, **options):
       checks.grad.y.passed true
     """
     from .analysis import check
-    from .cli import _names
 
     report = _run_report(
         check,
         source,
         options,
-        wrt=_names(wrt),
+        wrt=_bindings.names_of(wrt),
         order=order,
         grads=_hand_formulas(grads),
         eps=eps,
@@ -190,9 +180,8 @@ def diff_command(source, wrt, **options):
       \\frac{\\partial f}{\\partial y} = x^{2} \\cos{\\left(y \\right)}
     """
     from .analysis import derivative
-    from .cli import _names
 
-    report = _run_report(derivative, source, options, wrt=_names(wrt))
+    report = _run_report(derivative, source, options, wrt=_bindings.names_of(wrt))
     if not report.agrees:
         return EXIT_DISAGREE
     return _strict_status(report, options)
@@ -290,9 +279,8 @@ def taylor_command(source, wrt, order, **options):
       terms.3.coefficient 0.16666666666666666
     """
     from .analysis import taylor
-    from .cli import _names
 
-    report = _run_report(taylor, source, options, wrt=_names(wrt), order=order)
+    report = _run_report(taylor, source, options, wrt=_bindings.names_of(wrt), order=order)
     return _strict_status(report, options)
 
 

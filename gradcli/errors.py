@@ -109,3 +109,14 @@ class GradcliTypeError(GradcliError, TypeError):
 
 class NotImplementedByGradcli(GradcliError, NotImplementedError):
     """A feature that gradcli does not implement; the message says which."""
+
+
+def read_error(what: str, error: OSError) -> GradcliError:
+    """``cannot read WHAT: why``, for a file (a binding's, a program's) that could not be read."""
+    if isinstance(error, FileNotFoundError):
+        why = "no such file"
+    elif isinstance(error, IsADirectoryError):
+        why = "it is a directory"
+    else:
+        why = error.strerror or str(error)
+    return GradcliError(f"cannot read {what}: {why}")

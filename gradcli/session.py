@@ -31,8 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from . import api
-from . import bindings as _bindings
-from .errors import GradcliError, Span
+from .errors import GradcliError, Span, read_error
 from .language import compile_source, ir, parse
 from .language.check import BUILTIN_CONSTANTS, is_method, suggest
 from .language.parser import statement_bounds, tokens
@@ -345,7 +344,7 @@ class Session:
             with open(path, "rb") as stream:
                 data = stream.read()
         except OSError as error:
-            raise _bindings.read_error(argument, error) from None
+            raise read_error(argument, error) from None
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:

@@ -31,13 +31,13 @@ def gradcli():
     ``tty=True`` makes gradcli believe its standard output is a terminal (the
     table becomes the default format).
     """
-    from gradcli import cli
+    from gradcli import cli, cli_common
 
     runner = CliRunner()
 
     def invoke(*args, input=None, tty=False, env=None):
-        saved = cli._stdout_is_terminal
-        cli._stdout_is_terminal = lambda: tty
+        saved = cli_common._stdout_is_terminal
+        cli_common._stdout_is_terminal = lambda: tty
         try:
             return runner.invoke(
                 cli.cli,
@@ -47,7 +47,7 @@ def gradcli():
                 catch_exceptions=False,
             )
         finally:
-            cli._stdout_is_terminal = saved
+            cli_common._stdout_is_terminal = saved
 
     return invoke
 

@@ -220,11 +220,8 @@ ARGUMENTS = {
     "keepdim": lambda draw, call: num(draw(st.booleans())),
     "unbiased": lambda draw, call: num(draw(st.booleans())),
     "correction": _correction,
-    "p": lambda draw, call: (
-        num(draw(st.sampled_from([1, 2, 3, 1.5, 0.5, 0, -1, math.inf])))
-        if call.name == "norm"
-        else num(draw(st.sampled_from([2, 3, 0.5, -1, 1.5, 0])))
-    ),
+    "p": lambda draw, call: num(draw(st.sampled_from([1, 2, 3, 1.5, 0.5, 0, -1, math.inf]))),
+    "exponent": lambda draw, call: num(draw(st.sampled_from([2, 3, 0.5, -1, 1.5, 0]))),
     "beta": lambda draw, call: num(draw(st.sampled_from([1, 2, 0.5]))),
     "threshold": lambda draw, call: num(draw(st.sampled_from([20, 3, 1]))),
     "decimals": lambda draw, call: num(draw(st.sampled_from([0, 1, 2]))),
@@ -268,7 +265,7 @@ ARGUMENTS.update(
 #: Variadic parameters: ``(draw, call) -> [IR, ...]``.
 VARIADIC = {"shape": _reshaped, "dims": _permutation, "sizes": _expanded}
 #: Parameters that are tensors: the second input.
-TENSORS = {"other", "mat2", "y", "input", "target", "B"}
+TENSORS = {"other", "mat2", "vec2", "input", "target", "B"}
 
 
 def _constructor(draw, name, x):
@@ -322,7 +319,7 @@ def call_of(draw, name):
     if first == "n":  # polygamma(n, x)
         order = num(draw(st.integers(0, 2)))
         return ir.Call(name, (order, ir.Name("x"))), inputs, on_kink
-    if first == "arrays":  # stack([x, 2 * x]), cat([x, y])
+    if first == "tensors":  # stack([x, 2 * x]), cat([x, y])
         second = ir.Chain(num(2), ("mul",), (ir.Name("x"),))
         if y is not None and y.shape[1:] == x.shape[1:] and x.ndim > 0:
             inputs["y"] = y
@@ -337,7 +334,7 @@ def call_of(draw, name):
     for i, param in enumerate(rest):
         if i >= needed and not draw(st.booleans()):
             break
-        if param in TENSORS or (param == "p" and y is not None):
+        if param in TENSORS or (param == "exponent" and y is not None):
             inputs["y"] = y if y is not None else x * 0.5 + 0.25
             args.append(ir.Name("y"))
             continue

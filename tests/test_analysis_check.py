@@ -17,18 +17,19 @@ from gradcli.analysis import check
 def wrong_sin(monkeypatch):
     """``wrongsin(x)``: sin, whose rule claims d/dx sin x = sin x (it is cos x)."""
     from gradcli.engine import ops
+    from gradcli.engine.optable import Table
 
-    op = ops.Op(
+    call = Table("tests").op(
         "wrongsin",
         np.sin,
-        (lambda g, ans, x: g * ops.sin(x),),
-        "WrongSinBackward0",
-        "sine with a wrong derivative (tests only)",
-        "elementwise",
+        grad_fn="WrongSinBackward0",
+        rules=(lambda g, ans, x: g * ops.sin(x),),
+        doc="sine with a wrong derivative (tests only)",
+        kind="elementwise",
+        function=True,
     )
-    op.fn = ops._bind(op)
-    monkeypatch.setitem(ops.OPS, "wrongsin", op)
-    monkeypatch.setitem(ops.FUNCTIONS, "wrongsin", ops._function("wrongsin"))
+    monkeypatch.setitem(ops.OPS, "wrongsin", call.op)
+    monkeypatch.setitem(ops.FUNCTIONS, "wrongsin", call.op)
     yield
     # monkeypatch takes both entries out again; the language caches signatures by name.
     from gradcli.language import check as language_check

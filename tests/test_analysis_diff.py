@@ -132,7 +132,8 @@ def test_a_disagreement_is_loud(gradcli, monkeypatch):
     from gradcli.engine import ops
 
     # A wrong rule for sin, for this test only: d/dx sin x = sin x.
-    monkeypatch.setattr(ops.OPS["sin"], "rules", (lambda g, ans, x: g * ops.sin(x),))
+    wrong = (lambda g, ans, x: g * ops.sin(x),)
+    monkeypatch.setattr(ops.OPS["sin"].overloads[0], "rules", wrong)
     result = gradcli("diff", "sin(x)", "--x", "1", "--format", "json")
     assert result.exit_code == 1
     out = json.loads(result.stdout)["derivatives"]["x"]

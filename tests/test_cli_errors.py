@@ -382,9 +382,9 @@ def test_binary_standard_input(gradcli):
 
 
 def test_a_program_that_is_too_large(gradcli, monkeypatch, tmp_path):
-    from gradcli import cli
+    from gradcli import bindings
 
-    monkeypatch.setattr(cli, "MAX_PROGRAM_BYTES", 2**20)
+    monkeypatch.setattr(bindings, "MAX_PROGRAM_BYTES", 2**20)
     big = tmp_path / "big.grad"
     big.write_text("1 +\\\n" * 300_000 + "1\n")
     assert "larger than 1 MiB" in failed(gradcli("eval", str(big)))

@@ -13,7 +13,7 @@ import pytest
 
 import gradcli
 from gradcli.autograd import Variable
-from gradcli.engine import ops
+from gradcli.engine import optable
 
 
 def test_a_100000_op_chain_runs_without_recursion():
@@ -43,13 +43,13 @@ def test_a_deep_chain_with_create_graph():
 def count_nodes(monkeypatch):
     """Count the graph nodes the ops record from now on."""
     created = []
-    real = ops.Node
+    real = optable.Node
 
     def node(*args, **kwargs):
         created.append(real(*args, **kwargs))
         return created[-1]
 
-    monkeypatch.setattr(ops, "Node", node)
+    monkeypatch.setattr(optable, "Node", node)
     return created
 
 

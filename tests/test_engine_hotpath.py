@@ -15,7 +15,7 @@ import gc
 import numpy as np
 
 import gradcli
-from gradcli.engine.tensor import Node
+from gradcli.engine.graph import Node
 
 
 def _chain(x, steps):

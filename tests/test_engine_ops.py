@@ -14,7 +14,6 @@ an op or a function of the table has no case, so the table cannot grow untested.
 
 from __future__ import annotations
 
-import math
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,7 +23,7 @@ import pytest
 
 import gradcli
 from gradcli.autograd import gradcheck, gradgradcheck
-from gradcli.engine import ops, ops_linalg
+from gradcli.engine import ops
 
 # torch_fn = SAME: the case's ``fn`` runs unchanged with ``m = torch``.
 SAME = "same"
@@ -286,7 +285,7 @@ CASES = [
     ),
     Case(
         "index_select",
-        ("getitem",),
+        ("index_select",),
         lambda m, x: x.index_select(1, m.tensor([2, 0, 2])),
         (real(2, 3),),
     ),
@@ -335,7 +334,7 @@ CASES = [
     Case("outer", ("outer",), lambda m, x, y: m.outer(x, y), (real(3), real(2))),
     Case("transpose", ("transpose",), lambda m, x: x.transpose(0, 2), (real(2, 3, 2),)),
     Case("t", ("t", "transpose"), lambda m, x: m.t(x), (real(2, 3),)),
-    Case("T", ("transpose",), lambda m, x: x.T, (real(2, 3),)),
+    Case("T", ("T",), lambda m, x: x.T, (real(2, 3),)),
     Case("mT", ("transpose",), lambda m, x: x.mT, (real(2, 2, 3),)),
     Case("permute", ("permute",), lambda m, x: x.permute(2, 0, 1), (real(2, 3, 2),)),
     Case("permute_function", ("permute",), lambda m, x: m.permute(x, (1, 0)), (real(2, 3),)),
@@ -380,7 +379,13 @@ CASES = [
     Case("stack_dim", ("stack",), lambda m, x, y: m.stack((x, y, x), -1), (real(2, 3), real(2, 3))),
     Case("cat", ("cat",), lambda m, x, y: m.cat([x, y]), (real(2, 3), real(1, 3))),
     Case("cat_dim", ("cat",), lambda m, x, y: m.cat([x, y, x], dim=-1), (real(2, 1), real(2, 3))),
-    Case("to", ("to",), lambda m, x: (x.to(m.float32) * 1.0).double(), (real(2, 3),), eps=1e-3),
+    Case(
+        "to",
+        ("to", "to_dtype"),
+        lambda m, x: (x.to(m.float32) * 1.0).double(),
+        (real(2, 3),),
+        eps=1e-3,
+    ),
     Case("clone", ("clone",), lambda m, x: x.clone(), (real(2, 3),)),
     # indexing
     Case("getitem_int", ("getitem",), lambda m, x: x[1], (real(3, 2),)),
@@ -410,32 +415,32 @@ CASES = [
         (real(3, 2),),
         lambda m, g: m.cat([g[:1], m.zeros(2, 2, dtype=m.float64)]),
     ),
-    Case("setitem_int", ("index_put",), _setitem(lambda m: 1, (3,)), (real(2, 3), real(3))),
+    Case("setitem_int", ("setitem",), _setitem(lambda m: 1, (3,)), (real(2, 3), real(3))),
     Case(
         "setitem_slice",
-        ("index_put",),
+        ("setitem",),
         _setitem(lambda m: (slice(None), slice(0, 2)), (2, 2)),
         (real(2, 3), real(2, 2)),
     ),
     Case(
         "setitem_broadcast",
-        ("index_put",),
+        ("setitem",),
         _setitem(lambda m: slice(0, 2), (1,)),
         (real(3, 2), real(1)),
     ),
     Case(
         "setitem_mask",
-        ("index_put",),
+        ("setitem",),
         _setitem(lambda m: m.tensor(MASK), (4,)),
         (real(2, 3), real(4)),
     ),
     Case(
         "setitem_int_array",
-        ("index_put",),
+        ("setitem",),
         _setitem(lambda m: m.tensor([2, 0]), (2, 3)),
         (real(3, 3), real(2, 3)),
     ),
-    Case("setitem_into_constant", ("index_put",), _set_into_constant, (real(3),)),
+    Case("setitem_into_constant", ("setitem",), _set_into_constant, (real(3),)),
     # rearranging entries
     Case("cumsum", ("cumsum",), lambda m, x: x.cumsum(1), (real(2, 3),)),
     Case("cumsum_function", ("cumsum",), lambda m, x: m.cumsum(x, dim=-2), (real(3, 2),)),
@@ -445,36 +450,36 @@ CASES = [
     Case("roll_dims", ("roll",), lambda m, x: m.roll(x, (1, -1), (0, 1)), (real(3, 2),)),
     Case("roll_flat", ("roll",), lambda m, x: x.roll(2), (real(2, 3),)),
     Case("tril", ("tril",), lambda m, x: x.tril(), (real(3, 3),)),
-    Case("triu", ("tril",), lambda m, x: m.triu(x, 1), (real(2, 3, 3),)),
+    Case("triu", ("triu",), lambda m, x: m.triu(x, 1), (real(2, 3, 3),)),
     Case("repeat", ("repeat",), lambda m, x: x.repeat(2, 1, 3), (real(2, 3),)),
     Case("repeat_vector", ("repeat",), lambda m, x: x.repeat(3), (real(2),)),
-    Case("masked_fill", ("where",), lambda m, x: x.masked_fill(x > 0, 0.5), (nonzero(2, 3),)),
+    Case("masked_fill", ("masked_fill",), lambda m, x: x.masked_fill(x > 0, 0.5), (nonzero(2, 3),)),
     Case(
         "masked_fill_tensor",
         ("where",),
         lambda m, x, v: x.masked_fill(x > 0, v),
         (nonzero(2, 3), real()),
     ),
-    Case("sort", ("take_along_dim", "sort"), lambda m, x: x.sort(1).values, (distinct(2, 3),)),
+    Case("sort", ("sort",), lambda m, x: x.sort(1).values, (distinct(2, 3),)),
     Case(
         "sort_descending",
         ("take_along_dim",),
         lambda m, x: m.sort(x, 0, descending=True)[0],
         (distinct(3, 2),),
     ),
-    Case("topk", ("take_along_dim",), lambda m, x: x.topk(2).values, (distinct(2, 4),)),
+    Case("topk", ("topk",), lambda m, x: x.topk(2).values, (distinct(2, 4),)),
     Case(
         "topk_smallest",
         ("take_along_dim",),
         lambda m, x: m.topk(x, 1, 0, largest=False)[0],
         (distinct(3, 2),),
     ),
-    Case("unbind", ("getitem",), lambda m, x: x.unbind(1)[2], (real(2, 3),)),
-    Case("split", ("getitem",), lambda m, x: x.split(2, 1)[1], (real(2, 3),)),
+    Case("unbind", ("unbind",), lambda m, x: x.unbind(1)[2], (real(2, 3),)),
+    Case("split", ("split",), lambda m, x: x.split(2, 1)[1], (real(2, 3),)),
     Case("split_sizes", ("getitem",), lambda m, x: m.split(x, [1, 2])[1], (real(3, 2),)),
     Case("chunk", ("getitem",), lambda m, x: x.chunk(2)[0], (real(3, 2),)),
     Case("mv", ("matmul",), lambda m, x, y: x.mv(y), (real(2, 3), real(3))),
-    Case("bmm", ("matmul",), lambda m, x, y: m.bmm(x, y), (real(2, 2, 3), real(2, 3, 2))),
+    Case("bmm", ("bmm",), lambda m, x, y: m.bmm(x, y), (real(2, 2, 3), real(2, 3, 2))),
     Case("sum_to_size", ("sum",), lambda m, x: x.sum_to_size(1, 3), (real(2, 3),)),
     Case("hstack", ("cat",), lambda m, x, y: m.hstack([x, y]), (real(2, 1), real(2, 3))),
     Case("vstack", ("cat", "unsqueeze"), lambda m, x, y: m.vstack([x, y]), (real(3), real(2, 3))),
@@ -513,13 +518,11 @@ CASES = [
         oracle_rtol=1e-8,
     ),
     unary("digamma", positive, oracle_rtol=1e-8),
-    Case("polygamma", ("polygamma",), lambda m, x: m.polygamma(2, x), (positive(2, 3),)),
     Case(
-        "polygamma_method",
-        ("polygamma",),
-        lambda m, x: x.polygamma(1),
-        (positive(3),),
-        oracle_rtol=1e-8,
+        "polygamma",
+        ("polygamma", "polygamma_op"),
+        lambda m, x: m.polygamma(2, x),
+        (positive(2, 3),),
     ),
     unary("erfc", real),
     unary("erfinv", unit),
@@ -528,23 +531,9 @@ CASES = [
     Case("xlogy_number_x", ("xlogy",), lambda m, y: m.xlogy(2.0, y), (positive(3),)),
     Case("xlogy_number_y", ("xlogy",), lambda m, x: x.xlogy(2.0), (real(3),)),
     Case(
-        "log_base",
-        ("log",),
-        lambda m, x: ops.FUNCTIONS["log"].call(x, 2),
-        (positive(3),),
-        lambda m, x: m.log(x) / math.log(2),
-    ),
-    Case(
-        "log_tensor_base",
-        ("log",),
-        lambda m, x, b: ops.FUNCTIONS["log"].call(x, b),
-        (positive(3), above_one(3)),
-        lambda m, x, b: m.log(x) / m.log(b),
-    ),
-    Case(
         "ln",
         ("ln",),
-        lambda m, x: ops.FUNCTIONS["ln"].call(x),
+        lambda m, x: ops.ln(x),
         (positive(3),),
         lambda m, x: m.log(x),
     ),
@@ -557,29 +546,39 @@ CASES = [
         lambda m, x: m.cumprod(x * m.tensor([[1.0, 0.0, 1.0, 1.0], [0.0, 1.0, 0.0, 1.0]]), 1),
         (real(2, 4),),
     ),
-    Case("cross", ("cross",), lambda m, x, y: m.cross(x, y, dim=1), (real(2, 3), real(2, 3))),
+    Case(
+        "cross",
+        ("cross", "cross_op"),
+        lambda m, x, y: m.cross(x, y, dim=1),
+        (real(2, 3), real(2, 3)),
+    ),
     Case(
         "cross_broadcast",
-        ("cross",),
+        ("cross", "cross_op"),
         lambda m, x, y: m.linalg.cross(x, y),
         (real(2, 3), real(1, 3)),
     ),
-    Case("cross_first_dim", ("cross",), lambda m, x, y: x.cross(y, 0), (real(3, 2), real(3, 2))),
+    Case(
+        "cross_first_dim",
+        ("cross", "cross_op"),
+        lambda m, x, y: x.cross(y, 0),
+        (real(3, 2), real(3, 2)),
+    ),
     Case(
         "solve",
-        ("solve",),
+        ("solve", "solve_op"),
         lambda m, a, b: m.linalg.solve(a, b),
         (well_conditioned(3, 3), real(3, 2)),
     ),
     Case(
         "solve_vector",
-        ("solve",),
+        ("solve", "solve_op"),
         lambda m, a, b: m.linalg.solve(a, b),
         (well_conditioned(3, 3), real(3)),
     ),
     Case(
         "solve_batched_vectors",
-        ("solve",),
+        ("solve", "solve_op"),
         lambda m, a, b: m.linalg.solve(a, b),
         (well_conditioned(2, 3, 3), real(2, 3)),
     ),
@@ -593,7 +592,7 @@ CASES = [
     Case(
         "eigenvectors",
         ("eigenvectors",),
-        lambda m, x: ops_linalg._eigenvectors(x + x.mT) ** 2,  # squared: signs are arbitrary
+        lambda m, x: ops.eigenvectors(x + x.mT) ** 2,  # squared: signs are arbitrary
         (real(3, 3),),
         lambda m, x: m.linalg.eigh(x + x.mT)[1] ** 2,
     ),
@@ -613,40 +612,45 @@ CASES = [
     Case("elu", ("elu",), lambda m, x: nn(m).elu(x), (nonzero(2, 3),)),
     Case("elu_alpha", ("elu",), lambda m, x: nn(m).elu(x, alpha=2.0), (nonzero(4),)),
     Case("softsign", ("softsign",), lambda m, x: nn(m).softsign(x), (nonzero(2, 3),)),
-    Case("mse_loss", ("mse_loss",), lambda m, x, y: nn(m).mse_loss(x, y), (real(2, 3), real(2, 3))),
+    Case(
+        "mse_loss",
+        ("mse_loss", "mse_op"),
+        lambda m, x, y: nn(m).mse_loss(x, y),
+        (real(2, 3), real(2, 3)),
+    ),
     Case(
         "mse_loss_sum",
-        ("mse_loss",),
+        ("mse_loss", "mse_op"),
         lambda m, x, y: nn(m).mse_loss(x, y, reduction="sum"),
         (real(2, 3), real(2, 3)),
     ),
     Case(
         "mse_loss_weighted",
-        ("mse_loss",),
+        ("mse_loss", "mse_op"),
         lambda m, x, y, w: nn(m).mse_loss(x, y, weight=w),
         (real(2, 3), real(2, 3), positive(2, 3)),
     ),
     Case(
         "mse_loss_weighted_broadcast_sum",
-        ("mse_loss",),
+        ("mse_loss", "mse_op"),
         lambda m, x, y, w: nn(m).mse_loss(x, y, weight=w, reduction="sum"),
         (real(2, 3), real(3), positive(2, 3)),
     ),
     Case(
         "mse_loss_none",
-        ("mse_loss",),
+        ("mse_loss", "mse_op"),
         lambda m, x, y: nn(m).mse_loss(x, y, reduction="none"),
         (real(2, 3), real(2, 3)),
     ),
     Case(
         "binary_cross_entropy",
-        ("binary_cross_entropy",),
+        ("binary_cross_entropy", "bce_op"),
         lambda m, x, t: nn(m).binary_cross_entropy(x, t),
         (probability(2, 3), probability(2, 3)),
     ),
     Case(
         "binary_cross_entropy_weighted",
-        ("binary_cross_entropy",),
+        ("binary_cross_entropy", "bce_op"),
         lambda m, x, t: nn(m).binary_cross_entropy(
             x, t, weight=m.tensor([1.0, 2.0, 0.5], dtype=m.float64), reduction="none"
         ),
@@ -654,13 +658,13 @@ CASES = [
     ),
     Case(
         "binary_cross_entropy_with_logits",
-        ("binary_cross_entropy_with_logits",),
+        ("binary_cross_entropy_with_logits", "bce_logits_op"),
         lambda m, x, t: nn(m).binary_cross_entropy_with_logits(x, t),
         (real(2, 3, lo=-3, hi=3), probability(2, 3)),
     ),
     Case(
         "binary_cross_entropy_with_logits_weights",
-        ("binary_cross_entropy_with_logits",),
+        ("binary_cross_entropy_with_logits", "bce_logits_op"),
         lambda m, x, t: nn(m).binary_cross_entropy_with_logits(
             x,
             t,
@@ -825,7 +829,9 @@ def test_sizes_are_torchs():
 def test_every_op_and_function_has_a_case():
     covered = {name for case in CASES for name in case.covers}
     covered |= {name for name, _ in NONDIFF_CASES + NO_DERIVATIVE_CASES} | CONSTRUCTORS | SIZES
-    assert set(ops.OPS) - covered == set()
+    recorded = {name for name, entry in ops.OPS.items() if entry.differentiable}
+    assert recorded - covered == set()
+    assert set(ops.INTERNAL) - covered == set()
     assert set(ops.FUNCTIONS) - covered == set()
 
 

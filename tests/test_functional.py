@@ -97,10 +97,10 @@ def test_jacobian_in_chunks_equals_one_pass(monkeypatch):
 
 
 def test_jacobian_is_one_batched_pass_not_one_per_row(monkeypatch):
-    from gradcli.engine import tensor
+    from gradcli.engine import backward
 
     calls = []
-    real = tensor.run_backward
+    real = backward.run_backward
 
     def counting(*args, **kwargs):
         calls.append(kwargs.get("batch_dims", 0))

@@ -23,7 +23,8 @@ def wrong_rule(monkeypatch):
     """Replace the rules of an op (and the variants sharing its name) for one test."""
 
     def plant(name, *rules):
-        monkeypatch.setattr(ops.OPS[name], "rules", rules)
+        for overload in ops.OPS[name].overloads:
+            monkeypatch.setattr(overload, "rules", rules)
 
     return plant
 

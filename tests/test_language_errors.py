@@ -203,11 +203,16 @@ def test_unknown_names(text, bindings, message, column):
             3,
         ),
         # keywords
-        ("sin(x, dim=0)", "sin does not take the keyword 'dim'", 8),
-        ("sum(x, axes=0)", "sum does not take the keyword 'axes' (did you mean 'axis'?)", 8),
+        ("sin(x, dim=0)", "sin does not take the keyword 'dim': sin(input)", 8),
+        (
+            "sum(x, axes=0)",
+            "sum does not take the keyword 'axes' (did you mean 'axis'?):"
+            " sum(input, dim=None, keepdim=False)",
+            8,
+        ),
         ("sum(x, dim=0, axis=1)", "sum got two values for 'dim'", 15),
         ("sum(x, 0, dim=1)", "sum got two values for 'dim'", 11),
-        ("f(a) = a; f(b=1)", "f does not take the keyword 'b'", 13),
+        ("f(a) = a; f(b=1)", "f does not take the keyword 'b': f(a)", 13),
         # methods and attributes
         ("x.__class__", "attribute '__class__' is not accessible", 3),
         ("x.__class__()", "attribute '__class__' is not accessible", 3),

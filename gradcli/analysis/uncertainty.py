@@ -23,8 +23,8 @@ from types import MappingProxyType
 import numpy as np
 
 from .. import api
-from .. import bindings as _bindings
 from ..errors import GradcliError
+from ..language.values import load_file, parse_value
 from .assembled import assemble_jacobian, entry_labels
 from .report import Report, frozen
 
@@ -176,7 +176,7 @@ def _diagonal(given: Mapping, names, jac) -> np.ndarray:
             continue
         sigma = given[name]
         if isinstance(sigma, str):
-            sigma = _bindings.parse_value(sigma, name=f"the σ of {name}")
+            sigma = parse_value(sigma, name=f"the σ of {name}")
         sigma = np.asarray(sigma, dtype=np.float64)
         try:
             sigma = np.broadcast_to(sigma, shape)
@@ -191,7 +191,7 @@ def _diagonal(given: Mapping, names, jac) -> np.ndarray:
 
 
 def _covariance_file(path: str, names, shapes, size: int) -> np.ndarray:
-    covariance = np.asarray(_bindings.load_file(path, name="--cov"), dtype=np.float64)
+    covariance = np.asarray(load_file(path, name="--cov"), dtype=np.float64)
     labels = [label for n in names for label in entry_labels(n, shapes[n])]
     if size == 1 and covariance.size == 1:
         covariance = covariance.reshape(1, 1)

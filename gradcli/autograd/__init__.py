@@ -1,6 +1,8 @@
 """``gradcli.autograd``: as ``torch.autograd``."""
 
-from ..engine.tensor import Tensor, backward, enable_grad, grad, no_grad, set_grad_enabled
+from ..engine.backward import backward, grad
+from ..engine.state import enable_grad, no_grad, set_grad_enabled
+from ..engine.tensor import Tensor
 
 # Imported eagerly (it needs nothing beyond the engine): a lazy import of the
 # submodule would bind the module, not the function, to the name ``gradcheck``.

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.tensor import AnomalyMode, Tensor
+from ..engine.state import PER_THREAD
+from ..engine.tensor import Tensor
 from ..errors import EngineError
 
 
@@ -29,12 +30,12 @@ class _Hooked:
     hook = None
 
     def __enter__(self):
-        self.previous = AnomalyMode.hook
-        AnomalyMode.hook = self.hook
+        self.previous = PER_THREAD.anomaly
+        PER_THREAD.anomaly = self.hook
         return self
 
     def __exit__(self, *exc):
-        AnomalyMode.hook = self.previous
+        PER_THREAD.anomaly = self.previous
         return False
 
 
@@ -46,12 +47,12 @@ class detect_anomaly(_Hooked):
 
 
 def set_detect_anomaly(mode: bool, check_nan: bool = True) -> None:
-    """Switch nan detection in the reverse pass on or off for the whole process."""
-    AnomalyMode.hook = _raise_on_nan if mode and check_nan else None
+    """Switch nan detection in the reverse pass on or off (for this thread)."""
+    PER_THREAD.anomaly = _raise_on_nan if mode and check_nan else None
 
 
 def is_anomaly_enabled() -> bool:
-    return AnomalyMode.hook is not None
+    return PER_THREAD.anomaly is not None
 
 
 class first_nonfinite(_Hooked):

@@ -21,15 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import limits, ops
-from ..engine.tensor import (
-    Node,
-    Tensor,
-    enable_grad,
-    grad,
-    grad_reaching,
-    run_backward,
-    set_grad_enabled,
-)
+from ..engine.backward import grad, grad_reaching, run_backward
+from ..engine.graph import Node
+from ..engine.state import enable_grad, set_grad_enabled
+from ..engine.tensor import Tensor
 from ..errors import EngineError, GradcliTypeError, NotImplementedByGradcli
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]

@@ -20,7 +20,8 @@ import warnings
 
 import numpy as np
 
-from ..engine.tensor import Tensor, grad
+from ..engine.backward import grad
+from ..engine.tensor import Tensor
 from ..errors import EngineError, GradcliTypeError, NotImplementedByGradcli
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]

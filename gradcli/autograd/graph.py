@@ -16,7 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine.explain import operands_named, rule_words
-from ..engine.tensor import AnomalyMode, Node, Tensor, _short
+from ..engine.graph import Node
+from ..engine.graph import short_name as _short
+from ..engine.state import PER_THREAD
+from ..engine.tensor import Tensor
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,18 +90,18 @@ class record_backward:  # noqa: N801  (a context manager, named like detect_anom
         self.sends: list = []
 
     def __enter__(self):
-        self.previous = previous = AnomalyMode.hook
+        self.previous = previous = PER_THREAD.anomaly
 
         def hook(node, index, g, gi):
             self.sends.append((node, index, _array(g), _array(gi)))
             if previous is not None:
                 previous(node, index, g, gi)
 
-        AnomalyMode.hook = hook
+        PER_THREAD.anomaly = hook
         return self
 
     def __exit__(self, *exc):
-        AnomalyMode.hook = self.previous
+        PER_THREAD.anomaly = self.previous
         return False
 
 

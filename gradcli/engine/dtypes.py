@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .tensor import DefaultDType
+from . import state
 
 
 class dtype:
@@ -67,7 +67,7 @@ def to_numpy(d):
     if isinstance(d, dtype):
         return d.numpy
     if d is float:
-        return DefaultDType.value
+        return state.default_dtype()
     if d is int:
         return np.dtype(np.int64)
     if d is bool:
@@ -77,7 +77,7 @@ def to_numpy(d):
 
 def repr_suffix(np_dtype) -> str | None:
     """The ``dtype=...`` a tensor's repr shows: none for the default float, int64 and bool."""
-    if np_dtype == DefaultDType.value or np_dtype == np.int64 or np_dtype == np.bool_:
+    if np_dtype == state.default_dtype() or np_dtype == np.int64 or np_dtype == np.bool_:
         return None
     return f"torch.{from_numpy(np_dtype).name}"
 
@@ -86,8 +86,8 @@ def set_default_dtype(d) -> None:
     d = to_numpy(d)
     if d.kind != "f":
         raise TypeError("only floating-point types are supported as the default type")
-    DefaultDType.value = d
+    state.set_default_dtype(d)
 
 
 def get_default_dtype() -> dtype:
-    return from_numpy(DefaultDType.value)
+    return from_numpy(state.default_dtype())

@@ -1,7 +1,7 @@
 """What each op means to a reader: its local derivative in words, and when an
 evaluation lands on a point where the op has no derivative.
 
-Two tables keyed by the op's name, to be read beside the op table (``ops.py``):
+Two tables keyed by the op's name, to be read beside the op table (``ops/``):
 
 - ``RULE_WORDS[op]``: one text per input (one for all inputs of a variadic op),
   the rule the reverse pass applies to that input, as ``gradcli grad --steps``
@@ -126,13 +126,13 @@ RULE_WORDS: dict[str, tuple[str, ...]] = {
     "stack": _unary("each input gets its slice of g"),
     "cat": _unary("each input gets its part of g"),
     "getitem": _unary("g at the entries indexed, 0 elsewhere (added where an entry repeats)"),
-    "index_put": (
+    "setitem": (
         "d/d target: g, with 0 at the entries assigned",
         "d/d value: g at the entries assigned",
     ),
     "clone": _unary("d a/da = 1"),
-    "to": _unary("g cast to a's dtype"),
-    # special functions (ops_special)
+    "to_dtype": _unary("g cast to a's dtype"),
+    # special functions (ops/special.py)
     "cbrt": _unary("d cbrt(a)/da = 1/(3*cbrt(a)**2)"),
     "sec": _unary("d sec(a)/da = sec(a)*tan(a)"),
     "csc": _unary("d csc(a)/da = -csc(a)*cot(a)"),
@@ -144,40 +144,61 @@ RULE_WORDS: dict[str, tuple[str, ...]] = {
     "gamma": _unary("d gamma(a)/da = gamma(a)*digamma(a)"),
     "lgamma": _unary("d lgamma(a)/da = digamma(a)"),
     "digamma": _unary("d digamma(a)/da = polygamma(1, a)"),
-    "polygamma": _unary("d polygamma(n, a)/da = polygamma(n+1, a)"),
+    "polygamma_op": _unary("d polygamma(n, a)/da = polygamma(n+1, a)"),
     "erfc": _unary("d erfc(a)/da = -2/sqrt(pi)*exp(-a**2)"),
     "erfinv": _unary("d erfinv(a)/da = sqrt(pi)/2*exp(erfinv(a)**2)"),
     "xlogy": (
         "d xlogy(a, b)/da = log(b), and 0 where a = 0 and b <= 0",
         "d xlogy(a, b)/db = a/b",
     ),
-    # running products (ops_scan)
+    # running products (ops/linalg_extra.py)
     "cumprod": _unary("d cumprod(a)_k/da_i = the product of a_j for j <= k but i, for k >= i"),
-    # linear algebra (ops_linalg); x = solve(a, b)
-    "cross": ("d cross(a, b)/da: g -> cross(b, g)", "d cross(a, b)/db: g -> cross(g, a)"),
-    "solve": (
+    # linear algebra (ops/linalg_extra.py); x = solve(a, b)
+    "cross_op": ("d cross(a, b)/da: g -> cross(b, g)", "d cross(a, b)/db: g -> cross(g, a)"),
+    "solve_op": (
         "d solve(a, b)/da: g -> -solve(a.T, g) @ x.T",
         "d solve(a, b)/db: g -> solve(a.T, g)",
     ),
     "eigvalsh": _unary("g -> V diag(g) V.T, V the eigenvectors of a"),
     "eigenvectors": _unary("g -> V (skew(V.T g) / (L_j - L_i)) V.T, L the eigenvalues of a"),
     "logabsdet": _unary("d log|det(a)|/da = inverse(a).T"),
-    # activations and losses (ops_nn); n is the number of entries a mean divides by
+    # activations and losses (ops/nn.py); n is the number of entries a mean divides by
     "gelu": _unary("d gelu(a)/da = Phi(a) + a*phi(a), Phi and phi the normal CDF and density"),
     "silu": _unary("d silu(a)/da = sigmoid(a)*(1 + a*(1 - sigmoid(a)))"),
     "leaky_relu": _unary("d leaky_relu(a)/da = 1 where a > 0, else negative_slope"),
     "elu": _unary("d elu(a)/da = 1 where a > 0, else alpha*exp(a)"),
-    "mse_loss": ("d mse_loss(a, b)/da = 2*(a - b)/n", "d mse_loss(a, b)/db = -2*(a - b)/n"),
-    "binary_cross_entropy": (
+    "mse_op": ("d mse_loss(a, b)/da = 2*(a - b)/n", "d mse_loss(a, b)/db = -2*(a - b)/n"),
+    "bce_op": (
         "d binary_cross_entropy(a, b)/da = (a - b)/(a*(1 - a))/n",
         "d binary_cross_entropy(a, b)/db = (log(1 - a) - log(a))/n",
     ),
-    "binary_cross_entropy_with_logits": (
+    "bce_logits_op": (
         "d binary_cross_entropy_with_logits(a, b)/da = (sigmoid(a) - b)/n",
         "d binary_cross_entropy_with_logits(a, b)/db = -a/n",
     ),
     "nll_loss": _unary("g -> -(the class weight) at each target class, 0 elsewhere"),
 }
+# Ops recorded with another op's rule: the same words.
+RULE_WORDS.update(
+    {
+        "masked_fill": RULE_WORDS["where"],
+        "max": RULE_WORDS["take_along_dim"],
+        "min": RULE_WORDS["take_along_dim"],
+        "sort": RULE_WORDS["take_along_dim"],
+        "topk": RULE_WORDS["take_along_dim"],
+        "bmm": RULE_WORDS["matmul"],
+        "t": RULE_WORDS["transpose"],
+        "T": RULE_WORDS["transpose"],
+        "view": RULE_WORDS["reshape"],
+        "diag": RULE_WORDS["diagonal"],
+        "unbind": RULE_WORDS["getitem"],
+        "split": RULE_WORDS["getitem"],
+        "index_select": RULE_WORDS["getitem"],
+        "fill": ("d/d target: 0", "d/d value: g summed"),
+        "copy": ("d/d target: 0", "d/d src: g"),
+        "zero": _unary("0"),
+    }
+)
 
 
 #: The names the rules give an op's inputs, where they are not a, b, c.

@@ -14,15 +14,19 @@ Expressions are visited with the iterative ``ir.walk``, so no check recurses.
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..engine.ops import FUNCTIONS
 from ..errors import GradcliError, GradcliTypeError, Span
 from . import ir
+from .forms import CALCULATOR_FORMS
 from .ir import NESTING_LIMIT
+
+if TYPE_CHECKING:
+    import inspect
 
 BUILTIN_CONSTANTS = {
     "pi": math.pi,
@@ -35,10 +39,9 @@ BUILTIN_CONSTANTS = {
 #: Attributes that are not calls; everything else after a dot must be a method call.
 ATTRIBUTES = ("T", "shape")
 
-# Parameters of the engine's Python callables that the language does not expose.
-_HIDDEN_PARAMETERS = frozenset(
-    {"out", "where", "casting", "order", "dtype", "subok", "signature", "requires_grad"}
-)
+# Parameters of the op table the language does not expose: it computes in one dtype
+# and draws random numbers from its evaluation's generator.
+_HIDDEN_PARAMETERS = frozenset({"dtype", "requires_grad", "generator", "memory_format"})
 
 
 def suggest(name: str, candidates, cutoff: float = 0.6) -> str:
@@ -182,40 +185,10 @@ class Signature:
 _SIGNATURES: dict[str, Signature] = {}
 
 
-def _extreme_signature() -> inspect.Signature:
-    P = inspect.Parameter
-    return inspect.Signature(
-        [
-            P("input", P.POSITIONAL_OR_KEYWORD),
-            P("other", P.POSITIONAL_OR_KEYWORD, default=None),
-            P("dim", P.KEYWORD_ONLY, default=None),
-            P("keepdim", P.KEYWORD_ONLY, default=False),
-        ]
-    )
-
-
-#: Where the language means what a calculator means rather than what the library
-#: (PyTorch) means: ``max(a, b)`` and ``min(a, b)`` are always elementwise (``max(x, 0)``
-#: is ReLU), and a reduction along a dimension names it, ``max(x, dim=0)``, giving the values.
-#: The signature and the one-line doc that the language and ``gradcli functions`` show.
-CALCULATOR_FORMS = {
-    "max": (
-        _extreme_signature(),
-        "max(x): largest entry; max(a, b): the larger, elementwise (maximum);"
-        " max(x, dim=0): largest along dim (the values; argmax gives the indices)",
-    ),
-    "min": (
-        _extreme_signature(),
-        "min(x): smallest entry; min(a, b): the smaller, elementwise (minimum);"
-        " min(x, dim=0): smallest along dim (the values; argmin gives the indices)",
-    ),
-}
-
-
 def python_signature(name: str) -> inspect.Signature:
     """The Python signature of the language's function ``name``."""
     form = CALCULATOR_FORMS.get(name)
-    return form[0] if form is not None else FUNCTIONS[name].signature
+    return form[0].python_signature() if form is not None else FUNCTIONS[name].signature
 
 
 def builtin_signature(name: str) -> Signature:
@@ -227,11 +200,8 @@ def builtin_signature(name: str) -> Signature:
 
 
 def language_parameters(signature: inspect.Signature) -> inspect.Signature:
-    """``signature`` as the language takes it: without the engine's NumPy-only
-    parameters, and without ``axis`` beside ``dim`` (it is accepted as a spelling of dim)."""
+    """``signature`` (an op's schema, in PyTorch's names) as the language takes it."""
     params = [p for p in signature.parameters.values() if p.name not in _HIDDEN_PARAMETERS]
-    if any(p.name == "dim" for p in params):  # sum(x, dim=0, *, axis=None)
-        params = [p for p in params if p.name != "axis"]
     return signature.replace(parameters=params)
 
 
@@ -276,7 +246,9 @@ def bind(sig: Signature, n_args: int, keywords, span: Span) -> None:
         if name not in sig.keywords:
             hint = suggest(keyword.name, sig.keywords | {a for a, _ in sig.aliases})
             raise GradcliTypeError(
-                f"{sig.name} does not take the keyword '{keyword.name}'{hint}", keyword.span
+                f"{sig.name} does not take the keyword '{keyword.name}'{hint}:"
+                f" {sig.name}{sig.shown}",
+                keyword.span,
             )
         if name in filled:
             raise GradcliTypeError(f"{sig.name} got two values for '{name}'", keyword.span)

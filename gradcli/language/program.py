@@ -6,9 +6,9 @@ from collections.abc import Collection, Mapping
 
 import numpy as np
 
-from ..engine import ops
 from ..engine.ops import FUNCTIONS
-from ..engine.tensor import Tensor, no_grad
+from ..engine.state import Generator, default_dtype_override, no_grad
+from ..engine.tensor import Tensor
 from ..errors import GradcliError
 from . import ir
 from .check import BUILTIN_CONSTANTS, Analysis, check, suggest
@@ -48,22 +48,29 @@ class CompiledProgram:
         return f"<CompiledProgram {self.filename} inputs={self.inputs}>"
 
     def defaults(
-        self, seed: int | None = None, constants: Mapping | None = None
+        self,
+        seed: int | None = None,
+        constants: Mapping | None = None,
+        *,
+        generator: Generator | None = None,
+        dtype=None,
     ) -> dict[str, np.ndarray]:
-        """The values the program gives its inputs; random ones after ``manual_seed(seed)``.
+        """The values the program gives its inputs: random ones drawn from ``generator``
+        (a new one seeded ``seed``; the process's if neither), floats in ``dtype``.
 
         ``constants`` are values given to ``const`` names (``--c 5``): an input defined
         from a const (``const c = 2; b = c * 3``) takes its value from the given one.
         """
         constants = constants or {}
-        if seed is not None:
-            ops.manual_seed(seed)
+        if generator is None and seed is not None:
+            generator = Generator(seed)
         statements = self.analysis.input_statements
         wanted = {i for i in statements.values()}
-        evaluator = Evaluator()
+        evaluator = Evaluator(generator=generator)
         values = {}
         try:
-            with no_grad(), deep_recursion(), np.errstate(all="ignore"):
+            quiet = np.errstate(all="ignore")
+            with no_grad(), deep_recursion(), quiet, default_dtype_override(dtype):
                 for i, statement in enumerate(self.ir.statements):
                     if isinstance(statement, (ir.FuncDef, ir.ConstDecl)) or i in wanted:
                         given = None
@@ -83,6 +90,9 @@ class CompiledProgram:
         origins: dict | None = None,
         notes: list | None = None,
         sources: dict | None = None,
+        *,
+        generator: Generator | None = None,
+        dtype=None,
     ) -> Tensor:
         """Evaluate with ``bindings`` for the inputs; returns the result, with its graph.
 
@@ -94,10 +104,14 @@ class CompiledProgram:
         When ``notes`` is a list, each call that lands on a kink appends
         ``(function, span, where, convention)`` (see ``engine.explain``). When ``sources`` is a
         dict, it maps each graph node to the span of the whole expression that made it.
+        Random constructors draw from ``generator`` (the process's when None); numbers
+        written in the program are of ``dtype`` (the default dtype when None), in this
+        thread only: nothing global changes.
         """
         try:
             self._check_bindings(bindings)
-            return self._run(bindings, watch_nonfinite, origins, notes, sources)
+            with default_dtype_override(dtype):
+                return self._run(bindings, watch_nonfinite, origins, notes, sources, generator)
         except GradcliError as err:
             raise err.with_source(self.source) from None
 
@@ -136,9 +150,11 @@ class CompiledProgram:
     def _assigned(self) -> list[str]:
         return [s.name for s in self.ir.statements if isinstance(s, (ir.Assign, ir.ConstDecl))]
 
-    def _run(self, bindings, watch, origins=None, notes=None, sources=None) -> Tensor:
+    def _run(
+        self, bindings, watch, origins=None, notes=None, sources=None, generator=None
+    ) -> Tensor:
         analysis = self.analysis
-        evaluator = Evaluator(watch, origins, notes, sources)
+        evaluator = Evaluator(watch, origins, notes, sources, generator)
         for name in analysis.free:
             evaluator.env[name] = as_tensor(bindings[name])
         result = None
@@ -186,8 +202,6 @@ def evaluate_constant(text: str, seed: int | None = None) -> np.ndarray:
             )
     except GradcliError as err:
         raise err.with_source(text) from None
-    if seed is not None:
-        ops.manual_seed(seed)
     with no_grad():
-        result = program.run({})
+        result = program.run({}, generator=None if seed is None else Generator(seed))
     return np.array(result.numpy())

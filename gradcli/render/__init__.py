@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import enum
 import importlib
-from collections.abc import Iterator, Mapping
+
+from ..result import leaves
 
 
 class Format(str, enum.Enum):
@@ -41,15 +42,6 @@ def render_functions(functions, fmt: Format, stream) -> None:
     """Write the listing ``functions`` (``api.functions()``) to ``stream`` in format ``fmt``."""
     module = importlib.import_module(f".{Format(fmt).value}", __name__)
     module.render_functions(functions, stream)
-
-
-def leaves(tree: Mapping, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], object]]:
-    """The arrays of a result tree with their key paths: ``(("grad", "x"), G)``."""
-    for key, node in tree.items():
-        if isinstance(node, Mapping):
-            yield from leaves(node, prefix + (key,))
-        else:
-            yield prefix + (key,), node
 
 
 def write_npz(result, path: str) -> None:

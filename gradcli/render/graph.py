@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from .json import _string as json_string
-from .json import encode
+from .jsontext import encode
+from .jsontext import string as json_string
 from .numbers import flat_numbers, format_array, shape_text
 
 DEFAULT_PRECISION = 6
@@ -81,7 +81,7 @@ def _tree(graph, stream, precision) -> None:
     from rich.text import Text
     from rich.tree import Tree
 
-    from .table import MIN_WIDTH, _shown
+    from .terminal import MIN_WIDTH, _shown
 
     console = Console(file=stream, highlight=False)
     if console.width < MIN_WIDTH:
@@ -344,7 +344,7 @@ def render_steps_table(graph, console, precision: int | None = None) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from .table import _shown
+    from .terminal import _shown
 
     if not graph.steps:
         console.print(_NO_STEPS)

@@ -8,11 +8,7 @@ unless ``--precision`` asks for fewer digits.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-import numpy as np
-
-from .numbers import format_number, nested_text
+from .jsontext import encode, json_object
 
 
 def render(result, stream, precision: int | None = None) -> None:
@@ -42,69 +38,7 @@ def render_functions(functions, stream) -> None:
     """``{"functions": [{"name": ..., "signature": "(...)", "kind": ..., "doc": ...,
     "kink": ... or null}, ...]}`` on one line."""
     entries = [
-        _object(name=f.name, signature=f.signature, kind=f.kind, doc=f.doc, kink=f.kink)
+        json_object(name=f.name, signature=f.signature, kind=f.kind, doc=f.doc, kink=f.kink)
         for f in functions
     ]
     stream.write(f'{{"functions": [{", ".join(entries)}]}}\n')
-
-
-def _object(**fields) -> str:
-    """Text fields (None as null) as a JSON object."""
-    items = (f"{_string(k)}: {'null' if v is None else _string(v)}" for k, v in fields.items())
-    return "{" + ", ".join(items) + "}"
-
-
-def encode(node, precision: int | None = None) -> str:
-    """A result tree as strict JSON text: dicts of arrays and numbers, and in reports
-    also text, booleans, None and lists (of text, of dicts)."""
-    if isinstance(node, Mapping):
-        items = (f"{_string(key)}: {encode(value, precision)}" for key, value in node.items())
-        return "{" + ", ".join(items) + "}"
-    if node is None:
-        return "null"
-    if isinstance(node, str):
-        return _string(node)
-    if isinstance(node, bool):
-        return "true" if node else "false"
-    if isinstance(node, (list, tuple)):
-        return "[" + ", ".join(encode(item, precision) for item in node) + "]"
-    return _array(np.asarray(node), precision)
-
-
-def _array(array: np.ndarray, precision: int | None) -> str:
-    if array.ndim == 0:
-        return _number(array[()], precision)
-    if precision is None:
-        text = nested_text(array, _NONFINITE)
-        if text is not None:
-            return text
-    return "[" + ", ".join(_array(part, precision) for part in array) + "]"
-
-
-_NONFINITE = {"nan": '"nan"', "inf": '"inf"', "-inf": '"-inf"'}
-
-
-def _number(x, precision: int | None) -> str:
-    if isinstance(x, np.bool_):
-        return "true" if x else "false"
-    text = format_number(x, precision)
-    return f'"{text}"' if text in ("nan", "inf", "-inf") else text
-
-
-def _string(text: str) -> str:
-    # Keys are words and program names, and the listing of functions holds the op
-    # table's one-line docs: JSON needs quotes and backslashes escaped, control
-    # characters and letters beyond ASCII written as \\uXXXX (as json.dumps does)
-    # so that any terminal or pipe takes them. The json module costs start-up time.
-    text = text.replace("\\", "\\\\").replace('"', '\\"')
-    if not text.isascii() or not text.isprintable():
-        text = "".join(c if c.isascii() and c.isprintable() else _escaped(c) for c in text)
-    return f'"{text}"'
-
-
-def _escaped(c: str) -> str:
-    """One character as JSON's \\uXXXX, a surrogate pair beyond the BMP."""
-    units = c.encode("utf-16-be")
-    return "".join(
-        f"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in (0, 2)[: len(units) // 2]
-    )

@@ -12,14 +12,14 @@ The listing of functions is one line per function, its fields separated by two
 spaces (``awk -F '  '``): the name with its parameters, the description, and
 the convention at kinks when there is one::
 
-    relu(x)  max(x, 0)  at kinks: relu'(0) = 0; at nan the gradient passes, as PyTorch
+    relu(input)  max(x, 0)  at kinks: relu'(0) = 0; at nan the gradient passes, as PyTorch
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from . import leaves
+from ..result import leaves
 from .numbers import flat_numbers, flat_text
 
 

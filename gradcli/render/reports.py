@@ -74,7 +74,7 @@ def _unicode(console) -> bool:
 
 
 def _shown(text: str, encoding: str) -> str:
-    from .table import _shown
+    from .terminal import _shown
 
     return _shown(text, encoding)
 
@@ -96,7 +96,7 @@ def _title(console, report) -> None:
 
 
 def _path_label(path, unicode: bool, encoding: str = "utf-8") -> str:
-    from .table import label
+    from .terminal import label
 
     return _shown(label(path, unicode), encoding)
 

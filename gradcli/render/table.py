@@ -9,8 +9,6 @@ terminal. Rich is imported here only, so the other formats never load it.
 
 from __future__ import annotations
 
-import re
-
 from rich import box
 from rich.console import Console
 from rich.table import Table
@@ -18,12 +16,10 @@ from rich.text import Text
 
 from . import leaves
 from .numbers import format_array, shape_text
+from .terminal import MIN_WIDTH, _shown, label
 
 DEFAULT_PRECISION = 6
 SHAPE = "shape"
-MIN_WIDTH = 20
-# Control characters, which a terminal obeys (ESC starts a colour) rather than shows.
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def render(result, stream, precision: int | None = None, console: Console | None = None) -> None:
@@ -124,32 +120,6 @@ def render_functions(functions, stream, console: Console | None = None) -> None:
     console.print(table)
 
 
-def _shown(text: str, encoding: str) -> str:
-    """``text`` as the terminal should show it: control characters (a comment may
-    hold an escape sequence) as U+FFFD, and what ``encoding`` cannot write escaped
-    (θ as ``\\u03b8``), so that the table measures what the terminal will show."""
-    text = _CONTROLS.sub("\ufffd" if encoding.lower().startswith("utf") else "?", text)
-    return text.encode(encoding, "backslashreplace").decode(encoding)
-
-
 def _narrowest(array, precision: int) -> int:
     """The width of the array printed one number a line."""
     return max(map(len, format_array(array, precision, line_width=1).splitlines()))
-
-
-def label(path: tuple[str, ...], unicode: bool = True) -> str:
-    """How a table row names an array of a result tree (in ASCII when the output's
-    encoding has no ∂)."""
-    d, squared, transposed, dot = ("∂", "²", "ᵀ", "·") if unicode else ("d", "2", "^T", ".")
-    match path:
-        case ("value",):
-            return "f"
-        case ("grad" | "jacobian", x):
-            return f"{d}f/{d}{x}"
-        case ("hessian", x, y):
-            return f"{d}{squared}f/{d}{x}{d}{y}"
-        case ("vjp", x):
-            return f"v{transposed}{dot}{d}f/{d}{x}"
-        case ("jvp",):
-            return f"{d}f{dot}t"
-    return ".".join(path)

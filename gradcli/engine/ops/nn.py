@@ -1,14 +1,11 @@
-"""The op table, continued: activations and losses, with PyTorch's parameters.
+"""Activations and losses, with PyTorch's parameters (``torch.nn.functional``'s).
 
-Each op is declared once with its forward, its rules (in the differentiable ops,
-so second derivatives work), PyTorch's ``grad_fn`` name and its kinks. Where
-PyTorch composes a function from other ops (softsign, cross_entropy), gradcli
-composes it the same way, so the graph and its ``grad_fn`` names are the same.
-
-Losses take ``reduction`` as ``"mean"`` (the default), ``"sum"`` or ``"none"``.
-Class weights and ``pos_weight`` are constants: no gradient flows to them, and
-one that requires grad is an error, as in PyTorch. The conventions of ``ops``
-hold here too.
+Where PyTorch composes a function from other ops (softsign, cross_entropy, a
+weighted mse_loss), gradcli composes it the same way, so the graph and its
+``grad_fn`` names are the same. Losses take ``reduction`` as ``"mean"`` (the
+default), ``"sum"`` or ``"none"``. Class weights and ``pos_weight`` are
+constants: no gradient flows to them, and one that requires grad is an error,
+as in PyTorch.
 """
 
 from __future__ import annotations
@@ -17,42 +14,23 @@ import math
 
 import numpy as np
 
-from ..errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
-from .ops import (
-    OPS,
-    Function,
-    _batch,
-    _erf,
-    _function,
-    _raw,
-    _sigmoid,
-    abs,
-    broadcast_to,
-    clamp,
-    defop,
-    erf,
-    exp,
-    log,
-    log_softmax,
-    masked_fill,
-    neg,
-    pow,
-    put_along_dim,
-    reshape_op,
-    sigmoid,
-    softmax,
-    softplus,
-    sum,
-    tanh,
-    to_dtype,
-    unsqueeze,
-    where,
-)
-from .tensor import GradMode, Tensor
+from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
+from .. import state
+from ..optable import Table, over
+from ..tensor import Tensor
+from .arithmetic import neg, pow
+from .common import batch_of, raw
+from .comparison import masked_fill, where
+from .elementwise import _erf, _sigmoid, abs, clamp, erf, exp, log, sigmoid, softplus, tanh
+from .indexing import put_along_dim
+from .reductions import log_softmax, sum
+from .shape import broadcast_to, unsqueeze, view_op
 
-# ----------------------------------------------------------------------------
-# Activations
-# ----------------------------------------------------------------------------
+table = Table("nn")
+_ACTIVATION = dict(kind="elementwise", function=True)
+_LOSS = dict(kind="loss", function=True)
+
+# ----- activations -----
 
 _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
@@ -60,31 +38,23 @@ _TANH_SCALE = math.sqrt(2 / math.pi)  # the tanh approximation of gelu: tanh(k (
 _TANH_CUBIC = 0.044715
 
 
-def _approximation(approximate):
+def _gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise EngineError("approximate argument must be either none or tanh.")
-    return approximate
-
-
-def _gelu(input, *, approximate="none"):
     x = np.asarray(input)
-    if _approximation(approximate) == "tanh":
+    if approximate == "tanh":
         out = 0.5 * x * (1 + np.tanh(_TANH_SCALE * (x + _TANH_CUBIC * x**3)))
     else:
         out = 0.5 * x * (1 + _erf(x * _SQRT_HALF))
     return np.asarray(out).astype(np.result_type(x, 1.0))
 
 
-def _gelu_rule(g, ans, x, *, approximate="none"):
+def _gelu_rule(g, ans, x, approximate="none"):
     if approximate == "tanh":
         t = tanh(_TANH_SCALE * (x + _TANH_CUBIC * x * x * x))
         slope = _TANH_SCALE * (1 + 3 * _TANH_CUBIC * x * x)
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * slope)
     return g * (0.5 * (1 + erf(x * _SQRT_HALF)) + x * exp(-0.5 * x * x) * _INV_SQRT_2PI)
-
-
-def _silu(input):
-    return np.asarray(input) * _sigmoid(input)
 
 
 def _silu_rule(g, ans, x):
@@ -108,30 +78,35 @@ def _elu_rule(g, ans, x, alpha=1.0):
 
 
 # fmt: off
-gelu = defop("gelu", _gelu, (_gelu_rule,), "GeluBackward0",
-             "gelu(x, approximate='none'): x * Phi(x), Phi the normal CDF ('tanh': its "
-             "approximation)", "elementwise")
-silu = defop("silu", _silu, (_silu_rule,), "SiluBackward0", "x * sigmoid(x), also called swish",
-             "elementwise")
-leaky_relu = defop("leaky_relu", _leaky_relu,
-                   (lambda g, ans, x, negative_slope=0.01: where(x > 0, g, g * negative_slope),),
-                   "LeakyReluBackward0",
-                   "leaky_relu(x, negative_slope=0.01): x, or negative_slope * x below 0",
-                   "elementwise", kink="gradient negative_slope at 0")
-elu = defop("elu", _elu, (_elu_rule,), "EluBackward0",
-            "elu(x, alpha=1.0): x, or alpha * (exp(x) - 1) below 0", "elementwise",
-            kink="gradient alpha at 0, and second derivative 0 there")
+gelu = table.op("gelu", _gelu, "(input: Tensor, *, approximate: str = 'none')",
+                grad_fn="GeluBackward0", rules=(_gelu_rule,),
+                doc="x * Phi(x), Phi the normal CDF ('tanh': its approximation)",
+                domain=("real",), **_ACTIVATION)
+silu = table.op("silu", lambda input: np.asarray(input) * _sigmoid(input), grad_fn="SiluBackward0",
+                rules=(_silu_rule,), doc="x * sigmoid(x), also called swish", domain=("real",),
+                **_ACTIVATION)
+leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope: float = 0.01)",
+                      grad_fn="LeakyReluBackward0",
+                      rules=(lambda g, ans, x, negative_slope=0.01:
+                             where(x > 0, g, g * negative_slope),),
+                      doc="x, or negative_slope * x below 0", kink="gradient negative_slope at 0",
+                      domain=("nonzero",), **_ACTIVATION)
+elu = table.op("elu", _elu, "(input: Tensor, alpha: float = 1.0)", grad_fn="EluBackward0",
+               rules=(_elu_rule,), doc="x, or alpha * (exp(x) - 1) below 0",
+               kink="gradient alpha at 0, and second derivative 0 there", domain=("nonzero",),
+               **_ACTIVATION)
 # fmt: on
 
 
-def softsign(input):
-    """softsign(x): x / (1 + |x|)."""
+@table.composite(
+    "softsign", "(input: Tensor)", doc="x / (1 + |x|)",
+    kink="second derivative 0 at 0, where it jumps from 2 to -2", **_ACTIVATION,
+)  # fmt: skip
+def softsign(over, input):
     return input / (abs(input) + 1)  # composed as PyTorch does: grad_fn DivBackward0
 
 
-# ----------------------------------------------------------------------------
-# Losses
-# ----------------------------------------------------------------------------
+# ----- losses -----
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -152,7 +127,7 @@ def _spread(g, ans, reduction, shape):
     """The gradient of a reduced loss, brought back to the elementwise losses' ``shape``."""
     if reduction == "none":
         return g
-    g = reshape_op(g, _batch(g, ans) + (1,) * len(shape))
+    g = view_op(g, batch_of(g, ans) + (1,) * len(shape))
     return g / math.prod(shape) if reduction == "mean" else g
 
 
@@ -160,12 +135,12 @@ def _constant(name, argument, function):
     """A weight as an array: it takes no gradient, so one that requires grad is an error."""
     if argument is None:
         return None
-    if type(argument) is Tensor and argument.requires_grad and GradMode.enabled:
+    if type(argument) is Tensor and argument.requires_grad and state.is_grad_enabled():
         raise EngineError(
             f"The function '{function}' is not differentiable with respect to argument "
             f"'{name}'. This input cannot have requires_grad True."
         )
-    return np.asarray(_raw(argument))
+    return np.asarray(raw(argument))
 
 
 def _mse(input, target, reduction="mean"):
@@ -181,17 +156,22 @@ def _mse_rule(sign):
     return rule
 
 
-_mse_op = defop("mse_loss", _mse, (_mse_rule(1), _mse_rule(-1)), "MseLossBackward0",
-                "mse_loss(input, target, *, reduction='mean'): squared error", "loss",
-                promotes=True)  # fmt: skip
+mse_op = table.internal(
+    "mse_op", _mse, "(input: Tensor, target: Tensor, reduction: str)",
+    grad_fn="MseLossBackward0", rules=(_mse_rule(1), _mse_rule(-1)),
+    doc="squared error, reduced", kind="loss", promotes=True,
+)  # fmt: skip
 
 
-def mse_loss(input, target, *, reduction="mean", weight=None):
-    """mse_loss(input, target, reduction='mean', weight=None): squared error, averaged by
-    default."""
+@table.composite(
+    "mse_loss",
+    "(input: Tensor, target: Tensor, *, reduction: str = 'mean', weight: Tensor = None)",
+    doc="squared error, averaged by default", domain=("real", "real"), **_LOSS,
+)  # fmt: skip
+def mse_loss(over, input, target, *, reduction="mean", weight=None):
     reduction = _check_reduction(reduction)
     if weight is None:
-        return _mse_op(input, target, reduction)
+        return mse_op(input, target, reduction)
     # As PyTorch composes the weighted form: sum(weight * (x - y)**2) / sum(weight) for mean.
     if np.shape(weight) != np.shape(input):
         raise GradcliValueError("Weights and input must have the same size.")
@@ -209,6 +189,7 @@ def _same_shape(input, target, message):
 
 
 _LOG_FLOOR = -100.0  # PyTorch clamps each log at -100, so a loss at 0 or 1 is finite
+_BCE_EPSILON = float(np.float32(1e-12))  # PyTorch's floor for x (1 - x) in the gradient
 
 
 def _bce(input, target, weight=None, reduction="mean"):
@@ -223,10 +204,6 @@ def _bce(input, target, weight=None, reduction="mean"):
     return np.asarray(_reduce(losses, reduction)).astype(np.result_type(x, t, 1.0))
 
 
-# PyTorch's floor for x (1 - x) in the gradient: 1e-12 as a float32.
-_BCE_EPSILON = float(np.float32(1e-12))
-
-
 def _bce_input_rule(g, ans, x, t, weight=None, reduction="mean"):
     grad = _spread(g, ans, reduction, np.shape(x)) * (x - t) / clamp((1 - x) * x, min=_BCE_EPSILON)
     return grad if weight is None else grad * weight
@@ -237,16 +214,22 @@ def _bce_target_rule(g, ans, x, t, weight=None, reduction="mean"):
     return grad if weight is None else grad * weight
 
 
-_bce_op = defop("binary_cross_entropy", _bce, (_bce_input_rule, _bce_target_rule),
-                "BinaryCrossEntropyBackward0",
-                "binary_cross_entropy(input, target, weight=None, reduction='mean'): "
-                "-(t log x + (1 - t) log(1 - x)), x a probability", "loss",
-                kink="each log is at least -100, as in PyTorch, so x = 0 or 1 gives a finite "
-                     "loss")  # fmt: skip
+bce_op = table.internal(
+    "bce_op", _bce, "(input: Tensor, target: Tensor, weight: Index, reduction: str)",
+    grad_fn="BinaryCrossEntropyBackward0", rules=(_bce_input_rule, _bce_target_rule),
+    doc="binary cross-entropy of probabilities, reduced", kind="loss",
+    kink="each log is at least -100, as in PyTorch, so x = 0 or 1 gives a finite loss",
+)  # fmt: skip
 
 
-def binary_cross_entropy(input, target, weight=None, *, reduction="mean"):
-    """binary cross-entropy -(t log x + (1 - t) log(1 - x)) of probabilities x"""
+@table.composite(
+    "binary_cross_entropy",
+    "(input: Tensor, target: Tensor, weight: Tensor = None, *, reduction: str = 'mean')",
+    doc="binary cross-entropy -(t log x + (1 - t) log(1 - x)) of probabilities x",
+    kink="each log is at least -100, as in PyTorch, so x = 0 or 1 gives a finite loss",
+    **_LOSS,
+)  # fmt: skip
+def binary_cross_entropy(over, input, target, weight=None, *, reduction="mean"):
     _same_shape(
         input,
         target,
@@ -254,13 +237,12 @@ def binary_cross_entropy(input, target, weight=None, *, reduction="mean"):
         "Please ensure they have the same size.",
     )
     weight = _constant("weight", weight, "binary_cross_entropy")
-    return _bce_op(input, target, weight, _check_reduction(reduction))
+    return bce_op(input, target, weight, _check_reduction(reduction))
 
 
 def _bce_logits(input, target, weight=None, reduction="mean", pos_weight=None):
     x, t = np.asarray(input), np.asarray(target)
-    # log(1 + exp(-x)) without overflow
-    softplus_of_minus_x = np.logaddexp(0, -x)
+    softplus_of_minus_x = np.logaddexp(0, -x)  # log(1 + exp(-x)) without overflow
     if pos_weight is None:
         losses = (1 - t) * x + softplus_of_minus_x
     else:
@@ -288,23 +270,30 @@ def _bce_logits_target_rule(g, ans, x, t, weight=None, reduction="mean", pos_wei
     return grad if weight is None else grad * weight
 
 
-_bce_logits_op = defop("binary_cross_entropy_with_logits", _bce_logits,
-                       (_bce_logits_input_rule, _bce_logits_target_rule),
-                       "BinaryCrossEntropyWithLogitsBackward0",
-                       "binary_cross_entropy_with_logits(input, target, weight=None, "
-                       "reduction='mean', pos_weight=None): binary_cross_entropy of "
-                       "sigmoid(input), stably", "loss")  # fmt: skip
+bce_logits_op = table.internal(
+    "bce_logits_op", _bce_logits,
+    "(input: Tensor, target: Tensor, weight: Index, reduction: str, pos_weight: Index)",
+    grad_fn="BinaryCrossEntropyWithLogitsBackward0",
+    rules=(_bce_logits_input_rule, _bce_logits_target_rule),
+    doc="binary cross-entropy of sigmoid(input), reduced", kind="loss",
+)  # fmt: skip
 
 
+@table.composite(
+    "binary_cross_entropy_with_logits",
+    "(input: Tensor, target: Tensor, weight: Tensor = None, *, reduction: str = 'mean', "
+    "pos_weight: Tensor = None)",
+    doc="binary cross-entropy of sigmoid(input) against target, computed stably",
+    **_LOSS,
+)  # fmt: skip
 def binary_cross_entropy_with_logits(
-    input, target, weight=None, *, reduction="mean", pos_weight=None
+    over, input, target, weight=None, *, reduction="mean", pos_weight=None
 ):
-    """binary cross-entropy of sigmoid(input) against target, computed stably"""
     _same_shape(input, target, "Target size ({}) must be the same as input size ({})")
     function = "binary_cross_entropy_with_logits"
     weight = _constant("weight", weight, function)
     pos_weight = _constant("pos_weight", pos_weight, function)
-    return _bce_logits_op(input, target, weight, _check_reduction(reduction), pos_weight)
+    return bce_logits_op(input, target, weight, _check_reduction(reduction), pos_weight)
 
 
 # ----- cross entropy: log_softmax, then nll_loss (class indices) or a sum (probabilities) -----
@@ -343,18 +332,10 @@ def _nll_loss_rule(g, ans, x, target, weight=None, ignore_index=-100, reduction=
     d = _class_dim(x) - np.ndim(x)
     index, w = _picked(x, target, weight, ignore_index)
     if reduction != "none":
-        g = reshape_op(g, _batch(g, ans) + (1,) * np.ndim(index))
+        g = view_op(g, batch_of(g, ans) + (1,) * np.ndim(index))
         if reduction == "mean":
             w = w / np.sum(w)
     return put_along_dim(unsqueeze(-g * w, d), np.expand_dims(index, d), d, np.shape(x))
-
-
-_nll_loss_op = defop("nll_loss", _nll_loss, (_nll_loss_rule,), "NllLossBackward0",
-                     "nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'): "
-                     "minus the input at each target class", "loss")  # fmt: skip
-_nll_loss_2d = OPS["nll_loss"].variant("NllLoss2DBackward0")
-_view_of_nll_loss = OPS["reshape"].variant("ViewBackward0")
-_div_by_number = OPS["div"].variant("DivBackward1", (lambda g, ans, x, y: g / y, None))
 
 
 def _check_target(input, target):
@@ -365,25 +346,35 @@ def _check_target(input, target):
             f"cross_entropy: a target of class indices for input of shape {x} has shape "
             f"{expected}, not {t}"
         )
-    if np.asarray(_raw(target)).dtype.kind not in "iu":
+    kind = np.asarray(raw(target)).dtype
+    if kind.kind not in "iu":
         raise EngineError(
-            "expected target dtype to be Long or Byte, but got "
-            f"{np.asarray(_raw(target)).dtype.name.capitalize()}"
+            f"expected target dtype to be Long or Byte, but got {kind.name.capitalize()}"
         )
 
 
-def nll_loss(input, target, weight=None, *, ignore_index=-100, reduction="mean"):
-    """negative log-likelihood: minus the (weighted) input at each target class"""
+@table.composite(
+    "nll_loss",
+    "(input: Tensor, target: Index, weight: Tensor = None, *, ignore_index: int = -100, "
+    "reduction: str = 'mean')",
+    doc="negative log-likelihood: minus the (weighted) input at each target class",
+    kind="loss",
+    overloads=[
+        over("NllLossBackward0", (_nll_loss_rule,), forward=_nll_loss),
+        # PyTorch's nll_loss2d: (N, C, H, W); other shapes are viewed as (N, C, 1, rest).
+        over("NllLoss2DBackward0", (_nll_loss_rule,), forward=_nll_loss),
+    ],
+)  # fmt: skip
+def nll_loss(over, input, target, weight=None, *, ignore_index=-100, reduction="mean"):
     _check_target(input, target)
-    target = np.asarray(_raw(target))
+    target = np.asarray(raw(target))
     weight = _constant("weight", weight, "nll_loss_forward")
     reduction = _check_reduction(reduction)
     if np.ndim(input) <= 2:
-        return _nll_loss_op(input, target, weight, ignore_index, reduction)
-    # PyTorch's nll_loss2d: (N, C, H, W); other shapes are viewed as (N, C, 1, rest).
-    out = _nll_loss_2d.fn(input, target, weight, ignore_index, reduction)
+        return over["NllLossBackward0"](input, target, weight, ignore_index, reduction)
+    out = over["NllLoss2DBackward0"](input, target, weight, ignore_index, reduction)
     if reduction == "none" and np.ndim(input) != 4:
-        return _view_of_nll_loss.fn(out, np.shape(target))
+        return view_op(out, np.shape(target))  # ViewBackward0, as PyTorch's view
     return out
 
 
@@ -392,16 +383,24 @@ def _class_weights(weight, ndim, d):
     return weight if ndim == 1 else weight.reshape((1,) * d + (-1,) + (1,) * (ndim - d - 1))
 
 
+@table.composite(
+    "cross_entropy",
+    "(input: Tensor, target: Tensor, weight: Tensor = None, *, ignore_index: int = -100, "
+    "reduction: str = 'mean', label_smoothing: float = 0.0)",
+    doc="cross-entropy of logits: against class indices, or class probabilities of input's "
+        "shape",
+    overloads=[over("DivBackward1", (lambda g, ans, x, y: g / y, None), forward=np.true_divide)],
+    **_LOSS,
+)  # fmt: skip
 def cross_entropy(
-    input, target, weight=None, *, ignore_index=-100, reduction="mean", label_smoothing=0.0
+    over, input, target, weight=None, *, ignore_index=-100, reduction="mean", label_smoothing=0.0
 ):
-    """cross-entropy of logits: against class indices, or class probabilities of input's shape"""
     reduction = _check_reduction(reduction)
     weight = _constant("weight", weight, "nll_loss_forward")
     d = _class_dim(input)
     n_classes = np.shape(input)[d]
     log_p = log_softmax(input, d)
-    target_data = np.asarray(_raw(target))
+    target_data = np.asarray(raw(target))
     if target_data.dtype.kind == "f" and np.shape(target) == np.shape(input):
         # As PyTorch's cross_entropy_loss_prob_target.
         if label_smoothing > 0:
@@ -414,7 +413,7 @@ def cross_entropy(
         total = neg(sum(terms))
         if reduction == "sum":
             return total
-        return _div_by_number.fn(total, np.size(target_data) / n_classes)
+        return over["DivBackward1"](total, np.size(target_data) / n_classes)
     loss = nll_loss(log_p, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing <= 0:
         return loss
@@ -428,68 +427,3 @@ def cross_entropy(
     elif reduction == "sum":
         smooth = sum(smooth)
     return (1 - label_smoothing) * loss + smooth * (label_smoothing / n_classes)
-
-
-def _cross_entropy_of_numbers(
-    input, target, weight=None, *, ignore_index=-100, reduction="mean", label_smoothing=0.0
-):
-    """cross-entropy of logits: against class indices, or class probabilities of input's shape"""
-    # The language's numbers are floats: a target not of input's shape holds class indices.
-    data = np.asarray(_raw(target))
-    if np.shape(target) != np.shape(input) and data.dtype.kind == "f":
-        if not np.all(data == np.round(data)):
-            raise GradcliValueError(
-                "cross_entropy: a target of another shape than input holds class indices, "
-                "which must be whole numbers"
-            )
-        target = to_dtype(Tensor._make(data), np.int64)
-    return cross_entropy(
-        input,
-        target,
-        weight,
-        ignore_index=ignore_index,
-        reduction=reduction,
-        label_smoothing=label_smoothing,
-    )
-
-
-# ----------------------------------------------------------------------------
-# What the language and the Tensor methods see
-# ----------------------------------------------------------------------------
-
-
-def _softmax_last(input, dim=-1):
-    """softmax(x, dim=-1): exp(x) / sum(exp(x)) along dim (the last without one)."""
-    return softmax(input, dim)
-
-
-def _log_softmax_last(input, dim=-1):
-    """log_softmax(x, dim=-1): log of softmax along dim (the last without one), stably."""
-    return log_softmax(input, dim)
-
-
-FUNCTIONS = {name: _function(name) for name in ("gelu", "silu", "leaky_relu", "elu")}
-FUNCTIONS.update(
-    softsign=Function(
-        "softsign", softsign, "x / (1 + |x|)", "elementwise", OPS["div"],
-        kink="second derivative 0 at 0, where it jumps from 2 to -2",
-    ),
-    softmax=_function("softmax", _softmax_last, "reduction", "softmax"),
-    log_softmax=_function("log_softmax", _log_softmax_last, "reduction", "log_softmax"),
-    mse_loss=_function("mse_loss", mse_loss, "loss", "mse_loss"),
-    cross_entropy=_function("cross_entropy", _cross_entropy_of_numbers, "loss", "nll_loss"),
-    binary_cross_entropy=_function(
-        "binary_cross_entropy", binary_cross_entropy, "loss", "binary_cross_entropy"
-    ),
-    binary_cross_entropy_with_logits=_function(
-        "binary_cross_entropy_with_logits",
-        binary_cross_entropy_with_logits,
-        "loss",
-        "binary_cross_entropy_with_logits",
-    ),
-)  # fmt: skip
-
-__all__ = [
-    "gelu", "silu", "leaky_relu", "elu", "softsign", "mse_loss", "nll_loss", "cross_entropy",
-    "binary_cross_entropy", "binary_cross_entropy_with_logits",
-]  # fmt: skip

@@ -1,0 +1,236 @@
+"""What every command of the command line shares: the ``gradcli`` group, where errors
+become exit codes, the way a command is declared with its options, and writing a
+result. ``cli`` declares the computing commands on it, ``cli_analysis`` the analyses.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+
+import click
+
+from . import __version__, options
+from . import bindings as _bindings
+from .errors import GradcliError
+from .render import Format
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_NONFINITE = 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
+
+
+class _Group(click.Group):
+    """The ``gradcli`` group; its ``main`` is the one place errors become exit codes."""
+
+    def invoke(self, ctx):
+        # Click answers Ctrl-C with an empty line and Abort: gradcli says it in one line.
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _Interrupted from None
+
+    def list_commands(self, ctx):
+        # As declared: eval, grad, jacobian, hessian, vjp, jvp, then functions.
+        return list(self.commands)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        args = sys.argv[1:] if args is None else list(args)
+        if not args and sys.stdin.isatty() and sys.stdout.isatty():
+            args = ["repl"]  # "gradcli" alone on a terminal: the interactive session
+        _tolerate_any_encoding()
+        debug = "--debug" in args[: args.index("--") if "--" in args else len(args)]
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            code = code if isinstance(code, int) else EXIT_OK
+        except GradcliError as error:
+            _report(debug)
+            _say(error.render())
+            code = EXIT_USAGE
+        except NoArgsIsHelpError as error:  # bare "gradcli": the help, as Click shows it
+            click.echo(error.format_message(), err=True)
+            code = error.exit_code
+        except click.ClickException as error:
+            _report(debug)
+            _say(f"error: {_lower_first(error.format_message())}")
+            if isinstance(error, click.UsageError) and error.ctx is not None:
+                click.echo(f"(see '{error.ctx.command_path} --help')", err=True)
+            code = error.exit_code
+        except (_Interrupted, click.Abort):
+            click.echo("error: interrupted", err=True)
+            code = EXIT_INTERRUPTED
+        except _OutputClosed:
+            # The reader (head, a closed pager) stopped reading: not an error of ours.
+            # Python's last flush of stdout at exit would fail again: point it at nothing.
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            code = EXIT_BROKEN_PIPE
+        except _CannotWrite as error:
+            _report(debug)
+            click.echo(f"error: cannot write the output: {error}", err=True)
+            code = EXIT_INTERNAL
+        except MemoryError as error:
+            # zeros(1e10) and the like: the input asks for more than there is.
+            _report(debug)
+            click.echo(f"error: out of memory ({error})", err=True)
+            code = EXIT_USAGE
+        except RecursionError:
+            _report(debug)
+            click.echo("error: the input is nested too deeply", err=True)
+            code = EXIT_USAGE
+        except Exception as error:
+            if debug:
+                raise
+            click.echo(
+                f"error: internal error ({type(error).__name__}: {error}); "
+                "rerun with --debug for a traceback",
+                err=True,
+            )
+            code = EXIT_INTERNAL
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+def _tolerate_any_encoding() -> None:
+    """Write what an ASCII or Latin-1 terminal cannot show (a name like θ) as
+    ``\\u03b8`` rather than fail."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
+class _Interrupted(Exception):
+    """Ctrl-C during a command (not a KeyboardInterrupt, which Click would take)."""
+
+
+class _OutputClosed(Exception):
+    """Standard output's reader has gone (not an OSError, which Click would take)."""
+
+
+class _CannotWrite(Exception):
+    """Standard output cannot be written (a full disk)."""
+
+
+# Click 8.2 and later raise it for a bare "gradcli"; 8.1 shows the help itself.
+NoArgsIsHelpError = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+# C0 controls and DEL, which a terminal would obey (ESC starts a colour) rather than show.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _say(message: str) -> None:
+    """An error or warning on standard error; control characters from the user's
+    text show as U+FFFD, one column each, so that the caret still points right."""
+    shown = "\ufffd" if (sys.stderr.encoding or "").lower().startswith("utf") else "?"
+    click.echo(_CONTROLS.sub(shown, message), err=True)
+
+
+def _lower_first(message: str) -> str:
+    """Click's "No such option" as gradcli writes messages: "error: no such option"."""
+    if message[:1].isupper() and message[1:2].islower():
+        return message[0].lower() + message[1:]
+    return message
+
+
+def _report(debug: bool) -> None:
+    if debug:
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+
+
+class _Command(click.Command):
+    """A command whose unknown ``--name VALUE`` options bind program inputs.
+
+    Before Click parses the arguments, every ``--name VALUE`` or ``--name=VALUE``
+    that is not one of the command's options becomes ``--var name=VALUE``, so
+    bindings may come before or after SOURCE and their values may start with
+    ``-`` (``--x -1``).
+    """
+
+    def parse_args(self, ctx, args):
+        takes_value, flags = set(), set()
+        for param in self.get_params(ctx):
+            if isinstance(param, click.Option):
+                names = [*param.opts, *param.secondary_opts]
+                (flags if param.is_flag or param.count else takes_value).update(names)
+        self._refuse_options_of_other_commands(ctx, args, takes_value | flags)
+        args = _bindings.extract(args, takes_value, flags)
+        return super().parse_args(ctx, _bindings.source_last(args, takes_value, flags))
+
+    def _refuse_options_of_other_commands(self, ctx, args, own) -> None:
+        """``jvp --wrt x`` is a mistake, not a binding of an input named wrt."""
+        others = {
+            name
+            for command in cli.commands.values()
+            for param in command.params
+            if isinstance(param, click.Option)
+            for name in param.opts
+            if name.startswith("--") and name not in own
+        }
+        for token in args[: args.index("--") if "--" in args else len(args)]:
+            option = token.partition("=")[0]
+            if option in others:
+                name = option[2:]
+                raise click.UsageError(
+                    f"{self.name} has no option {option} (to bind an input named {name}, "
+                    f"write --var {name}=VALUE)",
+                    ctx,
+                )
+
+
+# ----------------------------------------------------------------------------
+# Options shared by every command
+# ----------------------------------------------------------------------------
+
+
+def _command(group, name, *extra_options, shared=options.SHARED_OPTIONS):
+    """Subcommand ``name`` of ``group``, with the ``shared`` options and ``extra_options``."""
+
+    def decorate(function):
+        for option in reversed([*shared[:1], *extra_options, *shared[1:]]):
+            function = option(function)
+        return group.command(name, cls=_Command, epilog=options.EPILOG)(function)
+
+    return decorate
+
+
+@click.group("gradcli", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="gradcli", message="%(prog)s %(version)s")
+def cli():
+    """gradcli: values, gradients, Jacobians and Hessians of math expressions
+    and small programs, by reverse-mode automatic differentiation.
+
+    \b
+    Example:
+      $ gradcli grad "(x+2)**2+3" --x 2 --format plain
+      value 19
+      grad.x 8
+
+    Run 'gradcli COMMAND --help' for each command's options and examples, and
+    'gradcli functions' for the functions a program can call. On a terminal,
+    'gradcli' alone opens an interactive session ('gradcli repl').
+    """
+
+
+def _write(show, fmt: str | None) -> None:
+    """Call ``show(format)``, which writes to standard output, in ``fmt`` (by default a
+    table on a terminal, plain lines otherwise), and flush it."""
+    fmt = fmt or (Format.TABLE if _stdout_is_terminal() else Format.PLAIN)
+    try:
+        show(Format(fmt))
+        sys.stdout.flush()  # the result before any warnings, wherever the two streams go
+    except BrokenPipeError:
+        raise _OutputClosed from None
+    except OSError as error:
+        raise _CannotWrite(error.strerror or error) from None
+
+
+def _stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()

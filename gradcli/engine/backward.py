@@ -1,0 +1,417 @@
+"""The reverse pass, and the two ways to start it: ``backward`` and ``autograd.grad``.
+
+The pass (``run_backward``) has three steps:
+1. schedule: count, for each node, the edges that lead into it from the roots
+   (a node runs once every gradient for it has arrived), and with ``inputs``
+   mark the nodes that lead to one of them (only these run, as in PyTorch);
+2. a loop that takes a ready node and calls its overload's rule per input, in
+   one of two modes sharing the same rules (as in HIPS autograd):
+   - fast (``create_graph=False``): rules see the saved raw NumPy arrays, so
+     the ops they call are plain NumPy and nothing is recorded;
+   - differentiable (``create_graph=True``): rules see tensors wired to the
+     original graph, so their result is itself differentiable (Hessians);
+3. accumulation: each gradient is summed back to its input's shape (once, for
+   every op) and added to its parent node's or leaf's total.
+Observers see the gradients as they pass: the hooks on a tensor
+(``register_hook``, ``retain_grad``) and the anomaly check (``state.PER_THREAD.anomaly``).
+
+A pass may carry leading *batch* dimensions on every gradient (the Jacobian of
+a vector output is one pass over the identity); rules let them pass through.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ..errors import EngineError, GradcliTypeError
+from . import state
+from .graph import Node
+from .messages import IMPLICIT_NONSCALAR, NO_GRAD_FN, SECOND_BACKWARD
+from .ops import sum_to, to_dtype, zeros_like
+from .tensor import Size, Tensor
+
+
+def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0, inputs=None):
+    """Propagate ``root_grads`` from ``roots`` to the leaves.
+
+    Returns ``(leaf_grads, captured)``: ``leaf_grads`` maps ``id(leaf)`` to
+    ``[leaf, grad]``; ``captured`` maps the grad_fn of each non-leaf tensor in
+    ``inputs`` to the gradient that reached it. Gradients are raw arrays unless
+    ``create_graph``.
+    """
+    node_grads, leaf_grads = _seed(roots, root_grads)
+    captured = {}
+
+    # 1. schedule
+    pending = _count_incoming(node_grads)
+    ready = [node for node in node_grads if node not in pending]
+    capture = needed = None
+    if inputs is not None:
+        capture = {t.grad_fn for t in inputs if t.grad_fn is not None}
+        needed = _nodes_leading_to(list(node_grads), capture, {id(t) for t in inputs})
+
+    # 2. the loop: run each ready node's rules on its gradient
+    free = not retain_graph
+    anomaly = state.PER_THREAD.anomaly
+    while ready:
+        node = ready.pop()
+        g = node_grads.pop(node, None)
+        if g is not None and needed is not None:
+            if node in capture:
+                captured[node] = g
+            if node not in needed:
+                g = None
+        if g is not None:
+            if node.hooks is not None:  # observers of this tensor's gradient
+                g = run_hooks(node.hooks, g, create_graph)
+            saved = node.saved
+            if saved is None:
+                raise EngineError(SECOND_BACKWARD)
+            op = node.op
+            if create_graph:
+                args = _wired_inputs(node)
+                ans = Tensor._make(node.ans, node, True)
+                if type(g) is not Tensor:
+                    g = Tensor._make(g)
+            else:
+                args, ans = saved, node.ans
+            # Each input's rule is called in the loop below, inline: a call per node
+            # made a deep scalar chain's reverse pass a third slower. A variadic
+            # op's one rule gives the gradients of all its inputs at once.
+            if op.variadic:
+                input_grads = op.variadic_backward(g, ans, args, node.params, node.kwargs)
+                rules = None
+            else:
+                rules, params, kwargs = op.rules, node.params, node.kwargs
+            if free and op.saves:
+                node.saved = None
+        else:
+            input_grads = rules = None
+
+        # 3. accumulate each input's gradient into its parent's total
+        n = node.n
+        for i, parent in enumerate(
+            (node.p0,) if n == 1 else (node.p0, node.p1) if n == 2 else node.pn
+        ):
+            if parent is None:
+                continue
+            if rules is not None:
+                rule = rules[i]
+                gi = None if rule is None else rule(g, ans, *args, *params, **kwargs)
+            else:
+                gi = None if input_grads is None else input_grads[i]
+            if gi is not None:
+                shape = saved[i].shape  # a broadcast gradient is summed back to it
+                if batch_dims:
+                    if gi.shape[batch_dims:] != shape or gi.ndim != len(shape) + batch_dims:
+                        gi = sum_to(gi, shape, batch_dims)
+                elif gi.shape != shape:
+                    gi = sum_to(gi, shape, 0)
+                if anomaly is not None:
+                    anomaly(node, i, g, gi)
+            if type(parent) is Node:
+                if gi is not None:
+                    prev = node_grads.get(parent)
+                    node_grads[parent] = gi if prev is None else prev + gi
+                count = pending[parent] - 1
+                pending[parent] = count
+                if count == 0:
+                    ready.append(parent)
+            elif gi is not None:
+                _accumulate_leaf(leaf_grads, parent, gi)
+    return leaf_grads, captured
+
+
+def _seed(roots, root_grads):
+    """The gradients the pass starts from: by node for computed roots, by leaf for leaves."""
+    node_grads, leaf_grads = {}, {}
+    for root, g in zip(roots, root_grads):
+        node = root.grad_fn
+        if node is not None:
+            node_grads[node] = node_grads[node] + g if node in node_grads else g
+        elif root.requires_grad:
+            _accumulate_leaf(leaf_grads, root, g)
+    return node_grads, leaf_grads
+
+
+def _count_incoming(starts):
+    """For each node reachable from ``starts``, how many edges lead into it."""
+    pending = {}
+    stack = list(starts)
+    while stack:
+        node = stack.pop()
+        for parent in (node.p0, node.p1) if node.pn is None else node.pn:
+            if type(parent) is Node:
+                count = pending.get(parent)
+                if count is None:
+                    pending[parent] = 1
+                    if parent not in starts:
+                        stack.append(parent)
+                else:
+                    pending[parent] = count + 1
+    return pending
+
+
+def _nodes_leading_to(starts, target_nodes, target_leaf_ids):
+    """The nodes that have a parent on a path to a target node or a target leaf.
+
+    Only these need to run: a target node itself only has its gradient read.
+    """
+    reaches = {}
+    leads = set()
+    expanded = set()
+    stack = [(node, False) for node in starts]
+    while stack:  # an iterative post-order walk: parents are decided before their children
+        node, parents_done = stack.pop()
+        if parents_done:
+            if any(
+                reaches.get(p, False) if type(p) is Node else id(p) in target_leaf_ids
+                for p in node.parents
+                if p is not None
+            ):
+                leads.add(node)
+            reaches[node] = node in leads or node in target_nodes
+        elif node not in expanded:
+            expanded.add(node)
+            stack.append((node, True))
+            stack.extend((p, False) for p in node.parents if type(p) is Node and p not in expanded)
+    return leads
+
+
+def _wired_inputs(node):
+    """The saved inputs as tensors connected to the graph, for a differentiable pass."""
+    args = []
+    for parent, raw in zip(node.parents, node.saved):
+        if parent is None:
+            args.append(raw)
+        elif type(parent) is Node:
+            args.append(Tensor._make(raw, parent, True))
+        else:
+            args.append(parent)
+    return tuple(args)
+
+
+def _accumulate_leaf(leaf_grads, leaf, g):
+    entry = leaf_grads.get(id(leaf))
+    if entry is None:
+        leaf_grads[id(leaf)] = [leaf, g]
+    else:
+        entry[1] = entry[1] + g
+
+
+def grad_reaching(t, leaf_grads, captured):
+    """The gradient ``run_backward`` left for ``t``, one of its ``inputs``, or None."""
+    if t.grad_fn is not None:
+        return captured.get(t.grad_fn)
+    entry = leaf_grads.get(id(t))
+    return None if entry is None else entry[1]
+
+
+# ----------------------------------------------------------------------------
+# Observers: the hooks on a tensor's gradient
+# ----------------------------------------------------------------------------
+
+
+def run_hooks(holder, g, create_graph):
+    """The gradient after a tensor's hooks (each may return a replacement); retained last."""
+    for hook in list(holder.hooks.values()):
+        result = hook(g if type(g) is Tensor else Tensor._make(g))
+        if result is not None:
+            g = result if create_graph or type(result) is not Tensor else result._data
+    if holder.retained is not None:
+        tensor = holder.retained
+        g_final = _finish_grad(g, tensor._data.dtype, create_graph)
+        tensor.grad = g_final if tensor.grad is None else tensor.grad + g_final
+    return g
+
+
+def _leaf_hooks(t):
+    return getattr(t, "_hooks", None)
+
+
+# ----------------------------------------------------------------------------
+# Gradients handed to the user
+# ----------------------------------------------------------------------------
+
+
+def _finish_grad(g, dtype, create_graph):
+    """A gradient as a tensor of its input's dtype, owning its memory."""
+    if type(g) is Tensor:
+        if g._data.dtype != dtype:
+            g = to_dtype(g, dtype)
+        return g if create_graph else g.detach()
+    return Tensor._make(np.array(g, dtype=dtype))
+
+
+def _take_grad(entry, dtype, create_graph):
+    """The gradient in ``entry`` (a ``[leaf, grad]`` pair) as the leaf's grad; empties the entry.
+
+    An array that owns its memory and that nothing else refers to is taken as
+    it is, as PyTorch's AccumulateGrad steals an unshared gradient; any other is
+    copied by ``_finish_grad`` (two leaves may have been given the same array).
+    """
+    g = entry[1]
+    entry[1] = None
+    if (
+        type(g) is np.ndarray
+        and g.base is None
+        and g.dtype == dtype
+        and g.flags.writeable
+        and _refcount(g) <= _SOLE_REFS
+    ):
+        return Tensor._make(g)
+    return _finish_grad(g, dtype, create_graph)
+
+
+def _sole_refs():
+    # What _take_grad counts for an array held by nothing else (interpreters differ).
+    entry = [None, np.empty(1)]
+    g = entry[1]
+    entry[1] = None
+    return _refcount(g)
+
+
+_refcount = getattr(sys, "getrefcount", lambda _: 1 << 30)  # no refcounts: always copy
+_SOLE_REFS = _sole_refs()
+
+
+def _check_roots(roots, root_grads, create_graph, batch_dims=0):
+    # PyTorch's order: every gradient against its output first, then whether outputs need grad.
+    grads = []
+    for i, root in enumerate(roots):
+        if type(root) is not Tensor:
+            raise GradcliTypeError(f"expected a Tensor as output {i}, got {type(root).__name__}")
+        g = None if root_grads is None else root_grads[i]
+        if g is None:
+            if root.requires_grad and root._data.size != 1:
+                raise EngineError(IMPLICIT_NONSCALAR)
+            g = np.ones_like(root._data)
+        else:
+            if type(g) is Tensor:
+                g_data = g._data
+            elif type(g) is np.ndarray:
+                g_data = g.astype(root._data.dtype, copy=False)
+            else:
+                raise GradcliTypeError(
+                    f"gradients can be either Tensors or None, but got {type(g).__name__}"
+                )
+            if g_data.shape[batch_dims:] != root._data.shape or g_data.ndim < batch_dims:
+                batched = " (after its leading batch dimension)" if batch_dims else ""
+                raise EngineError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g_data.shape)}"
+                    f"{batched} and output[{i}] has a shape of {Size(root._data.shape)}."
+                )
+            if create_graph and type(g) is Tensor:
+                grads.append(g)
+                continue
+            g = g_data
+        grads.append(Tensor._make(g) if create_graph else g)
+    for i, root in enumerate(roots):
+        if not root.requires_grad:
+            raise EngineError(NO_GRAD_FN.format(i))
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """``torch.autograd.backward``: accumulate gradients into the leaves' ``.grad``."""
+    if type(tensors) is Tensor:
+        tensors = (tensors,)
+    if type(grad_tensors) is Tensor or (
+        grad_tensors is not None and not isinstance(grad_tensors, (list, tuple))
+    ):
+        grad_tensors = (grad_tensors,)
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _check_roots(tensors, grad_tensors, create_graph)
+    wanted = None
+    nonleaf = ()
+    if inputs is not None:
+        inputs = (inputs,) if type(inputs) is Tensor else tuple(inputs)
+        wanted = {id(t) for t in inputs}
+        # A non-leaf among ``inputs`` gets its .grad too, as in PyTorch.
+        nonleaf = [t for t in inputs if t.grad_fn is not None]
+    with state.set_grad_enabled(create_graph):
+        leaf_grads, captured = run_backward(
+            tensors, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs
+        )
+    for entry in leaf_grads.values():
+        leaf = entry[0]
+        if wanted is not None and id(leaf) not in wanted:
+            continue
+        g = _take_grad(entry, leaf._data.dtype, create_graph)
+        hooks = _leaf_hooks(leaf)
+        if hooks is not None:
+            g = _finish_grad(run_hooks(hooks, g, create_graph), leaf._data.dtype, create_graph)
+        leaf.grad = g if leaf.grad is None else leaf.grad + g
+    for t in nonleaf:
+        g = captured.get(t.grad_fn)
+        if g is not None:
+            g = _finish_grad(g, t._data.dtype, create_graph)
+            t.grad = g if t.grad is None else t.grad + g
+
+
+def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(self)/d(leaf) into every leaf's ``.grad``, as ``torch.Tensor.backward``."""
+    backward((self,), gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    allow_unused=None,
+    materialize_grads=False,
+    *,
+    only_inputs=True,
+    is_grads_batched=False,
+):
+    """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs``, as a tuple.
+
+    ``is_grads_batched=True``: the first dimension of each ``grad_outputs`` entry
+    is a batch (one reverse pass for all its rows, as ``functional.jacobian`` needs).
+    """
+    outputs = (outputs,) if type(outputs) is Tensor else tuple(outputs)
+    single_input = type(inputs) is Tensor
+    inputs = (inputs,) if single_input else tuple(inputs)
+    if grad_outputs is not None:
+        grad_outputs = (grad_outputs,) if type(grad_outputs) is Tensor else tuple(grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    for t in inputs:
+        if type(t) is not Tensor or not t.requires_grad:
+            raise EngineError("One of the differentiated Tensors does not require grad")
+    batch_dims = 1 if is_grads_batched else 0
+    if batch_dims and grad_outputs is None:
+        raise EngineError("grad_outputs must be given when is_grads_batched=True")
+    grads = _check_roots(outputs, grad_outputs, create_graph, batch_dims)
+    with state.set_grad_enabled(create_graph):
+        leaf_grads, captured = run_backward(
+            outputs,
+            grads,
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            batch_dims=batch_dims,
+            inputs=inputs,
+        )
+    result = []
+    for i, t in enumerate(inputs):
+        g = grad_reaching(t, leaf_grads, captured)
+        hooks = _leaf_hooks(t) if t.grad_fn is None else None
+        if g is not None and hooks is not None:
+            g = run_hooks(hooks, g, create_graph)
+        if g is None:
+            if not allow_unused:
+                raise EngineError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
+                )
+            result.append(zeros_like(t) if materialize_grads else None)
+        else:
+            result.append(_finish_grad(g, t._data.dtype, create_graph))
+    return tuple(result)

@@ -1,0 +1,113 @@
+"""The recorded graph: a ``Node`` per op application, and the hooks on gradients.
+
+A node holds what the reverse pass (``backward.py``) needs to run its op's
+rules: the overload applied (its rules and grad_fn name), the parents (per
+input: a ``Node`` for a computed input, the leaf ``Tensor`` itself, or ``None``
+for a constant), the saved raw inputs, the result and the parameters.
+"""
+
+from __future__ import annotations
+
+_NO_KWARGS = {}  # shared by the nodes of ops called without keywords
+
+
+class Node:
+    """One recorded op application.
+
+    The parents of an op of one or two inputs live in the node's own slots
+    ``p0``, ``p1``, not in a tuple (``pn`` holds the tuple for other arities):
+    every object a graph keeps alive is one more for Python's cycle collector to
+    walk, and on a deep graph of scalar ops those walks used to cost more than
+    the ops themselves.
+    """
+
+    __slots__ = ("op", "n", "p0", "p1", "pn", "saved", "ans", "params", "kwargs", "hooks")
+
+    def __init__(self, op, parents, saved, ans, params, kwargs):
+        self.op = op  # an optable.Overload
+        self.n = n = len(parents)
+        if n == 1:
+            self.p0 = parents[0]
+            self.p1 = self.pn = None
+        elif n == 2:
+            self.p0, self.p1 = parents
+            self.pn = None
+        else:
+            self.p0 = self.p1 = None
+            self.pn = parents
+        self.saved = saved
+        self.ans = ans
+        self.params = params
+        self.kwargs = kwargs or _NO_KWARGS
+        self.hooks = None  # GradHooks: register_hook and retain_grad of the node's tensor
+
+    @property
+    def parents(self) -> tuple:
+        n = self.n
+        return (self.p0,) if n == 1 else (self.p0, self.p1) if n == 2 else self.pn
+
+    def name(self) -> str:
+        return self.op.grad_fn
+
+    @property
+    def next_functions(self):
+        return tuple(
+            (p if type(p) is Node else (AccumulateGrad(p) if p is not None else None), 0)
+            for p in self.parents
+        )
+
+    def __repr__(self) -> str:
+        return f"<{short_name(self.op.grad_fn)} object at {id(self):#x}>"
+
+
+def short_name(grad_fn_name):
+    """A grad_fn name as PyTorch prints it: torch::autograd::CopySlices shows as CopySlices."""
+    return grad_fn_name.rpartition("::")[2]
+
+
+class AccumulateGrad:
+    """The node PyTorch shows for a leaf in ``next_functions``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+class GradHooks:
+    """The hooks on one tensor's gradient, and the tensor itself if it retains its grad.
+
+    The reverse pass runs them (``backward.run_hooks``)."""
+
+    __slots__ = ("hooks", "retained")
+
+    def __init__(self):
+        self.hooks = {}
+        self.retained = None
+
+    def add(self, hook):
+        key = object()
+        self.hooks[key] = hook
+        return RemovableHandle(self.hooks, key)
+
+
+class RemovableHandle:
+    """What register_hook returns: ``handle.remove()`` takes the hook off."""
+
+    __slots__ = ("_hooks", "_key")
+
+    def __init__(self, hooks, key):
+        self._hooks = hooks
+        self._key = key
+
+    def remove(self):
+        self._hooks.pop(self._key, None)
+
+    def __repr__(self):
+        return f"<torch.utils.hooks.RemovableHandle object at {id(self):#x}>"

@@ -1,0 +1,81 @@
+"""PyTorch's messages for what goes wrong in the engine, word for word where PyTorch has one."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import GradcliIndexError, GradcliTypeError, ShapeError
+
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+NO_GRAD_FN = "element {} of tensors does not require grad and does not have a grad_fn"
+IMPLICIT_NONSCALAR = "grad can be implicitly created only for scalar outputs"
+OVERLAPPING_WRITE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def dim_out_of_range(dim, ndim) -> str:
+    span = max(ndim, 1)
+    return (
+        f"Dimension out of range (expected to be in range of [{-span}, {span - 1}], but got {dim})"
+    )
+
+
+def forward_error(name, raws, err):
+    """The error to raise for ``err`` from NumPy in the forward of op ``name``."""
+    shapes = [tuple(np.shape(r)) for r in raws]
+    if isinstance(err, np.exceptions.AxisError) and err.ndim is not None:
+        return GradcliIndexError(f"{name}: {dim_out_of_range(err.axis, err.ndim)}")
+    if isinstance(err, IndexError):  # in PyTorch's words: a tensor has dimensions, not axes
+        return GradcliIndexError(f"{name}: {str(err).replace(' for axis ', ' for dimension ')}")
+    if isinstance(err, np.linalg.LinAlgError):
+        return ShapeError(f"{name}: {err}")
+    mismatch = broadcast_mismatch(shapes)
+    if mismatch is not None:
+        return ShapeError(f"{name}: {mismatch}")
+    return ShapeError(f"{name}: shapes {' and '.join(map(str, shapes))} do not fit: {err}")
+
+
+def operand_error(name, x, y):
+    names = [type(a).__name__ for a in (x, y)]
+    return GradcliTypeError(
+        f"unsupported operand type(s) for {name}: '{names[0]}' and '{names[1]}'"
+    )
+
+
+def broadcast_mismatch(shapes):
+    """PyTorch's message for two shapes that do not broadcast, naming both; else None."""
+    for i, a in enumerate(shapes):
+        for b in shapes[i + 1 :]:
+            n = max(len(a), len(b))
+            for k in range(1, min(len(a), len(b)) + 1):
+                if a[-k] != b[-k] and 1 not in (a[-k], b[-k]):
+                    return (
+                        f"The size of tensor a ({a[-k]}) must match the size of tensor b "
+                        f"({b[-k]}) at non-singleton dimension {n - k} "
+                        f"(shapes {a} and {b})"
+                    )
+    return None
+
+
+def expand_mismatch(old, shape) -> str:
+    """PyTorch's message for broadcasting a tensor of shape ``old`` to ``shape``."""
+    if len(shape) < len(old):
+        return (
+            f"expand: the number of sizes provided ({len(shape)}) must be greater or equal to "
+            f"the number of dimensions in the tensor ({len(old)})"
+        )
+    k = next(k for k in range(1, len(old) + 1) if old[-k] not in (1, shape[-k]))
+    return (
+        f"The expanded size of the tensor ({shape[-k]}) must match the existing size "
+        f"({old[-k]}) at non-singleton dimension {len(shape) - k}.  Target sizes: "
+        f"{list(shape)}.  Tensor sizes: {list(old)}"
+    )

@@ -1,0 +1,63 @@
+"""The Tensor's methods, operators and attributes, installed from the op table.
+
+``x.sum()`` is the ``sum`` entry's function, ``x.exp_()`` writes ``exp(x)`` into
+x, ``x + y`` is ``add``, ``x.T`` the ``T`` entry's: each comes from one entry's
+flags (``method``, ``inplace``, ``operators``, ``reflected``, ``attribute``), so
+the tensor has no list of its own. ``x.backward()`` comes from the reverse pass.
+"""
+
+from __future__ import annotations
+
+from .backward import tensor_backward
+from .ops import OPS
+from .ops.conversion import apply_inplace
+from .tensor import Tensor
+
+
+def _inplace_method(name, entry):
+    call, reshapes = entry.call, entry.inplace == "reshapes"
+    assigns = entry.kind == "other" and not entry.method  # zero_, fill_, copy_ cast to x's dtype
+
+    def method(self, *args, **kwargs):
+        return apply_inplace(self, call, args, kwargs, assigns=assigns, reshapes=reshapes)
+
+    method.__name__ = name
+    method.__doc__ = f"x = {entry.name}(x, ...), in place"
+    return method
+
+
+def _reflected(call):
+    def method(self, other):
+        return call(other, self)
+
+    return method
+
+
+def installed_methods(ops):
+    """Every name the op table gives the Tensor class, with what it is."""
+    members = {}
+    for entry in ops.values():
+        names = (entry.name, *entry.aliases)
+        if entry.method:
+            for name in names:
+                members[name] = entry.call  # a function: Python binds self as the first argument
+        if entry.inplace:
+            for name in names:
+                members[name + "_"] = _inplace_method(name + "_", entry)
+        if entry.attribute:
+            members[entry.name] = property(entry.call, doc=entry.doc)
+        for dunder in entry.operators:
+            if dunder.startswith("__i") and entry.inplace:
+                members[dunder] = _inplace_method(dunder, entry)
+            else:
+                members[dunder] = entry.call
+        for dunder in entry.reflected:
+            members[dunder] = _reflected(entry.call)
+    return members
+
+
+INSTALLED = installed_methods(OPS)
+for _name, _member in INSTALLED.items():
+    setattr(Tensor, _name, _member)
+Tensor.backward = tensor_backward
+del _name, _member

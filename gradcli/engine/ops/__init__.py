@@ -1,0 +1,75 @@
+"""The op table: every op of gradcli, gathered from the modules that declare them by kind.
+
+``OPS`` maps each public op's name to its entry (``optable.Op``), ``INTERNAL``
+the ops only rules use. Everything else that lists ops is computed here from
+the entries, never kept by hand: ``FUNCTIONS`` (what the language calls),
+``METHODS`` and ``INPLACE_METHODS`` (the Tensor's), ``LIBRARY`` (``gradcli.*``).
+How to declare an op: see ``optable``.
+"""
+
+from __future__ import annotations
+
+from . import (
+    arithmetic,
+    comparison,
+    conversion,
+    creation,
+    elementwise,
+    indexing,
+    linalg,
+    linalg_extra,
+    nn,
+    ordering,
+    reductions,
+    shape,
+    special,
+)
+
+# In the order their modules depend on each other.
+TABLES = tuple(
+    m.table
+    for m in (
+        conversion,
+        creation,
+        comparison,
+        elementwise,
+        arithmetic,
+        shape,
+        indexing,
+        reductions,
+        linalg,
+        ordering,
+        special,
+        linalg_extra,
+        nn,
+    )
+)
+OPS = {entry.name: entry for t in TABLES for entry in t.entries}
+INTERNAL = {entry.name: entry for t in TABLES for entry in t.internal_entries}
+
+#: What a program of the language can call.
+FUNCTIONS = {name: entry for name, entry in OPS.items() if entry.function}
+#: The Tensor's methods (x.sum()), by name, with their aliases (x.clip()).
+METHODS = {
+    alias: entry.call
+    for entry in OPS.values()
+    if entry.method
+    for alias in (entry.name, *entry.aliases)
+}
+#: The Tensor's in-place methods (x.exp_()): the op's function, written into x.
+INPLACE_METHODS = {
+    alias + "_": entry
+    for entry in OPS.values()
+    if entry.inplace
+    for alias in (entry.name, *entry.aliases)
+}
+#: ``gradcli.<name>``: every op the library exposes, with its aliases.
+LIBRARY = {
+    alias: entry.call
+    for entry in OPS.values()
+    if entry.library
+    for alias in (entry.name, *entry.aliases)
+}
+
+# Each op's function by its name, for the engine and the rules: ops.sin, ops.sum_to, ...
+globals().update({entry.name: entry.call for entry in (*OPS.values(), *INTERNAL.values())})

@@ -1,0 +1,240 @@
+"""Arithmetic: + - * / **, remainder and floor division, maximum and minimum, atan2.
+
+Each is an operator of Tensor as well as a function: ``x + y`` is ``add(x, y)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import EngineError
+from ..optable import Table, over
+from ..tensor import Tensor
+from .common import not_implemented
+from .comparison import logical_and, where
+from .conversion import apply_inplace
+from .creation import zeros_like
+from .elementwise import floor, log
+
+table = Table("arithmetic")
+_BINARY = "(input: Tensor|Number, other: Tensor|Number)"
+_ARITHMETIC = dict(kind="binary", method=True, inplace=True)
+
+# fmt: off
+add = table.op("add", np.add, _BINARY, grad_fn="AddBackward0",
+               rules=(lambda g, ans, x, y: g, lambda g, ans, x, y: g), saves=False, doc="x + y",
+               kind="binary", method=True, operators=("__add__",), reflected=("__radd__",),
+               domain=("real", "real"))
+sub = table.op("sub", np.subtract, _BINARY, grad_fn="SubBackward0",
+               rules=(lambda g, ans, x, y: g, lambda g, ans, x, y: -g), saves=False, doc="x - y",
+               kind="binary", method=True, operators=("__sub__",), domain=("real", "real"))
+rsub = table.op("rsub", lambda x, y: np.subtract(y, x), _BINARY, grad_fn="RsubBackward1",
+                rules=(lambda g, ans, x, y: -g, lambda g, ans, x, y: g), saves=False,
+                doc="y - x (a number minus a tensor)", kind="binary", operators=("__rsub__",))
+mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
+               rules=(lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x), doc="x * y",
+               operators=("__mul__", "__imul__"), reflected=("__rmul__",),
+               domain=("real", "real"), **_ARITHMETIC)
+# int / int is a float in the default dtype, as PyTorch: see optable._promote.
+div = table.op("div", np.true_divide, _BINARY, grad_fn="DivBackward0",
+               rules=(lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
+               doc="x / y", operators=("__truediv__", "__itruediv__"),
+               domain=("real", "nonzero"), **_ARITHMETIC)
+reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="ReciprocalBackward0",
+                      rules=(lambda g, ans, x: -g * ans * ans,), doc="1 / x", kind="elementwise",
+                      kink="-g * ans * ans from the left: a zero gradient stays 0 where "
+                      "ans * ans overflows (|x| < 1e-154; PyTorch squares first: nan)",
+                      method=True, inplace=True, function=True, domain=("nonzero",))
+neg = table.op("neg", np.negative, grad_fn="NegBackward0", rules=(lambda g, ans, x: -g,),
+               saves=False, doc="-x", kind="elementwise", method=True, inplace=True,
+               operators=("__neg__",), domain=("real",))
+# fmt: on
+
+
+@table.composite(
+    "rdiv",
+    "(input: Tensor, other: Tensor|Number)",
+    kind="binary",
+    library=False,
+    doc="a number divided by a tensor, recorded as PyTorch does (MulBackward0)",
+    operators=("__rtruediv__",),
+)
+def rdiv(over, input, other):
+    return mul(reciprocal(input), other)
+
+
+@table.composite(
+    "positive", "(input: Tensor)", kind="elementwise", doc="+x: x itself", operators=("__pos__",)
+)
+def positive(over, input):
+    return input
+
+
+def _with_alpha(name, fn):
+    @table.composite(
+        name + "_",
+        "(input: Tensor, other: Tensor|Number, *, alpha: Number = 1)",
+        kind="binary",
+        method=True,
+        library=False,
+        doc=f"x = x {'+' if name == 'add' else '-'} alpha * y, in place",
+        operators=(f"__i{name}__",),
+    )
+    def inplace(over, input, other, alpha=1):
+        return apply_inplace(input, fn, (other if alpha == 1 else other * alpha,))
+
+    return inplace
+
+
+add_ = _with_alpha("add", add)
+sub_ = _with_alpha("sub", sub)
+
+
+# ----- powers -----
+
+
+def _pow_base_rule(g, ans, x, p):
+    # d/dx x**p = p x**(p-1); PyTorch makes it 0 for p == 0 (not 0 * inf at x = 0).
+    if type(p) is Tensor or isinstance(p, np.ndarray):
+        return where(p == 0, 0.0, g * p * x ** (p - 1))
+    if p == 0:
+        return zeros_like(g * x)
+    return g * p * x ** (p - 1)
+
+
+def _pow_exponent_rule(g, ans, x, p):
+    # d/dp x**p = x**p log x; 0 where x == 0 and p >= 0 (the limit), as in PyTorch.
+    at_zero = logical_and(x == 0, p >= 0)  # x may be a Python number
+    return where(at_zero, 0.0, g * ans * log(where(at_zero, 1.0, x)))
+
+
+def _power(x, p):
+    if isinstance(p, (int, np.integer)) and not isinstance(p, bool) and np.ndim(x) is not None:
+        x = np.asarray(x)
+        if x.dtype.kind in "iu" and p < 0:
+            raise EngineError("Integers to negative integer powers are not allowed.")
+    return np.power(x, p)
+
+
+def _tensor_exponent(x, p):
+    return type(p) is Tensor
+
+
+pow = table.op(  # noqa: A001  (PyTorch's name)
+    "pow",
+    _power,
+    "(input: Tensor|Number, exponent: Tensor|Number)",
+    overloads=[
+        over(
+            "PowBackward1",
+            (_pow_base_rule, _pow_exponent_rule),
+            when=lambda x, p: type(p) is Tensor and type(x) is Tensor,
+        ),
+        over("PowBackward2", (None, _pow_exponent_rule), when=_tensor_exponent),
+        over("PowBackward0", (_pow_base_rule, None)),
+    ],
+    doc="x ** p, also written x ^ p",
+    kink="d/dx x**0 = 0 everywhere; at a zero base higher derivatives are p(p-1)...x**(p-k) "
+    "as PyTorch, and with a tensor exponent the limits from x > 0 (0 for d/dp; PyTorch "
+    "gives nan)",
+    function=True,
+    operators=("__pow__",),
+    reflected=("__rpow__",),
+    domain=("positive", "real"),
+    **_ARITHMETIC,
+)
+
+
+@table.composite(
+    "square",
+    "(input: Tensor)",
+    kind="elementwise",
+    method=True,
+    inplace=True,
+    doc="square(x): x * x (recorded as x ** 2, as PyTorch does)",
+    domain=("real",),
+)
+def square(over, input):
+    return pow(input, 2)
+
+
+# ----- divisions that round -----
+
+
+def _integer_division(ufunc):
+    """An integer division that raises on a zero divisor, as PyTorch does (NumPy gives 0)."""
+
+    def forward(x, y):
+        if np.result_type(x, y).kind in "iu" and np.any(np.asarray(y) == 0):
+            raise EngineError("ZeroDivisionError")
+        return ufunc(x, y)
+
+    return forward
+
+
+# fmt: off
+floor_divide = table.op(
+    "floor_divide", _integer_division(np.floor_divide), _BINARY, grad_fn="NotImplemented",
+    rules=(not_implemented("floor_divide"), not_implemented("floor_divide")),
+    doc="x // y, rounded down", kink="no derivative: backward raises, as in PyTorch",
+    operators=("__floordiv__",), reflected=("__rfloordiv__",), **_ARITHMETIC)
+remainder = table.op(
+    "remainder", _integer_division(np.remainder), _BINARY,
+    overloads=[
+        over("RemainderBackward1", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor(x / y)),
+             when=lambda x, y: type(x) is Tensor and type(y) is Tensor),
+        over("NotImplemented", (None, not_implemented("remainder")),
+             when=lambda x, y: type(y) is Tensor),
+        over("RemainderBackward0", (lambda g, ans, x, y: g, None)),
+    ],
+    doc="x % y, with the sign of y", kink="the jumps of floor(x / y) get gradient 0",
+    operators=("__mod__",), reflected=("__rmod__",), domain=("real", "positive"), **_ARITHMETIC)
+# fmt: on
+
+
+# ----- larger, smaller, angle -----
+
+
+def _pick_rules(beats):
+    """The rules of maximum (``beats`` is >) or minimum (<): g goes to each input that the
+    other does not beat; where they tie, each gets half. With a nan neither beats the
+    other, so both get g, as in PyTorch."""
+
+    def first(g, ans, x, y):
+        return where(beats(y, x), 0.0, where(x == y, g / 2, g))
+
+    def second(g, ans, x, y):
+        return where(beats(x, y), 0.0, where(x == y, g / 2, g))
+
+    return first, second
+
+
+def _atan2_rule(sign, numerator):
+    # At the origin the gradient is 0, as in PyTorch. The second derivative does not
+    # exist there: the branch not taken divides by 0, so it is nan, as in PyTorch.
+    def rule(g, ans, y, x):
+        r2 = x * x + y * y
+        value = numerator(y, x) / r2
+        return where(r2 == 0, 0.0, g * value if sign > 0 else -g * value)
+
+    return rule
+
+
+_NAN_TIES = "ties share the gradient evenly; at a nan both inputs get it, as PyTorch"
+# fmt: off
+maximum = table.op("maximum", np.maximum, _BINARY, grad_fn="MaximumBackward0",
+                   rules=_pick_rules(lambda a, b: a > b), doc="elementwise larger of x and y",
+                   kind="binary", kink=_NAN_TIES, function=True,
+                   method=True, domain=("distinct", "distinct"))
+minimum = table.op("minimum", np.minimum, _BINARY, grad_fn="MinimumBackward0",
+                   rules=_pick_rules(lambda a, b: a < b), doc="elementwise smaller of x and y",
+                   kind="binary", kink=_NAN_TIES, function=True,
+                   method=True, domain=("distinct", "distinct"))
+atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Number)",
+                 grad_fn="Atan2Backward0",
+                 rules=(_atan2_rule(1, lambda y, x: x), _atan2_rule(-1, lambda y, x: y)),
+                 doc="atan2(y, x): the angle of the point (x, y)",
+                 kink="gradient 0 at the origin; second derivatives nan there (they do not "
+                 "exist), as PyTorch",
+                 function=True, domain=("real", "positive"), **_ARITHMETIC)
+# fmt: on

@@ -1,0 +1,102 @@
+"""What the op modules share: reading arguments and shapes with leading batch dimensions."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ...errors import EngineError, GradcliIndexError, GradcliTypeError
+from .. import limits
+from ..messages import dim_out_of_range
+from ..tensor import Tensor
+
+
+def raw(x):
+    """A tensor's array; anything else as it is."""
+    return x._data if type(x) is Tensor else x
+
+
+def batch_of(g, ans):
+    """The leading batch dimensions ``g`` carries beyond ``ans``'s shape."""
+    return tuple(g.shape[: g.ndim - np.ndim(ans)])
+
+
+def dims(dim, ndim):
+    """``dim`` (None, int or sequence) as a sorted tuple of negative axes.
+
+    None and an empty sequence mean every dimension, as in PyTorch's reductions
+    (``sum(x, [])`` is ``sum(x)``); a dimension named twice is PyTorch's error."""
+    if dim is None or (not isinstance(dim, (int, np.integer)) and len(dim) == 0):
+        return tuple(range(-ndim, 0))
+    if isinstance(dim, (int, np.integer)):
+        dim = (dim,)
+    out = []
+    span = max(ndim, 1)
+    for d in dim:
+        d = int(d)
+        if not -span <= d < span:
+            raise GradcliIndexError(dim_out_of_range(d, ndim))
+        d = d - ndim if d >= 0 else d
+        if d in out:
+            raise EngineError(f"dim {d % span} appears multiple times in the list of dims")
+        out.append(d)
+    if ndim == 0:
+        return ()  # a 0-d tensor has nothing to reduce: dim 0 or -1 leaves it as it is
+    return tuple(sorted(out))
+
+
+def one_dim(name, dim):
+    """``dim`` where ``name`` takes a single dimension and PyTorch refuses a list."""
+    if dim is not None and not isinstance(dim, (int, np.integer)):
+        raise GradcliTypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    return dim
+
+
+def contiguous(forward):
+    """A reduction's forward whose result is C-contiguous whatever the input's layout, as
+    PyTorch's reductions are (so ``view`` of it works); NumPy keeps the input's order."""
+
+    @functools.wraps(forward)
+    def contiguous_forward(*args, **kwargs):
+        out = forward(*args, **kwargs)
+        if isinstance(out, np.ndarray) and not out.flags.c_contiguous:
+            return np.ascontiguousarray(out)
+        return out
+
+    return contiguous_forward
+
+
+def axis(dim, ndim):
+    """A PyTorch ``dim`` argument as a NumPy ``axis``: checked, negative, a tuple."""
+    return None if dim is None else dims(dim, ndim)
+
+
+def shape_arg(shape, what=None):
+    """``f(x, 2, 3)`` or ``f(x, (2, 3))``: the sizes as a tuple of ints; with ``what``, a
+    constructor's, checked against the limit on a result's size."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    shape = tuple(int(s) for s in shape)
+    if what is not None:
+        limits.check(what, shape)
+    return shape
+
+
+def negative_dims(dims_, ndim):
+    dims_ = (dims_,) if isinstance(dims_, (int, np.integer)) else tuple(dims_)
+    return tuple(dims(d, ndim)[0] for d in dims_)
+
+
+def not_implemented(aten_name):
+    """The rule of an op whose derivative PyTorch does not implement: backward raises, as there."""
+
+    def rule(g, ans, *args, **kwargs):
+        raise EngineError(f"derivative for aten::{aten_name} is not implemented")
+
+    return rule
+
+
+def is_tensor_arg(*args):
+    """``when`` of an overload: which of its arguments are tensors, as a tuple of bools."""
+    return tuple(type(a) is Tensor for a in args)

@@ -1,0 +1,118 @@
+"""Comparisons and logic (no gradient), and choosing entries: where, masked_fill."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..optable import Table, over
+from ..tensor import Tensor
+from .common import raw
+
+table = Table("comparison")
+_BINARY = "(input: Tensor|Number, other: Tensor|Number)"
+_TEST = dict(kind="elementwise", method=True, library=True)
+
+# fmt: off
+lt = table.op("lt", np.less, _BINARY, doc="x < y", kind="binary", method=True,
+              operators=("__lt__",))
+le = table.op("le", np.less_equal, _BINARY, doc="x <= y", kind="binary", method=True,
+              operators=("__le__",))
+gt = table.op("gt", np.greater, _BINARY, doc="x > y", kind="binary", method=True,
+              operators=("__gt__",))
+ge = table.op("ge", np.greater_equal, _BINARY, doc="x >= y", kind="binary", method=True,
+              operators=("__ge__",))
+eq = table.op("eq", np.equal, _BINARY, doc="x == y", kind="binary", method=True,
+              operators=("__eq__",))
+ne = table.op("ne", np.not_equal, _BINARY, doc="x != y", kind="binary", method=True,
+              operators=("__ne__",))
+logical_and = table.op("logical_and", np.logical_and, _BINARY, doc="x and y", kind="binary",
+                       method=True, operators=("__and__",))
+logical_or = table.op("logical_or", np.logical_or, _BINARY, doc="x or y", kind="binary",
+                      method=True, operators=("__or__",))
+logical_not = table.op("logical_not", np.logical_not, doc="not x", operators=("__invert__",),
+                       **_TEST)
+isnan = table.op("isnan", np.isnan, doc="true where x is nan", **_TEST)
+isinf = table.op("isinf", np.isinf, doc="true where x is infinite", **_TEST)
+isfinite = table.op("isfinite", np.isfinite, doc="true where x is finite", **_TEST)
+isclose = table.op("isclose",
+                   lambda x, y, rtol=1e-05, atol=1e-08, equal_nan=False:
+                   np.isclose(x, y, rtol, atol, equal_nan),
+                   "(input: Tensor, other: Tensor|Number, rtol: float = 1e-05, "
+                   "atol: float = 1e-08, "
+                   "equal_nan: bool = False)",
+                   doc="isclose(x, y): true where |x - y| <= atol + rtol |y|", kind="binary",
+                   method=True)
+nonzero = table.op("nonzero", lambda x: np.argwhere(x), doc="the indices of the nonzero entries",
+                   kind="other", method=True)
+# fmt: on
+
+
+@table.composite(
+    "allclose",
+    "(input: Tensor, other: Tensor|Number, rtol: float = 1e-05, "
+    "atol: float = 1e-08, equal_nan: bool = False)",
+    kind="binary",
+    method=True,
+    doc="allclose(x, y): whether every entry of x is close to y's",
+)
+def allclose(over, input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.all(np.isclose(raw(input), raw(other), rtol, atol, equal_nan)))
+
+
+@table.composite(
+    "equal",
+    "(input: Tensor, other: Tensor)",
+    kind="binary",
+    method=True,
+    doc="equal(x, y): whether x and y have the same shape and entries",
+)
+def equal(over, input, other):
+    a, b = np.asarray(raw(input)), np.asarray(raw(other))
+    return a.shape == b.shape and bool(np.all(a == b))
+
+
+# ----- choosing entries: the gradient goes where the value came from -----
+
+
+def _where_forward(x, y, cond):
+    return np.where(cond, x, y)
+
+
+_WHERE_RULES = (
+    lambda g, ans, x, y, cond: where(cond, g, 0.0),
+    lambda g, ans, x, y, cond: where(cond, 0.0, g),
+)
+
+
+@table.composite(
+    "where",
+    "(condition: Tensor, input: Tensor|Number, other: Tensor|Number)",
+    doc="where(cond, x, y): x where cond is true, else y",
+    kind="other",
+    function=True,
+    promotes=True,
+    overloads=[over("WhereBackward0", _WHERE_RULES, forward=_where_forward)],
+    domain=("mask", "real", "real"),
+)
+def where(over, condition, input, other):
+    cond = condition._data if type(condition) is Tensor else condition
+    return over["WhereBackward0"](input, other, np.asarray(cond, dtype=bool))
+
+
+@table.composite(
+    "masked_fill",
+    "(input: Tensor, mask: Index, value: Tensor|Number)",
+    doc="masked_fill(x, mask, value): x with value where mask is true",
+    kind="other",
+    method=True,
+    inplace=True,
+    promotes=True,
+    overloads=[
+        over("MaskedFillBackward0", _WHERE_RULES, forward=_where_forward),
+        over("MaskedFillBackward1", _WHERE_RULES, forward=_where_forward),
+    ],
+)
+def masked_fill(over, input, mask, value):
+    cond = np.asarray(raw(mask), dtype=bool)
+    key = "MaskedFillBackward1" if type(value) is Tensor else "MaskedFillBackward0"
+    return over[key](value, input, cond)

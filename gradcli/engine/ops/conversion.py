@@ -1,0 +1,271 @@
+"""Conversions: dtypes, copies, cutting from the graph, and questions about a tensor."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import EngineError, GradcliTypeError
+from .. import dtypes, state
+from ..messages import OVERLAPPING_WRITE
+from ..optable import Table, over
+from ..tensor import Tensor
+from .common import raw
+
+table = Table("conversion")
+
+
+def _to_rule(g, ans, x, dtype):
+    return to_dtype(g, np.asarray(x).dtype)
+
+
+@table.composite(
+    "to_dtype",
+    "(input: Tensor, dtype: dtype)",
+    doc="cast to another dtype",
+    kind="conversion",
+    library=False,
+    overloads=[
+        over("ToCopyBackward0", (_to_rule,), forward=lambda x, dtype: np.asarray(x).astype(dtype))
+    ],
+)
+def to_dtype(over, input, dtype):
+    dtype = dtypes.to_numpy(dtype)
+    if type(input) is Tensor and input._data.dtype == dtype:
+        return input  # as PyTorch: no conversion, the tensor itself
+    return over["ToCopyBackward0"](input, dtype)
+
+
+# order "K" keeps x's layout (PyTorch's clone), "C" makes it contiguous (x.contiguous()).
+clone = table.op(
+    "clone",
+    lambda x, memory_format="K": np.array(x, copy=True, order=memory_format),
+    "(input: Tensor, *, memory_format: str = 'K')",
+    grad_fn="CloneBackward0",
+    rules=(lambda g, ans, x, memory_format="K": g,),
+    saves=False,
+    doc="a copy",
+    kind="conversion",
+    method=True,
+    domain=("real",),
+)
+
+
+@table.composite(
+    "detach",
+    "(input: Tensor)",
+    doc="the same values, cut from the graph",
+    kind="other",
+    function=True,
+)
+def detach(over, input):
+    return input.detach() if type(input) is Tensor else input
+
+
+def _cast_method(name, dtype):
+    @table.composite(
+        name,
+        "(input: Tensor)",
+        doc=f"x as {dtype.name} (x.to({dtype!r}))",
+        kind="conversion",
+        method=True,
+        library=False,
+    )
+    def cast(over, input):
+        return to_dtype(input, dtype)
+
+    return cast
+
+
+for _name, _dtype in (
+    ("float", dtypes.float32),
+    ("double", dtypes.float64),
+    ("half", dtypes.float16),
+    ("long", dtypes.int64),
+    ("int", dtypes.int32),
+    ("bool", dtypes.bool_),
+):
+    _cast_method(_name, _dtype)
+del _name, _dtype
+
+_TENSOR_TYPES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "int32": "IntTensor",
+    "int64": "LongTensor",
+    "bool": "BoolTensor",
+}
+
+
+@table.composite(
+    "type",
+    "(input: Tensor, dtype: dtype = None)",
+    kind="conversion",
+    doc="PyTorch's name of the tensor type; with a dtype, x cast to it",
+    method=True,
+    library=False,
+)
+def type_(over, input, dtype=None):
+    if dtype is None:
+        name = dtypes.from_numpy(np.asarray(input).dtype).name
+        return "torch." + _TENSOR_TYPES.get(name, name)
+    return to_dtype(input, dtype)
+
+
+@table.composite(
+    "to",
+    "(input: Tensor, *args, dtype: dtype = None, device: str = None, "
+    "copy: bool = False, non_blocking: bool = False)",
+    kind="conversion",
+    doc='x.to(dtype), x.to(other), x.to("cpu"): the CPU is the only device',
+    method=True,
+    library=False,
+)
+def to(over, input, *args, dtype=None, device=None, copy=False, non_blocking=False):
+    for arg in args:
+        if type(arg) is Tensor:
+            dtype = arg._data.dtype
+        elif isinstance(arg, str) or type(arg).__name__ == "device":
+            device = arg
+        else:
+            dtype = arg
+    if device is not None and str(device).partition(":")[0] != "cpu":
+        raise EngineError(f"gradcli computes on the CPU only, not on device {str(device)!r}")
+    out = input if dtype is None else to_dtype(input, dtype)
+    return clone(out) if copy and out is input else out
+
+
+@table.composite(
+    "cpu",
+    "(input: Tensor)",
+    doc="x itself: it is on the CPU",
+    kind="conversion",
+    method=True,
+    library=False,
+)
+def cpu(over, input):
+    return input
+
+
+@table.composite(
+    "contiguous",
+    "(input: Tensor, memory_format: str = None)",
+    kind="conversion",
+    doc="x with its entries in row-major order (a copy if they are not)",
+    method=True,
+    library=False,
+)
+def contiguous(over, input, memory_format=None):
+    return input if raw(input).flags.c_contiguous else clone(input, "C")
+
+
+@table.composite(
+    "is_contiguous",
+    "(input: Tensor, memory_format: str = None)",
+    kind="conversion",
+    doc="whether x's entries are in row-major order",
+    method=True,
+    library=False,
+)
+def is_contiguous(over, input, memory_format=None):
+    return bool(raw(input).flags.c_contiguous)
+
+
+@table.composite(
+    "is_floating_point",
+    "(input: Tensor)",
+    kind="conversion",
+    doc="whether x's dtype is a float dtype",
+    method=True,
+)
+def is_floating_point(over, input):
+    return np.asarray(input).dtype.kind == "f"
+
+
+@table.composite("is_tensor", "(obj)", kind="conversion", doc="whether obj is a tensor")
+def is_tensor(over, obj):
+    return type(obj) is Tensor
+
+
+@table.composite(
+    "numel",
+    "(input: Tensor)",
+    kind="other",
+    function=True,
+    doc="numel(x): the number of entries of x (a constant)",
+)
+def numel(over, input):
+    return int(np.size(raw(input)))
+
+
+@table.composite(
+    "len",
+    "(input: Tensor)",
+    kind="other",
+    function=True,
+    library=False,
+    doc="len(x): the size of the first dimension of x (a constant), as Python's len",
+)
+def length(over, input):
+    shape = np.shape(raw(input))
+    if not shape:
+        raise GradcliTypeError("len() of a 0-d tensor")
+    return shape[0]
+
+
+# ----- in place: x.exp_(), x.add_(y), x[...] = v write the result into x -----
+
+
+def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=False):
+    """``target = fn(target, *args)``, in place; returns ``target``.
+
+    Outside a graph (an optimizer step under no_grad) the values are written
+    into the tensor's own memory, so views and ``.data`` see them. In a graph
+    the tensor takes the result's values and grad_fn, copy on write: the nodes
+    that saved the old values keep them. ``assigns``: zero_, fill_ and copy_,
+    which may cast to the tensor's dtype (arithmetic may not); ``reshapes``:
+    squeeze_, t_ and the like, which may change the shape.
+    """
+    kwargs = kwargs or {}
+    target._check_inplace()
+    if state.PER_THREAD.grad_enabled and (
+        target.requires_grad or any(type(a) is Tensor and a.requires_grad for a in args)
+    ):
+        out = fn(target, *args, **kwargs)
+        _check_inplace_shape(target._data, out._data, reshapes)
+        if out._data.dtype != target._data.dtype:
+            out = to_dtype(out, target._data.dtype)
+        target._data = out._data
+        target.grad_fn = out.grad_fn
+        target.requires_grad = out.requires_grad
+        return target
+    value = fn(target.detach(), *args, **kwargs)._data  # no graph: grad is off or not needed
+    data = target._data
+    if _check_inplace_shape(data, value, reshapes):
+        target._data = value.astype(data.dtype, copy=False)
+        return target
+    if (
+        not assigns
+        and value.dtype != data.dtype
+        and not np.can_cast(value.dtype, data.dtype, casting="same_kind")
+    ):
+        raise EngineError(
+            f"result type {dtypes.scalar_name(value.dtype)} can't be cast to the desired "
+            f"output type {dtypes.scalar_name(data.dtype)}"
+        )
+    if not data.flags.writeable:  # an expand()ed tensor: entries share memory
+        raise EngineError(OVERLAPPING_WRITE)
+    data[...] = value
+    return target
+
+
+def _check_inplace_shape(data, value, reshapes):
+    """Whether an in-place op changes the shape (squeeze_ may; a broadcast add_ may not)."""
+    if value.shape == data.shape:
+        return False
+    if reshapes:
+        return True
+    raise EngineError(
+        f"output with shape {list(data.shape)} doesn't match the broadcast shape "
+        f"{list(value.shape)}"
+    )

@@ -1,0 +1,443 @@
+"""Constructors (zeros, arange, randn, ...), random numbers, and the assignments
+x.zero_(), x.fill_(v), x.copy_(src) as recorded in a graph."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...errors import EngineError, GradcliTypeError
+from .. import dtypes, limits, state
+from ..optable import Table, over
+from ..tensor import Tensor, as_array
+from .common import raw, shape_arg
+from .conversion import to_dtype
+
+table = Table("creation")
+CONSTRUCTOR = dict(kind="constructor", function=True)
+
+
+def _new(data, requires_grad):
+    """A new leaf holding ``data`` (already of its dtype)."""
+    t = Tensor._make(data)
+    if requires_grad:
+        if t._data.dtype.kind not in "fc":
+            raise EngineError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
+        t.requires_grad = True
+    return t
+
+
+def _float_dtype(dtype):
+    return state.default_dtype() if dtype is None else dtypes.to_numpy(dtype)
+
+
+def _numpy_generator(generator):
+    return (state.default_generator if generator is None else generator).numpy()
+
+
+@table.composite(
+    "tensor",
+    "(data, *, dtype: dtype = None, requires_grad: bool = False)",
+    kind="constructor",
+    doc="a new leaf tensor holding a copy of data",
+)
+def tensor(over, data, dtype=None, requires_grad=False):
+    array = np.array(as_array(data, dtypes.to_numpy(dtype)), copy=True)
+    return _new(array, requires_grad)
+
+
+@table.composite(
+    "zeros",
+    "(*size: int, dtype: dtype = None, requires_grad: bool = False)",
+    doc="zeros(2, 3): a tensor of zeros",
+    **CONSTRUCTOR,
+)
+def zeros(over, *size, dtype=None, requires_grad=False):
+    return _new(np.zeros(shape_arg(size, "zeros"), dtype=_float_dtype(dtype)), requires_grad)
+
+
+@table.composite(
+    "ones",
+    "(*size: int, dtype: dtype = None, requires_grad: bool = False)",
+    doc="ones(2, 3): a tensor of ones",
+    **CONSTRUCTOR,
+)
+def ones(over, *size, dtype=None, requires_grad=False):
+    return _new(np.ones(shape_arg(size, "ones"), dtype=_float_dtype(dtype)), requires_grad)
+
+
+@table.composite(
+    "empty",
+    "(*size: int, dtype: dtype = None, requires_grad: bool = False)",
+    doc="empty(2, 3): a tensor of that size (zeros in gradcli)",
+    kind="constructor",
+)
+def empty(over, *size, dtype=None, requires_grad=False):
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+
+
+@table.composite(
+    "full",
+    "(size: int[], fill_value: Number, *, dtype: dtype = None, requires_grad: bool = False)",
+    doc="full((2, 3), v): a tensor filled with v",
+    **CONSTRUCTOR,
+)
+def full(over, size, fill_value, dtype=None, requires_grad=False):
+    size = shape_arg((size,) if isinstance(size, (int, np.integer)) else tuple(size), "full")
+    if not isinstance(fill_value, (bool, int, float, np.number, np.bool_)):
+        raise GradcliTypeError(
+            f"full(): argument 'fill_value' (position 2) must be Number, not "
+            f"{'list' if isinstance(fill_value, np.ndarray) else type(fill_value).__name__}"
+        )
+    if dtype is None and isinstance(fill_value, (bool, int, np.integer, np.bool_)):
+        dtype = np.bool_ if isinstance(fill_value, (bool, np.bool_)) else np.int64
+    return _new(np.full(size, fill_value, dtype=_float_dtype(dtype)), requires_grad)
+
+
+@table.composite(
+    "eye",
+    "(n: int, m: int = None, *, dtype: dtype = None, requires_grad: bool = False)",
+    doc="eye(n): the identity matrix",
+    **CONSTRUCTOR,
+)
+def eye(over, n, m=None, dtype=None, requires_grad=False):
+    limits.check("eye", (int(n), int(n) if m is None else int(m)))
+    data = np.eye(int(n), None if m is None else int(m), dtype=_float_dtype(dtype))
+    return _new(data, requires_grad)
+
+
+@table.composite(
+    "arange",
+    "(start: Number, end: Number = None, step: Number = 1, *, "
+    "dtype: dtype = None, requires_grad: bool = False)",
+    doc="arange(start, end, step): evenly spaced values in [start, end)",
+    **CONSTRUCTOR,
+)
+def arange(over, start, end=None, step=1, dtype=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise EngineError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise EngineError("upper bound and lower bound inconsistent with step sign")
+    if dtype is None:
+        is_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+        dtype = np.int64 if is_int else state.default_dtype()
+    if step != 0 and all(math.isfinite(v) for v in (start, end, step)):
+        limits.check("arange", max(0, math.ceil((end - start) / step)))
+    return _new(np.arange(start, end, step, dtype=dtypes.to_numpy(dtype)), requires_grad)
+
+
+@table.composite(
+    "linspace",
+    "(start: Number, end: Number, steps: int, *, dtype: dtype = None, requires_grad: bool = False)",
+    doc="linspace(0, 1, 5): steps evenly spaced values from start to end",
+    **CONSTRUCTOR,
+)
+def linspace(over, start, end, steps, dtype=None, requires_grad=False):
+    dt = _float_dtype(dtype)
+    steps = int(steps)
+    limits.check("linspace", steps)
+    if steps < 2:
+        return _new(np.full(steps, start).astype(dt), requires_grad)
+    # PyTorch's values, not NumPy's: the first half counts up from start, the second
+    # down from end, each one rounding from start + step * i (a fused multiply-add),
+    # so the middle of linspace(-1, 1, 11) in float32 is -1.4901e-08, not 0. An
+    # integer dtype truncates start and end first and each value last.
+    if dt.kind != "f":
+        start, end = int(start), int(end)
+    step_type = dt.type if dt.kind == "f" else np.float64
+    step = step_type((step_type(end) - step_type(start)) / step_type(steps - 1))
+    wide = np.longdouble if step_type is np.float64 else np.float64
+    i = np.arange(steps)
+    up = wide(step_type(start)) + wide(step) * i
+    down = wide(step_type(end)) - wide(step) * (steps - 1 - i)
+    values = np.where(i < steps // 2, up, down).astype(step_type)
+    return _new(values.astype(dt), requires_grad)
+
+
+# ----- random numbers: from the process's generator unless one is given -----
+
+_RANDOM = "*, generator: Generator = None, dtype: dtype = None, requires_grad: bool = False"
+
+
+@table.composite(
+    "manual_seed", "(seed: int)", kind="random", doc="seed the process's random number generator"
+)
+def manual_seed(over, seed):
+    return state.manual_seed(seed)
+
+
+@table.composite(
+    "rand",
+    f"(*size: int, {_RANDOM})",
+    doc="rand(2, 3): uniform random values in [0, 1)",
+    **CONSTRUCTOR,
+)
+def rand(over, *size, generator=None, dtype=None, requires_grad=False):
+    data = _numpy_generator(generator).random(shape_arg(size, "rand")).astype(_float_dtype(dtype))
+    return _new(data, requires_grad)
+
+
+@table.composite(
+    "randn",
+    f"(*size: int, {_RANDOM})",
+    doc="randn(2, 3): standard normal random values",
+    **CONSTRUCTOR,
+)
+def randn(over, *size, generator=None, dtype=None, requires_grad=False):
+    data = (
+        _numpy_generator(generator)
+        .standard_normal(shape_arg(size, "randn"))
+        .astype(_float_dtype(dtype))
+    )
+    return _new(data, requires_grad)
+
+
+@table.composite(
+    "randint",
+    f"(low: int = 0, high: int = None, size: int[] = None, {_RANDOM})",
+    doc="randint(low=0, high, size): random integers in [low, high)",
+    kind="constructor",
+)
+def randint(over, low=0, high=None, size=None, generator=None, dtype=None, requires_grad=False):
+    if size is None:  # randint(high, size)
+        low, high, size = 0, low, high
+    data = _numpy_generator(generator).integers(low, high, tuple(size))
+    return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), requires_grad)
+
+
+@table.composite(
+    "randperm",
+    f"(n: int, {_RANDOM})",
+    kind="constructor",
+    doc="randperm(n): the integers 0 .. n-1 in random order",
+)
+def randperm(over, n, generator=None, dtype=None, requires_grad=False):
+    data = _numpy_generator(generator).permutation(int(n))
+    return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), requires_grad)
+
+
+@table.composite(
+    "normal",
+    f"(mean: Tensor|Number, std: Tensor|Number, size: int[] = None, {_RANDOM})",
+    doc="normal(mean, std, size): normal random values",
+    kind="constructor",
+)
+def normal(over, mean, std, size=None, generator=None, dtype=None, requires_grad=False):
+    if size is None:
+        size = np.broadcast_shapes(np.shape(raw(mean)), np.shape(raw(std)))
+    noise = _numpy_generator(generator).standard_normal(tuple(size))
+    data = (noise * np.asarray(raw(std)) + np.asarray(raw(mean))).astype(_float_dtype(dtype))
+    return _new(data, requires_grad)
+
+
+# ----- tensors shaped like another -----
+
+_LIKE = "*, dtype: dtype = None, requires_grad: bool = False"
+
+
+@table.composite(
+    "zeros_like",
+    f"(input: Tensor, {_LIKE})",
+    doc="zeros_like(x): zeros of x's shape and dtype",
+    **CONSTRUCTOR,
+)
+def zeros_like(over, input, dtype=None, requires_grad=False):
+    if type(input) is not Tensor:
+        return np.zeros_like(input)
+    return _new(np.zeros_like(input._data, dtype=dtypes.to_numpy(dtype)), requires_grad)
+
+
+@table.composite(
+    "ones_like",
+    f"(input: Tensor, {_LIKE})",
+    doc="ones_like(x): ones of x's shape and dtype",
+    **CONSTRUCTOR,
+)
+def ones_like(over, input, dtype=None, requires_grad=False):
+    if type(input) is not Tensor:
+        return np.ones_like(input)
+    return _new(np.ones_like(input._data, dtype=dtypes.to_numpy(dtype)), requires_grad)
+
+
+@table.composite(
+    "empty_like",
+    f"(input: Tensor, {_LIKE})",
+    kind="constructor",
+    doc="empty_like(x): a tensor of x's shape and dtype (zeros in gradcli)",
+)
+def empty_like(over, input, dtype=None, requires_grad=False):
+    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
+
+
+@table.composite(
+    "full_like",
+    f"(input: Tensor, fill_value: Number, {_LIKE})",
+    kind="constructor",
+    doc="full_like(x, v): x's shape filled with v",
+)
+def full_like(over, input, fill_value, dtype=None, requires_grad=False):
+    data = np.full_like(np.asarray(input), fill_value, dtype=dtypes.to_numpy(dtype))
+    return _new(data, requires_grad)
+
+
+@table.composite(
+    "rand_like",
+    f"(input: Tensor, {_RANDOM})",
+    kind="constructor",
+    doc="rand_like(x): uniform random values of x's shape",
+)
+def rand_like(over, input, generator=None, dtype=None, requires_grad=False):
+    dtype = dtype or np.asarray(input).dtype
+    return rand(*np.shape(input), generator=generator, dtype=dtype, requires_grad=requires_grad)
+
+
+@table.composite(
+    "randn_like",
+    f"(input: Tensor, {_RANDOM})",
+    kind="constructor",
+    doc="randn_like(x): normal random values of x's shape",
+)
+def randn_like(over, input, generator=None, dtype=None, requires_grad=False):
+    dtype = dtype or np.asarray(input).dtype
+    return randn(*np.shape(input), generator=generator, dtype=dtype, requires_grad=requires_grad)
+
+
+@table.composite(
+    "from_numpy", "(ndarray)", kind="constructor", doc="a tensor sharing memory with a NumPy array"
+)
+def from_numpy(over, ndarray):
+    if not isinstance(ndarray, np.ndarray):
+        raise GradcliTypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if ndarray.dtype.kind not in "biuf":
+        raise GradcliTypeError(
+            f"can't convert np.ndarray of type numpy.{ndarray.dtype}. The only supported types "
+            "are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+        )
+    return Tensor._make(ndarray)
+
+
+@table.composite(
+    "as_tensor",
+    "(data, dtype: dtype = None)",
+    kind="constructor",
+    doc="the data as a tensor, sharing memory where it can",
+)
+def as_tensor(over, data, dtype=None):
+    want = dtypes.to_numpy(dtype)
+    if type(data) is Tensor:
+        return data if want is None or want == data._data.dtype else to_dtype(data, want)
+    if isinstance(data, np.ndarray) and (want is None or want == data.dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+# ----- x.new_zeros(2, 3) and the like: x's dtype unless one is given -----
+
+
+def _new_like(name, make, schema, doc):
+    @table.composite(name, schema, kind="constructor", doc=doc, method=True, library=False)
+    def method(over, input, *args, dtype=None, requires_grad=False, **kwargs):
+        dtype = dtype or raw(input).dtype
+        return make(*args, dtype=dtype, requires_grad=requires_grad, **kwargs)
+
+    return method
+
+
+_new_like("new_zeros", zeros, f"(input: Tensor, *size: int, {_LIKE[3:]})", "zeros of x's dtype")
+_new_like("new_ones", ones, f"(input: Tensor, *size: int, {_LIKE[3:]})", "ones of x's dtype")
+_new_like("new_empty", zeros, f"(input: Tensor, *size: int, {_LIKE[3:]})", "a tensor of x's dtype")
+_new_like(
+    "new_full",
+    full,
+    f"(input: Tensor, size: int[], fill_value: Number, {_LIKE})",
+    "a tensor of x's dtype filled with fill_value",
+)
+_new_like("new_tensor", tensor, f"(input: Tensor, data, {_LIKE})", "data in x's dtype")
+
+
+# ----- assignments as recorded in a graph: x's old values get no gradient -----
+
+
+def zero_rule(g, ans, *args, **kwargs):
+    """The rule of a piecewise-constant op: the gradient is 0 wherever it exists."""
+    return zeros_like(g)
+
+
+def _copy_forward(x, src):
+    return np.array(np.broadcast_to(src, np.shape(x)), dtype=np.asarray(x).dtype)
+
+
+zero = table.op(
+    "zero",
+    np.zeros_like,
+    "(input: Tensor)",
+    grad_fn="ZeroBackward0",
+    rules=(zero_rule,),
+    saves=False,
+    doc="zeros of x's shape (x.zero_())",
+    kind="other",
+    inplace=True,
+    library=False,
+    kink="gradient 0 everywhere",
+)
+fill = table.op(
+    "fill",
+    lambda x, value: np.full_like(x, value),
+    "(input: Tensor, value: Tensor|Number)",
+    saves=False,
+    overloads=[
+        over(
+            "FillBackward3",
+            (zero_rule, lambda g, ans, x, value: g),
+            when=lambda x, value: type(value) is Tensor,
+        ),
+        over("FillBackward2", (zero_rule, None)),
+    ],
+    doc="x's shape filled with value (x.fill_(value))",
+    kind="other",
+    inplace=True,
+    library=False,
+)
+copy = table.op(
+    "copy",
+    _copy_forward,
+    "(input: Tensor, src: Tensor|Number)",
+    grad_fn="torch::autograd::CopyBackwards",
+    rules=(zero_rule, lambda g, ans, x, src: g),
+    saves=False,
+    doc="src in x's shape and dtype (x.copy_(src))",
+    kind="other",
+    inplace=True,
+    library=False,
+)
+
+
+@table.composite(
+    "normal_",
+    "(input: Tensor, mean: Number = 0.0, std: Number = 1.0, *, generator: Generator = None)",
+    kind="random",
+    method=True,
+    library=False,
+    doc="x filled in place with normal random values",
+)
+def normal_(over, input, mean=0.0, std=1.0, generator=None):
+    noise = randn(*input._data.shape, generator=generator, dtype=input._data.dtype)
+    return input.copy_(noise * std + mean)
+
+
+@table.composite(
+    "uniform_",
+    "(input: Tensor, a: Number = 0.0, b: Number = 1.0, *, generator: Generator = None)",
+    kind="random",
+    method=True,
+    library=False,
+    doc="x filled in place with uniform random values in [a, b)",
+)
+def uniform_(over, input, a=0.0, b=1.0, generator=None):
+    noise = rand(*input._data.shape, generator=generator, dtype=input._data.dtype)
+    return input.copy_(noise * (b - a) + a)

@@ -1,0 +1,182 @@
+"""Elementwise functions of one tensor: exp, log, the trigonometric family, sigmoid, relu,
+rounding, clamp. Each is a method, has an in-place form, and the language can call it."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...errors import GradcliTypeError
+from ..optable import Table, over
+from ..tensor import Tensor
+from .comparison import where
+from .creation import zero_rule
+
+table = Table("elementwise")
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def elementwise(name, forward, grad_fn, rule, doc, domain, **fields):
+    """An elementwise function of one tensor: x.name(), x.name_() and name(x)."""
+    fields = {"inplace": True, "function": True, "method": True, **fields}
+    return table.op(
+        name,
+        forward,
+        fields.pop("schema", "(input: Tensor)"),
+        grad_fn=grad_fn,
+        rules=(rule,),
+        doc=doc,
+        kind="elementwise",
+        domain=(domain,),
+        **fields,
+    )
+
+
+def piecewise_constant(name, forward, grad_fn, doc, **fields):
+    """An elementwise function whose gradient is 0 wherever it exists (floor, sign)."""
+    fields.setdefault("kink", "gradient 0 everywhere, jumps included")
+    return elementwise(
+        name, forward, grad_fn, zero_rule, doc, "off_integers", saves=False, **fields
+    )
+
+
+# fmt: off
+abs = elementwise("abs", np.abs, "AbsBackward0", lambda g, ans, x: g * sign(x), "absolute value",
+                  "nonzero", operators=("__abs__",),
+                  kink="d|x|/dx = 0 at x = 0; nan at nan (PyTorch gives 0: its sign(nan) is 0)")
+sign = piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x",
+                          kink="gradient 0 everywhere; sign(nan) is nan (PyTorch gives 0)")
+sqrt = elementwise("sqrt", np.sqrt, "SqrtBackward0", lambda g, ans, x: g / (2 * ans), "square root",
+                   "positive", kink="derivative inf at 0")
+rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), "RsqrtBackward0",
+                    lambda g, ans, x: -0.5 * g * ans * ans * ans, "1 / sqrt(x)", "positive",
+                    function=False)
+exp = elementwise("exp", np.exp, "ExpBackward0", lambda g, ans, x: g * ans, "e ** x", "real")
+expm1 = elementwise("expm1", np.expm1, "Expm1Backward0", lambda g, ans, x: g * (ans + 1),
+                    "exp(x) - 1, accurate near 0", "real")
+log = elementwise("log", np.log, "LogBackward0", lambda g, ans, x: g / x, "natural logarithm",
+                  "positive")
+log2 = elementwise("log2", np.log2, "Log2Backward0", lambda g, ans, x: g / (x * _LN2),
+                   "base-2 logarithm", "positive")
+log10 = elementwise("log10", np.log10, "Log10Backward0", lambda g, ans, x: g / (x * _LN10),
+                    "base-10 logarithm", "positive")
+log1p = elementwise("log1p", np.log1p, "Log1PBackward0", lambda g, ans, x: g / (x + 1),
+                    "log(1 + x), accurate near 0", "positive")
+sin = elementwise("sin", np.sin, "SinBackward0", lambda g, ans, x: g * cos(x), "sine (radians)",
+                  "real")
+cos = elementwise("cos", np.cos, "CosBackward0", lambda g, ans, x: -g * sin(x), "cosine (radians)",
+                  "real")
+tan = elementwise("tan", np.tan, "TanBackward0", lambda g, ans, x: g * (1 + ans * ans),
+                  "tangent (radians)", "real")
+asin = elementwise("asin", np.arcsin, "AsinBackward0", lambda g, ans, x: g / sqrt(1 - x * x),
+                   "inverse sine", "unit")
+acos = elementwise("acos", np.arccos, "AcosBackward0", lambda g, ans, x: -g / sqrt(1 - x * x),
+                   "inverse cosine", "unit")
+atan = elementwise("atan", np.arctan, "AtanBackward0", lambda g, ans, x: g / (1 + x * x),
+                   "inverse tangent", "real")
+sinh = elementwise("sinh", np.sinh, "SinhBackward0", lambda g, ans, x: g * cosh(x),
+                   "hyperbolic sine", "real")
+cosh = elementwise("cosh", np.cosh, "CoshBackward0", lambda g, ans, x: g * sinh(x),
+                   "hyperbolic cosine", "real")
+tanh = elementwise("tanh", np.tanh, "TanhBackward0", lambda g, ans, x: g * (1 - ans * ans),
+                   "hyperbolic tangent", "real")
+asinh = elementwise("asinh", np.arcsinh, "AsinhBackward0", lambda g, ans, x: g / sqrt(x * x + 1),
+                    "inverse hyperbolic sine", "real")
+acosh = elementwise("acosh", np.arccosh, "AcoshBackward0", lambda g, ans, x: g / sqrt(x * x - 1),
+                    "inverse hyperbolic cosine", "above_one")
+atanh = elementwise("atanh", np.arctanh, "AtanhBackward0", lambda g, ans, x: g / (1 - x * x),
+                    "inverse hyperbolic tangent", "unit")
+# fmt: on
+
+
+def _sigmoid(x):
+    # exp(-|x|) never overflows; the two branches agree where both are exact.
+    e = np.exp(-np.abs(x))
+    return np.where(np.asarray(x) >= 0, 1 / (1 + e), e / (1 + e)).astype(np.result_type(x, 1.0))
+
+
+def _softplus(x, beta=1.0, threshold=20.0):
+    bx = np.multiply(x, beta)
+    return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta).astype(np.result_type(x, 1.0))
+
+
+def _softplus_rule(g, ans, x, beta=1.0, threshold=20.0):
+    return where(x * beta > threshold, g, g * sigmoid(x * beta))
+
+
+def _erf(x):
+    # math.erf is exact; vectorised over the array (no SciPy dependency).
+    x = np.asarray(x)
+    return np.asarray(np.frompyfunc(math.erf, 1, 1)(x)).astype(np.result_type(x, 1.0))
+
+
+def _clamp(x, min=None, max=None):  # noqa: A002
+    if min is None and max is None:
+        raise GradcliTypeError("clamp: at least one of 'min' or 'max' must not be None")
+    return np.clip(x, min, max)
+
+
+def _clamp_rule(g, ans, x, min=None, max=None):  # noqa: A002
+    inside = True
+    if min is not None:
+        inside = x >= min
+    if max is not None:
+        inside = (x <= max) if min is None else inside & (x <= max)
+    return where(inside, g, 0.0)
+
+
+def _clamp_min_rule(g, ans, x, min, max=None):  # noqa: A002
+    # The lower bound is the result where it exceeds x, unless the upper bound wins
+    # (below it, or equal to it: then neither bound gets the gradient, as in PyTorch).
+    above = x < min
+    if max is not None:
+        above = above & (min < max)
+    return where(above, g, 0.0)
+
+
+def _clamp_max_rule(g, ans, x, min=None, max=None):  # noqa: A002
+    below = x > max
+    if min is not None:
+        below = below | (min > max)
+    return where(below, g, 0.0)
+
+
+def _tensor_bound(x, min=None, max=None):  # noqa: A002
+    return type(min) is Tensor or type(max) is Tensor
+
+
+# fmt: off
+sigmoid = elementwise("sigmoid", _sigmoid, "SigmoidBackward0",
+                      lambda g, ans, x: g * ans * (1 - ans),
+                      "logistic function 1 / (1 + exp(-x))", "real")
+relu = elementwise("relu", lambda x: np.maximum(x, 0), "ReluBackward0",
+                   lambda g, ans, x: where(x <= 0, 0.0, g), "max(x, 0)", "nonzero",
+                   kink="relu'(0) = 0; at nan the gradient passes, as PyTorch")
+softplus = elementwise("softplus", _softplus, "SoftplusBackward0", _softplus_rule,
+                       "log(1 + exp(x)), smooth relu", "real", inplace=False,
+                       kink="at beta*x == threshold the value and every derivative are the smooth "
+                       "branch's (PyTorch's second derivative there is 0, not its first "
+                       "derivative's)",
+                       schema="(input: Tensor, beta: Number = 1.0, threshold: Number = 20.0)")
+erf = elementwise("erf", _erf, "ErfBackward0",
+                  lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x)), "error function", "real")
+floor = piecewise_constant("floor", np.floor, "FloorBackward0", "round down")
+trunc = piecewise_constant("trunc", np.trunc, "TruncBackward0", "round toward zero",
+                           function=False)
+ceil = piecewise_constant("ceil", np.ceil, "CeilBackward0", "round up")
+round = piecewise_constant("round", np.round, "RoundBackward0", "round half to even",
+                           schema="(input: Tensor, *, decimals: int = 0)")
+clamp = table.op("clamp", _clamp,
+                 "(input: Tensor, min: Number|Tensor = None, max: Number|Tensor = None)",
+                 overloads=[over("ClampBackward0", (_clamp_rule, _clamp_min_rule, _clamp_max_rule),
+                                 when=_tensor_bound),
+                            over("ClampBackward1", (_clamp_rule,))],
+                 doc="clamp(x, min, max): x limited to [min, max]", kind="elementwise",
+                 kink="x gets the gradient on the bounds; a tensor bound gets it where it is the "
+                 "result, max where min > max, neither where x < min == max",
+                 aliases=("clip",), method=True, inplace=True, function=True,
+                 domain=("real", {"min": -0.5, "max": 0.5}))
+# fmt: on

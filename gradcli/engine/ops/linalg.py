@@ -1,0 +1,359 @@
+"""Linear algebra: matrix products, trace, determinant, inverse, diagonals, triangles."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import GradcliIndexError, NotImplementedByGradcli, ShapeError
+from .. import limits
+from ..optable import Table, over
+from ..tensor import Tensor
+from .common import dims, raw
+from .creation import ones_like
+from .indexing import getitem
+from .reductions import _prod_others as prod_others_values
+from .reductions import sum
+from .shape import permute_op, transpose, unsqueeze
+
+table = Table("linalg")
+_LINALG = dict(kind="linalg", method=True, function=True)
+
+
+def _swap(x):
+    return transpose(x, -1, -2)
+
+
+def _matmul_rule_x(g, ans, x, y):
+    if np.ndim(y) == 1:
+        return unsqueeze(g, -1) * y  # (..., m) -> (..., m, k); a dot product: (k,)
+    if np.ndim(x) == 1:
+        if np.ndim(y) == 2:
+            return matmul(g, _swap(y))
+        return sum(unsqueeze(g, -2) * y, -1)
+    return matmul(g, _swap(y))
+
+
+def _matmul_rule_y(g, ans, x, y):
+    if np.ndim(y) == 1:
+        if np.ndim(x) == 2:
+            return matmul(g, x)
+        return unsqueeze(g, -1) * x
+    if np.ndim(x) == 1:
+        return unsqueeze(g, -2) * unsqueeze(x, -1)  # an outer product: no BLAS call needed
+    return matmul(_swap(x), g)
+
+
+def _matmul(x, y):
+    x = np.asarray(x)
+    y = np.asarray(y)
+    if x.ndim == 0 or y.ndim == 0:
+        raise ShapeError(
+            f"both arguments to matmul need to be at least 1D, but they are {x.ndim}D and {y.ndim}D"
+        )
+    if x.shape[-1] != y.shape[-2 if y.ndim > 1 else 0]:
+        left = "x".join(map(str, x.shape))
+        right = "x".join(map(str, y.shape))
+        raise ShapeError(f"shapes cannot be multiplied ({left} and {right})")
+    if x.ndim == 2 and y.ndim == 2 and x.shape[1] == 1:
+        return x * y  # inner dimension 1: an outer product, cheaper than BLAS
+    return np.matmul(x, y)
+
+
+def _product(grad_fn, key=None):
+    """A matrix product recorded under ``grad_fn``: the rules depend on the operands' shapes."""
+    return over(grad_fn, (_matmul_rule_x, _matmul_rule_y), forward=_matmul, key=key)
+
+
+# PyTorch records a matrix product by the dimensions of its operands.
+_BY_NDIM = {
+    (2, 2): "MmBackward0",
+    (2, 1): "MvBackward0",
+    (1, 1): "DotBackward0",
+    (1, 2): "SqueezeBackward4",
+}
+
+
+@table.composite(
+    "matmul",
+    "(input: Tensor, other: Tensor)",
+    doc="x @ y: matrix product",
+    operators=("__matmul__",),
+    reflected=("__rmatmul__",),
+    overloads=[
+        _product("UnsafeViewBackward0"),
+        _product("MmBackward0"),
+        _product("MvBackward0"),
+        _product("DotBackward0"),
+        _product("SqueezeBackward4"),
+        _product("CloneBackward0"),
+    ],
+    **_LINALG,
+)
+def matmul(over, input, other):
+    if type(input) is not Tensor and type(other) is not Tensor:
+        return _matmul(input, other)
+    ndims = (np.ndim(input), np.ndim(other))
+    key = _BY_NDIM.get(ndims)
+    if key is None:
+        key = "CloneBackward0" if ndims[0] == 2 and ndims[1] > 2 else "UnsafeViewBackward0"
+    return over[key](input, other)
+
+
+@table.composite(
+    "mm", "(input: Tensor, mat2: Tensor)", doc="mm(x, y): product of two matrices", **_LINALG
+)
+def mm(over, input, mat2):
+    if np.ndim(input) != 2 or np.ndim(mat2) != 2:
+        raise ShapeError(f"mm: expected 2-D matrices, got {np.ndim(input)}-D and {np.ndim(mat2)}-D")
+    return matmul(input, mat2)
+
+
+@table.composite(
+    "dot",
+    "(input: Tensor, other: Tensor)",
+    doc="dot(x, y): inner product of two vectors",
+    **_LINALG,
+)
+def dot(over, input, other):
+    if np.ndim(input) != 1 or np.ndim(other) != 1:
+        raise ShapeError(
+            f"1D tensors expected, but got {np.ndim(input)}D and {np.ndim(other)}D tensors"
+        )
+    return matmul(input, other)
+
+
+@table.composite(
+    "mv",
+    "(input: Tensor, vec: Tensor)",
+    doc="mv(A, v): matrix times vector",
+    kind="linalg",
+    method=True,
+)
+def mv(over, input, vec):
+    if np.ndim(input) != 2 or np.ndim(vec) != 1:
+        raise ShapeError(f"vector + matrix @ vector expected, got {np.ndim(input)}, {np.ndim(vec)}")
+    return matmul(input, vec)
+
+
+@table.composite(
+    "bmm",
+    "(input: Tensor, mat2: Tensor)",
+    kind="linalg",
+    method=True,
+    doc="bmm(A, B): matrix products of two batches of matrices",
+    overloads=[_product("BmmBackward0")],
+)
+def bmm(over, input, mat2):
+    if np.ndim(input) != 3 or np.ndim(mat2) != 3:
+        raise ShapeError("batch1 must be a 3D tensor")
+    return over["BmmBackward0"](input, mat2)
+
+
+def _vector(name, x):
+    if np.ndim(x) != 1:
+        raise ShapeError(f"{name}: expected 1-D vectors, but got a {np.ndim(x)}-D argument")
+    return x
+
+
+# fmt: off
+outer = table.op("outer", lambda x, y: np.multiply.outer(_vector("outer", x), _vector("outer", y)),
+                 "(input: Tensor, vec2: Tensor)", grad_fn="MulBackward0",
+                 rules=(lambda g, ans, x, y: matmul(g, y), lambda g, ans, x, y: matmul(x, g)),
+                 doc="outer(x, y): outer product of two vectors", **_LINALG)
+# fmt: on
+
+
+# ----- trace, determinant, inverse -----
+
+
+def _trace(x):
+    if np.ndim(x) != 2:
+        raise ShapeError(f"trace: expected a matrix, but got tensor with dim {np.ndim(x)}")
+    return np.trace(x)
+
+
+def _trace_rule(g, ans, x):
+    eye = np.eye(x.shape[-2], x.shape[-1], dtype=raw(x).dtype)
+    return unsqueeze(unsqueeze(g, -1), -1) * eye
+
+
+def _square(name, f):
+    def forward(x):
+        x = np.asarray(x)
+        if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+            raise ShapeError(
+                f"{name}: A must be batches of square matrices, but they are "
+                f"{' by '.join(map(str, x.shape[-2:]))} matrices"
+            )
+        return f(x)
+
+    return forward
+
+
+def _cofactors(x):
+    """The cofactor matrix of ``x`` (the adjugate transposed), from the minors' determinants:
+    no inversion, so it exists at singular matrices, and it is written in differentiable ops."""
+    n = np.shape(x)[-1]
+    if n == 1:
+        return ones_like(x)
+    others = np.array([[k for k in range(n) if k != i] for i in range(n)])
+    rows = others[:, None, :, None]  # rows[i, j] picks the rows but i, cols[i, j] the columns but j
+    cols = others[None, :, None, :]
+    minors = det(getitem(x, (Ellipsis, rows, cols)))
+    signs = 1.0 - 2.0 * (np.add.outer(np.arange(n), np.arange(n)) % 2)
+    return minors * signs.astype(np.asarray(raw(x)).dtype)
+
+
+def _svd_cofactors(x):
+    """The cofactor matrix of ``x`` from its SVD, U S V^T: det(U) det(V) U P V^T with P the
+    diagonal of the products of the other singular values. Exact at singular matrices
+    (no inversion), in O(n^3); on arrays only (no second derivatives)."""
+    u, s, vt = np.linalg.svd(x)
+    orientation = np.linalg.det(u) * np.linalg.det(vt)
+    others = prod_others_values(s, -1) * orientation[..., None]
+    return (u * others[..., None, :]) @ vt
+
+
+_MAX_DIFFERENTIABLE_COFACTORS = 32  # the minors take n**4 numbers
+
+
+def _det_rule(g, ans, x):
+    # d det(A) / dA is the cofactor matrix. det(A) * inverse(A)^T is it where det(A) != 0
+    # (and quicker); at a singular matrix it comes without inversion, as mathematics says:
+    # from the minors (exact for integer entries, and differentiable), or for a large
+    # matrix in the reverse pass from the SVD.
+    if np.all(np.asarray(raw(ans)) != 0):
+        adjugate_t = unsqueeze(unsqueeze(ans, -1), -1) * _swap(inverse(x))
+    elif np.shape(x)[-1] <= _MAX_DIFFERENTIABLE_COFACTORS:
+        adjugate_t = _cofactors(x)
+    elif type(x) is not Tensor:
+        adjugate_t = _svd_cofactors(x)
+    else:
+        raise NotImplementedByGradcli(
+            f"second derivatives of det at a singular matrix larger than "
+            f"{_MAX_DIFFERENTIABLE_COFACTORS} x {_MAX_DIFFERENTIABLE_COFACTORS} are not implemented"
+        )
+    return unsqueeze(unsqueeze(g, -1), -1) * adjugate_t
+
+
+# fmt: off
+trace = table.op("trace", _trace, grad_fn="TraceBackward0", rules=(_trace_rule,),
+                 doc="sum of the diagonal of a matrix", **_LINALG)
+det = table.op("det", _square("det", np.linalg.det), grad_fn="LinalgDetBackward0",
+               rules=(_det_rule,), doc="determinant of a square matrix",
+               kink="the gradient is the cofactor matrix everywhere, singular matrices included "
+               "(PyTorch 2.13 gives zeros at rank n-1: gradcli follows mathematics)",
+               domain=("well_conditioned",), **_LINALG)
+inverse = table.op("inverse", _square("inverse", np.linalg.inv), grad_fn="LinalgInvExBackward0",
+                   rules=(lambda g, ans, x: -matmul(matmul(_swap(ans), g), _swap(ans)),),
+                   doc="inverse of a square matrix", domain=("well_conditioned",), **_LINALG)
+# fmt: on
+
+
+# ----- diagonals and triangles -----
+
+
+def _diag_embed(x, rows, cols):
+    x = np.asarray(x)
+    limits.check("diag", x.shape[:-1] + (rows, cols))
+    out = np.zeros(x.shape[:-1] + (rows, cols), dtype=x.dtype)
+    k = min(rows, cols)
+    idx = np.arange(k)
+    out[..., idx, idx] = x[..., :k]
+    return out
+
+
+def _diagonal_last(x):
+    return np.diagonal(x, 0, -2, -1).copy()
+
+
+def _diagonal_rule(g, ans, x):
+    return diag_embed(g, x.shape[-2], x.shape[-1])
+
+
+_DIAGONAL = over("DiagonalBackward0", (_diagonal_rule,), forward=_diagonal_last)
+# fmt: off
+diag_embed = table.internal("diag_embed", _diag_embed, "(input: Tensor, rows: int, cols: int)",
+                            grad_fn="DiagEmbedBackward0",
+                            rules=(lambda g, ans, x, rows, cols:
+                                   _DIAGONAL.fn(g)[..., : x.shape[-1]],),
+                            doc="a matrix with x on its diagonal", kind="linalg")
+# fmt: on
+
+
+@table.composite(
+    "diagonal",
+    "(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1)",
+    doc="the diagonal of the matrices in dims dim1, dim2",
+    kind="linalg",
+    method=True,
+    overloads=[_DIAGONAL],
+)
+def diagonal(over, input, offset=0, dim1=0, dim2=1):
+    n = np.ndim(input)
+    if offset != 0:
+        raise NotImplementedByGradcli("diagonal with an offset other than 0 is not implemented")
+    d1, d2 = dims(dim1, n)[0], dims(dim2, n)[0]
+    if d1 == d2:
+        raise GradcliIndexError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if (d1, d2) != (-2, -1):
+        rest = tuple(d + n for d in range(-n, 0) if d not in (d1, d2))
+        input = permute_op(input, rest + (d1 + n, d2 + n))
+    return over["DiagonalBackward0"](input)
+
+
+@table.composite(
+    "diag",
+    "(input: Tensor)",
+    doc="diag(v): a diagonal matrix from a vector; diag(A): the diagonal of a matrix",
+    overloads=[
+        over(
+            "DiagonalBackward0_copy",
+            (_diagonal_rule,),  # PyTorch's name
+            forward=_diagonal_last,
+        )
+    ],
+    **_LINALG,
+)
+def diag(over, input):
+    n = np.ndim(input)
+    if n == 1:
+        size = np.shape(input)[0]
+        return diag_embed(input, size, size)
+    if n == 2:
+        return over["DiagonalBackward0_copy"](input)
+    raise ShapeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
+
+
+def _tri(x, diagonal=0, upper=False):
+    if np.ndim(x) < 2:
+        name = "triu" if upper else "tril"
+        raise ShapeError(f"{name}: input tensor must have at least 2 dimensions")
+    return np.triu(x, diagonal) if upper else np.tril(x, diagonal)
+
+
+def _tri_rule(g, ans, x, diagonal=0, upper=False):
+    return tril_op(g, diagonal, upper)
+
+
+# fmt: off
+tril_op = table.op("tril", _tri, "(input: Tensor, diagonal: int = 0)", grad_fn="TrilBackward0",
+                   rules=(_tri_rule,), saves=False, kind="linalg", method=True, inplace=True,
+                   doc="tril(x, diagonal=0): x on and below the diagonal, zeros above")
+# fmt: on
+
+
+@table.composite(
+    "triu",
+    "(input: Tensor, diagonal: int = 0)",
+    kind="linalg",
+    method=True,
+    inplace=True,
+    doc="triu(x, diagonal=0): x on and above the diagonal, zeros below",
+    overloads=[over("TriuBackward0", (_tri_rule,), forward=_tri, saves=False)],
+)
+def triu(over, input, diagonal=0):
+    return over["TriuBackward0"](input, diagonal, True)
+
+
+tril = tril_op

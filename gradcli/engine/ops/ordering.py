@@ -1,0 +1,72 @@
+"""Entries in order: sort, argsort and topk, whose values are taken along a dimension."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import EngineError
+from ..optable import Table, over
+from ..tensor import Tensor
+from .common import dims, raw
+from .conversion import clone
+from .indexing import take_along, take_along_rule
+from .reductions import return_type
+
+table = Table("ordering")
+
+
+def _order(data, d, descending):
+    # A stable sort; descending keeps equal entries in their order too.
+    return np.argsort(-data if descending else data, axis=d, kind="stable")
+
+
+_SortResult = return_type("sort")
+_TopkResult = return_type("topk")
+
+
+@table.composite(
+    "sort",
+    "(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False)",
+    kind="other",
+    method=True,
+    function=True,  # the language takes the values
+    kink="equal entries keep their order (a stable sort), which decides their gradients",
+    doc="sort(x, dim=-1, descending=False): (values, indices) in order along dim",
+    overloads=[over("SortBackward0", (take_along_rule,), forward=take_along)],
+)
+def sort(over, input, dim=-1, descending=False, stable=False):
+    data = np.asarray(raw(input))
+    if data.ndim == 0:
+        return _SortResult((clone(input), Tensor._make(np.asarray(0))))
+    d = dims(dim, data.ndim)[0]
+    index = _order(data, d, descending)
+    return _SortResult((over["SortBackward0"](input, index, d), Tensor._make(index)))
+
+
+@table.composite(
+    "argsort",
+    "(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False)",
+    kind="other",
+    method=True,
+    doc="argsort(x, dim=-1, descending=False): the indices that sort x along dim",
+)
+def argsort(over, input, dim=-1, descending=False, stable=False):
+    data = np.asarray(raw(input))
+    return Tensor._make(_order(data, dims(dim, data.ndim)[0], descending))
+
+
+@table.composite(
+    "topk",
+    "(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True)",
+    kind="other",
+    method=True,
+    doc="topk(x, k, dim=-1, largest=True): (values, indices) of the k largest entries along dim",
+    overloads=[over("TopkBackward0", (take_along_rule,), forward=take_along)],
+)
+def topk(over, input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+    data = np.asarray(raw(input))
+    d = dims(dim, data.ndim)[0]
+    if not 0 <= k <= data.shape[d]:
+        raise EngineError("selected index k out of range")
+    index = np.take(_order(data, d, largest), np.arange(k), axis=d)
+    return _TopkResult((over["TopkBackward0"](input, index, d), Tensor._make(index)))

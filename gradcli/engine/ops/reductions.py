@@ -1,0 +1,557 @@
+"""Reductions: sum, mean, prod, max and min, norms, variances, softmax; and the ops
+whose rules sum along a dimension (cumsum, repeat) or pick entries (sort, topk)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...errors import EngineError, GradcliTypeError, NotImplementedByGradcli
+from .. import dtypes, limits
+from ..optable import Table, over
+from ..tensor import Tensor
+from .arithmetic import maximum, minimum
+from .common import axis, batch_of, contiguous, dims, one_dim, raw, shape_arg
+from .comparison import where
+from .creation import zeros_like
+from .elementwise import abs, exp, sign
+from .indexing import take_along, take_along_rule
+from .shape import broadcast_to, flip_op, reshape, transpose, unsqueeze, view_op
+
+table = Table("reductions")
+_REDUCTION = dict(kind="reduction", method=True, function=True)
+_DIM = "dim: int|int[] = None, keepdim: bool = False"
+
+
+def expand_reduced(g, shape, dim, keepdim):
+    """Bring a reduced gradient back to ``shape``: the rule shared by every reduction."""
+    reduced = dims(dim, len(shape))
+    kept = list(shape)
+    for d in reduced:
+        kept[d] = 1
+    out_ndim = len(shape) if keepdim else len(shape) - len(reduced)
+    batch = tuple(g.shape[: g.ndim - out_ndim])
+    return broadcast_to(view_op(g, batch + tuple(kept)), batch + tuple(shape))
+
+
+def _count(shape, dim):
+    reduced = dims(dim, len(shape))
+    return math.prod(shape[d] for d in reduced) if shape else 1
+
+
+def _dim_is_none(x, dim=None, *rest):
+    return dim is None
+
+
+def _by_dim(all_grad_fn, dim_grad_fn, rule):
+    """sum, mean or prod: ``...Backward0`` without a dim, ``...Backward1`` with one, as
+    PyTorch records them."""
+    return [over(all_grad_fn, (rule,), when=_dim_is_none), over(dim_grad_fn, (rule,))]
+
+
+@contiguous
+def _sum(x, dim=None, keepdim=False, dtype=None):
+    return np.sum(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
+
+
+def _sum_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
+    return expand_reduced(g, x.shape, dim, keepdim)
+
+
+@contiguous
+def _mean(x, dim=None, keepdim=False, dtype=None):
+    x = np.asarray(x)
+    if x.dtype.kind not in "fc" and dtype is None:
+        raise EngineError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {dtypes.scalar_name(x.dtype)}"
+        )
+    return np.mean(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
+
+
+def _mean_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
+    return expand_reduced(g, x.shape, dim, keepdim) / _count(x.shape, dim)
+
+
+@contiguous
+def _prod(x, dim=None, keepdim=False, dtype=None):
+    one_dim("prod", dim)
+    return np.prod(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
+
+
+def _prod_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
+    return expand_reduced(g, x.shape, dim, keepdim) * prod_others(x, dim)
+
+
+def _prod_others(x, dim=None):
+    """For each entry, the product of the other entries along ``dim``: exact with zeros."""
+    x = np.asarray(x)
+    if dim is None:
+        return _prod_others(x.reshape(-1), 0).reshape(x.shape)
+    if x.ndim == 0:
+        return np.ones_like(x)  # a 0-d tensor: no other entries, an empty product
+    moved = np.moveaxis(x, dim, -1)
+    ones = np.ones(moved.shape[:-1] + (1,), dtype=x.dtype)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is nan, silently
+        left = np.cumprod(np.concatenate([ones, moved[..., :-1]], axis=-1), axis=-1)
+        right = np.cumprod(np.concatenate([ones, moved[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+        return np.moveaxis(left * right, -1, dim)
+
+
+def _prod_others_rule(g, ans, x, dim=None):
+    # o_k = prod_{j != k} x_j, so d o_k / d x_i = o_k / x_i for k != i: the cheap
+    # form, exact when no entry is 0. With a zero, the table form below.
+    if not np.any(np.asarray(raw(x)) == 0):
+        total = sum(g * ans, dims(dim, np.ndim(x)), keepdim=True)
+        return (total - g * ans) / x
+    shape = tuple(np.shape(x))
+    if dim is not None:
+        return _prod_others_vjp(g, x, dims(dim, len(shape))[0])
+    batch = batch_of(g, ans)
+    n = math.prod(shape)
+    flat = _prod_others_vjp(view_op(g, batch + (n,)), view_op(x, (n,)), -1)
+    return view_op(flat, batch + shape)
+
+
+def _prod_others_vjp(g, x, d):
+    """sum over k != i of g_k * prod_{j not in {i, k}} x_j along axis d: exact with zeros."""
+    n = np.shape(x)[d]
+    off = np.eye(n, dtype=bool)
+    # Row i of y is x with x_i replaced by 1, so prod_others(y)[i, k] (k != i) is
+    # the product over j not in {i, k}.
+    y = where(off, 1.0, unsqueeze(transpose(x, d, -1), -2))
+    table_ = where(off, 0.0, prod_others(y, -1))
+    grad = sum(table_ * unsqueeze(transpose(g, d, -1), -2), -1)
+    return transpose(grad, d, -1)
+
+
+_SUM_SCHEMA = f"(input: Tensor, {_DIM}, *, dtype: dtype = None)"
+# fmt: off
+sum = table.op("sum", _sum, _SUM_SCHEMA,  # noqa: A001
+               overloads=_by_dim("SumBackward0", "SumBackward1", _sum_rule),
+               doc="sum of entries", domain=("real",), **_REDUCTION)
+mean = table.op("mean", _mean, _SUM_SCHEMA,
+                overloads=_by_dim("MeanBackward0", "MeanBackward1", _mean_rule),
+                doc="average of entries", domain=("real",), **_REDUCTION)
+prod = table.op("prod", _prod, _SUM_SCHEMA,
+                overloads=_by_dim("ProdBackward0", "ProdBackward1", _prod_rule),
+                doc="product of entries",
+                kink="exact with zero, inf and nan entries: each entry's derivative is the "
+                "product of the others (PyTorch divides, giving nan beside an inf or nan)",
+                domain=("real",),
+                **_REDUCTION)
+prod_others = table.internal("prod_others", _prod_others, "(input: Tensor, dim: int = None)",
+                             grad_fn="ProdOthersBackward", rules=(_prod_others_rule,),
+                             doc="the product of the other entries (prod's rule)", kind="reduction")
+# fmt: on
+
+
+# ----- largest and smallest -----
+
+
+def _extreme_rule(g, ans, x, dim=None, keepdim=False):
+    # Ties share the gradient evenly, as PyTorch does for amax/amin and max()/min().
+    mask = x == expand_reduced(ans, np.shape(x), dim, keepdim)
+    mask = mask._data if type(mask) is Tensor else mask
+    share = mask / np.sum(mask, axis=axis(dim, mask.ndim), keepdims=True)
+    return expand_reduced(g, x.shape, dim, keepdim) * share.astype(np.result_type(raw(x), 1.0))
+
+
+@contiguous
+def _amax(x, dim=None, keepdim=False):
+    return np.amax(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim)
+
+
+@contiguous
+def _amin(x, dim=None, keepdim=False):
+    return np.amin(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim)
+
+
+_TIES = "ties share the gradient evenly"
+_NAN_EXTREMES = (
+    "ties share the gradient evenly; a nan result gives nan gradients ({}(x) gives the gradient "
+    "to the nan entries), as PyTorch"
+)
+
+
+def _evenly_distribute_rule(g, ans, x):
+    # max(x) and min(x) share g among the entries equal to the result; a nan result
+    # came from the nan entries, and they share it (amax/amin give nan), as PyTorch.
+    data = np.asarray(raw(x))
+    mask = np.isnan(data) if np.isnan(raw(ans)) else data == np.asarray(raw(ans))
+    share = (mask / np.sum(mask)).astype(np.result_type(data, 1.0))
+    return expand_reduced(g, data.shape, None, False) * share
+
+
+# fmt: off
+amax = table.op("amax", _amax, f"(input: Tensor, {_DIM})", grad_fn="AmaxBackward0",
+                rules=(_extreme_rule,), doc="largest entry", kink=_NAN_EXTREMES.format("max"),
+                domain=("distinct",),
+                **_REDUCTION)
+amin = table.op("amin", _amin, f"(input: Tensor, {_DIM})", grad_fn="AminBackward0",
+                rules=(_extreme_rule,), doc="smallest entry", kink=_NAN_EXTREMES.format("min"),
+                domain=("distinct",),
+                **_REDUCTION)
+# fmt: on
+
+
+class _ValuesIndices(tuple):
+    """What max(x, dim) returns: (values, indices), also by name."""
+
+    function = "max"
+
+    def __repr__(self):
+        return f"torch.return_types.{self.function}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+
+def return_type(function):
+    """The (values, indices) pair of ``function``, printed as torch.return_types.<function>."""
+    return type(f"{function}_return", (_ValuesIndices,), {"function": function})
+
+
+def _extreme(over, x, dim, keepdim, other, pick, elementwise, result):
+    if other is not None:
+        return elementwise(x, other)
+    if dim is None:
+        return over["all"](x)
+    data = x._data if type(x) is Tensor else np.asarray(x)
+    if data.ndim == 0:
+        dims(dim, 0)  # only 0 and -1 name the dimension of a 0-d tensor
+        return result((over["all"](x), Tensor._make(np.asarray(0))))
+    dim = dims(dim, data.ndim)[0]
+    index = np.expand_dims(pick(data, axis=dim), dim)
+    values = over["dim"](x, index, dim, keepdim)
+    return result((values, Tensor._make(index if keepdim else np.squeeze(index, dim))))
+
+
+def _extreme_overloads(name, reduce):
+    return [
+        over(f"{name}Backward1", (_evenly_distribute_rule,), forward=reduce, key="all"),
+        over(f"{name}Backward0", (take_along_rule,), forward=take_along, key="dim"),
+    ]
+
+
+_MAX_MIN = "(input: Tensor, dim: int|Tensor = None, keepdim: bool = False, *, other: Tensor = None)"
+_MinValuesIndices = return_type("min")
+
+
+@table.composite(
+    "max",
+    _MAX_MIN,
+    overloads=_extreme_overloads("Max", _amax),
+    kink=_TIES,
+    doc="max(x): largest entry; max(x, dim): (values, indices); max(x, y): elementwise",
+    **_REDUCTION,
+)
+def max(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
+    if type(dim) is Tensor:
+        return maximum(input, dim)
+    one_dim("max", dim)
+    return _extreme(over, input, dim, keepdim, other, np.argmax, maximum, _ValuesIndices)
+
+
+@table.composite(
+    "min",
+    _MAX_MIN,
+    overloads=_extreme_overloads("Min", _amin),
+    kink=_TIES,
+    doc="min(x): smallest entry; min(x, dim): (values, indices); min(x, y): elementwise",
+    **_REDUCTION,
+)
+def min(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
+    if type(dim) is Tensor:
+        return minimum(input, dim)
+    one_dim("min", dim)
+    return _extreme(over, input, dim, keepdim, other, np.argmin, minimum, _MinValuesIndices)
+
+
+# fmt: off
+argmax = table.op("argmax",
+                  lambda x, dim=None, keepdim=False:
+                  np.argmax(x, axis=one_dim("argmax", dim), keepdims=keepdim),
+                  "(input: Tensor, dim: int = None, keepdim: bool = False)",
+                  doc="index of the largest entry", **_REDUCTION)
+argmin = table.op("argmin",
+                  lambda x, dim=None, keepdim=False:
+                  np.argmin(x, axis=one_dim("argmin", dim), keepdims=keepdim),
+                  "(input: Tensor, dim: int = None, keepdim: bool = False)",
+                  doc="index of the smallest entry", **_REDUCTION)
+all = table.op("all", lambda x, dim=None, keepdim=False:  # noqa: A001
+               np.all(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim),
+               f"(input: Tensor, {_DIM})", doc="true where every entry is nonzero",
+               kind="reduction", method=True)
+any = table.op("any", lambda x, dim=None, keepdim=False:  # noqa: A001
+               np.any(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim),
+               f"(input: Tensor, {_DIM})", doc="true where some entry is nonzero",
+               kind="reduction", method=True)
+# fmt: on
+
+
+# ----- smooth reductions -----
+
+
+@contiguous
+def _logsumexp(x, dim=None, keepdim=False):
+    x = np.asarray(x)
+    ax = axis(dim, np.ndim(x))
+    peak = np.amax(x, axis=ax, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0)
+    out = np.log(np.sum(np.exp(x - peak), axis=ax, keepdims=True)) + peak
+    return out if keepdim else np.squeeze(out, axis=ax) if ax is not None else out.reshape(())
+
+
+def _logsumexp_rule(g, ans, x, dim=None, keepdim=False):
+    shape = x.shape
+    return expand_reduced(g, shape, dim, keepdim) * exp(
+        x - expand_reduced(ans, shape, dim, keepdim)
+    )
+
+
+@contiguous
+def _norm(x, p=2, dim=None, keepdim=False):
+    kind = np.asarray(x).dtype
+    if kind.kind not in "fc":
+        raise EngineError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+            f"Got {dtypes.scalar_name(kind)}"
+        )
+    ax = axis(dim, np.ndim(x))
+    a = np.abs(x)
+    if p == 2:
+        return np.sqrt(np.sum(a * a, axis=ax, keepdims=keepdim))
+    if p == 1:
+        return np.sum(a, axis=ax, keepdims=keepdim)
+    if p == math.inf:
+        return np.amax(a, axis=ax, keepdims=keepdim)
+    if p == -math.inf:
+        return np.amin(a, axis=ax, keepdims=keepdim)
+    if p == 0:  # the number of non-zero entries
+        return np.sum(a != 0, axis=ax, keepdims=keepdim).astype(a.dtype)
+    # p < 0: a zero entry makes the sum inf and the norm 0, as in PyTorch.
+    return np.sum(a**p, axis=ax, keepdims=keepdim) ** (1.0 / p)
+
+
+def _norm_rule(g, ans, x, p=2, dim=None, keepdim=False):
+    shape = np.shape(x)
+    ge = expand_reduced(g, shape, dim, keepdim)
+    if p == 0:
+        return zeros_like(ge * x)  # a count: piecewise constant
+    if p == 1:
+        return ge * sign(x)
+    if p in (math.inf, -math.inf):
+        return _extreme_rule(g, ans, abs(x), dim, keepdim) * sign(x)
+    norm_e = expand_reduced(ans, shape, dim, keepdim)
+    # The gradient is 0 where the norm is 0 (a subgradient), and for p < 1 at a zero
+    # entry, where |x|**p has no derivative, as in PyTorch. The branch not taken divides
+    # by 0, so second derivatives there are nan (they do not exist), as in PyTorch.
+    if p == 2:
+        return where(norm_e == 0, 0.0, ge * x / norm_e)
+    return where(
+        (norm_e == 0) | (x == 0), 0.0, ge * sign(x) * abs(x) ** (p - 1) / norm_e ** (p - 1)
+    )
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        if unbiased is not None:  # PyTorch has no signature that takes both
+            raise GradcliTypeError("var and std take unbiased or correction, not both")
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+@contiguous
+def _var(x, dim=None, unbiased=None, keepdim=False, correction=None):
+    if np.asarray(x).dtype.kind not in "fc":
+        raise EngineError("std and var only support floating point and complex dtypes")
+    ddof = _correction(unbiased, correction)
+    ax = axis(dim, np.ndim(x))
+    if _count(np.shape(x), dim) > ddof:
+        return np.var(x, axis=ax, ddof=ddof, keepdims=keepdim)
+    # No degrees of freedom left: the sum of squares over 0, inf (nan where it is 0), as
+    # PyTorch; computed here so that NumPy's "Degrees of freedom <= 0" warning never shows.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.var(x, axis=ax, keepdims=keepdim) / 0.0
+
+
+def _var_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, correction=None):
+    n = _count(x.shape, dim) - _correction(unbiased, correction)
+    centred = x - mean(x, dims(dim, x.ndim), keepdim=True)
+    # No degrees of freedom left: the value is inf or nan whatever x is, so it has no
+    # derivative: nan (PyTorch gives inf or finite numbers, depending on dim).
+    return expand_reduced(g, x.shape, dim, keepdim) * centred * (2.0 / n if n > 0 else math.nan)
+
+
+def _std(x, dim=None, unbiased=None, keepdim=False, correction=None):
+    return np.sqrt(_var(x, dim, unbiased, keepdim, correction))
+
+
+def _std_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, correction=None):
+    # Where std is 0 (all entries equal) the gradient is 0, as in PyTorch.
+    std_e = expand_reduced(ans, x.shape, dim, keepdim)
+    zero = std_e == 0
+    var_grad = _var_rule(g, ans, x, dim, unbiased, keepdim, correction)
+    return where(zero, 0.0, var_grad / (2 * where(zero, 1.0, std_e)))
+
+
+def _softmax_input(name, x, dim):
+    """``x`` as an array, refused as PyTorch refuses a softmax of integers (its kernel's name)."""
+    one_dim(name, dim)
+    x = np.asarray(x)
+    if x.dtype.kind not in "fc":
+        last = x.ndim == 0 or dims(dim, x.ndim) == (-1,)
+        raise NotImplementedByGradcli(
+            f'"{name}{"_lastdim" if last else ""}_kernel_impl" not implemented for '
+            f"'{dtypes.scalar_name(x.dtype)}'"
+        )
+    return x
+
+
+@contiguous
+def _softmax(x, dim):
+    x = _softmax_input("softmax", x, dim)
+    ax = axis(dim, x.ndim)
+    shifted = np.exp(x - np.amax(x, axis=ax, keepdims=True))
+    return shifted / np.sum(shifted, axis=ax, keepdims=True)
+
+
+@contiguous
+def _log_softmax(x, dim):
+    x = _softmax_input("log_softmax", x, dim)
+    ax = axis(dim, x.ndim)
+    shifted = x - np.amax(x, axis=ax, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=ax, keepdims=True))
+
+
+def _softmax_dim(dim, ans):
+    return dims(dim, np.ndim(ans))  # negative, so a batched g keeps its leading dims
+
+
+def _softmax_rule(g, ans, x, dim):
+    return ans * (g - sum(g * ans, _softmax_dim(dim, ans), keepdim=True))
+
+
+def _log_softmax_rule(g, ans, x, dim):
+    return g - exp(ans) * sum(g, _softmax_dim(dim, ans), keepdim=True)
+
+
+_VAR_SCHEMA = (
+    "(input: Tensor, dim: int|int[] = None, unbiased: bool = None, "
+    "keepdim: bool = False, *, correction: Number = None)"
+)
+# fmt: off
+logsumexp = table.op("logsumexp", _logsumexp, f"(input: Tensor, {_DIM})",
+                     grad_fn="LogsumexpBackward0", rules=(_logsumexp_rule,),
+                     doc="log(sum(exp(x))) without overflow", domain=("real",), **_REDUCTION)
+norm = table.op("norm", _norm, "(input: Tensor, p: Number = 2, dim: int|int[] = None, "
+                "keepdim: bool = False)", grad_fn="LinalgVectorNormBackward0", rules=(_norm_rule,),
+                doc="vector p-norm (p=0 counts non-zero entries)", domain=("nonzero",),
+                kink="gradient 0 where the norm is 0, at a zero entry for p < 1, and for p = 0; "
+                "second derivatives nan at the origin, as PyTorch",
+                **_REDUCTION)
+var = table.op("var", _var, _VAR_SCHEMA, grad_fn="VarBackward0", rules=(_var_rule,),
+               doc="variance (correction=1: the sample variance)", domain=("real",),
+               kink="correction >= N: value inf (nan if all entries are equal), as PyTorch; "
+               "gradient nan (PyTorch's depends on dim)", **_REDUCTION)
+std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rule,),
+               doc="standard deviation (correction=1: of a sample)", domain=("real",),
+               kink="gradient 0 at zero variance, as PyTorch; correction >= N: value inf (nan if "
+               "all entries are equal), gradient nan", **_REDUCTION)
+softmax = table.op("softmax", _softmax, "(input: Tensor, dim: int)", grad_fn="SoftmaxBackward0",
+                   rules=(_softmax_rule,), doc="exp(x) / sum(exp(x)) along dim", **_REDUCTION)
+log_softmax = table.op("log_softmax", _log_softmax, "(input: Tensor, dim: int)",
+                       grad_fn="LogSoftmaxBackward0", rules=(_log_softmax_rule,),
+                       doc="log of softmax, stably", **_REDUCTION)
+# fmt: on
+
+
+# ----- running sums, tiles and sums to a size: their rules sum -----
+
+
+@contiguous
+def _cumsum(x, dim, dtype=None):
+    one_dim("cumsum", dim)
+    return np.cumsum(x, axis=dim, dtype=dtypes.to_numpy(dtype))
+
+
+def _cumsum_rule(g, ans, x, dim, dtype=None):
+    # Each entry feeds every later partial sum: the reversed cumulative sum of g.
+    d = dims(dim, np.ndim(x))[0]
+    return flip_op(cumsum(flip_op(g, (d,)), d), (d,))
+
+
+def _repeat_rule(g, ans, x, sizes):
+    # x is in every tile: g split into (tiles, x's size) per dimension, summed over the tiles.
+    shape = (1,) * (len(sizes) - np.ndim(x)) + tuple(np.shape(x))
+    batch = batch_of(g, ans)
+    split = batch + tuple(v for r, n in zip(sizes, shape) for v in (r, n))
+    tiles = tuple(2 * k - 2 * len(sizes) for k in range(len(sizes)))
+    return view_op(sum(view_op(g, split), tiles), batch + tuple(np.shape(x)))
+
+
+cumsum = table.op(
+    "cumsum",
+    _cumsum,
+    "(input: Tensor, dim: int, *, dtype: dtype = None)",
+    grad_fn="CumsumBackward0",
+    rules=(_cumsum_rule,),
+    kind="other",
+    method=True,
+    inplace=True,
+    function=True,
+    doc="cumsum(x, dim): running sums along dim",
+)
+
+
+@table.composite(
+    "repeat",
+    "(input: Tensor, *sizes: int)",
+    kind="shape",
+    method=True,
+    doc="x.repeat(*sizes): x tiled sizes times along each dimension",
+    overloads=[
+        over(
+            "RepeatBackward0",
+            (_repeat_rule,),
+            saves=False,
+            forward=lambda x, sizes: np.tile(x, sizes),
+        )
+    ],
+)
+def repeat(over, input, *sizes):
+    sizes = shape_arg(sizes)
+    if len(sizes) < np.ndim(input):
+        raise EngineError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+            "of tensor"
+        )
+    limits.check("repeat", math.prod(sizes) * int(np.size(raw(input))))
+    return over["RepeatBackward0"](input, sizes)
+
+
+@table.composite(
+    "sum_to_size",
+    "(input: Tensor, *size: int)",
+    kind="shape",
+    method=True,
+    library=False,
+    doc="x summed down to a shape it broadcasts from",
+)
+def sum_to_size(over, input, *size):
+    size = shape_arg(size)
+    shape = np.shape(input)
+    lead = len(shape) - len(size)
+    ones = [lead + i for i, n in enumerate(size) if n == 1 and shape[lead + i] != 1]
+    summed = list(range(lead)) + ones
+    if not summed:
+        return input
+    out = sum(input, summed, keepdim=True)
+    return reshape(out, size) if lead else out

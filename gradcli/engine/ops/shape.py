@@ -1,0 +1,384 @@
+"""Shapes: reshape and view, squeeze, transpose and permute, broadcasting, flips and rolls."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...errors import EngineError, ShapeError
+from ..messages import expand_mismatch
+from ..optable import Table, over
+from ..tensor import Tensor
+from .common import batch_of, dims, negative_dims, shape_arg
+from .common import dims as _check_dims
+
+table = Table("shape")
+_SHAPE = dict(kind="shape", method=True, function=True)
+
+
+def _reshape(x, shape):
+    try:
+        return np.reshape(x, shape)
+    except ValueError:
+        raise ShapeError(
+            f"shape '{list(shape)}' is invalid for input of size {np.size(x)}"
+        ) from None
+
+
+def _reshape_rule(g, ans, x, *params):
+    return view_op(g, batch_of(g, ans) + tuple(np.shape(x)))
+
+
+def _viewable(data, shape):
+    """Whether ``data`` takes ``shape`` without a copy (its strides allow it), as a view needs.
+
+    A wrong number of entries counts as viewable: that is the reshape's own error to report.
+    """
+    known = math.prod(s for s in shape if s != -1)
+    if np.size(data) != known and (-1 not in shape or known == 0 or np.size(data) % known):
+        return True
+    try:
+        np.reshape(data, shape, copy=False)
+    except ValueError:
+        return False
+    except TypeError:  # NumPy < 2.1: no copy argument; a view's shape can only be set in place
+        try:
+            data.view().shape = shape
+        except AttributeError:
+            return False
+    return True
+
+
+_VIEW = over("ViewBackward0", (_reshape_rule,), forward=_reshape, saves=False)
+
+
+@table.composite(
+    "reshape",
+    "(input: Tensor, *shape: int)",
+    **_SHAPE,
+    doc="reshape(x, shape): the same entries in another shape",
+    overloads=[_VIEW, over("UnsafeViewBackward0", (_reshape_rule,), forward=_reshape, saves=False)],
+)
+def reshape(over, input, *shape):
+    shape = shape_arg(shape)
+    if type(input) is Tensor and not _viewable(input._data, shape):
+        return over["UnsafeViewBackward0"](input, shape)  # PyTorch's reshape that copies
+    return over["ViewBackward0"](input, shape)
+
+
+view_op = _VIEW.fn  # what rules use: a reshape recorded as a view
+
+
+@table.composite(
+    "view",
+    "(input: Tensor, *shape: int)",
+    doc="view(x, shape): reshape sharing memory",
+    overloads=[over("ViewBackward0", (_reshape_rule,), forward=_reshape, saves=False)],
+    **_SHAPE,
+)
+def view(over, input, *shape):
+    shape = shape_arg(shape)
+    if type(input) is Tensor and not _viewable(input._data, shape):
+        raise EngineError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return over["ViewBackward0"](input, shape)
+
+
+@table.composite(
+    "flatten",
+    "(input: Tensor, start_dim: int = 0, end_dim: int = -1)",
+    **_SHAPE,
+    doc="flatten(x, start_dim=0, end_dim=-1): merge dimensions into one",
+)
+def flatten(over, input, start_dim=0, end_dim=-1):
+    shape = np.shape(input)
+    if not shape:
+        return reshape(input, (1,))
+    start = dims(start_dim, len(shape))[0] + len(shape)
+    end = dims(end_dim, len(shape))[0] + len(shape)
+    if start > end:
+        raise EngineError("flatten() has invalid args: start_dim cannot come after end_dim")
+    merged = math.prod(shape[start : end + 1])
+    return reshape(input, shape[:start] + (merged,) + shape[end + 1 :])
+
+
+def _squeeze(x, dim=None):
+    if dim is None:
+        return np.squeeze(x)
+    shape = np.shape(x)
+    if not shape:
+        return np.asarray(x)
+    if not isinstance(dim, (int, np.integer)) and len(dim) == 0:
+        return np.asarray(x)  # squeeze(x, []) drops nothing, unlike a reduction over []
+    squeezed = tuple(d for d in dims(dim, len(shape)) if shape[d] == 1)
+    return np.squeeze(x, axis=squeezed) if squeezed else np.asarray(x)
+
+
+# fmt: off
+squeeze = table.op(
+    "squeeze", _squeeze, "(input: Tensor, dim: int|int[] = None)", saves=False,
+    overloads=[over("SqueezeBackward0", (_reshape_rule,), when=lambda x, dim=None: dim is None),
+               over("SqueezeBackward1", (_reshape_rule,),
+                    when=lambda x, dim: isinstance(dim, (int, np.integer))),
+               over("SqueezeBackward2", (_reshape_rule,))],
+    doc="squeeze(x, dim=None): drop dimensions of size 1", inplace="reshapes", **_SHAPE)
+unsqueeze = table.op("unsqueeze", lambda x, dim: np.expand_dims(x, dim),
+                     "(input: Tensor, dim: int)",
+                     grad_fn="UnsqueezeBackward0", rules=(_reshape_rule,), saves=False,
+                     doc="unsqueeze(x, dim): insert a dimension of size 1", inplace="reshapes",
+                     **_SHAPE)
+# fmt: on
+
+
+# ----- transposes -----
+
+
+def _transpose_rule(g, ans, x, dim0, dim1):
+    n = np.ndim(x)
+    return transpose(g, dim0 - n if dim0 >= 0 else dim0, dim1 - n if dim1 >= 0 else dim1)
+
+
+def _permute_rule(g, ans, x, order):
+    n = np.ndim(x)
+    inverse = np.argsort([d % n for d in order])
+    nb = g.ndim - n
+    return permute_op(g, tuple(range(nb)) + tuple(int(i) + nb for i in inverse))
+
+
+def _swapaxes(x, dim0, dim1):
+    return np.swapaxes(x, dim0, dim1)
+
+
+def _permute(x, order):
+    return np.transpose(x, tuple(order))
+
+
+# fmt: off
+transpose = table.op("transpose", _swapaxes, "(input: Tensor, dim0: int, dim1: int)",
+                     grad_fn="TransposeBackward0", rules=(_transpose_rule,), saves=False,
+                     doc="transpose(x, dim0, dim1): swap two dimensions", inplace="reshapes",
+                     **_SHAPE)
+_PERMUTE = over("PermuteBackward0", (_permute_rule,), forward=_permute, saves=False)
+# fmt: on
+
+
+@table.composite(
+    "permute",
+    "(input: Tensor, *dims: int)",
+    overloads=[_PERMUTE],
+    doc="permute(x, dims): reorder dimensions",
+    **_SHAPE,
+)
+def permute(over, input, *dims):
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = dims[0]
+    if len(dims) != np.ndim(input):
+        raise ShapeError(
+            f"permute: number of dimensions in the tensor input does not match "
+            f"the length of the desired ordering of dimensions i.e. input.dim() = "
+            f"{np.ndim(input)} is not equal to len(dims) = {len(dims)}"
+        )
+    return over["PermuteBackward0"](input, tuple(int(d) for d in dims))
+
+
+permute_op = _PERMUTE.fn
+
+
+@table.composite(
+    "t",
+    "(input: Tensor)",
+    doc="t(x): transpose of a matrix (a vector stays as it is)",
+    kind="linalg",
+    method=True,
+    function=True,
+    inplace="reshapes",
+    overloads=[
+        over("TBackward0", (_transpose_rule,), forward=_swapaxes, saves=False),
+        over("TBackward0", (_permute_rule,), forward=_permute, saves=False, key="vector"),
+    ],
+)
+def t(over, input):
+    n = np.ndim(input)
+    if n > 2:
+        raise ShapeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    if n < 2:
+        return over["vector"](input, tuple(range(n)))  # a new node, as in PyTorch
+    return over["TBackward0"](input, 0, 1)
+
+
+@table.composite(
+    "T",
+    "(input: Tensor)",
+    doc="x.T: reverse the dimensions (a matrix's transpose)",
+    kind="linalg",
+    attribute=True,
+    library=False,
+    overloads=[over("PermuteBackward0", (_transpose_rule,), forward=_swapaxes, saves=False)],
+)
+def numpy_T(over, input):  # noqa: N802
+    n = np.ndim(input)
+    if n < 2:
+        return permute_op(input, tuple(range(n)))  # a new node, as in PyTorch
+    if n > 2:
+        return permute(input, tuple(range(n - 1, -1, -1)))
+    return over["PermuteBackward0"](input, 0, 1)
+
+
+@table.composite(
+    "mT",
+    "(input: Tensor)",
+    doc="x.mT: the last two dimensions swapped",
+    kind="linalg",
+    attribute=True,
+    library=False,
+)
+def matrix_T(over, input):  # noqa: N802
+    return transpose(input, -2, -1)
+
+
+# ----- broadcasting and its adjoint -----
+
+
+def _broadcast_to(x, shape):
+    shape = tuple(shape)
+    try:
+        return np.broadcast_to(x, shape)
+    except ValueError:
+        raise ShapeError(expand_mismatch(np.shape(x), shape)) from None
+
+
+def _sum_to(g, shape, batch_dims=0):
+    """Sum ``g`` down to ``batch + shape`` where ``batch`` is g's first ``batch_dims`` dims."""
+    g = np.asarray(g)
+    shape = tuple(shape)
+    lead = g.ndim - batch_dims - len(shape)
+    if lead < 0:  # the target has extra leading 1s (a value assigned into k[0])
+        g = g.reshape(g.shape[:batch_dims] + (1,) * -lead + g.shape[batch_dims:])
+        lead = 0
+    axes = list(range(batch_dims, batch_dims + lead))
+    axes += [
+        batch_dims + lead + i
+        for i, n in enumerate(shape)
+        if n == 1 and g.shape[batch_dims + lead + i] != 1
+    ]
+    out = np.sum(g, axis=tuple(axes), keepdims=True) if axes else g
+    return out.reshape(g.shape[:batch_dims] + shape)
+
+
+def _sum_to_rule(g, ans, x, shape, batch_dims=0):
+    # Bring back the leading dims the sum removed (as size 1), then broadcast;
+    # g is (its own batch dims) + (x's batch_dims) + shape.
+    shape = tuple(shape)
+    x_shape = tuple(np.shape(x))
+    outer = tuple(g.shape[: g.ndim - len(shape)])
+    lead = len(x_shape) - batch_dims - len(shape)
+    return broadcast_to(
+        view_op(g, outer + (1,) * lead + shape), outer[: len(outer) - batch_dims] + x_shape
+    )
+
+
+# fmt: off
+sum_to = table.internal("sum_to", _sum_to, "(input: Tensor, size: int[], batch_dims: int = 0)",
+                        grad_fn="SumToSizeBackward0", rules=(_sum_to_rule,), saves=False,
+                        doc="a broadcast gradient summed back to a shape", kind="shape")
+broadcast_to = table.op("broadcast_to", _broadcast_to, "(input: Tensor, size: int[])",
+                        grad_fn="ExpandBackward0",
+                        rules=(lambda g, ans, x, shape:
+                               sum_to(g, np.shape(x), g.ndim - len(tuple(shape))),),
+                        saves=False, doc="broadcast_to(x, shape): repeat along new dimensions",
+                        kind="shape")
+# fmt: on
+
+
+@table.composite(
+    "expand",
+    "(input: Tensor, *sizes: int)",
+    **_SHAPE,
+    doc="expand(x, *sizes): broadcast to a larger shape (-1 keeps a size)",
+)
+def expand(over, input, *sizes):
+    sizes = shape_arg(sizes)
+    shape = np.shape(input)
+    lead = len(sizes) - len(shape)
+    target = tuple(s if s != -1 else shape[i - lead] for i, s in enumerate(sizes))
+    return broadcast_to(input, target)
+
+
+def _as_shape_of(name, fn, doc):
+    @table.composite(
+        name, "(input: Tensor, other: Tensor)", kind="shape", method=True, library=False, doc=doc
+    )
+    def like(over, input, other):
+        return fn(input, *np.shape(other))
+
+    return like
+
+
+_as_shape_of("expand_as", expand, "x expanded to other's shape")
+_as_shape_of("view_as", view, "x viewed in other's shape")
+_as_shape_of("reshape_as", reshape, "x reshaped to other's shape")
+
+
+# ----- flips and rolls -----
+
+
+def _roll_rule(g, ans, x, shifts, dims_):
+    if dims_ is None:  # rolled as one flat vector
+        batch = batch_of(g, ans)
+        flat = view_op(g, batch + (math.prod(np.shape(x)),))
+        return view_op(roll_op(flat, (-shifts,), (-1,)), batch + tuple(np.shape(x)))
+    return roll_op(g, tuple(-s for s in shifts), dims_)
+
+
+_FLIP = over(
+    "FlipBackward0",
+    (lambda g, ans, x, dims_: flip_op(g, dims_),),
+    forward=lambda x, dims_: np.array(np.flip(x, dims_), order="K"),  # a copy
+    saves=False,
+)
+_ROLL = over(
+    "RollBackward0",
+    (_roll_rule,),
+    forward=lambda x, shifts, dims_: np.roll(x, shifts, dims_),
+    saves=False,
+)
+
+
+@table.composite(
+    "flip",
+    "(input: Tensor, *dims: int)",
+    kind="shape",
+    method=True,
+    function=True,
+    doc="flip(x, dims): reverse the order of entries along dims",
+    overloads=[_FLIP],
+)
+def flip(over, input, *dims):
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = dims[0]
+    flipped = negative_dims(dims, np.ndim(input))
+    _check_dims(flipped, np.ndim(input))  # a dimension named twice is an error, as in PyTorch
+    return over["FlipBackward0"](input, flipped)
+
+
+@table.composite(
+    "roll",
+    "(input: Tensor, shifts: int|int[], dims: int|int[] = None)",
+    kind="shape",
+    method=True,
+    overloads=[_ROLL],
+    doc="roll(x, shifts, dims=None): shift entries around along dims (the flattened x if None)",
+)
+def roll(over, input, shifts, dims=None):
+    if dims is None:
+        return over["RollBackward0"](input, int(shifts), None)
+    shifts = (shifts,) if isinstance(shifts, (int, np.integer)) else tuple(shifts)
+    shifts = tuple(int(s) for s in shifts)
+    return over["RollBackward0"](input, shifts, negative_dims(dims, np.ndim(input)))
+
+
+flip_op = _FLIP.fn
+roll_op = _ROLL.fn

@@ -1,0 +1,604 @@
+"""The op table's machinery: how an op is declared, and how a declaration becomes functions.
+
+Every op gradcli has is one entry, declared once, in the module of its kind
+(``ops/elementwise.py``, ``ops/reductions.py``, ...). From the entries the
+package generates the library's functions (``gradcli.sin``), the Tensor methods
+and operators (``x.sin()``, ``x.sin_()``, ``x + y``), the language's functions
+and how it converts their arguments, ``gradcli functions``, and the gradcheck
+sweep of the tests: nothing else lists ops.
+
+Declaring an op
+---------------
+In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
+
+    sin = table.op(
+        "sin", np.sin, "(input: Tensor)",
+        grad_fn="SinBackward0", rules=(lambda g, ans, x: g * cos(x),),
+        doc="sine (radians)", kind="elementwise", domain="real",
+        method=True, inplace=True, function=True,
+    )
+
+- ``forward`` computes on NumPy arrays (or Python numbers): ``forward(*inputs, *params)``.
+- ``schema``: the parameters, in PyTorch's names and order, each with its type
+  (``Tensor``, ``Tensor|Number``, ``Tensor[]``, ``Index`` (integers or a mask:
+  no gradient), ``Number``, ``int``, ``int[]``, ``int|int[]``, ``bool``,
+  ``float``, ``dtype``, ``Generator``) and default;
+  ``*`` starts the keyword-only ones, ``*shape: int`` takes any number. The
+  leading parameters typed ``Tensor...`` are the op's inputs: one rule each.
+- ``grad_fn`` and ``rules``: the name PyTorch shows for the node (stored, not
+  derived) and one vector-Jacobian rule per input, ``rule(g, ans, *inputs,
+  *params)``, written in the table's own ops (so it runs on raw arrays in the
+  fast reverse pass and records a graph with ``create_graph=True``); ``None``
+  for an input that gets no gradient. An op PyTorch records under several
+  grad_fn names lists them instead: ``overloads=[over("PowBackward0",
+  rules=..., when=...), ...]``; the first whose ``when(*args)`` holds is applied.
+  An op with no derivative at all (``lt``, ``argmax``) gives neither.
+- ``composite``: instead of ``table.op``, ``@table.composite(name, schema, ...)``
+  decorates a function ``f(over, *args)`` that prepares the arguments and
+  calls one of its overloads by key (``over["MaxBackward0"](...)``) or other
+  ops: for ops whose choice needs more than a predicate (``max``, ``x[i]``).
+- ``doc`` (one line), ``kind`` (how ``gradcli functions`` groups it), ``kink``
+  (its convention where it is not differentiable), ``domain`` (the inputs its
+  gradcheck samples, one name per input, and a dict of keyword arguments where
+  it needs some: ``tests/test_op_table.py`` sweeps every entry that has one), ``batching`` (room
+  for the rule that evaluates the op at many points at once; None for now).
+- Where it appears: ``function`` (the language can call it), ``method`` (a
+  Tensor method), ``inplace`` (also ``x.name_()``; ``"reshapes"`` when the
+  in-place form may change the shape), ``library`` (``gradcli.name``; on by
+  default), ``aliases``, ``operators`` (``("__add__",)``; ``__iadd__`` names an
+  in-place one) and ``reflected`` (``("__radd__",)``: self is the second
+  argument), ``attribute`` (a property: ``x.T``).
+- ``table.internal(...)``: an op that only the rules of other ops use (the
+  adjoint of an indexing, a broadcast's sum): it has a grad_fn and rules but no
+  public name, and lives apart in ``INTERNAL``.
+
+Conventions of the rules
+------------------------
+- ``g`` may carry extra leading batch dimensions (a Jacobian is one reverse
+  pass over the identity), so rules use negative axes and keep ``g``'s leading
+  dimensions.
+- Broadcasting: a rule may return a gradient of the broadcast shape; the
+  reverse pass sums it back to its input's shape (``sum_to``), once, for every op.
+- Kinks follow PyTorch: d|x|/dx = 0 at 0, relu'(0) = 0, sqrt'(0) = inf, clamp
+  passes the gradient on its bounds, ties in max/min/amax/amin share the
+  gradient evenly (``max(x, dim)`` gives it to the index it returns), the
+  gradient of floor/ceil/round/sign is 0. Each entry's ``kink`` says its own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import GradcliTypeError
+from . import limits, state
+from .graph import Node
+from .messages import forward_error, operand_error
+from .tensor import Tensor
+
+_REQUIRED = object()  # a parameter's default when it has none
+_NO_ARG = object()  # an input given by keyword, not by position
+_PER_THREAD = state.PER_THREAD
+
+
+# ----------------------------------------------------------------------------
+# Schemas: the declared parameters
+# ----------------------------------------------------------------------------
+
+
+class Param:
+    """One parameter of a schema: name, type (as written), default, how it is passed."""
+
+    __slots__ = ("name", "type", "default", "keyword_only", "variadic")
+
+    def __init__(self, name, type_, default, keyword_only, variadic):
+        self.name = name
+        self.type = type_
+        self.default = default
+        self.keyword_only = keyword_only
+        self.variadic = variadic
+
+    @property
+    def required(self) -> bool:
+        return self.default is _REQUIRED and not self.variadic
+
+    @property
+    def is_input(self) -> bool:
+        return "Tensor" in self.type
+
+    def __str__(self):
+        if self.variadic:
+            return "*" + self.name
+        return self.name if self.default is _REQUIRED else f"{self.name}={self.default!r}"
+
+
+_LITERALS = {"None": None, "True": True, "False": False, "inf": float("inf")}
+
+
+def _literal(text):
+    """A default as written in a schema: None, True, False, a number, inf or a 'string'."""
+    if text in _LITERALS:
+        return _LITERALS[text]
+    if text[:1] in "'\"":
+        return text[1:-1]
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+class Schema:
+    """The declared parameters of an op, parsed from ``"(input: Tensor, dim: int = 0)"``."""
+
+    __slots__ = ("params", "names", "n_inputs")
+
+    def __init__(self, text):
+        params, keyword_only = [], False
+        for part in filter(None, (p.strip() for p in text.strip()[1:-1].split(","))):
+            if part == "*":
+                keyword_only = True
+                continue
+            declared, _, default = part.partition("=")
+            name, _, type_ = declared.partition(":")
+            name = name.strip()
+            variadic = name.startswith("*")
+            params.append(
+                Param(
+                    name.lstrip("*"),
+                    type_.strip() or "Tensor",
+                    _literal(default.strip()) if default else _REQUIRED,
+                    keyword_only,
+                    variadic,
+                )
+            )
+            keyword_only = keyword_only or variadic
+        self.params = tuple(params)
+        self.names = tuple(p.name for p in params)
+        n = 0
+        while n < len(params) and params[n].is_input and not params[n].variadic:
+            n += 1
+        self.n_inputs = n
+
+    def __str__(self):
+        parts, starred = [], False
+        for p in self.params:
+            if p.keyword_only and not starred and not p.variadic:
+                parts.append("*")
+            starred = starred or p.keyword_only or p.variadic
+            parts.append(str(p))
+        return "(" + ", ".join(parts) + ")"
+
+    def python_signature(self):
+        """The parameters as an ``inspect.Signature``, in PyTorch's names."""
+        import inspect
+
+        P = inspect.Parameter
+        params = []
+        for p in self.params:
+            kind = P.VAR_POSITIONAL if p.variadic else P.KEYWORD_ONLY if p.keyword_only else None
+            kind = kind or P.POSITIONAL_OR_KEYWORD
+            default = P.empty if p.default is _REQUIRED or p.variadic else p.default
+            params.append(P(p.name, kind, default=default))
+        return inspect.Signature(params)
+
+    def bind(self, name, args, kwargs):
+        """``args`` and ``kwargs`` as one positional tuple in the schema's order
+        (defaults filled in), or an error naming the parameters."""
+        params = self.params
+        if len(args) > len(params) or any(p.keyword_only for p in params[: len(args)]):
+            positional = sum(not p.keyword_only for p in params)
+            raise GradcliTypeError(
+                f"{name}() takes {positional} positional arguments but {len(args)} were given; "
+                f"its parameters: {self}"
+            )
+        values = list(args) + [_REQUIRED] * (len(params) - len(args))
+        for key, value in kwargs.items():
+            key = _ALIASES.get(key, key) if key not in self.names else key
+            if key not in self.names:
+                raise GradcliTypeError(
+                    f"{name}() got an unexpected keyword argument '{key}'; its parameters: {self}"
+                )
+            i = self.names.index(key)
+            if values[i] is not _REQUIRED:
+                raise GradcliTypeError(f"{name}() got multiple values for argument '{key}'")
+            values[i] = value
+        for i, p in enumerate(params):
+            if values[i] is _REQUIRED:
+                if p.default is _REQUIRED:
+                    raise GradcliTypeError(
+                        f"{name}() missing required argument '{p.name}'; its parameters: {self}"
+                    )
+                values[i] = p.default
+        return tuple(values)
+
+
+# NumPy's spellings of PyTorch's parameters, accepted as PyTorch accepts them (sum(x, axis=0)).
+_ALIASES = {"axis": "dim", "keepdims": "keepdim"}
+
+
+# ----------------------------------------------------------------------------
+# Entries and overloads
+# ----------------------------------------------------------------------------
+
+
+class Overload:
+    """One way an op is recorded: its PyTorch grad_fn name and its rules.
+
+    ``fn`` applies it (on raw arrays it is plain NumPy, on tensors it records a
+    ``Node`` whose ``op`` is this overload); the reverse pass reads ``rules``,
+    ``saves`` and ``variadic``.
+    """
+
+    __slots__ = ("entry", "grad_fn", "key", "rules", "forward", "when", "saves", "fn")
+
+    def __init__(self, grad_fn, rules=None, *, when=None, forward=None, key=None, saves=None):
+        self.entry = None
+        self.grad_fn = grad_fn
+        self.key = key or grad_fn
+        self.rules = None if rules is None else tuple(rules)
+        self.forward = forward
+        self.when = when
+        self.saves = saves
+        self.fn = None
+
+    @property
+    def name(self):
+        return self.entry.name
+
+    @property
+    def variadic(self):
+        return self.entry.variadic
+
+    def variadic_backward(self, g, ans, args, params, kwargs):
+        """The gradients of all inputs of a variadic op (stack, cat): its one rule
+        returns them together."""
+        return self.rules[0](g, ans, args, *params, **kwargs)
+
+    def __repr__(self):
+        return f"Overload({self.entry.name!r}, grad_fn={self.grad_fn!r})"
+
+
+over = Overload
+
+
+class Op:
+    """One entry of the table: everything gradcli knows about one op."""
+
+    def __init__(
+        self,
+        name,
+        forward,
+        schema,
+        *,
+        doc,
+        kind,
+        grad_fn=None,
+        rules=None,
+        overloads=None,
+        kink=None,
+        saves=True,
+        promotes=None,
+        variadic=False,
+        function=False,
+        method=False,
+        inplace=False,
+        library=True,
+        aliases=(),
+        operators=(),
+        reflected=(),
+        attribute=False,
+        domain=None,
+        batching=None,
+        internal=False,
+    ):
+        self.name = name
+        self.forward = forward
+        self._schema_text = schema
+        self._schema = None
+        self.doc = doc
+        self.kind = kind
+        self.kink = kink
+        self.saves = saves
+        # Whether the result's dtype follows PyTorch's type promotion (see _promote);
+        # the elementwise ops do, the others choose their dtype themselves.
+        self.promotes = kind in ("elementwise", "binary") if promotes is None else promotes
+        self.variadic = variadic
+        self.function = function
+        self.method = method
+        self.inplace = inplace
+        self.library = library and not internal
+        self.aliases = tuple(aliases)
+        self.operators = tuple(operators)
+        self.reflected = tuple(reflected)
+        self.attribute = attribute
+        self.domain = domain
+        self.batching = batching
+        self.internal = internal
+        if grad_fn is not None:
+            overloads = [Overload(grad_fn, rules)]
+        self.overloads = tuple(overloads or ())
+        self.over = {}
+        for o in self.overloads:
+            o.entry = self
+            if o.forward is None:
+                o.forward = forward
+            if o.saves is None:
+                o.saves = saves
+            o.fn = _bind(o)
+            self.over[o.key] = o.fn
+        self.differentiable = bool(self.overloads)
+        self.call = None  # the public function, set by the Table
+        self._signature = None
+
+    @property
+    def schema(self) -> Schema:
+        """The declared parameters (parsed on first use: most runs call few ops by keyword)."""
+        if self._schema is None:
+            self._schema = Schema(self._schema_text)
+        return self._schema
+
+    @property
+    def signature(self):
+        """The schema as an ``inspect.Signature`` (made on first use: inspect costs start-up)."""
+        if self._signature is None:
+            self._signature = self.schema.python_signature()
+        return self._signature
+
+    @property
+    def rules(self):
+        """The rules of the op's first overload (most ops have one)."""
+        return self.overloads[0].rules if self.overloads else None
+
+    @property
+    def grad_fns(self) -> tuple:
+        return tuple(o.grad_fn for o in self.overloads)
+
+    def __repr__(self):
+        return f"Op({self.name!r}, {self.kind})"
+
+
+class Table:
+    """The entries one ``ops/<kind>.py`` module declares, in order; internal ones apart."""
+
+    def __init__(self, module):
+        self.module = module
+        self.entries: list[Op] = []
+        self.internal_entries: list[Op] = []
+
+    def op(self, name, forward=None, schema="(input: Tensor)", **fields):
+        """Declare an op; returns its public function."""
+        entry = Op(name, forward, schema, **fields)
+        entry.call = _public(entry)
+        self._add(entry)
+        return entry.call
+
+    def internal(self, name, forward, schema, **fields):
+        """Declare an op only rules use; returns its function."""
+        return self.op(name, forward, schema, internal=True, **fields)
+
+    def composite(self, name, schema, **fields):
+        """Declare an op whose public function chooses among its overloads or calls others:
+        decorates ``f(over, *args)``; returns the public function ``f(*args)``."""
+
+        def declare(f):
+            entry = Op(name, None, schema, **fields)
+            over_by_key = entry.over
+
+            def call(*args, **kwargs):
+                return f(over_by_key, *args, **kwargs)
+
+            call.__name__ = call.__qualname__ = name
+            call.__doc__ = entry.doc
+            call.__wrapped__ = f
+            entry.call = call
+            self._add(entry)
+            return call
+
+        return declare
+
+    def _add(self, entry):
+        entry.call.op = entry
+        (self.internal_entries if entry.internal else self.entries).append(entry)
+
+
+def _public(entry):
+    """The public function of an entry declared with ``op``: its only overload's (taking
+    keywords through the schema), or the first overload whose ``when`` holds."""
+    overloads = entry.overloads
+    if not overloads:
+        return _bind_nondiff(entry)
+    if len(overloads) == 1 and overloads[0].when is None:
+        return overloads[0].fn
+    name = entry.name
+    chosen = [(o.when, o.fn) for o in overloads]
+
+    def fn(*args, **kwargs):
+        if kwargs:
+            args = entry.schema.bind(name, args, kwargs)
+        for when, apply in chosen:
+            if when is None or when(*args):
+                return apply(*args)
+        raise GradcliTypeError(f"{name}(): no overload takes these arguments; see {entry.schema}")
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = entry.doc
+    return fn
+
+
+# ----------------------------------------------------------------------------
+# Applying an overload: NumPy on raw arrays, a recorded Node on tensors
+# ----------------------------------------------------------------------------
+
+
+def _record(overload, inputs, raws, out, params, kwargs):
+    t = Tensor._make(out, None, True)
+    parents = tuple(
+        [(x.grad_fn or x) if type(x) is Tensor and x.requires_grad else None for x in inputs]
+    )
+    t.grad_fn = Node(overload, parents, raws, t._data, params, kwargs)
+    return t
+
+
+_F64 = np.dtype(np.float64)
+
+
+def _promote(out, x, y=None):
+    """NumPy's result dtype made PyTorch's: an integer or bool meeting a float takes that
+    float's dtype (the default dtype for a Python float), not float64; int / int, exp(int)
+    are in the default dtype too. NumPy's choice stands where a float64 operand is involved."""
+    if out.dtype is not _F64:
+        return out
+    floats = [
+        a.dtype for a in (x, y) if isinstance(a, (np.ndarray, np.generic)) and a.dtype.kind == "f"
+    ]
+    if _F64 in floats:
+        return out
+    return out.astype(floats[0] if floats else state.default_dtype())
+
+
+def _bind(overload):
+    """The function that applies ``overload``: plain NumPy on raw arrays, recording on tensors.
+
+    Inputs given by keyword (``sin(input=x)``) are bound through the schema first
+    (the function's own parameters are positional-only, so ``sin(x=t)`` is an
+    unknown keyword, as in PyTorch); a call by position, the hot path, goes
+    straight to the forward.
+    """
+    entry = overload.entry
+    forward = overload.forward
+    n = len(overload.rules)
+    promotes = entry.promotes
+    name = entry.name
+
+    def by_keyword(args, kwargs):
+        return fn(*entry.schema.bind(name, [a for a in args if a is not _NO_ARG], kwargs))
+
+    if entry.variadic:
+
+        def fn(tensors=_NO_ARG, /, *params, **kwargs):
+            if kwargs or tensors is _NO_ARG:
+                return by_keyword((tensors, *params), kwargs)
+            tensors = tuple(tensors)
+            if not any(type(t) is Tensor for t in tensors):
+                return forward(tensors, *params)
+            raws = tuple(t._data if type(t) is Tensor else np.asarray(t) for t in tensors)
+            try:
+                out = forward(raws, *params)
+            except (ValueError, IndexError) as err:
+                raise forward_error(name, raws, err) from None
+            if _PER_THREAD.grad_enabled and any(
+                type(t) is Tensor and t.requires_grad for t in tensors
+            ):
+                return _record(overload, tensors, raws, out, params, None)
+            return Tensor._make(out)
+    elif n == 1:
+
+        def fn(x=_NO_ARG, /, *params, **kwargs):
+            if kwargs or x is _NO_ARG:
+                return by_keyword((x, *params), kwargs)
+            if type(x) is not Tensor:
+                return forward(x, *params)
+            xd = x._data
+            try:
+                # A call without * is quicker, and most calls have no params.
+                out = forward(xd, *params) if params else forward(xd)
+            except (ValueError, IndexError) as err:
+                raise forward_error(name, (xd,), err) from None
+            if promotes and out.dtype is not xd.dtype:
+                out = _promote(out, xd)
+            if x.requires_grad and _PER_THREAD.grad_enabled:
+                t = Tensor._make(out, None, True)
+                t.grad_fn = Node(overload, (x.grad_fn or x,), (xd,), t._data, params, None)
+                return t
+            return Tensor._make(out)
+    elif n == 2:
+
+        def fn(x=_NO_ARG, y=_NO_ARG, /, *params, **kwargs):
+            if kwargs or y is _NO_ARG:
+                return by_keyword((x, y, *params), kwargs)
+            tx = type(x) is Tensor
+            ty = type(y) is Tensor
+            if not (tx or ty):
+                return forward(x, y, *params)
+            xd = x._data if tx else x
+            yd = y._data if ty else y
+            # The product of the sizes bounds any result's: most calls need no more.
+            if tx and ty and xd.size * yd.size > limits.MaxElements.value:
+                _check_result_size(entry, xd, yd)
+            try:
+                out = forward(xd, yd, *params) if params else forward(xd, yd)
+            except (ValueError, IndexError) as err:
+                raise forward_error(name, (xd, yd), err) from None
+            except TypeError:
+                if params:  # a wrong argument, not an operand NumPy cannot take
+                    raise
+                raise operand_error(name, x, y) from None
+            if promotes and out.dtype is not (xd if tx else yd).dtype:
+                out = _promote(out, xd, yd)
+            if _PER_THREAD.grad_enabled:
+                px = (x.grad_fn or x) if tx and x.requires_grad else None
+                py = (y.grad_fn or y) if ty and y.requires_grad else None
+                if px is not None or py is not None:
+                    t = Tensor._make(out, None, True)
+                    t.grad_fn = Node(overload, (px, py), (xd, yd), t._data, params, None)
+                    return t
+            return Tensor._make(out)
+    else:
+
+        def fn(*args, **kwargs):
+            if kwargs:
+                return by_keyword(args, kwargs)
+            inputs, params = args[:n], args[n:]
+            if not any(type(a) is Tensor for a in inputs):
+                return forward(*args)
+            raws = tuple(a._data if type(a) is Tensor else a for a in inputs)
+            try:
+                out = forward(*raws, *params)
+            except (ValueError, IndexError) as err:
+                raise forward_error(name, raws, err) from None
+            if _PER_THREAD.grad_enabled and any(
+                type(a) is Tensor and a.requires_grad for a in inputs
+            ):
+                return _record(overload, inputs, raws, out, params, None)
+            return Tensor._make(out)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = entry.doc
+    return fn
+
+
+def _check_result_size(entry, x, y):
+    """Refuse, before computing it, a result of entry(x, y) larger than the limit."""
+    if entry.name in ("matmul", "bmm"):
+        limits.check_matmul(entry.name, x.shape, y.shape)
+    elif entry.name == "outer":
+        limits.check(entry.name, x.size * y.size)
+    elif entry.promotes or entry.kind == "binary":  # elementwise: the operands broadcast
+        limits.check_broadcast(entry.name, x.shape, y.shape)
+
+
+def _bind_nondiff(entry):
+    """The function of an op with no gradient at all (comparisons, argmax): its results
+    never require grad."""
+    forward, name = entry.forward, entry.name
+    n = None  # the number of inputs, from the schema on the first call
+
+    def fn(*args, **kwargs):
+        nonlocal n
+        if n is None:
+            n = entry.schema.n_inputs
+        if kwargs:
+            args = entry.schema.bind(name, args, kwargs)
+        raws = [a._data if type(a) is Tensor else a for a in args]
+        if not any(type(a) is Tensor for a in args[:n]):
+            return forward(*raws)
+        if n == 2 and entry.kind == "binary":  # comparisons broadcast
+            limits.check_broadcast(name, np.shape(raws[0]), np.shape(raws[1]))
+        try:
+            out = forward(*raws)
+        except (ValueError, IndexError) as err:
+            raise forward_error(name, raws[:n], err) from None
+        return Tensor._make(out)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = entry.doc
+    return fn

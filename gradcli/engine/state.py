@@ -1,0 +1,176 @@
+"""The engine's state: grad mode, the default dtype, the anomaly check, random numbers.
+
+Grad mode, the anomaly check and a dtype override are per thread (``PER_THREAD``):
+two computations in two threads never see each other's switches. The default
+dtype set by ``set_default_dtype`` is the process's, as in PyTorch; a thread may
+override it for a while (``default_dtype_override``), which is how a session
+computes in its own dtype without touching anyone else's. Random numbers come
+from a ``Generator``: the process has one (``manual_seed`` reseeds it), and a
+caller may pass its own to every random constructor.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+
+class _PerThread(threading.local):
+    """What each thread has for itself (a new thread starts with grad mode on)."""
+
+    def __init__(self):
+        self.grad_enabled = True
+        # ``hook(node, index, g, gi)`` on every gradient a rule returns, or None (anomaly.py).
+        self.anomaly = None
+        self.dtype = None  # a dtype override of this thread, or None for the process's
+
+
+PER_THREAD = _PerThread()
+
+
+class _ProcessDefaults:
+    dtype = np.dtype(np.float32)  # of tensors built from Python floats, as in PyTorch
+
+
+def default_dtype() -> np.dtype:
+    """The NumPy dtype Python floats become: this thread's override, else the process's."""
+    override = PER_THREAD.dtype
+    return _ProcessDefaults.dtype if override is None else override
+
+
+def set_default_dtype(dtype: np.dtype) -> None:
+    """The dtype of Python floats from now on: this thread's while it overrides the
+    process's (so code that saves and restores the default inside an evaluation
+    changes nothing outside it), else the process's, as in PyTorch."""
+    if PER_THREAD.dtype is not None:
+        PER_THREAD.dtype = dtype
+    else:
+        _ProcessDefaults.dtype = dtype
+
+
+class default_dtype_override:
+    """``with default_dtype_override(np.float64):`` this thread computes in float64
+    (``None``: as it did before)."""
+
+    def __init__(self, dtype):
+        self.dtype = None if dtype is None else np.dtype(dtype)
+
+    def __enter__(self):
+        self.previous = PER_THREAD.dtype
+        if self.dtype is not None:
+            PER_THREAD.dtype = self.dtype
+        return self
+
+    def __exit__(self, *exc):
+        PER_THREAD.dtype = self.previous
+        return False
+
+
+# ----------------------------------------------------------------------------
+# Grad mode
+# ----------------------------------------------------------------------------
+
+
+def is_grad_enabled() -> bool:
+    return PER_THREAD.grad_enabled
+
+
+class _GradModeSwitch:
+    """What set_grad_enabled, no_grad and enable_grad share: the mode before is
+    restored on exit, and as decorators they run the function in their mode."""
+
+    mode = True
+
+    def __exit__(self, *exc):
+        PER_THREAD.grad_enabled = self.prev
+        return False
+
+    def __call__(self, fn):
+        mode = self.mode
+
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+
+        wrapper.__name__ = getattr(fn, "__name__", "wrapper")
+        wrapper.__doc__ = getattr(fn, "__doc__", None)
+        return wrapper
+
+
+class set_grad_enabled(_GradModeSwitch):
+    """Switch graph recording on or off; a context manager and a decorator."""
+
+    def __init__(self, mode: bool):
+        # The switch happens here, not on entry: a bare ``set_grad_enabled(False)`` call
+        # switches for good, as in PyTorch.
+        self.mode = bool(mode)
+        self.prev = PER_THREAD.grad_enabled
+        PER_THREAD.grad_enabled = self.mode
+
+    def __enter__(self):
+        return self
+
+    def __call__(self, fn):
+        PER_THREAD.grad_enabled = self.prev  # as a decorator it switches only while fn runs
+        return super().__call__(fn)
+
+
+class _GradModeContext(_GradModeSwitch):
+    def __new__(cls, fn=None):
+        # ``@no_grad`` without parentheses decorates ``fn`` directly, as in PyTorch.
+        if fn is None:
+            return super().__new__(cls)
+        return cls()(fn)
+
+    def __enter__(self):
+        self.prev = PER_THREAD.grad_enabled
+        PER_THREAD.grad_enabled = self.mode
+        return self
+
+
+class no_grad(_GradModeContext):
+    """Record nothing inside: results do not require grad."""
+
+    mode = False
+
+
+class enable_grad(_GradModeContext):
+    """Record again inside a ``no_grad`` block."""
+
+    mode = True
+
+
+# ----------------------------------------------------------------------------
+# Random numbers
+# ----------------------------------------------------------------------------
+
+
+class Generator:
+    """A seeded source of random numbers (``torch.Generator``): rand, randn and the
+    other random constructors take one as ``generator=``; without, the process's."""
+
+    def __init__(self, seed: int = 0):
+        self.manual_seed(seed)
+
+    def manual_seed(self, seed) -> Generator:
+        self.seed = int(seed)
+        self._numpy = None
+        return self
+
+    def initial_seed(self) -> int:
+        return self.seed
+
+    def numpy(self):
+        # Made on first use: numpy.random costs start-up time most runs never need.
+        if self._numpy is None:
+            self._numpy = np.random.default_rng(self.seed)
+        return self._numpy
+
+
+default_generator = Generator(0)
+
+
+def manual_seed(seed) -> Generator:
+    """Seed the process's random number generator (rand, randn)."""
+    return default_generator.manual_seed(seed)

@@ -1,0 +1,104 @@
+"""The command line's options, declared once: those every computing command shares,
+and the few some add. ``cli`` puts them on its commands."""
+
+from __future__ import annotations
+
+import click
+
+from . import api
+from .render import Format
+
+MAX_DIGITS = 17
+
+EPILOG = """\b
+SOURCE is an expression, or a program file when it names an existing file
+(program files end in .grad); -f FILE forces a file and - reads standard input.
+\b
+Bind inputs with --NAME VALUE, --NAME=VALUE or --var NAME=VALUE (for names
+that clash with an option). A VALUE is a constant (2, -1.5e3, pi/4, [2, 3],
+1,2,3, "[1 2 3]", randn(10, 20), linspace(0, 1, 5)), @FILE (.npy, .npz,
+.csv, .txt, .json; @r.npz:grad.W for one array) or @- (standard input).
+\b
+Exit status: 0 success, 2 bad input, 3 a non-finite result under --strict,
+1 an internal error or an output that cannot be written."""
+
+FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice([f.value for f in Format]),
+    help="Output format [default: table on a terminal, plain otherwise].",
+)
+DEBUG = click.option("--debug", is_flag=True, help="Show tracebacks of errors.")
+
+SHARED_OPTIONS = [
+    click.argument("source", required=False),
+    click.option(
+        "-f",
+        "--file",
+        metavar="FILE",
+        help="Read the program from FILE ('-' for standard input).",
+    ),
+    click.option(
+        "--var",
+        "var",
+        multiple=True,
+        metavar="NAME=VALUE",
+        help="Bind an input (repeatable); the same as --NAME VALUE.",
+    ),
+    click.option(
+        "--seed",
+        type=click.IntRange(min=0),
+        default=0,
+        show_default=True,
+        help="Seed of randn/rand in values and programs.",
+    ),
+    click.option(
+        "--dtype",
+        type=click.Choice(api.DTYPES),
+        default="float64",
+        show_default=True,
+        help="Floating-point type of the computation.",
+    ),
+    FORMAT,
+    click.option(
+        "--precision",
+        type=click.IntRange(min=1),
+        # 17 digits tell any two float64 numbers apart: more would only be noise.
+        callback=lambda ctx, param, n: n if n is None else min(n, MAX_DIGITS),
+        metavar="N",
+        help="Significant digits printed [default: 6 in tables, all in plain and json].",
+    ),
+    GET := click.option(
+        "--get",
+        metavar="NAME",
+        help="Print only the numbers of one result (value, grad.x, hessian.x.y),"
+        " separated by spaces: for $(...) in scripts.",
+    ),
+    OUTPUT := click.option(
+        "-o", "--output", metavar="FILE.npz", help="Also save every result array."
+    ),
+    click.option("--strict", is_flag=True, help="Exit 3 when a result is nan or infinite."),
+    click.option(
+        "--max-elements",
+        type=click.IntRange(min=1),
+        default=api.DEFAULT_MAX_ELEMENTS,
+        show_default=True,
+        metavar="N",
+        help="Refuse any result (or Jacobian, Hessian) of more than N numbers.",
+    ),
+    DEBUG,
+]
+
+STEPS = click.option(
+    "--steps",
+    is_flag=True,
+    help="Also show the reverse pass step by step: what each node received, its rule, "
+    "what it sent to each input.",
+)
+
+WRT = click.option(
+    "--wrt",
+    multiple=True,
+    metavar="X,Y",
+    help="The inputs to differentiate with respect to [default: all].",
+)

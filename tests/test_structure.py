@@ -1,0 +1,171 @@
+"""The code's structure: modules that depend one way, and one op table behind every op.
+
+- No import cycle in ``gradcli/``: each module imports alone in a fresh
+  interpreter, and the graph of its static imports (at any depth of the code,
+  not just the top) has no cycle.
+- Every function of ``gradcli`` that computes, every math method of Tensor and
+  every function of the language comes from an entry of the op table.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import gradcli
+from gradcli.engine import methods, ops
+from gradcli.engine.tensor import Tensor
+
+PACKAGE = Path(gradcli.__file__).parent
+
+
+def module_names():
+    names = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        names.append(".".join(parts))
+    return names
+
+
+def _is_package(name):
+    return (PACKAGE.parent / name.replace(".", "/") / "__init__.py").exists()
+
+
+def _is_module(name):
+    return _is_package(name) or (PACKAGE.parent / (name.replace(".", "/") + ".py")).exists()
+
+
+def imports_of(name):
+    """The gradcli modules ``name`` imports anywhere in its code."""
+    path = PACKAGE.parent / name.replace(".", "/")
+    path = path / "__init__.py" if _is_package(name) else path.with_suffix(".py")
+    package = name if _is_package(name) else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "gradcli")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "gradcli" or not _is_module(target):
+                continue  # not ours, or a module that does not exist (dead code of the parser)
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                if _is_module(sub):
+                    found.add(sub)
+                elif not name.endswith("_standalone_parser"):  # Lark's own code, never run here
+                    found.add(target)
+    found.discard(name)
+    return found
+
+
+def test_the_static_import_graph_has_no_cycle():
+    graph = {name: imports_of(name) for name in module_names()}
+    state = {}  # 1: on the current path, 2: done
+
+    def visit(name, path):
+        state[name] = 1
+        for dep in sorted(graph.get(name, ())):
+            if state.get(dep) == 1:
+                cycle = path[path.index(dep) :] + [dep]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if dep not in state:
+                visit(dep, path + [dep])
+        state[name] = 2
+
+    for name in graph:
+        if name not in state:
+            visit(name, [name])
+
+
+@pytest.mark.parametrize("name", [n for n in module_names() if not n.endswith("__main__")])
+def test_each_module_imports_alone_in_a_fresh_interpreter(name):
+    done = subprocess.run(
+        [sys.executable, "-c", f"import {name}"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_no_module_is_over_about_600_lines_but_the_generated_parser():
+    for path in PACKAGE.rglob("*.py"):
+        if path.name != "_standalone_parser.py":
+            assert len(path.read_text().splitlines()) <= 610, path
+
+
+# ----- one op table -----
+
+
+def test_every_function_of_the_library_that_computes_comes_from_the_table():
+    from_table = {id(f) for f in ops.LIBRARY.values()}
+    not_ops = {  # classes, dtypes, modules, grad mode switches and gradcli's own names
+        "Tensor", "Size", "device", "dtype", "Generator", "GradcliError", "no_grad",
+        "enable_grad", "set_grad_enabled", "is_grad_enabled", "set_default_dtype",
+        "get_default_dtype", "FloatTensor", "DoubleTensor",
+    }  # fmt: skip
+    for name in dir(gradcli):
+        value = getattr(gradcli, name)
+        if name.startswith("_") or name in not_ops or not callable(value):
+            continue
+        if isinstance(value, type) or type(value).__name__ == "dtype":
+            continue
+        assert id(value) in from_table, f"gradcli.{name} is not from the op table"
+
+
+def test_every_math_method_of_tensor_comes_from_the_table():
+    # The Tensor class body holds only the tensor's own state and attributes; its math
+    # methods, in-place methods, operators and x.T were installed from the entries.
+    installed = methods.INSTALLED
+    assert set(installed) == set(methods.installed_methods(ops.OPS))
+    for name, member in installed.items():
+        assert Tensor.__dict__[name] is member
+    own = {n for n, v in vars(Tensor).items() if n not in installed and callable(v)}
+    math_names = {alias for e in ops.OPS.values() for alias in (e.name, *e.aliases)}
+    assert own & math_names <= {"detach", "numel"}  # the tensor's own: no graph, a count
+    assert not {n for n in own if n.endswith("_") and n[:-1] in math_names} - {"detach_"}
+
+
+def test_lists_of_ops_are_computed_from_the_entries():
+    assert ops.FUNCTIONS == {n: e for n, e in ops.OPS.items() if e.function}
+    for name, call in ops.METHODS.items():
+        assert any(call is e.call and name in (e.name, *e.aliases) for e in ops.OPS.values())
+    for name, entry in ops.INPLACE_METHODS.items():
+        assert entry.inplace and name[:-1] in (entry.name, *entry.aliases)
+    assert not set(ops.OPS) & set(ops.INTERNAL)
+    assert all(e.internal and not e.library for e in ops.INTERNAL.values())
+
+
+def test_every_entry_declares_its_parameters_in_pytorchs_names():
+    for entry in ops.OPS.values():
+        assert entry.schema.params, entry.name
+        assert entry.doc, entry.name
+        if hasattr(entry.call, "__wrapped__"):
+            continue  # a composite passes its overloads what it prepared (where: no condition)
+        for overload in entry.overloads:
+            # One rule per input: an overload for number bounds (clamp) records fewer.
+            n = 1 if entry.variadic else entry.schema.n_inputs
+            assert 1 <= len(overload.rules) <= n, (entry.name, overload.grad_fn)
+    first = {e.schema.params[0].name for e in ops.FUNCTIONS.values() if e.kind != "constructor"}
+    # PyTorch's own exceptions: polygamma(n, input), and torch.linalg's A (solve, eigvalsh).
+    assert first <= {"input", "condition", "tensors", "n", "A"}
+
+
+def test_a_composite_takes_the_parameters_its_schema_declares():
+    import inspect
+
+    for entry in ops.OPS.values():
+        wrapped = getattr(entry.call, "__wrapped__", None)
+        if wrapped is None:
+            continue
+        params = list(inspect.signature(wrapped).parameters.values())[1:]  # after ``over``
+        if any(p.kind is p.VAR_KEYWORD for p in params):
+            continue  # x.new_zeros(...) and the like pass their keywords on
+        assert [p.name for p in params] == list(entry.schema.names), entry.name
