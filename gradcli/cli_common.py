@@ -145,6 +145,13 @@ def _report(debug: bool) -> None:
         traceback.print_exc(file=sys.stderr)
 
 
+#: Options of the analyses that read like a program's variables (``--eps``,
+#: ``--sigma``): on any other command they bind the input of that name.
+BIND_ELSEWHERE = frozenset(
+    ("--eps", "--atol", "--rtol", "--sigma", "--cov", "--order", "--grad", "--over")
+)
+
+
 class _Command(click.Command):
     """A command whose unknown ``--name VALUE`` options bind program inputs.
 
@@ -172,7 +179,7 @@ class _Command(click.Command):
             for param in command.params
             if isinstance(param, click.Option)
             for name in param.opts
-            if name.startswith("--") and name not in own
+            if name.startswith("--") and name not in own and name not in BIND_ELSEWHERE
         }
         for token in args[: args.index("--") if "--" in args else len(args)]:
             option = token.partition("=")[0]

@@ -57,6 +57,14 @@ def test_labels_of_flattened_inputs(gradcli_json):
     assert out["tolerance"]["gradient"] == pytest.approx(np.sqrt(np.finfo(float).eps) * 15)
 
 
+def test_no_eigenvalues_past_the_limit(gradcli_json):
+    """Past 1000 inputs the O(n³) eigenvalue call is skipped, and the verdict says so."""
+    out = gradcli_json("hessian", "sum(x**2)", "--x", "zeros(1001)")
+    assert out["eigenvalues"] is None
+    assert out["classification"].startswith("not classified: more than 1000 inputs")
+    assert np.array_equal(np.diag(out["assembled"]["matrix"]), np.full(1001, 2.0))
+
+
 def test_one_scalar_input_has_no_assembled_matrix(gradcli_json):
     out = gradcli_json("hessian", "x**3", "--x", "2")
     assert "assembled" not in out and "classification" not in out

@@ -347,6 +347,15 @@ def test_options_of_other_commands_are_not_bindings(gradcli, args, message):
     assert "--var" in text
 
 
+@pytest.mark.parametrize("name", ["eps", "atol", "rtol", "sigma", "cov", "order", "grad", "over"])
+def test_options_of_the_analyses_bind_inputs_elsewhere(gradcli, name):
+    """A physicist's eps or sigma is a variable in grad, though check and propagate
+    have options of those names."""
+    result = gradcli("grad", f"x * {name}", "--x", "2", f"--{name}", "3", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {"value": 6, "grad": {"x": 3, name: 2}}
+
+
 def test_unknown_name_suggests_another_case(gradcli):
     assert "--X binds no input (did you mean --x?)" in failed(gradcli("eval", "x", "--X", "1"))
 

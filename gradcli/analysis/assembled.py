@@ -24,6 +24,10 @@ SADDLE = "saddle point"
 DEGENERATE = "degenerate"
 NOT_CRITICAL = "not a critical point"
 NOT_FINITE = "not classified: the Hessian is not finite"
+#: Above this many rows the eigenvalues are not computed: LAPACK's O(n³) call would
+#: take seconds to minutes and cannot be interrupted with Ctrl-C.
+EIGENVALUE_LIMIT = 1000
+TOO_LARGE = f"not classified: more than {EIGENVALUE_LIMIT} inputs (eigenvalues not computed)"
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,13 +100,16 @@ def assemble_hessian(value, grad: Mapping, hessian: Mapping, shapes: Mapping) ->
     gradient_norm = float(np.max(np.abs(gradient), initial=0.0))
     f = float(np.asarray(value).reshape(-1)[0])
     gradient_tolerance = float(np.sqrt(eps) * max(1.0, abs(f) if np.isfinite(f) else 1.0))
-    if not np.isfinite(matrix).all():
+    unclassified = NOT_FINITE if not np.isfinite(matrix).all() else None
+    if len(matrix) > EIGENVALUE_LIMIT:
+        unclassified = TOO_LARGE
+    if unclassified is not None:
         return Assembled(
             "hessian",
             labels,
             labels,
             matrix,
-            classification=NOT_FINITE,
+            classification=unclassified,
             gradient_norm=gradient_norm,
             gradient_tolerance=gradient_tolerance,
         )
