@@ -40,6 +40,15 @@ __version__ = "0.1.0"
 # gradcli computes on the CPU: ``torch.cuda.is_available()`` is False, as on a CPU build.
 cuda = _SimpleNamespace(is_available=lambda: False, device_count=lambda: 0)
 
+# torch.linalg's functions that gradcli has.
+linalg = _SimpleNamespace(
+    cross=ops.linalg_extra.linalg_cross,
+    det=_LIBRARY["det"],
+    eigvalsh=ops.linalg_extra.eigvalsh,
+    inv=_LIBRARY["inverse"],
+    solve=ops.linalg_extra.solve,
+)
+
 float = float32  # noqa: A001  (torch.float is float32)
 double = float64
 long = int64

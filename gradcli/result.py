@@ -174,7 +174,7 @@ class GraphResult:
 
 
 #: The kinds of ``gradcli.ops.FUNCTIONS``, in the order they are listed.
-KINDS = ("elementwise", "binary", "reduction", "linalg", "shape", "constructor", "other")
+KINDS = ("elementwise", "binary", "reduction", "linalg", "loss", "shape", "constructor", "other")
 
 
 @dataclass(frozen=True)

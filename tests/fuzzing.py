@@ -106,7 +106,8 @@ def _inputs(draw, name):
     y = np.array(chosen[1](rng), dtype=float) if len(chosen) > 1 else None
     kinks = KINKS.get(name, ())
     on_kink = bool(kinks) and x.size > 0 and draw(st.integers(0, 9)) < 3
-    if name not in ("det", "inverse") and draw(st.integers(0, 9)) == 0:
+    # (gamma's reference is exp(lgamma) with a sign: no poles or overflow for it.)
+    if name not in ("det", "inverse", "gamma", "factorial") and draw(st.integers(0, 9)) == 0:
         # Extreme scales, overflow and underflow: singular points of their own, so they
         # count as kinks. (A det that underflows to 0 is det_singular.)
         # (Tinier ones meet reciprocal_overflow, a documented difference.)
@@ -232,10 +233,39 @@ ARGUMENTS = {
     "end_dim": lambda draw, call: num(_dim(draw, call.x.ndim)),
     "m": lambda draw, call: num(draw(st.integers(1, 4))),
 }
+
+
+def _class_weights(draw, call):
+    """Class weights for cross_entropy (one per class), else weights of the input's shape."""
+    if call.name == "cross_entropy":
+        classes = call.x.shape[0 if call.x.ndim == 1 else 1]
+        return ints([draw(st.sampled_from([1, 2, 0.5])) for _ in range(classes)])
+    return ir.Call("ones_like", (ir.Name("x"),))
+
+
+def _text(*choices):
+    return lambda draw, call: ir.Str(draw(st.sampled_from(choices)))
+
+
+ARGUMENTS.update(
+    base=lambda draw, call: num(draw(st.sampled_from([2, 10, 0.5]))),
+    negative_slope=lambda draw, call: num(draw(st.sampled_from([0.01, 0.2]))),
+    alpha=lambda draw, call: num(draw(st.sampled_from([1, 2, 0.5]))),
+    approximate=_text("none", "tanh"),
+    reduction=_text("mean", "sum", "none"),
+    UPLO=_text("L", "U"),
+    weight=_class_weights,
+    pos_weight=lambda draw, call: ints([draw(st.sampled_from([1, 3])) for _ in call.x.shape[-1:]]),
+    ignore_index=lambda draw, call: num(draw(st.sampled_from([-100, 0]))),
+    label_smoothing=lambda draw, call: num(draw(st.sampled_from([0, 0.1]))),
+    descending=lambda draw, call: num(draw(st.booleans())),
+    stable=lambda draw, call: num(draw(st.booleans())),
+    left=lambda draw, call: num(True),  # left=False is not implemented: an error, on purpose
+)
 #: Variadic parameters: ``(draw, call) -> [IR, ...]``.
 VARIADIC = {"shape": _reshaped, "dims": _permutation, "sizes": _expanded}
 #: Parameters that are tensors: the second input.
-TENSORS = {"other", "mat2", "vec2", "input"}
+TENSORS = {"other", "mat2", "vec2", "input", "target", "B"}
 
 
 def _constructor(draw, name, x):
@@ -286,6 +316,9 @@ def call_of(draw, name):
         inputs["y"] = y
         compare = ir.Compare(ir.Name("x"), ("gt",), (num(0),))
         return ir.Call(name, (compare, ir.Name("x"), ir.Name("y"))), inputs, on_kink
+    if first == "n":  # polygamma(n, x)
+        order = num(draw(st.integers(0, 2)))
+        return ir.Call(name, (order, ir.Name("x"))), inputs, on_kink
     if first == "tensors":  # stack([x, 2 * x]), cat([x, y])
         second = ir.Chain(num(2), ("mul",), (ir.Name("x"),))
         if y is not None and y.shape[1:] == x.shape[1:] and x.ndim > 0:

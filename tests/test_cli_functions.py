@@ -131,6 +131,7 @@ def test_table_at_80_columns_without_colour(gradcli):
     assert lines[1].split() == ["│", "function", "│", "description", "│", "at", "kinks", "│"]
     cells = [line.split("│")[1].strip() for line in lines if line.startswith("│")]
     firsts = [cell.partition("(")[0] for cell in cells if "(" in cell]
+    firsts += [cell for cell in cells if cell in FUNCTIONS]  # a long name has its own line
     for name in FUNCTIONS:
         assert name in firsts, name
     headings = [cell for cell in cells if cell in api.KINDS]

@@ -161,7 +161,7 @@ try:
     main()
 except SystemExit:
     pass
-heavy = {"rich", "sympy", "matplotlib", "torch", "lark", "prompt_toolkit"}
+heavy = {"rich", "sympy", "scipy", "matplotlib", "torch", "lark", "prompt_toolkit"}
 heavy.add("gradcli.autograd.functional")
 heavy.add("pathlib")  # costs milliseconds at start-up; parsing and printing need no paths
 print(sorted(m for m in sys.modules if m in heavy or m.split(".")[0] in heavy), file=sys.stderr)
@@ -185,6 +185,19 @@ def test_start_up_imports_only_what_the_command_needs(tmp_path, args, expected):
         timeout=60,
     )
     assert result.stderr.strip() == expected
+
+
+def test_scipy_loads_when_a_program_calls_a_function_that_needs_it(tmp_path):
+    # The example above loads no SciPy; lgamma does, so the guard is not vacuous.
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, "grad", "lgamma(x)", "--x", "3", "--format", "json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "'scipy'" in result.stderr
+    assert json.loads(result.stdout)["grad"]["x"] == pytest.approx(1.5 - 0.5772156649015329)
 
 
 def test_the_table_imports_rich(tmp_path):

@@ -41,6 +41,8 @@ class Case:
     atol: float = 1e-5
     rtol: float = 1e-3
     constants: dict = field(default_factory=dict)
+    # Against PyTorch, where PyTorch is the less accurate (its trigamma: 5e-10, by mpmath).
+    oracle_rtol: float | None = None
 
     def arrays(self):
         rng = np.random.default_rng(zlib.crc32(self.name.encode()))
@@ -94,6 +96,16 @@ def well_conditioned(*shape):
 
 def above_one(*shape):
     return real(*shape, lo=1.2, hi=3.0)
+
+
+def probability(*shape):
+    """Inside (0, 1), away from the ends (binary_cross_entropy's input)."""
+    return real(*shape, lo=0.1, hi=0.9)
+
+
+def nn(m):
+    """torch.nn.functional for PyTorch; gradcli keeps those functions at the top level."""
+    return m.nn.functional if m.__name__ == "torch" else m
 
 
 # ----- the table -----
@@ -480,6 +492,265 @@ CASES = [
     Case("exp_", ("exp",), lambda m, x: (x + 0.0).exp_(), (real(3),)),
     Case("clamp_", ("clamp",), lambda m, x: (x * 1.0).clamp_(min=0.0), (nonzero(4),)),
     Case("pow_", ("pow",), lambda m, x: (x * 1.0).pow_(3), (real(4),)),
+    # special functions; where PyTorch lacks one, the oracle computes it from others
+    unary("cbrt", nonzero, torch_fn=lambda m, x: m.sign(x) * m.abs(x) ** (1 / 3)),
+    unary("sec", real, torch_fn=lambda m, x: 1 / m.cos(x)),
+    unary("csc", nonzero, torch_fn=lambda m, x: 1 / m.sin(x)),
+    unary("cot", nonzero, torch_fn=lambda m, x: 1 / m.tan(x)),
+    unary("sinc", real),
+    unary("deg2rad", real, shape=(2, 3)),
+    Case("rad2deg", ("rad2deg",), lambda m, x: x.rad2deg(), (real(3),)),
+    unary("gamma", positive, torch_fn=lambda m, x: m.exp(m.lgamma(x)), oracle_rtol=1e-8),
+    Case(
+        "factorial",
+        ("factorial", "gamma"),
+        lambda m, x: m.factorial(x),
+        (real(2, 3, lo=-0.5, hi=3),),
+        lambda m, x: m.exp(m.lgamma(x + 1)),
+        oracle_rtol=1e-8,
+    ),
+    unary("lgamma", positive, oracle_rtol=1e-8),
+    Case(
+        "lgamma_negative",
+        ("lgamma",),
+        lambda m, x: x.lgamma(),
+        (real(3, lo=-1.9, hi=-1.1),),
+        oracle_rtol=1e-8,
+    ),
+    unary("digamma", positive, oracle_rtol=1e-8),
+    Case(
+        "polygamma",
+        ("polygamma", "polygamma_op"),
+        lambda m, x: m.polygamma(2, x),
+        (positive(2, 3),),
+    ),
+    unary("erfc", real),
+    unary("erfinv", unit),
+    Case("hypot", ("hypot",), lambda m, x, y: m.hypot(x, y), (nonzero(2, 3), nonzero(3))),
+    Case("xlogy", ("xlogy",), lambda m, x, y: m.xlogy(x, y), (real(2, 3), positive(3))),
+    Case("xlogy_number_x", ("xlogy",), lambda m, y: m.xlogy(2.0, y), (positive(3),)),
+    Case("xlogy_number_y", ("xlogy",), lambda m, x: x.xlogy(2.0), (real(3),)),
+    Case(
+        "ln",
+        ("ln",),
+        lambda m, x: ops.ln(x),
+        (positive(3),),
+        lambda m, x: m.log(x),
+    ),
+    # running products (exact with zero entries), cross products, linear algebra
+    Case("cumprod", ("cumprod",), lambda m, x: x.cumprod(1), (real(2, 3),)),
+    Case("cumprod_function", ("cumprod",), lambda m, x: m.cumprod(x, dim=0), (real(3, 2),)),
+    Case(
+        "cumprod_with_zeros",
+        ("cumprod",),
+        lambda m, x: m.cumprod(x * m.tensor([[1.0, 0.0, 1.0, 1.0], [0.0, 1.0, 0.0, 1.0]]), 1),
+        (real(2, 4),),
+    ),
+    Case(
+        "cross",
+        ("cross", "cross_op"),
+        lambda m, x, y: m.cross(x, y, dim=1),
+        (real(2, 3), real(2, 3)),
+    ),
+    Case(
+        "cross_broadcast",
+        ("cross", "cross_op"),
+        lambda m, x, y: m.linalg.cross(x, y),
+        (real(2, 3), real(1, 3)),
+    ),
+    Case(
+        "cross_first_dim",
+        ("cross", "cross_op"),
+        lambda m, x, y: x.cross(y, 0),
+        (real(3, 2), real(3, 2)),
+    ),
+    Case(
+        "solve",
+        ("solve", "solve_op"),
+        lambda m, a, b: m.linalg.solve(a, b),
+        (well_conditioned(3, 3), real(3, 2)),
+    ),
+    Case(
+        "solve_vector",
+        ("solve", "solve_op"),
+        lambda m, a, b: m.linalg.solve(a, b),
+        (well_conditioned(3, 3), real(3)),
+    ),
+    Case(
+        "solve_batched_vectors",
+        ("solve", "solve_op"),
+        lambda m, a, b: m.linalg.solve(a, b),
+        (well_conditioned(2, 3, 3), real(2, 3)),
+    ),
+    Case("eigvalsh", ("eigvalsh",), lambda m, x: m.linalg.eigvalsh(x + x.mT), (real(3, 3),)),
+    Case(
+        "eigvalsh_batched_upper",
+        ("eigvalsh",),
+        lambda m, x: m.linalg.eigvalsh(x + x.mT, UPLO="U"),
+        (real(2, 3, 3),),
+    ),
+    Case(
+        "eigenvectors",
+        ("eigenvectors",),
+        lambda m, x: ops.eigenvectors(x + x.mT) ** 2,  # squared: signs are arbitrary
+        (real(3, 3),),
+        lambda m, x: m.linalg.eigh(x + x.mT)[1] ** 2,
+    ),
+    Case("logdet", ("logdet", "logabsdet"), lambda m, x: m.logdet(x), (well_conditioned(3, 3),)),
+    Case("logdet_batched", ("logdet",), lambda m, x: x.logdet(), (well_conditioned(2, 2, 2),)),
+    # activations and losses (torch.nn.functional in PyTorch)
+    Case("gelu", ("gelu",), lambda m, x: nn(m).gelu(x), (real(2, 3, lo=-3, hi=3),)),
+    Case(
+        "gelu_tanh",
+        ("gelu",),
+        lambda m, x: nn(m).gelu(x, approximate="tanh"),
+        (real(2, 3, lo=-3, hi=3),),
+    ),
+    Case("silu", ("silu",), lambda m, x: nn(m).silu(x), (real(2, 3, lo=-3, hi=3),)),
+    Case("leaky_relu", ("leaky_relu",), lambda m, x: nn(m).leaky_relu(x), (nonzero(2, 3),)),
+    Case("leaky_relu_slope", ("leaky_relu",), lambda m, x: nn(m).leaky_relu(x, 0.2), (nonzero(4),)),
+    Case("elu", ("elu",), lambda m, x: nn(m).elu(x), (nonzero(2, 3),)),
+    Case("elu_alpha", ("elu",), lambda m, x: nn(m).elu(x, alpha=2.0), (nonzero(4),)),
+    Case("softsign", ("softsign",), lambda m, x: nn(m).softsign(x), (nonzero(2, 3),)),
+    Case(
+        "mse_loss",
+        ("mse_loss", "mse_op"),
+        lambda m, x, y: nn(m).mse_loss(x, y),
+        (real(2, 3), real(2, 3)),
+    ),
+    Case(
+        "mse_loss_sum",
+        ("mse_loss", "mse_op"),
+        lambda m, x, y: nn(m).mse_loss(x, y, reduction="sum"),
+        (real(2, 3), real(2, 3)),
+    ),
+    Case(
+        "mse_loss_weighted",
+        ("mse_loss", "mse_op"),
+        lambda m, x, y, w: nn(m).mse_loss(x, y, weight=w),
+        (real(2, 3), real(2, 3), positive(2, 3)),
+    ),
+    Case(
+        "mse_loss_weighted_broadcast_sum",
+        ("mse_loss", "mse_op"),
+        lambda m, x, y, w: nn(m).mse_loss(x, y, weight=w, reduction="sum"),
+        (real(2, 3), real(3), positive(2, 3)),
+    ),
+    Case(
+        "mse_loss_none",
+        ("mse_loss", "mse_op"),
+        lambda m, x, y: nn(m).mse_loss(x, y, reduction="none"),
+        (real(2, 3), real(2, 3)),
+    ),
+    Case(
+        "binary_cross_entropy",
+        ("binary_cross_entropy", "bce_op"),
+        lambda m, x, t: nn(m).binary_cross_entropy(x, t),
+        (probability(2, 3), probability(2, 3)),
+    ),
+    Case(
+        "binary_cross_entropy_weighted",
+        ("binary_cross_entropy", "bce_op"),
+        lambda m, x, t: nn(m).binary_cross_entropy(
+            x, t, weight=m.tensor([1.0, 2.0, 0.5], dtype=m.float64), reduction="none"
+        ),
+        (probability(2, 3), probability(2, 3)),
+    ),
+    Case(
+        "binary_cross_entropy_with_logits",
+        ("binary_cross_entropy_with_logits", "bce_logits_op"),
+        lambda m, x, t: nn(m).binary_cross_entropy_with_logits(x, t),
+        (real(2, 3, lo=-3, hi=3), probability(2, 3)),
+    ),
+    Case(
+        "binary_cross_entropy_with_logits_weights",
+        ("binary_cross_entropy_with_logits", "bce_logits_op"),
+        lambda m, x, t: nn(m).binary_cross_entropy_with_logits(
+            x,
+            t,
+            m.tensor([2.0, 1.0, 0.5], dtype=m.float64),
+            reduction="sum",
+            pos_weight=m.tensor([1.0, 3.0, 0.5], dtype=m.float64),
+        ),
+        (real(2, 3, lo=-3, hi=3), probability(2, 3)),
+    ),
+    Case(
+        "cross_entropy",
+        ("cross_entropy", "nll_loss", "log_softmax"),
+        lambda m, z: nn(m).cross_entropy(z, m.tensor([0, 2, 1])),
+        (real(3, 4, lo=-2, hi=2),),
+    ),
+    Case(
+        "cross_entropy_weight_ignore_index",
+        ("cross_entropy", "nll_loss"),
+        lambda m, z: nn(m).cross_entropy(
+            z,
+            m.tensor([0, 2, 1, 2]),
+            weight=m.tensor([1.0, 2.0, 0.5], dtype=m.float64),
+            ignore_index=1,
+        ),
+        (real(4, 3, lo=-2, hi=2),),
+    ),
+    Case(
+        "cross_entropy_sum_label_smoothing",
+        ("cross_entropy", "nll_loss"),
+        lambda m, z: nn(m).cross_entropy(
+            z, m.tensor([0, 2, 1]), reduction="sum", label_smoothing=0.2
+        ),
+        (real(3, 4, lo=-2, hi=2),),
+    ),
+    Case(
+        "cross_entropy_mean_label_smoothing_weight",
+        ("cross_entropy", "nll_loss"),
+        lambda m, z: nn(m).cross_entropy(
+            z,
+            m.tensor([0, 2, 1]),
+            m.tensor([1.0, 2.0, 3.0, 0.5], dtype=m.float64),
+            ignore_index=2,
+            label_smoothing=0.1,
+        ),
+        (real(3, 4, lo=-2, hi=2),),
+    ),
+    Case(
+        "cross_entropy_one_sample",
+        ("cross_entropy", "nll_loss"),
+        lambda m, z: nn(m).cross_entropy(z, m.tensor(2)),
+        (real(4),),
+    ),
+    Case(
+        "cross_entropy_spatial_none",
+        ("cross_entropy", "nll_loss", "reshape"),
+        lambda m, z: nn(m).cross_entropy(z, m.tensor([[0, 2], [1, 1]]), reduction="none"),
+        (real(2, 3, 2),),
+    ),
+    Case(
+        "cross_entropy_2d",
+        ("cross_entropy", "nll_loss"),
+        lambda m, z: nn(m).cross_entropy(z, m.tensor([[[0, 2], [1, 1]], [[2, 2], [0, 1]]])),
+        (real(2, 3, 2, 2),),
+    ),
+    Case(
+        "cross_entropy_probabilities",
+        ("cross_entropy", "div"),
+        lambda m, z, p: nn(m).cross_entropy(z, m.softmax(p, 1)),
+        (real(3, 4), real(3, 4)),
+    ),
+    Case(
+        "cross_entropy_probabilities_none_smoothing",
+        ("cross_entropy",),
+        lambda m, z, p: nn(m).cross_entropy(
+            z, m.softmax(p, 1), reduction="none", label_smoothing=0.1
+        ),
+        (real(3, 4), real(3, 4)),
+    ),
+    Case(
+        "cross_entropy_probabilities_weight_sum",
+        ("cross_entropy",),
+        lambda m, z, p: nn(m).cross_entropy(
+            z, m.softmax(p, 0), weight=m.tensor([1.0, 2.0, 0.5], dtype=m.float64), reduction="sum"
+        ),
+        (real(3), real(3)),
+    ),
 ]
 
 # Ops without a gradient: their results never require grad (checked in

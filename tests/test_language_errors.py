@@ -186,9 +186,9 @@ def test_unknown_names(text, bindings, message, column):
             1,
         ),
         (
-            "softmax(x)",
-            "wrong number of arguments: softmax takes 2 arguments but 1 was given:"
-            " softmax(input, dim)",
+            "softmax(x, 0, 1)",
+            "wrong number of arguments: softmax takes 1 to 2 arguments but 3 were given:"
+            " softmax(input, dim=-1)",
             1,
         ),
         (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -495,6 +496,53 @@ EXAMPLES = {
     "linspace": ("linspace(-1, 1, 3)", np.linspace(-1, 1, 3)),
     "zeros_like": ("zeros_like(a)", np.zeros_like(A)),
     "ones_like": ("ones_like(v)", np.ones_like(V)),
+    # the functions of ops_special, ops_scan, ops_linalg and ops_nn: values from the
+    # standard library, mpmath (SymPy's) or by hand
+    "ln": ("ln(abs(v))", np.log(np.abs(V))),
+    "cbrt": ("cbrt(v)", np.sign(V) * np.abs(V) ** (1 / 3)),
+    "sec": ("sec(v)", 1 / np.cos(V)),
+    "csc": ("csc(v)", 1 / np.sin(V)),
+    "cot": ("cot(v)", np.cos(V) / np.sin(V)),
+    "sinc": ("sinc(v)", np.sin(np.pi * V) / (np.pi * V)),
+    "deg2rad": ("deg2rad([180, 90])", np.array([np.pi, np.pi / 2])),
+    "rad2deg": ("rad2deg(pi / 4)", np.array(45.0)),
+    "hypot": ("hypot([3, 5], [4, 12])", np.array([5.0, 13.0])),
+    "gamma": ("gamma(v)", np.array([math.gamma(x) for x in V])),
+    "lgamma": ("lgamma(v)", np.array([math.lgamma(x) for x in V])),
+    "digamma": ("digamma(v)", np.array([float(mpmath.digamma(x)) for x in V])),
+    "polygamma": ("polygamma(1, v)", np.array([float(mpmath.polygamma(1, x)) for x in V])),
+    "factorial": ("factorial([0, 1, 5, 0.5])", np.array([1, 1, 120, math.sqrt(math.pi) / 2])),
+    "erfc": ("erfc(v)", np.array([math.erfc(x) for x in V])),
+    "erfinv": ("erfinv([0, 0.5])", np.array([0.0, float(mpmath.erfinv(0.5))])),
+    "xlogy": ("xlogy([0, 2], [0, 3])", np.array([0.0, 2 * math.log(3)])),
+    "cumsum": ("cumsum(v, 0)", np.array([0.5, -1.0, 1.0])),
+    "cumprod": ("cumprod(v, dim=0)", np.array([0.5, -0.75, -1.5])),
+    "sort": ("sort(v)", np.array([-1.5, 0.5, 2.0])),
+    "cross": ("cross([1, 0, 0], [0, 1, 0])", np.array([0.0, 0.0, 1.0])),
+    # det(a) = 5.5, so a^-1 [1, 2] = [3 - 2, -0.5 + 4] / 5.5
+    "solve": ("solve(a, [1, 2])", np.array([1.0, 3.5]) / 5.5),
+    "eigvalsh": ("eigvalsh([[2, 1], [1, 2]])", np.array([1.0, 3.0])),
+    "logdet": ("logdet(a)", np.array(math.log(5.5))),
+    "gelu": ("gelu(v)", np.array([x * (1 + math.erf(x / math.sqrt(2))) / 2 for x in V])),
+    "silu": ("silu(v)", V / (1 + np.exp(-V))),
+    "leaky_relu": ("leaky_relu(v)", np.where(V > 0, V, 0.01 * V)),
+    "elu": ("elu(v, 2)", np.where(V > 0, V, 2 * (np.exp(V) - 1))),
+    "softsign": ("softsign(v)", V / (1 + np.abs(V))),
+    "mse_loss": ("mse_loss(v, [0, 0, 0])", np.mean(V**2)),
+    "cross_entropy": (
+        "cross_entropy(a, [0, 1])",
+        np.mean(np.log(np.exp(A).sum(1)) - A[[0, 1], [0, 1]]),
+    ),
+    "binary_cross_entropy": (
+        "binary_cross_entropy([0.25, 0.5], [0, 1])",
+        np.array(-(math.log(0.75) + math.log(0.5)) / 2),
+    ),
+    "binary_cross_entropy_with_logits": (
+        "binary_cross_entropy_with_logits(v, [0, 1, 1])",
+        np.mean(
+            [math.log(1 + math.exp(0.5)), math.log(1 + math.exp(1.5)), math.log1p(math.exp(-2))]
+        ),
+    ),
 }
 
 

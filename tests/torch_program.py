@@ -56,9 +56,11 @@ _CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "Tru
 
 # The parameters of each function, in PyTorch's (and gradcli's) positional order.
 _INTEGERS = {"dim", "axis", "dim0", "dim1", "start_dim", "end_dim", "decimals", "steps", "n", "m"}
+_INTEGERS |= {"ignore_index"}
 _SHAPES = {"size", "shape", "sizes", "dims"}
-_BOOLS = {"keepdim", "keepdims", "unbiased"}
+_BOOLS = {"keepdim", "keepdims", "unbiased", "descending", "stable", "left"}
 _NUMBERS = {"min", "max", "beta", "threshold", "fill_value", "start", "end", "step", "correction"}
+_NUMBERS |= {"negative_slope", "alpha", "label_smoothing"}
 _CONSTRUCTORS = {"zeros", "ones", "full", "eye", "arange", "linspace", "rand", "randn"}
 _SEQUENCES = {"stack", "cat"}
 _INDEX_RESULTS = {"argmax", "argmin"}
@@ -164,8 +166,42 @@ def _where(condition, x, y):
     return torch.where(condition, as_tensor(x), as_tensor(y))
 
 
+def _gamma(x):
+    # PyTorch has no gamma: its sign, times exp(lgamma) (poles and overflow are not drawn).
+    sign = torch.where(x > 0, 1.0, (-1.0) ** torch.ceil(-x))
+    return sign * torch.exp(torch.lgamma(x))
+
+
+def _log(x, base=None):
+    if base is None:
+        return torch.log(x)
+    return torch.log(x) / (torch.log(base) if isinstance(base, torch.Tensor) else math.log(base))
+
+
 # What each language function is in PyTorch, where it is not torch.<name> as it stands.
 TORCH = {
+    "ln": torch.log,
+    "log": _log,
+    "cbrt": lambda x: torch.sign(x) * torch.abs(x) ** (1 / 3),
+    "sec": lambda x: 1 / torch.cos(x),
+    "csc": lambda x: 1 / torch.sin(x),
+    "cot": lambda x: 1 / torch.tan(x),
+    "gamma": _gamma,
+    "factorial": lambda x: _gamma(x + 1),
+    "sort": lambda *args, **kwargs: torch.sort(*args, **kwargs).values,
+    "solve": torch.linalg.solve,
+    "eigvalsh": torch.linalg.eigvalsh,
+    "softmax": lambda x, dim=-1: torch.softmax(x, dim),
+    "log_softmax": lambda x, dim=-1: torch.log_softmax(x, dim),
+    "gelu": F.gelu,
+    "silu": F.silu,
+    "leaky_relu": F.leaky_relu,
+    "elu": F.elu,
+    "softsign": F.softsign,
+    "mse_loss": F.mse_loss,
+    "cross_entropy": F.cross_entropy,
+    "binary_cross_entropy": F.binary_cross_entropy,
+    "binary_cross_entropy_with_logits": F.binary_cross_entropy_with_logits,
     "softplus": F.softplus,
     "round": lambda x, decimals=0: torch.round(x, decimals=decimals),
     "sum": _reduction(torch.sum),
@@ -213,8 +249,14 @@ class TorchProgram:
         self.env.update(inputs)
         defined = set()
         result = None
-        for statement in self.program.statements:
-            result = self.statement(statement, inputs, defined)
+        # In float64, as gradcli runs the program: tanh of an integer index is a float64.
+        before = torch.get_default_dtype()
+        torch.set_default_dtype(F64)
+        try:
+            for statement in self.program.statements:
+                result = self.statement(statement, inputs, defined)
+        finally:
+            torch.set_default_dtype(before)
         return as_tensor(result)
 
     # ----- statements -----
@@ -266,6 +308,9 @@ class TorchProgram:
 
     def Name(self, node):
         return self.name(node.id)
+
+    def Str(self, node):
+        return node.value
 
     def UnaryOp(self, node):
         value = self.evaluate(node.operand)

@@ -132,6 +132,51 @@ RULE_WORDS: dict[str, tuple[str, ...]] = {
     ),
     "clone": _unary("d a/da = 1"),
     "to_dtype": _unary("g cast to a's dtype"),
+    # special functions (ops/special.py)
+    "cbrt": _unary("d cbrt(a)/da = 1/(3*cbrt(a)**2)"),
+    "sec": _unary("d sec(a)/da = sec(a)*tan(a)"),
+    "csc": _unary("d csc(a)/da = -csc(a)*cot(a)"),
+    "cot": _unary("d cot(a)/da = -(1 + cot(a)**2)"),
+    "sinc": _unary("d sinc(a)/da = (cos(pi*a) - sinc(a))/a, and 0 at a = 0"),
+    "deg2rad": _unary("d deg2rad(a)/da = pi/180"),
+    "rad2deg": _unary("d rad2deg(a)/da = 180/pi"),
+    "hypot": ("d hypot(a, b)/da = a/hypot(a, b)", "d hypot(a, b)/db = b/hypot(a, b)"),
+    "gamma": _unary("d gamma(a)/da = gamma(a)*digamma(a)"),
+    "lgamma": _unary("d lgamma(a)/da = digamma(a)"),
+    "digamma": _unary("d digamma(a)/da = polygamma(1, a)"),
+    "polygamma_op": _unary("d polygamma(n, a)/da = polygamma(n+1, a)"),
+    "erfc": _unary("d erfc(a)/da = -2/sqrt(pi)*exp(-a**2)"),
+    "erfinv": _unary("d erfinv(a)/da = sqrt(pi)/2*exp(erfinv(a)**2)"),
+    "xlogy": (
+        "d xlogy(a, b)/da = log(b), and 0 where a = 0 and b <= 0",
+        "d xlogy(a, b)/db = a/b",
+    ),
+    # running products (ops/linalg_extra.py)
+    "cumprod": _unary("d cumprod(a)_k/da_i = the product of a_j for j <= k but i, for k >= i"),
+    # linear algebra (ops/linalg_extra.py); x = solve(a, b)
+    "cross_op": ("d cross(a, b)/da: g -> cross(b, g)", "d cross(a, b)/db: g -> cross(g, a)"),
+    "solve_op": (
+        "d solve(a, b)/da: g -> -solve(a.T, g) @ x.T",
+        "d solve(a, b)/db: g -> solve(a.T, g)",
+    ),
+    "eigvalsh": _unary("g -> V diag(g) V.T, V the eigenvectors of a"),
+    "eigenvectors": _unary("g -> V (skew(V.T g) / (L_j - L_i)) V.T, L the eigenvalues of a"),
+    "logabsdet": _unary("d log|det(a)|/da = inverse(a).T"),
+    # activations and losses (ops/nn.py); n is the number of entries a mean divides by
+    "gelu": _unary("d gelu(a)/da = Phi(a) + a*phi(a), Phi and phi the normal CDF and density"),
+    "silu": _unary("d silu(a)/da = sigmoid(a)*(1 + a*(1 - sigmoid(a)))"),
+    "leaky_relu": _unary("d leaky_relu(a)/da = 1 where a > 0, else negative_slope"),
+    "elu": _unary("d elu(a)/da = 1 where a > 0, else alpha*exp(a)"),
+    "mse_op": ("d mse_loss(a, b)/da = 2*(a - b)/n", "d mse_loss(a, b)/db = -2*(a - b)/n"),
+    "bce_op": (
+        "d binary_cross_entropy(a, b)/da = (a - b)/(a*(1 - a))/n",
+        "d binary_cross_entropy(a, b)/db = (log(1 - a) - log(a))/n",
+    ),
+    "bce_logits_op": (
+        "d binary_cross_entropy_with_logits(a, b)/da = (sigmoid(a) - b)/n",
+        "d binary_cross_entropy_with_logits(a, b)/db = -a/n",
+    ),
+    "nll_loss": _unary("g -> -(the class weight) at each target class, 0 elsewhere"),
 }
 # Ops recorded with another op's rule: the same words.
 RULE_WORDS.update(
@@ -291,8 +336,32 @@ def _pow_zero_base(args, kwargs):
     return _count((base == 0) & fractional, "at base 0 with a non-integer exponent")
 
 
+def _origin(args, kwargs):
+    return _count((_values(args[0]) == 0) & (_values(args[1]) == 0), "at the origin")
+
+
+def _pole(shift: int):
+    """The gamma family: poles where x + shift is 0 or a negative integer."""
+
+    def check(args, kwargs):
+        x = _values(args[-1] if len(args) > 1 else args[0]) + shift
+        return _count(np.isfinite(x) & (x <= 0) & (x == np.floor(x)), "at a pole")
+
+    return check
+
+
 KINKS = {
     "abs": _zero,
+    "cbrt": _zero,
+    "leaky_relu": _zero,
+    "elu": _zero,
+    "softsign": _zero,
+    "hypot": _origin,
+    "gamma": _pole(0),
+    "lgamma": _pole(0),
+    "digamma": _pole(0),
+    "polygamma": _pole(0),
+    "factorial": _pole(1),
     "relu": _zero,
     "sign": _zero,
     "sqrt": _zero,

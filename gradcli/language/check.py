@@ -19,10 +19,10 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from ..engine.ops import FUNCTIONS
-from ..engine.optable import Schema
 from ..errors import GradcliError, GradcliTypeError, Span
 from ..record import Record
 from . import ir
+from .forms import CALCULATOR_FORMS
 from .ir import NESTING_LIMIT
 
 if TYPE_CHECKING:
@@ -57,7 +57,6 @@ def suggest(name: str, candidates, cutoff: float = 0.6) -> str:
 #: target is a function of the current op table, and only for a name that is not a
 #: function itself (a name that becomes one is never looked up here).
 FUNCTION_ALIASES = {
-    "ln": "log",
     "arcsin": "asin",
     "arccos": "acos",
     "arctan": "atan",
@@ -65,8 +64,7 @@ FUNCTION_ALIASES = {
     "arcsinh": "asinh",
     "arccosh": "acosh",
     "arctanh": "atanh",
-    "gamma": "lgamma",
-    "tgamma": "lgamma",
+    "tgamma": "gamma",
     "loggamma": "lgamma",
     "gammaln": "lgamma",
     "psi": "digamma",
@@ -184,30 +182,6 @@ class Signature(Record):
 
 
 _SIGNATURES: dict[str, Signature] = {}
-
-
-# max and min as the language takes them: an op table schema (inspect loads when read).
-_EXTREME = Schema(
-    "(input: Tensor, other: Tensor = None, *, dim: int = None, keepdim: bool = False)"
-)
-
-
-#: Where the language means what a calculator means rather than what the library
-#: (PyTorch) means: ``max(a, b)`` and ``min(a, b)`` are always elementwise (``max(x, 0)``
-#: is ReLU), and a reduction along a dimension names it, ``max(x, dim=0)``, giving the values.
-#: The signature and the one-line doc that the language and ``gradcli functions`` show.
-CALCULATOR_FORMS = {
-    "max": (
-        _EXTREME,
-        "max(x): largest entry; max(a, b): the larger, elementwise (maximum);"
-        " max(x, dim=0): largest along dim (the values; argmax gives the indices)",
-    ),
-    "min": (
-        _EXTREME,
-        "min(x): smallest entry; min(a, b): the smaller, elementwise (minimum);"
-        " min(x, dim=0): smallest along dim (the values; argmin gives the indices)",
-    ),
-}
 
 
 def python_signature(name: str) -> inspect.Signature:
@@ -452,7 +426,11 @@ class _Checker:
     # ----- expressions -----
 
     def expression(self, expr, params=frozenset(), function: str | None = None) -> None:
+        arguments = set()  # the nodes that are arguments of built-in functions
         for node in ir.walk(expr):
+            if isinstance(node, ir.Call) and node.func in FUNCTIONS or isinstance(node, ir.Method):
+                arguments.update(id(a) for a in node.args)
+                arguments.update(id(k.value) for k in node.keywords)
             if isinstance(node, ir.Name):
                 self.use(node, params)
             elif isinstance(node, ir.Call):
@@ -461,6 +439,11 @@ class _Checker:
                 self.method(node, params)
             elif isinstance(node, ir.Attr):
                 self.attribute(node, params)
+            elif isinstance(node, ir.Str) and id(node) not in arguments:
+                raise GradcliError(
+                    'text in quotes is only an argument of a function, as in reduction="sum"',
+                    node.span,
+                )
 
     def is_variable(self, name: str, params) -> bool:
         """Whether ``name`` is an input or a computed variable (not a constant)."""

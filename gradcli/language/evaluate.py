@@ -15,6 +15,7 @@ indexing error at the subscripts.
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 
@@ -26,9 +27,22 @@ from ..engine.ops import FUNCTIONS
 from ..engine.state import default_dtype as _engine_default_dtype
 from ..engine.state import no_grad
 from ..engine.tensor import Tensor
-from ..errors import GradcliError, GradcliIndexError, GradcliTypeError, ShapeError, Span
+from ..errors import (
+    GradcliError,
+    GradcliIndexError,
+    GradcliTypeError,
+    GradcliValueError,
+    ShapeError,
+    Span,
+)
 from . import ir
-from .check import BUILTIN_CONSTANTS, CALCULATOR_FORMS, builtin_signature, name_span, suggest
+from .check import (
+    BUILTIN_CONSTANTS,
+    CALCULATOR_FORMS,
+    builtin_signature,
+    name_span,
+    suggest,
+)
 
 _OPERATORS = {
     "add": operator.add,
@@ -58,6 +72,12 @@ _NUMBER_TYPES = frozenset({"Number", "float"})
 # A number, or a tensor that requires grad: then it is differentiated (clamp's bounds).
 _BOUND_TYPES = frozenset({"Number|Tensor"})
 _SEQUENCE_TYPES = frozenset({"Tensor[]"})
+#: The texts each parameter of type str takes (reduction="sum").
+_TEXT_CHOICES = {
+    "reduction": ("mean", "sum", "none"),
+    "approximate": ("none", "tanh"),
+    "UPLO": ("L", "U"),
+}
 #: What ``x.name`` computes, for each name of check.ATTRIBUTES.
 _ATTRIBUTES = {
     "T": lambda x: x.T,
@@ -216,6 +236,9 @@ class Evaluator:
     def Num(self, node: ir.Num):
         return _number(node.value)
 
+    def Str(self, node: ir.Str):
+        return node.value
+
     def Name(self, node: ir.Name):
         return self.name(node.id, node.span)
 
@@ -341,12 +364,14 @@ class Evaluator:
         function = FUNCTIONS[name]
         sig = builtin_signature(name)
         types = _parameter_types(function)
+        if name in CALCULATOR_FORMS:  # a form may add parameters (log's base)
+            types.update((p.name, p.type) for p in CALCULATOR_FORMS[name][0].params)
         nodes = [None, *arg_nodes] if receiver is not None else list(arg_nodes)
         params = list(sig.positional)
         params += [sig.variadic] * max(0, len(nodes) - len(params))
         args, kwargs, given = [], {}, []  # given: (parameter, value, span) of each argument
         for i, (param, arg) in enumerate(zip(params, nodes)):
-            value = receiver if arg is None else self.argument(types[param], arg)
+            value = receiver if arg is None else self.argument(param, types[param], arg)
             if i == 0 and function.kind != "constructor" and types[param] == "Tensor":
                 value = as_tensor(value)
             arg_span = span if arg is None else arg.span
@@ -357,14 +382,17 @@ class Evaluator:
             kwargs["generator"] = self.generator
         for keyword in keyword_nodes:
             param = sig.canonical(keyword.name)
-            value = self.argument(types[param], keyword.value)
+            value = self.argument(param, types[param], keyword.value)
             value = self.adapt(param, types[param], value, keyword.value.span)
             given.append((param, value, keyword.value.span))
             kwargs[param] = value
+        call = function.call
         if name in CALCULATOR_FORMS:
-            args, kwargs = _calculator_form(name, args, kwargs, given)
+            call, args, kwargs = _calculator_form(name, call, args, kwargs, given)
+        elif name == "cross_entropy":
+            args, kwargs = _class_indices(args, kwargs, span)
         try:
-            result = self.apply(name, span, function.call, *args, **kwargs)
+            result = self.apply(name, span, call, *args, **kwargs)
         except GradcliIndexError as err:
             if err.span is span:  # an axis out of range is the axis argument's fault
                 err.span = _axis_span(err.message, given, span)
@@ -377,10 +405,17 @@ class Evaluator:
             result = ops.to_dtype(result, default_dtype())
         return result
 
-    def argument(self, type_: str, node):
+    def argument(self, param: str, type_: str, node):
         if type_ in _SEQUENCE_TYPES and isinstance(node, ir.ListLit):
             return [as_tensor(self.evaluate(item)) for item in node.items]
-        return self.evaluate(node)
+        value = self.evaluate(node)
+        if (type_ == "str") != isinstance(value, str):
+            if type_ != "str":
+                raise GradcliTypeError(f"{param} takes a value, not text in quotes", node.span)
+        if type_ == "str" and value not in _TEXT_CHOICES.get(param, (value,)):
+            listed = ", ".join(f'"{c}"' for c in _TEXT_CHOICES[param])
+            raise GradcliTypeError(f"{param} must be one of {listed}", node.span)
+        return value
 
     def adapt(self, param: str, type_: str, value, span: Span, variadic: bool = False):
         """``value`` in the form the op table's parameter ``param`` (of type ``type_``) takes."""
@@ -418,12 +453,25 @@ def _floor_divide(a, b) -> Tensor:
         return ops.floor_divide(a, b)
 
 
-def _calculator_form(name: str, args: list, kwargs: dict, given) -> tuple[list, dict]:
-    """The arguments of ``max`` or ``min`` as the language means them
-    (check.CALCULATOR_FORMS): two operands are elementwise, ``max(x, other=y)`` in the
-    library's terms (a tensor, so a number is never read as a dim); else the reduction."""
+def _calculator_form(name: str, call, args: list, kwargs: dict, given):
+    """The call and arguments of a function as the language means it (check.CALCULATOR_FORMS).
+
+    ``max`` and ``min``: two operands are elementwise, ``max(x, other=y)`` in the
+    library's terms (a tensor, so a number is never read as a dim); else the reduction.
+    ``log(x, base)`` divides by log(base); ``softmax(x)`` is along the last dimension."""
+    if name == "log":
+        base = args[1] if len(args) > 1 else kwargs.pop("base", None)
+        if base is None:
+            return call, args[:1], kwargs
+        # A number base stays a Python float: a float32 x keeps its dtype.
+        denominator = ops.log(base) if type(base) is Tensor else math.log(base)
+        return (lambda x: ops.div(call(x), denominator)), args[:1], kwargs
+    if name in ("softmax", "log_softmax"):
+        if len(args) < 2 and "dim" not in kwargs:
+            kwargs["dim"] = -1
+        return call, args, kwargs
     if len(args) < 2 and "other" not in kwargs:
-        return args, kwargs
+        return call, args, kwargs
     other = args[1] if len(args) > 1 else kwargs.pop("other")
     for param, _, span in given:
         if param in ("dim", "keepdim"):
@@ -432,7 +480,26 @@ def _calculator_form(name: str, args: list, kwargs: dict, given) -> tuple[list, 
                 f" write {name}(x, dim=0)",
                 span,
             )
-    return [args[0]], {"other": as_tensor(other)}
+    return call, [args[0]], {"other": as_tensor(other)}
+
+
+def _class_indices(args: list, kwargs: dict, span: Span) -> tuple[list, dict]:
+    """cross_entropy's target as the library takes it: the language's numbers are floats,
+    so a target of another shape than the input holds class indices, as integers."""
+    target = args[1] if len(args) > 1 else kwargs.get("target")
+    data = np.asarray(target)
+    if target is None or np.shape(target) == np.shape(args[0]) or data.dtype.kind != "f":
+        return args, kwargs
+    if not np.all(data == np.round(data)):
+        raise GradcliValueError(
+            "cross_entropy: a target of another shape than input holds class indices, "
+            "which must be whole numbers",
+            span,
+        )
+    indices = ops.to_dtype(as_tensor(data), np.int64)
+    if len(args) > 1:
+        return [args[0], indices, *args[2:]], kwargs
+    return args, {**kwargs, "target": indices}
 
 
 def _axis_span(message: str, given, fallback: Span) -> Span:

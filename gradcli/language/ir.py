@@ -85,6 +85,13 @@ class Num(Record):
     span: Span = _span()
 
 
+class Str(Record):
+    """Text in quotes: only an argument of a built-in function (``reduction="sum"``)."""
+
+    value: str
+    span: Span = _span()
+
+
 class Name(Record):
     """A variable, a function parameter, or a built-in constant (pi, e, inf, nan)."""
 
@@ -194,7 +201,7 @@ class ListLit(Record):
     span: Span = _span()
 
 
-Expr = Num | Name | UnaryOp | BinOp | Chain | Compare | Call | Method | Attr | Index | ListLit
+Expr = Num | Str | Name | UnaryOp | BinOp | Chain | Compare | Call | Method | Attr | Index | ListLit
 
 
 # ----------------------------------------------------------------------------
@@ -252,7 +259,7 @@ Node = Stmt | Keyword | Slice | Program
 
 def children(node: Node) -> tuple[Node, ...]:
     """The direct sub-nodes of ``node``, in source order."""
-    if isinstance(node, (Num, Name)):
+    if isinstance(node, (Num, Str, Name)):
         return ()
     if isinstance(node, UnaryOp):
         return (node.operand,)
@@ -349,6 +356,9 @@ class _Printer:
 
     def Num(self, node: Num) -> str:
         return _number(node.value) if node.value >= 0 else f"({_number(node.value)})"
+
+    def Str(self, node: Str) -> str:
+        return f"'{node.value}'" if '"' in node.value else f'"{node.value}"'
 
     def Name(self, node: Name) -> str:
         return node.id

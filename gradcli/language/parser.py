@@ -67,6 +67,9 @@ class _Builder(_lark.Transformer):
     def num(self, token):
         return ir.Num(float(token), token_span(token))
 
+    def string(self, token):
+        return ir.Str(str(token)[1:-1], token_span(token))
+
     def name(self, token):
         return ir.Name(str(token), token_span(token))
 
@@ -228,6 +231,8 @@ def _describe(token) -> str:
         return f"name '{token}'"
     if token.type == "NUMBER":
         return f"number '{token}'"
+    if token.type == "STRING":
+        return f"string {token}"
     return f"'{token}'"
 
 

@@ -98,14 +98,23 @@ def render_functions(functions, stream, console: Console | None = None) -> None:
     table = Table(box=box.ROUNDED, safe_box=not unicode)
     # Names are never cut: a signature wraps after a comma, below its name.
     longest = max(len(f.name) for f in functions) + 1
-    table.add_column(Text("function"), min_width=longest, ratio=3)
+    # A name longer than the column's share gets a fixed width (Rich overflows a minimum
+    # width there), and a line of its own when its first parameter does not fit beside it.
+    fixed = longest > (console.width - 10) // 3
+    if fixed:
+        table.add_column(Text("function"), width=longest)
+    else:
+        table.add_column(Text("function"), min_width=longest, ratio=3)
     table.add_column(Text("description"), ratio=4)
     table.add_column(Text("at kinks"), ratio=2)
     for i, f in enumerate(functions):
         if i == 0 or functions[i - 1].kind != f.kind:
             table.add_row(Text(f.kind, style="bold magenta"), end_section=False)
         last_of_kind = i + 1 == len(functions) or functions[i + 1].kind != f.kind
-        name = Text(f.name, style="bold cyan").append(f.signature)
+        name = Text(f.name, style="bold cyan")
+        if fixed and len(f.name) + len(f.signature.split(" ")[0]) > longest:
+            name.append("\n")
+        name.append(f.signature)
         # Text, not markup: "[min, max]" in a description is no style.
         table.add_row(name, Text(f.doc), Text(f.kink or ""), end_section=last_of_kind)
     console.print(table)

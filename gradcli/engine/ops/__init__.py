@@ -17,9 +17,12 @@ from . import (
     elementwise,
     indexing,
     linalg,
+    linalg_extra,
+    nn,
     ordering,
     reductions,
     shape,
+    special,
 )
 
 # In the order their modules depend on each other.
@@ -36,6 +39,9 @@ TABLES = tuple(
         reductions,
         linalg,
         ordering,
+        special,
+        linalg_extra,
+        nn,
     )
 )
 OPS = {entry.name: entry for t in TABLES for entry in t.entries}

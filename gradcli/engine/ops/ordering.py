@@ -29,6 +29,8 @@ _TopkResult = return_type("topk")
     "(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False)",
     kind="other",
     method=True,
+    function=True,  # the language takes the values
+    kink="equal entries keep their order (a stable sort), which decides their gradients",
     doc="sort(x, dim=-1, descending=False): (values, indices) in order along dim",
     overloads=[over("SortBackward0", (take_along_rule,), forward=take_along)],
 )

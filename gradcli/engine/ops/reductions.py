@@ -506,6 +506,7 @@ cumsum = table.op(
     kind="other",
     method=True,
     inplace=True,
+    function=True,
     doc="cumsum(x, dim): running sums along dim",
 )
 

@@ -1,0 +1,218 @@
+"""Linear algebra beyond products: cross products, linear systems, symmetric eigenvalues,
+log-determinants, and running products. Matrices may come in batches (``(*, n, n)``);
+a singular matrix is an ``EngineError`` in PyTorch's words, never a NumPy error."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...errors import EngineError, NotImplementedByGradcli, ShapeError
+from .. import dtypes
+from ..optable import Table
+from .common import dims, raw
+from .comparison import where
+from .linalg import _square, _swap, matmul
+from .reductions import cumsum, sum
+from .shape import flip_op, transpose, unsqueeze
+
+table = Table("linalg_extra")
+_LINALG = dict(kind="linalg", function=True)
+
+# ----- cross product: a x b . g = a . (b x g) = b . (g x a) -----
+
+
+def _cross(input, other, dim):
+    a, b = np.asarray(input), np.asarray(other)
+    if np.shape(a)[dim] != 3 or np.shape(b)[dim] != 3:
+        raise ShapeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. "
+            f"Got {np.shape(a)[dim]} and {np.shape(b)[dim]}"
+        )
+    return np.cross(a, b, axisa=dim, axisb=dim, axisc=dim)
+
+
+cross_op = table.internal(
+    "cross_op", _cross, "(input: Tensor, other: Tensor, dim: int)",
+    grad_fn="LinalgCrossBackward0",
+    rules=(
+        lambda g, ans, x, y, dim: cross_op(y, g, dim),
+        lambda g, ans, x, y, dim: cross_op(g, x, dim),
+    ),
+    doc="the cross product along a negative dim", kind="linalg",
+)  # fmt: skip
+
+
+def _cross_shape(input, other):
+    if np.ndim(input) != np.ndim(other):
+        raise ShapeError("linalg.cross: inputs must have the same number of dimensions.")
+    try:
+        return np.broadcast_shapes(np.shape(input), np.shape(other))
+    except ValueError:
+        raise ShapeError(
+            f"linalg.cross: shapes {np.shape(input)} and {np.shape(other)} do not broadcast"
+        ) from None
+
+
+@table.composite(
+    "cross", "(input: Tensor, other: Tensor, dim: int = None)",
+    doc="cross product of 3-vectors along dim (the first of size 3)", method=True, **_LINALG,
+)  # fmt: skip
+def cross(over, input, other, dim=None):
+    shape = _cross_shape(input, other)
+    if dim is None:
+        dim = next((d for d, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise ShapeError(f"no dimension of size 3 in input (shape {shape})")
+    return cross_op(input, other, dims(dim, len(shape))[0])
+
+
+def linalg_cross(input, other, *, dim=-1):
+    """linalg.cross(x, y, dim=-1): cross product of 3-vectors along dim."""
+    shape = _cross_shape(input, other)
+    return cross_op(input, other, dims(dim, len(shape))[0])
+
+
+# ----- linear systems -----
+
+_SINGULAR = "{}: The solver failed because the input matrix is singular."
+
+
+def _solve(A, B, vector):
+    A = _square("linalg.solve", np.asarray)(A)
+    try:
+        if vector:
+            return np.linalg.solve(A, np.asarray(B)[..., None])[..., 0]
+        return np.linalg.solve(A, B)
+    except np.linalg.LinAlgError:
+        raise EngineError(_SINGULAR.format("linalg.solve")) from None
+
+
+def _solve_A_rule(g, ans, A, B, vector):
+    grad_B = solve_op(_swap(A), g, vector)
+    if vector:
+        return -unsqueeze(grad_B, -1) * unsqueeze(ans, -2)
+    return -matmul(grad_B, _swap(ans))
+
+
+solve_op = table.internal(
+    "solve_op", _solve, "(A: Tensor, B: Tensor, vector: bool)",
+    grad_fn="LinalgSolveExBackward0",
+    rules=(_solve_A_rule, lambda g, ans, A, B, vector: solve_op(_swap(A), g, vector)),
+    doc="X with A @ X = B, B a (batch of) vector(s) or matrices", kind="linalg",
+)  # fmt: skip
+
+
+@table.composite(
+    "solve", "(A: Tensor, B: Tensor, *, left: bool = True)",
+    doc="X with A @ X = B; B a vector, a matrix, or batches of either", **_LINALG,
+)  # fmt: skip
+def solve(over, A, B, *, left=True):
+    if not left:
+        raise NotImplementedByGradcli("linalg.solve with left=False is not implemented")
+    a, b = np.shape(A), np.shape(B)
+    return solve_op(A, B, len(b) == 1 or (len(b) == len(a) - 1 and b == a[:-1]))
+
+
+# ----- symmetric eigenvalues -----
+
+
+def _eigh(part):
+    def forward(A, UPLO="L"):  # noqa: N803  (PyTorch's names)
+        return np.linalg.eigh(_square("linalg.eigh", np.asarray)(A), UPLO)[part]
+
+    return forward
+
+
+def _eigvalsh_rule(g, ans, A, UPLO="L"):  # noqa: N803
+    vectors = eigenvectors(A, UPLO)
+    return matmul(vectors * unsqueeze(g, -2), _swap(vectors))
+
+
+def _eigenvectors_rule(g, ans, A, UPLO="L"):  # noqa: N803
+    # PyTorch's rule for eigh's vectors: V (skew(V^T g) / (L_j - L_i)) V^T, 0 on the diagonal.
+    values = eigvalsh(A, UPLO)
+    projected = matmul(_swap(ans), g)
+    skew = (projected - _swap(projected)) / 2
+    diagonal = np.eye(np.shape(A)[-1], dtype=bool)
+    gaps = unsqueeze(values, -2) - unsqueeze(values, -1)
+    scaled = where(diagonal, 0.0, skew / where(diagonal, 1.0, gaps))
+    return matmul(matmul(ans, scaled), _swap(ans))
+
+
+_REPEATED = "as for a symmetric input; repeated eigenvalues make second derivatives infinite"
+
+# fmt: off
+eigvalsh = table.op("eigvalsh", _eigh(0), "(A: Tensor, UPLO: str = 'L')",
+                    grad_fn="LinalgEighBackward0", rules=(_eigvalsh_rule,),
+                    doc="eigenvalues of a symmetric matrix, ascending", kink=_REPEATED,
+                    library=False, **_LINALG)
+eigenvectors = table.internal("eigenvectors", _eigh(1), "(A: Tensor, UPLO: str = 'L')",
+                              grad_fn="LinalgEighBackward0", rules=(_eigenvectors_rule,),
+                              doc="eigenvectors of a symmetric matrix (eigvalsh's rule)",
+                              kind="linalg", kink=_REPEATED)
+# fmt: on
+
+# ----- log-determinants -----
+
+
+def _logabsdet(input):
+    return np.linalg.slogdet(_square("logdet", np.asarray)(input))[1]
+
+
+def _logabsdet_rule(g, ans, A):
+    # d log|det A| = A^-T, found by a solve (a singular A is an error, as in PyTorch).
+    n = np.shape(A)[-1]
+    return solve_op(_swap(A), unsqueeze(unsqueeze(g, -1), -1) * np.eye(n), False)
+
+
+logabsdet = table.internal(
+    "logabsdet", _logabsdet, "(input: Tensor)", grad_fn="LinalgSlogdetBackward0",
+    rules=(_logabsdet_rule,), doc="log |det A|", kind="linalg",
+)  # fmt: skip
+
+
+@table.composite(
+    "logdet", "(input: Tensor)",
+    doc="log of the determinant; nan where it is negative, -inf where it is 0",
+    kink="gradient 0 where det < 0 (the value is nan); where det = 0 the gradient is an "
+         "error, as in PyTorch",
+    method=True, **_LINALG,
+)  # fmt: skip
+def logdet(over, input):
+    sign = np.linalg.slogdet(_square("logdet", np.asarray)(raw(input)))[0]
+    return where(sign < 0, math.nan, logabsdet(input))
+
+
+# ----- running products, exact with zero entries -----
+
+
+def _cumprod(input, dim, dtype=None):
+    return np.cumprod(input, axis=dim, dtype=dtypes.to_numpy(dtype))
+
+
+def _cumprod_rule(g, ans, x, dim, dtype=None):
+    d = dims(dim, np.ndim(x))[0]
+    if not np.any(np.asarray(raw(x)) == 0):
+        # d out_k / d x_i = out_k / x_i for k >= i: the reversed running sum of g * out, over x.
+        return flip_op(cumsum(flip_op(g * ans, (d,)), d), (d,)) / x
+    return transpose(_cumprod_vjp_with_zeros(transpose(g, d, -1), transpose(x, d, -1)), d, -1)
+
+
+def _cumprod_vjp_with_zeros(g, x):
+    """sum over k >= i of g_k * prod_{j <= k, j != i} x_j, along the last axis: exact with zeros."""
+    n = np.shape(x)[-1]
+    # Row i of y is x with x_i replaced by 1, so cumprod(y)[i, k] is the product over
+    # j <= k but i; only k >= i counts.
+    y = where(np.eye(n, dtype=bool), 1.0, unsqueeze(x, -2))
+    table_ = where(np.triu(np.ones((n, n), dtype=bool)), cumprod(y, -1), 0.0)
+    return sum(table_ * unsqueeze(g, -2), -1)
+
+
+cumprod = table.op(
+    "cumprod", _cumprod, "(input: Tensor, dim: int, *, dtype: dtype = None)",
+    grad_fn="CumprodBackward0", rules=(_cumprod_rule,), kind="other", method=True,
+    inplace=True, function=True, doc="running products along dim",
+    kink="exact with zero entries",
+)  # fmt: skip

@@ -1,0 +1,429 @@
+"""Activations and losses, with PyTorch's parameters (``torch.nn.functional``'s).
+
+Where PyTorch composes a function from other ops (softsign, cross_entropy, a
+weighted mse_loss), gradcli composes it the same way, so the graph and its
+``grad_fn`` names are the same. Losses take ``reduction`` as ``"mean"`` (the
+default), ``"sum"`` or ``"none"``. Class weights and ``pos_weight`` are
+constants: no gradient flows to them, and one that requires grad is an error,
+as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
+from .. import state
+from ..optable import Table, over
+from ..tensor import Tensor
+from .arithmetic import neg, pow
+from .common import batch_of, raw
+from .comparison import masked_fill, where
+from .elementwise import _erf, _sigmoid, abs, clamp, erf, exp, log, sigmoid, softplus, tanh
+from .indexing import put_along_dim
+from .reductions import log_softmax, sum
+from .shape import broadcast_to, unsqueeze, view_op
+
+table = Table("nn")
+_ACTIVATION = dict(kind="elementwise", function=True)
+_LOSS = dict(kind="loss", function=True)
+
+# ----- activations -----
+
+_SQRT_HALF = math.sqrt(0.5)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+_TANH_SCALE = math.sqrt(2 / math.pi)  # the tanh approximation of gelu: tanh(k (x + c x**3))
+_TANH_CUBIC = 0.044715
+
+
+def _gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise EngineError("approximate argument must be either none or tanh.")
+    x = np.asarray(input)
+    if approximate == "tanh":
+        out = 0.5 * x * (1 + np.tanh(_TANH_SCALE * (x + _TANH_CUBIC * x**3)))
+    else:
+        out = 0.5 * x * (1 + _erf(x * _SQRT_HALF))
+    return np.asarray(out).astype(np.result_type(x, 1.0))
+
+
+def _gelu_rule(g, ans, x, approximate="none"):
+    if approximate == "tanh":
+        t = tanh(_TANH_SCALE * (x + _TANH_CUBIC * x * x * x))
+        slope = _TANH_SCALE * (1 + 3 * _TANH_CUBIC * x * x)
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * slope)
+    return g * (0.5 * (1 + erf(x * _SQRT_HALF)) + x * exp(-0.5 * x * x) * _INV_SQRT_2PI)
+
+
+def _silu_rule(g, ans, x):
+    s = sigmoid(x)
+    return g * s * (1 + x * (1 - s))
+
+
+def _leaky_relu(input, negative_slope=0.01):
+    x = np.asarray(input)
+    return np.where(x > 0, x, x * negative_slope).astype(np.result_type(x, 1.0))
+
+
+def _elu(input, alpha=1.0):
+    x = np.asarray(input)
+    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))).astype(np.result_type(x, 1.0))
+
+
+def _elu_rule(g, ans, x, alpha=1.0):
+    # At 0 the slope is alpha (the left side's), and its derivative 0, as in PyTorch.
+    return where(x > 0, g, where(x < 0, g * alpha * exp(x), g * alpha))
+
+
+# fmt: off
+gelu = table.op("gelu", _gelu, "(input: Tensor, *, approximate: str = 'none')",
+                grad_fn="GeluBackward0", rules=(_gelu_rule,),
+                doc="x * Phi(x), Phi the normal CDF ('tanh': its approximation)",
+                domain=("real",), **_ACTIVATION)
+silu = table.op("silu", lambda input: np.asarray(input) * _sigmoid(input), grad_fn="SiluBackward0",
+                rules=(_silu_rule,), doc="x * sigmoid(x), also called swish", domain=("real",),
+                **_ACTIVATION)
+leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope: float = 0.01)",
+                      grad_fn="LeakyReluBackward0",
+                      rules=(lambda g, ans, x, negative_slope=0.01:
+                             where(x > 0, g, g * negative_slope),),
+                      doc="x, or negative_slope * x below 0", kink="gradient negative_slope at 0",
+                      domain=("nonzero",), **_ACTIVATION)
+elu = table.op("elu", _elu, "(input: Tensor, alpha: float = 1.0)", grad_fn="EluBackward0",
+               rules=(_elu_rule,), doc="x, or alpha * (exp(x) - 1) below 0",
+               kink="gradient alpha at 0, and second derivative 0 there", domain=("nonzero",),
+               **_ACTIVATION)
+# fmt: on
+
+
+@table.composite(
+    "softsign", "(input: Tensor)", doc="x / (1 + |x|)",
+    kink="second derivative 0 at 0, where it jumps from 2 to -2", **_ACTIVATION,
+)  # fmt: skip
+def softsign(over, input):
+    return input / (abs(input) + 1)  # composed as PyTorch does: grad_fn DivBackward0
+
+
+# ----- losses -----
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _reduce(losses, reduction):
+    if reduction == "none":
+        return losses
+    return np.sum(losses) if reduction == "sum" else np.mean(losses)
+
+
+def _check_reduction(reduction):
+    if reduction not in _REDUCTIONS:
+        raise GradcliValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _spread(g, ans, reduction, shape):
+    """The gradient of a reduced loss, brought back to the elementwise losses' ``shape``."""
+    if reduction == "none":
+        return g
+    g = view_op(g, batch_of(g, ans) + (1,) * len(shape))
+    return g / math.prod(shape) if reduction == "mean" else g
+
+
+def _constant(name, argument, function):
+    """A weight as an array: it takes no gradient, so one that requires grad is an error."""
+    if argument is None:
+        return None
+    if type(argument) is Tensor and argument.requires_grad and state.is_grad_enabled():
+        raise EngineError(
+            f"The function '{function}' is not differentiable with respect to argument "
+            f"'{name}'. This input cannot have requires_grad True."
+        )
+    return np.asarray(raw(argument))
+
+
+def _mse(input, target, reduction="mean"):
+    difference = np.subtract(input, target)
+    return np.asarray(_reduce(difference * difference, reduction))
+
+
+def _mse_rule(sign):
+    def rule(g, ans, x, y, reduction="mean"):
+        difference = x - y
+        return _spread(g, ans, reduction, np.shape(difference)) * (2 * sign) * difference
+
+    return rule
+
+
+mse_op = table.internal(
+    "mse_op", _mse, "(input: Tensor, target: Tensor, reduction: str)",
+    grad_fn="MseLossBackward0", rules=(_mse_rule(1), _mse_rule(-1)),
+    doc="squared error, reduced", kind="loss", promotes=True,
+)  # fmt: skip
+
+
+@table.composite(
+    "mse_loss",
+    "(input: Tensor, target: Tensor, *, reduction: str = 'mean', weight: Tensor = None)",
+    doc="squared error, averaged by default", domain=("real", "real"), **_LOSS,
+)  # fmt: skip
+def mse_loss(over, input, target, *, reduction="mean", weight=None):
+    reduction = _check_reduction(reduction)
+    if weight is None:
+        return mse_op(input, target, reduction)
+    # As PyTorch composes the weighted form: sum(weight * (x - y)**2) / sum(weight) for mean.
+    if np.shape(weight) != np.shape(input):
+        raise GradcliValueError("Weights and input must have the same size.")
+    shape = np.broadcast_shapes(np.shape(input), np.shape(target))
+    x, y = (a if np.shape(a) == shape else broadcast_to(a, shape) for a in (input, target))
+    weighted = pow(x - y, 2) * weight
+    if reduction == "none":
+        return weighted
+    return sum(weighted) if reduction == "sum" else sum(weighted) / sum(weight)
+
+
+def _same_shape(input, target, message):
+    if np.shape(input) != np.shape(target):
+        raise GradcliValueError(message.format(tuple(np.shape(target)), tuple(np.shape(input))))
+
+
+_LOG_FLOOR = -100.0  # PyTorch clamps each log at -100, so a loss at 0 or 1 is finite
+_BCE_EPSILON = float(np.float32(1e-12))  # PyTorch's floor for x (1 - x) in the gradient
+
+
+def _bce(input, target, weight=None, reduction="mean"):
+    x, t = np.asarray(input), np.asarray(target)
+    if np.any((x < 0) | (x > 1)):
+        raise EngineError("all elements of input should be between 0 and 1")
+    log_x = np.maximum(np.log(x), _LOG_FLOOR)
+    log_rest = np.maximum(np.log1p(-x), _LOG_FLOOR)
+    losses = -(t * log_x + (1 - t) * log_rest)
+    if weight is not None:
+        losses = losses * weight
+    return np.asarray(_reduce(losses, reduction)).astype(np.result_type(x, t, 1.0))
+
+
+def _bce_input_rule(g, ans, x, t, weight=None, reduction="mean"):
+    grad = _spread(g, ans, reduction, np.shape(x)) * (x - t) / clamp((1 - x) * x, min=_BCE_EPSILON)
+    return grad if weight is None else grad * weight
+
+
+def _bce_target_rule(g, ans, x, t, weight=None, reduction="mean"):
+    grad = _spread(g, ans, reduction, np.shape(x)) * (log(1 - x) - log(x))
+    return grad if weight is None else grad * weight
+
+
+bce_op = table.internal(
+    "bce_op", _bce, "(input: Tensor, target: Tensor, weight: Index, reduction: str)",
+    grad_fn="BinaryCrossEntropyBackward0", rules=(_bce_input_rule, _bce_target_rule),
+    doc="binary cross-entropy of probabilities, reduced", kind="loss",
+    kink="each log is at least -100, as in PyTorch, so x = 0 or 1 gives a finite loss",
+)  # fmt: skip
+
+
+@table.composite(
+    "binary_cross_entropy",
+    "(input: Tensor, target: Tensor, weight: Tensor = None, *, reduction: str = 'mean')",
+    doc="binary cross-entropy -(t log x + (1 - t) log(1 - x)) of probabilities x",
+    kink="each log is at least -100, as in PyTorch, so x = 0 or 1 gives a finite loss",
+    **_LOSS,
+)  # fmt: skip
+def binary_cross_entropy(over, input, target, weight=None, *, reduction="mean"):
+    _same_shape(
+        input,
+        target,
+        "Using a target size ({}) that is different to the input size ({}) is deprecated. "
+        "Please ensure they have the same size.",
+    )
+    weight = _constant("weight", weight, "binary_cross_entropy")
+    return bce_op(input, target, weight, _check_reduction(reduction))
+
+
+def _bce_logits(input, target, weight=None, reduction="mean", pos_weight=None):
+    x, t = np.asarray(input), np.asarray(target)
+    softplus_of_minus_x = np.logaddexp(0, -x)  # log(1 + exp(-x)) without overflow
+    if pos_weight is None:
+        losses = (1 - t) * x + softplus_of_minus_x
+    else:
+        losses = (1 - t) * x + (1 + (pos_weight - 1) * t) * softplus_of_minus_x
+    if weight is not None:
+        losses = losses * weight
+    return np.asarray(_reduce(losses, reduction)).astype(np.result_type(x, t, 1.0))
+
+
+def _bce_logits_input_rule(g, ans, x, t, weight=None, reduction="mean", pos_weight=None):
+    spread = _spread(g, ans, reduction, np.shape(x))
+    if pos_weight is None:
+        grad = spread * (sigmoid(x) - t)
+    else:
+        grad = spread * (sigmoid(x) * (pos_weight * t + 1 - t) - pos_weight * t)
+    return grad if weight is None else grad * weight
+
+
+def _bce_logits_target_rule(g, ans, x, t, weight=None, reduction="mean", pos_weight=None):
+    spread = _spread(g, ans, reduction, np.shape(x))
+    if pos_weight is None:
+        grad = -spread * x
+    else:  # log_sigmoid(-x) - pos_weight * log_sigmoid(x)
+        grad = spread * (pos_weight * softplus(-x) - softplus(x))
+    return grad if weight is None else grad * weight
+
+
+bce_logits_op = table.internal(
+    "bce_logits_op", _bce_logits,
+    "(input: Tensor, target: Tensor, weight: Index, reduction: str, pos_weight: Index)",
+    grad_fn="BinaryCrossEntropyWithLogitsBackward0",
+    rules=(_bce_logits_input_rule, _bce_logits_target_rule),
+    doc="binary cross-entropy of sigmoid(input), reduced", kind="loss",
+)  # fmt: skip
+
+
+@table.composite(
+    "binary_cross_entropy_with_logits",
+    "(input: Tensor, target: Tensor, weight: Tensor = None, *, reduction: str = 'mean', "
+    "pos_weight: Tensor = None)",
+    doc="binary cross-entropy of sigmoid(input) against target, computed stably",
+    **_LOSS,
+)  # fmt: skip
+def binary_cross_entropy_with_logits(
+    over, input, target, weight=None, *, reduction="mean", pos_weight=None
+):
+    _same_shape(input, target, "Target size ({}) must be the same as input size ({})")
+    function = "binary_cross_entropy_with_logits"
+    weight = _constant("weight", weight, function)
+    pos_weight = _constant("pos_weight", pos_weight, function)
+    return bce_logits_op(input, target, weight, _check_reduction(reduction), pos_weight)
+
+
+# ----- cross entropy: log_softmax, then nll_loss (class indices) or a sum (probabilities) -----
+
+
+def _class_dim(x):
+    return 0 if np.ndim(x) == 1 else 1
+
+
+def _picked(input, target, weight, ignore_index):
+    """For each target entry: the class index to pick (0 where ignored), and its weight
+    (0 where ignored)."""
+    x, t = np.asarray(input), np.asarray(target)
+    n_classes = x.shape[_class_dim(x)]
+    valid = t != ignore_index
+    index = np.where(valid, t, 0)
+    out_of_range = index[(index < 0) | (index >= n_classes)]
+    if out_of_range.size:
+        raise GradcliIndexError(f"Target {out_of_range.flat[0]} is out of bounds.")
+    w = np.ones(n_classes, dtype=x.dtype) if weight is None else np.asarray(weight, x.dtype)
+    return index, np.where(valid, w[index], 0)
+
+
+def _nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    x = np.asarray(input)
+    d = _class_dim(x)
+    index, w = _picked(x, target, weight, ignore_index)
+    losses = -w * np.squeeze(np.take_along_axis(x, np.expand_dims(index, d), d), d)
+    if reduction == "none":
+        return losses
+    total = np.sum(losses)
+    return total if reduction == "sum" else np.asarray(total / np.sum(w))
+
+
+def _nll_loss_rule(g, ans, x, target, weight=None, ignore_index=-100, reduction="mean"):
+    d = _class_dim(x) - np.ndim(x)
+    index, w = _picked(x, target, weight, ignore_index)
+    if reduction != "none":
+        g = view_op(g, batch_of(g, ans) + (1,) * np.ndim(index))
+        if reduction == "mean":
+            w = w / np.sum(w)
+    return put_along_dim(unsqueeze(-g * w, d), np.expand_dims(index, d), d, np.shape(x))
+
+
+def _check_target(input, target):
+    x, t = np.shape(input), np.shape(target)
+    expected = x[:1] + x[2:] if len(x) > 1 else ()
+    if t != expected:
+        raise ShapeError(
+            f"cross_entropy: a target of class indices for input of shape {x} has shape "
+            f"{expected}, not {t}"
+        )
+    kind = np.asarray(raw(target)).dtype
+    if kind.kind not in "iu":
+        raise EngineError(
+            f"expected target dtype to be Long or Byte, but got {kind.name.capitalize()}"
+        )
+
+
+@table.composite(
+    "nll_loss",
+    "(input: Tensor, target: Index, weight: Tensor = None, *, ignore_index: int = -100, "
+    "reduction: str = 'mean')",
+    doc="negative log-likelihood: minus the (weighted) input at each target class",
+    kind="loss",
+    overloads=[
+        over("NllLossBackward0", (_nll_loss_rule,), forward=_nll_loss),
+        # PyTorch's nll_loss2d: (N, C, H, W); other shapes are viewed as (N, C, 1, rest).
+        over("NllLoss2DBackward0", (_nll_loss_rule,), forward=_nll_loss),
+    ],
+)  # fmt: skip
+def nll_loss(over, input, target, weight=None, *, ignore_index=-100, reduction="mean"):
+    _check_target(input, target)
+    target = np.asarray(raw(target))
+    weight = _constant("weight", weight, "nll_loss_forward")
+    reduction = _check_reduction(reduction)
+    if np.ndim(input) <= 2:
+        return over["NllLossBackward0"](input, target, weight, ignore_index, reduction)
+    out = over["NllLoss2DBackward0"](input, target, weight, ignore_index, reduction)
+    if reduction == "none" and np.ndim(input) != 4:
+        return view_op(out, np.shape(target))  # ViewBackward0, as PyTorch's view
+    return out
+
+
+def _class_weights(weight, ndim, d):
+    """The class weights shaped to broadcast along the class dimension ``d``."""
+    return weight if ndim == 1 else weight.reshape((1,) * d + (-1,) + (1,) * (ndim - d - 1))
+
+
+@table.composite(
+    "cross_entropy",
+    "(input: Tensor, target: Tensor, weight: Tensor = None, *, ignore_index: int = -100, "
+    "reduction: str = 'mean', label_smoothing: float = 0.0)",
+    doc="cross-entropy of logits: against class indices, or class probabilities of input's "
+        "shape",
+    overloads=[over("DivBackward1", (lambda g, ans, x, y: g / y, None), forward=np.true_divide)],
+    **_LOSS,
+)  # fmt: skip
+def cross_entropy(
+    over, input, target, weight=None, *, ignore_index=-100, reduction="mean", label_smoothing=0.0
+):
+    reduction = _check_reduction(reduction)
+    weight = _constant("weight", weight, "nll_loss_forward")
+    d = _class_dim(input)
+    n_classes = np.shape(input)[d]
+    log_p = log_softmax(input, d)
+    target_data = np.asarray(raw(target))
+    if target_data.dtype.kind == "f" and np.shape(target) == np.shape(input):
+        # As PyTorch's cross_entropy_loss_prob_target.
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        terms = log_p * target
+        if weight is not None:
+            terms = terms * _class_weights(weight, np.ndim(input), d)
+        if reduction == "none":
+            return neg(sum(terms, d))
+        total = neg(sum(terms))
+        if reduction == "sum":
+            return total
+        return over["DivBackward1"](total, np.size(target_data) / n_classes)
+    loss = nll_loss(log_p, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing <= 0:
+        return loss
+    # As PyTorch's cross_entropy_loss_label_smoothing.
+    terms = log_p if weight is None else log_p * _class_weights(weight, np.ndim(input), d)
+    ignored = target_data == ignore_index
+    smooth = masked_fill(neg(sum(terms, d)), ignored, 0.0)
+    if reduction == "mean":
+        _, w = _picked(input, target_data, weight, ignore_index)
+        smooth = sum(smooth) / float(np.sum(w) if weight is not None else np.sum(~ignored))
+    elif reduction == "sum":
+        smooth = sum(smooth)
+    return (1 - label_smoothing) * loss + smooth * (label_smoothing / n_classes)

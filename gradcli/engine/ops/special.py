@@ -1,0 +1,199 @@
+"""Special and further elementwise functions: roots, reciprocal trigonometry, sinc,
+angles, hypot, the gamma family, erfc and erfinv, xlogy.
+
+The gamma family and erfinv use ``scipy.special``, imported inside their forwards:
+a program that calls none of them never loads SciPy.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..optable import Table, over
+from ..tensor import Tensor
+from .comparison import logical_and, where
+from .elementwise import cos, exp, log, tan
+
+table = Table("special")
+_ELEMENTWISE = dict(kind="elementwise", function=True)
+_TORCH = dict(method=True, inplace=True)  # a Tensor method and in-place form, as in PyTorch
+_SQRT_PI = math.sqrt(math.pi)
+_DEGREE = math.pi / 180
+_POLES = "poles at 0, -1, -2, ...: value and derivatives inf or nan there"
+
+
+def _float_like(out, x):
+    """``out`` in x's float dtype (float64 for integers: the op promotes them further)."""
+    return np.asarray(out).astype(np.result_type(x, 1.0))
+
+
+def _sinc_rule(g, ans, x):
+    # sinc'(x) = (cos(pi x) - sinc(x)) / x, which is 0 at 0. There the rule is
+    # -pi**2/3 * x: 0 itself, with slope sinc''(0), so second derivatives hold at 0 too.
+    at_zero = x == 0
+    away = (cos(math.pi * x) - ans) / where(at_zero, 1.0, x)
+    return g * where(at_zero, (-(math.pi**2) / 3) * x + 0.0, away)  # + 0.0: no -0 at 0
+
+
+def _gamma(input):
+    from scipy.special import gamma
+
+    return gamma(input)
+
+
+def _lgamma(input):
+    from scipy.special import gammaln
+
+    return gammaln(input)
+
+
+def _digamma(input):
+    from scipy.special import psi
+
+    return psi(input)
+
+
+def _polygamma(input, n):
+    from scipy.special import polygamma
+
+    return _float_like(polygamma(n, input), input)
+
+
+def _erfc(input):
+    # math.erfc is exact; vectorised over the array (no SciPy needed).
+    x = np.asarray(input)
+    return _float_like(np.frompyfunc(math.erfc, 1, 1)(x), x)
+
+
+def _erfinv(input):
+    from scipy.special import erfinv
+
+    return erfinv(input)
+
+
+# fmt: off
+cbrt = table.op("cbrt", np.cbrt, grad_fn="CbrtBackward0",
+                rules=(lambda g, ans, x: g / (3 * ans * ans),),
+                doc="cube root, real for negative x", kink="derivative inf at 0",
+                domain=("nonzero",), **_ELEMENTWISE)
+sec = table.op("sec", lambda input: 1 / np.cos(input), grad_fn="SecBackward0",
+               rules=(lambda g, ans, x: g * ans * tan(x),), doc="secant 1 / cos(x) (radians)",
+               domain=("real",), **_ELEMENTWISE)
+csc = table.op("csc", lambda input: 1 / np.sin(input), grad_fn="CscBackward0",
+               rules=(lambda g, ans, x: -g * ans * cot(x),), doc="cosecant 1 / sin(x) (radians)",
+               domain=("nonzero",), **_ELEMENTWISE)
+cot = table.op("cot", lambda input: 1 / np.tan(input), grad_fn="CotBackward0",
+               rules=(lambda g, ans, x: -g * (1 + ans * ans),),
+               doc="cotangent 1 / tan(x) (radians)", domain=("nonzero",), **_ELEMENTWISE)
+sinc = table.op("sinc", lambda input: np.sinc(input), grad_fn="SincBackward0", rules=(_sinc_rule,),
+                doc="normalized sinc sin(pi x) / (pi x), 1 at 0",
+                kink="derivative 0 and second derivative -pi**2/3 at 0, their limits "
+                     "(PyTorch's second derivative there is nan)",
+                domain=("real",), **_ELEMENTWISE, **_TORCH)
+deg2rad = table.op("deg2rad", np.deg2rad, grad_fn="Deg2RadBackward0",
+                   rules=(lambda g, ans, x: g * _DEGREE,), saves=False, doc="degrees to radians",
+                   domain=("real",), **_ELEMENTWISE, **_TORCH)
+rad2deg = table.op("rad2deg", np.rad2deg, grad_fn="Rad2DegBackward0",
+                   rules=(lambda g, ans, x: g / _DEGREE,), saves=False, doc="radians to degrees",
+                   domain=("real",), **_ELEMENTWISE, **_TORCH)
+hypot = table.op("hypot", np.hypot, "(input: Tensor, other: Tensor)", grad_fn="HypotBackward0",
+                 rules=(lambda g, ans, x, y: g * x / ans, lambda g, ans, x, y: g * y / ans),
+                 doc="sqrt(x**2 + y**2) without overflow", kind="binary", function=True,
+                 kink="derivative nan at the origin, as in PyTorch",
+                 domain=("nonzero", "nonzero"), **_TORCH)
+gamma = table.op("gamma", _gamma, grad_fn="GammaBackward0",
+                 rules=(lambda g, ans, x: g * ans * digamma(x),),
+                 doc="gamma function, gamma(n) = (n - 1)!", kink=_POLES, domain=("positive",),
+                 **_ELEMENTWISE)
+lgamma = table.op("lgamma", _lgamma, grad_fn="LgammaBackward0",
+                  rules=(lambda g, ans, x: g * digamma(x),), doc="log |gamma(x)|", kink=_POLES,
+                  domain=("positive",), **_ELEMENTWISE, **_TORCH)
+digamma = table.op("digamma", _digamma, grad_fn="DigammaBackward0",
+                   rules=(lambda g, ans, x: g * polygamma_op(x, 1),),
+                   doc="derivative of lgamma", kink=_POLES, domain=("positive",),
+                   **_ELEMENTWISE, **_TORCH)
+polygamma_op = table.internal("polygamma_op", _polygamma, "(input: Tensor, n: int)",
+                              grad_fn="PolygammaBackward0",
+                              rules=(lambda g, ans, x, n: g * polygamma_op(x, n + 1),),
+                              doc="polygamma(n, x) with x first", kind="elementwise", kink=_POLES)
+erfc = table.op("erfc", _erfc, grad_fn="ErfcBackward0",
+                rules=(lambda g, ans, x: g * (-2 / _SQRT_PI) * exp(-(x * x)),),
+                doc="complementary error function 1 - erf(x)", domain=("real",),
+                **_ELEMENTWISE, **_TORCH)
+erfinv = table.op("erfinv", _erfinv, grad_fn="ErfinvBackward0",
+                  rules=(lambda g, ans, x: g * (_SQRT_PI / 2) * exp(ans * ans),),
+                  doc="inverse error function", kink="value and derivative infinite at -1 and 1",
+                  domain=("unit",), **_ELEMENTWISE, **_TORCH)
+# fmt: on
+
+
+@table.composite(
+    "polygamma",
+    "(n: int, input: Tensor)",
+    doc="the n-th derivative of digamma (polygamma(0, x) is digamma)",
+    kink=_POLES,
+    **_ELEMENTWISE,
+)
+def polygamma(over, n, input):
+    return polygamma_op(input, int(n))
+
+
+@table.composite(
+    "factorial",
+    "(input: Tensor)",
+    doc="gamma(x + 1), for any real x",
+    kink="poles at -1, -2, ...: value and derivatives inf or nan there",
+    **_ELEMENTWISE,
+)
+def factorial(over, input):
+    return gamma(input + 1)
+
+
+@table.composite(
+    "ln",
+    "(input: Tensor)",
+    doc="natural logarithm, the same as log",
+    library=False,
+    **_ELEMENTWISE,
+)
+def ln(over, input):
+    return log(input)
+
+
+# ----- xlogy: x * log(y), and 0 where x is 0 -----
+
+
+def _xlogy(input, other):
+    x, y = np.asarray(input), np.asarray(other)
+    return np.asarray(np.where((x == 0) & ~np.isnan(y), 0.0, x * np.log(y)))
+
+
+def _xlogy_x_rule(g, ans, x, y):
+    # log(y), and 0 where x is 0 and y <= 0 (there log(y) is -inf or nan), as in PyTorch.
+    return where(logical_and(x == 0, y <= 0), 0.0, g * log(y))
+
+
+def _xlogy_y_rule(g, ans, x, y):
+    return g * x / y
+
+
+xlogy = table.op(
+    "xlogy",
+    _xlogy,
+    "(input: Tensor|Number, other: Tensor|Number)",
+    overloads=[
+        over("XlogyBackward1", (None, _xlogy_y_rule),
+             when=lambda x, y: type(x) is not Tensor and type(y) is Tensor),
+        over("XlogyBackward2", (_xlogy_x_rule, None),
+             when=lambda x, y: type(x) is Tensor and type(y) is not Tensor),
+        over("XlogyBackward0", (_xlogy_x_rule, _xlogy_y_rule)),
+    ],
+    doc="x * log(y), and 0 where x is 0 (even where y is 0)",
+    kind="binary",
+    kink="derivative for x is 0 where x = 0 and y <= 0, as in PyTorch",
+    domain=("real", "positive"),
+    function=True,
+    **_TORCH,
+)  # fmt: skip
