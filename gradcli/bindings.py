@@ -10,12 +10,12 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import click
 import numpy as np
 
 from .errors import GradcliError, read_error
+from .record import Record
 
 _NAMED = re.compile(r"\s*([^\W\d]\w*)\s*=(?!=)")
 
@@ -207,8 +207,7 @@ def tangents_of(options) -> dict[str | None, str]:
 # ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Over:
+class Over(Record):
     """``NAME=A:B[:N]``: N evenly spaced values of input NAME from A to B, both included
     (``count`` is None when N is left out: the command picks it)."""
 

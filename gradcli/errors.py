@@ -8,11 +8,10 @@ raises for the same mistake, so code written against ``torch`` keeps working.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .record import Record
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(Record):
     """A region of source text; lines and columns count from 1, ends inclusive."""
 
     line: int

@@ -163,6 +163,7 @@ except SystemExit:
     pass
 heavy = {"rich", "sympy", "scipy", "matplotlib", "torch", "lark", "prompt_toolkit"}
 heavy.add("gradcli.autograd.functional")
+heavy.add("pathlib")  # costs milliseconds at start-up; parsing and printing need no paths
 print(sorted(m for m in sys.modules if m in heavy or m.split(".")[0] in heavy), file=sys.stderr)
 """
 

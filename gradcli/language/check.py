@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..engine.ops import FUNCTIONS
 from ..errors import GradcliError, GradcliTypeError, Span
+from ..record import Record
 from . import ir
 from .forms import CALCULATOR_FORMS
 from .ir import NESTING_LIMIT
@@ -154,15 +154,14 @@ MODULE_PREFIXES = frozenset(
 # ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Signature:
+class Signature(Record):
     """Which arguments a function takes: positionally in order, by keyword, how many needed."""
 
     name: str
     positional: tuple[str, ...]
     required: int
     variadic: str | None = None
-    keywords: frozenset[str] = field(default_factory=frozenset)
+    keywords: frozenset[str] = frozenset()
     aliases: tuple[tuple[str, str], ...] = ()
     #: The parameters as the user sees them: ``(input, dim=None)``.
     shown: str = "()"
@@ -276,8 +275,7 @@ def name_span(span: Span, name: str) -> Span:
 # ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Analysis:
+class Analysis(Record):
     """What the checker learned about a program's names."""
 
     inputs: tuple[str, ...]
@@ -291,7 +289,7 @@ class Analysis:
     result: int
     #: For a free name used as a Python module prefix (``np.sin(z)``), the error that
     #: explains it, raised if the name gets no value (an input may be named F).
-    module_errors: dict[str, GradcliError] = field(default_factory=dict)
+    module_errors: dict[str, GradcliError]
 
 
 def check(program: ir.Program, inputs: Collection[str] = ()) -> Analysis:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 from ..errors import Span
+from ..record import Record, uncompared
 
 #: How deeply expressions may nest (brackets, calls, operators), documented in the README.
 #: The parser rejects deeper programs, so the recursive walks below stay bounded.
@@ -69,7 +69,8 @@ _NO_SPAN = Span(0, 0)
 
 
 def _span() -> Span:
-    return field(default=_NO_SPAN, compare=False, repr=False)
+    """A source position: defaults to none, left out of equality, hashing and repr."""
+    return uncompared(_NO_SPAN)  # type: ignore[return-value]
 
 
 # ----------------------------------------------------------------------------
@@ -77,32 +78,28 @@ def _span() -> Span:
 # ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Num:
+class Num(Record):
     """A number literal; the parser only makes non-negative ones (``-2`` is a UnaryOp)."""
 
     value: float
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class Str:
+class Str(Record):
     """Text in quotes: only an argument of a built-in function (``reduction="sum"``)."""
 
     value: str
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class Name:
+class Name(Record):
     """A variable, a function parameter, or a built-in constant (pi, e, inf, nan)."""
 
     id: str
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class UnaryOp:
+class UnaryOp(Record):
     """``-x`` (op "neg") or ``+x`` (op "pos")."""
 
     op: str
@@ -110,8 +107,7 @@ class UnaryOp:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class BinOp:
+class BinOp(Record):
     """``left ** right`` (op "pow"), the one right-associative operator."""
 
     op: str
@@ -121,8 +117,7 @@ class BinOp:
     op_span: Span = _span()
 
 
-@dataclass(frozen=True)
-class Chain:
+class Chain(Record):
     """``first op[0] rest[0] op[1] rest[1] ...`` evaluated left to right.
 
     All ops are of one precedence level: add/sub, or mul/div/floordiv/mod/matmul.
@@ -135,8 +130,7 @@ class Chain:
     op_spans: tuple[Span, ...] = _span()
 
 
-@dataclass(frozen=True)
-class Compare:
+class Compare(Record):
     """``first < rest[0] <= rest[1] ...``: 1 where every comparison holds, else 0."""
 
     first: Expr
@@ -146,8 +140,7 @@ class Compare:
     op_spans: tuple[Span, ...] = _span()
 
 
-@dataclass(frozen=True)
-class Keyword:
+class Keyword(Record):
     """``name=value`` in a call."""
 
     name: str
@@ -155,8 +148,7 @@ class Keyword:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(Record):
     """``func(args..., keywords...)``: a built-in or a user function."""
 
     func: str
@@ -165,8 +157,7 @@ class Call:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class Method:
+class Method(Record):
     """``obj.name(args...)``: the function ``name`` with ``obj`` as first argument."""
 
     obj: Expr
@@ -177,8 +168,7 @@ class Method:
     name_span: Span = _span()
 
 
-@dataclass(frozen=True)
-class Attr:
+class Attr(Record):
     """``obj.name`` without a call; only ``x.T`` exists."""
 
     obj: Expr
@@ -187,8 +177,7 @@ class Attr:
     name_span: Span = _span()
 
 
-@dataclass(frozen=True)
-class Slice:
+class Slice(Record):
     """``start:stop:step`` inside brackets; absent parts are None."""
 
     start: Expr | None = None
@@ -197,8 +186,7 @@ class Slice:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class Index:
+class Index(Record):
     """``obj[i, j:k, ...]``."""
 
     obj: Expr
@@ -206,8 +194,7 @@ class Index:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class ListLit:
+class ListLit(Record):
     """``[a, b, ...]``: a vector, or a matrix when the items are lists."""
 
     items: tuple[Expr, ...]
@@ -222,8 +209,7 @@ Expr = Num | Str | Name | UnaryOp | BinOp | Chain | Compare | Call | Method | At
 # ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Assign:
+class Assign(Record):
     """``name = value``."""
 
     name: str
@@ -231,8 +217,7 @@ class Assign:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class IndexAssign:
+class IndexAssign(Record):
     """``name[subscripts] = value`` (differentiable: the engine's CopySlices)."""
 
     name: str
@@ -241,8 +226,7 @@ class IndexAssign:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
-class FuncDef:
+class FuncDef(Record):
     """``name(params) = body``: a user function."""
 
     name: str
@@ -252,8 +236,7 @@ class FuncDef:
     param_spans: tuple[Span, ...] = _span()
 
 
-@dataclass(frozen=True)
-class ConstDecl:
+class ConstDecl(Record):
     """``const name = value``: a constant, never differentiated."""
 
     name: str
@@ -264,8 +247,7 @@ class ConstDecl:
 Stmt = Expr | Assign | IndexAssign | FuncDef | ConstDecl
 
 
-@dataclass(frozen=True)
-class Program:
+class Program(Record):
     """Statements in source order."""
 
     statements: tuple[Stmt, ...]

@@ -14,12 +14,15 @@ walk over the IR (checker, evaluator, printer).
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import GradcliError, Span
 from . import _standalone_parser as _lark
 from . import ir
 from .ir import NESTING_LIMIT
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 BINARY_OPS = {v: k for k, v in ir.BINARY_SYMBOLS.items()} | {"^": "pow"}
 UNARY_OPS = {v: k for k, v in ir.UNARY_SYMBOLS.items()}
@@ -377,6 +380,8 @@ def _syntax_error(err, brackets: _Brackets) -> GradcliError:
 def grammar_path() -> Path:
     """The grammar file: shipped in the package as ``gradcli/grammar/gradcli.lark`` (see
     pyproject.toml), or ``grammar/gradcli.lark`` in a source checkout."""
+    from pathlib import Path  # not on the start path: importing pathlib costs milliseconds
+
     package = Path(__file__).resolve().parent.parent
     for path in (package / "grammar" / "gradcli.lark", package.parent / "grammar" / "gradcli.lark"):
         if path.is_file():
