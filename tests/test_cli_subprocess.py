@@ -155,6 +155,7 @@ def test_on_a_terminal_the_default_is_a_table_and_no_color_holds(gradcli_script,
 
 PROBE = """
 import sys
+already = set(sys.modules)  # what Python's own start-up (site, .pth files) loaded
 from gradcli.cli import main
 sys.argv = ["gradcli", *sys.argv[1:]]
 try:
@@ -164,7 +165,8 @@ except SystemExit:
 heavy = {"rich", "sympy", "scipy", "matplotlib", "torch", "lark", "prompt_toolkit"}
 heavy.add("gradcli.autograd.functional")
 heavy.add("pathlib")  # costs milliseconds at start-up; parsing and printing need no paths
-print(sorted(m for m in sys.modules if m in heavy or m.split(".")[0] in heavy), file=sys.stderr)
+loaded = set(sys.modules) - already
+print(sorted(m for m in loaded if m in heavy or m.split(".")[0] in heavy), file=sys.stderr)
 """
 
 
