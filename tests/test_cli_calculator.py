@@ -461,8 +461,8 @@ def caret(result) -> tuple[str, int, int]:
 @pytest.mark.parametrize(
     "source, message, first, last",
     [
-        ("sin x", "'sin' is a function: write sin(x)", 5, 5),
-        ("2 * exp 1", "'exp' is a function: write exp(1)", 9, 9),
+        ("sin x", "'sin' is a function: write sin(x)", 1, 5),
+        ("2 * exp 1", "'exp' is a function: write exp(1)", 5, 9),
         ("2+3j", "'3j': complex numbers are not supported", 3, 4),
         (
             "30deg",

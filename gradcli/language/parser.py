@@ -359,7 +359,10 @@ def _syntax_error(err, brackets: _Brackets) -> GradcliError:
         return GradcliError(malformed, _join(token_span(previous), token_span(token)))
     call = _call_without_brackets(previous, token) if previous is not None else None
     if call is not None and "MUL_OP" in err.expected:
-        return GradcliError(f"'{previous}' is a function: write {call}", span)
+        # The caret spans the call as written: the function's name and its argument.
+        return GradcliError(
+            f"'{previous}' is a function: write {call}", _join(token_span(previous), span)
+        )
     product = _implicit_product(previous, token) if previous is not None else None
     if product is not None and "MUL_OP" in err.expected:
         return GradcliError(f"implicit multiplication: write {product}", span)
