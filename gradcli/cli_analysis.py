@@ -9,7 +9,7 @@ import sys
 import click
 
 from . import bindings as _bindings
-from .cli_common import EXIT_NONFINITE, EXIT_OK, _command, _say, _write, cli
+from .cli_common import EXIT_NONFINITE, EXIT_OK, _AnalysisCommand, _command, _say, _write, cli
 from .errors import GradcliError
 from .options import FORMAT as _FORMAT
 from .options import OUTPUT as _OUTPUT
@@ -52,12 +52,17 @@ def _strict_status(report, options) -> int:
     return EXIT_OK
 
 
+def _analysis(group, name, *extra_options, **kwargs):
+    """An analysis command: its own options bind inputs on the other commands."""
+    return _command(group, name, *extra_options, cls=_AnalysisCommand, **kwargs)
+
+
 # ----------------------------------------------------------------------------
 # check
 # ----------------------------------------------------------------------------
 
 
-@_command(
+@_analysis(
     cli,
     "check",
     click.option("--wrt", multiple=True, metavar="X,Y", help="The inputs to check [default: all]."),
@@ -142,7 +147,7 @@ def _hand_formulas(options) -> dict[str, str]:
 # ----------------------------------------------------------------------------
 
 
-@_command(
+@_analysis(
     cli,
     "diff",
     click.option("--wrt", multiple=True, metavar="X,Y", help="The inputs [default: all]."),
@@ -192,7 +197,7 @@ def diff_command(source, wrt, **options):
 # ----------------------------------------------------------------------------
 
 
-@_command(
+@_analysis(
     cli,
     "propagate",
     click.option(
@@ -245,7 +250,7 @@ def propagate_command(source, sigmas, cov, **options):
 # ----------------------------------------------------------------------------
 
 
-@_command(
+@_analysis(
     cli,
     "taylor",
     click.option("--wrt", multiple=True, metavar="X,Y", help="The variables [default: all]."),
@@ -289,7 +294,7 @@ def taylor_command(source, wrt, order, **options):
 # ----------------------------------------------------------------------------
 
 
-@_command(
+@_analysis(
     cli,
     "plot",
     click.option(

@@ -145,13 +145,6 @@ def _report(debug: bool) -> None:
         traceback.print_exc(file=sys.stderr)
 
 
-#: Options of the analyses that read like a program's variables (``--eps``,
-#: ``--sigma``): on any other command they bind the input of that name.
-BIND_ELSEWHERE = frozenset(
-    ("--eps", "--atol", "--rtol", "--sigma", "--cov", "--order", "--grad", "--over")
-)
-
-
 class _Command(click.Command):
     """A command whose unknown ``--name VALUE`` options bind program inputs.
 
@@ -160,6 +153,11 @@ class _Command(click.Command):
     bindings may come before or after SOURCE and their values may start with
     ``-`` (``--x -1``).
     """
+
+    #: Whether this command's own options, written on another command, bind the
+    #: input of that name instead of being refused (the analyses' ``--eps``,
+    #: ``--sigma``: they read like a program's variables).
+    options_bind_elsewhere = False
 
     def parse_args(self, ctx, args):
         takes_value, flags = set(), set()
@@ -176,10 +174,11 @@ class _Command(click.Command):
         others = {
             name
             for command in cli.commands.values()
+            if not getattr(command, "options_bind_elsewhere", False)
             for param in command.params
             if isinstance(param, click.Option)
             for name in param.opts
-            if name.startswith("--") and name not in own and name not in BIND_ELSEWHERE
+            if name.startswith("--") and name not in own
         }
         for token in args[: args.index("--") if "--" in args else len(args)]:
             option = token.partition("=")[0]
@@ -197,13 +196,19 @@ class _Command(click.Command):
 # ----------------------------------------------------------------------------
 
 
-def _command(group, name, *extra_options, shared=options.SHARED_OPTIONS):
+class _AnalysisCommand(_Command):
+    """An analysis (check, diff, ...): its tuning options bind inputs elsewhere."""
+
+    options_bind_elsewhere = True
+
+
+def _command(group, name, *extra_options, shared=options.SHARED_OPTIONS, cls=_Command):
     """Subcommand ``name`` of ``group``, with the ``shared`` options and ``extra_options``."""
 
     def decorate(function):
         for option in reversed([*shared[:1], *extra_options, *shared[1:]]):
             function = option(function)
-        return group.command(name, cls=_Command, epilog=options.EPILOG)(function)
+        return group.command(name, cls=cls, epilog=options.EPILOG)(function)
 
     return decorate
 
