@@ -26,7 +26,6 @@ gets a note naming the convention that decides the derivative there.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -38,6 +37,7 @@ from . import result as _result
 from .engine.limits import DEFAULT_MAX_ELEMENTS
 from .errors import GradcliError
 from .evaluation import DTYPES, OPTION_NAMES, _array, evaluation
+from .record import replace
 from .result import KINDS, SECTIONS, Diagnostic, FunctionInfo, GraphResult, Result, finite, leaves
 
 __all__ = [
@@ -124,7 +124,7 @@ def jacobian(
 
         if wants_jacobian(result.value.shape, result.shapes, result.inputs):
             whole = assemble_jacobian(result.value, result.jacobian, result.shapes)
-            result = dataclasses.replace(result, assembled=whole)
+            result = replace(result, assembled=whole)
         return result
 
 
@@ -158,7 +158,7 @@ def hessian(
 
         if wants_hessian(result.shapes, result.inputs):
             whole = assemble_hessian(result.value, result.grad, result.hessian, result.shapes)
-            result = dataclasses.replace(result, assembled=whole)
+            result = replace(result, assembled=whole)
         return result
 
 
@@ -220,7 +220,7 @@ def graph(
             v = s.grad_output(grad_output, value, "graph")
         traced = s.graph(v)
         finished = s.result("eval", value)
-        return dataclasses.replace(traced, warnings=finished.warnings, notes=finished.notes)
+        return replace(traced, warnings=finished.warnings, notes=finished.notes)
 
 
 def jvp(

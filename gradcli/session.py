@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from . import api
+from . import api, record
 from .errors import GradcliError, Span, read_error
 from .language import compile_source, ir, parse
 from .language.check import BUILTIN_CONSTANTS, is_method, suggest
@@ -584,7 +584,7 @@ class _Place:
                 dataclasses.replace(node, span=self.span(node.span) or node.span)
                 for node in result.nodes
             )
-        return dataclasses.replace(result, source=title, filename="<expr>", **moved)
+        return record.replace(result, source=title, filename="<expr>", **moved)
 
 
 @contextlib.contextmanager
