@@ -36,7 +36,8 @@ from . import evaluation as _evaluation
 from . import result as _result
 from .engine.limits import DEFAULT_MAX_ELEMENTS
 from .errors import GradcliError
-from .evaluation import DTYPES, OPTION_NAMES, _array, evaluation
+from .evaluation import DTYPES, _array, evaluation
+from .option_names import OPTION_NAMES as _OPTION_NAMES  # noqa: F401  (the CLI's, for its checks)
 from .record import replace
 from .result import KINDS, SECTIONS, Diagnostic, FunctionInfo, GraphResult, Result, finite, leaves
 
@@ -45,7 +46,6 @@ __all__ = [
     "evaluate", "finite", "functions", "gradient", "graph", "hessian", "jacobian", "jvp",
     "leaves", "vjp",
 ]  # fmt: skip
-_OPTION_NAMES = OPTION_NAMES
 # What the analyses (gradcli.analysis) build on, by the names they use.
 _session = evaluation
 _grads, _no_such_input, _require_scalar = (

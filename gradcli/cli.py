@@ -33,6 +33,7 @@ from .cli_common import (
     cli,
 )
 from .errors import GradcliError
+from .options import option
 from .render import Format
 
 # ----------------------------------------------------------------------------
@@ -113,8 +114,8 @@ def hessian_command(source, wrt, **options):
     return _run(api.hessian, source, options, wrt=_bindings.names_of(wrt))
 
 
-_GRAD_OUTPUT = click.option(
-    "--grad-output",
+_GRAD_OUTPUT = option(
+    "grad-output",
     "grad_output",
     metavar="V",
     help="The vector v of v^T J, of the output's shape (may be left out for a scalar).",
@@ -140,8 +141,8 @@ def vjp_command(source, wrt, grad_output, steps, **options):
 @_command(
     cli,
     "jvp",
-    click.option(
-        "--tangent",
+    option(
+        "tangent",
         multiple=True,
         metavar="X=V",
         help="The direction of input X (repeatable; just V when there is one input).",
@@ -174,15 +175,15 @@ _GRAPH_FORMATS = ("table", "plain", "json", "dot")
             for o in options.SHARED_OPTIONS
             if o not in (options.FORMAT, options.OUTPUT, options.GET)
         ),
-        click.option(
-            "--format",
+        option(
+            "format",
             "fmt",
             type=click.Choice(_GRAPH_FORMATS),
             help="table: a tree; dot: Graphviz [default: table on a terminal, plain otherwise].",
         ),
-        click.option(
+        option(
+            "output",
             "-o",
-            "--output",
             metavar="FILE.svg",
             help="Also draw the graph into FILE (.svg, .png, .pdf through Graphviz's dot; .dot).",
         ),
@@ -252,8 +253,8 @@ def functions_command(name, fmt, debug):
 
 @cli.command("repl")
 @options.FORMAT
-@click.option(
-    "--dtype",
+@option(
+    "dtype",
     type=click.Choice(api.DTYPES),
     default="float64",
     show_default=True,

@@ -244,8 +244,12 @@ def _command(group, name, *extra_options, shared=options.SHARED_OPTIONS, cls=_Co
     return decorate
 
 
-@click.group("gradcli", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="gradcli", message="%(prog)s %(version)s")
+@click.group(
+    "gradcli", cls=_Group, context_settings={"help_option_names": ["-h", options.long("help")]}
+)
+@click.version_option(
+    __version__, options.long("version"), prog_name="gradcli", message="%(prog)s %(version)s"
+)
 def cli():
     """gradcli: values, gradients, Jacobians and Hessians of math expressions
     and small programs, by reverse-mode automatic differentiation.

@@ -21,35 +21,10 @@ from .engine.limits import DEFAULT_MAX_ELEMENTS
 from .engine.state import Generator, default_dtype_override
 from .errors import GradcliError, Span
 from .language.values import parse_value
+from .option_names import OPTION_NAMES
 from .result import SECTIONS, Diagnostic, GraphResult, Result, finite, leaves
 
 DTYPES = ("float64", "float32")
-# The command line's own options: inputs with these names are bound with --var.
-OPTION_NAMES = {
-    "file",
-    "var",
-    "seed",
-    "dtype",
-    "format",
-    "precision",
-    "output",
-    "get",
-    "strict",
-    "debug",
-    "wrt",
-    "tangent",
-    "grad",
-    "order",
-    "eps",
-    "atol",
-    "rtol",
-    "sigma",
-    "cov",
-    "over",
-    "steps",
-    "help",
-    "version",
-}
 
 
 @contextlib.contextmanager
