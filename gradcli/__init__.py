@@ -22,23 +22,36 @@ from .engine.dtypes import (
     set_default_dtype,
 )
 from .engine.ops import LIBRARY as _LIBRARY
+from .engine.devices import device
+from .engine.legacy import (
+    BoolTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+)
 from .engine.state import (
     Generator,
     default_generator,
     enable_grad,
+    inference_mode,
     is_grad_enabled,
+    is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
 )
-from .engine.tensor import Size, Tensor, device
+from .engine.tensor import Size, Tensor
 from .errors import GradcliError
 
 globals().update(_LIBRARY)  # every op: gradcli.sin, gradcli.sum, gradcli.tensor, ...
 
 __version__ = "0.1.0"
 
-# gradcli computes on the CPU: ``torch.cuda.is_available()`` is False, as on a CPU build.
+# gradcli computes on the CPU: no accelerator is available, as on a CPU build of PyTorch.
 cuda = _SimpleNamespace(is_available=lambda: False, device_count=lambda: 0)
+backends = _SimpleNamespace(mps=_SimpleNamespace(is_available=lambda: False, is_built=lambda: False))
+accelerator = _SimpleNamespace(is_available=lambda: False, current_accelerator=lambda: None)
 
 # torch.linalg's functions that gradcli has.
 linalg = _SimpleNamespace(
@@ -54,31 +67,12 @@ double = float64
 long = int64
 
 
-def FloatTensor(*args):  # noqa: N802  (PyTorch's legacy name)
-    """Legacy constructor: a float32 tensor from data, or of the given size."""
-    return _legacy(args, float32)
-
-
-def DoubleTensor(*args):  # noqa: N802
-    """Legacy constructor: a float64 tensor from data, or of the given size."""
-    return _legacy(args, float64)
-
-
-def _legacy(args, element_type):
-    import builtins
-    import numbers
-
-    if args and builtins.all(isinstance(a, numbers.Integral) for a in args):
-        return _LIBRARY["zeros"](*args, dtype=element_type)
-    return _LIBRARY["tensor"](args[0] if args else [], dtype=element_type)
-
-
 def __getattr__(name):
     # Imported on first use, so the command line's start-up path skips them.
-    if name == "autograd":
+    if name in ("autograd", "nn", "optim"):
         import importlib
 
-        return importlib.import_module(".autograd", __name__)
+        return importlib.import_module("." + name, __name__)
     if name == "set_printoptions":
         from .engine.format import set_printoptions
 

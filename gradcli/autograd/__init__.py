@@ -28,14 +28,13 @@ __all__ = [
 
 
 def Variable(data, requires_grad=False, volatile=False):  # noqa: N802  (PyTorch's legacy name)
-    """Deprecated alias kept for old PyTorch code: the tensor itself, with ``requires_grad`` set."""
+    """Deprecated constructor kept for old PyTorch code: as in PyTorch, a new leaf that shares
+    ``data``'s memory and has its own ``requires_grad`` (``data`` itself is left alone)."""
     if type(data) is not Tensor:
         from ..engine.ops import tensor
 
-        data = tensor(data)
-    if requires_grad:
-        data.requires_grad_(True)
-    return data
+        return tensor(data, requires_grad=requires_grad)
+    return data.detach().requires_grad_(requires_grad)
 
 
 def __getattr__(name):

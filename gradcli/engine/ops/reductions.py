@@ -17,6 +17,7 @@ from .comparison import where
 from .creation import zeros_like
 from .elementwise import abs, exp, sign
 from .indexing import take_along, take_along_rule
+from .summation import sum_all
 from .shape import broadcast_to, flip_op, reshape, transpose, unsqueeze, view_op
 
 table = Table("reductions")
@@ -52,6 +53,8 @@ def _by_dim(all_grad_fn, dim_grad_fn, rule):
 
 @contiguous
 def _sum(x, dim=None, keepdim=False, dtype=None):
+    if dim is None and not keepdim and dtype is None and type(x) is np.ndarray:
+        return sum_all(x)  # in PyTorch's order, to the last bit
     return np.sum(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
 
 
@@ -67,6 +70,8 @@ def _mean(x, dim=None, keepdim=False, dtype=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {dtypes.scalar_name(x.dtype)}"
         )
+    if dim is None and not keepdim and dtype is None and x.dtype.kind == "f" and x.size:
+        return np.asarray(sum_all(x) / x.dtype.type(x.size))  # as PyTorch: the sum, divided
     return np.mean(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
 
 
@@ -466,10 +471,11 @@ std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rul
                kink="gradient 0 at zero variance, as PyTorch; correction >= N: value inf (nan if "
                "all entries are equal), gradient nan", **_REDUCTION)
 softmax = table.op("softmax", _softmax, "(input: Tensor, dim: int)", grad_fn="SoftmaxBackward0",
-                   rules=(_softmax_rule,), doc="exp(x) / sum(exp(x)) along dim", **_REDUCTION)
+                   rules=(_softmax_rule,), doc="exp(x) / sum(exp(x)) along dim",
+                   nn_functional="implicit dim", **_REDUCTION)
 log_softmax = table.op("log_softmax", _log_softmax, "(input: Tensor, dim: int)",
                        grad_fn="LogSoftmaxBackward0", rules=(_log_softmax_rule,),
-                       doc="log of softmax, stably", **_REDUCTION)
+                       doc="log of softmax, stably", nn_functional="implicit dim", **_REDUCTION)
 # fmt: on
 
 
