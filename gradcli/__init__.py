@@ -8,6 +8,7 @@ Every function here that computes comes from the op table (``engine.ops.LIBRARY`
 from types import SimpleNamespace as _SimpleNamespace
 
 from .engine import ops as ops
+from .engine.devices import device
 from .engine.dtypes import (
     bool_ as bool,  # noqa: A004  (PyTorch's name)
 )
@@ -21,8 +22,6 @@ from .engine.dtypes import (
     int64,
     set_default_dtype,
 )
-from .engine.ops import LIBRARY as _LIBRARY
-from .engine.devices import device
 from .engine.legacy import (
     BoolTensor,
     DoubleTensor,
@@ -31,6 +30,7 @@ from .engine.legacy import (
     IntTensor,
     LongTensor,
 )
+from .engine.ops import LIBRARY as _LIBRARY
 from .engine.state import (
     Generator,
     default_generator,
@@ -50,7 +50,9 @@ __version__ = "0.1.0"
 
 # gradcli computes on the CPU: no accelerator is available, as on a CPU build of PyTorch.
 cuda = _SimpleNamespace(is_available=lambda: False, device_count=lambda: 0)
-backends = _SimpleNamespace(mps=_SimpleNamespace(is_available=lambda: False, is_built=lambda: False))
+backends = _SimpleNamespace(
+    mps=_SimpleNamespace(is_available=lambda: False, is_built=lambda: False)
+)
 accelerator = _SimpleNamespace(is_available=lambda: False, current_accelerator=lambda: None)
 
 # torch.linalg's functions that gradcli has.

@@ -10,6 +10,5 @@ def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
     raise NotImplementedByGradcli(
-        OUT_OF_SCOPE.format(what="optimisers", name=f"torch.optim.{name}")
-        + ", as p -= lr * p.grad"
+        OUT_OF_SCOPE.format(what="optimisers", name=f"torch.optim.{name}") + ", as p -= lr * p.grad"
     )

@@ -138,14 +138,18 @@ CASES = {
     "device of a device": lambda m: m.device(m.device("cpu:0")),
     "device cuda:1 is an object": lambda m: (m.device("cuda:1"), str(m.device("cuda", 1))),
     "device equality": lambda m: (
-        m.device("cpu") == m.device("cpu"), m.device("cpu") == m.device("cpu:0"),
-        m.device("cpu") == "cpu", m.ones(1).device == m.device("cpu"),
+        m.device("cpu") == m.device("cpu"),
+        m.device("cpu") == m.device("cpu:0"),
+        m.device("cpu") == "cpu",
+        m.ones(1).device == m.device("cpu"),
     ),
     "device unknown": lambda m: m.device("tpu"),
     "device bad index": lambda m: m.device("cpu:x"),
     "tensor.device": lambda m: (m.ones(2).device, str(m.ones(2).device), m.ones(2).device.type),
     "get_device, is_cpu, is_cuda": lambda m: (
-        m.ones(1).get_device(), m.ones(1).is_cpu, m.ones(1).is_cuda,
+        m.ones(1).get_device(),
+        m.ones(1).is_cpu,
+        m.ones(1).is_cuda,
     ),
     "cuda.is_available": lambda m: (m.cuda.is_available(), m.cuda.device_count()),
     "mps.is_available": lambda m: m.backends.mps.is_available(),
@@ -160,22 +164,29 @@ CASES = {
     "tensor device": lambda m: m.tensor([1.0, 2.0], device="cpu", requires_grad=True),
     "as_tensor device": lambda m: m.as_tensor([1, 2], device="cpu"),
     "rand, randn, randint device": lambda m: (
-        m.rand(2, device="cpu").shape, m.randn(2, 2, device="cpu").dtype,
+        m.rand(2, device="cpu").shape,
+        m.randn(2, 2, device="cpu").dtype,
         m.randint(0, 3, (4,), device="cpu").shape,
     ),
     "_like device": lambda m: (
-        m.zeros_like(m.ones(2), device="cpu"), m.ones_like(m.ones(2), device="cpu"),
-        m.full_like(m.ones(2), 7.0, device="cpu"), m.empty_like(m.ones(2), device="cpu").shape,
+        m.zeros_like(m.ones(2), device="cpu"),
+        m.ones_like(m.ones(2), device="cpu"),
+        m.full_like(m.ones(2), 7.0, device="cpu"),
+        m.empty_like(m.ones(2), device="cpu").shape,
         m.randn_like(m.ones(2), device="cpu").shape,
     ),
     "new_ device": lambda m: (
-        m.ones(2).new_zeros(2, device="cpu"), m.ones(2).new_ones(1, device="cpu"),
-        m.ones(2).new_full((2,), 3.0, device="cpu"), m.ones(2).new_tensor([1.0], device="cpu"),
+        m.ones(2).new_zeros(2, device="cpu"),
+        m.ones(2).new_ones(1, device="cpu"),
+        m.ones(2).new_full((2,), 3.0, device="cpu"),
+        m.ones(2).new_tensor([1.0], device="cpu"),
     ),
     "to cpu is itself": lambda m: (lambda x: (x.to("cpu") is x, x.cpu() is x))(m.ones(2)),
     "to device and dtype": lambda m: (
-        m.ones(2).to(m.device("cpu"), m.float64), m.ones(2).to("cpu", dtype=m.float64),
-        m.ones(2).to(device="cpu:0", dtype=m.int64), m.ones(2).to(m.ones(1, dtype=m.float64)),
+        m.ones(2).to(m.device("cpu"), m.float64),
+        m.ones(2).to("cpu", dtype=m.float64),
+        m.ones(2).to(device="cpu:0", dtype=m.int64),
+        m.ones(2).to(m.ones(1, dtype=m.float64)),
     ),
     "to cpu keeps the graph": lambda m: _leaf(m).to("cpu").requires_grad,
     "factory on cuda": lambda m: m.zeros(2, device="cuda"),
@@ -192,33 +203,45 @@ CASES = {
     "FloatTensor of a tensor": lambda m: m.FloatTensor(m.tensor([1.0, 2.0])),
     "FloatTensor(2, 3) shape": lambda m: (m.FloatTensor(2, 3).shape, m.LongTensor(2).dtype),
     "legacy types and isinstance": lambda m: (
-        isinstance(m.ones(1), m.FloatTensor), isinstance(m.ones(1), m.DoubleTensor),
-        isinstance(m.tensor([1]), m.LongTensor), repr(m.FloatTensor), repr(m.LongTensor),
+        isinstance(m.ones(1), m.FloatTensor),
+        isinstance(m.ones(1), m.DoubleTensor),
+        isinstance(m.tensor([1]), m.LongTensor),
+        repr(m.FloatTensor),
+        repr(m.LongTensor),
         m.DoubleTensor.dtype,
     ),
     "type()": lambda m: (
-        m.ones(1).type(), m.tensor([1]).type(), m.ones(1, dtype=m.float64).type(),
-        m.tensor([True]).type(), m.ones(1, dtype=m.int32).type(),
+        m.ones(1).type(),
+        m.tensor([1]).type(),
+        m.ones(1, dtype=m.float64).type(),
+        m.tensor([True]).type(),
+        m.ones(1, dtype=m.int32).type(),
     ),
     "type(legacy type)": lambda m: (
-        m.tensor([1, 2]).type(m.FloatTensor), m.ones(2).type(m.LongTensor),
+        m.tensor([1, 2]).type(m.FloatTensor),
+        m.ones(2).type(m.LongTensor),
         m.ones(2).type(m.DoubleTensor).dtype,
     ),
     "type(name)": lambda m: (
-        m.ones(2).type("torch.IntTensor"), m.tensor([1]).type("torch.DoubleTensor"),
+        m.ones(2).type("torch.IntTensor"),
+        m.tensor([1]).type("torch.DoubleTensor"),
     ),
     "type(dtype)": lambda m: m.tensor([1, 2]).type(m.float64),
     "type keeps the graph": lambda m: _leaf(m).type(m.DoubleTensor),
     "randn(size=)": lambda m: (m.randn(size=(2, 3)).shape, m.rand(size=(1,)).shape),
     "zeros, ones, empty (size=)": lambda m: (
-        m.zeros(size=(2,)), m.ones(size=[1, 2], dtype=m.float64), m.empty(size=(2, 2)).shape,
+        m.zeros(size=(2,)),
+        m.ones(size=[1, 2], dtype=m.float64),
+        m.empty(size=(2, 2)).shape,
     ),
     "full(size=)": lambda m: m.full(size=(2,), fill_value=3.0),
     "randint(size=)": lambda m: m.randint(0, 5, size=(3,)).shape,
     "size twice": lambda m: m.zeros(2, size=(3,)),
     "unbound methods": lambda m: (
-        m.Tensor.tanh(m.tensor(0.5)), m.Tensor.add(m.tensor(1.0), m.tensor(2.0)),
-        m.Tensor.sum(m.tensor([1.0, 2.0])), m.Tensor.mul(_leaf(m), 2),
+        m.Tensor.tanh(m.tensor(0.5)),
+        m.Tensor.add(m.tensor(1.0), m.tensor(2.0)),
+        m.Tensor.sum(m.tensor([1.0, 2.0])),
+        m.Tensor.mul(_leaf(m), 2),
     ),
     "unbound backward": lambda m: (lambda x: (m.Tensor.backward(m.Tensor.sum(x * x)), x.grad))(
         _leaf(m)
@@ -238,21 +261,30 @@ CASES = {
     ),
     # ----- printing -----
     "f-string of a 0-d tensor": lambda m: (
-        f"{m.tensor(-16.0)}", f"{m.tensor(0.1)}", f"{m.tensor(3)}", f"{m.tensor(True)}",
-        f"{m.tensor(2.5, dtype=m.float64)}", f"{m.tensor(1 / 3)}",
+        f"{m.tensor(-16.0)}",
+        f"{m.tensor(0.1)}",
+        f"{m.tensor(3)}",
+        f"{m.tensor(True)}",
+        f"{m.tensor(2.5, dtype=m.float64)}",
+        f"{m.tensor(1 / 3)}",
     ),
-    "f-string of a 0-d tensor in a graph": lambda m: (
-        lambda y: (f"{y}", f"{y:.2f}", str(y))
-    )((_leaf(m) ** 2).sum()),
+    "f-string of a 0-d tensor in a graph": lambda m: (lambda y: (f"{y}", f"{y:.2f}", str(y)))(
+        (_leaf(m) ** 2).sum()
+    ),
     "format specs": lambda m: (
-        f"{m.tensor(3.14159):.3f}", f"{m.tensor(2.0):>8}", f"{m.tensor(1e-5):e}",
-        f"{m.tensor(42):05d}", f"{m.tensor(0.25):%}", format(m.tensor(7.0), ""),
+        f"{m.tensor(3.14159):.3f}",
+        f"{m.tensor(2.0):>8}",
+        f"{m.tensor(1e-5):e}",
+        f"{m.tensor(42):05d}",
+        f"{m.tensor(0.25):%}",
+        format(m.tensor(7.0), ""),
     ),
     "f-string of a vector": lambda m: (f"{m.tensor([1.0, 2.0])}", f"{_leaf(m) * 2}"),
     "format spec of a vector": lambda m: f"{m.tensor([1.0, 2.0]):.3f}",
     "format spec of a 1-element vector": lambda m: f"{m.tensor([1.0]):.3f}",
     "f-string of a Parameter": lambda m: (
-        f"{m.nn.Parameter(m.tensor(3.0))}", f"{m.nn.Parameter(m.ones(2))}",
+        f"{m.nn.Parameter(m.tensor(3.0))}",
+        f"{m.nn.Parameter(m.ones(2))}",
     ),
     "format spec of a Parameter": lambda m: f"{m.nn.Parameter(m.tensor(3.0)):.2f}",
     # ----- nn.Parameter -----
@@ -260,9 +292,7 @@ CASES = {
     "Parameter update under no_grad": _parameter_step,
     "Parameter without grad": lambda m: m.nn.Parameter(m.tensor(3.0), requires_grad=False),
     "Parameter of nothing": lambda m: m.nn.Parameter(),
-    "Parameter shares memory": lambda m: (lambda t: (m.nn.Parameter(t).add_(0) is t, t))(
-        m.ones(2)
-    ),
+    "Parameter shares memory": lambda m: (lambda t: (m.nn.Parameter(t).add_(0) is t, t))(m.ones(2)),
     "Parameter of integers": lambda m: m.nn.Parameter(m.tensor([1, 2])),
     "Parameter .data and detach": lambda m: (lambda p: (p.data, p.detach(), p * 1))(
         m.nn.Parameter(m.ones(2))
@@ -381,8 +411,8 @@ FUNCTIONAL = {
     "binary_cross_entropy_with_logits": lambda F, m, x, t: F.binary_cross_entropy_with_logits(
         x, (t > 0).float()
     ),
-    "binary_cross_entropy_with_logits sum": lambda F, m, x, t: (
-        F.binary_cross_entropy_with_logits(x, (t > 0).float(), reduction="sum")
+    "binary_cross_entropy_with_logits sum": lambda F, m, x, t: F.binary_cross_entropy_with_logits(
+        x, (t > 0).float(), reduction="sum"
     ),
 }
 
@@ -443,9 +473,8 @@ def test_small_powers_round_as_torch_does(p, dtype):
 
 
 @pytest.mark.parametrize("n", [1, 3, 4, 5, 7, 8, 9, 16, 31, 32, 33, 64, 100, 127, 200])
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_sum_and_mean_add_in_torch_order(n, dtype):
-    data = _DATA[:n].astype(dtype)
+def test_float32_sum_and_mean_add_in_torch_order(n):
+    data = _DATA[:n]
     for shape in ((n,), (1, n)):
         ours = [gradcli.tensor(data.reshape(shape))]
         theirs = [torch.tensor(data.reshape(shape))]

@@ -33,8 +33,7 @@ class device:  # noqa: N801  (PyTorch's name)
         kind, colon, number = type.partition(":")
         if kind not in _TYPES:
             raise EngineError(
-                f"Expected one of {', '.join(_TYPES)} device type at start of device string: "
-                f"{type}"
+                f"Expected one of {', '.join(_TYPES)} device type at start of device string: {type}"
             )
         if colon:
             if not number.isdigit() or index is not None:

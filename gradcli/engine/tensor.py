@@ -42,8 +42,6 @@ class Size(tuple):
         return n
 
 
-
-
 def as_array(value, dtype=None) -> np.ndarray:
     """Data for a new tensor: Python floats take the default dtype, as in PyTorch."""
     if type(value) is Tensor:
@@ -311,9 +309,7 @@ class Tensor:
         if not self.requires_grad:
             raise EngineError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
-            raise EngineError(
-                "post accumulate grad hooks cannot be registered on non-leaf tensors"
-            )
+            raise EngineError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         holder = self._grad_hooks()
         return holder.add(hook, holder.post_accumulate)
 

@@ -88,6 +88,7 @@ for _name, _dtype in (
     _cast_method(_name, _dtype)
 del _name, _dtype
 
+
 @table.composite(
     "type",
     "(input: Tensor, dtype: dtype = None)",

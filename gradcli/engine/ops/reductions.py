@@ -17,8 +17,8 @@ from .comparison import where
 from .creation import zeros_like
 from .elementwise import abs, exp, sign
 from .indexing import take_along, take_along_rule
-from .summation import sum_all
 from .shape import broadcast_to, flip_op, reshape, transpose, unsqueeze, view_op
+from .summation import sum_all
 
 table = Table("reductions")
 _REDUCTION = dict(kind="reduction", method=True, function=True)
