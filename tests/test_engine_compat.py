@@ -482,6 +482,35 @@ def test_float32_sum_and_mean_add_in_torch_order(n):
             assert _bits(f(ours[0])) == _bits(f(theirs[0]))
 
 
+SHAPES = [(2, 3), (5, 7), (9, 4), (17, 12), (33, 40), (100, 9), (3, 64), (4, 20, 9), (2, 40, 33)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_float32_sums_and_means_along_a_dim_add_in_torch_order(shape):
+    data = np.random.default_rng(len(shape) * 100 + shape[-1]).normal(size=shape)
+    ours, theirs = gradcli.tensor(data.astype(np.float32)), torch.tensor(data.astype(np.float32))
+    for dim in range(-len(shape), 0):
+        for keepdim in (False, True):
+            for f in ("sum", "mean"):
+                a = getattr(ours, f)(dim=dim, keepdim=keepdim)
+                b = getattr(theirs, f)(dim=dim, keepdim=keepdim)
+                assert _bits(a) == _bits(b) and a.shape == b.shape, (f, dim, keepdim)
+
+
+@pytest.mark.parametrize("shape", SHAPES[:7], ids=str)
+def test_float32_bias_gradients_add_in_torch_order(shape):
+    # x + b with b of x's last dim (or a scalar): b's gradient is g summed over the batch.
+    data = np.random.default_rng(shape[0]).normal(size=shape).astype(np.float32)
+    grads = []
+    for m in (gradcli, torch):
+        x = m.tensor(data)
+        b = m.zeros(shape[-1], requires_grad=True)
+        c = m.zeros((), requires_grad=True)
+        ((x * x + b + c) * x).sum().backward()
+        grads.append((_bits(b.grad), _bits(c.grad)))
+    assert grads[0] == grads[1]
+
+
 def test_sum_in_torch_order_up_to_its_thread_split():
     data = np.random.default_rng(5).normal(size=32768).astype(np.float32)
     for n in (1000, 4000, 8192, 8193, 32768):

@@ -314,6 +314,30 @@ program("""
 """)
 
 program("""
+    # standardized_features_float32: per-feature means, a bias vector and a mean loss in float32
+    rng = np.random.default_rng(19)
+    raw = torch.tensor(rng.normal(loc=3.0, scale=2.0, size=(40, 6)).astype(np.float32))
+    centered = raw - raw.mean(dim=0)
+    scale = (centered ** 2).mean(dim=0, keepdim=True)
+    X = centered / (scale + 1.0)
+    target = torch.tensor(rng.normal(size=(40, 6)).astype(np.float32))
+    w = torch.ones(6, requires_grad=True)
+    b = torch.zeros(6, requires_grad=True)
+    for step in range(5):
+        pred = X * w + b
+        loss = ((pred - target) ** 2).mean()
+        loss.backward()
+        print(step, loss.item(), b.grad.sum().item(), w.grad.abs().sum(dim=0).item())
+        with torch.no_grad():
+            w -= 0.5 * w.grad
+            b -= 0.5 * b.grad
+        w.grad = None
+        b.grad = None
+    print(X.mean(dim=0).abs().max().item(), X.sum(dim=1)[:4].tolist())
+    print(b.tolist(), w.tolist())
+""")
+
+program("""
     # devices_and_types: device objects, .to() with devices and dtypes, and no CUDA
     cpu = torch.device("cpu")
     print(cpu, repr(cpu), cpu.type, cpu.index, repr(torch.device("cpu:0")), torch.device("cpu", 0))

@@ -1,14 +1,16 @@
-"""The sum of all entries of a float32 tensor, added in the order PyTorch's CPU kernel adds them.
+"""Float32 sums added in the order PyTorch's CPU kernel adds them: of all entries, or along one dim.
 
 Floating-point addition is not associative, so the last bit of a sum depends on
 the order. NumPy sums pairwise in blocks of 8; PyTorch's kernel (``SumKernel.cpp``,
-``cascade_sum``) keeps one accumulator per lane of a 32-byte vector (8 float32),
-four vectors in flight, and adds its rows in a cascade of blocks of 16.
-Replaying that order makes ``x.sum()`` and ``x.mean()`` of a float32 loss agree
-with PyTorch's to the last bit. Above ``LARGEST`` entries PyTorch splits the sum
-among threads, whose number decides the order: there NumPy's sum stands. So it
-does in float64, the language's dtype, whose speed matters more than its last bit
-(the same order gives PyTorch's float64 sums too, with 4 lanes).
+``cascade_sum``) adds a contiguous run of entries with one accumulator per lane
+of a 32-byte vector (8 float32), four vectors in flight (``row_sum``), each
+accumulator adding its rows in a cascade of blocks of 16 (``multi_row_sum``);
+along a dim that is not the last it adds whole rows, 32 or 4 columns at a time
+in the cascade and the rest with ``row_sum``. Replaying that order makes
+``x.sum()``, ``x.mean(0)`` and a bias's gradient agree with PyTorch's to the
+last bit. Above ``LARGEST`` entries PyTorch splits a sum among threads, whose
+number decides the order: there NumPy's sum stands. So it does in float64, the
+language's dtype, whose speed matters more than its last bit.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 LARGEST = 32768  # PyTorch's grain size: larger sums are split among threads
-_VECTOR_BYTES = 32
+_LANES = 8  # float32 entries in a 32-byte vector
 _IN_FLIGHT = 4  # vectors accumulated side by side (PyTorch's ilp_factor)
 _BLOCK = 16  # rows summed before they join the next level of the cascade
 _SEQUENTIAL = 4  # up to this many entries NumPy adds them in order too
@@ -27,17 +29,41 @@ def sum_all(x: np.ndarray) -> np.ndarray:
     """The sum of every entry of ``x`` as a 0-d array, in PyTorch's order where it is known."""
     if x.dtype != _F32 or not _SEQUENTIAL < x.size <= LARGEST:
         return np.asarray(np.sum(x))
-    flat = x.ravel(order="K")  # memory order, as PyTorch walks a tensor
-    lanes = _VECTOR_BYTES // x.dtype.itemsize
-    n_vectors = flat.size // lanes
-    if n_vectors == 0:
-        return np.asarray(_row_sum(flat))
-    total = x.dtype.type(0)
-    for entry in flat[n_vectors * lanes :]:  # the tail that fills no vector comes first
+    return np.asarray(_contiguous_sum(x.ravel(order="K")))  # memory order, as PyTorch's
+
+
+def sum_along(x: np.ndarray, axis: int) -> np.ndarray:
+    """The sum of ``x`` along one ``axis`` (negative), in PyTorch's order where it is known."""
+    if x.dtype != _F32 or x.size > LARGEST or not x.flags.c_contiguous or x.shape[axis] < 2:
+        return np.sum(x, axis=axis)
+    n = x.shape[axis]
+    outer = x.shape[:axis]
+    inner = x.shape[axis + 1 :] if axis != -1 else ()
+    k = int(np.prod(inner, dtype=np.int64))
+    rows = x.reshape(-1, n, k).transpose(1, 0, 2)  # (summed, outer, inner)
+    if k == 1:  # the summed dim is the contiguous one: each run is summed as sum_all's
+        return _contiguous_sum(rows[:, :, 0]).reshape(outer)
+    # Whole rows at a time: 32 columns (8 when fewer than 8) in the cascade, the rest by row_sum.
+    in_cascade = _IN_FLIGHT * (_LANES * (k // (_LANES * _IN_FLIGHT)) if k >= _LANES else k // 4)
+    total = np.empty(rows.shape[1:], x.dtype)
+    total[:, :in_cascade] = _cascade(rows[:, :, :in_cascade])
+    total[:, in_cascade:] = _row_sum(rows[:, :, in_cascade:])
+    return total.reshape(outer + inner)
+
+
+def _contiguous_sum(entries):
+    """A contiguous run of entries summed (lane by lane of any trailing dims): whole
+    vectors by row_sum, then the entries that fill no vector, then the vector's lanes."""
+    n_vectors = len(entries) // _LANES
+    if len(entries) <= _SEQUENTIAL or n_vectors == 0:
+        return _row_sum(entries)
+    lanes = _row_sum(entries[: n_vectors * _LANES].reshape((n_vectors, _LANES) + entries.shape[1:]))
+    total = np.zeros(entries.shape[1:], entries.dtype)
+    for entry in entries[n_vectors * _LANES :]:
         total = total + entry
-    for lane in _row_sum(flat[: n_vectors * lanes].reshape(n_vectors, lanes)):
+    for lane in lanes:
         total = total + lane
-    return np.asarray(total)
+    return total
 
 
 def _row_sum(rows):
@@ -64,7 +90,7 @@ def _cascade(rows):
     levels = [np.zeros(rows.shape[1:], rows.dtype) for _ in range(4)]
     if n_blocks:
         blocked = rows[: n_blocks * _BLOCK].reshape((n_blocks, _BLOCK) + rows.shape[1:])
-        block_sums = np.add.reduce(blocked.swapaxes(0, 1), axis=0)  # row after row
+        block_sums = np.add.accumulate(blocked, axis=1)[:, -1]  # row after row
         for b in range(n_blocks):
             levels[1] = levels[1] + block_sums[b]
             done = (b + 1) * _BLOCK
