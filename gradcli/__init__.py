@@ -8,7 +8,7 @@ Every function here that computes comes from the op table (``engine.ops.LIBRARY`
 from types import SimpleNamespace as _SimpleNamespace
 
 from .engine import ops as ops
-from .engine.devices import device
+from .engine.devices import device, get_default_device, set_default_device
 from .engine.dtypes import (
     bool_ as bool,  # noqa: A004  (PyTorch's name)
 )

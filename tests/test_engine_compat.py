@@ -115,6 +115,14 @@ def _post_accumulate_updates(m):
     return x, x.grad
 
 
+def _default_cuda(m):
+    m.set_default_device("cuda")  # gradcli refuses here, PyTorch at the first tensor
+    try:
+        return m.ones(1)
+    finally:
+        m.set_default_device(None)
+
+
 def _parameter(m):
     p = m.nn.Parameter(m.tensor([1.0, 2.0]))
     q = (p * 3).sum()
@@ -151,6 +159,14 @@ CASES = {
         m.ones(1).is_cpu,
         m.ones(1).is_cuda,
     ),
+    "default device": lambda m: (
+        m.get_default_device(),
+        m.set_default_device("cpu"),
+        m.ones(1).device,
+        m.set_default_device(None),
+        m.get_default_device(),
+    ),
+    "default device cuda": lambda m: _default_cuda(m),
     "cuda.is_available": lambda m: (m.cuda.is_available(), m.cuda.device_count()),
     "mps.is_available": lambda m: m.backends.mps.is_available(),
     "accelerator": lambda m: (m.accelerator.is_available(), m.accelerator.current_accelerator()),
@@ -249,6 +265,12 @@ CASES = {
     "Variable: a new leaf sharing memory": _variable,
     "Variable of a result": _variable_of_a_result,
     "Variable without grad": lambda m: (lambda t: (m.autograd.Variable(t) is t, t))(m.ones(2)),
+    "Variable and isinstance": lambda m: (
+        isinstance(m.ones(1), m.autograd.Variable),
+        isinstance(3.0, m.autograd.Variable),
+        m.autograd.Variable(m.tensor(2.0)).requires_grad,
+        str(type(m.FloatTensor)),
+    ),
     "inference_mode": _inference,
     "inference_mode as decorators": _inference_decorators,
     "post accumulate grad hook": _post_accumulate,

@@ -74,3 +74,12 @@ def on_cpu(where):
     raise NotImplementedByGradcli(
         f"gradcli computes on the CPU only: there is no '{kind}' device; use device='cpu'"
     )
+
+
+def set_default_device(where) -> None:
+    """``torch.set_default_device``: the CPU (or None) is the only device there is."""
+    on_cpu(where)
+
+
+def get_default_device() -> device:
+    return CPU

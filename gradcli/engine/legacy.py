@@ -36,6 +36,10 @@ class TensorType(type):
         return f"<class 'torch.{cls.__name__}'>"
 
 
+# Printed as PyTorch prints the type of torch.FloatTensor: <class 'torch.tensortype'>.
+TensorType.__module__, TensorType.__qualname__ = "torch", "tensortype"
+
+
 def _tensor_type(d):
     name = dtypes.tensor_type_name(d)
     return TensorType(name, (), {"dtype": d, "__doc__": f"a {d.name} tensor (legacy spelling)"})
