@@ -9,6 +9,7 @@ from types import SimpleNamespace as _SimpleNamespace
 
 from .engine import ops as ops
 from .engine.devices import device, get_default_device, set_default_device
+from .engine.devices import on_cpu as _on_cpu
 from .engine.dtypes import (
     bool_ as bool,  # noqa: A004  (PyTorch's name)
 )
@@ -49,9 +50,19 @@ globals().update(_LIBRARY)  # every op: gradcli.sin, gradcli.sum, gradcli.tensor
 __version__ = "0.1.0"
 
 # gradcli computes on the CPU: no accelerator is available, as on a CPU build of PyTorch.
-cuda = _SimpleNamespace(is_available=lambda: False, device_count=lambda: 0)
+# Seeding CUDA does nothing there (as in PyTorch), so reproducibility preambles run unchanged.
+cuda = _SimpleNamespace(
+    is_available=lambda: False,
+    device_count=lambda: 0,
+    current_device=lambda: _on_cpu("cuda"),
+    manual_seed=lambda seed: None,
+    manual_seed_all=lambda seed: None,
+)
 backends = _SimpleNamespace(
-    mps=_SimpleNamespace(is_available=lambda: False, is_built=lambda: False)
+    mps=_SimpleNamespace(is_available=lambda: False, is_built=lambda: False),
+    cudnn=_SimpleNamespace(
+        is_available=lambda: False, enabled=True, deterministic=False, benchmark=False
+    ),
 )
 accelerator = _SimpleNamespace(is_available=lambda: False, current_accelerator=lambda: None)
 

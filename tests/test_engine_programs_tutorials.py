@@ -32,6 +32,9 @@ def program(source):
 
 program("""
     # device_agnostic_regression: the device chosen as tutorials choose it
+    torch.manual_seed(0)
+    torch.cuda.manual_seed_all(0)
+    torch.backends.cudnn.benchmark = False
     device = "cuda" if torch.cuda.is_available() else "cpu"
     print(f"Using {device} device")
     rng = np.random.default_rng(10)
