@@ -76,8 +76,10 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
             if g is not None:
                 if rules is None:
                     gi = grads[i]
-                elif rules[i] is not None:
-                    gi = rules[i](g, ans, *args, *params, **kwargs)
+                else:
+                    rule = rules[i]
+                    if rule is not None:
+                        gi = rule(g, ans, *args, *params, **kwargs)
             if gi is not None:
                 shape = saved[i].shape  # a broadcast gradient is summed back to it, once
                 if batch_dims:
@@ -91,8 +93,9 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
                 if gi is not None:
                     prev = node_grads.get(parent)
                     node_grads[parent] = gi if prev is None else prev + gi
-                pending[parent] -= 1
-                if pending[parent] == 0:
+                count = pending[parent] - 1
+                pending[parent] = count
+                if count == 0:
                     ready.append(parent)
             elif gi is not None:
                 _accumulate_leaf(leaf_grads, parent, gi)
