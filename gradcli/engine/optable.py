@@ -71,7 +71,7 @@ import numpy as np
 
 from ..errors import GradcliTypeError
 from . import limits, state
-from .graph import Node
+from .graph import node_class
 from .messages import forward_error, operand_error
 from .tensor import Tensor
 
@@ -228,9 +228,12 @@ class Overload:
     ``saves`` and ``variadic``.
     """
 
-    __slots__ = ("entry", "grad_fn", "key", "rules", "forward", "when", "saves", "fn")
+    __slots__ = ("entry", "grad_fn", "key", "rules", "forward", "when", "saves", "fn", "node")
+    __slots__ += ("lists_numbers",)
 
-    def __init__(self, grad_fn, rules=None, *, when=None, forward=None, key=None, saves=None):
+    def __init__(
+        self, grad_fn, rules=None, *, when=None, forward=None, key=None, saves=None, numbers=True
+    ):
         self.entry = None
         self.grad_fn = grad_fn
         self.key = key or grad_fn
@@ -239,6 +242,15 @@ class Overload:
         self.when = when
         self.saves = saves
         self.fn = None
+        # Whether next_functions lists a number operand as (None, 0), as PyTorch's x * 2;
+        # False where PyTorch takes the number as a scalar (x ** 2, 1 - x).
+        self.lists_numbers = numbers
+        self.node = self._first_node
+
+    def _first_node(self, *args):
+        # The node class is made on the first recording (see graph.node_class).
+        self.node = node_class(self.grad_fn)
+        return self.node(*args)
 
     @property
     def name(self):
@@ -434,7 +446,7 @@ def _record(overload, inputs, raws, out, params, kwargs):
     parents = tuple(
         [(x.grad_fn or x) if type(x) is Tensor and x.requires_grad else None for x in inputs]
     )
-    t.grad_fn = Node(overload, parents, raws, t._data, params, kwargs)
+    t.grad_fn = overload.node(overload, parents, raws, t._data, params, kwargs)
     return t
 
 
@@ -507,7 +519,7 @@ def _bind(overload):
                 out = _promote(out, xd)
             if x.requires_grad and _PER_THREAD.grad_enabled:
                 t = Tensor._make(out, None, True)
-                t.grad_fn = Node(overload, (x.grad_fn or x,), (xd,), t._data, params, None)
+                t.grad_fn = overload.node(overload, (x.grad_fn or x,), (xd,), t._data, params, None)
                 return t
             return Tensor._make(out)
     elif n == 2:
@@ -539,7 +551,7 @@ def _bind(overload):
                 py = (y.grad_fn or y) if ty and y.requires_grad else None
                 if px is not None or py is not None:
                     t = Tensor._make(out, None, True)
-                    t.grad_fn = Node(overload, (px, py), (xd, yd), t._data, params, None)
+                    t.grad_fn = overload.node(overload, (px, py), (xd, yd), t._data, params, None)
                     return t
             return Tensor._make(out)
     else:
