@@ -24,6 +24,8 @@ class _PerThread(threading.local):
         # ``hook(node, index, g, gi)`` on every gradient a rule returns, or None (anomaly.py).
         self.anomaly = None
         self.dtype = None  # a dtype override of this thread, or None for the process's
+        # The dual level of forward-mode AD entered in this thread (autograd/forward_ad.py).
+        self.forward_ad = None
 
 
 PER_THREAD = _PerThread()
