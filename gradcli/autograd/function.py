@@ -322,10 +322,11 @@ class Function(FunctionCtx):
                     output = cls.forward(ctx, *args, **kwargs)
         finally:
             PER_THREAD.forward_ad = dual
-        if dual is not None:
-            dual.function_tangents(cls, ctx, args, output)
         records = PER_THREAD.grad_enabled and any(ctx.needs_input_grad)
-        return _record(ctx, args, output) if records else _without_graph(ctx, args, output)
+        result = _record(ctx, args, output) if records else _without_graph(ctx, args, output)
+        if dual is not None:
+            dual.function_tangents(cls, ctx, args, result)
+        return result
 
 
 def _bind_arguments(forward, args, kwargs, separate_setup):

@@ -59,6 +59,12 @@ Conventions of the rules
   dimensions.
 - Broadcasting: a rule may return a gradient of the broadcast shape; the
   reverse pass sums it back to its input's shape (``sum_to``), once, for every op.
+- Tangents (forward-mode AD) are not declared: ``forward.py`` derives each op's
+  from its reverse rules, exactly: a rule is the linear map ``g -> J^T g`` in
+  differentiable ops, and its own vector-Jacobian product with a tangent ``t``
+  is ``J t``. So a rule must stay linear in ``g`` and differentiable in it
+  (``tests/test_forward_ad.py`` checks every entry's tangent against central
+  differences).
 - Kinks follow PyTorch: d|x|/dx = 0 at 0, relu'(0) = 0, sqrt'(0) = inf, clamp
   passes the gradient on its bounds, ties in max/min/amax/amin share the
   gradient evenly (``max(x, dim)`` gives it to the index it returns), the
@@ -335,6 +341,9 @@ def _promote(out, x, y=None):
 def _bind(overload):
     """The function that applies ``overload``: plain NumPy on raw arrays, recording on tensors.
 
+    Under forward-mode AD (``PER_THREAD.forward_ad``, see ``forward.py``) the result is
+    handed to the dual level, which gives it a tangent where an input has one.
+
     Inputs given by keyword (``sin(input=x)``) are bound through the schema first
     (the function's own parameters are positional-only, so ``sin(x=t)`` is an
     unknown keyword, as in PyTorch); a call by position, the hot path, goes
@@ -365,8 +374,12 @@ def _bind(overload):
             if _PER_THREAD.grad_enabled and any(
                 type(t) is Tensor and t.requires_grad for t in tensors
             ):
-                return _record(overload, tensors, raws, out, params, None)
-            return Tensor._make(out)
+                t = _record(overload, tensors, raws, out, params, None)
+            else:
+                t = Tensor._make(out)
+            if _PER_THREAD.forward_ad is not None:
+                _PER_THREAD.forward_ad.propagate(overload, tensors, params, None, t)
+            return t
     elif n == 1:
 
         def fn(x=_NO_ARG, /, *params, **kwargs):
@@ -385,8 +398,11 @@ def _bind(overload):
             if x.requires_grad and _PER_THREAD.grad_enabled:
                 t = Tensor._make(out, None, True)
                 t.grad_fn = overload.node(overload, (x.grad_fn or x,), (xd,), t._data, params, None)
-                return t
-            return Tensor._make(out)
+            else:
+                t = Tensor._make(out)
+            if _PER_THREAD.forward_ad is not None:
+                _PER_THREAD.forward_ad.propagate(overload, (x,), params, None, t)
+            return t
     elif n == 2:
 
         def fn(x=_NO_ARG, y=_NO_ARG, /, *params, **kwargs):
@@ -417,8 +433,13 @@ def _bind(overload):
                 if px is not None or py is not None:
                     t = Tensor._make(out, None, True)
                     t.grad_fn = overload.node(overload, (px, py), (xd, yd), t._data, params, None)
+                    if _PER_THREAD.forward_ad is not None:
+                        _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
                     return t
-            return Tensor._make(out)
+            t = Tensor._make(out)
+            if _PER_THREAD.forward_ad is not None:
+                _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
+            return t
     else:
 
         def fn(*args, **kwargs):
@@ -435,8 +456,12 @@ def _bind(overload):
             if _PER_THREAD.grad_enabled and any(
                 type(a) is Tensor and a.requires_grad for a in inputs
             ):
-                return _record(overload, inputs, raws, out, params, None)
-            return Tensor._make(out)
+                t = _record(overload, inputs, raws, out, params, None)
+            else:
+                t = Tensor._make(out)
+            if _PER_THREAD.forward_ad is not None:
+                _PER_THREAD.forward_ad.propagate(overload, inputs, params, None, t)
+            return t
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = entry.doc

@@ -262,12 +262,15 @@ class Tensor:
     def __repr__(self) -> str:
         from .format import format_tensor  # only when printed: not on the start-up path
 
-        return format_tensor(
+        text = format_tensor(
             self._data,
             dtype_suffix=dtypes.repr_suffix(self._data.dtype),
             requires_grad=self.requires_grad and self.grad_fn is None,
             grad_fn_name=None if self.grad_fn is None else short_name(self.grad_fn.name()),
         )
+        dual = state.PER_THREAD.forward_ad
+        tangent = None if dual is None else dual.tangent_of(self)
+        return text if tangent is None else f"{text[:-1]}, tangent={tangent!r})"
 
     __str__ = __repr__
 

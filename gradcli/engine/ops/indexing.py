@@ -11,6 +11,7 @@ from ..messages import LEAF_INPLACE, OVERLAPPING_WRITE, forward_error
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import batch_of, dims, raw
+from .creation import zeros_like
 from .shape import _broadcast_to, unsqueeze
 
 table = Table("indexing")
@@ -217,21 +218,42 @@ def setitem(over, input, index, value):
     involved = state.PER_THREAD.grad_enabled and (
         target.requires_grad or (type(value) is Tensor and value.requires_grad)
     )
+    dual = state.PER_THREAD.forward_ad
     if not involved:
         try:
             _assign(target._data, index, raw_value)
         except IndexError as err:
             raise forward_error("index_put", (target._data, raw_value), err) from None
+        if dual is not None:
+            _assign_tangent(dual, target, index, value)
         return
     if target.requires_grad and target.grad_fn is None:
         view = _is_basic(index) and _picks_part(index, target._data.shape)
         raise EngineError(("a view of " if view else "") + LEAF_INPLACE)
     before = Tensor._make(target._data, target.grad_fn, target.requires_grad)
+    if dual is not None:
+        dual.copy_tangent(target, before)
     after = over["basic" if _is_basic(index) else "advanced"](before, value, index)
     # Copy on write: earlier nodes keep the values they saved.
     target._data = after._data
     target.grad_fn = after.grad_fn
     target.requires_grad = True
+
+
+def _assign_tangent(dual, target, index, value):
+    """Forward-mode AD of ``target[index] = value`` outside a graph: the tangent of target
+    takes value's (or zeros) at index."""
+    value_tangent = dual.tangent_of(value) if type(value) is Tensor else None
+    tangent = dual.tangent_of(target)
+    if tangent is None and value_tangent is None:
+        return
+    state.PER_THREAD.forward_ad = None
+    try:
+        tangent = zeros_like(target) if tangent is None else tangent.clone()
+        tangent[index] = 0.0 if value_tangent is None else value_tangent
+    finally:
+        state.PER_THREAD.forward_ad = dual
+    dual.set_tangent(target, tangent)
 
 
 # ----- entries along a dimension: take_along_dim, gather, index_select -----
