@@ -75,10 +75,10 @@ def _legacy(args, element_type):
 
 def __getattr__(name):
     # Imported on first use, so the command line's start-up path skips them.
-    if name == "autograd":
+    if name in ("autograd", "func"):
         import importlib
 
-        return importlib.import_module(".autograd", __name__)
+        return importlib.import_module("." + name, __name__)
     if name == "set_printoptions":
         from .engine.format import set_printoptions
 

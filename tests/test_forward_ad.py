@@ -112,3 +112,19 @@ def test_tangent_is_differentiable_in_the_primal(entry):
         numeric[i] = (up - down) / (2 * h)
         e[i] = 0
     np.testing.assert_allclose(g, numeric, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.gradgrad], ids=lambda c: c.name)
+def test_forward_over_reverse_hessian_of_each_case(case):
+    # func.hessian is jacfwd(jacrev(f)): tangents through every op's batched reverse rules.
+    xs = [gradcli.tensor(a) for a in case.arrays()]
+
+    def f(x0):
+        out = case.fn(gradcli, x0, *xs[1:])
+        return sum((o * o).sum() for o in _outputs(out))
+
+    forward_over_reverse = gradcli.func.hessian(f)(xs[0])
+    reverse_over_reverse = gradcli.autograd.functional.hessian(f, xs[0])
+    np.testing.assert_allclose(
+        forward_over_reverse._data, reverse_over_reverse._data, rtol=1e-6, atol=1e-8
+    )

@@ -93,6 +93,7 @@ class AccumulateGrad:
     """The node PyTorch shows for a leaf in ``next_functions``."""
 
     __slots__ = ("variable",)
+    next_functions = ()  # a leaf: the walk of a graph ends here
 
     def __init__(self, variable):
         self.variable = variable

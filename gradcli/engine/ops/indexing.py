@@ -69,7 +69,8 @@ def _getitem_rule(g, ans, x, index):
 
 
 def _index_scatter_rule(g, ans, x, index, shape):
-    return index_op(g, (slice(None),) * len(batch_of(g, ans)) + index)
+    # g's leading dimensions beyond ``shape``: the pass's batch and any the scatter had.
+    return index_op(g, (slice(None),) * (g.ndim - len(shape)) + index)
 
 
 def _indexed(grad_fn, key=None):
@@ -285,7 +286,8 @@ def _put_along(g, index, dim, shape):
     g = np.asarray(g)
     index, dim = _along(index, dim)
     batch = tuple(g.shape[: g.ndim - index.ndim])
-    out = np.zeros(batch + tuple(shape), dtype=g.dtype)
+    # ``shape`` may hold some of g's batch dimensions already (a take_along of a batch).
+    out = np.zeros(tuple(g.shape[: g.ndim - len(shape)]) + tuple(shape), dtype=g.dtype)
     index = np.broadcast_to(index, batch + index.shape)
     grid = list(np.ogrid[tuple(slice(n) for n in index.shape)])
     grid[dim] = index
