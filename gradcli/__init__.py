@@ -79,6 +79,10 @@ def __getattr__(name):
         import importlib
 
         return importlib.import_module("." + name, __name__)
+    if name == "vmap":  # torch.vmap is torch.func.vmap
+        from .func import vmap
+
+        return vmap
     if name == "set_printoptions":
         from .engine.format import set_printoptions
 

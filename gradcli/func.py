@@ -8,8 +8,8 @@ and ``jacfwd(jacrev(f))`` differentiate the differentiation.
 Each transform differentiates with respect to its own copies of the inputs, so
 its results are plain tensors, except where they depend on tensors outside
 that require grad (an input that does, or one the function closes over): then
-they stay connected to those, as PyTorch's are. ``vmap`` is not here: it needs
-batching rules that the op table does not have yet.
+they stay connected to those, as PyTorch's are. ``vmap`` runs a function of
+one point on a batch through the op table's batching rules (``func_vmap.py``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from .engine.graph import Node
 from .engine.state import PER_THREAD, enable_grad
 from .engine.tensor import Tensor
 from .errors import EngineError, NotImplementedByGradcli
+from .func_checks import check_scalar, split_aux
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
 
@@ -94,17 +95,6 @@ def _tree(value, fn):
     return fn(value)
 
 
-def _split_aux(result, has_aux, name):
-    if not has_aux:
-        return result, None
-    if not (isinstance(result, tuple) and len(result) == 2):
-        raise EngineError(
-            f"{name}(f, ...)(*args): output of function f should be a tuple: (output, aux) "
-            "if has_aux is True"
-        )
-    return result
-
-
 # ----------------------------------------------------------------------------
 # Reverse mode
 # ----------------------------------------------------------------------------
@@ -115,13 +105,17 @@ def grad_and_value(func, argnums=0, has_aux=False):
 
     def wrapper(*args, **kwargs):
         single, nums = _argnums_tuple(argnums, len(args))
+        if any(type(a).__name__ == "BatchedTensor" for a in args):  # inside vmap
+            from .func_vmap import per_point_grad_and_value
+
+            return per_point_grad_and_value(func, args, kwargs, single, nums, has_aux)
         with enable_grad():
             args = list(args)
             own = [_own_copy(args[i]) for i in nums]
             for i, t in zip(nums, own):
                 args[i] = t
-            output, aux = _split_aux(func(*args, **kwargs), has_aux, "grad_and_value")
-            _check_scalar(output)
+            output, aux = split_aux(func(*args, **kwargs), has_aux, "grad_and_value")
+            check_scalar(output)
             keep = _outer_graph([output], own)
             grads = autograd_grad(output, own, create_graph=keep, allow_unused=True)
         grads = tuple(ops.zeros_like(t) if g is None else g for g, t in zip(grads, own))
@@ -133,18 +127,6 @@ def grad_and_value(func, argnums=0, has_aux=False):
         return result, value
 
     return wrapper
-
-
-def _check_scalar(output):
-    if type(output) is not Tensor:
-        raise EngineError(
-            f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(output)}"
-        )
-    if output.ndim != 0:
-        raise EngineError(
-            "grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
-            f"with {output.ndim} dims. Maybe you wanted to use the vjp or jacrev APIs instead?"
-        )
 
 
 def grad(func, argnums=0, has_aux=False):
@@ -162,7 +144,7 @@ def vjp(func, *primals, has_aux=False):
     """``(func(*primals), vjp_fn)``: ``vjp_fn(v)`` is the tuple ``v^T J`` per primal."""
     with enable_grad():
         own = [_own_copy(p) for p in primals]
-        output, aux = _split_aux(func(*own), has_aux, "vjp")
+        output, aux = split_aux(func(*own), has_aux, "vjp")
     outputs = output if isinstance(output, tuple) else (output,)
     keep = _outer_graph(list(outputs), own)
 
@@ -208,7 +190,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
             own = [_own_copy(args[i]) for i in nums]
             for i, t in zip(nums, own):
                 args[i] = t
-            output, aux = _split_aux(func(*args, **kwargs), has_aux, "jacrev")
+            output, aux = split_aux(func(*args, **kwargs), has_aux, "jacrev")
             outputs = output if isinstance(output, tuple) else (output,)
             keep = _outer_graph(list(outputs), own)
             rows = [_jacobian_rows(out, own, keep) for out in outputs]
@@ -267,7 +249,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     _single_level("jvp")
     with forward_ad.dual_level():
         duals = [forward_ad.make_dual(p, t) for p, t in zip(primals, tangents)]
-        output, aux = _split_aux(func(*duals), has_aux, "jvp")
+        output, aux = split_aux(func(*duals), has_aux, "jvp")
         if isinstance(output, tuple):
             pairs = [_unpack(forward_ad, o) for o in output]
             value, tangent = tuple(p for p, _ in pairs), tuple(t for _, t in pairs)
@@ -308,11 +290,11 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                 with forward_ad.dual_level():
                     call = list(args)
                     call[i] = forward_ad.make_dual(x, ops.reshape(basis, tuple(x.shape)))
-                    output, aux = _split_aux(func(*call, **kwargs), has_aux, "jacfwd")
+                    output, aux = split_aux(func(*call, **kwargs), has_aux, "jacfwd")
                     outs = output if isinstance(output, tuple) else (output,)
                     columns[i].append([_unpack(forward_ad, o)[1] for o in outs])
         if output is None:  # every input is empty: evaluate once for the shapes
-            output, aux = _split_aux(func(*args, **kwargs), has_aux, "jacfwd")
+            output, aux = split_aux(func(*args, **kwargs), has_aux, "jacfwd")
         outs = output if isinstance(output, tuple) else (output,)
         rows = []
         for j, out in enumerate(outs):
@@ -337,9 +319,7 @@ def hessian(func, argnums=0):
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
-    """Not in gradcli yet: vectorizing a function needs per-op batching rules."""
-    raise NotImplementedByGradcli(
-        "torch.func.vmap is not implemented in gradcli: it needs per-op batching rules, "
-        "which the op table does not have yet; call the function in a loop and stack the "
-        "results"
-    )
+    """``func`` of one point applied to a batch of points (``func_vmap``)."""
+    from .func_vmap import vmap as batched
+
+    return batched(func, in_dims, out_dims, randomness, chunk_size=chunk_size)

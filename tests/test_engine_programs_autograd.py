@@ -551,6 +551,33 @@ program("""
     print(jacrev(lambda x: (x.exp(), x.sum()))(torch.tensor([0.0, 1.0])))
 """)
 
+program("""
+    # func_vmap: a function of one point over a batch, and per-sample gradients
+    import torch
+    from torch.func import grad, vmap
+
+    rng = np.random.default_rng(11)
+    X = torch.tensor(rng.normal(size=(4, 3)))
+    Y = torch.tensor(rng.normal(size=4))
+    w = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64)
+
+    def predict(w, x):
+        return torch.tanh(torch.dot(w, x))
+
+    def loss(w, x, y):
+        return (predict(w, x) - y) ** 2
+
+    print(vmap(predict, in_dims=(None, 0))(w, X))
+    print(vmap(lambda x: x.norm())(X), vmap(torch.outer)(X[:2], X[:2]).shape)
+    per_sample = vmap(grad(loss), in_dims=(None, 0, 0))(w, X, Y)
+    print(per_sample)
+    print(per_sample.mean(0))
+    print(grad(lambda w: vmap(loss, in_dims=(None, 0, 0))(w, X, Y).mean())(w))
+    print(torch.vmap(lambda x: x * 2 + x.sum())(torch.arange(6.0).reshape(3, 2)))
+    attempt(lambda: vmap(lambda a, b: a + b)(X, torch.ones(5, 3)))
+""")
+
+
 # ----- graph structure -----
 
 program("""

@@ -94,8 +94,3 @@ def test_func_transform_matches_torch_func(name):
         assert tuple(a.shape) == tuple(b.shape)
         assert not a.requires_grad and not b.requires_grad
         np.testing.assert_allclose(_np(a), _np(b), rtol=1e-10, atol=1e-12, err_msg=name)
-
-
-def test_vmap_says_it_is_not_implemented():
-    with pytest.raises(NotImplementedError, match="vmap is not implemented in gradcli"):
-        gradcli.func.vmap(lambda t: t * 2)
