@@ -630,6 +630,17 @@ program("""
     print(value, hv, hv.grad_fn)
     J = F.jacobian(lambda t: t ** 3, x, create_graph=True)
     print(J, J.grad_fn.name())
+    x = torch.tensor([0.5, 1.0, 1.5], requires_grad=True)
+    v = torch.tensor([1.0, 2.0, -1.0])
+    for name, f in [("t ** 2", lambda t: t ** 2), ("t.exp().sum()", lambda t: t.exp().sum()),
+                    ("t.mean()", lambda t: t.mean()), ("1 / t", lambda t: 1 / t),
+                    ("t.log()", lambda t: t.log()), ("outer", lambda t: torch.outer(t, t)),
+                    ("t.cumsum(0)", lambda t: t.cumsum(0)), ("t[1:] * 2", lambda t: t[1:] * 2),
+                    ("stack", lambda t: torch.stack([t, t * 2])), ("t.sqrt()", lambda t: t.sqrt()),
+                    ("ones @ t", lambda t: torch.ones(2, 3) @ t), ("t.norm()", lambda t: t.norm()),
+                    ("t.max()", lambda t: t.max())]:
+        out, tangent = F.jvp(f, x, v, create_graph=True)
+        print(f"{name:14} {type(out.grad_fn).__name__:14} {type(tangent.grad_fn).__name__}")
 """)
 
 
