@@ -143,7 +143,7 @@ def _count_incoming(starts):
     while stack:
         node = stack.pop()
         for parent in (node.p0, node.p1) if node.pn is None else node.pn:
-            if isinstance(parent, Node):
+            if parent is not None and type(parent) is not Tensor:  # a Node of any kind
                 count = pending.get(parent)
                 if count is None:
                     pending[parent] = 1
