@@ -60,6 +60,12 @@ Conventions of the rules
   dimensions.
 - Broadcasting: a rule may return a gradient of the broadcast shape; the
   reverse pass sums it back to its input's shape (``sum_to``), once, for every op.
+- Tangents (forward-mode AD) are not declared: ``forward.py`` derives each op's
+  from its reverse rules, exactly: a rule is the linear map ``g -> J^T g`` in
+  differentiable ops, and its own vector-Jacobian product with a tangent ``t``
+  is ``J t``. So a rule must stay linear in ``g`` and differentiable in it
+  (``tests/test_forward_ad.py`` checks every entry's tangent against central
+  differences).
 - Kinks follow PyTorch: d|x|/dx = 0 at 0, relu'(0) = 0, sqrt'(0) = inf, clamp
   passes the gradient on its bounds, ties in max/min/amax/amin share the
   gradient evenly (``max(x, dim)`` gives it to the index it returns), the
@@ -72,7 +78,7 @@ import numpy as np
 
 from ..errors import GradcliTypeError
 from . import limits, state
-from .graph import Node
+from .graph import node_class
 from .messages import forward_error, operand_error
 from .schema import Schema
 from .tensor import Tensor
@@ -94,9 +100,12 @@ class Overload:
     ``saves`` and ``variadic``.
     """
 
-    __slots__ = ("entry", "grad_fn", "key", "rules", "forward", "when", "saves", "fn")
+    __slots__ = ("entry", "grad_fn", "key", "rules", "forward", "when", "saves", "fn", "node")
+    __slots__ += ("lists_numbers",)
 
-    def __init__(self, grad_fn, rules=None, *, when=None, forward=None, key=None, saves=None):
+    def __init__(
+        self, grad_fn, rules=None, *, when=None, forward=None, key=None, saves=None, numbers=True
+    ):
         self.entry = None
         self.grad_fn = grad_fn
         self.key = key or grad_fn
@@ -105,6 +114,15 @@ class Overload:
         self.when = when
         self.saves = saves
         self.fn = None
+        # Whether next_functions lists a number operand as (None, 0), as PyTorch's x * 2;
+        # False where PyTorch takes the number as a scalar (x ** 2, 1 - x).
+        self.lists_numbers = numbers
+        self.node = self._first_node
+
+    def _first_node(self, *args):
+        # The node class is made on the first recording (see graph.node_class).
+        self.node = node_class(self.grad_fn)
+        return self.node(*args)
 
     @property
     def name(self):
@@ -302,7 +320,7 @@ def _record(overload, inputs, raws, out, params, kwargs):
     parents = tuple(
         [(x.grad_fn or x) if type(x) is Tensor and x.requires_grad else None for x in inputs]
     )
-    t.grad_fn = Node(overload, parents, raws, t._data, params, kwargs)
+    t.grad_fn = overload.node(overload, parents, raws, t._data, params, kwargs)
     return t
 
 
@@ -325,6 +343,9 @@ def _promote(out, x, y=None):
 
 def _bind(overload):
     """The function that applies ``overload``: plain NumPy on raw arrays, recording on tensors.
+
+    Under forward-mode AD (``PER_THREAD.forward_ad``, see ``forward.py``) the result is
+    handed to the dual level, which gives it a tangent where an input has one.
 
     Inputs given by keyword (``sin(input=x)``) are bound through the schema first
     (the function's own parameters are positional-only, so ``sin(x=t)`` is an
@@ -356,8 +377,12 @@ def _bind(overload):
             if _PER_THREAD.grad_enabled and any(
                 type(t) is Tensor and t.requires_grad for t in tensors
             ):
-                return _record(overload, tensors, raws, out, params, None)
-            return Tensor._make(out)
+                t = _record(overload, tensors, raws, out, params, None)
+            else:
+                t = Tensor._make(out)
+            if _PER_THREAD.forward_ad is not None:
+                _PER_THREAD.forward_ad.propagate(overload, tensors, params, None, t)
+            return t
     elif n == 1:
 
         def fn(x=_NO_ARG, /, *params, **kwargs):
@@ -375,9 +400,12 @@ def _bind(overload):
                 out = _promote(out, xd)
             if x.requires_grad and _PER_THREAD.grad_enabled:
                 t = Tensor._make(out, None, True)
-                t.grad_fn = Node(overload, (x.grad_fn or x,), (xd,), t._data, params, None)
-                return t
-            return Tensor._make(out)
+                t.grad_fn = overload.node(overload, (x.grad_fn or x,), (xd,), t._data, params, None)
+            else:
+                t = Tensor._make(out)
+            if _PER_THREAD.forward_ad is not None:
+                _PER_THREAD.forward_ad.propagate(overload, (x,), params, None, t)
+            return t
     elif n == 2:
 
         def fn(x=_NO_ARG, y=_NO_ARG, /, *params, **kwargs):
@@ -407,9 +435,14 @@ def _bind(overload):
                 py = (y.grad_fn or y) if ty and y.requires_grad else None
                 if px is not None or py is not None:
                     t = Tensor._make(out, None, True)
-                    t.grad_fn = Node(overload, (px, py), (xd, yd), t._data, params, None)
+                    t.grad_fn = overload.node(overload, (px, py), (xd, yd), t._data, params, None)
+                    if _PER_THREAD.forward_ad is not None:
+                        _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
                     return t
-            return Tensor._make(out)
+            t = Tensor._make(out)
+            if _PER_THREAD.forward_ad is not None:
+                _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
+            return t
     else:
 
         def fn(*args, **kwargs):
@@ -426,8 +459,12 @@ def _bind(overload):
             if _PER_THREAD.grad_enabled and any(
                 type(a) is Tensor and a.requires_grad for a in inputs
             ):
-                return _record(overload, inputs, raws, out, params, None)
-            return Tensor._make(out)
+                t = _record(overload, inputs, raws, out, params, None)
+            else:
+                t = Tensor._make(out)
+            if _PER_THREAD.forward_ad is not None:
+                _PER_THREAD.forward_ad.propagate(overload, inputs, params, None, t)
+            return t
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = entry.doc

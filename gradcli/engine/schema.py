@@ -1,7 +1,5 @@
-"""An op's parameters, declared in PyTorch's spelling: ``"(input: Tensor, dim: int = 0)"``
-parsed into a ``Schema``, which binds a call's arguments to them (and words the
-errors of a wrong call the way PyTorch does).
-"""
+"""An op's declared parameters: ``Schema("(input: Tensor, dim: int = 0)")``, and the binding of
+a call's arguments to them in PyTorch's names and order (see ``optable`` for the types)."""
 
 from __future__ import annotations
 

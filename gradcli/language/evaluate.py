@@ -22,6 +22,7 @@ import re
 import numpy as np
 
 from ..engine import ops
+from ..engine.batched import Batched
 from ..engine.explain import kink
 from ..engine.ops import FUNCTIONS
 from ..engine.state import default_dtype as _engine_default_dtype
@@ -32,7 +33,6 @@ from ..errors import (
     GradcliIndexError,
     GradcliTypeError,
     GradcliValueError,
-    ShapeError,
     Span,
 )
 from . import ir
@@ -42,6 +42,14 @@ from .check import (
     builtin_signature,
     name_span,
     suggest,
+)
+from .subscripts import (
+    blame_subscript,
+    checked_integer,
+    checked_integer_list,
+    checked_integers,
+    fitted_shape,
+    subscripts_span,
 )
 
 _OPERATORS = {
@@ -97,8 +105,9 @@ def default_dtype() -> np.dtype:
 
 
 def as_tensor(value) -> Tensor:
-    """``value`` as a Tensor; Python numbers become 0-d tensors of the default dtype."""
-    if type(value) is Tensor:
+    """``value`` as a Tensor; Python numbers become 0-d tensors of the default dtype.
+    A value at many points (``Batched``) stays as it is."""
+    if type(value) is Tensor or type(value) is Batched:
         return value
     if isinstance(value, (int, float)):
         return ops.tensor(float(value))
@@ -195,15 +204,15 @@ class Evaluator:
             target = self.apply("clone", span, ops.clone, as_tensor(self.name(node.name, span)))
             key = self.subscripts(node.subscripts)
             value = self.evaluate(node.value)
-            where = _subscripts_span(node.subscripts, span)
-            shape = _fitted_shape(value, target, key, node, where)
+            where = subscripts_span(node.subscripts, span)
+            shape = fitted_shape(value, target, key, node, where)
             if shape is not None and shape != np.shape(value):
                 # Leading axes of length 1 dropped here, so the engine meets equal ranks.
                 value = self.apply("reshape", where, ops.reshape, as_tensor(value), shape)
             try:
                 self.apply("setitem", where, operator.setitem, target, key, value)
             except GradcliError as err:
-                raise _blame_subscript(err, node.subscripts, key) from None
+                raise blame_subscript(err, node.subscripts, key) from None
             self.env[node.name] = target
             if self.sources is not None and target.grad_fn is not None:
                 end = node.value.span  # the statement: k[0] = value
@@ -244,7 +253,7 @@ class Evaluator:
 
     def UnaryOp(self, node: ir.UnaryOp):
         value = self.evaluate(node.operand)
-        if type(value) is not Tensor:
+        if type(value) is not Tensor and type(value) is not Batched:
             return _UNARY[node.op](value)
         return self.apply(node.op, node.span, _UNARY[node.op], value)
 
@@ -281,7 +290,10 @@ class Evaluator:
                     else self.apply("and", span, operator.and_, result, holds)
                 )
                 left = as_tensor(right)
-        return ops.to_dtype(result, default_dtype())
+        return self.to_dtype(result, default_dtype())
+
+    def to_dtype(self, value, dtype):
+        return ops.to_dtype(value, dtype)
 
     def Call(self, node: ir.Call):
         span = name_span(node.span, node.func)
@@ -306,11 +318,11 @@ class Evaluator:
     def Index(self, node: ir.Index):
         value = as_tensor(self.evaluate(node.obj))
         key = self.subscripts(node.subscripts)
-        span = _subscripts_span(node.subscripts, node.span)
+        span = subscripts_span(node.subscripts, node.span)
         try:
             return self.apply("index", span, operator.getitem, value, key)
         except GradcliError as err:
-            raise _blame_subscript(err, node.subscripts, key) from None
+            raise blame_subscript(err, node.subscripts, key) from None
 
     def ListLit(self, node: ir.ListLit):
         items = [self.evaluate(item) for item in node.items]
@@ -321,7 +333,7 @@ class Evaluator:
                     f"ragged list: an entry of shape {shape} among entries of shape {shapes[0]}",
                     item.span,
                 )
-        if all(type(item) is not Tensor for item in items):
+        if all(type(item) is not Tensor and type(item) is not Batched for item in items):
             return ops.tensor(np.array(items, dtype=default_dtype()).reshape(len(items)))
         tensors = [as_tensor(item) for item in items]
         return self.apply("stack", node.span, ops.stack, tensors)
@@ -343,11 +355,11 @@ class Evaluator:
             return np.asarray(self.evaluate(node)) != 0
         value = self.evaluate(node)
         if type(value) is Tensor and value.ndim > 0:
-            return _integers(np.asarray(value), "index", node.span)
-        return _integer(value, "index", node.span)
+            return checked_integers(np.asarray(value), "index", node.span)
+        return checked_integer(value, "index", node.span)
 
     def integer(self, node, what: str) -> int:
-        return _integer(self.evaluate(node), what, node.span)
+        return checked_integer(self.evaluate(node), what, node.span)
 
     # ----- calls -----
 
@@ -401,8 +413,9 @@ class Evaluator:
             result = result[0]
         if type(result) is not Tensor:
             result = as_tensor(result)
-        if name not in _INDEX_RESULTS and np.asarray(result).dtype.kind not in "fc":
-            result = ops.to_dtype(result, default_dtype())
+        data = (result.physical if type(result) is Batched else result)._data
+        if name not in _INDEX_RESULTS and data.dtype.kind not in "fc":
+            result = self.to_dtype(result, default_dtype())
         return result
 
     def argument(self, param: str, type_: str, node):
@@ -421,10 +434,12 @@ class Evaluator:
         """``value`` in the form the op table's parameter ``param`` (of type ``type_``) takes."""
         if type_ in _INTEGER_OR_LIST_TYPES or (variadic and type_ in _INTEGER_TYPES):
             if type(value) is Tensor and value.ndim > 0:
-                return _integer_list(value, param, span)
-            return _integer(value, param if not variadic or param == "dims" else "size", span)
+                return checked_integer_list(value, param, span)
+            return checked_integer(
+                value, param if not variadic or param == "dims" else "size", span
+            )
         if type_ in _INTEGER_TYPES:
-            return _integer(value, param, span)
+            return checked_integer(value, param, span)
         if type_ == "bool":
             array = np.asarray(value)
             if array.ndim != 0:
@@ -463,9 +478,7 @@ def _calculator_form(name: str, call, args: list, kwargs: dict, given):
         base = args[1] if len(args) > 1 else kwargs.pop("base", None)
         if base is None:
             return call, args[:1], kwargs
-        # A number base stays a Python float: a float32 x keeps its dtype.
-        denominator = ops.log(base) if type(base) is Tensor else math.log(base)
-        return (lambda x: ops.div(call(x), denominator)), args[:1], kwargs
+        return log_base, [args[0], base], kwargs
     if name in ("softmax", "log_softmax"):
         if len(args) < 2 and "dim" not in kwargs:
             kwargs["dim"] = -1
@@ -483,11 +496,19 @@ def _calculator_form(name: str, call, args: list, kwargs: dict, given):
     return call, [args[0]], {"other": as_tensor(other)}
 
 
+def log_base(x, base):
+    """``log(x, base)``: log(x) / log(base)."""
+    # A number base stays a Python float: a float32 x keeps its dtype.
+    denominator = ops.log(base) if type(base) is Tensor else math.log(base)
+    return ops.div(ops.log(x), denominator)
+
+
 def _class_indices(args: list, kwargs: dict, span: Span) -> tuple[list, dict]:
     """cross_entropy's target as the library takes it: the language's numbers are floats,
     so a target of another shape than the input holds class indices, as integers."""
     target = args[1] if len(args) > 1 else kwargs.get("target")
-    data = np.asarray(target)
+    batched = type(target) is Batched
+    data = np.asarray(target.physical if batched else target)
     if target is None or np.shape(target) == np.shape(args[0]) or data.dtype.kind != "f":
         return args, kwargs
     if not np.all(data == np.round(data)):
@@ -497,6 +518,8 @@ def _class_indices(args: list, kwargs: dict, span: Span) -> tuple[list, dict]:
             span,
         )
     indices = ops.to_dtype(as_tensor(data), np.int64)
+    if batched:
+        indices = Batched(indices)
     if len(args) > 1:
         return [args[0], indices, *args[2:]], kwargs
     return args, {**kwargs, "target": indices}
@@ -511,85 +534,3 @@ def _axis_span(message: str, given, fallback: Span) -> Span:
         if found and int(found[1]) in values:
             return span
     return axes[0][1] if axes and "dim" in message.lower() else fallback
-
-
-def _fitted_shape(value, target: Tensor, key, node: ir.IndexAssign, span: Span):
-    """The shape of ``value`` without the leading axes of length 1 that ``target[key]``
-    lacks (PyTorch and NumPy drop them); raise unless it broadcasts to ``target[key]``.
-    None when the key itself is wrong: the assignment reports that."""
-    try:  # a view of zero bytes gives the selected shape without copying
-        selected = np.broadcast_to(np.zeros((), np.int8), target.shape)[key].shape
-    except (IndexError, TypeError, ValueError):
-        return None
-    shape = np.shape(value)
-    while len(shape) > len(selected) and shape[0] == 1:  # as PyTorch and NumPy allow
-        shape = shape[1:]
-    try:
-        fits = np.broadcast_shapes(shape, selected) == selected
-    except ValueError:
-        fits = False
-    if not fits:
-        subscripts = ", ".join(ir.to_source(s) for s in node.subscripts)
-        raise ShapeError(
-            f"cannot assign a value of shape {tuple(np.shape(value))} to {node.name}[{subscripts}],"
-            f" of shape {selected}",
-            span,
-        )
-    return shape
-
-
-def _blame_subscript(err: GradcliError, subscripts, key) -> GradcliError:
-    """Move the caret of an indexing error onto the subscript that caused it."""
-    found = re.search(r"for dimension (\d+)", err.message)
-    if found:
-        axis = int(found[1])
-    else:
-        found = re.search(r"array is (\d+)-dimensional", err.message)
-        if not found:
-            return err
-        axis = int(found[1])  # the first subscript too many
-    keys = key if isinstance(key, tuple) else (key,)
-    first = 0
-    for subscript, item in zip(subscripts, keys):
-        width = item.ndim if isinstance(item, np.ndarray) and item.dtype == bool else 1
-        if first <= axis < first + width:
-            err.span = subscript.span
-            break
-        first += width
-    return err
-
-
-def _integer(value, what: str, span: Span) -> int:
-    array = np.asarray(value)
-    if array.ndim != 0:
-        raise GradcliTypeError(f"{what} must be a single integer, not shape {array.shape}", span)
-    number = array.item()
-    if isinstance(number, bool) or not float(number).is_integer():
-        raise GradcliTypeError(f"{what} must be an integer, not {number}", span)
-    if abs(number) >= 2**63:
-        raise GradcliIndexError(f"{what} {number:g} is out of range", span)
-    return int(number)
-
-
-def _integer_list(value: Tensor, what: str, span: Span) -> tuple[int, ...]:
-    array = np.asarray(value)
-    if array.ndim > 1:
-        raise GradcliTypeError(
-            f"{what} must be an integer or a list of integers, not shape {array.shape}", span
-        )
-    return tuple(_integers(array, what, span).tolist())
-
-
-def _integers(array: np.ndarray, what: str, span: Span) -> np.ndarray:
-    if array.dtype.kind in "iub":  # integers, or a boolean mask
-        return array
-    if not np.all(np.isfinite(array)) or not np.all(array == np.round(array)):
-        raise GradcliTypeError(f"{what} must hold integers", span)
-    return array.astype(np.int64)
-
-
-def _subscripts_span(subscripts, fallback: Span) -> Span:
-    if not subscripts:
-        return fallback
-    first, last = subscripts[0].span, subscripts[-1].span
-    return Span(first.line, first.column, last.end_line, last.end_column)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
-from .. import dtypes, state
+from .. import batching, dtypes, state
 from ..devices import on_cpu
 from ..messages import OVERLAPPING_WRITE
 from ..optable import Table, over
@@ -28,6 +28,7 @@ def _to_rule(g, ans, x, dtype):
     overloads=[
         over("ToCopyBackward0", (_to_rule,), forward=lambda x, dtype: np.asarray(x).astype(dtype))
     ],
+    batching=batching.elementwise,
 )
 def to_dtype(over, input, dtype):
     dtype = dtypes.to_numpy(dtype)
@@ -48,6 +49,7 @@ clone = table.op(
     kind="conversion",
     method=True,
     domain=("real",),
+    batching=batching.elementwise,
 )
 
 
@@ -57,6 +59,7 @@ clone = table.op(
     doc="the same values, cut from the graph",
     kind="other",
     function=True,
+    batching=batching.elementwise,
 )
 def detach(over, input):
     return input.detach() if type(input) is Tensor else input
@@ -184,6 +187,7 @@ def is_tensor(over, obj):
     kind="other",
     function=True,
     doc="numel(x): the number of entries of x (a constant)",
+    batching=batching.same_at_every_point,
 )
 def numel(over, input):
     return int(np.size(raw(input)))
@@ -196,6 +200,7 @@ def numel(over, input):
     function=True,
     library=False,
     doc="len(x): the size of the first dimension of x (a constant), as Python's len",
+    batching=batching.same_at_every_point,
 )
 def length(over, input):
     shape = np.shape(raw(input))
@@ -219,6 +224,7 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
     """
     kwargs = kwargs or {}
     target._check_inplace()
+    dual = state.PER_THREAD.forward_ad  # under forward-mode AD the tangent is written too
     if state.PER_THREAD.grad_enabled and (
         target.requires_grad or any(type(a) is Tensor and a.requires_grad for a in args)
     ):
@@ -229,8 +235,14 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
         target._data = out._data
         target.grad_fn = out.grad_fn
         target.requires_grad = out.requires_grad
+        if dual is not None:
+            dual.copy_tangent(out, target)
         return target
-    value = fn(target.detach(), *args, **kwargs)._data  # no graph: grad is off or not needed
+    # No graph: grad is off or not needed (without a tangent, target's own is not either).
+    out = fn(target if dual is not None else target.detach(), *args, **kwargs)
+    if dual is not None:
+        dual.copy_tangent(out, target)
+    value = out._data
     data = target._data
     if _check_inplace_shape(data, value, reshapes):
         target._data = value.astype(data.dtype, copy=False)

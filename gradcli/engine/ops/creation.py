@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
-from .. import dtypes, limits, state
+from .. import batching, dtypes, limits, state
 from ..devices import on_cpu
 from ..optable import Table, over
 from ..tensor import Tensor, as_array
@@ -287,6 +287,7 @@ _LIKE = "*, dtype: dtype = None, device: device = None, requires_grad: bool = Fa
     f"(input: Tensor, {_LIKE})",
     doc="zeros_like(x): zeros of x's shape and dtype",
     **CONSTRUCTOR,
+    batching=batching.same_at_every_point,
 )
 def zeros_like(over, input, dtype=None, device=None, requires_grad=False):
     on_cpu(device)
@@ -300,6 +301,7 @@ def zeros_like(over, input, dtype=None, device=None, requires_grad=False):
     f"(input: Tensor, {_LIKE})",
     doc="ones_like(x): ones of x's shape and dtype",
     **CONSTRUCTOR,
+    batching=batching.same_at_every_point,
 )
 def ones_like(over, input, dtype=None, device=None, requires_grad=False):
     on_cpu(device)

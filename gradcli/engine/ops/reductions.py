@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError, NotImplementedByGradcli
-from .. import dtypes, limits
+from .. import batching, dtypes, limits
 from ..optable import Table, over
 from ..tensor import Tensor
 from .arithmetic import maximum, minimum
@@ -33,6 +33,8 @@ def expand_reduced(g, shape, dim, keepdim):
         kept[d] = 1
     out_ndim = len(shape) if keepdim else len(shape) - len(reduced)
     batch = tuple(g.shape[: g.ndim - out_ndim])
+    if not batch and g.ndim == 0:  # every entry's: a 0-d gradient broadcasts as it is
+        return broadcast_to(g, tuple(shape))
     return broadcast_to(view_op(g, batch + tuple(kept)), batch + tuple(shape))
 
 
@@ -272,6 +274,7 @@ _MinValuesIndices = return_type("min")
     kink=_TIES,
     doc="max(x): largest entry; max(x, dim): (values, indices); max(x, y): elementwise",
     **_REDUCTION,
+    batching=batching.extremum,
 )
 def max(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     if type(dim) is Tensor:
@@ -287,6 +290,7 @@ def max(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     kink=_TIES,
     doc="min(x): smallest entry; min(x, dim): (values, indices); min(x, y): elementwise",
     **_REDUCTION,
+    batching=batching.extremum,
 )
 def min(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     if type(dim) is Tensor:
@@ -488,10 +492,11 @@ std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rul
                "all entries are equal), gradient nan", **_REDUCTION)
 softmax = table.op("softmax", _softmax, "(input: Tensor, dim: int)", grad_fn="SoftmaxBackward0",
                    rules=(_softmax_rule,), doc="exp(x) / sum(exp(x)) along dim",
-                   nn_functional="implicit dim", **_REDUCTION)
+                   nn_functional="implicit dim", **_REDUCTION, batching=batching.along)
 log_softmax = table.op("log_softmax", _log_softmax, "(input: Tensor, dim: int)",
                        grad_fn="LogSoftmaxBackward0", rules=(_log_softmax_rule,),
-                       doc="log of softmax, stably", nn_functional="implicit dim", **_REDUCTION)
+                       doc="log of softmax, stably", nn_functional="implicit dim", **_REDUCTION,
+                       batching=batching.along)
 # fmt: on
 
 
@@ -530,6 +535,7 @@ cumsum = table.op(
     inplace=True,
     function=True,
     doc="cumsum(x, dim): running sums along dim",
+    batching=batching.along,
 )
 
 
