@@ -169,7 +169,8 @@ class Evaluator:
         if self.origins is not None and getattr(result, "grad_fn", None) is not None:
             self.origins.setdefault(result.grad_fn, (description, span))
         if self.notes is not None:
-            found = kink(description, args, kwargs)
+            entry = ops.OPS.get(description)
+            found = None if entry is None else kink(entry, args, kwargs)
             if found is not None:
                 self.notes.append((description, span, *found))
         if self.watch is not None and not self.watched and is_nonfinite(result):
