@@ -19,6 +19,7 @@ from fuzzing import programs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import gradcli
 from gradcli import api
 from gradcli.engine import batching
 from gradcli.engine.ops import FUNCTIONS, OPS
@@ -147,7 +148,7 @@ def test_every_op_the_language_writes_as_an_operator_has_a_batching_rule():
 def test_an_op_without_a_rule_says_that_many_point_evaluation_is_not_implemented():
     entry = OPS["allclose"]  # its kind's rule would not fit: it declares none
     assert batching.rule_of(entry) is None
-    x = batching.Batched(api.gradcli.tensor(np.ones((2, 3))))
+    x = batching.Batched(gradcli.tensor(np.ones((2, 3))))
     with pytest.raises(GradcliError, match="many-point evaluation of allclose is not implemented"):
         batching.call(entry, x, x)
 
@@ -207,6 +208,13 @@ PROGRAMS = [
         {"A": A, "v": V, "t": np.array([0.0, 2.0, 1.0])},
     ),
     ("mse_loss(v, A[0], reduction='sum')", {"v": V, "A": A}),
+    ("mse_loss(v * x, A[0], weight=A[1] * A[1])", {"v": V, "A": A, "x": X}),
+    ("mse_loss(v, A[2], weight=ones_like(v) * 2)", {"v": V, "A": A}),
+    (
+        "binary_cross_entropy(sigmoid(v), sigmoid(A[0]), [1, 2, 0.5]) + "
+        "binary_cross_entropy_with_logits(A * x, sigmoid(A), pos_weight=[1, 2, 3])",
+        {"v": V, "A": A, "x": X},
+    ),
 ]
 
 
