@@ -151,6 +151,7 @@ class CsvReader(_TextReader):
             except pyarrow.ArrowInvalid as error:
                 block, lines = self._without_bad_rows(block, error)
                 table = parsed(block)
+            del block  # not held while the chunk is computed
             columns = {n: table.column(i).to_numpy() for i, n in enumerate(self.names)}
             # A block is about a chunk; the first, whose row length was guessed, may be more.
             for at in range(0, table.num_rows, size):
