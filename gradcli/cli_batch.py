@@ -19,9 +19,8 @@ from .errors import GradcliError
 SHOWN_SKIPPED = 10
 
 
-def run_batch(command: str, source, options, arguments, executor=None) -> int:
-    """Run ``command`` at every row of ``--points`` or point of the ``--over`` grid;
-    ``executor`` computes the chunks (``batch.run.InProcess`` by default)."""
+def run_batch(command: str, source, options, arguments) -> int:
+    """Run ``command`` at every row of ``--points`` or point of the ``--over`` grid."""
     from .batch.progress import Progress
     from .batch.run import run
     from .batch.task import PointsTask
@@ -52,22 +51,14 @@ def run_batch(command: str, source, options, arguments, executor=None) -> int:
             **{k: v for k, v in arguments.items() if k != "steps"},
         )
         writer = open_writer(output, None if output else fmt, options["precision"])
-        try:
-            summary = run(
-                reader,
-                task,
-                writer,
-                chunk_size=options["chunk_size"],
-                executor=executor,
-                progress=Progress(reader.extent),
-                warn=_say,
-            )
-        except BrokenPipeError:
-            raise cli_common._OutputClosed from None
-        except OSError as error:
-            if output is None:
-                raise cli_common._CannotWrite(error.strerror or error) from None
-            raise GradcliError(f"cannot write {output}: {error.strerror or error}") from None
+        summary = run(
+            reader,
+            task,
+            writer,
+            chunk_size=options["chunk_size"],
+            progress=Progress(reader.extent),
+            warn=_say,
+        )
     if summary.skipped:
         _say_skipped(summary.skipped)
     if output is not None:
