@@ -99,8 +99,7 @@ def _pow_base_rule(g, ans, x, p):
         return where(p == 0, 0.0, g * p * x ** (p - 1))
     if p == 0:
         return zeros_like(g * x)
-    # As PyTorch groups and computes it (float32 rounding); x**1 is x: one pass fewer.
-    return g * (p * (x if p == 2 else pow(x, p - 1)))
+    return g * (p * pow(x, p - 1))  # as PyTorch groups and computes it (float32 rounding)
 
 
 def _pow_exponent_rule(g, ans, x, p):
