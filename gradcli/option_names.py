@@ -16,7 +16,9 @@ OPTION_NAMES = frozenset(
         "strict", "max-elements", "debug", "help", "version",
         # some commands
         "wrt", "steps", "grad-output", "tangent",
+        # many points
+        "points", "over", "columns", "chunk-size", "skip-bad-rows",
         # the analyses
-        "order", "grad", "eps", "atol", "rtol", "sigma", "cov", "over",
+        "order", "grad", "eps", "atol", "rtol", "sigma", "cov",
     }
 )  # fmt: skip

@@ -44,8 +44,9 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   another name than a, b, c is the variable of its rule: ``d(a**p)/dp``),
   ``domain`` (the inputs its gradcheck samples, one name per input, and a dict
   of keyword arguments where it needs some: ``tests/test_op_table.py`` sweeps
-  every entry that has one), ``batching`` (room
-  for the rule that evaluates the op at many points at once; None for now).
+  every entry that has one), ``batching`` (the rule that evaluates the op at
+  many points at once, ``engine.batching``; left out, the entry takes its kind's
+  rule, and ``False`` says it has none).
 - Where it appears: ``function`` (the language can call it), ``method`` (a
   Tensor method), ``inplace`` (also ``x.name_()``; ``"reshapes"`` when the
   in-place form may change the shape), ``library`` (``gradcli.name``; on by

@@ -13,7 +13,7 @@ from ..optable import Table, over
 from ..tensor import Tensor
 from .common import batch_of, dims, raw
 from .creation import zeros_like
-from .shape import _broadcast_to, unsqueeze
+from .shape import _broadcast_to, permute_op, unsqueeze
 
 table = Table("indexing")
 
@@ -75,7 +75,14 @@ def _getitem_rule(g, ans, x, index):
 
 def _index_scatter_rule(g, ans, x, index, shape):
     # g's leading dimensions beyond ``shape``: the pass's batch and any the scatter had.
-    return index_op(g, (slice(None),) * (g.ndim - len(shape)) + index)
+    batch = g.ndim - len(shape)
+    out = index_op(g, (slice(None),) * batch + index)
+    if batch and advanced_apart(index):
+        # NumPy put the arrays' axes first: the batch axes go back in front.
+        rank = advanced_rank(index)
+        order = (*range(rank, rank + batch), *range(rank), *range(rank + batch, out.ndim))
+        out = permute_op(out, order)
+    return out
 
 
 def _indexed(grad_fn, key=None):

@@ -179,6 +179,7 @@ mse_op = table.internal(
     "mse_loss",
     "(input: Tensor, target: Tensor, *, reduction: str = 'mean', weight: Tensor = None)",
     doc="squared error, averaged by default", domain=("real", "real"), **_LOSS,
+    batching=batching.mse_loss,
 )  # fmt: skip
 def mse_loss(over, input, target, *, reduction="mean", weight=None):
     reduction = _check_reduction(reduction)
