@@ -38,12 +38,23 @@ from . import result as _result
 from .engine.limits import DEFAULT_MAX_ELEMENTS
 from .errors import GradcliError
 from .evaluation import DTYPES, OPTION_NAMES, _array, evaluation
-from .result import KINDS, SECTIONS, Diagnostic, FunctionInfo, GraphResult, Result, finite, leaves
+from .points import points
+from .result import (
+    KINDS,
+    SECTIONS,
+    Diagnostic,
+    FunctionInfo,
+    GraphResult,
+    PointsResult,
+    Result,
+    finite,
+    leaves,
+)
 
 __all__ = [
     "DTYPES", "KINDS", "SECTIONS", "Diagnostic", "FunctionInfo", "GraphResult", "Result",
     "evaluate", "finite", "functions", "gradient", "graph", "hessian", "jacobian", "jvp",
-    "leaves", "vjp",
+    "leaves", "points", "vjp", "PointsResult",
 ]  # fmt: skip
 _OPTION_NAMES = OPTION_NAMES
 # What the analyses (gradcli.analysis) build on, by the names they use.
@@ -238,29 +249,8 @@ def jvp(
     Inputs without a tangent are held fixed. A tangent has its input's shape.
     """
     with evaluation(source, bindings, (), dtype, seed, filename, max_elements) as s:
-        tangents = dict(tangents or {})
-        if not tangents:
-            raise GradcliError("jvp needs a direction: --tangent NAME=V for each input to move")
-        if None in tangents:
-            # --tangent V without a name: the program's only input.
-            if len(s.inputs) != 1:
-                count = f"{len(s.inputs)} inputs" if s.inputs else "no inputs"
-                raise GradcliError(
-                    f"--tangent V names no input, but the program has {count}: "
-                    "write --tangent NAME=V"
-                )
-            tangents[s.inputs[0]] = tangents.pop(None)
-        names = s.differentiable(s.check_names(tangents, "--tangent {}"))
-        s.wrt = names
-        directions = {}
-        for name in names:
-            t = s.value_of(f"the tangent of {name}", tangents[name])
-            if t.shape != s.shape(name):
-                raise GradcliError(
-                    f"the tangent of {name} has shape {t.shape}, but {name} has shape "
-                    f"{s.shape(name)}: they must be the same"
-                )
-            directions[name] = t
+        directions = s.directions(tangents)
+        names = s.wrt
         from gradcli.autograd import functional
 
         f, _ = s.function(names)

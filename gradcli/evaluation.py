@@ -183,6 +183,34 @@ class Evaluation:
             return array
         raise GradcliError(f"{name or 'a value'} is not numeric (dtype {array.dtype})")
 
+    def directions(self, tangents) -> dict[str, np.ndarray]:
+        """The tangent of each input a jvp moves, by name, each of its input's shape
+        (the key None names the program's only input); sets ``wrt`` to those inputs."""
+        tangents = dict(tangents or {})
+        if not tangents:
+            raise GradcliError("jvp needs a direction: --tangent NAME=V for each input to move")
+        if None in tangents:
+            # --tangent V without a name: the program's only input.
+            if len(self.inputs) != 1:
+                count = f"{len(self.inputs)} inputs" if self.inputs else "no inputs"
+                raise GradcliError(
+                    f"--tangent V names no input, but the program has {count}: "
+                    "write --tangent NAME=V"
+                )
+            tangents[self.inputs[0]] = tangents.pop(None)
+        names = self.differentiable(self.check_names(tangents, "--tangent {}"))
+        self.wrt = names
+        directions = {}
+        for name in names:
+            t = self.value_of(f"the tangent of {name}", tangents[name])
+            if t.shape != self.shape(name):
+                raise GradcliError(
+                    f"the tangent of {name} has shape {t.shape}, but {name} has shape "
+                    f"{self.shape(name)}: they must be the same"
+                )
+            directions[name] = t
+        return directions
+
     def shape(self, name: str) -> tuple[int, ...]:
         return self.values[name].shape
 

@@ -130,6 +130,34 @@ class Result:
         return tree
 
 
+@dataclass(frozen=True, kw_only=True, eq=False)
+class PointsResult:
+    """What a command computed at many points (``api.points``): each array of the
+    single-point ``Result.arrays()``, with the points along a first axis."""
+
+    #: Which command: a key of ``SECTIONS``.
+    command: str
+    source: str
+    filename: str
+    #: The inputs differentiated, in order.
+    inputs: tuple[str, ...]
+    #: The inputs that vary from point to point, in order.
+    varying: tuple[str, ...]
+    #: B, the number of points.
+    size: int
+    #: ``arrays[k][i]`` is ``Result.arrays()[k]`` at point i: shape ``(B,) +`` its shape.
+    arrays: Mapping[str, np.ndarray]
+    #: Whether each point has a nan or an infinity in any of its arrays: shape (B,).
+    nonfinite: np.ndarray
+    #: One warning for each array that is nan or infinite at some points.
+    warnings: tuple[Diagnostic, ...] = ()
+    notes: tuple[Diagnostic, ...] = ()
+
+    @property
+    def title(self) -> str:
+        return _title(self.source, self.filename)
+
+
 def _title(source: str, filename: str) -> str:
     text = source.strip()
     if filename == "<expr>" or ("\n" not in text and len(text) <= 60):

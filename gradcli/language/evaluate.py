@@ -22,6 +22,7 @@ import re
 import numpy as np
 
 from ..engine import ops
+from ..engine.batched import Batched
 from ..engine.explain import kink
 from ..engine.ops import FUNCTIONS
 from ..engine.state import default_dtype as _engine_default_dtype
@@ -97,8 +98,9 @@ def default_dtype() -> np.dtype:
 
 
 def as_tensor(value) -> Tensor:
-    """``value`` as a Tensor; Python numbers become 0-d tensors of the default dtype."""
-    if type(value) is Tensor:
+    """``value`` as a Tensor; Python numbers become 0-d tensors of the default dtype.
+    A value at many points (``Batched``) stays as it is."""
+    if type(value) is Tensor or type(value) is Batched:
         return value
     if isinstance(value, (int, float)):
         return ops.tensor(float(value))
@@ -244,7 +246,7 @@ class Evaluator:
 
     def UnaryOp(self, node: ir.UnaryOp):
         value = self.evaluate(node.operand)
-        if type(value) is not Tensor:
+        if type(value) is not Tensor and type(value) is not Batched:
             return _UNARY[node.op](value)
         return self.apply(node.op, node.span, _UNARY[node.op], value)
 
@@ -281,7 +283,10 @@ class Evaluator:
                     else self.apply("and", span, operator.and_, result, holds)
                 )
                 left = as_tensor(right)
-        return ops.to_dtype(result, default_dtype())
+        return self.to_dtype(result, default_dtype())
+
+    def to_dtype(self, value, dtype):
+        return ops.to_dtype(value, dtype)
 
     def Call(self, node: ir.Call):
         span = name_span(node.span, node.func)
@@ -321,7 +326,7 @@ class Evaluator:
                     f"ragged list: an entry of shape {shape} among entries of shape {shapes[0]}",
                     item.span,
                 )
-        if all(type(item) is not Tensor for item in items):
+        if all(type(item) is not Tensor and type(item) is not Batched for item in items):
             return ops.tensor(np.array(items, dtype=default_dtype()).reshape(len(items)))
         tensors = [as_tensor(item) for item in items]
         return self.apply("stack", node.span, ops.stack, tensors)
@@ -401,8 +406,9 @@ class Evaluator:
             result = result[0]
         if type(result) is not Tensor:
             result = as_tensor(result)
-        if name not in _INDEX_RESULTS and np.asarray(result).dtype.kind not in "fc":
-            result = ops.to_dtype(result, default_dtype())
+        data = (result.physical if type(result) is Batched else result)._data
+        if name not in _INDEX_RESULTS and data.dtype.kind not in "fc":
+            result = self.to_dtype(result, default_dtype())
         return result
 
     def argument(self, param: str, type_: str, node):
@@ -463,9 +469,7 @@ def _calculator_form(name: str, call, args: list, kwargs: dict, given):
         base = args[1] if len(args) > 1 else kwargs.pop("base", None)
         if base is None:
             return call, args[:1], kwargs
-        # A number base stays a Python float: a float32 x keeps its dtype.
-        denominator = ops.log(base) if type(base) is Tensor else math.log(base)
-        return (lambda x: ops.div(call(x), denominator)), args[:1], kwargs
+        return log_base, [args[0], base], kwargs
     if name in ("softmax", "log_softmax"):
         if len(args) < 2 and "dim" not in kwargs:
             kwargs["dim"] = -1
@@ -481,6 +485,13 @@ def _calculator_form(name: str, call, args: list, kwargs: dict, given):
                 span,
             )
     return call, [args[0]], {"other": as_tensor(other)}
+
+
+def log_base(x, base):
+    """``log(x, base)``: log(x) / log(base)."""
+    # A number base stays a Python float: a float32 x keeps its dtype.
+    denominator = ops.log(base) if type(base) is Tensor else math.log(base)
+    return ops.div(ops.log(x), denominator)
 
 
 def _class_indices(args: list, kwargs: dict, span: Span) -> tuple[list, dict]:

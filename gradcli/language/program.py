@@ -93,6 +93,7 @@ class CompiledProgram:
         *,
         generator: Generator | None = None,
         dtype=None,
+        points: int | None = None,
     ) -> Tensor:
         """Evaluate with ``bindings`` for the inputs; returns the result, with its graph.
 
@@ -106,12 +107,19 @@ class CompiledProgram:
         dict, it maps each graph node to the span of the whole expression that made it.
         Random constructors draw from ``generator`` (the process's when None); numbers
         written in the program are of ``dtype`` (the default dtype when None), in this
-        thread only: nothing global changes.
+        thread only: nothing global changes. ``points``: evaluate at that many points at
+        once, the bindings that vary being ``Batched`` (see ``language.batched``); the
+        result is then Batched too (or the same at every point).
         """
         try:
             self._check_bindings(bindings)
             with default_dtype_override(dtype):
-                return self._run(bindings, watch_nonfinite, origins, notes, sources, generator)
+                if points is not None:
+                    from .batched import BatchedEvaluator
+
+                    return self._evaluate(bindings, BatchedEvaluator(points, generator))
+                evaluator = Evaluator(watch_nonfinite, origins, notes, sources, generator)
+                return self._evaluate(bindings, evaluator)
         except GradcliError as err:
             raise err.with_source(self.source) from None
 
@@ -150,11 +158,8 @@ class CompiledProgram:
     def _assigned(self) -> list[str]:
         return [s.name for s in self.ir.statements if isinstance(s, (ir.Assign, ir.ConstDecl))]
 
-    def _run(
-        self, bindings, watch, origins=None, notes=None, sources=None, generator=None
-    ) -> Tensor:
+    def _evaluate(self, bindings, evaluator) -> Tensor:
         analysis = self.analysis
-        evaluator = Evaluator(watch, origins, notes, sources, generator)
         for name in analysis.free:
             evaluator.env[name] = as_tensor(bindings[name])
         result = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import batching
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import raw
@@ -54,6 +55,7 @@ nonzero = table.op("nonzero", lambda x: np.argwhere(x), doc="the indices of the 
     kind="binary",
     method=True,
     doc="allclose(x, y): whether every entry of x is close to y's",
+    batching=False,
 )
 def allclose(over, input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(np.all(np.isclose(raw(input), raw(other), rtol, atol, equal_nan)))
@@ -65,6 +67,7 @@ def allclose(over, input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     kind="binary",
     method=True,
     doc="equal(x, y): whether x and y have the same shape and entries",
+    batching=False,
 )
 def equal(over, input, other):
     a, b = np.asarray(raw(input)), np.asarray(raw(other))
@@ -93,6 +96,7 @@ _WHERE_RULES = (
     promotes=True,
     overloads=[over("WhereBackward0", _WHERE_RULES, forward=_where_forward)],
     domain=("mask", "real", "real"),
+    batching=batching.elementwise,
 )
 def where(over, condition, input, other):
     cond = condition._data if type(condition) is Tensor else condition

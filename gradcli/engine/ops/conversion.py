@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
-from .. import dtypes, state
+from .. import batching, dtypes, state
 from ..messages import OVERLAPPING_WRITE
 from ..optable import Table, over
 from ..tensor import Tensor
@@ -27,6 +27,7 @@ def _to_rule(g, ans, x, dtype):
     overloads=[
         over("ToCopyBackward0", (_to_rule,), forward=lambda x, dtype: np.asarray(x).astype(dtype))
     ],
+    batching=batching.elementwise,
 )
 def to_dtype(over, input, dtype):
     dtype = dtypes.to_numpy(dtype)
@@ -47,6 +48,7 @@ clone = table.op(
     kind="conversion",
     method=True,
     domain=("real",),
+    batching=batching.elementwise,
 )
 
 
@@ -56,6 +58,7 @@ clone = table.op(
     doc="the same values, cut from the graph",
     kind="other",
     function=True,
+    batching=batching.elementwise,
 )
 def detach(over, input):
     return input.detach() if type(input) is Tensor else input
@@ -193,6 +196,7 @@ def is_tensor(over, obj):
     kind="other",
     function=True,
     doc="numel(x): the number of entries of x (a constant)",
+    batching=batching.same_at_every_point,
 )
 def numel(over, input):
     return int(np.size(raw(input)))
@@ -205,6 +209,7 @@ def numel(over, input):
     function=True,
     library=False,
     doc="len(x): the size of the first dimension of x (a constant), as Python's len",
+    batching=batching.same_at_every_point,
 )
 def length(over, input):
     shape = np.shape(raw(input))

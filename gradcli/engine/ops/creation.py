@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
-from .. import dtypes, limits, state
+from .. import batching, dtypes, limits, state
 from ..optable import Table, over
 from ..tensor import Tensor, as_array
 from .common import raw, shape_arg
@@ -245,6 +245,7 @@ _LIKE = "*, dtype: dtype = None, requires_grad: bool = False"
     f"(input: Tensor, {_LIKE})",
     doc="zeros_like(x): zeros of x's shape and dtype",
     **CONSTRUCTOR,
+    batching=batching.same_at_every_point,
 )
 def zeros_like(over, input, dtype=None, requires_grad=False):
     if type(input) is not Tensor:
@@ -257,6 +258,7 @@ def zeros_like(over, input, dtype=None, requires_grad=False):
     f"(input: Tensor, {_LIKE})",
     doc="ones_like(x): ones of x's shape and dtype",
     **CONSTRUCTOR,
+    batching=batching.same_at_every_point,
 )
 def ones_like(over, input, dtype=None, requires_grad=False):
     if type(input) is not Tensor:

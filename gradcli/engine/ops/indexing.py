@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
-from .. import state
+from .. import batching, state
+from ..batched import advanced_apart, advanced_rank
 from ..messages import LEAF_INPLACE, OVERLAPPING_WRITE, forward_error
 from ..optable import Table, over
 from ..tensor import Tensor
@@ -58,8 +59,12 @@ def _index_scatter(g, index, shape):
     full = (slice(None),) * len(batch) + index
     if _is_basic(index):
         out[full] = g
-    else:
-        np.add.at(out, full, g)
+        return out
+    if batch and advanced_apart(index):
+        # NumPy puts the arrays' axes first, before the batch axes the slices keep.
+        rank = advanced_rank(index)
+        g = np.moveaxis(g, range(len(batch)), range(rank, rank + len(batch)))
+    np.add.at(out, full, g)
     return out
 
 
@@ -93,6 +98,7 @@ _INDEX = _indexed("IndexBackward0")
         _indexed("UnsqueezeBackward0"),
         _indexed("AliasBackward0"),
     ],
+    batching=batching.index,
 )
 def getitem(over, input, index):
     index = _normalize_index(index)
@@ -209,6 +215,7 @@ def _picks_part(index, shape):
         over("torch::autograd::CopySlices", _index_put_rules(), forward=_index_put, key="basic"),
         over("IndexPutBackward0", _index_put_rules(), forward=_index_put, key="advanced"),
     ],
+    batching=batching.setitem,
 )
 def setitem(over, input, index, value):
     target = input
@@ -385,11 +392,12 @@ def _cat_rule(g, ans, xs, dim=0):
 # fmt: off
 stack = table.op("stack", _stack, "(tensors: Tensor[], dim: int = 0)", grad_fn="StackBackward0",
                  rules=(_stack_rule,), variadic=True, kind="shape", function=True,
-                 doc="stack([a, b, ...], dim=0): join along a new dimension")
+                 doc="stack([a, b, ...], dim=0): join along a new dimension",
+                 batching=batching.join)
 cat = table.op("cat", _cat, "(tensors: Tensor[], dim: int = 0)", grad_fn="CatBackward0",
                rules=(_cat_rule,), variadic=True, kind="shape", function=True,
                doc="cat([a, b, ...], dim=0): join along an existing dimension",
-               aliases=("concatenate",))
+               aliases=("concatenate",), batching=batching.join)
 # fmt: on
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import GradcliIndexError, NotImplementedByGradcli, ShapeError
-from .. import limits
+from .. import batching, limits
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import dims, raw
@@ -88,6 +88,7 @@ _BY_NDIM = {
         _product("CloneBackward0"),
     ],
     **_LINALG,
+    batching=batching.matmul,
 )
 def matmul(over, input, other):
     if type(input) is not Tensor and type(other) is not Tensor:
@@ -100,7 +101,11 @@ def matmul(over, input, other):
 
 
 @table.composite(
-    "mm", "(input: Tensor, mat2: Tensor)", doc="mm(x, y): product of two matrices", **_LINALG
+    "mm",
+    "(input: Tensor, mat2: Tensor)",
+    doc="mm(x, y): product of two matrices",
+    **_LINALG,
+    batching=batching.matmul,
 )
 def mm(over, input, mat2):
     if np.ndim(input) != 2 or np.ndim(mat2) != 2:
@@ -113,6 +118,7 @@ def mm(over, input, mat2):
     "(input: Tensor, other: Tensor)",
     doc="dot(x, y): inner product of two vectors",
     **_LINALG,
+    batching=batching.matmul,
 )
 def dot(over, input, other):
     if np.ndim(input) != 1 or np.ndim(other) != 1:
@@ -159,7 +165,8 @@ def _vector(name, x):
 outer = table.op("outer", lambda x, y: np.multiply.outer(_vector("outer", x), _vector("outer", y)),
                  "(input: Tensor, vec2: Tensor)", grad_fn="MulBackward0",
                  rules=(lambda g, ans, x, y: matmul(g, y), lambda g, ans, x, y: matmul(x, g)),
-                 doc="outer(x, y): outer product of two vectors", **_LINALG)
+                 doc="outer(x, y): outer product of two vectors", **_LINALG,
+                 batching=batching.outer)
 # fmt: on
 
 
@@ -238,15 +245,16 @@ def _det_rule(g, ans, x):
 
 # fmt: off
 trace = table.op("trace", _trace, grad_fn="TraceBackward0", rules=(_trace_rule,),
-                 doc="sum of the diagonal of a matrix", **_LINALG)
+                 doc="sum of the diagonal of a matrix", **_LINALG, batching=batching.trace)
 det = table.op("det", _square("det", np.linalg.det), grad_fn="LinalgDetBackward0",
                rules=(_det_rule,), doc="determinant of a square matrix",
                kink="the gradient is the cofactor matrix everywhere, singular matrices included "
                "(PyTorch 2.13 gives zeros at rank n-1: gradcli follows mathematics)",
-               domain=("well_conditioned",), **_LINALG)
+               domain=("well_conditioned",), **_LINALG, batching=batching.stacked)
 inverse = table.op("inverse", _square("inverse", np.linalg.inv), grad_fn="LinalgInvExBackward0",
                    rules=(lambda g, ans, x: -matmul(matmul(_swap(ans), g), _swap(ans)),),
-                   doc="inverse of a square matrix", domain=("well_conditioned",), **_LINALG)
+                   doc="inverse of a square matrix", domain=("well_conditioned",), **_LINALG,
+                   batching=batching.stacked)
 # fmt: on
 
 
@@ -314,6 +322,7 @@ def diagonal(over, input, offset=0, dim1=0, dim2=1):
         )
     ],
     **_LINALG,
+    batching=batching.diag,
 )
 def diag(over, input):
     n = np.ndim(input)

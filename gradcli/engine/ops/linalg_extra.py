@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ...errors import EngineError, NotImplementedByGradcli, ShapeError
-from .. import dtypes
+from .. import batching, dtypes
 from ..optable import Table
 from .common import dims, raw
 from .comparison import where
@@ -58,6 +58,7 @@ def _cross_shape(input, other):
 @table.composite(
     "cross", "(input: Tensor, other: Tensor, dim: int = None)",
     doc="cross product of 3-vectors along dim (the first of size 3)", method=True, **_LINALG,
+    batching=batching.cross,
 )  # fmt: skip
 def cross(over, input, other, dim=None):
     shape = _cross_shape(input, other)
@@ -107,6 +108,7 @@ solve_op = table.internal(
 @table.composite(
     "solve", "(A: Tensor, B: Tensor, *, left: bool = True)",
     doc="X with A @ X = B; B a vector, a matrix, or batches of either", **_LINALG,
+    batching=batching.solve,
 )  # fmt: skip
 def solve(over, A, B, *, left=True):
     if not left:
@@ -147,7 +149,7 @@ _REPEATED = "as for a symmetric input; repeated eigenvalues make second derivati
 eigvalsh = table.op("eigvalsh", _eigh(0), "(A: Tensor, UPLO: str = 'L')",
                     grad_fn="LinalgEighBackward0", rules=(_eigvalsh_rule,),
                     doc="eigenvalues of a symmetric matrix, ascending", kink=_REPEATED,
-                    library=False, **_LINALG)
+                    library=False, **_LINALG, batching=batching.stacked)
 eigenvectors = table.internal("eigenvectors", _eigh(1), "(A: Tensor, UPLO: str = 'L')",
                               grad_fn="LinalgEighBackward0", rules=(_eigenvectors_rule,),
                               doc="eigenvectors of a symmetric matrix (eigvalsh's rule)",
@@ -178,7 +180,7 @@ logabsdet = table.internal(
     doc="log of the determinant; nan where it is negative, -inf where it is 0",
     kink="gradient 0 where det < 0 (the value is nan); where det = 0 the gradient is an "
          "error, as in PyTorch",
-    method=True, **_LINALG,
+    method=True, **_LINALG, batching=batching.stacked,
 )  # fmt: skip
 def logdet(over, input):
     sign = np.linalg.slogdet(_square("logdet", np.asarray)(raw(input)))[0]
@@ -214,5 +216,5 @@ cumprod = table.op(
     "cumprod", _cumprod, "(input: Tensor, dim: int, *, dtype: dtype = None)",
     grad_fn="CumprodBackward0", rules=(_cumprod_rule,), kind="other", method=True,
     inplace=True, function=True, doc="running products along dim",
-    kink="exact with zero entries",
+    kink="exact with zero entries", batching=batching.along,
 )  # fmt: skip

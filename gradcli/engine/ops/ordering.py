@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import EngineError
+from .. import batching
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import dims, raw
@@ -33,6 +34,7 @@ _TopkResult = return_type("topk")
     kink="equal entries keep their order (a stable sort), which decides their gradients",
     doc="sort(x, dim=-1, descending=False): (values, indices) in order along dim",
     overloads=[over("SortBackward0", (take_along_rule,), forward=take_along)],
+    batching=batching.along,
 )
 def sort(over, input, dim=-1, descending=False, stable=False):
     data = np.asarray(raw(input))

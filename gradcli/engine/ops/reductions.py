@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError, NotImplementedByGradcli
-from .. import dtypes, limits
+from .. import batching, dtypes, limits
 from ..optable import Table, over
 from ..tensor import Tensor
 from .arithmetic import maximum, minimum
@@ -251,6 +251,7 @@ _MinValuesIndices = return_type("min")
     kink=_TIES,
     doc="max(x): largest entry; max(x, dim): (values, indices); max(x, y): elementwise",
     **_REDUCTION,
+    batching=batching.extremum,
 )
 def max(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     if type(dim) is Tensor:
@@ -266,6 +267,7 @@ def max(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     kink=_TIES,
     doc="min(x): smallest entry; min(x, dim): (values, indices); min(x, y): elementwise",
     **_REDUCTION,
+    batching=batching.extremum,
 )
 def min(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     if type(dim) is Tensor:
@@ -466,10 +468,11 @@ std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rul
                kink="gradient 0 at zero variance, as PyTorch; correction >= N: value inf (nan if "
                "all entries are equal), gradient nan", **_REDUCTION)
 softmax = table.op("softmax", _softmax, "(input: Tensor, dim: int)", grad_fn="SoftmaxBackward0",
-                   rules=(_softmax_rule,), doc="exp(x) / sum(exp(x)) along dim", **_REDUCTION)
+                   rules=(_softmax_rule,), doc="exp(x) / sum(exp(x)) along dim", **_REDUCTION,
+                   batching=batching.along)
 log_softmax = table.op("log_softmax", _log_softmax, "(input: Tensor, dim: int)",
                        grad_fn="LogSoftmaxBackward0", rules=(_log_softmax_rule,),
-                       doc="log of softmax, stably", **_REDUCTION)
+                       doc="log of softmax, stably", **_REDUCTION, batching=batching.along)
 # fmt: on
 
 
@@ -508,6 +511,7 @@ cumsum = table.op(
     inplace=True,
     function=True,
     doc="cumsum(x, dim): running sums along dim",
+    batching=batching.along,
 )
 
 

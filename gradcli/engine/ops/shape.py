@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ...errors import EngineError, ShapeError
+from .. import batching
 from ..messages import expand_mismatch
 from ..optable import Table, over
 from ..tensor import Tensor
@@ -59,6 +60,7 @@ _VIEW = over("ViewBackward0", (_reshape_rule,), forward=_reshape, saves=False)
     **_SHAPE,
     doc="reshape(x, shape): the same entries in another shape",
     overloads=[_VIEW, over("UnsafeViewBackward0", (_reshape_rule,), forward=_reshape, saves=False)],
+    batching=batching.reshaping,
 )
 def reshape(over, input, *shape):
     shape = shape_arg(shape)
@@ -76,6 +78,7 @@ view_op = _VIEW.fn  # what rules use: a reshape recorded as a view
     doc="view(x, shape): reshape sharing memory",
     overloads=[over("ViewBackward0", (_reshape_rule,), forward=_reshape, saves=False)],
     **_SHAPE,
+    batching=batching.reshaping,
 )
 def view(over, input, *shape):
     shape = shape_arg(shape)
@@ -92,6 +95,7 @@ def view(over, input, *shape):
     "(input: Tensor, start_dim: int = 0, end_dim: int = -1)",
     **_SHAPE,
     doc="flatten(x, start_dim=0, end_dim=-1): merge dimensions into one",
+    batching=batching.reshaping,
 )
 def flatten(over, input, start_dim=0, end_dim=-1):
     shape = np.shape(input)
@@ -124,12 +128,13 @@ squeeze = table.op(
                over("SqueezeBackward1", (_reshape_rule,),
                     when=lambda x, dim: isinstance(dim, (int, np.integer))),
                over("SqueezeBackward2", (_reshape_rule,))],
-    doc="squeeze(x, dim=None): drop dimensions of size 1", inplace="reshapes", **_SHAPE)
+    doc="squeeze(x, dim=None): drop dimensions of size 1", inplace="reshapes", **_SHAPE,
+    batching=batching.reshaping)
 unsqueeze = table.op("unsqueeze", lambda x, dim: np.expand_dims(x, dim),
                      "(input: Tensor, dim: int)",
                      grad_fn="UnsqueezeBackward0", rules=(_reshape_rule,), saves=False,
                      doc="unsqueeze(x, dim): insert a dimension of size 1", inplace="reshapes",
-                     **_SHAPE)
+                     **_SHAPE, batching=batching.reshaping)
 # fmt: on
 
 
@@ -160,7 +165,7 @@ def _permute(x, order):
 transpose = table.op("transpose", _swapaxes, "(input: Tensor, dim0: int, dim1: int)",
                      grad_fn="TransposeBackward0", rules=(_transpose_rule,), saves=False,
                      doc="transpose(x, dim0, dim1): swap two dimensions", inplace="reshapes",
-                     **_SHAPE)
+                     **_SHAPE, batching=batching.transpose)
 _PERMUTE = over("PermuteBackward0", (_permute_rule,), forward=_permute, saves=False)
 # fmt: on
 
@@ -171,6 +176,7 @@ _PERMUTE = over("PermuteBackward0", (_permute_rule,), forward=_permute, saves=Fa
     overloads=[_PERMUTE],
     doc="permute(x, dims): reorder dimensions",
     **_SHAPE,
+    batching=batching.permute,
 )
 def permute(over, input, *dims):
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
@@ -199,6 +205,7 @@ permute_op = _PERMUTE.fn
         over("TBackward0", (_transpose_rule,), forward=_swapaxes, saves=False),
         over("TBackward0", (_permute_rule,), forward=_permute, saves=False, key="vector"),
     ],
+    batching=batching.matrix_transpose,
 )
 def t(over, input):
     n = np.ndim(input)
@@ -217,6 +224,7 @@ def t(over, input):
     attribute=True,
     library=False,
     overloads=[over("PermuteBackward0", (_transpose_rule,), forward=_swapaxes, saves=False)],
+    batching=batching.matrix_transpose,
 )
 def numpy_T(over, input):  # noqa: N802
     n = np.ndim(input)
@@ -298,6 +306,7 @@ broadcast_to = table.op("broadcast_to", _broadcast_to, "(input: Tensor, size: in
     "(input: Tensor, *sizes: int)",
     **_SHAPE,
     doc="expand(x, *sizes): broadcast to a larger shape (-1 keeps a size)",
+    batching=batching.expand,
 )
 def expand(over, input, *sizes):
     sizes = shape_arg(sizes)
@@ -355,6 +364,7 @@ _ROLL = over(
     function=True,
     doc="flip(x, dims): reverse the order of entries along dims",
     overloads=[_FLIP],
+    batching=batching.permute,
 )
 def flip(over, input, *dims):
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):

@@ -1,0 +1,112 @@
+"""The evaluator at many points at once: every operation through its batching rule.
+
+The inputs that vary are ``Batched`` values (``engine.batched``); every
+operator, call, indexing and assignment that meets one goes through
+``engine.batching.call`` with the op it stands for, so one evaluation gives
+each point's value, and the graph it records gives each point's derivatives.
+What the language computes outside the op table (``log(x, base)``, a list's
+shape) is written so that it works on Batched values too.
+"""
+
+from __future__ import annotations
+
+from ..engine import batching, ops
+from ..engine.batched import Batched, any_batched, padded, wrap
+from ..engine.state import no_grad
+from ..errors import GradcliError
+from . import ir
+from .evaluate import (
+    _ATTRIBUTES,
+    _BOUND_TYPES,
+    _INTEGER_OR_LIST_TYPES,
+    _INTEGER_TYPES,
+    Evaluator,
+    as_tensor,
+    log_base,
+)
+
+# The ops the evaluator's operators and statements stand for, by the description
+# it gives them (a function call names its entry itself).
+_ENTRIES = {
+    "add": "add",
+    "sub": "sub",
+    "mul": "mul",
+    "div": "div",
+    "mod": "remainder",
+    "matmul": "matmul",
+    "pow": "pow",
+    "lt": "lt",
+    "le": "le",
+    "gt": "gt",
+    "ge": "ge",
+    "eq": "eq",
+    "ne": "ne",
+    "and": "logical_and",
+    "neg": "neg",
+    "pos": "positive",
+    "index": "getitem",
+    "setitem": "setitem",
+    "T": "T",
+}
+
+
+def _floor_divide(a, b):
+    with no_grad():  # piecewise constant: no gradient (see evaluate._floor_divide)
+        return batching.call(ops.OPS["floor_divide"], a, b)
+
+
+def _elementwise(fn):
+    """``fn``, a composition of elementwise ops, on the operands padded as
+    ``batching.elementwise`` pads them."""
+
+    def apply(*args):
+        ndim = max(getattr(a, "ndim", 0) for a in args)
+        return wrap(fn(*(padded(a, ndim) for a in args)))
+
+    return apply
+
+
+class BatchedEvaluator(Evaluator):
+    """Runs one program once at ``size`` points."""
+
+    def __init__(self, size: int, generator=None):
+        super().__init__(generator=generator)
+        self.size = size
+
+    def apply(self, description, span, fn, *args, **kwargs):
+        if any_batched((*args, *kwargs.values())):
+            fn = self._batched(description, fn)
+        return super().apply(description, span, fn, *args, **kwargs)
+
+    def _batched(self, description, fn):
+        entry = getattr(fn, "op", None)
+        if entry is None and description in _ENTRIES:
+            entry = ops.OPS[_ENTRIES[description]]
+        if entry is not None:
+            return lambda *args, **kwargs: batching.call(entry, *args, **kwargs)
+        if description == "floordiv":
+            return _floor_divide
+        if fn is log_base:
+            return _elementwise(log_base)
+        if fn is _ATTRIBUTES["shape"]:
+            return fn  # reads the logical shape
+        raise GradcliError(f"many-point evaluation of {description} is not implemented")
+
+    def to_dtype(self, value, dtype):
+        return batching.call(ops.OPS["to_dtype"], value, dtype)
+
+    def statement(self, node, input_value=None):
+        if isinstance(node, ir.IndexAssign):
+            # k[0] = value: k is written at every point, so it holds a value at each.
+            current = self.env.get(node.name)
+            if current is not None and type(current) is not Batched:
+                self.env[node.name] = Batched.broadcast(as_tensor(current), self.size)
+        return super().statement(node, input_value)
+
+    def adapt(self, param, type_, value, span, variadic=False):
+        fixed = _INTEGER_TYPES | _INTEGER_OR_LIST_TYPES | {"bool"}
+        if type(value) is Batched and (type_ in fixed or type_ not in _BOUND_TYPES and variadic):
+            raise GradcliError(
+                f"{param} varies from point to point: it must be the same at every point", span
+            )
+        return super().adapt(param, type_, value, span, variadic)

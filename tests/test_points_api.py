@@ -1,0 +1,64 @@
+"""api.points: a command at many points at once, each point as the single-point call.
+
+The expected values come from hand derivations and from the single-point API
+called row by row (which does not use the batching rules).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gradcli import api
+from gradcli.errors import GradcliError
+
+SOURCE = "sin(x)*exp(-y**2) + x*y**3"
+
+
+def test_value_and_gradient_at_many_points_by_hand():
+    x = np.linspace(-2, 2, 7)
+    y = np.linspace(1, -1, 7)
+    r = api.points("grad", SOURCE, batch={"x": x, "y": y})
+    e = np.exp(-(y**2))
+    np.testing.assert_allclose(r.arrays["value"], np.sin(x) * e + x * y**3, rtol=1e-13)
+    np.testing.assert_allclose(r.arrays["grad.x"], np.cos(x) * e + y**3, rtol=1e-13)
+    dy = -2 * y * np.sin(x) * e + 3 * x * y**2
+    np.testing.assert_allclose(r.arrays["grad.y"], dy, rtol=1e-13, atol=1e-15)
+    assert r.size == 7 and r.varying == ("x", "y") and r.inputs == ("x", "y")
+    assert set(r.arrays) == {"value", "grad.x", "grad.y"}
+    assert not r.nonfinite.any()
+
+
+def test_an_input_bound_once_is_the_same_at_every_point_and_has_each_points_gradient():
+    x = np.array([0.5, 1.0, 2.0])
+    r = api.points("grad", "x * y**2", {"y": 3}, {"x": x})
+    np.testing.assert_allclose(r.arrays["grad.x"], [9.0, 9.0, 9.0])
+    np.testing.assert_allclose(r.arrays["grad.y"], 6 * x)  # d/dy at each point, not summed
+
+
+def test_the_arrays_have_the_single_point_keys_and_shapes():
+    batch = {"v": np.arange(12.0).reshape(4, 3)}
+    for command, kw in [("eval", {}), ("jacobian", {}), ("vjp", {"grad_output": [1, 2, 3]})]:
+        r = api.points(command, "v * v", batch=batch, **kw)
+        one = {"eval": api.evaluate, "jacobian": api.jacobian, "vjp": api.vjp}[command](
+            "v * v", {"v": batch["v"][2]}, **kw
+        )
+        assert set(r.arrays) == set(one.arrays())
+        for key, array in one.arrays().items():
+            np.testing.assert_allclose(r.arrays[key][2], array, rtol=1e-13)
+
+
+def test_no_points_is_an_empty_result():
+    r = api.points("grad", "sum(v**2)", batch={"v": np.zeros((0, 3))})
+    assert r.size == 0
+    assert r.arrays["value"].shape == (0,) and r.arrays["grad.v"].shape == (0, 3)
+
+
+def test_a_name_both_bound_and_in_batch_is_an_error():
+    with pytest.raises(GradcliError, match="both bound and in batch"):
+        api.points("eval", "x + 1", {"x": 1}, {"x": [1, 2]})
+
+
+def test_inputs_of_different_lengths_are_an_error():
+    with pytest.raises(GradcliError, match="3 points"):
+        api.points("eval", "x + y", batch={"x": [1, 2], "y": [1, 2, 3]})
