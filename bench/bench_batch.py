@@ -165,6 +165,12 @@ def gradcli_has_points() -> bool:
     return "--points" in shown.stdout
 
 
+def gradcli_has_api_points() -> bool:
+    from gradcli import api
+
+    return hasattr(api, "points")
+
+
 def process_competitors(workload: str, with_gradcli: bool) -> dict[str, list[str]]:
     """The command of each competitor of a whole-process workload ("npz" or "csv")."""
     if workload == "npz":
@@ -214,7 +220,7 @@ def check_output(name: str, got: dict[str, np.ndarray], expected: dict[str, np.n
     for key in OUTPUTS:
         if key not in got:
             raise SystemExit(f"{name}: no column {key!r} in its output (it has {sorted(got)})")
-        np.testing.assert_allclose(got[key], expected[key], rtol=1e-12, atol=1e-300, err_msg=name)
+        np.testing.assert_allclose(got[key], expected[key], rtol=1e-12, atol=1e-13, err_msg=name)
 
 
 def interleaved_processes(runs, source, workdir, rounds, expected):
@@ -278,7 +284,7 @@ def grad_in_process(x, y, rounds, with_gradcli):
     expected = numpy_f(x, y)
     for name, call in calls.items():  # also compiles JAX's function before the timed runs
         for got, want in zip(call(), expected):
-            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300, err_msg=name)
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13, err_msg=name)
     return interleaved_calls(calls, rounds)
 
 
@@ -406,10 +412,13 @@ def main() -> None:
     rounds = args.rounds or (1 if args.quick else 5)
     points, jac_points = (2_000, 200) if args.quick else (1_000_000, 10_000)
     with_gradcli = not args.no_gradcli and gradcli_has_points()
+    with_api = not args.no_gradcli and gradcli_has_api_points()
     print(f"numpy {np.__version__}; jax {'installed' if has_module('jax') else 'not installed'}")
     print(f"{points:,} points, median of {rounds} interleaved runs of each")
     if not with_gradcli:
-        print("gradcli: skipped (this gradcli has no --points)")
+        print("gradcli: skipped in whole processes (this gradcli has no --points)")
+    if not with_api:
+        print("gradcli: skipped in one process (this gradcli has no api.points)")
     with tempfile.TemporaryDirectory(prefix="gradcli-bench-") as workdir:
         expected = write_inputs(workdir, points)
         peaks = {}
@@ -428,13 +437,13 @@ def main() -> None:
             print_memory(peaks, points)
         if "grad" in only:
             x, y = expected["x"], expected["y"]
-            times = grad_in_process(x, y, rounds, with_gradcli)
+            times = grad_in_process(x, y, rounds, with_api)
             title = f"grad: in one process, {points:,} points"
             print_table(title, times, "numpy (floor)", TARGETS["grad"])
         if "jac" in only:
             rng = np.random.default_rng(1)
             a, xs = rng.standard_normal((50, 50)), rng.standard_normal((jac_points, 50))
-            times = jacobian_in_process(a, xs, rounds, with_gradcli)
+            times = jacobian_in_process(a, xs, rounds, with_api)
             title = f"jac: A @ tanh(x), n = 50, {jac_points:,} points, in one process"
             print_table(title, times, "numpy (floor)", TARGETS["grad"])
     if args.quick:
