@@ -231,6 +231,24 @@ def cli():
     """
 
 
+def refuse_points_options(options) -> None:
+    """One point: the options of many points make no sense, nor does --format csv."""
+    for key, option in (
+        ("columns", "--columns"),
+        ("skip_bad_rows", "--skip-bad-rows"),
+    ):
+        if options.get(key):
+            raise GradcliError(f"{option} is for many points: give --points FILE or --over")
+    chunk_size = click.get_current_context().get_parameter_source("chunk_size")
+    if chunk_size is not None and chunk_size.name != "DEFAULT":
+        raise GradcliError("--chunk-size is for many points: give --points FILE or --over")
+    if options.get("fmt") == "csv":
+        raise GradcliError(
+            "--format csv writes many points (--points FILE, --over NAME=VALUES); "
+            "one point is written as table, plain or json"
+        )
+
+
 def _write(show, fmt: str | None) -> None:
     """Call ``show(format)``, which writes to standard output, in ``fmt`` (by default a
     table on a terminal, plain lines otherwise), and flush it."""

@@ -224,10 +224,11 @@ class _Points:
                 gradcli.tensor(rows),
                 retain_graph=True,
                 allow_unused=True,
-                materialize_grads=True,
                 is_grads_batched=True,
             )
             for block, g in zip(blocks, found):
+                if g is None:  # unused: its zeros stay
+                    continue
                 g = _array(g)  # (rows, B, *input)
                 block.reshape(size, m, -1)[:, start:stop] = np.moveaxis(g, 0, 1).reshape(
                     size, stop - start, -1

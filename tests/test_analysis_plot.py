@@ -21,6 +21,9 @@ from gradcli.bindings import Over, parse_over
         ("t = 0 : 2*pi : 50", Over("t", 0.0, 2 * np.pi, 50)),
         ("θ=-pi/2:pi/2", Over("θ", -np.pi / 2, np.pi / 2)),
         ("x=max([1, 2]):4", Over("x", 2.0, 4.0)),  # a colon-free call with brackets
+        # A 1-D value: its entries are the points.
+        ("x=linspace(-2, 2, 5)", Over("x", -2.0, 2.0, 5, (-2.0, -1.0, 0.0, 1.0, 2.0))),
+        ("x=[3, 1, 2]", Over("x", 3.0, 2.0, 3, (3.0, 1.0, 2.0))),
     ],
 )
 def test_parse_over(text, expected):
@@ -31,7 +34,10 @@ def test_parse_over(text, expected):
     "text, message",
     [
         ("x", "--over expects NAME=VALUE"),
-        ("x=3", "--over expects NAME=A:B or NAME=A:B:N"),
+        ("x=3", "the points must be a 1-D value"),
+        ("x=", "--over expects NAME=A:B, NAME=A:B:N or NAME=VALUES"),
+        ("x=[[1, 2]]", "the points must be a 1-D value"),
+        ("x=[1, nan]", "the points must be finite"),
         ("x=1:1", "A and B must be finite and different"),
         ("x=0:1:1", "N must be an integer of at least 2"),
         ("x=0:1:2.5", "N must be an integer of at least 2"),

@@ -152,7 +152,8 @@ def assemble_jacobian(value, jacobian: Mapping, shapes: Mapping) -> Assembled:
     value = np.asarray(value)
     names = list(jacobian)
     outputs = value.size
-    blocks = [np.reshape(jacobian[n], (outputs, -1)) for n in names]
+    # Sizes written out, not -1: an empty output has no rows to infer them from.
+    blocks = [np.reshape(jacobian[n], (outputs, int(np.prod(shapes[n])))) for n in names]
     matrix = np.concatenate(blocks, 1) if blocks else np.zeros((outputs, 0))
     columns = tuple(label for n in names for label in entry_labels(n, shapes[n]))
     rows = tuple(entry_labels("f", value.shape))

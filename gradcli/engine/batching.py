@@ -48,6 +48,7 @@ from .batched import (
     explain_failure,
     invoke,
     logical_ndim,
+    logical_shape,
     padded,
     probe,
     shape_at_a_point,
@@ -435,6 +436,45 @@ def _front(value, rank):
         return padded(value, rank - 1)
     t = value if type(value) is Tensor else Tensor._make(np.asarray(value))
     return t.reshape(*(1,) * (rank - t.ndim), *t.shape)
+
+
+def cross_entropy(entry, found):
+    """The samples of every point as one batch of samples, each point's loss reduced as
+    the single-point call reduces it: a mean of class indices is weighted by the
+    targets' class weights (the ignored ones left out), a mean of probabilities is
+    over the samples. The class weights must be the same at every point."""
+    _fixed(entry, found, "weight", "ignore_index", "reduction", "label_smoothing")
+    shape_at_a_point(entry, found)
+    x, t, weight = found["input"], found["target"], found.get("weight")
+    size = batch_size(found.values())
+    xp, tp = expanded(x, size), expanded(t, size)
+    x_shape, t_shape = logical_shape(x), logical_shape(t)
+    samples = () if len(x_shape) == 1 else (x_shape[0],)
+    per_point = samples + tuple(x_shape[2:])  # the shape of each point's unreduced loss
+    flat = (size * int(np.prod(samples, dtype=np.int64)),)
+    xs = xp.reshape(*flat, *x_shape[len(samples) :])
+    ts = tp.reshape(*flat, *t_shape[len(samples) :])
+    physical = dict(found, input=xs, target=ts, reduction="none")
+    try:
+        losses = invoke(entry, physical).reshape(size, *per_point)
+    except GradcliError as err:
+        explain_failure(entry, found, err)
+    reduce = found.get("reduction", "mean")
+    axes = tuple(range(1, len(per_point) + 1))
+    if reduce == "none" or not axes and reduce == "sum":
+        return Batched(losses)
+    if reduce == "sum":
+        return Batched(losses.sum(axes))
+    if t_shape == x_shape:  # probabilities: the mean over the samples
+        return Batched(losses.mean(axes) if axes else losses)
+    indices = tp._data
+    kept = indices != found.get("ignore_index", -100)
+    counted = Tensor._make(kept.astype(losses._data.dtype))
+    if weight is not None:
+        w = weight if type(weight) is Tensor else Tensor._make(np.asarray(weight))
+        counted = counted * w[np.where(kept, indices, 0)]
+    total = losses.sum(axes) if axes else losses
+    return Batched(total / (counted.sum(axes) if axes else counted))
 
 
 BY_KIND = {

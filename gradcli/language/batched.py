@@ -10,9 +10,12 @@ shape) is written so that it works on Batched values too.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..engine import batching, ops
 from ..engine.batched import Batched, any_batched, padded, wrap
 from ..engine.state import no_grad
+from ..engine.tensor import Tensor
 from ..errors import GradcliError
 from . import ir
 from .evaluate import (
@@ -21,8 +24,21 @@ from .evaluate import (
     _INTEGER_OR_LIST_TYPES,
     _INTEGER_TYPES,
     Evaluator,
+    _integer,
+    _integers,
     as_tensor,
     log_base,
+)
+
+#: The error of a mask computed from values that vary: x[x > 0] has a shape of its own
+#: at each point, which no array with the points along one axis holds.
+VARYING_MASK = (
+    "a mask that varies from point to point selects a different number of entries at "
+    "each point, which many-point evaluation cannot hold: write where(mask, x, 0)"
+)
+VARYING_INDEX = (
+    "an index that varies from point to point is not implemented in many-point "
+    "evaluation: it must be the same at every point"
 )
 
 # The ops the evaluator's operators and statements stand for, by the description
@@ -102,6 +118,26 @@ class BatchedEvaluator(Evaluator):
             if current is not None and type(current) is not Batched:
                 self.env[node.name] = Batched.broadcast(as_tensor(current), self.size)
         return super().statement(node, input_value)
+
+    def subscript(self, node):
+        if isinstance(node, ir.Slice):
+            return super().subscript(node)
+        value = self.evaluate(node)
+        if type(value) is Batched:
+            raise GradcliError(
+                VARYING_MASK if isinstance(node, ir.Compare) else VARYING_INDEX, node.span
+            )
+        if isinstance(node, ir.Compare):
+            return np.asarray(value) != 0
+        if type(value) is Tensor and value.ndim > 0:
+            return _integers(np.asarray(value), "index", node.span)
+        return _integer(value, "index", node.span)
+
+    def integer(self, node, what: str) -> int:
+        value = self.evaluate(node)
+        if type(value) is Batched:
+            raise GradcliError(VARYING_INDEX, node.span)
+        return _integer(value, what, node.span)
 
     def adapt(self, param, type_, value, span, variadic=False):
         fixed = _INTEGER_TYPES | _INTEGER_OR_LIST_TYPES | {"bool"}

@@ -498,7 +498,8 @@ def _class_indices(args: list, kwargs: dict, span: Span) -> tuple[list, dict]:
     """cross_entropy's target as the library takes it: the language's numbers are floats,
     so a target of another shape than the input holds class indices, as integers."""
     target = args[1] if len(args) > 1 else kwargs.get("target")
-    data = np.asarray(target)
+    batched = type(target) is Batched
+    data = np.asarray(target.physical if batched else target)
     if target is None or np.shape(target) == np.shape(args[0]) or data.dtype.kind != "f":
         return args, kwargs
     if not np.all(data == np.round(data)):
@@ -508,6 +509,8 @@ def _class_indices(args: list, kwargs: dict, span: Span) -> tuple[list, dict]:
             span,
         )
     indices = ops.to_dtype(as_tensor(data), np.int64)
+    if batched:
+        indices = Batched(indices)
     if len(args) > 1:
         return [args[0], indices, *args[2:]], kwargs
     return args, {**kwargs, "target": indices}

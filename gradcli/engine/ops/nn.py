@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
-from .. import state
+from .. import batching, state
 from ..optable import Table, over
 from ..tensor import Tensor
 from .arithmetic import neg, pow
@@ -391,6 +391,7 @@ def _class_weights(weight, ndim, d):
         "shape",
     overloads=[over("DivBackward1", (lambda g, ans, x, y: g / y, None), forward=np.true_divide)],
     **_LOSS,
+    batching=batching.cross_entropy,
 )  # fmt: skip
 def cross_entropy(
     over, input, target, weight=None, *, ignore_index=-100, reduction="mean", label_smoothing=0.0
