@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from ..errors import GradcliError
-from .readers import Chunk, _Reader
 from .run import _placed
+from .source import Chunk, Reader
 from .writers import _Writer
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
@@ -82,7 +82,7 @@ class FileChunk(Chunk):
     file_start: int = 0
 
 
-class DaskFiles(_Reader):
+class DaskFiles(Reader):
     """The reader (and executor) of CSV and Parquet files read by the workers."""
 
     def __init__(self, source: str, executor):
@@ -170,8 +170,8 @@ class DaskFiles(_Reader):
             except GradcliError as error:
                 path = paths[0]
                 row = getattr(error, "row", None)
-                if row is None:
-                    raise GradcliError(f"{path}: {error.message}") from None
+                if row is None:  # not of one row, or placed already (a file's columns)
+                    raise
                 where = self._in_file(path, rows_before[path] + row)
                 raise GradcliError(_placed(error.message, row, where)) from None
             except ValueError as error:  # Dask's reader: a field or a line it cannot parse

@@ -10,7 +10,8 @@ order of the chunks, for the client to write in order.
 CSV and Parquet inputs (a file, a directory of files or a glob) are read by
 Dask's own readers in the workers: ``gradcli.batch.dask_files``.
 
-Dask is an optional extra, imported only here: ``pip install 'gradcli[dask]'``.
+Dask is an optional extra, imported only here and in ``dask_files``, and only when a run
+uses it: ``pip install 'gradcli[dask]'``.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def dask_executor(scheduler: str | None = None, workers: int | None = None):
                     n_workers=workers,
                     threads_per_worker=1,
                     processes=True,
-                    dashboard_address=None,
+                    # Any free port: another cluster of this machine may hold the usual one.
+                    dashboard_address=":0",
                     silence_logs=logging.CRITICAL,
                 )
             )
