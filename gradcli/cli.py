@@ -42,6 +42,12 @@ def eval_command(source, **options):
       value 9
       $ gradcli eval "linspace(0, 1, 5)**2" --format json
       {"value": [0, 0.0625, 0.25, 0.5625, 1]}
+      $ gradcli eval "x + y" --points samples/points.csv --format csv
+      x,y,value
+      0,0,0
+      0.5,1,1.5
+      1,-1,0
+      2,0.5,2.5
     """
     return _run(api.evaluate, source, options)
 
@@ -60,6 +66,16 @@ def grad_command(source, wrt, steps, **options):
       grad.x 8
       $ gradcli grad "sum(w * x)" --w "[1, 2]" --x "[3, 4]" --wrt w --format json
       {"value": 11, "grad": {"w": [3, 4]}}
+
+    Many points: --over x=A:B:N (or x=VALUES, repeated for a grid) or --points
+    FILE (one point a row), one row of output each:
+
+    \b
+      $ gradcli grad "x**2 * y" --over x=0:1:3 --y 2 --format csv
+      x,value,grad.x,grad.y
+      0,0,0,0
+      0.5,0.5,2,0.25
+      1,2,4,1
     """
     return _run(api.gradient, source, options, wrt=_bindings.names_of(wrt), steps=steps)
 

@@ -19,6 +19,11 @@ that clash with an option). A VALUE is a constant (2, -1.5e3, pi/4, [2, 3],
 1,2,3, "[1 2 3]", randn(10, 20), linspace(0, 1, 5)), @FILE (.npy, .npz,
 .csv, .txt, .json; @r.npz:grad.W for one array) or @- (standard input).
 \b
+Many points: --over NAME=A:B:N or NAME=VALUES (repeat for a grid) or --points
+FILE (.csv, .jsonl, .npz, .npy, .parquet, - for CSV on standard input) give one
+row of output per point: --format csv (the default when piped), json (JSON
+lines) or table, or --output FILE (.npz, .csv, .parquet).
+\b
 Exit status: 0 success, 2 bad input, 3 a non-finite result under --strict,
 1 an internal error or an output that cannot be written."""
 

@@ -140,7 +140,7 @@ def test_a_bad_field_in_the_second_file_names_it_and_its_line(gradcli, scheduler
     (tmp_path / "b.csv").write_text("x,y\n1,2\n3,abc\n")
     run = gradcli("grad", F, "--points", tmp_path / "*.csv", "--scheduler", scheduler)
     assert run.exit_code == 2
-    assert f"error: {tmp_path / 'b.csv'} line 3: y is not a number: 'abc'" in run.output
+    assert f"error: {tmp_path / 'b.csv'} line 3: 'abc' in column y is not a number" in run.output
     assert "Traceback" not in run.output
 
 

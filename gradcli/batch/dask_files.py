@@ -208,32 +208,25 @@ def _numbers(column) -> np.ndarray:
         bad = np.flatnonzero(parsed.isna().to_numpy() & column.notna().to_numpy())
         row = int(bad[0]) if len(bad) else 0
         error = GradcliError(
-            f"column {column.name} has a field that is not a number at point {row}: "
-            f"{column.iloc[row]!r}"
+            f"{str(column.iloc[row]).strip()!r} in column {column.name} is not a number "
+            f"at point {row}"
         )
         error.row = row
         raise error from None
 
 
 def _unreadable(path: str, error: Exception) -> str:
-    """The message for a file Dask's reader failed on: for CSV, its first bad line, found here."""
-    if dask_format(path) != "csv":
-        return f"cannot read {path}: {str(error).splitlines()[-1]}"
-    import csv
+    """The message for a file Dask's reader failed on: for CSV, its first bad line,
+    found here as the reader of one process finds it."""
+    if dask_format(path) == "csv":
+        from .text_readers import CsvReader
 
-    with open(path, newline="") as lines:
-        rows = csv.reader(lines)
-        header = next(rows, [])
-        for line, fields in enumerate(rows, start=2):
-            if len(fields) != len(header):
-                return (
-                    f"{path} line {line}: {len(fields)} fields where the header has {len(header)}"
-                )
-            for name, field in zip(header, fields):
-                try:
-                    float(field)
-                except ValueError:
-                    return f"{path} line {line}: {name} is not a number: {field!r}"
+        with CsvReader(path, skip_bad_rows=False) as reader, open(path, "rb") as lines:
+            next(lines)  # the header
+            for line, text in enumerate(lines, start=2):
+                why = reader._bad_row(text)
+                if why is not None:
+                    return f"{path} line {line}: {why}"
     return f"cannot read {path}: {str(error).splitlines()[-1]}"
 
 
