@@ -29,7 +29,7 @@ from .engine.batched import Batched
 from .engine.limits import DEFAULT_MAX_ELEMENTS
 from .engine.state import Generator
 from .errors import GradcliError
-from .evaluation import _array, _frozen_array, _kinds, _require_scalar, evaluation
+from .evaluation import _kinds, _require_scalar, evaluation
 from .result import SECTIONS, Diagnostic, PointsResult
 
 
@@ -70,11 +70,12 @@ def points(
         source, {**bindings, **stand_ins}, chosen, dtype, seed, filename, max_elements
     ) as s:
         with limits.max_elements(every_point):
-            varying = {name: s.value_of(f"--{name}", a) for name, a in varying.items()}
+            varying = {name: _cast(a, s.dtype) for name, a in varying.items()}
             run = _Points(s, varying, size)
             arrays = run.command(command, grad_output, tangents)
-        arrays = {key: _frozen_array(s._numeric(a)) for key, a in arrays.items()}
-        nonfinite = _nonfinite(arrays, size)
+        given = {id(a) for a in varying.values()}
+        arrays = {key: _frozen(s._numeric(a), given) for key, a in arrays.items()}
+        nonfinite, warnings = _nonfinite(arrays, size)
         return PointsResult(
             command=command,
             source=source,
@@ -83,8 +84,8 @@ def points(
             varying=tuple(varying),
             size=size,
             arrays=MappingProxyType(arrays),
-            nonfinite=_frozen_array(nonfinite),
-            warnings=_warnings(arrays, size),
+            nonfinite=_frozen(nonfinite, ()),
+            warnings=warnings,
             notes=s.binding_notes,
         )
 
@@ -139,7 +140,7 @@ class _Points:
                 leaves[name] = Batched(given[name])
             elif name in self.varying:
                 data = self.varying[name]
-                leaves[name] = Batched(gradcli.tensor(data, requires_grad=name in wrt))
+                leaves[name] = Batched(gradcli.Tensor._make(data, None, name in wrt))
             elif name in wrt:
                 copies = np.broadcast_to(v, (size, *v.shape)).copy()
                 leaves[name] = Batched(gradcli.tensor(copies, requires_grad=True))
@@ -159,13 +160,13 @@ class _Points:
         s = self.s
         if command == "eval":
             with gradcli.no_grad():
-                return {"value": _array(self.run(self.leaves(())))}
+                return {"value": _data(self.run(self.leaves(())))}
         if command == "jvp":
             return self.jvp(tangents)
         leaves = self.leaves(s.wrt)
         inputs = [leaves[name].physical for name in s.wrt]
         out = self.run(leaves)
-        value = _array(out)
+        value = _data(out)
         if command == "jacobian":
             blocks = self.jacobian(out, inputs)
             return {"value": value, **{f"jacobian.{n}": b for n, b in zip(s.wrt, blocks)}}
@@ -176,8 +177,9 @@ class _Points:
             return {"value": value, **{f"vjp.{n}": g for n, g in zip(s.wrt, grads)}}
         _require_scalar(_at_a_point(out), command)
         hessian = command == "hessian"
-        grads = self.grads(out, inputs, np.ones(out.shape, out._data.dtype), keep=hessian)
-        arrays = {"value": value, **{f"grad.{n}": _array(g) for n, g in zip(s.wrt, grads)}}
+        ones = np.broadcast_to(np.ones((), out._data.dtype), out.shape)  # read-only, no memory
+        grads = self.grads(out, inputs, ones, keep=hessian)
+        arrays = {"value": value, **{f"grad.{n}": _data(g) for n, g in zip(s.wrt, grads)}}
         if hessian:
             for x, g in zip(s.wrt, grads):
                 blocks = self.jacobian(g, inputs)
@@ -192,6 +194,10 @@ class _Points:
         ``keep``: recorded, to be differentiated again."""
         if not out.requires_grad:
             return [np.zeros(t.shape, t._data.dtype) for t in inputs]
+        if not keep:
+            # backward, not grad: each leaf's gradient is taken as it is, not copied.
+            out.backward(gradcli.Tensor._make(np.asarray(start, out._data.dtype)), inputs=inputs)
+            return [np.zeros(t.shape, t._data.dtype) if t.grad is None else t.grad for t in inputs]
         found = gradcli.autograd.grad(
             out,
             inputs,
@@ -200,7 +206,7 @@ class _Points:
             materialize_grads=True,
             create_graph=keep,
         )
-        return list(found) if keep else [_array(g) for g in found]
+        return list(found) if keep else [_data(g) for g in found]
 
     def jacobian(self, out, inputs) -> list[np.ndarray]:
         """Each point's Jacobian of ``out`` for each input: ``(B,) + out + input`` shaped;
@@ -229,7 +235,7 @@ class _Points:
             for block, g in zip(blocks, found):
                 if g is None:  # unused: its zeros stay
                     continue
-                g = _array(g)  # (rows, B, *input)
+                g = _data(g)  # (rows, B, *input)
                 block.reshape(size, m, -1)[:, start:stop] = np.moveaxis(g, 0, 1).reshape(
                     size, stop - start, -1
                 )
@@ -252,7 +258,28 @@ class _Points:
             return self.run(self.leaves((), dict(zip(names, tensors))))
 
         value, product = functional.jvp(f, inputs, moves)
-        return {"value": _array(value), "jvp": _array(product)}
+        return {"value": _data(value), "jvp": _data(product)}
+
+
+def _data(value) -> np.ndarray:
+    """A tensor's array (not a copy: ``_frozen`` decides), or the array given."""
+    return value._data if type(value) is gradcli.Tensor else np.asarray(value)
+
+
+def _cast(array, dtype):
+    """An input's values as floats of the evaluation's dtype (a mask stays boolean),
+    copied only to convert them: the engine never writes into a leaf."""
+    return array if array.dtype.kind == "b" else np.asarray(array, dtype)
+
+
+def _frozen(array, given) -> np.ndarray:
+    """``array`` read-only: as it is when it owns its memory and is none of the arrays
+    ``given`` (by id; the inputs' values, which the leaves share), else a copy."""
+    array = np.asarray(array)
+    if not array.flags.owndata or id(array) in given:
+        array = array.copy()
+    array.flags.writeable = False
+    return array
 
 
 def _at_a_point(out):
@@ -260,28 +287,21 @@ def _at_a_point(out):
     return gradcli.tensor(np.zeros(tuple(out.shape[1:]), out._data.dtype))
 
 
-def _nonfinite(arrays, size) -> np.ndarray:
+def _nonfinite(arrays, size):
+    """Which points have a nan or an infinity in any array, and a warning for each array
+    that has some."""
     found = np.zeros(size, dtype=bool)
-    for a in arrays.values():
-        if a.dtype.kind in "fc":
-            flat = a.reshape(size, int(np.prod(a.shape[1:], dtype=np.int64)))
-            found |= ~np.isfinite(flat).all(axis=1)
-    return found
-
-
-def _warnings(arrays, size) -> tuple[Diagnostic, ...]:
     warnings = []
     for key, a in arrays.items():
-        if a.dtype.kind not in "fc":
-            continue
+        if a.dtype.kind not in "fc" or np.isfinite(np.add.reduce(a, axis=None)):
+            continue  # a sum is finite only if every entry is: one pass, no array made
         flat = a.reshape(size, int(np.prod(a.shape[1:], dtype=np.int64)))
-        bad = np.flatnonzero(~np.isfinite(flat).all(axis=1))
-        if len(bad):
-            where = "1 point" if len(bad) == 1 else f"{len(bad)} points"
-            warnings.append(
-                Diagnostic(
-                    "warning",
-                    f"{key} contains {_kinds(flat[bad])} at {where} (the first: point {bad[0]})",
-                )
-            )
-    return tuple(warnings)
+        bad = ~np.isfinite(flat).all(axis=1)
+        if not bad.any():
+            continue
+        found |= bad
+        rows = np.flatnonzero(bad)
+        where = "1 point" if len(rows) == 1 else f"{len(rows)} points"
+        message = f"{key} contains {_kinds(flat[rows])} at {where} (the first: point {rows[0]})"
+        warnings.append(Diagnostic("warning", message))
+    return found, tuple(warnings)

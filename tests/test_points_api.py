@@ -62,3 +62,49 @@ def test_a_name_both_bound_and_in_batch_is_an_error():
 def test_inputs_of_different_lengths_are_an_error():
     with pytest.raises(GradcliError, match="3 points"):
         api.points("eval", "x + y", batch={"x": [1, 2], "y": [1, 2, 3]})
+
+
+def _point_by_point(command, source, bindings, batch, **kw):
+    single = {"eval": api.evaluate, "grad": api.gradient, "jvp": api.jvp, "hessian": api.hessian}
+    size = len(next(iter(batch.values())))
+    r = api.points(command, source, bindings, batch, **kw)
+    for i in range(size):
+        at = {**bindings, **{name: rows[i] for name, rows in batch.items()}}
+        one = single[command](source, at, **kw).arrays()
+        assert set(one) == set(r.arrays)
+        for key, expected in one.items():
+            assert r.arrays[key].dtype == expected.dtype, key
+            np.testing.assert_allclose(r.arrays[key][i], expected, rtol=1e-6, err_msg=key)
+    return r
+
+
+def test_float32_points_are_float32_and_equal_the_single_point_results():
+    batch = {"x": np.array([0.5, 1.5, -2.0]), "y": np.array([1.0, 2.0, 3.0])}
+    r = _point_by_point("hessian", SOURCE, {}, batch, dtype="float32")
+    assert r.arrays["hessian.x.y"].dtype == np.float32
+
+
+def test_a_const_may_vary_and_is_never_differentiated():
+    r = _point_by_point("grad", "const c = 2; c * x**2", {}, {"c": [1.0, 2.0, 3.0], "x": [1, 1, 2]})
+    np.testing.assert_allclose(r.arrays["grad.x"], [2.0, 4.0, 12.0])
+    assert r.inputs == ("x",)
+
+
+def test_wrt_chooses_the_inputs_and_a_mask_may_vary():
+    batch = {"m": np.array([[True, False], [False, True]]), "v": np.array([[1.0, 2], [3, 4]])}
+    r = _point_by_point("grad", "sum(where(m, v * w, 0))", {"w": 3}, batch, wrt=["w"])
+    np.testing.assert_allclose(r.arrays["grad.w"], [1.0, 4.0])
+    assert set(r.arrays) == {"value", "grad.w"}
+
+
+def test_jvp_moves_an_input_that_is_the_same_at_every_point():
+    batch = {"x": np.array([0.5, 1.0, 2.0])}
+    r = _point_by_point("jvp", "f(a) = a**3\nx * y**2 + f(x)", {"y": 3}, batch, tangents={"y": 1})
+    np.testing.assert_allclose(r.arrays["jvp"], 6 * batch["x"])
+
+
+def test_a_nan_at_one_point_is_flagged_and_warned_once():
+    r = api.points("grad", "sqrt(x)", batch={"x": [4.0, -1.0, 9.0]})
+    np.testing.assert_array_equal(r.nonfinite, [False, True, False])
+    assert len(r.warnings) == 2  # the value and grad.x
+    assert "at 1 point (the first: point 1)" in r.warnings[0]

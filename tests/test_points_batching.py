@@ -10,6 +10,7 @@ batch are small perturbations of the drawn one (which may sit on a kink).
 
 from __future__ import annotations
 
+import os
 import zlib
 
 import numpy as np
@@ -41,10 +42,14 @@ POINTS = 3
 RTOL, ATOL = 1e-9, 1e-12
 
 
+# As in test_fuzz.py: GRADCLI_FUZZ_EXAMPLES=N draws N examples per test, afresh.
+ON_DEMAND = int(os.environ.get("GRADCLI_FUZZ_EXAMPLES", "0"))
+
+
 def examples(count):
     return settings(
-        max_examples=count,
-        derandomize=True,
+        max_examples=ON_DEMAND or count,
+        derandomize=not ON_DEMAND,
         deadline=None,
         database=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
@@ -149,7 +154,7 @@ def test_an_op_without_a_rule_says_that_many_point_evaluation_is_not_implemented
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
 def test_each_function_at_many_points_equals_it_point_by_point(name):
-    @examples(3)
+    @examples(2)
     @given(programs(names=[name]), st.sampled_from(["jacobian", "hessian", "jvp"]))
     def check(case, second):
         check_case(case, second)
@@ -157,7 +162,7 @@ def test_each_function_at_many_points_equals_it_point_by_point(name):
     check()
 
 
-@examples(60)
+@examples(40)
 @given(programs(), st.sampled_from(["jacobian", "hessian", "jvp", "vjp"]))
 def test_random_programs_at_many_points_equal_them_point_by_point(case, second):
     check_case(case, second)
@@ -250,7 +255,7 @@ def test_a_singular_matrix_at_one_point_names_the_point():
         assert raised.value.row == 1
         with pytest.raises(GradcliError) as alone:
             api.evaluate(source, {name: rows[1] for name, rows in batch.items()})
-        assert raised.value.message.startswith(alone.value.message)
+        assert raised.value.message.startswith(alone.value.message.rstrip("."))
 
 
 def test_a_shape_error_is_the_single_point_error():

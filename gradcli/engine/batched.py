@@ -242,20 +242,46 @@ def shape_at_a_point(entry, found: dict) -> tuple[int, ...]:
     return tuple(np.shape(result._data if type(result) is Tensor else result))
 
 
-def explain_failure(entry, found: dict, err: Exception):
+def explain_failure(entry, found: dict, err: Exception, physical: dict | None = None):
     """Raise the error of a physical call that failed: the single-point error when the
-    call fails at any point, else the first point at which it fails."""
+    call fails at any point, else the error at the first point where it fails (found by
+    halving the points, ``physical`` being the call's arguments)."""
     probe(entry, found)  # raises the single-point error of the shapes
     size = batch_size(found.values())
-    for row in range(size):  # only on failure: find the point to name
+    rows = range(size) if physical is None else [_first_failing(entry, found, physical, size)]
+    for row in rows:
         try:
             probe(entry, found, row)
         except GradcliError as at_row:
-            at_row.message = f"{at_row.message} at point {row}"
+            at_row.message = f"{at_row.message.rstrip('.')} at point {row}"
             at_row.args = (at_row.message,)
             at_row.row = row
             raise at_row from None
     raise err
+
+
+def _first_failing(entry, found, physical, size) -> int:
+    """The first point at which the call on ``physical`` fails, the whole of it failing."""
+    low, high = 0, size
+    while high - low > 1:
+        middle = (low + high) // 2
+        part = {k: _rows(v, found[k], low, middle) for k, v in physical.items() if k in found}
+        try:
+            with no_grad():
+                invoke(entry, part)
+            low = middle
+        except GradcliError:
+            high = middle
+    return low
+
+
+def _rows(value, given, start, stop):
+    """Points ``start:stop`` of a physical argument (of a Batched one; others whole)."""
+    if type(value) in (list, tuple) and any_batched(given if type(given) in (list, tuple) else ()):
+        return type(value)(Tensor._make(v._data[start:stop]) for v in value)
+    if type(given) is Batched and type(value) is Tensor:
+        return Tensor._make(value._data[start:stop])
+    return value
 
 
 def call_physical(entry, found: dict, physical: dict):
@@ -264,4 +290,4 @@ def call_physical(entry, found: dict, physical: dict):
     try:
         return wrap(invoke(entry, physical))
     except GradcliError as err:
-        explain_failure(entry, found, err)
+        explain_failure(entry, found, err, physical)

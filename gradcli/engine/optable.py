@@ -40,8 +40,9 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
 - ``doc`` (one line), ``kind`` (how ``gradcli functions`` groups it), ``kink``
   (its convention where it is not differentiable), ``domain`` (the inputs its
   gradcheck samples, one name per input, and a dict of keyword arguments where
-  it needs some: ``tests/test_op_table.py`` sweeps every entry that has one), ``batching`` (room
-  for the rule that evaluates the op at many points at once; None for now).
+  it needs some: ``tests/test_op_table.py`` sweeps every entry that has one), ``batching`` (the
+  rule that evaluates the op at many points at once, ``engine.batching``; left out, the
+  entry takes its kind's rule, and ``False`` says it has none).
 - Where it appears: ``function`` (the language can call it), ``method`` (a
   Tensor method), ``inplace`` (also ``x.name_()``; ``"reshapes"`` when the
   in-place form may change the shape), ``library`` (``gradcli.name``; on by

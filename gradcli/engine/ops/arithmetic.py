@@ -99,7 +99,7 @@ def _pow_base_rule(g, ans, x, p):
         return where(p == 0, 0.0, g * p * x ** (p - 1))
     if p == 0:
         return zeros_like(g * x)
-    return g * p * x ** (p - 1)
+    return g * p * (x if p == 2 else x ** (p - 1))  # x**1 is x: one pass fewer
 
 
 def _pow_exponent_rule(g, ans, x, p):
@@ -113,6 +113,13 @@ def _power(x, p):
         x = np.asarray(x)
         if x.dtype.kind in "iu" and p < 0:
             raise EngineError("Integers to negative integer powers are not allowed.")
+    if type(x) is np.ndarray and x.dtype.kind == "f" and type(p) in (int, float):
+        # Squares and cubes by multiplication, as PyTorch computes them: C's pow of a
+        # negative base is many times slower.
+        if p == 2:
+            return np.multiply(x, x)
+        if p == 3:
+            return np.multiply(np.multiply(x, x), x)
     return np.power(x, p)
 
 
