@@ -146,7 +146,7 @@ write(sys.argv[2], x, y, *{call}(x, y))
 
 def script(io: str, compute: str, call: str) -> list[str]:
     source = "import sys\nimport numpy as np\n" + io + compute + MAIN.format(call=call)
-    return [sys.executable, "-c", source]
+    return [sys.executable, "-c", source, "{in}", "{out}"]
 
 
 def gradcli_command() -> list[str]:
@@ -171,7 +171,17 @@ def gradcli_has_api_points() -> bool:
     return hasattr(api, "points")
 
 
-def process_competitors(workload: str, with_gradcli: bool) -> dict[str, list[str]]:
+def without_pandas(workdir: str) -> list[str]:
+    """A command's prefix that hides pandas, as an install without it (gradcli does not
+    need it; pyarrow imports it when it is there)."""
+    hidden = os.path.join(workdir, "no-pandas")
+    os.makedirs(os.path.join(hidden, "pandas"), exist_ok=True)
+    with open(os.path.join(hidden, "pandas", "__init__.py"), "w") as module:
+        module.write("raise ImportError('pandas is hidden')\n")
+    return ["/usr/bin/env", f"PYTHONPATH={hidden}"]
+
+
+def process_competitors(workload: str, with_gradcli: bool, workdir: str) -> dict[str, list[str]]:
     """The command of each competitor of a whole-process workload ("npz" or "csv")."""
     if workload == "npz":
         runs = {"numpy": script(NPZ_IO, NUMPY_F, "f_and_grad")}
@@ -184,26 +194,41 @@ def process_competitors(workload: str, with_gradcli: bool) -> dict[str, list[str
     if has_module("jax"):
         runs["jax jit(vmap)"] = script(io, JAX_F, "jitted")
     if with_gradcli:
-        runs["gradcli"] = [*gradcli_command(), "grad", EXPRESSION, "--points"]
+        runs["gradcli"] = [
+            *gradcli_command(), "grad", EXPRESSION, "--points", "{in}", "--output", "{out}"
+        ]  # fmt: skip
+        if workload == "csv" and has_module("pandas"):
+            runs["gradcli, pandas hidden"] = [*without_pandas(workdir), *runs["gradcli"]]
     return runs
 
 
-def run_process(command: list[str], source: str, target: str) -> tuple[float, float]:
+# A small process that starts each competitor and reports its wall time and peak
+# memory. Started from this one, a competitor's max RSS would count the pages of
+# this process (the data, pyarrow) that it shares until it calls exec.
+LAUNCHER = """
+import os, sys, time
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+elapsed = time.perf_counter() - start
+print(os.waitstatus_to_exitcode(status), elapsed, usage.ru_maxrss, file=sys.stderr)
+"""
+
+
+def run_process(command: list[str], source: str = "", target: str = "") -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of one whole process."""
-    if command[:3] == [*gradcli_command(), "grad"]:
-        command = [*command, source, "--output", target]
-    else:
-        command = [*command, source, target]
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    errors = process.stderr.read().decode()
-    process.stderr.close()
-    if process.returncode != 0:
-        raise SystemExit(f"{' '.join(command[:3])}... failed:\n{errors}")
-    return elapsed, usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
+    command = [{"{in}": source, "{out}": target}.get(word, word) for word in command]
+    done = subprocess.run(
+        [sys.executable, "-c", LAUNCHER, *command], capture_output=True, text=True, check=True
+    )
+    *errors, last = done.stderr.splitlines() or [""]
+    code, elapsed, peak = last.split()
+    if code != "0":
+        raise SystemExit(f"{' '.join(command[:3])}... failed:\n" + "\n".join(errors))
+    return float(elapsed), int(peak) / 1024  # ru_maxrss is in KiB on Linux
 
 
 def read_output(path: str) -> dict[str, np.ndarray]:
@@ -366,11 +391,7 @@ def write_inputs(workdir: str, points: int) -> dict[str, np.ndarray]:
 
 def baseline_rss() -> float:
     """Max RSS (MB) of an interpreter that has imported gradcli's command line and NumPy."""
-    command = [sys.executable, "-c", "import numpy, gradcli.cli"]
-    process = subprocess.Popen(command)
-    _, _, usage = os.wait4(process.pid, 0)
-    process.returncode = 0
-    return usage.ru_maxrss / 1024
+    return run_process([sys.executable, "-c", "import numpy, gradcli.cli"])[1]
 
 
 def chunk_megabytes(inputs: int, outputs: int) -> tuple[int, float] | None:
@@ -391,10 +412,10 @@ def print_table(title, times, reference, target, peaks=None):
     for name, seconds in times.items():
         line = f"  {name:26} {seconds:9.4f} {seconds / times[reference]:7.2f}"
         print(line + (f" {peaks[name]:11.0f}" if peaks else ""))
-    if "gradcli" in times:
-        ratio = times["gradcli"] / times[reference]
+    for name in (n for n in times if n.startswith("gradcli")):
+        ratio = times[name] / times[reference]
         met = verdict(ratio, target)
-        print(f"  gradcli / {reference} = {ratio:.2f}, target <= {target}: {met}")
+        print(f"  {name} / {reference} = {ratio:.2f}, target <= {target}: {met}")
 
 
 def verdict(value, target):
@@ -425,7 +446,7 @@ def main() -> None:
         for workload, reference in (("npz", "numpy"), ("csv", None)):
             if workload not in only:
                 continue
-            runs = process_competitors(workload, with_gradcli)
+            runs = process_competitors(workload, with_gradcli, workdir)
             source = os.path.join(workdir, f"in.{workload}")
             times, peak = interleaved_processes(runs, source, workdir, rounds, expected)
             if reference is None:  # the fastest CSV library
@@ -452,18 +473,21 @@ def main() -> None:
 
 def print_memory(peaks, points):
     base = baseline_rss()
+    arrow = run_process([sys.executable, "-c", "import numpy, gradcli.cli, pyarrow.csv"])[1]
     print(f"\nmem: max RSS; `python -c 'import numpy, gradcli.cli'` takes {base:.0f} MB")
-    chunk = chunk_megabytes(2, len(OUTPUTS) - 2)
+    print(f"  (and {arrow:.0f} MB with pyarrow.csv, which CSV runs import)")
+    chunk = chunk_megabytes(2, len(OUTPUTS))  # the output repeats the inputs
     whole = points * len(OUTPUTS) * 8 / 2**20
     print(f"  the whole file's input and output arrays: {whole:.0f} MB")
     if chunk is not None:
         rows, mb = chunk
         print(f"  one chunk ({rows:,} rows) of input and output arrays: {mb:.1f} MB")
     for name, peak in peaks.items():
-        if name.endswith("gradcli"):
-            line = f"  {name:26} {peak:6.0f} MB, {peak - base:6.0f} MB above the baseline"
+        if "gradcli" in name:
+            floor = arrow if name.startswith("csv") else base
+            line = f"  {name:26} {peak:6.0f} MB, {peak - floor:6.0f} MB above its baseline"
             if chunk is not None:
-                ratio = (peak - base) / chunk[1]
+                ratio = (peak - floor) / chunk[1]
                 line += f" = {ratio:.1f} chunks, target <= {TARGETS['mem']}: "
                 line += verdict(ratio, TARGETS["mem"])
             print(line)

@@ -44,7 +44,7 @@ def test_the_numpy_script_runs_as_a_process_and_is_right(bench, tmp_path, worklo
     assert np.allclose(expected["grad.x"], np.cos(x) * np.exp(-(y**2)) + y**3)
     assert np.allclose(expected["grad.y"], -2 * y * np.sin(x) * np.exp(-(y**2)) + 3 * x * y**2)
     name = "numpy" if workload == "npz" else "numpy (floor)"
-    command = bench.process_competitors(workload, with_gradcli=False)[name]
+    command = bench.process_competitors(workload, with_gradcli=False, workdir=str(tmp_path))[name]
     times, peaks = bench.interleaved_processes(
         {name: command}, str(tmp_path / f"in.{workload}"), str(tmp_path), 1, expected
     )
