@@ -8,6 +8,8 @@ Every function here that computes comes from the op table (``engine.ops.LIBRARY`
 from types import SimpleNamespace as _SimpleNamespace
 
 from .engine import ops as ops
+from .engine.devices import device, get_default_device, set_default_device
+from .engine.devices import on_cpu as _on_cpu
 from .engine.dtypes import (
     bool_ as bool,  # noqa: A004  (PyTorch's name)
 )
@@ -21,24 +23,48 @@ from .engine.dtypes import (
     int64,
     set_default_dtype,
 )
+from .engine.legacy import (
+    BoolTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+)
 from .engine.ops import LIBRARY as _LIBRARY
 from .engine.state import (
     Generator,
     default_generator,
     enable_grad,
+    inference_mode,
     is_grad_enabled,
+    is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
 )
-from .engine.tensor import Size, Tensor, device
+from .engine.tensor import Size, Tensor
 from .errors import GradcliError
 
 globals().update(_LIBRARY)  # every op: gradcli.sin, gradcli.sum, gradcli.tensor, ...
 
 __version__ = "0.1.0"
 
-# gradcli computes on the CPU: ``torch.cuda.is_available()`` is False, as on a CPU build.
-cuda = _SimpleNamespace(is_available=lambda: False, device_count=lambda: 0)
+# gradcli computes on the CPU: no accelerator is available, as on a CPU build of PyTorch.
+# Seeding CUDA does nothing there (as in PyTorch), so reproducibility preambles run unchanged.
+cuda = _SimpleNamespace(
+    is_available=lambda: False,
+    device_count=lambda: 0,
+    current_device=lambda: _on_cpu("cuda"),
+    manual_seed=lambda seed: None,
+    manual_seed_all=lambda seed: None,
+)
+backends = _SimpleNamespace(
+    mps=_SimpleNamespace(is_available=lambda: False, is_built=lambda: False),
+    cudnn=_SimpleNamespace(
+        is_available=lambda: False, enabled=True, deterministic=False, benchmark=False
+    ),
+)
+accelerator = _SimpleNamespace(is_available=lambda: False, current_accelerator=lambda: None)
 
 # torch.linalg's functions that gradcli has.
 linalg = _SimpleNamespace(
@@ -54,31 +80,12 @@ double = float64
 long = int64
 
 
-def FloatTensor(*args):  # noqa: N802  (PyTorch's legacy name)
-    """Legacy constructor: a float32 tensor from data, or of the given size."""
-    return _legacy(args, float32)
-
-
-def DoubleTensor(*args):  # noqa: N802
-    """Legacy constructor: a float64 tensor from data, or of the given size."""
-    return _legacy(args, float64)
-
-
-def _legacy(args, element_type):
-    import builtins
-    import numbers
-
-    if args and builtins.all(isinstance(a, numbers.Integral) for a in args):
-        return _LIBRARY["zeros"](*args, dtype=element_type)
-    return _LIBRARY["tensor"](args[0] if args else [], dtype=element_type)
-
-
 def __getattr__(name):
     # Imported on first use, so the command line's start-up path skips them.
-    if name == "autograd":
+    if name in ("autograd", "nn", "optim"):
         import importlib
 
-        return importlib.import_module(".autograd", __name__)
+        return importlib.import_module("." + name, __name__)
     if name == "set_printoptions":
         from .engine.format import set_printoptions
 

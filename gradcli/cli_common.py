@@ -34,6 +34,9 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except KeyboardInterrupt:
             raise _Interrupted from None
+        except BrokenPipeError:
+            # Rows streamed to a reader that has gone (head): Click would exit 1.
+            raise _OutputClosed from None
 
     def list_commands(self, ctx):
         # As declared: eval, grad, jacobian, hessian, vjp, jvp, then functions.

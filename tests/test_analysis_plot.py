@@ -194,3 +194,10 @@ def test_the_readme_image_is_committed():
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     assert (width, height) == (700, 500)
+
+
+def test_plot_takes_the_over_values_the_computing_commands_take(gradcli):
+    by_range = gradcli("plot", "abs(x)", "--over", "x=-1:1:5", "--format", "plain")
+    by_value = gradcli("plot", "abs(x)", "--over", "x=linspace(-1, 1, 5)", "--format", "plain")
+    assert by_value.exit_code == 0 and by_value.stdout == by_range.stdout
+    assert "x -1 -0.5 0 0.5 1\n" in by_value.stdout

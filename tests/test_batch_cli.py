@@ -399,3 +399,34 @@ def test_one_point_runs_load_no_batch_machinery():
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert result.stderr.strip() == "[]"
     assert json.load(io.StringIO(result.stdout)) == {"value": 4, "grad": {"x": 4}}
+
+
+# ----------------------------------------------------------------------------
+# The task of one chunk, as another process gets it
+# ----------------------------------------------------------------------------
+
+
+def test_points_task_pickles_and_reads_files_once(tmp_path):
+    import pickle
+
+    from gradcli.batch.task import PointsTask
+
+    np.save(tmp_path / "w.npy", np.array([1.0, -2.0]))
+    task = PointsTask("grad", "sum(w * v) * t", {"w": f"@{tmp_path / 'w.npy'}"}, wrt=["t", "v"])
+    assert isinstance(task.bindings["w"], np.ndarray)  # read here, not in each worker
+    (tmp_path / "w.npy").unlink()
+    again = pickle.loads(pickle.dumps(task))
+    chunk = {"t": np.array([1.0, 3.0]), "v[0]": np.array([2.0, 0.5]), "v[1]": np.array([1.0, 4.0])}
+    out = again(chunk)
+    # f = t (v0 - 2 v1): grad.t = v0 - 2 v1, grad.v = t [1, -2].
+    assert list(out) == ["t", "v[0]", "v[1]", "value", "grad.t", "grad.v[0]", "grad.v[1]"]
+    assert out["value"].tolist() == [0.0, 3 * (0.5 - 8)]
+    assert out["grad.t"].tolist() == [0.0, 0.5 - 8]
+    assert out["grad.v[0]"].tolist() == [1, 3] and out["grad.v[1]"].tolist() == [-2, -6]
+
+
+def test_a_closed_pipe_ends_quietly(gradcli_script):
+    script = f"{' '.join(gradcli_script)} eval x --over x=0:1:100000 --chunk-size 100 | head -2"
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", script], capture_output=True, text=True)
+    assert done.stdout == "x,value\n0,0\n"
+    assert done.stderr == "" and done.returncode == 141

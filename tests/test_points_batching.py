@@ -19,6 +19,7 @@ from fuzzing import programs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import gradcli
 from gradcli import api
 from gradcli.engine import batching
 from gradcli.engine.ops import FUNCTIONS, OPS
@@ -147,7 +148,7 @@ def test_every_op_the_language_writes_as_an_operator_has_a_batching_rule():
 def test_an_op_without_a_rule_says_that_many_point_evaluation_is_not_implemented():
     entry = OPS["allclose"]  # its kind's rule would not fit: it declares none
     assert batching.rule_of(entry) is None
-    x = batching.Batched(api.gradcli.tensor(np.ones((2, 3))))
+    x = batching.Batched(gradcli.tensor(np.ones((2, 3))))
     with pytest.raises(GradcliError, match="many-point evaluation of allclose is not implemented"):
         batching.call(entry, x, x)
 
@@ -192,6 +193,7 @@ PROGRAMS = [
     ("A[1, :] @ v + A[:, 2] @ v", {"A": A, "v": V}),
     ("A[[0, 2], [1, 1]] * x", {"A": A, "x": X}),
     ("A.T @ v", {"A": A, "v": V}),
+    ("sum(C[[0, 1], :, [1, 2]] ** 3) * x", {"C": RNG.uniform(-1, 1, (POINTS, 3, 2, 3)), "x": X}),
     ("x.shape * x + len(v) * x + numel(A) * sum(v)", {"x": X, "v": V, "A": A}),
     ("randn(3) * x + rand(3) * v", {"x": X, "v": V}),
     ("softmax(v) * x", {"v": V, "x": X}),
@@ -207,6 +209,13 @@ PROGRAMS = [
         {"A": A, "v": V, "t": np.array([0.0, 2.0, 1.0])},
     ),
     ("mse_loss(v, A[0], reduction='sum')", {"v": V, "A": A}),
+    ("mse_loss(v * x, A[0], weight=A[1] * A[1])", {"v": V, "A": A, "x": X}),
+    ("mse_loss(v, A[2], weight=ones_like(v) * 2)", {"v": V, "A": A}),
+    (
+        "binary_cross_entropy(sigmoid(v), sigmoid(A[0]), [1, 2, 0.5]) + "
+        "binary_cross_entropy_with_logits(A * x, sigmoid(A), pos_weight=[1, 2, 3])",
+        {"v": V, "A": A, "x": X},
+    ),
 ]
 
 
@@ -236,6 +245,24 @@ def test_the_hessian_at_each_point_by_hand():
     np.testing.assert_allclose(r.arrays["hessian.x.x"], 2 * Y**3, rtol=1e-13)
     np.testing.assert_allclose(r.arrays["hessian.x.y"], 6 * X * Y**2, rtol=1e-13)
     np.testing.assert_allclose(r.arrays["hessian.y.y"], 6 * X**2 * Y, rtol=1e-13)
+
+
+def test_indexing_with_arrays_apart_has_pytorchs_jacobian_and_hessian():
+    # NumPy puts the axes of x[[0, 1], :, [1, 2]] first, before any batch axes of a
+    # gradient: the reverse pass with leading batch dimensions must follow.
+    torch = pytest.importorskip("torch", reason="PyTorch 2.13 is the oracle here")
+    c = RNG.uniform(-1, 1, (3, 2, 3))
+    source = "sum(C[[0, 1], :, [1, 2]] ** 3)"
+    ours = api.hessian(source, {"C": c})
+
+    def f(t):
+        return (t[[0, 1], :, [1, 2]] ** 3).sum()
+
+    theirs = torch.autograd.functional.hessian(f, torch.tensor(c))
+    np.testing.assert_allclose(ours.hessian["C"]["C"], theirs.numpy(), rtol=1e-12, atol=1e-15)
+    jac = api.jacobian("C[[0, 1], :, [1, 2]]", {"C": c}).jacobian["C"]
+    expected = torch.autograd.functional.jacobian(lambda t: t[[0, 1], :, [1, 2]], torch.tensor(c))
+    np.testing.assert_array_equal(jac, expected.numpy())
 
 
 # ----------------------------------------------------------------------------

@@ -27,15 +27,24 @@ __all__ = [
 ]
 
 
-def Variable(data, requires_grad=False, volatile=False):  # noqa: N802  (PyTorch's legacy name)
-    """Deprecated alias kept for old PyTorch code: the tensor itself, with ``requires_grad`` set."""
-    if type(data) is not Tensor:
-        from ..engine.ops import tensor
+class _VariableType(type):
+    """The class of ``Variable``: calling it makes a tensor; every tensor is an instance."""
 
-        data = tensor(data)
-    if requires_grad:
-        data.requires_grad_(True)
-    return data
+    def __call__(cls, data=None, requires_grad=False, volatile=False):
+        # As PyTorch: a new leaf that shares data's memory, with its own requires_grad
+        # (data itself is left alone).
+        if type(data) is not Tensor:
+            from ..engine.ops import tensor
+
+            return tensor([] if data is None else data, requires_grad=requires_grad)
+        return data.detach().requires_grad_(requires_grad)
+
+    def __instancecheck__(cls, obj):
+        return type(obj) is Tensor
+
+
+class Variable(metaclass=_VariableType):
+    """Deprecated wrapper kept for old PyTorch code: ``Variable(t, requires_grad=True)``."""
 
 
 def __getattr__(name):

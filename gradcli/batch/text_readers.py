@@ -10,7 +10,6 @@ over under ``skip_bad_rows`` and listed at the end.
 from __future__ import annotations
 
 import csv
-import io
 import json
 import sys
 
@@ -73,17 +72,23 @@ class _TextReader(Reader):
             raise GradcliError(f"cannot read {self.path}: not UTF-8 text") from None
 
     def _blocks(self, size: int):
-        """``(first line number, bytes of whole lines)``, about ``size`` rows each."""
+        """Bytes of whole lines, about ``size`` rows each by the row length measured
+        (``row_bytes``, which the caller updates). The caller counts the lines
+        (``line``): a parser counts them for free."""
         while True:
             block = self.stream.read(max(size * self.row_bytes, 1))
             if not block:
                 return
             if not block.endswith(b"\n"):
                 block += self.stream.readline()
-            count = block.count(b"\n") + (not block.endswith(b"\n"))
-            self.row_bytes = max(1, len(block) // count)
-            yield self.line + 1, block
-            self.line += count
+            yield block
+
+    def _counted(self, block: bytes, rows: int) -> np.ndarray:
+        """The lines of a block whose every line is a row, counted."""
+        lines = np.arange(self.line + 1, self.line + 1 + rows, dtype=np.int64)
+        self.line += rows
+        self.row_bytes = max(1, len(block) // max(rows, 1))
+        return lines
 
     def _fail(self, line: int, why: str) -> None:
         """A bad row: an error, or under ``skip_bad_rows`` one more skipped row."""
@@ -120,24 +125,33 @@ class CsvReader(_TextReader):
         from pyarrow import csv as arrow_csv
 
         read = arrow_csv.ReadOptions(column_names=self.names)
+        parse = arrow_csv.ParseOptions(ignore_empty_lines=False)
         convert = arrow_csv.ConvertOptions(
             column_types=dict.fromkeys(self.names, pyarrow.float64()),
             null_values=[],  # an empty field is a bad row, not a missing value
             strings_can_be_null=False,
             quoted_strings_can_be_null=False,
         )
+
+        def parsed(block: bytes):
+            return arrow_csv.read_csv(
+                pyarrow.BufferReader(block),
+                read_options=read,
+                parse_options=parse,
+                convert_options=convert,
+            )
+
         start = 0
-        for first, block in self._blocks(size):
+        for block in self._blocks(size):
             try:
-                table = arrow_csv.read_csv(
-                    io.BytesIO(block), read_options=read, convert_options=convert
-                )
-                lines = _lines_of_rows(block, first)
+                # Blank lines are errors here, so that a block read whole has a row on
+                # every line and its line numbers need no counting.
+                table = parsed(block)
+                lines = self._counted(block, table.num_rows)
             except pyarrow.ArrowInvalid as error:
-                block, lines = self._without_bad_rows(block, first, error)
-                table = arrow_csv.read_csv(
-                    io.BytesIO(block), read_options=read, convert_options=convert
-                )
+                block, lines = self._without_bad_rows(block, error)
+                table = parsed(block)
+            del block  # not held while the chunk is computed
             columns = {n: table.column(i).to_numpy() for i, n in enumerate(self.names)}
             # A block is about a chunk; the first, whose row length was guessed, may be more.
             for at in range(0, table.num_rows, size):
@@ -145,10 +159,13 @@ class CsvReader(_TextReader):
                 yield Chunk(part, start, lines[at : at + size])
                 start += len(lines[at : at + size])
 
-    def _without_bad_rows(self, block: bytes, first: int, error: Exception):
-        """The block without its bad rows (each reported), and the lines of the rest."""
-        kept, lines = [], []
+    def _without_bad_rows(self, block: bytes, error: Exception):
+        """The block without its blank lines and bad rows (each reported), and the
+        lines of the rest."""
+        kept, lines, bad = [], [], 0
+        first = self.line + 1
         for number, line in enumerate(block.splitlines(keepends=True), first):
+            self.line = number
             if not line.strip():
                 continue
             why = self._bad_row(line)
@@ -156,10 +173,12 @@ class CsvReader(_TextReader):
                 kept.append(line)
                 lines.append(number)
             else:
+                bad += 1
                 self._fail(number, why)
-        if len(kept) == len(lines) and not self._skipped:
+        if not bad and len(lines) == self.line - first + 1:
             # pyarrow refused a block in which every row reads as numbers here.
-            raise GradcliError(f"{self.path} lines {first}-{number}: {error}")
+            raise GradcliError(f"{self.path} lines {first}-{self.line}: {error}")
+        self.row_bytes = max(1, len(block) // max(self.line - first + 1, 1))
         return b"".join(kept), np.array(lines, dtype=np.int64)
 
     def _bad_row(self, line: bytes) -> str | None:
@@ -184,15 +203,6 @@ def _is_number(field: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _lines_of_rows(block: bytes, first: int) -> np.ndarray:
-    """The line number of each row of a block that parsed whole (blank lines hold none)."""
-    count = block.count(b"\n") + (not block.endswith(b"\n"))
-    if b"\n\n" not in block and not block.startswith(b"\n") and b"\n\r\n" not in block:
-        return np.arange(first, first + count, dtype=np.int64)
-    lines = [i for i, line in enumerate(block.splitlines(), first) if line.strip()]
-    return np.array(lines, dtype=np.int64)
 
 
 class JsonLinesReader(_TextReader):
@@ -231,10 +241,12 @@ class JsonLinesReader(_TextReader):
 
     def chunks(self, size: int):
         start = 0
-        for first, block in self._blocks(size):
+        for block in self._blocks(size):
             values: dict[str, list] = {name: [] for name in self.names}
             lines = []
+            first = self.line + 1
             for number, text in enumerate(block.splitlines(), first):
+                self.line = number
                 if not text.strip():
                     continue
                 row = self._checked(text, number)
@@ -243,6 +255,7 @@ class JsonLinesReader(_TextReader):
                 for name in self.names:
                     values[name].append(row[name])
                 lines.append(number)
+            self.row_bytes = max(1, len(block) // max(self.line - first + 1, 1))
             if not lines:
                 continue
             columns = {n: np.array(v, dtype=np.float64) for n, v in values.items()}

@@ -114,10 +114,9 @@ class CsvWriter(_Writer):
             header = io.StringIO()
             csv.writer(header, lineterminator="\n").writerow(list(columns))
             self.sink.write(header.getvalue().encode("utf-8"))
-        text = io.BytesIO()
         table = pyarrow.table({name: np.asarray(c) for name, c in columns.items()})
-        arrow_csv.write_csv(table, text, arrow_csv.WriteOptions(include_header=False))
-        self.sink.write(text.getbuffer())
+        # Straight to the file, a batch of rows at a time: a chunk's text is never whole.
+        arrow_csv.write_csv(table, self.sink, arrow_csv.WriteOptions(include_header=False))
 
     def close(self):
         if self.path is not None:

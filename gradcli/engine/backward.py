@@ -345,6 +345,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if hooks is not None:
             g = _finish_grad(run_hooks(hooks, g, create_graph), leaf._data.dtype, create_graph)
         leaf.grad = g if leaf.grad is None else leaf.grad + g
+        if hooks is not None:
+            for hook in list(hooks.post_accumulate.values()):
+                hook(leaf)
     for t in nonleaf:
         g = captured.get(t.grad_fn)
         if g is not None:

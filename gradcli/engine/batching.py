@@ -227,16 +227,34 @@ def stacked(entry, found):
 
 
 def loss(entry, found):
-    """A loss: the elementwise loss at every point, then its reduction at each point."""
+    """A loss: the elementwise loss at every point (every operand batched, as some losses
+    want their operands of one shape), then its reduction at each point."""
     reduce = found.get("reduction", "mean")
+    _fixed(entry, found, *(p.name for p in entry.schema.params if not p.is_input))
     shape_at_a_point(entry, found)
-    physical = dict(found, reduction="none")
-    out = elementwise(entry, physical)
+    size = batch_size(found.values())
+    operands = [p.name for p in entry.schema.params if p.is_input and found.get(p.name) is not None]
+    batched = {k: Batched(expanded(found[k], size)) for k in operands}
+    ndim = max(v.ndim for v in batched.values())
+    physical = dict(found, reduction="none", **{k: padded(v, ndim) for k, v in batched.items()})
+    out = call_physical(entry, found, physical)
     if reduce == "none" or out.ndim == 0:
         return out
     axes = tuple(range(1, out.ndim + 1))
     p = out.physical
     return Batched(p.sum(axes) if reduce == "sum" else p.mean(axes))
+
+
+def mse_loss(entry, found):
+    """mse_loss: a weighted mean is divided by the sum of the weights, as the single-point
+    call divides it."""
+    weight = found.get("weight")
+    if weight is None or found.get("reduction", "mean") != "mean":
+        return loss(entry, found)
+    total = loss(entry, dict(found, reduction="sum"))
+    size = batch_size(found.values())
+    weights = expanded(weight, size)
+    return Batched(total.physical / weights.sum(tuple(range(1, weights.ndim))))
 
 
 # ----------------------------------------------------------------------------

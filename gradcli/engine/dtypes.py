@@ -60,12 +60,34 @@ def from_numpy(np_dtype) -> dtype:
     return found if found is not None else dtype(str(np_dtype), np_dtype)
 
 
+# PyTorch's legacy tensor types, by dtype (torch.FloatTensor is a float32 tensor).
+_TENSOR_TYPES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "int32": "IntTensor",
+    "int64": "LongTensor",
+    "bool": "BoolTensor",
+}
+_BY_TENSOR_TYPE = {f"torch.{name}": dtype_name for dtype_name, name in _TENSOR_TYPES.items()}
+
+
+def tensor_type_name(d: dtype) -> str:
+    """The legacy tensor type of a dtype: ``FloatTensor`` for float32."""
+    return _TENSOR_TYPES.get(d.name, d.name)
+
+
 def to_numpy(d):
-    """A NumPy dtype from a gradcli dtype, a NumPy dtype or a Python type (None stays None)."""
+    """A NumPy dtype from a gradcli dtype, a NumPy dtype, a Python type, a legacy tensor
+    type (``torch.FloatTensor``) or its name (``"torch.FloatTensor"``); None stays None."""
     if d is None:
         return None
     if isinstance(d, dtype):
         return d.numpy
+    if isinstance(d, str) and d in _BY_TENSOR_TYPE:
+        return np.dtype(_BY_TENSOR_TYPE[d])
+    if isinstance(getattr(d, "dtype", None), dtype) and isinstance(d, type):
+        return d.dtype.numpy
     if d is float:
         return state.default_dtype()
     if d is int:

@@ -85,16 +85,18 @@ class GradHooks:
 
     The reverse pass runs them (``backward.run_hooks``)."""
 
-    __slots__ = ("hooks", "retained")
+    __slots__ = ("hooks", "retained", "post_accumulate")
 
     def __init__(self):
         self.hooks = {}
         self.retained = None
+        self.post_accumulate = {}  # a leaf's hooks called with it once its .grad is updated
 
-    def add(self, hook):
+    def add(self, hook, hooks=None):
+        hooks = self.hooks if hooks is None else hooks
         key = object()
-        self.hooks[key] = hook
-        return RemovableHandle(self.hooks, key)
+        hooks[key] = hook
+        return RemovableHandle(hooks, key)
 
 
 class RemovableHandle:

@@ -48,7 +48,8 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   in-place form may change the shape), ``library`` (``gradcli.name``; on by
   default), ``aliases``, ``operators`` (``("__add__",)``; ``__iadd__`` names an
   in-place one) and ``reflected`` (``("__radd__",)``: self is the second
-  argument), ``attribute`` (a property: ``x.T``).
+  argument), ``attribute`` (a property: ``x.T``), ``nn_functional`` (also
+  ``torch.nn.functional.name``; ``"inplace"``/``"implicit dim"``: in PyTorch's form there).
 - ``table.internal(...)``: an op that only the rules of other ops use (the
   adjoint of an indexing, a broadcast's sum): it has a grad_fn and rules but no
   public name, and lives apart in ``INTERNAL``.
@@ -287,6 +288,7 @@ class Op:
         operators=(),
         reflected=(),
         attribute=False,
+        nn_functional=False,
         domain=None,
         batching=None,
         internal=False,
@@ -311,6 +313,7 @@ class Op:
         self.operators = tuple(operators)
         self.reflected = tuple(reflected)
         self.attribute = attribute
+        self.nn_functional = nn_functional
         self.domain = domain
         self.batching = batching
         self.internal = internal

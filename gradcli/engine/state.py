@@ -24,6 +24,7 @@ class _PerThread(threading.local):
         # ``hook(node, index, g, gi)`` on every gradient a rule returns, or None (anomaly.py).
         self.anomaly = None
         self.dtype = None  # a dtype override of this thread, or None for the process's
+        self.inference = False  # inside torch.inference_mode()
 
 
 PER_THREAD = _PerThread()
@@ -139,6 +140,47 @@ class enable_grad(_GradModeContext):
     """Record again inside a ``no_grad`` block."""
 
     mode = True
+
+
+class inference_mode(_GradModeSwitch):
+    """``torch.inference_mode``: as ``no_grad`` here (the tensors made inside are ordinary
+    ones, without PyTorch's extra errors for inference tensors); ``inference_mode(False)``
+    records, as ``enable_grad``, as PyTorch's does. A context manager and a decorator,
+    with or without parentheses."""
+
+    def __new__(cls, mode=True):
+        if callable(mode):  # @inference_mode without parentheses
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode=True):
+        self.inference = bool(mode)
+
+    def __enter__(self):
+        self.prev = PER_THREAD.grad_enabled
+        self.prev_inference = PER_THREAD.inference
+        PER_THREAD.grad_enabled = not self.inference
+        PER_THREAD.inference = self.inference
+        return self
+
+    def __exit__(self, *exc):
+        PER_THREAD.inference = self.prev_inference
+        return super().__exit__(*exc)
+
+    def __call__(self, fn):
+        inference = self.inference
+
+        def wrapper(*args, **kwargs):
+            with inference_mode(inference):
+                return fn(*args, **kwargs)
+
+        wrapper.__name__ = getattr(fn, "__name__", "wrapper")
+        wrapper.__doc__ = getattr(fn, "__doc__", None)
+        return wrapper
+
+
+def is_inference_mode_enabled() -> bool:
+    return PER_THREAD.inference
 
 
 # ----------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import EngineError, GradcliTypeError, GradcliValueError
 from . import dtypes, state
+from .devices import CPU, device, on_cpu
 from .graph import GradHooks, short_name
 from .messages import LEAF_INPLACE
 
@@ -39,33 +40,6 @@ class Size(tuple):
         for d in self:
             n *= d
         return n
-
-
-class device:  # noqa: N801  (PyTorch's name)
-    """Where a tensor lives: always the CPU in gradcli (``torch.device("cpu")``)."""
-
-    __slots__ = ("type", "index")
-
-    def __init__(self, type="cpu", index=None):  # noqa: A002
-        kind, _, number = str(type).partition(":")
-        self.type = kind
-        self.index = int(number) if number else index
-
-    def __repr__(self) -> str:
-        index = "" if self.index is None else f", index={self.index}"
-        return f"device(type='{self.type}'{index})"
-
-    def __str__(self) -> str:
-        return self.type if self.index is None else f"{self.type}:{self.index}"
-
-    def __eq__(self, other):
-        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
-
-    def __hash__(self):
-        return hash((self.type, self.index))
-
-
-_CPU = device("cpu")
 
 
 def as_array(value, dtype=None) -> np.ndarray:
@@ -131,7 +105,8 @@ def _nested_to_array(value):
 class Tensor:
     """An n-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("_data", "requires_grad", "grad_fn", "grad", "_hooks")
+    # _hooks and _parameter are set on first use: most tensors have neither.
+    __slots__ = ("_data", "requires_grad", "grad_fn", "grad", "_hooks", "_parameter")
     # NumPy defers to Tensor's reflected operators instead of converting it.
     __array_ufunc__ = None
 
@@ -193,12 +168,16 @@ class Tensor:
 
     @property
     def device(self) -> device:
-        return _CPU
+        return CPU
 
     is_cuda = False
+    is_cpu = True
 
-    def cuda(self, *args, **kwargs):
-        raise EngineError("gradcli computes on the CPU only: there is no CUDA device")
+    def get_device(self) -> int:
+        return -1  # PyTorch's number for the CPU
+
+    def cuda(self, device=None, non_blocking=False):
+        on_cpu("cuda")
 
     @property
     def is_leaf(self) -> bool:
@@ -262,14 +241,29 @@ class Tensor:
     def __repr__(self) -> str:
         from .format import format_tensor  # only when printed: not on the start-up path
 
-        return format_tensor(
+        text = format_tensor(
             self._data,
             dtype_suffix=dtypes.repr_suffix(self._data.dtype),
             requires_grad=self.requires_grad and self.grad_fn is None,
             grad_fn_name=None if self.grad_fn is None else short_name(self.grad_fn.name()),
         )
+        return "Parameter containing:\n" + text if self._is_parameter() else text
 
     __str__ = __repr__
+
+    def __format__(self, spec):
+        # As PyTorch: a 0-d tensor formats as its number (f"{loss:.3f}", f"{loss}" is
+        # "0.25"); any other tensor as its repr, which takes no format spec.
+        if self._data.ndim == 0 and not self._is_parameter():
+            return format(self._data.item(), spec)
+        if spec:
+            kind = "Parameter" if self._is_parameter() else "Tensor"
+            raise GradcliTypeError(f"unsupported format string passed to {kind}.__format__")
+        return repr(self)
+
+    def _is_parameter(self) -> bool:
+        """Whether this tensor is a ``torch.nn.Parameter`` (``gradcli.nn``)."""
+        return getattr(self, "_parameter", False)
 
     # ----- graph handling -----
     def detach(self) -> Tensor:
@@ -309,6 +303,15 @@ class Tensor:
         if not self.requires_grad:
             raise EngineError("cannot register a hook on a tensor that doesn't require gradient")
         return self._grad_hooks().add(hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(self)`` after backward has accumulated this leaf's ``.grad``."""
+        if not self.requires_grad:
+            raise EngineError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise EngineError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        holder = self._grad_hooks()
+        return holder.add(hook, holder.post_accumulate)
 
     def _grad_hooks(self):
         # A computed tensor keeps its hooks on its node, a leaf on itself (slot _hooks,

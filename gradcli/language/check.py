@@ -39,9 +39,9 @@ BUILTIN_CONSTANTS = {
 #: Attributes that are not calls; everything else after a dot must be a method call.
 ATTRIBUTES = ("T", "shape")
 
-# Parameters of the op table the language does not expose: it computes in one dtype
-# and draws random numbers from its evaluation's generator.
-_HIDDEN_PARAMETERS = frozenset({"dtype", "requires_grad", "generator", "memory_format"})
+# Parameters of the op table the language does not expose: it computes in one dtype,
+# on the CPU, and draws random numbers from its evaluation's generator.
+_HIDDEN_PARAMETERS = frozenset({"dtype", "device", "requires_grad", "generator", "memory_format"})
 
 
 def suggest(name: str, candidates, cutoff: float = 0.6) -> str:

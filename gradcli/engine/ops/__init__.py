@@ -3,7 +3,8 @@
 ``OPS`` maps each public op's name to its entry (``optable.Op``), ``INTERNAL``
 the ops only rules use. Everything else that lists ops is computed here from
 the entries, never kept by hand: ``FUNCTIONS`` (what the language calls),
-``METHODS`` and ``INPLACE_METHODS`` (the Tensor's), ``LIBRARY`` (``gradcli.*``).
+``METHODS`` and ``INPLACE_METHODS`` (the Tensor's), ``LIBRARY`` (``gradcli.*``),
+``NN_FUNCTIONAL`` (``gradcli.nn.functional``).
 How to declare an op: see ``optable``.
 """
 
@@ -70,6 +71,10 @@ LIBRARY = {
     if entry.library
     for alias in (entry.name, *entry.aliases)
 }
+
+#: ``torch.nn.functional``'s functions that the table has, by entry: how each appears there
+#: (True as it is, or the name of PyTorch's form there: ``gradcli.nn.functional``).
+NN_FUNCTIONAL = {entry.name: entry for entry in OPS.values() if entry.nn_functional}
 
 # Each op's function by its name, for the engine and the rules: ops.sin, ops.sum_to, ...
 globals().update({entry.name: entry.call for entry in (*OPS.values(), *INTERNAL.values())})

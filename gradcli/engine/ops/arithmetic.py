@@ -99,7 +99,7 @@ def _pow_base_rule(g, ans, x, p):
         return where(p == 0, 0.0, g * p * x ** (p - 1))
     if p == 0:
         return zeros_like(g * x)
-    return g * p * (x if p == 2 else x ** (p - 1))  # x**1 is x: one pass fewer
+    return g * (p * pow(x, p - 1))  # as PyTorch groups and computes it (float32 rounding)
 
 
 def _pow_exponent_rule(g, ans, x, p):
@@ -108,18 +108,27 @@ def _pow_exponent_rule(g, ans, x, p):
     return where(at_zero, 0.0, g * ans * log(where(at_zero, 1.0, x)))
 
 
+# PyTorch's kernels for a float tensor to these number powers, which round unlike
+# NumPy's power (x * x * x is not powf(x, 3) in the last bit of a float32).
+_POWER_KERNELS = {
+    2: lambda x: x * x,
+    3: lambda x: x * x * x,
+    -2: lambda x: 1 / (x * x),
+    0.5: np.sqrt,
+    -0.5: lambda x: 1 / np.sqrt(x),
+    -1: lambda x: 1 / x,
+}
+
+
 def _power(x, p):
     if isinstance(p, (int, np.integer)) and not isinstance(p, bool) and np.ndim(x) is not None:
         x = np.asarray(x)
         if x.dtype.kind in "iu" and p < 0:
             raise EngineError("Integers to negative integer powers are not allowed.")
-    if type(x) is np.ndarray and x.dtype.kind == "f" and type(p) in (int, float):
-        # Squares and cubes by multiplication, as PyTorch computes them: C's pow of a
-        # negative base is many times slower.
-        if p == 2:
-            return np.multiply(x, x)
-        if p == 3:
-            return np.multiply(np.multiply(x, x), x)
+    if type(x) is np.ndarray and x.dtype.kind == "f" and isinstance(p, (int, float)):
+        kernel = _POWER_KERNELS.get(p)
+        if kernel is not None and not isinstance(p, bool):
+            return kernel(x)
     return np.power(x, p)
 
 

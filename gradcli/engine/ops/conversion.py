@@ -6,6 +6,7 @@ import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
 from .. import batching, dtypes, state
+from ..devices import on_cpu
 from ..messages import OVERLAPPING_WRITE
 from ..optable import Table, over
 from ..tensor import Tensor
@@ -90,28 +91,19 @@ for _name, _dtype in (
     _cast_method(_name, _dtype)
 del _name, _dtype
 
-_TENSOR_TYPES = {
-    "float32": "FloatTensor",
-    "float64": "DoubleTensor",
-    "float16": "HalfTensor",
-    "int32": "IntTensor",
-    "int64": "LongTensor",
-    "bool": "BoolTensor",
-}
-
 
 @table.composite(
     "type",
     "(input: Tensor, dtype: dtype = None)",
     kind="conversion",
-    doc="PyTorch's name of the tensor type; with a dtype, x cast to it",
+    doc="PyTorch's name of the tensor type ('torch.FloatTensor'); with a dtype, a tensor type "
+    "or its name, x cast to it",
     method=True,
     library=False,
 )
 def type_(over, input, dtype=None):
     if dtype is None:
-        name = dtypes.from_numpy(np.asarray(input).dtype).name
-        return "torch." + _TENSOR_TYPES.get(name, name)
+        return "torch." + dtypes.tensor_type_name(dtypes.from_numpy(raw(input).dtype))
     return to_dtype(input, dtype)
 
 
@@ -132,8 +124,7 @@ def to(over, input, *args, dtype=None, device=None, copy=False, non_blocking=Fal
             device = arg
         else:
             dtype = arg
-    if device is not None and str(device).partition(":")[0] != "cpu":
-        raise EngineError(f"gradcli computes on the CPU only, not on device {str(device)!r}")
+    on_cpu(device)
     out = input if dtype is None else to_dtype(input, dtype)
     return clone(out) if copy and out is input else out
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
 from .. import batching, dtypes, limits, state
+from ..devices import on_cpu
 from ..optable import Table, over
 from ..tensor import Tensor, as_array
 from .common import raw, shape_arg
@@ -34,58 +35,80 @@ def _float_dtype(dtype):
     return state.default_dtype() if dtype is None else dtypes.to_numpy(dtype)
 
 
+def _sized(f):
+    """PyTorch's ``size=`` keyword for a constructor that takes sizes: ``zeros(size=(2, 3))``."""
+
+    def call(over, *size, **kwargs):
+        if "size" in kwargs:
+            if size:
+                raise GradcliTypeError(f"{f.__name__}() got multiple values for argument 'size'")
+            size = (kwargs.pop("size"),)
+        return f(over, *size, **kwargs)
+
+    call.__name__ = f.__name__
+    return call
+
+
 def _numpy_generator(generator):
     return (state.default_generator if generator is None else generator).numpy()
 
 
 @table.composite(
     "tensor",
-    "(data, *, dtype: dtype = None, requires_grad: bool = False)",
+    "(data, *, dtype: dtype = None, device: device = None, requires_grad: bool = False)",
     kind="constructor",
     doc="a new leaf tensor holding a copy of data",
 )
-def tensor(over, data, dtype=None, requires_grad=False):
+def tensor(over, data, dtype=None, device=None, requires_grad=False):
+    on_cpu(device)
     array = np.array(as_array(data, dtypes.to_numpy(dtype)), copy=True)
     return _new(array, requires_grad)
 
 
 @table.composite(
     "zeros",
-    "(*size: int, dtype: dtype = None, requires_grad: bool = False)",
+    "(*size: int, dtype: dtype = None, device: device = None, requires_grad: bool = False)",
     doc="zeros(2, 3): a tensor of zeros",
     **CONSTRUCTOR,
 )
-def zeros(over, *size, dtype=None, requires_grad=False):
+@_sized
+def zeros(over, *size, dtype=None, device=None, requires_grad=False):
+    on_cpu(device)
     return _new(np.zeros(shape_arg(size, "zeros"), dtype=_float_dtype(dtype)), requires_grad)
 
 
 @table.composite(
     "ones",
-    "(*size: int, dtype: dtype = None, requires_grad: bool = False)",
+    "(*size: int, dtype: dtype = None, device: device = None, requires_grad: bool = False)",
     doc="ones(2, 3): a tensor of ones",
     **CONSTRUCTOR,
 )
-def ones(over, *size, dtype=None, requires_grad=False):
+@_sized
+def ones(over, *size, dtype=None, device=None, requires_grad=False):
+    on_cpu(device)
     return _new(np.ones(shape_arg(size, "ones"), dtype=_float_dtype(dtype)), requires_grad)
 
 
 @table.composite(
     "empty",
-    "(*size: int, dtype: dtype = None, requires_grad: bool = False)",
+    "(*size: int, dtype: dtype = None, device: device = None, requires_grad: bool = False)",
     doc="empty(2, 3): a tensor of that size (zeros in gradcli)",
     kind="constructor",
 )
-def empty(over, *size, dtype=None, requires_grad=False):
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+@_sized
+def empty(over, *size, dtype=None, device=None, requires_grad=False):
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 @table.composite(
     "full",
-    "(size: int[], fill_value: Number, *, dtype: dtype = None, requires_grad: bool = False)",
+    "(size: int[], fill_value: Number, *, dtype: dtype = None, device: device = None, "
+    "requires_grad: bool = False)",
     doc="full((2, 3), v): a tensor filled with v",
     **CONSTRUCTOR,
 )
-def full(over, size, fill_value, dtype=None, requires_grad=False):
+def full(over, size, fill_value, dtype=None, device=None, requires_grad=False):
+    on_cpu(device)
     size = shape_arg((size,) if isinstance(size, (int, np.integer)) else tuple(size), "full")
     if not isinstance(fill_value, (bool, int, float, np.number, np.bool_)):
         raise GradcliTypeError(
@@ -99,11 +122,13 @@ def full(over, size, fill_value, dtype=None, requires_grad=False):
 
 @table.composite(
     "eye",
-    "(n: int, m: int = None, *, dtype: dtype = None, requires_grad: bool = False)",
+    "(n: int, m: int = None, *, dtype: dtype = None, device: device = None, "
+    "requires_grad: bool = False)",
     doc="eye(n): the identity matrix",
     **CONSTRUCTOR,
 )
-def eye(over, n, m=None, dtype=None, requires_grad=False):
+def eye(over, n, m=None, dtype=None, device=None, requires_grad=False):
+    on_cpu(device)
     limits.check("eye", (int(n), int(n) if m is None else int(m)))
     data = np.eye(int(n), None if m is None else int(m), dtype=_float_dtype(dtype))
     return _new(data, requires_grad)
@@ -112,11 +137,12 @@ def eye(over, n, m=None, dtype=None, requires_grad=False):
 @table.composite(
     "arange",
     "(start: Number, end: Number = None, step: Number = 1, *, "
-    "dtype: dtype = None, requires_grad: bool = False)",
+    "dtype: dtype = None, device: device = None, requires_grad: bool = False)",
     doc="arange(start, end, step): evenly spaced values in [start, end)",
     **CONSTRUCTOR,
 )
-def arange(over, start, end=None, step=1, dtype=None, requires_grad=False):
+def arange(over, start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    on_cpu(device)
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -133,11 +159,13 @@ def arange(over, start, end=None, step=1, dtype=None, requires_grad=False):
 
 @table.composite(
     "linspace",
-    "(start: Number, end: Number, steps: int, *, dtype: dtype = None, requires_grad: bool = False)",
+    "(start: Number, end: Number, steps: int, *, dtype: dtype = None, device: device = None, "
+    "requires_grad: bool = False)",
     doc="linspace(0, 1, 5): steps evenly spaced values from start to end",
     **CONSTRUCTOR,
 )
-def linspace(over, start, end, steps, dtype=None, requires_grad=False):
+def linspace(over, start, end, steps, dtype=None, device=None, requires_grad=False):
+    on_cpu(device)
     dt = _float_dtype(dtype)
     steps = int(steps)
     limits.check("linspace", steps)
@@ -161,7 +189,10 @@ def linspace(over, start, end, steps, dtype=None, requires_grad=False):
 
 # ----- random numbers: from the process's generator unless one is given -----
 
-_RANDOM = "*, generator: Generator = None, dtype: dtype = None, requires_grad: bool = False"
+_RANDOM = (
+    "*, generator: Generator = None, dtype: dtype = None, device: device = None, "
+    "requires_grad: bool = False"
+)
 
 
 @table.composite(
@@ -177,7 +208,9 @@ def manual_seed(over, seed):
     doc="rand(2, 3): uniform random values in [0, 1)",
     **CONSTRUCTOR,
 )
-def rand(over, *size, generator=None, dtype=None, requires_grad=False):
+@_sized
+def rand(over, *size, generator=None, dtype=None, device=None, requires_grad=False):
+    on_cpu(device)
     data = _numpy_generator(generator).random(shape_arg(size, "rand")).astype(_float_dtype(dtype))
     return _new(data, requires_grad)
 
@@ -188,7 +221,9 @@ def rand(over, *size, generator=None, dtype=None, requires_grad=False):
     doc="randn(2, 3): standard normal random values",
     **CONSTRUCTOR,
 )
-def randn(over, *size, generator=None, dtype=None, requires_grad=False):
+@_sized
+def randn(over, *size, generator=None, dtype=None, device=None, requires_grad=False):
+    on_cpu(device)
     data = (
         _numpy_generator(generator)
         .standard_normal(shape_arg(size, "randn"))
@@ -203,7 +238,10 @@ def randn(over, *size, generator=None, dtype=None, requires_grad=False):
     doc="randint(low=0, high, size): random integers in [low, high)",
     kind="constructor",
 )
-def randint(over, low=0, high=None, size=None, generator=None, dtype=None, requires_grad=False):
+def randint(
+    over, low=0, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False
+):
+    on_cpu(device)
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
     data = _numpy_generator(generator).integers(low, high, tuple(size))
@@ -216,7 +254,8 @@ def randint(over, low=0, high=None, size=None, generator=None, dtype=None, requi
     kind="constructor",
     doc="randperm(n): the integers 0 .. n-1 in random order",
 )
-def randperm(over, n, generator=None, dtype=None, requires_grad=False):
+def randperm(over, n, generator=None, dtype=None, device=None, requires_grad=False):
+    on_cpu(device)
     data = _numpy_generator(generator).permutation(int(n))
     return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), requires_grad)
 
@@ -227,7 +266,10 @@ def randperm(over, n, generator=None, dtype=None, requires_grad=False):
     doc="normal(mean, std, size): normal random values",
     kind="constructor",
 )
-def normal(over, mean, std, size=None, generator=None, dtype=None, requires_grad=False):
+def normal(
+    over, mean, std, size=None, generator=None, dtype=None, device=None, requires_grad=False
+):
+    on_cpu(device)
     if size is None:
         size = np.broadcast_shapes(np.shape(raw(mean)), np.shape(raw(std)))
     noise = _numpy_generator(generator).standard_normal(tuple(size))
@@ -237,7 +279,7 @@ def normal(over, mean, std, size=None, generator=None, dtype=None, requires_grad
 
 # ----- tensors shaped like another -----
 
-_LIKE = "*, dtype: dtype = None, requires_grad: bool = False"
+_LIKE = "*, dtype: dtype = None, device: device = None, requires_grad: bool = False"
 
 
 @table.composite(
@@ -247,7 +289,8 @@ _LIKE = "*, dtype: dtype = None, requires_grad: bool = False"
     **CONSTRUCTOR,
     batching=batching.same_at_every_point,
 )
-def zeros_like(over, input, dtype=None, requires_grad=False):
+def zeros_like(over, input, dtype=None, device=None, requires_grad=False):
+    on_cpu(device)
     if type(input) is not Tensor:
         return np.zeros_like(input)
     return _new(np.zeros_like(input._data, dtype=dtypes.to_numpy(dtype)), requires_grad)
@@ -260,7 +303,8 @@ def zeros_like(over, input, dtype=None, requires_grad=False):
     **CONSTRUCTOR,
     batching=batching.same_at_every_point,
 )
-def ones_like(over, input, dtype=None, requires_grad=False):
+def ones_like(over, input, dtype=None, device=None, requires_grad=False):
+    on_cpu(device)
     if type(input) is not Tensor:
         return np.ones_like(input)
     return _new(np.ones_like(input._data, dtype=dtypes.to_numpy(dtype)), requires_grad)
@@ -272,8 +316,8 @@ def ones_like(over, input, dtype=None, requires_grad=False):
     kind="constructor",
     doc="empty_like(x): a tensor of x's shape and dtype (zeros in gradcli)",
 )
-def empty_like(over, input, dtype=None, requires_grad=False):
-    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
+def empty_like(over, input, dtype=None, device=None, requires_grad=False):
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 @table.composite(
@@ -282,7 +326,8 @@ def empty_like(over, input, dtype=None, requires_grad=False):
     kind="constructor",
     doc="full_like(x, v): x's shape filled with v",
 )
-def full_like(over, input, fill_value, dtype=None, requires_grad=False):
+def full_like(over, input, fill_value, dtype=None, device=None, requires_grad=False):
+    on_cpu(device)
     data = np.full_like(np.asarray(input), fill_value, dtype=dtypes.to_numpy(dtype))
     return _new(data, requires_grad)
 
@@ -293,9 +338,12 @@ def full_like(over, input, fill_value, dtype=None, requires_grad=False):
     kind="constructor",
     doc="rand_like(x): uniform random values of x's shape",
 )
-def rand_like(over, input, generator=None, dtype=None, requires_grad=False):
+def rand_like(over, input, generator=None, dtype=None, device=None, requires_grad=False):
     dtype = dtype or np.asarray(input).dtype
-    return rand(*np.shape(input), generator=generator, dtype=dtype, requires_grad=requires_grad)
+    return rand(
+        *np.shape(input), generator=generator, dtype=dtype, device=device,
+        requires_grad=requires_grad,
+    )  # fmt: skip
 
 
 @table.composite(
@@ -304,9 +352,12 @@ def rand_like(over, input, generator=None, dtype=None, requires_grad=False):
     kind="constructor",
     doc="randn_like(x): normal random values of x's shape",
 )
-def randn_like(over, input, generator=None, dtype=None, requires_grad=False):
+def randn_like(over, input, generator=None, dtype=None, device=None, requires_grad=False):
     dtype = dtype or np.asarray(input).dtype
-    return randn(*np.shape(input), generator=generator, dtype=dtype, requires_grad=requires_grad)
+    return randn(
+        *np.shape(input), generator=generator, dtype=dtype, device=device,
+        requires_grad=requires_grad,
+    )  # fmt: skip
 
 
 @table.composite(
@@ -325,11 +376,12 @@ def from_numpy(over, ndarray):
 
 @table.composite(
     "as_tensor",
-    "(data, dtype: dtype = None)",
+    "(data, dtype: dtype = None, device: device = None)",
     kind="constructor",
     doc="the data as a tensor, sharing memory where it can",
 )
-def as_tensor(over, data, dtype=None):
+def as_tensor(over, data, dtype=None, device=None):
+    on_cpu(device)
     want = dtypes.to_numpy(dtype)
     if type(data) is Tensor:
         return data if want is None or want == data._data.dtype else to_dtype(data, want)
@@ -343,7 +395,8 @@ def as_tensor(over, data, dtype=None):
 
 def _new_like(name, make, schema, doc):
     @table.composite(name, schema, kind="constructor", doc=doc, method=True, library=False)
-    def method(over, input, *args, dtype=None, requires_grad=False, **kwargs):
+    def method(over, input, *args, dtype=None, device=None, requires_grad=False, **kwargs):
+        on_cpu(device)
         dtype = dtype or raw(input).dtype
         return make(*args, dtype=dtype, requires_grad=requires_grad, **kwargs)
 

@@ -82,7 +82,7 @@ sinh = elementwise("sinh", np.sinh, "SinhBackward0", lambda g, ans, x: g * cosh(
 cosh = elementwise("cosh", np.cosh, "CoshBackward0", lambda g, ans, x: g * sinh(x),
                    "hyperbolic cosine", "real")
 tanh = elementwise("tanh", np.tanh, "TanhBackward0", lambda g, ans, x: g * (1 - ans * ans),
-                   "hyperbolic tangent", "real")
+                   "hyperbolic tangent", "real", nn_functional=True)
 asinh = elementwise("asinh", np.arcsinh, "AsinhBackward0", lambda g, ans, x: g / sqrt(x * x + 1),
                     "inverse hyperbolic sine", "real")
 acosh = elementwise("acosh", np.arccosh, "AcoshBackward0", lambda g, ans, x: g / sqrt(x * x - 1),
@@ -151,12 +151,13 @@ def _tensor_bound(x, min=None, max=None):  # noqa: A002
 # fmt: off
 sigmoid = elementwise("sigmoid", _sigmoid, "SigmoidBackward0",
                       lambda g, ans, x: g * ans * (1 - ans),
-                      "logistic function 1 / (1 + exp(-x))", "real")
+                      "logistic function 1 / (1 + exp(-x))", "real", nn_functional=True)
 relu = elementwise("relu", lambda x: np.maximum(x, 0), "ReluBackward0",
                    lambda g, ans, x: where(x <= 0, 0.0, g), "max(x, 0)", "nonzero",
-                   kink="relu'(0) = 0; at nan the gradient passes, as PyTorch")
+                   kink="relu'(0) = 0; at nan the gradient passes, as PyTorch",
+                   nn_functional="inplace")
 softplus = elementwise("softplus", _softplus, "SoftplusBackward0", _softplus_rule,
-                       "log(1 + exp(x)), smooth relu", "real", inplace=False,
+                       "log(1 + exp(x)), smooth relu", "real", inplace=False, nn_functional=True,
                        kink="at beta*x == threshold the value and every derivative are the smooth "
                        "branch's (PyTorch's second derivative there is 0, not its first "
                        "derivative's)",

@@ -12,7 +12,7 @@ from ..messages import LEAF_INPLACE, OVERLAPPING_WRITE, forward_error
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import batch_of, dims, raw
-from .shape import _broadcast_to, unsqueeze
+from .shape import _broadcast_to, permute_op, unsqueeze
 
 table = Table("indexing")
 
@@ -73,7 +73,14 @@ def _getitem_rule(g, ans, x, index):
 
 
 def _index_scatter_rule(g, ans, x, index, shape):
-    return index_op(g, (slice(None),) * len(batch_of(g, ans)) + index)
+    batch = len(batch_of(g, ans))
+    out = index_op(g, (slice(None),) * batch + index)
+    if batch and advanced_apart(index):
+        # NumPy put the arrays' axes first: the batch axes go back in front.
+        rank = advanced_rank(index)
+        order = (*range(rank, rank + batch), *range(rank), *range(rank + batch, out.ndim))
+        out = permute_op(out, order)
+    return out
 
 
 def _indexed(grad_fn, key=None):

@@ -23,12 +23,15 @@ from .common import batch_of, raw
 from .comparison import masked_fill, where
 from .elementwise import _erf, _sigmoid, abs, clamp, erf, exp, log, sigmoid, softplus, tanh
 from .indexing import put_along_dim
-from .reductions import log_softmax, sum
+from .reductions import log_softmax, mean, sum
 from .shape import broadcast_to, unsqueeze, view_op
+from .summation import sum_all
 
 table = Table("nn")
-_ACTIVATION = dict(kind="elementwise", function=True)
-_LOSS = dict(kind="loss", function=True)
+_ACTIVATION = dict(kind="elementwise", function=True, nn_functional=True)
+_LOSS = dict(kind="loss", function=True, nn_functional=True)
+# torch.nn.functional's forms that also take inplace=
+_IN_PLACE_ACTIVATION = {**_ACTIVATION, "nn_functional": "inplace"}
 
 # ----- activations -----
 
@@ -84,17 +87,17 @@ gelu = table.op("gelu", _gelu, "(input: Tensor, *, approximate: str = 'none')",
                 domain=("real",), **_ACTIVATION)
 silu = table.op("silu", lambda input: np.asarray(input) * _sigmoid(input), grad_fn="SiluBackward0",
                 rules=(_silu_rule,), doc="x * sigmoid(x), also called swish", domain=("real",),
-                **_ACTIVATION)
+                **_IN_PLACE_ACTIVATION)
 leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope: float = 0.01)",
                       grad_fn="LeakyReluBackward0",
                       rules=(lambda g, ans, x, negative_slope=0.01:
                              where(x > 0, g, g * negative_slope),),
                       doc="x, or negative_slope * x below 0", kink="gradient negative_slope at 0",
-                      domain=("nonzero",), **_ACTIVATION)
+                      domain=("nonzero",), **_IN_PLACE_ACTIVATION)
 elu = table.op("elu", _elu, "(input: Tensor, alpha: float = 1.0)", grad_fn="EluBackward0",
                rules=(_elu_rule,), doc="x, or alpha * (exp(x) - 1) below 0",
                kink="gradient alpha at 0, and second derivative 0 there", domain=("nonzero",),
-               **_ACTIVATION)
+               **_IN_PLACE_ACTIVATION)
 # fmt: on
 
 
@@ -114,7 +117,8 @@ _REDUCTIONS = ("mean", "sum", "none")
 def _reduce(losses, reduction):
     if reduction == "none":
         return losses
-    return np.sum(losses) if reduction == "sum" else np.mean(losses)
+    total = sum_all(np.asarray(losses))  # as PyTorch adds them, to the last bit
+    return total if reduction == "sum" else total / total.dtype.type(np.size(losses))
 
 
 def _check_reduction(reduction):
@@ -167,6 +171,7 @@ mse_op = table.internal(
     "mse_loss",
     "(input: Tensor, target: Tensor, *, reduction: str = 'mean', weight: Tensor = None)",
     doc="squared error, averaged by default", domain=("real", "real"), **_LOSS,
+    batching=batching.mse_loss,
 )  # fmt: skip
 def mse_loss(over, input, target, *, reduction="mean", weight=None):
     reduction = _check_reduction(reduction)
@@ -181,6 +186,24 @@ def mse_loss(over, input, target, *, reduction="mean", weight=None):
     if reduction == "none":
         return weighted
     return sum(weighted) if reduction == "sum" else sum(weighted) / sum(weight)
+
+
+@table.composite(
+    "l1_loss",
+    "(input: Tensor, target: Tensor, *, reduction: str = 'mean')",
+    doc="absolute error, averaged by default", kind="loss", library=False, nn_functional=True,
+    kink="gradient 0 where input == target", domain=("real", "real"),
+)  # fmt: skip
+def l1_loss(over, input, target, *, reduction="mean"):
+    # As PyTorch composes it: |input - target|, then the reduction (MeanBackward0 ...).
+    reduction = _check_reduction(reduction)
+    if np.shape(input) != np.shape(target):
+        shape = np.broadcast_shapes(np.shape(input), np.shape(target))
+        input, target = (broadcast_to(a, shape) for a in (input, target))
+    losses = abs(input - target)
+    if reduction == "none":
+        return losses
+    return sum(losses) if reduction == "sum" else mean(losses)
 
 
 def _same_shape(input, target, message):
@@ -358,7 +381,7 @@ def _check_target(input, target):
     "(input: Tensor, target: Index, weight: Tensor = None, *, ignore_index: int = -100, "
     "reduction: str = 'mean')",
     doc="negative log-likelihood: minus the (weighted) input at each target class",
-    kind="loss",
+    kind="loss", nn_functional=True,
     overloads=[
         over("NllLossBackward0", (_nll_loss_rule,), forward=_nll_loss),
         # PyTorch's nll_loss2d: (N, C, H, W); other shapes are viewed as (N, C, 1, rest).

@@ -18,6 +18,7 @@ from .creation import zeros_like
 from .elementwise import abs, exp, sign
 from .indexing import take_along, take_along_rule
 from .shape import broadcast_to, flip_op, reshape, transpose, unsqueeze, view_op
+from .summation import sum_all, sum_along
 
 table = Table("reductions")
 _REDUCTION = dict(kind="reduction", method=True, function=True)
@@ -50,8 +51,25 @@ def _by_dim(all_grad_fn, dim_grad_fn, rule):
     return [over(all_grad_fn, (rule,), when=_dim_is_none), over(dim_grad_fn, (rule,))]
 
 
+def _float32_sum(x, dim, keepdim):
+    """A float32 sum of all entries or along one dim, added in PyTorch's order (so it agrees
+    to the last bit: ``summation.py``); None for the sums NumPy's order stands for."""
+    if type(x) is not np.ndarray or x.dtype != np.float32:
+        return None
+    if dim is None:
+        return None if keepdim else sum_all(x)
+    ax = axis(dim, x.ndim)
+    if len(ax) != 1:
+        return None
+    total = sum_along(x, ax[0])
+    return np.expand_dims(total, ax[0]) if keepdim else total
+
+
 @contiguous
 def _sum(x, dim=None, keepdim=False, dtype=None):
+    total = None if dtype is not None else _float32_sum(x, dim, keepdim)
+    if total is not None:
+        return total
     return np.sum(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
 
 
@@ -67,6 +85,9 @@ def _mean(x, dim=None, keepdim=False, dtype=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {dtypes.scalar_name(x.dtype)}"
         )
+    total = None if dtype is not None or not x.size else _float32_sum(x, dim, keepdim)
+    if total is not None:  # as PyTorch: the sum, divided
+        return np.asarray(total / x.dtype.type(_count(x.shape, dim)))
     return np.mean(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
 
 
@@ -468,11 +489,12 @@ std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rul
                kink="gradient 0 at zero variance, as PyTorch; correction >= N: value inf (nan if "
                "all entries are equal), gradient nan", **_REDUCTION)
 softmax = table.op("softmax", _softmax, "(input: Tensor, dim: int)", grad_fn="SoftmaxBackward0",
-                   rules=(_softmax_rule,), doc="exp(x) / sum(exp(x)) along dim", **_REDUCTION,
-                   batching=batching.along)
+                   rules=(_softmax_rule,), doc="exp(x) / sum(exp(x)) along dim",
+                   nn_functional="implicit dim", **_REDUCTION, batching=batching.along)
 log_softmax = table.op("log_softmax", _log_softmax, "(input: Tensor, dim: int)",
                        grad_fn="LogSoftmaxBackward0", rules=(_log_softmax_rule,),
-                       doc="log of softmax, stably", **_REDUCTION, batching=batching.along)
+                       doc="log of softmax, stably", nn_functional="implicit dim", **_REDUCTION,
+                       batching=batching.along)
 # fmt: on
 
 
