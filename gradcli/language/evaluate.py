@@ -344,9 +344,12 @@ class Evaluator:
             if key.step == 0:
                 raise GradcliError("slice step cannot be zero", node.step.span)
             return key
+        return self.key(self.evaluate(node), node)
+
+    def key(self, value, node):
+        """The value of the subscript ``node`` as an index: a mask, integers or one."""
         if isinstance(node, ir.Compare):  # x[x > 0]: a mask
-            return np.asarray(self.evaluate(node)) != 0
-        value = self.evaluate(node)
+            return np.asarray(value) != 0
         if type(value) is Tensor and value.ndim > 0:
             return _integers(np.asarray(value), "index", node.span)
         return _integer(value, "index", node.span)
