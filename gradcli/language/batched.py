@@ -107,9 +107,6 @@ class BatchedEvaluator(Evaluator):
             return fn  # reads the logical shape
         raise GradcliError(f"many-point evaluation of {description} is not implemented")
 
-    def to_dtype(self, value, dtype):
-        return batching.call(ops.OPS["to_dtype"], value, dtype)
-
     def statement(self, node, input_value=None):
         if isinstance(node, ir.IndexAssign):
             # k[0] = value: k is written at every point, so it holds a value at each.
