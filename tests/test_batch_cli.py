@@ -215,6 +215,13 @@ def test_json_lines_output(gradcli):
     ]
 
 
+def test_json_lines_and_table_take_a_precision(gradcli):
+    args = ["eval", "x / 3", "--over", "x=[1, 2]", "--precision", "3"]
+    out = ok(gradcli(*args, "--format", "json")).stdout
+    assert out == '{"x": 1, "value": 0.333}\n{"x": 2, "value": 0.667}\n'
+    assert "│   2 │ 2 │  0.67 │" in ok(gradcli(*args[:-1], "2", "--format", "table")).stdout
+
+
 def test_table_output_is_the_default_on_a_terminal(gradcli):
     out = ok(gradcli("eval", "x**2", "--over", "x=1:30:30", tty=True)).stdout
     lines = out.splitlines()
@@ -318,6 +325,10 @@ def test_skip_bad_rows_reports_which(gradcli, tmp_path):
         (["x", "--x", "1", "--format", "csv"], "--format csv writes many points"),
         (["x", "--x", "1", "--skip-bad-rows"], "--skip-bad-rows is for many points"),
         (["x", "--over", "x=0:1", "--skip-bad-rows"], "are for --points FILE"),
+        (["x", "--over", "x=0:1", "--format", "csv", "--precision", "3"],
+         "--precision: --format csv writes every digit"),
+        (["x", "--over", "x=0:1", "--output", "o.npz", "--precision", "3"],
+         "--precision: --output o.npz keeps every digit"),
     ],
 )  # fmt: skip
 def test_option_errors(gradcli, tmp_path, args, message):

@@ -88,8 +88,3 @@ def columns_from_arrays(arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarra
         for index in np.ndindex(array.shape[1:]):
             columns[column_name(name, index)] = array[(slice(None), *index)]
     return columns
-
-
-def element_names(name: str, shape: tuple[int, ...]) -> list[str]:
-    """The columns of one array of ``shape`` (without the batch axis)."""
-    return [column_name(name, index) for index in np.ndindex(shape)] if shape else [name]
