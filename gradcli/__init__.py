@@ -82,10 +82,14 @@ long = int64
 
 def __getattr__(name):
     # Imported on first use, so the command line's start-up path skips them.
-    if name in ("autograd", "nn", "optim"):
+    if name in ("autograd", "func", "nn", "optim"):
         import importlib
 
         return importlib.import_module("." + name, __name__)
+    if name == "vmap":  # torch.vmap is torch.func.vmap
+        from .func import vmap
+
+        return vmap
     if name == "set_printoptions":
         from .engine.format import set_printoptions
 

@@ -13,7 +13,7 @@ import pytest
 
 import gradcli
 from gradcli.autograd import Variable
-from gradcli.engine import optable
+from gradcli.engine import graph
 
 
 def test_a_100000_op_chain_runs_without_recursion():
@@ -43,13 +43,13 @@ def test_a_deep_chain_with_create_graph():
 def count_nodes(monkeypatch):
     """Count the graph nodes the ops record from now on."""
     created = []
-    real = optable.Node
+    real = graph.Node.__init__
 
-    def node(*args, **kwargs):
-        created.append(real(*args, **kwargs))
-        return created[-1]
+    def init(self, *args, **kwargs):
+        created.append(self)
+        real(self, *args, **kwargs)
 
-    monkeypatch.setattr(optable, "Node", node)
+    monkeypatch.setattr(graph.Node, "__init__", init)
     return created
 
 

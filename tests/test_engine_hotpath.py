@@ -100,6 +100,8 @@ def test_gradients_accumulate_without_aliasing():
     assert first.tolist() == [2.0, 4.0]  # the earlier grad tensor is not changed in place
 
 
-def test_nodes_are_node_instances():
+def test_nodes_are_node_instances_of_a_class_named_by_their_grad_fn():
     x = gradcli.tensor([1.0], requires_grad=True)
-    assert type((x * 2).grad_fn) is Node
+    node = (x * 2).grad_fn
+    assert isinstance(node, Node) and type(node).__name__ == "MulBackward0"
+    assert type((x * 3).grad_fn) is type(node)  # one class per grad_fn name

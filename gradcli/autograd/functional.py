@@ -373,7 +373,7 @@ def _graph_width(roots):
         node = stack.pop()
         width = max(width, np.size(node.ans))
         for parent in node.parents:
-            if type(parent) is Node and parent not in seen:
+            if isinstance(parent, Node) and parent not in seen:
                 seen.add(parent)
                 stack.append(parent)
             elif type(parent) is Tensor:

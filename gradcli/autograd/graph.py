@@ -177,10 +177,10 @@ def _walk(out: Tensor):
             continue
         ids[_key(item)] = len(order)
         order.append(item)
-        if type(item) is Node:
+        if isinstance(item, Node):
             stack.extend(p for p in reversed(item.parents) if p is not None)
     for item in order:
-        if type(item) is Node:
+        if isinstance(item, Node):
             children[ids[item]] = tuple(None if p is None else ids[_key(p)] for p in item.parents)
     return order, ids, children
 
@@ -198,7 +198,7 @@ def _reverse_pass(out, leaves, grad_output, ids, grads, backward) -> list[Step]:
     numbers = {
         node: tuple(_array(a) for a in node.saved)
         for node in ids
-        if type(node) is Node
+        if isinstance(node, Node)
         and node.saved is not None
         and all(np.size(a) == 1 for a in node.saved)
     }

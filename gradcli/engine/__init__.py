@@ -2,7 +2,7 @@
 
 It imports nothing from the language, the command line or the renderers. Its
 modules depend one way, in this order: ``state``, ``messages``, ``dtypes``,
-``graph``, ``tensor``, ``optable``, ``ops`` (the table, by kind), ``backward``,
+``graph``, ``tensor``, ``schema``, ``optable``, ``ops`` (the table, by kind), ``backward``,
 ``methods`` (which installs the table's methods on Tensor).
 """
 

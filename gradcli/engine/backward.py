@@ -111,7 +111,7 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
                     gi = sum_to(gi, shape, 0)
                 if anomaly is not None:
                     anomaly(node, i, g, gi)
-            if type(parent) is Node:
+            if type(parent) is not Tensor:  # a Node of any kind
                 if gi is not None:
                     prev = node_grads.get(parent)
                     node_grads[parent] = gi if prev is None else prev + gi
@@ -143,7 +143,7 @@ def _count_incoming(starts):
     while stack:
         node = stack.pop()
         for parent in (node.p0, node.p1) if node.pn is None else node.pn:
-            if type(parent) is Node:
+            if parent is not None and type(parent) is not Tensor:  # a Node of any kind
                 count = pending.get(parent)
                 if count is None:
                     pending[parent] = 1
@@ -167,7 +167,7 @@ def _nodes_leading_to(starts, target_nodes, target_leaf_ids):
         node, parents_done = stack.pop()
         if parents_done:
             if any(
-                reaches.get(p, False) if type(p) is Node else id(p) in target_leaf_ids
+                reaches.get(p, False) if isinstance(p, Node) else id(p) in target_leaf_ids
                 for p in node.parents
                 if p is not None
             ):
@@ -176,7 +176,9 @@ def _nodes_leading_to(starts, target_nodes, target_leaf_ids):
         elif node not in expanded:
             expanded.add(node)
             stack.append((node, True))
-            stack.extend((p, False) for p in node.parents if type(p) is Node and p not in expanded)
+            stack.extend(
+                (p, False) for p in node.parents if isinstance(p, Node) and p not in expanded
+            )
     return leads
 
 
@@ -186,7 +188,7 @@ def _wired_inputs(node):
     for parent, raw in zip(node.parents, node.saved):
         if parent is None:
             args.append(raw)
-        elif type(parent) is Node:
+        elif isinstance(parent, Node):
             args.append(Tensor._make(raw, parent, True))
         else:
             args.append(parent)

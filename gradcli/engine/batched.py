@@ -162,7 +162,7 @@ def advanced_rank(keys) -> int:
 def arguments(entry, args, kwargs) -> dict:
     """The call's arguments by the schema's parameter names (a variadic one as a tuple);
     defaults filled in, a missing required one absent (the op's own call reports it)."""
-    from .optable import _ALIASES, _REQUIRED
+    from .schema import _ALIASES, _REQUIRED
 
     schema = entry.schema
     found = {}

@@ -51,13 +51,37 @@ class Node:
 
     @property
     def next_functions(self):
-        return tuple(
-            (p if type(p) is Node else (AccumulateGrad(p) if p is not None else None), 0)
-            for p in self.parents
-        )
+        """``((node, output_nr), ...)``: one entry per operand PyTorch lists, in its order.
+
+        A Python number is listed as ``(None, 0)`` where PyTorch wraps it in a
+        tensor (``x * 2``), and left out where PyTorch has an overload taking the
+        number (``x ** 2``, ``1 - x``: ``op.lists_numbers`` is False); an optional
+        tensor operand not given (clamp's max) is listed as ``(None, 0)``.
+        """
+        op = self.op
+        entries = []
+        for p in self.parents:
+            if p is None:
+                if op.lists_numbers:  # where it is False, a constant operand is a number
+                    entries.append((None, 0))
+            elif isinstance(p, Node):
+                entries.append((p, getattr(p, "output_nr", 0)))
+            else:
+                entries.append((AccumulateGrad(p), 0))
+        rules = op.rules
+        if rules is not None and op.lists_numbers and not op.variadic:
+            entries.extend([(None, 0)] * (len(rules) - len(entries)))
+        return tuple(entries)
 
     def __repr__(self) -> str:
         return f"<{short_name(self.op.grad_fn)} object at {id(self):#x}>"
+
+
+def node_class(grad_fn_name):
+    """The class of the nodes recorded under a grad_fn name: ``type(y.grad_fn).__name__`` is
+    ``MulBackward0``, as in PyTorch. Made on an overload's first recording (``Overload.node``),
+    not at import: most runs record few kinds of node."""
+    return type(short_name(grad_fn_name), (Node,), {"__slots__": ()})
 
 
 def short_name(grad_fn_name):
@@ -69,6 +93,7 @@ class AccumulateGrad:
     """The node PyTorch shows for a leaf in ``next_functions``."""
 
     __slots__ = ("variable",)
+    next_functions = ()  # a leaf: the walk of a graph ends here
 
     def __init__(self, variable):
         self.variable = variable

@@ -26,11 +26,16 @@ def _inplace_method(name, entry):
     return method
 
 
-def _reflected(call):
+def _reflected(call, commutes):
+    # 2 * x is mul(x, 2) in PyTorch (the tensor is the first operand of its node); 2 ** x
+    # is pow(2, x).
     def method(self, other):
-        return call(other, self)
+        return call(self, other) if commutes else call(other, self)
 
     return method
+
+
+_COMMUTING = ("__radd__", "__rmul__")
 
 
 def installed_methods(ops):
@@ -52,7 +57,7 @@ def installed_methods(ops):
             else:
                 members[dunder] = entry.call
         for dunder in entry.reflected:
-            members[dunder] = _reflected(entry.call)
+            members[dunder] = _reflected(entry.call, dunder in _COMMUTING)
     return members
 
 

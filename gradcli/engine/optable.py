@@ -61,6 +61,12 @@ Conventions of the rules
   dimensions.
 - Broadcasting: a rule may return a gradient of the broadcast shape; the
   reverse pass sums it back to its input's shape (``sum_to``), once, for every op.
+- Tangents (forward-mode AD) are not declared: ``forward.py`` derives each op's
+  from its reverse rules, exactly: a rule is the linear map ``g -> J^T g`` in
+  differentiable ops, and its own vector-Jacobian product with a tangent ``t``
+  is ``J t``. So a rule must stay linear in ``g`` and differentiable in it
+  (``tests/test_forward_ad.py`` checks every entry's tangent against central
+  differences).
 - Kinks follow PyTorch: d|x|/dx = 0 at 0, relu'(0) = 0, sqrt'(0) = inf, clamp
   passes the gradient on its bounds, ties in max/min/amax/amin share the
   gradient evenly (``max(x, dim)`` gives it to the index it returns), the
@@ -73,148 +79,13 @@ import numpy as np
 
 from ..errors import GradcliTypeError
 from . import limits, state
-from .graph import Node
+from .graph import node_class
 from .messages import forward_error, operand_error
+from .schema import Schema
 from .tensor import Tensor
 
-_REQUIRED = object()  # a parameter's default when it has none
 _NO_ARG = object()  # an input given by keyword, not by position
 _PER_THREAD = state.PER_THREAD
-
-
-# ----------------------------------------------------------------------------
-# Schemas: the declared parameters
-# ----------------------------------------------------------------------------
-
-
-class Param:
-    """One parameter of a schema: name, type (as written), default, how it is passed."""
-
-    __slots__ = ("name", "type", "default", "keyword_only", "variadic")
-
-    def __init__(self, name, type_, default, keyword_only, variadic):
-        self.name = name
-        self.type = type_
-        self.default = default
-        self.keyword_only = keyword_only
-        self.variadic = variadic
-
-    @property
-    def required(self) -> bool:
-        return self.default is _REQUIRED and not self.variadic
-
-    @property
-    def is_input(self) -> bool:
-        return "Tensor" in self.type
-
-    def __str__(self):
-        if self.variadic:
-            return "*" + self.name
-        return self.name if self.default is _REQUIRED else f"{self.name}={self.default!r}"
-
-
-_LITERALS = {"None": None, "True": True, "False": False, "inf": float("inf")}
-
-
-def _literal(text):
-    """A default as written in a schema: None, True, False, a number, inf or a 'string'."""
-    if text in _LITERALS:
-        return _LITERALS[text]
-    if text[:1] in "'\"":
-        return text[1:-1]
-    try:
-        return int(text)
-    except ValueError:
-        return float(text)
-
-
-class Schema:
-    """The declared parameters of an op, parsed from ``"(input: Tensor, dim: int = 0)"``."""
-
-    __slots__ = ("params", "names", "n_inputs")
-
-    def __init__(self, text):
-        params, keyword_only = [], False
-        for part in filter(None, (p.strip() for p in text.strip()[1:-1].split(","))):
-            if part == "*":
-                keyword_only = True
-                continue
-            declared, _, default = part.partition("=")
-            name, _, type_ = declared.partition(":")
-            name = name.strip()
-            variadic = name.startswith("*")
-            params.append(
-                Param(
-                    name.lstrip("*"),
-                    type_.strip() or "Tensor",
-                    _literal(default.strip()) if default else _REQUIRED,
-                    keyword_only,
-                    variadic,
-                )
-            )
-            keyword_only = keyword_only or variadic
-        self.params = tuple(params)
-        self.names = tuple(p.name for p in params)
-        n = 0
-        while n < len(params) and params[n].is_input and not params[n].variadic:
-            n += 1
-        self.n_inputs = n
-
-    def __str__(self):
-        parts, starred = [], False
-        for p in self.params:
-            if p.keyword_only and not starred and not p.variadic:
-                parts.append("*")
-            starred = starred or p.keyword_only or p.variadic
-            parts.append(str(p))
-        return "(" + ", ".join(parts) + ")"
-
-    def python_signature(self):
-        """The parameters as an ``inspect.Signature``, in PyTorch's names."""
-        import inspect
-
-        P = inspect.Parameter
-        params = []
-        for p in self.params:
-            kind = P.VAR_POSITIONAL if p.variadic else P.KEYWORD_ONLY if p.keyword_only else None
-            kind = kind or P.POSITIONAL_OR_KEYWORD
-            default = P.empty if p.default is _REQUIRED or p.variadic else p.default
-            params.append(P(p.name, kind, default=default))
-        return inspect.Signature(params)
-
-    def bind(self, name, args, kwargs):
-        """``args`` and ``kwargs`` as one positional tuple in the schema's order
-        (defaults filled in), or an error naming the parameters."""
-        params = self.params
-        if len(args) > len(params) or any(p.keyword_only for p in params[: len(args)]):
-            positional = sum(not p.keyword_only for p in params)
-            raise GradcliTypeError(
-                f"{name}() takes {positional} positional arguments but {len(args)} were given; "
-                f"its parameters: {self}"
-            )
-        values = list(args) + [_REQUIRED] * (len(params) - len(args))
-        for key, value in kwargs.items():
-            key = _ALIASES.get(key, key) if key not in self.names else key
-            if key not in self.names:
-                raise GradcliTypeError(
-                    f"{name}() got an unexpected keyword argument '{key}'; its parameters: {self}"
-                )
-            i = self.names.index(key)
-            if values[i] is not _REQUIRED:
-                raise GradcliTypeError(f"{name}() got multiple values for argument '{key}'")
-            values[i] = value
-        for i, p in enumerate(params):
-            if values[i] is _REQUIRED:
-                if p.default is _REQUIRED:
-                    raise GradcliTypeError(
-                        f"{name}() missing required argument '{p.name}'; its parameters: {self}"
-                    )
-                values[i] = p.default
-        return tuple(values)
-
-
-# NumPy's spellings of PyTorch's parameters, accepted as PyTorch accepts them (sum(x, axis=0)).
-_ALIASES = {"axis": "dim", "keepdims": "keepdim"}
 
 
 # ----------------------------------------------------------------------------
@@ -230,9 +101,12 @@ class Overload:
     ``saves`` and ``variadic``.
     """
 
-    __slots__ = ("entry", "grad_fn", "key", "rules", "forward", "when", "saves", "fn")
+    __slots__ = ("entry", "grad_fn", "key", "rules", "forward", "when", "saves", "fn", "node")
+    __slots__ += ("lists_numbers",)
 
-    def __init__(self, grad_fn, rules=None, *, when=None, forward=None, key=None, saves=None):
+    def __init__(
+        self, grad_fn, rules=None, *, when=None, forward=None, key=None, saves=None, numbers=True
+    ):
         self.entry = None
         self.grad_fn = grad_fn
         self.key = key or grad_fn
@@ -241,6 +115,15 @@ class Overload:
         self.when = when
         self.saves = saves
         self.fn = None
+        # Whether next_functions lists a number operand as (None, 0), as PyTorch's x * 2;
+        # False where PyTorch takes the number as a scalar (x ** 2, 1 - x).
+        self.lists_numbers = numbers
+        self.node = self._first_node
+
+    def _first_node(self, *args):
+        # The node class is made on the first recording (see graph.node_class).
+        self.node = node_class(self.grad_fn)
+        return self.node(*args)
 
     @property
     def name(self):
@@ -438,7 +321,7 @@ def _record(overload, inputs, raws, out, params, kwargs):
     parents = tuple(
         [(x.grad_fn or x) if type(x) is Tensor and x.requires_grad else None for x in inputs]
     )
-    t.grad_fn = Node(overload, parents, raws, t._data, params, kwargs)
+    t.grad_fn = overload.node(overload, parents, raws, t._data, params, kwargs)
     return t
 
 
@@ -461,6 +344,9 @@ def _promote(out, x, y=None):
 
 def _bind(overload):
     """The function that applies ``overload``: plain NumPy on raw arrays, recording on tensors.
+
+    Under forward-mode AD (``PER_THREAD.forward_ad``, see ``forward.py``) the result is
+    handed to the dual level, which gives it a tangent where an input has one.
 
     Inputs given by keyword (``sin(input=x)``) are bound through the schema first
     (the function's own parameters are positional-only, so ``sin(x=t)`` is an
@@ -492,8 +378,12 @@ def _bind(overload):
             if _PER_THREAD.grad_enabled and any(
                 type(t) is Tensor and t.requires_grad for t in tensors
             ):
-                return _record(overload, tensors, raws, out, params, None)
-            return Tensor._make(out)
+                t = _record(overload, tensors, raws, out, params, None)
+            else:
+                t = Tensor._make(out)
+            if _PER_THREAD.forward_ad is not None:
+                _PER_THREAD.forward_ad.propagate(overload, tensors, params, None, t)
+            return t
     elif n == 1:
 
         def fn(x=_NO_ARG, /, *params, **kwargs):
@@ -511,9 +401,12 @@ def _bind(overload):
                 out = _promote(out, xd)
             if x.requires_grad and _PER_THREAD.grad_enabled:
                 t = Tensor._make(out, None, True)
-                t.grad_fn = Node(overload, (x.grad_fn or x,), (xd,), t._data, params, None)
-                return t
-            return Tensor._make(out)
+                t.grad_fn = overload.node(overload, (x.grad_fn or x,), (xd,), t._data, params, None)
+            else:
+                t = Tensor._make(out)
+            if _PER_THREAD.forward_ad is not None:
+                _PER_THREAD.forward_ad.propagate(overload, (x,), params, None, t)
+            return t
     elif n == 2:
 
         def fn(x=_NO_ARG, y=_NO_ARG, /, *params, **kwargs):
@@ -543,9 +436,14 @@ def _bind(overload):
                 py = (y.grad_fn or y) if ty and y.requires_grad else None
                 if px is not None or py is not None:
                     t = Tensor._make(out, None, True)
-                    t.grad_fn = Node(overload, (px, py), (xd, yd), t._data, params, None)
+                    t.grad_fn = overload.node(overload, (px, py), (xd, yd), t._data, params, None)
+                    if _PER_THREAD.forward_ad is not None:
+                        _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
                     return t
-            return Tensor._make(out)
+            t = Tensor._make(out)
+            if _PER_THREAD.forward_ad is not None:
+                _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
+            return t
     else:
 
         def fn(*args, **kwargs):
@@ -562,8 +460,12 @@ def _bind(overload):
             if _PER_THREAD.grad_enabled and any(
                 type(a) is Tensor and a.requires_grad for a in inputs
             ):
-                return _record(overload, inputs, raws, out, params, None)
-            return Tensor._make(out)
+                t = _record(overload, inputs, raws, out, params, None)
+            else:
+                t = Tensor._make(out)
+            if _PER_THREAD.forward_ad is not None:
+                _PER_THREAD.forward_ad.propagate(overload, inputs, params, None, t)
+            return t
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = entry.doc

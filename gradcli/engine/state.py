@@ -25,6 +25,8 @@ class _PerThread(threading.local):
         self.anomaly = None
         self.dtype = None  # a dtype override of this thread, or None for the process's
         self.inference = False  # inside torch.inference_mode()
+        # The dual level of forward-mode AD entered in this thread (autograd/forward_ad.py).
+        self.forward_ad = None
 
 
 PER_THREAD = _PerThread()

@@ -247,6 +247,10 @@ class Tensor:
             requires_grad=self.requires_grad and self.grad_fn is None,
             grad_fn_name=None if self.grad_fn is None else short_name(self.grad_fn.name()),
         )
+        dual = state.PER_THREAD.forward_ad
+        tangent = None if dual is None else dual.tangent_of(self)
+        if tangent is not None:
+            text = f"{text[:-1]}, tangent={tangent!r})"
         return "Parameter containing:\n" + text if self._is_parameter() else text
 
     __str__ = __repr__

@@ -4,7 +4,7 @@ doc that the language and ``gradcli functions`` show; the evaluator applies them
 
 from __future__ import annotations
 
-from ..engine.optable import Schema
+from ..engine.schema import Schema
 
 # max and min as the language takes them: an op table schema (inspect loads when read).
 _EXTREME = Schema(

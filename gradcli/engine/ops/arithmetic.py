@@ -28,8 +28,10 @@ add = table.op("add", np.add, _BINARY, grad_fn="AddBackward0",
 sub = table.op("sub", np.subtract, _BINARY, grad_fn="SubBackward0",
                rules=(lambda g, ans, x, y: g, lambda g, ans, x, y: -g), saves=False, doc="x - y",
                kind="binary", method=True, operators=("__sub__",), domain=("real", "real"))
-rsub = table.op("rsub", lambda x, y: np.subtract(y, x), _BINARY, grad_fn="RsubBackward1",
-                rules=(lambda g, ans, x, y: -g, lambda g, ans, x, y: g), saves=False,
+_RSUB_RULES = (lambda g, ans, x, y: -g, lambda g, ans, x, y: g)
+rsub = table.op("rsub", lambda x, y: np.subtract(y, x), _BINARY,
+                overloads=[over("RsubBackward0", _RSUB_RULES, when=lambda x, y: type(y) is Tensor),
+                           over("RsubBackward1", _RSUB_RULES, numbers=False)], saves=False,
                 doc="y - x (a number minus a tensor)", kind="binary", operators=("__rsub__",))
 mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
                rules=(lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x), doc="x * y",
@@ -146,8 +148,8 @@ pow = table.op(  # noqa: A001  (PyTorch's name)
             (_pow_base_rule, _pow_exponent_rule),
             when=lambda x, p: type(p) is Tensor and type(x) is Tensor,
         ),
-        over("PowBackward2", (None, _pow_exponent_rule), when=_tensor_exponent),
-        over("PowBackward0", (_pow_base_rule, None)),
+        over("PowBackward2", (None, _pow_exponent_rule), when=_tensor_exponent, numbers=False),
+        over("PowBackward0", (_pow_base_rule, None), numbers=False),
     ],
     doc="x ** p, also written x ^ p",
     kink="d/dx x**0 = 0 everywhere; at a zero base higher derivatives are p(p-1)...x**(p-k) "
@@ -190,8 +192,8 @@ def _integer_division(ufunc):
 
 # fmt: off
 floor_divide = table.op(
-    "floor_divide", _integer_division(np.floor_divide), _BINARY, grad_fn="NotImplemented",
-    rules=(not_implemented("floor_divide"), not_implemented("floor_divide")),
+    "floor_divide", _integer_division(np.floor_divide), _BINARY,
+    overloads=[over("NotImplemented", (not_implemented("floor_divide"),) * 2, numbers=False)],
     doc="x // y, rounded down", kink="no derivative: backward raises, as in PyTorch",
     operators=("__floordiv__",), reflected=("__rfloordiv__",), **_ARITHMETIC)
 remainder = table.op(
@@ -200,8 +202,8 @@ remainder = table.op(
         over("RemainderBackward1", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor(x / y)),
              when=lambda x, y: type(x) is Tensor and type(y) is Tensor),
         over("NotImplemented", (None, not_implemented("remainder")),
-             when=lambda x, y: type(y) is Tensor),
-        over("RemainderBackward0", (lambda g, ans, x, y: g, None)),
+             when=lambda x, y: type(y) is Tensor, numbers=False),
+        over("RemainderBackward0", (lambda g, ans, x, y: g, None), numbers=False),
     ],
     doc="x % y, with the sign of y", kink="the jumps of floor(x / y) get gradient 0",
     operators=("__mod__",), reflected=("__rmod__",), domain=("real", "positive"), **_ARITHMETIC)

@@ -112,7 +112,7 @@ def where(over, condition, input, other):
     inplace=True,
     promotes=True,
     overloads=[
-        over("MaskedFillBackward0", _WHERE_RULES, forward=_where_forward),
+        over("MaskedFillBackward0", _WHERE_RULES, forward=_where_forward, numbers=False),
         over("MaskedFillBackward1", _WHERE_RULES, forward=_where_forward),
     ],
 )

@@ -224,6 +224,7 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
     """
     kwargs = kwargs or {}
     target._check_inplace()
+    dual = state.PER_THREAD.forward_ad  # under forward-mode AD the tangent is written too
     if state.PER_THREAD.grad_enabled and (
         target.requires_grad or any(type(a) is Tensor and a.requires_grad for a in args)
     ):
@@ -234,8 +235,14 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
         target._data = out._data
         target.grad_fn = out.grad_fn
         target.requires_grad = out.requires_grad
+        if dual is not None:
+            dual.copy_tangent(out, target)
         return target
-    value = fn(target.detach(), *args, **kwargs)._data  # no graph: grad is off or not needed
+    # No graph: grad is off or not needed (without a tangent, target's own is not either).
+    out = fn(target if dual is not None else target.detach(), *args, **kwargs)
+    if dual is not None:
+        dual.copy_tangent(out, target)
+    value = out._data
     data = target._data
     if _check_inplace_shape(data, value, reshapes):
         target._data = value.astype(data.dtype, copy=False)

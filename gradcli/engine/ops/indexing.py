@@ -12,6 +12,7 @@ from ..messages import LEAF_INPLACE, OVERLAPPING_WRITE, forward_error
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import batch_of, dims, raw
+from .creation import zeros_like
 from .shape import _broadcast_to, permute_op, unsqueeze
 
 table = Table("indexing")
@@ -73,7 +74,8 @@ def _getitem_rule(g, ans, x, index):
 
 
 def _index_scatter_rule(g, ans, x, index, shape):
-    batch = len(batch_of(g, ans))
+    # g's leading dimensions beyond ``shape``: the pass's batch and any the scatter had.
+    batch = g.ndim - len(shape)
     out = index_op(g, (slice(None),) * batch + index)
     if batch and advanced_apart(index):
         # NumPy put the arrays' axes first: the batch axes go back in front.
@@ -231,21 +233,42 @@ def setitem(over, input, index, value):
     involved = state.PER_THREAD.grad_enabled and (
         target.requires_grad or (type(value) is Tensor and value.requires_grad)
     )
+    dual = state.PER_THREAD.forward_ad
     if not involved:
         try:
             _assign(target._data, index, raw_value)
         except IndexError as err:
             raise forward_error("index_put", (target._data, raw_value), err) from None
+        if dual is not None:
+            _assign_tangent(dual, target, index, value)
         return
     if target.requires_grad and target.grad_fn is None:
         view = _is_basic(index) and _picks_part(index, target._data.shape)
         raise EngineError(("a view of " if view else "") + LEAF_INPLACE)
     before = Tensor._make(target._data, target.grad_fn, target.requires_grad)
+    if dual is not None:
+        dual.copy_tangent(target, before)
     after = over["basic" if _is_basic(index) else "advanced"](before, value, index)
     # Copy on write: earlier nodes keep the values they saved.
     target._data = after._data
     target.grad_fn = after.grad_fn
     target.requires_grad = True
+
+
+def _assign_tangent(dual, target, index, value):
+    """Forward-mode AD of ``target[index] = value`` outside a graph: the tangent of target
+    takes value's (or zeros) at index."""
+    value_tangent = dual.tangent_of(value) if type(value) is Tensor else None
+    tangent = dual.tangent_of(target)
+    if tangent is None and value_tangent is None:
+        return
+    state.PER_THREAD.forward_ad = None
+    try:
+        tangent = zeros_like(target) if tangent is None else tangent.clone()
+        tangent[index] = 0.0 if value_tangent is None else value_tangent
+    finally:
+        state.PER_THREAD.forward_ad = dual
+    dual.set_tangent(target, tangent)
 
 
 # ----- entries along a dimension: take_along_dim, gather, index_select -----
@@ -277,7 +300,8 @@ def _put_along(g, index, dim, shape):
     g = np.asarray(g)
     index, dim = _along(index, dim)
     batch = tuple(g.shape[: g.ndim - index.ndim])
-    out = np.zeros(batch + tuple(shape), dtype=g.dtype)
+    # ``shape`` may hold some of g's batch dimensions already (a take_along of a batch).
+    out = np.zeros(tuple(g.shape[: g.ndim - len(shape)]) + tuple(shape), dtype=g.dtype)
     index = np.broadcast_to(index, batch + index.shape)
     grid = list(np.ogrid[tuple(slice(n) for n in index.shape)])
     grid[dim] = index

@@ -33,6 +33,8 @@ def expand_reduced(g, shape, dim, keepdim):
         kept[d] = 1
     out_ndim = len(shape) if keepdim else len(shape) - len(reduced)
     batch = tuple(g.shape[: g.ndim - out_ndim])
+    if not batch and g.ndim == 0:  # every entry's: a 0-d gradient broadcasts as it is
+        return broadcast_to(g, tuple(shape))
     return broadcast_to(view_op(g, batch + tuple(kept)), batch + tuple(shape))
 
 

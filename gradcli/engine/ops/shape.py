@@ -295,9 +295,14 @@ def _sum_to_rule(g, ans, x, shape, batch_dims=0):
 
 
 # fmt: off
+# To a 0-d tensor it is a sum of every entry, which PyTorch records as SumBackward0.
 sum_to = table.internal("sum_to", _sum_to, "(input: Tensor, size: int[], batch_dims: int = 0)",
-                        grad_fn="SumToSizeBackward0", rules=(_sum_to_rule,), saves=False,
-                        doc="a broadcast gradient summed back to a shape", kind="shape")
+                        overloads=[over("SumBackward0", (_sum_to_rule,),
+                                        when=lambda g, shape, batch_dims=0:
+                                        not tuple(shape) and not batch_dims),
+                                   over("SumToSizeBackward0", (_sum_to_rule,))],
+                        saves=False, doc="a broadcast gradient summed back to a shape",
+                        kind="shape")
 broadcast_to = table.op("broadcast_to", _broadcast_to, "(input: Tensor, size: int[])",
                         grad_fn="ExpandBackward0",
                         rules=(lambda g, ans, x, shape:

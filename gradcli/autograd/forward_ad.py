@@ -1,0 +1,112 @@
+"""``gradcli.autograd.forward_ad``: forward-mode AD, as ``torch.autograd.forward_ad``.
+
+Inside ``with dual_level():``, ``make_dual(x, t)`` is x carrying the tangent t;
+every op of the table carries tangents on to its result (``engine/forward.py``),
+and ``unpack_dual(y)`` gives ``(primal, tangent)``: the tangent is the
+Jacobian-vector product ``J t``. One level at a time, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from ..engine import ops
+from ..engine.forward import DualLevel
+from ..engine.state import PER_THREAD
+from ..engine.tensor import Tensor
+from ..errors import EngineError, GradcliTypeError, GradcliValueError
+
+__all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual"]
+__all__ += ["UnpackedDualTensor"]
+
+UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+
+
+def enter_dual_level():
+    """Enter a new dual level: 0, the only one (nesting is an error, as in PyTorch)."""
+    if PER_THREAD.forward_ad is not None:
+        raise EngineError("Nested forward mode AD is not supported at the moment")
+    PER_THREAD.forward_ad = DualLevel()
+    return 0
+
+
+def exit_dual_level(*, level=None):
+    """Leave the dual level: every tangent made in it is gone."""
+    if PER_THREAD.forward_ad is None:
+        raise EngineError(
+            "Trying to exit a forward AD level that was not the last one that was created. "
+            "This is not supported."
+        )
+    PER_THREAD.forward_ad = None
+
+
+class dual_level:  # noqa: N801  (PyTorch's name)
+    """``with dual_level():`` the block computes tangents alongside values."""
+
+    def __enter__(self):
+        return enter_dual_level()
+
+    def __exit__(self, *exc):
+        exit_dual_level()
+        return False
+
+
+def make_dual(tensor, tangent, *, level=None):
+    """A new tensor with ``tensor``'s values (a differentiable view of it) carrying ``tangent``."""
+    dual = PER_THREAD.forward_ad
+    if dual is None:
+        raise EngineError(
+            "Trying to create a dual Tensor for forward AD but no level exists, make sure "
+            "to enter_dual_level() first."
+        )
+    for name, t in (("primal", tensor), ("tangent", tangent)):
+        if type(t) is not Tensor:
+            raise GradcliTypeError(
+                f"make_dual(): argument '{name}' must be Tensor, not {type(t).__name__}"
+            )
+        if t._data.dtype.kind not in "fc":
+            raise GradcliValueError(
+                f"Expected {name} to be floating point or complex, but got: {t.dtype}"
+            )
+    if tangent.shape != tensor.shape:
+        raise EngineError(
+            "Trying to set a forward gradient that has a different size than that of the "
+            f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
+            f"while the given forward gradient is of size {list(tangent.shape)}."
+        )
+    PER_THREAD.forward_ad = None  # the view itself gets the tangent given, not one derived
+    try:
+        if tensor.requires_grad:
+            result = ops.view(tensor, tuple(tensor.shape))
+        else:
+            result = Tensor._make(tensor._data)
+    finally:
+        PER_THREAD.forward_ad = dual
+    if tangent.dtype != tensor.dtype:
+        tangent = ops.to_dtype(tangent, tensor._data.dtype)
+    dual.set_tangent(result, tangent)
+    return result
+
+
+def unpack_dual(tensor, *, level=None):
+    """``(primal, tangent)`` of ``tensor``: a view of its values without the tangent, and
+    the tangent (None where it has none, or outside a dual level)."""
+    if type(tensor) is not Tensor:
+        raise GradcliTypeError(
+            f"unpack_dual(): argument 'tensor' must be Tensor, not {type(tensor).__name__}"
+        )
+    dual = PER_THREAD.forward_ad
+    tangent = None if dual is None else dual.tangent_of(tensor)
+    if tangent is None:
+        return UnpackedDualTensor(tensor, None) if dual is None else _unpacked(tensor, None)
+    return _unpacked(tensor, tangent)
+
+
+def _unpacked(tensor, tangent):
+    dual = PER_THREAD.forward_ad
+    PER_THREAD.forward_ad = None
+    try:
+        primal = ops.view(tensor, tuple(tensor.shape)) if tensor.requires_grad else tensor.detach()
+    finally:
+        PER_THREAD.forward_ad = dual
+    return UnpackedDualTensor(primal, tangent)

@@ -1,0 +1,130 @@
+"""Forward-mode AD: the tangents of a dual level, carried through every op of the table.
+
+While a level is entered (``autograd.forward_ad.dual_level``), ``PER_THREAD.forward_ad``
+is a ``DualLevel`` and every op of the table hands it its inputs and result
+(``optable``): where an input has a tangent, the result gets one.
+
+The tangent rules are not declared beside the reverse rules: they are derived
+from them, exactly. An op's reverse rule for input i is the linear map
+``u -> J_i^T u`` written in the table's own differentiable ops, so its own
+vector-Jacobian product with a tangent ``t_i`` is ``J_i t_i``: the tangent of
+the result is ``sum_i J_i t_i``, one small differentiable reverse pass through
+the rules with respect to ``u`` (the double-backward trick, done per op). The
+pass keeps its graph, so a tangent is itself differentiable with respect to the
+inputs and their tangents (forward-over-reverse and reverse-over-forward). An
+op whose reverse rule raises (floor_divide) has no tangent either: the error
+says so, as PyTorch's does.
+
+Tangents are kept by the level, not on the tensors: a computed tensor's under its
+node (the tensors a differentiable reverse pass rebuilds from a node share it),
+any other's under the tensor itself.
+"""
+
+from __future__ import annotations
+
+from ..errors import EngineError, NotImplementedByGradcli
+from . import state
+from .tensor import Tensor
+
+
+class DualLevel:
+    """The tangents of the tensors made while one dual level is entered."""
+
+    def __init__(self):
+        self.tangents = {}  # key -> (tensor kept alive so its id stays its own, tangent)
+
+    @staticmethod
+    def _key(t):
+        return t.grad_fn if t.grad_fn is not None else id(t)
+
+    def tangent_of(self, t):
+        entry = self.tangents.get(self._key(t))
+        return None if entry is None else entry[1]
+
+    def set_tangent(self, t, tangent):
+        if tangent is None:
+            self.tangents.pop(self._key(t), None)
+        else:
+            self.tangents[self._key(t)] = (t, tangent)
+
+    def copy_tangent(self, source, target):
+        """``target`` takes ``source``'s tangent (an in-place op wrote source into target)."""
+        self.set_tangent(target, self.tangent_of(source))
+
+    # ----- the tangent of an op's result -----
+
+    def propagate(self, overload, inputs, params, kwargs, result):
+        """Give ``result`` of ``overload`` on ``inputs`` its tangent, if an input has one."""
+        tangents = [self.tangent_of(a) if type(a) is Tensor else None for a in inputs]
+        if all(t is None for t in tangents) or result._data.dtype.kind not in "fc":
+            return
+        state.PER_THREAD.forward_ad = None  # the rules' own ops carry no tangents
+        try:
+            tangent = _pushforward(overload, inputs, params, kwargs or {}, result, tangents)
+        finally:
+            state.PER_THREAD.forward_ad = self
+        self.set_tangent(result, tangent)
+
+    def function_tangents(self, cls, ctx, args, output):
+        """The tangents of a custom Function's outputs, from its ``jvp``."""
+        tangents = [self.tangent_of(a) if type(a) is Tensor else None for a in args]
+        if all(t is None for t in tangents):
+            return
+        from . import ops
+
+        tangents = [
+            ops.zeros_like(a) if t is None and type(a) is Tensor else t
+            for a, t in zip(args, tangents)
+        ]
+        state.PER_THREAD.forward_ad = None
+        try:
+            out_tangents = cls.jvp(ctx, *tangents)
+        finally:
+            state.PER_THREAD.forward_ad = self
+        outs = output if isinstance(output, tuple) else (output,)
+        if not isinstance(out_tangents, tuple):
+            out_tangents = (out_tangents,)
+        if len(out_tangents) != len(outs):
+            raise EngineError(
+                f"function {cls.__name__}Backward returned an incorrect number of forward "
+                f"gradients (expected {len(outs)}, got {len(out_tangents)})"
+            )
+        for out, tangent in zip(outs, out_tangents):
+            if type(out) is Tensor and type(tangent) is Tensor:
+                self.set_tangent(out, tangent)
+
+
+def _pushforward(overload, inputs, params, kwargs, result, tangents):
+    """``sum_i J_i t_i`` for the result of ``overload``: the vector-Jacobian product of its
+    reverse rules (linear in their gradient ``u``) with the tangents."""
+    from . import ops
+    from .backward import grad
+
+    with state.enable_grad():
+        u = ops.zeros_like(result, requires_grad=True)
+        try:
+            if overload.variadic:
+                cotangents = overload.variadic_backward(u, result, inputs, params, kwargs)
+            else:
+                cotangents = [
+                    None if rule is None or t is None else rule(u, result, *inputs, *params)
+                    for rule, t in zip(overload.rules, tangents)
+                ]
+        except EngineError as err:
+            if str(err).startswith("derivative for aten::"):
+                raise NotImplementedByGradcli(
+                    f"Trying to use forward AD with aten::{overload.name} that does not support it."
+                ) from None
+            raise
+        outputs, grad_outputs = [], []
+        for x, c, t in zip(inputs, cotangents, tangents):
+            if c is None or t is None or type(c) is not Tensor or not c.requires_grad:
+                continue  # no gradient, or one that does not depend on u: a zero term
+            if c.shape != x.shape:
+                c = ops.sum_to(c, tuple(x.shape), 0)
+            outputs.append(c)
+            grad_outputs.append(t if t.dtype == c.dtype else ops.to_dtype(t, c._data.dtype))
+        if not outputs:
+            return ops.zeros_like(result)
+        (tangent,) = grad(outputs, u, grad_outputs, create_graph=True, allow_unused=True)
+    return ops.zeros_like(result) if tangent is None else tangent

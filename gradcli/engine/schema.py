@@ -1,0 +1,138 @@
+"""An op's declared parameters: ``Schema("(input: Tensor, dim: int = 0)")``, and the binding of
+a call's arguments to them in PyTorch's names and order (see ``optable`` for the types)."""
+
+from __future__ import annotations
+
+from ..errors import GradcliTypeError
+
+_REQUIRED = object()  # a parameter's default when it has none
+
+
+class Param:
+    """One parameter of a schema: name, type (as written), default, how it is passed."""
+
+    __slots__ = ("name", "type", "default", "keyword_only", "variadic")
+
+    def __init__(self, name, type_, default, keyword_only, variadic):
+        self.name = name
+        self.type = type_
+        self.default = default
+        self.keyword_only = keyword_only
+        self.variadic = variadic
+
+    @property
+    def required(self) -> bool:
+        return self.default is _REQUIRED and not self.variadic
+
+    @property
+    def is_input(self) -> bool:
+        return "Tensor" in self.type
+
+    def __str__(self):
+        if self.variadic:
+            return "*" + self.name
+        return self.name if self.default is _REQUIRED else f"{self.name}={self.default!r}"
+
+
+_LITERALS = {"None": None, "True": True, "False": False, "inf": float("inf")}
+
+
+def _literal(text):
+    """A default as written in a schema: None, True, False, a number, inf or a 'string'."""
+    if text in _LITERALS:
+        return _LITERALS[text]
+    if text[:1] in "'\"":
+        return text[1:-1]
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+class Schema:
+    """The declared parameters of an op, parsed from ``"(input: Tensor, dim: int = 0)"``."""
+
+    __slots__ = ("params", "names", "n_inputs")
+
+    def __init__(self, text):
+        params, keyword_only = [], False
+        for part in filter(None, (p.strip() for p in text.strip()[1:-1].split(","))):
+            if part == "*":
+                keyword_only = True
+                continue
+            declared, _, default = part.partition("=")
+            name, _, type_ = declared.partition(":")
+            name = name.strip()
+            variadic = name.startswith("*")
+            params.append(
+                Param(
+                    name.lstrip("*"),
+                    type_.strip() or "Tensor",
+                    _literal(default.strip()) if default else _REQUIRED,
+                    keyword_only,
+                    variadic,
+                )
+            )
+            keyword_only = keyword_only or variadic
+        self.params = tuple(params)
+        self.names = tuple(p.name for p in params)
+        n = 0
+        while n < len(params) and params[n].is_input and not params[n].variadic:
+            n += 1
+        self.n_inputs = n
+
+    def __str__(self):
+        parts, starred = [], False
+        for p in self.params:
+            if p.keyword_only and not starred and not p.variadic:
+                parts.append("*")
+            starred = starred or p.keyword_only or p.variadic
+            parts.append(str(p))
+        return "(" + ", ".join(parts) + ")"
+
+    def python_signature(self):
+        """The parameters as an ``inspect.Signature``, in PyTorch's names."""
+        import inspect
+
+        P = inspect.Parameter
+        params = []
+        for p in self.params:
+            kind = P.VAR_POSITIONAL if p.variadic else P.KEYWORD_ONLY if p.keyword_only else None
+            kind = kind or P.POSITIONAL_OR_KEYWORD
+            default = P.empty if p.default is _REQUIRED or p.variadic else p.default
+            params.append(P(p.name, kind, default=default))
+        return inspect.Signature(params)
+
+    def bind(self, name, args, kwargs):
+        """``args`` and ``kwargs`` as one positional tuple in the schema's order
+        (defaults filled in), or an error naming the parameters."""
+        params = self.params
+        if len(args) > len(params) or any(p.keyword_only for p in params[: len(args)]):
+            positional = sum(not p.keyword_only for p in params)
+            raise GradcliTypeError(
+                f"{name}() takes {positional} positional arguments but {len(args)} were given; "
+                f"its parameters: {self}"
+            )
+        values = list(args) + [_REQUIRED] * (len(params) - len(args))
+        for key, value in kwargs.items():
+            key = _ALIASES.get(key, key) if key not in self.names else key
+            if key not in self.names:
+                raise GradcliTypeError(
+                    f"{name}() got an unexpected keyword argument '{key}'; its parameters: {self}"
+                )
+            i = self.names.index(key)
+            if values[i] is not _REQUIRED:
+                raise GradcliTypeError(f"{name}() got multiple values for argument '{key}'")
+            values[i] = value
+        for i, p in enumerate(params):
+            if values[i] is _REQUIRED:
+                if p.default is _REQUIRED:
+                    raise GradcliTypeError(
+                        f"{name}() missing required argument '{p.name}'; its parameters: {self}"
+                    )
+                values[i] = p.default
+        return tuple(values)
+
+
+# NumPy's spellings of PyTorch's parameters, accepted as PyTorch accepts them (sum(x, axis=0)).
+_ALIASES = {"axis": "dim", "keepdims": "keepdim"}
