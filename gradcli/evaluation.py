@@ -49,6 +49,8 @@ OPTION_NAMES = {
     "over",
     "points",
     "columns",
+    "dask",
+    "scheduler",
     "steps",
     "help",
     "version",
