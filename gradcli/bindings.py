@@ -207,26 +207,41 @@ def tangents_of(options) -> dict[str | None, str]:
 # ----------------------------------------------------------------------------
 
 
+#: How many points ``NAME=A:B`` has when N is left out.
+DEFAULT_OVER_COUNT = 201
+
+
 class Over(Record):
     """``NAME=A:B[:N]``: N evenly spaced values of input NAME from A to B, both included
-    (``count`` is None when N is left out: the command picks it)."""
+    (``count`` is None when N is left out: the command picks it); or ``NAME=VALUES``,
+    the entries of a 1-D value (``linspace(-2, 2, 101)``, ``[1, 2, 5]``) in ``points``."""
 
     name: str
     start: float
     stop: float
     count: int | None = None
+    points: tuple[float, ...] | None = None
 
-    def values(self, default_count: int) -> np.ndarray:
+    def values(self, default_count: int = DEFAULT_OVER_COUNT) -> np.ndarray:
+        if self.points is not None:
+            return np.array(self.points, dtype=np.float64)
         return np.linspace(self.start, self.stop, self.count or default_count)
 
 
 def parse_over(text: str, option: str = "--over") -> Over:
     """``"x=-3:3"`` -> ``Over("x", -3.0, 3.0)``; ``"t=0:2*pi:50"`` has 50 points. A and B
-    are constant expressions (``-pi``, ``2*pi``); N is an integer of at least 2."""
+    are constant expressions (``-pi``, ``2*pi``); N is an integer of at least 2. Without
+    a ``:`` outside brackets, the value is any 1-D constant (``x=linspace(-2, 2, 101)``)."""
     name, value = split_assignment(text, option)
     parts = _top_level_split(value, ":")
+    if len(parts) == 1 and value.strip():
+        points = _vector(value, f"{option} {name}")
+        return Over(name, points[0], points[-1], len(points), tuple(points.tolist()))
     if len(parts) not in (2, 3) or not all(p.strip() for p in parts):
-        raise GradcliError(f"{option} expects NAME=A:B or NAME=A:B:N, got {text!r}")
+        raise GradcliError(
+            f"{option} expects NAME=A:B, NAME=A:B:N or NAME=VALUES"
+            f" (x=linspace(-2, 2, 101)), got {text!r}"
+        )
     start, stop = (_scalar(parts[i], f"{option} {name}: {'AB'[i]}") for i in range(2))
     if not (np.isfinite(start) and np.isfinite(stop)) or start == stop:
         raise GradcliError(f"{option} {name}: A and B must be finite and different")
@@ -253,6 +268,25 @@ def _top_level_split(text: str, separator: str) -> list[str]:
 
 
 def _scalar(text: str, what: str) -> float:
+    array = _constant(text, what)
+    if array.shape != () or array.dtype.kind not in "iuf":
+        raise GradcliError(f"{what} must be one number, not {text.strip()!r}")
+    return float(array)
+
+
+def _vector(text: str, what: str) -> np.ndarray:
+    array = _constant(text, what)
+    if array.ndim != 1 or array.size == 0 or array.dtype.kind not in "iuf":
+        raise GradcliError(
+            f"{what}: the points must be a 1-D value (linspace(-2, 2, 101), [1, 2, 5])"
+            f" or a range A:B[:N], not {text.strip()!r}"
+        )
+    if not np.isfinite(array).all():
+        raise GradcliError(f"{what}: the points must be finite")
+    return array.astype(np.float64)
+
+
+def _constant(text: str, what: str) -> np.ndarray:
     import gradcli
 
     from .language.values import parse_value
@@ -263,6 +297,4 @@ def _scalar(text: str, what: str) -> float:
         array = parse_value(text, name=what)
     finally:
         gradcli.set_default_dtype(before)
-    if array.shape != () or array.dtype.kind not in "iuf":
-        raise GradcliError(f"{what} must be one number, not {text.strip()!r}")
-    return float(array)
+    return array

@@ -32,7 +32,7 @@ from .render import Format
 # ----------------------------------------------------------------------------
 
 
-@_command(cli, "eval")
+@_command(cli, "eval", *options.POINTS, shared=options.COMPUTING_OPTIONS)
 def eval_command(source, **options):
     """The value of SOURCE.
 
@@ -42,11 +42,19 @@ def eval_command(source, **options):
       value 9
       $ gradcli eval "linspace(0, 1, 5)**2" --format json
       {"value": [0, 0.0625, 0.25, 0.5625, 1]}
+      $ gradcli eval "x + y" --points samples/points.csv --format csv
+      x,y,value
+      0,0,0
+      0.5,1,1.5
+      1,-1,0
+      2,0.5,2.5
     """
     return _run(api.evaluate, source, options)
 
 
-@_command(cli, "grad", options.WRT, options.STEPS)
+@_command(
+    cli, "grad", options.WRT, options.STEPS, *options.POINTS, shared=options.COMPUTING_OPTIONS
+)
 def grad_command(source, wrt, steps, **options):
     """The value and the gradient of a scalar output with respect to every
     input (or those named by --wrt).
@@ -58,11 +66,21 @@ def grad_command(source, wrt, steps, **options):
       grad.x 8
       $ gradcli grad "sum(w * x)" --w "[1, 2]" --x "[3, 4]" --wrt w --format json
       {"value": 11, "grad": {"w": [3, 4]}}
+
+    Many points: --over x=A:B:N (or x=VALUES, repeated for a grid) or --points
+    FILE (one point a row), one row of output each:
+
+    \b
+      $ gradcli grad "x**2 * y" --over x=0:1:3 --y 2 --format csv
+      x,value,grad.x,grad.y
+      0,0,0,0
+      0.5,0.5,2,0.25
+      1,2,4,1
     """
     return _run(api.gradient, source, options, wrt=_bindings.names_of(wrt), steps=steps)
 
 
-@_command(cli, "jacobian", options.WRT)
+@_command(cli, "jacobian", options.WRT, *options.POINTS, shared=options.COMPUTING_OPTIONS)
 def jacobian_command(source, wrt, **options):
     """The value and, for each input x, the Jacobian of shape
     output.shape + x.shape; with several inputs (or a matrix input or output),
@@ -78,7 +96,7 @@ def jacobian_command(source, wrt, **options):
     return _run(api.jacobian, source, options, wrt=_bindings.names_of(wrt))
 
 
-@_command(cli, "hessian", options.WRT)
+@_command(cli, "hessian", options.WRT, *options.POINTS, shared=options.COMPUTING_OPTIONS)
 def hessian_command(source, wrt, **options):
     """The value, the gradient and every Hessian block H[x][y] of a scalar
     output; with several inputs, or one not a scalar, also the whole Hessian
@@ -113,7 +131,15 @@ _GRAD_OUTPUT = click.option(
 )
 
 
-@_command(cli, "vjp", options.WRT, _GRAD_OUTPUT, options.STEPS)
+@_command(
+    cli,
+    "vjp",
+    options.WRT,
+    _GRAD_OUTPUT,
+    options.STEPS,
+    *options.POINTS,
+    shared=options.COMPUTING_OPTIONS,
+)
 def vjp_command(source, wrt, grad_output, steps, **options):
     """The vector-Jacobian product v^T J for each input: PyTorch's
     output.backward(V).
@@ -138,6 +164,8 @@ def vjp_command(source, wrt, grad_output, steps, **options):
         metavar="X=V",
         help="The direction of input X (repeatable; just V when there is one input).",
     ),
+    *options.POINTS,
+    shared=options.COMPUTING_OPTIONS,
 )
 def jvp_command(source, tangent, **options):
     """The Jacobian-vector product J t: the directional derivative along the
@@ -281,6 +309,11 @@ def repl_command(fmt, dtype, debug):
 def _run(compute, source, options, **arguments) -> int:
     from .render import render, write_npz
 
+    if options["points"] is not None or options["over"]:
+        from .cli_batch import run_batch
+
+        return run_batch(click.get_current_context().command.name, source, options, arguments)
+    cli_common.refuse_points_options(options)
     text, filename = _bindings.read_source(source, options["file"])
     output = options["output"]
     if output is not None:

@@ -13,6 +13,7 @@ from .cli_common import EXIT_NONFINITE, EXIT_OK, _AnalysisCommand, _command, _sa
 from .errors import GradcliError
 from .options import FORMAT as _FORMAT
 from .options import OUTPUT as _OUTPUT
+from .options import OVER_HELP
 from .options import SHARED_OPTIONS as _SHARED_OPTIONS
 from .render import Format
 
@@ -300,8 +301,8 @@ def taylor_command(source, wrt, order, **options):
     click.option(
         "--over",
         required=True,
-        metavar="X=A:B[:N]",
-        help="The input along the x axis and its range (N points, default 201).",
+        metavar="X=VALUES",
+        help="The input along the x axis and its points. " + OVER_HELP.format(default=201),
     ),
     shared=[
         click.option(

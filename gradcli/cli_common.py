@@ -34,6 +34,9 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except KeyboardInterrupt:
             raise _Interrupted from None
+        except BrokenPipeError:
+            # Rows streamed to a reader that has gone (head): Click would exit 1.
+            raise _OutputClosed from None
 
     def list_commands(self, ctx):
         # As declared: eval, grad, jacobian, hessian, vjp, jvp, then functions.
@@ -229,6 +232,24 @@ def cli():
     'gradcli functions' for the functions a program can call. On a terminal,
     'gradcli' alone opens an interactive session ('gradcli repl').
     """
+
+
+def refuse_points_options(options) -> None:
+    """One point: the options of many points make no sense, nor does --format csv."""
+    for key, option in (
+        ("columns", "--columns"),
+        ("skip_bad_rows", "--skip-bad-rows"),
+    ):
+        if options.get(key):
+            raise GradcliError(f"{option} is for many points: give --points FILE or --over")
+    chunk_size = click.get_current_context().get_parameter_source("chunk_size")
+    if chunk_size is not None and chunk_size.name != "DEFAULT":
+        raise GradcliError("--chunk-size is for many points: give --points FILE or --over")
+    if options.get("fmt") == "csv":
+        raise GradcliError(
+            "--format csv writes many points (--points FILE, --over NAME=VALUES); "
+            "one point is written as table, plain or json"
+        )
 
 
 def _write(show, fmt: str | None) -> None:

@@ -47,6 +47,8 @@ OPTION_NAMES = {
     "sigma",
     "cov",
     "over",
+    "points",
+    "columns",
     "steps",
     "help",
     "version",

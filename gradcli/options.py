@@ -19,6 +19,11 @@ that clash with an option). A VALUE is a constant (2, -1.5e3, pi/4, [2, 3],
 1,2,3, "[1 2 3]", randn(10, 20), linspace(0, 1, 5)), @FILE (.npy, .npz,
 .csv, .txt, .json; @r.npz:grad.W for one array) or @- (standard input).
 \b
+Many points: --over NAME=A:B:N or NAME=VALUES (repeat for a grid) or --points
+FILE (.csv, .jsonl, .npz, .npy, .parquet, - for CSV on standard input) give one
+row of output per point: --format csv (the default when piped), json (JSON
+lines) or table, or --output FILE (.npz, .csv, .parquet).
+\b
 Exit status: 0 success, 2 bad input, 3 a non-finite result under --strict,
 1 an internal error or an output that cannot be written."""
 
@@ -75,7 +80,11 @@ SHARED_OPTIONS = [
         " separated by spaces: for $(...) in scripts.",
     ),
     OUTPUT := click.option(
-        "-o", "--output", metavar="FILE.npz", help="Also save every result array."
+        "-o",
+        "--output",
+        metavar="FILE.npz",
+        help="Also save every result array. Many points: write the rows to FILE (.npz, .csv,"
+        " .parquet) instead, and print a one-line summary.",
     ),
     click.option("--strict", is_flag=True, help="Exit 3 when a result is nan or infinite."),
     click.option(
@@ -96,9 +105,63 @@ STEPS = click.option(
     "what it sent to each input.",
 )
 
+# ----------------------------------------------------------------------------
+# Many points: --points FILE, --over NAME=VALUES (plot's --over too)
+# ----------------------------------------------------------------------------
+
+OVER_HELP = (
+    "NAME=A:B[:N] is N evenly spaced points from A to B (default {default}); NAME=VALUES the"
+    " entries of a 1-D value (x=linspace(-2, 2, 101), x=[1, 2, 5])."
+)
+
+#: The formats of the computing commands: csv is for many points.
+COMPUTING_FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice([*(f.value for f in Format), "csv"]),
+    help="Output format [default: table on a terminal, plain otherwise]. Many points:"
+    " csv (a header, then a row per point; the default when piped), json (JSON lines)"
+    " or table (the first and last rows).",
+)
+
+POINTS = [
+    click.option(
+        "--points",
+        metavar="FILE",
+        help="One evaluation per row of FILE: .csv with a header of input names (x, v[0],"
+        ' "W[0,1]"), .jsonl, .npz (an array per input, rows first), .npy (with --columns),'
+        " .parquet, or - for CSV on standard input.",
+    ),
+    click.option(
+        "--over",
+        multiple=True,
+        metavar="NAME=VALUES",
+        help="Evaluate at every value of input NAME; repeated, at every combination. "
+        + OVER_HELP.format(default=201),
+    ),
+    click.option("--columns", metavar="X,Y", help="The names of the columns of a .npy."),
+    click.option(
+        "--chunk-size",
+        type=click.IntRange(min=1),
+        default=100_000,
+        show_default=True,
+        metavar="N",
+        help="Rows read, computed and written at a time (memory grows with it).",
+    ),
+    click.option(
+        "--skip-bad-rows",
+        is_flag=True,
+        help="Pass over rows that are not numbers (or have the wrong number of fields) and"
+        " list them at the end, rather than stop at the first.",
+    ),
+]
+
 WRT = click.option(
     "--wrt",
     multiple=True,
     metavar="X,Y",
     help="The inputs to differentiate with respect to [default: all].",
 )
+
+#: The shared options of eval, grad, jacobian, hessian, vjp and jvp.
+COMPUTING_OPTIONS = [COMPUTING_FORMAT if o is FORMAT else o for o in SHARED_OPTIONS]

@@ -21,6 +21,9 @@ from gradcli.bindings import Over, parse_over
         ("t = 0 : 2*pi : 50", Over("t", 0.0, 2 * np.pi, 50)),
         ("θ=-pi/2:pi/2", Over("θ", -np.pi / 2, np.pi / 2)),
         ("x=max([1, 2]):4", Over("x", 2.0, 4.0)),  # a colon-free call with brackets
+        # A 1-D value: its entries are the points.
+        ("x=linspace(-2, 2, 5)", Over("x", -2.0, 2.0, 5, (-2.0, -1.0, 0.0, 1.0, 2.0))),
+        ("x=[3, 1, 2]", Over("x", 3.0, 2.0, 3, (3.0, 1.0, 2.0))),
     ],
 )
 def test_parse_over(text, expected):
@@ -31,7 +34,10 @@ def test_parse_over(text, expected):
     "text, message",
     [
         ("x", "--over expects NAME=VALUE"),
-        ("x=3", "--over expects NAME=A:B or NAME=A:B:N"),
+        ("x=3", "the points must be a 1-D value"),
+        ("x=", "--over expects NAME=A:B, NAME=A:B:N or NAME=VALUES"),
+        ("x=[[1, 2]]", "the points must be a 1-D value"),
+        ("x=[1, nan]", "the points must be finite"),
         ("x=1:1", "A and B must be finite and different"),
         ("x=0:1:1", "N must be an integer of at least 2"),
         ("x=0:1:2.5", "N must be an integer of at least 2"),
@@ -188,3 +194,10 @@ def test_the_readme_image_is_committed():
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     assert (width, height) == (700, 500)
+
+
+def test_plot_takes_the_over_values_the_computing_commands_take(gradcli):
+    by_range = gradcli("plot", "abs(x)", "--over", "x=-1:1:5", "--format", "plain")
+    by_value = gradcli("plot", "abs(x)", "--over", "x=linspace(-1, 1, 5)", "--format", "plain")
+    assert by_value.exit_code == 0 and by_value.stdout == by_range.stdout
+    assert "x -1 -0.5 0 0.5 1\n" in by_value.stdout

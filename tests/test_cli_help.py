@@ -105,7 +105,7 @@ def test_shell_completion_script(gradcli):
     [
         ("gradcli ja", "plain,jacobian"),
         ("gradcli grad --for", "plain,--format"),
-        ("gradcli grad --format ", "plain,table\nplain,plain\nplain,json"),
+        ("gradcli grad --format ", "plain,table\nplain,plain\nplain,json\nplain,csv"),
     ],
 )
 def test_shell_completion_of_commands_and_options(gradcli, words, expected):

@@ -22,7 +22,7 @@ from .. import bindings as _bindings
 from ..errors import GradcliError
 from .report import Report, frozen
 
-DEFAULT_POINTS = 201
+DEFAULT_POINTS = _bindings.DEFAULT_OVER_COUNT
 MAX_POINTS = 100_000
 KINK_RATIO = 5.0
 

@@ -1,0 +1,170 @@
+"""What ``--points FILE`` reads, a chunk of rows at a time.
+
+``open_points(path)`` picks the reader by the file's ending: ``.csv`` (and ``-``,
+CSV on standard input), ``.jsonl``, ``.npz``, ``.npy`` (with ``--columns``) and
+``.parquet``. Every reader has the same shape: ``names`` (its columns, in order),
+``total`` (the number of rows when known before reading, else None),
+``chunks(size)`` (an iterator of ``Chunk``), ``skipped`` (the bad rows it passed
+over under ``skip_bad_rows``: ``(line, why)``), ``where(chunk, i)`` (how a warning
+names row i of a chunk: ``row 7, line 8 of p.csv``) and, for the progress bar,
+``extent`` and ``done(rows)`` (rows, or bytes of a text file).
+
+CSV and Parquet are read by pyarrow (the fastest of numpy, pandas and pyarrow at
+CSV: ``bench/bench_batch_csv.py``); the text formats live in ``text_readers``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..errors import GradcliError
+from .source import DEFAULT_CHUNK_SIZE, Chunk, Reader
+
+FORMATS = {
+    ".csv": "csv",
+    ".txt": "csv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".npz": "npz",
+    ".npy": "npy",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+
+
+def open_points(path: str, columns: str | None = None, skip_bad_rows: bool = False):
+    """The reader of ``path`` (``-`` is CSV on standard input); ``columns`` names the
+    columns of a ``.npy`` (``"x,y"``)."""
+    kind = "csv" if path == "-" else FORMATS.get(os.path.splitext(path)[1].lower())
+    if kind is None:
+        endings = ", ".join(sorted(set(FORMATS)))
+        raise GradcliError(f"--points {path}: unknown kind of file; its name must end in {endings}")
+    if columns is not None and kind != "npy":
+        raise GradcliError(f"--columns names the columns of a .npy; {path} names its own")
+    if kind in ("npz", "npy", "parquet") and skip_bad_rows:
+        raise GradcliError(f"--skip-bad-rows is for text files (CSV, JSON lines), not {path}")
+    if path != "-" and not os.path.isfile(path):
+        why = "it is a directory" if os.path.isdir(path) else "no such file"
+        raise GradcliError(f"cannot read {path}: {why}")
+    if kind in ("csv", "jsonl"):
+        from . import text_readers
+
+        reader = text_readers.CsvReader if kind == "csv" else text_readers.JsonLinesReader
+        return reader(path, skip_bad_rows)
+    if kind == "npz":
+        return NpzReader(path)
+    if kind == "npy":
+        return NpyReader(path, columns)
+    return ParquetReader(path)
+
+
+def _numeric(path: str, name: str, array: np.ndarray) -> np.ndarray:
+    if array.dtype.kind not in "iufb":
+        raise GradcliError(f"{path}: column {name} is not numeric (dtype {array.dtype})")
+    return array
+
+
+class NpzReader(Reader):
+    """One array per input, the batch axis first. A ``.npz`` is a zip of whole
+    arrays: it is loaded at once (only CSV, JSON lines, ``.npy`` and Parquet
+    stream)."""
+
+    def __init__(self, path: str):
+        self.path = path
+        try:
+            with np.load(path, allow_pickle=False) as archive:
+                self.arrays = {name: archive[name] for name in archive.files}
+        except (OSError, ValueError) as error:
+            raise GradcliError(f"cannot read {path}: {_why(error)}") from None
+        self.names = list(self.arrays)
+        if not self.names:
+            raise GradcliError(f"{path} holds no arrays")
+        for name, array in self.arrays.items():
+            _numeric(path, name, array)
+            if array.ndim == 0:
+                raise GradcliError(f"{path}: {name} is one number; its first axis must be the rows")
+        lengths = {name: len(array) for name, array in self.arrays.items()}
+        if len(set(lengths.values())) > 1:
+            listed = ", ".join(f"{n} has {k}" for n, k in lengths.items())
+            raise GradcliError(f"{path}: the arrays disagree on the number of rows ({listed})")
+        self.total = next(iter(lengths.values()))
+
+    def chunks(self, size: int):
+        for start in range(0, self.total, size):
+            yield Chunk({n: a[start : start + size] for n, a in self.arrays.items()}, start)
+
+    def empty_chunk(self) -> Chunk:
+        return Chunk({n: a[:0] for n, a in self.arrays.items()}, 0)
+
+
+class NpyReader(Reader):
+    """A 2-D array, one row per point, its columns named by ``--columns x,y``; read
+    through a memory map, so only the chunk in hand is in memory."""
+
+    def __init__(self, path: str, columns: str | None):
+        self.path = path
+        if columns is None:
+            raise GradcliError(f"--points {path}: name its columns with --columns x,y")
+        self.names = [c.strip() for c in columns.split(",")]
+        if not all(self.names):
+            raise GradcliError(f"--columns {columns}: an empty name")
+        try:
+            self.array = np.load(path, mmap_mode="r", allow_pickle=False)
+        except (OSError, ValueError) as error:
+            raise GradcliError(f"cannot read {path}: {_why(error)}") from None
+        _numeric(path, "of the array", self.array)
+        if self.array.ndim != 2:
+            raise GradcliError(
+                f"{path} has shape {self.array.shape}: a .npy of points is 2-D, one row each"
+            )
+        if self.array.shape[1] != len(self.names):
+            raise GradcliError(
+                f"{path} has {self.array.shape[1]} columns but --columns names {len(self.names)}"
+            )
+        self.total = self.array.shape[0]
+
+    def chunks(self, size: int):
+        for start in range(0, self.total, size):
+            part = np.asarray(self.array[start : start + size])
+            yield Chunk({n: part[:, i] for i, n in enumerate(self.names)}, start)
+
+
+class ParquetReader(Reader):
+    """A Parquet file, one numeric column per column name, read a batch at a time."""
+
+    def __init__(self, path: str):
+        import pyarrow.parquet
+
+        self.path = path
+        try:
+            self.file = pyarrow.parquet.ParquetFile(path)
+        except (OSError, pyarrow.ArrowException) as error:
+            raise GradcliError(f"cannot read {path}: {_why(error)}") from None
+        self.names = list(self.file.schema_arrow.names)
+        self.total = self.file.metadata.num_rows
+
+    def chunks(self, size: int):
+        start = 0
+        for batch in self.file.iter_batches(batch_size=size):
+            columns = {}
+            for name, column in zip(batch.schema.names, batch.columns):
+                if column.null_count:
+                    row = start + column.is_null().to_numpy(zero_copy_only=False).argmax()
+                    raise GradcliError(f"{self.path}: column {name} is empty at row {row + 1}")
+                columns[name] = _numeric(self.path, name, column.to_numpy(zero_copy_only=False))
+            yield Chunk(columns, start)
+            start += batch.num_rows
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def _why(error: Exception) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
+
+
+__all__ = ["DEFAULT_CHUNK_SIZE", "Chunk", "Reader", "open_points"]

@@ -1,0 +1,62 @@
+"""What every source of rows gives: ``Chunk``s, and the ``Reader`` interface
+(``readers`` has the files of ``--points``, ``grid`` the grid of ``--over``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..record import Record
+
+#: Rows per chunk unless ``--chunk-size`` says otherwise: a few megabytes of
+#: columns, enough that the per-chunk overhead is lost in the arithmetic.
+DEFAULT_CHUNK_SIZE = 100_000
+
+
+class Chunk(Record):
+    """Consecutive rows: ``columns`` by name, the batch axis first; ``start``, the
+    index of the first row in the whole input (from 0); ``lines``, each row's line
+    in a text file (None for binary formats)."""
+
+    columns: dict
+    start: int
+    lines: object = None
+
+    def __len__(self) -> int:
+        return len(next(iter(self.columns.values()))) if self.columns else 0
+
+
+class Reader:
+    """What the readers share (see ``readers``): the context manager, ``where``, the
+    progress by rows, no skipped rows."""
+
+    path: str
+    names: list[str]
+    total: int | None = None
+
+    @property
+    def skipped(self) -> list[tuple[int, str]]:
+        return []
+
+    def where(self, chunk: Chunk, i: int) -> str:
+        return f"row {chunk.start + i + 1} of {self.path}"
+
+    @property
+    def extent(self) -> int | None:
+        """How much there is to read, in the unit of ``done``."""
+        return self.total
+
+    def done(self, rows: int) -> int | None:
+        return rows
+
+    def empty_chunk(self) -> Chunk:
+        """No rows, under the reader's column names."""
+        return Chunk({name: np.zeros(0) for name in self.names}, 0)
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,259 @@
+"""Where the rows of a many-point run go, a chunk at a time, in order.
+
+``open_writer(output, fmt)`` gives a writer with ``write(columns)`` (flat 1-D
+columns, named as plain output names the numbers) and ``close()``; ``abort()``
+removes a file left half written by a run that failed.
+
+- ``--format csv``: a header row, then one row per point (pyarrow writes the
+  numbers, the shortest text that reads back as the same number);
+- ``--format json``: JSON lines, one object per point;
+- ``--format table``: the first and last rows and the count (``render.points``);
+- ``--output FILE.npz``: arrays with the batch axis first (``value``, ``grad.x``,
+  ``grad.v`` of shape ``(B, 3)``), streamed to disk, so memory stays bounded;
+- ``--output FILE.csv`` or ``FILE.parquet``.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import csv
+import io
+import os
+import shutil
+import sys
+import tempfile
+import zipfile
+
+import numpy as np
+
+from ..errors import GradcliError
+from .columns import inputs_from_columns
+
+OUTPUT_ENDINGS = (".npz", ".csv", ".parquet")
+#: Rows shown at each end by ``--format table``.
+TABLE_EDGE_ROWS = 5
+
+
+def open_writer(output: str | None, fmt: str | None, precision: int | None = None):
+    """The writer of ``--output FILE`` (by its ending), else of ``--format`` on
+    standard output."""
+    if output is not None:
+        ending = os.path.splitext(output)[1].lower()
+        if ending not in OUTPUT_ENDINGS:
+            raise GradcliError(
+                f"--output {output}: many points are written to {', '.join(OUTPUT_ENDINGS)}"
+            )
+        if precision is not None:
+            raise GradcliError(f"--precision: --output {output} keeps every digit")
+        writer = {".npz": NpzWriter, ".csv": CsvWriter, ".parquet": ParquetWriter}[ending]
+        return writer(output)
+    if fmt == "csv" and precision is not None:
+        raise GradcliError("--precision: --format csv writes every digit")
+    if fmt == "csv":
+        return CsvWriter(None)
+    if fmt == "json":
+        return JsonLinesWriter(sys.stdout, precision)
+    if fmt == "table":
+        return TableWriter(sys.stdout, precision)
+    raise GradcliError(
+        f"--format {fmt}: many points are written as csv, json or table (or --output FILE)"
+    )
+
+
+class _Writer:
+    #: The file written, or None for standard output.
+    path: str | None = None
+
+    def __init__(self):
+        self.rows = 0
+
+    def write(self, columns: dict[str, np.ndarray]) -> None:
+        self.rows += len(next(iter(columns.values()))) if columns else 0
+        self._write(columns)
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if kind is not None:
+            self.abort()
+
+    def abort(self) -> None:
+        """After a failure: close, and remove the file begun."""
+        with contextlib.suppress(Exception):
+            self.close()
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                os.remove(self.path)
+
+
+def _cannot_write(path: str, error: OSError) -> GradcliError:
+    return GradcliError(f"cannot write {path}: {error.strerror or error}")
+
+
+class CsvWriter(_Writer):
+    """A header row (a name with a comma, ``jacobian.x[1,0]``, in quotes), then the rows."""
+
+    def __init__(self, path: str | None):
+        super().__init__()
+        self.path = path
+        try:
+            self.sink = open(path, "wb") if path is not None else sys.stdout.buffer  # noqa: SIM115
+        except OSError as error:
+            raise _cannot_write(path, error) from None
+
+    def _write(self, columns):
+        import pyarrow
+        from pyarrow import csv as arrow_csv
+
+        if self.rows == len(next(iter(columns.values()))):  # the first chunk
+            header = io.StringIO()
+            csv.writer(header, lineterminator="\n").writerow(list(columns))
+            self.sink.write(header.getvalue().encode("utf-8"))
+        table = pyarrow.table({name: np.asarray(c) for name, c in columns.items()})
+        # Straight to the file, a batch of rows at a time: a chunk's text is never whole.
+        arrow_csv.write_csv(table, self.sink, arrow_csv.WriteOptions(include_header=False))
+
+    def close(self):
+        if self.path is not None:
+            self.sink.close()
+        else:
+            self.sink.flush()
+
+
+class ParquetWriter(_Writer):
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+        self.writer = None
+        try:
+            open(path, "wb").close()  # fail before computing when it cannot be written
+        except OSError as error:
+            raise _cannot_write(path, error) from None
+
+    def _write(self, columns):
+        import pyarrow
+        import pyarrow.parquet
+
+        table = pyarrow.table({name: np.asarray(c) for name, c in columns.items()})
+        if self.writer is None:
+            self.writer = pyarrow.parquet.ParquetWriter(self.path, table.schema)
+        self.writer.write_table(table)
+
+    def close(self):
+        if self.writer is not None:
+            self.writer.close()
+
+
+class JsonLinesWriter(_Writer):
+    """One object per point: ``{"x": 0.5, "value": 0.25, "grad.x": 1}`` (nan, inf and
+    -inf as strings, as ``--format json`` writes them)."""
+
+    def __init__(self, stream, precision: int | None):
+        super().__init__()
+        self.stream = stream
+        self.precision = precision
+
+    def _write(self, columns):
+        from ..render.jsontext import string
+
+        names = (string(n).replace("{", "{{").replace("}", "}}") for n in columns)
+        template = "{{" + ", ".join(f"{n}: {{}}" for n in names) + "}}\n"
+        texts = [_json_numbers(c, self.precision) for c in columns.values()]
+        self.stream.write("".join(template.format(*row) for row in zip(*texts)))
+
+    def close(self):
+        self.stream.flush()
+
+
+def _json_numbers(column: np.ndarray, precision: int | None) -> list[str]:
+    from ..render.numbers import format_number
+
+    column = np.asarray(column)
+    if precision is None and column.dtype == np.float64:
+        texts = [t[:-2] if t.endswith(".0") else t for t in map(repr, column.tolist())]
+    else:
+        texts = [format_number(x, precision) for x in column]
+    if column.dtype.kind == "f" and not np.isfinite(column).all():
+        texts = [f'"{t}"' if t in ("nan", "inf", "-inf") else t for t in texts]
+    return texts
+
+
+class TableWriter(_Writer):
+    """The first and last ``TABLE_EDGE_ROWS`` rows and the count, drawn at the end."""
+
+    def __init__(self, stream, precision: int | None):
+        super().__init__()
+        self.stream = stream
+        self.precision = precision
+        self.names: list[str] = []
+        self.head: list[list] = []
+        self.tail: collections.deque = collections.deque(maxlen=TABLE_EDGE_ROWS)
+
+    def _write(self, columns):
+        self.names = list(columns)
+        rows = np.column_stack([np.asarray(c) for c in columns.values()])
+        wanted = TABLE_EDGE_ROWS - len(self.head)
+        self.head.extend(rows[:wanted])
+        self.tail.extend(rows[-TABLE_EDGE_ROWS:])
+
+    def close(self):
+        from ..render.points import render_points_table
+
+        render_points_table(
+            self.names, self.head, list(self.tail), self.rows, self.stream, self.precision
+        )
+
+
+class NpzWriter(_Writer):
+    """Each array's rows go to a file of their own as they come; ``close()`` puts
+    each, behind its ``.npy`` header, into the ``.npz`` (a zip, as ``numpy.savez``
+    writes it)."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+        try:
+            open(path, "wb").close()  # fail before computing when it cannot be written
+            self.directory = tempfile.mkdtemp(prefix=".points-", dir=os.path.dirname(path) or ".")
+        except OSError as error:
+            raise _cannot_write(path, error) from None
+        self.parts: dict[str, tuple] = {}
+
+    def _write(self, columns):
+        for name, array in inputs_from_columns(columns).items():
+            array = np.ascontiguousarray(array)
+            if name not in self.parts:
+                stream = open(os.path.join(self.directory, f"{len(self.parts)}.raw"), "wb")  # noqa: SIM115
+                self.parts[name] = (stream, array.dtype, array.shape[1:])
+            self.parts[name][0].write(array.data)
+
+    def close(self):
+        try:
+            with zipfile.ZipFile(self.path, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+                for name, (stream, dtype, shape) in self.parts.items():
+                    stream.close()
+                    header = {
+                        "descr": np.lib.format.dtype_to_descr(dtype),
+                        "fortran_order": False,
+                        "shape": (self.rows, *shape),
+                    }
+                    with archive.open(name + ".npy", "w", force_zip64=True) as member:
+                        np.lib.format.write_array_header_2_0(member, header)
+                        with open(stream.name, "rb") as raw:
+                            shutil.copyfileobj(raw, member, 2**24)
+        except OSError as error:
+            raise _cannot_write(self.path, error) from None
+        finally:
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+    def abort(self):
+        for stream, _, _ in self.parts.values():
+            stream.close()
+        shutil.rmtree(self.directory, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            os.remove(self.path)

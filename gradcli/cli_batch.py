@@ -1,0 +1,128 @@
+"""``--points FILE`` and ``--over NAME=VALUES`` on the computing commands: from the
+options to a run of ``gradcli.batch`` and its summary. Computing is the batch
+package's; this only checks the options and says what happened.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from . import bindings as _bindings
+from . import cli_common
+from .cli_common import EXIT_NONFINITE, EXIT_OK, _say
+from .errors import GradcliError
+
+#: Skipped rows listed one by one before the rest are only counted.
+SHOWN_SKIPPED = 10
+
+
+def run_batch(command: str, source, options, arguments) -> int:
+    """Run ``command`` at every row of ``--points`` or point of the ``--over`` grid."""
+    from .batch.progress import Progress
+    from .batch.run import run
+    from .batch.task import PointsTask
+    from .batch.writers import open_writer
+
+    _refuse_single_point_options(options, arguments)
+    text, filename = _bindings.read_source(source, options["file"])
+    points = options["points"]
+    if points == "-" and filename == "<stdin>":
+        raise GradcliError("--points -: standard input holds the program; give a file of points")
+    bound = _bindings.bind_assignments(options["var"], program_from_stdin=filename == "<stdin>")
+    if points == "-" and any(v.strip() == "@-" for v in bound.values()):
+        raise GradcliError("--points - and a binding @- both read standard input")
+    output = options["output"]
+    if output is not None:
+        output = os.path.expanduser(output)
+    fmt = options["fmt"] or ("table" if cli_common._stdout_is_terminal() else "csv")
+    with _reader(options) as reader:
+        _check_names(reader, bound, text, filename, _described(options))
+        task = PointsTask(
+            command,
+            text,
+            bound,
+            dtype=options["dtype"],
+            seed=options["seed"],
+            filename=filename,
+            max_elements=options["max_elements"],
+            **{k: v for k, v in arguments.items() if k != "steps"},
+        )
+        writer = open_writer(output, None if output else fmt, options["precision"])
+        summary = run(
+            reader,
+            task,
+            writer,
+            chunk_size=options["chunk_size"],
+            progress=Progress(reader.extent),
+            warn=_say,
+        )
+    if summary.skipped:
+        _say_skipped(summary.skipped)
+    if output is not None:
+        click.echo(f"{summary.rows} rows in {summary.seconds:.2f} s to {output}")
+    sys.stdout.flush()
+    return EXIT_NONFINITE if options["strict"] and summary.nonfinite else EXIT_OK
+
+
+def _refuse_single_point_options(options, arguments) -> None:
+    if options["points"] is not None and options["over"]:
+        raise GradcliError("give --points FILE or --over NAME=VALUES, not both")
+    if options["get"] is not None:
+        raise GradcliError("--get prints one point's numbers: with many points, use --format csv")
+    if arguments.get("steps"):
+        raise GradcliError("--steps shows one point's reverse pass: leave out --points/--over")
+    if options["fmt"] == "plain":
+        raise GradcliError("--format plain is for one point: many points are csv, json or table")
+    if options["output"] is not None and options["fmt"] is not None:
+        raise GradcliError(
+            f"--output writes the rows to a file: leave out --format {options['fmt']}"
+        )
+
+
+def _reader(options):
+    from .batch.grid import GridReader
+    from .batch.readers import open_points
+
+    if options["over"]:
+        if options["columns"] is not None or options["skip_bad_rows"]:
+            raise GradcliError("--columns and --skip-bad-rows are for --points FILE")
+        return GridReader([_bindings.parse_over(text) for text in options["over"]])
+    return open_points(options["points"], options["columns"], options["skip_bad_rows"])
+
+
+def _described(options) -> str:
+    """How the errors name where the varying inputs come from."""
+    return f"--points {options['points']}" if options["points"] is not None else "--over"
+
+
+def _check_names(reader, bound, text: str, filename: str, where: str) -> None:
+    """Every column binds an input of the program, and none bound by an option too."""
+    from . import api
+    from .batch.columns import parse_column
+    from .language import compile_source
+    from .language.check import BUILTIN_CONSTANTS
+
+    varying = list(dict.fromkeys(parse_column(name)[0] for name in reader.names))
+    for name in varying:
+        if name in bound:
+            via = "--over" if where == "--over" else f"a column of {reader.path}"
+            raise GradcliError(f"{name} is both {via} and bound by --{name}: give one or the other")
+    constants = [n for n in (*bound, *varying) if n in BUILTIN_CONSTANTS]
+    program = compile_source(text, filename=filename, inputs=constants)
+    inputs = tuple(program.inputs)
+    for name in varying:
+        if name not in inputs:
+            column = f"--over {name}" if where == "--over" else f"column {name} of {reader.path}"
+            raise GradcliError(f"{column}: {api._no_such_input(name, inputs)}")
+
+
+def _say_skipped(skipped) -> None:
+    count = len(skipped)
+    _say(f"warning: skipped {count} bad row{'s' if count != 1 else ''}:")
+    for line, why in skipped[:SHOWN_SKIPPED]:
+        _say(f"  line {line}: {why}")
+    if count > SHOWN_SKIPPED:
+        _say(f"  and {count - SHOWN_SKIPPED} more")

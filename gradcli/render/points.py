@@ -1,0 +1,39 @@
+"""``--format table`` of a many-point run: the first and last rows, under the
+column names plain output gives the numbers, and the count of rows. The rows
+come from ``gradcli.batch.writers.TableWriter``; this only lays them out.
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .numbers import format_number
+from .table import DEFAULT_PRECISION
+from .terminal import MIN_WIDTH, _shown
+
+
+def render_points_table(names, head, tail, count: int, stream, precision=None) -> None:
+    """``head`` and ``tail``: the first and last rows (sequences of numbers); between
+    them a row of ``…`` when some rows are not shown."""
+    console = Console(file=stream, highlight=False)
+    if console.width < MIN_WIDTH:
+        console.width = 80 if console.width <= 0 else MIN_WIDTH
+    unicode = console.encoding.lower().startswith("utf")
+    precision = DEFAULT_PRECISION if precision is None else precision
+    table = Table(box=box.ROUNDED, safe_box=not unicode)
+    table.add_column(Text("row"), style="dim", justify="right", no_wrap=True)
+    for name in names:
+        table.add_column(Text(_shown(name, console.encoding)), justify="right", no_wrap=True)
+    shown_tail = tail[max(0, len(head) + len(tail) - count) :]
+    for i, row in enumerate(head):
+        table.add_row(Text(str(i + 1)), *(Text(format_number(x, precision)) for x in row))
+    if len(head) + len(shown_tail) < count:
+        ellipsis = "…" if unicode else "..."
+        table.add_row(*(Text(ellipsis) for _ in range(len(names) + 1)))
+    for i, row in enumerate(shown_tail, count - len(shown_tail) + 1):
+        table.add_row(Text(str(i)), *(Text(format_number(x, precision)) for x in row))
+    console.print(table)
+    console.print(Text(f"{count} row{'s' if count != 1 else ''}", style="dim"))
