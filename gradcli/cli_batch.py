@@ -24,7 +24,6 @@ def run_batch(command: str, source, options, arguments) -> int:
     from .batch.progress import Progress
     from .batch.run import run
     from .batch.task import PointsTask
-    from .batch.writers import open_writer
 
     _refuse_single_point_options(options, arguments)
     text, filename = _bindings.read_source(source, options["file"])
@@ -38,7 +37,7 @@ def run_batch(command: str, source, options, arguments) -> int:
     if output is not None:
         output = os.path.expanduser(output)
     fmt = options["fmt"] or ("table" if cli_common._stdout_is_terminal() else "csv")
-    with _reader(options) as reader:
+    with _executor(options) as executor, _reader(options, executor) as reader:
         _check_names(reader, bound, text, filename, _described(options))
         task = PointsTask(
             command,
@@ -50,12 +49,13 @@ def run_batch(command: str, source, options, arguments) -> int:
             max_elements=options["max_elements"],
             **{k: v for k, v in arguments.items() if k != "steps"},
         )
-        writer = open_writer(output, None if output else fmt, options["precision"])
+        writer = _writer(executor, output, None if output else fmt, options["precision"])
         summary = run(
             reader,
             task,
             writer,
             chunk_size=options["chunk_size"],
+            executor=_executor_of(reader, executor),
             progress=Progress(reader.extent),
             warn=_say,
         )
@@ -82,10 +82,56 @@ def _refuse_single_point_options(options, arguments) -> None:
         )
 
 
-def _reader(options):
+def _executor(options):
+    """Where the chunks are computed: here, or on Dask (``--dask``, ``--scheduler``)."""
+    import contextlib
+
+    if options["dask"] and options["scheduler"]:
+        raise GradcliError(
+            "give --dask (a cluster of this machine) or --scheduler ADDRESS, not both"
+        )
+    if not (options["dask"] or options["scheduler"]):
+        from .batch.run import InProcess
+
+        return contextlib.nullcontext(InProcess())
+    from .batch.distributed import dask_executor
+
+    return dask_executor(options["scheduler"])
+
+
+def _executor_of(reader, executor):
+    """Files the Dask workers read are computed as they are read: that reader is the executor."""
+    from .batch.dask_files import DaskFiles
+
+    return reader if isinstance(reader, DaskFiles) else executor
+
+
+def _writer(executor, output: str | None, fmt: str | None, precision: int | None):
+    """The writer of the rows; under Dask, Parquet output is a directory of part files."""
+    from .batch.distributed import DaskExecutor
+    from .batch.writers import open_writer
+
+    if isinstance(executor, DaskExecutor) and output and output.lower().endswith(".parquet"):
+        from .batch.dask_files import PartFiles
+
+        return PartFiles(output)
+    return open_writer(output, fmt, precision)
+
+
+def _reader(options, executor):
     from .batch.grid import GridReader
     from .batch.readers import open_points
 
+    points = options["points"]
+    if points is not None and points != "-" and getattr(executor, "client", None) is not None:
+        from .batch.dask_files import DaskFiles, dask_format
+
+        if dask_format(points) is not None:
+            if options["skip_bad_rows"]:
+                raise GradcliError(
+                    f"--skip-bad-rows: the Dask workers read {points}, and stop at a bad row"
+                )
+            return DaskFiles(points, executor)
     if options["over"]:
         if options["columns"] is not None or options["skip_bad_rows"]:
             raise GradcliError("--columns and --skip-bad-rows are for --points FILE")

@@ -274,6 +274,8 @@ def refuse_points_options(options) -> None:
     for key, option in (
         ("columns", "--columns"),
         ("skip_bad_rows", "--skip-bad-rows"),
+        ("dask", "--dask"),
+        ("scheduler", "--scheduler"),
     ):
         if options.get(key):
             raise GradcliError(f"{option} is for many points: give --points FILE or --over")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 
 from .engine import batching, dtypes
-from .engine.batched import Batched
+from .engine.batched import Batched, each
 from .engine.ops import OPS
 from .engine.tensor import Size, Tensor
 from .errors import EngineError, GradcliValueError, NotImplementedByGradcli
@@ -126,9 +126,8 @@ def _to_batched(value):
 def _from_batched(value):
     if type(value) is Batched:
         return BatchedTensor(value)
-    if isinstance(value, tuple):
-        items = [_from_batched(v) for v in value]
-        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    if isinstance(value, tuple):  # (values, indices) keeps its type: .values still works
+        return each(value, _from_batched)
     return value
 
 
@@ -288,7 +287,7 @@ def _unwrap_output(result, out_dims, size):
     if out_dims not in (0, None):
         raise NotImplementedByGradcli(f"vmap: out_dims={out_dims}: gradcli supports 0 only")
     if isinstance(result, tuple):
-        return tuple(_unwrap_output(r, out_dims, size) for r in result)
+        return each(result, lambda r: _unwrap_output(r, out_dims, size))
     if type(result) is BatchedTensor:
         if out_dims is None:
             raise GradcliValueError(

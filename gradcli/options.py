@@ -175,6 +175,18 @@ POINTS = [
         help="Pass over rows that are not numbers (or have the wrong number of fields) and"
         " list them at the end, rather than stop at the first.",
     ),
+    option(
+        "dask",
+        is_flag=True,
+        help="Compute the chunks as Dask tasks on a cluster of this machine's cores; CSV and"
+        " Parquet points (a file, a directory or a glob) are read by the workers. Needs"
+        " pip install 'gradcli[dask]'.",
+    ),
+    option(
+        "scheduler",
+        metavar="ADDRESS",
+        help="Like --dask, on the running dask.distributed cluster at ADDRESS (tcp://host:8786).",
+    ),
 ]
 
 WRT = option(

@@ -71,7 +71,7 @@ def _point_by_point(command, source, bindings, batch, **kw):
     for i in range(size):
         at = {**bindings, **{name: rows[i] for name, rows in batch.items()}}
         one = single[command](source, at, **kw).arrays()
-        assert set(one) == set(r.arrays)
+        assert list(one) == list(r.arrays)
         for key, expected in one.items():
             assert r.arrays[key].dtype == expected.dtype, key
             np.testing.assert_allclose(r.arrays[key][i], expected, rtol=1e-6, err_msg=key)

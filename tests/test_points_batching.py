@@ -106,7 +106,7 @@ def assert_points_agree(command: str, source: str, batch: dict, **kw):
         raise
     assert result.size == POINTS
     for i, one in enumerate(single):
-        assert set(result.arrays) == set(one), (source, command)
+        assert list(result.arrays) == list(one), (source, command)  # the same names, in order
         for key, expected in one.items():
             got = result.arrays[key][i]
             assert got.shape == expected.shape, (source, command, key, i)

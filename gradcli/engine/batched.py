@@ -133,9 +133,18 @@ def wrap(result):
     """A rule's physical result as Batched (each part of a tuple)."""
     if type(result) is Tensor:
         return Batched(result)
-    if isinstance(result, tuple):  # (values, indices): a plain tuple of both
-        return tuple(wrap(r) for r in result)
+    if isinstance(result, tuple):
+        return each(result, wrap)
     return result
+
+
+def each(result: tuple, f) -> tuple:
+    """``f`` of each part of a result pair (values, indices), of the same tuple type (so
+    that ``.values`` still names the values)."""
+    parts = [f(r) for r in result]
+    if hasattr(result, "_fields"):
+        return type(result)(*parts)
+    return type(result)(parts)
 
 
 def advanced_apart(keys) -> bool:

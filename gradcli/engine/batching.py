@@ -44,6 +44,7 @@ from .batched import (
     arguments,
     batch_size,
     call_physical,
+    each,
     expanded,
     explain_failure,
     invoke,
@@ -160,7 +161,7 @@ def reduction(entry, found):
 def _kept(result, size, n):
     """A reduction over every dimension with keepdim: each point of shape (1,) * n."""
     if isinstance(result, tuple):
-        return tuple(_kept(r, size, n) for r in result)
+        return each(result, lambda r: _kept(r, size, n))
     return Batched(result.physical.reshape(size, *(1,) * n))
 
 
@@ -169,6 +170,8 @@ def extremum(entry, found):
     all, its gradient shared among ties as amax's, or along ``dim``)."""
     if found.get("other") is not None:
         return elementwise(entry, found)
+    if isinstance(found.get("dim"), (Tensor, Batched)):  # max(x, y): PyTorch's other
+        return elementwise(entry, dict(found, dim=None, other=found["dim"]))
     if found.get("dim") is not None:
         return reduction(entry, found)
     x = found["input"]
@@ -190,7 +193,7 @@ def along(entry, found):
     if n == 0:
         physical["input"] = x.physical.reshape(size, 1)
         result = call_physical(entry, found, physical)
-        return tuple(_numbers(r) for r in result) if isinstance(result, tuple) else _numbers(result)
+        return each(result, _numbers) if isinstance(result, tuple) else _numbers(result)
     return call_physical(entry, found, physical)
 
 

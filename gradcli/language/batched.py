@@ -10,24 +10,20 @@ shape) is written so that it works on Batched values too.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..engine import batching, ops
 from ..engine.batched import Batched, any_batched, padded, wrap
 from ..engine.state import no_grad
-from ..engine.tensor import Tensor
 from ..errors import GradcliError
 from . import ir
 from .evaluate import (
     _ATTRIBUTES,
-    _BOUND_TYPES,
     _INTEGER_OR_LIST_TYPES,
     _INTEGER_TYPES,
     Evaluator,
     as_tensor,
     log_base,
 )
-from .subscripts import checked_integer, checked_integers
+from .subscripts import checked_integer
 
 #: The error of a mask computed from values that vary: x[x > 0] has a shape of its own
 #: at each point, which no array with the points along one axis holds.
@@ -81,6 +77,10 @@ def _elementwise(fn):
     return apply
 
 
+# The parameter types that take one number for every point: sizes, dimensions, flags.
+_FIXED_TYPES = _INTEGER_TYPES | _INTEGER_OR_LIST_TYPES | {"bool"}
+
+
 class BatchedEvaluator(Evaluator):
     """Runs one program once at ``size`` points."""
 
@@ -107,9 +107,6 @@ class BatchedEvaluator(Evaluator):
             return fn  # reads the logical shape
         raise GradcliError(f"many-point evaluation of {description} is not implemented")
 
-    def to_dtype(self, value, dtype):
-        return batching.call(ops.OPS["to_dtype"], value, dtype)
-
     def statement(self, node, input_value=None):
         if isinstance(node, ir.IndexAssign):
             # k[0] = value: k is written at every point, so it holds a value at each.
@@ -118,19 +115,12 @@ class BatchedEvaluator(Evaluator):
                 self.env[node.name] = Batched.broadcast(as_tensor(current), self.size)
         return super().statement(node, input_value)
 
-    def subscript(self, node):
-        if isinstance(node, ir.Slice):
-            return super().subscript(node)
-        value = self.evaluate(node)
+    def key(self, value, node):
         if type(value) is Batched:
             raise GradcliError(
                 VARYING_MASK if isinstance(node, ir.Compare) else VARYING_INDEX, node.span
             )
-        if isinstance(node, ir.Compare):
-            return np.asarray(value) != 0
-        if type(value) is Tensor and value.ndim > 0:
-            return checked_integers(np.asarray(value), "index", node.span)
-        return checked_integer(value, "index", node.span)
+        return super().key(value, node)
 
     def integer(self, node, what: str) -> int:
         value = self.evaluate(node)
@@ -139,8 +129,7 @@ class BatchedEvaluator(Evaluator):
         return checked_integer(value, what, node.span)
 
     def adapt(self, param, type_, value, span, variadic=False):
-        fixed = _INTEGER_TYPES | _INTEGER_OR_LIST_TYPES | {"bool"}
-        if type(value) is Batched and (type_ in fixed or type_ not in _BOUND_TYPES and variadic):
+        if type(value) is Batched and type_ in _FIXED_TYPES:
             raise GradcliError(
                 f"{param} varies from point to point: it must be the same at every point", span
             )

@@ -105,8 +105,7 @@ def default_dtype() -> np.dtype:
 
 
 def as_tensor(value) -> Tensor:
-    """``value`` as a Tensor; Python numbers become 0-d tensors of the default dtype.
-    A value at many points (``Batched``) stays as it is."""
+    """``value`` as a Tensor (a Batched one as it is); numbers: 0-d, of the default dtype."""
     if type(value) is Tensor or type(value) is Batched:
         return value
     if isinstance(value, (int, float)):
@@ -291,10 +290,7 @@ class Evaluator:
                     else self.apply("and", span, operator.and_, result, holds)
                 )
                 left = as_tensor(right)
-        return self.to_dtype(result, default_dtype())
-
-    def to_dtype(self, value, dtype):
-        return ops.to_dtype(value, dtype)
+        return self.apply("to_dtype", node.span, ops.to_dtype, result, default_dtype())
 
     def Call(self, node: ir.Call):
         span = name_span(node.span, node.func)
@@ -352,9 +348,12 @@ class Evaluator:
             if key.step == 0:
                 raise GradcliError("slice step cannot be zero", node.step.span)
             return key
+        return self.key(self.evaluate(node), node)
+
+    def key(self, value, node):
+        """The value of the subscript ``node`` as an index: a mask, integers or one."""
         if isinstance(node, ir.Compare):  # x[x > 0]: a mask
-            return np.asarray(self.evaluate(node)) != 0
-        value = self.evaluate(node)
+            return np.asarray(value) != 0
         if type(value) is Tensor and value.ndim > 0:
             return checked_integers(np.asarray(value), "index", node.span)
         return checked_integer(value, "index", node.span)
@@ -416,7 +415,7 @@ class Evaluator:
             result = as_tensor(result)
         data = (result.physical if type(result) is Batched else result)._data
         if name not in _INDEX_RESULTS and data.dtype.kind not in "fc":
-            result = self.to_dtype(result, default_dtype())
+            result = self.apply("to_dtype", span, ops.to_dtype, result, default_dtype())
         return result
 
     def argument(self, param: str, type_: str, node):
@@ -508,8 +507,7 @@ def _class_indices(args: list, kwargs: dict, span: Span) -> tuple[list, dict]:
     """cross_entropy's target as the library takes it: the language's numbers are floats,
     so a target of another shape than the input holds class indices, as integers."""
     target = args[1] if len(args) > 1 else kwargs.get("target")
-    batched = type(target) is Batched
-    data = np.asarray(target.physical if batched else target)
+    data = np.asarray(target.physical if type(target) is Batched else target)
     if target is None or np.shape(target) == np.shape(args[0]) or data.dtype.kind != "f":
         return args, kwargs
     if not np.all(data == np.round(data)):
@@ -519,8 +517,7 @@ def _class_indices(args: list, kwargs: dict, span: Span) -> tuple[list, dict]:
             span,
         )
     indices = ops.to_dtype(as_tensor(data), np.int64)
-    if batched:
-        indices = Batched(indices)
+    indices = Batched(indices) if type(target) is Batched else indices
     if len(args) > 1:
         return [args[0], indices, *args[2:]], kwargs
     return args, {**kwargs, "target": indices}

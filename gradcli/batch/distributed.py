@@ -1,0 +1,105 @@
+"""Chunks computed by Dask: on this machine (``--dask``) or a running cluster (``--scheduler``).
+
+The chunk loop does not care where a chunk is computed: ``DaskExecutor.map``
+is the executor of ``gradcli.batch.run`` with each chunk a Dask task calling
+the ``PointsTask``, so the library runs inside the workers (each computation
+owns its dtype and random numbers, so a worker gives what this process gives).
+At most a few chunks per worker are in flight, and results come back in the
+order of the chunks, for the client to write in order.
+
+CSV and Parquet inputs (a file, a directory of files or a glob) are read by
+Dask's own readers in the workers: ``gradcli.batch.dask_files``.
+
+Dask is an optional extra, imported only here and in ``dask_files``, and only when a run
+uses it: ``pip install 'gradcli[dask]'``.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping
+
+import numpy as np
+
+from ..errors import GradcliError
+
+INSTALL = "pip install 'gradcli[dask]'"
+# Chunks in flight per worker thread: enough to keep each busy while the client
+# writes, few enough that memory stays a few chunks per worker.
+IN_FLIGHT_PER_THREAD = 2
+
+
+def require_dask(option: str = "--dask") -> None:
+    """Raise a clear error, with the install command, when Dask is missing."""
+    try:
+        import dask.dataframe  # noqa: F401
+        import distributed  # noqa: F401
+    except ImportError as error:
+        missing = error.name or "dask"
+        raise GradcliError(
+            f"{option} needs Dask, which is not installed ({missing} is missing): {INSTALL}"
+        ) from None
+
+
+@contextlib.contextmanager
+def dask_executor(scheduler: str | None = None, workers: int | None = None):
+    """A ``DaskExecutor`` on a running cluster at ``scheduler``, or on a new
+    ``LocalCluster`` of ``workers`` processes (default: one per core) that ends
+    with the block."""
+    require_dask("--scheduler" if scheduler else "--dask")
+    from distributed import Client, LocalCluster
+
+    with contextlib.ExitStack() as stack:
+        if scheduler:
+            try:
+                client = stack.enter_context(Client(scheduler, timeout="10s"))
+            except (OSError, TimeoutError, ValueError) as error:
+                raise GradcliError(
+                    f"cannot reach the Dask scheduler at {scheduler}: {error}"
+                ) from None
+        else:
+            cluster = stack.enter_context(
+                LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    # Any free port: another cluster of this machine may hold the usual one.
+                    dashboard_address=":0",
+                    silence_logs=logging.CRITICAL,
+                )
+            )
+            client = stack.enter_context(Client(cluster))
+        yield DaskExecutor(client)
+
+
+class DaskExecutor:
+    """Computes chunks as Dask tasks on ``client``'s cluster, results in order."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def in_flight(self) -> int:
+        threads = sum(self.client.nthreads().values()) or 1
+        return IN_FLIGHT_PER_THREAD * threads
+
+    def map(self, task: Callable, chunks: Iterable[Mapping[str, np.ndarray]]) -> Iterator:
+        """``task(chunk)`` for each chunk, computed by the workers, yielded in order."""
+        futures = (self.client.submit(task, chunk, pure=False) for chunk in chunks)
+        return _in_order(futures, self.in_flight())
+
+
+def _in_order(futures: Iterator, limit: int) -> Iterator:
+    """The futures' results in order, with at most ``limit`` submitted and not yet taken."""
+    pending = collections.deque()
+    try:
+        for future in futures:
+            pending.append(future)
+            if len(pending) >= limit:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for future in pending:  # an error or an early stop: drop what is still queued
+            future.cancel()

@@ -1,0 +1,182 @@
+"""Many points computed by Dask on a LocalCluster of two worker processes.
+
+One cluster serves the whole module (starting one takes seconds): the command
+line reaches it with ``--scheduler ADDRESS``; one test starts its own with
+``--dask``. Every result is compared with the run of the same points in this
+process alone, which must be equal to the last bit: the workers run the same
+library on the same numbers.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from gradcli.errors import GradcliError
+
+INSTALL = "the dask extra is not installed: pip install 'gradcli[dask]'"
+pytest.importorskip("distributed", reason=INSTALL)
+pytest.importorskip("dask.dataframe", reason=INSTALL)
+
+from gradcli.batch import distributed  # noqa: E402
+from gradcli.batch.task import PointsTask  # noqa: E402
+
+F = "sin(x)*exp(-y**2) + x*y**3"
+
+
+@pytest.fixture(scope="module")
+def executor():
+    with distributed.dask_executor(workers=2) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def scheduler(executor):
+    return executor.client.scheduler.address
+
+
+def write_csv(path, table, header="x,y"):
+    np.savetxt(path, table, delimiter=",", header=header, comments="", fmt="%.17g")
+
+
+def table_of(seed, rows):
+    return np.random.default_rng(seed).standard_normal((rows, 2))
+
+
+def read_csv(path):
+    import pyarrow.csv
+
+    table = pyarrow.csv.read_csv(path)
+    return {name: table[name].to_numpy() for name in table.column_names}
+
+
+def assert_same_columns(got, expected):
+    assert list(got) == list(expected)
+    for name in expected:
+        assert np.array_equal(got[name], expected[name]), name
+
+
+def test_points_task_in_the_workers_equals_this_process(executor):
+    # randn draws from the computation's own generator: the seed decides, not the process.
+    task = PointsTask("grad", "sum(randn(3)) * x**2 + y", seed=3)
+    chunks = [{"x": t[:, 0], "y": t[:, 1]} for t in np.split(table_of(0, 60), 4)]
+    remote = list(executor.map(task, chunks))
+    assert len(remote) == 4
+    for got, chunk in zip(remote, chunks):
+        assert_same_columns(got, task(chunk))
+
+
+def test_a_glob_of_csv_files_gives_the_single_process_rows(gradcli, scheduler, tmp_path):
+    table = table_of(1, 30)
+    for i in range(3):
+        write_csv(tmp_path / f"part{i}.csv", table[10 * i : 10 * (i + 1)])
+    write_csv(tmp_path / "whole.csv.txt", table)
+    single = gradcli(
+        "grad", F, "--points", tmp_path / "whole.csv.txt", "--output", tmp_path / "one.csv"
+    )
+    assert single.exit_code == 0, single.output
+    glob = tmp_path / "part*.csv"
+    run = gradcli(
+        "grad", F, "--points", glob, "--scheduler", scheduler, "--output", tmp_path / "d.csv"
+    )
+    assert run.exit_code == 0, run.output
+    assert "30 rows" in run.output
+    assert (tmp_path / "d.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+    got = read_csv(tmp_path / "d.csv")
+    assert np.array_equal(got["x"], table[:, 0])  # in the order of the files
+
+
+def test_parquet_in_and_a_directory_of_parquet_parts_out(gradcli, scheduler, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = table_of(2, 40)
+    (tmp_path / "in").mkdir()
+    for i in range(2):
+        part = table[20 * i : 20 * (i + 1)]
+        pq.write_table(
+            pa.table({"x": part[:, 0], "y": part[:, 1]}), tmp_path / "in" / f"{i}.parquet"
+        )
+    np.savez(tmp_path / "in.npz", x=table[:, 0], y=table[:, 1])
+    single = gradcli("grad", F, "--points", tmp_path / "in.npz", "--output", tmp_path / "one.npz")
+    assert single.exit_code == 0, single.output
+    out = tmp_path / "out.parquet"
+    run = gradcli("grad", F, "--points", tmp_path / "in", "--scheduler", scheduler, "--output", out)
+    assert run.exit_code == 0, run.output
+    assert sorted(p.name for p in out.iterdir()) == ["part.000000.parquet", "part.000001.parquet"]
+    written = pq.read_table(out)
+    with np.load(tmp_path / "one.npz") as expected:
+        assert written.column_names == list(expected.files)
+        for name in expected.files:
+            assert np.array_equal(written[name].to_numpy(), expected[name]), name
+
+
+def test_chunks_of_an_npz_are_sent_to_the_workers(gradcli, scheduler, tmp_path):
+    table = table_of(3, 25)
+    np.savez(tmp_path / "in.npz", x=table[:, 0], y=table[:, 1])
+    args = ["jacobian", "[x*y, sin(x)]", "--points", tmp_path / "in.npz", "--chunk-size", 7]
+    single = gradcli(*args, "--output", tmp_path / "one.npz")
+    run = gradcli(*args, "--scheduler", scheduler, "--output", tmp_path / "d.npz")
+    assert single.exit_code == 0 and run.exit_code == 0, run.output
+    with np.load(tmp_path / "one.npz") as one, np.load(tmp_path / "d.npz") as dask:
+        assert one.files == dask.files
+        for name in one.files:
+            assert np.array_equal(one[name], dask[name]), name
+
+
+def test_dask_starts_a_cluster_of_this_machine(gradcli, tmp_path):
+    args = ["grad", "x**2 * y", "--over", "x=-1:1:5", "--over", "y=0:2:3", "--format", "csv"]
+    single = gradcli(*args)
+    run = gradcli(*args, "--dask")
+    assert run.exit_code == 0, run.output
+    assert run.output == single.output
+    assert len(run.output.splitlines()) == 1 + 15
+
+
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("x,y\n1,2\n3,abc\n", "line 3: 'abc' in column y is not a number"),
+        ("x,y\n1,2\n3,4,5\n", "line 3: 3 fields, but the header names 2 columns"),
+    ],
+)
+def test_a_bad_row_in_the_second_file_names_it_and_its_line(
+    gradcli, scheduler, tmp_path, text, why
+):
+    write_csv(tmp_path / "a.csv", table_of(4, 5))
+    (tmp_path / "b.csv").write_text(text)
+    run = gradcli("grad", F, "--points", tmp_path / "*.csv", "--scheduler", scheduler)
+    assert run.exit_code == 2
+    assert run.output == f"error: {tmp_path / 'b.csv'} {why}\n"
+
+
+def test_an_error_of_a_row_names_its_file_and_line(gradcli, scheduler, tmp_path):
+    table = table_of(5, 8)
+    table[6] = [1.0, 1.0]  # [[1, 1], [1, 1]] is singular, at row 6 of b.csv: line 8
+    write_csv(tmp_path / "a.csv", table_of(6, 4))
+    write_csv(tmp_path / "b.csv", table)
+    program = "sum(inverse([[x, 1], [1, y]]))"
+    run = gradcli("eval", program, "--points", tmp_path / "*.csv", "--scheduler", scheduler)
+    assert run.exit_code == 2
+    assert f"line 8 of {tmp_path / 'b.csv'}" in run.output, run.output
+
+
+def test_dask_is_for_many_points(gradcli):
+    run = gradcli("grad", "x**2", "--x", "1", "--dask")
+    assert run.exit_code == 2
+    assert "error: --dask" in run.output
+
+
+def test_without_dask_the_error_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now fails
+    with pytest.raises(GradcliError, match=r"--dask needs Dask.*pip install 'gradcli\[dask\]'"):
+        distributed.require_dask()
+
+
+def test_no_file_matches(tmp_path):
+    from gradcli.batch.dask_files import source_files
+
+    with pytest.raises(GradcliError, match="no such file"):
+        source_files(str(tmp_path / "*.csv"))
