@@ -128,3 +128,32 @@ def test_forward_over_reverse_hessian_of_each_case(case):
     np.testing.assert_allclose(
         forward_over_reverse._data, reverse_over_reverse._data, rtol=1e-6, atol=1e-8
     )
+
+
+def test_a_dual_level_in_one_thread_gives_no_tangents_in_another():
+    # sin(x) at x = 0.5 along tangent 1: cos(0.5); the other thread, outside any level,
+    # computes plain values while this one is inside its level.
+    import threading
+
+    inside, done = threading.Event(), threading.Event()
+    found = {}
+
+    def other():
+        inside.wait()
+        y = gradcli.sin(gradcli.tensor(0.5))
+        found["other"] = fwad.unpack_dual(y).tangent
+        done.set()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    with fwad.dual_level():
+        x = fwad.make_dual(gradcli.tensor(0.5), gradcli.tensor(1.0))
+        inside.set()
+        done.wait()
+        tangent = fwad.unpack_dual(gradcli.sin(x)).tangent
+    thread.join()
+    assert found["other"] is None
+    assert tangent.item() == pytest.approx(np.cos(0.5), abs=1e-15)
+    with fwad.dual_level():  # levels entered and left: the count is back, a new one works
+        y = gradcli.sin(fwad.make_dual(gradcli.tensor(0.5), gradcli.tensor(2.0)))
+        assert fwad.unpack_dual(y).tangent.item() == pytest.approx(2 * np.cos(0.5), abs=1e-15)

@@ -12,7 +12,7 @@ from collections import namedtuple
 
 from ..engine import ops
 from ..engine.forward import DualLevel
-from ..engine.state import PER_THREAD
+from ..engine.state import DUAL_LEVELS, DUAL_LEVELS_LOCK, PER_THREAD
 from ..engine.tensor import Tensor
 from ..errors import EngineError, GradcliTypeError, GradcliValueError
 
@@ -27,6 +27,8 @@ def enter_dual_level():
     if PER_THREAD.forward_ad is not None:
         raise EngineError("Nested forward mode AD is not supported at the moment")
     PER_THREAD.forward_ad = DualLevel()
+    with DUAL_LEVELS_LOCK:
+        DUAL_LEVELS[0] += 1
     return 0
 
 
@@ -38,6 +40,8 @@ def exit_dual_level(*, level=None):
             "This is not supported."
         )
     PER_THREAD.forward_ad = None
+    with DUAL_LEVELS_LOCK:
+        DUAL_LEVELS[0] -= 1
 
 
 class dual_level:  # noqa: N801  (PyTorch's name)

@@ -90,6 +90,7 @@ from .tensor import Tensor
 
 _NO_ARG = object()  # an input given by keyword, not by position
 _PER_THREAD = state.PER_THREAD
+_DUAL_LEVELS = state.DUAL_LEVELS
 
 
 # ----------------------------------------------------------------------------
@@ -389,7 +390,7 @@ def _bind(overload):
                 t = _record(overload, tensors, raws, out, params, None)
             else:
                 t = Tensor._make(out)
-            if _PER_THREAD.forward_ad is not None:
+            if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                 _PER_THREAD.forward_ad.propagate(overload, tensors, params, None, t)
             return t
     elif n == 1:
@@ -412,7 +413,7 @@ def _bind(overload):
                 t.grad_fn = overload.node(overload, (x.grad_fn or x,), (xd,), t._data, params, None)
             else:
                 t = Tensor._make(out)
-            if _PER_THREAD.forward_ad is not None:
+            if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                 _PER_THREAD.forward_ad.propagate(overload, (x,), params, None, t)
             return t
     elif n == 2:
@@ -445,11 +446,11 @@ def _bind(overload):
                 if px is not None or py is not None:
                     t = Tensor._make(out, None, True)
                     t.grad_fn = overload.node(overload, (px, py), (xd, yd), t._data, params, None)
-                    if _PER_THREAD.forward_ad is not None:
+                    if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                         _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
                     return t
             t = Tensor._make(out)
-            if _PER_THREAD.forward_ad is not None:
+            if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                 _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
             return t
     else:
@@ -471,7 +472,7 @@ def _bind(overload):
                 t = _record(overload, inputs, raws, out, params, None)
             else:
                 t = Tensor._make(out)
-            if _PER_THREAD.forward_ad is not None:
+            if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                 _PER_THREAD.forward_ad.propagate(overload, inputs, params, None, t)
             return t
 

@@ -31,6 +31,12 @@ class _PerThread(threading.local):
 
 PER_THREAD = _PerThread()
 
+# How many threads are inside a dual level: while none is, an op skips the per-thread
+# look-up of ``forward_ad`` (a thread-local attribute costs about as much as a dict
+# look-up on every op's hot path).
+DUAL_LEVELS = [0]
+DUAL_LEVELS_LOCK = threading.Lock()
+
 
 class _ProcessDefaults:
     dtype = np.dtype(np.float32)  # of tensors built from Python floats, as in PyTorch
