@@ -140,14 +140,16 @@ def test_a_dual_level_in_one_thread_gives_no_tangents_in_another():
 
     def other():
         inside.wait()
-        y = gradcli.sin(gradcli.tensor(0.5))
+        y = gradcli.sin(gradcli.tensor(0.5, dtype=gradcli.float64))
         found["other"] = fwad.unpack_dual(y).tangent
         done.set()
 
     thread = threading.Thread(target=other)
     thread.start()
     with fwad.dual_level():
-        x = fwad.make_dual(gradcli.tensor(0.5), gradcli.tensor(1.0))
+        x = fwad.make_dual(
+            gradcli.tensor(0.5, dtype=gradcli.float64), gradcli.tensor(1.0, dtype=gradcli.float64)
+        )
         inside.set()
         done.wait()
         tangent = fwad.unpack_dual(gradcli.sin(x)).tangent
@@ -155,5 +157,10 @@ def test_a_dual_level_in_one_thread_gives_no_tangents_in_another():
     assert found["other"] is None
     assert tangent.item() == pytest.approx(np.cos(0.5), abs=1e-15)
     with fwad.dual_level():  # levels entered and left: the count is back, a new one works
-        y = gradcli.sin(fwad.make_dual(gradcli.tensor(0.5), gradcli.tensor(2.0)))
+        y = gradcli.sin(
+            fwad.make_dual(
+                gradcli.tensor(0.5, dtype=gradcli.float64),
+                gradcli.tensor(2.0, dtype=gradcli.float64),
+            )
+        )
         assert fwad.unpack_dual(y).tangent.item() == pytest.approx(2 * np.cos(0.5), abs=1e-15)
