@@ -8,6 +8,8 @@ for a constant), the saved raw inputs, the result and the parameters.
 
 from __future__ import annotations
 
+import types
+
 _NO_KWARGS = {}  # shared by the nodes of ops called without keywords
 
 
@@ -80,8 +82,14 @@ class Node:
 def node_class(grad_fn_name):
     """The class of the nodes recorded under a grad_fn name: ``type(y.grad_fn).__name__`` is
     ``MulBackward0``, as in PyTorch. Made on an overload's first recording (``Overload.node``),
-    not at import: most runs record few kinds of node."""
-    return type(short_name(grad_fn_name), (Node,), {"__slots__": ()})
+    not at import: most runs record few kinds of node.
+
+    Each class gets its own copy of ``__init__``'s code: the interpreter specialises the
+    attribute stores of a code object to one class, and one shared ``__init__`` storing
+    into nodes of many classes would lose that on every recording."""
+    init = Node.__init__
+    own_init = types.FunctionType(init.__code__.replace(), init.__globals__, "__init__")
+    return type(short_name(grad_fn_name), (Node,), {"__slots__": (), "__init__": own_init})
 
 
 def short_name(grad_fn_name):
