@@ -43,13 +43,17 @@ def test_a_deep_chain_with_create_graph():
 def count_nodes(monkeypatch):
     """Count the graph nodes the ops record from now on."""
     created = []
-    real = graph.Node.__init__
 
-    def init(self, *args, **kwargs):
-        created.append(self)
-        real(self, *args, **kwargs)
+    def counting(real):
+        def init(self, *args, **kwargs):
+            created.append(self)
+            real(self, *args, **kwargs)
 
-    monkeypatch.setattr(graph.Node, "__init__", init)
+        return init
+
+    # Each grad_fn's node class has its own __init__ (copied from Node's when made).
+    for cls in (graph.Node, *graph.Node.__subclasses__()):
+        monkeypatch.setattr(cls, "__init__", counting(cls.__init__))
     return created
 
 

@@ -88,7 +88,9 @@ def node_class(grad_fn_name):
     attribute stores of a code object to one class, and one shared ``__init__`` storing
     into nodes of many classes would lose that on every recording."""
     init = Node.__init__
-    own_init = types.FunctionType(init.__code__.replace(), init.__globals__, "__init__")
+    own_init = types.FunctionType(
+        init.__code__.replace(), init.__globals__, "__init__", init.__defaults__, init.__closure__
+    )
     return type(short_name(grad_fn_name), (Node,), {"__slots__": (), "__init__": own_init})
 
 
