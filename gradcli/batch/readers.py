@@ -146,6 +146,8 @@ class ParquetReader(Reader):
         self.total = self.file.metadata.num_rows
 
     def chunks(self, size: int):
+        from .arrow import to_numpy
+
         start = 0
         for batch in self.file.iter_batches(batch_size=size):
             columns = {}
@@ -153,7 +155,7 @@ class ParquetReader(Reader):
                 if column.null_count:
                     row = start + column.is_null().to_numpy(zero_copy_only=False).argmax()
                     raise GradcliError(f"{self.path}: column {name} is empty at row {row + 1}")
-                columns[name] = _numeric(self.path, name, column.to_numpy(zero_copy_only=False))
+                columns[name] = _numeric(self.path, name, to_numpy(column))
             yield Chunk(columns, start)
             start += batch.num_rows
 

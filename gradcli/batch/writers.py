@@ -107,16 +107,16 @@ class CsvWriter(_Writer):
             raise _cannot_write(path, error) from None
 
     def _write(self, columns):
-        import pyarrow
         from pyarrow import csv as arrow_csv
+
+        from .arrow import table
 
         if self.rows == len(next(iter(columns.values()))):  # the first chunk
             header = io.StringIO()
             csv.writer(header, lineterminator="\n").writerow(list(columns))
             self.sink.write(header.getvalue().encode("utf-8"))
-        table = pyarrow.table({name: np.asarray(c) for name, c in columns.items()})
         # Straight to the file, a batch of rows at a time: a chunk's text is never whole.
-        arrow_csv.write_csv(table, self.sink, arrow_csv.WriteOptions(include_header=False))
+        arrow_csv.write_csv(table(columns), self.sink, arrow_csv.WriteOptions(include_header=False))
 
     def close(self):
         if self.path is not None:
@@ -136,13 +136,14 @@ class ParquetWriter(_Writer):
             raise _cannot_write(path, error) from None
 
     def _write(self, columns):
-        import pyarrow
         import pyarrow.parquet
 
-        table = pyarrow.table({name: np.asarray(c) for name, c in columns.items()})
+        from .arrow import table
+
+        rows = table(columns)
         if self.writer is None:
-            self.writer = pyarrow.parquet.ParquetWriter(self.path, table.schema)
-        self.writer.write_table(table)
+            self.writer = pyarrow.parquet.ParquetWriter(self.path, rows.schema)
+        self.writer.write_table(rows)
 
     def close(self):
         if self.writer is not None:
