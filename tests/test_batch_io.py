@@ -347,9 +347,10 @@ def test_table_writer_with_few_rows_shows_each_once(capsys):
     assert "…" not in out and "7 rows" in out
 
 
-def test_npz_writer_writes_arrays_batch_axis_first(tmp_path):
+@pytest.mark.parametrize("rows", [None, 4], ids=["rows unknown", "rows known"])
+def test_npz_writer_writes_arrays_batch_axis_first(tmp_path, rows):
     path = tmp_path / "out.npz"
-    with open_writer(str(path), None) as writer:
+    with open_writer(str(path), None, rows=rows) as writer:
         for start in (0, 2):
             writer.write(
                 {
@@ -364,6 +365,27 @@ def test_npz_writer_writes_arrays_batch_axis_first(tmp_path):
         assert saved["x"].tolist() == [0, 1, 2, 3]
         assert saved["grad.v"].tolist() == [[0, 0], [1, -1], [2, -2], [3, -3]]
     assert [p.name for p in tmp_path.iterdir()] == ["out.npz"]  # no part files left
+    assert zipfile.ZipFile(path).testzip() is None  # every CRC right
+
+
+def test_npz_writer_refuses_rows_other_than_announced(tmp_path):
+    path = tmp_path / "out.npz"
+    chunk = {"x": np.arange(3.0)}
+    for announced, message in ((7, "fewer than the 7 rows"), (5, "more than the 5 rows")):
+        with (
+            pytest.raises(GradcliError, match=message),
+            open_writer(str(path), None, rows=announced) as writer,
+        ):
+            writer.write(chunk)
+            writer.write(chunk)
+            writer.close()
+        assert not path.exists()
+    with (
+        pytest.raises(GradcliError, match="array x differs"),
+        open_writer(str(path), None, rows=6) as writer,
+    ):
+        writer.write(chunk)
+        writer.write({"x": np.arange(3)})
 
 
 def test_parquet_and_csv_output_files(tmp_path):
