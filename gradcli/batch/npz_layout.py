@@ -1,13 +1,21 @@
-"""A ``.npz`` whose row count is known before its rows: each array's place in the
+"""Where a ``.npz``'s arrays lie in the file, to read and write them a chunk of rows
+at a time.
+
+Written: when the row count is known before the rows, each array's place in the
 zip is fixed at the start, so every chunk is written once, at its place, and
 ``close()`` adds only the headers (with each array's CRC, summed as it came) and
 the zip's directory. The file is what ``numpy.savez`` writes: stored members,
-zip64 sizes, a ``.npy`` header before each array's bytes."""
+zip64 sizes, a ``.npy`` header before each array's bytes.
+
+Read: an array stored uncompressed (as ``numpy.savez`` stores them) is read a
+chunk of rows at a time from its place (``StoredArray``).
+"""
 
 from __future__ import annotations
 
 import io
 import os
+import struct
 import time
 import zipfile
 import zlib
@@ -86,3 +94,61 @@ class _Member:
         self.at = offset + len(self.info.FileHeader(zip64=True)) + len(header)
         self.end = self.at + data_bytes
         self.npy_header = header
+
+
+class StoredArray:
+    """An array stored uncompressed in a ``.npz``, C-ordered: its ``dtype``, ``shape``
+    and the place of its first byte in the file, read by rows."""
+
+    def __init__(self, file, dtype: np.dtype, shape: tuple, at: int):
+        self.file, self.dtype, self.shape, self.at = file, dtype, shape, at
+        self.row_items = int(np.prod(shape[1:], dtype=np.int64))
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        rows = max(min(stop, self.shape[0]) - start, 0)
+        data = np.empty(0, self.dtype)
+        if rows:
+            self.file.seek(self.at + start * self.row_items * self.dtype.itemsize)
+            data = np.fromfile(self.file, self.dtype, rows * self.row_items)
+            if len(data) < rows * self.row_items:
+                raise GradcliError(f"{self.file.name}: an array ends before its {len(self)} rows")
+        return data.reshape(rows, *self.shape[1:])
+
+
+def stored_arrays(path: str, archive: zipfile.ZipFile) -> dict[str, StoredArray] | None:
+    """Every array of ``archive`` (the ``.npz`` at ``path``) read in place, or None
+    when one is compressed, Fortran-ordered or not plain numbers."""
+    file = open(path, "rb")  # noqa: SIM115  (closed by the reader)
+    try:
+        found = _placed(file, archive)
+    except BaseException:
+        file.close()
+        raise
+    if found is None:
+        file.close()
+    return found
+
+
+def _placed(file, archive: zipfile.ZipFile) -> dict[str, StoredArray] | None:
+    found = {}
+    for info in archive.infolist():
+        if info.compress_type != zipfile.ZIP_STORED or not info.filename.endswith(".npy"):
+            return None
+        with archive.open(info) as member:
+            version = np.lib.format.read_magic(member)
+            read = {(1, 0): np.lib.format.read_array_header_1_0}.get(
+                version, np.lib.format.read_array_header_2_0
+            )
+            shape, fortran, dtype = read(member)
+            npy_header = member.tell()
+        if fortran and len(shape) > 1 or dtype.hasobject or not shape:
+            return None
+        file.seek(info.header_offset)
+        local = file.read(zipfile.sizeFileHeader)
+        name_length, extra_length = struct.unpack("<2H", local[26:30])
+        at = info.header_offset + zipfile.sizeFileHeader + name_length + extra_length + npy_header
+        found[info.filename[: -len(".npy")]] = StoredArray(file, dtype, shape, at)
+    return found
