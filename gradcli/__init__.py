@@ -5,7 +5,15 @@ functions, ``backward``, ``gradcli.autograd.grad`` and ``gradcli.autograd.functi
 Every function here that computes comes from the op table (``engine.ops.LIBRARY``).
 """
 
+# ruff: noqa: E402  (the imports come after pausing the cycle collector)
+import gc as _gc
 from types import SimpleNamespace as _SimpleNamespace
+
+# Importing NumPy and the engine makes only objects that live as long as the process
+# (modules, classes, functions): the cycle collector's passes meanwhile free nothing
+# and cost a tenth of the import. It is paused until the package is loaded.
+_collecting = _gc.isenabled()
+_gc.disable()
 
 from .engine import ops as ops
 from .engine.devices import device, get_default_device, set_default_device
@@ -46,6 +54,8 @@ from .engine.tensor import Size, Tensor
 from .errors import GradcliError
 
 globals().update(_LIBRARY)  # every op: gradcli.sin, gradcli.sum, gradcli.tensor, ...
+if _collecting:
+    _gc.enable()
 
 __version__ = "0.1.0"
 

@@ -26,7 +26,6 @@ gets a note naming the convention that decides the derivative there.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -37,8 +36,10 @@ from . import evaluation as _evaluation
 from . import result as _result
 from .engine.limits import DEFAULT_MAX_ELEMENTS
 from .errors import GradcliError
-from .evaluation import DTYPES, OPTION_NAMES, _array, evaluation
+from .evaluation import DTYPES, _array, evaluation
+from .option_names import OPTION_NAMES as _OPTION_NAMES  # noqa: F401  (the CLI's, for its checks)
 from .points import points
+from .record import replace
 from .result import (
     KINDS,
     SECTIONS,
@@ -56,7 +57,6 @@ __all__ = [
     "evaluate", "finite", "functions", "gradient", "graph", "hessian", "jacobian", "jvp",
     "leaves", "points", "vjp", "PointsResult",
 ]  # fmt: skip
-_OPTION_NAMES = OPTION_NAMES
 # What the analyses (gradcli.analysis) build on, by the names they use.
 _session = evaluation
 _grads, _no_such_input, _require_scalar = (
@@ -135,7 +135,7 @@ def jacobian(
 
         if wants_jacobian(result.value.shape, result.shapes, result.inputs):
             whole = assemble_jacobian(result.value, result.jacobian, result.shapes)
-            result = dataclasses.replace(result, assembled=whole)
+            result = replace(result, assembled=whole)
         return result
 
 
@@ -169,7 +169,7 @@ def hessian(
 
         if wants_hessian(result.shapes, result.inputs):
             whole = assemble_hessian(result.value, result.grad, result.hessian, result.shapes)
-            result = dataclasses.replace(result, assembled=whole)
+            result = replace(result, assembled=whole)
         return result
 
 
@@ -231,7 +231,7 @@ def graph(
             v = s.grad_output(grad_output, value, "graph")
         traced = s.graph(v)
         finished = s.result("eval", value)
-        return dataclasses.replace(traced, warnings=finished.warnings, notes=finished.notes)
+        return replace(traced, warnings=finished.warnings, notes=finished.notes)
 
 
 def jvp(

@@ -7,7 +7,15 @@ one ``error:`` message on standard error and exits 2, without a traceback
 unless ``--debug``.
 """
 
+# ruff: noqa: E402  (the imports come after pausing the cycle collector)
 from __future__ import annotations
+
+import gc
+
+# As in gradcli/__init__.py: what is imported lives as long as the process, so the
+# cycle collector's passes over it (NumPy's objects included) would free nothing.
+_collecting = gc.isenabled()
+gc.disable()
 
 import os
 import sys
@@ -25,6 +33,7 @@ from .cli_common import (
     cli,
 )
 from .errors import GradcliError
+from .options import option
 from .render import Format
 
 # ----------------------------------------------------------------------------
@@ -123,8 +132,8 @@ def hessian_command(source, wrt, **options):
     return _run(api.hessian, source, options, wrt=_bindings.names_of(wrt))
 
 
-_GRAD_OUTPUT = click.option(
-    "--grad-output",
+_GRAD_OUTPUT = option(
+    "grad-output",
     "grad_output",
     metavar="V",
     help="The vector v of v^T J, of the output's shape (may be left out for a scalar).",
@@ -158,8 +167,8 @@ def vjp_command(source, wrt, grad_output, steps, **options):
 @_command(
     cli,
     "jvp",
-    click.option(
-        "--tangent",
+    option(
+        "tangent",
         multiple=True,
         metavar="X=V",
         help="The direction of input X (repeatable; just V when there is one input).",
@@ -194,15 +203,15 @@ _GRAPH_FORMATS = ("table", "plain", "json", "dot")
             for o in options.SHARED_OPTIONS
             if o not in (options.FORMAT, options.OUTPUT, options.GET)
         ),
-        click.option(
-            "--format",
+        option(
+            "format",
             "fmt",
             type=click.Choice(_GRAPH_FORMATS),
             help="table: a tree; dot: Graphviz [default: table on a terminal, plain otherwise].",
         ),
-        click.option(
+        option(
+            "output",
             "-o",
-            "--output",
             metavar="FILE.svg",
             help="Also draw the graph into FILE (.svg, .png, .pdf through Graphviz's dot; .dot).",
         ),
@@ -272,8 +281,8 @@ def functions_command(name, fmt, debug):
 
 @cli.command("repl")
 @options.FORMAT
-@click.option(
-    "--dtype",
+@option(
+    "dtype",
     type=click.Choice(api.DTYPES),
     default="float64",
     show_default=True,
@@ -366,8 +375,16 @@ def _write_one(result, name: str, fmt: str | None, precision: int | None) -> Non
 
 def main() -> None:
     """The console script ``gradcli``."""
+    # A one-shot process: what is loaded now lives until it exits. Frozen, it is left
+    # out of the collector's passes, the last one at exit included (milliseconds).
+    gc.freeze()
     cli.main()
 
 
-# The analysis commands register themselves on ``cli``.
-from . import cli_analysis  # noqa: E402, F401
+def _load_analyses() -> None:
+    from . import cli_analysis  # noqa: F401  (the analyses register themselves on ``cli``)
+
+
+cli.load_more = _load_analyses
+if _collecting:
+    gc.enable()

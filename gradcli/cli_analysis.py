@@ -15,6 +15,7 @@ from .options import FORMAT as _FORMAT
 from .options import OUTPUT as _OUTPUT
 from .options import OVER_HELP
 from .options import SHARED_OPTIONS as _SHARED_OPTIONS
+from .options import option as _option
 from .render import Format
 
 #: ``check``'s exit status when a derivative disagrees, so that it works in a script's ``if``.
@@ -66,26 +67,24 @@ def _analysis(group, name, *extra_options, **kwargs):
 @_analysis(
     cli,
     "check",
-    click.option("--wrt", multiple=True, metavar="X,Y", help="The inputs to check [default: all]."),
-    click.option(
-        "--order",
+    _option("wrt", multiple=True, metavar="X,Y", help="The inputs to check [default: all]."),
+    _option(
+        "order",
         type=click.IntRange(1, 2),
         default=1,
         show_default=True,
         help="2 also checks the Hessian.",
     ),
-    click.option(
-        "--grad",
+    _option(
+        "grad",
         "grads",
         multiple=True,
         metavar="X=EXPR",
         help="A hand-derived derivative with respect to X to compare (repeatable).",
     ),
-    click.option(
-        "--eps", type=float, default=1e-6, show_default=True, help="Finite-difference step."
-    ),
-    click.option("--atol", type=float, default=1e-5, show_default=True, help="Absolute tolerance."),
-    click.option("--rtol", type=float, default=1e-3, show_default=True, help="Relative tolerance."),
+    _option("eps", type=float, default=1e-6, show_default=True, help="Finite-difference step."),
+    _option("atol", type=float, default=1e-5, show_default=True, help="Absolute tolerance."),
+    _option("rtol", type=float, default=1e-3, show_default=True, help="Relative tolerance."),
     shared=_REPORT_OPTIONS,
 )
 def check_command(source, wrt, order, grads, eps, atol, rtol, **options):
@@ -151,10 +150,10 @@ def _hand_formulas(options) -> dict[str, str]:
 @_analysis(
     cli,
     "diff",
-    click.option("--wrt", multiple=True, metavar="X,Y", help="The inputs [default: all]."),
+    _option("wrt", multiple=True, metavar="X,Y", help="The inputs [default: all]."),
     shared=[
-        click.option(
-            "--format",
+        _option(
+            "format",
             "fmt",
             type=click.Choice([*(f.value for f in Format), "latex"]),
             help="Output format [default: table on a terminal, plain otherwise].",
@@ -201,15 +200,15 @@ def diff_command(source, wrt, **options):
 @_analysis(
     cli,
     "propagate",
-    click.option(
-        "--sigma",
+    _option(
+        "sigma",
         "sigmas",
         multiple=True,
         metavar="X=S",
         help="The standard uncertainty of input X (repeatable; a number, or one per entry).",
     ),
-    click.option(
-        "--cov",
+    _option(
+        "cov",
         metavar="FILE",
         help="The covariance of all inputs' entries, in order (.npy, .csv, .txt, .json).",
     ),
@@ -254,10 +253,8 @@ def propagate_command(source, sigmas, cov, **options):
 @_analysis(
     cli,
     "taylor",
-    click.option("--wrt", multiple=True, metavar="X,Y", help="The variables [default: all]."),
-    click.option(
-        "--order", type=click.IntRange(0), default=2, show_default=True, help="The degree."
-    ),
+    _option("wrt", multiple=True, metavar="X,Y", help="The variables [default: all]."),
+    _option("order", type=click.IntRange(0), default=2, show_default=True, help="The degree."),
     shared=_REPORT_OPTIONS,
 )
 def taylor_command(source, wrt, order, **options):
@@ -298,15 +295,15 @@ def taylor_command(source, wrt, order, **options):
 @_analysis(
     cli,
     "plot",
-    click.option(
-        "--over",
+    _option(
+        "over",
         required=True,
         metavar="X=VALUES",
         help="The input along the x axis and its points. " + OVER_HELP.format(default=201),
     ),
     shared=[
-        click.option(
-            "-o", "--output", metavar="FILE.png", help="Also draw the plot into FILE (.png, .svg)."
+        _option(
+            "output", "-o", metavar="FILE.png", help="Also draw the plot into FILE (.png, .svg)."
         )
         if option is _OUTPUT
         else option

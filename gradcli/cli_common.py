@@ -26,7 +26,37 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 
 
 class _Group(click.Group):
-    """The ``gradcli`` group; its ``main`` is the one place errors become exit codes."""
+    """The ``gradcli`` group; its ``main`` is the one place errors become exit codes.
+
+    Some commands (the analyses) are declared in a module loaded only when one of
+    them is asked for, or all of them are (help, ``commands``): ``load_more`` loads
+    it, so that a one-shot ``gradcli grad`` does not pay for it at start-up.
+    """
+
+    #: Loads the rest of the commands; set by the module that knows them (``cli``).
+    load_more = None
+
+    @property
+    def commands(self):
+        if self.load_more is not None:
+            load, self.load_more = self.load_more, None
+            load()
+        return self._commands
+
+    @commands.setter
+    def commands(self, commands):
+        self._commands = commands
+
+    def loaded_commands(self):
+        """The commands loaded so far, without loading the others."""
+        return self._commands
+
+    def add_command(self, cmd, name=None):
+        self._commands[name or cmd.name] = cmd  # without loading the others
+
+    def get_command(self, ctx, cmd_name):
+        found = self._commands.get(cmd_name)
+        return found if found is not None else self.commands.get(cmd_name)
 
     def invoke(self, ctx):
         # Click answers Ctrl-C with an empty line and Abort: gradcli says it in one line.
@@ -174,9 +204,10 @@ class _Command(click.Command):
 
     def _refuse_options_of_other_commands(self, ctx, args, own) -> None:
         """``jvp --wrt x`` is a mistake, not a binding of an input named wrt."""
+        # The commands not loaded yet are analyses, whose options bind elsewhere.
         others = {
             name
-            for command in cli.commands.values()
+            for command in cli.loaded_commands().values()
             if not getattr(command, "options_bind_elsewhere", False)
             for param in command.params
             if isinstance(param, click.Option)
@@ -216,8 +247,12 @@ def _command(group, name, *extra_options, shared=options.SHARED_OPTIONS, cls=_Co
     return decorate
 
 
-@click.group("gradcli", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="gradcli", message="%(prog)s %(version)s")
+@click.group(
+    "gradcli", cls=_Group, context_settings={"help_option_names": ["-h", options.long("help")]}
+)
+@click.version_option(
+    __version__, options.long("version"), prog_name="gradcli", message="%(prog)s %(version)s"
+)
 def cli():
     """gradcli: values, gradients, Jacobians and Hessians of math expressions
     and small programs, by reverse-mode automatic differentiation.

@@ -8,8 +8,6 @@ process-wide, so evaluations in several threads never see each other's.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import zlib
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
@@ -18,43 +16,15 @@ import numpy as np
 import gradcli
 
 from .engine import limits
+from .engine.backward import grad as autograd_grad
 from .engine.limits import DEFAULT_MAX_ELEMENTS
 from .engine.state import Generator, default_dtype_override
 from .errors import GradcliError, Span
 from .language.values import parse_value
+from .option_names import OPTION_NAMES
 from .result import SECTIONS, Diagnostic, GraphResult, Result, finite, leaves
 
 DTYPES = ("float64", "float32")
-# The command line's own options: inputs with these names are bound with --var.
-OPTION_NAMES = {
-    "file",
-    "var",
-    "seed",
-    "dtype",
-    "format",
-    "precision",
-    "output",
-    "get",
-    "strict",
-    "debug",
-    "wrt",
-    "tangent",
-    "grad",
-    "order",
-    "eps",
-    "atol",
-    "rtol",
-    "sigma",
-    "cov",
-    "over",
-    "points",
-    "columns",
-    "dask",
-    "scheduler",
-    "steps",
-    "help",
-    "version",
-}
 
 
 @contextlib.contextmanager
@@ -177,7 +147,7 @@ class Evaluation:
     def value_of(self, name: str, value) -> np.ndarray:
         """A binding's array, in the session's dtype."""
         if isinstance(value, str):
-            value = parse_value(value, name=name, seed=_seed_for(self.seed, name))
+            value = parse_value(value, name=name, seed=self.seed)
         return self._cast(np.asarray(value), name)
 
     def _cast(self, array: np.ndarray, name: str | None = None) -> np.ndarray:
@@ -271,6 +241,8 @@ class Evaluation:
     def graph(self, grad_output) -> GraphResult:
         """One more evaluation, recording where each node came from, and its graph with
         the reverse pass from ``grad_output`` (None: no pass)."""
+        import dataclasses
+
         from gradcli.autograd.graph import trace
 
         leaves = self.leaves(self.wrt)
@@ -456,9 +428,7 @@ def _grads(out, leaves: Mapping) -> dict[str, np.ndarray]:
     """d(out)/d(leaf) for each named leaf; zeros for a leaf the output does not use."""
     if not out.requires_grad:
         return {name: np.zeros(t.shape, _array(t).dtype) for name, t in leaves.items()}
-    found = gradcli.autograd.grad(
-        out, list(leaves.values()), allow_unused=True, materialize_grads=True
-    )
+    found = autograd_grad(out, list(leaves.values()), allow_unused=True, materialize_grads=True)
     return {name: _array(g) for name, g in zip(leaves, found)}
 
 
@@ -480,12 +450,6 @@ def _no_such_input(name: str, inputs: Sequence[str]) -> str:
     else:
         text += "; it has no inputs"
     return text
-
-
-def _seed_for(seed: int, name: str) -> int:
-    """Each bound name draws its own random stream, fixed by ``--seed`` and the name,
-    so adding one binding never changes another's numbers."""
-    return (seed * 1_000_003 + zlib.crc32(name.encode())) % 2**32
 
 
 def _array(value) -> np.ndarray:

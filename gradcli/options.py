@@ -1,12 +1,33 @@
 """The command line's options, declared once: those every computing command shares,
-and the few some add. ``cli`` puts them on its commands."""
+and the few some add. ``cli`` puts them on its commands. Every option is made by
+``option``, from a name of ``option_names`` (which the library reads too)."""
 
 from __future__ import annotations
 
 import click
 
 from . import api
+from .option_names import OPTION_NAMES
 from .render import Format
+
+
+def option(name: str, *decls: str, **attrs):
+    """``click.option`` for ``--name``, a name of ``OPTION_NAMES``, with the other
+    ``decls`` (a short flag ``-f``, the parameter's name) and Click's ``attrs``."""
+    return click.option(
+        *[d for d in decls if d.startswith("-")],
+        long(name),
+        *[d for d in decls if not d.startswith("-")],
+        **attrs,
+    )
+
+
+def long(name: str) -> str:
+    """``--name``, for a name of ``OPTION_NAMES`` (the library knows them all)."""
+    if name not in OPTION_NAMES:
+        raise ValueError(f"--{name}: declare the option's name in gradcli/option_names.py")
+    return f"--{name}"
+
 
 MAX_DIGITS = 17
 
@@ -27,68 +48,68 @@ lines) or table, or --output FILE (.npz, .csv, .parquet).
 Exit status: 0 success, 2 bad input, 3 a non-finite result under --strict,
 1 an internal error or an output that cannot be written."""
 
-FORMAT = click.option(
-    "--format",
+FORMAT = option(
+    "format",
     "fmt",
     type=click.Choice([f.value for f in Format]),
     help="Output format [default: table on a terminal, plain otherwise].",
 )
-DEBUG = click.option("--debug", is_flag=True, help="Show tracebacks of errors.")
+DEBUG = option("debug", is_flag=True, help="Show tracebacks of errors.")
 
 SHARED_OPTIONS = [
     click.argument("source", required=False),
-    click.option(
+    option(
+        "file",
         "-f",
-        "--file",
         metavar="FILE",
         help="Read the program from FILE ('-' for standard input).",
     ),
-    click.option(
-        "--var",
+    option(
+        "var",
         "var",
         multiple=True,
         metavar="NAME=VALUE",
         help="Bind an input (repeatable); the same as --NAME VALUE.",
     ),
-    click.option(
-        "--seed",
+    option(
+        "seed",
         type=click.IntRange(min=0),
         default=0,
         show_default=True,
         help="Seed of randn/rand in values and programs.",
     ),
-    click.option(
-        "--dtype",
+    option(
+        "dtype",
         type=click.Choice(api.DTYPES),
         default="float64",
         show_default=True,
         help="Floating-point type of the computation.",
     ),
     FORMAT,
-    click.option(
-        "--precision",
+    option(
+        "precision",
         type=click.IntRange(min=1),
         # 17 digits tell any two float64 numbers apart: more would only be noise.
         callback=lambda ctx, param, n: n if n is None else min(n, MAX_DIGITS),
         metavar="N",
         help="Significant digits printed [default: 6 in tables, all in plain and json].",
     ),
-    GET := click.option(
-        "--get",
+    GET := option(
+        "get",
         metavar="NAME",
         help="Print only the numbers of one result (value, grad.x, hessian.x.y),"
         " separated by spaces: for $(...) in scripts.",
     ),
-    OUTPUT := click.option(
+    OUTPUT := option(
+        "output",
         "-o",
-        "--output",
         metavar="FILE.npz",
         help="Also save every result array. Many points: write the rows to FILE (.npz, .csv,"
         " .parquet) instead, and print a one-line summary.",
     ),
-    click.option("--strict", is_flag=True, help="Exit 3 when a result is nan or infinite."),
-    click.option(
-        "--max-elements",
+    option("strict", is_flag=True, help="Exit 3 when a result is nan or infinite."),
+    option(
+        "max-elements",
         type=click.IntRange(min=1),
         default=api.DEFAULT_MAX_ELEMENTS,
         show_default=True,
@@ -98,8 +119,8 @@ SHARED_OPTIONS = [
     DEBUG,
 ]
 
-STEPS = click.option(
-    "--steps",
+STEPS = option(
+    "steps",
     is_flag=True,
     help="Also show the reverse pass step by step: what each node received, its rule, "
     "what it sent to each input.",
@@ -115,8 +136,8 @@ OVER_HELP = (
 )
 
 #: The formats of the computing commands: csv is for many points.
-COMPUTING_FORMAT = click.option(
-    "--format",
+COMPUTING_FORMAT = option(
+    "format",
     "fmt",
     type=click.Choice([*(f.value for f in Format), "csv"]),
     help="Output format [default: table on a terminal, plain otherwise]. Many points:"
@@ -125,51 +146,51 @@ COMPUTING_FORMAT = click.option(
 )
 
 POINTS = [
-    click.option(
-        "--points",
+    option(
+        "points",
         metavar="FILE",
         help="One evaluation per row of FILE: .csv with a header of input names (x, v[0],"
         ' "W[0,1]"), .jsonl, .npz (an array per input, rows first), .npy (with --columns),'
         " .parquet, or - for CSV on standard input.",
     ),
-    click.option(
-        "--over",
+    option(
+        "over",
         multiple=True,
         metavar="NAME=VALUES",
         help="Evaluate at every value of input NAME; repeated, at every combination. "
         + OVER_HELP.format(default=201),
     ),
-    click.option("--columns", metavar="X,Y", help="The names of the columns of a .npy."),
-    click.option(
-        "--chunk-size",
+    option("columns", metavar="X,Y", help="The names of the columns of a .npy."),
+    option(
+        "chunk-size",
         type=click.IntRange(min=1),
         default=100_000,
         show_default=True,
         metavar="N",
         help="Rows read, computed and written at a time (memory grows with it).",
     ),
-    click.option(
-        "--skip-bad-rows",
+    option(
+        "skip-bad-rows",
         is_flag=True,
         help="Pass over rows that are not numbers (or have the wrong number of fields) and"
         " list them at the end, rather than stop at the first.",
     ),
-    click.option(
-        "--dask",
+    option(
+        "dask",
         is_flag=True,
         help="Compute the chunks as Dask tasks on a cluster of this machine's cores; CSV and"
         " Parquet points (a file, a directory or a glob) are read by the workers. Needs"
         " pip install 'gradcli[dask]'.",
     ),
-    click.option(
-        "--scheduler",
+    option(
+        "scheduler",
         metavar="ADDRESS",
         help="Like --dask, on the running dask.distributed cluster at ADDRESS (tcp://host:8786).",
     ),
 ]
 
-WRT = click.option(
-    "--wrt",
+WRT = option(
+    "wrt",
     multiple=True,
     metavar="X,Y",
     help="The inputs to differentiate with respect to [default: all].",

@@ -4,12 +4,11 @@ A dataclass compiles code for every class when its module is imported; on the
 start path of a one-shot command that cost milliseconds. A ``Record`` subclass
 declares its fields as annotations, in order, with class-level defaults; a
 default wrapped in ``uncompared`` marks a field (a source position) that is
-left out of equality, hashing and repr.
+left out of equality, hashing and repr. A subclass declared with
+``compared=False`` (results holding arrays) is equal only to itself.
 """
 
 from __future__ import annotations
-
-from dataclasses import FrozenInstanceError
 
 _NO_DEFAULT = object()
 
@@ -30,8 +29,10 @@ class Record:
     _compared: tuple[str, ...] = ()
     _defaults: dict[str, object] = {}
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, compared: bool = True, **kwargs):
         super().__init_subclass__(**kwargs)
+        if not compared:
+            cls.__eq__, cls.__hash__ = object.__eq__, object.__hash__
         cls._fields = tuple(cls.__dict__.get("__annotations__", {}))
         cls._defaults = {}
         compared = []
@@ -63,10 +64,10 @@ class Record:
         object.__setattr__(self, "__dict__", values)
 
     def __setattr__(self, name, value):
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        raise _frozen(f"cannot assign to field {name!r}")
 
     def __delattr__(self, name):
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
+        raise _frozen(f"cannot delete field {name!r}")
 
     def _key(self) -> tuple:
         return tuple(getattr(self, name) for name in self._compared)
@@ -82,3 +83,15 @@ class Record:
     def __repr__(self):
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._compared)
         return f"{type(self).__name__}({shown})"
+
+
+def replace(record: Record, **changes) -> Record:
+    """A copy of ``record`` with some fields changed (``dataclasses.replace`` for a Record)."""
+    return type(record)(**{**record.__dict__, **changes})
+
+
+def _frozen(message: str) -> Exception:
+    # The exception frozen dataclasses raise; imported only when someone tries to assign.
+    from dataclasses import FrozenInstanceError
+
+    return FrozenInstanceError(message)

@@ -6,12 +6,12 @@ renderers read them; neither imports the other.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
 
 from .errors import GradcliError
+from .record import Record
 
 
 class Diagnostic(str):
@@ -51,8 +51,7 @@ SECTIONS = {
 }
 
 
-@dataclass(frozen=True, kw_only=True, eq=False)
-class Result:
+class Result(Record, compared=False):
     """What a command computed: the value where the program was evaluated, and the
     derivatives the command asks for (the others are None). Arrays are read-only.
     """
@@ -130,8 +129,7 @@ class Result:
         return tree
 
 
-@dataclass(frozen=True, kw_only=True, eq=False)
-class PointsResult:
+class PointsResult(Record, compared=False):
     """What a command computed at many points (``api.points``): each array of the
     single-point ``Result.arrays()``, with the points along a first axis."""
 
@@ -171,8 +169,7 @@ def _thawed(section):
     return section
 
 
-@dataclass(frozen=True, eq=False)
-class GraphResult:
+class GraphResult(Record, compared=False):
     """The autograd graph of a program's output (``gradcli.autograd.graph.Graph``),
     each node with the source text it came from, and the reverse pass over it."""
 
@@ -205,8 +202,7 @@ class GraphResult:
 KINDS = ("elementwise", "binary", "reduction", "linalg", "loss", "shape", "constructor", "other")
 
 
-@dataclass(frozen=True)
-class FunctionInfo:
+class FunctionInfo(Record):
     """One function of the language, as ``gradcli functions`` lists it."""
 
     name: str

@@ -24,18 +24,18 @@ There is no terminal here: ``Session.run(text)`` yields what to show, as
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from . import api
-from .errors import GradcliError, Span, read_error
+from .errors import GradcliError, read_error
 from .language import compile_source, ir, parse
 from .language.check import BUILTIN_CONSTANTS, is_method, suggest
 from .language.parser import statement_bounds, tokens
 from .render import Format
+from .session_places import Place, located
 
 # ----------------------------------------------------------------------------
 # What a line shows
@@ -188,7 +188,7 @@ class Session:
 
     def _define(self, statement: _Statement, typed: _Typed) -> None:
         statements, index = self._placed(statement)
-        with _located(statements, index, typed):
+        with located(statements, index, typed):
             program = _compiled(statements)
             program.check_free(())
             if not all(isinstance(s.node, ir.FuncDef) for s in statements):
@@ -214,7 +214,7 @@ class Session:
         """The expression's result: ``command``'s (a key of ``_COMPUTE``), or by default
         its value and, when it reads inputs, its gradient or Jacobian."""
         statements = [*self.statements, statement]
-        with _located(statements, len(self.statements), typed):
+        with located(statements, len(self.statements), typed):
             program = _compiled(statements)
             program.check_free(())
             wrt = self.wrt if self.wrt is not None else _inputs_read(program, statements)
@@ -228,7 +228,7 @@ class Session:
                 options["wrt"] = wrt
             result = _COMPUTE[command](program.source, **options)
         self.last = statement
-        place = _Place(statements, len(self.statements), typed)
+        place = Place(statements, len(self.statements), typed)
         # The title is the expression as typed, not the whole session.
         yield Shown(place.result(result, title=statement.text))
         for message in (*result.notes, *result.warnings):  # as the commands say them
@@ -532,68 +532,6 @@ def _inputs_read(program, statements) -> tuple[str, ...]:
                 called.add(item.func)
                 todo.extend(bodies.get(item.func, ()))
     return tuple(name for name in program.inputs if name in read)
-
-
-class _Place:
-    """Where statement ``index`` of the session's program was typed: places in it, which
-    count lines in the session's program, are moved to count in the text as typed, as
-    the one-shot commands count them in their SOURCE. A place in another statement
-    (a definition an expression uses) stays in the session's program, which ``:save``
-    writes."""
-
-    def __init__(self, statements, index: int, typed: _Typed):
-        self.first = 1 + sum(s.lines for s in statements[:index])
-        self.count = statements[index].lines
-        self.typed = typed
-
-    def span(self, span: Span | None) -> Span | None:
-        """``span`` in the text as typed; None when it is not in the statement."""
-        if span is None or not self.first <= span.line < self.first + self.count:
-            return None
-        line, column = self.typed.position(span.line - self.first + 1, span.column)
-        end_line = end_column = None
-        if span.end_column is not None:
-            end_line, end_column = self.typed.position(
-                (span.end_line or span.line) - self.first + 1, span.end_column
-            )
-        return Span(line, column, end_line, end_column)
-
-    def error(self, error: GradcliError) -> GradcliError:
-        span = self.span(error.span) if error.source is not None else None
-        if span is None:
-            return error
-        return GradcliError(error.message, span, self.typed.text)
-
-    def diagnostic(self, diagnostic: api.Diagnostic) -> api.Diagnostic:
-        if diagnostic.line is None:
-            return diagnostic
-        given = Span(diagnostic.line, diagnostic.column, diagnostic.line, diagnostic.end)
-        span = self.span(given)
-        if span is None:
-            return diagnostic
-        return api.Diagnostic(diagnostic.kind, diagnostic.message, span, self.typed.text)
-
-    def result(self, result, title: str):
-        """``result`` with ``title`` as its source, and its places moved."""
-        moved = {
-            "notes": tuple(map(self.diagnostic, result.notes)),
-            "warnings": tuple(map(self.diagnostic, result.warnings)),
-        }
-        if isinstance(result, api.GraphResult):
-            moved["nodes"] = tuple(
-                dataclasses.replace(node, span=self.span(node.span) or node.span)
-                for node in result.nodes
-            )
-        return dataclasses.replace(result, source=title, filename="<expr>", **moved)
-
-
-@contextlib.contextmanager
-def _located(statements, index: int, typed: _Typed):
-    """Errors in statement ``index`` of the session's program point into the text as typed."""
-    try:
-        yield
-    except GradcliError as error:
-        raise _Place(statements, index, typed).error(error) from None
 
 
 def _file_name(argument: str, command: str) -> str:

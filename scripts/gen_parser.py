@@ -1,95 +1,108 @@
 """Regenerate gradcli/language/_standalone_parser.py from grammar/gradcli.lark.
 
-    python scripts/gen_parser.py            # rewrite the committed parser
-    python scripts/gen_parser.py --out F    # write it somewhere else (the freshness test does)
+    python scripts/gen_parser.py            # rewrite the committed tables
+    python scripts/gen_parser.py --out F    # write them somewhere else (the freshness test does)
 
-The standalone parser lets gradcli parse without importing Lark at run time. Its
-header records the grammar's SHA-256, which a test compares with the grammar.
-Lark numbers its LALR states in an order that changes from run to run, so the
-tables are renumbered canonically (breadth first from the start state, tokens
-by name) before they are written: the same grammar always gives the same file.
+Lark compiles the grammar here, at development time; the generated module holds
+only what its runtime would load, as plain data (the terminals in the order the
+lexer tries them, the LALR table, how each rule keeps its children), which
+``gradcli/language/lalr.py`` runs. So gradcli parses without importing Lark and
+without deserializing anything at start-up. The header records the grammar's
+SHA-256, which a test compares with the grammar. Lark numbers its LALR states in
+an order that changes from run to run, so states are renumbered breadth first
+from the start state, and actions sorted by symbol: the same grammar always
+gives the same file.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import io
+import pprint
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAMMAR = ROOT / "grammar" / "gradcli.lark"
 OUTPUT = ROOT / "gradcli" / "language" / "_standalone_parser.py"
-# Start-up cost trimmed from Lark's generated code (each replacement must still match):
-# the optional `regex` module only widens what Lark's grammar compiler accepts, and the
-# logger is set to CRITICAL, so a do-nothing logger saves importing `logging`.
-_REPLACEMENTS = (
-    (
-        "try:\n    import regex\n    _has_regex = True\n"
-        "except ImportError:\n    _has_regex = False\n",
-        "_has_regex = False\n",
-    ),
-    ("import logging\n", ""),
-    (
-        'logger: logging.Logger = logging.getLogger("lark")\n'
-        "logger.addHandler(logging.StreamHandler())\n",
-        "class _SilentLogger:\n"
-        "    def _ignore(self, *args, **kwargs):\n"
-        "        pass\n"
-        "    debug = info = warning = error = exception = critical = setLevel = _ignore\n"
-        "logger = _SilentLogger()\n",
-    ),
-    ("logger.setLevel(logging.CRITICAL)\n", ""),
-)
 
 
-def canonical_tables(table: dict) -> dict:
-    """The serialized LALR table with tokens numbered by name and states breadth first."""
-    old_tokens = table["tokens"]
-    names = sorted(old_tokens.values())
-    token_index = {name: i for i, name in enumerate(names)}
+def _rules(lark_inst) -> tuple[list, dict]:
+    """Each rule as ``(origin, size, name, expand1, kept, spliced)``, and its number."""
+    rules, number = [], {}
+    for rule in lark_inst.rules:
+        keep_all = rule.options.keep_all_tokens
+        kept = tuple(
+            i
+            for i, sym in enumerate(rule.expansion)
+            if keep_all or not (sym.is_term and sym.filter_out)
+        )
+        spliced = tuple(
+            i
+            for i in kept
+            if not rule.expansion[i].is_term and rule.expansion[i].name.startswith("_")
+        )
+        name = str(rule.alias or rule.origin.name)
+        expand1 = bool(rule.options.expand1) and not rule.alias
+        number[rule] = len(rules)
+        rules.append((str(rule.origin.name), len(rule.expansion), name, expand1, kept, spliced))
+    return rules, number
 
+
+def _states(table, rule_number: dict) -> tuple[list, int, int]:
+    """The LALR table as a list of ``{symbol: action}`` (a state to shift to, or
+    ``~rule`` to reduce by), renumbered breadth first; its start and end states."""
+    start, end = table.start_states["start"], table.end_states["start"]
     order: list[int] = []
     seen: set[int] = set()
-    queue = [table["start_states"][start] for start in sorted(table["start_states"])]
-    queue += [table["end_states"][start] for start in sorted(table["end_states"])]
+    queue = [start, end]
     while queue:
         state = queue.pop(0)
         if state in seen:
             continue
         seen.add(state)
         order.append(state)
-        actions = table["states"][state]
-        for token in sorted(actions, key=lambda t: old_tokens[t]):
-            kind, arg = actions[token]
-            if kind == 0:  # shift: arg is the next state
+        for _symbol, (action, arg) in sorted(table.states[state].items()):
+            if action.name == "Shift":
                 queue.append(arg)
-    order += sorted(set(table["states"]) - seen)
-    state_index = {old: new for new, old in enumerate(order)}
-
-    states = {}
+    order += sorted(set(table.states) - seen)
+    index = {old: new for new, old in enumerate(order)}
+    states = []
     for old in order:
-        actions = table["states"][old]
-        new_actions = {}
-        for token in sorted(actions, key=lambda t: old_tokens[t]):
-            kind, arg = actions[token]
-            new_actions[token_index[old_tokens[token]]] = (
-                (kind, state_index[arg]) if kind == 0 else (kind, arg)
-            )
-        states[state_index[old]] = new_actions
+        actions = {}
+        for symbol, (action, arg) in sorted(table.states[old].items()):
+            actions[str(symbol)] = index[arg] if action.name == "Shift" else ~rule_number[arg]
+        states.append(actions)
+    return states, index[start], index[end]
+
+
+def _terminals(lark_inst) -> dict:
+    """The lexer's terminals in the order it tries them, and what it does with them."""
+    lexer = lark_inst._build_lexer()
+    lexer._build_scanner()
+    keywords = {}
+    for kind, callback in sorted(lexer.callback.items()):
+        # Lark's UnlessCallback: a string terminal its regexp matches whole ("const", a NAME).
+        keywords[str(kind)] = {
+            str(t.pattern.value): str(t.name) for t in callback.scanner.terminals
+        }
+        if any(t.pattern.type != "str" for t in callback.scanner.terminals):
+            raise RuntimeError("a keyword that is not a plain string: update gen_parser.py")
+    for terminal in lexer.terminals:
+        if terminal.pattern.flags:
+            raise RuntimeError(f"{terminal.name} has regexp flags: update gen_parser.py")
     return {
-        "tokens": dict(enumerate(names)),
-        "states": states,
-        "start_states": {k: state_index[v] for k, v in sorted(table["start_states"].items())},
-        "end_states": {k: state_index[v] for k, v in sorted(table["end_states"].items())},
+        "TERMINALS": tuple((str(t.name), t.pattern.to_regexp()) for t in lexer.terminals),
+        "IGNORE": frozenset(map(str, lexer.ignore_types)),
+        "NEWLINE_TYPES": frozenset(map(str, lexer.newline_types)),
+        "KEYWORDS": keywords,
     }
 
 
 def generate() -> str:
-    """The text of the standalone parser for the current grammar."""
+    """The text of the generated tables for the current grammar."""
+    import lark
     from lark import Lark
-    from lark.tools.standalone import gen_standalone
 
     lark_inst = Lark(
         GRAMMAR.read_text(encoding="utf-8"),
@@ -97,29 +110,26 @@ def generate() -> str:
         lexer="basic",
         maybe_placeholders=False,
     )
-    out = io.StringIO()
-
-    def output(*args):
-        if args and isinstance(args[0], dict) and "parser" in args[0]:
-            data = dict(args[0])
-            frontend = dict(data["parser"])
-            frontend["parser"] = canonical_tables(frontend["parser"])
-            data["parser"] = frontend
-            args = (data,)
-        print(*args, file=out)
-
-    gen_standalone(lark_inst, output=output)
-    text = out.getvalue()
-    for old, new in _REPLACEMENTS:
-        if text.count(old) != 1:
-            raise RuntimeError(f"Lark's standalone code changed: update gen_parser.py ({old!r})")
-        text = text.replace(old, new)
-    header = (
-        "# Generated by scripts/gen_parser.py from grammar/gradcli.lark: do not edit.\n"
-        f"# grammar sha256: {grammar_digest()}\n"
-        "# ruff: noqa\n"
-    )
-    return header + text
+    rules, rule_number = _rules(lark_inst)
+    states, start, end = _states(lark_inst.parser.parser.parser.parse_table, rule_number)
+    values = {**_terminals(lark_inst), "RULES": tuple(rules), "STATES": tuple(states)}
+    lines = [
+        "# Generated by scripts/gen_parser.py from grammar/gradcli.lark: do not edit.",
+        f"# grammar sha256: {grammar_digest()}",
+        "# ruff: noqa",
+        f'"""The grammar\'s LALR(1) tables, generated by Lark v{lark.__version__} for'
+        ' gradcli/language/lalr.py."""',
+        "",
+        f"START = {start}",
+        f"END = {end}",
+    ]
+    for name, value in values.items():
+        if isinstance(value, frozenset):
+            value = sorted(value)
+            lines.append(f"{name} = frozenset({pprint.pformat(value, width=100)})")
+        else:
+            lines.append(f"{name} = {pprint.pformat(value, width=100, sort_dicts=False)}")
+    return "\n".join(lines) + "\n"
 
 
 def grammar_digest() -> str:

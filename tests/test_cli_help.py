@@ -134,3 +134,13 @@ def test_the_library_knows_every_option_name_of_the_command_line():
                 names.update(o.lstrip("-") for o in param.opts if o.startswith("--"))
     names = {n for n in names if n.isidentifier()}  # only these can also be input names
     assert names <= api._OPTION_NAMES | {"help"}, names - api._OPTION_NAMES
+
+
+def test_an_option_is_made_only_from_a_declared_name():
+    """Every option is built from ``option_names``: an undeclared one is refused, so the
+    library's list cannot miss one."""
+    from gradcli import options
+
+    assert options.long("seed") == "--seed"
+    with pytest.raises(ValueError, match="option_names"):
+        options.option("no-such-option", help="nothing")

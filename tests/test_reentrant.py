@@ -93,3 +93,48 @@ def test_a_generator_passed_in_draws_its_own_numbers():
     b = gradcli.randn(3, generator=gradcli.Generator(5))
     np.testing.assert_array_equal(a.numpy(), b.numpy())
     assert not np.array_equal(a.numpy(), gradcli.randn(3, generator=gradcli.Generator(6)).numpy())
+
+
+def test_two_threads_have_their_own_limit_on_a_result_size():
+    """--max-elements is the evaluation's: a thread with a small limit refuses what a
+    thread with a large one, running at the same time, computes."""
+    from gradcli.errors import GradcliError
+
+    rounds = 30
+    barrier = threading.Barrier(2)
+    outcomes = {"small": [], "large": []}
+    failures = []
+
+    def small():
+        barrier.wait()
+        for _ in range(rounds):
+            fits = api.evaluate("sum(ones(5) * x)", {"x": 2}, max_elements=10)
+            try:
+                api.evaluate("sum(ones(50) * x)", {"x": 2}, max_elements=10)
+                outcomes["small"].append(("computed", float(fits.value)))
+            except GradcliError as err:
+                assert "more than the limit of 10" in str(err)
+                outcomes["small"].append(("refused", float(fits.value)))
+
+    def large():
+        barrier.wait()
+        for _ in range(rounds):
+            outcomes["large"].append(float(api.evaluate("sum(ones(50) * x)", {"x": 2}).value))
+
+    def run(work):
+        try:
+            work()
+        except Exception as err:  # reported below
+            failures.append(err)
+
+    threads = [threading.Thread(target=run, args=(work,)) for work in (small, large)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures
+    assert outcomes["large"] == [100.0] * rounds  # 50 * 2, under the default limit
+    assert outcomes["small"] == [("refused", 10.0)] * rounds  # 5 * 2 fits; 50 numbers do not
+    from gradcli.engine import limits
+
+    assert limits.MaxElements.value == limits.DEFAULT_MAX_ELEMENTS

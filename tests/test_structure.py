@@ -98,7 +98,7 @@ def test_each_module_imports_alone_in_a_fresh_interpreter(name):
 def test_no_module_is_over_about_600_lines_but_the_generated_parser():
     for path in PACKAGE.rglob("*.py"):
         if path.name != "_standalone_parser.py":
-            assert len(path.read_text().splitlines()) <= 610, path
+            assert len(path.read_text().splitlines()) <= 600, path
 
 
 # ----- one op table -----

@@ -217,11 +217,12 @@ def _reverse_pass(out, leaves, grad_output, ids, grads, backward) -> list[Step]:
         before = grads.get(target)
         total = None if before is None else _array(before + gi)
         grads[target] = gi if before is None else total
-        rule = rule_words(node.op.name, index)
+        entry = getattr(node.op, "entry", None)  # None: a custom Function's node
+        rule = None if entry is None else rule_words(entry, index)
         values = numbers.get(node)
         used = ()
         if rule is not None and values is not None:
-            used = tuple((name, values[i]) for i, name in operands_named(node.op.name, rule))
+            used = tuple((name, values[i]) for i, name in operands_named(entry, rule))
         sends.append(Send(target, rule, used, gi, total))
     if current is not None:
         steps.append(Step(ids[current], grads[ids[current]], tuple(sends)))

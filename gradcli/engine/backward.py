@@ -39,77 +39,55 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
     Returns ``(leaf_grads, captured)``: ``leaf_grads`` maps ``id(leaf)`` to
     ``[leaf, grad]``; ``captured`` maps the grad_fn of each non-leaf tensor in
     ``inputs`` to the gradient that reached it. Gradients are raw arrays unless
-    ``create_graph``.
+    ``create_graph``. The rules are called in this loop, not through a helper: on
+    a deep chain of scalar ops, one call more per node is a pass a third slower.
     """
     node_grads, leaf_grads = _seed(roots, root_grads)
-    captured = {}
-
-    # 1. schedule
-    pending = _count_incoming(node_grads)
-    ready = [node for node in node_grads if node not in pending]
-    capture = needed = None
-    if inputs is not None:
-        capture = {t.grad_fn for t in inputs if t.grad_fn is not None}
-        needed = _nodes_leading_to(list(node_grads), capture, {id(t) for t in inputs})
-
-    # 2. the loop: run each ready node's rules on its gradient
-    free = not retain_graph
+    pending, ready, pruning = _schedule(node_grads, inputs)  # 1. schedule
     anomaly = state.PER_THREAD.anomaly
-    while ready:
+    free = not retain_graph
+    while ready:  # 2. the loop: each ready node's rules, on the gradient that reached it
         node = ready.pop()
         g = node_grads.pop(node, None)
-        if g is not None and needed is not None:
-            if node in capture:
-                captured[node] = g
-            if node not in needed:
-                g = None
+        if pruning is not None:
+            g = pruning.gradient(node, g)
         if g is not None:
             if node.hooks is not None:  # observers of this tensor's gradient
                 g = run_hooks(node.hooks, g, create_graph)
-            saved = node.saved
+            op, saved = node.op, node.saved
             if saved is None:
                 raise EngineError(SECOND_BACKWARD)
-            op = node.op
-            if create_graph:
-                args = _wired_inputs(node)
-                ans = Tensor._make(node.ans, node, True)
-                if type(g) is not Tensor:
-                    g = Tensor._make(g)
-            else:
-                args, ans = saved, node.ans
-            # Each input's rule is called in the loop below, inline: a call per node
-            # made a deep scalar chain's reverse pass a third slower. A variadic
-            # op's one rule gives the gradients of all its inputs at once.
-            if op.variadic:
-                input_grads = op.variadic_backward(g, ans, args, node.params, node.kwargs)
-                rules = None
-            else:
-                rules, params, kwargs = op.rules, node.params, node.kwargs
+            if create_graph:  # differentiable mode: the rules see tensors wired to the graph
+                g, ans, args = _wired(node, g)
+            else:  # fast mode: they see the saved raw arrays, so nothing is recorded
+                ans, args = node.ans, saved
+            rules, params, kwargs = op.rules, node.params, node.kwargs
+            if op.variadic:  # one rule gives the gradients of all the inputs at once
+                grads, rules = op.variadic_backward(g, ans, args, params, kwargs), None
             if free and op.saves:
                 node.saved = None
-        else:
-            input_grads = rules = None
-
-        # 3. accumulate each input's gradient into its parent's total
-        n = node.n
+        n = node.n  # 3. accumulate each input's gradient into its parent's total
         for i, parent in enumerate(
             (node.p0,) if n == 1 else (node.p0, node.p1) if n == 2 else node.pn
         ):
             if parent is None:
                 continue
-            if rules is not None:
-                rule = rules[i]
-                gi = None if rule is None else rule(g, ans, *args, *params, **kwargs)
-            else:
-                gi = None if input_grads is None else input_grads[i]
+            gi = None
+            if g is not None:
+                if rules is None:
+                    gi = grads[i]
+                else:
+                    rule = rules[i]
+                    if rule is not None:
+                        gi = rule(g, ans, *args, *params, **kwargs)
             if gi is not None:
-                shape = saved[i].shape  # a broadcast gradient is summed back to it
+                shape = saved[i].shape  # a broadcast gradient is summed back to it, once
                 if batch_dims:
                     if gi.shape[batch_dims:] != shape or gi.ndim != len(shape) + batch_dims:
                         gi = sum_to(gi, shape, batch_dims)
                 elif gi.shape != shape:
                     gi = sum_to(gi, shape, 0)
-                if anomaly is not None:
+                if anomaly is not None:  # the observer of every gradient a rule makes
                     anomaly(node, i, g, gi)
             if type(parent) is not Tensor:  # a Node of any kind
                 if gi is not None:
@@ -121,7 +99,44 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
                     ready.append(parent)
             elif gi is not None:
                 _accumulate_leaf(leaf_grads, parent, gi)
-    return leaf_grads, captured
+    return leaf_grads, {} if pruning is None else pruning.captured
+
+
+def _wired(node, g):
+    """``(g, ans, args)`` for a differentiable pass: the gradient, the op's result and
+    its saved inputs as tensors connected to the graph."""
+    if type(g) is not Tensor:
+        g = Tensor._make(g)
+    return g, Tensor._make(node.ans, node, True), _wired_inputs(node)
+
+
+def _schedule(node_grads, inputs):
+    """``(pending, ready, pruning)``: how many edges lead into each node from the
+    roots (a node runs once every gradient for it has arrived), the nodes ready now,
+    and with ``inputs`` what prunes the pass to them (else None)."""
+    pending = _count_incoming(node_grads)
+    ready = [node for node in node_grads if node not in pending]
+    pruning = None if inputs is None else _Pruning(node_grads, inputs)
+    return pending, ready, pruning
+
+
+class _Pruning:
+    """With ``inputs``: only the nodes on a path to one of them run (as in PyTorch),
+    and the gradient that reaches a non-leaf input is captured."""
+
+    def __init__(self, node_grads, inputs):
+        self.capture = {t.grad_fn for t in inputs if t.grad_fn is not None}
+        leaf_ids = {id(t) for t in inputs}
+        self.needed = _nodes_leading_to(list(node_grads), self.capture, leaf_ids)
+        self.captured = {}
+
+    def gradient(self, node, g):
+        """What of ``g``, the gradient that reached ``node``, the pass carries on."""
+        if g is None:
+            return None
+        if node in self.capture:
+            self.captured[node] = g
+        return g if node in self.needed else None
 
 
 def _seed(roots, root_grads):

@@ -5,12 +5,15 @@ broadcast, a matrix product, a diagonal matrix, a Jacobian or a Hessian) asks
 ``check`` for the result's size before it allocates anything, so that
 ``ones(20000) * ones(20000, 1)`` is a clear error at once rather than gigabytes
 of memory for seconds. The limit is a count of numbers, not of bytes, so that it
-means the same in float32 and float64.
+means the same in float32 and float64. The limit belongs to a thread, like the
+dtype an evaluation computes in: two computations in two threads each have
+their own.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from contextlib import contextmanager
 
 from ..errors import EngineError
@@ -23,10 +26,14 @@ class ResultTooLarge(EngineError):
     """A result with more numbers than the limit allows."""
 
 
-class MaxElements:
-    """The limit in force (``max_elements`` sets it for a block of code)."""
+class _ThreadLimit(threading.local):
+    """The limit in force in this thread (``max_elements`` sets it for a block of
+    code); every thread starts with the default."""
 
     value = DEFAULT_MAX_ELEMENTS
+
+
+MaxElements = _ThreadLimit()
 
 
 @contextmanager

@@ -38,11 +38,15 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   calls one of its overloads by key (``over["MaxBackward0"](...)``) or other
   ops: for ops whose choice needs more than a predicate (``max``, ``x[i]``).
 - ``doc`` (one line), ``kind`` (how ``gradcli functions`` groups it), ``kink``
-  (its convention where it is not differentiable), ``domain`` (the inputs its
-  gradcheck samples, one name per input, and a dict of keyword arguments where
-  it needs some: ``tests/test_op_table.py`` sweeps every entry that has one), ``batching`` (the
-  rule that evaluates the op at many points at once, ``engine.batching``; left out, the
-  entry takes its kind's rule, and ``False`` says it has none).
+  (its convention where it is not differentiable), ``kink_at`` (which of
+  ``explain``'s checks tells an evaluation it sits on a kink), ``words`` (the
+  rule of each input in words, as ``--steps`` shows it: ``"d sin(a)/da = cos(a)"``;
+  another name than a, b, c is the variable of its rule: ``d(a**p)/dp``),
+  ``domain`` (the inputs its gradcheck samples, one name per input, and a dict
+  of keyword arguments where it needs some: ``tests/test_op_table.py`` sweeps
+  every entry that has one), ``batching`` (the rule that evaluates the op at
+  many points at once, ``engine.batching``; left out, the entry takes its kind's
+  rule, and ``False`` says it has none).
 - Where it appears: ``function`` (the language can call it), ``method`` (a
   Tensor method), ``inplace`` (also ``x.name_()``; ``"reshapes"`` when the
   in-place form may change the shape), ``library`` (``gradcli.name``; on by
@@ -160,6 +164,8 @@ class Op:
         rules=None,
         overloads=None,
         kink=None,
+        kink_at=None,
+        words=None,
         saves=True,
         promotes=None,
         variadic=False,
@@ -183,6 +189,8 @@ class Op:
         self.doc = doc
         self.kind = kind
         self.kink = kink
+        self.kink_at = kink_at
+        self.words = (words,) if isinstance(words, str) else words
         self.saves = saves
         # Whether the result's dtype follows PyTorch's type promotion (see _promote);
         # the elementwise ops do, the others choose their dtype themselves.

@@ -20,10 +20,10 @@ from .evaluate import (
     _INTEGER_OR_LIST_TYPES,
     _INTEGER_TYPES,
     Evaluator,
-    _integer,
     as_tensor,
     log_base,
 )
+from .subscripts import checked_integer
 
 #: The error of a mask computed from values that vary: x[x > 0] has a shape of its own
 #: at each point, which no array with the points along one axis holds.
@@ -126,7 +126,7 @@ class BatchedEvaluator(Evaluator):
         value = self.evaluate(node)
         if type(value) is Batched:
             raise GradcliError(VARYING_INDEX, node.span)
-        return _integer(value, what, node.span)
+        return checked_integer(value, what, node.span)
 
     def adapt(self, param, type_, value, span, variadic=False):
         if type(value) is Batched and type_ in _FIXED_TYPES:

@@ -33,7 +33,6 @@ from ..errors import (
     GradcliIndexError,
     GradcliTypeError,
     GradcliValueError,
-    ShapeError,
     Span,
 )
 from . import ir
@@ -43,6 +42,14 @@ from .check import (
     builtin_signature,
     name_span,
     suggest,
+)
+from .subscripts import (
+    blame_subscript,
+    checked_integer,
+    checked_integer_list,
+    checked_integers,
+    fitted_shape,
+    subscripts_span,
 )
 
 _OPERATORS = {
@@ -161,7 +168,8 @@ class Evaluator:
         if self.origins is not None and getattr(result, "grad_fn", None) is not None:
             self.origins.setdefault(result.grad_fn, (description, span))
         if self.notes is not None:
-            found = kink(description, args, kwargs)
+            entry = ops.OPS.get(description)
+            found = None if entry is None else kink(entry, args, kwargs)
             if found is not None:
                 self.notes.append((description, span, *found))
         if self.watch is not None and not self.watched and is_nonfinite(result):
@@ -196,15 +204,15 @@ class Evaluator:
             target = self.apply("clone", span, ops.clone, as_tensor(self.name(node.name, span)))
             key = self.subscripts(node.subscripts)
             value = self.evaluate(node.value)
-            where = _subscripts_span(node.subscripts, span)
-            shape = _fitted_shape(value, target, key, node, where)
+            where = subscripts_span(node.subscripts, span)
+            shape = fitted_shape(value, target, key, node, where)
             if shape is not None and shape != np.shape(value):
                 # Leading axes of length 1 dropped here, so the engine meets equal ranks.
                 value = self.apply("reshape", where, ops.reshape, as_tensor(value), shape)
             try:
                 self.apply("setitem", where, operator.setitem, target, key, value)
             except GradcliError as err:
-                raise _blame_subscript(err, node.subscripts, key) from None
+                raise blame_subscript(err, node.subscripts, key) from None
             self.env[node.name] = target
             if self.sources is not None and target.grad_fn is not None:
                 end = node.value.span  # the statement: k[0] = value
@@ -307,11 +315,11 @@ class Evaluator:
     def Index(self, node: ir.Index):
         value = as_tensor(self.evaluate(node.obj))
         key = self.subscripts(node.subscripts)
-        span = _subscripts_span(node.subscripts, node.span)
+        span = subscripts_span(node.subscripts, node.span)
         try:
             return self.apply("index", span, operator.getitem, value, key)
         except GradcliError as err:
-            raise _blame_subscript(err, node.subscripts, key) from None
+            raise blame_subscript(err, node.subscripts, key) from None
 
     def ListLit(self, node: ir.ListLit):
         items = [self.evaluate(item) for item in node.items]
@@ -347,11 +355,11 @@ class Evaluator:
         if isinstance(node, ir.Compare):  # x[x > 0]: a mask
             return np.asarray(value) != 0
         if type(value) is Tensor and value.ndim > 0:
-            return _integers(np.asarray(value), "index", node.span)
-        return _integer(value, "index", node.span)
+            return checked_integers(np.asarray(value), "index", node.span)
+        return checked_integer(value, "index", node.span)
 
     def integer(self, node, what: str) -> int:
-        return _integer(self.evaluate(node), what, node.span)
+        return checked_integer(self.evaluate(node), what, node.span)
 
     # ----- calls -----
 
@@ -426,10 +434,12 @@ class Evaluator:
         """``value`` in the form the op table's parameter ``param`` (of type ``type_``) takes."""
         if type_ in _INTEGER_OR_LIST_TYPES or (variadic and type_ in _INTEGER_TYPES):
             if type(value) is Tensor and value.ndim > 0:
-                return _integer_list(value, param, span)
-            return _integer(value, param if not variadic or param == "dims" else "size", span)
+                return checked_integer_list(value, param, span)
+            return checked_integer(
+                value, param if not variadic or param == "dims" else "size", span
+            )
         if type_ in _INTEGER_TYPES:
-            return _integer(value, param, span)
+            return checked_integer(value, param, span)
         if type_ == "bool":
             array = np.asarray(value)
             if array.ndim != 0:
@@ -522,85 +532,3 @@ def _axis_span(message: str, given, fallback: Span) -> Span:
         if found and int(found[1]) in values:
             return span
     return axes[0][1] if axes and "dim" in message.lower() else fallback
-
-
-def _fitted_shape(value, target: Tensor, key, node: ir.IndexAssign, span: Span):
-    """The shape of ``value`` without the leading axes of length 1 that ``target[key]``
-    lacks (PyTorch and NumPy drop them); raise unless it broadcasts to ``target[key]``.
-    None when the key itself is wrong: the assignment reports that."""
-    try:  # a view of zero bytes gives the selected shape without copying
-        selected = np.broadcast_to(np.zeros((), np.int8), target.shape)[key].shape
-    except (IndexError, TypeError, ValueError):
-        return None
-    shape = np.shape(value)
-    while len(shape) > len(selected) and shape[0] == 1:  # as PyTorch and NumPy allow
-        shape = shape[1:]
-    try:
-        fits = np.broadcast_shapes(shape, selected) == selected
-    except ValueError:
-        fits = False
-    if not fits:
-        subscripts = ", ".join(ir.to_source(s) for s in node.subscripts)
-        raise ShapeError(
-            f"cannot assign a value of shape {tuple(np.shape(value))} to {node.name}[{subscripts}],"
-            f" of shape {selected}",
-            span,
-        )
-    return shape
-
-
-def _blame_subscript(err: GradcliError, subscripts, key) -> GradcliError:
-    """Move the caret of an indexing error onto the subscript that caused it."""
-    found = re.search(r"for dimension (\d+)", err.message)
-    if found:
-        axis = int(found[1])
-    else:
-        found = re.search(r"array is (\d+)-dimensional", err.message)
-        if not found:
-            return err
-        axis = int(found[1])  # the first subscript too many
-    keys = key if isinstance(key, tuple) else (key,)
-    first = 0
-    for subscript, item in zip(subscripts, keys):
-        width = item.ndim if isinstance(item, np.ndarray) and item.dtype == bool else 1
-        if first <= axis < first + width:
-            err.span = subscript.span
-            break
-        first += width
-    return err
-
-
-def _integer(value, what: str, span: Span) -> int:
-    array = np.asarray(value)
-    if array.ndim != 0:
-        raise GradcliTypeError(f"{what} must be a single integer, not shape {array.shape}", span)
-    number = array.item()
-    if isinstance(number, bool) or not float(number).is_integer():
-        raise GradcliTypeError(f"{what} must be an integer, not {number}", span)
-    if abs(number) >= 2**63:
-        raise GradcliIndexError(f"{what} {number:g} is out of range", span)
-    return int(number)
-
-
-def _integer_list(value: Tensor, what: str, span: Span) -> tuple[int, ...]:
-    array = np.asarray(value)
-    if array.ndim > 1:
-        raise GradcliTypeError(
-            f"{what} must be an integer or a list of integers, not shape {array.shape}", span
-        )
-    return tuple(_integers(array, what, span).tolist())
-
-
-def _integers(array: np.ndarray, what: str, span: Span) -> np.ndarray:
-    if array.dtype.kind in "iub":  # integers, or a boolean mask
-        return array
-    if not np.all(np.isfinite(array)) or not np.all(array == np.round(array)):
-        raise GradcliTypeError(f"{what} must hold integers", span)
-    return array.astype(np.int64)
-
-
-def _subscripts_span(subscripts, fallback: Span) -> Span:
-    if not subscripts:
-        return fallback
-    first, last = subscripts[0].span, subscripts[-1].span
-    return Span(first.line, first.column, last.end_line, last.end_column)

@@ -1,12 +1,13 @@
 """Source text to IR: the generated LALR parser plus a builder that makes IR nodes.
 
-The parser is the standalone one generated from ``grammar/gradcli.lark`` by
-``scripts/gen_parser.py`` (so Lark itself is not imported at run time); it is
-built once per process, on first use. The builder runs inside the parser, one
-call per reduction, so no parse tree is built and no walk recurses: a
-10,000-term sum or 10,000 nested brackets parse in a loop.
+The parser runs the LALR tables generated from ``grammar/gradcli.lark`` by
+``scripts/gen_parser.py`` on the small runtime of ``lalr.py`` (so Lark itself is
+not imported at run time); it is built once per process, on first use. The
+builder runs inside the parser, one call per reduction, so no parse tree is
+built and no walk recurses: a 10,000-term sum or 10,000 nested brackets parse in
+a loop.
 
-Lark's errors never leave this module: they become ``GradcliError`` with the
+Syntax errors never leave this module: they become ``GradcliError`` with the
 span of the offending token. The parse result is guaranteed to be nested at
 most ``NESTING_LIMIT`` levels deep, which bounds the recursion of every later
 walk over the IR (checker, evaluator, printer).
@@ -17,8 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import GradcliError, Span
-from . import _standalone_parser as _lark
-from . import ir
+from . import ir, lalr
 from .ir import NESTING_LIMIT
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ UNARY_OPS = {v: k for k, v in ir.UNARY_SYMBOLS.items()}
 
 
 def token_span(token) -> Span:
-    """The span of a Lark token (Lark's end column is exclusive, a Span's inclusive)."""
+    """The span of a token (its end column is exclusive, a Span's inclusive)."""
     return Span(token.line, token.column, token.end_line, token.end_column - 1)
 
 
@@ -62,8 +62,7 @@ def _operator_run(first, rest) -> tuple:
     return first, tuple(BINARY_OPS[o] for o in ops), operands, span, op_spans
 
 
-@_lark.v_args(inline=True)
-class _Builder(_lark.Transformer):
+class _Builder:
     def num(self, token):
         return ir.Num(float(token), token_span(token))
 
@@ -107,11 +106,11 @@ class _Builder(_lark.Transformer):
     def slice(self, *items):
         parts: list = [None]
         for item in items:
-            if isinstance(item, _lark.Token):  # a colon starts the next part
+            if isinstance(item, lalr.Token):  # a colon starts the next part
                 parts.append(None)
             else:
                 parts[-1] = item
-        spans = [token_span(i) if isinstance(i, _lark.Token) else i.span for i in items]
+        spans = [token_span(i) if isinstance(i, lalr.Token) else i.span for i in items]
         return ir.Slice(*parts, span=_join(spans[0], spans[-1]))
 
     def list_lit(self, lsqb, *rest):
@@ -194,7 +193,7 @@ class _Brackets:
 
 
 # ----------------------------------------------------------------------------
-# Lark's errors as GradcliErrors
+# Syntax errors as GradcliErrors
 # ----------------------------------------------------------------------------
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
@@ -327,7 +326,7 @@ def _degrees(number: str) -> str:
 
 
 def _syntax_error(err, brackets: _Brackets) -> GradcliError:
-    if isinstance(err, _lark.UnexpectedCharacters):
+    if isinstance(err, lalr.UnexpectedCharacters):
         span = Span(err.line, err.column)
         before = brackets.current
         if err.char == "°" and before is not None and before.type == "NUMBER":
@@ -399,7 +398,7 @@ _BRACKETS = _Brackets()
 def _parser():
     global _PARSER
     if _PARSER is None:
-        _PARSER = _lark.Lark_StandAlone(transformer=_Builder(), postlex=_BRACKETS)
+        _PARSER = lalr.Parser(_Builder(), postlex=_BRACKETS)
     return _PARSER
 
 
@@ -409,7 +408,7 @@ def parse(text: str) -> ir.Program:
     try:
         try:
             program = parser.parse(text)
-        except _lark.UnexpectedInput as err:
+        except lalr.UnexpectedInput as err:
             raise _syntax_error(err, _BRACKETS) from None
         if not program.statements:
             raise GradcliError("empty input", Span(1, 1))
@@ -446,13 +445,13 @@ def tokens(text: str) -> list[tuple[str, int, int]]:
     global _TOKEN_LEXER
     if _TOKEN_LEXER is None:
         # The parser's own terminals, without the bracket post-lexer, keeping comments.
-        _TOKEN_LEXER = _parser()._build_lexer(dont_ignore=True)
+        _TOKEN_LEXER = lalr.Lexer(keep_ignored=True)
     found = []
     try:
-        for token in _lark.LexerThread.from_text(_TOKEN_LEXER, text).lex(None):
+        for token in _TOKEN_LEXER.lex(text):
             if not token.type.startswith("__IGNORE"):
                 found.append((token.type, token.start_pos, token.end_pos))
-    except _lark.UnexpectedInput as err:
+    except lalr.UnexpectedInput as err:
         found.append(("ERROR", err.pos_in_stream, len(text)))
     return found
 

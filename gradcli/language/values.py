@@ -35,33 +35,35 @@ FILE_SUFFIXES = (".npy", ".npz", ".csv", ".txt", ".json")
 # The language's NUMBER token (grammar/gradcli.lark), with a sign.
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 # A number with its uncertainty, which only gradcli propagate reads: 1.00+-0.01.
-_UNCERTAIN = re.compile(rf"{_NUMBER.pattern}\s*(\+-|\+/-)\s*{_NUMBER.pattern}")
+_UNCERTAIN = rf"{_NUMBER.pattern}\s*(\+-|\+/-)\s*{_NUMBER.pattern}"
 # A number as NumPy prints one: the above, or nan and inf with their signs.
 _PRINTED = r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf)"
 # 1,2,3: numbers separated by commas, without brackets.
-_COMMA_LIST = re.compile(rf"\s*{_PRINTED}(?:\s*,\s*{_PRINTED})+\s*,?\s*")
+_COMMA_LIST = rf"\s*{_PRINTED}(?:\s*,\s*{_PRINTED})+\s*,?\s*"
 # NumPy's printed form: brackets, and numbers separated by whitespace alone. A sign
 # belongs to the number after it ("[1 -2]" is [1, -2]); "[1 - 2]" is an expression.
-_NUMPY_TOKEN = re.compile(rf"\[|\]|{_PRINTED}(?![\w.])|\s+")
+_NUMPY_TOKEN = rf"\[|\]|{_PRINTED}(?![\w.])|\s+"
+# Only _NUMBER is compiled on import; the others when a value needs them (start-up).
 
 
 def parse_value(text: str, *, name: str, seed: int | None = None) -> np.ndarray:
-    """The array a binding's text stands for. ``name`` only words error messages."""
+    """The array a binding's text stands for. ``name`` words error messages and, with
+    ``seed`` (``--seed``), picks the random stream of a value like ``randn(3)``."""
     stripped = text.strip()
-    if stripped.startswith("@"):
-        return load_file(stripped[1:], name=name)
-    if not stripped:
-        raise GradcliError(f"{name} has an empty value")
-    if "±" in stripped or _UNCERTAIN.fullmatch(stripped):
-        raise GradcliError(
-            f"{name} {stripped}: a value with an uncertainty is read only by gradcli "
-            "propagate; give the value alone (or, for a sum, write 1 + -0.01)"
-        )
     if _NUMBER.fullmatch(stripped):
         # A plain number means the same to the language; skip parsing it (start-up).
         # "+ 0.0" turns -0 into 0, as the language's unary minus does.
         return np.asarray(float(stripped) + 0.0)
-    if _COMMA_LIST.fullmatch(stripped):
+    if stripped.startswith("@"):
+        return load_file(stripped[1:], name=name)
+    if not stripped:
+        raise GradcliError(f"{name} has an empty value")
+    if "±" in stripped or re.fullmatch(_UNCERTAIN, stripped):
+        raise GradcliError(
+            f"{name} {stripped}: a value with an uncertainty is read only by gradcli "
+            "propagate; give the value alone (or, for a sum, write 1 + -0.01)"
+        )
+    if re.fullmatch(_COMMA_LIST, stripped):
         return np.array([float(n) for n in stripped.rstrip(",").split(",")])
     try:
         printed = _numpy_printed(stripped)
@@ -70,6 +72,7 @@ def parse_value(text: str, *, name: str, seed: int | None = None) -> np.ndarray:
     if printed is not None:
         return printed
     try:
+        seed = None if seed is None else _seed_for(seed, name)
         return np.asarray(evaluate_constant(stripped, seed=seed))
     except GradcliError as error:
         # Keep the span: the caret then points into the value the user typed.
@@ -85,7 +88,7 @@ def _numpy_printed(text: str) -> np.ndarray | None:
         return None
     tokens = []
     position = 0
-    for match in _NUMPY_TOKEN.finditer(text):
+    for match in re.finditer(_NUMPY_TOKEN, text):
         if match.start() != position:
             return None
         position = match.end()
@@ -314,3 +317,11 @@ def _json_numbers(node):
             raise ValueError(f"expected a number, found the string {node!r}")
         return _JSON_SPECIALS[node]
     return node
+
+
+def _seed_for(seed: int, name: str) -> int:
+    """Each bound name draws its own random stream, fixed by ``--seed`` and the name,
+    so adding one binding never changes another's numbers."""
+    import zlib
+
+    return (seed * 1_000_003 + zlib.crc32(name.encode())) % 2**32

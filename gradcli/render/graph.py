@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .jsontext import encode
+from .jsontext import diagnostics_json, encode, json_int
 from .jsontext import string as json_string
 from .numbers import flat_numbers, format_array, shape_text
 
@@ -171,42 +171,19 @@ def _node_json(node, precision) -> str:
         "name": json_string(node.name),
         "leaf": _json_text(node.leaf),
         "text": _json_text(node.text),
-        "line": _json_int(None if span is None else span.line),
-        "column": _json_int(None if span is None else span.column),
-        "end": _json_int(None if span is None else span.end_column),
+        "line": json_int(None if span is None else span.line),
+        "column": json_int(None if span is None else span.column),
+        "end": json_int(None if span is None else span.end_column),
         "shape": "[" + ", ".join(str(n) for n in node.value.shape) + "]",
         "value": encode(node.value, precision),
         "grad": "null" if node.grad is None else encode(node.grad, precision),
-        "inputs": "[" + ", ".join(_json_int(i) for i in node.inputs) + "]",
+        "inputs": "[" + ", ".join(json_int(i) for i in node.inputs) + "]",
     }
     return "{" + ", ".join(f'"{key}": {value}' for key, value in fields.items()) + "}"
 
 
 def _json_text(text) -> str:
     return "null" if text is None else json_string(text)
-
-
-def _json_int(n) -> str:
-    return "null" if n is None else str(n)
-
-
-def diagnostics_json(result) -> list[str]:
-    """``"warnings": [...]`` and ``"notes": [...]``, each when there are any."""
-    parts = []
-    for key in ("warnings", "notes"):
-        found = getattr(result, key)
-        if found:
-            parts.append(f'"{key}": [' + ", ".join(diagnostic_json(d) for d in found) + "]")
-    return parts
-
-
-def diagnostic_json(d) -> str:
-    """``{"kind", "message", "line", "column", "end"}`` of a warning or a note."""
-    return (
-        f'{{"kind": {json_string(d.kind)}, "message": {json_string(d.message)}, '
-        f'"line": {_json_int(d.line)}, "column": {_json_int(d.column)}, '
-        f'"end": {_json_int(d.end)}}}'
-    )
 
 
 # ----------------------------------------------------------------------------

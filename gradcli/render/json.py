@@ -8,20 +8,20 @@ unless ``--precision`` asks for fewer digits.
 
 from __future__ import annotations
 
-from .jsontext import encode, json_object
+from .jsontext import diagnostics_json, encode, json_object
 
 
 def render(result, stream, precision: int | None = None) -> None:
     """The result tree, the assembled matrix (hessian, jacobian), then ``"steps"`` (with
     --steps), ``"warnings"`` and ``"notes"`` when there are any."""
-    from .graph import diagnostics_json, steps_json
-
     tree = result.as_tree()
     if getattr(result, "assembled", None) is not None:
         tree.update(result.assembled.as_tree())
     text = encode(tree, precision)
     extra = []
     if result.graph is not None:
+        from .graph import steps_json  # only with --steps
+
         extra.append(f'"steps": {steps_json(result.graph, precision)}')
     extra += diagnostics_json(result)
     if extra:

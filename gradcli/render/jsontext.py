@@ -70,3 +70,26 @@ def _escaped(c: str) -> str:
     return "".join(
         f"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in (0, 2)[: len(units) // 2]
     )
+
+
+def diagnostics_json(result) -> list[str]:
+    """``"warnings": [...]`` and ``"notes": [...]``, each when there are any."""
+    parts = []
+    for key in ("warnings", "notes"):
+        found = getattr(result, key)
+        if found:
+            parts.append(f'"{key}": [' + ", ".join(diagnostic_json(d) for d in found) + "]")
+    return parts
+
+
+def diagnostic_json(d) -> str:
+    """``{"kind", "message", "line", "column", "end"}`` of a warning or a note."""
+    return (
+        f'{{"kind": {string(d.kind)}, "message": {string(d.message)}, '
+        f'"line": {json_int(d.line)}, "column": {json_int(d.column)}, '
+        f'"end": {json_int(d.end)}}}'
+    )
+
+
+def json_int(n) -> str:
+    return "null" if n is None else str(n)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import EngineError
+from ..explain import at_tie, pow_zero_base
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import not_implemented
@@ -24,32 +25,39 @@ _ARITHMETIC = dict(kind="binary", method=True, inplace=True)
 add = table.op("add", np.add, _BINARY, grad_fn="AddBackward0",
                rules=(lambda g, ans, x, y: g, lambda g, ans, x, y: g), saves=False, doc="x + y",
                kind="binary", method=True, operators=("__add__",), reflected=("__radd__",),
-               domain=("real", "real"))
+               domain=("real", "real"),
+               words=("d(a+b)/da = 1", "d(a+b)/db = 1"))
 sub = table.op("sub", np.subtract, _BINARY, grad_fn="SubBackward0",
                rules=(lambda g, ans, x, y: g, lambda g, ans, x, y: -g), saves=False, doc="x - y",
-               kind="binary", method=True, operators=("__sub__",), domain=("real", "real"))
+               kind="binary", method=True, operators=("__sub__",), domain=("real", "real"),
+               words=("d(a-b)/da = 1", "d(a-b)/db = -1"))
 _RSUB_RULES = (lambda g, ans, x, y: -g, lambda g, ans, x, y: g)
 rsub = table.op("rsub", lambda x, y: np.subtract(y, x), _BINARY,
                 overloads=[over("RsubBackward0", _RSUB_RULES, when=lambda x, y: type(y) is Tensor),
                            over("RsubBackward1", _RSUB_RULES, numbers=False)], saves=False,
-                doc="y - x (a number minus a tensor)", kind="binary", operators=("__rsub__",))
+                doc="y - x (a number minus a tensor)", kind="binary", operators=("__rsub__",),
+                words=("d(b-a)/da = -1", "d(b-a)/db = 1"))
 mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
                rules=(lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x), doc="x * y",
                operators=("__mul__", "__imul__"), reflected=("__rmul__",),
-               domain=("real", "real"), **_ARITHMETIC)
+               domain=("real", "real"), **_ARITHMETIC,
+               words=("d(a*b)/da = b", "d(a*b)/db = a"))
 # int / int is a float in the default dtype, as PyTorch: see optable._promote.
 div = table.op("div", np.true_divide, _BINARY, grad_fn="DivBackward0",
                rules=(lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
                doc="x / y", operators=("__truediv__", "__itruediv__"),
-               domain=("real", "nonzero"), **_ARITHMETIC)
+               domain=("real", "nonzero"), **_ARITHMETIC,
+               words=("d(a/b)/da = 1/b", "d(a/b)/db = -a/b**2"))
 reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="ReciprocalBackward0",
                       rules=(lambda g, ans, x: -g * ans * ans,), doc="1 / x", kind="elementwise",
                       kink="-g * ans * ans from the left: a zero gradient stays 0 where "
                       "ans * ans overflows (|x| < 1e-154; PyTorch squares first: nan)",
-                      method=True, inplace=True, function=True, domain=("nonzero",))
+                      method=True, inplace=True, function=True, domain=("nonzero",),
+                      words="d(1/a)/da = -1/a**2")
 neg = table.op("neg", np.negative, grad_fn="NegBackward0", rules=(lambda g, ans, x: -g,),
                saves=False, doc="-x", kind="elementwise", method=True, inplace=True,
-               operators=("__neg__",), domain=("real",))
+               operators=("__neg__",), domain=("real",),
+               words="d(-a)/da = -1")
 # fmt: on
 
 
@@ -142,6 +150,8 @@ pow = table.op(  # noqa: A001  (PyTorch's name)
     "pow",
     _power,
     "(input: Tensor|Number, exponent: Tensor|Number)",
+    words=("d(a**p)/da = p*a**(p-1)", "d(a**p)/dp = a**p*ln(a)"),
+    kink_at=pow_zero_base,
     overloads=[
         over(
             "PowBackward1",
@@ -206,7 +216,8 @@ remainder = table.op(
         over("RemainderBackward0", (lambda g, ans, x, y: g, None), numbers=False),
     ],
     doc="x % y, with the sign of y", kink="the jumps of floor(x / y) get gradient 0",
-    operators=("__mod__",), reflected=("__rmod__",), domain=("real", "positive"), **_ARITHMETIC)
+    operators=("__mod__",), reflected=("__rmod__",), domain=("real", "positive"), **_ARITHMETIC,
+    words=("d(a % b)/da = 1", "d(a % b)/db = -floor(a/b)"))
 # fmt: on
 
 
@@ -243,16 +254,27 @@ _NAN_TIES = "ties share the gradient evenly; at a nan both inputs get it, as PyT
 maximum = table.op("maximum", np.maximum, _BINARY, grad_fn="MaximumBackward0",
                    rules=_pick_rules(lambda a, b: a > b), doc="elementwise larger of x and y",
                    kind="binary", kink=_NAN_TIES, function=True,
-                   method=True, domain=("distinct", "distinct"))
+                   method=True, domain=("distinct", "distinct"),
+                   words=(
+                       "d maximum(a, b)/da = 1 where a > b, 1/2 at ties, else 0",
+                       "d maximum(a, b)/db = 1 where b > a, 1/2 at ties, else 0",
+                   ),
+                   kink_at=at_tie)
 minimum = table.op("minimum", np.minimum, _BINARY, grad_fn="MinimumBackward0",
                    rules=_pick_rules(lambda a, b: a < b), doc="elementwise smaller of x and y",
                    kind="binary", kink=_NAN_TIES, function=True,
-                   method=True, domain=("distinct", "distinct"))
+                   method=True, domain=("distinct", "distinct"),
+                   words=(
+                       "d minimum(a, b)/da = 1 where a < b, 1/2 at ties, else 0",
+                       "d minimum(a, b)/db = 1 where b < a, 1/2 at ties, else 0",
+                   ),
+                   kink_at=at_tie)
 atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Number)",
                  grad_fn="Atan2Backward0",
                  rules=(_atan2_rule(1, lambda y, x: x), _atan2_rule(-1, lambda y, x: y)),
                  doc="atan2(y, x): the angle of the point (x, y)",
                  kink="gradient 0 at the origin; second derivatives nan there (they do not "
                  "exist), as PyTorch",
-                 function=True, domain=("real", "positive"), **_ARITHMETIC)
+                 function=True, domain=("real", "positive"), **_ARITHMETIC,
+                 words=("d atan2(a, b)/da = b/(a**2+b**2)", "d atan2(a, b)/db = -a/(a**2+b**2)"))
 # fmt: on

@@ -100,3 +100,25 @@ def not_implemented(aten_name):
 def is_tensor_arg(*args):
     """``when`` of an overload: which of its arguments are tensors, as a tuple of bools."""
     return tuple(type(a) is Tensor for a in args)
+
+
+class ValuesIndices(tuple):
+    """What max(x, dim) returns: (values, indices), also by name."""
+
+    function = "max"
+
+    def __repr__(self):
+        return f"torch.return_types.{self.function}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+
+def return_type(function):
+    """The (values, indices) pair of ``function``, printed as torch.return_types.<function>."""
+    return type(f"{function}_return", (ValuesIndices,), {"function": function})

@@ -90,6 +90,7 @@ _WHERE_RULES = (
 @table.composite(
     "where",
     "(condition: Tensor, input: Tensor|Number, other: Tensor|Number)",
+    words=("d where(c, a, b)/da = 1 where c, else 0", "d where(c, a, b)/db = 0 where c, else 1"),
     doc="where(cond, x, y): x where cond is true, else y",
     kind="other",
     function=True,
@@ -106,6 +107,7 @@ def where(over, condition, input, other):
 @table.composite(
     "masked_fill",
     "(input: Tensor, mask: Index, value: Tensor|Number)",
+    words=("d where(c, a, b)/da = 1 where c, else 0", "d where(c, a, b)/db = 0 where c, else 1"),
     doc="masked_fill(x, mask, value): x with value where mask is true",
     kind="other",
     method=True,

@@ -22,6 +22,7 @@ def _to_rule(g, ans, x, dtype):
 @table.composite(
     "to_dtype",
     "(input: Tensor, dtype: dtype)",
+    words="g cast to a's dtype",
     doc="cast to another dtype",
     kind="conversion",
     library=False,
@@ -42,6 +43,7 @@ clone = table.op(
     "clone",
     lambda x, memory_format="K": np.array(x, copy=True, order=memory_format),
     "(input: Tensor, *, memory_format: str = 'K')",
+    words="d a/da = 1",
     grad_fn="CloneBackward0",
     rules=(lambda g, ans, x, memory_format="K": g,),
     saves=False,

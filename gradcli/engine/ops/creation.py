@@ -431,6 +431,7 @@ zero = table.op(
     "zero",
     np.zeros_like,
     "(input: Tensor)",
+    words="0",
     grad_fn="ZeroBackward0",
     rules=(zero_rule,),
     saves=False,
@@ -444,6 +445,7 @@ fill = table.op(
     "fill",
     lambda x, value: np.full_like(x, value),
     "(input: Tensor, value: Tensor|Number)",
+    words=("d/d target: 0", "d/d value: g summed"),
     saves=False,
     overloads=[
         over(
@@ -462,6 +464,7 @@ copy = table.op(
     "copy",
     _copy_forward,
     "(input: Tensor, src: Tensor|Number)",
+    words=("d/d target: 0", "d/d src: g"),
     grad_fn="torch::autograd::CopyBackwards",
     rules=(zero_rule, lambda g, ans, x, src: g),
     saves=False,

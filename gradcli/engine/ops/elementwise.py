@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ...errors import GradcliTypeError
+from ..explain import at_half_integer, at_integer, at_nonzero_integer, at_zero, on_bound
 from ..optable import Table, over
 from ..tensor import Tensor
 from .comparison import where
@@ -46,49 +47,71 @@ def piecewise_constant(name, forward, grad_fn, doc, **fields):
 # fmt: off
 abs = elementwise("abs", np.abs, "AbsBackward0", lambda g, ans, x: g * sign(x), "absolute value",
                   "nonzero", operators=("__abs__",),
-                  kink="d|x|/dx = 0 at x = 0; nan at nan (PyTorch gives 0: its sign(nan) is 0)")
+                  kink="d|x|/dx = 0 at x = 0; nan at nan (PyTorch gives 0: its sign(nan) is 0)",
+                  words="d|a|/da = sign(a)", kink_at=at_zero)
 sign = piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x",
-                          kink="gradient 0 everywhere; sign(nan) is nan (PyTorch gives 0)")
+                          kink="gradient 0 everywhere; sign(nan) is nan (PyTorch gives 0)",
+                          words="d sign(a)/da = 0", kink_at=at_zero)
 sqrt = elementwise("sqrt", np.sqrt, "SqrtBackward0", lambda g, ans, x: g / (2 * ans), "square root",
-                   "positive", kink="derivative inf at 0")
+                   "positive", kink="derivative inf at 0",
+                   words="d sqrt(a)/da = 1/(2*sqrt(a))", kink_at=at_zero)
 rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), "RsqrtBackward0",
                     lambda g, ans, x: -0.5 * g * ans * ans * ans, "1 / sqrt(x)", "positive",
-                    function=False)
-exp = elementwise("exp", np.exp, "ExpBackward0", lambda g, ans, x: g * ans, "e ** x", "real")
+                    function=False,
+                    words="d(1/sqrt(a))/da = -1/(2*a**1.5)")
+exp = elementwise("exp", np.exp, "ExpBackward0", lambda g, ans, x: g * ans, "e ** x", "real",
+                  words="d exp(a)/da = exp(a)")
 expm1 = elementwise("expm1", np.expm1, "Expm1Backward0", lambda g, ans, x: g * (ans + 1),
-                    "exp(x) - 1, accurate near 0", "real")
+                    "exp(x) - 1, accurate near 0", "real",
+                    words="d expm1(a)/da = exp(a)")
 log = elementwise("log", np.log, "LogBackward0", lambda g, ans, x: g / x, "natural logarithm",
-                  "positive")
+                  "positive",
+                  words="d log(a)/da = 1/a")
 log2 = elementwise("log2", np.log2, "Log2Backward0", lambda g, ans, x: g / (x * _LN2),
-                   "base-2 logarithm", "positive")
+                   "base-2 logarithm", "positive",
+                   words="d log2(a)/da = 1/(a*ln 2)")
 log10 = elementwise("log10", np.log10, "Log10Backward0", lambda g, ans, x: g / (x * _LN10),
-                    "base-10 logarithm", "positive")
+                    "base-10 logarithm", "positive",
+                    words="d log10(a)/da = 1/(a*ln 10)")
 log1p = elementwise("log1p", np.log1p, "Log1PBackward0", lambda g, ans, x: g / (x + 1),
-                    "log(1 + x), accurate near 0", "positive")
+                    "log(1 + x), accurate near 0", "positive",
+                    words="d log1p(a)/da = 1/(1+a)")
 sin = elementwise("sin", np.sin, "SinBackward0", lambda g, ans, x: g * cos(x), "sine (radians)",
-                  "real")
+                  "real",
+                  words="d sin(a)/da = cos(a)")
 cos = elementwise("cos", np.cos, "CosBackward0", lambda g, ans, x: -g * sin(x), "cosine (radians)",
-                  "real")
+                  "real",
+                  words="d cos(a)/da = -sin(a)")
 tan = elementwise("tan", np.tan, "TanBackward0", lambda g, ans, x: g * (1 + ans * ans),
-                  "tangent (radians)", "real")
+                  "tangent (radians)", "real",
+                  words="d tan(a)/da = 1 + tan(a)**2")
 asin = elementwise("asin", np.arcsin, "AsinBackward0", lambda g, ans, x: g / sqrt(1 - x * x),
-                   "inverse sine", "unit")
+                   "inverse sine", "unit",
+                   words="d asin(a)/da = 1/sqrt(1-a**2)")
 acos = elementwise("acos", np.arccos, "AcosBackward0", lambda g, ans, x: -g / sqrt(1 - x * x),
-                   "inverse cosine", "unit")
+                   "inverse cosine", "unit",
+                   words="d acos(a)/da = -1/sqrt(1-a**2)")
 atan = elementwise("atan", np.arctan, "AtanBackward0", lambda g, ans, x: g / (1 + x * x),
-                   "inverse tangent", "real")
+                   "inverse tangent", "real",
+                   words="d atan(a)/da = 1/(1+a**2)")
 sinh = elementwise("sinh", np.sinh, "SinhBackward0", lambda g, ans, x: g * cosh(x),
-                   "hyperbolic sine", "real")
+                   "hyperbolic sine", "real",
+                   words="d sinh(a)/da = cosh(a)")
 cosh = elementwise("cosh", np.cosh, "CoshBackward0", lambda g, ans, x: g * sinh(x),
-                   "hyperbolic cosine", "real")
+                   "hyperbolic cosine", "real",
+                   words="d cosh(a)/da = sinh(a)")
 tanh = elementwise("tanh", np.tanh, "TanhBackward0", lambda g, ans, x: g * (1 - ans * ans),
-                   "hyperbolic tangent", "real", nn_functional=True)
+                   "hyperbolic tangent", "real", nn_functional=True,
+                   words="d tanh(a)/da = 1 - tanh(a)**2")
 asinh = elementwise("asinh", np.arcsinh, "AsinhBackward0", lambda g, ans, x: g / sqrt(x * x + 1),
-                    "inverse hyperbolic sine", "real")
+                    "inverse hyperbolic sine", "real",
+                    words="d asinh(a)/da = 1/sqrt(a**2+1)")
 acosh = elementwise("acosh", np.arccosh, "AcoshBackward0", lambda g, ans, x: g / sqrt(x * x - 1),
-                    "inverse hyperbolic cosine", "above_one")
+                    "inverse hyperbolic cosine", "above_one",
+                    words="d acosh(a)/da = 1/sqrt(a**2-1)")
 atanh = elementwise("atanh", np.arctanh, "AtanhBackward0", lambda g, ans, x: g / (1 - x * x),
-                    "inverse hyperbolic tangent", "unit")
+                    "inverse hyperbolic tangent", "unit",
+                    words="d atanh(a)/da = 1/(1-a**2)")
 # fmt: on
 
 
@@ -151,25 +174,33 @@ def _tensor_bound(x, min=None, max=None):  # noqa: A002
 # fmt: off
 sigmoid = elementwise("sigmoid", _sigmoid, "SigmoidBackward0",
                       lambda g, ans, x: g * ans * (1 - ans),
-                      "logistic function 1 / (1 + exp(-x))", "real", nn_functional=True)
+                      "logistic function 1 / (1 + exp(-x))", "real", nn_functional=True,
+                      words="d sigmoid(a)/da = sigmoid(a)*(1-sigmoid(a))")
 relu = elementwise("relu", lambda x: np.maximum(x, 0), "ReluBackward0",
                    lambda g, ans, x: where(x <= 0, 0.0, g), "max(x, 0)", "nonzero",
                    kink="relu'(0) = 0; at nan the gradient passes, as PyTorch",
-                   nn_functional="inplace")
+                   nn_functional="inplace",
+                   words="d relu(a)/da = 1 where a > 0, else 0", kink_at=at_zero)
 softplus = elementwise("softplus", _softplus, "SoftplusBackward0", _softplus_rule,
                        "log(1 + exp(x)), smooth relu", "real", inplace=False, nn_functional=True,
                        kink="at beta*x == threshold the value and every derivative are the smooth "
                        "branch's (PyTorch's second derivative there is 0, not its first "
                        "derivative's)",
-                       schema="(input: Tensor, beta: Number = 1.0, threshold: Number = 20.0)")
+                       schema="(input: Tensor, beta: Number = 1.0, threshold: Number = 20.0)",
+                       words="d softplus(a)/da = sigmoid(beta*a)")
 erf = elementwise("erf", _erf, "ErfBackward0",
-                  lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x)), "error function", "real")
-floor = piecewise_constant("floor", np.floor, "FloorBackward0", "round down")
+                  lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x)), "error function", "real",
+                  words="d erf(a)/da = 2/sqrt(pi)*exp(-a**2)")
+floor = piecewise_constant("floor", np.floor, "FloorBackward0", "round down",
+                           words="d floor(a)/da = 0", kink_at=at_integer)
 trunc = piecewise_constant("trunc", np.trunc, "TruncBackward0", "round toward zero",
-                           function=False)
-ceil = piecewise_constant("ceil", np.ceil, "CeilBackward0", "round up")
+                           function=False,
+                           words="d trunc(a)/da = 0", kink_at=at_nonzero_integer)
+ceil = piecewise_constant("ceil", np.ceil, "CeilBackward0", "round up",
+                          words="d ceil(a)/da = 0", kink_at=at_integer)
 round = piecewise_constant("round", np.round, "RoundBackward0", "round half to even",
-                           schema="(input: Tensor, *, decimals: int = 0)")
+                           schema="(input: Tensor, *, decimals: int = 0)",
+                           words="d round(a)/da = 0", kink_at=at_half_integer)
 clamp = table.op("clamp", _clamp,
                  "(input: Tensor, min: Number|Tensor = None, max: Number|Tensor = None)",
                  overloads=[over("ClampBackward0", (_clamp_rule, _clamp_min_rule, _clamp_max_rule),
@@ -179,5 +210,7 @@ clamp = table.op("clamp", _clamp,
                  kink="x gets the gradient on the bounds; a tensor bound gets it where it is the "
                  "result, max where min > max, neither where x < min == max",
                  aliases=("clip",), method=True, inplace=True, function=True,
-                 domain=("real", {"min": -0.5, "max": 0.5}))
+                 domain=("real", {"min": -0.5, "max": 0.5}),
+                 words="d clamp(a, min, max)/da = 1 where min <= a <= max, else 0",
+                 kink_at=on_bound)
 # fmt: on

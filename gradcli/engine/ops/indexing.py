@@ -96,6 +96,7 @@ _INDEX = _indexed("IndexBackward0")
 @table.composite(
     "getitem",
     "(input: Tensor, index)",
+    words="g at the entries indexed, 0 elsewhere (added where an entry repeats)",
     kind="shape",
     library=False,
     doc="x[index]: ints, slices, ..., None, integer arrays and boolean masks",
@@ -216,6 +217,7 @@ def _picks_part(index, shape):
 @table.composite(
     "setitem",
     "(input: Tensor, index, value: Tensor|Number)",
+    words=("d/d target: g, with 0 at the entries assigned", "d/d value: g at the entries assigned"),
     kind="shape",
     library=False,
     doc="x[index] = value, in place; recorded as CopySlices",
@@ -314,7 +316,9 @@ take_along_dim = table.op("take_along_dim", take_along,
                           "(input: Tensor, indices: Index, dim: int, keepdim: bool = True)",
                           grad_fn="GatherBackward0", rules=(take_along_rule,),
                           doc="take_along_dim(x, index, dim): entries at index along dim",
-                          kind="other", method=True)
+                          kind="other", method=True,
+                          words="g goes to the entries taken"
+                          " (max/min along a dim: the index found)")
 put_along_dim = table.internal("put_along_dim", _put_along,
                                "(input: Tensor, indices: Index, dim: int, size: int[])",
                                grad_fn="PutAlongDimBackward",
@@ -349,6 +353,7 @@ def gather(over, input, dim, index):
 @table.composite(
     "index_select",
     "(input: Tensor, dim: int, index: Index)",
+    words="g at the entries indexed, 0 elsewhere (added where an entry repeats)",
     kind="other",
     method=True,
     overloads=[_indexed("IndexSelectBackward0")],
@@ -424,11 +429,13 @@ def _cat_rule(g, ans, xs, dim=0):
 stack = table.op("stack", _stack, "(tensors: Tensor[], dim: int = 0)", grad_fn="StackBackward0",
                  rules=(_stack_rule,), variadic=True, kind="shape", function=True,
                  doc="stack([a, b, ...], dim=0): join along a new dimension",
-                 batching=batching.join)
+                 batching=batching.join,
+                 words="each input gets its slice of g")
 cat = table.op("cat", _cat, "(tensors: Tensor[], dim: int = 0)", grad_fn="CatBackward0",
                rules=(_cat_rule,), variadic=True, kind="shape", function=True,
                doc="cat([a, b, ...], dim=0): join along an existing dimension",
-               aliases=("concatenate",), batching=batching.join)
+               aliases=("concatenate",), batching=batching.join,
+               words="each input gets its part of g")
 # fmt: on
 
 
@@ -459,6 +466,7 @@ def vstack(over, tensors):
 @table.composite(
     "unbind",
     "(input: Tensor, dim: int = 0)",
+    words="g at the entries indexed, 0 elsewhere (added where an entry repeats)",
     kind="shape",
     method=True,
     doc="unbind(x, dim=0): the slices of x along dim, as a tuple",
@@ -474,6 +482,7 @@ def unbind(over, input, dim=0):
 @table.composite(
     "split",
     "(tensor: Tensor, split_size_or_sections: int|int[], dim: int = 0)",
+    words="g at the entries indexed, 0 elsewhere (added where an entry repeats)",
     kind="shape",
     method=True,
     doc="split(x, size or sizes, dim=0): x cut into pieces along dim",

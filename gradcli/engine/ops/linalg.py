@@ -110,6 +110,7 @@ _BY_NDIM = {
 @table.composite(
     "matmul",
     "(input: Tensor, other: Tensor)",
+    words=("d(a@b)/da: g -> g @ b.T", "d(a@b)/db: g -> a.T @ g"),
     doc="x @ y: matrix product",
     operators=("__matmul__",),
     reflected=("__rmatmul__",),
@@ -178,6 +179,7 @@ def mv(over, input, vec):
 @table.composite(
     "bmm",
     "(input: Tensor, mat2: Tensor)",
+    words=("d(a@b)/da: g -> g @ b.T", "d(a@b)/db: g -> a.T @ g"),
     kind="linalg",
     method=True,
     doc="bmm(A, B): matrix products of two batches of matrices",
@@ -200,7 +202,8 @@ outer = table.op("outer", lambda x, y: np.multiply.outer(_vector("outer", x), _v
                  "(input: Tensor, vec2: Tensor)", grad_fn="MulBackward0",
                  rules=(lambda g, ans, x, y: matmul(g, y), lambda g, ans, x, y: matmul(x, g)),
                  doc="outer(x, y): outer product of two vectors", **_LINALG,
-                 batching=batching.outer)
+                 batching=batching.outer,
+                 words=("d outer(a, b)/da: g -> g @ b", "d outer(a, b)/db: g -> g.T @ a"))
 # fmt: on
 
 
@@ -279,16 +282,19 @@ def _det_rule(g, ans, x):
 
 # fmt: off
 trace = table.op("trace", _trace, grad_fn="TraceBackward0", rules=(_trace_rule,),
-                 doc="sum of the diagonal of a matrix", **_LINALG, batching=batching.trace)
+                 doc="sum of the diagonal of a matrix", **_LINALG, batching=batching.trace,
+                 words="d trace(a)/da = the identity")
 det = table.op("det", _square("det", np.linalg.det), grad_fn="LinalgDetBackward0",
                rules=(_det_rule,), doc="determinant of a square matrix",
                kink="the gradient is the cofactor matrix everywhere, singular matrices included "
                "(PyTorch 2.13 gives zeros at rank n-1: gradcli follows mathematics)",
-               domain=("well_conditioned",), **_LINALG, batching=batching.stacked)
+               domain=("well_conditioned",), **_LINALG, batching=batching.stacked,
+               words="d det(a)/da = det(a)*inverse(a).T")
 inverse = table.op("inverse", _square("inverse", np.linalg.inv), grad_fn="LinalgInvExBackward0",
                    rules=(lambda g, ans, x: -matmul(matmul(_swap(ans), g), _swap(ans)),),
                    doc="inverse of a square matrix", domain=("well_conditioned",), **_LINALG,
-                   batching=batching.stacked)
+                   batching=batching.stacked,
+                   words="g -> -inverse(a).T @ g @ inverse(a).T")
 # fmt: on
 
 
@@ -319,13 +325,15 @@ diag_embed = table.internal("diag_embed", _diag_embed, "(input: Tensor, rows: in
                             grad_fn="DiagEmbedBackward0",
                             rules=(lambda g, ans, x, rows, cols:
                                    _DIAGONAL.fn(g)[..., : x.shape[-1]],),
-                            doc="a matrix with x on its diagonal", kind="linalg")
+                            doc="a matrix with x on its diagonal", kind="linalg",
+                            words="g's diagonal")
 # fmt: on
 
 
 @table.composite(
     "diagonal",
     "(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1)",
+    words="g goes to the diagonal, 0 elsewhere",
     doc="the diagonal of the matrices in dims dim1, dim2",
     kind="linalg",
     method=True,
@@ -347,6 +355,7 @@ def diagonal(over, input, offset=0, dim1=0, dim2=1):
 @table.composite(
     "diag",
     "(input: Tensor)",
+    words="g goes to the diagonal, 0 elsewhere",
     doc="diag(v): a diagonal matrix from a vector; diag(A): the diagonal of a matrix",
     overloads=[
         over(
@@ -382,13 +391,15 @@ def _tri_rule(g, ans, x, diagonal=0, upper=False):
 # fmt: off
 tril_op = table.op("tril", _tri, "(input: Tensor, diagonal: int = 0)", grad_fn="TrilBackward0",
                    rules=(_tri_rule,), saves=False, kind="linalg", method=True, inplace=True,
-                   doc="tril(x, diagonal=0): x on and below the diagonal, zeros above")
+                   doc="tril(x, diagonal=0): x on and below the diagonal, zeros above",
+                   words="g below the diagonal, 0 above")
 # fmt: on
 
 
 @table.composite(
     "triu",
     "(input: Tensor, diagonal: int = 0)",
+    words="g above the diagonal, 0 below",
     kind="linalg",
     method=True,
     inplace=True,

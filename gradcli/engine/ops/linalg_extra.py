@@ -41,6 +41,7 @@ cross_op = table.internal(
         lambda g, ans, x, y, dim: cross_op(g, x, dim),
     ),
     doc="the cross product along a negative dim", kind="linalg",
+    words=("d cross(a, b)/da: g -> cross(b, g)", "d cross(a, b)/db: g -> cross(g, a)"),
 )  # fmt: skip
 
 
@@ -102,6 +103,7 @@ solve_op = table.internal(
     grad_fn="LinalgSolveExBackward0",
     rules=(_solve_A_rule, lambda g, ans, A, B, vector: solve_op(_swap(A), g, vector)),
     doc="X with A @ X = B, B a (batch of) vector(s) or matrices", kind="linalg",
+    words=("d solve(a, b)/da: g -> -solve(a.T, g) @ x.T", "d solve(a, b)/db: g -> solve(a.T, g)"),
 )  # fmt: skip
 
 
@@ -149,11 +151,14 @@ _REPEATED = "as for a symmetric input; repeated eigenvalues make second derivati
 eigvalsh = table.op("eigvalsh", _eigh(0), "(A: Tensor, UPLO: str = 'L')",
                     grad_fn="LinalgEighBackward0", rules=(_eigvalsh_rule,),
                     doc="eigenvalues of a symmetric matrix, ascending", kink=_REPEATED,
-                    library=False, **_LINALG, batching=batching.stacked)
+                    library=False, **_LINALG, batching=batching.stacked,
+                    words="g -> V diag(g) V.T, V the eigenvectors of a")
 eigenvectors = table.internal("eigenvectors", _eigh(1), "(A: Tensor, UPLO: str = 'L')",
                               grad_fn="LinalgEighBackward0", rules=(_eigenvectors_rule,),
                               doc="eigenvectors of a symmetric matrix (eigvalsh's rule)",
-                              kind="linalg", kink=_REPEATED)
+                              kind="linalg", kink=_REPEATED,
+                              words="g -> V (skew(V.T g) / (L_j - L_i)) V.T,"
+                              " L the eigenvalues of a")
 # fmt: on
 
 # ----- log-determinants -----
@@ -172,6 +177,7 @@ def _logabsdet_rule(g, ans, A):
 logabsdet = table.internal(
     "logabsdet", _logabsdet, "(input: Tensor)", grad_fn="LinalgSlogdetBackward0",
     rules=(_logabsdet_rule,), doc="log |det A|", kind="linalg",
+    words="d log|det(a)|/da = inverse(a).T",
 )  # fmt: skip
 
 
@@ -217,4 +223,5 @@ cumprod = table.op(
     grad_fn="CumprodBackward0", rules=(_cumprod_rule,), kind="other", method=True,
     inplace=True, function=True, doc="running products along dim",
     kink="exact with zero entries", batching=batching.along,
+    words="d cumprod(a)_k/da_i = the product of a_j for j <= k but i, for k >= i",
 )  # fmt: skip

@@ -16,6 +16,7 @@ import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
 from .. import batching, state
+from ..explain import at_zero
 from ..optable import Table, over
 from ..tensor import Tensor
 from .arithmetic import neg, pow
@@ -84,26 +85,32 @@ def _elu_rule(g, ans, x, alpha=1.0):
 gelu = table.op("gelu", _gelu, "(input: Tensor, *, approximate: str = 'none')",
                 grad_fn="GeluBackward0", rules=(_gelu_rule,),
                 doc="x * Phi(x), Phi the normal CDF ('tanh': its approximation)",
-                domain=("real",), **_ACTIVATION)
+                domain=("real",), **_ACTIVATION,
+                words="d gelu(a)/da = Phi(a) + a*phi(a), Phi and phi the normal CDF and density")
 silu = table.op("silu", lambda input: np.asarray(input) * _sigmoid(input), grad_fn="SiluBackward0",
                 rules=(_silu_rule,), doc="x * sigmoid(x), also called swish", domain=("real",),
-                **_IN_PLACE_ACTIVATION)
+                **_IN_PLACE_ACTIVATION,
+                words="d silu(a)/da = sigmoid(a)*(1 + a*(1 - sigmoid(a)))")
 leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope: float = 0.01)",
                       grad_fn="LeakyReluBackward0",
                       rules=(lambda g, ans, x, negative_slope=0.01:
                              where(x > 0, g, g * negative_slope),),
                       doc="x, or negative_slope * x below 0", kink="gradient negative_slope at 0",
-                      domain=("nonzero",), **_IN_PLACE_ACTIVATION)
+                      domain=("nonzero",), **_IN_PLACE_ACTIVATION,
+                      words="d leaky_relu(a)/da = 1 where a > 0, else negative_slope",
+                      kink_at=at_zero)
 elu = table.op("elu", _elu, "(input: Tensor, alpha: float = 1.0)", grad_fn="EluBackward0",
                rules=(_elu_rule,), doc="x, or alpha * (exp(x) - 1) below 0",
                kink="gradient alpha at 0, and second derivative 0 there", domain=("nonzero",),
-               **_IN_PLACE_ACTIVATION)
+               **_IN_PLACE_ACTIVATION,
+               words="d elu(a)/da = 1 where a > 0, else alpha*exp(a)", kink_at=at_zero)
 # fmt: on
 
 
 @table.composite(
     "softsign", "(input: Tensor)", doc="x / (1 + |x|)",
     kink="second derivative 0 at 0, where it jumps from 2 to -2", **_ACTIVATION,
+    kink_at=at_zero,
 )  # fmt: skip
 def softsign(over, input):
     return input / (abs(input) + 1)  # composed as PyTorch does: grad_fn DivBackward0
@@ -164,6 +171,7 @@ mse_op = table.internal(
     "mse_op", _mse, "(input: Tensor, target: Tensor, reduction: str)",
     grad_fn="MseLossBackward0", rules=(_mse_rule(1), _mse_rule(-1)),
     doc="squared error, reduced", kind="loss", promotes=True,
+    words=("d mse_loss(a, b)/da = 2*(a - b)/n", "d mse_loss(a, b)/db = -2*(a - b)/n"),
 )  # fmt: skip
 
 
@@ -242,6 +250,10 @@ bce_op = table.internal(
     grad_fn="BinaryCrossEntropyBackward0", rules=(_bce_input_rule, _bce_target_rule),
     doc="binary cross-entropy of probabilities, reduced", kind="loss",
     kink="each log is at least -100, as in PyTorch, so x = 0 or 1 gives a finite loss",
+    words=(
+        "d binary_cross_entropy(a, b)/da = (a - b)/(a*(1 - a))/n",
+        "d binary_cross_entropy(a, b)/db = (log(1 - a) - log(a))/n",
+    ),
 )  # fmt: skip
 
 
@@ -299,6 +311,10 @@ bce_logits_op = table.internal(
     grad_fn="BinaryCrossEntropyWithLogitsBackward0",
     rules=(_bce_logits_input_rule, _bce_logits_target_rule),
     doc="binary cross-entropy of sigmoid(input), reduced", kind="loss",
+    words=(
+        "d binary_cross_entropy_with_logits(a, b)/da = (sigmoid(a) - b)/n",
+        "d binary_cross_entropy_with_logits(a, b)/db = -a/n",
+    ),
 )  # fmt: skip
 
 
@@ -387,6 +403,7 @@ def _check_target(input, target):
         # PyTorch's nll_loss2d: (N, C, H, W); other shapes are viewed as (N, C, 1, rest).
         over("NllLoss2DBackward0", (_nll_loss_rule,), forward=_nll_loss),
     ],
+    words="g -> -(the class weight) at each target class, 0 elsewhere",
 )  # fmt: skip
 def nll_loss(over, input, target, weight=None, *, ignore_index=-100, reduction="mean"):
     _check_target(input, target)

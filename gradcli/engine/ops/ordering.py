@@ -8,10 +8,9 @@ from ...errors import EngineError
 from .. import batching
 from ..optable import Table, over
 from ..tensor import Tensor
-from .common import dims, raw
+from .common import dims, raw, return_type
 from .conversion import clone
 from .indexing import take_along, take_along_rule
-from .reductions import return_type
 
 table = Table("ordering")
 
@@ -28,6 +27,7 @@ _TopkResult = return_type("topk")
 @table.composite(
     "sort",
     "(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False)",
+    words="g goes to the entries taken (max/min along a dim: the index found)",
     kind="other",
     method=True,
     function=True,  # the language takes the values
@@ -60,6 +60,7 @@ def argsort(over, input, dim=-1, descending=False, stable=False):
 @table.composite(
     "topk",
     "(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True)",
+    words="g goes to the entries taken (max/min along a dim: the index found)",
     kind="other",
     method=True,
     doc="topk(x, k, dim=-1, largest=True): (values, indices) of the k largest entries along dim",

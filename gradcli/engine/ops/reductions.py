@@ -9,10 +9,21 @@ import numpy as np
 
 from ...errors import EngineError, GradcliTypeError, NotImplementedByGradcli
 from .. import batching, dtypes, limits
+from ..explain import extreme_ties, max_min_ties, norm_origin
 from ..optable import Table, over
 from ..tensor import Tensor
 from .arithmetic import maximum, minimum
-from .common import axis, batch_of, contiguous, dims, one_dim, raw, shape_arg
+from .common import (
+    ValuesIndices,
+    axis,
+    batch_of,
+    contiguous,
+    dims,
+    one_dim,
+    raw,
+    return_type,
+    shape_arg,
+)
 from .comparison import where
 from .creation import zeros_like
 from .elementwise import abs, exp, sign
@@ -153,17 +164,20 @@ _SUM_SCHEMA = f"(input: Tensor, {_DIM}, *, dtype: dtype = None)"
 # fmt: off
 sum = table.op("sum", _sum, _SUM_SCHEMA,  # noqa: A001
                overloads=_by_dim("SumBackward0", "SumBackward1", _sum_rule),
-               doc="sum of entries", domain=("real",), **_REDUCTION)
+               doc="sum of entries", domain=("real",), **_REDUCTION,
+               words="d sum(a)/da = 1 for every entry summed")
 mean = table.op("mean", _mean, _SUM_SCHEMA,
                 overloads=_by_dim("MeanBackward0", "MeanBackward1", _mean_rule),
-                doc="average of entries", domain=("real",), **_REDUCTION)
+                doc="average of entries", domain=("real",), **_REDUCTION,
+                words="d mean(a)/da = 1/n for each of the n entries averaged")
 prod = table.op("prod", _prod, _SUM_SCHEMA,
                 overloads=_by_dim("ProdBackward0", "ProdBackward1", _prod_rule),
                 doc="product of entries",
                 kink="exact with zero, inf and nan entries: each entry's derivative is the "
                 "product of the others (PyTorch divides, giving nan beside an inf or nan)",
                 domain=("real",),
-                **_REDUCTION)
+                **_REDUCTION,
+                words="d prod(a)/da_i = the product of the other entries")
 prod_others = table.internal("prod_others", _prod_others, "(input: Tensor, dim: int = None)",
                              grad_fn="ProdOthersBackward", rules=(_prod_others_rule,),
                              doc="the product of the other entries (prod's rule)", kind="reduction")
@@ -211,34 +225,16 @@ def _evenly_distribute_rule(g, ans, x):
 amax = table.op("amax", _amax, f"(input: Tensor, {_DIM})", grad_fn="AmaxBackward0",
                 rules=(_extreme_rule,), doc="largest entry", kink=_NAN_EXTREMES.format("max"),
                 domain=("distinct",),
-                **_REDUCTION)
+                **_REDUCTION,
+                words="d amax(a)/da = 1 at the largest entry (shared evenly at ties), else 0",
+                kink_at=extreme_ties(largest=True))
 amin = table.op("amin", _amin, f"(input: Tensor, {_DIM})", grad_fn="AminBackward0",
                 rules=(_extreme_rule,), doc="smallest entry", kink=_NAN_EXTREMES.format("min"),
                 domain=("distinct",),
-                **_REDUCTION)
+                **_REDUCTION,
+                words="d amin(a)/da = 1 at the smallest entry (shared evenly at ties), else 0",
+                kink_at=extreme_ties(largest=False))
 # fmt: on
-
-
-class _ValuesIndices(tuple):
-    """What max(x, dim) returns: (values, indices), also by name."""
-
-    function = "max"
-
-    def __repr__(self):
-        return f"torch.return_types.{self.function}(\nvalues={self[0]!r},\nindices={self[1]!r})"
-
-    @property
-    def values(self):
-        return self[0]
-
-    @property
-    def indices(self):
-        return self[1]
-
-
-def return_type(function):
-    """The (values, indices) pair of ``function``, printed as torch.return_types.<function>."""
-    return type(f"{function}_return", (_ValuesIndices,), {"function": function})
 
 
 def _extreme(over, x, dim, keepdim, other, pick, elementwise, result):
@@ -270,6 +266,8 @@ _MinValuesIndices = return_type("min")
 @table.composite(
     "max",
     _MAX_MIN,
+    words="g goes to the entries taken (max/min along a dim: the index found)",
+    kink_at=max_min_ties(largest=True),
     overloads=_extreme_overloads("Max", _amax),
     kink=_TIES,
     doc="max(x): largest entry; max(x, dim): (values, indices); max(x, y): elementwise",
@@ -280,12 +278,14 @@ def max(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     if type(dim) is Tensor:
         return maximum(input, dim)
     one_dim("max", dim)
-    return _extreme(over, input, dim, keepdim, other, np.argmax, maximum, _ValuesIndices)
+    return _extreme(over, input, dim, keepdim, other, np.argmax, maximum, ValuesIndices)
 
 
 @table.composite(
     "min",
     _MAX_MIN,
+    words="g goes to the entries taken (max/min along a dim: the index found)",
+    kink_at=max_min_ties(largest=False),
     overloads=_extreme_overloads("Min", _amin),
     kink=_TIES,
     doc="min(x): smallest entry; min(x, dim): (values, indices); min(x, y): elementwise",
@@ -475,28 +475,35 @@ _VAR_SCHEMA = (
 # fmt: off
 logsumexp = table.op("logsumexp", _logsumexp, f"(input: Tensor, {_DIM})",
                      grad_fn="LogsumexpBackward0", rules=(_logsumexp_rule,),
-                     doc="log(sum(exp(x))) without overflow", domain=("real",), **_REDUCTION)
+                     doc="log(sum(exp(x))) without overflow", domain=("real",), **_REDUCTION,
+                     words="d logsumexp(a)/da = softmax(a)")
 norm = table.op("norm", _norm, "(input: Tensor, p: Number = 2, dim: int|int[] = None, "
                 "keepdim: bool = False)", grad_fn="LinalgVectorNormBackward0", rules=(_norm_rule,),
                 doc="vector p-norm (p=0 counts non-zero entries)", domain=("nonzero",),
                 kink="gradient 0 where the norm is 0, at a zero entry for p < 1, and for p = 0; "
                 "second derivatives nan at the origin, as PyTorch",
-                **_REDUCTION)
+                **_REDUCTION,
+                words="d norm(a)/da = a/norm(a) for p = 2, sign(a)*|a|**(p-1)/norm(a)**(p-1)",
+                kink_at=norm_origin)
 var = table.op("var", _var, _VAR_SCHEMA, grad_fn="VarBackward0", rules=(_var_rule,),
                doc="variance (correction=1: the sample variance)", domain=("real",),
                kink="correction >= N: value inf (nan if all entries are equal), as PyTorch; "
-               "gradient nan (PyTorch's depends on dim)", **_REDUCTION)
+               "gradient nan (PyTorch's depends on dim)", **_REDUCTION,
+               words="d var(a)/da = 2*(a - mean(a))/(n - correction)")
 std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rule,),
                doc="standard deviation (correction=1: of a sample)", domain=("real",),
                kink="gradient 0 at zero variance, as PyTorch; correction >= N: value inf (nan if "
-               "all entries are equal), gradient nan", **_REDUCTION)
+               "all entries are equal), gradient nan", **_REDUCTION,
+               words="d std(a)/da = (a - mean(a))/((n - correction)*std(a))")
 softmax = table.op("softmax", _softmax, "(input: Tensor, dim: int)", grad_fn="SoftmaxBackward0",
                    rules=(_softmax_rule,), doc="exp(x) / sum(exp(x)) along dim",
-                   nn_functional="implicit dim", **_REDUCTION, batching=batching.along)
+                   nn_functional="implicit dim", **_REDUCTION, batching=batching.along,
+                   words="g -> s*(g - sum(g*s)), s = softmax(a)")
 log_softmax = table.op("log_softmax", _log_softmax, "(input: Tensor, dim: int)",
                        grad_fn="LogSoftmaxBackward0", rules=(_log_softmax_rule,),
                        doc="log of softmax, stably", nn_functional="implicit dim", **_REDUCTION,
-                       batching=batching.along)
+                       batching=batching.along,
+                       words="g -> g - softmax(a)*sum(g)")
 # fmt: on
 
 
@@ -528,6 +535,7 @@ cumsum = table.op(
     "cumsum",
     _cumsum,
     "(input: Tensor, dim: int, *, dtype: dtype = None)",
+    words="g -> the cumulative sum of g from the end",
     grad_fn="CumsumBackward0",
     rules=(_cumsum_rule,),
     kind="other",
@@ -542,6 +550,7 @@ cumsum = table.op(
 @table.composite(
     "repeat",
     "(input: Tensor, *sizes: int)",
+    words="g summed over the repeats",
     kind="shape",
     method=True,
     doc="x.repeat(*sizes): x tiled sizes times along each dimension",

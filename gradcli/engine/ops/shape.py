@@ -58,6 +58,7 @@ _VIEW = over("ViewBackward0", (_reshape_rule,), forward=_reshape, saves=False)
 @table.composite(
     "reshape",
     "(input: Tensor, *shape: int)",
+    words="g reshaped to a's shape",
     **_SHAPE,
     doc="reshape(x, shape): the same entries in another shape",
     overloads=[_VIEW, over("UnsafeViewBackward0", (_reshape_rule,), forward=_reshape, saves=False)],
@@ -76,6 +77,7 @@ view_op = _VIEW.fn  # what rules use: a reshape recorded as a view
 @table.composite(
     "view",
     "(input: Tensor, *shape: int)",
+    words="g reshaped to a's shape",
     doc="view(x, shape): reshape sharing memory",
     overloads=[over("ViewBackward0", (_reshape_rule,), forward=_reshape, saves=False)],
     **_SHAPE,
@@ -130,12 +132,14 @@ squeeze = table.op(
                     when=lambda x, dim: isinstance(dim, (int, np.integer))),
                over("SqueezeBackward2", (_reshape_rule,))],
     doc="squeeze(x, dim=None): drop dimensions of size 1", inplace="reshapes", **_SHAPE,
-    batching=batching.reshaping)
+    batching=batching.reshaping,
+    words="g reshaped to a's shape")
 unsqueeze = table.op("unsqueeze", lambda x, dim: np.expand_dims(x, dim),
                      "(input: Tensor, dim: int)",
                      grad_fn="UnsqueezeBackward0", rules=(_reshape_rule,), saves=False,
                      doc="unsqueeze(x, dim): insert a dimension of size 1", inplace="reshapes",
-                     **_SHAPE, batching=batching.reshaping)
+                     **_SHAPE, batching=batching.reshaping,
+                     words="g reshaped to a's shape")
 # fmt: on
 
 
@@ -166,7 +170,8 @@ def _permute(x, order):
 transpose = table.op("transpose", _swapaxes, "(input: Tensor, dim0: int, dim1: int)",
                      grad_fn="TransposeBackward0", rules=(_transpose_rule,), saves=False,
                      doc="transpose(x, dim0, dim1): swap two dimensions", inplace="reshapes",
-                     **_SHAPE, batching=batching.transpose)
+                     **_SHAPE, batching=batching.transpose,
+                     words="g transposed back")
 _PERMUTE = over("PermuteBackward0", (_permute_rule,), forward=_permute, saves=False)
 # fmt: on
 
@@ -174,6 +179,7 @@ _PERMUTE = over("PermuteBackward0", (_permute_rule,), forward=_permute, saves=Fa
 @table.composite(
     "permute",
     "(input: Tensor, *dims: int)",
+    words="g permuted back",
     overloads=[_PERMUTE],
     doc="permute(x, dims): reorder dimensions",
     **_SHAPE,
@@ -197,6 +203,7 @@ permute_op = _PERMUTE.fn
 @table.composite(
     "t",
     "(input: Tensor)",
+    words="g transposed back",
     doc="t(x): transpose of a matrix (a vector stays as it is)",
     kind="linalg",
     method=True,
@@ -220,6 +227,7 @@ def t(over, input):
 @table.composite(
     "T",
     "(input: Tensor)",
+    words="g transposed back",
     doc="x.T: reverse the dimensions (a matrix's transpose)",
     kind="linalg",
     attribute=True,
@@ -302,13 +310,15 @@ sum_to = table.internal("sum_to", _sum_to, "(input: Tensor, size: int[], batch_d
                                         not tuple(shape) and not batch_dims),
                                    over("SumToSizeBackward0", (_sum_to_rule,))],
                         saves=False, doc="a broadcast gradient summed back to a shape",
-                        kind="shape")
+                        kind="shape",
+                        words="g broadcast back to a's shape")
 broadcast_to = table.op("broadcast_to", _broadcast_to, "(input: Tensor, size: int[])",
                         grad_fn="ExpandBackward0",
                         rules=(lambda g, ans, x, shape:
                                sum_to(g, np.shape(x), g.ndim - len(tuple(shape))),),
                         saves=False, doc="broadcast_to(x, shape): repeat along new dimensions",
-                        kind="shape")
+                        kind="shape",
+                        words="g summed over the broadcast dimensions")
 # fmt: on
 
 
@@ -370,6 +380,7 @@ _ROLL = over(
 @table.composite(
     "flip",
     "(input: Tensor, *dims: int)",
+    words="g flipped back",
     kind="shape",
     method=True,
     function=True,
@@ -388,6 +399,7 @@ def flip(over, input, *dims):
 @table.composite(
     "roll",
     "(input: Tensor, shifts: int|int[], dims: int|int[] = None)",
+    words="g rolled back",
     kind="shape",
     method=True,
     overloads=[_ROLL],

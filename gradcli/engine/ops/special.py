@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ..explain import at_origin, at_zero, pole
 from ..optable import Table, over
 from ..tensor import Tensor
 from .comparison import logical_and, where
@@ -77,61 +78,77 @@ def _erfinv(input):
 cbrt = table.op("cbrt", np.cbrt, grad_fn="CbrtBackward0",
                 rules=(lambda g, ans, x: g / (3 * ans * ans),),
                 doc="cube root, real for negative x", kink="derivative inf at 0",
-                domain=("nonzero",), **_ELEMENTWISE)
+                domain=("nonzero",), **_ELEMENTWISE,
+                words="d cbrt(a)/da = 1/(3*cbrt(a)**2)", kink_at=at_zero)
 sec = table.op("sec", lambda input: 1 / np.cos(input), grad_fn="SecBackward0",
                rules=(lambda g, ans, x: g * ans * tan(x),), doc="secant 1 / cos(x) (radians)",
-               domain=("real",), **_ELEMENTWISE)
+               domain=("real",), **_ELEMENTWISE,
+               words="d sec(a)/da = sec(a)*tan(a)")
 csc = table.op("csc", lambda input: 1 / np.sin(input), grad_fn="CscBackward0",
                rules=(lambda g, ans, x: -g * ans * cot(x),), doc="cosecant 1 / sin(x) (radians)",
-               domain=("nonzero",), **_ELEMENTWISE)
+               domain=("nonzero",), **_ELEMENTWISE,
+               words="d csc(a)/da = -csc(a)*cot(a)")
 cot = table.op("cot", lambda input: 1 / np.tan(input), grad_fn="CotBackward0",
                rules=(lambda g, ans, x: -g * (1 + ans * ans),),
-               doc="cotangent 1 / tan(x) (radians)", domain=("nonzero",), **_ELEMENTWISE)
+               doc="cotangent 1 / tan(x) (radians)", domain=("nonzero",), **_ELEMENTWISE,
+               words="d cot(a)/da = -(1 + cot(a)**2)")
 sinc = table.op("sinc", lambda input: np.sinc(input), grad_fn="SincBackward0", rules=(_sinc_rule,),
                 doc="normalized sinc sin(pi x) / (pi x), 1 at 0",
                 kink="derivative 0 and second derivative -pi**2/3 at 0, their limits "
                      "(PyTorch's second derivative there is nan)",
-                domain=("real",), **_ELEMENTWISE, **_TORCH)
+                domain=("real",), **_ELEMENTWISE, **_TORCH,
+                words="d sinc(a)/da = (cos(pi*a) - sinc(a))/a, and 0 at a = 0")
 deg2rad = table.op("deg2rad", np.deg2rad, grad_fn="Deg2RadBackward0",
                    rules=(lambda g, ans, x: g * _DEGREE,), saves=False, doc="degrees to radians",
-                   domain=("real",), **_ELEMENTWISE, **_TORCH)
+                   domain=("real",), **_ELEMENTWISE, **_TORCH,
+                   words="d deg2rad(a)/da = pi/180")
 rad2deg = table.op("rad2deg", np.rad2deg, grad_fn="Rad2DegBackward0",
                    rules=(lambda g, ans, x: g / _DEGREE,), saves=False, doc="radians to degrees",
-                   domain=("real",), **_ELEMENTWISE, **_TORCH)
+                   domain=("real",), **_ELEMENTWISE, **_TORCH,
+                   words="d rad2deg(a)/da = 180/pi")
 hypot = table.op("hypot", np.hypot, "(input: Tensor, other: Tensor)", grad_fn="HypotBackward0",
                  rules=(lambda g, ans, x, y: g * x / ans, lambda g, ans, x, y: g * y / ans),
                  doc="sqrt(x**2 + y**2) without overflow", kind="binary", function=True,
                  kink="derivative nan at the origin, as in PyTorch",
-                 domain=("nonzero", "nonzero"), **_TORCH)
+                 domain=("nonzero", "nonzero"), **_TORCH,
+                 words=("d hypot(a, b)/da = a/hypot(a, b)", "d hypot(a, b)/db = b/hypot(a, b)"),
+                 kink_at=at_origin)
 gamma = table.op("gamma", _gamma, grad_fn="GammaBackward0",
                  rules=(lambda g, ans, x: g * ans * digamma(x),),
                  doc="gamma function, gamma(n) = (n - 1)!", kink=_POLES, domain=("positive",),
-                 **_ELEMENTWISE)
+                 **_ELEMENTWISE,
+                 words="d gamma(a)/da = gamma(a)*digamma(a)", kink_at=pole(0))
 lgamma = table.op("lgamma", _lgamma, grad_fn="LgammaBackward0",
                   rules=(lambda g, ans, x: g * digamma(x),), doc="log |gamma(x)|", kink=_POLES,
-                  domain=("positive",), **_ELEMENTWISE, **_TORCH)
+                  domain=("positive",), **_ELEMENTWISE, **_TORCH,
+                  words="d lgamma(a)/da = digamma(a)", kink_at=pole(0))
 digamma = table.op("digamma", _digamma, grad_fn="DigammaBackward0",
                    rules=(lambda g, ans, x: g * polygamma_op(x, 1),),
                    doc="derivative of lgamma", kink=_POLES, domain=("positive",),
-                   **_ELEMENTWISE, **_TORCH)
+                   **_ELEMENTWISE, **_TORCH,
+                   words="d digamma(a)/da = polygamma(1, a)", kink_at=pole(0))
 polygamma_op = table.internal("polygamma_op", _polygamma, "(input: Tensor, n: int)",
                               grad_fn="PolygammaBackward0",
                               rules=(lambda g, ans, x, n: g * polygamma_op(x, n + 1),),
-                              doc="polygamma(n, x) with x first", kind="elementwise", kink=_POLES)
+                              doc="polygamma(n, x) with x first", kind="elementwise", kink=_POLES,
+                              words="d polygamma(n, a)/da = polygamma(n+1, a)")
 erfc = table.op("erfc", _erfc, grad_fn="ErfcBackward0",
                 rules=(lambda g, ans, x: g * (-2 / _SQRT_PI) * exp(-(x * x)),),
                 doc="complementary error function 1 - erf(x)", domain=("real",),
-                **_ELEMENTWISE, **_TORCH)
+                **_ELEMENTWISE, **_TORCH,
+                words="d erfc(a)/da = -2/sqrt(pi)*exp(-a**2)")
 erfinv = table.op("erfinv", _erfinv, grad_fn="ErfinvBackward0",
                   rules=(lambda g, ans, x: g * (_SQRT_PI / 2) * exp(ans * ans),),
                   doc="inverse error function", kink="value and derivative infinite at -1 and 1",
-                  domain=("unit",), **_ELEMENTWISE, **_TORCH)
+                  domain=("unit",), **_ELEMENTWISE, **_TORCH,
+                  words="d erfinv(a)/da = sqrt(pi)/2*exp(erfinv(a)**2)")
 # fmt: on
 
 
 @table.composite(
     "polygamma",
     "(n: int, input: Tensor)",
+    kink_at=pole(0),
     doc="the n-th derivative of digamma (polygamma(0, x) is digamma)",
     kink=_POLES,
     **_ELEMENTWISE,
@@ -143,6 +160,7 @@ def polygamma(over, n, input):
 @table.composite(
     "factorial",
     "(input: Tensor)",
+    kink_at=pole(1),
     doc="gamma(x + 1), for any real x",
     kink="poles at -1, -2, ...: value and derivatives inf or nan there",
     **_ELEMENTWISE,
@@ -183,6 +201,7 @@ xlogy = table.op(
     "xlogy",
     _xlogy,
     "(input: Tensor|Number, other: Tensor|Number)",
+    words=("d xlogy(a, b)/da = log(b), and 0 where a = 0 and b <= 0", "d xlogy(a, b)/db = a/b"),
     overloads=[
         over("XlogyBackward1", (None, _xlogy_y_rule),
              when=lambda x, y: type(x) is not Tensor and type(y) is Tensor),

@@ -1,0 +1,24 @@
+"""The command line's option names, declared once.
+
+``options.option`` builds every Click option from a name here (and refuses any
+other), and the library words its hints with them: an input named like an
+option cannot be bound with ``--NAME VALUE``, so its hint says
+``--var NAME=VALUE``. Nothing here imports Click, so the library may read it.
+"""
+
+from __future__ import annotations
+
+#: Every long option of every command (without the leading ``--``).
+OPTION_NAMES = frozenset(
+    {
+        # every computing command (options.SHARED_OPTIONS), and Click's own
+        "file", "var", "seed", "dtype", "format", "precision", "get", "output",
+        "strict", "max-elements", "debug", "help", "version",
+        # some commands
+        "wrt", "steps", "grad-output", "tangent",
+        # many points
+        "points", "over", "columns", "chunk-size", "skip-bad-rows", "dask", "scheduler",
+        # the analyses
+        "order", "grad", "eps", "atol", "rtol", "sigma", "cov",
+    }
+)  # fmt: skip

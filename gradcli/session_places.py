@@ -1,0 +1,73 @@
+"""Where a statement of an interactive session was typed: its errors, warnings and
+results, whose places count lines in the session's program, moved to count in
+the text as typed (``session.py``)."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+
+from . import api, record
+from .errors import GradcliError, Span
+
+
+class Place:
+    """Where statement ``index`` of the session's program was typed: places in it, which
+    count lines in the session's program, are moved to count in the text as typed, as
+    the one-shot commands count them in their SOURCE. A place in another statement
+    (a definition an expression uses) stays in the session's program, which ``:save``
+    writes."""
+
+    def __init__(self, statements, index: int, typed):
+        self.first = 1 + sum(s.lines for s in statements[:index])
+        self.count = statements[index].lines
+        self.typed = typed
+
+    def span(self, span: Span | None) -> Span | None:
+        """``span`` in the text as typed; None when it is not in the statement."""
+        if span is None or not self.first <= span.line < self.first + self.count:
+            return None
+        line, column = self.typed.position(span.line - self.first + 1, span.column)
+        end_line = end_column = None
+        if span.end_column is not None:
+            end_line, end_column = self.typed.position(
+                (span.end_line or span.line) - self.first + 1, span.end_column
+            )
+        return Span(line, column, end_line, end_column)
+
+    def error(self, error: GradcliError) -> GradcliError:
+        span = self.span(error.span) if error.source is not None else None
+        if span is None:
+            return error
+        return GradcliError(error.message, span, self.typed.text)
+
+    def diagnostic(self, diagnostic: api.Diagnostic) -> api.Diagnostic:
+        if diagnostic.line is None:
+            return diagnostic
+        given = Span(diagnostic.line, diagnostic.column, diagnostic.line, diagnostic.end)
+        span = self.span(given)
+        if span is None:
+            return diagnostic
+        return api.Diagnostic(diagnostic.kind, diagnostic.message, span, self.typed.text)
+
+    def result(self, result, title: str):
+        """``result`` with ``title`` as its source, and its places moved."""
+        moved = {
+            "notes": tuple(map(self.diagnostic, result.notes)),
+            "warnings": tuple(map(self.diagnostic, result.warnings)),
+        }
+        if isinstance(result, api.GraphResult):
+            moved["nodes"] = tuple(
+                dataclasses.replace(node, span=self.span(node.span) or node.span)
+                for node in result.nodes
+            )
+        return record.replace(result, source=title, filename="<expr>", **moved)
+
+
+@contextlib.contextmanager
+def located(statements, index: int, typed):
+    """Errors in statement ``index`` of the session's program point into the text as typed."""
+    try:
+        yield
+    except GradcliError as error:
+        raise Place(statements, index, typed).error(error) from None
