@@ -49,7 +49,9 @@ def run_batch(command: str, source, options, arguments) -> int:
             max_elements=options["max_elements"],
             **{k: v for k, v in arguments.items() if k != "steps"},
         )
-        writer = _writer(executor, output, None if output else fmt, options["precision"])
+        writer = _writer(
+            executor, output, None if output else fmt, options["precision"], reader.total
+        )
         summary = run(
             reader,
             task,
@@ -106,7 +108,7 @@ def _executor_of(reader, executor):
     return reader if isinstance(reader, DaskFiles) else executor
 
 
-def _writer(executor, output: str | None, fmt: str | None, precision: int | None):
+def _writer(executor, output: str | None, fmt: str | None, precision: int | None, rows: int | None):
     """The writer of the rows; under Dask, Parquet output is a directory of part files."""
     from .batch.distributed import DaskExecutor
     from .batch.writers import open_writer
@@ -115,7 +117,7 @@ def _writer(executor, output: str | None, fmt: str | None, precision: int | None
         from .batch.dask_files import PartFiles
 
         return PartFiles(output)
-    return open_writer(output, fmt, precision)
+    return open_writer(output, fmt, precision, rows)
 
 
 def _reader(options, executor):

@@ -227,7 +227,7 @@ class _Points:
             found = gradcli.autograd.grad(
                 out,
                 inputs,
-                gradcli.tensor(rows),
+                gradcli.Tensor._make(rows),  # the broadcast view: never copied, never written
                 retain_graph=True,
                 allow_unused=True,
                 is_grads_batched=True,

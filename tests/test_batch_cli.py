@@ -412,6 +412,37 @@ def test_one_point_runs_load_no_batch_machinery():
     assert json.load(io.StringIO(result.stdout)) == {"value": 4, "grad": {"x": 4}}
 
 
+def _modules_after_run(points, output):
+    """Whether a ``--points`` run in a fresh process imported pyarrow and pandas."""
+    probe = (
+        "import sys\n"
+        "from gradcli.cli import main\n"
+        f"sys.argv = ['gradcli', 'grad', 'x*y**2', '--points', {str(points)!r},"
+        f" '--output', {str(output)!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('pyarrow' in sys.modules, 'pandas' in sys.modules, file=sys.stderr)"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    return result.stderr.strip()
+
+
+@pytest.mark.parametrize("output", ["o.csv", "o.parquet", "o.npz"])
+def test_csv_and_parquet_runs_never_import_pandas(tmp_path, output):
+    pytest.importorskip("pandas", reason="pyarrow imports pandas only when it is installed")
+    (tmp_path / "p.csv").write_text("x,y\n0.5,2\n-1,3\n")
+    assert _modules_after_run(tmp_path / "p.csv", tmp_path / output) == "True False"
+    if output == "o.parquet":  # and a Parquet file read
+        pyarrow = pytest.importorskip("pyarrow.parquet")
+        pyarrow.write_table(
+            pyarrow.read_table(tmp_path / output).select(["x", "y"]), tmp_path / "p.parquet"
+        )
+        assert _modules_after_run(tmp_path / "p.parquet", tmp_path / "again.csv") == "True False"
+        assert (tmp_path / "again.csv").read_text().splitlines()[1:] == [
+            "0.5,2,2,4,2",
+            "-1,3,-9,9,-6",
+        ]
+
+
 # ----------------------------------------------------------------------------
 # The task of one chunk, as another process gets it
 # ----------------------------------------------------------------------------

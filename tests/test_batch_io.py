@@ -204,14 +204,26 @@ def test_jsonl_bad_rows(tmp_path, second, why):
     assert caught.value.message.startswith(f"{path} line 2: {why}")
 
 
-def test_npz_reader(tmp_path):
+@pytest.mark.parametrize("save", [np.savez, np.savez_compressed], ids=["stored", "compressed"])
+def test_npz_reader(tmp_path, save):
+    # Stored arrays are read a chunk of rows at a time from their place in the file.
     path = tmp_path / "p.npz"
-    np.savez(path, x=np.arange(5.0), v=np.arange(10.0).reshape(5, 2))
+    arrays = {
+        "x": np.arange(5.0),
+        "v": np.arange(10.0).reshape(5, 2),
+        "n": np.arange(5, dtype=">i4"),
+        "m": np.array([True, False, True, True, False]),
+    }
+    save(path, **arrays)
     reader = open_points(str(path))
     assert reader.total == 5
     chunks, columns = _read_all(reader, size=2)
     assert [len(c) for c in chunks] == [2, 2, 1]
-    assert columns["v"].tolist() == np.arange(10.0).reshape(5, 2).tolist()
+    for name, array in arrays.items():
+        assert chunks[0].columns[name].dtype == array.dtype
+        assert columns[name].tolist() == array.tolist()
+    assert [c.columns["v"].shape for c in chunks] == [(2, 2), (2, 2), (1, 2)]
+    assert reader.empty_chunk().columns["v"].shape == (0, 2)
 
 
 def test_npz_errors(tmp_path):
@@ -222,6 +234,12 @@ def test_npz_errors(tmp_path):
     np.savez(path, x=np.array(1.0))
     with pytest.raises(GradcliError, match="x is one number"):
         open_points(str(path))
+    np.savez(path, x=np.arange(5.0))
+    data = path.read_bytes()
+    at = data.index(np.arange(5.0).tobytes())  # cut inside the array: a file that ends early
+    path.write_bytes(data[: at + 16])
+    with pytest.raises(GradcliError, match="cannot read|ends before its 5 rows"):
+        _read_all(open_points(str(path)))
 
 
 def test_npy_reader_with_columns(tmp_path):
@@ -347,9 +365,10 @@ def test_table_writer_with_few_rows_shows_each_once(capsys):
     assert "…" not in out and "7 rows" in out
 
 
-def test_npz_writer_writes_arrays_batch_axis_first(tmp_path):
+@pytest.mark.parametrize("rows", [None, 4], ids=["rows unknown", "rows known"])
+def test_npz_writer_writes_arrays_batch_axis_first(tmp_path, rows):
     path = tmp_path / "out.npz"
-    with open_writer(str(path), None) as writer:
+    with open_writer(str(path), None, rows=rows) as writer:
         for start in (0, 2):
             writer.write(
                 {
@@ -364,6 +383,27 @@ def test_npz_writer_writes_arrays_batch_axis_first(tmp_path):
         assert saved["x"].tolist() == [0, 1, 2, 3]
         assert saved["grad.v"].tolist() == [[0, 0], [1, -1], [2, -2], [3, -3]]
     assert [p.name for p in tmp_path.iterdir()] == ["out.npz"]  # no part files left
+    assert zipfile.ZipFile(path).testzip() is None  # every CRC right
+
+
+def test_npz_writer_refuses_rows_other_than_announced(tmp_path):
+    path = tmp_path / "out.npz"
+    chunk = {"x": np.arange(3.0)}
+    for announced, message in ((7, "fewer than the 7 rows"), (5, "more than the 5 rows")):
+        with (
+            pytest.raises(GradcliError, match=message),
+            open_writer(str(path), None, rows=announced) as writer,
+        ):
+            writer.write(chunk)
+            writer.write(chunk)
+            writer.close()
+        assert not path.exists()
+    with (
+        pytest.raises(GradcliError, match="array x differs"),
+        open_writer(str(path), None, rows=6) as writer,
+    ):
+        writer.write(chunk)
+        writer.write({"x": np.arange(3)})
 
 
 def test_parquet_and_csv_output_files(tmp_path):

@@ -108,3 +108,27 @@ def test_a_nan_at_one_point_is_flagged_and_warned_once():
     np.testing.assert_array_equal(r.nonfinite, [False, True, False])
     assert len(r.warnings) == 2  # the value and grad.x
     assert "at 1 point (the first: point 1)" in r.warnings[0]
+
+
+def test_jacobian_of_a_matrix_product_at_many_points_by_hand():
+    # d/dx (A @ tanh(x)) = A * (1 - tanh(x)**2) along its columns, at every point; the
+    # identity's rows reach the product repeated at every point, computed once.
+    rng = np.random.default_rng(7)
+    a, xs = rng.standard_normal((4, 3)), rng.standard_normal((6, 3))
+    found = api.points("jacobian", "A @ tanh(x)", {"A": a}, {"x": xs}, wrt=["x"]).arrays
+    np.testing.assert_allclose(
+        found["jacobian.x"], a[None] * (1 - np.tanh(xs) ** 2)[:, None, :], rtol=1e-14
+    )
+    np.testing.assert_allclose(found["value"], np.tanh(xs) @ a.T, rtol=1e-13, atol=1e-15)
+
+
+def test_stacked_product_of_repeated_operands_is_numpys_product():
+    from gradcli.engine.ops.linalg import _matmul
+
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((5, 5))
+    repeated = np.broadcast_to(rng.standard_normal((3, 1, 5, 2)), (3, 4, 5, 2))
+    for x, y in ((a, repeated), (np.swapaxes(repeated, -1, -2), a)):
+        product = _matmul(x, y)
+        assert product.shape == np.matmul(x, y).shape
+        np.testing.assert_array_equal(product, np.matmul(x.copy(), y.copy()))

@@ -72,18 +72,25 @@ class NpzReader(Reader):
     stream)."""
 
     def __init__(self, path: str):
+        import zipfile
+
+        from .npz_layout import stored_arrays
+
         self.path = path
         try:
-            with np.load(path, allow_pickle=False) as archive:
-                self.arrays = {name: archive[name] for name in archive.files}
-        except (OSError, ValueError) as error:
+            with zipfile.ZipFile(path) as archive:
+                self.arrays = stored_arrays(path, archive)
+            if self.arrays is None:  # compressed, say: loaded whole
+                with np.load(path, allow_pickle=False) as archive:
+                    self.arrays = {name: archive[name] for name in archive.files}
+        except (OSError, ValueError, zipfile.BadZipFile) as error:
             raise GradcliError(f"cannot read {path}: {_why(error)}") from None
         self.names = list(self.arrays)
         if not self.names:
             raise GradcliError(f"{path} holds no arrays")
         for name, array in self.arrays.items():
-            _numeric(path, name, array)
-            if array.ndim == 0:
+            _numeric(path, name, array)  # its dtype
+            if len(array.shape) == 0:
                 raise GradcliError(f"{path}: {name} is one number; its first axis must be the rows")
         lengths = {name: len(array) for name, array in self.arrays.items()}
         if len(set(lengths.values())) > 1:
@@ -93,10 +100,20 @@ class NpzReader(Reader):
 
     def chunks(self, size: int):
         for start in range(0, self.total, size):
-            yield Chunk({n: a[start : start + size] for n, a in self.arrays.items()}, start)
+            yield Chunk({n: _rows(a, start, start + size) for n, a in self.arrays.items()}, start)
 
     def empty_chunk(self) -> Chunk:
-        return Chunk({n: a[:0] for n, a in self.arrays.items()}, 0)
+        return Chunk({n: _rows(a, 0, 0) for n, a in self.arrays.items()}, 0)
+
+    def close(self) -> None:
+        for array in self.arrays.values():
+            if type(array) is not np.ndarray:
+                array.file.close()
+
+
+def _rows(array, start: int, stop: int) -> np.ndarray:
+    """Rows of an array loaded whole, or read from its place in the file."""
+    return array[start:stop] if type(array) is np.ndarray else array.rows(start, stop)
 
 
 class NpyReader(Reader):
@@ -146,6 +163,8 @@ class ParquetReader(Reader):
         self.total = self.file.metadata.num_rows
 
     def chunks(self, size: int):
+        from .arrow import to_numpy
+
         start = 0
         for batch in self.file.iter_batches(batch_size=size):
             columns = {}
@@ -153,7 +172,7 @@ class ParquetReader(Reader):
                 if column.null_count:
                     row = start + column.is_null().to_numpy(zero_copy_only=False).argmax()
                     raise GradcliError(f"{self.path}: column {name} is empty at row {row + 1}")
-                columns[name] = _numeric(self.path, name, column.to_numpy(zero_copy_only=False))
+                columns[name] = _numeric(self.path, name, to_numpy(column))
             yield Chunk(columns, start)
             start += batch.num_rows
 

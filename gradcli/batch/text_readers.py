@@ -124,6 +124,8 @@ class CsvReader(_TextReader):
         import pyarrow
         from pyarrow import csv as arrow_csv
 
+        from .arrow import to_numpy
+
         read = arrow_csv.ReadOptions(column_names=self.names)
         parse = arrow_csv.ParseOptions(ignore_empty_lines=False)
         convert = arrow_csv.ConvertOptions(
@@ -152,7 +154,7 @@ class CsvReader(_TextReader):
                 block, lines = self._without_bad_rows(block, error)
                 table = parsed(block)
             del block  # not held while the chunk is computed
-            columns = {n: table.column(i).to_numpy() for i, n in enumerate(self.names)}
+            columns = {n: to_numpy(table.column(i)) for i, n in enumerate(self.names)}
             # A block is about a chunk; the first, whose row length was guessed, may be more.
             for at in range(0, table.num_rows, size):
                 part = {name: column[at : at + size] for name, column in columns.items()}

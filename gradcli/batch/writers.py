@@ -35,9 +35,11 @@ OUTPUT_ENDINGS = (".npz", ".csv", ".parquet")
 TABLE_EDGE_ROWS = 5
 
 
-def open_writer(output: str | None, fmt: str | None, precision: int | None = None):
+def open_writer(
+    output: str | None, fmt: str | None, precision: int | None = None, rows: int | None = None
+):
     """The writer of ``--output FILE`` (by its ending), else of ``--format`` on
-    standard output."""
+    standard output; ``rows``, when known, is how many rows will come."""
     if output is not None:
         ending = os.path.splitext(output)[1].lower()
         if ending not in OUTPUT_ENDINGS:
@@ -46,8 +48,9 @@ def open_writer(output: str | None, fmt: str | None, precision: int | None = Non
             )
         if precision is not None:
             raise GradcliError(f"--precision: --output {output} keeps every digit")
-        writer = {".npz": NpzWriter, ".csv": CsvWriter, ".parquet": ParquetWriter}[ending]
-        return writer(output)
+        if ending == ".npz":
+            return NpzWriter(output, rows)
+        return {".csv": CsvWriter, ".parquet": ParquetWriter}[ending](output)
     if fmt == "csv" and precision is not None:
         raise GradcliError("--precision: --format csv writes every digit")
     if fmt == "csv":
@@ -107,16 +110,16 @@ class CsvWriter(_Writer):
             raise _cannot_write(path, error) from None
 
     def _write(self, columns):
-        import pyarrow
         from pyarrow import csv as arrow_csv
+
+        from .arrow import table
 
         if self.rows == len(next(iter(columns.values()))):  # the first chunk
             header = io.StringIO()
             csv.writer(header, lineterminator="\n").writerow(list(columns))
             self.sink.write(header.getvalue().encode("utf-8"))
-        table = pyarrow.table({name: np.asarray(c) for name, c in columns.items()})
         # Straight to the file, a batch of rows at a time: a chunk's text is never whole.
-        arrow_csv.write_csv(table, self.sink, arrow_csv.WriteOptions(include_header=False))
+        arrow_csv.write_csv(table(columns), self.sink, arrow_csv.WriteOptions(include_header=False))
 
     def close(self):
         if self.path is not None:
@@ -136,13 +139,14 @@ class ParquetWriter(_Writer):
             raise _cannot_write(path, error) from None
 
     def _write(self, columns):
-        import pyarrow
         import pyarrow.parquet
 
-        table = pyarrow.table({name: np.asarray(c) for name, c in columns.items()})
+        from .arrow import table
+
+        rows = table(columns)
         if self.writer is None:
-            self.writer = pyarrow.parquet.ParquetWriter(self.path, table.schema)
-        self.writer.write_table(table)
+            self.writer = pyarrow.parquet.ParquetWriter(self.path, rows.schema)
+        self.writer.write_table(rows)
 
     def close(self):
         if self.writer is not None:
@@ -210,23 +214,40 @@ class TableWriter(_Writer):
 
 
 class NpzWriter(_Writer):
-    """Each array's rows go to a file of their own as they come; ``close()`` puts
-    each, behind its ``.npy`` header, into the ``.npz`` (a zip, as ``numpy.savez``
-    writes it)."""
+    """The arrays of a ``.npz`` (a zip of ``.npy`` files, as ``numpy.savez`` writes it),
+    streamed. With ``rows`` known, each chunk is written once, at its place in the zip
+    (``npz_layout``); else each array's rows go to a file of their own, and
+    ``close()`` copies each into the zip behind its ``.npy`` header."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, rows: int | None = None):
         super().__init__()
         self.path = path
+        self.layout = None
+        self.directory = None
         try:
             open(path, "wb").close()  # fail before computing when it cannot be written
-            self.directory = tempfile.mkdtemp(prefix=".points-", dir=os.path.dirname(path) or ".")
+            if rows is None:
+                self.directory = tempfile.mkdtemp(
+                    prefix=".points-", dir=os.path.dirname(path) or "."
+                )
         except OSError as error:
             raise _cannot_write(path, error) from None
+        self.expected = rows
         self.parts: dict[str, tuple] = {}
 
     def _write(self, columns):
-        for name, array in inputs_from_columns(columns).items():
-            array = np.ascontiguousarray(array)
+        arrays = {n: np.ascontiguousarray(a) for n, a in inputs_from_columns(columns).items()}
+        if self.directory is None:
+            from .npz_layout import ZipLayout
+
+            try:
+                if self.layout is None:
+                    self.layout = ZipLayout(self.path, arrays, self.expected)
+                self.layout.write(arrays)
+            except OSError as error:
+                raise _cannot_write(self.path, error) from None
+            return
+        for name, array in arrays.items():
             if name not in self.parts:
                 stream = open(os.path.join(self.directory, f"{len(self.parts)}.raw"), "wb")  # noqa: SIM115
                 self.parts[name] = (stream, array.dtype, array.shape[1:])
@@ -234,6 +255,9 @@ class NpzWriter(_Writer):
 
     def close(self):
         try:
+            if self.layout is not None:
+                self.layout.close()
+                return
             with zipfile.ZipFile(self.path, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
                 for name, (stream, dtype, shape) in self.parts.items():
                     stream.close()
@@ -249,11 +273,15 @@ class NpzWriter(_Writer):
         except OSError as error:
             raise _cannot_write(self.path, error) from None
         finally:
-            shutil.rmtree(self.directory, ignore_errors=True)
+            if self.directory is not None:
+                shutil.rmtree(self.directory, ignore_errors=True)
 
     def abort(self):
+        if self.layout is not None:
+            self.layout.file.close()
         for stream, _, _ in self.parts.values():
             stream.close()
-        shutil.rmtree(self.directory, ignore_errors=True)
+        if self.directory is not None:
+            shutil.rmtree(self.directory, ignore_errors=True)
         with contextlib.suppress(OSError):
             os.remove(self.path)

@@ -56,7 +56,41 @@ def _matmul(x, y):
         raise ShapeError(f"shapes cannot be multiplied ({left} and {right})")
     if x.ndim == 2 and y.ndim == 2 and x.shape[1] == 1:
         return x * y  # inner dimension 1: an outer product, cheaper than BLAS
+    if x.ndim > 2 or y.ndim > 2:
+        return _stacked_matmul(x, y)
     return np.matmul(x, y)
+
+
+def _stacked_matmul(x, y):
+    """A stack of products computed once along each stacked axis that both operands
+    only broadcast (length 1 or stride 0: the identity's rows of a Jacobian, repeated
+    at every point), the result broadcast along it: the same numbers, far fewer products."""
+    shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    repeated = [
+        i
+        for i in range(-len(shape), 0)
+        if shape[i] > 1 and all(_only_broadcast(m, i) for m in (x, y))
+    ]
+    if not repeated:
+        return np.matmul(x, y)
+    x, y = (_first_only(m, repeated) for m in (x, y))
+    out = np.matmul(x, y)
+    return np.broadcast_to(out, (*shape, *out.shape[-2:]))
+
+
+def _only_broadcast(m, axis):
+    """Whether the stacked axis ``axis`` (counted from the stack's end) repeats ``m``."""
+    at = m.ndim - 2 + axis
+    return at < 0 or m.shape[at] == 1 or m.strides[at] == 0
+
+
+def _first_only(m, axes):
+    index = [slice(None)] * m.ndim
+    for axis in axes:
+        at = m.ndim - 2 + axis
+        if at >= 0:
+            index[at] = slice(0, 1)
+    return m[tuple(index)]
 
 
 def _product(grad_fn, key=None):
