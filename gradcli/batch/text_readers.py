@@ -42,6 +42,11 @@ class _TextReader(Reader):
             self.stream.seek(0)
         self.line = 0  # lines read so far
         self.row_bytes = _GUESSED_ROW_BYTES
+        try:
+            self._read_header()
+        except BaseException:
+            self.close()
+            raise
 
     @property
     def skipped(self) -> list[tuple[int, str]]:
@@ -99,14 +104,6 @@ class _TextReader(Reader):
 
 class CsvReader(_TextReader):
     """A header of column names (``x``, ``v[0]``, ``"W[0,1]"``), then one row per point."""
-
-    def __init__(self, path: str, skip_bad_rows: bool):
-        super().__init__(path, skip_bad_rows)
-        try:
-            self._read_header()
-        except BaseException:
-            self.close()
-            raise
 
     def _read_header(self) -> None:
         header = self._header_line("a header naming the columns (x,y)")
@@ -211,14 +208,6 @@ class JsonLinesReader(_TextReader):
     """One JSON object per line, the same keys on every line: an input's name and its
     value (a number, or nested lists for a vector or matrix), or one element's
     column name (``"v[0]"``)."""
-
-    def __init__(self, path: str, skip_bad_rows: bool):
-        super().__init__(path, skip_bad_rows)
-        try:
-            self._read_header()
-        except BaseException:
-            self.close()
-            raise
 
     def _read_header(self) -> None:
         # The first object names the columns; it is read again as the first row.
