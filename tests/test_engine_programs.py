@@ -11,7 +11,9 @@ libraries see the same numbers; the programs avoid what differs on purpose
 
 from __future__ import annotations
 
+import builtins
 import contextlib
+import importlib
 import io
 import re
 import textwrap
@@ -39,9 +41,29 @@ def attempt(fn):
         print(builtin.__name__, "|", str(err).splitlines()[0] if str(err) else "")
 
 
+def _importer(lib):
+    """``__import__`` for a program: ``torch`` and its modules are ``lib``'s."""
+    if lib is torch:
+        return builtins.__import__
+
+    def gradcli_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002
+        if name == "torch" or name.startswith("torch."):
+            path = "gradcli" + name[len("torch") :]
+            module = importlib.import_module(path)
+            return module if fromlist else gradcli
+        return builtins.__import__(name, globals, locals, fromlist, level)
+
+    return gradcli_import
+
+
 def run(source, lib):
     out = io.StringIO()
-    namespace = {"torch": lib, "np": np, "attempt": attempt}
+    namespace = {
+        "torch": lib,
+        "np": np,
+        "attempt": attempt,
+        "__builtins__": dict(vars(builtins), __import__=_importer(lib)),
+    }
     try:
         with contextlib.redirect_stdout(out):
             exec(compile(textwrap.dedent(source), "<program>", "exec"), namespace)

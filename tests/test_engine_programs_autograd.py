@@ -11,16 +11,10 @@ module under it gives gradcli's module of the same path in the gradcli run.
 
 from __future__ import annotations
 
-import builtins
-import contextlib
-import importlib
-import io
 import re
-import textwrap
 
-import numpy as np
 import pytest
-from test_engine_programs import attempt
+from test_engine_programs import run
 
 import gradcli
 
@@ -29,34 +23,6 @@ torch = pytest.importorskip(
 )
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
-
-
-def _importer(lib):
-    """``__import__`` for a program: ``torch`` and its modules are ``lib``'s."""
-    if lib is torch:
-        return builtins.__import__
-
-    def gradcli_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002
-        if name == "torch" or name.startswith("torch."):
-            path = "gradcli" + name[len("torch") :]
-            module = importlib.import_module(path)
-            return module if fromlist else gradcli
-        return builtins.__import__(name, globals, locals, fromlist, level)
-
-    return gradcli_import
-
-
-def run(source, lib):
-    out = io.StringIO()
-    namespace = {
-        "torch": lib,
-        "np": np,
-        "attempt": attempt,
-        "__builtins__": dict(vars(builtins), __import__=_importer(lib)),
-    }
-    with contextlib.redirect_stdout(out):
-        exec(compile(textwrap.dedent(source), "<program>", "exec"), namespace)
-    return re.sub(r" at 0x[0-9a-f]+>", " at 0x...>", out.getvalue())
 
 
 PROGRAMS = {}
