@@ -399,6 +399,43 @@ CASES = [
     Case("getitem_mask", ("getitem",), lambda m, x: x[m.tensor(MASK)], (real(2, 3),)),
     Case("getitem_computed_mask", ("getitem",), lambda m, x: x[x > 0], (nonzero(2, 3),)),
     Case("getitem_mixed", ("getitem",), lambda m, x: x[1:, m.tensor([0, 0, 2])], (real(3, 3),)),
+    # The derivatives of tanh, sigmoid, relu and softmax as ops (a differentiable reverse
+    # pass records them under PyTorch's names), against aten's own kernels.
+    Case(
+        "tanh_backward",
+        ("tanh_backward",),
+        lambda m, g, y: ops.tanh_backward(g, y),
+        (real(2, 3), real(2, 3)),
+        lambda m, g, y: m.ops.aten.tanh_backward(g, y),
+    ),
+    Case(
+        "sigmoid_backward",
+        ("sigmoid_backward",),
+        lambda m, g, y: ops.sigmoid_backward(g, y),
+        (real(2, 3), real(2, 3, lo=0.1, hi=0.9)),
+        lambda m, g, y: m.ops.aten.sigmoid_backward(g, y),
+    ),
+    Case(
+        "threshold_backward",
+        ("threshold_backward",),
+        lambda m, g, x: ops.threshold_backward(g, x, 0),
+        (real(2, 3), nonzero(2, 3)),
+        lambda m, g, x: m.ops.aten.threshold_backward(g, x, 0),
+    ),
+    Case(
+        "softmax_backward_data",
+        ("softmax_backward_data",),
+        lambda m, g, y: ops.softmax_backward_data(g, y, 1),
+        (real(2, 3), real(2, 3, lo=0.1, hi=0.9)),
+        lambda m, g, y: m.ops.aten._softmax_backward_data(g, y, 1, m.float64),
+    ),
+    Case(
+        "log_softmax_backward_data",
+        ("log_softmax_backward_data",),
+        lambda m, g, y: ops.log_softmax_backward_data(g, y, 1),
+        (real(2, 3), real(2, 3, lo=-2.0, hi=-0.1)),
+        lambda m, g, y: m.ops.aten._log_softmax_backward_data(g, y, 1, m.float64),
+    ),
     Case(
         "index_scatter",
         ("index_scatter",),

@@ -604,7 +604,10 @@ program("""
                     ("t.cumsum(0)", lambda t: t.cumsum(0)), ("t[1:] * 2", lambda t: t[1:] * 2),
                     ("stack", lambda t: torch.stack([t, t * 2])), ("t.sqrt()", lambda t: t.sqrt()),
                     ("ones @ t", lambda t: torch.ones(2, 3) @ t), ("t.norm()", lambda t: t.norm()),
-                    ("t.max()", lambda t: t.max())]:
+                    ("t.max()", lambda t: t.max()), ("t.tanh()", lambda t: t.tanh()),
+                    ("t.sigmoid()", lambda t: t.sigmoid()), ("t.relu()", lambda t: t.relu()),
+                    ("softmax", lambda t: torch.softmax(t, 0)),
+                    ("log_softmax", lambda t: torch.log_softmax(t, 0))]:
         out, tangent = F.jvp(f, x, v, create_graph=True)
         print(f"{name:14} {type(out.grad_fn).__name__:14} {type(tangent.grad_fn).__name__}")
 """)

@@ -23,6 +23,7 @@ from . import (
     ordering,
     reductions,
     shape,
+    softmax,
     special,
 )
 
@@ -38,6 +39,7 @@ TABLES = tuple(
         shape,
         indexing,
         reductions,
+        softmax,
         linalg,
         ordering,
         special,

@@ -44,6 +44,34 @@ def piecewise_constant(name, forward, grad_fn, doc, **fields):
     )
 
 
+# The derivatives of tanh, sigmoid and relu as ops of their own (PyTorch's tanh_backward,
+# sigmoid_backward, threshold_backward), so a differentiable reverse pass records their
+# nodes under PyTorch's names (TanhBackwardBackward0) and computes in its order.
+# fmt: off
+tanh_backward = table.internal(
+    "tanh_backward", lambda g, y: g * (1 - y * y), "(grad_output: Tensor, output: Tensor)",
+    grad_fn="TanhBackwardBackward0",
+    rules=(lambda gg, ans, g, y: tanh_backward(gg, y), lambda gg, ans, g, y: gg * (-2 * y * g)),
+    doc="g * (1 - y**2): the gradient of tanh from its output", kind="elementwise",
+    words=("d/dg = 1 - y**2", "d/dy = -2*y*g"))
+sigmoid_backward = table.internal(
+    "sigmoid_backward", lambda g, y: g * (1 - y) * y, "(grad_output: Tensor, output: Tensor)",
+    grad_fn="SigmoidBackwardBackward0",
+    rules=(lambda gg, ans, g, y: sigmoid_backward(gg, y),
+           lambda gg, ans, g, y: gg * g * (-2 * y + 1)),
+    doc="g * (1 - y) * y: the gradient of sigmoid from its output", kind="elementwise",
+    words=("d/dg = (1-y)*y", "d/dy = g*(1-2*y)"))
+threshold_backward = table.internal(
+    "threshold_backward", lambda g, x, threshold: np.where(x <= threshold, 0.0, g).astype(
+        np.result_type(g, x)),
+    "(grad_output: Tensor, input: Tensor, threshold: Number)",
+    grad_fn="ThresholdBackwardBackward0",
+    rules=(lambda gg, ans, g, x, threshold: threshold_backward(gg, x, threshold), None),
+    doc="g where input > threshold, else 0: the gradient of relu", kind="elementwise",
+    words=("d/dg = 1 where input > threshold, else 0", "d/dinput = 0"))
+# fmt: on
+
+
 # fmt: off
 abs = elementwise("abs", np.abs, "AbsBackward0", lambda g, ans, x: g * sign(x), "absolute value",
                   "nonzero", operators=("__abs__",),
@@ -100,7 +128,7 @@ sinh = elementwise("sinh", np.sinh, "SinhBackward0", lambda g, ans, x: g * cosh(
 cosh = elementwise("cosh", np.cosh, "CoshBackward0", lambda g, ans, x: g * sinh(x),
                    "hyperbolic cosine", "real",
                    words="d cosh(a)/da = sinh(a)")
-tanh = elementwise("tanh", np.tanh, "TanhBackward0", lambda g, ans, x: g * (1 - ans * ans),
+tanh = elementwise("tanh", np.tanh, "TanhBackward0", lambda g, ans, x: tanh_backward(g, ans),
                    "hyperbolic tangent", "real", nn_functional=True,
                    words="d tanh(a)/da = 1 - tanh(a)**2")
 asinh = elementwise("asinh", np.arcsinh, "AsinhBackward0", lambda g, ans, x: g / sqrt(x * x + 1),
@@ -173,11 +201,11 @@ def _tensor_bound(x, min=None, max=None):  # noqa: A002
 
 # fmt: off
 sigmoid = elementwise("sigmoid", _sigmoid, "SigmoidBackward0",
-                      lambda g, ans, x: g * ans * (1 - ans),
+                      lambda g, ans, x: sigmoid_backward(g, ans),
                       "logistic function 1 / (1 + exp(-x))", "real", nn_functional=True,
                       words="d sigmoid(a)/da = sigmoid(a)*(1-sigmoid(a))")
 relu = elementwise("relu", lambda x: np.maximum(x, 0), "ReluBackward0",
-                   lambda g, ans, x: where(x <= 0, 0.0, g), "max(x, 0)", "nonzero",
+                   lambda g, ans, x: threshold_backward(g, x, 0), "max(x, 0)", "nonzero",
                    kink="relu'(0) = 0; at nan the gradient passes, as PyTorch",
                    nn_functional="inplace",
                    words="d relu(a)/da = 1 where a > 0, else 0", kink_at=at_zero)

@@ -24,8 +24,9 @@ from .common import batch_of, raw
 from .comparison import masked_fill, where
 from .elementwise import _erf, _sigmoid, abs, clamp, erf, exp, log, sigmoid, softplus, tanh
 from .indexing import put_along_dim
-from .reductions import log_softmax, mean, sum
+from .reductions import mean, sum
 from .shape import broadcast_to, unsqueeze, view_op
+from .softmax import log_softmax
 from .summation import sum_all
 
 table = Table("nn")

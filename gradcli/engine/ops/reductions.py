@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ...errors import EngineError, GradcliTypeError, NotImplementedByGradcli
+from ...errors import EngineError, GradcliTypeError
 from .. import batching, dtypes, limits
 from ..explain import extreme_ties, max_min_ties, norm_origin
 from ..optable import Table, over
@@ -427,47 +427,6 @@ def _std_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, correction=None
     return where(zero, 0.0, var_grad / (2 * where(zero, 1.0, std_e)))
 
 
-def _softmax_input(name, x, dim):
-    """``x`` as an array, refused as PyTorch refuses a softmax of integers (its kernel's name)."""
-    one_dim(name, dim)
-    x = np.asarray(x)
-    if x.dtype.kind not in "fc":
-        last = x.ndim == 0 or dims(dim, x.ndim) == (-1,)
-        raise NotImplementedByGradcli(
-            f'"{name}{"_lastdim" if last else ""}_kernel_impl" not implemented for '
-            f"'{dtypes.scalar_name(x.dtype)}'"
-        )
-    return x
-
-
-@contiguous
-def _softmax(x, dim):
-    x = _softmax_input("softmax", x, dim)
-    ax = axis(dim, x.ndim)
-    shifted = np.exp(x - np.amax(x, axis=ax, keepdims=True))
-    return shifted / np.sum(shifted, axis=ax, keepdims=True)
-
-
-@contiguous
-def _log_softmax(x, dim):
-    x = _softmax_input("log_softmax", x, dim)
-    ax = axis(dim, x.ndim)
-    shifted = x - np.amax(x, axis=ax, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=ax, keepdims=True))
-
-
-def _softmax_dim(dim, ans):
-    return dims(dim, np.ndim(ans))  # negative, so a batched g keeps its leading dims
-
-
-def _softmax_rule(g, ans, x, dim):
-    return ans * (g - sum(g * ans, _softmax_dim(dim, ans), keepdim=True))
-
-
-def _log_softmax_rule(g, ans, x, dim):
-    return g - exp(ans) * sum(g, _softmax_dim(dim, ans), keepdim=True)
-
-
 _VAR_SCHEMA = (
     "(input: Tensor, dim: int|int[] = None, unbiased: bool = None, "
     "keepdim: bool = False, *, correction: Number = None)"
@@ -495,15 +454,6 @@ std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rul
                kink="gradient 0 at zero variance, as PyTorch; correction >= N: value inf (nan if "
                "all entries are equal), gradient nan", **_REDUCTION,
                words="d std(a)/da = (a - mean(a))/((n - correction)*std(a))")
-softmax = table.op("softmax", _softmax, "(input: Tensor, dim: int)", grad_fn="SoftmaxBackward0",
-                   rules=(_softmax_rule,), doc="exp(x) / sum(exp(x)) along dim",
-                   nn_functional="implicit dim", **_REDUCTION, batching=batching.along,
-                   words="g -> s*(g - sum(g*s)), s = softmax(a)")
-log_softmax = table.op("log_softmax", _log_softmax, "(input: Tensor, dim: int)",
-                       grad_fn="LogSoftmaxBackward0", rules=(_log_softmax_rule,),
-                       doc="log of softmax, stably", nn_functional="implicit dim", **_REDUCTION,
-                       batching=batching.along,
-                       words="g -> g - softmax(a)*sum(g)")
 # fmt: on
 
 

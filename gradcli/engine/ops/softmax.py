@@ -1,0 +1,117 @@
+"""Softmax and log-softmax along a dimension, and softmax's gradient as an op of its own."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import NotImplementedByGradcli
+from .. import batching, dtypes
+from ..optable import Table
+from .common import axis, contiguous, dims, one_dim
+from .elementwise import exp
+from .reductions import sum
+
+table = Table("softmax")
+_REDUCTION = dict(kind="reduction", method=True, function=True)
+
+
+def _softmax_input(name, x, dim):
+    """``x`` as an array, refused as PyTorch refuses a softmax of integers (its kernel's name)."""
+    one_dim(name, dim)
+    x = np.asarray(x)
+    if x.dtype.kind not in "fc":
+        last = x.ndim == 0 or dims(dim, x.ndim) == (-1,)
+        raise NotImplementedByGradcli(
+            f'"{name}{"_lastdim" if last else ""}_kernel_impl" not implemented for '
+            f"'{dtypes.scalar_name(x.dtype)}'"
+        )
+    return x
+
+
+@contiguous
+def _softmax(x, dim):
+    x = _softmax_input("softmax", x, dim)
+    ax = axis(dim, x.ndim)
+    shifted = np.exp(x - np.amax(x, axis=ax, keepdims=True))
+    return shifted / np.sum(shifted, axis=ax, keepdims=True)
+
+
+@contiguous
+def _log_softmax(x, dim):
+    x = _softmax_input("log_softmax", x, dim)
+    ax = axis(dim, x.ndim)
+    shifted = x - np.amax(x, axis=ax, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=ax, keepdims=True))
+
+
+def _softmax_dim(dim, ans):
+    return dims(dim, np.ndim(ans))  # negative, so a batched g keeps its leading dims
+
+
+def _softmax_backward_data(g, y, dim):
+    return y * (g - sum(g * y, _softmax_dim(dim, y), keepdim=True))
+
+
+def _softmax_backward_data_rule_y(gg, ans, g, y, dim):
+    axes = _softmax_dim(dim, y)
+    return gg * (g - sum(g * y, axes, keepdim=True)) - sum(gg * y, axes, keepdim=True) * g
+
+
+# softmax's gradient as an op of its own (PyTorch's _softmax_backward_data): a
+# differentiable reverse pass records it as SoftmaxBackwardDataBackward0. Its Jacobian in
+# g is symmetric, so its rule for g is itself.
+softmax_backward_data = table.internal(
+    "softmax_backward_data",
+    _softmax_backward_data,
+    "(grad_output: Tensor, output: Tensor, dim: int)",
+    grad_fn="SoftmaxBackwardDataBackward0",
+    rules=(
+        lambda gg, ans, g, y, dim: softmax_backward_data(gg, y, dim),
+        _softmax_backward_data_rule_y,
+    ),
+    doc="s * (g - sum(g * s)): the gradient of softmax from its output",
+    kind="reduction",
+    words=("d/dg = diag(s) - s s^T", "d/ds = g - sum(g*s) - sum(gg*s) g"),
+)
+
+
+def _softmax_rule(g, ans, x, dim):
+    return softmax_backward_data(g, ans, dim)
+
+
+def _log_softmax_backward_data(g, y, dim):
+    return g - exp(y) * sum(g, _softmax_dim(dim, y), keepdim=True)
+
+
+# log_softmax's gradient as an op (PyTorch's _log_softmax_backward_data), with PyTorch's
+# formulas for its own rules: recorded as LogSoftmaxBackwardDataBackward0.
+log_softmax_backward_data = table.internal(
+    "log_softmax_backward_data",
+    _log_softmax_backward_data,
+    "(grad_output: Tensor, output: Tensor, dim: int)",
+    grad_fn="LogSoftmaxBackwardDataBackward0",
+    rules=(
+        lambda gg, ans, g, y, dim: gg - sum(gg * exp(y), _softmax_dim(dim, y), keepdim=True),
+        lambda gg, ans, g, y, dim: -sum(g, _softmax_dim(dim, y), keepdim=True) * exp(y) * gg,
+    ),
+    doc="g - exp(y) * sum(g): the gradient of log_softmax from its output",
+    kind="reduction",
+    words=("d/dg = I - exp(y) 1^T", "d/dy = -sum(g)*exp(y)"),
+)
+
+
+def _log_softmax_rule(g, ans, x, dim):
+    return log_softmax_backward_data(g, ans, dim)
+
+
+# fmt: off
+softmax = table.op("softmax", _softmax, "(input: Tensor, dim: int)", grad_fn="SoftmaxBackward0",
+                   rules=(_softmax_rule,), doc="exp(x) / sum(exp(x)) along dim",
+                   nn_functional="implicit dim", **_REDUCTION, batching=batching.along,
+                   words="g -> s*(g - sum(g*s)), s = softmax(a)")
+log_softmax = table.op("log_softmax", _log_softmax, "(input: Tensor, dim: int)",
+                       grad_fn="LogSoftmaxBackward0", rules=(_log_softmax_rule,),
+                       doc="log of softmax, stably", nn_functional="implicit dim", **_REDUCTION,
+                       batching=batching.along,
+                       words="g -> g - softmax(a)*sum(g)")
+# fmt: on
