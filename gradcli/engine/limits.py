@@ -70,6 +70,26 @@ def check(what: str, shape) -> None:
         )
 
 
+def input_refusal(shape) -> str | None:
+    """Why an input of ``shape`` (a shape, or a count) that a reader is about to read is
+    refused, or None: a file over the limit is refused before its numbers are read."""
+    count = int(shape) if isinstance(shape, (int, np.integer)) else math.prod(shape)
+    limit = MaxElements.value
+    if count <= limit:
+        return None
+    return (
+        f"it holds {count:,} numbers, more than the limit of {limit:,}; "
+        "raise the limit with --max-elements N (max_elements=N in gradcli.api)"
+    )
+
+
+def check_input(what: str, shape) -> None:
+    """Raise ``ResultTooLarge`` for an input of ``shape`` over the limit."""
+    why = input_refusal(shape)
+    if why is not None:
+        raise ResultTooLarge(f"{what}: {why}")
+
+
 def broadcast_size(*args) -> int:
     """The number of numbers of the broadcast of the arrays among ``args`` (numbers and
     other arguments take no part): the result's size of an elementwise op. The product
