@@ -56,7 +56,7 @@ def run_batch(command: str, source, options, arguments) -> int:
             reader,
             task,
             writer,
-            chunk_size=options["chunk_size"],
+            chunk_size=_bounded_chunk(options["chunk_size"], reader, options["max_elements"]),
             executor=_executor_of(reader, executor),
             progress=Progress(reader.extent),
             warn=_say,
@@ -67,6 +67,20 @@ def run_batch(command: str, source, options, arguments) -> int:
         click.echo(f"{summary.rows} rows in {summary.seconds:.2f} s to {output}")
     sys.stdout.flush()
     return EXIT_NONFINITE if options["strict"] and summary.nonfinite else EXIT_OK
+
+
+def _bounded_chunk(size: int, reader, max_elements: int) -> int:
+    """``--chunk-size``, made smaller where a chunk's inputs would hold more numbers than
+    ``--max-elements``: the results do not depend on it, so the run goes on, with a note."""
+    per_row = max(1, reader.numbers_per_row)
+    fits = max(1, max_elements // per_row)
+    if size <= fits:
+        return size
+    _say(
+        f"note: chunks of {fits:,} rows: {size:,} rows of {per_row:,} numbers would hold more "
+        f"than --max-elements {max_elements:,}"
+    )
+    return fits
 
 
 def _refuse_single_point_options(options, arguments) -> None:

@@ -67,9 +67,8 @@ def _numeric(path: str, name: str, array: np.ndarray) -> np.ndarray:
 
 
 class NpzReader(Reader):
-    """One array per input, the batch axis first. A ``.npz`` is a zip of whole
-    arrays: it is loaded at once (only CSV, JSON lines, ``.npy`` and Parquet
-    stream)."""
+    """One array per input, the batch axis first, read a chunk of rows at a time,
+    stored or compressed (``npz_layout``)."""
 
     def __init__(self, path: str):
         import zipfile
@@ -77,13 +76,12 @@ class NpzReader(Reader):
         from .npz_layout import stored_arrays
 
         self.path = path
+        self.arrays = {}
         try:
-            with zipfile.ZipFile(path) as archive:
-                self.arrays = stored_arrays(path, archive)
-            if self.arrays is None:  # compressed, say: loaded whole
-                with np.load(path, allow_pickle=False) as archive:
-                    self.arrays = {name: archive[name] for name in archive.files}
+            self.archive = zipfile.ZipFile(path)  # noqa: SIM115 (closed by close())
+            self.arrays = stored_arrays(path, self.archive)
         except (OSError, ValueError, zipfile.BadZipFile) as error:
+            self.close()
             raise GradcliError(f"cannot read {path}: {_why(error)}") from None
         self.names = list(self.arrays)
         if not self.names:
@@ -98,22 +96,23 @@ class NpzReader(Reader):
             raise GradcliError(f"{path}: the arrays disagree on the number of rows ({listed})")
         self.total = next(iter(lengths.values()))
 
+    @property
+    def numbers_per_row(self) -> int:
+        return sum(a.row_items for a in self.arrays.values())
+
     def chunks(self, size: int):
         for start in range(0, self.total, size):
-            yield Chunk({n: _rows(a, start, start + size) for n, a in self.arrays.items()}, start)
+            yield Chunk({n: a.rows(start, start + size) for n, a in self.arrays.items()}, start)
 
     def empty_chunk(self) -> Chunk:
-        return Chunk({n: _rows(a, 0, 0) for n, a in self.arrays.items()}, 0)
+        return Chunk({n: a.rows(0, 0) for n, a in self.arrays.items()}, 0)
 
     def close(self) -> None:
         for array in self.arrays.values():
-            if type(array) is not np.ndarray:
-                array.file.close()
-
-
-def _rows(array, start: int, stop: int) -> np.ndarray:
-    """Rows of an array loaded whole, or read from its place in the file."""
-    return array[start:stop] if type(array) is np.ndarray else array.rows(start, stop)
+            array.close()
+        archive = getattr(self, "archive", None)
+        if archive is not None:
+            archive.close()
 
 
 class NpyReader(Reader):

@@ -4,7 +4,9 @@ A text file is read in blocks of whole lines, about a chunk's worth each, so a
 file of any length runs in bounded memory and every row keeps its line number:
 errors and warnings name the line. A bad row (a field that is not a number, the
 wrong number of fields) stops the run with ``FILE line N: why``, or is passed
-over under ``skip_bad_rows`` and listed at the end.
+over under ``skip_bad_rows`` and listed at the end. A line is at most
+``bounded.MAX_TEXT_BYTES`` long: a file without line ends (``/dev/zero``) is
+refused at that size rather than read whole.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import sys
 
 import numpy as np
 
+from ..bounded import capped_line
 from ..errors import GradcliError
 from .columns import parse_column
 from .source import Chunk, Reader
@@ -67,7 +70,7 @@ class _TextReader(Reader):
             self.stream.close()
 
     def _header_line(self, what: str) -> str:
-        first = self.stream.readline()
+        first = capped_line(self.stream, f"{self.path} line 1")
         self.line = 1
         if not first.strip():
             raise GradcliError(f"{self.path} is empty: its first line must be {what}")
@@ -85,7 +88,7 @@ class _TextReader(Reader):
             if not block:
                 return
             if not block.endswith(b"\n"):
-                block += self.stream.readline()
+                block += capped_line(self.stream, f"{self.path} after line {self.line}")
             yield block
 
     def _counted(self, block: bytes, rows: int) -> np.ndarray:
@@ -218,6 +221,10 @@ class JsonLinesReader(_TextReader):
         self.shapes = {name: np.shape(value) for name, value in first.items()}
         self.stream.seek(0)  # standard input is CSV: a JSON lines file can go back
         self.line = 0
+
+    @property
+    def numbers_per_row(self) -> int:
+        return sum(int(np.prod(s, dtype=np.int64)) for s in self.shapes.values())
 
     def _row(self, text: str) -> dict | None:
         try:

@@ -28,6 +28,8 @@ import re
 
 import numpy as np
 
+from .. import bounded
+from ..engine import limits
 from ..errors import GradcliError, read_error
 from .program import evaluate_constant
 
@@ -125,7 +127,9 @@ def load_file(path: str, *, name: str = "value") -> np.ndarray:
     if not path.strip():
         raise GradcliError(f"{name}: @ needs a file name, as in @data.npy")
     if path == "-":
-        return _read_stdin(name)
+        array = _read_stdin(name)
+        limits.check_input(f"{name} from standard input", array.size)
+        return array
     path = os.path.expanduser(path)  # the shell leaves the ~ of @~/x.npy alone
     path, key = _archive_key(path)
     suffix = os.path.splitext(path)[1].lower()
@@ -142,7 +146,7 @@ def load_file(path: str, *, name: str = "value") -> np.ndarray:
             array = _load_npz(path, key)
         else:
             with open(path, encoding="utf-8-sig") as stream:
-                text = stream.read()
+                text = bounded.read_capped(stream, f"{name} from @{path}")
             array = _parse_json(text) if suffix == ".json" else _parse_table(text)
     except OSError as error:
         raise read_error(f"{name} from @{path}", error) from None
@@ -150,6 +154,7 @@ def load_file(path: str, *, name: str = "value") -> np.ndarray:
         raise GradcliError(f"cannot read {name} from @{path}: not UTF-8 text") from None
     except ValueError as error:
         raise GradcliError(f"cannot read {name} from @{path}: {error}") from None
+    limits.check_input(f"{name} from @{path}", array.size)  # text: known once parsed
     return array
 
 
@@ -162,7 +167,7 @@ def _archive_key(path: str) -> tuple[str, str | None]:
 
 
 # Values from standard input: a few numbers, not a stream to exhaust memory with.
-MAX_STDIN_BYTES = 64 * 2**20
+MAX_STDIN_BYTES = bounded.MAX_TEXT_BYTES
 
 
 def _read_stdin(name: str) -> np.ndarray:
@@ -205,6 +210,7 @@ def _load_npz(path: str, key: str | None) -> np.ndarray:
                 key = names[0]
             if key not in names:
                 raise ValueError(f"it has no array {key!r}; its arrays: {', '.join(names)}")
+            bounded.check_npz_member(archive.zip, key)
             array = archive[key]
     except (zipfile.BadZipFile, EOFError):
         raise ValueError("not a valid .npz file") from None
@@ -222,6 +228,7 @@ def _load_npy(path: str) -> np.ndarray:
         if stream.read(6) != b"\x93NUMPY":
             # np.load would take anything else for a pickle.
             raise ValueError("not a valid .npy file")
+        bounded.check_npy(stream)
     try:
         array = np.load(path, allow_pickle=False)
     except ValueError as error:

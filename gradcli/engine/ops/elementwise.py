@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ...errors import GradcliTypeError
+from .. import limits
 from ..explain import at_half_integer, at_integer, at_nonzero_integer, at_zero, on_bound
 from ..optable import Table, over
 from ..tensor import Tensor
@@ -234,6 +235,8 @@ clamp = table.op("clamp", _clamp,
                  overloads=[over("ClampBackward0", (_clamp_rule, _clamp_min_rule, _clamp_max_rule),
                                  when=_tensor_bound),
                             over("ClampBackward1", (_clamp_rule,))],
+                 # Bounds that are arrays but not inputs (no gradient) broadcast too.
+                 size=limits.broadcast_size,
                  doc="clamp(x, min, max): x limited to [min, max]", kind="elementwise",
                  kink="x gets the gradient on the bounds; a tensor bound gets it where it is the "
                  "result, max where min > max, neither where x < min == max",

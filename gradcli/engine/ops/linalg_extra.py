@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ...errors import EngineError, NotImplementedByGradcli, ShapeError
-from .. import batching, dtypes
+from .. import batching, dtypes, limits
 from ..optable import Table
 from .common import dims, raw
 from .comparison import where
@@ -35,7 +35,7 @@ def _cross(input, other, dim):
 
 cross_op = table.internal(
     "cross_op", _cross, "(input: Tensor, other: Tensor, dim: int)",
-    grad_fn="LinalgCrossBackward0",
+    grad_fn="LinalgCrossBackward0", size=limits.broadcast_size,
     rules=(
         lambda g, ans, x, y, dim: cross_op(y, g, dim),
         lambda g, ans, x, y, dim: cross_op(g, x, dim),
@@ -100,7 +100,7 @@ def _solve_A_rule(g, ans, A, B, vector):
 
 solve_op = table.internal(
     "solve_op", _solve, "(A: Tensor, B: Tensor, vector: bool)",
-    grad_fn="LinalgSolveExBackward0",
+    grad_fn="LinalgSolveExBackward0", size=limits.broadcast_size,
     rules=(_solve_A_rule, lambda g, ans, A, B, vector: solve_op(_swap(A), g, vector)),
     doc="X with A @ X = B, B a (batch of) vector(s) or matrices", kind="linalg",
     words=("d solve(a, b)/da: g -> -solve(a.T, g) @ x.T", "d solve(a, b)/db: g -> solve(a.T, g)"),
