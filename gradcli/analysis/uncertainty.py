@@ -117,25 +117,35 @@ def propagate(
     sizes = [int(np.prod(jac.shapes[n], dtype=int)) for n in names]
     columns = np.cumsum([0, *sizes])
     if cov is not None:
-        covariance_in = _covariance_file(cov, names, jac.shapes, int(columns[-1]))
+        sigma_in, correlation_in = _covariance_file(cov, names, jac.shapes, int(columns[-1]))
     else:
-        covariance_in = _diagonal(given, names, jac)
-    sigma_in = np.sqrt(np.clip(np.diag(covariance_in), 0, None))
-    covariance = matrix @ covariance_in @ matrix.T
-    variance = np.diag(covariance).copy()
-    sigma = np.sqrt(np.clip(variance, 0, None)).reshape(jac.value.shape)
-    shares, own = {}, np.zeros_like(variance)
-    with np.errstate(all="ignore"):
+        sigma_in, correlation_in = _sigmas(given, names, jac), None
+    scaled, exponent = _scaled_rows(matrix, sigma_in)
+    with np.errstate(all="ignore"):  # inf and nan from a non-finite derivative are the answer
+        quadratic = _quadratic(scaled, correlation_in)
+        variance = np.maximum(quadratic, 0)
+        sigma = np.ldexp(np.sqrt(variance), exponent).reshape(jac.value.shape)
+        products = scaled @ (scaled if correlation_in is None else scaled @ correlation_in).T
+        covariance = np.ldexp(products, exponent[:, None] + exponent[None, :])
+        shares, own = {}, np.zeros_like(variance)
         for name, start, stop in zip(names, columns[:-1], columns[1:]):
-            block = matrix[:, start:stop]
-            part = np.einsum("ij,jk,ik->i", block, covariance_in[start:stop, start:stop], block)
+            block = None if correlation_in is None else correlation_in[start:stop, start:stop]
+            part = _quadratic(scaled[:, start:stop], block)
             own += part
             shares[name] = frozen(_share(part, variance).reshape(jac.value.shape))
-        correlated = cov is not None and np.any(covariance_in - np.diag(np.diag(covariance_in)))
+        correlated = correlation_in is not None and np.any(
+            correlation_in - np.diag(np.diag(correlation_in))
+        )
         correlation = (
             frozen(_share(variance - own, variance).reshape(jac.value.shape))
             if correlated
             else None
+        )
+    warnings = ()
+    if jac.value.size > 1 and _out_of_range(covariance, products):
+        warnings = (
+            "the outputs' covariance has entries beyond float64's range (shown as inf or 0); "
+            "each output's sigma is exact",
         )
     sigmas_out = {
         name: frozen(sigma_in[start:stop].reshape(jac.shapes[name]))
@@ -153,16 +163,45 @@ def propagate(
         MappingProxyType(sigmas_out),
         MappingProxyType(shares),
         correlation,
-        (*jac.notes, *jac.warnings),
+        (*jac.notes, *jac.warnings, *warnings),
     )
+
+
+def _scaled_rows(matrix: np.ndarray, sigma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row of ``J diag(σ)`` as ``scaled[i] * 2**exponent[i]``, its largest entry
+    between 1/4 and 1: the products are formed from mantissas and exponents, so
+    that J times σ neither overflows nor underflows when σ_f is a float64."""
+    j_mantissa, j_exponent = np.frexp(matrix)
+    s_mantissa, s_exponent = np.frexp(sigma)
+    mantissa = j_mantissa * s_mantissa  # inf or nan for a non-finite derivative
+    powers = j_exponent + s_exponent
+    present = mantissa != 0
+    lowest = np.iinfo(powers.dtype).min
+    exponent = np.where(present, powers, lowest).max(axis=1, initial=lowest)
+    exponent = np.where(present.any(axis=1), exponent, 0)  # a row of zeros: σ_f = 0
+    # Entries far below a row's largest underflow to 0 here: they are below its last digit.
+    return np.ldexp(mantissa, powers - exponent[:, None]), exponent
+
+
+def _quadratic(scaled: np.ndarray, correlation: np.ndarray | None) -> np.ndarray:
+    """``a R aᵀ`` of each row ``a`` (``R`` the identity when None)."""
+    if correlation is None:
+        return np.einsum("ij,ij->i", scaled, scaled)
+    return np.einsum("ij,jk,ik->i", scaled, correlation, scaled)
+
+
+def _out_of_range(values: np.ndarray, scaled: np.ndarray) -> bool:
+    """Whether a finite nonzero ``scaled`` became inf or 0 when scaled to ``values``."""
+    finite = np.isfinite(scaled)
+    return bool(np.any(finite & np.isinf(values)) or np.any(finite & (scaled != 0) & (values == 0)))
 
 
 def _share(part, variance):
     return np.where(variance > 0, part / np.where(variance > 0, variance, 1), 0.0)
 
 
-def _diagonal(given: Mapping, names, jac) -> np.ndarray:
-    """diag(σ²) over every input entry, from each named input's σ (0 for the others)."""
+def _sigmas(given: Mapping, names, jac) -> np.ndarray:
+    """σ of every input entry, from each named input's σ (0 for the others)."""
     for name in given:
         if name not in names:
             if name in jac.point:
@@ -186,11 +225,13 @@ def _diagonal(given: Mapping, names, jac) -> np.ndarray:
             ) from None
         if not np.all(np.isfinite(sigma)) or np.any(sigma < 0):
             raise GradcliError(f"the σ of {name} must be finite and not negative")
-        parts.append(sigma.reshape(-1) ** 2)
-    return np.diag(np.concatenate(parts)) if parts else np.zeros((0, 0))
+        parts.append(sigma.reshape(-1))
+    return np.concatenate(parts) if parts else np.zeros(0)
 
 
-def _covariance_file(path: str, names, shapes, size: int) -> np.ndarray:
+def _covariance_file(path: str, names, shapes, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The σ of every input entry and their correlation matrix R, Σ = diag(σ) R diag(σ):
+    propagated so, no σ is squared."""
     covariance = np.asarray(load_file(path, name="--cov"), dtype=np.float64)
     labels = [label for n in names for label in entry_labels(n, shapes[n])]
     if size == 1 and covariance.size == 1:
@@ -204,7 +245,16 @@ def _covariance_file(path: str, names, shapes, size: int) -> np.ndarray:
         raise GradcliError(f"--cov {path}: a covariance matrix must be finite and symmetric")
     if np.linalg.eigvalsh(covariance).min() < -1e-12 * max(1.0, np.abs(covariance).max()):
         raise GradcliError(f"--cov {path}: a covariance matrix cannot have negative eigenvalues")
-    return covariance
+    sigma = np.sqrt(np.clip(np.diag(covariance), 0, None))
+    # |Σ_ij| <= σ_i σ_j: dividing by one σ, then the other, stays in range.
+    with np.errstate(all="ignore"):
+        rows = np.divide(
+            covariance, sigma[:, None], out=np.zeros_like(covariance), where=sigma[:, None] > 0
+        )
+        correlation = np.divide(
+            rows, sigma[None, :], out=np.zeros_like(rows), where=sigma[None, :] > 0
+        )
+    return sigma, correlation
 
 
 def _rounded_all(value: np.ndarray, sigma: np.ndarray):
