@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from gradcli.analysis import propagate
+from gradcli.analysis.uncertainty import rounded
 
 
 @pytest.mark.parametrize(
@@ -122,3 +123,21 @@ def test_ordinary_scales_by_hand(tmp_path):
     # f = x²y at (3, 2), σ = (0.1, 0.2): J = (2xy, x²) = (12, 9); σ_f = √(1.2² + 1.8²).
     report = propagate("x**2*y", {"x": "3±0.1", "y": "2±0.2"})
     assert float(report.sigma) == pytest.approx(math.hypot(1.2, 1.8), rel=1e-14)
+
+
+@pytest.mark.parametrize(
+    "value, sigma, text",
+    [
+        (1e-170, 1e-171, "(1.00 ± 0.10)e-170"),
+        (1e290, 1e288, "(1.000 ± 0.010)e+290"),
+        (1.0, 0.01414213562373095, "1.000 ± 0.014"),
+        # Subnormal: 10.0**-324 is 0 in float64; 1e-320 is stored as 9.99989e-321.
+        (1e-323, 5e-324, "(1.0 ± 0.5)e-323"),
+        (1e-320, 1e-321, "(1.00 ± 0.10)e-320"),
+        # 9.88 at the value's own scale rounds to 10: it is written 1.0e-23.
+        (9.881312916824931e-24, 4.940656458412466e-24, "(1.0 ± 0.5)e-23"),
+        (-4410688.650567021, 98220021.22855948, "(0.0 ± 1.0)e+08"),
+    ],
+)
+def test_rounding_at_extreme_scales(value, sigma, text):
+    assert rounded(value, sigma) == text

@@ -18,6 +18,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from types import MappingProxyType
 
 import numpy as np
@@ -271,19 +272,35 @@ def rounded(value: float, sigma: float) -> str:
         return f"{value} ± {sigma}"
     if sigma == 0:
         return f"{value!r} ± 0"
-    exponent = math.floor(math.log10(sigma))
-    if round(sigma / 10.0**exponent) >= 10:  # 0.096 rounds to 0.1: one digit up
-        exponent += 1
-    digits = 2 if round(sigma / 10.0**exponent, 1) < 2 else 1
-    place = exponent - digits + 1  # the decimal place of σ's last digit
-    scale = 0
-    largest = max(abs(value), sigma)
-    if largest >= 1e6 or largest < 1e-4:
-        scale = math.floor(math.log10(largest))
-    # Negative for a σ of tens or more: 123456 ± 789 is 123500 ± 800.
-    decimals = scale - place
-    v = round(value / 10.0**scale, decimals) + 0.0  # no -0.0
-    s = round(sigma / 10.0**scale, decimals)
+    # In decimal, from the floats' exact values: powers of ten as floats would
+    # underflow (10.0**-324 is 0) or round for the subnormal σ of a tiny result.
+    with localcontext() as context:
+        context.prec = 800  # more digits than any float's exact decimal value
+        v, s = Decimal(value), Decimal(sigma)
+        exponent = s.adjusted()  # of σ's first digit
+        if _round(s.scaleb(-exponent), 0) >= 10:  # 0.096 rounds to 0.1: one digit up
+            exponent += 1
+        digits = 2 if _round(s.scaleb(-exponent), 1) < 2 else 1
+        place = exponent - digits + 1  # the decimal place of σ's last digit
+        largest = max(abs(value), sigma)
+        scale = Decimal(largest).adjusted() if largest >= 1e6 or largest < 1e-4 else 0
+        while True:
+            # Negative for a σ of tens or more: 123456 ± 789 is 123500 ± 800.
+            decimals = scale - place
+            shown_v = _round(v.scaleb(-scale), decimals)
+            shown_s = _round(s.scaleb(-scale), decimals)
+            # 9.88e-24 rounds to 10e-24 at its own scale: it is 1.0e-23.
+            if scale == 0 or max(abs(shown_v), shown_s) < 10:
+                break
+            scale += 1
+    if shown_v == 0:
+        shown_v = shown_v.copy_abs()  # no -0.0
     shown = max(decimals, 0)
-    text = f"{v:.{shown}f} ± {s:.{shown}f}"
+    text = f"{shown_v:.{shown}f} ± {shown_s:.{shown}f}"
     return f"({text})e{scale:+03d}" if scale else text
+
+
+def _round(number: Decimal, decimals: int) -> Decimal:
+    """``number`` to ``decimals`` places (tens, hundreds when negative), ties to even
+    as ``round`` rounds floats."""
+    return number.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_EVEN)
