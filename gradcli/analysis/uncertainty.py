@@ -8,6 +8,12 @@ input's share of an output's variance is its own block's part ``(J Σ Jᵀ)`` ov
 its entries; with correlated inputs the cross terms are the ``correlation``
 share, so that the shares add up to 1.
 
+Nothing squares a σ or a derivative as it stands: each row of ``J diag(σ)`` is
+formed scaled by a power of two, and a covariance file is split into the σ and
+their correlation matrix R (``Σ = diag(σ) R diag(σ)``), so σ_f neither
+overflows nor underflows when it is itself a float64 (``1e300±1e298`` / 1e10 is
+``± 1e288``). Only the outputs' covariance, σ_f², may be beyond range.
+
 ``f ± σ_f`` is rounded as a lab report would: σ to one significant digit (two
 when the first is 1) and the value to the same decimal place.
 """
@@ -127,6 +133,7 @@ def propagate(
         variance = np.maximum(quadratic, 0)
         sigma = np.ldexp(np.sqrt(variance), exponent).reshape(jac.value.shape)
         products = scaled @ (scaled if correlation_in is None else scaled @ correlation_in).T
+        products = (products + products.T) / 2  # symmetric to the last digit
         covariance = np.ldexp(products, exponent[:, None] + exponent[None, :])
         shares, own = {}, np.zeros_like(variance)
         for name, start, stop in zip(names, columns[:-1], columns[1:]):
@@ -146,7 +153,7 @@ def propagate(
     if jac.value.size > 1 and _out_of_range(covariance, products):
         warnings = (
             "the outputs' covariance has entries beyond float64's range (shown as inf or 0); "
-            "each output's sigma is exact",
+            "each output's sigma is in range",
         )
     sigmas_out = {
         name: frozen(sigma_in[start:stop].reshape(jac.shapes[name]))
