@@ -230,8 +230,8 @@ def propagate_command(source, sigmas, cov, **options):
       inputs.L.sigma 0.01
       inputs.T.value 2
       inputs.T.sigma 0.02
-      shares.L 0.2
-      shares.T 0.8
+      shares.L 0.19999999999999998
+      shares.T 0.7999999999999999
     """
     from .analysis import propagate
 
