@@ -224,14 +224,14 @@ def propagate_command(source, sigmas, cov, **options):
     Example:
       $ gradcli propagate "4*pi**2*L/T**2" --L 1.00+-0.01 --T 2.00+-0.02 --format plain
       value 9.869604401089358
-      sigma 0.22069106351866905
+      sigma 0.22069106351866907
       rounded 9.9 ± 0.2
       inputs.L.value 1
       inputs.L.sigma 0.01
       inputs.T.value 2
       inputs.T.sigma 0.02
-      shares.L 0.2
-      shares.T 0.8
+      shares.L 0.19999999999999998
+      shares.T 0.7999999999999999
     """
     from .analysis import propagate
 

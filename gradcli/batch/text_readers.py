@@ -136,8 +136,15 @@ class CsvReader(_TextReader):
         )
 
         def parsed(block: bytes):
+            # pyarrow's threads may drop their last reference to the input after
+            # read_csv has returned; were it Python's bytes, that would take the GIL,
+            # which a thread cannot while the interpreter exits: the process would
+            # abort ("terminate called without an active exception"). So they read
+            # a copy that pyarrow's allocator owns.
+            owned = pyarrow.allocate_buffer(len(block))
+            pyarrow.FixedSizeBufferWriter(owned).write(block)
             return arrow_csv.read_csv(
-                pyarrow.BufferReader(block),
+                pyarrow.BufferReader(owned),
                 read_options=read,
                 parse_options=parse,
                 convert_options=convert,
