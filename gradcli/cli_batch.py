@@ -49,18 +49,20 @@ def run_batch(command: str, source, options, arguments) -> int:
             max_elements=options["max_elements"],
             **{k: v for k, v in arguments.items() if k != "steps"},
         )
-        writer = _writer(
+        # A file is written beside its name, renamed over it when complete: the
+        # writer drops it on any failure, a signal's included.
+        with _writer(
             executor, output, None if output else fmt, options["precision"], reader.total
-        )
-        summary = run(
-            reader,
-            task,
-            writer,
-            chunk_size=options["chunk_size"],
-            executor=_executor_of(reader, executor),
-            progress=Progress(reader.extent),
-            warn=_say,
-        )
+        ) as writer:
+            summary = run(
+                reader,
+                task,
+                writer,
+                chunk_size=options["chunk_size"],
+                executor=_executor_of(reader, executor),
+                progress=Progress(reader.extent),
+                warn=_say,
+            )
     if summary.skipped:
         _say_skipped(summary.skipped)
     if output is not None:
