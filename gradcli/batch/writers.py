@@ -207,7 +207,7 @@ class JsonLinesWriter(_Writer):
         texts = [_json_numbers(c, self.precision) for c in columns.values()]
         self.stream.write("".join(template.format(*row) for row in zip(*texts)))
 
-    def close(self):
+    def _finish(self):
         self.stream.flush()
 
 
@@ -242,7 +242,7 @@ class TableWriter(_Writer):
         self.head.extend(rows[:wanted])
         self.tail.extend(rows[-TABLE_EDGE_ROWS:])
 
-    def close(self):
+    def _finish(self):
         from ..render.points import render_points_table
 
         render_points_table(
