@@ -33,11 +33,15 @@ import stat
 
 def reason(error: OSError) -> str:
     """Why ``error`` happened, in the system's words ("No space left on device"), also
-    for pyarrow's errors, which carry the number only in their text."""
-    if error.strerror:
-        return error.strerror
-    found = re.search(r"\[errno (\d+)\]", str(error), re.IGNORECASE)
-    return os.strerror(int(found.group(1))) if found else str(error)
+    for pyarrow's errors, whose text is its own ("Error writing bytes to file.
+    Detail: [errno 28] ...")."""
+    number = error.errno
+    if number is None:
+        found = re.search(r"\[errno (\d+)\]", str(error), re.IGNORECASE)
+        number = int(found.group(1)) if found else None
+    if number is not None:
+        return os.strerror(number)
+    return error.strerror or str(error)
 
 
 def _beside(target: str) -> str:

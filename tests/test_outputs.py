@@ -145,6 +145,8 @@ def test_a_directory_of_parts_appears_whole_or_not_at_all(tmp_path):
 def test_pyarrows_errors_are_said_in_the_systems_words():
     error = OSError("Error writing bytes to file. Detail: [errno 28] No space left on device")
     assert atomic.reason(error) == "No space left on device"
+    error = OSError(28, "Error writing bytes to file. Detail: [errno 28] No space left on device")
+    assert atomic.reason(error) == "No space left on device"
     assert atomic.reason(OSError(errno.EACCES, "Permission denied")) == "Permission denied"
 
 
