@@ -329,6 +329,7 @@ def refuse_points_options(options) -> None:
         ("columns", "--columns"),
         ("skip_bad_rows", "--skip-bad-rows"),
         ("dask", "--dask"),
+        ("dashboard", "--dashboard"),
         ("scheduler", "--scheduler"),
     ):
         if options.get(key):

@@ -180,7 +180,13 @@ POINTS = [
         is_flag=True,
         help="Compute the chunks as Dask tasks on a cluster of this machine's cores; CSV and"
         " Parquet points (a file, a directory or a glob) are read by the workers. Needs"
-        " pip install 'gradcli[dask]'.",
+        " pip install 'gradcli[dask]'. The cluster listens on 127.0.0.1 only.",
+    ),
+    option(
+        "dashboard",
+        is_flag=True,
+        help="With --dask, open Dask's dashboard (to this machine only) and print its"
+        " address on standard error.",
     ),
     option(
         "scheduler",
