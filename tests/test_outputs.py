@@ -245,8 +245,13 @@ def _fail(monkeypatch, step, run):
 
         arrow_error = OSError("Error writing bytes to file. Detail: [errno 28] No space left")
         method = "write_table" if step == "write" else "close"
+        real = getattr(pyarrow.parquet.ParquetWriter, method)
+        failed = []
 
-        def fails(*args, **kwargs):
+        def fails(writer, *args, **kwargs):
+            if failed:  # once, as a disk full: pyarrow's __del__ closes it again
+                return real(writer, *args, **kwargs)
+            failed.append(True)
             raise arrow_error
 
         monkeypatch.setattr(pyarrow.parquet.ParquetWriter, method, fails)
@@ -283,3 +288,70 @@ def test_many_points_to_a_full_standard_output_is_an_error(gradcli, monkeypatch,
         2,
         "error: cannot write standard output: No space left on device\n",
     )
+
+
+# ----- the other files: a graph, a plot, the session's :save -----
+
+
+def _fake_dot(directory, fails: bool):
+    """A ``dot`` on PATH that writes part of an image, then fails or succeeds."""
+    script = directory / "bin" / "dot"
+    script.parent.mkdir()
+    end = "echo 'Error: out of memory' >&2; exit 1" if fails else "printf '</svg>'"
+    script.write_text(f"#!/bin/sh\ncat > /dev/null\nprintf '<svg>'\n{end}\n")
+    script.chmod(0o755)
+    return f"{script.parent}{os.pathsep}{os.environ['PATH']}"
+
+
+@pytest.mark.parametrize("fails", [True, False])
+def test_a_graph_drawn_by_dot_replaces_the_image_only_when_dot_succeeds(
+    gradcli, tmp_path, monkeypatch, fails
+):
+    monkeypatch.setenv("PATH", _fake_dot(tmp_path, fails))
+    out = tmp_path / "g.svg"
+    out.write_bytes(OLD)
+    result = gradcli("graph", "x*y", "--x", "2", "--y", "3", "--output", out)
+    if fails:
+        assert result.exit_code == 2
+        assert result.stderr == f"error: cannot write {out}: dot failed: Error: out of memory\n"
+        assert out.read_bytes() == OLD
+    else:
+        assert result.exit_code == 0, result.output
+        assert out.read_bytes() == b"<svg></svg>"
+    assert listing(tmp_path) == ["bin", "g.svg"]
+
+
+@pytest.mark.parametrize("ending", ["dot", "png"])
+def test_a_graph_or_a_plot_that_fills_the_disk_leaves_the_old_file(
+    gradcli, tmp_path, monkeypatch, ending
+):
+    if ending == "png":
+        pytest.importorskip("matplotlib", reason="--output draws with matplotlib")
+    out = tmp_path / f"f.{ending}"
+    out.write_bytes(OLD)
+    monkeypatch.setattr(atomic.os, "fsync", no_space)
+    if ending == "dot":
+        result = gradcli("graph", "x*y", "--x", "2", "--y", "3", "--output", out)
+    else:
+        result = gradcli("plot", "x**2", "--over", "x=0:1", "--output", out)
+    monkeypatch.undo()
+    assert result.exit_code == 2
+    assert result.stderr == f"error: cannot write {out}: No space left on device\n"
+    assert out.read_bytes() == OLD
+    assert listing(tmp_path) == [out.name]
+
+
+def test_the_sessions_save_that_fills_the_disk_leaves_the_old_file(tmp_path, monkeypatch):
+    from gradcli.session import Problem, Session
+
+    out = tmp_path / "s.grad"
+    out.write_bytes(OLD)
+    session = Session()
+    list(session.run("x = 2"))
+    monkeypatch.setattr(atomic.os, "replace", no_space)
+    (said,) = session.run(f":save {out}")
+    monkeypatch.undo()
+    assert isinstance(said, Problem)
+    assert said.text == f"error: cannot write {out}: No space left on device"
+    assert out.read_bytes() == OLD
+    assert listing(tmp_path) == ["s.grad"]
