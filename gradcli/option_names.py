@@ -17,7 +17,8 @@ OPTION_NAMES = frozenset(
         # some commands
         "wrt", "steps", "grad-output", "tangent",
         # many points
-        "points", "over", "columns", "chunk-size", "skip-bad-rows", "dask", "scheduler",
+        "points", "over", "columns", "chunk-size", "skip-bad-rows", "dask", "dashboard",
+        "scheduler",
         # the analyses
         "order", "grad", "eps", "atol", "rtol", "sigma", "cov",
     }

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from . import api
+from .atomic import atomic_output
 from .errors import GradcliError, read_error
 from .language import compile_source, ir, parse
 from .language.check import BUILTIN_CONSTANTS, is_method, suggest
@@ -357,7 +358,7 @@ class Session:
         if not statements:
             raise GradcliError("nothing to save: the session has no statements yet")
         try:
-            with open(path, "w", encoding="utf-8") as stream:
+            with atomic_output(path, "w", encoding="utf-8") as stream:
                 stream.write(_program_text(statements) + "\n")
         except OSError as error:
             raise GradcliError(f"cannot write {argument}: {error.strerror or error}") from None

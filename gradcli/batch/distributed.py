@@ -43,12 +43,27 @@ def require_dask(option: str = "--dask") -> None:
         ) from None
 
 
+#: Where everything a cluster of this machine opens listens: this machine alone.
+LOCAL_HOST = "127.0.0.1"
+
+
 @contextlib.contextmanager
-def dask_executor(scheduler: str | None = None, workers: int | None = None):
+def dask_executor(
+    scheduler: str | None = None, workers: int | None = None, dashboard: bool = False
+):
     """A ``DaskExecutor`` on a running cluster at ``scheduler``, or on a new
     ``LocalCluster`` of ``workers`` processes (default: one per core) that ends
-    with the block."""
+    with the block.
+
+    The local cluster's scheduler, nannies and workers listen on 127.0.0.1 only.
+    Their HTTP servers (which Dask always opens) serve nothing unless
+    ``dashboard``: then the scheduler's serves the dashboard, its logs, call
+    stacks and worker pages, at ``executor.client.dashboard_link``, to this
+    machine alone too (Dask's own default would serve them, without a password,
+    on every interface).
+    """
     require_dask("--scheduler" if scheduler else "--dask")
+    import dask
     from distributed import Client, LocalCluster
 
     with contextlib.ExitStack() as stack:
@@ -60,13 +75,23 @@ def dask_executor(scheduler: str | None = None, workers: int | None = None):
                     f"cannot reach the Dask scheduler at {scheduler}: {error}"
                 ) from None
         else:
+            if not dashboard:  # read here by the scheduler, and by each worker it starts
+                stack.enter_context(
+                    dask.config.set(
+                        {
+                            "distributed.scheduler.http.routes": [],
+                            "distributed.worker.http.routes": [],
+                        }
+                    )
+                )
             cluster = stack.enter_context(
                 LocalCluster(
                     n_workers=workers,
                     threads_per_worker=1,
                     processes=True,
+                    host=LOCAL_HOST,
                     # Any free port: another cluster of this machine may hold the usual one.
-                    dashboard_address=":0",
+                    dashboard_address=f"{LOCAL_HOST}:0",
                     silence_logs=logging.CRITICAL,
                 )
             )

@@ -29,11 +29,12 @@ from ..errors import GradcliError
 
 
 class ZipLayout:
-    def __init__(self, path: str, first: dict[str, np.ndarray], rows: int):
-        """Members laid out for ``rows`` rows of arrays shaped as the chunk ``first``."""
+    def __init__(self, file, path: str, first: dict[str, np.ndarray], rows: int):
+        """Members laid out in ``file`` (new, open for reading and writing; ``path``
+        names it in errors) for ``rows`` rows of arrays shaped as the chunk ``first``."""
         self.path = path
         self.rows = rows
-        self.file = open(path, "w+b")  # noqa: SIM115
+        self.file = file
         self.members: dict[str, _Member] = {}
         offset = 0
         for name, array in first.items():

@@ -236,13 +236,14 @@ def write_image(graph, path: str, precision: int | None = None) -> None:
     import shutil
     import subprocess
 
+    from ..atomic import atomic_output
     from ..errors import GradcliError
 
     text = dot(graph, precision)
     kind = path.rpartition(".")[2].lower()
     if kind in ("dot", "gv"):
         try:
-            with open(path, "w", encoding="utf-8") as stream:
+            with atomic_output(path, "w", encoding="utf-8") as stream:
                 stream.write(text)
         except OSError as error:
             raise GradcliError(f"cannot write {path}: {error.strerror or error}") from None
@@ -252,15 +253,22 @@ def write_image(graph, path: str, precision: int | None = None) -> None:
     program = shutil.which("dot")
     if program is None:
         raise GradcliError(f"--output {path} needs Graphviz's dot program: {_INSTALL_GRAPHVIZ}")
-    done = subprocess.run(
-        [program, f"-T{kind}", "-o", path],
-        input=text.encode("utf-8"),
-        capture_output=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GradcliError(f"cannot write {path}: dot failed: {reason[-1] if reason else ''}")
+    try:
+        with atomic_output(path) as stream:
+            done = subprocess.run(
+                [program, f"-T{kind}"],
+                input=text.encode("utf-8"),
+                stdout=stream,
+                stderr=subprocess.PIPE,
+                check=False,
+            )
+            if done.returncode != 0:
+                reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
+                raise GradcliError(
+                    f"cannot write {path}: dot failed: {reason[-1] if reason else ''}"
+                )
+    except OSError as error:
+        raise GradcliError(f"cannot write {path}: {error.strerror or error}") from None
 
 
 # ----------------------------------------------------------------------------

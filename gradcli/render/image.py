@@ -50,7 +50,10 @@ def write_image(report, path: str) -> None:
     if report.kinks.size:
         bottom.plot([], [], color="tab:red", linestyle="--", label="kink")
         bottom.legend(loc="best", fontsize=8)
+    from ..atomic import atomic_output
+
     try:
-        figure.savefig(path, format=suffix[1:])
+        with atomic_output(path) as stream:
+            figure.savefig(stream, format=suffix[1:])
     except OSError as error:
         raise GradcliError(f"cannot write {path}: {error.strerror or error}") from None
