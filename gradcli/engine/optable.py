@@ -46,7 +46,10 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   of keyword arguments where it needs some: ``tests/test_op_table.py`` sweeps
   every entry that has one), ``batching`` (the rule that evaluates the op at
   many points at once, ``engine.batching``; left out, the entry takes its kind's
-  rule, and ``False`` says it has none).
+  rule, and ``False`` says it has none), ``samples`` (sample calls beside its
+  kind's), ``special`` (points where it is singular beside its kink points) and
+  ``differs`` (each deliberate difference from PyTorch, with the samples and
+  transformations where it shows): see ``opinfo``.
 - Where it appears: ``function`` (the language can call it), ``method`` (a
   Tensor method), ``inplace`` (also ``x.name_()``; ``"reshapes"`` when the
   in-place form may change the shape), ``library`` (``gradcli.name``; on by
@@ -181,6 +184,9 @@ class Op:
         nn_functional=False,
         domain=None,
         batching=None,
+        samples=(),
+        special=(),
+        differs=(),
         internal=False,
     ):
         self.name = name
@@ -208,6 +214,9 @@ class Op:
         self.nn_functional = nn_functional
         self.domain = domain
         self.batching = batching
+        self.samples = tuple(samples)
+        self.special = tuple(special)
+        self.differs = tuple(differs)
         self.internal = internal
         if grad_fn is not None:
             overloads = [Overload(grad_fn, rules)]

@@ -9,6 +9,7 @@ import numpy as np
 
 from ...errors import GradcliTypeError
 from ..explain import at_half_integer, at_integer, at_nonzero_integer, at_zero, on_bound
+from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
 from .comparison import where
@@ -76,17 +77,26 @@ threshold_backward = table.internal(
 abs = elementwise("abs", np.abs, "AbsBackward0", lambda g, ans, x: g * sign(x), "absolute value",
                   "nonzero", operators=("__abs__",),
                   kink="d|x|/dx = 0 at x = 0; nan at nan (PyTorch gives 0: its sign(nan) is 0)",
-                  words="d|a|/da = sign(a)", kink_at=at_zero)
+                  words="d|a|/da = sign(a)", kink_at=at_zero,
+                  differs=(Difference("at nan", "gradient nan", "sign(nan) is nan, not 0",
+                                      ("at nan",), ("grad", "jvp", "jacobian")),))
 sign = piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x",
                           kink="gradient 0 everywhere; sign(nan) is nan (PyTorch gives 0)",
-                          words="d sign(a)/da = 0", kink_at=at_zero)
+                          words="d sign(a)/da = 0", kink_at=at_zero,
+                          differs=(Difference("at nan", "sign(nan) is nan (PyTorch: 0)",
+                                              "nan in, nan out", ("at nan",),
+                                              ("value", "batched")),))
 sqrt = elementwise("sqrt", np.sqrt, "SqrtBackward0", lambda g, ans, x: g / (2 * ans), "square root",
                    "positive", kink="derivative inf at 0",
                    words="d sqrt(a)/da = 1/(2*sqrt(a))", kink_at=at_zero)
 rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), "RsqrtBackward0",
                     lambda g, ans, x: -0.5 * g * ans * ans * ans, "1 / sqrt(x)", "positive",
                     function=False,
-                    words="d(1/sqrt(a))/da = -1/(2*a**1.5)")
+                    words="d(1/sqrt(a))/da = -1/(2*a**1.5)",
+                    differs=(Difference("at |x| < 1e-154", "a zero gradient stays 0",
+                                        "-g * ans**3 from the left, as reciprocal",
+                                        ("scale 1e-300",), ("grad", "grad2", "jvp", "jacobian",
+                                                             "hessian")),))
 exp = elementwise("exp", np.exp, "ExpBackward0", lambda g, ans, x: g * ans, "e ** x", "real",
                   words="d exp(a)/da = exp(a)")
 expm1 = elementwise("expm1", np.expm1, "Expm1Backward0", lambda g, ans, x: g * (ans + 1),

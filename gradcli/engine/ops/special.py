@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ..explain import at_origin, at_zero, pole
+from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
 from .comparison import logical_and, where
@@ -97,7 +98,11 @@ sinc = table.op("sinc", lambda input: np.sinc(input), grad_fn="SincBackward0", r
                 kink="derivative 0 and second derivative -pi**2/3 at 0, their limits "
                      "(PyTorch's second derivative there is nan)",
                 domain=("real",), **_ELEMENTWISE, **_TORCH,
-                words="d sinc(a)/da = (cos(pi*a) - sinc(a))/a, and 0 at a = 0")
+                words="d sinc(a)/da = (cos(pi*a) - sinc(a))/a, and 0 at a = 0",
+                special=(0.0,),
+                differs=(Difference("at 0", "second derivative -pi**2/3, its limit",
+                                    "PyTorch's is nan (and so its jvp, a double backward)",
+                                    ("at 0", "at -0"), ("grad2", "jvp", "hessian")),))
 deg2rad = table.op("deg2rad", np.deg2rad, grad_fn="Deg2RadBackward0",
                    rules=(lambda g, ans, x: g * _DEGREE,), saves=False, doc="degrees to radians",
                    domain=("real",), **_ELEMENTWISE, **_TORCH,
