@@ -54,7 +54,7 @@ reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="Rec
                       kink="-g * ans * ans from the left: a zero gradient stays 0 where "
                       "ans * ans overflows (|x| < 1e-154; PyTorch squares first: nan)",
                       method=True, inplace=True, function=True, domain=("nonzero",),
-                      words="d(1/a)/da = -1/a**2",
+                      words="d(1/a)/da = -1/a**2", special=(0.0, -0.0),
                       differs=(Difference("at |x| < 1e-154", "a zero gradient stays 0",
                                           "-g * ans * ans from the left; PyTorch squares first",
                                           ("scale 1e-300",), ("grad", "grad2", "jvp", "jacobian",
@@ -290,5 +290,6 @@ atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Numb
                  kink="gradient 0 at the origin; second derivatives nan there (they do not "
                  "exist), as PyTorch",
                  function=True, domain=("real", "positive"), **_ARITHMETIC,
-                 words=("d atan2(a, b)/da = b/(a**2+b**2)", "d atan2(a, b)/db = -a/(a**2+b**2)"))
+                 words=("d atan2(a, b)/da = b/(a**2+b**2)", "d atan2(a, b)/db = -a/(a**2+b**2)"),
+                 special=("origin",))
 # fmt: on
