@@ -101,6 +101,19 @@ PENDING_FIXES = {
     ("elu", "at nan", "grad2 jvp hessian"): "elu at nan: second derivatives nan (PyTorch: 0)",
     ("elu", "scale 1e+300", "grad2 jvp hessian"): "elu at 1e300: second derivatives nan",
 }
+# Through the command (test_op_matrix_cli.py), "command": keyword arguments reach the
+# kink checks by position (an IndexError in explain.py), being fixed (branch numerics).
+KEYWORDS_TO_KINK_CHECKS = (
+    "abs sign sqrt relu floor ceil round pow maximum minimum amax amin max min norm cbrt "
+    "hypot gamma lgamma digamma factorial leaky_relu elu softsign"
+)
+PENDING_FIXES.update(
+    {
+        (op, "keywords", "command"): "keyword arguments reach kink checks by position"
+        for op in KEYWORDS_TO_KINK_CHECKS.split()
+    }
+)
+PENDING_FIXES[("prod", "empty", "command")] = "prod of an empty tensor: a NumPy reshape error"
 
 
 def _pending(entry, sample, transform):
@@ -143,7 +156,7 @@ def test_each_op_sample_and_transformation_agrees_with_the_reference(entry, buil
 def test_every_pending_fix_names_a_case_of_the_matrix():
     names = {(e.name, b.name, t) for e, b, t in CASES}
     for op, sample, transforms in PENDING_FIXES:
-        for transform in transforms.split():
+        for transform in set(transforms.split()) - {"command"}:  # test_op_matrix_cli.py's
             found = [n for n in names if n[0] == op and sample in ("*", n[1]) and n[2] == transform]
             assert found, (op, sample, transform)
 
