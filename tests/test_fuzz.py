@@ -134,9 +134,18 @@ def _second_order_differs(name):
     return bool((declared_differences(name) | pending) & second)
 
 
+#: Functions whose kinks hold a case of the matrix's pending fixes (digamma at a pole...),
+#: and gamma and factorial, whose reference here (exp(lgamma) with a sign) has no poles:
+#: their programs on a kink are not compared.
+NOT_AT_KINKS = {op for (op, sample, _) in PENDING_FIXES if sample.startswith("at ")}
+NOT_AT_KINKS |= {"gamma", "factorial", "polygamma"}  # polygamma(0, x) is digamma
+
+
 def check_against_torch(case: FuzzProgram, sample: int):
     """Both raise, or both agree: the value, the gradient or vjp, and by ``sample`` the
     Jacobian, the Hessian and a jvp."""
+    if case.on_kink and case.function in NOT_AT_KINKS:
+        return "a pending fix"
     program = TorchProgram(case.program, SIGNATURES)
     bindings = dict(case.inputs)
     try:

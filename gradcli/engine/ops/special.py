@@ -194,8 +194,10 @@ def _xlogy(input, other):
 
 
 def _xlogy_x_rule(g, ans, x, y):
-    # log(y), and 0 where x is 0 and y <= 0 (there log(y) is -inf or nan), as in PyTorch.
-    return where(logical_and(x == 0, y <= 0), 0.0, g * log(y))
+    # log(y), and 0 where x is 0 and y <= 0 (there log(y) is -inf or nan), as in PyTorch;
+    # xlogy(g, y), not g * log(y): a zero g stays 0 beside a nan log(y), so the rows of a
+    # Jacobian are not nan off their entry (PyTorch's formula).
+    return where(logical_and(x == 0, y <= 0), 0.0, xlogy(g, y))
 
 
 def _xlogy_y_rule(g, ans, x, y):
