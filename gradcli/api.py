@@ -291,6 +291,7 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
             f.kind,
             _description(f.name, CALCULATOR_FORMS.get(f.name, (None, f.doc))[1]),
             f.kink,
+            tuple(str(d) for d in f.differs),
         )
         for f in ordered
     )

@@ -214,6 +214,8 @@ class FunctionInfo(Record):
     doc: str
     #: The convention at points where the function is not differentiable, or None.
     kink: str | None
+    #: Each deliberate difference from PyTorch: "where: what (why)".
+    differs: tuple = ()
 
 
 def leaves(tree: Mapping, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], object]]:

@@ -11,7 +11,11 @@ Both are fields of the op's declaration (``optable``), read here:
 - ``kink_at``: ``check(args, kwargs)``, one of the checks below, given the
   arguments the op was called with; it returns where the evaluation sits on a
   kink (``"at 0"``) or None, and may return ``(where, convention)`` for a case
-  the entry's one-line kink text does not describe (``max(x, dim)``).
+  the entry's one-line kink text does not describe (``max(x, dim)``). Each check
+  names its kink points (``check.points``): numbers an input entry is set to, or
+  ``"tie"`` (an entry equal to another), ``"bound"`` (an entry on clamp's bound),
+  ``"origin"`` (0 in every input at one place), ``"zeros"`` (an input all 0). The
+  op-sample matrix and the fuzzers put inputs on them (``opinfo.kink_points``).
 
 A check only reads values: it never changes a result.
 """
@@ -89,31 +93,46 @@ def _count(hits: np.ndarray, what: str) -> str | None:
     return what
 
 
+def _points(*points):
+    """Name the kink points of the check it decorates (see the module docstring)."""
+
+    def name(check):
+        check.points = points
+        return check
+
+    return name
+
+
 def _argument(args, kwargs, position: int, name: str, default=None):
     if name in kwargs:
         return kwargs[name]
     return args[position] if len(args) > position else default
 
 
+@_points(0.0, -0.0)
 def at_zero(args, kwargs):
     return _count(_values(args[0]) == 0, "at 0")
 
 
+@_points(1.0, -2.0, 0.0)
 def at_integer(args, kwargs):
     x = _values(args[0])
     return _count(np.isfinite(x) & (x == np.floor(x)), "at an integer")
 
 
+@_points(1.0, -2.0)
 def at_nonzero_integer(args, kwargs):
     x = _values(args[0])
     return _count(np.isfinite(x) & (x == np.floor(x)) & (x != 0), "at an integer")
 
 
+@_points(0.5, 1.5, -2.5)
 def at_half_integer(args, kwargs):
     x = _values(args[0])
     return _count(x - np.floor(x) == 0.5, "halfway between two integers")
 
 
+@_points("bound")
 def on_bound(args, kwargs):
     x = _values(args[0])
     found = []
@@ -125,6 +144,7 @@ def on_bound(args, kwargs):
     return " and ".join(found) or None
 
 
+@_points("tie")
 def at_tie(args, kwargs):
     return _count(_values(args[0]) == _values(args[1]), "at a tie of its two operands")
 
@@ -141,6 +161,7 @@ def _reduction_ties(x, dim, largest: bool) -> str | None:
 
 
 def extreme_ties(largest: bool):
+    @_points("tie")
     def check(args, kwargs):
         dim = _argument(args, kwargs, 1, "dim")
         return _reduction_ties(args[0], dim, largest)
@@ -153,6 +174,7 @@ def max_min_ties(largest: bool):
     ``max(x, dim)`` gives the gradient to the index it returns."""
     function = "max" if largest else "min"
 
+    @_points("tie")
     def check(args, kwargs):
         other = _argument(args, kwargs, 1, "dim")
         other = kwargs.get("other", other)
@@ -166,6 +188,7 @@ def max_min_ties(largest: bool):
     return check
 
 
+@_points("zeros", 0.0)
 def norm_origin(args, kwargs):
     x = _values(args[0])
     dim = _argument(args, kwargs, 2, "dim")
@@ -175,6 +198,7 @@ def norm_origin(args, kwargs):
     return _count(np.all(x == 0, axis=axis), "at the origin")
 
 
+@_points(0.0)
 def pow_zero_base(args, kwargs):
     # A number as the base (0**p) is smooth in p: only a tensor base has the kink.
     if type(args[0]) is not Tensor:
@@ -188,6 +212,7 @@ def pow_zero_base(args, kwargs):
 _POW_CONVENTION = "the derivative p*x**(p-1) is taken as it is: inf at 0 for p < 1, 0 for p > 1"
 
 
+@_points("origin")
 def at_origin(args, kwargs):
     return _count((_values(args[0]) == 0) & (_values(args[1]) == 0), "at the origin")
 
@@ -195,6 +220,7 @@ def at_origin(args, kwargs):
 def pole(shift: int):
     """The gamma family: poles where x + shift is 0 or a negative integer."""
 
+    @_points(float(-shift), float(-shift - 1), float(-shift - 2.0))
     def check(args, kwargs):
         x = _values(args[-1] if len(args) > 1 else args[0]) + shift
         return _count(np.isfinite(x) & (x <= 0) & (x == np.floor(x)), "at a pole")

@@ -46,7 +46,10 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   of keyword arguments where it needs some: ``tests/test_op_table.py`` sweeps
   every entry that has one), ``batching`` (the rule that evaluates the op at
   many points at once, ``engine.batching``; left out, the entry takes its kind's
-  rule, and ``False`` says it has none).
+  rule, and ``False`` says it has none), ``samples`` (sample calls beside its
+  kind's), ``special`` (points where it is singular beside its kink points) and
+  ``differs`` (each deliberate difference from PyTorch, with the samples and
+  transformations where it shows): see ``opinfo``.
 - ``size``: how many numbers the result holds, ``size(*args)`` of the forward's
   arguments, asked before the forward runs so that a result over the limit on a
   result's size (``limits``) is refused before any memory is taken; also an
@@ -201,6 +204,9 @@ class Op:
         nn_functional=False,
         domain=None,
         batching=None,
+        samples=(),
+        special=(),
+        differs=(),
         internal=False,
         size=None,
     ):
@@ -229,6 +235,9 @@ class Op:
         self.nn_functional = nn_functional
         self.domain = domain
         self.batching = batching
+        self.samples = tuple(samples)
+        self.special = tuple(special)
+        self.differs = tuple(differs)
         self.internal = internal
         self.size = size
         if grad_fn is not None:

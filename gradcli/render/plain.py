@@ -83,4 +83,5 @@ def render_functions(functions, stream) -> None:
         fields = [f.name + f.signature, f.doc]
         if f.kink is not None:
             fields.append(f"at kinks: {f.kink}")
+        fields += [f"differs from PyTorch {d}" for d in f.differs]
         stream.write("  ".join(fields) + "\n")

@@ -116,7 +116,8 @@ def render_functions(functions, stream, console: Console | None = None) -> None:
             name.append("\n")
         name.append(f.signature)
         # Text, not markup: "[min, max]" in a description is no style.
-        table.add_row(name, Text(f.doc), Text(f.kink or ""), end_section=last_of_kind)
+        kink = "\n".join([f.kink or "", *(f"differs from PyTorch {d}" for d in f.differs)])
+        table.add_row(name, Text(f.doc), Text(kink.strip()), end_section=last_of_kind)
     console.print(table)
 
 
