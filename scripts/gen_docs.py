@@ -2,7 +2,8 @@
 
 The part between ``<!-- functions:start -->`` and ``<!-- functions:end -->``
 is generated: one table per kind, one row per function, with its parameters,
-what it computes and its convention where it has no derivative, exactly as
+what it computes, its convention where it has no derivative and each deliberate
+difference from PyTorch its entry declares, exactly as
 ``gradcli functions`` lists them. ``tests/test_docs.py`` checks that the page
 holds what this script writes, so the reference cannot drift from the table.
 
@@ -44,9 +45,15 @@ def reference() -> str:
         if info.kind != kind:
             kind = info.kind
             lines += ["", f"### {TITLES.get(kind, kind)}", ""]
-            lines += ["| function | computes | where it has no derivative |", "|---|---|---|"]
+            lines += [
+                "| function | computes | where it has no derivative | differs from PyTorch |",
+                "|---|---|---|---|",
+            ]
         call = f"`{info.name}{info.signature}`"
-        lines.append(f"| {_cell(call)} | {_cell(info.doc)} | {_cell(info.kink)} |")
+        differs = "; ".join(info.differs)
+        lines.append(
+            f"| {_cell(call)} | {_cell(info.doc)} | {_cell(info.kink)} | {_cell(differs)} |"
+        )
     lines += ["", END]
     return "\n".join(lines)
 
