@@ -334,3 +334,15 @@ def test_field_in_the_terminal_and_drawn(gradcli, tmp_path):
 def test_field_bad_input(gradcli, args, message):
     result = gradcli("plot", *args)
     assert result.exit_code == 2 and message in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("name", ["poles.png", "field.png"])
+def test_the_pictures_of_poles_and_fields_are_committed(name):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    page = (root / "docs" / "plots-and-graphs.md").read_text(encoding="utf-8")
+    assert f"--output docs/{name}" in page and f"]({name})" in page
+    data = (root / "docs" / name).read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")) == (700, 500)

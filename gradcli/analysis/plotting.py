@@ -116,7 +116,9 @@ def plots(
         plot(text, bindings, over=over, dtype=dtype, seed=seed, filename=name)
         for text, name in zip(sources, filenames)
     )
-    return PlotsReport(" and ".join(r.title for r in reports), over.name, reports[0].x, reports)
+    titles = [r.title for r in reports]
+    title = ", ".join(titles[:-1]) + " and " + titles[-1] if len(titles) > 1 else titles[0]
+    return PlotsReport(title, over.name, reports[0].x, reports)
 
 
 @dataclass(frozen=True, eq=False)

@@ -72,7 +72,8 @@ def _curves(figure, report, plots) -> None:
             at = np.searchsorted(x, one.poles)
             x, shown = np.insert(x, at, one.poles), np.insert(shown, at, np.nan)
             colour = colours[i % len(colours)] if several or not panel else "tab:purple"
-            axes.plot(x, shown, color=colour, linewidth=1.6, label=one.title if several else None)
+            named = one.title if several and not panel else None  # one legend, above
+            axes.plot(x, shown, color=colour, linewidth=1.6, label=named)
             limits.append(one.df_limits if panel else one.limits)
             for pole in one.poles:
                 axes.axvline(pole, color="0.5", linestyle=":", linewidth=1)
