@@ -45,10 +45,19 @@ def assembled_table(assembled, console, precision: int, matrix: bool = True) -> 
         size = f"{len(assembled.rows)} by {len(assembled.columns)}"
         _line(console, f"whole {what}:", f"{size}, too wide for a table: see --format plain")
     else:
-        table = _table(console, "", *map(shown, assembled.columns))
-        for label, row in zip(assembled.rows, assembled.matrix):
-            table.add_row(shown(label), *(format_number(x, precision) for x in row))
-        console.print(Text(f"whole {what}", style="bold"), table)
+        columns = list(map(shown, assembled.columns))
+        rows = [[format_number(x, precision) for x in row] for row in assembled.matrix]
+        labels = list(map(shown, assembled.rows))
+        widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
+        # Each column is padded by one each side and ruled: 3 more than its text.
+        needed = max(map(len, labels), default=0) + sum(widths) + 3 * (len(widths) + 1) + 1
+        if needed > console.width:
+            _stacked(console, what, labels, columns, rows)
+        else:
+            table = _table(console, "", *columns)
+            for label, row in zip(labels, rows):
+                table.add_row(label, *row)
+            console.print(Text(f"whole {what}", style="bold"), table)
     if assembled.kind == "jacobian":
         if assembled.determinant is not None:
             _line(console, "determinant:", format_number(assembled.determinant, precision))
@@ -56,6 +65,24 @@ def assembled_table(assembled, console, precision: int, matrix: bool = True) -> 
     if assembled.eigenvalues is not None:
         _line(console, "eigenvalues:", format_array(assembled.eigenvalues, precision))
     _line(console, "classification:", _verdict(assembled, unicode))
+
+
+def _stacked(console, what, labels, columns, rows) -> None:
+    """The matrix too wide for the terminal as a table: one row at a time, each entry
+    named by its column, as many to a line as fit (never cut, as a table's cells are)."""
+    console.print(Text(f"whole {what}, a row at a time", style="bold"))
+    for label, row in zip(labels, rows):
+        console.print(Text(label, style="bold cyan"))
+        line = Text("  ")
+        for column, number in zip(columns, row):
+            entry = f"{column} {number}"
+            if len(line) > 2 and len(line) + 2 + len(entry) > console.width:
+                console.print(line, no_wrap=True)
+                line = Text("  ")
+            if len(line) > 2:
+                line.append("  ")
+            line.append(column, style="dim").append(" " + number)
+        console.print(line, no_wrap=True, overflow="fold")
 
 
 def _verdict(assembled, unicode: bool) -> str:
