@@ -201,7 +201,11 @@ def test_plain_unicode_names(gradcli):
         ),
         (
             ["hessian", "x**2", "--x", "1"],
-            '{"value": 1, "grad": {"x": 2}, "hessian": {"x": {"x": 2}}}',
+            '{"value": 1, "grad": {"x": 2}, "hessian": {"x": {"x": 2}}, '
+            '"assembled": {"rows": ["x"], "columns": ["x"], "matrix": [[2]]}, '
+            '"eigenvalues": [2], "classification": "not a critical point", '
+            '"tolerance": {"gradient": 1.4901161193847656e-08, '
+            '"eigenvalue": 2.9802322387695312e-08}}',
         ),
         (
             ["vjp", "x*[1, 2]", "--x", "1", "--grad-output", "[1, 1]"],
@@ -468,3 +472,11 @@ def test_a_whole_jacobian_too_wide_for_the_terminal_is_stacked(gradcli_script):
     assert entries["W[0,0]"] == "1" and entries["W[0,1]"] == "-1" and entries["W[0,2]"] == "2"
     assert [entries[f"v[{j}]"] for j in range(3)] == ["1", "2", "3"]
     assert "f[2]" in lines and "v[2] 9.5" in text
+
+
+def test_an_expression_over_several_lines_is_titled_on_one(gradcli):
+    result = gradcli("grad", "a = 2\na*x**2", "--x", "3", tty=True)
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == "a = 2; a*x**2" and "\ufffd" not in result.stdout
+    assert "│ ∂f/∂x │ ()    │ 12    │" in lines  # d(2x²)/dx = 4x = 12 at 3

@@ -4,6 +4,7 @@ sees. Expected numbers are derived by hand in the comments."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import time
@@ -44,6 +45,8 @@ class Terminal:
             # pexpect answers no cursor-position request: do not wait for one.
             "PROMPT_TOOLKIT_NO_CPR": "1",
         }
+        if "PYTHONPATH" in os.environ:  # the package under test, not an installed one
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         self.child = pexpect.spawn(
             script[0],
             [*script[1:], *args],
@@ -454,4 +457,13 @@ def test_enter_takes_a_completion_chosen_in_the_menu(terminal):
     t.child.expect_exact("value 2")
     t.child.expect_exact("grad.x 0.25")
     t.child.expect_exact(PROMPT)
+    t.leave()
+
+
+def test_errors_name_the_session_s_commands(terminal):
+    t = terminal()
+    assert t.line("x = 2") == []
+    shown = " ".join(t.line(":grad [x, x**2]"))
+    assert "use `:jacobian` for the full Jacobian" in shown
+    assert "gradcli jacobian" not in shown and "gradcli vjp" not in shown
     t.leave()
