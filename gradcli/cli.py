@@ -108,10 +108,10 @@ def jacobian_command(source, wrt, **options):
 @_command(cli, "hessian", options.WRT, *options.POINTS, shared=options.COMPUTING_OPTIONS)
 def hessian_command(source, wrt, **options):
     """The value, the gradient and every Hessian block H[x][y] of a scalar
-    output; with several inputs, or one not a scalar, also the whole Hessian
-    over all inputs (flattened), its eigenvalues and, where the gradient is
-    zero, whether the point is a local minimum, maximum, saddle point or
-    degenerate (a zero eigenvalue: the test is inconclusive).
+    output; also the whole Hessian over all inputs (flattened), its
+    eigenvalues and, where the gradient is zero, whether the point is a local
+    minimum, maximum, saddle point or degenerate (a zero eigenvalue: the test
+    is inconclusive); for one scalar input, the sign of f''.
 
     \b
     Example:

@@ -155,7 +155,7 @@ class Session:
             else:
                 yield from self._block(text)
         except GradcliError as error:
-            yield Problem(error.render())
+            yield Problem(_for_the_session(error.render()))
         except MemoryError as error:  # zeros(1e10): more than there is
             yield Problem(f"error: out of memory ({error})")
         except RecursionError:
@@ -435,6 +435,15 @@ class Command:
     usage: str
     help: str
     run: Callable[[Session, str], Iterator[Output]]
+
+
+def _for_the_session(message: str) -> str:
+    """Errors name the command line's commands (`gradcli jacobian`); here they are
+    :commands, and a suggestion of one the session lacks is left out."""
+    message = re.sub(
+        r"`gradcli (\w+)`", lambda m: f"`:{m[1]}`" if m[1] in COMMANDS else m[0], message
+    )
+    return re.sub(r",? or `gradcli \w+[^`]*` for [^;:\n]*", "", message)
 
 
 COMMANDS: dict[str, Command] = {

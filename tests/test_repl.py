@@ -47,6 +47,8 @@ class Terminal:
             # The checkout under test, when it is not the one installed.
             **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),
         }
+        if "PYTHONPATH" in os.environ:  # the package under test, not an installed one
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         self.child = pexpect.spawn(
             script[0],
             [*script[1:], *args],
@@ -487,4 +489,13 @@ def test_enter_takes_a_completion_chosen_in_the_menu(terminal):
     t.child.expect_exact("value 2")
     t.child.expect_exact("grad.x 0.25")
     t.child.expect_exact(PROMPT)
+    t.leave()
+
+
+def test_errors_name_the_session_s_commands(terminal):
+    t = terminal()
+    assert t.line("x = 2") == []
+    shown = " ".join(t.line(":grad [x, x**2]"))
+    assert "use `:jacobian` for the full Jacobian" in shown
+    assert "gradcli jacobian" not in shown and "gradcli vjp" not in shown
     t.leave()

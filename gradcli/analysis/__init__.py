@@ -6,7 +6,8 @@ Each function returns a frozen report; ``gradcli.render`` lays it out:
 - ``derivative``: the symbolic derivative by SymPy (``gradcli diff``);
 - ``propagate``: first-order propagation of uncertainties through the Jacobian;
 - ``taylor``: the Taylor polynomial at the bound point;
-- ``plot``: the function and its derivative over a range of one input;
+- ``plot``: the function and its derivative over a range of one input
+  (``plots`` for several functions, ``field`` for two inputs);
 - ``assemble_hessian`` and ``assemble_jacobian``: the whole matrix over all
   inputs, which ``api.hessian`` and ``api.jacobian`` attach to their results.
 
@@ -32,6 +33,10 @@ _LAZY = {
     "TaylorReport": "series",
     "plot": "plotting",
     "PlotReport": "plotting",
+    "plots": "plotting",
+    "PlotsReport": "plotting",
+    "field": "surface",
+    "FieldReport": "surface",
 }
 
 __all__ = ["Assembled", "assemble_hessian", "assemble_jacobian", *_LAZY]

@@ -74,9 +74,9 @@ def entry_labels(name: str, shape: tuple[int, ...]) -> list[str]:
 
 
 def wants_hessian(shapes: Mapping[str, tuple[int, ...]], inputs) -> bool:
-    """Whether the Hessian is assembled and classified: for several inputs, or one
-    that is not a scalar."""
-    return len(inputs) > 1 or any(shapes[name] != () for name in inputs)
+    """Whether the Hessian is assembled and classified: for any input (for one scalar,
+    the test reads the sign of f'' at a point where f' is zero)."""
+    return len(inputs) > 0
 
 
 def wants_jacobian(value_shape: tuple[int, ...], shapes: Mapping, inputs) -> bool:
@@ -114,7 +114,8 @@ def assemble_hessian(value, grad: Mapping, hessian: Mapping, shapes: Mapping) ->
             gradient_tolerance=gradient_tolerance,
         )
     # The symmetric part: a Hessian is symmetric, up to rounding in its two passes.
-    eigenvalues = np.linalg.eigvalsh((matrix + matrix.T) / 2)
+    # + 0.0: an eigenvalue -0.0 (of a Hessian of -0.0 entries) is no negative number.
+    eigenvalues = np.linalg.eigvalsh((matrix + matrix.T) / 2) + 0.0
     largest = float(np.max(np.abs(eigenvalues), initial=0.0))
     eigenvalue_tolerance = float(np.sqrt(eps) * max(1.0, largest))
     verdict = classify(eigenvalues, gradient_norm, gradient_tolerance, eigenvalue_tolerance)

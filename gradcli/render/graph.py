@@ -13,7 +13,7 @@ import re
 
 from .jsontext import diagnostics_json, encode, json_int
 from .jsontext import string as json_string
-from .numbers import flat_numbers, format_array, shape_text
+from .numbers import flat_numbers, format_array, format_number, shape_text
 
 DEFAULT_PRECISION = 6
 _NO_STEPS = "backward: no operation lies between the output and the inputs"
@@ -208,7 +208,11 @@ def dot(graph, precision: int | None = None) -> str:
     for node in graph.nodes:
         rows = [node.leaf if node.leaf is not None else node.name]
         for name, value in _fields(node, precision):
-            rows.append(f"{name} {value}".strip())
+            if name in ("value", "grad", ".grad"):
+                array = node.value if name == "value" else node.grad
+                rows.extend(_summary(name, array, precision))
+            else:
+                rows.append(_cut(f"{name} {value}".strip()))
         style = ""
         if node.leaf is not None:
             style = ', shape=ellipse, fillcolor="#c7e9c0"'
@@ -220,6 +224,36 @@ def dot(graph, precision: int | None = None) -> str:
         lines.append(f"  n{a} -> n{b};")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+#: In a picture, an array of more entries than this is summarised, and no line of
+#: a node is longer than DOT_WIDTH characters: a graph of matrices stays readable.
+DOT_ENTRIES = 4
+DOT_WIDTH = 40
+
+
+def _summary(name: str, array, precision: int | None) -> list[str]:
+    """``value 1.5`` or, for a large array, its range and its first entries."""
+    import numpy as np
+
+    array = np.asarray(array)
+    if array.ndim == 0:
+        return [_cut(f"{name} {_numbers(array, precision)}")]
+    digits = min(4, DEFAULT_PRECISION if precision is None else precision)
+    flat = array.reshape(-1)
+    if flat.size <= DOT_ENTRIES:  # the entries in order; the shape is on its own line
+        return [_cut(f"{name} [{' '.join(format_number(x, digits) for x in flat)}]")]
+    finite = flat[np.isfinite(flat)] if flat.dtype.kind in "fc" else flat
+    first = " ".join(format_number(x, digits) for x in flat[:3])
+    rows = [_cut(f"{name} [{first} …]")]
+    if finite.size:
+        low, high = format_number(finite.min(), digits), format_number(finite.max(), digits)
+        rows.append(_cut(f"  min {low}, max {high}"))
+    return rows
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= DOT_WIDTH else text[: DOT_WIDTH - 1] + "…"
 
 
 def _dot_escape(text: str) -> str:

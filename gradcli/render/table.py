@@ -72,9 +72,10 @@ def render(result, stream, precision: int | None = None, console: Console | None
     if getattr(result, "assembled", None) is not None:
         from .reports import assembled_table
 
-        # A Jacobian of scalar inputs alone is one row above already (∂f/∂(r, θ)).
+        # A Jacobian of scalar inputs alone is one row above already (∂f/∂(r, θ)), and
+        # so is the Hessian of one scalar input.
         scalars = all(result.shapes[name] == () for name in result.inputs)
-        shown = result.command == "jacobian" and scalars
+        shown = scalars and (result.command == "jacobian" or len(result.inputs) == 1)
         assembled_table(result.assembled, console, precision, matrix=not shown)
 
 
