@@ -321,9 +321,7 @@ def solve(
             iterations = int(found.get("nit", found.get("nfev", 0)))
             if np.max(np.abs(found.fun), initial=0.0) <= goal:
                 break
-        notes.append(
-            f"Newton's method {message}; scipy.optimize.root ({method}) was used instead"
-        )
+        notes.append(f"Newton's method {message}; scipy.optimize.root ({method}) was used instead")
         x, message = np.asarray(found.x, dtype=np.float64), _words(found.message)
     else:
         method, message = "newton", "the residual is below the tolerance"
