@@ -382,7 +382,7 @@ def main() -> None:
 
 
 def _load_analyses() -> None:
-    from . import cli_analysis  # noqa: F401  (the analyses register themselves on ``cli``)
+    from . import cli_analysis, cli_using  # noqa: F401  (they register themselves on ``cli``)
 
 
 cli.load_more = _load_analyses

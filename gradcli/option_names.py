@@ -20,5 +20,8 @@ OPTION_NAMES = frozenset(
         "points", "over", "columns", "chunk-size", "skip-bad-rows", "dask", "scheduler",
         # the analyses
         "order", "grad", "eps", "atol", "rtol", "sigma", "cov",
+        # using the derivative (minimize, solve, critical, fit; jvp --unit)
+        "method", "bounds", "maximize", "trace", "tol", "max-iter", "params", "response",
+        "weights", "unit",
     }
 )  # fmt: skip

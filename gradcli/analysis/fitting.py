@@ -229,6 +229,7 @@ def fit(
     errors = np.sqrt(np.clip(np.diag(covariance), 0, None))
     with np.errstate(all="ignore"):
         correlation = covariance / np.outer(errors, errors)
+    np.fill_diagonal(correlation, 1.0)  # not 0.9999999999999999
     fitted = np.asarray(observed + residual / scale)
     converged = bool(found.success) and found.status > 0
     return FitReport(
