@@ -20,7 +20,7 @@ from .. import api
 from ..errors import GradcliError
 from .assembled import assemble_hessian
 from .flat import Diverged, Flat
-from .optimize import _newton
+from .optimize import _newton, _scalar
 from .report import Report, frozen
 
 #: Grid points per input when ``--over`` gives no N, by the number of inputs.
@@ -94,7 +94,7 @@ def critical(
         result = api.hessian(source, flat.bindings(x), **options)
         gradient = flat.vector(result.grad)
         if not np.all(np.isfinite(gradient)) or np.max(np.abs(x)) > 1e100:
-            raise Diverged(np.array(x), float(result.value))
+            raise Diverged(np.array(x), _scalar(result.value))
         return gradient, flat.matrix(result.hessian)
 
     low, high = np.array(box).T
@@ -117,7 +117,7 @@ def critical(
         whole = assemble_hessian(end.value, end.grad, end.hessian, end.shapes)
         eigenvalues = whole.eigenvalues if whole.eigenvalues is not None else np.array([])
         kind = whole.classification.replace("local ", "")
-        points.append(CriticalPoint(frozen(x), float(end.value), kind, frozen(eigenvalues)))
+        points.append(CriticalPoint(frozen(x), _scalar(end.value), kind, frozen(eigenvalues)))
     return CriticalReport(
         source,
         api._title(source, filename),

@@ -36,6 +36,8 @@ METHODS = (*HESSIAN_METHODS, *GRADIENT_METHODS)
 HESSIAN_LIMIT = 200
 #: An iterate larger than this has left for infinity.
 DIVERGED = 1e100
+#: An unconverged run that ended this many times farther out than it started diverged.
+ESCAPED = 1e5
 
 
 def default_method(size: int, bounded: bool) -> str:
@@ -97,7 +99,7 @@ class _Objective:
     def value_and_gradient(self, x):
         result = api.gradient(self.source, self.flat.bindings(x), **self.options)
         self.evaluations += 1
-        value = float(result.value)
+        value = _scalar(result.value)
         gradient = self.flat.vector(result.grad)
         if not np.isfinite(value) or not np.all(np.isfinite(gradient)):
             raise Diverged(np.array(x), value)
@@ -166,6 +168,9 @@ def minimize(
     except Diverged as gone:
         raise _diverged("minimize", flat, gone) from None
     x = np.asarray(found.x, dtype=np.float64)
+    if not found.success and np.linalg.norm(x) > ESCAPED * (1 + np.linalg.norm(flat.start)):
+        # Stopped far out with f still falling: an unbounded objective, not a slow one.
+        raise _diverged("minimize", flat, Diverged(x, float(found.fun) * objective.sign))
     end = api.hessian(source, flat.bindings(x), **options)
     whole = assemble_hessian(end.value, end.grad, end.hessian, end.shapes)
     gradient_norm = float(np.linalg.norm(flat.vector(end.grad)))
@@ -175,7 +180,7 @@ def minimize(
         method,
         maximize,
         flat.frozen_arrays(x),
-        float(end.value),
+        _scalar(end.value),
         gradient_norm,
         int(getattr(found, "nit", len(iterates) - 1)),
         objective.evaluations,
@@ -389,3 +394,8 @@ def _singular(matrix: np.ndarray) -> bool:
         return True
     singular = np.linalg.svd(matrix, compute_uv=False)
     return bool(singular[-1] <= 1e-13 * max(1.0, float(singular[0])))
+
+
+def _scalar(value) -> float:
+    """A one-entry value (of shape () or (1,)) as a number."""
+    return float(np.asarray(value).reshape(-1)[0])
