@@ -266,6 +266,10 @@ def cli():
     Run 'gradcli COMMAND --help' for each command's options and examples, and
     'gradcli functions' for the functions a program can call. On a terminal,
     'gradcli' alone opens an interactive session ('gradcli repl').
+
+    The manual is docs/ in gradcli's source (docs/README.md lists its pages:
+    derivatives, many points, checking, uncertainty, plots, the calculator,
+    scripting, the language, the Python library).
     """
 
 

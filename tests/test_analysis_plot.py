@@ -184,12 +184,12 @@ def test_plain_and_json_have_the_numbers(gradcli):
 
 
 def test_the_readme_image_is_committed():
-    """README.md shows docs/plot.png, drawn by the command it gives."""
+    """docs/plots-and-graphs.md shows docs/plot.png, drawn by the command it gives."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    readme = (root / "README.md").read_text(encoding="utf-8")
-    assert "--output docs/plot.png" in readme and "](docs/plot.png)" in readme
+    page = (root / "docs" / "plots-and-graphs.md").read_text(encoding="utf-8")
+    assert "--output docs/plot.png" in page and "](plot.png)" in page
     data = (root / "docs" / "plot.png").read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")

@@ -377,10 +377,10 @@ def replay(terminal, args: list[str], text: str) -> None:
     t.leave()
 
 
-def test_the_readme_session(terminal):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"<!-- session:start -->\n```text\n\$ gradcli\n(.*?)```", readme, re.S)
-    assert block, "README.md shows a session between <!-- session:start --> and ```"
+def test_the_docs_session(terminal):
+    page = (ROOT / "docs" / "calculator.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- session:start -->\n```text\n\$ gradcli\n(.*?)```", page, re.S)
+    assert block, "docs/calculator.md shows a session between <!-- session:start --> and ```"
     replay(terminal, [], block.group(1))
 
 

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from ..errors import Span
 from ..record import Record, uncompared
 
-#: How deeply expressions may nest (brackets, calls, operators), documented in the README.
+#: How deeply expressions may nest (brackets, calls, operators), documented in docs/language.md.
 #: The parser rejects deeper programs, so the recursive walks below stay bounded.
 NESTING_LIMIT = 500
 # Recursive walks over IR use at most this many Python frames per level of nesting.
