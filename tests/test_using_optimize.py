@@ -4,6 +4,8 @@ at random points; bad input and divergence."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -169,3 +171,23 @@ def test_a_one_entry_objective_and_its_table(gradcli):
     result = gradcli("minimize", "(x-[1])**2", "--x", "0", "--format", "table")
     assert result.exit_code == 0, result.output
     assert "local minimum" in result.stdout and "converged" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "source, start", [("x**3", ["--x", "1"]), ("x**3 + y**2", ["--x", "1", "--y", "1"])]
+)
+def test_an_inflection_reached_slowly_is_not_called_a_minimum(gradcli, source, start):
+    # By hand: d/dx x³ = 3x² vanishes only at 0, where d²/dx² = 0 and d³/dx³ = 6: an
+    # inflection. trust-exact stops near it with a small positive second derivative.
+    result = gradcli("minimize", source, *start, "--method", "trust-exact", "--format", "json")
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
+    assert abs(shown["point"]["x"]) < 1e-4 and shown["classification"] == "degenerate"
+    assert "Newton steps" in result.stderr and "degenerate" in result.stderr
+
+
+def test_a_strict_minimum_keeps_its_verdict_after_the_check(gradcli_json):
+    # By hand: H = [[2, 1], [1, 4]] everywhere, eigenvalues 3 ± sqrt(2) > 0.
+    shown = gradcli_json("minimize", "x**2 + x*y + 2*y**2 + x", "--x", "3", "--y", "-2")
+    assert shown["classification"] == "local minimum"
+    np.testing.assert_allclose(shown["eigenvalues"], [3 - np.sqrt(2), 3 + np.sqrt(2)])

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import api
 from ..errors import GradcliError
-from .assembled import assemble_hessian
+from .assembled import assemble_hessian, steady_verdict
 from .flat import Diverged, Flat
 from .optimize import _newton, _scalar
 from .report import Report, frozen
@@ -111,12 +111,15 @@ def critical(
         inside = np.all(x >= low - 1e-9 * size) and np.all(x <= high + 1e-9 * size)
         if inside and not any(np.all(np.abs(x - y) <= 1e-6 * size) for y in found):
             found.append(x)
-    points = []
+    points, notes = [], []
     for x in sorted(found, key=tuple):
         end = api.hessian(source, flat.bindings(x), **options)
         whole = assemble_hessian(end.value, end.grad, end.hessian, end.shapes)
         eigenvalues = whole.eigenvalues if whole.eigenvalues is not None else np.array([])
-        kind = whole.classification.replace("local ", "")
+        verdict, doubt = steady_verdict(whole, flat.vector(end.grad), lambda y: system(y)[1], x)
+        if doubt:
+            notes.append(f"at {tuple(float(v) for v in x)}: {doubt}")
+        kind = verdict.replace("local ", "")
         points.append(CriticalPoint(frozen(x), _scalar(end.value), kind, frozen(eigenvalues)))
     return CriticalReport(
         source,
@@ -125,5 +128,5 @@ def critical(
         box,
         len(grid),
         tuple(points),
-        (*first.notes, *first.warnings),
+        (*notes, *first.notes, *first.warnings),
     )

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import api
 from ..errors import GradcliError
-from .assembled import assemble_hessian
+from .assembled import assemble_hessian, steady_verdict
 from .flat import Diverged, Flat
 from .report import Report, frozen
 
@@ -109,8 +109,12 @@ class _Objective:
         return self.sign * value, self.sign * gradient
 
     def hessian(self, x):
+        return self.sign * self.whole_hessian(x)
+
+    def whole_hessian(self, x):
+        """The Hessian of f itself (not of the signed objective) as one matrix."""
         result = api.hessian(self.source, self.flat.bindings(x), **self.options)
-        return self.sign * self.flat.matrix(result.hessian)
+        return self.flat.matrix(result.hessian)
 
 
 def minimize(
@@ -174,6 +178,7 @@ def minimize(
     end = api.hessian(source, flat.bindings(x), **options)
     whole = assemble_hessian(end.value, end.grad, end.hessian, end.shapes)
     gradient_norm = float(np.linalg.norm(flat.vector(end.grad)))
+    verdict, doubt = steady_verdict(whole, flat.vector(end.grad), objective.whole_hessian, x)
     return MinimizeReport(
         source,
         api._title(source, filename),
@@ -186,11 +191,11 @@ def minimize(
         objective.evaluations,
         bool(found.success),
         _words(found.message),
-        whole.classification,
+        verdict,
         None if whole.eigenvalues is None else frozen(whole.eigenvalues),
         _trace(iterates, objective) if trace else None,
         flat.labels,
-        (*end.notes, *end.warnings),
+        (*((doubt,) if doubt else ()), *end.notes, *end.warnings),
     )
 
 
