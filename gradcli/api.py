@@ -251,6 +251,7 @@ def jvp(
     bindings: Mapping | None = None,
     *,
     tangents: Mapping | None = None,
+    unit: bool = False,
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
@@ -259,9 +260,11 @@ def jvp(
     """The directional derivative: the Jacobian times the tangent of each named input.
 
     Inputs without a tangent are held fixed. A tangent has its input's shape.
+    ``unit``: along the unit vector of the tangents, J t/|t| with |t| the norm of
+    all of them together (the result's ``tangents`` are the unit ones).
     """
     with evaluation(source, bindings, (), dtype, seed, filename, max_elements) as s:
-        directions = s.directions(tangents)
+        directions = s.directions(tangents, unit)
         names = s.wrt
         from gradcli.autograd import functional
 

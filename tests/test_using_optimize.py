@@ -191,3 +191,33 @@ def test_a_strict_minimum_keeps_its_verdict_after_the_check(gradcli_json):
     shown = gradcli_json("minimize", "x**2 + x*y + 2*y**2 + x", "--x", "3", "--y", "-2")
     assert shown["classification"] == "local minimum"
     np.testing.assert_allclose(shown["eigenvalues"], [3 - np.sqrt(2), 3 + np.sqrt(2)])
+
+
+def test_jvp_unit_is_the_directional_derivative_against_sympy(gradcli_json, gradcli):
+    import sympy
+
+    x, y, w = sympy.symbols("x y w")
+    f = sympy.sin(x * y) + w**2 * x
+    rng = np.random.default_rng(11)
+    for point, tangent in zip(rng.uniform(-2, 2, (3, 3)), rng.uniform(-2, 2, (3, 3))):
+        at = dict(zip((x, y, w), point))
+        u = tangent / np.linalg.norm(tangent)  # one unit vector over all three inputs
+        expected = sum(float(sympy.diff(f, v).subs(at)) * c for v, c in zip((x, y, w), u))
+        args = [f"--{n}={v!r}" for n, v in zip("xyw", point.tolist())]
+        args += [f"--tangent={n}={v!r}" for n, v in zip("xyw", tangent.tolist())]
+        shown = gradcli_json("jvp", "sin(x*y) + w**2*x", *args, "--unit")
+        assert shown["jvp"] == pytest.approx(expected, rel=1e-12)
+    # Many points: the same unit tangent at each. By hand: d/du (x y) = (3y + 4x)/5.
+    result = gradcli("jvp", "x*y", "--over", "x=0:1:3", "--y", "2", "--tangent", "x=3",
+                     "--tangent", "y=4", "--unit", "--format", "csv")  # fmt: skip
+    assert result.stdout.splitlines()[1:] == ["0,0,1.2", "0.5,1,1.6", "1,2,2"]
+
+
+def test_jvp_unit_of_a_zero_tangent_is_an_error(gradcli):
+    result = gradcli("jvp", "x*y", "--x", "1", "--y", "2", "--tangent", "x=0",
+                     "--tangent", "y=0", "--unit")  # fmt: skip
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: jvp --unit: the tangent has norm 0, so it has no direction: give a tangent "
+        "that is finite and not zero"
+    )

@@ -31,6 +31,7 @@ class PointsTask:
         wrt=None,
         grad_output=None,
         tangents=None,
+        unit: bool = False,
         dtype: str = "float64",
         seed: int = 0,
         filename: str = "<expr>",
@@ -45,6 +46,7 @@ class PointsTask:
             "tangents": None
             if tangents is None
             else {n: _read_once(v, f"--tangent {n}") for n, v in tangents.items()},
+            "unit": unit,
             "dtype": dtype,
             "seed": seed,
             "filename": filename,
