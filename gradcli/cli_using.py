@@ -209,16 +209,20 @@ def _parameters(texts) -> dict[str, str]:
     _option("sigma", metavar="COLUMN",
             help="A column of standard deviations s: minimise sum (r/s)^2."),
     _BOUNDS,
+    _option("output", "-o", metavar="FILE.png",
+            help="Also draw the data, the model and the residuals into FILE (.png, .svg)."),
     shared=_REPORT_OPTIONS,
 )  # fmt: skip
-def fit_command(source, points, params, response, weights, sigma, bounds, **options):
+def fit_command(source, points, params, response, weights, sigma, bounds, output, **options):
     """Nonlinear least squares: the parameters of the model SOURCE that fit the
     response column of the data best, every other input of the model being a
     column. scipy.optimize.least_squares (Levenberg-Marquardt; trust-region
     reflective with --bounds) gets the residuals' exact Jacobian at every row
     at once. Prints each parameter with its standard error (from s^2 (J^T J)^-1,
     as NIST certifies them), the residual sum of squares, s, the degrees of
-    freedom and the correlations. Exit status 1 when it does not converge.
+    freedom and the correlations; --output FILE.png also draws the data, the
+model and the residuals (with matplotlib). Exit status 1 when it does not
+converge.
 
     \b
     Example:
@@ -242,6 +246,10 @@ def fit_command(source, points, params, response, weights, sigma, bounds, **opti
     from .analysis.fitting import fit
     from .analysis.flat import parse_bounds
 
+    if output is not None:
+        from .render.fit_image import check_output
+
+        output = check_output(output)  # before the fit: a picture it cannot draw fails first
     report = _run_report(
         fit,
         source,
@@ -253,6 +261,10 @@ def fit_command(source, points, params, response, weights, sigma, bounds, **opti
         sigma=sigma,
         bounds=parse_bounds(bounds),
     )
+    if output is not None:
+        from .render.fit_image import write_fit_image
+
+        write_fit_image(report, output)
     return _converged(report, options, "fit")
 
 

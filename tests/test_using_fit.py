@@ -4,12 +4,15 @@ from both of NIST's starts) and against scipy.optimize.curve_fit on the same dat
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import nist
 import numpy as np
 import pytest
 
 from gradcli.analysis.fitting import fit
+
+ROOT = Path(__file__).resolve().parent.parent
 
 #: NIST's yardstick: every certified parameter, standard deviation and the residual sum
 #: of squares reproduced to at least this many significant digits.
@@ -118,3 +121,25 @@ def test_a_vector_model_is_refused(gradcli):
     result = gradcli("fit", "[b1*x, x]", "--points", "samples/misra1a.csv", "--params", "b1=1")
     assert result.exit_code == 2
     assert "one value per row" in result.stderr
+
+
+def test_fit_draws_the_data_the_model_and_the_residuals(gradcli, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(ROOT)
+    target = tmp_path / "fit.png"
+    args = ["--points", "samples/misra1a.csv", "--params", "b1=500,b2=1e-4", "--output", target]
+    result = gradcli("fit", "b1*(1-exp(-b2*x))", *args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and target.stat().st_size > 10000
+    assert [p.name for p in tmp_path.iterdir()] == ["fit.png"]  # no temporary file left
+
+
+def test_fit_refuses_a_picture_it_cannot_draw_before_fitting(gradcli, tmp_path):
+    # The data file does not exist: the --output error comes first, before any reading.
+    result = gradcli("fit", "b1*x", "--points", tmp_path / "missing.csv", "--params", "b1=1",
+                     "--output", tmp_path / "fit.jpg")  # fmt: skip
+    assert result.exit_code == 2
+    assert (
+        result.stderr.strip()
+        == f"error: --output {tmp_path / 'fit.jpg'}: the fit is drawn as .png or .svg"
+    )
