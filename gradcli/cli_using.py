@@ -5,6 +5,8 @@ analyses (``cli_analysis``), so that ``gradcli grad`` does not pay for them."""
 from __future__ import annotations
 
 import re
+import sys
+import time
 
 import click
 
@@ -31,6 +33,34 @@ _MAX_ITER = _option(
 )  # fmt: skip
 
 
+class _Progress:
+    """A run's iteration on one line of a terminal's standard error, once it has taken
+    ``DELAY`` seconds, redrawn at most every ``EVERY`` seconds and wiped at the end."""
+
+    DELAY, EVERY = 1.0, 0.2
+
+    def __init__(self, command: str):
+        self.command, self.start, self.last, self.width = command, time.monotonic(), 0.0, 0
+
+    def __call__(self, iteration: int, f: float, gradient_norm: float) -> None:
+        now = time.monotonic()
+        if now - self.start < self.DELAY or now - self.last < self.EVERY:
+            return
+        line = f"{self.command}: iteration {iteration}, f = {f:.6g}, |grad f| = {gradient_norm:.3g}"
+        sys.stderr.write("\r" + line.ljust(self.width))
+        sys.stderr.flush()
+        self.last, self.width = now, max(self.width, len(line))
+
+    def close(self) -> None:
+        if self.width:
+            sys.stderr.write("\r" + " " * self.width + "\r")
+            sys.stderr.flush()
+
+
+def _stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()
+
+
 def _converged(report, options, command: str) -> int:
     if not report.converged:
         _say(f"error: {command} did not converge ({report.message}); the last iterate is shown")
@@ -46,14 +76,20 @@ def _converged(report, options, command: str) -> int:
         "method",
         metavar="NAME",
         help="scipy.optimize.minimize's method: trust-exact, newton-cg, trust-ncg, "
-        "trust-krylov, dogleg (with the exact Hessian), bfgs, l-bfgs-b, cg, tnc, slsqp "
-        "[default: trust-exact; l-bfgs-b with --bounds or over 200 entries].",
+        "trust-krylov, dogleg (with the exact Hessian; Hessian-vector products for "
+        "newton-cg, trust-ncg and trust-krylov over 200 entries), bfgs, l-bfgs-b, cg, tnc, "
+        "slsqp [default: trust-exact; newton-cg over 200 entries; l-bfgs-b with --bounds].",
     ),
     _BOUNDS,
     _option("maximize", is_flag=True, help="Find a local maximum instead."),
     _option("tol", type=float, default=1e-10, show_default=True, help="SciPy's tolerance."),
     _MAX_ITER,
-    _option("trace", is_flag=True, help="Also show every iteration's point, f and |grad f|."),
+    _option(
+        "trace",
+        is_flag=True,
+        help="Also show every iteration's point, f and |grad f|: a table on a terminal, "
+        "CSV with --format plain (or piped), one JSON object a line with --format json.",
+    ),
     shared=_REPORT_OPTIONS,
 )
 def minimize_command(source, wrt, method, bounds, maximize, tol, max_iter, trace, **options):
@@ -83,8 +119,17 @@ def minimize_command(source, wrt, method, bounds, maximize, tol, max_iter, trace
     from .analysis.flat import parse_bounds
     from .analysis.optimize import minimize
 
+    progress = _Progress("minimize") if _stderr_is_terminal() else None
+
+    def run(*args, **kwargs):
+        try:
+            return minimize(*args, progress=progress, **kwargs)
+        finally:  # the line wiped before the report is written
+            if progress is not None:
+                progress.close()
+
     report = _run_report(
-        minimize,
+        run,
         source,
         options,
         wrt=_bindings.names_of(wrt),

@@ -42,10 +42,13 @@ def test_maximize_and_bounds(gradcli_json):
     assert shown["method"] == "l-bfgs-b" and abs(shown["point"]["x"] - 2) < 1e-8
 
 
-def test_trace_lists_every_iteration(gradcli_json):
-    shown = gradcli_json("minimize", ROSENBROCK, "--x", "-1.2", "--y", "1", "--trace")
-    assert shown["trace"]["f"][0] == pytest.approx(24.2)  # (1+1.2)² + 100(1-1.44)²
-    assert len(shown["trace"]["f"]) == shown["iterations"] + 1
+def test_trace_lists_every_iteration(gradcli):
+    result = gradcli(
+        "minimize", ROSENBROCK, "--x", "-1.2", "--y", "1", "--trace", "--format", "json"
+    )
+    *trace, shown = [json.loads(line) for line in result.stdout.splitlines()]
+    assert trace[0]["f"] == pytest.approx(24.2)  # (1+1.2)² + 100(1-1.44)²
+    assert len(trace) == shown["iterations"] + 1
 
 
 @pytest.mark.parametrize(
@@ -221,3 +224,61 @@ def test_jvp_unit_of_a_zero_tangent_is_an_error(gradcli):
         "error: jvp --unit: the tangent has norm 0, so it has no direction: give a tangent "
         "that is finite and not zero"
     )
+
+
+def test_many_inputs_get_hessian_vector_products(gradcli_json, monkeypatch):
+    from gradcli.analysis import optimize
+
+    formed = []
+    monkeypatch.setattr(optimize._Objective, "hessian", lambda self, x: formed.append(x))
+    # By hand: d/dw_i sum(exp(w) - c w) = exp(w_i) - c_i vanishes at w = log(c).
+    shown = gradcli_json("minimize", "sum(exp(w) - c*w)", "--w", "zeros(300)",
+                         "--c", "linspace(1, 3, 300)", "--wrt", "w")  # fmt: skip
+    assert shown["method"] == "newton-cg" and shown["converged"] and not formed
+    np.testing.assert_allclose(shown["point"]["w"], np.log(np.linspace(1, 3, 300)), atol=1e-7)
+    assert shown["classification"] == "local minimum"
+
+
+def test_hessian_vector_products_against_the_hand_hessian():
+    from gradcli import api
+    from gradcli.analysis.flat import Flat
+    from gradcli.analysis.optimize import _Objective
+
+    source = "x**2*y + sin(y)*z**3"
+    first = api.gradient(source, {"x": 1.5, "y": -0.5, "z": 2.0})
+    flat = Flat.of(first)
+    objective = _Objective(source, flat, 1.0, {"wrt": flat.names, "dtype": "float64",
+                                               "seed": 0, "filename": "<expr>"})  # fmt: skip
+    x, y, z = flat.start
+    hand = np.array([
+        [2 * y, 2 * x, 0],
+        [2 * x, -np.sin(y) * z**3, 3 * np.cos(y) * z**2],
+        [0, 3 * np.cos(y) * z**2, 6 * np.sin(y) * z],
+    ])  # fmt: skip
+    p = np.array([0.3, -1.1, 0.7])
+    np.testing.assert_allclose(objective.hessp(flat.start, p), hand @ p, rtol=1e-13)
+
+
+def test_trace_is_csv_when_piped_and_json_lines_with_format_json(gradcli):
+    result = gradcli("minimize", "(x-1)**2", "--x", "0", "--trace", "--format", "plain")
+    lines = result.stdout.splitlines()
+    # By hand: trust-exact takes the one Newton step 0 -> 1, f from 1 to 0, f' from -2 to 0.
+    assert lines[0] == "iteration,x,f,gradient_norm" and lines[1] == "0,0,1,2"
+    assert lines[2].startswith("1,") and lines[3] == ""
+    result = gradcli("minimize", "(x-1)**2", "--x", "0", "--trace", "--format", "json")
+    objects = [json.loads(line) for line in result.stdout.splitlines()]
+    assert objects[0] == {"iteration": 0, "x": 0, "f": 1, "gradient_norm": 2}
+    assert objects[-1]["converged"] and len(objects) == objects[-1]["iterations"] + 2
+
+
+def test_a_long_run_shows_its_progress_on_a_terminal_only(gradcli, monkeypatch):
+    from gradcli import cli_using
+
+    monkeypatch.setattr(cli_using._Progress, "DELAY", 0.0)
+    monkeypatch.setattr(cli_using._Progress, "EVERY", 0.0)
+    args = ("minimize", ROSENBROCK, "--x", "-1.2", "--y", "1", "--format", "plain")
+    assert "iteration" not in gradcli(*args).stderr  # not a terminal
+    monkeypatch.setattr(cli_using, "_stderr_is_terminal", lambda: True)
+    result = gradcli(*args)
+    assert "\rminimize: iteration 1, f = " in result.stderr and result.stderr.endswith("\r")
+    assert result.stdout.startswith("point.x 1")

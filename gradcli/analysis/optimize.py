@@ -23,7 +23,13 @@ import numpy as np
 
 from .. import api
 from ..errors import GradcliError
-from .assembled import assemble_hessian, steady_verdict
+from .assembled import (
+    EIGENVALUE_LIMIT,
+    TOO_LARGE,
+    Assembled,
+    assemble_hessian,
+    steady_verdict,
+)
 from .flat import Diverged, Flat
 from .report import Report, frozen
 
@@ -32,8 +38,12 @@ from .report import Report, frozen
 GRADIENT_METHODS = ("bfgs", "l-bfgs-b", "cg", "tnc", "slsqp")
 HESSIAN_METHODS = ("trust-exact", "newton-cg", "trust-ncg", "trust-krylov", "dogleg")
 METHODS = (*HESSIAN_METHODS, *GRADIENT_METHODS)
-#: Above this many entries the Hessian is not formed: L-BFGS-B needs the gradient only.
+#: Above this many entries the Hessian is not formed: Newton-CG (by default) and the
+#: other methods that take it get Hessian-vector products instead, each one
+#: forward-over-reverse pass (``functional.hvp``) rather than one per entry.
 HESSIAN_LIMIT = 200
+#: The methods that accept Hessian-vector products (``hessp``).
+HESSP_METHODS = ("newton-cg", "trust-ncg", "trust-krylov")
 #: An iterate larger than this has left for infinity.
 DIVERGED = 1e100
 #: An unconverged run that ended this many times farther out than it started diverged.
@@ -42,8 +52,10 @@ ESCAPED = 1e5
 
 def default_method(size: int, bounded: bool) -> str:
     """trust-exact (exact Hessian, trust region) for a few inputs without bounds;
-    L-BFGS-B for bounds or many inputs."""
-    return "l-bfgs-b" if bounded or size > HESSIAN_LIMIT else "trust-exact"
+    Newton-CG with Hessian-vector products for many; L-BFGS-B with bounds."""
+    if bounded:
+        return "l-bfgs-b"
+    return "newton-cg" if size > HESSIAN_LIMIT else "trust-exact"
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,9 +95,21 @@ class MinimizeReport(Report):
             "converged": self.converged,
             "message": self.message,
         }
-        if self.trace is not None:
-            tree["trace"] = dict(self.trace)
         return tree
+
+    def trace_rows(self) -> tuple[tuple[str, ...], list[tuple[float, ...]]]:
+        """The trace as a header (iteration, each entry's label, f, gradient_norm) and
+        one row of numbers per iteration, for ``--trace``'s CSV and JSON lines."""
+        header = ("iteration", *self.labels, "f", "gradient_norm")
+        trace = self.trace or {}
+        rows = [
+            (int(i), *map(float, x), float(f), float(g))
+            for i, x, f, g in zip(
+                trace.get("iteration", ()), trace.get("x", ()), trace.get("f", ()),
+                trace.get("gradient_norm", ()),
+            )
+        ]  # fmt: skip
+        return header, rows
 
 
 class _Objective:
@@ -111,6 +135,20 @@ class _Objective:
     def hessian(self, x):
         return self.sign * self.whole_hessian(x)
 
+    def hessp(self, x, p):
+        """H p, without forming H: one forward-over-reverse pass."""
+        import gradcli
+        from gradcli.autograd import functional
+
+        names, o = self.flat.names, self.options
+        bindings = self.flat.bindings(x)
+        with api._session(self.source, bindings, names, o["dtype"], o["seed"], o["filename"]) as s:
+            f, _ = s.function(names)
+            moves = tuple(gradcli.tensor(v, dtype=s.gdtype) for v in self.flat.arrays(p).values())
+            _, products = functional.hvp(f, s.point(names), moves)
+        product = self.flat.vector(dict(zip(names, (api._array(v) for v in products))))
+        return self.sign * product
+
     def whole_hessian(self, x):
         """The Hessian of f itself (not of the signed objective) as one matrix."""
         result = api.hessian(self.source, self.flat.bindings(x), **self.options)
@@ -128,6 +166,7 @@ def minimize(
     tol: float = 1e-10,
     max_iter: int = 1000,
     trace: bool = False,
+    progress=None,
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
@@ -137,7 +176,10 @@ def minimize(
 
     ``wrt``: the inputs varied (by default all); ``bounds``: input -> (low, high)
     for every entry; ``tol``: SciPy's ``tol`` (the gradient norm for the trust and
-    quasi-Newton methods).
+    quasi-Newton methods); ``progress(iteration, f, gradient_norm)`` is called after
+    every iteration. Above ``HESSIAN_LIMIT`` entries the Hessian methods get
+    Hessian-vector products (those that take them) and the end point is
+    classified only up to ``EIGENVALUE_LIMIT`` entries.
     """
     import scipy.optimize
 
@@ -155,7 +197,18 @@ def minimize(
         raise GradcliError(f"--method {method} takes no bounds: use l-bfgs-b, tnc or slsqp")
     objective = _Objective(source, flat, -1.0 if maximize else 1.0, options)
     iterates = [flat.start]
-    extra = {"hess": objective.hessian} if method in HESSIAN_METHODS else {}
+    extra = {}
+    if method in HESSP_METHODS and flat.size > HESSIAN_LIMIT:
+        extra = {"hessp": objective.hessp}
+    elif method in HESSIAN_METHODS:
+        extra = {"hess": objective.hessian}
+
+    def step(xk, *_):
+        iterates.append(np.array(xk))
+        if progress is not None:
+            known = objective.seen.get(np.asarray(xk, dtype=np.float64).tobytes())
+            progress(len(iterates) - 1, *(known or (np.nan, np.nan)))
+
     start = flat.start if box is None else np.clip(flat.start, *box)
     try:
         found = scipy.optimize.minimize(
@@ -166,7 +219,7 @@ def minimize(
             bounds=None if box is None else list(zip(*box)),
             tol=tol,
             options={"maxiter": max_iter},
-            callback=lambda xk, *_: iterates.append(np.array(xk)),
+            callback=step,
             **extra,
         )
     except Diverged as gone:
@@ -175,10 +228,15 @@ def minimize(
     if not found.success and np.linalg.norm(x) > ESCAPED * (1 + np.linalg.norm(flat.start)):
         # Stopped far out with f still falling: an unbounded objective, not a slow one.
         raise _diverged("minimize", flat, Diverged(x, float(found.fun) * objective.sign))
-    end = api.hessian(source, flat.bindings(x), **options)
-    whole = assemble_hessian(end.value, end.grad, end.hessian, end.shapes)
+    if flat.size > EIGENVALUE_LIMIT:  # no n² Hessian, no n³ eigenvalues
+        end = api.gradient(source, flat.bindings(x), **options)
+        whole = Assembled("hessian", (), (), np.zeros((0, 0)), classification=TOO_LARGE)
+        verdict, doubt = TOO_LARGE, None
+    else:
+        end = api.hessian(source, flat.bindings(x), **options)
+        whole = assemble_hessian(end.value, end.grad, end.hessian, end.shapes)
+        verdict, doubt = steady_verdict(whole, flat.vector(end.grad), objective.whole_hessian, x)
     gradient_norm = float(np.linalg.norm(flat.vector(end.grad)))
-    verdict, doubt = steady_verdict(whole, flat.vector(end.grad), objective.whole_hessian, x)
     return MinimizeReport(
         source,
         api._title(source, filename),
