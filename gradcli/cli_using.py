@@ -218,7 +218,7 @@ def critical_command(source, over, **options):
       count 2
       starts 81
     """
-    from .analysis.critical import critical
+    from .analysis.critical_points import critical
 
     report = _run_report(critical, source, options, over=[_bindings.parse_over(o) for o in over])
     return _strict_status(report, options)

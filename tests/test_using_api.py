@@ -144,3 +144,13 @@ def test_the_analyses_load_with_their_first_use():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.split() == ["False", "False"], done.stderr
+
+
+def test_each_function_stays_a_function_once_its_module_is_loaded():
+    import importlib
+
+    from gradcli import analysis
+
+    for name in ("minimize", "solve", "critical", "fit", "div", "curl", "laplacian"):
+        importlib.import_module(f"gradcli.analysis.{analysis._LAZY[name]}")
+        assert callable(getattr(api, name)) and getattr(api, name).__name__ == name

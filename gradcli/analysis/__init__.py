@@ -40,8 +40,9 @@ _LAZY = {
     "MinimizeReport": "optimize",
     "solve": "optimize",
     "SolveReport": "optimize",
-    "critical": "critical",
-    "CriticalReport": "critical",
+    # Not a module named "critical": importing it would shadow the function here.
+    "critical": "critical_points",
+    "CriticalReport": "critical_points",
     "fit": "fitting",
     "FitReport": "fitting",
     "div": "vector_calculus",
