@@ -34,9 +34,11 @@ def _minimize(report, console, precision: int) -> None:
             cells = (format_number(v, precision) for v in x)
             trace.add_row(str(i), *cells, format_number(f, precision), format_number(g, 3))
         console.print(trace)
-    word = "maximum" if report.maximize else "minimum"
+    # Named for what the Hessian says it is: the method only sought one.
+    sought = "local maximum" if report.maximize else "local minimum"
+    heading = sought if report.classification == sought else "end point"
     console.print(
-        Text(f"local {word} at", style="bold"), _point_table(console, report.point, precision)
+        Text(f"{heading} at", style="bold"), _point_table(console, report.point, precision)
     )
     _line(console, "f:", format_number(report.value, precision))
     _line(console, "|grad f|:", format_number(report.gradient_norm, 3))
