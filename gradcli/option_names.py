@@ -21,5 +21,8 @@ OPTION_NAMES = frozenset(
         "scheduler",
         # the analyses
         "order", "grad", "eps", "atol", "rtol", "sigma", "cov",
+        # using the derivative (minimize, solve, critical, fit; jvp --unit)
+        "method", "bounds", "maximize", "trace", "tol", "max-iter", "params", "response",
+        "weights", "unit",
     }
 )  # fmt: skip

@@ -18,9 +18,10 @@ import stat
 import sys
 from pathlib import Path
 
+from .analysis.report import Report
 from .api import GraphResult
 from .errors import GradcliError
-from .render import render
+from .render import render, render_report
 from .session import Message, Session, Shown
 
 PROMPT = ">>> "
@@ -96,6 +97,8 @@ def _show(session: Session, text: str, say, debug: bool) -> bool:
                 from .render.graph import render_graph
 
                 render_graph(output.result, session.format.value, sys.stdout, session.precision)
+            elif isinstance(output, Shown) and isinstance(output.result, Report):
+                render_report(output.result, session.format.value, sys.stdout, session.precision)
             elif isinstance(output, Shown):
                 render(output.result, session.format, sys.stdout, session.precision)
             elif isinstance(output, Message):

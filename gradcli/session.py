@@ -30,11 +30,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from . import api
+from .analysis.report import Report
 from .atomic import atomic_output
 from .errors import GradcliError, read_error
 from .language import compile_source, ir, parse
 from .language.check import BUILTIN_CONSTANTS, is_method, suggest
 from .language.parser import statement_bounds, tokens
+from .language.program import inputs_read
 from .render import Format
 from .session_places import Place, located
 
@@ -76,7 +78,13 @@ _COMPUTE = {
     "hessian": api.hessian,
     "graph": api.graph,
     "steps": lambda source, **options: api.gradient(source, steps=True, **options),
+    # The analyses load (with SciPy) when first asked for.
+    "minimize": lambda source, **options: api.minimize(source, **options),
+    "solve": lambda source, **options: api.solve(source, **options),
+    "fit": lambda source, **options: api.fit(source, **options),
 }
+#: What a solver's report that stopped short of its tolerance adds, as the commands say it.
+_NOT_CONVERGED = "error: {command} did not converge ({message}); the last iterate is shown"
 #: ``--precision``'s cap: 17 digits tell any two float64 numbers apart.
 MAX_DIGITS = 17
 _IDENTIFIER_END = re.compile(r"[^\W\d]\w*$")
@@ -211,29 +219,59 @@ class Session:
                         return statements, index
         return [*self.statements, statement], len(self.statements)
 
-    def _show(self, statement: _Statement, typed: _Typed, command: str | None = None):
+    def _show(self, statement: _Statement, typed: _Typed, command: str | None = None, data=None):
         """The expression's result: ``command``'s (a key of ``_COMPUTE``), or by default
-        its value and, when it reads inputs, its gradient or Jacobian."""
+        its value and, when it reads inputs, its gradient or Jacobian. ``data``: the
+        file and response column ``fit`` reads."""
         statements = [*self.statements, statement]
         with located(statements, len(self.statements), typed):
             program = _compiled(statements)
-            program.check_free(())
-            wrt = self.wrt if self.wrt is not None else _inputs_read(program, statements)
+            if command != "fit":  # the model's columns are free
+                program.check_free(())
+            wrt = (
+                self.wrt
+                if self.wrt is not None
+                else inputs_read(program.inputs, [s.node for s in statements])
+            )
             options = {"dtype": self.dtype, "seed": self.seed}
             if command is None:
                 command = "eval"
                 if wrt:
                     value = api.evaluate(program.source, **options).value
                     command = "grad" if value.size == 1 else "jacobian"
-            if command != "eval":
+            if command == "fit":
+                options.update(self._fit_options(wrt, *data))
+            elif command != "eval":
                 options["wrt"] = wrt
             result = _COMPUTE[command](program.source, **options)
         self.last = statement
         place = Place(statements, len(self.statements), typed)
         # The title is the expression as typed, not the whole session.
         yield Shown(place.result(result, title=statement.text))
+        if isinstance(result, Report):  # an analysis's notes are text, as the commands say
+            yield from (Problem(message) for message in result.warnings)
+            if not getattr(result, "converged", True):
+                yield Problem(_NOT_CONVERGED.format(command=command, message=result.message))
+            return
         for message in (*result.notes, *result.warnings):  # as the commands say them
             yield Problem(place.diagnostic(message))
+
+    def _fit_options(self, read: tuple[str, ...], path: str, response: str) -> dict:
+        """``:fit``'s parameters: the inputs read that have a value and no column in the
+        file, from their values; other inputs with a value are held at it."""
+        from .batch.readers import open_points
+
+        with open_points(path) as reader:
+            columns = set(reader.names)
+        values = self._values()
+        params = {n: values[n] for n in read if n in values and n not in columns}
+        if not params:
+            raise GradcliError(
+                ":fit needs the parameters with their starting values: assign them first "
+                "(b1 = 500), then :fit FILE EXPR"
+            )
+        held = {n: v for n, v in values.items() if n not in params and n not in columns}
+        return {"bindings": held, "data": path, "params": params, "response": response}
 
     # ----- the commands -----
 
@@ -250,7 +288,7 @@ class Session:
                 f"unknown command :{name}{suggest(name, COMMANDS)}: :help lists the commands"
             )
 
-    def _derivative(self, command: str, argument: str) -> Iterator[Output]:
+    def _derivative(self, command: str, argument: str, data=None) -> Iterator[Output]:
         if not argument:
             if self.last is None:
                 raise GradcliError(f":{command} needs an expression: :{command} EXPR")
@@ -259,7 +297,7 @@ class Session:
         if len(statements) != 1 or isinstance(statements[0], _DEFINITIONS):
             raise GradcliError(f":{command} takes one expression", statements[-1].span, argument)
         typed = _Typed(argument, 0, len(argument))
-        yield from self._show(_Statement(argument, statements[0]), typed, command)
+        yield from self._show(_Statement(argument, statements[0]), typed, command, data)
 
     def grad(self, argument: str) -> Iterator[Output]:
         yield from self._derivative("grad", argument)
@@ -275,6 +313,22 @@ class Session:
 
     def steps(self, argument: str) -> Iterator[Output]:
         yield from self._derivative("steps", argument)
+
+    def minimize(self, argument: str) -> Iterator[Output]:
+        yield from self._derivative("minimize", argument)
+
+    def solve(self, argument: str) -> Iterator[Output]:
+        yield from self._derivative("solve", argument)
+
+    def fit(self, argument: str) -> Iterator[Output]:
+        path, _, rest = argument.partition(" ")
+        response, rest = "y", rest.strip()
+        if rest.startswith("--response"):
+            _, _, rest = rest.partition(" ")
+            response, _, rest = rest.strip().partition(" ")
+        if not path or not response:
+            raise GradcliError(":fit needs the data: :fit FILE [--response COLUMN] [EXPR]")
+        yield from self._derivative("fit", rest.strip(), (os.path.expanduser(path), response))
 
     def choose_wrt(self, argument: str) -> Iterator[Output]:
         names = tuple(n for n in re.split(r"[\s,]+", argument) if n)
@@ -458,6 +512,15 @@ COMMANDS: dict[str, Command] = {
     "steps": Command(
         ":steps [EXPR]", "the gradient and the steps of its reverse pass", Session.steps
     ),
+    "minimize": Command(
+        ":minimize [EXPR]", "a local minimum, from the inputs' values", Session.minimize
+    ),
+    "solve": Command(":solve [EXPR]", "a zero, from the inputs' values", Session.solve),
+    "fit": Command(
+        ":fit FILE [EXPR]",
+        "fit the inputs with values to FILE's y (--response C); the rest are columns",
+        Session.fit,
+    ),
     "wrt": Command(
         ":wrt [X,Y]",
         "differentiate with respect to X and Y (alone: the inputs read)",
@@ -513,35 +576,6 @@ def _definition(statements, node) -> int | None:
 
 def _assigned(statements) -> list[str]:
     return [s.node.name for s in statements if isinstance(s.node, (ir.Assign, ir.IndexAssign))]
-
-
-def _inputs_read(program, statements) -> tuple[str, ...]:
-    """The inputs the last statement reads: by name, through the statements that
-    assign the names it reads, and through the bodies of the functions it calls."""
-    assigned: dict[str, list] = {}
-    bodies: dict[str, list] = {}
-    for s in statements[:-1]:
-        node = s.node
-        if isinstance(node, (ir.Assign, ir.ConstDecl)):
-            assigned.setdefault(node.name, []).append((node.value, frozenset()))
-        elif isinstance(node, ir.IndexAssign):
-            parts = [*node.subscripts, node.value]
-            assigned.setdefault(node.name, []).extend((p, frozenset()) for p in parts)
-        elif isinstance(node, ir.FuncDef):
-            bodies.setdefault(node.name, []).append((node.body, frozenset(node.params)))
-    read: set[str] = set()
-    called: set[str] = set()
-    todo = [(statements[-1].node, frozenset())]
-    while todo:
-        expression, params = todo.pop()
-        for item in ir.walk(expression):
-            if isinstance(item, ir.Name) and item.id not in params and item.id not in read:
-                read.add(item.id)
-                todo.extend(assigned.get(item.id, ()))
-            elif isinstance(item, ir.Call) and item.func not in called:
-                called.add(item.func)
-                todo.extend(bodies.get(item.func, ()))
-    return tuple(name for name in program.inputs if name in read)
 
 
 def _file_name(argument: str, command: str) -> str:

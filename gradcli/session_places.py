@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 
 from . import api, record
+from .analysis.report import Report
 from .errors import GradcliError, Span
 
 
@@ -52,6 +53,8 @@ class Place:
 
     def result(self, result, title: str):
         """``result`` with ``title`` as its source, and its places moved."""
+        if isinstance(result, Report):  # an analysis's report: no places in it
+            return dataclasses.replace(result, source=title, title=title)
         moved = {
             "notes": tuple(map(self.diagnostic, result.notes)),
             "warnings": tuple(map(self.diagnostic, result.warnings)),

@@ -30,7 +30,12 @@ def render(result, stream, precision: int | None = None) -> None:
 
 
 def render_report(report, stream, precision: int | None = None) -> None:
-    """An analysis report (``gradcli.analysis``): its ``as_tree()`` as one object."""
+    """An analysis report (``gradcli.analysis``): its ``as_tree()`` as one object; a
+    minimize ``--trace`` first, one object per iteration on a line of its own."""
+    if getattr(report, "trace", None) is not None:
+        header, rows = report.trace_rows()
+        for row in rows:
+            stream.write(encode(dict(zip(header, row)), precision) + "\n")
     stream.write(encode(report.as_tree(), precision) + "\n")
 
 

@@ -80,13 +80,16 @@ def render(result, stream, precision: int | None = None, console: Console | None
 
 
 def render_report(report, stream, precision: int | None = None, console=None) -> None:
-    """An analysis report (``gradcli.analysis``), laid out by ``reports``."""
+    """An analysis report (``gradcli.analysis``), laid out by ``reports`` (or
+    ``using_tables``, for the commands that put the derivative to work)."""
     from .reports import report_table
+    from .using_tables import LAYOUTS
 
     console = console or Console(file=stream, highlight=False)
     if console.width < MIN_WIDTH:
         console.width = 80 if console.width <= 0 else MIN_WIDTH
-    report_table(report, console, DEFAULT_PRECISION if precision is None else precision)
+    layout = LAYOUTS.get(report.command, report_table)
+    layout(report, console, DEFAULT_PRECISION if precision is None else precision)
 
 
 def render_functions(functions, stream, console: Console | None = None) -> None:
