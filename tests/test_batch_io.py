@@ -559,3 +559,12 @@ def test_the_command_line_default_chunk_size_is_the_package_s():
 
     option = next(p for p in cli.commands["grad"].params if p.name == "chunk_size")
     assert option.default == DEFAULT_CHUNK_SIZE
+
+
+def test_csv_header_of_many_columns_is_checked_for_repeats_in_linear_time(tmp_path):
+    # 10^5 columns: a check against every earlier name would make 5 * 10^9 comparisons.
+    names = [f"x{i}" for i in range(100_000)]
+    path = tmp_path / "wide.csv"
+    path.write_text(",".join([*names, "x99999"]) + "\n" + ",".join(["1"] * 100_001) + "\n")
+    with pytest.raises(GradcliError, match="column x99999 is named twice"):
+        open_points(str(path))

@@ -112,9 +112,11 @@ class CsvReader(_TextReader):
             if not name:
                 raise GradcliError(f"{self.path} line 1: an empty column name in the header")
             parse_column(name)
-        repeated = [n for i, n in enumerate(self.names) if n in self.names[:i]]
-        if repeated:
-            raise GradcliError(f"{self.path} line 1: column {repeated[0]} is named twice")
+        seen: set[str] = set()  # a set: a header of a million columns is checked in linear time
+        for name in self.names:
+            if name in seen:
+                raise GradcliError(f"{self.path} line 1: column {name} is named twice")
+            seen.add(name)
         self.total = None
 
     def chunks(self, size: int):
