@@ -14,7 +14,7 @@ import click
 
 from . import __version__, options
 from . import bindings as _bindings
-from .errors import GradcliError
+from .errors import GradcliError, out_of_memory
 from .render import Format
 
 EXIT_OK = 0
@@ -110,7 +110,7 @@ class _Group(click.Group):
         except MemoryError as error:
             # zeros(1e10) and the like: the input asks for more than there is.
             _report(debug)
-            click.echo(f"error: out of memory ({error})", err=True)
+            click.echo(f"error: {out_of_memory(error)}", err=True)
             code = EXIT_USAGE
         except RecursionError:
             _report(debug)

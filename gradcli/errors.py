@@ -110,6 +110,12 @@ class NotImplementedByGradcli(GradcliError, NotImplementedError):
     """A feature that gradcli does not implement; the message says which."""
 
 
+def out_of_memory(error: MemoryError) -> str:
+    """``out of memory (why)``: NumPy says how much it wanted; a bare MemoryError says nothing."""
+    why = str(error) or "the input asks for more memory than is free"
+    return f"out of memory ({why})"
+
+
 def read_error(what: str, error: OSError) -> GradcliError:
     """``cannot read WHAT: why``, for a file (a binding's, a program's) that could not be read."""
     if isinstance(error, FileNotFoundError):

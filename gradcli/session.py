@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from . import api
-from .errors import GradcliError, read_error
+from .errors import GradcliError, out_of_memory, read_error
 from .language import compile_source, ir, parse
 from .language.check import BUILTIN_CONSTANTS, is_method, suggest
 from .language.parser import statement_bounds, tokens
@@ -156,7 +156,7 @@ class Session:
         except GradcliError as error:
             yield Problem(error.render())
         except MemoryError as error:  # zeros(1e10): more than there is
-            yield Problem(f"error: out of memory ({error})")
+            yield Problem(f"error: {out_of_memory(error)}")
         except RecursionError:
             yield Problem("error: the input is nested too deeply")
 

@@ -291,6 +291,8 @@ def test_bare_gradcli_shows_the_help_not_an_error(gradcli):
     "error, message",
     [
         (MemoryError("Unable to allocate 7.28 TiB"), "error: out of memory (Unable to allocate"),
+        # A MemoryError without a text: never empty brackets.
+        (MemoryError(), "error: out of memory (the input asks for more memory than is free)\n"),
         (RecursionError("maximum recursion depth"), "error: the input is nested too deeply"),
     ],
 )

@@ -392,3 +392,15 @@ def test_completion_of_names_commands_and_choices():
     assert s.completions(":wrt ") == (["weight"], 0)
     words, _ = s.completions("weight.su")
     assert words == ["sum"]
+
+
+def test_out_of_memory_without_numpys_text_says_why(monkeypatch):
+    s = Session()
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(s, "_block", no_memory)
+    [problem] = list(s.run("x = 1"))
+    assert isinstance(problem, Problem)
+    assert problem.text == "error: out of memory (the input asks for more memory than is free)"

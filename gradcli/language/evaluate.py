@@ -34,6 +34,7 @@ from ..errors import (
     GradcliTypeError,
     GradcliValueError,
     Span,
+    out_of_memory,
 )
 from . import ir
 from .check import (
@@ -164,7 +165,7 @@ class Evaluator:
             kind = GradcliIndexError if isinstance(err, LookupError) else GradcliTypeError
             raise kind(f"{description}: {err}", span) from None
         except MemoryError as err:  # zeros(1e10): NumPy says how much it wanted
-            raise GradcliError(f"{description}: out of memory: {err}", span) from None
+            raise GradcliError(f"{description}: {out_of_memory(err)}", span) from None
         if self.origins is not None and getattr(result, "grad_fn", None) is not None:
             self.origins.setdefault(result.grad_fn, (description, span))
         if self.notes is not None:
