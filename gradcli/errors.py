@@ -116,12 +116,21 @@ def out_of_memory(error: MemoryError) -> str:
     return f"out of memory ({why})"
 
 
+def os_reason(error: OSError) -> str:
+    """Why a file could not be opened, in a few words."""
+    import errno
+
+    reasons = {
+        errno.ENOENT: "no such file",
+        errno.EISDIR: "it is a directory",
+        errno.ELOOP: "a loop of symbolic links",
+        errno.EACCES: "permission denied",
+        errno.ENAMETOOLONG: "the file name is too long",
+        errno.ENOTDIR: "a part of the path is not a directory",
+    }
+    return reasons.get(error.errno) or error.strerror or str(error)
+
+
 def read_error(what: str, error: OSError) -> GradcliError:
     """``cannot read WHAT: why``, for a file (a binding's, a program's) that could not be read."""
-    if isinstance(error, FileNotFoundError):
-        why = "no such file"
-    elif isinstance(error, IsADirectoryError):
-        why = "it is a directory"
-    else:
-        why = error.strerror or str(error)
-    return GradcliError(f"cannot read {what}: {why}")
+    return GradcliError(f"cannot read {what}: {os_reason(error)}")

@@ -384,6 +384,20 @@ def test_a_directory_named_like_a_program(gradcli, tmp_path, monkeypatch):
     assert failed(gradcli("grad", "d.grad")) == "error: cannot read d.grad: it is a directory\n"
 
 
+def test_a_fifo_or_a_symlink_loop_named_like_a_program(gradcli, tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo("p.grad")
+    os.symlink("q.grad", "q.grad")
+    assert failed(gradcli("grad", "p.grad")).startswith(
+        "error: cannot read p.grad: it is a FIFO (a named pipe), not a regular file"
+    )
+    assert (
+        failed(gradcli("grad", "q.grad")) == "error: cannot read q.grad: a loop of symbolic links\n"
+    )
+
+
 def test_empty_file_name(gradcli):
     assert failed(gradcli("eval", "-f", "")) == "error: cannot read '': no such file\n"
 
