@@ -88,11 +88,11 @@ def _executor(options):
     """Where the chunks are computed: here, or on Dask (``--dask``, ``--scheduler``)."""
     import contextlib
 
-    if options["dask"] and options["scheduler"]:
+    if options["dask"] and options["scheduler"] is not None:
         raise GradcliError(
             "give --dask (a cluster of this machine) or --scheduler ADDRESS, not both"
         )
-    if not (options["dask"] or options["scheduler"]):
+    if not options["dask"] and options["scheduler"] is None:  # --scheduler "" is an error
         from .batch.run import InProcess
 
         return contextlib.nullcontext(InProcess())
