@@ -72,6 +72,11 @@ def split_assignment(text: str, option: str = "--var") -> tuple[str, str]:
         raise GradcliError(f"{option} expects NAME=VALUE, got {text!r}")
     if not name.isidentifier():
         raise GradcliError(f"{option}: {name!r} is not a valid name")
+    from .language.characters import name_problem  # the program's names obey the same rule
+
+    why = name_problem(name)
+    if why is not None:
+        raise GradcliError(f"{option}: {why}")
     return name, value
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import GradcliError, Span
-from . import ir, lalr
+from . import characters, ir, lalr
 from .ir import NESTING_LIMIT
 
 if TYPE_CHECKING:
@@ -184,6 +184,10 @@ class _Brackets:
             self.after_newline, newline = newline, False
             if kind == "NAME" and not token.isidentifier():
                 raise _name_error(token)
+            if not token.isascii() and kind in ("NAME", "NUMBER"):
+                error = characters.problem(token, token.column)
+                if error is not None:
+                    raise error
             if kind in _OPENERS:
                 self.open.append(token)
             elif kind in _CLOSERS and self.open and _OPENERS[self.open[-1].type] == token:
