@@ -177,14 +177,50 @@ class Session:
         if all(kind in ("COMMENT", "_SEP") for kind, _, _ in tokens(text)):
             return
         parse(text)  # the syntax errors first, with positions in the text as typed
+        pending: list[tuple[_Statement, _Typed]] = []  # definitions, made before what shows
         for start, stop in statement_bounds(text):
             typed = _Typed(text, start, stop)
             (node,) = parse(typed.statement).statements
             statement = _Statement(typed.statement, node)
             if isinstance(node, _DEFINITIONS):
-                self._define(statement, typed)
+                pending.append((statement, typed))
             else:
+                self._define_all(pending)
+                pending = []
                 yield from self._show(statement, typed)
+        self._define_all(pending)
+
+    def _define_all(self, pending: list[tuple[_Statement, _Typed]]) -> None:
+        """Make the definitions of a pasted program: all in one compilation when none
+        gives an existing name a new value, so that a paste of n lines costs one run of
+        the program, not n (each of the whole session so far). When that fails, one by
+        one, so that the error names its line and the ones before it stand."""
+        if len(pending) > 1 and self._all_new(pending):
+            statements = [*self.statements, *(statement for statement, _ in pending)]
+            try:
+                program = _compiled(statements)
+                program.check_free(())
+                if not all(isinstance(s.node, ir.FuncDef) for s in statements):
+                    api.evaluate(program.source, dtype=self.dtype, seed=self.seed)
+            except GradcliError:
+                pass  # told below, at its line
+            else:
+                self.statements = statements
+                self._names = (*program.inputs, *program.constants, *_assigned(statements))
+                return
+        for statement, typed in pending:
+            self._define(statement, typed)
+
+    def _all_new(self, pending) -> bool:
+        """Whether no definition of ``pending`` names what a statement before it names
+        (which ``_placed`` would put in the place of that one)."""
+        named = {s.node.name for s in self.statements if hasattr(s.node, "name")}
+        for statement, _ in pending:
+            if isinstance(statement.node, (ir.Assign, ir.ConstDecl)):  # what _placed places
+                if statement.node.name in named:
+                    return False
+            named.add(getattr(statement.node, "name", None))
+        return True
 
     def _define(self, statement: _Statement, typed: _Typed) -> None:
         statements, index = self._placed(statement)

@@ -336,6 +336,9 @@ class Evaluator:
         tensors = [as_tensor(item) for item in items]
         return self.apply("stack", node.span, ops.stack, tensors)
 
+    def Numbers(self, node: ir.Numbers):
+        return ops.tensor(np.array(node.values, dtype=default_dtype()))
+
     # ----- indexing -----
 
     def subscripts(self, subscripts):
@@ -422,6 +425,8 @@ class Evaluator:
     def argument(self, param: str, type_: str, node):
         if type_ in _SEQUENCE_TYPES and isinstance(node, ir.ListLit):
             return [as_tensor(self.evaluate(item)) for item in node.items]
+        if type_ in _SEQUENCE_TYPES and isinstance(node, ir.Numbers):
+            return [as_tensor(_number(v)) for v in node.values]
         value = self.evaluate(node)
         if (type_ == "str") != isinstance(value, str):
             if type_ != "str":
