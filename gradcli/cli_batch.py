@@ -103,7 +103,7 @@ def _refuse_single_point_options(options, arguments) -> None:
 
 def _executor(options):
     """Where the chunks are computed: here, or on Dask (``--dask``, ``--scheduler``)."""
-    if options["dask"] and options["scheduler"]:
+    if options["dask"] and options["scheduler"] is not None:
         raise GradcliError(
             "give --dask (a cluster of this machine) or --scheduler ADDRESS, not both"
         )
@@ -112,7 +112,7 @@ def _executor(options):
             "--dashboard opens the dashboard of --dask's cluster"
             + ("; a running cluster's scheduler serves its own" if options["scheduler"] else "")
         )
-    if not (options["dask"] or options["scheduler"]):
+    if not options["dask"] and options["scheduler"] is None:  # --scheduler "" is an error
         from .batch.run import InProcess
 
         return contextlib.nullcontext(InProcess())

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import signal
 import sys
 
@@ -15,7 +14,7 @@ import click
 
 from . import __version__, options
 from . import bindings as _bindings
-from .errors import GradcliError
+from .errors import GradcliError, escape_controls, out_of_memory
 from .render import Format
 
 EXIT_OK = 0
@@ -126,7 +125,7 @@ class _Group(click.Group):
         except MemoryError as error:
             # zeros(1e10) and the like: the input asks for more than there is.
             _report(debug)
-            click.echo(f"error: out of memory ({error})", err=True)
+            click.echo(f"error: {out_of_memory(error)}", err=True)
             code = EXIT_USAGE
         except RecursionError:
             _report(debug)
@@ -207,15 +206,11 @@ class _CannotWrite(Exception):
 # Click 8.2 and later raise it for a bare "gradcli"; 8.1 shows the help itself.
 NoArgsIsHelpError = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
-# C0 controls and DEL, which a terminal would obey (ESC starts a colour) rather than show.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
 
 def _say(message: str) -> None:
-    """An error or warning on standard error; control characters from the user's
-    text show as U+FFFD, one column each, so that the caret still points right."""
-    shown = "\ufffd" if (sys.stderr.encoding or "").lower().startswith("utf") else "?"
-    click.echo(_CONTROLS.sub(shown, message), err=True)
+    """An error or warning on standard error; control characters from the user's text
+    (an escape sequence, a right-to-left override) show escaped, never obeyed."""
+    click.echo(escape_controls(message, keep="\n\t"), err=True)
 
 
 def _lower_first(message: str) -> str:

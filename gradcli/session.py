@@ -32,13 +32,13 @@ from dataclasses import dataclass
 from . import api
 from .analysis.report import Report
 from .atomic import atomic_output
-from .errors import GradcliError, read_error
+from .errors import GradcliError, out_of_memory, read_error
 from .language import compile_source, ir, parse
 from .language.check import BUILTIN_CONSTANTS, is_method, suggest
 from .language.parser import statement_bounds, tokens
 from .language.program import inputs_read
 from .render import Format
-from .session_places import Place, located
+from .session_places import Place, Statement, Typed, located
 
 # ----------------------------------------------------------------------------
 # What a line shows
@@ -90,39 +90,6 @@ MAX_DIGITS = 17
 _IDENTIFIER_END = re.compile(r"[^\W\d]\w*$")
 
 
-@dataclass(frozen=True)
-class _Statement:
-    """One statement as typed, and its IR."""
-
-    text: str
-    node: ir.Stmt
-
-    @property
-    def lines(self) -> int:
-        return self.text.count("\n") + 1
-
-
-@dataclass(frozen=True)
-class _Typed:
-    """Where one statement sits in the text it was typed in, so that the places of its
-    errors, notes and nodes count in that text."""
-
-    text: str
-    start: int
-    stop: int
-
-    @property
-    def statement(self) -> str:
-        return self.text[self.start : self.stop]
-
-    def position(self, line: int, column: int) -> tuple[int, int]:
-        """Line ``line``, column ``column`` of the statement, in the typed text."""
-        first = self.text.count("\n", 0, self.start) + 1
-        if line > 1:
-            return first + line - 1, column
-        return first, column + self.start - (self.text.rfind("\n", 0, self.start) + 1)
-
-
 def _program_text(statements) -> str:
     return "\n".join(s.text for s in statements)
 
@@ -136,9 +103,9 @@ class Session:
     """The statements typed so far and the options of the results shown."""
 
     def __init__(self, *, fmt: str = "table", dtype: str = "float64", seed: int = 0):
-        self.statements: list[_Statement] = []
+        self.statements: list[Statement] = []
         #: The last expression shown: what ``:grad`` alone and ``:save`` use.
-        self.last: _Statement | None = None
+        self.last: Statement | None = None
         self.format = Format(fmt)
         self.precision: int | None = None
         self.dtype = dtype
@@ -165,7 +132,7 @@ class Session:
         except GradcliError as error:
             yield Problem(_for_the_session(error.render()))
         except MemoryError as error:  # zeros(1e10): more than there is
-            yield Problem(f"error: out of memory ({error})")
+            yield Problem(f"error: {out_of_memory(error)}")
         except RecursionError:
             yield Problem("error: the input is nested too deeply")
 
@@ -186,16 +153,52 @@ class Session:
         if all(kind in ("COMMENT", "_SEP") for kind, _, _ in tokens(text)):
             return
         parse(text)  # the syntax errors first, with positions in the text as typed
+        pending: list[tuple[Statement, Typed]] = []  # definitions, made before what shows
         for start, stop in statement_bounds(text):
-            typed = _Typed(text, start, stop)
+            typed = Typed(text, start, stop)
             (node,) = parse(typed.statement).statements
-            statement = _Statement(typed.statement, node)
+            statement = Statement(typed.statement, node)
             if isinstance(node, _DEFINITIONS):
-                self._define(statement, typed)
+                pending.append((statement, typed))
             else:
+                self._define_all(pending)
+                pending = []
                 yield from self._show(statement, typed)
+        self._define_all(pending)
 
-    def _define(self, statement: _Statement, typed: _Typed) -> None:
+    def _define_all(self, pending: list[tuple[Statement, Typed]]) -> None:
+        """Make the definitions of a pasted program: all in one compilation when none
+        gives an existing name a new value, so that a paste of n lines costs one run of
+        the program, not n (each of the whole session so far). When that fails, one by
+        one, so that the error names its line and the ones before it stand."""
+        if len(pending) > 1 and self._all_new(pending):
+            statements = [*self.statements, *(statement for statement, _ in pending)]
+            try:
+                program = _compiled(statements)
+                program.check_free(())
+                if not all(isinstance(s.node, ir.FuncDef) for s in statements):
+                    api.evaluate(program.source, dtype=self.dtype, seed=self.seed)
+            except GradcliError:
+                pass  # told below, at its line
+            else:
+                self.statements = statements
+                self._names = (*program.inputs, *program.constants, *_assigned(statements))
+                return
+        for statement, typed in pending:
+            self._define(statement, typed)
+
+    def _all_new(self, pending) -> bool:
+        """Whether no definition of ``pending`` names what a statement before it names
+        (which ``_placed`` would put in the place of that one)."""
+        named = {s.node.name for s in self.statements if hasattr(s.node, "name")}
+        for statement, _ in pending:
+            if isinstance(statement.node, (ir.Assign, ir.ConstDecl)):  # what _placed places
+                if statement.node.name in named:
+                    return False
+            named.add(getattr(statement.node, "name", None))
+        return True
+
+    def _define(self, statement: Statement, typed: Typed) -> None:
         statements, index = self._placed(statement)
         with located(statements, index, typed):
             program = _compiled(statements)
@@ -206,7 +209,7 @@ class Session:
         self.statements = statements
         self._names = (*program.inputs, *program.constants, *_assigned(statements))
 
-    def _placed(self, statement: _Statement) -> tuple[list[_Statement], int]:
+    def _placed(self, statement: Statement) -> tuple[list[Statement], int]:
         """The statements with ``statement`` in its place, and its index: in place of
         the definition of the input (or const) it gives a new constant value, else last."""
         node, statements = statement.node, list(self.statements)
@@ -219,7 +222,7 @@ class Session:
                         return statements, index
         return [*self.statements, statement], len(self.statements)
 
-    def _show(self, statement: _Statement, typed: _Typed, command: str | None = None, data=None):
+    def _show(self, statement: Statement, typed: Typed, command: str | None = None, data=None):
         """The expression's result: ``command``'s (a key of ``_COMPUTE``), or by default
         its value and, when it reads inputs, its gradient or Jacobian. ``data``: the
         file and response column ``fit`` reads."""
@@ -296,8 +299,8 @@ class Session:
         statements = parse(argument).statements
         if len(statements) != 1 or isinstance(statements[0], _DEFINITIONS):
             raise GradcliError(f":{command} takes one expression", statements[-1].span, argument)
-        typed = _Typed(argument, 0, len(argument))
-        yield from self._show(_Statement(argument, statements[0]), typed, command, data)
+        typed = Typed(argument, 0, len(argument))
+        yield from self._show(Statement(argument, statements[0]), typed, command, data)
 
     def grad(self, argument: str) -> Iterator[Output]:
         yield from self._derivative("grad", argument)

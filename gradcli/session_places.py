@@ -10,6 +10,40 @@ import dataclasses
 from . import api, record
 from .analysis.report import Report
 from .errors import GradcliError, Span
+from .language import ir
+
+
+@dataclasses.dataclass(frozen=True)
+class Statement:
+    """One statement as typed, and its IR."""
+
+    text: str
+    node: ir.Stmt
+
+    @property
+    def lines(self) -> int:
+        return self.text.count("\n") + 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Typed:
+    """Where one statement sits in the text it was typed in, so that the places of its
+    errors, notes and nodes count in that text."""
+
+    text: str
+    start: int
+    stop: int
+
+    @property
+    def statement(self) -> str:
+        return self.text[self.start : self.stop]
+
+    def position(self, line: int, column: int) -> tuple[int, int]:
+        """Line ``line``, column ``column`` of the statement, in the typed text."""
+        first = self.text.count("\n", 0, self.start) + 1
+        if line > 1:
+            return first + line - 1, column
+        return first, column + self.start - (self.text.rfind("\n", 0, self.start) + 1)
 
 
 class Place:

@@ -291,6 +291,8 @@ def test_bare_gradcli_shows_the_help_not_an_error(gradcli):
     "error, message",
     [
         (MemoryError("Unable to allocate 7.28 TiB"), "error: out of memory (Unable to allocate"),
+        # A MemoryError without a text: never empty brackets.
+        (MemoryError(), "error: out of memory (the input asks for more memory than is free)\n"),
         (RecursionError("maximum recursion depth"), "error: the input is nested too deeply"),
     ],
 )
@@ -382,6 +384,20 @@ def test_a_directory_named_like_a_program(gradcli, tmp_path, monkeypatch):
     assert failed(gradcli("grad", "d.grad")) == "error: cannot read d.grad: it is a directory\n"
 
 
+def test_a_fifo_or_a_symlink_loop_named_like_a_program(gradcli, tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo("p.grad")
+    os.symlink("q.grad", "q.grad")
+    assert failed(gradcli("grad", "p.grad")).startswith(
+        "error: cannot read p.grad: it is a FIFO (a named pipe), not a regular file"
+    )
+    assert (
+        failed(gradcli("grad", "q.grad")) == "error: cannot read q.grad: a loop of symbolic links\n"
+    )
+
+
 def test_empty_file_name(gradcli):
     assert failed(gradcli("eval", "-f", "")) == "error: cannot read '': no such file\n"
 
@@ -404,7 +420,7 @@ def test_a_program_that_is_too_large(gradcli, monkeypatch, tmp_path):
 def test_control_characters_never_reach_the_terminal(gradcli):
     lines = failed(gradcli("eval", "x\x1b[31m + 1", "--x", "1")).splitlines()
     assert "\x1b" not in "".join(lines)
-    assert lines[1:] == ["  x\ufffd[31m + 1", "   ^"]
+    assert lines[1:] == ["  x\\x1b[31m + 1", "   ^~~~"]  # the escape under the caret
 
 
 # ----- the output -----

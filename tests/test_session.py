@@ -467,3 +467,43 @@ def test_the_repl_draws_a_report_as_its_command_does(capsys):
     s.format = s.format.__class__("table")
     assert not repl._show(s, ":minimize (x-3)**2 + 1", said.append, False)
     assert "local minimum at" in capsys.readouterr().out and not said
+
+
+def test_out_of_memory_without_numpys_text_says_why(monkeypatch):
+    s = Session()
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(s, "_block", no_memory)
+    [problem] = list(s.run("x = 1"))
+    assert isinstance(problem, Problem)
+    assert problem.text == "error: out of memory (the input asks for more memory than is free)"
+
+
+def test_a_pasted_program_is_compiled_once_not_once_a_line(monkeypatch):
+    from gradcli import session as session_module
+
+    compiled = []
+    original = session_module._compiled
+    monkeypatch.setattr(
+        session_module, "_compiled", lambda s: compiled.append(len(s)) or original(s)
+    )
+    s = Session()
+    text = "a0 = 1.5\n" + "".join(f"a{i} = a{i - 1} * 2 + {i}\n" for i in range(1, 200))
+    assert list(s.run(text)) == []
+    assert len(s.statements) == 200
+    assert len(compiled) == 1  # one by one, it was 200 compilations of up to 200 lines
+    [result] = list(s.run("a199"))
+    expected = 1.5
+    for i in range(1, 200):
+        expected = expected * 2 + i  # by hand, in float64
+    assert result.result.value == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_pasted_program_with_an_error_keeps_the_lines_before_it():
+    s = Session()
+    [problem] = list(s.run("a = [1, 2]\nb = [1, 2, 3]\nc = a + b\nd = 1"))
+    assert problem.text.startswith("error: add: The size of tensor a (2) must match")
+    assert " at 3:7\n" in problem.text
+    assert [st.text for st in s.statements] == ["a = [1, 2]", "b = [1, 2, 3]"]

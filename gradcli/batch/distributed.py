@@ -62,12 +62,14 @@ def dask_executor(
     machine alone too (Dask's own default would serve them, without a password,
     on every interface).
     """
-    require_dask("--scheduler" if scheduler else "--dask")
+    if scheduler is not None:
+        check_scheduler(scheduler)  # at once, where Dask's client would wait out its timeout
+    require_dask("--scheduler" if scheduler is not None else "--dask")
     import dask
     from distributed import Client, LocalCluster
 
     with contextlib.ExitStack() as stack:
-        if scheduler:
+        if scheduler is not None:
             try:
                 client = stack.enter_context(Client(scheduler, timeout="10s"))
             except (OSError, TimeoutError, ValueError) as error:
@@ -97,6 +99,54 @@ def dask_executor(
             )
             client = stack.enter_context(Client(cluster))
         yield DaskExecutor(client)
+
+
+# Dask's schemes of a host and a port; others (inproc://, ucx://) are left to Dask.
+_HOST_SCHEMES = ("tcp", "tls", "ws", "wss")
+_DEFAULT_PORT = 8786  # Dask's, when the address has none
+CONNECT_SECONDS = 3.0
+
+
+def check_scheduler(address: str) -> None:
+    """Raise at once when ``address`` cannot be a scheduler's: empty, a port out of
+    range, a host that does not resolve, or nothing listening there."""
+    import socket
+    from urllib.parse import urlsplit
+
+    def refuse(why: str):
+        return GradcliError(f"cannot reach the Dask scheduler at {address}: {why}")
+
+    text = address.strip()
+    if not text:
+        raise GradcliError("--scheduler needs an address, as in --scheduler tcp://host:8786")
+    scheme, _, rest = text.rpartition("://") if "://" in text else ("tcp", "", text)
+    if scheme not in _HOST_SCHEMES:
+        return
+    parts = urlsplit(f"{scheme}://{rest}")
+    try:
+        port = parts.port
+    except ValueError:
+        port_text = rest.rpartition(":")[2]
+        if port_text.isdigit():
+            raise refuse(f"port {port_text} is out of range (0 to 65535)") from None
+        raise refuse(f"{port_text!r} is not a port number") from None
+    host, port = parts.hostname, _DEFAULT_PORT if port is None else port
+    if not host:
+        raise refuse("the address has no host (tcp://host:8786)")
+    try:
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        raise refuse(f"unknown host {host!r}") from None
+    if scheme not in ("tcp", "tls"):
+        return
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+    except ConnectionRefusedError:
+        raise refuse(f"connection refused: nothing listens on port {port} of {host}") from None
+    except TimeoutError:
+        raise refuse(f"no answer from {host}:{port} within {CONNECT_SECONDS:g} s") from None
+    except OSError as error:
+        raise refuse(error.strerror or str(error)) from None
 
 
 class DaskExecutor:

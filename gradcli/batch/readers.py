@@ -20,6 +20,7 @@ import os
 import numpy as np
 
 from ..errors import GradcliError
+from ..files import npy_problem, path_problem, refusal
 from .source import DEFAULT_CHUNK_SIZE, Chunk, Reader
 
 FORMATS = {
@@ -45,9 +46,9 @@ def open_points(path: str, columns: str | None = None, skip_bad_rows: bool = Fal
         raise GradcliError(f"--columns names the columns of a .npy; {path} names its own")
     if kind in ("npz", "npy", "parquet") and skip_bad_rows:
         raise GradcliError(f"--skip-bad-rows is for text files (CSV, JSON lines), not {path}")
-    if path != "-" and not os.path.isfile(path):
-        why = "it is a directory" if os.path.isdir(path) else "no such file"
-        raise GradcliError(f"cannot read {path}: {why}")
+    problem = None if path == "-" else path_problem(path)
+    if problem is not None:
+        raise GradcliError(f"cannot read {path}: {problem}")
     if kind in ("csv", "jsonl"):
         from . import text_readers
 
@@ -82,7 +83,7 @@ class NpzReader(Reader):
             self.arrays = stored_arrays(path, self.archive)
         except (OSError, ValueError, zipfile.BadZipFile) as error:
             self.close()
-            raise GradcliError(f"cannot read {path}: {_why(error)}") from None
+            raise GradcliError(f"cannot read {path}: {refusal(error)}") from None
         self.names = list(self.arrays)
         if not self.names:
             raise GradcliError(f"{path} holds no arrays")
@@ -127,9 +128,12 @@ class NpyReader(Reader):
         if not all(self.names):
             raise GradcliError(f"--columns {columns}: an empty name")
         try:
+            problem = npy_problem(path)
+            if problem is not None:
+                raise GradcliError(f"cannot read {path}: {problem}")
             self.array = np.load(path, mmap_mode="r", allow_pickle=False)
         except (OSError, ValueError) as error:
-            raise GradcliError(f"cannot read {path}: {_why(error)}") from None
+            raise GradcliError(f"cannot read {path}: {refusal(error)}") from None
         _numeric(path, "of the array", self.array)
         if self.array.ndim != 2:
             raise GradcliError(
@@ -157,7 +161,7 @@ class ParquetReader(Reader):
         try:
             self.file = pyarrow.parquet.ParquetFile(path)
         except (OSError, pyarrow.ArrowException) as error:
-            raise GradcliError(f"cannot read {path}: {_why(error)}") from None
+            raise GradcliError(f"cannot read {path}: {refusal(error)}") from None
         self.names = list(self.file.schema_arrow.names)
         self.total = self.file.metadata.num_rows
 
@@ -177,12 +181,6 @@ class ParquetReader(Reader):
 
     def close(self) -> None:
         self.file.close()
-
-
-def _why(error: Exception) -> str:
-    if isinstance(error, OSError) and error.strerror:
-        return error.strerror
-    return str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
 __all__ = ["DEFAULT_CHUNK_SIZE", "Chunk", "Reader", "open_points"]

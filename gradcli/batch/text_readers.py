@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 from ..bounded import capped_line
-from ..errors import GradcliError
+from ..errors import GradcliError, os_reason
 from .columns import parse_column
 from .source import Chunk, Reader
 
@@ -40,7 +40,7 @@ class _TextReader(Reader):
             try:
                 self.stream = open(path, "rb")  # noqa: SIM115 (closed by close())
             except OSError as error:
-                raise GradcliError(f"cannot read {path}: {error.strerror or error}") from None
+                raise GradcliError(f"cannot read {path}: {os_reason(error)}") from None
             self.size = self.stream.seek(0, 2)
             self.stream.seek(0)
         self.line = 0  # lines read so far
@@ -110,14 +110,20 @@ class CsvReader(_TextReader):
 
     def _read_header(self) -> None:
         header = self._header_line("a header naming the columns (x,y)")
-        self.names = [n.strip() for n in next(csv.reader([header], skipinitialspace=True))]
+        try:
+            fields = next(csv.reader([header], skipinitialspace=True))
+        except csv.Error as error:
+            raise GradcliError(f"{self.path} line 1: {_csv_problem(error)}") from None
+        self.names = [n.strip() for n in fields]
         for name in self.names:
             if not name:
                 raise GradcliError(f"{self.path} line 1: an empty column name in the header")
             parse_column(name)
-        repeated = [n for i, n in enumerate(self.names) if n in self.names[:i]]
-        if repeated:
-            raise GradcliError(f"{self.path} line 1: column {repeated[0]} is named twice")
+        seen: set[str] = set()  # a set: a header of a million columns is checked in linear time
+        for name in self.names:
+            if name in seen:
+                raise GradcliError(f"{self.path} line 1: column {name} is named twice")
+            seen.add(name)
         self.total = None
 
     def chunks(self, size: int):
@@ -143,6 +149,9 @@ class CsvReader(_TextReader):
             # a copy that pyarrow's allocator owns.
             owned = pyarrow.allocate_buffer(len(block))
             pyarrow.FixedSizeBufferWriter(owned).write(block)
+            # One pyarrow block per block of lines: a row longer than pyarrow's block
+            # (1 MiB) would otherwise "straddle two block boundaries" and be refused.
+            read.block_size = max(len(block) + 1, 1 << 20)
             return arrow_csv.read_csv(
                 pyarrow.BufferReader(owned),
                 read_options=read,
@@ -193,14 +202,23 @@ class CsvReader(_TextReader):
     def _bad_row(self, line: bytes) -> str | None:
         try:
             fields = next(csv.reader([line.decode("utf-8")]))
-        except (UnicodeDecodeError, csv.Error):
-            return "not UTF-8 CSV text"
+        except UnicodeDecodeError:
+            return "not UTF-8 text"
+        except csv.Error as error:
+            return _csv_problem(error)
         if len(fields) != len(self.names):
             return f"{len(fields)} fields, but the header names {len(self.names)} columns"
         for name, field in zip(self.names, fields):
             if not _is_number(field):
                 return f"{field.strip()!r} in column {name} is not a number"
         return None
+
+
+def _csv_problem(error: csv.Error) -> str:
+    """What the csv module refused, in words (its field limit is a length, not an encoding)."""
+    if "field limit" in str(error):
+        return f"a field longer than {csv.field_size_limit():,} characters"
+    return f"not CSV text ({error})"
 
 
 def _is_number(field: str) -> bool:

@@ -31,6 +31,7 @@ import numpy as np
 from .. import bounded
 from ..engine import limits
 from ..errors import GradcliError, read_error
+from ..files import npy_problem, path_problem, refusal
 from .program import evaluate_constant
 
 FILE_SUFFIXES = (".npy", ".npz", ".csv", ".txt", ".json")
@@ -139,6 +140,9 @@ def load_file(path: str, *, name: str = "value") -> np.ndarray:
             f"cannot read {name} from @{path}: {kind} are not supported; "
             f"use .npy, .npz, .csv, .txt or .json"
         )
+    problem = path_problem(path)  # before opening: a FIFO with no writer would block
+    if problem is not None:
+        raise GradcliError(f"cannot read {name} from @{path}: {problem}")
     try:
         if suffix == ".npy":
             array = _load_npy(path)
@@ -193,10 +197,8 @@ def _read_stdin(name: str) -> np.ndarray:
 def _load_npz(path: str, key: str | None) -> np.ndarray:
     import zipfile
 
-    if not zipfile.is_zipfile(path):
-        if not os.path.exists(path) or os.path.isdir(path):
-            open(path, "rb").close()  # the OSError that says why
-        raise ValueError("not a valid .npz file")
+    if not zipfile.is_zipfile(path):  # np.load would read a .npy, or a pickle, too
+        raise ValueError(refusal(zipfile.BadZipFile("File is not a zip file")))
     try:
         with np.load(path, allow_pickle=False) as archive:
             names = list(archive.files)
@@ -212,29 +214,25 @@ def _load_npz(path: str, key: str | None) -> np.ndarray:
                 raise ValueError(f"it has no array {key!r}; its arrays: {', '.join(names)}")
             bounded.check_npz_member(archive.zip, key)
             array = archive[key]
-    except (zipfile.BadZipFile, EOFError):
-        raise ValueError("not a valid .npz file") from None
-    except ValueError as error:
-        if "allow_pickle" in str(error):
-            raise ValueError("it holds Python objects, which gradcli never unpickles") from None
-        raise
+    except (zipfile.BadZipFile, EOFError, ValueError) as error:
+        if isinstance(error, ValueError) and error.args and error.args[0].startswith("it "):
+            raise
+        raise ValueError(refusal(error)) from None
     if array.dtype.kind not in "biuf":
         raise ValueError(f"its dtype {array.dtype} is not numeric")
     return array
 
 
 def _load_npy(path: str) -> np.ndarray:
+    problem = npy_problem(path)  # np.load would take anything else for a pickle
+    if problem is not None:
+        raise ValueError(problem)
     with open(path, "rb") as stream:
-        if stream.read(6) != b"\x93NUMPY":
-            # np.load would take anything else for a pickle.
-            raise ValueError("not a valid .npy file")
         bounded.check_npy(stream)
     try:
         array = np.load(path, allow_pickle=False)
-    except ValueError as error:
-        if "allow_pickle" in str(error):
-            raise ValueError("it holds Python objects, which gradcli never unpickles") from None
-        raise ValueError("not a valid .npy file") from None
+    except (ValueError, EOFError) as error:
+        raise ValueError(refusal(error)) from None
     if array.dtype.kind not in "biuf":
         raise ValueError(f"its dtype {array.dtype} is not numeric")
     return array
