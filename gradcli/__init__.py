@@ -30,6 +30,15 @@ from .engine.dtypes import (
     int32,
     int64,
     set_default_dtype,
+    uint8,
+)
+from .engine.generator import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    seed,
+    set_rng_state,
 )
 from .engine.legacy import (
     BoolTensor,
@@ -41,8 +50,6 @@ from .engine.legacy import (
 )
 from .engine.ops import LIBRARY as _LIBRARY
 from .engine.state import (
-    Generator,
-    default_generator,
     enable_grad,
     inference_mode,
     is_grad_enabled,
@@ -65,8 +72,8 @@ cuda = _SimpleNamespace(
     is_available=lambda: False,
     device_count=lambda: 0,
     current_device=lambda: _on_cpu("cuda"),
-    manual_seed=lambda seed: None,
-    manual_seed_all=lambda seed: None,
+    manual_seed=lambda value: None,
+    manual_seed_all=lambda value: None,
 )
 backends = _SimpleNamespace(
     mps=_SimpleNamespace(is_available=lambda: False, is_built=lambda: False),

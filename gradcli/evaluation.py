@@ -17,8 +17,9 @@ import gradcli
 
 from .engine import limits
 from .engine.backward import grad as autograd_grad
+from .engine.generator import seeded
 from .engine.limits import DEFAULT_MAX_ELEMENTS
-from .engine.state import Generator, default_dtype_override
+from .engine.state import default_dtype_override
 from .errors import GradcliError, Span
 from .language.values import parse_value
 from .option_names import OPTION_NAMES
@@ -87,7 +88,7 @@ class Evaluation:
             if name in bindings
         }
         defaults = self.program.defaults(
-            generator=Generator(self.seed), dtype=self.dtype, constants=self.constants
+            generator=seeded(self.seed), dtype=self.dtype, constants=self.constants
         )
         missing = [n for n in self.inputs if n not in bindings and n not in defaults]
         stray = [name for name in bindings if name not in self.inputs]
@@ -227,7 +228,7 @@ class Evaluation:
             sources=sources,
             # A new generator each time: every evaluation draws the same random
             # numbers, so the several passes of a Hessian see one and the same function.
-            generator=Generator(self.seed),
+            generator=seeded(self.seed),
             dtype=self.dtype,
         )
 

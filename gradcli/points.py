@@ -26,8 +26,8 @@ import gradcli
 
 from .engine import limits
 from .engine.batched import Batched
+from .engine.generator import seeded
 from .engine.limits import DEFAULT_MAX_ELEMENTS
-from .engine.state import Generator
 from .errors import GradcliError
 from .evaluation import _kinds, _require_scalar, evaluation
 from .result import SECTIONS, Diagnostic, PointsResult
@@ -152,7 +152,7 @@ class _Points:
     def run(self, leaves):
         """The program at every point: a tensor with the points along axis 0."""
         s = self.s
-        out = s.program.run(leaves, generator=Generator(s.seed), dtype=s.dtype, points=self.size)
+        out = s.program.run(leaves, generator=seeded(s.seed), dtype=s.dtype, points=self.size)
         if type(out) is Batched:
             return out.physical
         return out.expand(self.size, *out.shape)  # the same at every point

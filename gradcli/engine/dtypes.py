@@ -34,9 +34,10 @@ float64 = dtype("float64", np.float64)
 float16 = dtype("float16", np.float16)
 int32 = dtype("int32", np.int32)
 int64 = dtype("int64", np.int64)
+uint8 = dtype("uint8", np.uint8)  # of a generator's state
 bool_ = dtype("bool", np.bool_)
 
-_BY_NUMPY = {d.numpy: d for d in (float32, float64, float16, int32, int64, bool_)}
+_BY_NUMPY = {d.numpy: d for d in (float32, float64, float16, int32, int64, uint8, bool_)}
 
 
 # The scalar type names PyTorch's messages use ("Got: Long").
@@ -46,6 +47,7 @@ _SCALAR_NAMES = {
     "float16": "Half",
     "int32": "Int",
     "int64": "Long",
+    "uint8": "Byte",
     "bool": "Bool",
 }
 
@@ -67,6 +69,7 @@ _TENSOR_TYPES = {
     "float16": "HalfTensor",
     "int32": "IntTensor",
     "int64": "LongTensor",
+    "uint8": "ByteTensor",
     "bool": "BoolTensor",
 }
 _BY_TENSOR_TYPE = {f"torch.{name}": dtype_name for dtype_name, name in _TENSOR_TYPES.items()}

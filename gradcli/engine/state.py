@@ -1,4 +1,4 @@
-"""The engine's state: grad mode, the default dtype, the anomaly check, random numbers.
+"""The engine's state: grad mode, the default dtype, the anomaly check.
 
 Grad mode, the anomaly check and a dtype override are per thread (``PER_THREAD``):
 two computations in two threads never see each other's switches. The default
@@ -189,38 +189,3 @@ class inference_mode(_GradModeSwitch):
 
 def is_inference_mode_enabled() -> bool:
     return PER_THREAD.inference
-
-
-# ----------------------------------------------------------------------------
-# Random numbers
-# ----------------------------------------------------------------------------
-
-
-class Generator:
-    """A seeded source of random numbers (``torch.Generator``): rand, randn and the
-    other random constructors take one as ``generator=``; without, the process's."""
-
-    def __init__(self, seed: int = 0):
-        self.manual_seed(seed)
-
-    def manual_seed(self, seed) -> Generator:
-        self.seed = int(seed)
-        self._numpy = None
-        return self
-
-    def initial_seed(self) -> int:
-        return self.seed
-
-    def numpy(self):
-        # Made on first use: numpy.random costs start-up time most runs never need.
-        if self._numpy is None:
-            self._numpy = np.random.default_rng(self.seed)
-        return self._numpy
-
-
-default_generator = Generator(0)
-
-
-def manual_seed(seed) -> Generator:
-    """Seed the process's random number generator (rand, randn)."""
-    return default_generator.manual_seed(seed)

@@ -65,6 +65,9 @@ def as_array(value, dtype=None) -> np.ndarray:
     if array.dtype == np.float64 and not isinstance(value, (np.ndarray, np.generic)):
         return array.astype(state.default_dtype(), copy=False)
     if array.dtype.kind in "iu" and array.dtype != np.int64:
+        # A NumPy array keeps an integer dtype gradcli has (int32, uint8), as in PyTorch.
+        if isinstance(value, np.ndarray) and array.dtype in (np.int32, np.uint8):
+            return array
         return array.astype(np.int64)
     return array
 

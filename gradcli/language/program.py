@@ -6,8 +6,9 @@ from collections.abc import Collection, Mapping
 
 import numpy as np
 
+from ..engine.generator import Generator, seeded
 from ..engine.ops import FUNCTIONS
-from ..engine.state import Generator, default_dtype_override, no_grad
+from ..engine.state import default_dtype_override, no_grad
 from ..engine.tensor import Tensor
 from ..errors import GradcliError
 from . import ir
@@ -63,7 +64,7 @@ class CompiledProgram:
         """
         constants = constants or {}
         if generator is None and seed is not None:
-            generator = Generator(seed)
+            generator = seeded(seed)
         statements = self.analysis.input_statements
         wanted = {i for i in statements.values()}
         evaluator = Evaluator(generator=generator)
@@ -208,7 +209,7 @@ def evaluate_constant(text: str, seed: int | None = None) -> np.ndarray:
     except GradcliError as err:
         raise err.with_source(text) from None
     with no_grad():
-        result = program.run({}, generator=None if seed is None else Generator(seed))
+        result = program.run({}, generator=None if seed is None else seeded(seed))
     return np.array(result.numpy())
 
 

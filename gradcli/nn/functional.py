@@ -4,7 +4,8 @@ Nothing is listed here: every entry declared with ``nn_functional`` appears, as
 its own function or, where PyTorch's signature here differs from ``torch.<name>``,
 wrapped in that form: ``"inplace"`` adds the ``inplace=False`` keyword
 (``F.relu(x, inplace=True)``), ``"implicit dim"`` lets ``dim`` default to
-PyTorch's deprecated implicit choice (``F.softmax(x)``) and takes ``dtype``.
+PyTorch's deprecated implicit choice (``F.softmax(x)``) and takes ``dtype``,
+``"dropout"`` names ``train`` ``training`` and adds ``inplace``.
 """
 
 from __future__ import annotations
@@ -42,7 +43,21 @@ def _implicit_dim(call):
     return function
 
 
-_FORMS = {True: lambda call: call, "inplace": _taking_inplace, "implicit dim": _implicit_dim}
+def _dropout(call):
+    def function(input, p=0.5, training=True, inplace=False):
+        if inplace:
+            return apply_inplace(input, call, (p, training), {})
+        return call(input, p, training)
+
+    return function
+
+
+_FORMS = {
+    True: lambda call: call,
+    "inplace": _taking_inplace,
+    "implicit dim": _implicit_dim,
+    "dropout": _dropout,  # F.dropout(x, p, training, inplace): torch.dropout's train renamed
+}
 
 
 def _in_form(entry):

@@ -22,6 +22,7 @@ from . import (
     nn,
     ordering,
     reductions,
+    sampling,
     shape,
     softmax,
     special,
@@ -33,6 +34,7 @@ TABLES = tuple(
     for m in (
         conversion,
         creation,
+        sampling,
         comparison,
         elementwise,
         arithmetic,

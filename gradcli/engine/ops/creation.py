@@ -1,4 +1,4 @@
-"""Constructors (zeros, arange, randn, ...), random numbers, and the assignments
+"""Constructors (zeros, arange, eye, ...) and the assignments
 x.zero_(), x.fill_(v), x.copy_(src) as recorded in a graph."""
 
 from __future__ import annotations
@@ -47,10 +47,6 @@ def _sized(f):
 
     call.__name__ = f.__name__
     return call
-
-
-def _numpy_generator(generator):
-    return (state.default_generator if generator is None else generator).numpy()
 
 
 @table.composite(
@@ -187,97 +183,6 @@ def linspace(over, start, end, steps, dtype=None, device=None, requires_grad=Fal
     return _new(values.astype(dt), requires_grad)
 
 
-# ----- random numbers: from the process's generator unless one is given -----
-
-_RANDOM = (
-    "*, generator: Generator = None, dtype: dtype = None, device: device = None, "
-    "requires_grad: bool = False"
-)
-
-
-@table.composite(
-    "manual_seed", "(seed: int)", kind="random", doc="seed the process's random number generator"
-)
-def manual_seed(over, seed):
-    return state.manual_seed(seed)
-
-
-@table.composite(
-    "rand",
-    f"(*size: int, {_RANDOM})",
-    doc="rand(2, 3): uniform random values in [0, 1)",
-    **CONSTRUCTOR,
-)
-@_sized
-def rand(over, *size, generator=None, dtype=None, device=None, requires_grad=False):
-    on_cpu(device)
-    data = _numpy_generator(generator).random(shape_arg(size, "rand")).astype(_float_dtype(dtype))
-    return _new(data, requires_grad)
-
-
-@table.composite(
-    "randn",
-    f"(*size: int, {_RANDOM})",
-    doc="randn(2, 3): standard normal random values",
-    **CONSTRUCTOR,
-)
-@_sized
-def randn(over, *size, generator=None, dtype=None, device=None, requires_grad=False):
-    on_cpu(device)
-    data = (
-        _numpy_generator(generator)
-        .standard_normal(shape_arg(size, "randn"))
-        .astype(_float_dtype(dtype))
-    )
-    return _new(data, requires_grad)
-
-
-@table.composite(
-    "randint",
-    f"(low: int = 0, high: int = None, size: int[] = None, {_RANDOM})",
-    doc="randint(low=0, high, size): random integers in [low, high)",
-    kind="constructor",
-)
-def randint(
-    over, low=0, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False
-):
-    on_cpu(device)
-    if size is None:  # randint(high, size)
-        low, high, size = 0, low, high
-    data = _numpy_generator(generator).integers(low, high, shape_arg(size, "randint"))
-    return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), requires_grad)
-
-
-@table.composite(
-    "randperm",
-    f"(n: int, {_RANDOM})",
-    kind="constructor",
-    doc="randperm(n): the integers 0 .. n-1 in random order",
-)
-def randperm(over, n, generator=None, dtype=None, device=None, requires_grad=False):
-    on_cpu(device)
-    limits.check("randperm", int(n))
-    data = _numpy_generator(generator).permutation(int(n))
-    return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), requires_grad)
-
-
-@table.composite(
-    "normal",
-    f"(mean: Tensor|Number, std: Tensor|Number, size: int[] = None, {_RANDOM})",
-    doc="normal(mean, std, size): normal random values",
-    kind="constructor",
-)
-def normal(
-    over, mean, std, size=None, generator=None, dtype=None, device=None, requires_grad=False
-):
-    on_cpu(device)
-    if size is None:
-        size = np.broadcast_shapes(np.shape(raw(mean)), np.shape(raw(std)))
-    noise = _numpy_generator(generator).standard_normal(shape_arg(size, "normal"))
-    data = (noise * np.asarray(raw(std)) + np.asarray(raw(mean))).astype(_float_dtype(dtype))
-    return _new(data, requires_grad)
-
-
 # ----- tensors shaped like another -----
 
 _LIKE = "*, dtype: dtype = None, device: device = None, requires_grad: bool = False"
@@ -331,34 +236,6 @@ def full_like(over, input, fill_value, dtype=None, device=None, requires_grad=Fa
     on_cpu(device)
     data = np.full_like(np.asarray(input), fill_value, dtype=dtypes.to_numpy(dtype))
     return _new(data, requires_grad)
-
-
-@table.composite(
-    "rand_like",
-    f"(input: Tensor, {_RANDOM})",
-    kind="constructor",
-    doc="rand_like(x): uniform random values of x's shape",
-)
-def rand_like(over, input, generator=None, dtype=None, device=None, requires_grad=False):
-    dtype = dtype or np.asarray(input).dtype
-    return rand(
-        *np.shape(input), generator=generator, dtype=dtype, device=device,
-        requires_grad=requires_grad,
-    )  # fmt: skip
-
-
-@table.composite(
-    "randn_like",
-    f"(input: Tensor, {_RANDOM})",
-    kind="constructor",
-    doc="randn_like(x): normal random values of x's shape",
-)
-def randn_like(over, input, generator=None, dtype=None, device=None, requires_grad=False):
-    dtype = dtype or np.asarray(input).dtype
-    return randn(
-        *np.shape(input), generator=generator, dtype=dtype, device=device,
-        requires_grad=requires_grad,
-    )  # fmt: skip
 
 
 @table.composite(
@@ -474,29 +351,3 @@ copy = table.op(
     inplace=True,
     library=False,
 )
-
-
-@table.composite(
-    "normal_",
-    "(input: Tensor, mean: Number = 0.0, std: Number = 1.0, *, generator: Generator = None)",
-    kind="random",
-    method=True,
-    library=False,
-    doc="x filled in place with normal random values",
-)
-def normal_(over, input, mean=0.0, std=1.0, generator=None):
-    noise = randn(*input._data.shape, generator=generator, dtype=input._data.dtype)
-    return input.copy_(noise * std + mean)
-
-
-@table.composite(
-    "uniform_",
-    "(input: Tensor, a: Number = 0.0, b: Number = 1.0, *, generator: Generator = None)",
-    kind="random",
-    method=True,
-    library=False,
-    doc="x filled in place with uniform random values in [a, b)",
-)
-def uniform_(over, input, a=0.0, b=1.0, generator=None):
-    noise = rand(*input._data.shape, generator=generator, dtype=input._data.dtype)
-    return input.copy_(noise * (b - a) + a)

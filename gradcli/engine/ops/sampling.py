@@ -1,0 +1,270 @@
+"""Random numbers: seeding, the random constructors, the in-place fills and dropout.
+
+Every draw comes from a ``generator.Generator`` (the process's unless one is
+passed as ``generator=``) through PyTorch's kernels (``distributions``), so a
+program seeded as a PyTorch program draws PyTorch's numbers. The language's
+random functions are these same entries, drawing from a generator of the
+evaluation's ``--seed``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import EngineError, GradcliTypeError
+from .. import distributions as dist
+from .. import dtypes, generator, limits
+from ..devices import on_cpu
+from ..optable import Table
+from ..tensor import Tensor
+from .common import raw, shape_arg
+from .creation import CONSTRUCTOR, _float_dtype, _new, _sized
+
+table = Table("sampling")
+
+_RANDOM = (
+    "*, generator: Generator = None, dtype: dtype = None, device: device = None, "
+    "requires_grad: bool = False"
+)
+
+
+def _gen(g):
+    return generator.generator_or_default(g)
+
+
+# ----- the process's generator -----
+
+
+@table.composite(
+    "manual_seed", "(seed: int)", kind="random", doc="seed the process's random number generator"
+)
+def manual_seed(over, seed):
+    return generator.default_generator.manual_seed(seed)
+
+
+# ----- constructors -----
+
+
+@table.composite(
+    "rand",
+    f"(*size: int, {_RANDOM})",
+    doc="rand(2, 3): uniform random values in [0, 1)",
+    **CONSTRUCTOR,
+)
+@_sized
+def rand(over, *size, generator=None, dtype=None, device=None, requires_grad=False):
+    on_cpu(device)
+    shape = shape_arg(size, "rand")
+    return _new(dist.uniform(_gen(generator), shape, _float_dtype(dtype)), requires_grad)
+
+
+@table.composite(
+    "randn",
+    f"(*size: int, {_RANDOM})",
+    doc="randn(2, 3): standard normal random values",
+    **CONSTRUCTOR,
+)
+@_sized
+def randn(over, *size, generator=None, dtype=None, device=None, requires_grad=False):
+    on_cpu(device)
+    shape = shape_arg(size, "randn")
+    return _new(dist.normal(_gen(generator), shape, _float_dtype(dtype)), requires_grad)
+
+
+@table.composite(
+    "randint",
+    f"(low: int = 0, high: int = None, size: int[] = None, {_RANDOM})",
+    doc="randint(low=0, high, size): random integers in [low, high)",
+    kind="constructor",
+)
+def randint(
+    over, low=0, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False
+):
+    on_cpu(device)
+    if size is None:  # randint(high, size)
+        low, high, size = 0, low, high
+    if high is None or size is None:
+        raise GradcliTypeError("randint() missing required arguments: 'high' and 'size'")
+    data = dist.integers(_gen(generator), shape_arg((size,), "randint"), low, high)
+    return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), requires_grad)
+
+
+@table.composite(
+    "randperm",
+    f"(n: int, {_RANDOM})",
+    kind="constructor",
+    doc="randperm(n): the integers 0 .. n-1 in random order",
+)
+def randperm(over, n, generator=None, dtype=None, device=None, requires_grad=False):
+    on_cpu(device)
+    n = int(n)
+    if n < 0:
+        raise EngineError(f"n must be non-negative, got{n}")
+    limits.check("randperm", n)
+    data = dist.permutation(_gen(generator), n)
+    return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), requires_grad)
+
+
+@table.composite(
+    "normal",
+    f"(mean: Tensor|Number, std: Tensor|Number = 1.0, size: int[] = None, {_RANDOM})",
+    doc="normal(mean, std, size): normal random values",
+    kind="constructor",
+)
+def normal(
+    over, mean, std=1.0, size=None, generator=None, dtype=None, device=None, requires_grad=False
+):
+    on_cpu(device)
+    gen = _gen(generator)
+    tensors = [v for v in (mean, std) if type(v) is Tensor]
+    if not tensors:  # normal(mean, std, size): one fill
+        if size is None:
+            raise GradcliTypeError("normal() missing required argument: 'size'")
+        shape = shape_arg((size,), "normal")
+        data = dist.normal(gen, shape, _float_dtype(dtype), float(mean), float(std))
+        return _new(data, requires_grad)
+    # PyTorch fills N(0, 1) (N(0, std) for a number std), then scales and shifts.
+    like = np.result_type(*(t._data for t in tensors))
+    if type(std) is not Tensor:
+        if std < 0:
+            raise EngineError(f"normal expects std >= 0.0, but found std {std}")
+        out = dist.normal(gen, np.shape(raw(mean)), like, 0.0, float(std))
+        return Tensor._make(out) + mean
+    if np.any(std._data < 0):
+        raise EngineError("normal expects all elements of std >= 0.0")
+    shape = np.broadcast_shapes(np.shape(raw(mean)), std._data.shape)
+    return Tensor._make(dist.normal(gen, shape, like)) * std + mean
+
+
+def _like(name, make, doc):
+    @table.composite(name, f"(input: Tensor, {_RANDOM})", kind="constructor", doc=doc)
+    def like(over, input, generator=None, dtype=None, device=None, requires_grad=False):
+        return make(
+            *np.shape(input), generator=generator, dtype=dtype or np.asarray(input).dtype,
+            device=device, requires_grad=requires_grad,
+        )  # fmt: skip
+
+    return like
+
+
+rand_like = _like("rand_like", rand, "rand_like(x): uniform random values of x's shape")
+randn_like = _like("randn_like", randn, "randn_like(x): normal random values of x's shape")
+
+
+# ----- in-place fills: recorded as a copy, x's old values get no gradient -----
+
+
+def _fill(input, values):
+    return input.copy_(Tensor._make(values.astype(input._data.dtype)))
+
+
+@table.composite(
+    "normal_",
+    "(input: Tensor, mean: Number = 0.0, std: Number = 1.0, *, generator: Generator = None)",
+    kind="random",
+    method=True,
+    library=False,
+    doc="x filled in place with normal random values",
+)
+def normal_(over, input, mean=0.0, std=1.0, generator=None):
+    data = input._data
+    values = dist.normal(
+        _gen(generator), data.shape, data.dtype, float(mean), float(std),
+        contiguous=data.flags.c_contiguous,
+    )  # fmt: skip
+    return _fill(input, values)
+
+
+@table.composite(
+    "uniform_",
+    "(input: Tensor, a: Number = 0.0, b: Number = 1.0, *, generator: Generator = None)",
+    kind="random",
+    method=True,
+    library=False,
+    doc="x filled in place with uniform random values in [a, b)",
+)
+def uniform_(over, input, a=0.0, b=1.0, generator=None):
+    data = input._data
+    return _fill(input, dist.uniform(_gen(generator), data.shape, data.dtype, a, b))
+
+
+@table.composite(
+    "exponential_",
+    "(input: Tensor, lambd: Number = 1.0, *, generator: Generator = None)",
+    kind="random",
+    method=True,
+    library=False,
+    doc="x filled in place with exponential random values of rate lambd",
+)
+def exponential_(over, input, lambd=1.0, generator=None):
+    if not lambd > 0:
+        raise EngineError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    return _fill(input, dist.exponential(_gen(generator), input._data.shape, float(lambd)))
+
+
+@table.composite(
+    "bernoulli_",
+    "(input: Tensor, p: Tensor|Number = 0.5, *, generator: Generator = None)",
+    kind="random",
+    method=True,
+    library=False,
+    doc="x filled in place with 1 with probability p, else 0",
+)
+def bernoulli_(over, input, p=0.5, generator=None):
+    if type(p) is Tensor:
+        probs = np.broadcast_to(p._data, input._data.shape)
+        draws = dist.bernoulli(_gen(generator), probs, p._data.dtype)
+    else:
+        draws = dist.bernoulli(_gen(generator), np.full(input._data.shape, float(p)))
+    return _fill(input, draws)
+
+
+@table.composite(
+    "bernoulli",
+    "(input: Tensor, p: Number = None, *, generator: Generator = None)",
+    kind="constructor",
+    method=True,
+    doc="bernoulli(p): 1 with probability p (each entry of p), else 0",
+)
+def bernoulli(over, input, p=None, generator=None):
+    data = raw(input)
+    if p is None:  # each entry of input is its own probability
+        draws = dist.bernoulli(_gen(generator), data, data.dtype)
+    else:
+        draws = dist.bernoulli(_gen(generator), np.full(data.shape, float(p)))
+    return Tensor._make(draws.astype(data.dtype))
+
+
+@table.composite(
+    "multinomial",
+    "(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator = None)",
+    kind="constructor",
+    method=True,
+    doc="multinomial(p, n): n indices drawn with the weights of p (each row of p)",
+)
+def multinomial(over, input, num_samples, replacement=False, generator=None):
+    return Tensor._make(dist.multinomial(_gen(generator), raw(input), num_samples, replacement))
+
+
+# ----- dropout: x times a mask of 1 / (1 - p) with probability 1 - p, else 0 -----
+
+
+@table.composite(
+    "dropout",
+    "(input: Tensor, p: float = 0.5, train: bool = True)",
+    kind="other",
+    nn_functional="dropout",
+    doc="dropout(x, p): x's entries zeroed with probability p, the rest scaled by 1/(1 - p)",
+)
+def dropout(over, input, p=0.5, train=True):
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    data = raw(input)
+    if p == 0 or not train or data.size == 0:
+        return input
+    if p == 1:
+        return input * Tensor._make(np.zeros((), data.dtype))
+    keep = dist.bernoulli(generator.default_generator, np.full(data.shape, 1 - p))
+    # PyTorch divides the 0/1 mask by 1 - p in the tensor's dtype, then multiplies.
+    scale = data.dtype.type(1) / data.dtype.type(1 - p)
+    return input * Tensor._make(keep.astype(data.dtype) * scale)
