@@ -136,6 +136,8 @@ def _prod_others(x, dim=None):
 def _prod_others_rule(g, ans, x, dim=None):
     # o_k = prod_{j != k} x_j, so d o_k / d x_i = o_k / x_i for k != i: the cheap
     # form, exact when no entry is 0. With a zero, the table form below.
+    if np.ndim(x) == 0:  # no other entries: the constant 1 (sum over () would sum g's batch)
+        return zeros_like(g)
     if not np.any(np.asarray(raw(x)) == 0):
         total = sum(g * ans, dims(dim, np.ndim(x)), keepdim=True)
         return (total - g * ans) / x
