@@ -507,8 +507,9 @@ def _class_indices(args: list, kwargs: dict, span: Span) -> tuple[list, dict]:
     """cross_entropy's target as the library takes it: the language's numbers are floats,
     so a target of another shape than the input holds class indices, as integers."""
     target = args[1] if len(args) > 1 else kwargs.get("target")
+    input_ = args[0] if args else kwargs.get("input")  # either may be given by keyword
     data = np.asarray(target.physical if type(target) is Batched else target)
-    if target is None or np.shape(target) == np.shape(args[0]) or data.dtype.kind != "f":
+    if target is None or np.shape(target) == np.shape(input_) or data.dtype.kind != "f":
         return args, kwargs
     if not np.all(data == np.round(data)):
         raise GradcliValueError(
