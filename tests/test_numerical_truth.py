@@ -68,3 +68,118 @@ def test_a_0d_softmax_or_prod_differentiates_as_pytorch(case):
 def test_the_hessian_of_softmax_of_a_sum_is_zero_on_the_command_line(gradcli_json):
     out = gradcli_json("hessian", "softmax(sum(q), 0)", "--q", "1,2")
     assert np.asarray(out["hessian"]["q"]["q"], float).tolist() == [[0, 0], [0, 0]]
+
+
+# ----- dim 0 and -1 of a 0-d tensor, as PyTorch takes them; 1 and -2 its IndexError -----
+
+
+def _norm(L, x, p, d):
+    return L.norm(x, p, d) if L is gradcli else torch.linalg.vector_norm(x, p, d)
+
+
+def _flip(L, x, d):
+    return L.flip(x, d) if L is gradcli else torch.flip(x, [d])
+
+
+# One call per op that takes a dim (the test below checks that every such entry has one).
+ALONG_A_DIM = {
+    "all": lambda L, x, d: L.all(x, d),
+    "amax": lambda L, x, d: L.amax(x, dim=d),
+    "amin": lambda L, x, d: L.amin(x, [d]),
+    "any": lambda L, x, d: L.any(x, d),
+    "argmax": lambda L, x, d: L.argmax(x, d),
+    "argmin": lambda L, x, d: L.argmin(x, d, keepdim=True),
+    "argsort": lambda L, x, d: L.argsort(x, d),
+    "cat": lambda L, x, d: L.cat([x.reshape(1), x.reshape(1)], d),
+    "chunk": lambda L, x, d: L.chunk(x, 1, d)[0],
+    "cumprod": lambda L, x, d: L.cumprod(x, d),
+    "cumsum": lambda L, x, d: L.cumsum(x, d),
+    "flatten": lambda L, x, d: L.flatten(x, d),
+    "flip": _flip,
+    "gather": lambda L, x, d: L.gather(x, d, L.tensor(0)),
+    "index_select": lambda L, x, d: L.index_select(x, d, L.tensor([0])),
+    "log_softmax": lambda L, x, d: L.log_softmax(x, d),
+    "logsumexp": lambda L, x, d: L.logsumexp(x, d),
+    "max": lambda L, x, d: L.max(x, dim=d)[0],
+    "mean": lambda L, x, d: L.mean(x, d, keepdim=True),
+    "min": lambda L, x, d: L.min(x, d)[0],
+    "norm": lambda L, x, d: _norm(L, x, 3, d),
+    "prod": lambda L, x, d: L.prod(x, d),
+    "roll": lambda L, x, d: L.roll(x, 1, d),
+    "softmax": lambda L, x, d: L.softmax(x, d),
+    "sort": lambda L, x, d: L.sort(x, d)[0],
+    "split": lambda L, x, d: L.split(x, 1, d)[0],
+    "squeeze": lambda L, x, d: L.squeeze(x, d),
+    "stack": lambda L, x, d: L.stack([x, x], d),
+    "std": lambda L, x, d: L.std(x, d, correction=0),
+    "sum": lambda L, x, d: L.sum(x, d),
+    "take_along_dim": lambda L, x, d: L.take_along_dim(x, L.tensor(0), d),
+    "topk": lambda L, x, d: L.topk(x, 1, d)[0],
+    "transpose": lambda L, x, d: L.transpose(x, 0, d),
+    "unbind": lambda L, x, d: L.unbind(x, d)[0],
+    "unsqueeze": lambda L, x, d: L.unsqueeze(x, d),
+    "var": lambda L, x, d: L.var(x, d, correction=0),
+}
+NO_DIM_OF_A_0D = {"cross", "diagonal", "permute"}  # need two or more dims, or none
+
+
+def test_every_op_taking_a_dim_is_tried_on_a_0d_tensor():
+    from gradcli.engine.ops import OPS
+
+    taking = {
+        name
+        for name, entry in OPS.items()
+        if not entry.internal and any("dim" in p.name for p in entry.schema.params)
+    }
+    assert taking - NO_DIM_OF_A_0D == set(ALONG_A_DIM)
+
+
+def _along_0d(L, name, d):
+    """Value, first and second derivative of op ``name`` along dim ``d`` of the 0-d 0.3, or
+    the type of the error raised."""
+    x = L.tensor(0.3, dtype=L.float64, requires_grad=True)
+    try:
+        out = ALONG_A_DIM[name](L, x, d)
+    except Exception as err:  # noqa: BLE001 (compared with PyTorch's)
+        kinds = (IndexError, RuntimeError, TypeError, ValueError)  # PyTorch's, gradcli's bases
+        return next((k.__name__ for k in kinds if isinstance(err, k)), type(err).__name__)
+    found = [tuple(out.shape), *out.detach().double().numpy().ravel().tolist()]
+    if out.requires_grad:
+        (g,) = L.autograd.grad(out.sum(), x, create_graph=True)
+        found.append(g.item())
+        gg = L.autograd.grad(g, x, allow_unused=True)[0] if g.requires_grad else None
+        found.append(0.0 if gg is None else gg.item())  # None: independent of x
+    return found
+
+
+@pytest.mark.parametrize("d", [0, -1, 1, -2])
+@pytest.mark.parametrize("name", sorted(ALONG_A_DIM))
+def test_an_op_along_dim_0_or_minus_1_of_a_0d_tensor_is_pytorchs(name, d):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's std and var warn of no degrees of freedom
+        theirs = _along_0d(torch, name, d)
+    mine = _along_0d(gradcli, name, d)
+    if isinstance(theirs, str):
+        assert mine == theirs
+    else:
+        assert mine[0] == theirs[0] and len(mine) == len(theirs)
+        same(mine[1:], theirs[1:])
+
+
+@pytest.mark.parametrize(
+    "program",
+    ["amax(x, dim=0)", "amin(x, -1)", "max(x, dim=0)", "min(x, dim=-1)", "norm(x, 2, 0)",
+     "cumsum(x, 0)", "cumprod(x, -1)", "flip(x, 0)"],
+)  # fmt: skip
+def test_a_dim_of_a_0d_input_on_the_command_line(gradcli_json, program):
+    out = gradcli_json("grad", program, "--x", "0.3")
+    assert abs(float(out["value"]) - 0.3) < 1e-15 and float(out["grad"]["x"]) == 1.0
+
+
+def test_dim_1_of_a_0d_input_is_pytorchs_index_error(gradcli):
+    result = gradcli("eval", "cumsum(x, 1)", "--x", "0.3")
+    assert result.exit_code == 2
+    assert "error: cumsum" in result.output
+    assert "Dimension out of range (expected to be in range of [-1, 0], but got 1)" in result.output

@@ -11,7 +11,7 @@ import numpy as np
 from ...errors import EngineError, NotImplementedByGradcli, ShapeError
 from .. import batching, dtypes
 from ..optable import Table
-from .common import dims, raw
+from .common import dims, one_axis, raw
 from .comparison import where
 from .linalg import _square, _swap, matmul
 from .reductions import cumsum, sum
@@ -197,11 +197,15 @@ def logdet(over, input):
 
 
 def _cumprod(input, dim, dtype=None):
+    if one_axis(dim, np.ndim(input)) is None:  # a 0-d tensor: its one entry
+        return np.array(input, dtype=dtypes.to_numpy(dtype))
     return np.cumprod(input, axis=dim, dtype=dtypes.to_numpy(dtype))
 
 
 def _cumprod_rule(g, ans, x, dim, dtype=None):
-    d = dims(dim, np.ndim(x))[0]
+    d = one_axis(dim, np.ndim(x))
+    if d is None:
+        return g
     if not np.any(np.asarray(raw(x)) == 0):
         # d out_k / d x_i = out_k / x_i for k >= i: the reversed running sum of g * out, over x.
         return flip_op(cumsum(flip_op(g * ans, (d,)), d), (d,)) / x

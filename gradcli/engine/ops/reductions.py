@@ -19,6 +19,7 @@ from .common import (
     batch_of,
     contiguous,
     dims,
+    one_axis,
     one_dim,
     raw,
     return_type,
@@ -465,12 +466,16 @@ std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rul
 @contiguous
 def _cumsum(x, dim, dtype=None):
     one_dim("cumsum", dim)
+    if one_axis(dim, np.ndim(x)) is None:  # a 0-d tensor: its one entry
+        return np.array(x, dtype=dtypes.to_numpy(dtype))
     return np.cumsum(x, axis=dim, dtype=dtypes.to_numpy(dtype))
 
 
 def _cumsum_rule(g, ans, x, dim, dtype=None):
     # Each entry feeds every later partial sum: the reversed cumulative sum of g.
-    d = dims(dim, np.ndim(x))[0]
+    d = one_axis(dim, np.ndim(x))
+    if d is None:
+        return g
     return flip_op(cumsum(flip_op(g, (d,)), d), (d,))
 
 
