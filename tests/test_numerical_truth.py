@@ -19,6 +19,7 @@ torch = pytest.importorskip("torch", reason="the expected values come from PyTor
 tf = torch.autograd.functional
 
 nan, inf = math.nan, math.inf
+lib = gradcli  # for the tests that take the command line's fixture, also named gradcli
 
 
 def same(a, b, rtol=1e-12):
@@ -183,3 +184,26 @@ def test_dim_1_of_a_0d_input_is_pytorchs_index_error(gradcli):
     assert result.exit_code == 2
     assert "error: cumsum" in result.output
     assert "Dimension out of range (expected to be in range of [-1, 0], but got 1)" in result.output
+
+
+# ----- numbers of the language are float64: pow of two numbers -----
+
+
+@pytest.mark.parametrize("program", ["pow(2, -1)", "pow(2.0, -1)", "(2.0).pow(-1)", "2 ** -1"])
+def test_a_number_to_a_negative_integer_power(gradcli_json, program):
+    expected = torch.tensor(2.0, dtype=torch.float64).pow(-1).item()
+    assert gradcli_json("eval", program)["value"] == expected == 0.5
+
+
+@pytest.mark.parametrize("bad", [nan, 1.5, -0.5])
+def test_binary_cross_entropy_refuses_an_input_outside_0_1_or_nan_as_pytorch(gradcli, bad):
+    x = torch.tensor([bad, 0.5], dtype=torch.float64)
+    with pytest.raises(RuntimeError, match="between 0 and 1") as theirs:
+        torch.nn.functional.binary_cross_entropy(x, torch.tensor([1.0, 0.0], dtype=torch.float64))
+    with pytest.raises(RuntimeError, match="between 0 and 1") as mine:
+        lib.binary_cross_entropy(lib.tensor([bad, 0.5]), lib.tensor([1.0, 0.0]))
+    assert str(mine.value) == str(theirs.value)
+    result = gradcli("eval", "binary_cross_entropy(x, [1, 0])", "--x", f"{bad},0.5")
+    assert (
+        result.exit_code == 2 and "error: all elements of input should be between" in result.output
+    )

@@ -80,6 +80,8 @@ _NUMBER_TYPES = frozenset({"Number", "float"})
 # A number, or a tensor that requires grad: then it is differentiated (clamp's bounds).
 _BOUND_TYPES = frozenset({"Number|Tensor"})
 _SEQUENCE_TYPES = frozenset({"Tensor[]"})
+# An op's operand that may be a number: pow(2, x), atan2(1, x).
+_OPERAND_TYPES = frozenset({"Tensor|Number"})
 #: The texts each parameter of type str takes (reduction="sum").
 _TEXT_CHOICES = {
     "reduction": ("mean", "sum", "none"),
@@ -452,6 +454,10 @@ class Evaluator:
         if type_ in _NUMBER_TYPES | _BOUND_TYPES and type(value) is Tensor:
             array = np.asarray(value.detach())
             return array.item() if array.ndim == 0 else array
+        if type_ in _OPERAND_TYPES and type(value) is int:
+            # An operand, not a size: the language's numbers are float64, so pow(2, -1) is
+            # 0.5 as 2 ** -1 is (an integral literal is an int only for sizes and axes).
+            return float(value)
         return value
 
 
