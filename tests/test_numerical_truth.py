@@ -207,3 +207,23 @@ def test_binary_cross_entropy_refuses_an_input_outside_0_1_or_nan_as_pytorch(gra
     assert (
         result.exit_code == 2 and "error: all elements of input should be between" in result.output
     )
+
+
+# ----- a % b: its rule uses the value's a // b, an infinite b included -----
+
+
+def _grads(L, f, *values):
+    xs = [L.tensor(v, dtype=L.float64, requires_grad=True) for v in values]
+    out = f(*xs)
+    return [out.item(), *[g.item() for g in L.autograd.grad(out, xs)]]
+
+
+@pytest.mark.parametrize("b", [inf, -inf, 3.0, -3.0, 0.5])
+@pytest.mark.parametrize("a", [-0.87, 0.87, -5.0, 5.0, 0.0])
+def test_remainder_value_and_gradients_are_pytorchs(a, b):
+    same(_grads(gradcli, gradcli.remainder, a, b), _grads(torch, torch.remainder, a, b))
+
+
+def test_the_gradient_of_a_mod_inf_on_the_command_line(gradcli_json):
+    out = gradcli_json("grad", "a % b", "--a", "-0.87", "--b", "inf")
+    assert out["grad"] == {"a": 1, "b": 1}  # a mod b = a + b there

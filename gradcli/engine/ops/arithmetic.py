@@ -11,11 +11,11 @@ from ...errors import EngineError
 from ..explain import at_tie, pow_zero_base
 from ..optable import Table, over
 from ..tensor import Tensor
-from .common import not_implemented
+from .common import not_implemented, raw
 from .comparison import logical_and, where
 from .conversion import apply_inplace
 from .creation import zeros_like
-from .elementwise import floor, log
+from .elementwise import log
 
 table = Table("arithmetic")
 _BINARY = "(input: Tensor|Number, other: Tensor|Number)"
@@ -200,6 +200,15 @@ def _integer_division(ufunc):
     return forward
 
 
+def _remainder_divisor_rule(g, ans, x, y):
+    # x % y = x - y * (x // y), so d/dy = -(x // y): the same x // y as the value's, not
+    # floor(x / y), which differs at an infinite y (-0.87 // inf is -1; floor(-0.87 / inf)
+    # is -0). A constant: its own derivative is 0 wherever it is defined.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        quotient = np.floor_divide(raw(x), raw(y))
+    return -g * quotient
+
+
 # fmt: off
 floor_divide = table.op(
     "floor_divide", _integer_division(np.floor_divide), _BINARY,
@@ -209,15 +218,15 @@ floor_divide = table.op(
 remainder = table.op(
     "remainder", _integer_division(np.remainder), _BINARY,
     overloads=[
-        over("RemainderBackward1", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor(x / y)),
+        over("RemainderBackward1", (lambda g, ans, x, y: g, _remainder_divisor_rule),
              when=lambda x, y: type(x) is Tensor and type(y) is Tensor),
         over("NotImplemented", (None, not_implemented("remainder")),
              when=lambda x, y: type(y) is Tensor, numbers=False),
         over("RemainderBackward0", (lambda g, ans, x, y: g, None), numbers=False),
     ],
-    doc="x % y, with the sign of y", kink="the jumps of floor(x / y) get gradient 0",
+    doc="x % y, with the sign of y", kink="the jumps of x // y get gradient 0",
     operators=("__mod__",), reflected=("__rmod__",), domain=("real", "positive"), **_ARITHMETIC,
-    words=("d(a % b)/da = 1", "d(a % b)/db = -floor(a/b)"))
+    words=("d(a % b)/da = 1", "d(a % b)/db = -(a // b)"))
 # fmt: on
 
 
