@@ -227,3 +227,25 @@ def test_remainder_value_and_gradients_are_pytorchs(a, b):
 def test_the_gradient_of_a_mod_inf_on_the_command_line(gradcli_json):
     out = gradcli_json("grad", "a % b", "--a", "-0.87", "--b", "inf")
     assert out["grad"] == {"a": 1, "b": 1}  # a mod b = a + b there
+
+
+# ----- a / b at an infinite b: PyTorch's (a / b) / b, never 0 * inf -----
+
+DIVISIONS = {
+    "y / (x - inf)": lambda L, x, y: y / (x - inf),
+    "y / (x + inf)": lambda L, x, y: y / (x + inf),
+    "x / y at a finite point": lambda L, x, y: x / y,
+    "1 / (x * y)": lambda L, x, y: 1 / (x * y),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DIVISIONS))
+def test_the_hessian_of_a_division_is_pytorchs(case):
+    f = DIVISIONS[case]
+    mine, theirs = both(lambda L, x, y: f(L, x, y), 0.5, 2.0)
+    same(flat(mine), flat(theirs))
+
+
+def test_the_hessian_at_an_infinite_divisor_on_the_command_line(gradcli_json):
+    out = gradcli_json("hessian", "sum(y / (x - inf))", "--x", "0.5", "--y", "2")
+    assert np.asarray(out["assembled"]["matrix"], float).tolist() == [[0, 0], [0, 0]]

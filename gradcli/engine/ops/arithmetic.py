@@ -42,9 +42,11 @@ mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
                operators=("__mul__", "__imul__"), reflected=("__rmul__",),
                domain=("real", "real"), **_ARITHMETIC,
                words=("d(a*b)/da = b", "d(a*b)/db = a"))
-# int / int is a float in the default dtype, as PyTorch: see optable._promote.
+# int / int is a float in the default dtype, as PyTorch: see optable._promote. The rule
+# for y divides twice, as PyTorch's: y * y would meet 0 * inf in second derivatives at an
+# infinite y (d2/dy2 of 2 / y at -inf is 0, not nan).
 div = table.op("div", np.true_divide, _BINARY, grad_fn="DivBackward0",
-               rules=(lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
+               rules=(lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ((x / y) / y)),
                doc="x / y", operators=("__truediv__", "__itruediv__"),
                domain=("real", "nonzero"), **_ARITHMETIC,
                words=("d(a/b)/da = 1/b", "d(a/b)/db = -a/b**2"))
