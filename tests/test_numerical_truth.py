@@ -249,3 +249,18 @@ def test_the_hessian_of_a_division_is_pytorchs(case):
 def test_the_hessian_at_an_infinite_divisor_on_the_command_line(gradcli_json):
     out = gradcli_json("hessian", "sum(y / (x - inf))", "--x", "0.5", "--y", "2")
     assert np.asarray(out["assembled"]["matrix"], float).tolist() == [[0, 0], [0, 0]]
+
+
+# ----- norm: a zero entry's second derivatives are nan in its own column alone -----
+
+
+@pytest.mark.parametrize("dim", [None, 0])
+@pytest.mark.parametrize("point", [[0.0, 1.0, 2.0], [0.0, -1.5, 2.0], [0.0, 0.0, 3.0], [0.0] * 3])
+@pytest.mark.parametrize("p", [0.3, 0.5, 0.99, 1.0, 1.5, 2.0, 2.5, 3.0, -0.5])
+def test_norm_gradient_and_hessian_at_zero_entries_are_pytorchs(p, point, dim):
+    mine, theirs = both(
+        lambda L, x: L.norm(x, p, dim) if L is gradcli else L.linalg.vector_norm(x, p, dim), point
+    )
+    np.testing.assert_allclose(flat(mine), flat(theirs), rtol=1e-10, atol=1e-14)
+    if 0 < p < 1 and any(point):  # only the zero entries' columns are nan
+        assert np.isnan(flat(mine)).sum() == np.count_nonzero(np.asarray(point) == 0) * len(point)
