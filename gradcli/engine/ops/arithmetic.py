@@ -251,11 +251,13 @@ def _pick_rules(beats):
 
 def _atan2_rule(sign, numerator):
     # At the origin the gradient is 0, as in PyTorch. The second derivative does not
-    # exist there: the branch not taken divides by 0, so it is nan, as in PyTorch.
+    # exist there: the branch not taken divides by 0, so it is nan, as in PyTorch. The
+    # mask is on the factor, not on g times it: the tangent (the rule's derivative in g)
+    # is then 0 there too, not 0 * nan.
     def rule(g, ans, y, x):
         r2 = x * x + y * y
-        value = numerator(y, x) / r2
-        return where(r2 == 0, 0.0, g * value if sign > 0 else -g * value)
+        value = where(r2 == 0, 0.0, numerator(y, x) / r2)
+        return g * value if sign > 0 else -g * value
 
     return rule
 

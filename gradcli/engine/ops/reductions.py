@@ -380,14 +380,16 @@ def _norm_rule(g, ans, x, p=2, dim=None, keepdim=False):
     norm_e = expand_reduced(ans, shape, dim, keepdim)
     # PyTorch's three forms. The gradient is 0 where the norm is 0 (a subgradient), and
     # for p < 1 at a zero entry, where |x|**p has no derivative. The masks sit on the
-    # factors, as PyTorch's: a second derivative that does not exist is nan in that
-    # entry's column alone (its 0 * inf stays there), in every entry at the origin.
+    # factors, never on g: a second derivative that does not exist is nan in that
+    # entry's column alone (its 0 * inf stays there), in every entry at the origin, while
+    # the tangent (the rule's derivative in g) keeps the convention's 0.
     if p == 2:
-        return where(norm_e == 0, 0.0, ge * x / norm_e)
+        return ge * where(norm_e == 0, 0.0, x / norm_e)
     if p < 1:
         return sign(x) * where(x == 0, 0.0, abs(x) ** (p - 1)) * ge * norm_e ** (1 - p)
     scaled = sign(x) * abs(x) ** (p - 1) if p < 2 else x * abs(x) ** (p - 2)
-    return scaled * where(norm_e == 0, 0.0, ge / norm_e ** (p - 1))
+    zero = norm_e == 0
+    return scaled * ge * where(zero, 0.0, 1 / where(zero, 1.0, norm_e) ** (p - 1))
 
 
 def _correction(unbiased, correction):
