@@ -352,3 +352,23 @@ def test_the_jvp_of_atan2_at_the_origin_on_the_command_line(gradcli_json):
     out = gradcli_json("jvp", "atan2(y, x)", "--x", "0", "--y", "0", "--tangent", "x=1",
                        "--tangent", "y=1")  # fmt: skip
     assert out["jvp"] == 0  # the documented gradient there is 0
+
+
+# ----- sinc's derivatives near 0: the series, not the cancelling closed form -----
+
+NEAR_ZERO = sorted(
+    {s * v for v in [*np.logspace(-12, 0.5, 40), 8.1e-8, 0.2499999, 0.25, 0.2500001, 1.0]
+     for s in (1, -1)}
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("x", NEAR_ZERO)
+def test_sinc_first_and_second_derivative_match_mpmath(x):
+    mpmath = pytest.importorskip("mpmath")
+    with mpmath.workdps(50):
+        f = lambda t: mpmath.sin(mpmath.pi * t) / (mpmath.pi * t)  # noqa: E731
+        expected = [float(mpmath.diff(f, mpmath.mpf(x), n)) for n in (1, 2)]
+    t = gradcli.tensor(x, dtype=gradcli.float64, requires_grad=True)
+    (first,) = gradcli.autograd.grad(gradcli.sinc(t), t, create_graph=True)
+    (second,) = gradcli.autograd.grad(first, t)
+    same([first.item(), second.item()], expected, rtol=1e-14)
