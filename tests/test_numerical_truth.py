@@ -372,3 +372,38 @@ def test_sinc_first_and_second_derivative_match_mpmath(x):
     (first,) = gradcli.autograd.grad(gradcli.sinc(t), t, create_graph=True)
     (second,) = gradcli.autograd.grad(first, t)
     same([first.item(), second.item()], expected, rtol=1e-14)
+
+
+# ----- arange: start + i * step in double, rounded to the dtype, as PyTorch -----
+
+_RANGES = [(-8.0, 8.0, 0.1), (0.0, 1.0, 0.1), (0.0, 10.0, 0.3), (-1.0, 1.0, 0.01),
+           (1.0, -1.0, -0.07), (0.5, 100.5, 0.7), (-3.3, 7.7, 0.11), (2.5, 3.5, 1 / 3),
+           (1e6, 1e6 + 1, 0.001), (0.1, 0.9, 0.05), (-50.0, 1950.0, 2.9)]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("bounds", _RANGES, ids=str)
+def test_arange_is_pytorchs_element_for_element(bounds, dtype):
+    start, end, step = bounds
+    theirs = torch.arange(start, end, step, dtype=getattr(torch, dtype)).numpy()
+    mine = gradcli.arange(start, end, step, dtype=getattr(gradcli, dtype)).numpy()
+    assert mine.shape == theirs.shape and mine.dtype == theirs.dtype
+    # PyTorch's vector lanes may round once more than its scalar loop: one unit in the
+    # last place of the terms |start| + i |step|, never more.
+    scale = (abs(start) + np.arange(len(theirs)) * abs(step)).astype(dtype)
+    assert np.all(np.abs(mine.astype(float) - theirs) <= np.spacing(scale))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_arange_does_not_accumulate_its_step(dtype):
+    value = gradcli.arange(-8.0, 8.0, 0.1, dtype=getattr(gradcli, dtype))[80].item()
+    assert value == torch.arange(-8.0, 8.0, 0.1, dtype=getattr(torch, dtype))[80].item()
+    assert value == pytest.approx(-8.0 + 80 * 0.1, abs=1e-15)  # 4.44e-16, not -7.6e-06
+
+
+def test_arange_in_the_language_is_pytorchs(gradcli_json):
+    mine = np.asarray(gradcli_json("eval", "arange(-8, 8, 0.1)")["value"], float)
+    theirs = torch.arange(-8, 8, 0.1, dtype=torch.float64).numpy()
+    assert mine.shape == theirs.shape
+    assert np.all(np.abs(mine - theirs) <= np.spacing(8.0 + np.arange(160) * 0.1))
+    assert gradcli_json("eval", "arange(-8, 8, 0.1)[80]")["value"] == theirs[80]
