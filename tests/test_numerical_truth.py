@@ -407,3 +407,46 @@ def test_arange_in_the_language_is_pytorchs(gradcli_json):
     assert mine.shape == theirs.shape
     assert np.all(np.abs(mine - theirs) <= np.spacing(8.0 + np.arange(160) * 0.1))
     assert gradcli_json("eval", "arange(-8, 8, 0.1)[80]")["value"] == theirs[80]
+
+
+# ----- solve(A, B, left=False): X A = B, with its gradient, batches included -----
+
+SOLVE_SHAPES = [((2, 2), (1, 2)), ((3, 3), (2, 3)), ((3, 2, 2), (3, 4, 2)), ((2, 2), (3, 4, 2)),
+                ((3, 2, 2), (4, 2)), ((2, 1, 2, 2), (3, 1, 2))]  # fmt: skip
+
+
+@pytest.mark.parametrize(("a", "b"), SOLVE_SHAPES, ids=str)
+def test_solve_on_the_right_is_pytorchs_to_second_order(a, b):
+    rng = np.random.default_rng(5)
+    A = 2 * np.eye(a[-1]) + rng.uniform(-0.5, 0.5, a)
+    B = rng.uniform(-1, 1, b)
+
+    def f(L, A, B):
+        solve = L.solve if L is gradcli else L.linalg.solve
+        return (solve(A, B, left=False) ** 2).sum()
+
+    for kind in ("jacobian", "hessian"):
+        mine, theirs = both(f, A, B, kind=kind)
+        same(flat(mine), flat(theirs), rtol=1e-10)
+    assert gradcli.solve(gradcli.tensor(A), gradcli.tensor(B), left=False).shape == tuple(
+        torch.linalg.solve(torch.tensor(A), torch.tensor(B), left=False).shape
+    )
+
+
+def test_solve_on_the_right_of_a_vector_is_pytorchs_error():
+    with pytest.raises(RuntimeError, match="XA = B") as theirs:
+        torch.linalg.solve(torch.eye(2), torch.ones(2), left=False)
+    with pytest.raises(RuntimeError, match="XA = B") as mine:
+        gradcli.solve(gradcli.eye(2), gradcli.ones(2), left=False)
+    assert str(mine.value) == str(theirs.value)
+
+
+def test_solve_on_the_right_on_the_command_line(gradcli_json):
+    out = gradcli_json("grad", "sum(solve(A, B, left=False))", "--A", "[[2,0],[0,1]]",
+                       "--B", "[[1,2]]")  # fmt: skip
+    A = torch.tensor([[2.0, 0], [0, 1]], dtype=torch.float64, requires_grad=True)
+    B = torch.tensor([[1.0, 2]], dtype=torch.float64, requires_grad=True)
+    total = torch.linalg.solve(A, B, left=False).sum()
+    grads = torch.autograd.grad(total, (A, B))
+    assert out["value"] == total.item() == 2.5
+    assert out["grad"] == {"A": grads[0].tolist(), "B": grads[1].tolist()}
