@@ -450,3 +450,26 @@ def test_solve_on_the_right_on_the_command_line(gradcli_json):
     grads = torch.autograd.grad(total, (A, B))
     assert out["value"] == total.item() == 2.5
     assert out["grad"] == {"A": grads[0].tolist(), "B": grads[1].tolist()}
+
+
+# ----- kink texts that say what PyTorch 2.13 does, checked against it -----
+
+
+def test_the_kink_texts_state_pytorchs_behaviour():
+    A = torch.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=torch.float64, requires_grad=True)
+    (grad,) = torch.autograd.grad(torch.logdet(A), A)
+    assert not torch.isfinite(grad).any()  # inf or nan, not an error
+    assert "error (PyTorch 2.13 gives inf or nan)" in OPS["logdet"].kink
+
+    for name in ("var", "std"):
+        x = torch.tensor([1.0, 2.0, 4.0], dtype=torch.float64, requires_grad=True)
+        (grad,) = torch.autograd.grad(getattr(torch, name)(x, dim=[]), x)
+        assert torch.isinf(grad).all() and "dim=[]" in OPS[name].kink
+
+    x = torch.tensor([0.0], dtype=torch.float64, requires_grad=True)
+    p = torch.tensor([2.0], dtype=torch.float64, requires_grad=True)
+    (dp,) = torch.autograd.grad(torch.pow(x, p).sum(), p, create_graph=True)
+    second = torch.autograd.grad(dp.sum(), (x, p))
+    assert dp.item() == 0 and all(torch.isnan(s).all() for s in second)
+    assert "d/dp is 0, as PyTorch's" in OPS["pow"].kink
+    assert "PyTorch's second derivatives there are nan" in OPS["pow"].kink

@@ -165,8 +165,8 @@ pow = table.op(  # noqa: A001  (PyTorch's name)
     ],
     doc="x ** p, also written x ^ p",
     kink="d/dx x**0 = 0 everywhere; at a zero base higher derivatives are p(p-1)...x**(p-k) "
-    "as PyTorch, and with a tensor exponent the limits from x > 0 (0 for d/dp; PyTorch "
-    "gives nan)",
+    "as PyTorch, and with a tensor exponent the limits from x > 0: d/dp is 0, as PyTorch's, "
+    "and so are its derivatives (PyTorch's second derivatives there are nan)",
     function=True,
     operators=("__pow__",),
     reflected=("__rpow__",),

@@ -186,7 +186,8 @@ def _logabsdet(input):
 
 
 def _logabsdet_rule(g, ans, A):
-    # d log|det A| = A^-T, found by a solve (a singular A is an error, as in PyTorch).
+    # d log|det A| = A^-T, found by a solve: a singular A is an error (PyTorch 2.13 gives
+    # inf or nan there).
     n = np.shape(A)[-1]
     return solve_op(_swap(A), unsqueeze(unsqueeze(g, -1), -1) * np.eye(n), False)
 
@@ -202,7 +203,7 @@ logabsdet = table.internal(
     "logdet", "(input: Tensor)",
     doc="log of the determinant; nan where it is negative, -inf where it is 0",
     kink="gradient 0 where det < 0 (the value is nan); where det = 0 the gradient is an "
-         "error, as in PyTorch",
+         "error (PyTorch 2.13 gives inf or nan)",
     method=True, **_LINALG, batching=batching.stacked,
 )  # fmt: skip
 def logdet(over, input):

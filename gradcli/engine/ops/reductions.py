@@ -454,12 +454,14 @@ norm = table.op("norm", _norm, "(input: Tensor, p: Number = 2, dim: int|int[] = 
 var = table.op("var", _var, _VAR_SCHEMA, grad_fn="VarBackward0", rules=(_var_rule,),
                doc="variance (correction=1: the sample variance)", domain=("real",),
                kink="correction >= N: value inf (nan if all entries are equal), as PyTorch; "
-               "gradient nan (PyTorch's depends on dim)", **_REDUCTION,
+               "gradient nan (PyTorch's depends on dim); dim=[] is every dim, its gradient "
+               "that of the whole (PyTorch's is +-inf)", **_REDUCTION,
                words="d var(a)/da = 2*(a - mean(a))/(n - correction)")
 std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rule,),
                doc="standard deviation (correction=1: of a sample)", domain=("real",),
                kink="gradient 0 at zero variance, as PyTorch; correction >= N: value inf (nan if "
-               "all entries are equal), gradient nan", **_REDUCTION,
+               "all entries are equal), gradient nan; dim=[] is every dim, its gradient that of "
+               "the whole (PyTorch's is +-inf)", **_REDUCTION,
                words="d std(a)/da = (a - mean(a))/((n - correction)*std(a))")
 # fmt: on
 
