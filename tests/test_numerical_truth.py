@@ -473,3 +473,15 @@ def test_the_kink_texts_state_pytorchs_behaviour():
     assert dp.item() == 0 and all(torch.isnan(s).all() for s in second)
     assert "d/dp is 0, as PyTorch's" in OPS["pow"].kink
     assert "PyTorch's second derivatives there are nan" in OPS["pow"].kink
+
+
+@pytest.mark.parametrize("name", ["sort", "argsort"])
+def test_stable_is_keyword_only_as_in_pytorch(name):
+    with pytest.raises(TypeError):
+        getattr(torch, name)(torch.tensor([2.0, 1.0]), 0, False, False)
+    with pytest.raises(TypeError):
+        getattr(gradcli, name)(gradcli.tensor([2.0, 1.0]), 0, False, False)
+    by_keyword = getattr(gradcli, name)(gradcli.tensor([2.0, 1.0]), 0, False, stable=True)
+    assert np.asarray(by_keyword[0] if name == "sort" else by_keyword).tolist() == (
+        [1.0, 2.0] if name == "sort" else [1, 0]
+    )

@@ -20,13 +20,14 @@ def _order(data, d, descending):
     return np.argsort(-data if descending else data, axis=d, kind="stable")
 
 
+# stable is keyword-only, as in PyTorch: sort(x, 0, False, False) is its TypeError.
 _SortResult = return_type("sort")
 _TopkResult = return_type("topk")
 
 
 @table.composite(
     "sort",
-    "(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False)",
+    "(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False)",
     words="g goes to the entries taken (max/min along a dim: the index found)",
     kind="other",
     method=True,
@@ -36,7 +37,7 @@ _TopkResult = return_type("topk")
     overloads=[over("SortBackward0", (take_along_rule,), forward=take_along)],
     batching=batching.along,
 )
-def sort(over, input, dim=-1, descending=False, stable=False):
+def sort(over, input, dim=-1, descending=False, *, stable=False):
     data = np.asarray(raw(input))
     d = one_axis(dim, data.ndim)
     if d is None:
@@ -47,12 +48,12 @@ def sort(over, input, dim=-1, descending=False, stable=False):
 
 @table.composite(
     "argsort",
-    "(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False)",
+    "(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False)",
     kind="other",
     method=True,
     doc="argsort(x, dim=-1, descending=False): the indices that sort x along dim",
 )
-def argsort(over, input, dim=-1, descending=False, stable=False):
+def argsort(over, input, dim=-1, descending=False, *, stable=False):
     data = np.asarray(raw(input))
     d = one_axis(dim, data.ndim)
     return Tensor._make(np.asarray(0) if d is None else _order(data, d, descending))
