@@ -13,6 +13,15 @@ A binding is an array-like, or a string: a constant expression (``"pi/4"``,
 differentiated in ``wrt`` order, by default every input of the program
 (``program.inputs``); names declared ``const`` are never inputs.
 
+The commands that put the derivative to work are here too, loaded (with SciPy)
+on first use: ``minimize``, ``solve``, ``critical``, ``fit``, ``div``, ``curl``
+and ``laplacian`` return the frozen report their command prints (its
+``as_tree()`` is the command's JSON object)::
+
+    >>> r = api.minimize("(x-3)**2 + 1", {"x": 0})
+    >>> round(float(r.point["x"]), 9), r.classification
+    (3.0, 'local minimum')
+
 ``functions()`` lists the functions a program can call, from the op table.
 ``graph()`` gives the program's autograd graph with the gradient that reached
 each node; ``gradient`` and ``vjp`` with ``steps=True`` also give the steps of
@@ -52,10 +61,13 @@ from .result import (
     leaves,
 )
 
+#: The analyses' functions this module re-exports, from ``gradcli.analysis``.
+_ANALYSES = ("minimize", "solve", "critical", "fit", "div", "curl", "laplacian")
 __all__ = [
     "DTYPES", "KINDS", "SECTIONS", "Diagnostic", "FunctionInfo", "GraphResult", "Result",
     "evaluate", "finite", "functions", "gradient", "graph", "hessian", "jacobian", "jvp",
     "leaves", "points", "vjp", "PointsResult",
+    *_ANALYSES,
 ]  # fmt: skip
 # What the analyses (gradcli.analysis) build on, by the names they use.
 _session = evaluation
@@ -239,6 +251,7 @@ def jvp(
     bindings: Mapping | None = None,
     *,
     tangents: Mapping | None = None,
+    unit: bool = False,
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
@@ -247,9 +260,11 @@ def jvp(
     """The directional derivative: the Jacobian times the tangent of each named input.
 
     Inputs without a tangent are held fixed. A tangent has its input's shape.
+    ``unit``: along the unit vector of the tangents, J t/|t| with |t| the norm of
+    all of them together (the result's ``tangents`` are the unit ones).
     """
     with evaluation(source, bindings, (), dtype, seed, filename, max_elements) as s:
-        directions = s.directions(tangents)
+        directions = s.directions(tangents, unit)
         names = s.wrt
         from gradcli.autograd import functional
 
@@ -291,6 +306,7 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
             f.kind,
             _description(f.name, CALCULATOR_FORMS.get(f.name, (None, f.doc))[1]),
             f.kink,
+            tuple(str(d) for d in f.differs),
         )
         for f in ordered
     )
@@ -302,3 +318,12 @@ def _description(name: str, doc: str) -> str:
     if doc.startswith(name + "(") and "): " in doc:
         doc = doc.split("): ", 1)[1]
     return doc.removesuffix(".")
+
+
+def __getattr__(name: str):
+    # The analyses import this module: they load with their first use.
+    if name in _ANALYSES:
+        from . import analysis
+
+        return getattr(analysis, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,6 +15,7 @@ import click
 import numpy as np
 
 from .errors import GradcliError, read_error
+from .files import path_problem
 from .record import Record
 
 _NAMED = re.compile(r"\s*([^\W\d]\w*)\s*=(?!=)")
@@ -71,6 +72,11 @@ def split_assignment(text: str, option: str = "--var") -> tuple[str, str]:
         raise GradcliError(f"{option} expects NAME=VALUE, got {text!r}")
     if not name.isidentifier():
         raise GradcliError(f"{option}: {name!r} is not a valid name")
+    from .language.characters import name_problem  # the program's names obey the same rule
+
+    why = name_problem(name)
+    if why is not None:
+        raise GradcliError(f"{option}: {why}")
     return name, value
 
 
@@ -125,8 +131,7 @@ def read_source(source: str | None, file: str | None) -> tuple[str, str]:
         return _decode(sys.stdin.buffer.read(MAX_PROGRAM_BYTES + 1), "standard input"), "<stdin>"
     if file is None and not os.path.isfile(path):
         if names_a_program_file(source):
-            why = "it is a directory" if os.path.isdir(source) else "no such file"
-            raise GradcliError(f"cannot read {source}: {why}")
+            raise GradcliError(f"cannot read {source}: {path_problem(source) or 'no such file'}")
         return source, "<expr>"
     shown = path or "''"
     try:

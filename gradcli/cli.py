@@ -108,10 +108,10 @@ def jacobian_command(source, wrt, **options):
 @_command(cli, "hessian", options.WRT, *options.POINTS, shared=options.COMPUTING_OPTIONS)
 def hessian_command(source, wrt, **options):
     """The value, the gradient and every Hessian block H[x][y] of a scalar
-    output; with several inputs, or one not a scalar, also the whole Hessian
-    over all inputs (flattened), its eigenvalues and, where the gradient is
-    zero, whether the point is a local minimum, maximum, saddle point or
-    degenerate (a zero eigenvalue: the test is inconclusive).
+    output; also the whole Hessian over all inputs (flattened), its
+    eigenvalues and, where the gradient is zero, whether the point is a local
+    minimum, maximum, saddle point or degenerate (a zero eigenvalue: the test
+    is inconclusive); for one scalar input, the sign of f''.
 
     \b
     Example:
@@ -173,12 +173,18 @@ def vjp_command(source, wrt, grad_output, steps, **options):
         metavar="X=V",
         help="The direction of input X (repeatable; just V when there is one input).",
     ),
+    option(
+        "unit",
+        is_flag=True,
+        help="Along the unit vector of the tangents (all of them together): J t/|t|.",
+    ),
     *options.POINTS,
     shared=options.COMPUTING_OPTIONS,
 )
-def jvp_command(source, tangent, **options):
+def jvp_command(source, tangent, unit, **options):
     """The Jacobian-vector product J t: the directional derivative along the
-    tangents; inputs without one are held fixed.
+    tangents; inputs without one are held fixed. With --unit, along the unit
+    vector t/|t| (|t| over all the tangents together).
 
     \b
     Example:
@@ -186,7 +192,7 @@ def jvp_command(source, tangent, **options):
       value 4 7
       jvp 2 4
     """
-    return _run(api.jvp, source, options, tangents=_bindings.tangents_of(tangent))
+    return _run(api.jvp, source, options, tangents=_bindings.tangents_of(tangent), unit=unit)
 
 
 _GRAPH_FORMATS = ("table", "plain", "json", "dot")
@@ -382,7 +388,7 @@ def main() -> None:
 
 
 def _load_analyses() -> None:
-    from . import cli_analysis  # noqa: F401  (the analyses register themselves on ``cli``)
+    from . import cli_analysis, cli_using  # noqa: F401  (they register themselves on ``cli``)
 
 
 cli.load_more = _load_analyses

@@ -26,8 +26,6 @@ _REPORT_OPTIONS = [option for option in _SHARED_OPTIONS if option is not _OUTPUT
 
 def _run_report(compute, source, options, *, fmt=None, **arguments):
     """Read SOURCE and the bindings, compute the report, write it; returns the report."""
-    from .render import render_report
-
     text, filename = _bindings.read_source(source, options["file"])
     report = compute(
         text,
@@ -37,15 +35,24 @@ def _run_report(compute, source, options, *, fmt=None, **arguments):
         filename=filename,
         **arguments,
     )
+    _show_report(report, options, fmt=fmt)
+    return report
+
+
+def _show_report(report, options, *, fmt=None, quiet: bool = False) -> None:
+    """Write the report in its format (nothing when ``quiet``), then its warnings."""
+    from .render import render_report
+
     fmt = fmt or options["fmt"]
     precision = options["precision"]
-    if fmt == "latex":
+    if quiet:
+        pass
+    elif fmt == "latex":
         _write(lambda _: render_report(report, "latex", sys.stdout, precision), Format.PLAIN)
     else:
         _write(lambda chosen: render_report(report, chosen, sys.stdout, precision), fmt)
     for warning in report.warnings:
         _say(warning)
-    return report
 
 
 def _strict_status(report, options) -> int:
@@ -224,14 +231,14 @@ def propagate_command(source, sigmas, cov, **options):
     Example:
       $ gradcli propagate "4*pi**2*L/T**2" --L 1.00+-0.01 --T 2.00+-0.02 --format plain
       value 9.869604401089358
-      sigma 0.22069106351866905
+      sigma 0.22069106351866907
       rounded 9.9 ± 0.2
       inputs.L.value 1
       inputs.L.sigma 0.01
       inputs.T.value 2
       inputs.T.sigma 0.02
-      shares.L 0.2
-      shares.T 0.8
+      shares.L 0.19999999999999998
+      shares.T 0.7999999999999999
     """
     from .analysis import propagate
 
@@ -298,12 +305,17 @@ def taylor_command(source, wrt, order, **options):
     _option(
         "over",
         required=True,
+        multiple=True,
         metavar="X=VALUES",
-        help="The input along the x axis and its points. " + OVER_HELP.format(default=201),
+        help="The input along the x axis and its points. "
+        + OVER_HELP.format(default=201)
+        + " Twice for two inputs: f over the grid, with its gradient.",
     ),
     shared=[
-        _option(
-            "output", "-o", metavar="FILE.png", help="Also draw the plot into FILE (.png, .svg)."
+        click.argument("source", nargs=-1)
+        if option is _SHARED_OPTIONS[0]
+        else _option(
+            "output", "-o", metavar="FILE.png", help="Draw the plot into FILE (.png, .svg)."
         )
         if option is _OUTPUT
         else option
@@ -312,10 +324,11 @@ def taylor_command(source, wrt, order, **options):
 )
 def plot_command(source, over, **options):
     """The function and its derivative over a range of one input (the others
-    bound as usual), drawn in the terminal, with kinks (where f' jumps) and
-    non-finite points marked. --output FILE.png or FILE.svg also draws it with
-    matplotlib (pip install 'gradcli[plot]'); --format plain or json gives the
-    numbers.
+    bound as usual), drawn in the terminal, with kinks (where f' jumps), poles
+    and non-finite points marked. Several SOURCEs share the axes; two --over
+    draw f over a grid of two inputs, with arrows along its gradient.
+    --output FILE.png or FILE.svg draws it with matplotlib instead (pip install
+    'gradcli[plot]') and says where; --format plain or json gives the numbers.
 
     \b
     Example:
@@ -326,16 +339,39 @@ def plot_command(source, over, **options):
       df -1 -1 0 1 1
       kinks 0
       nonfinite
+      poles
     """
-    from .analysis import plot
-    from .render.image import write_image
+    from .analysis import field, plot, plots
+    from .render.image import require_matplotlib, write_image
 
     output = options["output"]
     if output is not None:
         output = os.path.expanduser(output)
-        if not output.lower().endswith((".png", ".svg")):
-            raise GradcliError(f"--output {output}: the plot is written as .png or .svg")
-    report = _run_report(plot, source, options, over=_bindings.parse_over(over))
+        require_matplotlib(output)  # before anything is computed or printed
+    if len(over) > 2:
+        raise GradcliError("--over is given at most twice: one input, or two for a field")
+    sources = [_bindings.read_source(s, options["file"]) for s in (source or (None,))]
+    if len(over) == 2 and len(sources) > 1:
+        raise GradcliError("a field (two --over) is drawn for one SOURCE at a time")
+    ranges = [_bindings.parse_over(o) for o in over]
+    common = {
+        "dtype": options["dtype"],
+        "seed": options["seed"],
+    }
+    bound = _bindings.bind_assignments(options["var"])
+    if len(ranges) == 2:
+        ((text, filename),) = sources
+        report = field(text, bound, over=tuple(ranges), filename=filename, **common)
+    elif len(sources) == 1:
+        ((text, filename),) = sources
+        report = plot(text, bound, over=ranges[0], filename=filename, **common)
+    else:
+        texts, filenames = zip(*sources)
+        report = plots(texts, bound, over=ranges[0], filenames=filenames, **common)
+    _show_report(report, options, quiet=output is not None and options["fmt"] is None)
     if output is not None:
         write_image(report, output)
+        if options["fmt"] is None:
+            # In place of the numbers, which --format plain or json still gives.
+            _write(lambda _: click.echo(f"plot written to {output}"), Format.PLAIN)
     return _strict_status(report, options)

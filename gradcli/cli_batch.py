@@ -5,6 +5,7 @@ package's; this only checks the options and says what happened.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -49,24 +50,40 @@ def run_batch(command: str, source, options, arguments) -> int:
             max_elements=options["max_elements"],
             **{k: v for k, v in arguments.items() if k != "steps"},
         )
-        writer = _writer(
+        # A file is written beside its name, renamed over it when complete: the
+        # writer drops it on any failure, a signal's included.
+        with _writer(
             executor, output, None if output else fmt, options["precision"], reader.total
-        )
-        summary = run(
-            reader,
-            task,
-            writer,
-            chunk_size=options["chunk_size"],
-            executor=_executor_of(reader, executor),
-            progress=Progress(reader.extent),
-            warn=_say,
-        )
+        ) as writer:
+            summary = run(
+                reader,
+                task,
+                writer,
+                chunk_size=_bounded_chunk(options["chunk_size"], reader, options["max_elements"]),
+                executor=_executor_of(reader, executor),
+                progress=Progress(reader.extent),
+                warn=_say,
+            )
     if summary.skipped:
         _say_skipped(summary.skipped)
     if output is not None:
         click.echo(f"{summary.rows} rows in {summary.seconds:.2f} s to {output}")
     sys.stdout.flush()
     return EXIT_NONFINITE if options["strict"] and summary.nonfinite else EXIT_OK
+
+
+def _bounded_chunk(size: int, reader, max_elements: int) -> int:
+    """``--chunk-size``, made smaller where a chunk's inputs would hold more numbers than
+    ``--max-elements``: the results do not depend on it, so the run goes on, with a note."""
+    per_row = max(1, reader.numbers_per_row)
+    fits = max(1, max_elements // per_row)
+    if size <= fits:
+        return size
+    _say(
+        f"note: chunks of {fits:,} rows: {size:,} rows of {per_row:,} numbers would hold more "
+        f"than --max-elements {max_elements:,}"
+    )
+    return fits
 
 
 def _refuse_single_point_options(options, arguments) -> None:
@@ -86,19 +103,38 @@ def _refuse_single_point_options(options, arguments) -> None:
 
 def _executor(options):
     """Where the chunks are computed: here, or on Dask (``--dask``, ``--scheduler``)."""
-    import contextlib
-
-    if options["dask"] and options["scheduler"]:
+    if options["dask"] and options["scheduler"] is not None:
         raise GradcliError(
             "give --dask (a cluster of this machine) or --scheduler ADDRESS, not both"
         )
-    if not (options["dask"] or options["scheduler"]):
+    if options["dashboard"] and not options["dask"]:
+        raise GradcliError(
+            "--dashboard opens the dashboard of --dask's cluster"
+            + ("; a running cluster's scheduler serves its own" if options["scheduler"] else "")
+        )
+    if not options["dask"] and options["scheduler"] is None:  # --scheduler "" is an error
         from .batch.run import InProcess
 
         return contextlib.nullcontext(InProcess())
     from .batch.distributed import dask_executor
 
-    return dask_executor(options["scheduler"])
+    if not options["dashboard"]:
+        return dask_executor(options["scheduler"])
+    return _saying_the_dashboard(dask_executor(dashboard=True))
+
+
+@contextlib.contextmanager
+def _saying_the_dashboard(executor):
+    """The executor, once it has said where its dashboard is, on standard error."""
+    import importlib.util
+
+    with executor as running:
+        link = running.client.dashboard_link
+        if importlib.util.find_spec("bokeh") is None:  # Dask draws its plots with Bokeh
+            pages = link.rsplit("/", 1)[0] + "/info/main/workers.html"
+            link = f"{pages} (pip install bokeh for the plots)"
+        _say(f"dashboard: {link}")
+        yield running
 
 
 def _executor_of(reader, executor):

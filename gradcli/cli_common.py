@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
+import signal
 import sys
 
 import click
 
 from . import __version__, options
 from . import bindings as _bindings
-from .errors import GradcliError
+from .errors import GradcliError, escape_controls, out_of_memory
 from .render import Format
 
 EXIT_OK = 0
@@ -23,6 +23,7 @@ EXIT_USAGE = 2
 EXIT_NONFINITE = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 
 class _Group(click.Group):
@@ -78,6 +79,17 @@ class _Group(click.Group):
             args = ["repl"]  # "gradcli" alone on a terminal: the interactive session
         _tolerate_any_encoding()
         debug = "--debug" in args[: args.index("--") if "--" in args else len(args)]
+        caught, previous = _catch_sigterm()
+        try:
+            code = self._main(args, prog_name, complete_var, debug, **extra)
+        finally:
+            if caught:  # as it was: the tests call main() in their own process
+                signal.signal(signal.SIGTERM, previous)
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+    def _main(self, args, prog_name, complete_var, debug, **extra) -> int:
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
             code = code if isinstance(code, int) else EXIT_OK
@@ -97,6 +109,9 @@ class _Group(click.Group):
         except (_Interrupted, click.Abort):
             click.echo("error: interrupted", err=True)
             code = EXIT_INTERRUPTED
+        except _Terminated:
+            click.echo("error: terminated", err=True)
+            code = EXIT_TERMINATED
         except _OutputClosed:
             # The reader (head, a closed pager) stopped reading: not an error of ours.
             # Python's last flush of stdout at exit would fail again: point it at nothing.
@@ -105,12 +120,12 @@ class _Group(click.Group):
             code = EXIT_BROKEN_PIPE
         except _CannotWrite as error:
             _report(debug)
-            click.echo(f"error: cannot write the output: {error}", err=True)
-            code = EXIT_INTERNAL
+            click.echo(f"error: cannot write standard output: {error}", err=True)
+            code = EXIT_USAGE
         except MemoryError as error:
             # zeros(1e10) and the like: the input asks for more than there is.
             _report(debug)
-            click.echo(f"error: out of memory ({error})", err=True)
+            click.echo(f"error: {out_of_memory(error)}", err=True)
             code = EXIT_USAGE
         except RecursionError:
             _report(debug)
@@ -125,9 +140,43 @@ class _Group(click.Group):
                 err=True,
             )
             code = EXIT_INTERNAL
-        if standalone_mode:
-            sys.exit(code)
+        return _settle_stdout(code)
+
+
+def _settle_stdout(code: int) -> int:
+    """Flush standard output before Python's last flush at exit, which would fail with
+    a traceback; what cannot be written (a full disk, a reader gone) goes nowhere."""
+    try:
+        sys.stdout.flush()
         return code
+    except (OSError, ValueError) as error:
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        if code not in (EXIT_OK, EXIT_NONFINITE):
+            return code  # the error is said already
+        if isinstance(error, BrokenPipeError):
+            return EXIT_BROKEN_PIPE
+        click.echo(f"error: cannot write standard output: {_reason(error)}", err=True)
+        return EXIT_USAGE
+
+
+def _reason(error: Exception) -> str:
+    return getattr(error, "strerror", None) or str(error)
+
+
+def _catch_sigterm():
+    """SIGTERM raises ``_Terminated`` in the main thread, so a run stops as on Ctrl-C:
+    its temporary files removed, one line said. Whether it is set (not off the main
+    thread, where no handler can be), and the handler it replaces."""
+    try:
+        return True, signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:
+        return False, None
+
+
+def _on_sigterm(signum, frame):
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second one ends the process at once
+    raise _Terminated
 
 
 def _tolerate_any_encoding() -> None:
@@ -146,6 +195,10 @@ class _OutputClosed(Exception):
     """Standard output's reader has gone (not an OSError, which Click would take)."""
 
 
+class _Terminated(BaseException):
+    """SIGTERM (a BaseException, as KeyboardInterrupt: no ``except Exception`` stops it)."""
+
+
 class _CannotWrite(Exception):
     """Standard output cannot be written (a full disk)."""
 
@@ -153,15 +206,11 @@ class _CannotWrite(Exception):
 # Click 8.2 and later raise it for a bare "gradcli"; 8.1 shows the help itself.
 NoArgsIsHelpError = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
-# C0 controls and DEL, which a terminal would obey (ESC starts a colour) rather than show.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
 
 def _say(message: str) -> None:
-    """An error or warning on standard error; control characters from the user's
-    text show as U+FFFD, one column each, so that the caret still points right."""
-    shown = "\ufffd" if (sys.stderr.encoding or "").lower().startswith("utf") else "?"
-    click.echo(_CONTROLS.sub(shown, message), err=True)
+    """An error or warning on standard error; control characters from the user's text
+    (an escape sequence, a right-to-left override) show escaped, never obeyed."""
+    click.echo(escape_controls(message, keep="\n\t"), err=True)
 
 
 def _lower_first(message: str) -> str:
@@ -266,6 +315,10 @@ def cli():
     Run 'gradcli COMMAND --help' for each command's options and examples, and
     'gradcli functions' for the functions a program can call. On a terminal,
     'gradcli' alone opens an interactive session ('gradcli repl').
+
+    The manual is docs/ in gradcli's source (docs/README.md lists its pages:
+    derivatives, many points, checking, uncertainty, plots, the calculator,
+    scripting, the language, the Python library).
     """
 
 
@@ -275,6 +328,7 @@ def refuse_points_options(options) -> None:
         ("columns", "--columns"),
         ("skip_bad_rows", "--skip-bad-rows"),
         ("dask", "--dask"),
+        ("dashboard", "--dashboard"),
         ("scheduler", "--scheduler"),
     ):
         if options.get(key):

@@ -37,15 +37,17 @@ class GradcliError(Exception):
 
     def render(self) -> str:
         """``error: message at L:C`` plus the source line and a caret under the column."""
+        message = escape_controls(self.message)
         if self.span is None:
-            return f"error: {self.message}"
-        head = f"error: {self.message} at {self.span.line}:{self.span.column}"
+            return f"error: {message}"
+        head = f"error: {message} at {self.span.line}:{self.span.column}"
         if self.source is None:
             return head
-        lines = self.source.splitlines() or [""]
+        # Lines as the lexer counts them: str.splitlines would also break at \x85, U+2028...
+        lines = self.source.split("\n")
         if not 1 <= self.span.line <= len(lines):
             return head
-        text = lines[self.span.line - 1].expandtabs(1)
+        text = lines[self.span.line - 1].removesuffix("\r").expandtabs(1)
         start = min(self.span.column - 1, len(text))
         stop = start + 1
         if self.span.end_column is not None and self.span.end_line in (None, self.span.line):
@@ -57,17 +59,47 @@ class GradcliError(Exception):
 _EXCERPT_WIDTH = 76  # characters of a long source line shown around the caret
 
 
+def _is_control(char: str) -> bool:
+    """A character a terminal acts on instead of showing: C0/C1 controls, and format
+    characters (the bidirectional overrides U+202A-U+202E and isolates U+2066-U+2069,
+    the marks U+200E/U+200F, zero-width spaces) that would reorder or hide the text."""
+    import unicodedata
+
+    return unicodedata.category(char) in ("Cc", "Cf")
+
+
+def escape_controls(text: str, keep: str = "\n") -> str:
+    """``text`` with every control character but those in ``keep`` shown as ``\\u202e``."""
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(_escaped(c) if c not in keep and _is_control(c) else c for c in text)
+
+
+def _escaped(char: str) -> str:
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+
 def _excerpt(text: str, start: int, stop: int) -> tuple[str, str]:
     """The part of ``text`` around ``text[start:stop]`` and a caret line under it.
 
     A long line is cut to a window with ``…`` at the cuts; wide (CJK) characters
-    count two columns, so the caret stays under its character.
+    count two columns, so the caret stays under its character; control characters
+    (a right-to-left override) are shown escaped, never sent to the terminal.
     """
     import unicodedata
 
+    def shown(chars):
+        return "".join(_escaped(c) if _is_control(c) else c for c in chars)
+
     def width(chars):
         return sum(
-            0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+            len(_escaped(c))
+            if _is_control(c)
+            else 0
+            if unicodedata.combining(c)
+            else 2
+            if unicodedata.east_asian_width(c) in "WF"
+            else 1
             for c in chars
         )
 
@@ -78,10 +110,12 @@ def _excerpt(text: str, start: int, stop: int) -> tuple[str, str]:
         first = max(0, last - _EXCERPT_WIDTH)
     stop = min(stop, last)
     lead = "…" if first > 0 else ""
-    shown = lead + text[first:last] + ("…" if last < len(text) else "")
+    shown_text = lead + shown(text[first:last]) + ("…" if last < len(text) else "")
     caret = " " * (width(lead) + width(text[first:start])) + "^"
-    caret += "~" * width(text[start + 1 : stop])
-    return shown, caret
+    # An escaped character under the caret is underlined over its whole escape.
+    escape = width(text[start]) - 1 if start < len(text) and _is_control(text[start]) else 0
+    caret += "~" * (escape + width(text[start + 1 : stop]))
+    return shown_text, caret
 
 
 class EngineError(GradcliError, RuntimeError):
@@ -110,12 +144,27 @@ class NotImplementedByGradcli(GradcliError, NotImplementedError):
     """A feature that gradcli does not implement; the message says which."""
 
 
+def out_of_memory(error: MemoryError) -> str:
+    """``out of memory (why)``: NumPy says how much it wanted; a bare MemoryError says nothing."""
+    why = str(error) or "the input asks for more memory than is free"
+    return f"out of memory ({why})"
+
+
+def os_reason(error: OSError) -> str:
+    """Why a file could not be opened, in a few words."""
+    import errno
+
+    reasons = {
+        errno.ENOENT: "no such file",
+        errno.EISDIR: "it is a directory",
+        errno.ELOOP: "a loop of symbolic links",
+        errno.EACCES: "permission denied",
+        errno.ENAMETOOLONG: "the file name is too long",
+        errno.ENOTDIR: "a part of the path is not a directory",
+    }
+    return reasons.get(error.errno) or error.strerror or str(error)
+
+
 def read_error(what: str, error: OSError) -> GradcliError:
     """``cannot read WHAT: why``, for a file (a binding's, a program's) that could not be read."""
-    if isinstance(error, FileNotFoundError):
-        why = "no such file"
-    elif isinstance(error, IsADirectoryError):
-        why = "it is a directory"
-    else:
-        why = error.strerror or str(error)
-    return GradcliError(f"cannot read {what}: {why}")
+    return GradcliError(f"cannot read {what}: {os_reason(error)}")

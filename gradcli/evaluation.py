@@ -157,9 +157,10 @@ class Evaluation:
             return array
         raise GradcliError(f"{name or 'a value'} is not numeric (dtype {array.dtype})")
 
-    def directions(self, tangents) -> dict[str, np.ndarray]:
+    def directions(self, tangents, unit: bool = False) -> dict[str, np.ndarray]:
         """The tangent of each input a jvp moves, by name, each of its input's shape
-        (the key None names the program's only input); sets ``wrt`` to those inputs."""
+        (the key None names the program's only input); sets ``wrt`` to those inputs.
+        ``unit``: the tangents divided by their norm, all of them together."""
         tangents = dict(tangents or {})
         if not tangents:
             raise GradcliError("jvp needs a direction: --tangent NAME=V for each input to move")
@@ -183,6 +184,16 @@ class Evaluation:
                     f"{self.shape(name)}: they must be the same"
                 )
             directions[name] = t
+        if unit:
+            norm = float(
+                np.sqrt(sum(np.sum(np.square(t, dtype=np.float64)) for t in directions.values()))
+            )
+            if not norm > 0 or not np.isfinite(norm):
+                raise GradcliError(
+                    f"jvp --unit: the tangent has norm {norm:g}, so it has no direction: "
+                    "give a tangent that is finite and not zero"
+                )
+            directions = {n: (t / norm).astype(t.dtype) for n, t in directions.items()}
         return directions
 
     def shape(self, name: str) -> tuple[int, ...]:

@@ -17,8 +17,12 @@ OPTION_NAMES = frozenset(
         # some commands
         "wrt", "steps", "grad-output", "tangent",
         # many points
-        "points", "over", "columns", "chunk-size", "skip-bad-rows", "dask", "scheduler",
+        "points", "over", "columns", "chunk-size", "skip-bad-rows", "dask", "dashboard",
+        "scheduler",
         # the analyses
         "order", "grad", "eps", "atol", "rtol", "sigma", "cov",
+        # using the derivative (minimize, solve, critical, fit; jvp --unit)
+        "method", "bounds", "maximize", "trace", "tol", "max-iter", "params", "response",
+        "weights", "unit",
     }
 )  # fmt: skip

@@ -45,8 +45,9 @@ FILE (.csv, .jsonl, .npz, .npy, .parquet, - for CSV on standard input) give one
 row of output per point: --format csv (the default when piped), json (JSON
 lines) or table, or --output FILE (.npz, .csv, .parquet).
 \b
-Exit status: 0 success, 2 bad input, 3 a non-finite result under --strict,
-1 an internal error or an output that cannot be written."""
+Exit status: 0 success, 2 bad input or an output that cannot be written (a
+full disk), 3 a non-finite result under --strict, 1 an internal error, 130
+interrupted (Ctrl-C), 143 terminated (SIGTERM)."""
 
 FORMAT = option(
     "format",
@@ -105,7 +106,8 @@ SHARED_OPTIONS = [
         "-o",
         metavar="FILE.npz",
         help="Also save every result array. Many points: write the rows to FILE (.npz, .csv,"
-        " .parquet) instead, and print a one-line summary.",
+        " .parquet) instead, and print a one-line summary. FILE is replaced only when"
+        " complete: a failed run leaves it as it was.",
     ),
     option("strict", is_flag=True, help="Exit 3 when a result is nan or infinite."),
     option(
@@ -180,7 +182,13 @@ POINTS = [
         is_flag=True,
         help="Compute the chunks as Dask tasks on a cluster of this machine's cores; CSV and"
         " Parquet points (a file, a directory or a glob) are read by the workers. Needs"
-        " pip install 'gradcli[dask]'.",
+        " pip install 'gradcli[dask]'. The cluster listens on 127.0.0.1 only.",
+    ),
+    option(
+        "dashboard",
+        is_flag=True,
+        help="With --dask, open Dask's dashboard (to this machine only) and print its"
+        " address on standard error.",
     ),
     option(
         "scheduler",

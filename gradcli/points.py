@@ -42,6 +42,7 @@ def points(
     wrt: Sequence[str] | None = None,
     grad_output=None,
     tangents: Mapping | None = None,
+    unit: bool = False,
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
@@ -56,7 +57,7 @@ def points(
     i (``evaluate``, ``gradient``, ``jacobian``, ``vjp``, ``jvp`` or ``hessian``
     for the commands ``eval``, ``grad``, ``jacobian``, ``vjp``, ``jvp``,
     ``hessian``, with the same options; ``grad_output`` and ``tangents`` are the
-    same at every point). An error at one point says ``at point i`` and sets the
+    same at every point, as is ``unit``). An error at one point says ``at point i`` and sets the
     error's ``row``. ``max_elements`` bounds the arrays of one point.
     """
     if command not in SECTIONS:
@@ -72,7 +73,7 @@ def points(
         with limits.max_elements(every_point):
             varying = {name: _cast(a, s.dtype) for name, a in varying.items()}
             run = _Points(s, varying, size)
-            arrays = run.command(command, grad_output, tangents)
+            arrays = run.command(command, grad_output, tangents, unit)
         given = {id(a) for a in varying.values()}
         arrays = {key: _frozen(s._numeric(a), given) for key, a in arrays.items()}
         nonfinite, warnings = _nonfinite(arrays, size)
@@ -156,13 +157,13 @@ class _Points:
             return out.physical
         return out.expand(self.size, *out.shape)  # the same at every point
 
-    def command(self, command, grad_output, tangents) -> dict[str, np.ndarray]:
+    def command(self, command, grad_output, tangents, unit=False) -> dict[str, np.ndarray]:
         s = self.s
         if command == "eval":
             with gradcli.no_grad():
                 return {"value": _data(self.run(self.leaves(())))}
         if command == "jvp":
-            return self.jvp(tangents)
+            return self.jvp(tangents, unit)
         leaves = self.leaves(s.wrt)
         inputs = [leaves[name].physical for name in s.wrt]
         out = self.run(leaves)
@@ -241,9 +242,9 @@ class _Points:
                 )
         return blocks
 
-    def jvp(self, tangents) -> dict[str, np.ndarray]:
+    def jvp(self, tangents, unit=False) -> dict[str, np.ndarray]:
         s, size = self.s, self.size
-        directions = s.directions(tangents)
+        directions = s.directions(tangents, unit)
         names = s.wrt
         from gradcli.autograd import functional
 

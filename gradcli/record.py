@@ -49,6 +49,9 @@ class Record:
 
     def __init__(self, *args, **kwargs):
         fields = self._fields
+        if not kwargs and len(args) == len(fields):  # the parser's way: every field, in order
+            object.__setattr__(self, "__dict__", dict(zip(fields, args)))
+            return
         if len(args) > len(fields):
             raise TypeError(f"{type(self).__name__}() takes {len(fields)} arguments")
         values = dict(zip(fields, args))

@@ -1,7 +1,8 @@
 """The interactive calculator on a terminal: ``gradcli`` alone, or ``gradcli repl``.
 
 A loop over ``gradcli.session.Session`` on prompt_toolkit: history kept across
-sessions in the user's data directory (``$XDG_DATA_HOME/gradcli/history``),
+sessions in the user's data directory (``$XDG_DATA_HOME/gradcli/history``, the
+file 0600 in a directory 0700),
 Emacs or Vi keys, completion of function names, names and commands, and
 highlighting of the language's tokens with matching brackets. prompt_toolkit
 is imported only here, when a session starts.
@@ -13,12 +14,14 @@ with no prompt and no line editing, as a script.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from pathlib import Path
 
+from .analysis.report import Report
 from .api import GraphResult
 from .errors import GradcliError
-from .render import render
+from .render import render, render_report
 from .session import Message, Session, Shown
 
 PROMPT = ">>> "
@@ -31,6 +34,25 @@ def history_path() -> Path:
     under ``~/.local/share``."""
     data = os.environ.get("XDG_DATA_HOME") or os.path.join(Path.home(), ".local", "share")
     return Path(data) / "gradcli" / "history"
+
+
+def private_history(path: Path) -> None:
+    """Make the history's directory (mode 0700) and file (0600), as shells keep theirs:
+    the lines typed may hold what no one else should read. One made wider before
+    (0644 in 0755) is narrowed to its owner."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _owner_only(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        _owner_only(fd)
+    finally:
+        os.close(fd)
+
+
+def _owner_only(place) -> None:
+    mode = stat.S_IMODE(os.stat(place).st_mode)
+    if mode & 0o077:
+        os.chmod(place, mode & 0o700)
 
 
 def run(session: Session, say, debug: bool = False) -> int:
@@ -75,6 +97,8 @@ def _show(session: Session, text: str, say, debug: bool) -> bool:
                 from .render.graph import render_graph
 
                 render_graph(output.result, session.format.value, sys.stdout, session.precision)
+            elif isinstance(output, Shown) and isinstance(output.result, Report):
+                render_report(output.result, session.format.value, sys.stdout, session.precision)
             elif isinstance(output, Shown):
                 render(output.result, session.format, sys.stdout, session.precision)
             elif isinstance(output, Message):
@@ -109,7 +133,7 @@ def _terminal(session: Session, say, debug: bool) -> None:
 
     path = history_path()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_history(path)
         history = FileHistory(str(path))
     except OSError as error:
         say(f"warning: the history is not kept: cannot write {path} ({error.strerror or error})")

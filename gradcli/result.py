@@ -158,7 +158,11 @@ class PointsResult(Record, compared=False):
 
 def _title(source: str, filename: str) -> str:
     text = source.strip()
-    if filename == "<expr>" or ("\n" not in text and len(text) <= 60):
+    if filename == "<expr>":
+        # An expression typed over several lines, shown on one (a newline would be
+        # a control character in the title).
+        return "; ".join(line.strip() for line in text.splitlines() if line.strip())
+    if "\n" not in text and len(text) <= 60:
         return text
     return filename
 
@@ -214,6 +218,8 @@ class FunctionInfo(Record):
     doc: str
     #: The convention at points where the function is not differentiable, or None.
     kink: str | None
+    #: Each deliberate difference from PyTorch: "where: what (why)".
+    differs: tuple = ()
 
 
 def leaves(tree: Mapping, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], object]]:

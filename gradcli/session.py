@@ -30,12 +30,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from . import api
-from .errors import GradcliError, read_error
+from .analysis.report import Report
+from .atomic import atomic_output
+from .errors import GradcliError, out_of_memory, read_error
 from .language import compile_source, ir, parse
 from .language.check import BUILTIN_CONSTANTS, is_method, suggest
 from .language.parser import statement_bounds, tokens
+from .language.program import inputs_read
 from .render import Format
-from .session_places import Place, located
+from .session_places import Place, Statement, Typed, located
 
 # ----------------------------------------------------------------------------
 # What a line shows
@@ -75,43 +78,16 @@ _COMPUTE = {
     "hessian": api.hessian,
     "graph": api.graph,
     "steps": lambda source, **options: api.gradient(source, steps=True, **options),
+    # The analyses load (with SciPy) when first asked for.
+    "minimize": lambda source, **options: api.minimize(source, **options),
+    "solve": lambda source, **options: api.solve(source, **options),
+    "fit": lambda source, **options: api.fit(source, **options),
 }
+#: What a solver's report that stopped short of its tolerance adds, as the commands say it.
+_NOT_CONVERGED = "error: {command} did not converge ({message}); the last iterate is shown"
 #: ``--precision``'s cap: 17 digits tell any two float64 numbers apart.
 MAX_DIGITS = 17
 _IDENTIFIER_END = re.compile(r"[^\W\d]\w*$")
-
-
-@dataclass(frozen=True)
-class _Statement:
-    """One statement as typed, and its IR."""
-
-    text: str
-    node: ir.Stmt
-
-    @property
-    def lines(self) -> int:
-        return self.text.count("\n") + 1
-
-
-@dataclass(frozen=True)
-class _Typed:
-    """Where one statement sits in the text it was typed in, so that the places of its
-    errors, notes and nodes count in that text."""
-
-    text: str
-    start: int
-    stop: int
-
-    @property
-    def statement(self) -> str:
-        return self.text[self.start : self.stop]
-
-    def position(self, line: int, column: int) -> tuple[int, int]:
-        """Line ``line``, column ``column`` of the statement, in the typed text."""
-        first = self.text.count("\n", 0, self.start) + 1
-        if line > 1:
-            return first + line - 1, column
-        return first, column + self.start - (self.text.rfind("\n", 0, self.start) + 1)
 
 
 def _program_text(statements) -> str:
@@ -127,9 +103,9 @@ class Session:
     """The statements typed so far and the options of the results shown."""
 
     def __init__(self, *, fmt: str = "table", dtype: str = "float64", seed: int = 0):
-        self.statements: list[_Statement] = []
+        self.statements: list[Statement] = []
         #: The last expression shown: what ``:grad`` alone and ``:save`` use.
-        self.last: _Statement | None = None
+        self.last: Statement | None = None
         self.format = Format(fmt)
         self.precision: int | None = None
         self.dtype = dtype
@@ -154,9 +130,9 @@ class Session:
             else:
                 yield from self._block(text)
         except GradcliError as error:
-            yield Problem(error.render())
+            yield Problem(_for_the_session(error.render()))
         except MemoryError as error:  # zeros(1e10): more than there is
-            yield Problem(f"error: out of memory ({error})")
+            yield Problem(f"error: {out_of_memory(error)}")
         except RecursionError:
             yield Problem("error: the input is nested too deeply")
 
@@ -177,16 +153,52 @@ class Session:
         if all(kind in ("COMMENT", "_SEP") for kind, _, _ in tokens(text)):
             return
         parse(text)  # the syntax errors first, with positions in the text as typed
+        pending: list[tuple[Statement, Typed]] = []  # definitions, made before what shows
         for start, stop in statement_bounds(text):
-            typed = _Typed(text, start, stop)
+            typed = Typed(text, start, stop)
             (node,) = parse(typed.statement).statements
-            statement = _Statement(typed.statement, node)
+            statement = Statement(typed.statement, node)
             if isinstance(node, _DEFINITIONS):
-                self._define(statement, typed)
+                pending.append((statement, typed))
             else:
+                self._define_all(pending)
+                pending = []
                 yield from self._show(statement, typed)
+        self._define_all(pending)
 
-    def _define(self, statement: _Statement, typed: _Typed) -> None:
+    def _define_all(self, pending: list[tuple[Statement, Typed]]) -> None:
+        """Make the definitions of a pasted program: all in one compilation when none
+        gives an existing name a new value, so that a paste of n lines costs one run of
+        the program, not n (each of the whole session so far). When that fails, one by
+        one, so that the error names its line and the ones before it stand."""
+        if len(pending) > 1 and self._all_new(pending):
+            statements = [*self.statements, *(statement for statement, _ in pending)]
+            try:
+                program = _compiled(statements)
+                program.check_free(())
+                if not all(isinstance(s.node, ir.FuncDef) for s in statements):
+                    api.evaluate(program.source, dtype=self.dtype, seed=self.seed)
+            except GradcliError:
+                pass  # told below, at its line
+            else:
+                self.statements = statements
+                self._names = (*program.inputs, *program.constants, *_assigned(statements))
+                return
+        for statement, typed in pending:
+            self._define(statement, typed)
+
+    def _all_new(self, pending) -> bool:
+        """Whether no definition of ``pending`` names what a statement before it names
+        (which ``_placed`` would put in the place of that one)."""
+        named = {s.node.name for s in self.statements if hasattr(s.node, "name")}
+        for statement, _ in pending:
+            if isinstance(statement.node, (ir.Assign, ir.ConstDecl)):  # what _placed places
+                if statement.node.name in named:
+                    return False
+            named.add(getattr(statement.node, "name", None))
+        return True
+
+    def _define(self, statement: Statement, typed: Typed) -> None:
         statements, index = self._placed(statement)
         with located(statements, index, typed):
             program = _compiled(statements)
@@ -197,7 +209,7 @@ class Session:
         self.statements = statements
         self._names = (*program.inputs, *program.constants, *_assigned(statements))
 
-    def _placed(self, statement: _Statement) -> tuple[list[_Statement], int]:
+    def _placed(self, statement: Statement) -> tuple[list[Statement], int]:
         """The statements with ``statement`` in its place, and its index: in place of
         the definition of the input (or const) it gives a new constant value, else last."""
         node, statements = statement.node, list(self.statements)
@@ -210,29 +222,59 @@ class Session:
                         return statements, index
         return [*self.statements, statement], len(self.statements)
 
-    def _show(self, statement: _Statement, typed: _Typed, command: str | None = None):
+    def _show(self, statement: Statement, typed: Typed, command: str | None = None, data=None):
         """The expression's result: ``command``'s (a key of ``_COMPUTE``), or by default
-        its value and, when it reads inputs, its gradient or Jacobian."""
+        its value and, when it reads inputs, its gradient or Jacobian. ``data``: the
+        file and response column ``fit`` reads."""
         statements = [*self.statements, statement]
         with located(statements, len(self.statements), typed):
             program = _compiled(statements)
-            program.check_free(())
-            wrt = self.wrt if self.wrt is not None else _inputs_read(program, statements)
+            if command != "fit":  # the model's columns are free
+                program.check_free(())
+            wrt = (
+                self.wrt
+                if self.wrt is not None
+                else inputs_read(program.inputs, [s.node for s in statements])
+            )
             options = {"dtype": self.dtype, "seed": self.seed}
             if command is None:
                 command = "eval"
                 if wrt:
                     value = api.evaluate(program.source, **options).value
                     command = "grad" if value.size == 1 else "jacobian"
-            if command != "eval":
+            if command == "fit":
+                options.update(self._fit_options(wrt, *data))
+            elif command != "eval":
                 options["wrt"] = wrt
             result = _COMPUTE[command](program.source, **options)
         self.last = statement
         place = Place(statements, len(self.statements), typed)
         # The title is the expression as typed, not the whole session.
         yield Shown(place.result(result, title=statement.text))
+        if isinstance(result, Report):  # an analysis's notes are text, as the commands say
+            yield from (Problem(message) for message in result.warnings)
+            if not getattr(result, "converged", True):
+                yield Problem(_NOT_CONVERGED.format(command=command, message=result.message))
+            return
         for message in (*result.notes, *result.warnings):  # as the commands say them
             yield Problem(place.diagnostic(message))
+
+    def _fit_options(self, read: tuple[str, ...], path: str, response: str) -> dict:
+        """``:fit``'s parameters: the inputs read that have a value and no column in the
+        file, from their values; other inputs with a value are held at it."""
+        from .batch.readers import open_points
+
+        with open_points(path) as reader:
+            columns = set(reader.names)
+        values = self._values()
+        params = {n: values[n] for n in read if n in values and n not in columns}
+        if not params:
+            raise GradcliError(
+                ":fit needs the parameters with their starting values: assign them first "
+                "(b1 = 500), then :fit FILE EXPR"
+            )
+        held = {n: v for n, v in values.items() if n not in params and n not in columns}
+        return {"bindings": held, "data": path, "params": params, "response": response}
 
     # ----- the commands -----
 
@@ -249,7 +291,7 @@ class Session:
                 f"unknown command :{name}{suggest(name, COMMANDS)}: :help lists the commands"
             )
 
-    def _derivative(self, command: str, argument: str) -> Iterator[Output]:
+    def _derivative(self, command: str, argument: str, data=None) -> Iterator[Output]:
         if not argument:
             if self.last is None:
                 raise GradcliError(f":{command} needs an expression: :{command} EXPR")
@@ -257,8 +299,8 @@ class Session:
         statements = parse(argument).statements
         if len(statements) != 1 or isinstance(statements[0], _DEFINITIONS):
             raise GradcliError(f":{command} takes one expression", statements[-1].span, argument)
-        typed = _Typed(argument, 0, len(argument))
-        yield from self._show(_Statement(argument, statements[0]), typed, command)
+        typed = Typed(argument, 0, len(argument))
+        yield from self._show(Statement(argument, statements[0]), typed, command, data)
 
     def grad(self, argument: str) -> Iterator[Output]:
         yield from self._derivative("grad", argument)
@@ -274,6 +316,22 @@ class Session:
 
     def steps(self, argument: str) -> Iterator[Output]:
         yield from self._derivative("steps", argument)
+
+    def minimize(self, argument: str) -> Iterator[Output]:
+        yield from self._derivative("minimize", argument)
+
+    def solve(self, argument: str) -> Iterator[Output]:
+        yield from self._derivative("solve", argument)
+
+    def fit(self, argument: str) -> Iterator[Output]:
+        path, _, rest = argument.partition(" ")
+        response, rest = "y", rest.strip()
+        if rest.startswith("--response"):
+            _, _, rest = rest.partition(" ")
+            response, _, rest = rest.strip().partition(" ")
+        if not path or not response:
+            raise GradcliError(":fit needs the data: :fit FILE [--response COLUMN] [EXPR]")
+        yield from self._derivative("fit", rest.strip(), (os.path.expanduser(path), response))
 
     def choose_wrt(self, argument: str) -> Iterator[Output]:
         names = tuple(n for n in re.split(r"[\s,]+", argument) if n)
@@ -357,7 +415,7 @@ class Session:
         if not statements:
             raise GradcliError("nothing to save: the session has no statements yet")
         try:
-            with open(path, "w", encoding="utf-8") as stream:
+            with atomic_output(path, "w", encoding="utf-8") as stream:
                 stream.write(_program_text(statements) + "\n")
         except OSError as error:
             raise GradcliError(f"cannot write {argument}: {error.strerror or error}") from None
@@ -436,6 +494,15 @@ class Command:
     run: Callable[[Session, str], Iterator[Output]]
 
 
+def _for_the_session(message: str) -> str:
+    """Errors name the command line's commands (`gradcli jacobian`); here they are
+    :commands, and a suggestion of one the session lacks is left out."""
+    message = re.sub(
+        r"`gradcli (\w+)`", lambda m: f"`:{m[1]}`" if m[1] in COMMANDS else m[0], message
+    )
+    return re.sub(r",? or `gradcli \w+[^`]*` for [^;:\n]*", "", message)
+
+
 COMMANDS: dict[str, Command] = {
     "grad": Command(
         ":grad [EXPR]", "the gradient (of the last expression by default)", Session.grad
@@ -447,6 +514,15 @@ COMMANDS: dict[str, Command] = {
     ),
     "steps": Command(
         ":steps [EXPR]", "the gradient and the steps of its reverse pass", Session.steps
+    ),
+    "minimize": Command(
+        ":minimize [EXPR]", "a local minimum, from the inputs' values", Session.minimize
+    ),
+    "solve": Command(":solve [EXPR]", "a zero, from the inputs' values", Session.solve),
+    "fit": Command(
+        ":fit FILE [EXPR]",
+        "fit the inputs with values to FILE's y (--response C); the rest are columns",
+        Session.fit,
     ),
     "wrt": Command(
         ":wrt [X,Y]",
@@ -503,35 +579,6 @@ def _definition(statements, node) -> int | None:
 
 def _assigned(statements) -> list[str]:
     return [s.node.name for s in statements if isinstance(s.node, (ir.Assign, ir.IndexAssign))]
-
-
-def _inputs_read(program, statements) -> tuple[str, ...]:
-    """The inputs the last statement reads: by name, through the statements that
-    assign the names it reads, and through the bodies of the functions it calls."""
-    assigned: dict[str, list] = {}
-    bodies: dict[str, list] = {}
-    for s in statements[:-1]:
-        node = s.node
-        if isinstance(node, (ir.Assign, ir.ConstDecl)):
-            assigned.setdefault(node.name, []).append((node.value, frozenset()))
-        elif isinstance(node, ir.IndexAssign):
-            parts = [*node.subscripts, node.value]
-            assigned.setdefault(node.name, []).extend((p, frozenset()) for p in parts)
-        elif isinstance(node, ir.FuncDef):
-            bodies.setdefault(node.name, []).append((node.body, frozenset(node.params)))
-    read: set[str] = set()
-    called: set[str] = set()
-    todo = [(statements[-1].node, frozenset())]
-    while todo:
-        expression, params = todo.pop()
-        for item in ir.walk(expression):
-            if isinstance(item, ir.Name) and item.id not in params and item.id not in read:
-                read.add(item.id)
-                todo.extend(assigned.get(item.id, ()))
-            elif isinstance(item, ir.Call) and item.func not in called:
-                called.add(item.func)
-                todo.extend(bodies.get(item.func, ()))
-    return tuple(name for name in program.inputs if name in read)
 
 
 def _file_name(argument: str, command: str) -> str:

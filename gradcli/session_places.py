@@ -8,7 +8,42 @@ import contextlib
 import dataclasses
 
 from . import api, record
+from .analysis.report import Report
 from .errors import GradcliError, Span
+from .language import ir
+
+
+@dataclasses.dataclass(frozen=True)
+class Statement:
+    """One statement as typed, and its IR."""
+
+    text: str
+    node: ir.Stmt
+
+    @property
+    def lines(self) -> int:
+        return self.text.count("\n") + 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Typed:
+    """Where one statement sits in the text it was typed in, so that the places of its
+    errors, notes and nodes count in that text."""
+
+    text: str
+    start: int
+    stop: int
+
+    @property
+    def statement(self) -> str:
+        return self.text[self.start : self.stop]
+
+    def position(self, line: int, column: int) -> tuple[int, int]:
+        """Line ``line``, column ``column`` of the statement, in the typed text."""
+        first = self.text.count("\n", 0, self.start) + 1
+        if line > 1:
+            return first + line - 1, column
+        return first, column + self.start - (self.text.rfind("\n", 0, self.start) + 1)
 
 
 class Place:
@@ -52,6 +87,8 @@ class Place:
 
     def result(self, result, title: str):
         """``result`` with ``title`` as its source, and its places moved."""
+        if isinstance(result, Report):  # an analysis's report: no places in it
+            return dataclasses.replace(result, source=title, title=title)
         moved = {
             "notes": tuple(map(self.diagnostic, result.notes)),
             "warnings": tuple(map(self.diagnostic, result.warnings)),

@@ -20,6 +20,31 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parent.parent
+_NO_ORACLE = "PyTorch 2.13 (the oracle of the differential tests) is not installed"
+_ORACLE_HINT = "pip install -e '.[test,oracle]' (or pip install torch==2.13.0) runs them"
+
+
+def _torch_missing() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is None
+
+
+def pytest_report_header(config):
+    if _torch_missing():
+        return f"{_NO_ORACLE}: the tests that compare with it skip; {_ORACLE_HINT}"
+    return None
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line that says how many tests skipped for want of PyTorch."""
+    if not _torch_missing():
+        return
+    skipped = terminalreporter.stats.get("skipped", [])
+    count = sum(1 for report in skipped if "torch" in str(report.longrepr).lower())
+    terminalreporter.write_line(f"{_NO_ORACLE}: {count} tests skipped; {_ORACLE_HINT}")
+
+
 SAMPLES = ROOT / "samples"
 FIXED_TERMINAL = {"NO_COLOR": "1", "COLUMNS": "80", "TERM": "dumb"}
 

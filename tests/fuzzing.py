@@ -6,7 +6,8 @@ from its signature, parameter by parameter (``ARGUMENTS``), so a new function is
 fuzzed without touching the tests; a parameter name with no strategy fails
 ``test_every_parameter_has_a_strategy``. Inputs come from the function's test
 domains (the gradcheck table of ``test_engine_ops.py``), and a share of them is
-moved exactly onto the function's kinks (``KINKS``). Around the call the
+moved exactly onto the function's kinks (``KINKS``, from the entries' ``kink_at`` and
+``special``). Around the call the
 program uses every construct of the language: operators, methods, ``.T``,
 indexing and slicing, masks, list literals, element assignment, ``const``,
 user functions and inputs with default values.
@@ -23,32 +24,17 @@ import numpy as np
 from hypothesis import strategies as st
 from test_engine_ops import CASES, real
 
+from gradcli.engine.opinfo import kink_points
 from gradcli.engine.ops import FUNCTIONS
 from gradcli.language import ir
 from gradcli.language.check import builtin_signature
 
-#: Disagreements with PyTorch that are known and being fixed in the engine: the
-#: strategies stay away from them. Each name is the regression test to come.
-KNOWN_DISAGREEMENTS = {
-    "var_std_empty_dim_list": "var(x, []) and std(x, []) differ from PyTorch's",
-    "det_singular": (
-        "det at a singular matrix: gradcli follows mathematics (the cofactor matrix), "
-        "PyTorch 2.13 gives zeros at rank n-1 (op table)"
-    ),
-    "second_order_at_kinks": (
-        "second derivatives at kinks, and jvp (computed by double backward, as PyTorch) "
-        "there: norm at 0, std at zero variance, atan2 at the origin, pow at a zero "
-        "base, softplus at its threshold (op table's kink conventions)"
-    ),
-    "first_order_conventions": (
-        "prod beside inf or nan, var/std with correction >= N, abs and sign at nan: "
-        "gradcli follows mathematics where PyTorch divides (op table)"
-    ),
-}
 
-#: Functions whose second derivatives (Hessian, jvp) at their kinks are a known
-#: disagreement (second_order_at_kinks).
-SECOND_ORDER_AT_KINKS_KNOWN = {"norm", "std", "var", "atan2", "pow", "softplus"}
+#: Where a function's derivatives differ from PyTorch's by design: the transformations its
+#: entry's declared differences name (``differs=``); at a kink the fuzzers expect them.
+def declared_differences(name: str) -> set[str]:
+    return {t for d in FUNCTIONS[name].differs for t in d.transforms}
+
 
 # Functions whose results are random: used as 0 * f(...), a value both sides agree on.
 RANDOM = {"rand", "randn"}
@@ -65,37 +51,10 @@ def domains(name: str):
 
 
 #: Points where each function is not differentiable, or is singular: a share of the
-#: inputs is moved exactly onto them. ``"tie"`` copies one entry onto another.
-KINKS = {
-    "abs": (0.0,),
-    "sign": (0.0, -0.0),
-    "relu": (0.0,),
-    "sqrt": (0.0,),
-    "floor": (1.0, -2.0, 0.0),
-    "ceil": (1.0, -2.0, 0.0),
-    "round": (0.5, 1.5, -2.5, 2.0),
-    "clamp": (-0.5, 0.5, 0.0, 1.0),
-    "log": (0.0,),
-    "log2": (0.0,),
-    "log10": (0.0,),
-    "log1p": (-1.0,),
-    "reciprocal": (0.0, -0.0),
-    "acosh": (1.0,),
-    "asin": (1.0, -1.0),
-    "acos": (1.0, -1.0),
-    "atanh": (1.0, -1.0),
-    "atan2": (0.0,),
-    "maximum": ("tie",),
-    "minimum": ("tie",),
-    "max": ("tie",),
-    "min": ("tie",),
-    "amax": ("tie",),
-    "amin": ("tie",),
-    "norm": (0.0,),
-    "prod": (0.0,),
-    "pow": (0.0,),
-    "where": (0.0,),
-}
+#: inputs is moved exactly onto them. They are the entry's own (``opinfo.kink_points``:
+#: its kink_at check's points and its special ones); ``"tie"`` copies one entry onto
+#: another, ``"origin"`` puts 0 in both inputs, ``"bound"`` puts an entry on clamp's bound.
+KINKS = {name: kink_points(entry) for name, entry in FUNCTIONS.items() if kink_points(entry)}
 
 
 def _inputs(draw, name):
@@ -122,11 +81,15 @@ def _inputs(draw, name):
                 flat[where] = y.reshape(-1)[where]
             elif x.size > 1:
                 flat[where] = flat[0]
+        elif kink == "zeros":
+            flat[:] = 0.0
+        elif kink == "bound":
+            flat[where] = draw(st.sampled_from([-0.5, 0.5, 0.0, 1.0]))  # ARGUMENTS' bounds
         else:
-            flat[where] = kink
-            if y is not None and name == "atan2" and x.shape[-y.ndim :] == y.shape:
+            flat[where] = 0.0 if kink == "origin" else kink
+            if y is not None and kink == "origin" and x.shape[-y.ndim :] == y.shape:
                 # The origin: y's entries where x's broadcast onto them are 0 too.
-                y.reshape(-1)[where % y.size] = kink
+                y.reshape(-1)[where % y.size] = 0.0
     return x, y, on_kink
 
 

@@ -65,9 +65,32 @@ def test_no_eigenvalues_past_the_limit(gradcli_json):
     assert np.array_equal(np.diag(out["assembled"]["matrix"]), np.full(1001, 2.0))
 
 
-def test_one_scalar_input_has_no_assembled_matrix(gradcli_json):
-    out = gradcli_json("hessian", "x**3", "--x", "2")
-    assert "assembled" not in out and "classification" not in out
+@pytest.mark.parametrize(
+    "source, x, verdict",
+    [
+        ("x**2", "0", "local minimum"),  # f' = 0, f'' = 2
+        ("cos(x)", "0", "local maximum"),  # f' = 0, f'' = -1
+        ("x**3", "0", "degenerate"),  # f' = f'' = 0
+        ("x**3", "2", "not a critical point"),  # f' = 12
+    ],
+)
+def test_one_scalar_input_gets_the_second_derivative_test(
+    gradcli_json, gradcli, source, x, verdict
+):
+    out = gradcli_json("hessian", source, "--x", x)
+    assert out["classification"] == verdict
+    plain = gradcli("hessian", source, "--x", x).stdout.splitlines()
+    assert f"classification {verdict}" in plain
+    table = gradcli("hessian", source, "--x", x, tty=True).stdout
+    assert f"classification: {verdict}" in table and "whole Hessian" not in table
+
+
+def test_no_eigenvalue_is_minus_zero(gradcli_json, gradcli):
+    # The Hessian of x**4 - y**4 at 0 is diag(12x², -12y²) = 0, its -0.0 from the minus.
+    out = gradcli_json("hessian", "x**4 - y**4", "--x", "0", "--y", "0")
+    assert out["eigenvalues"] == [0, 0] and not np.signbit(out["eigenvalues"]).any()
+    plain = gradcli("hessian", "x**4 - y**4", "--x", "0", "--y", "0").stdout.splitlines()
+    assert "eigenvalues 0 0" in plain
 
 
 def test_matrix_input_labels(gradcli_json):

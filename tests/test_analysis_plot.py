@@ -178,18 +178,18 @@ def test_terminal_plot_in_a_pseudo_terminal(gradcli_script):
 def test_plain_and_json_have_the_numbers(gradcli):
     plain = gradcli("plot", "abs(x)", "--over", "x=-1:1:5").stdout.splitlines()
     assert plain == ["over x", "x -1 -0.5 0 0.5 1", "f 1 0.5 0 0.5 1", "df -1 -1 0 1 1",
-                     "kinks 0", "nonfinite"]  # fmt: skip
+                     "kinks 0", "nonfinite", "poles"]  # fmt: skip
     out = json.loads(gradcli("plot", "abs(x)", "--over", "x=-1:1:5", "--format", "json").stdout)
     assert out["kinks"] == [0]
 
 
 def test_the_readme_image_is_committed():
-    """README.md shows docs/plot.png, drawn by the command it gives."""
+    """docs/plots-and-graphs.md shows docs/plot.png, drawn by the command it gives."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    readme = (root / "README.md").read_text(encoding="utf-8")
-    assert "--output docs/plot.png" in readme and "](docs/plot.png)" in readme
+    page = (root / "docs" / "plots-and-graphs.md").read_text(encoding="utf-8")
+    assert "--output docs/plot.png" in page and "](plot.png)" in page
     data = (root / "docs" / "plot.png").read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
@@ -201,3 +201,148 @@ def test_plot_takes_the_over_values_the_computing_commands_take(gradcli):
     by_value = gradcli("plot", "abs(x)", "--over", "x=linspace(-1, 1, 5)", "--format", "plain")
     assert by_value.exit_code == 0 and by_value.stdout == by_range.stdout
     assert "x -1 -0.5 0 0.5 1\n" in by_value.stdout
+
+
+@pytest.mark.parametrize(
+    "source, over, poles",
+    [
+        ("tan(x)", "x=-3:3", [-np.pi / 2, np.pi / 2]),
+        ("tan(x)", "x=-3:3:21", [-np.pi / 2, np.pi / 2]),
+        ("1/x", "x=-1:1:200", [0.0]),
+        ("1/(x - 1)", "x=-3:3", [1.0]),
+        ("1/x**2", "x=-1:1:200", []),  # no change of sign: a peak, drawn as one
+        ("x - round(x)", "x=-3:3", []),  # jumps, but to nothing large
+        ("sin(100*x)", "x=-3:3", []),  # too coarse a grid is no pole
+        ("abs(x)", "x=-3:3", []),
+    ],
+)
+def test_poles(source, over, poles):
+    report = plot(source, over=over)
+    step = abs(report.x[1] - report.x[0])
+    assert report.poles.size == len(poles), report.poles
+    np.testing.assert_allclose(report.poles, poles, atol=step)
+    assert report.kinks.size == 0 or source == "abs(x)"
+    if poles:  # the range drawn leaves out the values beside the poles
+        low, high = report.limits
+        assert high < np.abs(report.f).max() and low > -np.abs(report.f).max()
+
+
+def test_poles_in_the_numbers(gradcli_json):
+    out = gradcli_json("plot", "tan(x)", "--over", "x=-3:3")
+    np.testing.assert_allclose(out["poles"], [-np.pi / 2, np.pi / 2], atol=0.03)
+    np.testing.assert_allclose(out["f"], np.tan(np.linspace(-3, 3, 201)), rtol=1e-13)
+
+
+def test_terminal_plot_breaks_at_poles(gradcli):
+    """No stroke joins +large to -large at a pole: its column holds the asymptote alone."""
+    result = gradcli("plot", "tan(x)", "--over", "x=-3:3", "--format", "table",
+                     env={"COLUMNS": "80"})  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    axis = next(line for line in lines if "└" in line)
+    columns = [i for i, mark in enumerate(axis) if mark == "○"]
+    assert len(columns) == 2
+    f_panel = [line for line in lines[: lines.index(axis)] if "┤" in line]
+    assert len(f_panel) == 11
+    assert all(line[c] == "┆" for line in f_panel for c in columns)
+    assert "○ poles (f jumps through ∞) at x = -1.575, 1.575" in lines
+    # The rest of the curve is not flattened against the axis: tan(0) = 0 mid-panel.
+    middle = [line[(columns[0] + columns[1]) // 2] for line in f_panel]
+    assert middle.index("•") == 5
+
+
+def test_output_in_a_pipe_says_where_it_wrote(gradcli, tmp_path):
+    pytest.importorskip("matplotlib", reason="--output draws with matplotlib")
+    path = tmp_path / "p.png"
+    result = gradcli("plot", "tan(x)", "--over", "x=-3:3", "--output", path)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"plot written to {path}\n"
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["p.png"]  # no temporary file left
+
+
+def test_without_matplotlib_nothing_is_printed(gradcli, tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    result = gradcli("plot", "x**2", "--over", "x=0:1", "--output", tmp_path / "f.png",
+                     "--format", "plain")  # fmt: skip
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "pip install 'gradcli[plot]'" in result.stderr
+
+
+def test_several_functions(gradcli_json, gradcli):
+    out = gradcli_json("plot", "sin(x)", "cos(x)", "abs(x)", "--over", "x=-3:3:61")
+    x = np.linspace(-3, 3, 61)
+    np.testing.assert_allclose(out["x"], x)
+    sin, cos, absolute = out["functions"]
+    assert [f["source"] for f in out["functions"]] == ["sin(x)", "cos(x)", "abs(x)"]
+    np.testing.assert_allclose(sin["f"], np.sin(x), atol=1e-15)
+    np.testing.assert_allclose(cos["df"], -np.sin(x), atol=1e-15)
+    assert absolute["kinks"] == [0] and sin["kinks"] == []
+    table = gradcli("plot", "sin(x)", "cos(x)", "--over", "x=0:6", "--format", "table",
+                    env={"COLUMNS": "80"}).stdout.splitlines()  # fmt: skip
+    assert table[:2] == ["sin(x) and cos(x)", "• sin(x)  ∘ cos(x)"]
+    f_panel = [line for line in table if "┤" in line][:11]
+    assert "•" in f_panel[0] and "∘" in f_panel[0]  # both reach 1
+
+
+def test_several_functions_drawn(gradcli, tmp_path):
+    pytest.importorskip("matplotlib", reason="--output draws with matplotlib")
+    path = tmp_path / "f.svg"
+    result = gradcli("plot", "sin(x)", "cos(x)", "--over", "x=0:6", "--output", path)
+    assert result.exit_code == 0, result.output
+    text = path.read_text()
+    assert "sin(x)" in text and "cos(x)" in text  # the legend
+
+
+def test_field_of_two_inputs(gradcli_json):
+    out = gradcli_json("plot", "x**2*y + sin(y)", "--over", "x=-1:1:5", "--over", "y=0:2:3")
+    x, y = np.meshgrid(np.linspace(-1, 1, 5), np.linspace(0, 2, 3))
+    assert out["over"] == ["x", "y"] and np.shape(out["f"]) == (3, 5)
+    np.testing.assert_allclose(out["f"], x**2 * y + np.sin(y), atol=1e-15)
+    np.testing.assert_allclose(out["grad"]["x"], 2 * x * y, atol=1e-15)
+    np.testing.assert_allclose(out["grad"]["y"], x**2 + np.cos(y), atol=1e-15)
+    assert out["nonfinite"] == 0
+
+
+def test_field_in_the_terminal_and_drawn(gradcli, tmp_path):
+    args = ["plot", "x**2 + y**2", "--over", "x=-1:1", "--over", "y=-1:1"]
+    lines = gradcli(*args, "--format", "table", env={"COLUMNS": "60"}).stdout.splitlines()
+    rows = [line.split("┤", 1)[1] for line in lines if "┤" in line]
+    assert len(rows) == 21 and all(len(line) <= 60 for line in lines)
+    # A bowl: the darkest shade at the corners, the lightest in the middle.
+    assert rows[0][0] == "@" and rows[10][len(rows[10]) // 2] == " "
+    # Uphill is outwards: left of the centre the arrows point left.
+    assert "←" in rows[10][: len(rows[10]) // 2] and "→" in rows[10][len(rows[10]) // 2 :]
+    assert "lowest f 0 at x = 0, y = 0; highest 2 at x = -1, y = -1" in lines
+    pytest.importorskip("matplotlib", reason="--output draws with matplotlib")
+    result = gradcli(*args, "--output", tmp_path / "f.png")
+    assert result.exit_code == 0 and result.stdout.startswith("plot written to")
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["x*y", "--over", "x=0:1", "--over", "x=0:2"], "--over x is given twice"),
+        (["x*y", "--over", "x=0:1", "--over", "y=0:1", "--over", "z=0:1"], "at most twice"),
+        (["x*y", "x+y", "--over", "x=0:1", "--over", "y=0:1"], "one SOURCE at a time"),
+        (["x*y", "--over", "x=0:1:400", "--over", "y=0:1:400"], "at most 100000 grid points"),
+    ],
+)
+def test_field_bad_input(gradcli, args, message):
+    result = gradcli("plot", *args)
+    assert result.exit_code == 2 and message in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("name", ["poles.png", "field.png"])
+def test_the_pictures_of_poles_and_fields_are_committed(name):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    page = (root / "docs" / "plots-and-graphs.md").read_text(encoding="utf-8")
+    assert f"--output docs/{name}" in page and f"]({name})" in page
+    data = (root / "docs" / name).read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")) == (700, 500)

@@ -472,3 +472,49 @@ def test_a_closed_pipe_ends_quietly(gradcli_script):
     done = subprocess.run(["bash", "-o", "pipefail", "-c", script], capture_output=True, text=True)
     assert done.stdout == "x,value\n0,0\n"
     assert done.stderr == "" and done.returncode == 141
+
+
+# ----- --scheduler: a bad address is told at once, without waiting for Dask -----
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on once it is closed
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    "address, why",
+    [
+        ("", "error: --scheduler needs an address, as in --scheduler tcp://host:8786"),
+        ("  ", "error: --scheduler needs an address, as in --scheduler tcp://host:8786"),
+        ("tcp://127.0.0.1:99999", "port 99999 is out of range (0 to 65535)"),
+        ("127.0.0.1:http", "'http' is not a port number"),
+        ("tcp://no-such-host.invalid:8786", "unknown host 'no-such-host.invalid'"),
+        (
+            "tcp://127.0.0.1:{port}",
+            "connection refused: nothing listens on port {port} of 127.0.0.1",
+        ),
+    ],
+)
+def test_a_scheduler_that_cannot_be_reached_says_why(gradcli, tmp_path, monkeypatch, address, why):
+    from gradcli.batch import distributed
+
+    def no_client(*args, **kwargs):  # the check comes before any Dask client waits
+        raise AssertionError("Dask's client was asked to connect")
+
+    monkeypatch.setattr(distributed, "require_dask", no_client)
+    port = _closed_port()
+    address, why = address.format(port=port), why.format(port=port)
+    points = tmp_path / "p.csv"
+    points.write_text("x\n1\n2\n")
+    result = gradcli("eval", "x", "--points", points, "--scheduler", address)
+    assert result.exit_code == 2
+    expected = (
+        why
+        if why.startswith("error:")
+        else f"error: cannot reach the Dask scheduler at {address}: {why}"
+    )
+    assert result.stderr == expected + "\n"

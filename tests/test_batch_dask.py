@@ -180,3 +180,131 @@ def test_no_file_matches(tmp_path):
 
     with pytest.raises(GradcliError, match="no such file"):
         source_files(str(tmp_path / "*.csv"))
+
+
+# ----- what a cluster of this machine opens -----
+
+
+def _listening(process):
+    """``(pid, address, port)`` of every socket ``process`` and its children listen on."""
+    import psutil
+
+    found = []
+    for each in [process, *process.children(recursive=True)]:
+        try:
+            connections = each.net_connections(kind="inet")
+        except psutil.NoSuchProcess:
+            continue
+        found += [(each.pid, c.laddr.ip, c.laddr.port) for c in connections if c.status == "LISTEN"]
+    return found
+
+
+def _status(url):
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return answer.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_the_local_cluster_listens_on_this_machine_alone_and_serves_no_pages(executor):
+    import psutil
+
+    listening = _listening(psutil.Process())
+    workers = executor.client.scheduler_info()["workers"]
+    # The scheduler, its HTTP server, a nanny per worker; each worker and its HTTP server.
+    assert len(listening) >= 2 + 3 * len(workers), listening
+    assert {address for _, address, _ in listening} == {"127.0.0.1"}, listening
+    pages = executor.client.dashboard_link.rsplit("/", 1)[0]
+    for page in ("/info/main/workers.html", "/info/call-stacks/x", "/eventstream", "/health"):
+        assert _status(pages + page) == 404, page
+
+
+def test_dashboard_opens_it_to_this_machine_and_says_where(gradcli_script, tmp_path):
+    import os
+    import re
+    import signal
+    import subprocess
+    import threading
+
+    import psutil
+
+    long_run = ["eval", "x*y", "--over", "x=0:1:20000", "--over", "y=0:1:10000", "--format", "csv"]
+    process = subprocess.Popen(
+        [*gradcli_script, *long_run, "--dask", "--dashboard"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(process.stderr), daemon=True)
+    reader.start()
+    try:
+        for _ in range(1200):
+            if lines or process.poll() is not None:
+                break
+            threading.Event().wait(0.1)
+        said = re.fullmatch(r"dashboard: (http://127\.0\.0\.1:(\d+)/\S+)( \(.*\))?\n", lines[0])
+        assert said, lines
+        listening = _listening(psutil.Process(process.pid))
+        assert {address for _, address, _ in listening} == {"127.0.0.1"}, listening
+        assert int(said.group(2)) in {port for _, _, port in listening}
+        assert _status(said.group(1)) == 200
+        process.send_signal(signal.SIGTERM)  # stopped as on Ctrl-C, the cluster with it
+        process.wait(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    reader.join(10)
+    assert process.returncode == 143
+    assert lines[1:] == ["error: terminated\n"]
+
+
+def test_dashboard_is_for_the_cluster_of_dask(gradcli):
+    run = gradcli("eval", "x", "--over", "x=0:1:3", "--dashboard")
+    assert (run.exit_code, run.stderr) == (
+        2,
+        "error: --dashboard opens the dashboard of --dask's cluster\n",
+    )
+
+
+# ----- part files -----
+
+
+def test_a_failed_run_leaves_no_directory_of_parts(gradcli, scheduler, tmp_path):
+    write_csv(tmp_path / "p.csv.txt", table_of(4, 30))
+    with open(tmp_path / "p.csv.txt", "a") as points:
+        points.write("1,oops\n")
+    out = tmp_path / "out.parquet"
+    args = ["eval", "x*y", "--points", tmp_path / "p.csv.txt", "--chunk-size", 10]
+    run = gradcli(*args, "--scheduler", scheduler, "--output", out)
+    assert run.exit_code == 2, run.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.csv.txt"]
+    out.mkdir()
+    (out / "keep.parquet").write_bytes(b"old")
+    run = gradcli(*args[:-2], "--scheduler", scheduler, "--output", out)
+    assert run.exit_code == 2 and "this one exists" in run.stderr
+    assert [p.name for p in out.iterdir()] == ["keep.parquet"]
+
+
+def test_part_files_appear_in_their_directory_only_when_complete(tmp_path):
+    from gradcli.batch.dask_files import PartFiles
+
+    out = tmp_path / "out.parquet"
+    writer = PartFiles(str(out))
+    writer.write({"x": np.arange(3.0)})
+    assert not out.exists()
+    writer.close()
+    assert [p.name for p in out.iterdir()] == ["part.000000.parquet"]
+    assert [p.name for p in tmp_path.iterdir()] == ["out.parquet"]
+    aborted = tmp_path / "aborted.parquet"
+    writer = PartFiles(str(aborted))
+    writer.write({"x": np.arange(3.0)})
+    writer.abort()
+    assert [p.name for p in tmp_path.iterdir()] == ["out.parquet"]

@@ -559,3 +559,109 @@ def test_the_command_line_default_chunk_size_is_the_package_s():
 
     option = next(p for p in cli.commands["grad"].params if p.name == "chunk_size")
     assert option.default == DEFAULT_CHUNK_SIZE
+
+
+def test_csv_header_of_many_columns_is_checked_for_repeats_in_linear_time(tmp_path):
+    # 10^5 columns: a check against every earlier name would make 5 * 10^9 comparisons.
+    names = [f"x{i}" for i in range(100_000)]
+    path = tmp_path / "wide.csv"
+    path.write_text(",".join([*names, "x99999"]) + "\n" + ",".join(["1"] * 100_001) + "\n")
+    with pytest.raises(GradcliError, match="column x99999 is named twice"):
+        open_points(str(path))
+
+
+# ----- a file that cannot be read says what is wrong with it -----
+
+
+def _not_a_file(tmp_path, kind):
+    """A path at which no regular file stands, for ``--points`` and ``@``."""
+    import os
+
+    path = tmp_path / f"p-{kind}.csv"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        os.symlink("/dev/zero", path)
+    elif kind == "loop":
+        os.symlink(path, path)
+    elif kind == "dangling":
+        os.symlink(tmp_path / "gone.csv", path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "kind, why",
+    [
+        ("fifo", "it is a FIFO (a named pipe), not a regular file; give a file, or - to read"),
+        ("device", "it is a device, not a regular file"),
+        ("loop", "a loop of symbolic links"),
+        ("dangling", "a symbolic link to a file that does not exist"),
+    ],
+)
+def test_points_that_are_no_regular_file_are_refused_before_opening(tmp_path, kind, why):
+    path = _not_a_file(tmp_path, kind)
+    with pytest.raises(GradcliError) as caught:
+        open_points(str(path))  # a FIFO with no writer would block here if opened
+    assert caught.value.message.startswith(f"cannot read {path}: {why}")
+
+
+PICKLE = "it holds Python objects (a pickle), and gradcli never unpickles files"
+
+
+def _broken(tmp_path, kind):
+    import pickle
+
+    good = tmp_path / "good.npy"
+    np.save(good, np.ones((4, 2)))
+    path = tmp_path / {"parquet": "p.parquet", "npz": "p.npz"}.get(kind, "p.npy")
+    if kind == "objects":
+        np.save(path, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    elif kind == "pickle":
+        path.write_bytes(pickle.dumps({"a": 1}))
+    elif kind == "text":
+        path.write_text("1 2\n3 4\n")
+    elif kind == "truncated":
+        path.write_bytes(good.read_bytes()[:-10])
+    elif kind == "npz":
+        path.write_text("not a zip, in fact")
+    else:
+        path.write_text("not parquet" * 100)
+    return path
+
+
+@pytest.mark.parametrize(
+    "kind, why",
+    [
+        ("objects", PICKLE),
+        ("pickle", PICKLE),
+        ("text", "not a .npy file (it does not start with NumPy's magic string)"),
+        ("truncated", "the file is shorter than its header says"),
+        ("npz", "not a .npz file (no zip archive, or one cut short)"),
+        ("parquet", "not a Parquet file (its end is no Parquet footer)"),
+    ],
+)
+def test_a_broken_points_file_is_told_in_gradclis_words(tmp_path, kind, why):
+    path = _broken(tmp_path, kind)
+    with pytest.raises(GradcliError) as caught:
+        open_points(str(path), columns="x,y" if path.suffix == ".npy" else None)
+    assert caught.value.message == f"cannot read {path}: {why}"
+    assert "allow_pickle" not in caught.value.message and "pickle.load" not in why
+
+
+def test_a_line_longer_than_a_block_is_read_and_a_long_bad_field_named_for_its_length(tmp_path):
+    import csv
+
+    path = tmp_path / "long.csv"
+    # Longer than pyarrow's block of 1 MiB: read, not "not UTF-8 CSV text".
+    path.write_text("x\n1\n" + "1" * 2**21 + "\n")
+    _, columns = _read_all(open_points(str(path)))
+    assert columns["x"].tolist() == [1, float("inf")]  # what float() makes of 2**21 digits
+    path.write_text("x\n1\n" + "a" * 2**21 + "\n")
+    with pytest.raises(GradcliError) as caught:
+        _read_all(open_points(str(path)))
+    assert caught.value.message.startswith(
+        f"{path} line 3: a field longer than {csv.field_size_limit():,} characters"
+    )
+    path.write_text("x" * (csv.field_size_limit() + 10) + "\n1\n")  # in the header
+    with pytest.raises(GradcliError, match="line 1: a field longer than"):
+        open_points(str(path))

@@ -85,7 +85,7 @@ def test_npy_never_unpickles(tmp_path):
 def test_npy_corrupt(tmp_path):
     path = tmp_path / "bad.npy"
     path.write_bytes(b"not numpy at all")
-    with pytest.raises(GradcliError, match="not a valid .npy file"):
+    with pytest.raises(GradcliError, match="not a .npy file"):
         load_file(str(path))
 
 
@@ -212,3 +212,39 @@ def test_plain_numbers_mean_what_the_language_says(text):
     assert value.shape == np.shape(expected)
     assert float(value) == float(expected)
     assert np.signbit(value) == np.signbit(expected)
+
+
+def test_at_a_fifo_or_a_device_is_refused_without_blocking(tmp_path):
+    import os
+
+    fifo = tmp_path / "pipe.npy"
+    os.mkfifo(fifo)  # no writer: opening it would wait forever
+    with pytest.raises(GradcliError) as caught:
+        load_file(str(fifo), name="--x")
+    assert caught.value.message.startswith(
+        f"cannot read --x from @{fifo}: it is a FIFO (a named pipe), not a regular file"
+    )
+    device = tmp_path / "zero.csv"
+    os.symlink("/dev/zero", device)
+    with pytest.raises(GradcliError, match="it is a device, not a regular file"):
+        load_file(str(device))
+    loop = tmp_path / "loop.npy"
+    os.symlink(loop, loop)
+    with pytest.raises(GradcliError, match="a loop of symbolic links"):
+        load_file(str(loop))
+
+
+def test_a_pickle_or_a_truncated_npy_says_what_the_file_is(tmp_path):
+    import pickle
+
+    path = tmp_path / "raw.npy"
+    path.write_bytes(pickle.dumps([1, 2]))
+    with pytest.raises(GradcliError) as caught:
+        load_file(str(path))
+    assert caught.value.message.endswith(
+        "it holds Python objects (a pickle), and gradcli never unpickles files"
+    )
+    np.save(path, np.arange(10.0))
+    path.write_bytes(path.read_bytes()[:-16])
+    with pytest.raises(GradcliError, match="the file is shorter than its header says$"):
+        load_file(str(path))

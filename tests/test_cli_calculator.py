@@ -350,7 +350,7 @@ def test_at_npz_never_unpickles(gradcli, tmp_path):
     message = error(gradcli("eval", "x", "--x", f"@{tmp_path / 'obj.npz'}"))
     assert "never unpickles" in message
     (tmp_path / "bad.npz").write_bytes(b"not a zip")
-    assert "not a valid .npz file" in error(gradcli("eval", "x", "--x", f"@{tmp_path / 'bad.npz'}"))
+    assert "not a .npz file" in error(gradcli("eval", "x", "--x", f"@{tmp_path / 'bad.npz'}"))
 
 
 @pytest.mark.parametrize(

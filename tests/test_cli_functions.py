@@ -32,7 +32,9 @@ def test_plain_lines_are_fields_separated_by_two_spaces(gradcli):
         name = signature.partition("(")[0]
         assert signature == name + api.functions(name)[0].signature
         assert doc == api.functions(name)[0].doc
-        assert kink == ([f"at kinks: {FUNCTIONS[name].kink}"] if FUNCTIONS[name].kink else [])
+        differs = [f"differs from PyTorch {d}" for d in FUNCTIONS[name].differs]
+        kinks = [f"at kinks: {FUNCTIONS[name].kink}"] if FUNCTIONS[name].kink else []
+        assert kink == kinks + differs
 
 
 def test_json_has_one_entry_per_function(gradcli_json):
@@ -40,7 +42,8 @@ def test_json_has_one_entry_per_function(gradcli_json):
     assert sorted(e["name"] for e in entries) == sorted(FUNCTIONS)
     for entry in entries:
         f = FUNCTIONS[entry["name"]]
-        assert list(entry) == ["name", "signature", "kind", "doc", "kink"]
+        assert list(entry) == ["name", "signature", "kind", "doc", "kink", "differs"]
+        assert entry["differs"] == [str(d) for d in f.differs]
         assert entry["signature"].startswith("(") and entry["signature"].endswith(")")
         assert (entry["kind"], entry["doc"], entry["kink"]) == (
             f.kind,
@@ -149,3 +152,12 @@ def test_the_table_is_the_default_on_a_terminal(gradcli):
         gradcli("functions", "abs", tty=True).stdout
         == gradcli("functions", "abs", "--format", "table").stdout
     )
+
+
+@pytest.mark.parametrize("name", [n for n, e in FUNCTIONS.items() if e.differs])
+def test_functions_name_shows_each_declared_difference_from_pytorch(gradcli, name):
+    for fmt in ("plain", "table", "json"):
+        result = gradcli("functions", name, "--format", fmt, env={"COLUMNS": "400"})
+        assert result.exit_code == 0, result.output
+        for d in FUNCTIONS[name].differs:
+            assert d.where in result.output and d.what in result.output, (fmt, d)

@@ -11,7 +11,8 @@ from gradcli.cli import cli
 
 COMPUTING = ["eval", "grad", "jacobian", "hessian", "vjp", "jvp", "graph"]
 ANALYSES = ["check", "diff", "propagate", "taylor", "plot"]
-COMMANDS = [*COMPUTING, "functions", "repl", *ANALYSES]
+USING = ["minimize", "solve", "critical", "fit", "div", "curl", "laplacian"]
+COMMANDS = [*COMPUTING, "functions", "repl", *ANALYSES, *USING]
 
 
 def test_the_commands():

@@ -201,7 +201,11 @@ def test_plain_unicode_names(gradcli):
         ),
         (
             ["hessian", "x**2", "--x", "1"],
-            '{"value": 1, "grad": {"x": 2}, "hessian": {"x": {"x": 2}}}',
+            '{"value": 1, "grad": {"x": 2}, "hessian": {"x": {"x": 2}}, '
+            '"assembled": {"rows": ["x"], "columns": ["x"], "matrix": [[2]]}, '
+            '"eigenvalues": [2], "classification": "not a critical point", '
+            '"tolerance": {"gradient": 1.4901161193847656e-08, '
+            '"eigenvalue": 2.9802322387695312e-08}}',
         ),
         (
             ["vjp", "x*[1, 2]", "--x", "1", "--grad-output", "[1, 1]"],
@@ -442,3 +446,37 @@ def test_a_tiny_terminal_gets_the_narrow_table(gradcli):
     )
     assert "│ ∂f/∂x  │ [[3 0]  │" in out
     assert "│ (2, 2) │  [0 3]] │" in out
+
+
+def test_a_whole_jacobian_too_wide_for_the_terminal_is_stacked(gradcli_script):
+    """At 50 columns a 3-by-12 Jacobian is no table of cut cells (W…): each row is
+    printed with its entries named, every number whole."""
+    import os
+    import re
+
+    pexpect = pytest.importorskip("pexpect", reason="runs gradcli in a pseudo-terminal")
+    env = {**os.environ, "COLUMNS": "50", "LINES": "40", "TERM": "xterm", "NO_COLOR": "1"}
+    args = ["jacobian", "W@v", "--W", "[[1, 2, 3], [4, 5, 6], [7, 8, 9.5]]", "--v", "[1, -1, 2]"]
+    child = pexpect.spawn(gradcli_script[0], [*gradcli_script[1:], *args], env=env,
+                          encoding="utf-8", dimensions=(40, 50), timeout=60)  # fmt: skip
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    text = re.sub(r"\x1b\[[0-9;]*m", "", child.before).replace("\r\n", "\n")
+    lines = text.splitlines()
+    assert "…" not in text and all(len(line) <= 50 for line in lines)
+    at = lines.index("whole Jacobian (rows: outputs), a row at a time")
+    assert lines[at + 1] == "f[0]"
+    # d(W@v)[i]/dW[i,j] = v[j] and d(W@v)/dv = W: read back from the named entries.
+    entries = dict(re.findall(r"(\S+\[[\d,]+\]) (\S+)", " ".join(lines[at + 2 : at + 5])))
+    assert entries["W[0,0]"] == "1" and entries["W[0,1]"] == "-1" and entries["W[0,2]"] == "2"
+    assert [entries[f"v[{j}]"] for j in range(3)] == ["1", "2", "3"]
+    assert "f[2]" in lines and "v[2] 9.5" in text
+
+
+def test_an_expression_over_several_lines_is_titled_on_one(gradcli):
+    result = gradcli("grad", "a = 2\na*x**2", "--x", "3", tty=True)
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == "a = 2; a*x**2" and "\ufffd" not in result.stdout
+    assert "│ ∂f/∂x │ ()    │ 12    │" in lines  # d(2x²)/dx = 4x = 12 at 3

@@ -107,7 +107,9 @@ program("""
     y = torch.tensor((X.numpy() @ np.array([1.5, -0.5], np.float32)).reshape(-1, 1))
     w = torch.zeros(2, 1, requires_grad=True)
     for step in range(1, 6):
-        loss = ((X @ w - y) ** 2).mean()
+        # (X * w.T).sum(1) rather than X @ w: a matrix product's last bit is its BLAS's
+        # (OpenBLAS fuses multiply and add on some processors, PyTorch's kernel does not).
+        loss = (((X * w.T).sum(1, keepdim=True) - y) ** 2).mean()
         loss.backward()
         with torch.no_grad():
             w -= 0.2 * w.grad
@@ -241,7 +243,7 @@ program("""
 
     handles = [p.register_post_accumulate_grad_hook(sgd_step) for p in (w, c)]
     for epoch in range(5):
-        loss = ((X @ w + c - y) ** 2).mean()
+        loss = (((X * w).sum(1) + c - y) ** 2).mean()  # not X @ w: see fstring_losses
         loss.backward()
         print(epoch, loss.item(), w.grad, c.grad)
     print(sorted(steps), w, c)

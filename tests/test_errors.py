@@ -32,3 +32,14 @@ def test_caret_stays_under_its_character_after_wide_characters():
 
 def test_error_without_position_is_one_line():
     assert GradcliError("no such file: a.grad").render() == "error: no such file: a.grad"
+
+
+def test_no_control_character_of_a_message_or_a_source_line_is_rendered_raw():
+    from gradcli.errors import escape_controls
+
+    for char in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\x1b\x85":
+        err = GradcliError(f"unexpected {char}", Span(1, 3), f"x {char}")
+        rendered = err.render()
+        assert char not in rendered, repr(char)
+        assert escape_controls(char) in rendered.splitlines()[1]
+    assert escape_controls("a\nb\u202e") == "a\nb\\u202e"

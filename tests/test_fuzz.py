@@ -24,10 +24,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from fuzzing import (
-    KNOWN_DISAGREEMENTS,
-    SECOND_ORDER_AT_KINKS_KNOWN,
     FuzzProgram,
     binding_text,
+    declared_differences,
     near_misses,
     programs,
 )
@@ -43,6 +42,7 @@ from gradcli.language.check import builtin_signature
 torch = pytest.importorskip(
     "torch", reason="PyTorch 2.13 is the oracle of the fuzz tests; install torch==2.13.0"
 )
+from test_op_matrix import PENDING_FIXES  # noqa: E402  (needs torch)
 from torch_program import TorchProgram  # noqa: E402  (needs torch)
 
 pytestmark = [
@@ -126,9 +126,26 @@ def _function_of(program, names):
     return lambda *tensors: program.run(dict(zip(names, tensors)))
 
 
+def _second_order_differs(name):
+    """Whether the function's second derivatives at kinks differ from PyTorch's: by its
+    entry's declaration, or until a pending fix of the op-sample matrix lands."""
+    second = {"grad2", "jvp", "hessian"}
+    pending = {t for (op, _, ts) in PENDING_FIXES if op == name for t in ts.split()}
+    return bool((declared_differences(name) | pending) & second)
+
+
+#: Functions whose kinks hold a case of the matrix's pending fixes (digamma at a pole...),
+#: and gamma and factorial, whose reference here (exp(lgamma) with a sign) has no poles:
+#: their programs on a kink are not compared.
+NOT_AT_KINKS = {op for (op, sample, _) in PENDING_FIXES if sample.startswith("at ")}
+NOT_AT_KINKS |= {"gamma", "factorial", "polygamma"}  # polygamma(0, x) is digamma
+
+
 def check_against_torch(case: FuzzProgram, sample: int):
     """Both raise, or both agree: the value, the gradient or vjp, and by ``sample`` the
     Jacobian, the Hessian and a jvp."""
+    if case.on_kink and case.function in NOT_AT_KINKS:
+        return "a pending fix"
     program = TorchProgram(case.program, SIGNATURES)
     bindings = dict(case.inputs)
     try:
@@ -155,7 +172,7 @@ def check_against_torch(case: FuzzProgram, sample: int):
             assert_agree(result.vjp[name], theirs[name], f"vjp {name}", case)
     point = tuple(torch.tensor(case.inputs[n], dtype=torch.float64) for n in names)
     f = _function_of(program, names)
-    second_order_known = case.on_kink and case.function in SECOND_ORDER_AT_KINKS_KNOWN
+    second_order_known = case.on_kink and _second_order_differs(case.function)
     if sample == 0 and expected.numel() > 0:  # PyTorch's jacobian fails on empty outputs
         jac = torch.autograd.functional.jacobian(f, point)
         ours = api.jacobian(case.source, bindings)
@@ -197,9 +214,12 @@ def test_every_parameter_has_a_strategy():
         draw()
 
 
-def test_known_disagreements_are_named():
-    # The strategies avoid these until the engine fixes them; each is listed by name.
-    assert all(name.isidentifier() and reason for name, reason in KNOWN_DISAGREEMENTS.items())
+def test_the_kinks_come_from_the_entries():
+    from fuzzing import KINKS
+
+    # Once missing from a hand list: now each entry's kink_at names its points.
+    assert {"hypot", "cbrt", "gamma", "elu", "leaky_relu", "abs", "atan2"} <= set(KINKS)
+    assert KINKS["gamma"] == (0.0, -1.0, -2.0) and KINKS["hypot"] == ("origin",)
 
 
 @fuzz_settings(400)

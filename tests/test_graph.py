@@ -435,3 +435,32 @@ def test_strict_graph_exits_3_on_a_nonfinite_gradient(gradcli):
     result = gradcli("graph", "sqrt(x)", "--x", "0", "--strict")
     assert result.exit_code == 3
     assert "note: sqrt is evaluated at 0" in result.stderr
+
+
+def test_the_picture_of_a_graph_of_matrices_summarises_them(gradcli, tmp_path):
+    """Large values are their first entries, min and max, and no line of a node is
+    wider than 40 characters: the network's picture keeps a readable width."""
+    import re
+
+    dot_text = gradcli("graph", "samples/two_layer_network.grad", "--format", "dot").stdout
+    nodes = json.loads(
+        gradcli("graph", "samples/two_layer_network.grad", "--format", "json").stdout
+    )["nodes"]
+    labels = {
+        int(n): label.split("\\n") for n, label in re.findall(r'n(\d+) \[label="([^"]*)"', dot_text)
+    }
+    assert all(len(line) <= 40 for lines in labels.values() for line in lines)
+    w1 = next(node for node in nodes if node["leaf"] == "W1")
+    lines = labels[w1["id"]]
+    value = np.array(w1["value"])
+    assert "shape (3, 4)" in lines
+    assert lines[lines.index("shape (3, 4)") + 1].startswith(f"value [{value[0, 0]:.4g} ")
+    assert f"  min {value.min():.4g}, max {value.max():.4g}" in lines
+    b1 = next(node for node in nodes if node["leaf"] == "b1")
+    assert "value [0 0 0 0]" in labels[b1["id"]]
+    if shutil.which("dot") is None:
+        return
+    path = tmp_path / "g.png"
+    assert gradcli("graph", "samples/two_layer_network.grad", "--output", path).exit_code == 0
+    width = int.from_bytes(path.read_bytes()[16:20], "big")
+    assert width < 1600  # 3799 with every matrix on one line

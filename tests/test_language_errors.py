@@ -520,3 +520,51 @@ def test_bindings_for_names_the_program_does_not_have():
     program = compile_source("x + 1")
     with pytest.raises(GradcliError, match=r"'xx' is not an input of the program \(did you mean"):
         program.run({"x": gradcli.tensor(1.0), "xx": gradcli.tensor(2.0)})
+
+
+# ----- characters beyond ASCII: digits, look-alike letters -----
+
+
+@pytest.mark.parametrize(
+    "text, message, column",
+    [
+        (
+            "x+\u0661",
+            "'\u0661' (U+0661 ARABIC-INDIC DIGIT ONE) is not an ASCII digit: write 0-9",
+            3,
+        ),
+        ("x\u0661 + 1", "'\u0661' (U+0661 ARABIC-INDIC DIGIT ONE) is not an ASCII digit", 2),
+        ("2*\uff11", "'\uff11' (U+FF11 FULLWIDTH DIGIT ONE) is not an ASCII digit", 3),
+        (
+            "x = 1\n\u0445 + 1",
+            "name '\u0445' holds '\u0445' (U+0445 CYRILLIC SMALL LETTER HA), which looks like"
+            " 'x': write 'x'",
+            1,
+        ),
+        ("p\u0430rams * 2", "(U+0430 CYRILLIC SMALL LETTER A), which looks like 'a'", 2),
+        ("\uff58 * 2", "(U+FF58 FULLWIDTH LATIN SMALL LETTER X), which looks like 'x'", 1),
+        ("\u039f + 1", "(U+039F GREEK CAPITAL LETTER OMICRON), which looks like 'O'", 1),
+    ],
+)
+def test_digits_and_letters_that_pass_for_ascii_are_refused(text, message, column):
+    err = error_of(text)
+    assert message in err.message
+    assert err.span.column == column
+
+
+def test_letters_of_math_stay_names():
+    program = compile_source("\u03b1 * \u03b8 + \u03bd")  # α θ ν: written on purpose
+    assert program.inputs == ("\u03b1", "\u03b8", "\u03bd")
+
+
+def test_bidirectional_and_control_characters_are_shown_escaped_in_error_lines():
+    err = error_of('x + "a\u202eb" + 1')  # a string where none may stand, holding U+202E
+    rendered = err.render()
+    assert "\u202e" not in rendered
+    assert rendered.splitlines()[1:] == ['  x + "a\\u202eb" + 1', "      ^~~~~~~~~~"]
+    err = error_of("x + \u2066 1")
+    assert err.render().splitlines() == [
+        "error: unknown character '\\u2066' at 1:5",
+        "  x + \\u2066 1",
+        "      ^~~~~~",
+    ]

@@ -28,6 +28,7 @@ from gradcli.language.ir import (
     Method,
     Name,
     Num,
+    Numbers,
     Slice,
     UnaryOp,
     to_source,
@@ -140,10 +141,13 @@ def test_brackets_that_only_group_make_no_node():
         ("x.sum(dim=0).T", Attr(Method(x, "sum", (), (Keyword("dim", n(0)),)), "T")),
         ("x.T", Attr(x, "T")),
         ("(x + y).T", Attr(Chain(x, ("add",), (y,)), "T")),
-        ("[2, 3]", ListLit((n(2), n(3)))),
+        ("[2, 3]", Numbers((2.0, 3.0))),  # numbers alone: one node
+        ("[-2, +3.5e1,\n 4.,]", Numbers((-2.0, 35.0, 4.0))),
+        ("[2, x]", ListLit((n(2), x))),
+        ("[2, --3]", ListLit((n(2), UnaryOp("neg", UnaryOp("neg", n(3)))))),
         ("[]", ListLit(())),
         ("[x,]", ListLit((x,))),
-        ("[[1, 2], [3, 4]]", ListLit((ListLit((n(1), n(2))), ListLit((n(3), n(4)))))),
+        ("[[1, 2], [3, 4]]", ListLit((Numbers((1.0, 2.0)), Numbers((3.0, 4.0))))),
         (
             "[x[0]**2 + 3*x[1]]",
             ListLit(
@@ -198,7 +202,7 @@ def test_separators_comments_blank_lines_and_continuations():
     )
     assert parse(text).statements == (
         Assign("x", n(1)),
-        Assign("y", ListLit((n(1), n(2)))),
+        Assign("y", Numbers((1.0, 2.0))),
         Assign("z", Chain(x, ("add",), (y,))),
     )
 
@@ -333,7 +337,7 @@ def test_no_eval_or_exec_in_the_language():
 
 
 def test_walk_and_children_cover_every_node():
-    program = parse("f(a) = a[0:1:2].sum(dim=0).T; k[1] = [f(x), -x ** 2 < 3]; const c = 1")
+    program = parse("f(a) = a[0:1:2].sum(dim=0).T; k[1] = [f(x), -x ** 2 < 3]; const c = [1]")
     kinds = {type(node).__name__ for node in ir.walk(program)}
     assert kinds >= {
         "Program",
@@ -352,4 +356,62 @@ def test_walk_and_children_cover_every_node():
         "ConstDecl",
         "Num",
         "Name",
+        "Numbers",
     }
+
+
+# ----- size: a list of numbers is one node; a program's tokens are bounded -----
+
+
+def test_a_literal_of_many_numbers_is_one_node_and_stays_small():
+    import tracemalloc
+
+    values = [(k * 7919 % 1000) / 8 - 60 for k in range(100_000)]
+    text = "[" + ", ".join(repr(v) for v in values) + "]"
+    tracemalloc.start()
+    try:
+        (node,) = parse(text).statements
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert node == Numbers(tuple(values))  # the floats Python reads from the same text
+    # One token, one node: the text split once and the floats (10 MB), not a node and a
+    # span per number (some 50 MB).
+    assert peak < 20 * 2**20, peak
+
+
+@pytest.mark.parametrize(
+    "text, tree",
+    [
+        ("x [0]", Index(Name("x"), (Num(0.0),))),
+        ("f(x)[1]", Index(Call("f", (Name("x"),)), (Num(1.0),))),
+        ("[1, 2][0]", Index(Numbers((1.0, 2.0)), (Num(0.0),))),
+        (
+            "[[1], [2]][0][1]",
+            Index(Index(ir.ListLit((Numbers((1.0,)), Numbers((2.0,)))), (Num(0.0),)), (Num(1.0),)),
+        ),
+    ],
+)
+def test_a_subscript_is_never_taken_for_a_list_of_numbers(text, tree):
+    assert parse(text).statements == (tree,)
+
+
+def test_a_near_miss_of_a_long_list_of_numbers_parses_token_by_token():
+    text = "[" + "1, " * 20_000 + "x]"  # a name at the end: no backtracking over the numbers
+    (node,) = parse(text).statements
+    assert isinstance(node, ListLit) and len(node.items) == 20_001
+
+
+def test_a_program_of_too_many_tokens_is_refused_where_it_goes_over(monkeypatch):
+    from gradcli.errors import GradcliError
+    from gradcli.language import parser
+
+    monkeypatch.setattr(parser, "MAX_TOKENS", 100)
+    parse("x = [" + "1, " * 10_000 + "2]\nx + " + " + ".join(["x"] * 40))  # 85 tokens
+    with pytest.raises(GradcliError) as caught:
+        parse("y = 1\n" + " + ".join(["y"] * 60))
+    assert caught.value.message.startswith("the program has more than ")
+    assert (caught.value.span.line, caught.value.span.column) == (
+        2,
+        1 + 4 * 48,
+    )  # the 101st token: the 97th of line 2, its 49th y

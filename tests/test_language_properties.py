@@ -73,7 +73,7 @@ def _extend(children):
         st.builds(ir.Method, children, st.sampled_from(["sum", "view", "exp"]), args, keywords),
         st.builds(ir.Attr, children, st.just("T")),
         st.builds(ir.Index, children, st.lists(subscript, min_size=1, max_size=3).map(tuple)),
-        st.builds(ir.ListLit, st.lists(children, max_size=3).map(tuple)),
+        st.builds(ir.list_literal, st.lists(children, max_size=3).map(tuple)),
     )
 
 

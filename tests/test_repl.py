@@ -4,6 +4,7 @@ sees. Expected numbers are derived by hand in the comments."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import time
@@ -43,7 +44,11 @@ class Terminal:
             "LANG": "C.UTF-8",
             # pexpect answers no cursor-position request: do not wait for one.
             "PROMPT_TOOLKIT_NO_CPR": "1",
+            # The checkout under test, when it is not the one installed.
+            **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),
         }
+        if "PYTHONPATH" in os.environ:  # the package under test, not an installed one
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         self.child = pexpect.spawn(
             script[0],
             [*script[1:], *args],
@@ -181,10 +186,40 @@ def test_history_is_recalled_after_a_restart(terminal, tmp_path):
     t = terminal("repl", "--format", "plain")
     assert t.line("2**10") == ["value 1024"]
     t.leave()
-    assert "2**10" in (tmp_path / "data" / "gradcli" / "history").read_text()
+    history = tmp_path / "data" / "gradcli" / "history"
+    assert "2**10" in history.read_text()
+    assert (mode(history), mode(history.parent)) == (0o600, 0o700)
     t = terminal("repl", "--format", "plain")
     assert t.line(UP) == ["value 1024"]  # the line before the restart, run again
     t.leave()
+
+
+def mode(path: Path) -> int:
+    import stat
+
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_the_history_is_made_private_to_its_owner(tmp_path, monkeypatch):
+    from gradcli import repl
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "new"))
+    old_umask = os.umask(0o022)  # which would make 0644 in 0755
+    try:
+        new = repl.history_path()
+        repl.private_history(new)
+        assert (mode(new), mode(new.parent)) == (0o600, 0o700)
+        assert mode(tmp_path / "new") == 0o755  # the user's data directory is left alone
+        monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "old"))
+        old = repl.history_path()
+        old.parent.mkdir(parents=True)
+        old.write_text("\n# 2024-01-01\n+x = 1\n")
+        old.chmod(0o644)
+        repl.private_history(old)  # one left open by an earlier version
+    finally:
+        os.umask(old_umask)
+    assert (mode(old), mode(old.parent)) == (0o600, 0o700)
+    assert old.read_text() == "\n# 2024-01-01\n+x = 1\n"
 
 
 def test_a_history_that_cannot_be_written_is_kept_in_memory(gradcli_script, tmp_path):
@@ -377,10 +412,10 @@ def replay(terminal, args: list[str], text: str) -> None:
     t.leave()
 
 
-def test_the_readme_session(terminal):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"<!-- session:start -->\n```text\n\$ gradcli\n(.*?)```", readme, re.S)
-    assert block, "README.md shows a session between <!-- session:start --> and ```"
+def test_the_docs_session(terminal):
+    page = (ROOT / "docs" / "calculator.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- session:start -->\n```text\n\$ gradcli\n(.*?)```", page, re.S)
+    assert block, "docs/calculator.md shows a session between <!-- session:start --> and ```"
     replay(terminal, [], block.group(1))
 
 
@@ -454,4 +489,13 @@ def test_enter_takes_a_completion_chosen_in_the_menu(terminal):
     t.child.expect_exact("value 2")
     t.child.expect_exact("grad.x 0.25")
     t.child.expect_exact(PROMPT)
+    t.leave()
+
+
+def test_errors_name_the_session_s_commands(terminal):
+    t = terminal()
+    assert t.line("x = 2") == []
+    shown = " ".join(t.line(":grad [x, x**2]"))
+    assert "use `:jacobian` for the full Jacobian" in shown
+    assert "gradcli jacobian" not in shown and "gradcli vjp" not in shown
     t.leave()

@@ -9,6 +9,7 @@ import json
 import subprocess
 
 import numpy as np
+import pytest
 
 from gradcli import api
 from gradcli.session import COMMANDS, Message, Problem, Session, Shown
@@ -392,3 +393,117 @@ def test_completion_of_names_commands_and_choices():
     assert s.completions(":wrt ") == (["weight"], 0)
     words, _ = s.completions("weight.su")
     assert words == ["sum"]
+
+
+# ----------------------------------------------------------------------------
+# :minimize, :solve, :fit
+# ----------------------------------------------------------------------------
+
+
+def test_minimize_and_solve_start_from_the_inputs_values():
+    s = Session()
+    run(s, "x = -1.2; y = 1")
+    r = shown(s, ":minimize (1-x)**2 + 100*(y-x**2)**2")
+    # By hand: Rosenbrock's gradient vanishes at (1, 1) only, where H = [[802, -400], [-400, 200]].
+    assert r.command == "minimize" and r.source == "(1-x)**2 + 100*(y-x**2)**2"
+    assert abs(r.point["x"] - 1) < 1e-8 and abs(r.point["y"] - 1) < 1e-8
+    assert r.classification == "local minimum"
+    run(s, "x = 2")
+    shown(s, "x**3 - 2*x - 5")
+    r = shown(s, ":solve")  # the last expression
+    # Cardano: x³ - 2x - 5 has the one real root cbrt(5/2 + q) + cbrt(5/2 - q), q² = 643/108.
+    q = np.sqrt(643 / 108)
+    assert float(r.point["x"]) == pytest.approx(np.cbrt(2.5 + q) + np.cbrt(2.5 - q), rel=1e-14)
+    assert s.inputs() == ("x", "y")  # the session's values stay as they were
+    assert float(shown(s, "x").value) == 2
+
+
+def test_a_solver_that_stops_short_shows_its_last_iterate_and_says_so():
+    s = Session()
+    run(s, "x = 1")
+    outputs = run(s, ":solve x**2 + 1")
+    assert isinstance(outputs[0], Shown) and not outputs[0].result.converged
+    assert outputs[-1].text.startswith("error: solve did not converge (")
+
+
+def test_fit_fits_the_inputs_with_values_and_reads_the_rest_from_the_file(tmp_path):
+    import scipy.optimize
+
+    x = np.linspace(0, 3, 20)
+    y = 4 * np.exp(-0.7 * x) + 0.02 * np.cos(5 * x)
+    data = tmp_path / "decay.csv"
+    data.write_text(
+        "t,counts\n" + "".join(f"{a!r},{b!r}\n" for a, b in zip(x.tolist(), y.tolist()))
+    )
+    expected, _ = scipy.optimize.curve_fit(
+        lambda t, a, k: a * np.exp(-k * t), x, y, p0=[1, 1],
+        jac=lambda t, a, k: np.stack([np.exp(-k * t), -a * t * np.exp(-k * t)], -1),
+    )  # fmt: skip
+    s = Session()
+    run(s, "a = 1; k = 1")
+    r = shown(s, f":fit {data} --response counts a*exp(-k*t)")
+    assert r.command == "fit" and r.observations == 20
+    got = [float(r.parameters["a"]), float(r.parameters["k"])]
+    np.testing.assert_allclose(got, expected, rtol=1e-9)
+    assert problem(s, f":fit {data} a*exp(-k*t)").startswith(
+        f"error: --response y: {data} has no column 'y'; its columns are t, counts"
+    )
+    assert problem(Session(), f":fit {data} --response counts a*t").startswith(
+        "error: :fit needs the parameters with their starting values"
+    )
+
+
+def test_the_repl_draws_a_report_as_its_command_does(capsys):
+    from gradcli import repl
+
+    s = Session(fmt="plain")
+    run(s, "x = 0")
+    s.precision = 10
+    said = []
+    assert not repl._show(s, ":minimize (x-3)**2 + 1", said.append, False)
+    out = capsys.readouterr().out
+    # By hand: (x-3)² + 1 is least, 1, at x = 3, where its second derivative is 2.
+    assert "point.x 3\n" in out and "value 1\n" in out and "classification local minimum" in out
+    s.format = s.format.__class__("table")
+    assert not repl._show(s, ":minimize (x-3)**2 + 1", said.append, False)
+    assert "local minimum at" in capsys.readouterr().out and not said
+
+
+def test_out_of_memory_without_numpys_text_says_why(monkeypatch):
+    s = Session()
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(s, "_block", no_memory)
+    [problem] = list(s.run("x = 1"))
+    assert isinstance(problem, Problem)
+    assert problem.text == "error: out of memory (the input asks for more memory than is free)"
+
+
+def test_a_pasted_program_is_compiled_once_not_once_a_line(monkeypatch):
+    from gradcli import session as session_module
+
+    compiled = []
+    original = session_module._compiled
+    monkeypatch.setattr(
+        session_module, "_compiled", lambda s: compiled.append(len(s)) or original(s)
+    )
+    s = Session()
+    text = "a0 = 1.5\n" + "".join(f"a{i} = a{i - 1} * 2 + {i}\n" for i in range(1, 200))
+    assert list(s.run(text)) == []
+    assert len(s.statements) == 200
+    assert len(compiled) == 1  # one by one, it was 200 compilations of up to 200 lines
+    [result] = list(s.run("a199"))
+    expected = 1.5
+    for i in range(1, 200):
+        expected = expected * 2 + i  # by hand, in float64
+    assert result.result.value == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_pasted_program_with_an_error_keeps_the_lines_before_it():
+    s = Session()
+    [problem] = list(s.run("a = [1, 2]\nb = [1, 2, 3]\nc = a + b\nd = 1"))
+    assert problem.text.startswith("error: add: The size of tensor a (2) must match")
+    assert " at 3:7\n" in problem.text
+    assert [st.text for st in s.statements] == ["a = [1, 2]", "b = [1, 2, 3]"]

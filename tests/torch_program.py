@@ -361,6 +361,9 @@ class TorchProgram:
             return torch.tensor([float(i) for i in items], dtype=F64)
         return torch.stack([as_tensor(i) for i in items])
 
+    def Numbers(self, node):
+        return torch.tensor([float(v) for v in node.values], dtype=F64)
+
     def subscripts(self, subscripts):
         key = tuple(self.subscript(s) for s in subscripts)
         return key[0] if len(key) == 1 else key

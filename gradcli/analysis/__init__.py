@@ -6,7 +6,12 @@ Each function returns a frozen report; ``gradcli.render`` lays it out:
 - ``derivative``: the symbolic derivative by SymPy (``gradcli diff``);
 - ``propagate``: first-order propagation of uncertainties through the Jacobian;
 - ``taylor``: the Taylor polynomial at the bound point;
-- ``plot``: the function and its derivative over a range of one input;
+- ``plot``: the function and its derivative over a range of one input
+  (``plots`` for several functions, ``field`` for two inputs);
+- ``minimize`` and ``solve``: a local minimum, a root (SciPy with the exact
+  gradient, Hessian and Jacobian); ``critical``: the critical points in a box;
+- ``fit``: nonlinear least squares with NIST's standard errors;
+- ``div``, ``curl`` and ``laplacian``: vector calculus at a point;
 - ``assemble_hessian`` and ``assemble_jacobian``: the whole matrix over all
   inputs, which ``api.hessian`` and ``api.jacobian`` attach to their results.
 
@@ -32,6 +37,23 @@ _LAZY = {
     "TaylorReport": "series",
     "plot": "plotting",
     "PlotReport": "plotting",
+    "plots": "plotting",
+    "PlotsReport": "plotting",
+    "field": "surface",
+    "FieldReport": "surface",
+    "minimize": "optimize",
+    "MinimizeReport": "optimize",
+    "solve": "optimize",
+    "SolveReport": "optimize",
+    # Not a module named "critical": importing it would shadow the function here.
+    "critical": "critical_points",
+    "CriticalReport": "critical_points",
+    "fit": "fitting",
+    "FitReport": "fitting",
+    "div": "vector_calculus",
+    "curl": "vector_calculus",
+    "laplacian": "vector_calculus",
+    "VectorCalculusReport": "vector_calculus",
 }
 
 __all__ = ["Assembled", "assemble_hessian", "assemble_jacobian", *_LAZY]

@@ -9,6 +9,13 @@ derivative test); an eigenvalue numerically zero leaves the test inconclusive.
 Both tolerances scale with the dtype's precision: the gradient counts as zero
 when ``max |∇f| <= sqrt(eps) * max(1, |f|)``, an eigenvalue when
 ``|λ| <= sqrt(eps) * max(1, max |λ|)``.
+
+A solver's end point passes the gradient test without being the critical point
+itself: ``x**3`` stopped at x = 3.8e-6 has a gradient of 4e-11 and a positive
+second derivative, yet the critical point, 0, is an inflection. ``steady_verdict``
+asks the second derivative test again across the region the gradient test cannot
+tell apart from the critical point (``STEADY_MARGIN`` Newton steps each way), and
+calls the point degenerate when the verdict changes there.
 """
 
 from __future__ import annotations
@@ -27,6 +34,9 @@ NOT_FINITE = "not classified: the Hessian is not finite"
 #: Above this many rows the eigenvalues are not computed: LAPACK's O(n³) call would
 #: take seconds to minutes and cannot be interrupted with Ctrl-C.
 EIGENVALUE_LIMIT = 1000
+#: How many Newton steps (the distance to the quadratic model's critical point) each
+#: side of an end point its verdict must hold.
+STEADY_MARGIN = 4.0
 TOO_LARGE = f"not classified: more than {EIGENVALUE_LIMIT} inputs (eigenvalues not computed)"
 
 
@@ -74,9 +84,9 @@ def entry_labels(name: str, shape: tuple[int, ...]) -> list[str]:
 
 
 def wants_hessian(shapes: Mapping[str, tuple[int, ...]], inputs) -> bool:
-    """Whether the Hessian is assembled and classified: for several inputs, or one
-    that is not a scalar."""
-    return len(inputs) > 1 or any(shapes[name] != () for name in inputs)
+    """Whether the Hessian is assembled and classified: for any input (for one scalar,
+    the test reads the sign of f'' at a point where f' is zero)."""
+    return len(inputs) > 0
 
 
 def wants_jacobian(value_shape: tuple[int, ...], shapes: Mapping, inputs) -> bool:
@@ -114,7 +124,8 @@ def assemble_hessian(value, grad: Mapping, hessian: Mapping, shapes: Mapping) ->
             gradient_tolerance=gradient_tolerance,
         )
     # The symmetric part: a Hessian is symmetric, up to rounding in its two passes.
-    eigenvalues = np.linalg.eigvalsh((matrix + matrix.T) / 2)
+    # + 0.0: an eigenvalue -0.0 (of a Hessian of -0.0 entries) is no negative number.
+    eigenvalues = np.linalg.eigvalsh((matrix + matrix.T) / 2) + 0.0
     largest = float(np.max(np.abs(eigenvalues), initial=0.0))
     eigenvalue_tolerance = float(np.sqrt(eps) * max(1.0, largest))
     verdict = classify(eigenvalues, gradient_norm, gradient_tolerance, eigenvalue_tolerance)
@@ -162,3 +173,32 @@ def assemble_jacobian(value, jacobian: Mapping, shapes: Mapping) -> Assembled:
         with np.errstate(all="ignore"):
             determinant = np.asarray(np.linalg.det(matrix) if np.isfinite(matrix).all() else np.nan)
     return Assembled("jacobian", rows, columns, matrix, determinant=determinant)
+
+
+def steady_verdict(whole: Assembled, gradient, hessian_at, x) -> tuple[str, str | None]:
+    """The verdict of ``whole`` (the Hessian at ``x``, with ``gradient`` there) if the
+    Hessian gives the same one at ``x ± STEADY_MARGIN * H⁻¹∇f``, else DEGENERATE and
+    a note saying why. ``hessian_at(y)`` is the whole Hessian at y, as a matrix."""
+    verdict = whole.classification
+    if verdict not in (LOCAL_MINIMUM, LOCAL_MAXIMUM, SADDLE):
+        return verdict, None
+    x = np.asarray(x, dtype=np.float64)
+    step = np.linalg.lstsq(whole.matrix, np.asarray(gradient, dtype=np.float64), rcond=None)[0]
+    if not np.any(step) or not np.all(np.isfinite(step)):
+        return verdict, None
+    tolerance = whole.eigenvalue_tolerance
+
+    def inertia(matrix):
+        eigenvalues = np.linalg.eigvalsh((matrix + matrix.T) / 2)
+        return int(np.sum(eigenvalues > tolerance)), int(np.sum(eigenvalues < -tolerance))
+
+    here = inertia(whole.matrix)
+    for side in (-STEADY_MARGIN, STEADY_MARGIN):
+        matrix = np.asarray(hessian_at(x + side * step), dtype=np.float64)
+        if not np.all(np.isfinite(matrix)) or inertia(matrix) != here:
+            return DEGENERATE, (
+                f"the Hessian says {verdict} here but not {STEADY_MARGIN:g} Newton steps "
+                f"({np.linalg.norm(step):.3g} each) away, where the gradient test cannot tell "
+                f"the points apart: the critical point nearby is degenerate"
+            )
+    return verdict, None

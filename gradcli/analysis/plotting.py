@@ -6,12 +6,23 @@ neighbouring points more than ``KINK_RATIO`` times the changes beside it (and
 more than a millionth of f''s range), which a smooth f' does not do at this
 spacing. It is placed on the grid point between two such jumps, else midway.
 Points where f or f' is nan or infinite are listed as non-finite.
+
+A *pole* is where f jumps through infinity between two neighbouring points:
+its sign changes, the slopes at both ends agree with each other and not with
+the jump (a continuous f could not fall where it rises on both sides), the
+jump is over ``POLE_RATIO`` times what the typical slope would make, and both
+values are large (over ``LARGE_RATIO`` times the typical ``|f|``). The curve
+is broken there, as at non-finite points, and the range drawn leaves out the
+values near the poles (``limits``), which would flatten the rest.
+
+Several functions share one axis (``plots``); two inputs make a field
+(``gradcli.analysis.surface``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -25,6 +36,8 @@ from .report import Report, frozen
 DEFAULT_POINTS = _bindings.DEFAULT_OVER_COUNT
 MAX_POINTS = 100_000
 KINK_RATIO = 5.0
+POLE_RATIO = 10.0
+LARGE_RATIO = 3.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,6 +54,11 @@ class PlotReport(Report):
     kinks: np.ndarray
     #: Where f or f' is nan or infinite.
     nonfinite: np.ndarray
+    #: Where f jumps through infinity, midway between two points.
+    poles: np.ndarray = field(default_factory=lambda: frozen(np.zeros(0)))
+    #: The range of f and of f' to draw, or None for all of it.
+    limits: tuple | None = None
+    df_limits: tuple | None = None
     warnings: tuple[str, ...] = ()
 
     def as_tree(self) -> dict:
@@ -51,6 +69,7 @@ class PlotReport(Report):
             "df": self.df,
             "kinks": self.kinks,
             "nonfinite": self.nonfinite,
+            "poles": self.poles,
         }
 
     @property
@@ -76,42 +95,161 @@ def plot(
     bindings = dict(bindings or {})
     if over.name in bindings:
         raise GradcliError(f"--over {over.name}: {over.name} is bound too; give one or the other")
+    values, slopes = _evaluate(source, bindings, over.name, xs, dtype, seed, filename)
+    return _report(source, api._title(source, filename), over.name, xs, values, slopes)
+
+
+def plots(
+    sources,
+    bindings: Mapping | None = None,
+    *,
+    over: str | _bindings.Over,
+    dtype: str = "float64",
+    seed: int = 0,
+    filenames=None,
+) -> PlotsReport:
+    """Several functions of one input over the same points: one ``PlotReport`` each."""
+    if isinstance(over, str):
+        over = _bindings.parse_over(over)
+    filenames = filenames or ["<expr>"] * len(sources)
+    reports = tuple(
+        plot(text, bindings, over=over, dtype=dtype, seed=seed, filename=name)
+        for text, name in zip(sources, filenames)
+    )
+    titles = [r.title for r in reports]
+    title = ", ".join(titles[:-1]) + " and " + titles[-1] if len(titles) > 1 else titles[0]
+    return PlotsReport(title, over.name, reports[0].x, reports)
+
+
+@dataclass(frozen=True, eq=False)
+class PlotsReport(Report):
+    """``plot "sin(x)" "cos(x)"``: the functions on one axis."""
+
+    command = "plots"
+    title: str
+    over: str
+    x: np.ndarray
+    plots: tuple[PlotReport, ...]
+    warnings: tuple[str, ...] = ()
+
+    def as_tree(self) -> dict:
+        functions = []
+        for report in self.plots:
+            tree = report.as_tree()
+            del tree["over"], tree["x"]
+            functions.append({"source": report.title, **tree})
+        return {"over": self.over, "x": self.x, "functions": functions}
+
+    @property
+    def finite(self) -> bool:
+        return all(report.finite for report in self.plots)
+
+
+def _evaluate(source, bindings, name, xs, dtype, seed, filename, others=()):
+    """f and df/d(name) at each of ``xs`` (with ``others``: the gradient by every input
+    named, at each row of ``xs``)."""
+    names = (name, *others)
+    points = np.reshape(xs, (-1, len(names)))
     # The range's first point stands for the input while the program is bound.
-    bindings[over.name] = float(xs[0])
-    with api._session(source, bindings, (over.name,), dtype, seed, filename) as s:
-        if s.shape(over.name) != ():
-            raise GradcliError(f"--over {over.name}: {over.name} must be a scalar input")
-        f, _ = s.function((over.name,))
-        values = np.empty(xs.size)
-        slopes = np.empty(xs.size)
-        for i, x in enumerate(xs):
-            leaf = gradcli.tensor(np.asarray(x, dtype=s.dtype), requires_grad=True)
-            out = f(leaf)
+    for n, x in zip(names, points[0]):
+        bindings[n] = float(x)
+    with api._session(source, bindings, names, dtype, seed, filename) as s:
+        for n in names:
+            if s.shape(n) != ():
+                raise GradcliError(f"--over {n}: {n} must be a scalar input")
+        f, _ = s.function(names)
+        values = np.empty(len(points))
+        slopes = np.empty((len(points), len(names)))
+        for i, point in enumerate(points):
+            leaves = [
+                gradcli.tensor(np.asarray(x, dtype=s.dtype), requires_grad=True) for x in point
+            ]
+            out = f(*leaves)
             api._require_scalar(out, "plot")
             values[i] = float(out._data.reshape(()))
             if out.requires_grad:
-                (slope,) = gradcli.autograd.grad(
-                    out, [leaf], allow_unused=True, materialize_grads=True
+                grads = gradcli.autograd.grad(
+                    out, leaves, allow_unused=True, materialize_grads=True
                 )
-                slopes[i] = float(slope._data)
+                slopes[i] = [float(g._data) for g in grads]
             else:
                 slopes[i] = 0.0
+    return values, (slopes[:, 0] if not others else slopes)
+
+
+def _report(source, title, name, xs, values, slopes) -> PlotReport:
     nonfinite = xs[~(np.isfinite(values) & np.isfinite(slopes))]
+    poles = find_poles(xs, values, slopes)
+    broken = _beside(xs, poles)
+    # Beside a non-finite point (1/x at 0) the values are as large as beside a pole.
+    ends = ~(np.isfinite(values) & np.isfinite(slopes))
+    broken_or_not_finite = broken | ends | np.r_[ends[1:], False] | np.r_[False, ends[:-1]]
+    drawn_apart = poles.size or nonfinite.size
     return PlotReport(
         source,
-        api._title(source, filename),
-        over.name,
+        title,
+        name,
         frozen(xs),
         frozen(values),
         frozen(slopes),
-        frozen(find_kinks(xs, slopes)),
+        frozen(find_kinks(xs, slopes, broken)),
         frozen(nonfinite),
+        frozen(poles),
+        _limits(values, broken_or_not_finite) if drawn_apart else None,
+        _limits(slopes, broken_or_not_finite) if drawn_apart else None,
     )
 
 
-def find_kinks(xs: np.ndarray, slopes: np.ndarray) -> np.ndarray:
-    """Where ``slopes`` jumps: see the module's docstring."""
-    finite = np.isfinite(slopes)
+def find_poles(xs: np.ndarray, values: np.ndarray, slopes: np.ndarray) -> np.ndarray:
+    """Where f jumps through infinity: see the module's docstring."""
+    finite = np.isfinite(values) & np.isfinite(slopes)
+    if xs.size < 3 or finite.sum() < 3:
+        return np.zeros(0)
+    a, b = slice(None, -1), slice(1, None)
+    jump = np.diff(values)
+    with np.errstate(invalid="ignore"):
+        typical_step = np.median(np.abs(np.diff(xs))) * np.median(np.abs(slopes[finite]))
+        typical_value = np.median(np.abs(values[finite]))
+        found = (
+            finite[a]
+            & finite[b]
+            & (np.sign(values[a]) * np.sign(values[b]) < 0)
+            & (np.sign(slopes[a]) == np.sign(slopes[b]))
+            & (np.sign(slopes[a]) * np.sign(jump) < 0)
+            & (np.abs(jump) > POLE_RATIO * typical_step)
+            & (np.minimum(np.abs(values[a]), np.abs(values[b])) > LARGE_RATIO * typical_value)
+        )
+    middle = (xs[a][found] + xs[b][found]) / 2
+    # Midway between -0.005 and 0.005 is 0, not its rounding error.
+    return np.where(np.abs(middle) < 1e-9 * np.ptp(xs), 0.0, middle)
+
+
+def _beside(xs: np.ndarray, poles: np.ndarray) -> np.ndarray:
+    """The points next to a pole: the two on either side of each."""
+    near = np.zeros(xs.size, dtype=bool)
+    for x in poles:
+        i = int(np.searchsorted(xs, x)) if xs[-1] > xs[0] else int(np.searchsorted(-xs, -x))
+        near[max(i - 1, 0) : i + 1] = True
+    return near
+
+
+def _limits(values: np.ndarray, broken: np.ndarray) -> tuple[float, float] | None:
+    """The range to draw: the middle 90% of the values away from the poles, widened by
+    half, so the curve's shape shows and the approach to the poles runs off the edge."""
+    shown = values[np.isfinite(values) & ~broken]
+    if shown.size < 2:
+        return None
+    low, high = np.percentile(shown, [5, 95])
+    if low == high:
+        return None
+    margin = (high - low) / 2
+    return float(max(low - margin, shown.min())), float(min(high + margin, shown.max()))
+
+
+def find_kinks(xs: np.ndarray, slopes: np.ndarray, broken=None) -> np.ndarray:
+    """Where ``slopes`` jumps: see the module's docstring. ``broken``: the points beside
+    a pole, where f' is steep anyway."""
+    finite = np.isfinite(slopes) & (True if broken is None else ~broken)
     if xs.size < 3 or not finite.any():
         return np.zeros(0)
     jumps = np.abs(np.diff(slopes))

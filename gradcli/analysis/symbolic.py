@@ -409,6 +409,13 @@ class _ToSympy:
         items = [self.evaluate(item) for item in node.items]
         return _array(np.stack(items) if items else np.empty(0, dtype=object))
 
+    def Numbers(self, node):
+        return _array(
+            np.stack([self.Num(ir.Num(v)) for v in node.values])
+            if node.values
+            else np.empty(0, dtype=object)
+        )
+
     def Attr(self, node):
         if node.name != "T":
             raise self.fail(f".{node.name}", node)

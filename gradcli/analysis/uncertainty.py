@@ -8,6 +8,12 @@ input's share of an output's variance is its own block's part ``(J Σ Jᵀ)`` ov
 its entries; with correlated inputs the cross terms are the ``correlation``
 share, so that the shares add up to 1.
 
+Nothing squares a σ or a derivative as it stands: each row of ``J diag(σ)`` is
+formed scaled by a power of two, and a covariance file is split into the σ and
+their correlation matrix R (``Σ = diag(σ) R diag(σ)``), so σ_f neither
+overflows nor underflows when it is itself a float64 (``1e300±1e298`` / 1e10 is
+``± 1e288``). Only the outputs' covariance, σ_f², may be beyond range.
+
 ``f ± σ_f`` is rounded as a lab report would: σ to one significant digit (two
 when the first is 1) and the value to the same decimal place.
 """
@@ -18,6 +24,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from types import MappingProxyType
 
 import numpy as np
@@ -117,25 +124,36 @@ def propagate(
     sizes = [int(np.prod(jac.shapes[n], dtype=int)) for n in names]
     columns = np.cumsum([0, *sizes])
     if cov is not None:
-        covariance_in = _covariance_file(cov, names, jac.shapes, int(columns[-1]))
+        sigma_in, correlation_in = _covariance_file(cov, names, jac.shapes, int(columns[-1]))
     else:
-        covariance_in = _diagonal(given, names, jac)
-    sigma_in = np.sqrt(np.clip(np.diag(covariance_in), 0, None))
-    covariance = matrix @ covariance_in @ matrix.T
-    variance = np.diag(covariance).copy()
-    sigma = np.sqrt(np.clip(variance, 0, None)).reshape(jac.value.shape)
-    shares, own = {}, np.zeros_like(variance)
-    with np.errstate(all="ignore"):
+        sigma_in, correlation_in = _sigmas(given, names, jac), None
+    scaled, exponent = _scaled_rows(matrix, sigma_in)
+    with np.errstate(all="ignore"):  # inf and nan from a non-finite derivative are the answer
+        quadratic = _quadratic(scaled, correlation_in)
+        variance = np.maximum(quadratic, 0)
+        sigma = np.ldexp(np.sqrt(variance), exponent).reshape(jac.value.shape)
+        products = scaled @ (scaled if correlation_in is None else scaled @ correlation_in).T
+        products = (products + products.T) / 2  # symmetric to the last digit
+        covariance = np.ldexp(products, exponent[:, None] + exponent[None, :])
+        shares, own = {}, np.zeros_like(variance)
         for name, start, stop in zip(names, columns[:-1], columns[1:]):
-            block = matrix[:, start:stop]
-            part = np.einsum("ij,jk,ik->i", block, covariance_in[start:stop, start:stop], block)
+            block = None if correlation_in is None else correlation_in[start:stop, start:stop]
+            part = _quadratic(scaled[:, start:stop], block)
             own += part
             shares[name] = frozen(_share(part, variance).reshape(jac.value.shape))
-        correlated = cov is not None and np.any(covariance_in - np.diag(np.diag(covariance_in)))
+        correlated = correlation_in is not None and np.any(
+            correlation_in - np.diag(np.diag(correlation_in))
+        )
         correlation = (
             frozen(_share(variance - own, variance).reshape(jac.value.shape))
             if correlated
             else None
+        )
+    warnings = ()
+    if jac.value.size > 1 and _out_of_range(covariance, products):
+        warnings = (
+            "the outputs' covariance has entries beyond float64's range (shown as inf or 0); "
+            "each output's sigma is in range",
         )
     sigmas_out = {
         name: frozen(sigma_in[start:stop].reshape(jac.shapes[name]))
@@ -153,16 +171,45 @@ def propagate(
         MappingProxyType(sigmas_out),
         MappingProxyType(shares),
         correlation,
-        (*jac.notes, *jac.warnings),
+        (*jac.notes, *jac.warnings, *warnings),
     )
+
+
+def _scaled_rows(matrix: np.ndarray, sigma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row of ``J diag(σ)`` as ``scaled[i] * 2**exponent[i]``, its largest entry
+    between 1/4 and 1: the products are formed from mantissas and exponents, so
+    that J times σ neither overflows nor underflows when σ_f is a float64."""
+    j_mantissa, j_exponent = np.frexp(matrix)
+    s_mantissa, s_exponent = np.frexp(sigma)
+    mantissa = j_mantissa * s_mantissa  # inf or nan for a non-finite derivative
+    powers = j_exponent + s_exponent
+    present = mantissa != 0
+    lowest = np.iinfo(powers.dtype).min
+    exponent = np.where(present, powers, lowest).max(axis=1, initial=lowest)
+    exponent = np.where(present.any(axis=1), exponent, 0)  # a row of zeros: σ_f = 0
+    # Entries far below a row's largest underflow to 0 here: they are below its last digit.
+    return np.ldexp(mantissa, powers - exponent[:, None]), exponent
+
+
+def _quadratic(scaled: np.ndarray, correlation: np.ndarray | None) -> np.ndarray:
+    """``a R aᵀ`` of each row ``a`` (``R`` the identity when None)."""
+    if correlation is None:
+        return np.einsum("ij,ij->i", scaled, scaled)
+    return np.einsum("ij,jk,ik->i", scaled, correlation, scaled)
+
+
+def _out_of_range(values: np.ndarray, scaled: np.ndarray) -> bool:
+    """Whether a finite nonzero ``scaled`` became inf or 0 when scaled to ``values``."""
+    finite = np.isfinite(scaled)
+    return bool(np.any(finite & np.isinf(values)) or np.any(finite & (scaled != 0) & (values == 0)))
 
 
 def _share(part, variance):
     return np.where(variance > 0, part / np.where(variance > 0, variance, 1), 0.0)
 
 
-def _diagonal(given: Mapping, names, jac) -> np.ndarray:
-    """diag(σ²) over every input entry, from each named input's σ (0 for the others)."""
+def _sigmas(given: Mapping, names, jac) -> np.ndarray:
+    """σ of every input entry, from each named input's σ (0 for the others)."""
     for name in given:
         if name not in names:
             if name in jac.point:
@@ -186,11 +233,13 @@ def _diagonal(given: Mapping, names, jac) -> np.ndarray:
             ) from None
         if not np.all(np.isfinite(sigma)) or np.any(sigma < 0):
             raise GradcliError(f"the σ of {name} must be finite and not negative")
-        parts.append(sigma.reshape(-1) ** 2)
-    return np.diag(np.concatenate(parts)) if parts else np.zeros((0, 0))
+        parts.append(sigma.reshape(-1))
+    return np.concatenate(parts) if parts else np.zeros(0)
 
 
-def _covariance_file(path: str, names, shapes, size: int) -> np.ndarray:
+def _covariance_file(path: str, names, shapes, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The σ of every input entry and their correlation matrix R, Σ = diag(σ) R diag(σ):
+    propagated so, no σ is squared."""
     covariance = np.asarray(load_file(path, name="--cov"), dtype=np.float64)
     labels = [label for n in names for label in entry_labels(n, shapes[n])]
     if size == 1 and covariance.size == 1:
@@ -204,7 +253,16 @@ def _covariance_file(path: str, names, shapes, size: int) -> np.ndarray:
         raise GradcliError(f"--cov {path}: a covariance matrix must be finite and symmetric")
     if np.linalg.eigvalsh(covariance).min() < -1e-12 * max(1.0, np.abs(covariance).max()):
         raise GradcliError(f"--cov {path}: a covariance matrix cannot have negative eigenvalues")
-    return covariance
+    sigma = np.sqrt(np.clip(np.diag(covariance), 0, None))
+    # |Σ_ij| <= σ_i σ_j: dividing by one σ, then the other, stays in range.
+    with np.errstate(all="ignore"):
+        rows = np.divide(
+            covariance, sigma[:, None], out=np.zeros_like(covariance), where=sigma[:, None] > 0
+        )
+        correlation = np.divide(
+            rows, sigma[None, :], out=np.zeros_like(rows), where=sigma[None, :] > 0
+        )
+    return sigma, correlation
 
 
 def _rounded_all(value: np.ndarray, sigma: np.ndarray):
@@ -221,19 +279,35 @@ def rounded(value: float, sigma: float) -> str:
         return f"{value} ± {sigma}"
     if sigma == 0:
         return f"{value!r} ± 0"
-    exponent = math.floor(math.log10(sigma))
-    if round(sigma / 10.0**exponent) >= 10:  # 0.096 rounds to 0.1: one digit up
-        exponent += 1
-    digits = 2 if round(sigma / 10.0**exponent, 1) < 2 else 1
-    place = exponent - digits + 1  # the decimal place of σ's last digit
-    scale = 0
-    largest = max(abs(value), sigma)
-    if largest >= 1e6 or largest < 1e-4:
-        scale = math.floor(math.log10(largest))
-    # Negative for a σ of tens or more: 123456 ± 789 is 123500 ± 800.
-    decimals = scale - place
-    v = round(value / 10.0**scale, decimals) + 0.0  # no -0.0
-    s = round(sigma / 10.0**scale, decimals)
+    # In decimal, from the floats' exact values: powers of ten as floats would
+    # underflow (10.0**-324 is 0) or round for the subnormal σ of a tiny result.
+    with localcontext() as context:
+        context.prec = 800  # more digits than any float's exact decimal value
+        v, s = Decimal(value), Decimal(sigma)
+        exponent = s.adjusted()  # of σ's first digit
+        if _round(s.scaleb(-exponent), 0) >= 10:  # 0.096 rounds to 0.1: one digit up
+            exponent += 1
+        digits = 2 if _round(s.scaleb(-exponent), 1) < 2 else 1
+        place = exponent - digits + 1  # the decimal place of σ's last digit
+        largest = max(abs(value), sigma)
+        scale = Decimal(largest).adjusted() if largest >= 1e6 or largest < 1e-4 else 0
+        while True:
+            # Negative for a σ of tens or more: 123456 ± 789 is 123500 ± 800.
+            decimals = scale - place
+            shown_v = _round(v.scaleb(-scale), decimals)
+            shown_s = _round(s.scaleb(-scale), decimals)
+            # 9.88e-24 rounds to 10e-24 at its own scale: it is 1.0e-23.
+            if scale == 0 or max(abs(shown_v), shown_s) < 10:
+                break
+            scale += 1
+    if shown_v == 0:
+        shown_v = shown_v.copy_abs()  # no -0.0
     shown = max(decimals, 0)
-    text = f"{v:.{shown}f} ± {s:.{shown}f}"
+    text = f"{shown_v:.{shown}f} ± {shown_s:.{shown}f}"
     return f"({text})e{scale:+03d}" if scale else text
+
+
+def _round(number: Decimal, decimals: int) -> Decimal:
+    """``number`` to ``decimals`` places (tens, hundreds when negative), ties to even
+    as ``round`` rounds floats."""
+    return number.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_EVEN)

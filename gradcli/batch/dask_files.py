@@ -20,7 +20,6 @@ from __future__ import annotations
 import collections
 import glob
 import os
-import shutil
 from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
@@ -28,7 +27,7 @@ import numpy as np
 from ..errors import GradcliError
 from .run import _placed
 from .source import Chunk, Reader
-from .writers import _Writer
+from .writers import _cannot_write, _Writer
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 # Partitions of a CSV file are ranges of bytes: this many rows of the first file's
@@ -231,29 +230,38 @@ def _unreadable(path: str, error: Exception) -> str:
 
 
 class PartFiles(_Writer):
-    """``--output DIR.parquet`` under Dask: each chunk a Parquet file in ``DIR``, in order."""
+    """``--output DIR.parquet`` under Dask: each chunk a Parquet file, in order, in a
+    temporary directory beside ``DIR`` that becomes ``DIR`` when the run is
+    complete. An existing ``DIR`` must be empty (a directory of parts cannot be
+    replaced in one step): one that holds files is refused, and kept."""
 
     def __init__(self, directory: str):
         super().__init__()
-        if os.path.isfile(directory) or (os.path.isdir(directory) and os.listdir(directory)):
+        from ..atomic import AtomicDirectory
+
+        self.directory = directory
+        try:
+            self.parts_directory = AtomicDirectory(directory)
+        except FileExistsError:
             raise GradcliError(
                 f"--output {directory}: with Dask, Parquet output is a directory of part "
                 "files, and this one exists; name a new directory"
-            )
-        try:
-            os.makedirs(directory, exist_ok=True)
+            ) from None
         except OSError as error:
-            raise GradcliError(f"cannot write {directory}: {error.strerror or error}") from None
-        self.directory = directory
+            raise _cannot_write(directory, error) from None
+        self.path = directory
         self.parts = 0
 
     def _write(self, columns):
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        target = os.path.join(self.directory, f"part.{self.parts:06d}.parquet")
+        target = self.parts_directory.add(f"part.{self.parts:06d}.parquet")
         pq.write_table(pa.table(columns), target)
         self.parts += 1
 
+    def _finish(self):
+        self.parts_directory.commit()
+
     def abort(self) -> None:
-        shutil.rmtree(self.directory, ignore_errors=True)
+        self.parts_directory.discard()

@@ -43,16 +43,33 @@ def require_dask(option: str = "--dask") -> None:
         ) from None
 
 
+#: Where everything a cluster of this machine opens listens: this machine alone.
+LOCAL_HOST = "127.0.0.1"
+
+
 @contextlib.contextmanager
-def dask_executor(scheduler: str | None = None, workers: int | None = None):
+def dask_executor(
+    scheduler: str | None = None, workers: int | None = None, dashboard: bool = False
+):
     """A ``DaskExecutor`` on a running cluster at ``scheduler``, or on a new
     ``LocalCluster`` of ``workers`` processes (default: one per core) that ends
-    with the block."""
-    require_dask("--scheduler" if scheduler else "--dask")
+    with the block.
+
+    The local cluster's scheduler, nannies and workers listen on 127.0.0.1 only.
+    Their HTTP servers (which Dask always opens) serve nothing unless
+    ``dashboard``: then the scheduler's serves the dashboard, its logs, call
+    stacks and worker pages, at ``executor.client.dashboard_link``, to this
+    machine alone too (Dask's own default would serve them, without a password,
+    on every interface).
+    """
+    if scheduler is not None:
+        check_scheduler(scheduler)  # at once, where Dask's client would wait out its timeout
+    require_dask("--scheduler" if scheduler is not None else "--dask")
+    import dask
     from distributed import Client, LocalCluster
 
     with contextlib.ExitStack() as stack:
-        if scheduler:
+        if scheduler is not None:
             try:
                 client = stack.enter_context(Client(scheduler, timeout="10s"))
             except (OSError, TimeoutError, ValueError) as error:
@@ -60,18 +77,76 @@ def dask_executor(scheduler: str | None = None, workers: int | None = None):
                     f"cannot reach the Dask scheduler at {scheduler}: {error}"
                 ) from None
         else:
+            if not dashboard:  # read here by the scheduler, and by each worker it starts
+                stack.enter_context(
+                    dask.config.set(
+                        {
+                            "distributed.scheduler.http.routes": [],
+                            "distributed.worker.http.routes": [],
+                        }
+                    )
+                )
             cluster = stack.enter_context(
                 LocalCluster(
                     n_workers=workers,
                     threads_per_worker=1,
                     processes=True,
+                    host=LOCAL_HOST,
                     # Any free port: another cluster of this machine may hold the usual one.
-                    dashboard_address=":0",
+                    dashboard_address=f"{LOCAL_HOST}:0",
                     silence_logs=logging.CRITICAL,
                 )
             )
             client = stack.enter_context(Client(cluster))
         yield DaskExecutor(client)
+
+
+# Dask's schemes of a host and a port; others (inproc://, ucx://) are left to Dask.
+_HOST_SCHEMES = ("tcp", "tls", "ws", "wss")
+_DEFAULT_PORT = 8786  # Dask's, when the address has none
+CONNECT_SECONDS = 3.0
+
+
+def check_scheduler(address: str) -> None:
+    """Raise at once when ``address`` cannot be a scheduler's: empty, a port out of
+    range, a host that does not resolve, or nothing listening there."""
+    import socket
+    from urllib.parse import urlsplit
+
+    def refuse(why: str):
+        return GradcliError(f"cannot reach the Dask scheduler at {address}: {why}")
+
+    text = address.strip()
+    if not text:
+        raise GradcliError("--scheduler needs an address, as in --scheduler tcp://host:8786")
+    scheme, _, rest = text.rpartition("://") if "://" in text else ("tcp", "", text)
+    if scheme not in _HOST_SCHEMES:
+        return
+    parts = urlsplit(f"{scheme}://{rest}")
+    try:
+        port = parts.port
+    except ValueError:
+        port_text = rest.rpartition(":")[2]
+        if port_text.isdigit():
+            raise refuse(f"port {port_text} is out of range (0 to 65535)") from None
+        raise refuse(f"{port_text!r} is not a port number") from None
+    host, port = parts.hostname, _DEFAULT_PORT if port is None else port
+    if not host:
+        raise refuse("the address has no host (tcp://host:8786)")
+    try:
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        raise refuse(f"unknown host {host!r}") from None
+    if scheme not in ("tcp", "tls"):
+        return
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+    except ConnectionRefusedError:
+        raise refuse(f"connection refused: nothing listens on port {port} of {host}") from None
+    except TimeoutError:
+        raise refuse(f"no answer from {host}:{port} within {CONNECT_SECONDS:g} s") from None
+    except OSError as error:
+        raise refuse(error.strerror or str(error)) from None
 
 
 class DaskExecutor:

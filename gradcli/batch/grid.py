@@ -7,13 +7,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bindings import Over
+from ..bindings import DEFAULT_OVER_COUNT, Over
 from ..errors import GradcliError
 from .source import Chunk, Reader
 
 #: The most points a grid may have: beyond, a typo (a count of 10**9) rather
 #: than a run anyone waits for.
 MAX_GRID_POINTS = 10**9
+
+
+class _Range:
+    """The values of ``NAME=A:B:N``, as ``numpy.linspace`` gives them, to the last bit,
+    computed only at the indices asked for."""
+
+    def __init__(self, over: Over):
+        self.count = over.count or DEFAULT_OVER_COUNT
+        self.start, self.stop = over.start, over.stop
+        self.step = (over.stop - over.start) / (self.count - 1)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, i):
+        values = np.asarray(i, dtype=np.float64) * self.step + self.start
+        return np.where(np.asarray(i) == self.count - 1, self.stop, values)
 
 
 class GridReader(Reader):
@@ -25,7 +42,8 @@ class GridReader(Reader):
         repeated = [n for i, n in enumerate(self.names) if n in self.names[:i]]
         if repeated:
             raise GradcliError(f"--over {repeated[0]} is given twice")
-        self.axes = [over.values() for over in overs]
+        # A range's values are computed a chunk at a time, never all at once.
+        self.axes = [_Range(over) if over.points is None else over.values() for over in overs]
         self.shape = tuple(len(axis) for axis in self.axes)
         self.total = int(np.prod(self.shape, dtype=object))
         if self.total > MAX_GRID_POINTS:

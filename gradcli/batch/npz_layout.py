@@ -8,7 +8,9 @@ the zip's directory. The file is what ``numpy.savez`` writes: stored members,
 zip64 sizes, a ``.npy`` header before each array's bytes.
 
 Read: an array stored uncompressed (as ``numpy.savez`` stores them) is read a
-chunk of rows at a time from its place (``StoredArray``).
+chunk of rows at a time from its place (``StoredArray``); a compressed one
+(``numpy.savez_compressed``) is inflated a chunk of rows at a time, in order
+(``CompressedArray``), so neither is ever whole in memory.
 """
 
 from __future__ import annotations
@@ -22,15 +24,17 @@ import zlib
 
 import numpy as np
 
+from ..bounded import npy_header
 from ..errors import GradcliError
 
 
 class ZipLayout:
-    def __init__(self, path: str, first: dict[str, np.ndarray], rows: int):
-        """Members laid out for ``rows`` rows of arrays shaped as the chunk ``first``."""
+    def __init__(self, file, path: str, first: dict[str, np.ndarray], rows: int):
+        """Members laid out in ``file`` (new, open for reading and writing; ``path``
+        names it in errors) for ``rows`` rows of arrays shaped as the chunk ``first``."""
         self.path = path
         self.rows = rows
-        self.file = open(path, "w+b")  # noqa: SIM115
+        self.file = file
         self.members: dict[str, _Member] = {}
         offset = 0
         for name, array in first.items():
@@ -117,38 +121,88 @@ class StoredArray:
                 raise GradcliError(f"{self.file.name}: an array ends before its {len(self)} rows")
         return data.reshape(rows, *self.shape[1:])
 
+    def close(self) -> None:
+        self.file.close()  # the file every stored array of the archive reads
 
-def stored_arrays(path: str, archive: zipfile.ZipFile) -> dict[str, StoredArray] | None:
-    """Every array of ``archive`` (the ``.npz`` at ``path``) read in place, or None
-    when one is compressed, Fortran-ordered or not plain numbers."""
+
+class CompressedArray:
+    """An array compressed in a ``.npz``, C-ordered: its rows inflated as they are asked
+    for, in order (the chunks of a run are), never the whole array at once."""
+
+    def __init__(self, archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype, shape, path):
+        self.archive, self.info, self.dtype, self.shape = archive, info, dtype, shape
+        self.row_items = int(np.prod(shape[1:], dtype=np.int64))
+        self.path = path
+        self.file = None  # the member's stream, open from the first row asked for
+        self.next = 0  # the row it is at
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        rows = max(min(stop, self.shape[0]) - start, 0)
+        if not rows:
+            return np.empty((0, *self.shape[1:]), self.dtype)
+        if self.file is None or start < self.next:  # the first rows, or again from the top
+            self.close()
+            self.file = self.archive.open(self.info)
+            npy_header(self.file)
+            self.next = 0
+        row_bytes = self.row_items * self.dtype.itemsize
+        if start > self.next:
+            self._read((start - self.next) * row_bytes)
+        data = self._read(rows * row_bytes)
+        self.next = start + rows
+        return np.frombuffer(data, self.dtype).reshape(rows, *self.shape[1:])
+
+    def _read(self, count: int) -> bytes:
+        data = self.file.read(count)
+        if len(data) < count:
+            raise GradcliError(f"{self.path}: an array ends before its {len(self)} rows")
+        return data
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+
+def stored_arrays(path: str, archive: zipfile.ZipFile) -> dict:
+    """Every array of ``archive`` (the ``.npz`` at ``path``, kept open by the caller) read
+    in place or inflated by rows; ValueError for a member that cannot be read by rows
+    (not a ``.npy``, Python objects, Fortran order)."""
     file = open(path, "rb")  # noqa: SIM115  (closed by the reader)
     try:
         found = _placed(file, archive)
     except BaseException:
         file.close()
         raise
-    if found is None:
-        file.close()
     return found
 
 
 def _placed(file, archive: zipfile.ZipFile) -> dict[str, StoredArray] | None:
     found = {}
     for info in archive.infolist():
-        if info.compress_type != zipfile.ZIP_STORED or not info.filename.endswith(".npy"):
-            return None
+        name = info.filename.removesuffix(".npy")
+        if name == info.filename:
+            raise ValueError(f"its member {info.filename} is not a .npy array")
         with archive.open(info) as member:
-            version = np.lib.format.read_magic(member)
-            read = {(1, 0): np.lib.format.read_array_header_1_0}.get(
-                version, np.lib.format.read_array_header_2_0
+            shape, fortran, dtype = npy_header(member)
+            header_bytes = member.tell()
+        if dtype.hasobject:
+            raise ValueError(f"{name} holds Python objects, which gradcli never unpickles")
+        if fortran and len(shape) > 1:
+            raise ValueError(
+                f"{name} is stored in Fortran order, which cannot be read by rows; "
+                "save it in C order (numpy.ascontiguousarray)"
             )
-            shape, fortran, dtype = read(member)
-            npy_header = member.tell()
-        if fortran and len(shape) > 1 or dtype.hasobject or not shape:
-            return None
+        if info.compress_type != zipfile.ZIP_STORED:
+            found[name] = CompressedArray(archive, info, dtype, shape, file.name)
+            continue
         file.seek(info.header_offset)
         local = file.read(zipfile.sizeFileHeader)
         name_length, extra_length = struct.unpack("<2H", local[26:30])
-        at = info.header_offset + zipfile.sizeFileHeader + name_length + extra_length + npy_header
-        found[info.filename[: -len(".npy")]] = StoredArray(file, dtype, shape, at)
+        at = info.header_offset + zipfile.sizeFileHeader + name_length + extra_length
+        at += header_bytes
+        found[name] = StoredArray(file, dtype, shape, at)
     return found

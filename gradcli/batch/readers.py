@@ -20,6 +20,7 @@ import os
 import numpy as np
 
 from ..errors import GradcliError
+from ..files import npy_problem, path_problem, refusal
 from .source import DEFAULT_CHUNK_SIZE, Chunk, Reader
 
 FORMATS = {
@@ -45,9 +46,9 @@ def open_points(path: str, columns: str | None = None, skip_bad_rows: bool = Fal
         raise GradcliError(f"--columns names the columns of a .npy; {path} names its own")
     if kind in ("npz", "npy", "parquet") and skip_bad_rows:
         raise GradcliError(f"--skip-bad-rows is for text files (CSV, JSON lines), not {path}")
-    if path != "-" and not os.path.isfile(path):
-        why = "it is a directory" if os.path.isdir(path) else "no such file"
-        raise GradcliError(f"cannot read {path}: {why}")
+    problem = None if path == "-" else path_problem(path)
+    if problem is not None:
+        raise GradcliError(f"cannot read {path}: {problem}")
     if kind in ("csv", "jsonl"):
         from . import text_readers
 
@@ -67,9 +68,8 @@ def _numeric(path: str, name: str, array: np.ndarray) -> np.ndarray:
 
 
 class NpzReader(Reader):
-    """One array per input, the batch axis first. A ``.npz`` is a zip of whole
-    arrays: it is loaded at once (only CSV, JSON lines, ``.npy`` and Parquet
-    stream)."""
+    """One array per input, the batch axis first, read a chunk of rows at a time,
+    stored or compressed (``npz_layout``)."""
 
     def __init__(self, path: str):
         import zipfile
@@ -77,14 +77,13 @@ class NpzReader(Reader):
         from .npz_layout import stored_arrays
 
         self.path = path
+        self.arrays = {}
         try:
-            with zipfile.ZipFile(path) as archive:
-                self.arrays = stored_arrays(path, archive)
-            if self.arrays is None:  # compressed, say: loaded whole
-                with np.load(path, allow_pickle=False) as archive:
-                    self.arrays = {name: archive[name] for name in archive.files}
+            self.archive = zipfile.ZipFile(path)  # noqa: SIM115 (closed by close())
+            self.arrays = stored_arrays(path, self.archive)
         except (OSError, ValueError, zipfile.BadZipFile) as error:
-            raise GradcliError(f"cannot read {path}: {_why(error)}") from None
+            self.close()
+            raise GradcliError(f"cannot read {path}: {refusal(error)}") from None
         self.names = list(self.arrays)
         if not self.names:
             raise GradcliError(f"{path} holds no arrays")
@@ -98,22 +97,23 @@ class NpzReader(Reader):
             raise GradcliError(f"{path}: the arrays disagree on the number of rows ({listed})")
         self.total = next(iter(lengths.values()))
 
+    @property
+    def numbers_per_row(self) -> int:
+        return sum(a.row_items for a in self.arrays.values())
+
     def chunks(self, size: int):
         for start in range(0, self.total, size):
-            yield Chunk({n: _rows(a, start, start + size) for n, a in self.arrays.items()}, start)
+            yield Chunk({n: a.rows(start, start + size) for n, a in self.arrays.items()}, start)
 
     def empty_chunk(self) -> Chunk:
-        return Chunk({n: _rows(a, 0, 0) for n, a in self.arrays.items()}, 0)
+        return Chunk({n: a.rows(0, 0) for n, a in self.arrays.items()}, 0)
 
     def close(self) -> None:
         for array in self.arrays.values():
-            if type(array) is not np.ndarray:
-                array.file.close()
-
-
-def _rows(array, start: int, stop: int) -> np.ndarray:
-    """Rows of an array loaded whole, or read from its place in the file."""
-    return array[start:stop] if type(array) is np.ndarray else array.rows(start, stop)
+            array.close()
+        archive = getattr(self, "archive", None)
+        if archive is not None:
+            archive.close()
 
 
 class NpyReader(Reader):
@@ -128,9 +128,12 @@ class NpyReader(Reader):
         if not all(self.names):
             raise GradcliError(f"--columns {columns}: an empty name")
         try:
+            problem = npy_problem(path)
+            if problem is not None:
+                raise GradcliError(f"cannot read {path}: {problem}")
             self.array = np.load(path, mmap_mode="r", allow_pickle=False)
         except (OSError, ValueError) as error:
-            raise GradcliError(f"cannot read {path}: {_why(error)}") from None
+            raise GradcliError(f"cannot read {path}: {refusal(error)}") from None
         _numeric(path, "of the array", self.array)
         if self.array.ndim != 2:
             raise GradcliError(
@@ -158,7 +161,7 @@ class ParquetReader(Reader):
         try:
             self.file = pyarrow.parquet.ParquetFile(path)
         except (OSError, pyarrow.ArrowException) as error:
-            raise GradcliError(f"cannot read {path}: {_why(error)}") from None
+            raise GradcliError(f"cannot read {path}: {refusal(error)}") from None
         self.names = list(self.file.schema_arrow.names)
         self.total = self.file.metadata.num_rows
 
@@ -178,12 +181,6 @@ class ParquetReader(Reader):
 
     def close(self) -> None:
         self.file.close()
-
-
-def _why(error: Exception) -> str:
-    if isinstance(error, OSError) and error.strerror:
-        return error.strerror
-    return str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
 __all__ = ["DEFAULT_CHUNK_SIZE", "Chunk", "Reader", "open_points"]

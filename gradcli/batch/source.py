@@ -37,6 +37,11 @@ class Reader:
     def skipped(self) -> list[tuple[int, str]]:
         return []
 
+    @property
+    def numbers_per_row(self) -> int:
+        """How many numbers one row holds (one per column unless a reader knows better)."""
+        return len(self.names)
+
     def where(self, chunk: Chunk, i: int) -> str:
         return f"row {chunk.start + i + 1} of {self.path}"
 

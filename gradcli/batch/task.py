@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ..engine import limits
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from .columns import columns_from_arrays, inputs_from_columns
 
@@ -31,6 +32,7 @@ class PointsTask:
         wrt=None,
         grad_output=None,
         tangents=None,
+        unit: bool = False,
         dtype: str = "float64",
         seed: int = 0,
         filename: str = "<expr>",
@@ -38,13 +40,16 @@ class PointsTask:
     ):
         self.command = command
         self.source = source
-        self.bindings = {name: _read_once(v, f"--{name}") for name, v in (bindings or {}).items()}
+        with limits.max_elements(max_elements):  # a file read here is held to it too
+            self.bindings = {n: _read_once(v, f"--{n}") for n, v in (bindings or {}).items()}
+            grad_output = _read_once(grad_output, "--grad-output")
+            if tangents is not None:
+                tangents = {n: _read_once(v, f"--tangent {n}") for n, v in tangents.items()}
         self.options = {
             "wrt": wrt,
-            "grad_output": _read_once(grad_output, "--grad-output"),
-            "tangents": None
-            if tangents is None
-            else {n: _read_once(v, f"--tangent {n}") for n, v in tangents.items()},
+            "grad_output": grad_output,
+            "tangents": tangents,
+            "unit": unit,
             "dtype": dtype,
             "seed": seed,
             "filename": filename,

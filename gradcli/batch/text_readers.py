@@ -4,7 +4,9 @@ A text file is read in blocks of whole lines, about a chunk's worth each, so a
 file of any length runs in bounded memory and every row keeps its line number:
 errors and warnings name the line. A bad row (a field that is not a number, the
 wrong number of fields) stops the run with ``FILE line N: why``, or is passed
-over under ``skip_bad_rows`` and listed at the end.
+over under ``skip_bad_rows`` and listed at the end. A line is at most
+``bounded.MAX_TEXT_BYTES`` long: a file without line ends (``/dev/zero``) is
+refused at that size rather than read whole.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import sys
 
 import numpy as np
 
-from ..errors import GradcliError
+from ..bounded import capped_line
+from ..errors import GradcliError, os_reason
 from .columns import parse_column
 from .source import Chunk, Reader
 
@@ -37,7 +40,7 @@ class _TextReader(Reader):
             try:
                 self.stream = open(path, "rb")  # noqa: SIM115 (closed by close())
             except OSError as error:
-                raise GradcliError(f"cannot read {path}: {error.strerror or error}") from None
+                raise GradcliError(f"cannot read {path}: {os_reason(error)}") from None
             self.size = self.stream.seek(0, 2)
             self.stream.seek(0)
         self.line = 0  # lines read so far
@@ -67,7 +70,7 @@ class _TextReader(Reader):
             self.stream.close()
 
     def _header_line(self, what: str) -> str:
-        first = self.stream.readline()
+        first = capped_line(self.stream, f"{self.path} line 1")
         self.line = 1
         if not first.strip():
             raise GradcliError(f"{self.path} is empty: its first line must be {what}")
@@ -85,7 +88,7 @@ class _TextReader(Reader):
             if not block:
                 return
             if not block.endswith(b"\n"):
-                block += self.stream.readline()
+                block += capped_line(self.stream, f"{self.path} after line {self.line}")
             yield block
 
     def _counted(self, block: bytes, rows: int) -> np.ndarray:
@@ -107,14 +110,20 @@ class CsvReader(_TextReader):
 
     def _read_header(self) -> None:
         header = self._header_line("a header naming the columns (x,y)")
-        self.names = [n.strip() for n in next(csv.reader([header], skipinitialspace=True))]
+        try:
+            fields = next(csv.reader([header], skipinitialspace=True))
+        except csv.Error as error:
+            raise GradcliError(f"{self.path} line 1: {_csv_problem(error)}") from None
+        self.names = [n.strip() for n in fields]
         for name in self.names:
             if not name:
                 raise GradcliError(f"{self.path} line 1: an empty column name in the header")
             parse_column(name)
-        repeated = [n for i, n in enumerate(self.names) if n in self.names[:i]]
-        if repeated:
-            raise GradcliError(f"{self.path} line 1: column {repeated[0]} is named twice")
+        seen: set[str] = set()  # a set: a header of a million columns is checked in linear time
+        for name in self.names:
+            if name in seen:
+                raise GradcliError(f"{self.path} line 1: column {name} is named twice")
+            seen.add(name)
         self.total = None
 
     def chunks(self, size: int):
@@ -133,8 +142,18 @@ class CsvReader(_TextReader):
         )
 
         def parsed(block: bytes):
+            # pyarrow's threads may drop their last reference to the input after
+            # read_csv has returned; were it Python's bytes, that would take the GIL,
+            # which a thread cannot while the interpreter exits: the process would
+            # abort ("terminate called without an active exception"). So they read
+            # a copy that pyarrow's allocator owns.
+            owned = pyarrow.allocate_buffer(len(block))
+            pyarrow.FixedSizeBufferWriter(owned).write(block)
+            # One pyarrow block per block of lines: a row longer than pyarrow's block
+            # (1 MiB) would otherwise "straddle two block boundaries" and be refused.
+            read.block_size = max(len(block) + 1, 1 << 20)
             return arrow_csv.read_csv(
-                pyarrow.BufferReader(block),
+                pyarrow.BufferReader(owned),
                 read_options=read,
                 parse_options=parse,
                 convert_options=convert,
@@ -183,14 +202,23 @@ class CsvReader(_TextReader):
     def _bad_row(self, line: bytes) -> str | None:
         try:
             fields = next(csv.reader([line.decode("utf-8")]))
-        except (UnicodeDecodeError, csv.Error):
-            return "not UTF-8 CSV text"
+        except UnicodeDecodeError:
+            return "not UTF-8 text"
+        except csv.Error as error:
+            return _csv_problem(error)
         if len(fields) != len(self.names):
             return f"{len(fields)} fields, but the header names {len(self.names)} columns"
         for name, field in zip(self.names, fields):
             if not _is_number(field):
                 return f"{field.strip()!r} in column {name} is not a number"
         return None
+
+
+def _csv_problem(error: csv.Error) -> str:
+    """What the csv module refused, in words (its field limit is a length, not an encoding)."""
+    if "field limit" in str(error):
+        return f"a field longer than {csv.field_size_limit():,} characters"
+    return f"not CSV text ({error})"
 
 
 def _is_number(field: str) -> bool:
@@ -218,6 +246,10 @@ class JsonLinesReader(_TextReader):
         self.shapes = {name: np.shape(value) for name, value in first.items()}
         self.stream.seek(0)  # standard input is CSV: a JSON lines file can go back
         self.line = 0
+
+    @property
+    def numbers_per_row(self) -> int:
+        return sum(int(np.prod(s, dtype=np.int64)) for s in self.shapes.values())
 
     def _row(self, text: str) -> dict | None:
         try:

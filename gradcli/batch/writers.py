@@ -2,7 +2,9 @@
 
 ``open_writer(output, fmt)`` gives a writer with ``write(columns)`` (flat 1-D
 columns, named as plain output names the numbers) and ``close()``; ``abort()``
-removes a file left half written by a run that failed.
+after a failure. A file is complete or not there: it is written beside its
+name and renamed over it by ``close()`` (``gradcli.atomic``), so a failed or
+interrupted run leaves the file that was there before.
 
 - ``--format csv``: a header row, then one row per point (pyarrow writes the
   numbers, the shortest text that reads back as the same number);
@@ -65,18 +67,60 @@ def open_writer(
 
 
 class _Writer:
+    """A writer's life: ``write`` each chunk, then ``close()``, or ``abort()`` after a
+    failure. A file is written to a temporary file beside it (``gradcli.atomic``),
+    renamed over ``path`` by ``close()`` only when it is complete: a failed,
+    interrupted or killed run leaves what was there before."""
+
     #: The file written, or None for standard output.
     path: str | None = None
 
-    def __init__(self):
+    def __init__(self, path: str | None = None):
         self.rows = 0
+        self.path = path
+        self.output = None
+        if path is not None:
+            from ..atomic import AtomicOutput
+
+            try:  # fail before computing when it cannot be written
+                self.output = AtomicOutput(path)
+            except OSError as error:
+                raise _cannot_write(path, error) from None
 
     def write(self, columns: dict[str, np.ndarray]) -> None:
         self.rows += len(next(iter(columns.values()))) if columns else 0
-        self._write(columns)
+        try:
+            self._write(columns)
+        except BrokenPipeError:
+            raise
+        except OSError as error:  # a full disk
+            raise _cannot_write(self.path, error) from None
+
+    def _write(self, columns: dict[str, np.ndarray]) -> None:
+        raise NotImplementedError
 
     def close(self) -> None:
-        pass
+        """Complete the output (a file: flushed, fsynced, renamed over ``path``); on
+        any failure, as ``abort()``."""
+        try:
+            self._finish()
+            if self.output is not None:
+                self.output.commit()
+        except BrokenPipeError:
+            self.abort()
+            raise
+        except OSError as error:
+            self.abort()
+            raise _cannot_write(self.path, error) from None
+        except BaseException:
+            self.abort()
+            raise
+
+    def _finish(self) -> None:
+        """Write what ends the output (a footer, a zip's directory), or flush it."""
+
+    def _release(self) -> None:
+        """After a failure: let go of what ``_write`` holds open."""
 
     def __enter__(self):
         return self
@@ -86,28 +130,25 @@ class _Writer:
             self.abort()
 
     def abort(self) -> None:
-        """After a failure: close, and remove the file begun."""
+        """After a failure: drop the temporary file; the file at ``path`` is untouched."""
         with contextlib.suppress(Exception):
-            self.close()
-        if self.path is not None:
-            with contextlib.suppress(OSError):
-                os.remove(self.path)
+            self._release()
+        if self.output is not None:
+            self.output.discard()
 
 
-def _cannot_write(path: str, error: OSError) -> GradcliError:
-    return GradcliError(f"cannot write {path}: {error.strerror or error}")
+def _cannot_write(path: str | None, error: OSError) -> GradcliError:
+    from ..atomic import reason
+
+    return GradcliError(f"cannot write {path or 'standard output'}: {reason(error)}")
 
 
 class CsvWriter(_Writer):
     """A header row (a name with a comma, ``jacobian.x[1,0]``, in quotes), then the rows."""
 
     def __init__(self, path: str | None):
-        super().__init__()
-        self.path = path
-        try:
-            self.sink = open(path, "wb") if path is not None else sys.stdout.buffer  # noqa: SIM115
-        except OSError as error:
-            raise _cannot_write(path, error) from None
+        super().__init__(path)
+        self.sink = self.output.open("wb") if path is not None else sys.stdout.buffer
 
     def _write(self, columns):
         from pyarrow import csv as arrow_csv
@@ -121,22 +162,15 @@ class CsvWriter(_Writer):
         # Straight to the file, a batch of rows at a time: a chunk's text is never whole.
         arrow_csv.write_csv(table(columns), self.sink, arrow_csv.WriteOptions(include_header=False))
 
-    def close(self):
-        if self.path is not None:
-            self.sink.close()
-        else:
+    def _finish(self):
+        if self.path is None:
             self.sink.flush()
 
 
 class ParquetWriter(_Writer):
     def __init__(self, path: str):
-        super().__init__()
-        self.path = path
+        super().__init__(path)
         self.writer = None
-        try:
-            open(path, "wb").close()  # fail before computing when it cannot be written
-        except OSError as error:
-            raise _cannot_write(path, error) from None
 
     def _write(self, columns):
         import pyarrow.parquet
@@ -145,12 +179,15 @@ class ParquetWriter(_Writer):
 
         rows = table(columns)
         if self.writer is None:
-            self.writer = pyarrow.parquet.ParquetWriter(self.path, rows.schema)
+            self.writer = pyarrow.parquet.ParquetWriter(self.output.temp, rows.schema)
         self.writer.write_table(rows)
 
-    def close(self):
+    def _finish(self):
         if self.writer is not None:
             self.writer.close()
+
+    def _release(self):
+        self._finish()
 
 
 class JsonLinesWriter(_Writer):
@@ -170,7 +207,7 @@ class JsonLinesWriter(_Writer):
         texts = [_json_numbers(c, self.precision) for c in columns.values()]
         self.stream.write("".join(template.format(*row) for row in zip(*texts)))
 
-    def close(self):
+    def _finish(self):
         self.stream.flush()
 
 
@@ -205,7 +242,7 @@ class TableWriter(_Writer):
         self.head.extend(rows[:wanted])
         self.tail.extend(rows[-TABLE_EDGE_ROWS:])
 
-    def close(self):
+    def _finish(self):
         from ..render.points import render_points_table
 
         render_points_table(
@@ -220,18 +257,17 @@ class NpzWriter(_Writer):
     ``close()`` copies each into the zip behind its ``.npy`` header."""
 
     def __init__(self, path: str, rows: int | None = None):
-        super().__init__()
-        self.path = path
+        super().__init__(path)
         self.layout = None
         self.directory = None
-        try:
-            open(path, "wb").close()  # fail before computing when it cannot be written
-            if rows is None:
+        if rows is None:
+            try:
                 self.directory = tempfile.mkdtemp(
                     prefix=".points-", dir=os.path.dirname(path) or "."
                 )
-        except OSError as error:
-            raise _cannot_write(path, error) from None
+            except OSError as error:
+                self.abort()
+                raise _cannot_write(path, error) from None
         self.expected = rows
         self.parts: dict[str, tuple] = {}
 
@@ -240,12 +276,9 @@ class NpzWriter(_Writer):
         if self.directory is None:
             from .npz_layout import ZipLayout
 
-            try:
-                if self.layout is None:
-                    self.layout = ZipLayout(self.path, arrays, self.expected)
-                self.layout.write(arrays)
-            except OSError as error:
-                raise _cannot_write(self.path, error) from None
+            if self.layout is None:
+                self.layout = ZipLayout(self.output.open("w+b"), self.path, arrays, self.expected)
+            self.layout.write(arrays)
             return
         for name, array in arrays.items():
             if name not in self.parts:
@@ -253,12 +286,14 @@ class NpzWriter(_Writer):
                 self.parts[name] = (stream, array.dtype, array.shape[1:])
             self.parts[name][0].write(array.data)
 
-    def close(self):
+    def _finish(self):
+        if self.layout is not None:
+            self.layout.close()
+            return
         try:
-            if self.layout is not None:
-                self.layout.close()
-                return
-            with zipfile.ZipFile(self.path, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+            with zipfile.ZipFile(
+                self.output.open("wb"), "w", zipfile.ZIP_STORED, allowZip64=True
+            ) as archive:
                 for name, (stream, dtype, shape) in self.parts.items():
                     stream.close()
                     header = {
@@ -270,18 +305,13 @@ class NpzWriter(_Writer):
                         np.lib.format.write_array_header_2_0(member, header)
                         with open(stream.name, "rb") as raw:
                             shutil.copyfileobj(raw, member, 2**24)
-        except OSError as error:
-            raise _cannot_write(self.path, error) from None
         finally:
-            if self.directory is not None:
-                shutil.rmtree(self.directory, ignore_errors=True)
+            shutil.rmtree(self.directory, ignore_errors=True)
 
-    def abort(self):
+    def _release(self):
         if self.layout is not None:
             self.layout.file.close()
         for stream, _, _ in self.parts.values():
             stream.close()
         if self.directory is not None:
             shutil.rmtree(self.directory, ignore_errors=True)
-        with contextlib.suppress(OSError):
-            os.remove(self.path)

@@ -12,7 +12,11 @@ Both are fields of the op's declaration (``optable``), read here:
   was called with bound by the schema's names (``a["input"]``, ``a["dim"]``,
   defaults filled in), whether passed by position or keyword; it returns where the
   evaluation sits on a kink (``"at 0"``) or None, and may return ``(where, convention)`` for a case
-  the entry's one-line kink text does not describe (``max(x, dim)``).
+  the entry's one-line kink text does not describe (``max(x, dim)``). Each check
+  names its kink points (``check.points``): numbers an input entry is set to, or
+  ``"tie"`` (an entry equal to another), ``"bound"`` (an entry on clamp's bound),
+  ``"origin"`` (0 in every input at one place), ``"zeros"`` (an input all 0). The
+  op-sample matrix and the fuzzers put inputs on them (``opinfo.kink_points``).
 
 A check only reads values: it never changes a result.
 """
@@ -92,6 +96,16 @@ def _count(hits: np.ndarray, what: str) -> str | None:
     return what
 
 
+def _points(*points):
+    """Name the kink points of the check it decorates (see the module docstring)."""
+
+    def name(check):
+        check.points = points
+        return check
+
+    return name
+
+
 def _axis(x: np.ndarray, dim):
     """A reduction's ``dim`` as NumPy's axis: None for every dim (None, [] or a 0-d input,
     whose dim 0 or -1 names no axis)."""
@@ -100,25 +114,30 @@ def _axis(x: np.ndarray, dim):
     return tuple(np.atleast_1d(dim).tolist())
 
 
+@_points(0.0, -0.0)
 def at_zero(a):
     return _count(_values(a["input"]) == 0, "at 0")
 
 
+@_points(1.0, -2.0, 0.0)
 def at_integer(a):
     x = _values(a["input"])
     return _count(np.isfinite(x) & (x == np.floor(x)), "at an integer")
 
 
+@_points(1.0, -2.0)
 def at_nonzero_integer(a):
     x = _values(a["input"])
     return _count(np.isfinite(x) & (x == np.floor(x)) & (x != 0), "at an integer")
 
 
+@_points(0.5, 1.5, -2.5)
 def at_half_integer(a):
     x = _values(a["input"])
     return _count(x - np.floor(x) == 0.5, "halfway between two integers")
 
 
+@_points("bound")
 def on_bound(a):
     x = _values(a["input"])
     found = []
@@ -129,6 +148,7 @@ def on_bound(a):
     return " and ".join(found) or None
 
 
+@_points("tie")
 def at_tie(a):
     return _count(_values(a["input"]) == _values(a["other"]), "at a tie of its two operands")
 
@@ -145,6 +165,7 @@ def _reduction_ties(x, dim, largest: bool) -> str | None:
 
 
 def extreme_ties(largest: bool):
+    @_points("tie")
     def check(a):
         return _reduction_ties(a["input"], a.get("dim"), largest)
 
@@ -156,6 +177,7 @@ def max_min_ties(largest: bool):
     ``max(x, dim)`` gives the gradient to the index it returns."""
     function = "max" if largest else "min"
 
+    @_points("tie")
     def check(a):
         other = a.get("other")
         other = a.get("dim") if other is None else other  # max(x, y): y in dim's place
@@ -169,6 +191,7 @@ def max_min_ties(largest: bool):
     return check
 
 
+@_points("zeros", 0.0)
 def norm_origin(a):
     x = _values(a["input"])
     if x.size == 0:
@@ -176,6 +199,7 @@ def norm_origin(a):
     return _count(np.all(x == 0, axis=_axis(x, a.get("dim"))), "at the origin")
 
 
+@_points(0.0)
 def pow_zero_base(a):
     # A number as the base (0**p) is smooth in p: only a tensor base has the kink.
     if type(a["input"]) is not Tensor:
@@ -189,6 +213,7 @@ def pow_zero_base(a):
 _POW_CONVENTION = "the derivative p*x**(p-1) is taken as it is: inf at 0 for p < 1, 0 for p > 1"
 
 
+@_points("origin")
 def at_origin(a):
     return _count((_values(a["input"]) == 0) & (_values(a["other"]) == 0), "at the origin")
 
@@ -196,6 +221,7 @@ def at_origin(a):
 def pole(shift: int):
     """The gamma family: poles where x + shift is 0 or a negative integer."""
 
+    @_points(float(-shift), float(-shift - 1), float(-shift - 2.0))
     def check(a):
         x = _values(a["input"]) + shift
         return _count(np.isfinite(x) & (x <= 0) & (x == np.floor(x)), "at a pole")

@@ -1,13 +1,20 @@
 """How many numbers one result may hold: the one place the engine checks it.
 
-Every op that can make a result much larger than its inputs (a constructor, a
-broadcast, a matrix product, a diagonal matrix, a Jacobian or a Hessian) asks
-``check`` for the result's size before it allocates anything, so that
+Every op that can make a result larger than its largest input asks ``check``
+for the result's size before it allocates anything, so that
 ``ones(20000) * ones(20000, 1)`` is a clear error at once rather than gigabytes
-of memory for seconds. The limit is a count of numbers, not of bytes, so that it
-means the same in float32 and float64. The limit belongs to a thread, like the
-dtype an evaluation computes in: two computations in two threads each have
-their own.
+of memory for seconds. An entry of the op table declares its result's size
+(``size=``, see ``optable``; the functions here compute the common ones: a
+broadcast, a matrix product, a join, an index), constructors check the shape
+they are given, and the functional API its Jacobians and Hessians. A view counts
+its logical size (``ones(1).expand(10**9)`` is refused, though it takes no
+memory): whatever is computed from it materialises that size. An op with no
+declared size makes a result no larger than its largest input, which was
+itself checked, so every tensor holds at most the limit (``diag_embed``, a
+forward of its own, checks in it). The limit is a count of numbers, not of
+bytes, so that it means the same in float32 and float64. The limit belongs to a
+thread, like the dtype an evaluation computes in: two computations in two
+threads each have their own.
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ from __future__ import annotations
 import math
 import threading
 from contextlib import contextmanager
+
+import numpy as np
 
 from ..errors import EngineError
 
@@ -52,7 +61,7 @@ def max_elements(limit: int):
 def check(what: str, shape) -> None:
     """Raise ``ResultTooLarge`` when a result of ``shape`` (a shape, or a count of
     numbers) would hold more numbers than the limit."""
-    count = shape if isinstance(shape, int) else math.prod(shape)
+    count = int(shape) if isinstance(shape, (int, np.integer)) else math.prod(shape)
     limit = MaxElements.value
     if count > limit:
         raise ResultTooLarge(
@@ -61,24 +70,105 @@ def check(what: str, shape) -> None:
         )
 
 
-def check_broadcast(what: str, *shapes) -> None:
-    """``check`` for the broadcast of ``shapes``, when they broadcast (a mismatch is the
-    op's own error to raise)."""
+def input_refusal(shape) -> str | None:
+    """Why an input of ``shape`` (a shape, or a count) that a reader is about to read is
+    refused, or None: a file over the limit is refused before its numbers are read."""
+    count = int(shape) if isinstance(shape, (int, np.integer)) else math.prod(shape)
+    limit = MaxElements.value
+    if count <= limit:
+        return None
+    return (
+        f"it holds {count:,} numbers, more than the limit of {limit:,}; "
+        "raise the limit with --max-elements N (max_elements=N in gradcli.api)"
+    )
+
+
+def check_input(what: str, shape) -> None:
+    """Raise ``ResultTooLarge`` for an input of ``shape`` over the limit."""
+    why = input_refusal(shape)
+    if why is not None:
+        raise ResultTooLarge(f"{what}: {why}")
+
+
+def broadcast_size(*args) -> int:
+    """The number of numbers of the broadcast of the arrays among ``args`` (numbers and
+    other arguments take no part): the result's size of an elementwise op. The product
+    of the sizes bounds it, which is all most calls need; 0 where they do not broadcast
+    (the op's own error)."""
     count = 1
-    for dims in _aligned(shapes):
-        count *= max(dims)
-    if count > MaxElements.value:
-        check(what, count)
+    for a in args:
+        if isinstance(a, (np.ndarray, np.generic)):
+            count *= a.size
+    if count <= MaxElements.value:
+        return count
+    shapes = [a.shape for a in args if isinstance(a, (np.ndarray, np.generic))]
+    try:
+        return math.prod(np.broadcast_shapes(*shapes))
+    except ValueError:
+        return 0
 
 
-def check_matmul(what: str, a, b) -> None:
-    """``check`` for ``a @ b`` of shapes ``a`` and ``b``, as matmul broadcasts them."""
+def matmul_size(x, y, *params) -> int:
+    """The size of ``x @ y`` as matmul broadcasts them (0 where they do not fit)."""
+    a, b = np.shape(x), np.shape(y)
     if len(a) < 1 or len(b) < 1:
-        return
+        return 0
     rows = a[-2:-1] if len(a) > 1 else ()
     cols = b[-1:] if len(b) > 1 else ()
     batch = [max(dims) for dims in _aligned((a[:-2], b[:-2]))]
-    check(what, math.prod(batch) * math.prod(rows) * math.prod(cols))
+    return math.prod(batch) * math.prod(rows) * math.prod(cols)
+
+
+def joined_size(arrays, *params) -> int:
+    """The size of ``cat`` or ``stack`` of ``arrays``: the sum of theirs."""
+    return sum(np.size(a) for a in arrays)
+
+
+def shape_size(shape) -> int:
+    """The size of a result of ``shape`` (a shape a caller gives: ``broadcast_to``'s)."""
+    return math.prod(int(s) for s in shape)
+
+
+def index_size(x, index) -> int:
+    """The size of ``x[index]`` for a normalised index (a tuple of ints, slices, None,
+    Ellipsis and arrays), without indexing: integer arrays broadcast together, a mask
+    stands for its nonzero entries. Only the arrays make a result larger than x; 0
+    where the index does not fit x (the op's own error)."""
+    shape = np.shape(x)
+    arrays = [i for i in index if isinstance(i, np.ndarray)]
+    if not arrays:
+        return 0  # a view or a copy of part of x: never larger
+    used = sum(
+        i.ndim if isinstance(i, np.ndarray) and i.dtype == bool else 1
+        for i in index
+        if i is not None and i is not Ellipsis
+    )
+    dims = iter(shape)
+    count = 1
+    broadcast = []
+    try:
+        for i in index:
+            if i is None:
+                continue
+            if i is Ellipsis:
+                for _ in range(len(shape) - used):
+                    count *= next(dims)
+            elif isinstance(i, slice):
+                count *= len(range(*i.indices(next(dims))))
+            elif isinstance(i, np.ndarray) and i.dtype == bool:
+                for _ in range(i.ndim):
+                    next(dims)
+                broadcast.append((int(np.count_nonzero(i)),))
+            elif isinstance(i, np.ndarray):
+                next(dims)
+                broadcast.append(i.shape)
+            else:
+                next(dims)
+        for n in dims:
+            count *= n
+        return count * math.prod(np.broadcast_shapes(*broadcast))
+    except (StopIteration, ValueError):
+        return 0
 
 
 def _aligned(shapes):

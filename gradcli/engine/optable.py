@@ -46,7 +46,20 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   of keyword arguments where it needs some: ``tests/test_op_table.py`` sweeps
   every entry that has one), ``batching`` (the rule that evaluates the op at
   many points at once, ``engine.batching``; left out, the entry takes its kind's
-  rule, and ``False`` says it has none).
+  rule, and ``False`` says it has none), ``samples`` (sample calls beside its
+  kind's), ``special`` (points where it is singular beside its kink points) and
+  ``differs`` (each deliberate difference from PyTorch, with the samples and
+  transformations where it shows): see ``opinfo``.
+- ``size``: how many numbers the result holds, ``size(*args)`` of the forward's
+  arguments, asked before the forward runs so that a result over the limit on a
+  result's size (``limits``) is refused before any memory is taken; also an
+  overload's own (``over(..., size=...)``). Left out, an elementwise or binary op
+  of several inputs takes the size of their broadcast (``limits.broadcast_size``),
+  and any other op must make a result no larger than its largest input (a
+  reduction, a view, a sort): ``tests/test_limits_ops.py`` holds every entry to
+  what it declares. An op of two inputs and no other argument (``x @ y``) must
+  make no more numbers than the product of their sizes: that product, known for
+  free, spares the hot path the call.
 - Where it appears: ``function`` (the language can call it), ``method`` (a
   Tensor method), ``inplace`` (also ``x.name_()``; ``"reshapes"`` when the
   in-place form may change the shape), ``library`` (``gradcli.name``; on by
@@ -107,10 +120,19 @@ class Overload:
     """
 
     __slots__ = ("entry", "grad_fn", "key", "rules", "forward", "when", "saves", "fn", "node")
-    __slots__ += ("lists_numbers",)
+    __slots__ += ("lists_numbers", "size")
 
     def __init__(
-        self, grad_fn, rules=None, *, when=None, forward=None, key=None, saves=None, numbers=True
+        self,
+        grad_fn,
+        rules=None,
+        *,
+        when=None,
+        forward=None,
+        key=None,
+        saves=None,
+        numbers=True,
+        size=None,
     ):
         self.entry = None
         self.grad_fn = grad_fn
@@ -123,6 +145,7 @@ class Overload:
         # Whether next_functions lists a number operand as (None, 0), as PyTorch's x * 2;
         # False where PyTorch takes the number as a scalar (x ** 2, 1 - x).
         self.lists_numbers = numbers
+        self.size = size
         self.node = self._first_node
 
     def _first_node(self, *args):
@@ -181,7 +204,11 @@ class Op:
         nn_functional=False,
         domain=None,
         batching=None,
+        samples=(),
+        special=(),
+        differs=(),
         internal=False,
+        size=None,
     ):
         self.name = name
         self.forward = forward
@@ -208,7 +235,11 @@ class Op:
         self.nn_functional = nn_functional
         self.domain = domain
         self.batching = batching
+        self.samples = tuple(samples)
+        self.special = tuple(special)
+        self.differs = tuple(differs)
         self.internal = internal
+        self.size = size
         if grad_fn is not None:
             overloads = [Overload(grad_fn, rules)]
         self.overloads = tuple(overloads or ())
@@ -219,6 +250,8 @@ class Op:
                 o.forward = forward
             if o.saves is None:
                 o.saves = saves
+            if o.size is None:
+                o.size = size
             o.fn = _bind(o)
             self.over[o.key] = o.fn
         self.differentiable = bool(self.overloads)
@@ -367,6 +400,9 @@ def _bind(overload):
     n = len(overload.rules)
     promotes = entry.promotes
     name = entry.name
+    size = _result_size(entry, overload.size, n)
+    if size is not None:
+        limit = limits.MaxElements
 
     def by_keyword(args, kwargs):
         return fn(*entry.schema.bind(name, [a for a in args if a is not _NO_ARG], kwargs))
@@ -380,6 +416,8 @@ def _bind(overload):
             if not any(type(t) is Tensor for t in tensors):
                 return forward(tensors, *params)
             raws = tuple(t._data if type(t) is Tensor else np.asarray(t) for t in tensors)
+            if size is not None and size(raws, *params) > limit.value:
+                limits.check(name, size(raws, *params))
             try:
                 out = forward(raws, *params)
             except (ValueError, IndexError) as err:
@@ -401,6 +439,8 @@ def _bind(overload):
             if type(x) is not Tensor:
                 return forward(x, *params)
             xd = x._data
+            if size is not None and size(xd, *params) > limit.value:
+                limits.check(name, size(xd, *params))
             try:
                 # A call without * is quicker, and most calls have no params.
                 out = forward(xd, *params) if params else forward(xd)
@@ -427,9 +467,11 @@ def _bind(overload):
                 return forward(x, y, *params)
             xd = x._data if tx else x
             yd = y._data if ty else y
-            # The product of the sizes bounds any result's: most calls need no more.
-            if tx and ty and xd.size * yd.size > limits.MaxElements.value:
-                _check_result_size(entry, xd, yd)
+            # Without params, the product of the sizes bounds the result's (see ``size``
+            # above): most calls need no more.
+            if size is not None and (params or tx and ty and xd.size * yd.size > limit.value):
+                if size(xd, yd, *params) > limit.value:
+                    limits.check(name, size(xd, yd, *params))
             try:
                 out = forward(xd, yd, *params) if params else forward(xd, yd)
             except (ValueError, IndexError) as err:
@@ -462,6 +504,8 @@ def _bind(overload):
             if not any(type(a) is Tensor for a in inputs):
                 return forward(*args)
             raws = tuple(a._data if type(a) is Tensor else a for a in inputs)
+            if size is not None and size(*raws, *params) > limit.value:
+                limits.check(name, size(*raws, *params))
             try:
                 out = forward(*raws, *params)
             except (ValueError, IndexError) as err:
@@ -481,14 +525,14 @@ def _bind(overload):
     return fn
 
 
-def _check_result_size(entry, x, y):
-    """Refuse, before computing it, a result of entry(x, y) larger than the limit."""
-    if entry.name in ("matmul", "bmm"):
-        limits.check_matmul(entry.name, x.shape, y.shape)
-    elif entry.name == "outer":
-        limits.check(entry.name, x.size * y.size)
-    elif entry.promotes or entry.kind == "binary":  # elementwise: the operands broadcast
-        limits.check_broadcast(entry.name, x.shape, y.shape)
+def _result_size(entry, declared, n):
+    """The function that gives the size of an op's result (see ``size`` above), or None
+    where the result is never larger than the largest input."""
+    if declared is not None:
+        return declared
+    if n >= 2 and (entry.promotes or entry.kind == "binary"):
+        return limits.broadcast_size
+    return None
 
 
 def _bind_nondiff(entry):
@@ -496,18 +540,20 @@ def _bind_nondiff(entry):
     never require grad."""
     forward, name = entry.forward, entry.name
     n = None  # the number of inputs, from the schema on the first call
+    size = None
 
     def fn(*args, **kwargs):
-        nonlocal n
+        nonlocal n, size
         if n is None:
             n = entry.schema.n_inputs
+            size = _result_size(entry, entry.size, n)
         if kwargs:
             args = entry.schema.bind(name, args, kwargs)
         raws = [a._data if type(a) is Tensor else a for a in args]
         if not any(type(a) is Tensor for a in args[:n]):
             return forward(*raws)
-        if n == 2 and entry.kind == "binary":  # comparisons broadcast
-            limits.check_broadcast(name, np.shape(raws[0]), np.shape(raws[1]))
+        if size is not None and size(*raws) > limits.MaxElements.value:
+            limits.check(name, size(*raws))
         try:
             out = forward(*raws)
         except (ValueError, IndexError) as err:

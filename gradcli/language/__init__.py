@@ -5,8 +5,8 @@
     program.inputs                      # ('x',)
     program.run({"x": leaf})            # a Tensor with its graph
 
-The grammar lives in ``grammar/gradcli.lark``; the reference is README.md's
-language section.
+The grammar lives in ``grammar/gradcli.lark``; the reference is
+``docs/language.md``.
 """
 
 from .parser import NESTING_LIMIT, grammar_path, parse

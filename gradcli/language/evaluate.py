@@ -34,6 +34,7 @@ from ..errors import (
     GradcliTypeError,
     GradcliValueError,
     Span,
+    out_of_memory,
 )
 from . import ir
 from .check import (
@@ -166,7 +167,7 @@ class Evaluator:
             kind = GradcliIndexError if isinstance(err, LookupError) else GradcliTypeError
             raise kind(f"{description}: {err}", span) from None
         except MemoryError as err:  # zeros(1e10): NumPy says how much it wanted
-            raise GradcliError(f"{description}: out of memory: {err}", span) from None
+            raise GradcliError(f"{description}: {out_of_memory(err)}", span) from None
         if self.origins is not None and getattr(result, "grad_fn", None) is not None:
             self.origins.setdefault(result.grad_fn, (description, span))
         if self.notes is not None:
@@ -337,6 +338,9 @@ class Evaluator:
         tensors = [as_tensor(item) for item in items]
         return self.apply("stack", node.span, ops.stack, tensors)
 
+    def Numbers(self, node: ir.Numbers):
+        return ops.tensor(np.array(node.values, dtype=default_dtype()))
+
     # ----- indexing -----
 
     def subscripts(self, subscripts):
@@ -423,6 +427,8 @@ class Evaluator:
     def argument(self, param: str, type_: str, node):
         if type_ in _SEQUENCE_TYPES and isinstance(node, ir.ListLit):
             return [as_tensor(self.evaluate(item)) for item in node.items]
+        if type_ in _SEQUENCE_TYPES and isinstance(node, ir.Numbers):
+            return [as_tensor(_number(v)) for v in node.values]
         value = self.evaluate(node)
         if (type_ == "str") != isinstance(value, str):
             if type_ != "str":

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from ..errors import Span
 from ..record import Record, uncompared
 
-#: How deeply expressions may nest (brackets, calls, operators), documented in the README.
+#: How deeply expressions may nest (brackets, calls, operators), documented in docs/language.md.
 #: The parser rejects deeper programs, so the recursive walks below stay bounded.
 NESTING_LIMIT = 500
 # Recursive walks over IR use at most this many Python frames per level of nesting.
@@ -201,7 +201,31 @@ class ListLit(Record):
     span: Span = _span()
 
 
-Expr = Num | Str | Name | UnaryOp | BinOp | Chain | Compare | Call | Method | Attr | Index | ListLit
+class Numbers(Record):
+    """``[1, -2.5, 3e4]``: a list of numbers alone (each may have a sign), as one node.
+
+    A literal of 10^6 numbers is one token and one node, not 10^6 of each: the
+    parser reads it with one regular expression (``parser.NUMBER_LIST``)."""
+
+    values: tuple[float, ...]
+    span: Span = _span()
+
+
+Expr = (
+    Num
+    | Str
+    | Name
+    | UnaryOp
+    | BinOp
+    | Chain
+    | Compare
+    | Call
+    | Method
+    | Attr
+    | Index
+    | ListLit
+    | Numbers
+)
 
 
 # ----------------------------------------------------------------------------
@@ -257,9 +281,27 @@ class Program(Record):
 Node = Stmt | Keyword | Slice | Program
 
 
+def list_literal(items, span: Span = _NO_SPAN) -> ListLit | Numbers:
+    """The node the parser makes of ``[items]``: a Numbers when every item is a number
+    with at most a sign, else a ListLit."""
+    values = [_signed(item) for item in items]
+    if values and None not in values:
+        return Numbers(tuple(values), span)
+    return ListLit(tuple(items), span)
+
+
+def _signed(node) -> float | None:
+    sign = 1.0
+    if isinstance(node, UnaryOp):
+        sign, node = (-1.0 if node.op == "neg" else 1.0), node.operand
+    if isinstance(node, Num) and node.value >= 0:
+        return sign * node.value
+    return None
+
+
 def children(node: Node) -> tuple[Node, ...]:
     """The direct sub-nodes of ``node``, in source order."""
-    if isinstance(node, (Num, Str, Name)):
+    if isinstance(node, (Num, Str, Name, Numbers)):
         return ()
     if isinstance(node, UnaryOp):
         return (node.operand,)
@@ -407,6 +449,12 @@ class _Printer:
 
     def ListLit(self, node: ListLit) -> str:
         return "[" + ", ".join(self.show(item) for item in node.items) + "]"
+
+    def Numbers(self, node: Numbers) -> str:
+        shown = (
+            _number(v) if v >= 0 and str(v)[0] != "-" else f"-{_number(-v)}" for v in node.values
+        )
+        return "[" + ", ".join(shown) + "]"
 
     def Assign(self, node: Assign) -> str:
         return f"{node.name} = {self.show(node.value)}"

@@ -72,16 +72,35 @@ class Lexer:
     matches wins, as in Lark's basic lexer); ignored ones are skipped unless
     ``keep_ignored``."""
 
-    def __init__(self, keep_ignored: bool = False):
+    def __init__(self, keep_ignored: bool = False, shortcuts=None):
         pattern = "|".join(f"(?P<{name}>{regexp})" for name, regexp in tables.TERMINALS)
         self._match = re.compile(pattern).match
         self._ignore = frozenset() if keep_ignored else tables.IGNORE
+        # {first character: (match, terminal, kinds)}: a longer token tried first where
+        # it may start, unless the token before is of one of ``kinds`` (a list of
+        # numbers as one NUMBER, but not the subscript of x[0]).
+        self._shortcuts = shortcuts or {}
 
     def lex(self, text: str):
         match, ignore, newline_types = self._match, self._ignore, tables.NEWLINE_TYPES
-        keywords = tables.KEYWORDS
+        keywords, shortcuts = tables.KEYWORDS, self._shortcuts
         pos, line, line_start, size = 0, 1, 0, len(text)
+        last = None  # the kind of the last token not ignored
         while pos < size:
+            shortcut = shortcuts.get(text[pos]) if shortcuts else None
+            found = None
+            if shortcut is not None and last not in shortcut[2]:
+                found = shortcut[0](text, pos)
+            if found is not None:
+                value, kind = found.group(), shortcut[1]
+                start, start_line, column = pos, line, pos - line_start + 1
+                pos += len(value)
+                if "\n" in value:
+                    line += value.count("\n")
+                    line_start = start + value.rindex("\n") + 1
+                last = kind
+                yield Token(kind, value, start, start_line, column, line, pos - line_start + 1, pos)
+                continue
             found = match(text, pos)
             if found is None:
                 raise UnexpectedCharacters(text, pos, line, pos - line_start + 1)
@@ -95,6 +114,7 @@ class Lexer:
                 continue
             if kind in keywords:  # a keyword is a name the grammar spells out ("const")
                 kind = keywords[kind].get(value, kind)
+            last = kind
             yield Token(kind, value, start, start_line, column, line, pos - line_start + 1, pos)
 
 
@@ -129,8 +149,8 @@ class Parser:
     parse tree is kept and nothing recurses. ``postlex.process`` sees the tokens
     between the lexer and the parser."""
 
-    def __init__(self, builder, postlex):
-        self.lexer = Lexer()
+    def __init__(self, builder, postlex, shortcuts=None):
+        self.lexer = Lexer(shortcuts=shortcuts)
         self.postlex = postlex
         self._rules = [
             (origin, size, _rule_callback(name, expand1, keep, frozenset(spliced), builder))

@@ -210,3 +210,32 @@ def evaluate_constant(text: str, seed: int | None = None) -> np.ndarray:
     with no_grad():
         result = program.run({}, generator=None if seed is None else Generator(seed))
     return np.array(result.numpy())
+
+
+def inputs_read(inputs, statements) -> tuple[str, ...]:
+    """Which of ``inputs`` the last of ``statements`` (IR nodes) reads: by name,
+    through the statements that assign the names it reads, and through the bodies
+    of the functions it calls (what the calculator differentiates by default)."""
+    assigned: dict[str, list] = {}
+    bodies: dict[str, list] = {}
+    for node in statements[:-1]:
+        if isinstance(node, (ir.Assign, ir.ConstDecl)):
+            assigned.setdefault(node.name, []).append((node.value, frozenset()))
+        elif isinstance(node, ir.IndexAssign):
+            parts = [*node.subscripts, node.value]
+            assigned.setdefault(node.name, []).extend((p, frozenset()) for p in parts)
+        elif isinstance(node, ir.FuncDef):
+            bodies.setdefault(node.name, []).append((node.body, frozenset(node.params)))
+    read: set[str] = set()
+    called: set[str] = set()
+    todo = [(statements[-1], frozenset())]
+    while todo:
+        expression, params = todo.pop()
+        for item in ir.walk(expression):
+            if isinstance(item, ir.Name) and item.id not in params and item.id not in read:
+                read.add(item.id)
+                todo.extend(assigned.get(item.id, ()))
+            elif isinstance(item, ir.Call) and item.func not in called:
+                called.add(item.func)
+                todo.extend(bodies.get(item.func, ()))
+    return tuple(name for name in inputs if name in read)

@@ -28,7 +28,10 @@ import re
 
 import numpy as np
 
+from .. import bounded
+from ..engine import limits
 from ..errors import GradcliError, read_error
+from ..files import npy_problem, path_problem, refusal
 from .program import evaluate_constant
 
 FILE_SUFFIXES = (".npy", ".npz", ".csv", ".txt", ".json")
@@ -125,7 +128,9 @@ def load_file(path: str, *, name: str = "value") -> np.ndarray:
     if not path.strip():
         raise GradcliError(f"{name}: @ needs a file name, as in @data.npy")
     if path == "-":
-        return _read_stdin(name)
+        array = _read_stdin(name)
+        limits.check_input(f"{name} from standard input", array.size)
+        return array
     path = os.path.expanduser(path)  # the shell leaves the ~ of @~/x.npy alone
     path, key = _archive_key(path)
     suffix = os.path.splitext(path)[1].lower()
@@ -135,6 +140,9 @@ def load_file(path: str, *, name: str = "value") -> np.ndarray:
             f"cannot read {name} from @{path}: {kind} are not supported; "
             f"use .npy, .npz, .csv, .txt or .json"
         )
+    problem = path_problem(path)  # before opening: a FIFO with no writer would block
+    if problem is not None:
+        raise GradcliError(f"cannot read {name} from @{path}: {problem}")
     try:
         if suffix == ".npy":
             array = _load_npy(path)
@@ -142,7 +150,7 @@ def load_file(path: str, *, name: str = "value") -> np.ndarray:
             array = _load_npz(path, key)
         else:
             with open(path, encoding="utf-8-sig") as stream:
-                text = stream.read()
+                text = bounded.read_capped(stream, f"{name} from @{path}")
             array = _parse_json(text) if suffix == ".json" else _parse_table(text)
     except OSError as error:
         raise read_error(f"{name} from @{path}", error) from None
@@ -150,6 +158,7 @@ def load_file(path: str, *, name: str = "value") -> np.ndarray:
         raise GradcliError(f"cannot read {name} from @{path}: not UTF-8 text") from None
     except ValueError as error:
         raise GradcliError(f"cannot read {name} from @{path}: {error}") from None
+    limits.check_input(f"{name} from @{path}", array.size)  # text: known once parsed
     return array
 
 
@@ -162,7 +171,7 @@ def _archive_key(path: str) -> tuple[str, str | None]:
 
 
 # Values from standard input: a few numbers, not a stream to exhaust memory with.
-MAX_STDIN_BYTES = 64 * 2**20
+MAX_STDIN_BYTES = bounded.MAX_TEXT_BYTES
 
 
 def _read_stdin(name: str) -> np.ndarray:
@@ -188,10 +197,8 @@ def _read_stdin(name: str) -> np.ndarray:
 def _load_npz(path: str, key: str | None) -> np.ndarray:
     import zipfile
 
-    if not zipfile.is_zipfile(path):
-        if not os.path.exists(path) or os.path.isdir(path):
-            open(path, "rb").close()  # the OSError that says why
-        raise ValueError("not a valid .npz file")
+    if not zipfile.is_zipfile(path):  # np.load would read a .npy, or a pickle, too
+        raise ValueError(refusal(zipfile.BadZipFile("File is not a zip file")))
     try:
         with np.load(path, allow_pickle=False) as archive:
             names = list(archive.files)
@@ -205,29 +212,27 @@ def _load_npz(path: str, key: str | None) -> np.ndarray:
                 key = names[0]
             if key not in names:
                 raise ValueError(f"it has no array {key!r}; its arrays: {', '.join(names)}")
+            bounded.check_npz_member(archive.zip, key)
             array = archive[key]
-    except (zipfile.BadZipFile, EOFError):
-        raise ValueError("not a valid .npz file") from None
-    except ValueError as error:
-        if "allow_pickle" in str(error):
-            raise ValueError("it holds Python objects, which gradcli never unpickles") from None
-        raise
+    except (zipfile.BadZipFile, EOFError, ValueError) as error:
+        if isinstance(error, ValueError) and error.args and error.args[0].startswith("it "):
+            raise
+        raise ValueError(refusal(error)) from None
     if array.dtype.kind not in "biuf":
         raise ValueError(f"its dtype {array.dtype} is not numeric")
     return array
 
 
 def _load_npy(path: str) -> np.ndarray:
+    problem = npy_problem(path)  # np.load would take anything else for a pickle
+    if problem is not None:
+        raise ValueError(problem)
     with open(path, "rb") as stream:
-        if stream.read(6) != b"\x93NUMPY":
-            # np.load would take anything else for a pickle.
-            raise ValueError("not a valid .npy file")
+        bounded.check_npy(stream)
     try:
         array = np.load(path, allow_pickle=False)
-    except ValueError as error:
-        if "allow_pickle" in str(error):
-            raise ValueError("it holds Python objects, which gradcli never unpickles") from None
-        raise ValueError("not a valid .npy file") from None
+    except (ValueError, EOFError) as error:
+        raise ValueError(refusal(error)) from None
     if array.dtype.kind not in "biuf":
         raise ValueError(f"its dtype {array.dtype} is not numeric")
     return array

@@ -45,7 +45,11 @@ def render_functions(functions, fmt: Format, stream) -> None:
 
 
 def write_npz(result, path: str) -> None:
-    """Every result array into one ``.npz``, keyed by its path: ``value``, ``grad.x``."""
+    """Every result array into one ``.npz``, keyed by its path: ``value``, ``grad.x``;
+    written whole or not at all (``gradcli.atomic``)."""
     import numpy as np
 
-    np.savez(path, **{".".join(key): array for key, array in leaves(result.as_tree())})
+    from ..atomic import atomic_output
+
+    with atomic_output(path) as stream:
+        np.savez(stream, **{".".join(key): array for key, array in leaves(result.as_tree())})

@@ -13,7 +13,7 @@ import re
 
 from .jsontext import diagnostics_json, encode, json_int
 from .jsontext import string as json_string
-from .numbers import flat_numbers, format_array, shape_text
+from .numbers import flat_numbers, format_array, format_number, shape_text
 
 DEFAULT_PRECISION = 6
 _NO_STEPS = "backward: no operation lies between the output and the inputs"
@@ -208,7 +208,11 @@ def dot(graph, precision: int | None = None) -> str:
     for node in graph.nodes:
         rows = [node.leaf if node.leaf is not None else node.name]
         for name, value in _fields(node, precision):
-            rows.append(f"{name} {value}".strip())
+            if name in ("value", "grad", ".grad"):
+                array = node.value if name == "value" else node.grad
+                rows.extend(_summary(name, array, precision))
+            else:
+                rows.append(_cut(f"{name} {value}".strip()))
         style = ""
         if node.leaf is not None:
             style = ', shape=ellipse, fillcolor="#c7e9c0"'
@@ -220,6 +224,36 @@ def dot(graph, precision: int | None = None) -> str:
         lines.append(f"  n{a} -> n{b};")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+#: In a picture, an array of more entries than this is summarised, and no line of
+#: a node is longer than DOT_WIDTH characters: a graph of matrices stays readable.
+DOT_ENTRIES = 4
+DOT_WIDTH = 40
+
+
+def _summary(name: str, array, precision: int | None) -> list[str]:
+    """``value 1.5`` or, for a large array, its range and its first entries."""
+    import numpy as np
+
+    array = np.asarray(array)
+    if array.ndim == 0:
+        return [_cut(f"{name} {_numbers(array, precision)}")]
+    digits = min(4, DEFAULT_PRECISION if precision is None else precision)
+    flat = array.reshape(-1)
+    if flat.size <= DOT_ENTRIES:  # the entries in order; the shape is on its own line
+        return [_cut(f"{name} [{' '.join(format_number(x, digits) for x in flat)}]")]
+    finite = flat[np.isfinite(flat)] if flat.dtype.kind in "fc" else flat
+    first = " ".join(format_number(x, digits) for x in flat[:3])
+    rows = [_cut(f"{name} [{first} …]")]
+    if finite.size:
+        low, high = format_number(finite.min(), digits), format_number(finite.max(), digits)
+        rows.append(_cut(f"  min {low}, max {high}"))
+    return rows
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= DOT_WIDTH else text[: DOT_WIDTH - 1] + "…"
 
 
 def _dot_escape(text: str) -> str:
@@ -236,13 +270,14 @@ def write_image(graph, path: str, precision: int | None = None) -> None:
     import shutil
     import subprocess
 
+    from ..atomic import atomic_output
     from ..errors import GradcliError
 
     text = dot(graph, precision)
     kind = path.rpartition(".")[2].lower()
     if kind in ("dot", "gv"):
         try:
-            with open(path, "w", encoding="utf-8") as stream:
+            with atomic_output(path, "w", encoding="utf-8") as stream:
                 stream.write(text)
         except OSError as error:
             raise GradcliError(f"cannot write {path}: {error.strerror or error}") from None
@@ -252,15 +287,22 @@ def write_image(graph, path: str, precision: int | None = None) -> None:
     program = shutil.which("dot")
     if program is None:
         raise GradcliError(f"--output {path} needs Graphviz's dot program: {_INSTALL_GRAPHVIZ}")
-    done = subprocess.run(
-        [program, f"-T{kind}", "-o", path],
-        input=text.encode("utf-8"),
-        capture_output=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GradcliError(f"cannot write {path}: dot failed: {reason[-1] if reason else ''}")
+    try:
+        with atomic_output(path) as stream:
+            done = subprocess.run(
+                [program, f"-T{kind}"],
+                input=text.encode("utf-8"),
+                stdout=stream,
+                stderr=subprocess.PIPE,
+                check=False,
+            )
+            if done.returncode != 0:
+                reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
+                raise GradcliError(
+                    f"cannot write {path}: dot failed: {reason[-1] if reason else ''}"
+                )
+    except OSError as error:
+        raise GradcliError(f"cannot write {path}: {error.strerror or error}") from None
 
 
 # ----------------------------------------------------------------------------

@@ -8,7 +8,7 @@ unless ``--precision`` asks for fewer digits.
 
 from __future__ import annotations
 
-from .jsontext import diagnostics_json, encode, json_object
+from .jsontext import diagnostics_json, encode
 
 
 def render(result, stream, precision: int | None = None) -> None:
@@ -30,15 +30,30 @@ def render(result, stream, precision: int | None = None) -> None:
 
 
 def render_report(report, stream, precision: int | None = None) -> None:
-    """An analysis report (``gradcli.analysis``): its ``as_tree()`` as one object."""
+    """An analysis report (``gradcli.analysis``): its ``as_tree()`` as one object; a
+    minimize ``--trace`` first, one object per iteration on a line of its own."""
+    if getattr(report, "trace", None) is not None:
+        header, rows = report.trace_rows()
+        for row in rows:
+            stream.write(encode(dict(zip(header, row)), precision) + "\n")
     stream.write(encode(report.as_tree(), precision) + "\n")
 
 
 def render_functions(functions, stream) -> None:
     """``{"functions": [{"name": ..., "signature": "(...)", "kind": ..., "doc": ...,
-    "kink": ... or null}, ...]}`` on one line."""
+    "kink": ... or null, "differs": [...]}, ...]}`` on one line: ``differs`` lists the
+    deliberate differences from PyTorch."""
     entries = [
-        json_object(name=f.name, signature=f.signature, kind=f.kind, doc=f.doc, kink=f.kink)
+        encode(
+            {
+                "name": f.name,
+                "signature": f.signature,
+                "kind": f.kind,
+                "doc": f.doc,
+                "kink": f.kink,
+                "differs": list(f.differs),
+            }
+        )
         for f in functions
     ]
     stream.write(f'{{"functions": [{", ".join(entries)}]}}\n')

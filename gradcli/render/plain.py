@@ -40,7 +40,15 @@ def render(result, stream, precision: int | None = None) -> None:
 
 
 def render_report(report, stream, precision: int | None = None) -> None:
-    """An analysis report (``gradcli.analysis``): one line per leaf of its ``as_tree()``."""
+    """An analysis report (``gradcli.analysis``): one line per leaf of its ``as_tree()``;
+    a minimize ``--trace`` first, as CSV (a header, a row per iteration, a blank line)."""
+    if getattr(report, "trace", None) is not None:
+        header, rows = report.trace_rows()
+        stream.write(",".join(header) + "\n")
+        for row in rows:
+            stream.write(",".join([str(row[0]), *(flat_text(v, precision) for v in row[1:])]))
+            stream.write("\n")
+        stream.write("\n")
     render_report_tree(report.as_tree(), stream, precision)
 
 
@@ -83,4 +91,5 @@ def render_functions(functions, stream) -> None:
         fields = [f.name + f.signature, f.doc]
         if f.kink is not None:
             fields.append(f"at kinks: {f.kink}")
+        fields += [f"differs from PyTorch {d}" for d in f.differs]
         stream.write("  ".join(fields) + "\n")

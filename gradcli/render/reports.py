@@ -45,10 +45,19 @@ def assembled_table(assembled, console, precision: int, matrix: bool = True) -> 
         size = f"{len(assembled.rows)} by {len(assembled.columns)}"
         _line(console, f"whole {what}:", f"{size}, too wide for a table: see --format plain")
     else:
-        table = _table(console, "", *map(shown, assembled.columns))
-        for label, row in zip(assembled.rows, assembled.matrix):
-            table.add_row(shown(label), *(format_number(x, precision) for x in row))
-        console.print(Text(f"whole {what}", style="bold"), table)
+        columns = list(map(shown, assembled.columns))
+        rows = [[format_number(x, precision) for x in row] for row in assembled.matrix]
+        labels = list(map(shown, assembled.rows))
+        widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
+        # Each column is padded by one each side and ruled: 3 more than its text.
+        needed = max(map(len, labels), default=0) + sum(widths) + 3 * (len(widths) + 1) + 1
+        if needed > console.width:
+            _stacked(console, what, labels, columns, rows)
+        else:
+            table = _table(console, "", *columns)
+            for label, row in zip(labels, rows):
+                table.add_row(label, *row)
+            console.print(Text(f"whole {what}", style="bold"), table)
     if assembled.kind == "jacobian":
         if assembled.determinant is not None:
             _line(console, "determinant:", format_number(assembled.determinant, precision))
@@ -56,6 +65,24 @@ def assembled_table(assembled, console, precision: int, matrix: bool = True) -> 
     if assembled.eigenvalues is not None:
         _line(console, "eigenvalues:", format_array(assembled.eigenvalues, precision))
     _line(console, "classification:", _verdict(assembled, unicode))
+
+
+def _stacked(console, what, labels, columns, rows) -> None:
+    """The matrix too wide for the terminal as a table: one row at a time, each entry
+    named by its column, as many to a line as fit (never cut, as a table's cells are)."""
+    console.print(Text(f"whole {what}, a row at a time", style="bold"))
+    for label, row in zip(labels, rows):
+        console.print(Text(label, style="bold cyan"))
+        line = Text("  ")
+        for column, number in zip(columns, row):
+            entry = f"{column} {number}"
+            if len(line) > 2 and len(line) + 2 + len(entry) > console.width:
+                console.print(line, no_wrap=True)
+                line = Text("  ")
+            if len(line) > 2:
+                line.append("  ")
+            line.append(column, style="dim").append(" " + number)
+        console.print(line, no_wrap=True, overflow="fold")
 
 
 def _verdict(assembled, unicode: bool) -> str:
@@ -85,6 +112,10 @@ def _shown(text: str, encoding: str) -> str:
 
 
 def report_table(report, console, precision: int) -> None:
+    if report.command in ("plot", "plots", "field"):
+        from .plot_text import LAYOUTS
+
+        return LAYOUTS[report.command](report, console, precision)
     _LAYOUTS[report.command](report, console, precision)
 
 
@@ -240,89 +271,3 @@ def _taylor(report, console, precision: int) -> None:
 
 
 _LAYOUTS["taylor"] = _taylor
-
-
-# ----------------------------------------------------------------------------
-# plot: two panels of characters, f above f'
-# ----------------------------------------------------------------------------
-
-PLOT_HEIGHT = 11
-
-
-def _plot(report, console, precision: int) -> None:
-    unicode = _unicode(console)
-    _title(console, report)
-    name = _shown(report.over, console.encoding)
-    digits = min(precision, 4)
-    labels = [format_number(v, digits) for v in (*_bounds(report.f), *_bounds(report.df))]
-    margin = max(map(len, labels)) + 1
-    width = max(console.width - margin - 2, 10)
-    prime = "f′" if unicode else "f'"
-    for values, label, style in ((report.f, "f", "cyan"), (report.df, prime, "magenta")):
-        console.print(Text(f"{label} over {name}", style="bold"))
-        for line in _panel(report, values, width, margin, digits, style, unicode):
-            console.print(line, no_wrap=True, crop=True)
-    kink, cross = ("▲", "×") if unicode else ("^", "x")
-    if report.kinks.size:
-        where = ", ".join(format_number(x, digits) for x in report.kinks)
-        console.print(Text(f"{kink} kinks (f′ jumps) at {name} = {where}", style="red"))
-    if report.nonfinite.size:
-        where = ", ".join(format_number(x, digits) for x in report.nonfinite[:10])
-        more = f" and {report.nonfinite.size - 10} more" if report.nonfinite.size > 10 else ""
-        console.print(Text(f"{cross} not finite at {name} = {where}{more}", style="red"))
-
-
-def _bounds(values):
-    import numpy as np
-
-    finite = values[np.isfinite(values)]
-    if finite.size == 0:
-        return 0.0, 0.0
-    low, high = float(finite.min()), float(finite.max())
-    return (low, high) if low != high else (low - 1, high + 1)
-
-
-def _panel(report, values, width, margin, digits, style, unicode) -> list[Text]:
-    import numpy as np
-
-    dot, join, axis, corner, tick = (
-        ("•", "·", "─", "└", "┤") if unicode else ("*", ".", "-", "+", "|")
-    )
-    kink, cross = ("▲", "×") if unicode else ("^", "x")
-    low, high = _bounds(values)
-    x0, x1 = float(report.x[0]), float(report.x[-1])
-    column = lambda x: int(round((x - x0) / (x1 - x0) * (width - 1)))  # noqa: E731
-    row = lambda y: int(round((high - y) / (high - low) * (PLOT_HEIGHT - 1)))  # noqa: E731
-    grid = [[" "] * width for _ in range(PLOT_HEIGHT)]
-    previous = None
-    for x, y in zip(report.x, values):
-        if not np.isfinite(y):
-            previous = None
-            continue
-        c, r = column(x), row(y)
-        if previous is not None and abs(previous[0] - c) <= 1:
-            # Join steep stretches with a line, so the curve reads as one.
-            for between in range(min(previous[1], r) + 1, max(previous[1], r)):
-                if grid[between][c] == " ":
-                    grid[between][c] = join
-        grid[r][c] = dot
-        previous = (c, r)
-    lines = []
-    for i, cells in enumerate(grid):
-        label = format_number(high if i == 0 else low, digits) if i in (0, PLOT_HEIGHT - 1) else ""
-        lines.append(Text(label.rjust(margin) + tick).append("".join(cells), style=style))
-    marks = [axis] * width
-    for x in report.kinks:
-        marks[column(x)] = kink
-    for x in report.nonfinite:
-        marks[column(x)] = cross
-    axis_line = Text(" " * margin + corner)
-    for mark in marks:
-        axis_line.append(mark, style="red" if mark in (kink, cross) else None)
-    lines.append(axis_line)
-    left, right = format_number(x0, digits), format_number(x1, digits)
-    lines.append(Text(" " * (margin + 1) + left + right.rjust(width - len(left))))
-    return lines
-
-
-_LAYOUTS["plot"] = _plot

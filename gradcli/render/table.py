@@ -72,20 +72,24 @@ def render(result, stream, precision: int | None = None, console: Console | None
     if getattr(result, "assembled", None) is not None:
         from .reports import assembled_table
 
-        # A Jacobian of scalar inputs alone is one row above already (∂f/∂(r, θ)).
+        # A Jacobian of scalar inputs alone is one row above already (∂f/∂(r, θ)), and
+        # so is the Hessian of one scalar input.
         scalars = all(result.shapes[name] == () for name in result.inputs)
-        shown = result.command == "jacobian" and scalars
+        shown = scalars and (result.command == "jacobian" or len(result.inputs) == 1)
         assembled_table(result.assembled, console, precision, matrix=not shown)
 
 
 def render_report(report, stream, precision: int | None = None, console=None) -> None:
-    """An analysis report (``gradcli.analysis``), laid out by ``reports``."""
+    """An analysis report (``gradcli.analysis``), laid out by ``reports`` (or
+    ``using_tables``, for the commands that put the derivative to work)."""
     from .reports import report_table
+    from .using_tables import LAYOUTS
 
     console = console or Console(file=stream, highlight=False)
     if console.width < MIN_WIDTH:
         console.width = 80 if console.width <= 0 else MIN_WIDTH
-    report_table(report, console, DEFAULT_PRECISION if precision is None else precision)
+    layout = LAYOUTS.get(report.command, report_table)
+    layout(report, console, DEFAULT_PRECISION if precision is None else precision)
 
 
 def render_functions(functions, stream, console: Console | None = None) -> None:
@@ -116,7 +120,8 @@ def render_functions(functions, stream, console: Console | None = None) -> None:
             name.append("\n")
         name.append(f.signature)
         # Text, not markup: "[min, max]" in a description is no style.
-        table.add_row(name, Text(f.doc), Text(f.kink or ""), end_section=last_of_kind)
+        kink = "\n".join([f.kink or "", *(f"differs from PyTorch {d}" for d in f.differs)])
+        table.add_row(name, Text(f.doc), Text(kink.strip()), end_section=last_of_kind)
     console.print(table)
 
 

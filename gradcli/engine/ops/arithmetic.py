@@ -9,13 +9,14 @@ import numpy as np
 
 from ...errors import EngineError
 from ..explain import at_tie, pow_zero_base
+from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import not_implemented, raw
 from .comparison import logical_and, where
 from .conversion import apply_inplace
 from .creation import zeros_like
-from .elementwise import log
+from .elementwise import floor, log
 
 table = Table("arithmetic")
 _BINARY = "(input: Tensor|Number, other: Tensor|Number)"
@@ -55,7 +56,11 @@ reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="Rec
                       kink="-g * ans * ans from the left: a zero gradient stays 0 where "
                       "ans * ans overflows (|x| < 1e-154; PyTorch squares first: nan)",
                       method=True, inplace=True, function=True, domain=("nonzero",),
-                      words="d(1/a)/da = -1/a**2")
+                      words="d(1/a)/da = -1/a**2", special=(0.0, -0.0),
+                      differs=(Difference("at |x| < 1e-154", "a zero gradient stays 0",
+                                          "-g * ans * ans from the left; PyTorch squares first",
+                                          ("scale 1e-300",), ("grad", "grad2", "jvp", "jacobian",
+                                                               "hessian")),))
 neg = table.op("neg", np.negative, grad_fn="NegBackward0", rules=(lambda g, ans, x: -g,),
                saves=False, doc="-x", kind="elementwise", method=True, inplace=True,
                operators=("__neg__",), domain=("real",),
@@ -171,6 +176,15 @@ pow = table.op(  # noqa: A001  (PyTorch's name)
     operators=("__pow__",),
     reflected=("__rpow__",),
     domain=("positive", "real"),
+    differs=(
+        Difference(
+            "at a zero base with a tensor exponent",
+            "second derivatives in p are the limits from x > 0 (0)",
+            "PyTorch's are nan",
+            ("at 0 (input)", "at -0 (input)"),
+            ("hessian",),
+        ),
+    ),
     **_ARITHMETIC,
 )
 
@@ -205,10 +219,12 @@ def _integer_division(ufunc):
 def _remainder_divisor_rule(g, ans, x, y):
     # x % y = x - y * (x // y), so d/dy = -(x // y): the same x // y as the value's, not
     # floor(x / y), which differs at an infinite y (-0.87 // inf is -1; floor(-0.87 / inf)
-    # is -0). A constant: its own derivative is 0 wherever it is defined.
+    # is -0). Taken from floor(x / y) where they agree, so that its derivative (0) stays
+    # in the graph, as PyTorch's floor division does.
+    approx = floor(x / y)
     with np.errstate(divide="ignore", invalid="ignore"):
         quotient = np.floor_divide(raw(x), raw(y))
-    return -g * quotient
+    return -g * where(np.asarray(raw(approx)) == quotient, approx, quotient)
 
 
 # fmt: off
@@ -289,5 +305,10 @@ atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Numb
                  kink="gradient 0 at the origin; second derivatives nan there (they do not "
                  "exist), as PyTorch",
                  function=True, domain=("real", "positive"), **_ARITHMETIC,
-                 words=("d atan2(a, b)/da = b/(a**2+b**2)", "d atan2(a, b)/db = -a/(a**2+b**2)"))
+                 words=("d atan2(a, b)/da = b/(a**2+b**2)", "d atan2(a, b)/db = -a/(a**2+b**2)"),
+                 special=("origin",),
+                 differs=(Difference("where a**2 + b**2 is below 1e-154 but not 0",
+                                     "second derivatives as away from it (0 on an axis)",
+                                     "PyTorch squares the reciprocal of a**2 + b**2: nan",
+                                     (), ("grad2", "hessian")),))
 # fmt: on

@@ -44,6 +44,7 @@ isclose = table.op("isclose",
                    doc="isclose(x, y): true where |x - y| <= atol + rtol |y|", kind="binary",
                    method=True)
 nonzero = table.op("nonzero", lambda x: np.argwhere(x), doc="the indices of the nonzero entries",
+                   size=lambda x: np.count_nonzero(x) * np.ndim(x),
                    kind="other", method=True)
 # fmt: on
 

@@ -254,7 +254,7 @@ def randint(
     on_cpu(device)
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
-    data = _numpy_generator(generator).integers(low, high, tuple(size))
+    data = _numpy_generator(generator).integers(low, high, shape_arg(size, "randint"))
     return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), requires_grad)
 
 
@@ -266,6 +266,7 @@ def randint(
 )
 def randperm(over, n, generator=None, dtype=None, device=None, requires_grad=False):
     on_cpu(device)
+    limits.check("randperm", int(n))
     data = _numpy_generator(generator).permutation(int(n))
     return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), requires_grad)
 
@@ -282,7 +283,7 @@ def normal(
     on_cpu(device)
     if size is None:
         size = np.broadcast_shapes(np.shape(raw(mean)), np.shape(raw(std)))
-    noise = _numpy_generator(generator).standard_normal(tuple(size))
+    noise = _numpy_generator(generator).standard_normal(shape_arg(size, "normal"))
     data = (noise * np.asarray(raw(std)) + np.asarray(raw(mean))).astype(_float_dtype(dtype))
     return _new(data, requires_grad)
 

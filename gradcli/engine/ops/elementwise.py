@@ -8,7 +8,9 @@ import math
 import numpy as np
 
 from ...errors import GradcliTypeError
+from .. import limits
 from ..explain import at_half_integer, at_integer, at_nonzero_integer, at_zero, on_bound
+from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
 from .comparison import where
@@ -76,17 +78,26 @@ threshold_backward = table.internal(
 abs = elementwise("abs", np.abs, "AbsBackward0", lambda g, ans, x: g * sign(x), "absolute value",
                   "nonzero", operators=("__abs__",),
                   kink="d|x|/dx = 0 at x = 0; nan at nan (PyTorch gives 0: its sign(nan) is 0)",
-                  words="d|a|/da = sign(a)", kink_at=at_zero)
+                  words="d|a|/da = sign(a)", kink_at=at_zero,
+                  differs=(Difference("at nan", "gradient nan", "sign(nan) is nan, not 0",
+                                      ("at nan",), ("grad", "jvp", "jacobian")),))
 sign = piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x",
                           kink="gradient 0 everywhere; sign(nan) is nan (PyTorch gives 0)",
-                          words="d sign(a)/da = 0", kink_at=at_zero)
+                          words="d sign(a)/da = 0", kink_at=at_zero,
+                          differs=(Difference("at nan", "sign(nan) is nan (PyTorch: 0)",
+                                              "nan in, nan out", ("at nan",),
+                                              ("value", "batched")),))
 sqrt = elementwise("sqrt", np.sqrt, "SqrtBackward0", lambda g, ans, x: g / (2 * ans), "square root",
                    "positive", kink="derivative inf at 0",
                    words="d sqrt(a)/da = 1/(2*sqrt(a))", kink_at=at_zero)
 rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), "RsqrtBackward0",
                     lambda g, ans, x: -0.5 * g * ans * ans * ans, "1 / sqrt(x)", "positive",
                     function=False,
-                    words="d(1/sqrt(a))/da = -1/(2*a**1.5)")
+                    words="d(1/sqrt(a))/da = -1/(2*a**1.5)",
+                    differs=(Difference("at |x| < 1e-154", "a zero gradient stays 0",
+                                        "-g * ans**3 from the left, as reciprocal",
+                                        ("scale 1e-300",), ("grad", "grad2", "jvp", "jacobian",
+                                                             "hessian")),))
 exp = elementwise("exp", np.exp, "ExpBackward0", lambda g, ans, x: g * ans, "e ** x", "real",
                   words="d exp(a)/da = exp(a)")
 expm1 = elementwise("expm1", np.expm1, "Expm1Backward0", lambda g, ans, x: g * (ans + 1),
@@ -94,16 +105,16 @@ expm1 = elementwise("expm1", np.expm1, "Expm1Backward0", lambda g, ans, x: g * (
                     words="d expm1(a)/da = exp(a)")
 log = elementwise("log", np.log, "LogBackward0", lambda g, ans, x: g / x, "natural logarithm",
                   "positive",
-                  words="d log(a)/da = 1/a")
+                  words="d log(a)/da = 1/a", special=(0.0,))
 log2 = elementwise("log2", np.log2, "Log2Backward0", lambda g, ans, x: g / (x * _LN2),
                    "base-2 logarithm", "positive",
-                   words="d log2(a)/da = 1/(a*ln 2)")
+                   words="d log2(a)/da = 1/(a*ln 2)", special=(0.0,))
 log10 = elementwise("log10", np.log10, "Log10Backward0", lambda g, ans, x: g / (x * _LN10),
                     "base-10 logarithm", "positive",
-                    words="d log10(a)/da = 1/(a*ln 10)")
+                    words="d log10(a)/da = 1/(a*ln 10)", special=(0.0,))
 log1p = elementwise("log1p", np.log1p, "Log1PBackward0", lambda g, ans, x: g / (x + 1),
                     "log(1 + x), accurate near 0", "positive",
-                    words="d log1p(a)/da = 1/(1+a)")
+                    words="d log1p(a)/da = 1/(1+a)", special=(-1.0,))
 sin = elementwise("sin", np.sin, "SinBackward0", lambda g, ans, x: g * cos(x), "sine (radians)",
                   "real",
                   words="d sin(a)/da = cos(a)")
@@ -115,10 +126,10 @@ tan = elementwise("tan", np.tan, "TanBackward0", lambda g, ans, x: g * (1 + ans 
                   words="d tan(a)/da = 1 + tan(a)**2")
 asin = elementwise("asin", np.arcsin, "AsinBackward0", lambda g, ans, x: g / sqrt(1 - x * x),
                    "inverse sine", "unit",
-                   words="d asin(a)/da = 1/sqrt(1-a**2)")
+                   words="d asin(a)/da = 1/sqrt(1-a**2)", special=(1.0, -1.0))
 acos = elementwise("acos", np.arccos, "AcosBackward0", lambda g, ans, x: -g / sqrt(1 - x * x),
                    "inverse cosine", "unit",
-                   words="d acos(a)/da = -1/sqrt(1-a**2)")
+                   words="d acos(a)/da = -1/sqrt(1-a**2)", special=(1.0, -1.0))
 atan = elementwise("atan", np.arctan, "AtanBackward0", lambda g, ans, x: g / (1 + x * x),
                    "inverse tangent", "real",
                    words="d atan(a)/da = 1/(1+a**2)")
@@ -136,10 +147,10 @@ asinh = elementwise("asinh", np.arcsinh, "AsinhBackward0", lambda g, ans, x: g /
                     words="d asinh(a)/da = 1/sqrt(a**2+1)")
 acosh = elementwise("acosh", np.arccosh, "AcoshBackward0", lambda g, ans, x: g / sqrt(x * x - 1),
                     "inverse hyperbolic cosine", "above_one",
-                    words="d acosh(a)/da = 1/sqrt(a**2-1)")
+                    words="d acosh(a)/da = 1/sqrt(a**2-1)", special=(1.0,))
 atanh = elementwise("atanh", np.arctanh, "AtanhBackward0", lambda g, ans, x: g / (1 - x * x),
                     "inverse hyperbolic tangent", "unit",
-                    words="d atanh(a)/da = 1/(1-a**2)")
+                    words="d atanh(a)/da = 1/(1-a**2)", special=(1.0, -1.0))
 # fmt: on
 
 
@@ -215,7 +226,11 @@ softplus = elementwise("softplus", _softplus, "SoftplusBackward0", _softplus_rul
                        "branch's (PyTorch's second derivative there is 0, not its first "
                        "derivative's)",
                        schema="(input: Tensor, beta: Number = 1.0, threshold: Number = 20.0)",
-                       words="d softplus(a)/da = sigmoid(beta*a)")
+                       words="d softplus(a)/da = sigmoid(beta*a)",
+                       differs=(Difference("at beta*x == threshold",
+                                           "every derivative is the smooth branch's",
+                                           "PyTorch's second derivative there is 0", (),
+                                           ("grad2", "jvp", "hessian")),))
 erf = elementwise("erf", _erf, "ErfBackward0",
                   lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x)), "error function", "real",
                   words="d erf(a)/da = 2/sqrt(pi)*exp(-a**2)")
@@ -234,6 +249,8 @@ clamp = table.op("clamp", _clamp,
                  overloads=[over("ClampBackward0", (_clamp_rule, _clamp_min_rule, _clamp_max_rule),
                                  when=_tensor_bound),
                             over("ClampBackward1", (_clamp_rule,))],
+                 # Bounds that are arrays but not inputs (no gradient) broadcast too.
+                 size=limits.broadcast_size,
                  doc="clamp(x, min, max): x limited to [min, max]", kind="elementwise",
                  kink="x gets the gradient on the bounds; a tensor bound gets it where it is the "
                  "result, max where min > max, neither where x < min == max",

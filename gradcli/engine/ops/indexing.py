@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
-from .. import batching, state
+from .. import batching, limits, state
 from ..batched import advanced_apart, advanced_rank
 from ..messages import LEAF_INPLACE, OVERLAPPING_WRITE, forward_error
 from ..optable import Table, over
@@ -69,6 +71,12 @@ def _index_scatter(g, index, shape):
     return out
 
 
+def _scatter_size(g, index, shape):
+    # g's leading dimensions beyond x[index]'s (a batch) times x's size.
+    selected = np.broadcast_to(np.empty((), dtype=bool), tuple(shape))[index]
+    return np.size(g) // max(selected.size, 1) * math.prod(shape)
+
+
 def _getitem_rule(g, ans, x, index):
     return index_scatter(g, index, np.shape(x))
 
@@ -87,7 +95,7 @@ def _index_scatter_rule(g, ans, x, index, shape):
 
 def _indexed(grad_fn, key=None):
     """An overload that records ``x[index]`` under ``grad_fn``."""
-    return over(grad_fn, (_getitem_rule,), forward=_getitem, key=key)
+    return over(grad_fn, (_getitem_rule,), forward=_getitem, key=key, size=limits.index_size)
 
 
 _INDEX = _indexed("IndexBackward0")
@@ -134,6 +142,7 @@ index_scatter = table.internal(
     _index_scatter,
     "(input: Tensor, index, size: int[])",
     grad_fn="IndexPutBackward",
+    size=_scatter_size,
     rules=(_index_scatter_rule,),
     saves=False,
     doc="the gradient of x[index]",
@@ -311,17 +320,37 @@ def _put_along(g, index, dim, shape):
     return out
 
 
+def _take_along_size(x, index, dim, keepdim=True):
+    """The size of take_along's result: x and index broadcast but along dim, index's there."""
+    shape = np.shape(x)
+    index, dim = _along(index, dim)
+    wanted = shape[: len(shape) - index.ndim] + index.shape
+    try:
+        at = wanted[dim]
+        others = np.broadcast_shapes(
+            shape[:dim] + (1,) + shape[dim:][1:], wanted[:dim] + (1,) + wanted[dim:][1:]
+        )
+    except (IndexError, ValueError):
+        return 0
+    return math.prod(others) * at
+
+
+def _put_along_size(g, index, dim, shape):
+    return math.prod(np.shape(g)[: np.ndim(g) - len(shape)]) * math.prod(shape)
+
+
 # fmt: off
 take_along_dim = table.op("take_along_dim", take_along,
                           "(input: Tensor, indices: Index, dim: int, keepdim: bool = True)",
                           grad_fn="GatherBackward0", rules=(take_along_rule,),
+                          size=_take_along_size,
                           doc="take_along_dim(x, index, dim): entries at index along dim",
                           kind="other", method=True,
                           words="g goes to the entries taken"
                           " (max/min along a dim: the index found)")
 put_along_dim = table.internal("put_along_dim", _put_along,
                                "(input: Tensor, indices: Index, dim: int, size: int[])",
-                               grad_fn="PutAlongDimBackward",
+                               grad_fn="PutAlongDimBackward", size=_put_along_size,
                                rules=(lambda g, ans, x, index, dim, shape:
                                       take_along_dim(g, index, dim),),
                                doc="the gradient of take_along_dim", kind="other")
@@ -441,11 +470,13 @@ def _cat_rule(g, ans, xs, dim=0):
 
 # fmt: off
 stack = table.op("stack", _stack, "(tensors: Tensor[], dim: int = 0)", grad_fn="StackBackward0",
+                 size=limits.joined_size,
                  rules=(_stack_rule,), variadic=True, kind="shape", function=True,
                  doc="stack([a, b, ...], dim=0): join along a new dimension",
                  batching=batching.join,
                  words="each input gets its slice of g")
 cat = table.op("cat", _cat, "(tensors: Tensor[], dim: int = 0)", grad_fn="CatBackward0",
+               size=limits.joined_size,
                rules=(_cat_rule,), variadic=True, kind="shape", function=True,
                doc="cat([a, b, ...], dim=0): join along an existing dimension",
                aliases=("concatenate",), batching=batching.join,

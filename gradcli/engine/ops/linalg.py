@@ -95,7 +95,9 @@ def _first_only(m, axes):
 
 def _product(grad_fn, key=None):
     """A matrix product recorded under ``grad_fn``: the rules depend on the operands' shapes."""
-    return over(grad_fn, (_matmul_rule_x, _matmul_rule_y), forward=_matmul, key=key)
+    return over(
+        grad_fn, (_matmul_rule_x, _matmul_rule_y), forward=_matmul, key=key, size=limits.matmul_size
+    )
 
 
 # PyTorch records a matrix product by the dimensions of its operands.
@@ -200,6 +202,7 @@ def _vector(name, x):
 # fmt: off
 outer = table.op("outer", lambda x, y: np.multiply.outer(_vector("outer", x), _vector("outer", y)),
                  "(input: Tensor, vec2: Tensor)", grad_fn="MulBackward0",
+                 size=lambda x, y: np.size(x) * np.size(y),
                  rules=(lambda g, ans, x, y: matmul(g, y), lambda g, ans, x, y: matmul(x, g)),
                  doc="outer(x, y): outer product of two vectors", **_LINALG,
                  batching=batching.outer,

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ...errors import EngineError, ShapeError
-from .. import batching, dtypes
+from .. import batching, dtypes, limits
 from ..optable import Table
 from .common import dims, one_axis, raw
 from .comparison import where
@@ -35,7 +35,7 @@ def _cross(input, other, dim):
 
 cross_op = table.internal(
     "cross_op", _cross, "(input: Tensor, other: Tensor, dim: int)",
-    grad_fn="LinalgCrossBackward0",
+    grad_fn="LinalgCrossBackward0", size=limits.broadcast_size,
     rules=(
         lambda g, ans, x, y, dim: cross_op(y, g, dim),
         lambda g, ans, x, y, dim: cross_op(g, x, dim),
@@ -111,7 +111,8 @@ def _solve_A_rule(g, ans, A, B, vector, left=True):
 
 solve_op = table.internal(
     "solve_op", _solve, "(A: Tensor, B: Tensor, vector: bool, left: bool = True)",
-    grad_fn="LinalgSolveExBackward0", rules=(_solve_A_rule, _solve_B_rule),
+    grad_fn="LinalgSolveExBackward0", size=limits.broadcast_size,
+    rules=(_solve_A_rule, _solve_B_rule),
     doc="X with A @ X = B (X @ A = B if not left), B a (batch of) vector(s) or matrices",
     kind="linalg",
     words=("d solve(a, b)/da: g -> -solve(a.T, g) @ x.T", "d solve(a, b)/db: g -> solve(a.T, g)"),

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
-from .. import batching, state
+from .. import batching, limits, state
 from ..explain import at_zero
 from ..optable import Table, over
 from ..tensor import Tensor
@@ -249,6 +249,7 @@ def _bce_target_rule(g, ans, x, t, weight=None, reduction="mean"):
 bce_op = table.internal(
     "bce_op", _bce, "(input: Tensor, target: Tensor, weight: Index, reduction: str)",
     grad_fn="BinaryCrossEntropyBackward0", rules=(_bce_input_rule, _bce_target_rule),
+    size=limits.broadcast_size,
     doc="binary cross-entropy of probabilities, reduced", kind="loss",
     kink="each log is at least -100, as in PyTorch, so x = 0 or 1 gives a finite loss",
     words=(
@@ -309,7 +310,7 @@ def _bce_logits_target_rule(g, ans, x, t, weight=None, reduction="mean", pos_wei
 bce_logits_op = table.internal(
     "bce_logits_op", _bce_logits,
     "(input: Tensor, target: Tensor, weight: Index, reduction: str, pos_weight: Index)",
-    grad_fn="BinaryCrossEntropyWithLogitsBackward0",
+    grad_fn="BinaryCrossEntropyWithLogitsBackward0", size=limits.broadcast_size,
     rules=(_bce_logits_input_rule, _bce_logits_target_rule),
     doc="binary cross-entropy of sigmoid(input), reduced", kind="loss",
     words=(

@@ -8,8 +8,9 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
-from .. import batching, dtypes, limits
+from .. import batching, dtypes, limits, opinfo
 from ..explain import extreme_ties, max_min_ties, norm_origin
+from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
 from .arithmetic import maximum, minimum
@@ -180,7 +181,17 @@ prod = table.op("prod", _prod, _SUM_SCHEMA,
                 "product of the others (PyTorch divides, giving nan beside an inf or nan)",
                 domain=("real",),
                 **_REDUCTION,
-                words="d prod(a)/da_i = the product of the other entries")
+                words="d prod(a)/da_i = the product of the other entries",
+                differs=(Difference("beside an inf or nan entry",
+                                    "each entry's derivative is the product of the others",
+                                    "PyTorch divides the product by the entry: nan",
+                                    ("at inf", "at -inf", "at nan"), ("grad", "jacobian")),
+                         Difference("beside an inf entry", "second derivatives too",
+                                    "as the first", ("at inf", "at -inf", "scale 1e+300"),
+                                    ("grad2",)),
+                         Difference("of a 0-d tensor", "second derivatives 0",
+                                    "PyTorch's gradient does not depend on x: double backward "
+                                    "raises", ("0-d", "0-d dim 0", "0-d dim -1"), ("grad2",))))
 prod_others = table.internal("prod_others", _prod_others, "(input: Tensor, dim: int = None)",
                              grad_fn="ProdOthersBackward", rules=(_prod_others_rule,),
                              doc="the product of the other entries (prod's rule)", kind="reduction")
@@ -441,8 +452,12 @@ _VAR_SCHEMA = (
 # fmt: off
 logsumexp = table.op("logsumexp", _logsumexp, f"(input: Tensor, {_DIM})",
                      grad_fn="LogsumexpBackward0", rules=(_logsumexp_rule,),
-                     doc="log(sum(exp(x))) without overflow", domain=("real",), **_REDUCTION,
-                     words="d logsumexp(a)/da = softmax(a)")
+                     doc="log(sum(exp(x))) without overflow", domain=("real", {"dim": -1}),
+                     **_REDUCTION, words="d logsumexp(a)/da = softmax(a)",
+                     differs=(Difference("without dim", "over every entry",
+                                         "a calculator's default; PyTorch requires dim",
+                                         ("2-d", "one element", "0-d"),
+                                         opinfo.TRANSFORMS),))
 norm = table.op("norm", _norm, "(input: Tensor, p: Number = 2, dim: int|int[] = None, "
                 "keepdim: bool = False)", grad_fn="LinalgVectorNormBackward0", rules=(_norm_rule,),
                 doc="vector p-norm (p=0 counts non-zero entries)", domain=("nonzero",),
@@ -456,13 +471,20 @@ var = table.op("var", _var, _VAR_SCHEMA, grad_fn="VarBackward0", rules=(_var_rul
                kink="correction >= N: value inf (nan if all entries are equal), as PyTorch; "
                "gradient nan (PyTorch's depends on dim); dim=[] is every dim, its gradient "
                "that of the whole (PyTorch's is +-inf)", **_REDUCTION,
-               words="d var(a)/da = 2*(a - mean(a))/(n - correction)")
+               words="d var(a)/da = 2*(a - mean(a))/(n - correction)",
+               differs=(Difference("correction >= N", "second derivatives nan",
+                                   "the gradient is nan there (PyTorch's Hessian is 0)",
+                                   ("one element", "0-d", "0-d dim 0", "0-d dim -1", "empty"),
+                                   ("grad2", "hessian")),))
 std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rule,),
                doc="standard deviation (correction=1: of a sample)", domain=("real",),
                kink="gradient 0 at zero variance, as PyTorch; correction >= N: value inf (nan if "
                "all entries are equal), gradient nan; dim=[] is every dim, its gradient that of "
                "the whole (PyTorch's is +-inf)", **_REDUCTION,
-               words="d std(a)/da = (a - mean(a))/((n - correction)*std(a))")
+               words="d std(a)/da = (a - mean(a))/((n - correction)*std(a))",
+               differs=(Difference("at zero variance", "the tangent is 0, as the gradient",
+                                   "PyTorch's jvp there is nan",
+                                   ("empty", "empty dim 0", "scale 1e-300"), ("jvp",)),))
 # fmt: on
 
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, ShapeError
-from .. import batching
+from .. import batching, limits
 from ..messages import expand_mismatch
 from ..optable import Table, over
 from ..tensor import Tensor
@@ -321,6 +321,8 @@ sum_to = table.internal("sum_to", _sum_to, "(input: Tensor, size: int[], batch_d
                         words="g broadcast back to a's shape")
 broadcast_to = table.op("broadcast_to", _broadcast_to, "(input: Tensor, size: int[])",
                         grad_fn="ExpandBackward0",
+                        # A view, but what is computed from it has its logical size.
+                        size=lambda x, shape: limits.shape_size(shape),
                         rules=(lambda g, ans, x, shape:
                                sum_to(g, np.shape(x), g.ndim - len(tuple(shape))),),
                         saves=False, doc="broadcast_to(x, shape): repeat along new dimensions",

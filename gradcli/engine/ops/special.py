@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ..explain import at_origin, at_zero, pole
+from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
 from .comparison import logical_and, where
@@ -44,12 +45,13 @@ def _sinc_rule(g, ans, x):
     # Both forms in differentiable ops, so sinc'' follows from the same choice (the
     # series gives -pi**2/3 at 0, the limit).
     small = abs(x) < _SINC_SERIES_BELOW
-    x2 = x * x
+    near = where(small, x, 0.0)  # the series' x: never a huge one (0 * inf in sinc'')
+    x2 = near * near
     series = _SINC_SERIES[-1]
     for a in reversed(_SINC_SERIES[:-1]):  # Horner's form in x**2
         series = a + x2 * series
     away = (cos(math.pi * x) - ans) / where(small, 1.0, x)
-    return g * where(small, x * series + 0.0, away)  # + 0.0: no -0 at 0
+    return g * where(small, near * series + 0.0, away)  # + 0.0: no -0 at 0
 
 
 def _gamma(input):
@@ -111,7 +113,14 @@ sinc = table.op("sinc", lambda input: np.sinc(input), grad_fn="SincBackward0", r
                 kink="derivative 0 and second derivative -pi**2/3 at 0, their limits "
                      "(PyTorch's second derivative there is nan)",
                 domain=("real",), **_ELEMENTWISE, **_TORCH,
-                words="d sinc(a)/da = (cos(pi*a) - sinc(a))/a, and 0 at a = 0")
+                words="d sinc(a)/da = (cos(pi*a) - sinc(a))/a, and 0 at a = 0",
+                special=(0.0,),
+                differs=(Difference("at 0", "second derivative -pi**2/3, its limit",
+                                    "PyTorch's is nan (and so its jvp, a double backward)",
+                                    ("at 0", "at -0"), ("grad2", "jvp", "hessian")),
+                         Difference("near 0", "derivatives from the series, to double precision",
+                                    "PyTorch's formula cancels: nan at 1e-300",
+                                    ("scale 1e-300",), ("grad2", "jvp", "hessian"))))
 deg2rad = table.op("deg2rad", np.deg2rad, grad_fn="Deg2RadBackward0",
                    rules=(lambda g, ans, x: g * _DEGREE,), saves=False, doc="degrees to radians",
                    domain=("real",), **_ELEMENTWISE, **_TORCH,
@@ -203,8 +212,10 @@ def _xlogy(input, other):
 
 
 def _xlogy_x_rule(g, ans, x, y):
-    # log(y), and 0 where x is 0 and y <= 0 (there log(y) is -inf or nan), as in PyTorch.
-    return where(logical_and(x == 0, y <= 0), 0.0, g * log(y))
+    # log(y), and 0 where x is 0 and y <= 0 (there log(y) is -inf or nan), as in PyTorch;
+    # xlogy(g, y), not g * log(y): a zero g stays 0 beside a nan log(y), so the rows of a
+    # Jacobian are not nan off their entry (PyTorch's formula).
+    return where(logical_and(x == 0, y <= 0), 0.0, xlogy(g, y))
 
 
 def _xlogy_y_rule(g, ans, x, y):

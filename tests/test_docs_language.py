@@ -1,4 +1,4 @@
-"""Every example in README.md's language section runs and gives what the README says."""
+"""Every example of the language reference (docs/language.md) runs and gives what it says."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from gradcli.engine.ops import FUNCTIONS
 from gradcli.errors import GradcliError
 from gradcli.language import compile_source
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "language.md"
 
 
 def language_section() -> str:
-    text = README.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     start = text.index("<!-- language:start -->")
     end = text.index("<!-- language:end -->")
     return text[start:end]
@@ -35,7 +35,7 @@ def test_the_section_has_examples():
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.splitlines()[0] for e in EXAMPLES])
-def test_readme_example(example):
+def test_example(example):
     bindings, expected, grads, error = {}, None, {}, None
     for line in example.splitlines():
         if m := re.fullmatch(r"# with (\w+) = (.*)", line):
@@ -71,5 +71,5 @@ def test_listed_functions_are_the_op_table():
     listed = set()
     for line in re.findall(r"^- [^:`]+: `([^`]*)`", language_section(), re.M):
         listed |= set(re.findall(r"[a-z_][a-z_0-9]*", line))
-    assert listed - set(FUNCTIONS) == set(), "the README lists functions the engine lacks"
-    assert set(FUNCTIONS) - listed == set(), "add these functions to README's Calls list"
+    assert listed - set(FUNCTIONS) == set(), "docs/language.md lists functions the engine lacks"
+    assert set(FUNCTIONS) - listed == set(), "add these functions to docs/language.md's Calls list"

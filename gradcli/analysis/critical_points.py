@@ -1,0 +1,132 @@
+"""``gradcli critical``: the critical points of a scalar program in a box.
+
+Newton's method on ∇f = 0, with the exact gradient and Hessian, runs from every
+point of a grid over the box (``--over x=A:B[:N]`` for each input varied);
+the points it reaches inside the box are merged when they agree to 1e-6 of the
+box's size, and each is classified by the Hessian's eigenvalues as ``gradcli
+hessian`` does (minimum, maximum, saddle, degenerate). A grid finds what its
+starts lead to: a critical point between grid lines that no start reaches is
+missed, which a finer ``N`` remedies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import api
+from ..errors import GradcliError
+from .assembled import assemble_hessian, steady_verdict
+from .flat import Diverged, Flat
+from .optimize import _newton, _scalar
+from .report import Report, frozen
+
+#: Grid points per input when ``--over`` gives no N, by the number of inputs.
+DEFAULT_COUNTS = {1: 21, 2: 9, 3: 5}
+
+
+@dataclass(frozen=True, eq=False)
+class CriticalPoint:
+    point: np.ndarray
+    value: float
+    classification: str
+    eigenvalues: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class CriticalReport(Report):
+    command = "critical"
+    source: str
+    title: str
+    names: tuple[str, ...]
+    box: tuple[tuple[float, float], ...]
+    starts: int
+    points: tuple[CriticalPoint, ...]
+    warnings: tuple[str, ...] = ()
+
+    def as_tree(self) -> dict:
+        return {
+            "points": [
+                {
+                    **{n: float(v) for n, v in zip(self.names, c.point)},
+                    "value": c.value,
+                    "classification": c.classification,
+                    "eigenvalues": c.eigenvalues,
+                }
+                for c in self.points
+            ],
+            "count": len(self.points),
+            "starts": self.starts,
+        }
+
+
+def critical(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    over: Sequence,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> CriticalReport:
+    """The critical points of a scalar program in the box of ``over`` (``bindings.Over``
+    for each scalar input varied; the other inputs are bound by ``bindings``)."""
+    if not over:
+        raise GradcliError("critical needs the box: --over x=-2:2 for each input varied")
+    names = tuple(o.name for o in over)
+    if len(set(names)) != len(names):
+        raise GradcliError("--over: each input is given once")
+    starts_of = [o.values(DEFAULT_COUNTS.get(len(over), 3)) for o in over]
+    box = tuple((float(v.min()), float(v.max())) for v in starts_of)
+    bindings = {**dict(bindings or {}), **{o.name: v[0] for o, v in zip(over, starts_of)}}
+    options = {"wrt": names, "dtype": dtype, "seed": seed, "filename": filename}
+    first = api.gradient(source, bindings, **options)
+    flat = Flat.of(first)
+    for name in names:
+        if flat.shapes[name] != ():
+            raise GradcliError(f"--over {name}: critical varies scalar inputs, not {name}")
+
+    def system(x):
+        result = api.hessian(source, flat.bindings(x), **options)
+        gradient = flat.vector(result.grad)
+        if not np.all(np.isfinite(gradient)) or np.max(np.abs(x)) > 1e100:
+            raise Diverged(np.array(x), _scalar(result.value))
+        return gradient, flat.matrix(result.hessian)
+
+    low, high = np.array(box).T
+    size = np.maximum(high - low, 1e-300)
+    found: list[np.ndarray] = []
+    grid = np.stack(np.meshgrid(*starts_of, indexing="ij"), -1).reshape(-1, len(names))
+    for start in grid:
+        try:
+            x, _, stopped = _newton(system, start, tol, max_iter)
+        except Diverged:
+            continue
+        if stopped is not None:
+            continue
+        inside = np.all(x >= low - 1e-9 * size) and np.all(x <= high + 1e-9 * size)
+        if inside and not any(np.all(np.abs(x - y) <= 1e-6 * size) for y in found):
+            found.append(x)
+    points, notes = [], []
+    for x in sorted(found, key=tuple):
+        end = api.hessian(source, flat.bindings(x), **options)
+        whole = assemble_hessian(end.value, end.grad, end.hessian, end.shapes)
+        eigenvalues = whole.eigenvalues if whole.eigenvalues is not None else np.array([])
+        verdict, doubt = steady_verdict(whole, flat.vector(end.grad), lambda y: system(y)[1], x)
+        if doubt:
+            notes.append(f"at {tuple(float(v) for v in x)}: {doubt}")
+        kind = verdict.replace("local ", "")
+        points.append(CriticalPoint(frozen(x), _scalar(end.value), kind, frozen(eigenvalues)))
+    return CriticalReport(
+        source,
+        api._title(source, filename),
+        names,
+        box,
+        len(grid),
+        tuple(points),
+        (*notes, *first.notes, *first.warnings),
+    )

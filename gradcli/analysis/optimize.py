@@ -1,0 +1,464 @@
+"""``gradcli minimize`` and ``gradcli solve``: SciPy's solvers driven by the engine's
+exact derivatives.
+
+``minimize`` hands ``scipy.optimize.minimize`` the value and gradient of one
+reverse pass and, for the methods that take it, the exact Hessian; its end
+point is classified by the Hessian as ``gradcli hessian`` does. ``solve`` finds
+a zero of a scalar equation or a square system with ``scipy.optimize.root``
+(Powell's hybrid Newton method, then Levenberg-Marquardt when that fails, with a
+note saying so), both with the exact Jacobian.
+
+An objective that leaves the finite numbers (``x**3`` from any start) is an
+error naming where it went; a run that stops short of its tolerance returns its
+report with ``converged`` false (the command exits 1, showing the last iterate).
+SciPy is imported by these functions alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import api
+from ..errors import GradcliError
+from .assembled import (
+    EIGENVALUE_LIMIT,
+    TOO_LARGE,
+    Assembled,
+    assemble_hessian,
+    steady_verdict,
+)
+from .flat import Diverged, Flat
+from .report import Report, frozen
+
+#: The methods of ``scipy.optimize.minimize`` that use a gradient; those that also
+#: take the Hessian get the exact one.
+GRADIENT_METHODS = ("bfgs", "l-bfgs-b", "cg", "tnc", "slsqp")
+HESSIAN_METHODS = ("trust-exact", "newton-cg", "trust-ncg", "trust-krylov", "dogleg")
+METHODS = (*HESSIAN_METHODS, *GRADIENT_METHODS)
+#: Above this many entries the Hessian is not formed: Newton-CG (by default) and the
+#: other methods that take it get Hessian-vector products instead, each one
+#: forward-over-reverse pass (``functional.hvp``) rather than one per entry.
+HESSIAN_LIMIT = 200
+#: The methods that accept Hessian-vector products (``hessp``).
+HESSP_METHODS = ("newton-cg", "trust-ncg", "trust-krylov")
+#: An iterate larger than this has left for infinity.
+DIVERGED = 1e100
+#: An unconverged run that ended this many times farther out than it started diverged.
+ESCAPED = 1e5
+
+
+def default_method(size: int, bounded: bool) -> str:
+    """trust-exact (exact Hessian, trust region) for a few inputs without bounds;
+    Newton-CG with Hessian-vector products for many; L-BFGS-B with bounds."""
+    if bounded:
+        return "l-bfgs-b"
+    return "newton-cg" if size > HESSIAN_LIMIT else "trust-exact"
+
+
+@dataclass(frozen=True, eq=False)
+class MinimizeReport(Report):
+    command = "minimize"
+    source: str
+    title: str
+    method: str
+    maximize: bool
+    #: The minimiser (maximiser with ``maximize``), input by input.
+    point: Mapping[str, np.ndarray]
+    value: float
+    gradient_norm: float
+    iterations: int
+    evaluations: int
+    converged: bool
+    message: str
+    #: The Hessian's verdict at the end point (``assembled.classify``) and its eigenvalues.
+    classification: str | None
+    eigenvalues: np.ndarray | None
+    #: Every iteration's f and gradient norm (with ``trace``), else None.
+    trace: Mapping | None = None
+    labels: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def as_tree(self) -> dict:
+        tree = {
+            "point": dict(self.point),
+            "value": self.value,
+            "gradient_norm": self.gradient_norm,
+            "classification": self.classification,
+            "eigenvalues": self.eigenvalues,
+            "method": self.method,
+            "maximize": self.maximize,
+            "iterations": self.iterations,
+            "evaluations": self.evaluations,
+            "converged": self.converged,
+            "message": self.message,
+        }
+        return tree
+
+    def trace_rows(self) -> tuple[tuple[str, ...], list[tuple[float, ...]]]:
+        """The trace as a header (iteration, each entry's label, f, gradient_norm) and
+        one row of numbers per iteration, for ``--trace``'s CSV and JSON lines."""
+        header = ("iteration", *self.labels, "f", "gradient_norm")
+        trace = self.trace or {}
+        rows = [
+            (int(i), *map(float, x), float(f), float(g))
+            for i, x, f, g in zip(
+                trace.get("iteration", ()), trace.get("x", ()), trace.get("f", ()),
+                trace.get("gradient_norm", ()),
+            )
+        ]  # fmt: skip
+        return header, rows
+
+
+class _Objective:
+    """f and its derivatives at a flat vector, counted and checked for divergence."""
+
+    def __init__(self, source, flat: Flat, sign: float, options: Mapping):
+        self.source, self.flat, self.sign, self.options = source, flat, sign, options
+        self.evaluations = 0
+        self.seen: dict[bytes, tuple[float, float]] = {}
+
+    def value_and_gradient(self, x):
+        result = api.gradient(self.source, self.flat.bindings(x), **self.options)
+        self.evaluations += 1
+        value = _scalar(result.value)
+        gradient = self.flat.vector(result.grad)
+        if not np.isfinite(value) or not np.all(np.isfinite(gradient)):
+            raise Diverged(np.array(x), value)
+        if np.max(np.abs(x), initial=0.0) > DIVERGED:
+            raise Diverged(np.array(x), value)
+        self.seen[np.asarray(x, dtype=np.float64).tobytes()] = (value, np.linalg.norm(gradient))
+        return self.sign * value, self.sign * gradient
+
+    def hessian(self, x):
+        return self.sign * self.whole_hessian(x)
+
+    def hessp(self, x, p):
+        """H p, without forming H: one forward-over-reverse pass."""
+        import gradcli
+        from gradcli.autograd import functional
+
+        names, o = self.flat.names, self.options
+        bindings = self.flat.bindings(x)
+        with api._session(self.source, bindings, names, o["dtype"], o["seed"], o["filename"]) as s:
+            f, _ = s.function(names)
+            moves = tuple(gradcli.tensor(v, dtype=s.gdtype) for v in self.flat.arrays(p).values())
+            _, products = functional.hvp(f, s.point(names), moves)
+        product = self.flat.vector(dict(zip(names, (api._array(v) for v in products))))
+        return self.sign * product
+
+    def whole_hessian(self, x):
+        """The Hessian of f itself (not of the signed objective) as one matrix."""
+        result = api.hessian(self.source, self.flat.bindings(x), **self.options)
+        return self.flat.matrix(result.hessian)
+
+
+def minimize(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    wrt: Sequence[str] | None = None,
+    method: str | None = None,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
+    maximize: bool = False,
+    tol: float = 1e-10,
+    max_iter: int = 1000,
+    trace: bool = False,
+    progress=None,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> MinimizeReport:
+    """A local minimum (maximum with ``maximize``) of a scalar program, from the bound
+    point, by ``scipy.optimize.minimize`` with the engine's gradient and Hessian.
+
+    ``wrt``: the inputs varied (by default all); ``bounds``: input -> (low, high)
+    for every entry; ``tol``: SciPy's ``tol`` (the gradient norm for the trust and
+    quasi-Newton methods); ``progress(iteration, f, gradient_norm)`` is called after
+    every iteration. Above ``HESSIAN_LIMIT`` entries the Hessian methods get
+    Hessian-vector products (those that take them) and the end point is
+    classified only up to ``EIGENVALUE_LIMIT`` entries.
+    """
+    import scipy.optimize
+
+    options = {"wrt": wrt, "dtype": dtype, "seed": seed, "filename": filename}
+    first = api.gradient(source, bindings, **options)
+    flat = Flat.of(first)
+    if flat.size == 0:
+        raise GradcliError("minimize needs an input to vary: the program has none")
+    options["wrt"] = flat.names
+    box = flat.bounds(bounds or {})
+    method = (method or default_method(flat.size, box is not None)).lower()
+    if method not in METHODS:
+        raise GradcliError(f"--method {method}: use one of {', '.join(METHODS)}")
+    if box is not None and method not in ("l-bfgs-b", "tnc", "slsqp"):
+        raise GradcliError(f"--method {method} takes no bounds: use l-bfgs-b, tnc or slsqp")
+    objective = _Objective(source, flat, -1.0 if maximize else 1.0, options)
+    iterates = [flat.start]
+    extra = {}
+    if method in HESSP_METHODS and flat.size > HESSIAN_LIMIT:
+        extra = {"hessp": objective.hessp}
+    elif method in HESSIAN_METHODS:
+        extra = {"hess": objective.hessian}
+
+    def step(xk, *_):
+        iterates.append(np.array(xk))
+        if progress is not None:
+            known = objective.seen.get(np.asarray(xk, dtype=np.float64).tobytes())
+            progress(len(iterates) - 1, *(known or (np.nan, np.nan)))
+
+    start = flat.start if box is None else np.clip(flat.start, *box)
+    try:
+        found = scipy.optimize.minimize(
+            objective.value_and_gradient,
+            start,
+            jac=True,
+            method=method,
+            bounds=None if box is None else list(zip(*box)),
+            tol=tol,
+            options={"maxiter": max_iter},
+            callback=step,
+            **extra,
+        )
+    except Diverged as gone:
+        raise _diverged("minimize", flat, gone) from None
+    x = np.asarray(found.x, dtype=np.float64)
+    if not found.success and np.linalg.norm(x) > ESCAPED * (1 + np.linalg.norm(flat.start)):
+        # Stopped far out with f still falling: an unbounded objective, not a slow one.
+        raise _diverged("minimize", flat, Diverged(x, float(found.fun) * objective.sign))
+    if flat.size > EIGENVALUE_LIMIT:  # no n² Hessian, no n³ eigenvalues
+        end = api.gradient(source, flat.bindings(x), **options)
+        whole = Assembled("hessian", (), (), np.zeros((0, 0)), classification=TOO_LARGE)
+        verdict, doubt = TOO_LARGE, None
+    else:
+        end = api.hessian(source, flat.bindings(x), **options)
+        whole = assemble_hessian(end.value, end.grad, end.hessian, end.shapes)
+        verdict, doubt = steady_verdict(whole, flat.vector(end.grad), objective.whole_hessian, x)
+    gradient_norm = float(np.linalg.norm(flat.vector(end.grad)))
+    return MinimizeReport(
+        source,
+        api._title(source, filename),
+        method,
+        maximize,
+        flat.frozen_arrays(x),
+        _scalar(end.value),
+        gradient_norm,
+        int(getattr(found, "nit", len(iterates) - 1)),
+        objective.evaluations,
+        bool(found.success),
+        _words(found.message),
+        verdict,
+        None if whole.eigenvalues is None else frozen(whole.eigenvalues),
+        _trace(iterates, objective) if trace else None,
+        flat.labels,
+        (*((doubt,) if doubt else ()), *end.notes, *end.warnings),
+    )
+
+
+def _trace(iterates, objective: _Objective) -> Mapping:
+    values, norms = [], []
+    for x in iterates:
+        known = objective.seen.get(np.asarray(x, dtype=np.float64).tobytes())
+        if known is None:  # an iterate SciPy reached without asking for its value
+            objective.value_and_gradient(x)
+            known = objective.seen[np.asarray(x, dtype=np.float64).tobytes()]
+        values.append(known[0])
+        norms.append(known[1])
+    return {
+        "iteration": frozen(np.arange(len(iterates))),
+        "f": frozen(values),
+        "gradient_norm": frozen(norms),
+        "x": frozen(np.array(iterates)),
+    }
+
+
+def _diverged(command: str, flat: Flat, gone: Diverged) -> GradcliError:
+    where = ", ".join(f"{label} = {v:.6g}" for label, v in zip(flat.labels, gone.x))
+    return GradcliError(
+        f"{command} diverged from this start: f = {gone.value:.6g} at {where} "
+        f"(the function may be unbounded; start elsewhere or give --bounds)"
+    )
+
+
+# ----------------------------------------------------------------------------
+# solve
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class SolveReport(Report):
+    command = "solve"
+    source: str
+    title: str
+    #: The root, input by input.
+    point: Mapping[str, np.ndarray]
+    #: The program's value there (all zeros at an exact root) and its largest entry.
+    residual: np.ndarray
+    residual_norm: float
+    method: str
+    iterations: int
+    evaluations: int
+    converged: bool
+    message: str
+    #: The Jacobian's determinant at the root.
+    determinant: float
+    warnings: tuple[str, ...] = ()
+
+    def as_tree(self) -> dict:
+        return {
+            "point": dict(self.point),
+            "residual": self.residual,
+            "residual_norm": self.residual_norm,
+            "determinant": self.determinant,
+            "method": self.method,
+            "iterations": self.iterations,
+            "evaluations": self.evaluations,
+            "converged": self.converged,
+            "message": self.message,
+        }
+
+
+def solve(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    wrt: Sequence[str] | None = None,
+    tol: float = 1e-12,
+    max_iter: int = 200,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> SolveReport:
+    """A zero of the program (a scalar equation, or a system with as many entries as
+    the inputs varied), from the bound point, with the exact Jacobian.
+
+    Converged means ``max |F| <= tol * max(1, max |F(start)|)``.
+    """
+    import scipy.optimize
+
+    options = {"wrt": wrt, "dtype": dtype, "seed": seed, "filename": filename}
+    first = api.jacobian(source, bindings, **options)
+    flat = Flat.of(first)
+    options["wrt"] = flat.names
+    equations = int(np.asarray(first.value).size)
+    if flat.size == 0:
+        raise GradcliError("solve needs an unknown: the program has no input")
+    if equations != flat.size:
+        raise GradcliError(
+            f"solve needs as many equations as unknowns: the program has {equations} "
+            f"equation{'s' * (equations != 1)} (entries of its value) in {flat.size} "
+            f"unknown{'s' * (flat.size != 1)} ({', '.join(flat.labels)})"
+        )
+    calls = [0]
+
+    def system(x):
+        result = api.jacobian(source, flat.bindings(x), **options)
+        calls[0] += 1
+        value = np.asarray(result.value, dtype=np.float64).reshape(-1)
+        matrix = flat.matrix(result.jacobian).reshape(equations, flat.size)
+        if not np.all(np.isfinite(value)) or np.max(np.abs(x), initial=0.0) > DIVERGED:
+            raise Diverged(np.array(x), float(np.max(np.abs(value))))
+        return value, matrix
+
+    start_value, start_jacobian = system(flat.start)
+    if _singular(start_jacobian):
+        where = ", ".join(f"{label} = {v:.6g}" for label, v in zip(flat.labels, flat.start))
+        raise GradcliError(
+            f"solve: the Jacobian is singular at the start ({where}): Newton's step is "
+            f"undefined there; start elsewhere"
+        )
+    goal = tol * max(1.0, float(np.max(np.abs(start_value), initial=0.0)))
+    notes: list[str] = []
+    x, iterations, message = _newton(system, flat.start, goal, max_iter)
+    if message is not None:
+        # Newton stalled or met a singular Jacobian: SciPy's hybrid method, then
+        # Levenberg-Marquardt, from the same start, with the same exact Jacobian.
+        method = "newton"
+        for method in ("hybr", "lm"):
+            try:
+                found = scipy.optimize.root(
+                    system, flat.start, jac=True, method=method,
+                    options=_root_options(method, max_iter),
+                )  # fmt: skip
+            except Diverged as gone:
+                if method == "lm":
+                    raise _diverged("solve", flat, gone) from None
+                continue
+            iterations = int(found.get("nit", found.get("nfev", 0)))
+            if np.max(np.abs(found.fun), initial=0.0) <= goal:
+                break
+        notes.append(f"Newton's method {message}; scipy.optimize.root ({method}) was used instead")
+        x, message = np.asarray(found.x, dtype=np.float64), _words(found.message)
+    else:
+        method, message = "newton", "the residual is below the tolerance"
+    value, matrix = system(x)
+    residual_norm = float(np.max(np.abs(value), initial=0.0))
+    converged = residual_norm <= goal
+    determinant = float(np.linalg.det(matrix))
+    if converged and _singular(matrix):
+        notes.append("the Jacobian is singular at the root: a multiple root, found slowly")
+    return SolveReport(
+        source,
+        api._title(source, filename),
+        flat.frozen_arrays(x),
+        frozen(np.asarray(value).reshape(np.shape(first.value))),
+        residual_norm,
+        method,
+        iterations,
+        calls[0],
+        converged,
+        message,
+        determinant,
+        (*notes, *first.notes),
+    )
+
+
+def _newton(system, x, goal: float, max_iter: int):
+    """Newton's method with the exact Jacobian, its step halved until |F| decreases.
+    Returns the last iterate, the iterations, and None or why it stopped short."""
+    value, matrix = system(x)
+    for iteration in range(max_iter):
+        norm = float(np.linalg.norm(value))
+        if np.max(np.abs(value), initial=0.0) <= goal:
+            return x, iteration, None
+        if _singular(matrix):
+            return x, iteration, "met a singular Jacobian"
+        step = np.linalg.solve(matrix, -value)
+        t = 1.0
+        while True:
+            trial = x + t * step
+            trial_value, trial_matrix = system(trial)
+            if np.linalg.norm(trial_value) <= (1 - 1e-4 * t) * norm or t < 1e-10:
+                break
+            t /= 2
+        if t < 1e-10:
+            return x, iteration, "made no progress"
+        x, value, matrix = trial, trial_value, trial_matrix
+    if np.max(np.abs(value), initial=0.0) <= goal:
+        return x, max_iter, None
+    return x, max_iter, f"did not converge in {max_iter} iterations"
+
+
+def _words(message) -> str:
+    """SciPy's message on one line."""
+    return " ".join(str(message).split())
+
+
+def _root_options(method: str, max_iter: int) -> dict:
+    if method == "hybr":
+        return {"maxfev": max_iter, "xtol": 1e-14}
+    return {"maxiter": max_iter, "xtol": 1e-14, "ftol": 1e-14}
+
+
+def _singular(matrix: np.ndarray) -> bool:
+    if not np.all(np.isfinite(matrix)):
+        return True
+    singular = np.linalg.svd(matrix, compute_uv=False)
+    return bool(singular[-1] <= 1e-13 * max(1.0, float(singular[0])))
+
+
+def _scalar(value) -> float:
+    """A one-entry value (of shape () or (1,)) as a number."""
+    return float(np.asarray(value).reshape(-1)[0])

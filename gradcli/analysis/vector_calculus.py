@@ -1,0 +1,127 @@
+"""``gradcli div``, ``curl`` and ``laplacian``: the vector calculus of a program at a
+point, from the engine's exact Jacobian and Hessian.
+
+The variables are the inputs in ``wrt`` order, by default every input in
+alphabetical order (x, y, z), each entry of a vector input a coordinate. The
+divergence of a field F with one entry per coordinate is the trace of its
+Jacobian; the curl of a field of three entries in three coordinates is
+``(∂F₃/∂y - ∂F₂/∂z, ∂F₁/∂z - ∂F₃/∂x, ∂F₂/∂x - ∂F₁/∂y)``; the Laplacian of a
+scalar is the trace of its Hessian.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import api
+from ..errors import GradcliError
+from ..language import compile_source
+from .flat import Flat
+from .report import Report, frozen
+
+
+@dataclass(frozen=True, eq=False)
+class VectorCalculusReport(Report):
+    #: "div", "curl" or "laplacian".
+    operation: str
+    source: str
+    title: str
+    #: The coordinates in order, and the point.
+    coordinates: tuple[str, ...]
+    point: Mapping[str, np.ndarray]
+    value: np.ndarray
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def command(self) -> str:
+        return self.operation
+
+    def as_tree(self) -> dict:
+        return {self.operation: self.value, "coordinates": self.coordinates}
+
+
+def _variables(source: str, filename: str, wrt) -> tuple[str, ...]:
+    if wrt:
+        return tuple(wrt)
+    return tuple(sorted(compile_source(source, filename).inputs))
+
+
+def _report(command, source, filename, flat, result, value) -> VectorCalculusReport:
+    return VectorCalculusReport(
+        command,
+        source,
+        api._title(source, filename),
+        flat.labels,
+        flat.frozen_arrays(flat.start),
+        frozen(value),
+        (*result.notes, *result.warnings),
+    )
+
+
+def _field(command, source, bindings, wrt, dtype, seed, filename):
+    names = _variables(source, filename, wrt)
+    result = api.jacobian(source, bindings, wrt=names, dtype=dtype, seed=seed, filename=filename)
+    flat = Flat.of(result)
+    entries = int(np.asarray(result.value).size)
+    matrix = flat.matrix(result.jacobian).reshape(entries, flat.size)
+    return result, flat, matrix, entries
+
+
+def div(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    wrt: Sequence[str] | None = None,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> VectorCalculusReport:
+    """The divergence ∇·F of a field with one entry per coordinate."""
+    result, flat, matrix, entries = _field("div", source, bindings, wrt, dtype, seed, filename)
+    if entries != flat.size:
+        raise GradcliError(
+            f"div needs a field with one entry per coordinate: the value has {entries} "
+            f"entr{'y' if entries == 1 else 'ies'}, the coordinates are {', '.join(flat.labels)}"
+        )
+    return _report("div", source, filename, flat, result, np.trace(matrix))
+
+
+def curl(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    wrt: Sequence[str] | None = None,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> VectorCalculusReport:
+    """The curl ∇×F of a field of three entries in three coordinates."""
+    result, flat, j, entries = _field("curl", source, bindings, wrt, dtype, seed, filename)
+    if entries != 3 or flat.size != 3:
+        raise GradcliError(
+            f"curl needs a field of three entries in three coordinates: the value has "
+            f"{entries}, the coordinates are {', '.join(flat.labels) or 'none'}"
+        )
+    value = np.array([j[2, 1] - j[1, 2], j[0, 2] - j[2, 0], j[1, 0] - j[0, 1]])
+    return _report("curl", source, filename, flat, result, value)
+
+
+def laplacian(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    wrt: Sequence[str] | None = None,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> VectorCalculusReport:
+    """The Laplacian ∇²f of a scalar: the sum of its second derivatives by each coordinate."""
+    names = _variables(source, filename, wrt)
+    result = api.hessian(source, bindings, wrt=names, dtype=dtype, seed=seed, filename=filename)
+    flat = Flat.of(result)
+    return _report(
+        "laplacian", source, filename, flat, result, np.trace(flat.matrix(result.hessian))
+    )

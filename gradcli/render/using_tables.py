@@ -1,0 +1,123 @@
+"""Tables of the commands that put the derivative to work (minimize, solve, critical,
+fit, div, curl, laplacian), for ``--format table``. They only lay out a report."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from .numbers import format_array, format_number
+from .reports import _line, _shown, _table, _title
+
+
+def _point_table(console, point, precision: int, header: str = "value"):
+    table = _table(console, "input", header)
+    for name, value in point.items():
+        table.add_row(_shown(name, console.encoding), format_array(value, precision))
+    return table
+
+
+def _status(console, converged: bool, message: str) -> None:
+    if converged:
+        console.print(Text("converged", style="green").append(f" ({message})", style=""))
+    else:
+        console.print(Text("DID NOT CONVERGE", style="bold red").append(f" ({message})", style=""))
+
+
+def _minimize(report, console, precision: int) -> None:
+    _title(console, report)
+    if report.trace is not None:
+        trace = _table(console, "iteration", *report.labels, "f", "|grad f|")
+        for i, x, f, g in zip(
+            report.trace["iteration"], report.trace["x"], report.trace["f"],
+            report.trace["gradient_norm"],
+        ):  # fmt: skip
+            cells = (format_number(v, precision) for v in x)
+            trace.add_row(str(i), *cells, format_number(f, precision), format_number(g, 3))
+        console.print(trace)
+    # Named for what the Hessian says it is: the method only sought one.
+    sought = "local maximum" if report.maximize else "local minimum"
+    heading = sought if report.classification == sought else "end point"
+    console.print(
+        Text(f"{heading} at", style="bold"), _point_table(console, report.point, precision)
+    )
+    _line(console, "f:", format_number(report.value, precision))
+    _line(console, "|grad f|:", format_number(report.gradient_norm, 3))
+    if report.eigenvalues is not None:
+        _line(console, "Hessian eigenvalues:", format_array(report.eigenvalues, precision))
+    _line(console, "Hessian says:", report.classification or "")
+    counts = f"{report.method}, {report.iterations} iterations, {report.evaluations} evaluations"
+    _line(console, "method:", counts)
+    _status(console, report.converged, report.message)
+
+
+def _solve(report, console, precision: int) -> None:
+    _title(console, report)
+    console.print(Text("root at", style="bold"), _point_table(console, report.point, precision))
+    _line(console, "residual:", format_array(report.residual, precision))
+    _line(console, "Jacobian determinant:", format_number(report.determinant, precision))
+    counts = f"{report.method}, {report.iterations} iterations, {report.evaluations} evaluations"
+    _line(console, "method:", counts)
+    _status(console, report.converged, report.message)
+
+
+def _critical(report, console, precision: int) -> None:
+    _title(console, report)
+    table = _table(console, *report.names, "f", "kind", "Hessian eigenvalues")
+    for c in report.points:
+        table.add_row(
+            *(format_number(v, precision) for v in c.point),
+            format_number(c.value, precision),
+            c.classification,
+            format_array(c.eigenvalues, precision),
+        )
+    console.print(table)
+    box = ", ".join(
+        f"{_shown(n, console.encoding)} in [{format_number(a, precision)}, "
+        f"{format_number(b, precision)}]"
+        for n, (a, b) in zip(report.names, report.box)
+    )
+    found = len(report.points)
+    _line(
+        console,
+        f"{found} critical point{'s' * (found != 1)}",
+        f"in {box}, from {report.starts} starts",
+    )
+
+
+def _fit(report, console, precision: int) -> None:
+    _title(console, report)
+    table = _table(console, "parameter", "value", "standard error")
+    for name, value in report.parameters.items():
+        table.add_row(
+            _shown(name, console.encoding),
+            format_array(value, precision),
+            format_array(report.standard_errors[name], precision),
+        )
+    console.print(table)
+    _line(console, "residual sum of squares:", format_number(report.rss, precision))
+    _line(console, "residual standard deviation:", format_number(report.residual_sd, precision))
+    _line(console, "degrees of freedom:", f"{report.dof} ({report.observations} observations)")
+    if len(report.labels) > 1:
+        corr = _table(console, "", *report.labels, title="correlation")
+        for label, row in zip(report.labels, report.correlation):
+            corr.add_row(label, *(format_number(v, 3) for v in row))
+        console.print(corr)
+    _line(console, "method:", f"{report.method}, {report.evaluations} evaluations")
+    _status(console, report.converged, report.message)
+
+
+def _vector(report, console, precision: int) -> None:
+    _title(console, report)
+    console.print(Text("at", style="bold"), _point_table(console, report.point, precision))
+    _line(console, f"{report.command}:", format_array(report.value, precision))
+
+
+LAYOUTS = {
+    "minimize": _minimize,
+    "solve": _solve,
+    "critical": _critical,
+    "fit": _fit,
+    "div": _vector,
+    "curl": _vector,
+    "laplacian": _vector,
+}

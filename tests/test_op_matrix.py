@@ -1,0 +1,201 @@
+"""The op-sample matrix: every entry of the op table × each of its samples × every
+transformation, against PyTorch 2.13 in float64 (mpmath where PyTorch lacks the op).
+
+Generated from the table (``opinfo.samples_of``, ``opinfo.TRANSFORMS``; the machinery
+is ``op_matrix.py``): each case agrees at rtol 1e-9 with nan and inf in the same
+places, or both raise (gradcli a ``GradcliError``), or it differs exactly where the
+entry declares a difference (``differs=``): there it must differ, so a declaration
+cannot outlive its cause. ``PENDING_FIXES`` lists the cases known to be wrong until
+their fixes land; each is a strict xfail, so a fixed one fails until it is deleted.
+
+CI runs a fixed subset (every entry, the samples in ``CI_SAMPLES``, every
+transformation); ``GRADCLI_MATRIX=all python -m pytest tests/test_op_matrix.py``
+runs the whole matrix. ``test_op_matrix_cli.py`` sends the samples through the command.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="PyTorch 2.13 is the oracle of the op-sample matrix")
+
+import op_matrix  # noqa: E402  (needs torch)
+
+import gradcli  # noqa: E402
+from gradcli.engine import opinfo, ops  # noqa: E402
+
+pytestmark = [
+    pytest.mark.usefixtures("float64"),
+    pytest.mark.filterwarnings("ignore::RuntimeWarning"),
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+]
+
+WHOLE = os.environ.get("GRADCLI_MATRIX") == "all"
+#: The samples CI runs of each entry (with every transformation).
+CI_SAMPLES = {"2-d", "keywords", "0-d", "empty", "broadcast", "dim -1", "0-d dim -1", "at nan"}
+
+#: Cases known to be wrong, until their fixes land: (op, sample, transformation), "*" for
+#: any. Each is a strict xfail: delete an entry once its fix is merged.
+PENDING_FIXES = {
+    # Found by the matrix, not fixed yet.
+    ("prod", "empty", "grad grad2 jvp jacobian"): "prod of an empty tensor: a NumPy reshape error",
+    ("max", "empty dim 0", "value grad grad2 jvp jacobian hessian batched"): (
+        "max(x, dim) over an empty dim: a NumPy ValueError"
+    ),
+    ("min", "empty dim 0", "value grad grad2 jvp jacobian hessian batched"): (
+        "min(x, dim) over an empty dim: a NumPy ValueError"
+    ),
+    ("softmax", "empty dim 0", "value grad grad2 jvp batched"): "raises (PyTorch: empty)",
+    ("log_softmax", "empty dim 0", "value grad grad2 jvp batched"): "raises (PyTorch: empty)",
+    ("logsumexp", "empty dim 0", "value grad grad2 jvp jacobian batched"): "raises (PyTorch: -inf)",
+    (
+        "leaky_relu",
+        "*",
+        "grad2",
+    ): "the gradient does not depend on x: double backward raises (PyTorch: 0)",
+    ("remainder", "at 0 (other)", "grad2 hessian"): "a % 0: second derivatives nan (PyTorch: 0)",
+    ("remainder", "at -0 (other)", "grad2 hessian"): "a % -0: second derivatives nan",
+    ("remainder", "at inf (input)", "grad2 hessian"): "inf % b: second derivatives",
+    ("remainder", "at -inf (input)", "grad2 hessian"): "-inf % b: second derivatives",
+    ("remainder", "at nan (input)", "grad2 hessian"): "nan % b: second derivatives",
+    ("remainder", "at nan (other)", "grad2 hessian"): "a % nan: second derivatives",
+    ("lgamma", "at -1", "grad2 hessian"): "lgamma's second derivative at a pole",
+    ("lgamma", "at -2", "grad2 hessian"): "lgamma's second derivative at a pole",
+    ("lgamma", "at -inf", "value grad2 hessian batched"): "lgamma(-inf): inf (PyTorch)",
+    ("digamma", "at -1", "grad jvp jacobian"): "digamma's derivative at a pole",
+    ("digamma", "at -2", "grad jvp jacobian"): "digamma's derivative at a pole",
+    ("digamma", "at inf", "grad2 hessian"): "digamma's second derivative at inf",
+    ("digamma", "at -inf", "grad jacobian"): "digamma's derivative at -inf",
+    ("gelu", "scale 1e+300", "grad2 hessian"): "gelu'' at 1e300: 0 (PyTorch: nan)",
+    ("elu", "at inf", "grad2 jvp hessian"): "elu at inf: second derivatives nan (PyTorch: 0)",
+    ("elu", "at nan", "grad2 jvp hessian"): "elu at nan: second derivatives nan (PyTorch: 0)",
+    ("elu", "scale 1e+300", "grad2 jvp hessian"): "elu at 1e300: second derivatives nan",
+}
+# Through the command (test_op_matrix_cli.py), "command".
+PENDING_FIXES[("prod", "empty", "command")] = "prod of an empty tensor: a NumPy reshape error"
+
+
+def _pending(entry, sample, transform):
+    for (op, at, transforms), reason in PENDING_FIXES.items():
+        if op == entry and at in (sample, "*") and transform in transforms.split():
+            return reason
+    return None
+
+
+ENTRIES = [e for e in ops.OPS.values() if op_matrix.has_reference(e) and opinfo.samples_of(e)]
+CASES = list(op_matrix.all_cases(ENTRIES))
+
+
+def _chosen(case):
+    return WHOLE or case[1].name in CI_SAMPLES
+
+
+def _param(case):
+    entry, built, transform = case
+    reason = _pending(entry.name, built.name, transform)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(
+        entry, built, transform, marks=marks, id=f"{entry.name}-{built.name}-{transform}"
+    )
+
+
+@pytest.mark.parametrize("entry, built, transform", [_param(c) for c in CASES if _chosen(c)])
+def test_each_op_sample_and_transformation_agrees_with_the_reference(entry, built, transform):
+    try:
+        outcome, detail = op_matrix.compare(built, transform)
+    except op_matrix.NoReference as why:
+        pytest.skip(str(why))
+    declared = opinfo.differences(entry, built.name, transform)
+    if declared:
+        assert outcome == "differ", f"{entry.name} declares {declared[0]} but agrees here"
+    else:
+        assert outcome in ("agree", "both raise"), detail
+
+
+def test_every_pending_fix_names_a_case_of_the_matrix():
+    names = {(e.name, b.name, t) for e, b, t in CASES}
+    for op, sample, transforms in PENDING_FIXES:
+        for transform in set(transforms.split()) - {"command"}:  # test_op_matrix_cli.py's
+            found = [n for n in names if n[0] == op and sample in ("*", n[1]) and n[2] == transform]
+            assert found, (op, sample, transform)
+
+
+def test_every_declared_difference_names_cases_of_the_matrix():
+    for entry in ops.OPS.values():
+        for d in entry.differs:
+            assert d.where and d.what and d.why, entry.name
+            assert set(d.transforms) <= set(opinfo.TRANSFORMS), entry.name
+            names = {b.name for b in opinfo.samples_of(entry)}
+            assert set(d.samples) <= names, (entry.name, set(d.samples) - names)
+
+
+def test_every_function_of_a_kind_with_samples_has_them():
+    for entry in ops.FUNCTIONS.values():
+        if entry.kind in opinfo.BY_KIND and entry.schema.n_inputs:
+            assert opinfo.samples_of(entry), f"{entry.name} has no samples"
+
+
+def test_the_kinds_samples_cover_the_shapes_and_special_points():
+    for name, expected in {
+        "sin": {"0-d", "one element", "empty", "keywords", "at 0", "at -0", "at nan"},
+        "pow": {"broadcast", "number other", "at 0 (input)", "scale 1e+300", "scale 1e-300"},
+        "sum": {"dim -1", "dim 0", "dims", "0-d dim 0"},
+        "hypot": {"at origin"},
+        "gamma": {"at -1", "at -2"},
+        "leaky_relu": {"at 0", "positional", "keywords"},
+    }.items():
+        names = {b.name for b in opinfo.samples_of(ops.OPS[name])}
+        assert expected <= names, (name, expected - names)
+
+
+def test_every_parameter_of_every_op_is_accepted_by_keyword():
+    # By keyword, each sample's call gives what it gives by position.
+    checked = 0
+    for entry in ENTRIES:
+        for built in opinfo.samples_of(entry):
+            if built.sample.keywords or built.sample.special:
+                continue
+            by_keyword = opinfo.Sample(
+                built.name, built.sample.inputs, built.sample.params, keywords=True
+            )
+            twin = opinfo.Built(entry, by_keyword, built.values)
+            values = []
+            for b in (built, twin):
+                try:
+                    values.append(op_matrix.run(gradcli, b, "value"))
+                except Exception as err:  # noqa: BLE001  (the same error either way)
+                    values.append(type(err))
+            if isinstance(values[0], tuple):
+                assert op_matrix.disagreement(values[0], values[1], 0.0) is None, (
+                    entry.name,
+                    built.name,
+                )
+            else:
+                assert values[0] == values[1], (entry.name, built.name)
+            checked += 1
+    assert checked > len(ENTRIES)
+
+
+def test_the_matrix_counts_its_cases():
+    # The counts the report quotes: the whole matrix, and the subset CI runs.
+    chosen = [c for c in CASES if c[1].name in CI_SAMPLES]
+    assert len({c[0].name for c in chosen}) == len(ENTRIES)
+    assert len(CASES) > 5000 and len(chosen) > 2000
+    assert np.unique([t for *_, t in chosen]).tolist() == sorted(opinfo.TRANSFORMS)
+
+
+def test_xlogy_jacobian_rows_stay_zero_off_their_entry_beside_a_negative_y():
+    # d xlogy(x, y)/dx is xlogy(g, y): a zero cotangent gives 0 even where log(y) is nan
+    # (it was g * log(y): nan in every row of the Jacobian's column).
+    x, y = np.array([0.27, -0.46, -0.91]), np.array([0.38, 0.02, -0.2])
+    ours = gradcli.autograd.functional.jacobian(
+        lambda a: gradcli.xlogy(a, gradcli.tensor(y)), gradcli.tensor(x)
+    )
+    theirs = torch.autograd.functional.jacobian(
+        lambda a: torch.xlogy(a, torch.tensor(y)), torch.tensor(x)
+    )
+    assert op_matrix.disagreement((ours.numpy(),), (theirs.numpy(),)) is None
+    assert np.isnan(ours.numpy()).sum() == 1
