@@ -289,7 +289,7 @@ SIGNATURES = {
     "xlogy": "xlogy(input, other)",
     "sinc": "sinc(input)",
     "cumprod": "cumprod(input, dim)",
-    "sort": "sort(input, dim=-1, descending=False, stable=False)",
+    "sort": "sort(input, dim=-1, descending=False, *, stable=False)",
     "cross": "cross(input, other, dim=None)",
     "solve": "solve(A, B, *, left=True)",
     "eigvalsh": "eigvalsh(A, UPLO='L')",

@@ -40,20 +40,6 @@ CI_SAMPLES = {"2-d", "keywords", "0-d", "empty", "broadcast", "dim -1", "0-d dim
 #: Cases known to be wrong, until their fixes land: (op, sample, transformation), "*" for
 #: any. Each is a strict xfail: delete an entry once its fix is merged.
 PENDING_FIXES = {
-    # Being fixed in the engine (branch numerics).
-    ("prod", "0-d", "grad2"): "prod of a 0-d tensor at second order",
-    ("prod", "0-d dim 0", "grad2"): "prod of a 0-d tensor at second order",
-    ("prod", "0-d dim -1", "grad2"): "prod of a 0-d tensor at second order",
-    ("remainder", "at inf (other)", "grad jacobian"): "a % b at b = inf: the gradient for b",
-    ("div", "at inf (other)", "grad2 hessian"): "y / (x - inf): second derivatives nan",
-    ("div", "at -inf (other)", "grad2 hessian"): "y / (x - inf): second derivatives nan",
-    ("norm", "at zeros", "jvp"): "jvp at kinks does not follow the reverse-mode convention",
-    ("norm", "scale 1e-300", "jvp"): "jvp at kinks does not follow the reverse-mode convention",
-    ("std", "empty", "jvp"): "jvp at kinks does not follow the reverse-mode convention",
-    ("std", "empty dim 0", "jvp"): "jvp at kinks does not follow the reverse-mode convention",
-    ("std", "scale 1e-300", "jvp"): "jvp at kinks does not follow the reverse-mode convention",
-    ("sinc", "scale 1e-300", "jvp"): "sinc near 0",
-    ("atan2", "at origin", "jvp"): "jvp at kinks (atan2 at the origin): not the reverse-mode one",
     # Found by the matrix, not fixed yet.
     ("prod", "empty", "grad grad2 jvp jacobian"): "prod of an empty tensor: a NumPy reshape error",
     ("max", "empty dim 0", "value grad grad2 jvp jacobian hessian batched"): (
@@ -70,21 +56,12 @@ PENDING_FIXES = {
         "*",
         "grad2",
     ): "the gradient does not depend on x: double backward raises (PyTorch: 0)",
-    ("div", "at 0 (other)", "hessian"): "x / 0: d2/dy2 nan (PyTorch: inf)",
-    ("div", "at -0 (other)", "grad2 hessian"): "x / -0: second derivatives nan (PyTorch: -inf)",
     ("remainder", "at 0 (other)", "grad2 hessian"): "a % 0: second derivatives nan (PyTorch: 0)",
     ("remainder", "at -0 (other)", "grad2 hessian"): "a % -0: second derivatives nan",
-    (
-        "remainder",
-        "at inf (input)",
-        "grad grad2 jacobian hessian",
-    ): "inf % b: d/db inf (PyTorch: nan)",
-    ("remainder", "at -inf (input)", "grad grad2 jacobian hessian"): "-inf % b: d/db",
+    ("remainder", "at inf (input)", "grad2 hessian"): "inf % b: second derivatives",
+    ("remainder", "at -inf (input)", "grad2 hessian"): "-inf % b: second derivatives",
     ("remainder", "at nan (input)", "grad2 hessian"): "nan % b: second derivatives",
     ("remainder", "at nan (other)", "grad2 hessian"): "a % nan: second derivatives",
-    ("log", "scale 1e-300", "grad2"): "0 * -1/x**2 overflowing: nan (PyTorch: -0)",
-    ("log2", "scale 1e-300", "grad2"): "0 * -1/x**2 overflowing: nan (PyTorch: -0)",
-    ("log10", "scale 1e-300", "grad2"): "0 * -1/x**2 overflowing: nan (PyTorch: -0)",
     ("lgamma", "at -1", "grad2 hessian"): "lgamma's second derivative at a pole",
     ("lgamma", "at -2", "grad2 hessian"): "lgamma's second derivative at a pole",
     ("lgamma", "at -inf", "value grad2 hessian batched"): "lgamma(-inf): inf (PyTorch)",
@@ -97,18 +74,7 @@ PENDING_FIXES = {
     ("elu", "at nan", "grad2 jvp hessian"): "elu at nan: second derivatives nan (PyTorch: 0)",
     ("elu", "scale 1e+300", "grad2 jvp hessian"): "elu at 1e300: second derivatives nan",
 }
-# Through the command (test_op_matrix_cli.py), "command": keyword arguments reach the
-# kink checks by position (an IndexError in explain.py), being fixed (branch numerics).
-KEYWORDS_TO_KINK_CHECKS = (
-    "abs sign sqrt relu floor ceil round pow maximum minimum amax amin max min norm cbrt "
-    "hypot gamma lgamma digamma factorial leaky_relu elu softsign"
-)
-PENDING_FIXES.update(
-    {
-        (op, "keywords", "command"): "keyword arguments reach kink checks by position"
-        for op in KEYWORDS_TO_KINK_CHECKS.split()
-    }
-)
+# Through the command (test_op_matrix_cli.py), "command".
 PENDING_FIXES[("prod", "empty", "command")] = "prod of an empty tensor: a NumPy reshape error"
 
 

@@ -169,27 +169,9 @@ def advanced_rank(keys) -> int:
 
 
 def arguments(entry, args, kwargs) -> dict:
-    """The call's arguments by the schema's parameter names (a variadic one as a tuple);
-    defaults filled in, a missing required one absent (the op's own call reports it)."""
-    from .schema import _ALIASES, _REQUIRED
-
-    schema = entry.schema
-    found = {}
-    rest = list(args)
-    for p in schema.params:
-        if p.variadic:
-            found[p.name] = tuple(rest)
-            rest = []
-        elif rest and not p.keyword_only:
-            found[p.name] = rest.pop(0)
-    for key, value in kwargs.items():
-        found[_ALIASES.get(key, key) if key not in schema.names else key] = value
-    for p in schema.params:
-        if p.name not in found and p.default is not _REQUIRED and not p.variadic:
-            found[p.name] = p.default
-    if rest:
-        found[_MISSING] = tuple(rest)  # too many: the op's call says so
-    return found
+    """The call's arguments by the schema's parameter names (``Schema.by_name``); too many
+    positional ones under ``_MISSING``, for the op's call to report."""
+    return entry.schema.by_name(args, kwargs, rest=_MISSING)
 
 
 def invoke(entry, found: dict):

@@ -436,7 +436,7 @@ def solve(entry, found):
     shape_at_a_point(entry, found)
     A, B = found["A"], found["B"]
     a, b = np.shape(_logical(A)), np.shape(_logical(B))
-    vector = len(b) == 1 or (len(b) == len(a) - 1 and b == a[:-1])
+    vector = found.get("left", True) and (len(b) == 1 or (len(b) == len(a) - 1 and b == a[:-1]))
     rank = max(len(a), len(b) + vector) + 1
     physical_A = _front(A, rank)
     physical_B = _front(B, rank - vector)

@@ -8,9 +8,10 @@ Both are fields of the op's declaration (``optable``), read here:
   ``a``, ``b`` are the op's inputs in order, ``g`` the gradient the node
   received; an input named otherwise is named by its rule (``d(a**p)/dp``). Every
   grad_fn variant of an op (PowBackward0, PowBackward1 ...) reads the same words.
-- ``kink_at``: ``check(args, kwargs)``, one of the checks below, given the
-  arguments the op was called with; it returns where the evaluation sits on a
-  kink (``"at 0"``) or None, and may return ``(where, convention)`` for a case
+- ``kink_at``: ``check(a)``, one of the checks below, given the arguments the op
+  was called with bound by the schema's names (``a["input"]``, ``a["dim"]``,
+  defaults filled in), whether passed by position or keyword; it returns where the
+  evaluation sits on a kink (``"at 0"``) or None, and may return ``(where, convention)`` for a case
   the entry's one-line kink text does not describe (``max(x, dim)``). Each check
   names its kink points (``check.points``): numbers an input entry is set to, or
   ``"tie"`` (an entry equal to another), ``"bound"`` (an entry on clamp's bound),
@@ -69,10 +70,12 @@ def _operand_names(entry) -> tuple[str, ...]:
 
 
 def kink(entry, args, kwargs) -> tuple[str, str | None] | None:
-    """``(where, convention)`` when calling the op ``entry`` with ``args`` sits on a
-    kink, else None; the convention is None where the entry's kink text states it."""
+    """``(where, convention)`` when calling the op ``entry`` with ``args`` and ``kwargs``
+    sits on a kink, else None; the convention is None where the entry's kink text states
+    it. The check reads the arguments bound once by the schema's names (``Schema.by_name``):
+    an argument given by keyword is found where one given by position is."""
     check = entry.kink_at
-    found = None if check is None else check(args, kwargs)
+    found = None if check is None else check(entry.schema.by_name(args, kwargs))
     if found is None or isinstance(found, tuple):
         return found
     return found, None
@@ -103,57 +106,58 @@ def _points(*points):
     return name
 
 
-def _argument(args, kwargs, position: int, name: str, default=None):
-    if name in kwargs:
-        return kwargs[name]
-    return args[position] if len(args) > position else default
+def _axis(x: np.ndarray, dim):
+    """A reduction's ``dim`` as NumPy's axis: None for every dim (None, [] or a 0-d input,
+    whose dim 0 or -1 names no axis)."""
+    if dim is None or x.ndim == 0 or np.size(dim) == 0:
+        return None
+    return tuple(np.atleast_1d(dim).tolist())
 
 
 @_points(0.0, -0.0)
-def at_zero(args, kwargs):
-    return _count(_values(args[0]) == 0, "at 0")
+def at_zero(a):
+    return _count(_values(a["input"]) == 0, "at 0")
 
 
 @_points(1.0, -2.0, 0.0)
-def at_integer(args, kwargs):
-    x = _values(args[0])
+def at_integer(a):
+    x = _values(a["input"])
     return _count(np.isfinite(x) & (x == np.floor(x)), "at an integer")
 
 
 @_points(1.0, -2.0)
-def at_nonzero_integer(args, kwargs):
-    x = _values(args[0])
+def at_nonzero_integer(a):
+    x = _values(a["input"])
     return _count(np.isfinite(x) & (x == np.floor(x)) & (x != 0), "at an integer")
 
 
 @_points(0.5, 1.5, -2.5)
-def at_half_integer(args, kwargs):
-    x = _values(args[0])
+def at_half_integer(a):
+    x = _values(a["input"])
     return _count(x - np.floor(x) == 0.5, "halfway between two integers")
 
 
 @_points("bound")
-def on_bound(args, kwargs):
-    x = _values(args[0])
+def on_bound(a):
+    x = _values(a["input"])
     found = []
-    for position, name in ((1, "min"), (2, "max")):
-        bound = _argument(args, kwargs, position, name)
-        if bound is not None:
-            hit = _count(x == _values(bound), f"on its bound {name}")
+    for name in ("min", "max"):
+        if a.get(name) is not None:
+            hit = _count(x == _values(a[name]), f"on its bound {name}")
             found += [hit] if hit else []
     return " and ".join(found) or None
 
 
 @_points("tie")
-def at_tie(args, kwargs):
-    return _count(_values(args[0]) == _values(args[1]), "at a tie of its two operands")
+def at_tie(a):
+    return _count(_values(a["input"]) == _values(a["other"]), "at a tie of its two operands")
 
 
 def _reduction_ties(x, dim, largest: bool) -> str | None:
     x = _values(x)
     if x.size == 0:
         return None
-    axis = None if dim is None else tuple(np.atleast_1d(dim).tolist())
+    axis = _axis(x, dim)
     extreme = np.amax(x, axis=axis, keepdims=True) if largest else np.amin(x, axis, keepdims=True)
     shared = np.sum(x == extreme, axis=axis) > 1
     word = "largest" if largest else "smallest"
@@ -162,9 +166,8 @@ def _reduction_ties(x, dim, largest: bool) -> str | None:
 
 def extreme_ties(largest: bool):
     @_points("tie")
-    def check(args, kwargs):
-        dim = _argument(args, kwargs, 1, "dim")
-        return _reduction_ties(args[0], dim, largest)
+    def check(a):
+        return _reduction_ties(a["input"], a.get("dim"), largest)
 
     return check
 
@@ -175,12 +178,12 @@ def max_min_ties(largest: bool):
     function = "max" if largest else "min"
 
     @_points("tie")
-    def check(args, kwargs):
-        other = _argument(args, kwargs, 1, "dim")
-        other = kwargs.get("other", other)
+    def check(a):
+        other = a.get("other")
+        other = a.get("dim") if other is None else other  # max(x, y): y in dim's place
         if type(other) is Tensor:
-            return at_tie((args[0], other), {})
-        where = _reduction_ties(args[0], other, largest)
+            return at_tie({"input": a["input"], "other": other})
+        where = _reduction_ties(a["input"], other, largest)
         if where is None or other is None:
             return where
         return where, f"{function}(x, dim) gives the gradient to the index it returns"
@@ -189,21 +192,19 @@ def max_min_ties(largest: bool):
 
 
 @_points("zeros", 0.0)
-def norm_origin(args, kwargs):
-    x = _values(args[0])
-    dim = _argument(args, kwargs, 2, "dim")
+def norm_origin(a):
+    x = _values(a["input"])
     if x.size == 0:
         return None
-    axis = None if dim is None else tuple(np.atleast_1d(dim).tolist())
-    return _count(np.all(x == 0, axis=axis), "at the origin")
+    return _count(np.all(x == 0, axis=_axis(x, a.get("dim"))), "at the origin")
 
 
 @_points(0.0)
-def pow_zero_base(args, kwargs):
+def pow_zero_base(a):
     # A number as the base (0**p) is smooth in p: only a tensor base has the kink.
-    if type(args[0]) is not Tensor:
+    if type(a["input"]) is not Tensor:
         return None
-    base, exponent = _values(args[0]), _values(args[1])
+    base, exponent = _values(a["input"]), _values(a["exponent"])
     fractional = np.isfinite(exponent) & (exponent != np.floor(exponent))
     where = _count((base == 0) & fractional, "at base 0 with a non-integer exponent")
     return None if where is None else (where, _POW_CONVENTION)
@@ -213,16 +214,16 @@ _POW_CONVENTION = "the derivative p*x**(p-1) is taken as it is: inf at 0 for p <
 
 
 @_points("origin")
-def at_origin(args, kwargs):
-    return _count((_values(args[0]) == 0) & (_values(args[1]) == 0), "at the origin")
+def at_origin(a):
+    return _count((_values(a["input"]) == 0) & (_values(a["other"]) == 0), "at the origin")
 
 
 def pole(shift: int):
     """The gamma family: poles where x + shift is 0 or a negative integer."""
 
     @_points(float(-shift), float(-shift - 1), float(-shift - 2.0))
-    def check(args, kwargs):
-        x = _values(args[-1] if len(args) > 1 else args[0]) + shift
+    def check(a):
+        x = _values(a["input"]) + shift
         return _count(np.isfinite(x) & (x <= 0) & (x == np.floor(x)), "at a pole")
 
     return check

@@ -133,6 +133,28 @@ class Schema:
                 values[i] = p.default
         return tuple(values)
 
+    def by_name(self, args, kwargs, rest=None) -> dict:
+        """``args`` and ``kwargs`` by parameter name, as the hooks of an op read them
+        (kink checks, batching rules): a variadic parameter as a tuple, defaults filled
+        in, a missing required one absent (the op's own call reports it), positional
+        arguments beyond the schema under the key ``rest``."""
+        found = {}
+        left = list(args)
+        for p in self.params:
+            if p.variadic:
+                found[p.name] = tuple(left)
+                left = []
+            elif left and not p.keyword_only:
+                found[p.name] = left.pop(0)
+        for key, value in kwargs.items():
+            found[_ALIASES.get(key, key) if key not in self.names else key] = value
+        for p in self.params:
+            if p.name not in found and p.default is not _REQUIRED and not p.variadic:
+                found[p.name] = p.default
+        if left:
+            found[rest] = tuple(left)
+        return found
+
 
 # NumPy's spellings of PyTorch's parameters, accepted as PyTorch accepts them (sum(x, axis=0)).
 _ALIASES = {"axis": "dim", "keepdims": "keepdim"}

@@ -81,6 +81,8 @@ _NUMBER_TYPES = frozenset({"Number", "float"})
 # A number, or a tensor that requires grad: then it is differentiated (clamp's bounds).
 _BOUND_TYPES = frozenset({"Number|Tensor"})
 _SEQUENCE_TYPES = frozenset({"Tensor[]"})
+# An op's operand that may be a number: pow(2, x), atan2(1, x).
+_OPERAND_TYPES = frozenset({"Tensor|Number"})
 #: The texts each parameter of type str takes (reduction="sum").
 _TEXT_CHOICES = {
     "reduction": ("mean", "sum", "none"),
@@ -458,6 +460,10 @@ class Evaluator:
         if type_ in _NUMBER_TYPES | _BOUND_TYPES and type(value) is Tensor:
             array = np.asarray(value.detach())
             return array.item() if array.ndim == 0 else array
+        if type_ in _OPERAND_TYPES and type(value) is int:
+            # An operand, not a size: the language's numbers are float64, so pow(2, -1) is
+            # 0.5 as 2 ** -1 is (an integral literal is an int only for sizes and axes).
+            return float(value)
         return value
 
 
@@ -513,8 +519,9 @@ def _class_indices(args: list, kwargs: dict, span: Span) -> tuple[list, dict]:
     """cross_entropy's target as the library takes it: the language's numbers are floats,
     so a target of another shape than the input holds class indices, as integers."""
     target = args[1] if len(args) > 1 else kwargs.get("target")
+    input_ = args[0] if args else kwargs.get("input")  # either may be given by keyword
     data = np.asarray(target.physical if type(target) is Batched else target)
-    if target is None or np.shape(target) == np.shape(args[0]) or data.dtype.kind != "f":
+    if target is None or np.shape(target) == np.shape(input_) or data.dtype.kind != "f":
         return args, kwargs
     if not np.all(data == np.round(data)):
         raise GradcliValueError(

@@ -12,7 +12,7 @@ from ..explain import at_tie, pow_zero_base
 from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
-from .common import not_implemented
+from .common import not_implemented, raw
 from .comparison import logical_and, where
 from .conversion import apply_inplace
 from .creation import zeros_like
@@ -43,9 +43,11 @@ mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
                operators=("__mul__", "__imul__"), reflected=("__rmul__",),
                domain=("real", "real"), **_ARITHMETIC,
                words=("d(a*b)/da = b", "d(a*b)/db = a"))
-# int / int is a float in the default dtype, as PyTorch: see optable._promote.
+# int / int is a float in the default dtype, as PyTorch: see optable._promote. The rule
+# for y divides twice, as PyTorch's: y * y would meet 0 * inf in second derivatives at an
+# infinite y (d2/dy2 of 2 / y at -inf is 0, not nan).
 div = table.op("div", np.true_divide, _BINARY, grad_fn="DivBackward0",
-               rules=(lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
+               rules=(lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ((x / y) / y)),
                doc="x / y", operators=("__truediv__", "__itruediv__"),
                domain=("real", "nonzero"), **_ARITHMETIC,
                words=("d(a/b)/da = 1/b", "d(a/b)/db = -a/b**2"))
@@ -168,8 +170,8 @@ pow = table.op(  # noqa: A001  (PyTorch's name)
     ],
     doc="x ** p, also written x ^ p",
     kink="d/dx x**0 = 0 everywhere; at a zero base higher derivatives are p(p-1)...x**(p-k) "
-    "as PyTorch, and with a tensor exponent the limits from x > 0 (0 for d/dp; PyTorch "
-    "gives nan)",
+    "as PyTorch, and with a tensor exponent the limits from x > 0: d/dp is 0, as PyTorch's, "
+    "and so are its derivatives (PyTorch's second derivatives there are nan)",
     function=True,
     operators=("__pow__",),
     reflected=("__rpow__",),
@@ -214,6 +216,17 @@ def _integer_division(ufunc):
     return forward
 
 
+def _remainder_divisor_rule(g, ans, x, y):
+    # x % y = x - y * (x // y), so d/dy = -(x // y): the same x // y as the value's, not
+    # floor(x / y), which differs at an infinite y (-0.87 // inf is -1; floor(-0.87 / inf)
+    # is -0). Taken from floor(x / y) where they agree, so that its derivative (0) stays
+    # in the graph, as PyTorch's floor division does.
+    approx = floor(x / y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        quotient = np.floor_divide(raw(x), raw(y))
+    return -g * where(np.asarray(raw(approx)) == quotient, approx, quotient)
+
+
 # fmt: off
 floor_divide = table.op(
     "floor_divide", _integer_division(np.floor_divide), _BINARY,
@@ -223,15 +236,15 @@ floor_divide = table.op(
 remainder = table.op(
     "remainder", _integer_division(np.remainder), _BINARY,
     overloads=[
-        over("RemainderBackward1", (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor(x / y)),
+        over("RemainderBackward1", (lambda g, ans, x, y: g, _remainder_divisor_rule),
              when=lambda x, y: type(x) is Tensor and type(y) is Tensor),
         over("NotImplemented", (None, not_implemented("remainder")),
              when=lambda x, y: type(y) is Tensor, numbers=False),
         over("RemainderBackward0", (lambda g, ans, x, y: g, None), numbers=False),
     ],
-    doc="x % y, with the sign of y", kink="the jumps of floor(x / y) get gradient 0",
+    doc="x % y, with the sign of y", kink="the jumps of x // y get gradient 0",
     operators=("__mod__",), reflected=("__rmod__",), domain=("real", "positive"), **_ARITHMETIC,
-    words=("d(a % b)/da = 1", "d(a % b)/db = -floor(a/b)"))
+    words=("d(a % b)/da = 1", "d(a % b)/db = -(a // b)"))
 # fmt: on
 
 
@@ -254,11 +267,13 @@ def _pick_rules(beats):
 
 def _atan2_rule(sign, numerator):
     # At the origin the gradient is 0, as in PyTorch. The second derivative does not
-    # exist there: the branch not taken divides by 0, so it is nan, as in PyTorch.
+    # exist there: the branch not taken divides by 0, so it is nan, as in PyTorch. The
+    # mask is on the factor, not on g times it: the tangent (the rule's derivative in g)
+    # is then 0 there too, not 0 * nan.
     def rule(g, ans, y, x):
         r2 = x * x + y * y
-        value = numerator(y, x) / r2
-        return where(r2 == 0, 0.0, g * value if sign > 0 else -g * value)
+        value = where(r2 == 0, 0.0, numerator(y, x) / r2)
+        return g * value if sign > 0 else -g * value
 
     return rule
 
@@ -291,5 +306,9 @@ atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Numb
                  "exist), as PyTorch",
                  function=True, domain=("real", "positive"), **_ARITHMETIC,
                  words=("d atan2(a, b)/da = b/(a**2+b**2)", "d atan2(a, b)/db = -a/(a**2+b**2)"),
-                 special=("origin",))
+                 special=("origin",),
+                 differs=(Difference("where a**2 + b**2 is below 1e-154 but not 0",
+                                     "second derivatives as away from it (0 on an axis)",
+                                     "PyTorch squares the reciprocal of a**2 + b**2: nan",
+                                     (), ("grad2", "hessian")),))
 # fmt: on

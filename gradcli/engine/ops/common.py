@@ -46,6 +46,13 @@ def dims(dim, ndim):
     return tuple(sorted(out))
 
 
+def one_axis(dim, ndim):
+    """The one dimension ``dim`` names, as a negative axis, checked; None for a 0-d tensor,
+    whose dims 0 and -1 name no axis (an op along it sees one entry)."""
+    found = dims(dim, ndim)
+    return found[0] if found else None
+
+
 def one_dim(name, dim):
     """``dim`` where ``name`` takes a single dimension and PyTorch refuses a list."""
     if dim is not None and not isinstance(dim, (int, np.integer)):
@@ -85,7 +92,7 @@ def shape_arg(shape, what=None):
 
 def negative_dims(dims_, ndim):
     dims_ = (dims_,) if isinstance(dims_, (int, np.integer)) else tuple(dims_)
-    return tuple(dims(d, ndim)[0] for d in dims_)
+    return tuple(a for d in dims_ for a in dims(d, ndim))  # a 0-d tensor's dims name no axis
 
 
 def not_implemented(aten_name):

@@ -150,7 +150,17 @@ def arange(over, start, end=None, step=1, dtype=None, device=None, requires_grad
         dtype = np.int64 if is_int else state.default_dtype()
     if step != 0 and all(math.isfinite(v) for v in (start, end, step)):
         limits.check("arange", max(0, math.ceil((end - start) / step)))
-    return _new(np.arange(start, end, step, dtype=dtypes.to_numpy(dtype)), requires_grad)
+    dt = dtypes.to_numpy(dtype)
+    if dt.kind != "f":
+        return _new(np.arange(start, end, step, dtype=dt), requires_grad)
+    # PyTorch's values: start + i * step in double, fused (its kernels' fma), then the
+    # dtype. NumPy adds a step rounded to the dtype again and again (float32 [80] of
+    # arange(-8, 8, 0.1) was -7.6e-06, not 4.4e-16), and in float64 takes the step as
+    # (start + step) - start. PyTorch's vector lanes may round once more: 1 ulp apart.
+    n = max(0, math.ceil((float(end) - float(start)) / float(step)))
+    wide = np.longdouble
+    values = wide(float(start)) + np.arange(n, dtype=wide) * wide(float(step))
+    return _new(values.astype(np.float64).astype(dt), requires_grad)
 
 
 @table.composite(

@@ -13,9 +13,9 @@ from ..batched import advanced_apart, advanced_rank
 from ..messages import LEAF_INPLACE, OVERLAPPING_WRITE, forward_error
 from ..optable import Table, over
 from ..tensor import Tensor
-from .common import batch_of, dims, raw
+from .common import batch_of, dims, one_axis, raw
 from .creation import zeros_like
-from .shape import _broadcast_to, permute_op, unsqueeze
+from .shape import _broadcast_to, permute_op, reshape, unsqueeze
 
 table = Table("indexing")
 
@@ -371,7 +371,14 @@ def gather(over, input, dim, index):
         raise EngineError("Index tensor must have the same number of dimensions as input tensor")
     if index.dtype.kind not in "iu":
         raise EngineError("gather(): Expected dtype int64 for index")
-    d = dims(dim, len(shape))[0] % max(len(shape), 1)
+    d = one_axis(dim, len(shape))
+    if d is None:  # a 0-d tensor: gathered as the one entry of a vector
+        if index.item() != 0:
+            raise GradcliIndexError(
+                f"index {index.item()} is out of bounds for dimension 0 with size 1"
+            )
+        return reshape(take_along_dim(reshape(input, (1,)), index.reshape(1), 0), ())
+    d %= len(shape)
     # The index may be smaller than x in the other dimensions: gather from that corner of x.
     corner = tuple(slice(None) if k == d else slice(0, n) for k, n in enumerate(index.shape))
     if any(k != d and n != shape[k] for k, n in enumerate(index.shape)):
@@ -394,7 +401,14 @@ def index_select(over, input, dim, index):
         raise GradcliIndexError("index_select(): Index is supposed to be a vector")
     if index.dtype.kind not in "iu":
         raise EngineError("index_select(): Expected dtype int32 or int64 for index")
-    d = dims(dim, np.ndim(input))[0] % max(np.ndim(input), 1)
+    d = one_axis(dim, np.ndim(input))
+    if d is None:  # a 0-d tensor: selected from as the one entry of a vector
+        if index.size != 1:
+            raise EngineError(
+                f"index_select(): Index to scalar can have only 1 value, got {index.size} value(s)"
+            )
+        return reshape(index_select(reshape(input, (1,)), 0, index.reshape(1)), ())
+    d %= np.ndim(input)
     return over["IndexSelectBackward0"](input, (slice(None),) * d + (index.reshape(-1),))
 
 
@@ -505,6 +519,8 @@ def vstack(over, tensors):
 )
 def unbind(over, input, dim=0):
     n = np.ndim(input)
+    if n == 0:
+        raise GradcliIndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = dims(dim, n)[0] + n
     pick = over["UnbindBackward0"]
     return tuple(pick(input, (slice(None),) * d + (i,)) for i in range(np.shape(input)[d]))
@@ -521,6 +537,8 @@ def unbind(over, input, dim=0):
 )
 def split(over, tensor, split_size_or_sections, dim=0):
     n = np.ndim(tensor)
+    if n == 0:
+        raise EngineError("split expects at least a 1-dimensional tensor")
     d = dims(dim, n)[0] + n
     length = np.shape(tensor)[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
@@ -548,5 +566,7 @@ def split(over, tensor, split_size_or_sections, dim=0):
     doc="chunk(x, chunks, dim=0): x cut into (at most) chunks equal pieces along dim",
 )
 def chunk(over, input, chunks, dim=0):
+    if np.ndim(input) == 0:
+        raise EngineError("chunk expects at least a 1-dimensional tensor")
     length = np.shape(input)[dims(dim, np.ndim(input))[0]]
     return split(input, max(-(-length // int(chunks)), 1), dim)

@@ -8,10 +8,10 @@ import math
 
 import numpy as np
 
-from ...errors import EngineError, NotImplementedByGradcli, ShapeError
+from ...errors import EngineError, ShapeError
 from .. import batching, dtypes, limits
 from ..optable import Table
-from .common import dims, raw
+from .common import dims, one_axis, raw
 from .comparison import where
 from .linalg import _square, _swap, matmul
 from .reductions import cumsum, sum
@@ -81,28 +81,40 @@ def linalg_cross(input, other, *, dim=-1):
 _SINGULAR = "{}: The solver failed because the input matrix is singular."
 
 
-def _solve(A, B, vector):
+def _solve(A, B, vector, left=True):
     A = _square("linalg.solve", np.asarray)(A)
     try:
         if vector:
             return np.linalg.solve(A, np.asarray(B)[..., None])[..., 0]
+        if not left:  # X A = B is A^T X^T = B^T
+            return np.swapaxes(
+                np.linalg.solve(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2)), -1, -2
+            )
         return np.linalg.solve(A, B)
     except np.linalg.LinAlgError:
         raise EngineError(_SINGULAR.format("linalg.solve")) from None
 
 
-def _solve_A_rule(g, ans, A, B, vector):
-    grad_B = solve_op(_swap(A), g, vector)
+def _solve_B_rule(g, ans, A, B, vector, left=True):
+    # A X = B: g -> A^-T g; X A = B: g -> g A^-T, the same solve with A^T.
+    return solve_op(_swap(A), g, vector, left)
+
+
+def _solve_A_rule(g, ans, A, B, vector, left=True):
+    grad_B = _solve_B_rule(g, ans, A, B, vector, left)
     if vector:
         return -unsqueeze(grad_B, -1) * unsqueeze(ans, -2)
+    if not left:  # dX = -X dA A^-1
+        return -matmul(_swap(ans), grad_B)
     return -matmul(grad_B, _swap(ans))
 
 
 solve_op = table.internal(
-    "solve_op", _solve, "(A: Tensor, B: Tensor, vector: bool)",
+    "solve_op", _solve, "(A: Tensor, B: Tensor, vector: bool, left: bool = True)",
     grad_fn="LinalgSolveExBackward0", size=limits.broadcast_size,
-    rules=(_solve_A_rule, lambda g, ans, A, B, vector: solve_op(_swap(A), g, vector)),
-    doc="X with A @ X = B, B a (batch of) vector(s) or matrices", kind="linalg",
+    rules=(_solve_A_rule, _solve_B_rule),
+    doc="X with A @ X = B (X @ A = B if not left), B a (batch of) vector(s) or matrices",
+    kind="linalg",
     words=("d solve(a, b)/da: g -> -solve(a.T, g) @ x.T", "d solve(a, b)/db: g -> solve(a.T, g)"),
 )  # fmt: skip
 
@@ -113,9 +125,15 @@ solve_op = table.internal(
     batching=batching.solve,
 )  # fmt: skip
 def solve(over, A, B, *, left=True):
-    if not left:
-        raise NotImplementedByGradcli("linalg.solve with left=False is not implemented")
     a, b = np.shape(A), np.shape(B)
+    if not left:  # X A = B: B holds matrices only, rows as long as A's, as in PyTorch
+        if len(a) >= 2 and (len(b) < 2 or b[-1] != a[-1]):
+            k = b[-2] if len(b) >= 2 else 1
+            raise ShapeError(
+                f"linalg.solve: Incompatible shapes of A and B for the equation XA = B "
+                f"({a[-2]}x{a[-1]} and {b[-1] if b else 1}x{k})"
+            )
+        return solve_op(A, B, False, False)
     return solve_op(A, B, len(b) == 1 or (len(b) == len(a) - 1 and b == a[:-1]))
 
 
@@ -169,7 +187,8 @@ def _logabsdet(input):
 
 
 def _logabsdet_rule(g, ans, A):
-    # d log|det A| = A^-T, found by a solve (a singular A is an error, as in PyTorch).
+    # d log|det A| = A^-T, found by a solve: a singular A is an error (PyTorch 2.13 gives
+    # inf or nan there).
     n = np.shape(A)[-1]
     return solve_op(_swap(A), unsqueeze(unsqueeze(g, -1), -1) * np.eye(n), False)
 
@@ -185,7 +204,7 @@ logabsdet = table.internal(
     "logdet", "(input: Tensor)",
     doc="log of the determinant; nan where it is negative, -inf where it is 0",
     kink="gradient 0 where det < 0 (the value is nan); where det = 0 the gradient is an "
-         "error, as in PyTorch",
+         "error (PyTorch 2.13 gives inf or nan)",
     method=True, **_LINALG, batching=batching.stacked,
 )  # fmt: skip
 def logdet(over, input):
@@ -197,11 +216,15 @@ def logdet(over, input):
 
 
 def _cumprod(input, dim, dtype=None):
+    if one_axis(dim, np.ndim(input)) is None:  # a 0-d tensor: its one entry
+        return np.array(input, dtype=dtypes.to_numpy(dtype))
     return np.cumprod(input, axis=dim, dtype=dtypes.to_numpy(dtype))
 
 
 def _cumprod_rule(g, ans, x, dim, dtype=None):
-    d = dims(dim, np.ndim(x))[0]
+    d = one_axis(dim, np.ndim(x))
+    if d is None:
+        return g
     if not np.any(np.asarray(raw(x)) == 0):
         # d out_k / d x_i = out_k / x_i for k >= i: the reversed running sum of g * out, over x.
         return flip_op(cumsum(flip_op(g * ans, (d,)), d), (d,)) / x

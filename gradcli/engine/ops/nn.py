@@ -226,7 +226,7 @@ _BCE_EPSILON = float(np.float32(1e-12))  # PyTorch's floor for x (1 - x) in the 
 
 def _bce(input, target, weight=None, reduction="mean"):
     x, t = np.asarray(input), np.asarray(target)
-    if np.any((x < 0) | (x > 1)):
+    if not np.all((x >= 0) & (x <= 1)):  # nan too, as PyTorch's check (x >= 0 && x <= 1)
         raise EngineError("all elements of input should be between 0 and 1")
     log_x = np.maximum(np.log(x), _LOG_FLOOR)
     log_rest = np.maximum(np.log1p(-x), _LOG_FLOOR)

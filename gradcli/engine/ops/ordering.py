@@ -8,7 +8,7 @@ from ...errors import EngineError
 from .. import batching
 from ..optable import Table, over
 from ..tensor import Tensor
-from .common import dims, raw, return_type
+from .common import one_axis, raw, return_type
 from .conversion import clone
 from .indexing import take_along, take_along_rule
 
@@ -20,13 +20,14 @@ def _order(data, d, descending):
     return np.argsort(-data if descending else data, axis=d, kind="stable")
 
 
+# stable is keyword-only, as in PyTorch: sort(x, 0, False, False) is its TypeError.
 _SortResult = return_type("sort")
 _TopkResult = return_type("topk")
 
 
 @table.composite(
     "sort",
-    "(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False)",
+    "(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False)",
     words="g goes to the entries taken (max/min along a dim: the index found)",
     kind="other",
     method=True,
@@ -36,25 +37,26 @@ _TopkResult = return_type("topk")
     overloads=[over("SortBackward0", (take_along_rule,), forward=take_along)],
     batching=batching.along,
 )
-def sort(over, input, dim=-1, descending=False, stable=False):
+def sort(over, input, dim=-1, descending=False, *, stable=False):
     data = np.asarray(raw(input))
-    if data.ndim == 0:
+    d = one_axis(dim, data.ndim)
+    if d is None:
         return _SortResult((clone(input), Tensor._make(np.asarray(0))))
-    d = dims(dim, data.ndim)[0]
     index = _order(data, d, descending)
     return _SortResult((over["SortBackward0"](input, index, d), Tensor._make(index)))
 
 
 @table.composite(
     "argsort",
-    "(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False)",
+    "(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False)",
     kind="other",
     method=True,
     doc="argsort(x, dim=-1, descending=False): the indices that sort x along dim",
 )
-def argsort(over, input, dim=-1, descending=False, stable=False):
+def argsort(over, input, dim=-1, descending=False, *, stable=False):
     data = np.asarray(raw(input))
-    return Tensor._make(_order(data, dims(dim, data.ndim)[0], descending))
+    d = one_axis(dim, data.ndim)
+    return Tensor._make(np.asarray(0) if d is None else _order(data, d, descending))
 
 
 @table.composite(
@@ -68,8 +70,10 @@ def argsort(over, input, dim=-1, descending=False, stable=False):
 )
 def topk(over, input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     data = np.asarray(raw(input))
-    d = dims(dim, data.ndim)[0]
-    if not 0 <= k <= data.shape[d]:
+    d = one_axis(dim, data.ndim)
+    if not 0 <= k <= (1 if d is None else data.shape[d]):
         raise EngineError("selected index k out of range")
+    if d is None:  # a 0-d tensor is its own top entry, as in PyTorch (k 0 or 1)
+        return _TopkResult((clone(input), Tensor._make(np.asarray(0))))
     index = np.take(_order(data, d, largest), np.arange(k), axis=d)
     return _TopkResult((over["TopkBackward0"](input, index, d), Tensor._make(index)))

@@ -20,6 +20,7 @@ from .common import (
     batch_of,
     contiguous,
     dims,
+    one_axis,
     one_dim,
     raw,
     return_type,
@@ -137,6 +138,8 @@ def _prod_others(x, dim=None):
 def _prod_others_rule(g, ans, x, dim=None):
     # o_k = prod_{j != k} x_j, so d o_k / d x_i = o_k / x_i for k != i: the cheap
     # form, exact when no entry is 0. With a zero, the table form below.
+    if np.ndim(x) == 0:  # no other entries: the constant 1 (sum over () would sum g's batch)
+        return zeros_like(g)
     if not np.any(np.asarray(raw(x)) == 0):
         total = sum(g * ans, dims(dim, np.ndim(x)), keepdim=True)
         return (total - g * ans) / x
@@ -185,7 +188,10 @@ prod = table.op("prod", _prod, _SUM_SCHEMA,
                                     ("at inf", "at -inf", "at nan"), ("grad", "jacobian")),
                          Difference("beside an inf entry", "second derivatives too",
                                     "as the first", ("at inf", "at -inf", "scale 1e+300"),
-                                    ("grad2",))))
+                                    ("grad2",)),
+                         Difference("of a 0-d tensor", "second derivatives 0",
+                                    "PyTorch's gradient does not depend on x: double backward "
+                                    "raises", ("0-d", "0-d dim 0", "0-d dim -1"), ("grad2",))))
 prod_others = table.internal("prod_others", _prod_others, "(input: Tensor, dim: int = None)",
                              grad_fn="ProdOthersBackward", rules=(_prod_others_rule,),
                              doc="the product of the other entries (prod's rule)", kind="reduction")
@@ -383,14 +389,18 @@ def _norm_rule(g, ans, x, p=2, dim=None, keepdim=False):
     if p in (math.inf, -math.inf):
         return _extreme_rule(g, ans, abs(x), dim, keepdim) * sign(x)
     norm_e = expand_reduced(ans, shape, dim, keepdim)
-    # The gradient is 0 where the norm is 0 (a subgradient), and for p < 1 at a zero
-    # entry, where |x|**p has no derivative, as in PyTorch. The branch not taken divides
-    # by 0, so second derivatives there are nan (they do not exist), as in PyTorch.
+    # PyTorch's three forms. The gradient is 0 where the norm is 0 (a subgradient), and
+    # for p < 1 at a zero entry, where |x|**p has no derivative. The masks sit on the
+    # factors, never on g: a second derivative that does not exist is nan in that
+    # entry's column alone (its 0 * inf stays there), in every entry at the origin, while
+    # the tangent (the rule's derivative in g) keeps the convention's 0.
     if p == 2:
-        return where(norm_e == 0, 0.0, ge * x / norm_e)
-    return where(
-        (norm_e == 0) | (x == 0), 0.0, ge * sign(x) * abs(x) ** (p - 1) / norm_e ** (p - 1)
-    )
+        return ge * where(norm_e == 0, 0.0, x / norm_e)
+    if p < 1:
+        return sign(x) * where(x == 0, 0.0, abs(x) ** (p - 1)) * ge * norm_e ** (1 - p)
+    scaled = sign(x) * abs(x) ** (p - 1) if p < 2 else x * abs(x) ** (p - 2)
+    zero = norm_e == 0
+    return scaled * ge * where(zero, 0.0, 1 / where(zero, 1.0, norm_e) ** (p - 1))
 
 
 def _correction(unbiased, correction):
@@ -459,7 +469,8 @@ norm = table.op("norm", _norm, "(input: Tensor, p: Number = 2, dim: int|int[] = 
 var = table.op("var", _var, _VAR_SCHEMA, grad_fn="VarBackward0", rules=(_var_rule,),
                doc="variance (correction=1: the sample variance)", domain=("real",),
                kink="correction >= N: value inf (nan if all entries are equal), as PyTorch; "
-               "gradient nan (PyTorch's depends on dim)", **_REDUCTION,
+               "gradient nan (PyTorch's depends on dim); dim=[] is every dim, its gradient "
+               "that of the whole (PyTorch's is +-inf)", **_REDUCTION,
                words="d var(a)/da = 2*(a - mean(a))/(n - correction)",
                differs=(Difference("correction >= N", "second derivatives nan",
                                    "the gradient is nan there (PyTorch's Hessian is 0)",
@@ -468,8 +479,12 @@ var = table.op("var", _var, _VAR_SCHEMA, grad_fn="VarBackward0", rules=(_var_rul
 std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rule,),
                doc="standard deviation (correction=1: of a sample)", domain=("real",),
                kink="gradient 0 at zero variance, as PyTorch; correction >= N: value inf (nan if "
-               "all entries are equal), gradient nan", **_REDUCTION,
-               words="d std(a)/da = (a - mean(a))/((n - correction)*std(a))")
+               "all entries are equal), gradient nan; dim=[] is every dim, its gradient that of "
+               "the whole (PyTorch's is +-inf)", **_REDUCTION,
+               words="d std(a)/da = (a - mean(a))/((n - correction)*std(a))",
+               differs=(Difference("at zero variance", "the tangent is 0, as the gradient",
+                                   "PyTorch's jvp there is nan",
+                                   ("empty", "empty dim 0", "scale 1e-300"), ("jvp",)),))
 # fmt: on
 
 
@@ -479,12 +494,16 @@ std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rul
 @contiguous
 def _cumsum(x, dim, dtype=None):
     one_dim("cumsum", dim)
+    if one_axis(dim, np.ndim(x)) is None:  # a 0-d tensor: its one entry
+        return np.array(x, dtype=dtypes.to_numpy(dtype))
     return np.cumsum(x, axis=dim, dtype=dtypes.to_numpy(dtype))
 
 
 def _cumsum_rule(g, ans, x, dim, dtype=None):
     # Each entry feeds every later partial sum: the reversed cumulative sum of g.
-    d = dims(dim, np.ndim(x))[0]
+    d = one_axis(dim, np.ndim(x))
+    if d is None:
+        return g
     return flip_op(cumsum(flip_op(g, (d,)), d), (d,))
 
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ...errors import EngineError, ShapeError
+from ...errors import EngineError, GradcliIndexError, ShapeError
 from .. import batching, limits
 from ..messages import expand_mismatch
 from ..optable import Table, over
@@ -103,6 +103,7 @@ def view(over, input, *shape):
 def flatten(over, input, start_dim=0, end_dim=-1):
     shape = np.shape(input)
     if not shape:
+        dims(start_dim, 0), dims(end_dim, 0)  # only 0 and -1 name a 0-d tensor's dim
         return reshape(input, (1,))
     start = dims(start_dim, len(shape))[0] + len(shape)
     end = dims(end_dim, len(shape))[0] + len(shape)
@@ -117,6 +118,7 @@ def _squeeze(x, dim=None):
         return np.squeeze(x)
     shape = np.shape(x)
     if not shape:
+        dims(dim, 0)  # only 0 and -1 name a 0-d tensor's dim
         return np.asarray(x)
     if not isinstance(dim, (int, np.integer)) and len(dim) == 0:
         return np.asarray(x)  # squeeze(x, []) drops nothing, unlike a reduction over []
@@ -148,6 +150,8 @@ unsqueeze = table.op("unsqueeze", lambda x, dim: np.expand_dims(x, dim),
 
 def _transpose_rule(g, ans, x, dim0, dim1):
     n = np.ndim(x)
+    if n == 0:  # transpose(x, 0, -1) of a 0-d tensor is x
+        return g
     return transpose(g, dim0 - n if dim0 >= 0 else dim0, dim1 - n if dim1 >= 0 else dim1)
 
 
@@ -159,6 +163,9 @@ def _permute_rule(g, ans, x, order):
 
 
 def _swapaxes(x, dim0, dim1):
+    if np.ndim(x) == 0:  # dims 0 and -1 name a 0-d tensor's one dim, as in PyTorch
+        dims((dim0, dim1) if dim0 != dim1 else dim0, 0)
+        return np.asarray(x)
     return np.swapaxes(x, dim0, dim1)
 
 
@@ -412,6 +419,9 @@ def roll(over, input, shifts, dims=None):
         return over["RollBackward0"](input, int(shifts), None)
     shifts = (shifts,) if isinstance(shifts, (int, np.integer)) else tuple(shifts)
     shifts = tuple(int(s) for s in shifts)
+    if np.ndim(input) == 0:
+        first = dims if isinstance(dims, (int, np.integer)) else tuple(dims)[0]
+        raise GradcliIndexError(f"Dimension specified as {first} but tensor has no dimensions")
     return over["RollBackward0"](input, shifts, negative_dims(dims, np.ndim(input)))
 
 

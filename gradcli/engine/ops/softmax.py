@@ -44,17 +44,20 @@ def _log_softmax(x, dim):
     return shifted - np.log(np.sum(np.exp(shifted), axis=ax, keepdims=True))
 
 
-def _softmax_dim(dim, ans):
-    return dims(dim, np.ndim(ans))  # negative, so a batched g keeps its leading dims
+def _sum_dim(t, dim, y):
+    """``t`` summed along softmax's ``dim`` of its output ``y``, the dim kept. The axis is
+    negative, so a batched ``t`` keeps its leading dims; a 0-d ``y`` has no dim to sum
+    (``sum(t, ())`` would sum every dim, the batch's too), so ``t`` stays as it is."""
+    axes = dims(dim, np.ndim(y))
+    return sum(t, axes, keepdim=True) if axes else t
 
 
 def _softmax_backward_data(g, y, dim):
-    return y * (g - sum(g * y, _softmax_dim(dim, y), keepdim=True))
+    return y * (g - _sum_dim(g * y, dim, y))
 
 
 def _softmax_backward_data_rule_y(gg, ans, g, y, dim):
-    axes = _softmax_dim(dim, y)
-    return gg * (g - sum(g * y, axes, keepdim=True)) - sum(gg * y, axes, keepdim=True) * g
+    return gg * (g - _sum_dim(g * y, dim, y)) - _sum_dim(gg * y, dim, y) * g
 
 
 # softmax's gradient as an op of its own (PyTorch's _softmax_backward_data): a
@@ -80,7 +83,7 @@ def _softmax_rule(g, ans, x, dim):
 
 
 def _log_softmax_backward_data(g, y, dim):
-    return g - exp(y) * sum(g, _softmax_dim(dim, y), keepdim=True)
+    return g - exp(y) * _sum_dim(g, dim, y)
 
 
 # log_softmax's gradient as an op (PyTorch's _log_softmax_backward_data), with PyTorch's
@@ -91,8 +94,8 @@ log_softmax_backward_data = table.internal(
     "(grad_output: Tensor, output: Tensor, dim: int)",
     grad_fn="LogSoftmaxBackwardDataBackward0",
     rules=(
-        lambda gg, ans, g, y, dim: gg - sum(gg * exp(y), _softmax_dim(dim, y), keepdim=True),
-        lambda gg, ans, g, y, dim: -sum(g, _softmax_dim(dim, y), keepdim=True) * exp(y) * gg,
+        lambda gg, ans, g, y, dim: gg - _sum_dim(gg * exp(y), dim, y),
+        lambda gg, ans, g, y, dim: -_sum_dim(g, dim, y) * exp(y) * gg,
     ),
     doc="g - exp(y) * sum(g): the gradient of log_softmax from its output",
     kind="reduction",

@@ -31,12 +31,27 @@ def _float_like(out, x):
     return np.asarray(out).astype(np.result_type(x, 1.0))
 
 
+# sinc'(x) = sum over k >= 1 of a_k x**(2k-1), a_k = (-1)**k pi**(2k) 2k / (2k+1)!: near 0
+# the closed form (cos(pi x) - sinc(x)) / x cancels (x = -8.1e-8 lost 0.6% of sinc' and
+# 1.2% of sinc''). Below the threshold the series, to double precision: its terms past
+# these are under 1e-20 of the first there; above it the closed form loses no digit.
+_SINC_SERIES_BELOW = 0.25
+_SINC_SERIES = tuple(
+    (-1) ** k * math.pi ** (2 * k) * 2 * k / math.factorial(2 * k + 1) for k in range(1, 11)
+)
+
+
 def _sinc_rule(g, ans, x):
-    # sinc'(x) = (cos(pi x) - sinc(x)) / x, which is 0 at 0. There the rule is
-    # -pi**2/3 * x: 0 itself, with slope sinc''(0), so second derivatives hold at 0 too.
-    at_zero = x == 0
-    away = (cos(math.pi * x) - ans) / where(at_zero, 1.0, x)
-    return g * where(at_zero, (-(math.pi**2) / 3) * x + 0.0, away)  # + 0.0: no -0 at 0
+    # Both forms in differentiable ops, so sinc'' follows from the same choice (the
+    # series gives -pi**2/3 at 0, the limit).
+    small = abs(x) < _SINC_SERIES_BELOW
+    near = where(small, x, 0.0)  # the series' x: never a huge one (0 * inf in sinc'')
+    x2 = near * near
+    series = _SINC_SERIES[-1]
+    for a in reversed(_SINC_SERIES[:-1]):  # Horner's form in x**2
+        series = a + x2 * series
+    away = (cos(math.pi * x) - ans) / where(small, 1.0, x)
+    return g * where(small, near * series + 0.0, away)  # + 0.0: no -0 at 0
 
 
 def _gamma(input):
@@ -102,7 +117,10 @@ sinc = table.op("sinc", lambda input: np.sinc(input), grad_fn="SincBackward0", r
                 special=(0.0,),
                 differs=(Difference("at 0", "second derivative -pi**2/3, its limit",
                                     "PyTorch's is nan (and so its jvp, a double backward)",
-                                    ("at 0", "at -0"), ("grad2", "jvp", "hessian")),))
+                                    ("at 0", "at -0"), ("grad2", "jvp", "hessian")),
+                         Difference("near 0", "derivatives from the series, to double precision",
+                                    "PyTorch's formula cancels: nan at 1e-300",
+                                    ("scale 1e-300",), ("grad2", "jvp", "hessian"))))
 deg2rad = table.op("deg2rad", np.deg2rad, grad_fn="Deg2RadBackward0",
                    rules=(lambda g, ans, x: g * _DEGREE,), saves=False, doc="degrees to radians",
                    domain=("real",), **_ELEMENTWISE, **_TORCH,
