@@ -1,4 +1,4 @@
-"""The graph behind a tensor, and the reverse pass over it step by step.
+"""The graph behind a tensor as `gradcli graph` shows it, and the reverse pass step by step.
 
 ``trace(out, grad_output)`` walks the graph PyTorch's way (``grad_fn``,
 ``next_functions``, leaves as ``AccumulateGrad``) from the output down to the
