@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 from ..engine import graph as _graph
 from ..engine import saved as _saved
 from ..engine.graph import AccumulateGrad, Node, RemovableHandle
-from ..engine.state import PER_THREAD
+from ..engine.state import PER_THREAD, no_grad
 from ..engine.tensor import Tensor
 from ..errors import EngineError
 
@@ -71,7 +71,8 @@ def _on_record(node):
         _saved.TRACKED.append(node)
     hooks = PER_THREAD.saved_hooks
     if hooks is not None and node.op.saves:
-        _saved.pack(node, *hooks)
+        with no_grad():  # as PyTorch runs pack hooks
+            _saved.pack(node, *hooks)
 
 
 def _recording_watched():

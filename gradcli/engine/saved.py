@@ -220,13 +220,13 @@ def _op_name(grad_fn_name):
 def pack(node, pack_hook, unpack_hook):
     """Hand each tensor ``node`` saves to ``pack_hook``; the reverse pass unpacks them."""
     packed = {}
-    for _, where, index, by in items(node.op):
+    for name, where, index, by in items(node.op):
         if where == "param" or not _is_needed(node, by):
             continue
         if where == "input" and not isinstance(node.saved[index], np.ndarray):
             continue  # a number, not a tensor
-        value = saved_value(node, "_saved_" + _)
-        packed[where, index] = (pack_hook(value), unpack_hook)
+        value = saved_value(node, "_saved_" + name)
+        packed[where, index] = (pack_hook(value), unpack_hook, name)
     if packed:
         if node.hooks is None:
             node.hooks = graph.GradHooks()
@@ -236,7 +236,10 @@ def pack(node, pack_hook, unpack_hook):
 def unpacked(node, ans, args, create_graph):
     """``(ans, args)`` with what the unpack hooks give in place of the packed values."""
     args = list(args)
-    for (where, index), (value, unpack_hook) in node.hooks.packed.items():
+    # In the order of PyTorch's names, as its nodes unpack (MulBackward0: other, then self).
+    for (where, index), (value, unpack_hook, _) in sorted(
+        node.hooks.packed.items(), key=lambda item: item[1][2]
+    ):
         tensor = unpack_hook(value)
         if type(tensor) is not Tensor:
             raise EngineError(
