@@ -388,7 +388,7 @@ def main() -> None:
 
 
 def _load_analyses() -> None:
-    from . import cli_analysis, cli_using  # noqa: F401  (they register themselves on ``cli``)
+    from . import cli_analysis, cli_run, cli_using  # noqa: F401  (they register on ``cli``)
 
 
 cli.load_more = _load_analyses

@@ -255,7 +255,7 @@ class Evaluation:
         the reverse pass from ``grad_output`` (None: no pass)."""
         import dataclasses
 
-        from gradcli.autograd.graph import trace
+        from gradcli.autograd.traced import trace
 
         leaves = self.leaves(self.wrt)
         sources: dict = {}

@@ -174,7 +174,7 @@ def _thawed(section):
 
 
 class GraphResult(Record, compared=False):
-    """The autograd graph of a program's output (``gradcli.autograd.graph.Graph``),
+    """The autograd graph of a program's output (``gradcli.autograd.traced.Graph``),
     each node with the source text it came from, and the reverse pass over it."""
 
     source: str
@@ -183,7 +183,7 @@ class GraphResult(Record, compared=False):
     nodes: tuple
     #: ``(input id, output id)``.
     edges: tuple[tuple[int, int], ...]
-    #: The reverse pass, in the order the engine ran it (``autograd.graph.Step``).
+    #: The reverse pass, in the order the engine ran it (``autograd.traced.Step``).
     steps: tuple
     #: The value of the output.
     value: np.ndarray

@@ -30,6 +30,8 @@ from . import state
 from .graph import Node
 from .messages import IMPLICIT_NONSCALAR, NO_GRAD_FN, SECOND_BACKWARD
 from .ops import sum_to, to_dtype, zeros_like
+from .saved import MODIFIED, unpacked
+from .saved import check as check_saved
 from .tensor import Size, Tensor
 
 
@@ -52,18 +54,37 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
         if pruning is not None:
             g = pruning.gradient(node, g)
         if g is not None:
-            if node.hooks is not None:  # observers of this tensor's gradient
-                g = run_hooks(node.hooks, g, create_graph)
+            hooks = node.hooks
+            if hooks is not None:  # observers of this tensor's gradient, the node's prehooks
+                g = run_hooks(hooks, g, create_graph)
+                if hooks.node_pre:
+                    g = _node_prehooks(hooks, g, create_graph)
             op, saved = node.op, node.saved
             if saved is None:
                 raise EngineError(SECOND_BACKWARD)
+            if MODIFIED and op.saves:  # only once an in-place op has run
+                check_saved(node)
             if create_graph:  # differentiable mode: the rules see tensors wired to the graph
                 g, ans, args = _wired(node, g)
             else:  # fast mode: they see the saved raw arrays, so nothing is recorded
                 ans, args = node.ans, saved
+            if hooks is not None and hooks.packed is not None:
+                ans, args = unpacked(node, ans, args, create_graph)
             rules, params, kwargs = op.rules, node.params, node.kwargs
             if op.variadic:  # one rule gives the gradients of all the inputs at once
                 grads, rules = op.variadic_backward(g, ans, args, params, kwargs), None
+            if hooks is not None and hooks.node_post:
+                grads = _node_posthooks(
+                    node,
+                    g,
+                    ans,
+                    args,
+                    rules,
+                    grads if rules is None else None,
+                    batch_dims,
+                    create_graph,
+                )
+                rules = None
             if free and op.saves:
                 node.saved = None
         n = node.n  # 3. accumulate each input's gradient into its parent's total
@@ -244,6 +265,47 @@ def run_hooks(holder, g, create_graph):
     return g
 
 
+def _node_prehooks(holder, g, create_graph):
+    """The gradient after the node's prehooks: ``fn(grad_outputs)``, a tuple may replace it."""
+    for hook in list(holder.node_pre.values()):
+        result = hook((g if type(g) is Tensor else Tensor._make(g),))
+        if result is not None:
+            g = result[0] if create_graph or type(result[0]) is not Tensor else result[0]._data
+    return g
+
+
+def _node_posthooks(node, g, ans, args, rules, grads, batch_dims, create_graph):
+    """Every input's gradient at once (summed to its shape), handed to the node's hooks
+    ``fn(grad_inputs, grad_outputs)``; a tuple one returns replaces them."""
+    parents = node.parents
+    out = []
+    for i, parent in enumerate(parents):
+        gi = None
+        if parent is not None:
+            if rules is None:
+                gi = grads[i]
+            elif rules[i] is not None:
+                gi = rules[i](g, ans, *args, *node.params, **node.kwargs)
+            shape = node.saved[i].shape
+            if gi is not None and (
+                gi.shape[batch_dims:] != shape or gi.ndim != len(shape) + batch_dims
+            ):
+                gi = sum_to(gi, shape, batch_dims)
+        out.append(gi)
+
+    def wrap(v):
+        return None if v is None else v if type(v) is Tensor else Tensor._make(v)
+
+    outputs = (wrap(g),)
+    for hook in list(node.hooks.node_post.values()):
+        result = hook(tuple(wrap(v) for v in out), outputs)
+        if result is not None:
+            out = [
+                v if v is None or create_graph or type(v) is not Tensor else v._data for v in result
+            ]
+    return out
+
+
 def _leaf_hooks(t):
     return getattr(t, "_hooks", None)
 
@@ -342,6 +404,20 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if retain_graph is None:
         retain_graph = create_graph
     grads = _check_roots(tensors, grad_tensors, create_graph)
+    ending, state.PER_THREAD.at_end = state.PER_THREAD.at_end, []
+    try:
+        _backward(tensors, grads, retain_graph, create_graph, inputs)
+        _end_of_pass()
+    finally:
+        state.PER_THREAD.at_end = ending
+
+
+def _end_of_pass():
+    for callback in state.PER_THREAD.at_end:
+        callback()
+
+
+def _backward(tensors, grads, retain_graph, create_graph, inputs):
     wanted = None
     nonleaf = ()
     if inputs is not None:
@@ -410,15 +486,27 @@ def grad(
     if batch_dims and grad_outputs is None:
         raise EngineError("grad_outputs must be given when is_grads_batched=True")
     grads = _check_roots(outputs, grad_outputs, create_graph, batch_dims)
-    with state.set_grad_enabled(create_graph):
-        leaf_grads, captured = run_backward(
-            outputs,
-            grads,
-            retain_graph=retain_graph,
-            create_graph=create_graph,
-            batch_dims=batch_dims,
-            inputs=inputs,
+    ending, state.PER_THREAD.at_end = state.PER_THREAD.at_end, []
+    try:
+        with state.set_grad_enabled(create_graph):
+            leaf_grads, captured = run_backward(
+                outputs,
+                grads,
+                retain_graph=retain_graph,
+                create_graph=create_graph,
+                batch_dims=batch_dims,
+                inputs=inputs,
+            )
+        result = _grads_of(
+            inputs, leaf_grads, captured, allow_unused, materialize_grads, create_graph
         )
+        _end_of_pass()
+    finally:
+        state.PER_THREAD.at_end = ending
+    return result
+
+
+def _grads_of(inputs, leaf_grads, captured, allow_unused, materialize_grads, create_graph):
     result = []
     for i, t in enumerate(inputs):
         g = grad_reaching(t, leaf_grads, captured)

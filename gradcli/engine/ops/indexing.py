@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
-from .. import batching, limits, state
+from .. import batching, limits, saved, state
 from ..batched import advanced_apart, advanced_rank
 from ..messages import LEAF_INPLACE, OVERLAPPING_WRITE, forward_error
 from ..optable import Table, over
@@ -245,11 +245,14 @@ def setitem(over, input, index, value):
         target.requires_grad or (type(value) is Tensor and value.requires_grad)
     )
     dual = state.PER_THREAD.forward_ad
+    saved.begin()
     if not involved:
+        saved.before_write(target._data)
         try:
             _assign(target._data, index, raw_value)
         except IndexError as err:
             raise forward_error("index_put", (target._data, raw_value), err) from None
+        saved.modified(target, target._data)
         if dual is not None:
             _assign_tangent(dual, target, index, value)
         return
@@ -260,7 +263,8 @@ def setitem(over, input, index, value):
     if dual is not None:
         dual.copy_tangent(target, before)
     after = over["basic" if _is_basic(index) else "advanced"](before, value, index)
-    # Copy on write: earlier nodes keep the values they saved.
+    # Copy on write: earlier nodes keep the values they saved (and check the version).
+    saved.modified(target, target._data)
     target._data = after._data
     target.grad_fn = after.grad_fn
     target.requires_grad = True

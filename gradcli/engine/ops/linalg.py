@@ -93,10 +93,15 @@ def _first_only(m, axes):
     return m[tuple(index)]
 
 
-def _product(grad_fn, key=None):
+def _product(grad_fn, key=None, saves=True):
     """A matrix product recorded under ``grad_fn``: the rules depend on the operands' shapes."""
     return over(
-        grad_fn, (_matmul_rule_x, _matmul_rule_y), forward=_matmul, key=key, size=limits.matmul_size
+        grad_fn,
+        (_matmul_rule_x, _matmul_rule_y),
+        forward=_matmul,
+        key=key,
+        size=limits.matmul_size,
+        saves=saves,
     )
 
 
@@ -118,9 +123,9 @@ _BY_NDIM = {
     reflected=("__rmatmul__",),
     overloads=[
         _product("UnsafeViewBackward0"),
-        _product("MmBackward0"),
-        _product("MvBackward0"),
-        _product("DotBackward0"),
+        _product("MmBackward0", saves={"self": 1, "mat2": 0}),
+        _product("MvBackward0", saves={"self": 1, "vec": 0}),
+        _product("DotBackward0", saves={"self": 1, "tensor": 0}),
         _product("SqueezeBackward4"),
         _product("CloneBackward0"),
     ],

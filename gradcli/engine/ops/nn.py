@@ -91,7 +91,7 @@ gelu = table.op("gelu", _gelu, "(input: Tensor, *, approximate: str = 'none')",
 silu = table.op("silu", lambda input: np.asarray(input) * _sigmoid(input), grad_fn="SiluBackward0",
                 rules=(_silu_rule,), doc="x * sigmoid(x), also called swish", domain=("real",),
                 **_IN_PLACE_ACTIVATION,
-                words="d silu(a)/da = sigmoid(a)*(1 + a*(1 - sigmoid(a)))")
+                words="d silu(a)/da = sigmoid(a)*(1 + a*(1 - sigmoid(a)))", saves=("self",))
 leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope: float = 0.01)",
                       grad_fn="LeakyReluBackward0",
                       rules=(lambda g, ans, x, negative_slope=0.01:

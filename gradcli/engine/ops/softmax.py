@@ -111,10 +111,10 @@ def _log_softmax_rule(g, ans, x, dim):
 softmax = table.op("softmax", _softmax, "(input: Tensor, dim: int)", grad_fn="SoftmaxBackward0",
                    rules=(_softmax_rule,), doc="exp(x) / sum(exp(x)) along dim",
                    nn_functional="implicit dim", **_REDUCTION, batching=batching.along,
-                   words="g -> s*(g - sum(g*s)), s = softmax(a)")
+                   words="g -> s*(g - sum(g*s)), s = softmax(a)", saves=("dim", "result"))
 log_softmax = table.op("log_softmax", _log_softmax, "(input: Tensor, dim: int)",
                        grad_fn="LogSoftmaxBackward0", rules=(_log_softmax_rule,),
                        doc="log of softmax, stably", nn_functional="implicit dim", **_REDUCTION,
                        batching=batching.along,
-                       words="g -> g - softmax(a)*sum(g)")
+                       words="g -> g - softmax(a)*sum(g)", saves=("dim", "result"))
 # fmt: on

@@ -120,7 +120,8 @@ sinc = table.op("sinc", lambda input: np.sinc(input), grad_fn="SincBackward0", r
                                     ("at 0", "at -0"), ("grad2", "jvp", "hessian")),
                          Difference("near 0", "derivatives from the series, to double precision",
                                     "PyTorch's formula cancels: nan at 1e-300",
-                                    ("scale 1e-300",), ("grad2", "jvp", "hessian"))))
+                                    ("scale 1e-300",), ("grad2", "jvp", "hessian"))),
+                saves=("self",))
 deg2rad = table.op("deg2rad", np.deg2rad, grad_fn="Deg2RadBackward0",
                    rules=(lambda g, ans, x: g * _DEGREE,), saves=False, doc="degrees to radians",
                    domain=("real",), **_ELEMENTWISE, **_TORCH,
@@ -144,12 +145,12 @@ gamma = table.op("gamma", _gamma, grad_fn="GammaBackward0",
 lgamma = table.op("lgamma", _lgamma, grad_fn="LgammaBackward0",
                   rules=(lambda g, ans, x: g * digamma(x),), doc="log |gamma(x)|", kink=_POLES,
                   domain=("positive",), **_ELEMENTWISE, **_TORCH,
-                  words="d lgamma(a)/da = digamma(a)", kink_at=pole(0))
+                  words="d lgamma(a)/da = digamma(a)", kink_at=pole(0), saves=("self",))
 digamma = table.op("digamma", _digamma, grad_fn="DigammaBackward0",
                    rules=(lambda g, ans, x: g * polygamma_op(x, 1),),
                    doc="derivative of lgamma", kink=_POLES, domain=("positive",),
                    **_ELEMENTWISE, **_TORCH,
-                   words="d digamma(a)/da = polygamma(1, a)", kink_at=pole(0))
+                   words="d digamma(a)/da = polygamma(1, a)", kink_at=pole(0), saves=("self",))
 polygamma_op = table.internal("polygamma_op", _polygamma, "(input: Tensor, n: int)",
                               grad_fn="PolygammaBackward0",
                               rules=(lambda g, ans, x, n: g * polygamma_op(x, n + 1),),
@@ -159,7 +160,7 @@ erfc = table.op("erfc", _erfc, grad_fn="ErfcBackward0",
                 rules=(lambda g, ans, x: g * (-2 / _SQRT_PI) * exp(-(x * x)),),
                 doc="complementary error function 1 - erf(x)", domain=("real",),
                 **_ELEMENTWISE, **_TORCH,
-                words="d erfc(a)/da = -2/sqrt(pi)*exp(-a**2)")
+                words="d erfc(a)/da = -2/sqrt(pi)*exp(-a**2)", saves=("self",))
 erfinv = table.op("erfinv", _erfinv, grad_fn="ErfinvBackward0",
                   rules=(lambda g, ans, x: g * (_SQRT_PI / 2) * exp(ans * ans),),
                   doc="inverse error function", kink="value and derivative infinite at -1 and 1",
@@ -228,10 +229,16 @@ xlogy = table.op(
     "(input: Tensor|Number, other: Tensor|Number)",
     words=("d xlogy(a, b)/da = log(b), and 0 where a = 0 and b <= 0", "d xlogy(a, b)/db = a/b"),
     overloads=[
-        over("XlogyBackward1", (None, _xlogy_y_rule),
-             when=lambda x, y: type(x) is not Tensor and type(y) is Tensor),
-        over("XlogyBackward2", (_xlogy_x_rule, None),
-             when=lambda x, y: type(x) is Tensor and type(y) is not Tensor),
+        over(
+            "XlogyBackward1",
+            (None, _xlogy_y_rule),
+            when=lambda x, y: type(x) is not Tensor and type(y) is Tensor,
+        ),
+        over(
+            "XlogyBackward2",
+            (_xlogy_x_rule, None),
+            when=lambda x, y: type(x) is Tensor and type(y) is not Tensor,
+        ),
         over("XlogyBackward0", (_xlogy_x_rule, _xlogy_y_rule)),
     ],
     doc="x * log(y), and 0 where x is 0 (even where y is 0)",
@@ -239,5 +246,6 @@ xlogy = table.op(
     kink="derivative for x is 0 where x = 0 and y <= 0, as in PyTorch",
     domain=("real", "positive"),
     function=True,
+    saves={"self": None, "other": None},
     **_TORCH,
-)  # fmt: skip
+)
