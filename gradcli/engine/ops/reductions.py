@@ -472,7 +472,7 @@ var = table.op("var", _var, _VAR_SCHEMA, grad_fn="VarBackward0", rules=(_var_rul
                "gradient nan (PyTorch's depends on dim); dim=[] is every dim, its gradient "
                "that of the whole (PyTorch's is +-inf)", **_REDUCTION,
                words="d var(a)/da = 2*(a - mean(a))/(n - correction)",
-               differs=(Difference("correction >= N", "second derivatives nan",
+               differs=(Difference("where correction >= N", "second derivatives nan",
                                    "the gradient is nan there (PyTorch's Hessian is 0)",
                                    ("one element", "0-d", "0-d dim 0", "0-d dim -1", "empty"),
                                    ("grad2", "hessian")),))
