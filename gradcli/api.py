@@ -41,15 +41,13 @@ import numpy as np
 
 import gradcli
 
-from . import evaluation as _evaluation
-from . import result as _result
-from .engine.limits import DEFAULT_MAX_ELEMENTS
-from .errors import GradcliError
-from .evaluation import DTYPES, _array, evaluation
-from .option_names import OPTION_NAMES as _OPTION_NAMES  # noqa: F401  (the CLI's, for its checks)
-from .points import points
-from .record import replace
-from .result import (
+from .core import evaluation as _evaluation
+from .core import result as _result
+from .core.evaluation import DTYPES, _array, evaluation
+from .core.many_points import points
+from .core.option_names import OPTION_NAMES as _OPTION_NAMES  # noqa: F401  (the CLI's, for its checks)
+from .core.record import replace
+from .core.result import (
     KINDS,
     SECTIONS,
     Diagnostic,
@@ -60,6 +58,8 @@ from .result import (
     finite,
     leaves,
 )
+from .engine.limits import DEFAULT_MAX_ELEMENTS
+from .errors import GradcliError
 
 #: The analyses' functions this module re-exports, from ``gradcli.analysis``.
 _ANALYSES = ("minimize", "solve", "critical", "fit", "div", "curl", "laplacian")

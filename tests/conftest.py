@@ -56,7 +56,8 @@ def gradcli():
     ``tty=True`` makes gradcli believe its standard output is a terminal (the
     table becomes the default format).
     """
-    from gradcli import cli, cli_common
+    from gradcli.cli import commands as cli
+    from gradcli.cli import common as cli_common
 
     runner = CliRunner()
 

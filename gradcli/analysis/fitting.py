@@ -74,7 +74,7 @@ class FitReport(Report):
 
 def read_columns(path: str) -> dict[str, np.ndarray]:
     """Every column of a ``--points`` file, whole."""
-    from ..batch.readers import open_points
+    from ..core.point_files.readers import open_points
 
     with open_points(path) as reader:
         chunks = list(reader.chunks(1 << 20))

@@ -100,7 +100,7 @@ class Flat:
 
 def parse_bounds(texts) -> dict[str, tuple[float, float]]:
     """``["x=0:10", "y=:5"]`` -> ``{"x": (0, 10), "y": (-inf, 5)}``: an empty side is no bound."""
-    from ..bindings import _scalar, split_assignment
+    from ..core.bindings import _scalar, split_assignment
 
     bounds: dict[str, tuple[float, float]] = {}
     for text in texts or ():

@@ -29,7 +29,7 @@ import numpy as np
 import gradcli
 
 from .. import api
-from .. import bindings as _bindings
+from ..core import bindings as _bindings
 from ..errors import GradcliError
 from .report import Report, frozen
 

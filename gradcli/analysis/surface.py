@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import api
-from .. import bindings as _bindings
+from ..core import bindings as _bindings
 from ..errors import GradcliError
 from .plotting import MAX_POINTS, _evaluate
 from .report import Report, frozen

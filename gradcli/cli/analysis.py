@@ -8,15 +8,15 @@ import sys
 
 import click
 
-from . import bindings as _bindings
-from .cli_common import EXIT_NONFINITE, EXIT_OK, _AnalysisCommand, _command, _say, _write, cli
-from .errors import GradcliError
+from ..core import bindings as _bindings
+from ..errors import GradcliError
+from ..render import Format
+from .common import EXIT_NONFINITE, EXIT_OK, _AnalysisCommand, _command, _say, _write, cli
 from .options import FORMAT as _FORMAT
 from .options import OUTPUT as _OUTPUT
 from .options import OVER_HELP
 from .options import SHARED_OPTIONS as _SHARED_OPTIONS
 from .options import option as _option
-from .render import Format
 
 #: ``check``'s exit status when a derivative disagrees, so that it works in a script's ``if``.
 EXIT_DISAGREE = 1
@@ -41,7 +41,7 @@ def _run_report(compute, source, options, *, fmt=None, **arguments):
 
 def _show_report(report, options, *, fmt=None, quiet: bool = False) -> None:
     """Write the report in its format (nothing when ``quiet``), then its warnings."""
-    from .render import render_report
+    from ..render import render_report
 
     fmt = fmt or options["fmt"]
     precision = options["precision"]
@@ -119,7 +119,7 @@ def check_command(source, wrt, order, grads, eps, atol, rtol, **options):
       checks.grad.y.max_rel_error 0
       checks.grad.y.passed true
     """
-    from .analysis import check
+    from ..analysis import check
 
     report = _run_report(
         check,
@@ -191,7 +191,7 @@ def diff_command(source, wrt, **options):
       \\frac{\\partial f}{\\partial x} = 2 x \\sin{\\left(y \\right)}
       \\frac{\\partial f}{\\partial y} = x^{2} \\cos{\\left(y \\right)}
     """
-    from .analysis import derivative
+    from ..analysis import derivative
 
     report = _run_report(derivative, source, options, wrt=_bindings.names_of(wrt))
     if not report.agrees:
@@ -240,7 +240,7 @@ def propagate_command(source, sigmas, cov, **options):
       shares.L 0.19999999999999998
       shares.T 0.7999999999999999
     """
-    from .analysis import propagate
+    from ..analysis import propagate
 
     named = {}
     for option in sigmas:
@@ -288,7 +288,7 @@ def taylor_command(source, wrt, order, **options):
       terms.3.monomial x**3
       terms.3.coefficient 0.16666666666666666
     """
-    from .analysis import taylor
+    from ..analysis import taylor
 
     report = _run_report(taylor, source, options, wrt=_bindings.names_of(wrt), order=order)
     return _strict_status(report, options)
@@ -341,8 +341,8 @@ def plot_command(source, over, **options):
       nonfinite
       poles
     """
-    from .analysis import field, plot, plots
-    from .render.image import require_matplotlib, write_image
+    from ..analysis import field, plot, plots
+    from ..render.image import require_matplotlib, write_image
 
     output = options["output"]
     if output is not None:

@@ -22,19 +22,13 @@ import sys
 
 import click
 
-from . import api, cli_common, options
-from . import bindings as _bindings
-from .cli_common import (
-    EXIT_NONFINITE,
-    EXIT_OK,
-    _command,
-    _say,
-    _write,
-    cli,
-)
-from .errors import GradcliError
+from .. import api
+from ..core import bindings as _bindings
+from ..errors import GradcliError
+from ..render import Format
+from . import common, options
+from .common import EXIT_NONFINITE, EXIT_OK, _command, _say, _write, cli
 from .options import option
-from .render import Format
 
 # ----------------------------------------------------------------------------
 # The commands
@@ -237,7 +231,7 @@ def graph_command(source, wrt, grad_output, **options):
       [2] x  shape ()  value 2  .grad 4
       [3] y  shape ()  value 3  .grad 2
     """
-    from .render.graph import render_graph, write_image
+    from ..render.graph import render_graph, write_image
 
     text, filename = _bindings.read_source(source, options["file"])
     result = api.graph(
@@ -253,7 +247,7 @@ def graph_command(source, wrt, grad_output, **options):
     if options["output"] is not None:
         write_image(result, os.path.expanduser(options["output"]), options["precision"])
     fmt = options["fmt"] or (
-        Format.TABLE.value if cli_common._stdout_is_terminal() else Format.PLAIN.value
+        Format.TABLE.value if common._stdout_is_terminal() else Format.PLAIN.value
     )
     _write(lambda _: render_graph(result, fmt, sys.stdout, options["precision"]), Format.PLAIN)
     _say_all(result)
@@ -278,7 +272,7 @@ def functions_command(name, fmt, debug):
       $ gradcli functions relu --format plain
       relu(input)  max(x, 0)  at kinks: relu'(0) = 0; at nan the gradient passes, as PyTorch
     """
-    from .render import render_functions
+    from ..render import render_functions
 
     listing = api.functions(name)
     _write(lambda fmt: render_functions(listing, fmt, sys.stdout), fmt)
@@ -312,7 +306,7 @@ def repl_command(fmt, dtype, debug):
     from .repl import run
     from .session import Session
 
-    fmt = fmt or ("table" if cli_common._stdout_is_terminal() else "plain")
+    fmt = fmt or ("table" if common._stdout_is_terminal() else "plain")
     return run(Session(fmt=fmt, dtype=dtype), _say, debug)
 
 
@@ -322,13 +316,13 @@ def repl_command(fmt, dtype, debug):
 
 
 def _run(compute, source, options, **arguments) -> int:
-    from .render import render, write_npz
+    from ..render import render, write_npz
 
     if options["points"] is not None or options["over"]:
-        from .cli_batch import run_batch
+        from .point_runs import run_batch
 
         return run_batch(click.get_current_context().command.name, source, options, arguments)
-    cli_common.refuse_points_options(options)
+    common.refuse_points_options(options)
     text, filename = _bindings.read_source(source, options["file"])
     output = options["output"]
     if output is not None:
@@ -369,7 +363,7 @@ def _say_all(result) -> None:
 
 def _write_one(result, name: str, fmt: str | None, precision: int | None) -> None:
     """``--get NAME``: the numbers of one result array, and nothing else."""
-    from .render.plain import render_numbers
+    from ..render.plain import render_numbers
 
     if fmt is not None:
         raise GradcliError(f"--get prints plain numbers: leave out --format {fmt}")
@@ -388,7 +382,7 @@ def main() -> None:
 
 
 def _load_analyses() -> None:
-    from . import cli_analysis, cli_using  # noqa: F401  (they register themselves on ``cli``)
+    from . import analysis, using  # noqa: F401  (they register themselves on ``cli``)
 
 
 cli.load_more = _load_analyses

@@ -1,6 +1,6 @@
 """What every command of the command line shares: the ``gradcli`` group, where errors
 become exit codes, the way a command is declared with its options, and writing a
-result. ``cli`` declares the computing commands on it, ``cli_analysis`` the analyses.
+result. ``cli`` declares the computing commands on it, ``cli.analysis`` the analyses.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ import sys
 
 import click
 
-from . import __version__, options
-from . import bindings as _bindings
-from .errors import GradcliError, escape_controls, out_of_memory
-from .render import Format
+from .. import __version__
+from ..core import bindings as _bindings
+from ..errors import GradcliError, escape_controls, out_of_memory
+from ..render import Format
+from . import options
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import click
 
-from . import api
-from .option_names import OPTION_NAMES
-from .render import Format
+from .. import api
+from ..core.option_names import OPTION_NAMES
+from ..render import Format
 
 
 def option(name: str, *decls: str, **attrs):
@@ -25,7 +25,7 @@ def option(name: str, *decls: str, **attrs):
 def long(name: str) -> str:
     """``--name``, for a name of ``OPTION_NAMES`` (the library knows them all)."""
     if name not in OPTION_NAMES:
-        raise ValueError(f"--{name}: declare the option's name in gradcli/option_names.py")
+        raise ValueError(f"--{name}: declare the option's name in gradcli/core/option_names.py")
     return f"--{name}"
 
 

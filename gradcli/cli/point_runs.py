@@ -1,5 +1,5 @@
 """``--points FILE`` and ``--over NAME=VALUES`` on the computing commands: from the
-options to a run of ``gradcli.batch`` and its summary. Computing is the batch
+options to a run of ``gradcli.core.point_files`` and its summary. Computing is the batch
 package's; this only checks the options and says what happened.
 """
 
@@ -11,10 +11,10 @@ import sys
 
 import click
 
-from . import bindings as _bindings
-from . import cli_common
-from .cli_common import EXIT_NONFINITE, EXIT_OK, _say
-from .errors import GradcliError
+from ..core import bindings as _bindings
+from ..errors import GradcliError
+from . import common as cli_common
+from .common import EXIT_NONFINITE, EXIT_OK, _say
 
 #: Skipped rows listed one by one before the rest are only counted.
 SHOWN_SKIPPED = 10
@@ -22,9 +22,9 @@ SHOWN_SKIPPED = 10
 
 def run_batch(command: str, source, options, arguments) -> int:
     """Run ``command`` at every row of ``--points`` or point of the ``--over`` grid."""
-    from .batch.progress import Progress
-    from .batch.run import run
-    from .batch.task import PointsTask
+    from ..core.point_files.progress import Progress
+    from ..core.point_files.run import run
+    from ..core.point_files.task import PointsTask
 
     _refuse_single_point_options(options, arguments)
     text, filename = _bindings.read_source(source, options["file"])
@@ -113,10 +113,10 @@ def _executor(options):
             + ("; a running cluster's scheduler serves its own" if options["scheduler"] else "")
         )
     if not options["dask"] and options["scheduler"] is None:  # --scheduler "" is an error
-        from .batch.run import InProcess
+        from ..core.point_files.run import InProcess
 
         return contextlib.nullcontext(InProcess())
-    from .batch.distributed import dask_executor
+    from ..core.point_files.distributed import dask_executor
 
     if not options["dashboard"]:
         return dask_executor(options["scheduler"])
@@ -139,30 +139,30 @@ def _saying_the_dashboard(executor):
 
 def _executor_of(reader, executor):
     """Files the Dask workers read are computed as they are read: that reader is the executor."""
-    from .batch.dask_files import DaskFiles
+    from ..core.point_files.dask_files import DaskFiles
 
     return reader if isinstance(reader, DaskFiles) else executor
 
 
 def _writer(executor, output: str | None, fmt: str | None, precision: int | None, rows: int | None):
     """The writer of the rows; under Dask, Parquet output is a directory of part files."""
-    from .batch.distributed import DaskExecutor
-    from .batch.writers import open_writer
+    from ..core.point_files.distributed import DaskExecutor
+    from ..core.point_files.writers import open_writer
 
     if isinstance(executor, DaskExecutor) and output and output.lower().endswith(".parquet"):
-        from .batch.dask_files import PartFiles
+        from ..core.point_files.dask_files import PartFiles
 
         return PartFiles(output)
     return open_writer(output, fmt, precision, rows)
 
 
 def _reader(options, executor):
-    from .batch.grid import GridReader
-    from .batch.readers import open_points
+    from ..core.point_files.grid import GridReader
+    from ..core.point_files.readers import open_points
 
     points = options["points"]
     if points is not None and points != "-" and getattr(executor, "client", None) is not None:
-        from .batch.dask_files import DaskFiles, dask_format
+        from ..core.point_files.dask_files import DaskFiles, dask_format
 
         if dask_format(points) is not None:
             if options["skip_bad_rows"]:
@@ -184,10 +184,10 @@ def _described(options) -> str:
 
 def _check_names(reader, bound, text: str, filename: str, where: str) -> None:
     """Every column binds an input of the program, and none bound by an option too."""
-    from . import api
-    from .batch.columns import parse_column
-    from .language import compile_source
-    from .language.check import BUILTIN_CONSTANTS
+    from .. import api
+    from ..core.point_files.columns import parse_column
+    from ..language import compile_source
+    from ..language.check import BUILTIN_CONSTANTS
 
     varying = list(dict.fromkeys(parse_column(name)[0] for name in reader.names))
     for name in varying:

@@ -1,6 +1,6 @@
 """The interactive calculator on a terminal: ``gradcli`` alone, or ``gradcli repl``.
 
-A loop over ``gradcli.session.Session`` on prompt_toolkit: history kept across
+A loop over ``gradcli.cli.session.Session`` on prompt_toolkit: history kept across
 sessions in the user's data directory (``$XDG_DATA_HOME/gradcli/history``, the
 file 0600 in a directory 0700),
 Emacs or Vi keys, completion of function names, names and commands, and
@@ -18,10 +18,10 @@ import stat
 import sys
 from pathlib import Path
 
-from .analysis.report import Report
-from .api import GraphResult
-from .errors import GradcliError
-from .render import render, render_report
+from ..analysis.report import Report
+from ..api import GraphResult
+from ..errors import GradcliError
+from ..render import render, render_report
 from .session import Message, Session, Shown
 
 PROMPT = ">>> "
@@ -94,7 +94,7 @@ def _show(session: Session, text: str, say, debug: bool) -> bool:
     try:
         for output in session.run(text):
             if isinstance(output, Shown) and isinstance(output.result, GraphResult):
-                from .render.graph import render_graph
+                from ..render.graph import render_graph
 
                 render_graph(output.result, session.format.value, sys.stdout, session.precision)
             elif isinstance(output, Shown) and isinstance(output.result, Report):
@@ -203,9 +203,9 @@ _KINDS = {
 def _highlighter(session: Session):
     from prompt_toolkit.lexers import Lexer
 
-    from .engine.ops import FUNCTIONS
-    from .language.check import BUILTIN_CONSTANTS
-    from .language.parser import tokens
+    from ..engine.ops import FUNCTIONS
+    from ..language.check import BUILTIN_CONSTANTS
+    from ..language.parser import tokens
 
     def styles(text: str) -> list[str]:
         """The style class of each character of ``text``."""

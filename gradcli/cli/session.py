@@ -18,7 +18,7 @@ Lines that start with a colon are the commands of ``COMMANDS``.
 
 There is no terminal here: ``Session.run(text)`` yields what to show, as
 ``Shown`` results, ``Message`` text and ``Problem`` errors and warnings, and
-``gradcli.repl`` draws them.
+``gradcli.cli.repl`` draws them.
 """
 
 from __future__ import annotations
@@ -29,16 +29,16 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from . import api
-from .analysis.report import Report
-from .atomic import atomic_output
-from .errors import GradcliError, out_of_memory, read_error
-from .language import compile_source, ir, parse
-from .language.check import BUILTIN_CONSTANTS, is_method, suggest
-from .language.parser import statement_bounds, tokens
-from .language.program import inputs_read
-from .render import Format
-from .session_places import Place, Statement, Typed, located
+from .. import api
+from ..analysis.report import Report
+from ..core.atomic import atomic_output
+from ..errors import GradcliError, out_of_memory, read_error
+from ..language import compile_source, ir, parse
+from ..language.check import BUILTIN_CONSTANTS, is_method, suggest
+from ..language.parser import statement_bounds, tokens
+from ..language.program import inputs_read
+from ..render import Format
+from .typed_statements import Place, Statement, Typed, located
 
 # ----------------------------------------------------------------------------
 # What a line shows
@@ -262,7 +262,7 @@ class Session:
     def _fit_options(self, read: tuple[str, ...], path: str, response: str) -> dict:
         """``:fit``'s parameters: the inputs read that have a value and no column in the
         file, from their values; other inputs with a value are held at it."""
-        from .batch.readers import open_points
+        from ..core.point_files.readers import open_points
 
         with open_points(path) as reader:
             columns = set(reader.names)
@@ -379,7 +379,7 @@ class Session:
         yield Message(f"{argument} keys")
 
     def show_inputs(self, argument: str) -> Iterator[Output]:
-        from .render.numbers import format_array, shape_text
+        from ..render.numbers import format_array, shape_text
 
         values = self._values()
         if not values:

@@ -7,10 +7,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 
-from . import api, record
-from .analysis.report import Report
-from .errors import GradcliError, Span
-from .language import ir
+from .. import api
+from ..analysis.report import Report
+from ..core import record
+from ..errors import GradcliError, Span
+from ..language import ir
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The commands that put the derivative to work (minimize, solve, critical, fit, div,
 curl, laplacian): thin Click commands over ``gradcli.analysis``, loaded with the
-analyses (``cli_analysis``), so that ``gradcli grad`` does not pay for them."""
+analyses (``cli.analysis``), so that ``gradcli grad`` does not pay for them."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import time
 
 import click
 
-from . import bindings as _bindings
-from .cli_analysis import _REPORT_OPTIONS, _analysis, _run_report, _strict_status
-from .cli_common import _say, cli
-from .errors import GradcliError
+from ..core import bindings as _bindings
+from ..errors import GradcliError
+from .analysis import _REPORT_OPTIONS, _analysis, _run_report, _strict_status
+from .common import _say, cli
 from .options import OVER_HELP
 from .options import option as _option
 
@@ -116,8 +116,8 @@ def minimize_command(source, wrt, method, bounds, maximize, tol, max_iter, trace
       converged true
       message Optimization terminated successfully.
     """
-    from .analysis.flat import parse_bounds
-    from .analysis.optimize import minimize
+    from ..analysis.flat import parse_bounds
+    from ..analysis.optimize import minimize
 
     progress = _Progress("minimize") if _stderr_is_terminal() else None
 
@@ -173,7 +173,7 @@ def solve_command(source, wrt, tol, max_iter, **options):
       converged true
       message the residual is below the tolerance
     """
-    from .analysis.optimize import solve
+    from ..analysis.optimize import solve
 
     report = _run_report(
         solve, source, options, wrt=_bindings.names_of(wrt), tol=tol, max_iter=max_iter
@@ -218,7 +218,7 @@ def critical_command(source, over, **options):
       count 2
       starts 81
     """
-    from .analysis.critical_points import critical
+    from ..analysis.critical_points import critical
 
     report = _run_report(critical, source, options, over=[_bindings.parse_over(o) for o in over])
     return _strict_status(report, options)
@@ -288,11 +288,11 @@ converge.
       converged true
       message `xtol` termination condition is satisfied.
     """
-    from .analysis.fitting import fit
-    from .analysis.flat import parse_bounds
+    from ..analysis.fitting import fit
+    from ..analysis.flat import parse_bounds
 
     if output is not None:
-        from .render.fit_image import check_output
+        from ..render.fit_image import check_output
 
         output = check_output(output)  # before the fit: a picture it cannot draw fails first
     report = _run_report(
@@ -307,7 +307,7 @@ converge.
         bounds=parse_bounds(bounds),
     )
     if output is not None:
-        from .render.fit_image import write_fit_image
+        from ..render.fit_image import write_fit_image
 
         write_fit_image(report, output)
     return _converged(report, options, "fit")
@@ -320,7 +320,7 @@ _COORDINATES = _option(
 
 
 def _vector(name: str, source, wrt, options) -> int:
-    from .analysis import vector_calculus
+    from ..analysis import vector_calculus
 
     compute = getattr(vector_calculus, name)
     report = _run_report(compute, source, options, wrt=_bindings.names_of(wrt))

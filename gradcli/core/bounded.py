@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .engine import limits
-from .errors import GradcliError
+from ..engine import limits
+from ..errors import GradcliError
 
 #: The most text a value read whole (``@x.csv``, ``@-``) or one line of points may hold.
 MAX_TEXT_BYTES = 64 * 2**20

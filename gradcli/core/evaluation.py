@@ -15,12 +15,12 @@ import numpy as np
 
 import gradcli
 
-from .engine import limits
-from .engine.backward import grad as autograd_grad
-from .engine.limits import DEFAULT_MAX_ELEMENTS
-from .engine.state import Generator, default_dtype_override
-from .errors import GradcliError, Span
-from .language.values import parse_value
+from ..engine import limits
+from ..engine.backward import grad as autograd_grad
+from ..engine.limits import DEFAULT_MAX_ELEMENTS
+from ..engine.state import Generator, default_dtype_override
+from ..errors import GradcliError, Span
+from ..language.values import parse_value
 from .option_names import OPTION_NAMES
 from .result import SECTIONS, Diagnostic, GraphResult, Result, finite, leaves
 

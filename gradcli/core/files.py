@@ -12,7 +12,7 @@ import errno
 import os
 import stat
 
-from .errors import os_reason
+from ..errors import os_reason
 
 #: What a file of Python objects is told, whichever library found them.
 PICKLE = "it holds Python objects (a pickle), and gradcli never unpickles files"

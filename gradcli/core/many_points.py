@@ -2,7 +2,7 @@
 vectorised evaluation (``api.points``).
 
 The inputs named in ``batch`` vary from point to point; the program runs once
-on them as ``Batched`` values (``engine.batching``: every op through its
+on them as ``Batched`` values (``engine.batching_rules``: every op through its
 batching rule), so the value has the points along its first axis and one
 reverse pass gives every point's gradient (each point's output depends on that
 point's inputs only). A Jacobian is one reverse pass whose gradient carries the
@@ -24,11 +24,11 @@ import numpy as np
 
 import gradcli
 
-from .engine import limits
-from .engine.batched import Batched
-from .engine.limits import DEFAULT_MAX_ELEMENTS
-from .engine.state import Generator
-from .errors import GradcliError
+from ..engine import limits
+from ..engine.batched_values import Batched
+from ..engine.limits import DEFAULT_MAX_ELEMENTS
+from ..engine.state import Generator
+from ..errors import GradcliError
 from .evaluation import _kinds, _require_scalar, evaluation
 from .result import SECTIONS, Diagnostic, PointsResult
 

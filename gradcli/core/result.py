@@ -10,7 +10,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .errors import GradcliError
+from ..errors import GradcliError
 from .record import Record
 
 

@@ -5,7 +5,7 @@ whose axis 0 is the batch axis: ``physical[i]`` is the value at point i. Its
 ``shape`` is the logical one, the shape at a single point. A value that is not
 ``Batched`` is the same at every point (it is never copied B times).
 
-The batching rules (``engine.batching``) rewrite a call of an op on logical
+The batching rules (``engine.batching_rules``) rewrite a call of an op on logical
 values into calls of the table's own ops on physical tensors. This module holds
 what they share: the arguments of a call by parameter name, the call of an op
 from them, the padding of operands, and errors: a call that fails is run again

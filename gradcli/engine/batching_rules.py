@@ -1,6 +1,6 @@
 """Batching rules: each op of the table evaluated at many points at once.
 
-A value at many points is a ``Batched`` (``engine.batched``): one tensor whose
+A value at many points is a ``Batched`` (``engine.batched_values``): one tensor whose
 axis 0 is the batch axis. ``call(entry, *args, **kwargs)`` applies an op of
 the table to arguments of which some are Batched: the op's batching rule
 rewrites the call into calls of the table's own ops on the physical tensors,
@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import GradcliError, GradcliIndexError
-from .batched import (
+from .batched_values import (
     Batched,
     advanced_apart,
     advanced_rank,

@@ -9,18 +9,18 @@ Each transform differentiates with respect to its own copies of the inputs, so
 its results are plain tensors, except where they depend on tensors outside
 that require grad (an input that does, or one the function closes over): then
 they stay connected to those, as PyTorch's are. ``vmap`` runs a function of
-one point on a batch through the op table's batching rules (``func_vmap.py``).
+one point on a batch through the op table's batching rules (``func/vmap.py``).
 """
 
 from __future__ import annotations
 
-from .engine import ops
-from .engine.backward import grad as autograd_grad
-from .engine.graph import Node
-from .engine.state import PER_THREAD, enable_grad
-from .engine.tensor import Tensor
-from .errors import EngineError, NotImplementedByGradcli
-from .func_checks import check_scalar, split_aux
+from ..engine import ops
+from ..engine.backward import grad as autograd_grad
+from ..engine.graph import Node
+from ..engine.state import PER_THREAD, enable_grad
+from ..engine.tensor import Tensor
+from ..errors import EngineError, NotImplementedByGradcli
+from .outputs import check_scalar, split_aux
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
 
@@ -106,7 +106,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         single, nums = _argnums_tuple(argnums, len(args))
         if any(type(a).__name__ == "BatchedTensor" for a in args):  # inside vmap
-            from .func_vmap import per_point_grad_and_value
+            from .vmap import per_point_grad_and_value
 
             return per_point_grad_and_value(func, args, kwargs, single, nums, has_aux)
         with enable_grad():
@@ -231,7 +231,7 @@ def _jacobian_rows(out, inputs, create_graph):
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """``(func(*primals), J tangents)``: the Jacobian-vector product, by forward-mode AD."""
-    from .autograd import forward_ad
+    from ..autograd import forward_ad
 
     for name, value in (("primals", primals), ("tangents", tangents)):
         if not isinstance(value, tuple):
@@ -275,7 +275,7 @@ def _single_level(name):
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """The Jacobian by forward mode, as a function: one forward pass per input entry."""
-    from .autograd import forward_ad
+    from ..autograd import forward_ad
 
     def wrapper(*args, **kwargs):
         single, nums = _argnums_tuple(argnums, len(args))
@@ -319,7 +319,7 @@ def hessian(func, argnums=0):
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
-    """``func`` of one point applied to a batch of points (``func_vmap``)."""
-    from .func_vmap import vmap as batched
+    """``func`` of one point applied to a batch of points (``func.vmap``)."""
+    from .vmap import vmap as batched
 
     return batched(func, in_dims, out_dims, randomness, chunk_size=chunk_size)

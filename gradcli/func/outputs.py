@@ -1,9 +1,9 @@
-"""The checks the ``func`` transforms share (``func.py``, and ``func_vmap.py`` inside vmap)."""
+"""The checks the ``func`` transforms share (``func.py``, and ``func/vmap.py`` inside vmap)."""
 
 from __future__ import annotations
 
-from .engine.tensor import Tensor
-from .errors import EngineError
+from ..engine.tensor import Tensor
+from ..errors import EngineError
 
 
 def split_aux(result, has_aux, name):

@@ -1,9 +1,9 @@
 """``func.vmap``: a function of one point evaluated at a batch of points, on the batching rules.
 
 Inside ``vmap(f)(X)``, ``f`` sees a ``BatchedTensor``: a tensor whose shape is
-one point's, holding every point's value (``engine.batched.Batched``). Every op
+one point's, holding every point's value (``engine.batched_values.Batched``). Every op
 called on it, as a method, an operator or a ``gradcli.<name>`` function, goes
-through that op's batching rule (``engine.batching.call``), which rewrites the
+through that op's batching rule (``engine.batching_rules.call``), which rewrites the
 call into the table's ordinary ops on the whole batch, so the graph they record
 is per point too. ``grad`` inside ``vmap`` (per-sample gradients) differentiates
 each point's value with respect to that point's inputs.
@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import sys
 
-from .engine import batching, dtypes
-from .engine.batched import Batched, each
-from .engine.ops import OPS
-from .engine.tensor import Size, Tensor
-from .errors import EngineError, GradcliValueError, NotImplementedByGradcli
+from ..engine import batching_rules as batching
+from ..engine import dtypes
+from ..engine.batched_values import Batched, each
+from ..engine.ops import OPS
+from ..engine.tensor import Size, Tensor
+from ..errors import EngineError, GradcliValueError, NotImplementedByGradcli
 
 __all__ = ["vmap", "BatchedTensor"]
 
@@ -304,9 +305,9 @@ def _unwrap_output(result, out_dims, size):
 def per_point_grad_and_value(func, args, kwargs, single, nums, has_aux):
     """``grad_and_value`` inside vmap: each point's gradient with respect to its own inputs
     (an input the same at every point is copied per point, so each point has its own)."""
-    from .engine.backward import grad as autograd_grad
-    from .engine.state import enable_grad
-    from .func_checks import check_scalar, split_aux
+    from ..engine.backward import grad as autograd_grad
+    from ..engine.state import enable_grad
+    from .outputs import check_scalar, split_aux
 
     size = next(a.batched.size for a in args if type(a) is BatchedTensor)
     args = list(args)

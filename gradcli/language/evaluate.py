@@ -22,7 +22,7 @@ import re
 import numpy as np
 
 from ..engine import ops
-from ..engine.batched import Batched
+from ..engine.batched_values import Batched
 from ..engine.explain import kink
 from ..engine.ops import FUNCTIONS
 from ..engine.state import default_dtype as _engine_default_dtype

@@ -1,8 +1,8 @@
 """The evaluator at many points at once: every operation through its batching rule.
 
-The inputs that vary are ``Batched`` values (``engine.batched``); every
+The inputs that vary are ``Batched`` values (``engine.batched_values``); every
 operator, call, indexing and assignment that meets one goes through
-``engine.batching.call`` with the op it stands for, so one evaluation gives
+``engine.batching_rules.call`` with the op it stands for, so one evaluation gives
 each point's value, and the graph it records gives each point's derivatives.
 What the language computes outside the op table (``log(x, base)``, a list's
 shape) is written so that it works on Batched values too.
@@ -10,8 +10,9 @@ shape) is written so that it works on Batched values too.
 
 from __future__ import annotations
 
-from ..engine import batching, ops
-from ..engine.batched import Batched, any_batched, padded, wrap
+from ..engine import batching_rules as batching
+from ..engine import ops
+from ..engine.batched_values import Batched, any_batched, padded, wrap
 from ..engine.state import no_grad
 from ..errors import GradcliError
 from . import ir
@@ -68,7 +69,7 @@ def _floor_divide(a, b):
 
 def _elementwise(fn):
     """``fn``, a composition of elementwise ops, on the operands padded as
-    ``batching.elementwise`` pads them."""
+    ``batching_rules.elementwise`` pads them."""
 
     def apply(*args):
         ndim = max(getattr(a, "ndim", 0) for a in args)

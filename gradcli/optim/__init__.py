@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .errors import NotImplementedByGradcli
-from .nn import OUT_OF_SCOPE
+from ..errors import NotImplementedByGradcli
+from ..nn import OUT_OF_SCOPE
 
 
 def __getattr__(name):

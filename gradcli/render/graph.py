@@ -270,7 +270,7 @@ def write_image(graph, path: str, precision: int | None = None) -> None:
     import shutil
     import subprocess
 
-    from ..atomic import atomic_output
+    from ..core.atomic import atomic_output
     from ..errors import GradcliError
 
     text = dot(graph, precision)

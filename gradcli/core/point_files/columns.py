@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from ..errors import GradcliError
+from ...errors import GradcliError
 
 _NAME = re.compile(r"\s*([^\W\d][\w.]*)\s*(?:\[\s*(\d+(?:\s*,\s*\d+)*)\s*\])?\s*$")
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-from ..errors import GradcliError
+from ...errors import GradcliError
 from .run import _placed
 from .source import Chunk, Reader
 from .writers import _cannot_write, _Writer

@@ -1,14 +1,14 @@
 """Chunks computed by Dask: on this machine (``--dask``) or a running cluster (``--scheduler``).
 
 The chunk loop does not care where a chunk is computed: ``DaskExecutor.map``
-is the executor of ``gradcli.batch.run`` with each chunk a Dask task calling
+is the executor of ``gradcli.core.point_files.run`` with each chunk a Dask task calling
 the ``PointsTask``, so the library runs inside the workers (each computation
 owns its dtype and random numbers, so a worker gives what this process gives).
 At most a few chunks per worker are in flight, and results come back in the
 order of the chunks, for the client to write in order.
 
 CSV and Parquet inputs (a file, a directory of files or a glob) are read by
-Dask's own readers in the workers: ``gradcli.batch.dask_files``.
+Dask's own readers in the workers: ``gradcli.core.point_files.dask_files``.
 
 Dask is an optional extra, imported only here and in ``dask_files``, and only when a run
 uses it: ``pip install 'gradcli[dask]'``.
@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from ..errors import GradcliError
+from ...errors import GradcliError
 
 INSTALL = "pip install 'gradcli[dask]'"
 # Chunks in flight per worker thread: enough to keep each busy while the client

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import GradcliError
 from ..bindings import DEFAULT_OVER_COUNT, Over
-from ..errors import GradcliError
 from .source import Chunk, Reader
 
 #: The most points a grid may have: beyond, a typo (a count of 10**9) rather

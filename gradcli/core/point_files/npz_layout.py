@@ -24,8 +24,8 @@ import zlib
 
 import numpy as np
 
+from ...errors import GradcliError
 from ..bounded import npy_header
-from ..errors import GradcliError
 
 
 class ZipLayout:

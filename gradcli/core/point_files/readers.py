@@ -19,7 +19,7 @@ import os
 
 import numpy as np
 
-from ..errors import GradcliError
+from ...errors import GradcliError
 from ..files import npy_problem, path_problem, refusal
 from .source import DEFAULT_CHUNK_SIZE, Chunk, Reader
 

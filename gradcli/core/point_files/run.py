@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-from ..errors import GradcliError
+from ...errors import GradcliError
 from ..record import Record
 from .columns import columns_from_arrays
 from .source import DEFAULT_CHUNK_SIZE, Chunk

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..engine import limits
-from ..engine.limits import DEFAULT_MAX_ELEMENTS
+from ...engine import limits
+from ...engine.limits import DEFAULT_MAX_ELEMENTS
 from .columns import columns_from_arrays, inputs_from_columns
 
 
@@ -57,7 +57,7 @@ class PointsTask:
         }
 
     def __call__(self, chunk: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        from .. import api
+        from ... import api
 
         batch = inputs_from_columns(chunk)
         result = api.points(self.command, self.source, self.bindings, batch, **self.options)
@@ -66,7 +66,7 @@ class PointsTask:
 
 def _read_once(value, name: str):
     if isinstance(value, str) and value.strip().startswith("@"):
-        from ..language.values import parse_value
+        from ...language.values import parse_value
 
         return parse_value(value, name=name)
     return value

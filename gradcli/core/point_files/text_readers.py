@@ -17,8 +17,8 @@ import sys
 
 import numpy as np
 
+from ...errors import GradcliError, os_reason
 from ..bounded import capped_line
-from ..errors import GradcliError, os_reason
 from .columns import parse_column
 from .source import Chunk, Reader
 

@@ -3,7 +3,7 @@
 ``open_writer(output, fmt)`` gives a writer with ``write(columns)`` (flat 1-D
 columns, named as plain output names the numbers) and ``close()``; ``abort()``
 after a failure. A file is complete or not there: it is written beside its
-name and renamed over it by ``close()`` (``gradcli.atomic``), so a failed or
+name and renamed over it by ``close()`` (``gradcli.core.atomic``), so a failed or
 interrupted run leaves the file that was there before.
 
 - ``--format csv``: a header row, then one row per point (pyarrow writes the
@@ -29,7 +29,7 @@ import zipfile
 
 import numpy as np
 
-from ..errors import GradcliError
+from ...errors import GradcliError
 from .columns import inputs_from_columns
 
 OUTPUT_ENDINGS = (".npz", ".csv", ".parquet")
@@ -68,7 +68,7 @@ def open_writer(
 
 class _Writer:
     """A writer's life: ``write`` each chunk, then ``close()``, or ``abort()`` after a
-    failure. A file is written to a temporary file beside it (``gradcli.atomic``),
+    failure. A file is written to a temporary file beside it (``gradcli.core.atomic``),
     renamed over ``path`` by ``close()`` only when it is complete: a failed,
     interrupted or killed run leaves what was there before."""
 
@@ -200,7 +200,7 @@ class JsonLinesWriter(_Writer):
         self.precision = precision
 
     def _write(self, columns):
-        from ..render.jsontext import string
+        from ...render.jsontext import string
 
         names = (string(n).replace("{", "{{").replace("}", "}}") for n in columns)
         template = "{{" + ", ".join(f"{n}: {{}}" for n in names) + "}}\n"
@@ -212,7 +212,7 @@ class JsonLinesWriter(_Writer):
 
 
 def _json_numbers(column: np.ndarray, precision: int | None) -> list[str]:
-    from ..render.numbers import format_number
+    from ...render.numbers import format_number
 
     column = np.asarray(column)
     if precision is None and column.dtype == np.float64:
@@ -243,7 +243,7 @@ class TableWriter(_Writer):
         self.tail.extend(rows[-TABLE_EDGE_ROWS:])
 
     def _finish(self):
-        from ..render.points import render_points_table
+        from ...render.points import render_points_table
 
         render_points_table(
             self.names, self.head, list(self.tail), self.rows, self.stream, self.precision

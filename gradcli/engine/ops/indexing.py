@@ -8,8 +8,9 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
-from .. import batching, limits, state
-from ..batched import advanced_apart, advanced_rank
+from .. import batching_rules as batching
+from .. import limits, state
+from ..batched_values import advanced_apart, advanced_rank
 from ..messages import LEAF_INPLACE, OVERLAPPING_WRITE, forward_error
 from ..optable import Table, over
 from ..tensor import Tensor

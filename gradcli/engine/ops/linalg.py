@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import GradcliIndexError, NotImplementedByGradcli, ShapeError
-from .. import batching, limits
+from .. import batching_rules as batching
+from .. import limits
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import dims, raw

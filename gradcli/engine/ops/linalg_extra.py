@@ -9,7 +9,8 @@ import math
 import numpy as np
 
 from ...errors import EngineError, NotImplementedByGradcli, ShapeError
-from .. import batching, dtypes, limits
+from .. import batching_rules as batching
+from .. import dtypes, limits
 from ..optable import Table
 from .common import dims, raw
 from .comparison import where

@@ -15,7 +15,8 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
-from .. import batching, limits, state
+from .. import batching_rules as batching
+from .. import limits, state
 from ..explain import at_zero
 from ..optable import Table, over
 from ..tensor import Tensor

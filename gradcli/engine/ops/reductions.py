@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
-from .. import batching, dtypes, limits, opinfo
+from .. import batching_rules as batching
+from .. import dtypes, limits, opinfo
 from ..explain import extreme_ties, max_min_ties, norm_origin
 from ..opinfo import Difference
 from ..optable import Table, over

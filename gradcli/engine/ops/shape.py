@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from ...errors import EngineError, ShapeError
-from .. import batching, limits
+from .. import batching_rules as batching
+from .. import limits
 from ..messages import expand_mismatch
 from ..optable import Table, over
 from ..tensor import Tensor
