@@ -62,8 +62,8 @@ def gradcli():
     runner = CliRunner()
 
     def invoke(*args, input=None, tty=False, env=None):
-        saved = cli_common._stdout_is_terminal
-        cli_common._stdout_is_terminal = lambda: tty
+        saved = cli_common.stdout_is_terminal
+        cli_common.stdout_is_terminal = lambda: tty
         try:
             return runner.invoke(
                 cli.cli,
@@ -73,7 +73,7 @@ def gradcli():
                 catch_exceptions=False,
             )
         finally:
-            cli_common._stdout_is_terminal = saved
+            cli_common.stdout_is_terminal = saved
 
     return invoke
 

@@ -11,7 +11,7 @@ import click
 from ..core import bindings as _bindings
 from ..errors import GradcliError
 from ..render import Format
-from .common import EXIT_NONFINITE, EXIT_OK, _AnalysisCommand, _command, _say, _write, cli
+from .common import EXIT_NONFINITE, EXIT_OK, AnalysisCommand, cli, say, subcommand, write_output
 from .options import FORMAT as _FORMAT
 from .options import OUTPUT as _OUTPUT
 from .options import OVER_HELP
@@ -21,10 +21,10 @@ from .options import option as _option
 #: ``check``'s exit status when a derivative disagrees, so that it works in a script's ``if``.
 EXIT_DISAGREE = 1
 #: The shared options but --output: a report's numbers are kept with --format json.
-_REPORT_OPTIONS = [option for option in _SHARED_OPTIONS if option is not _OUTPUT]
+REPORT_OPTIONS = [option for option in _SHARED_OPTIONS if option is not _OUTPUT]
 
 
-def _run_report(compute, source, options, *, fmt=None, **arguments):
+def run_report(compute, source, options, *, fmt=None, **arguments):
     """Read SOURCE and the bindings, compute the report, write it; returns the report."""
     text, filename = _bindings.read_source(source, options["file"])
     report = compute(
@@ -48,22 +48,22 @@ def _show_report(report, options, *, fmt=None, quiet: bool = False) -> None:
     if quiet:
         pass
     elif fmt == "latex":
-        _write(lambda _: render_report(report, "latex", sys.stdout, precision), Format.PLAIN)
+        write_output(lambda _: render_report(report, "latex", sys.stdout, precision), Format.PLAIN)
     else:
-        _write(lambda chosen: render_report(report, chosen, sys.stdout, precision), fmt)
+        write_output(lambda chosen: render_report(report, chosen, sys.stdout, precision), fmt)
     for warning in report.warnings:
-        _say(warning)
+        say(warning)
 
 
-def _strict_status(report, options) -> int:
+def strict_status(report, options) -> int:
     if options["strict"] and not report.finite:
         return EXIT_NONFINITE
     return EXIT_OK
 
 
-def _analysis(group, name, *extra_options, **kwargs):
+def analysis_command(group, name, *extra_options, **kwargs):
     """An analysis command: its own options bind inputs on the other commands."""
-    return _command(group, name, *extra_options, cls=_AnalysisCommand, **kwargs)
+    return subcommand(group, name, *extra_options, cls=AnalysisCommand, **kwargs)
 
 
 # ----------------------------------------------------------------------------
@@ -71,7 +71,7 @@ def _analysis(group, name, *extra_options, **kwargs):
 # ----------------------------------------------------------------------------
 
 
-@_analysis(
+@analysis_command(
     cli,
     "check",
     _option("wrt", multiple=True, metavar="X,Y", help="The inputs to check [default: all]."),
@@ -92,7 +92,7 @@ def _analysis(group, name, *extra_options, **kwargs):
     _option("eps", type=float, default=1e-6, show_default=True, help="Finite-difference step."),
     _option("atol", type=float, default=1e-5, show_default=True, help="Absolute tolerance."),
     _option("rtol", type=float, default=1e-3, show_default=True, help="Relative tolerance."),
-    shared=_REPORT_OPTIONS,
+    shared=REPORT_OPTIONS,
 )
 def check_command(source, wrt, order, grads, eps, atol, rtol, **options):
     """The engine's gradient (and with --order 2 its Hessian) against central
@@ -121,7 +121,7 @@ def check_command(source, wrt, order, grads, eps, atol, rtol, **options):
     """
     from ..analysis import check
 
-    report = _run_report(
+    report = run_report(
         check,
         source,
         options,
@@ -134,7 +134,7 @@ def check_command(source, wrt, order, grads, eps, atol, rtol, **options):
     )
     if not report.passed:
         return EXIT_DISAGREE
-    return _strict_status(report, options)
+    return strict_status(report, options)
 
 
 def _hand_formulas(options) -> dict[str, str]:
@@ -154,7 +154,7 @@ def _hand_formulas(options) -> dict[str, str]:
 # ----------------------------------------------------------------------------
 
 
-@_analysis(
+@analysis_command(
     cli,
     "diff",
     _option("wrt", multiple=True, metavar="X,Y", help="The inputs [default: all]."),
@@ -167,7 +167,7 @@ def _hand_formulas(options) -> dict[str, str]:
         )
         if option is _FORMAT
         else option
-        for option in _REPORT_OPTIONS
+        for option in REPORT_OPTIONS
     ],
 )
 def diff_command(source, wrt, **options):
@@ -193,10 +193,10 @@ def diff_command(source, wrt, **options):
     """
     from ..analysis import derivative
 
-    report = _run_report(derivative, source, options, wrt=_bindings.names_of(wrt))
+    report = run_report(derivative, source, options, wrt=_bindings.names_of(wrt))
     if not report.agrees:
         return EXIT_DISAGREE
-    return _strict_status(report, options)
+    return strict_status(report, options)
 
 
 # ----------------------------------------------------------------------------
@@ -204,7 +204,7 @@ def diff_command(source, wrt, **options):
 # ----------------------------------------------------------------------------
 
 
-@_analysis(
+@analysis_command(
     cli,
     "propagate",
     _option(
@@ -219,7 +219,7 @@ def diff_command(source, wrt, **options):
         metavar="FILE",
         help="The covariance of all inputs' entries, in order (.npy, .csv, .txt, .json).",
     ),
-    shared=_REPORT_OPTIONS,
+    shared=REPORT_OPTIONS,
 )
 def propagate_command(source, sigmas, cov, **options):
     """First-order propagation of uncertainties: sigma_f^2 = J Sigma J^T. A
@@ -248,8 +248,8 @@ def propagate_command(source, sigmas, cov, **options):
         if name in named:
             raise GradcliError(f"--sigma {name} is given twice")
         named[name] = sigma
-    report = _run_report(propagate, source, options, sigmas=named, cov=cov)
-    return _strict_status(report, options)
+    report = run_report(propagate, source, options, sigmas=named, cov=cov)
+    return strict_status(report, options)
 
 
 # ----------------------------------------------------------------------------
@@ -257,12 +257,12 @@ def propagate_command(source, sigmas, cov, **options):
 # ----------------------------------------------------------------------------
 
 
-@_analysis(
+@analysis_command(
     cli,
     "taylor",
     _option("wrt", multiple=True, metavar="X,Y", help="The variables [default: all]."),
     _option("order", type=click.IntRange(0), default=2, show_default=True, help="The degree."),
-    shared=_REPORT_OPTIONS,
+    shared=REPORT_OPTIONS,
 )
 def taylor_command(source, wrt, order, **options):
     """The Taylor polynomial of a scalar output at the bound point, up to
@@ -290,8 +290,8 @@ def taylor_command(source, wrt, order, **options):
     """
     from ..analysis import taylor
 
-    report = _run_report(taylor, source, options, wrt=_bindings.names_of(wrt), order=order)
-    return _strict_status(report, options)
+    report = run_report(taylor, source, options, wrt=_bindings.names_of(wrt), order=order)
+    return strict_status(report, options)
 
 
 # ----------------------------------------------------------------------------
@@ -299,7 +299,7 @@ def taylor_command(source, wrt, order, **options):
 # ----------------------------------------------------------------------------
 
 
-@_analysis(
+@analysis_command(
     cli,
     "plot",
     _option(
@@ -373,5 +373,5 @@ def plot_command(source, over, **options):
         write_image(report, output)
         if options["fmt"] is None:
             # In place of the numbers, which --format plain or json still gives.
-            _write(lambda _: click.echo(f"plot written to {output}"), Format.PLAIN)
-    return _strict_status(report, options)
+            write_output(lambda _: click.echo(f"plot written to {output}"), Format.PLAIN)
+    return strict_status(report, options)

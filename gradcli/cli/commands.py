@@ -27,7 +27,7 @@ from ..core import bindings as _bindings
 from ..errors import GradcliError
 from ..render import Format
 from . import common, options
-from .common import EXIT_NONFINITE, EXIT_OK, _command, _say, _write, cli
+from .common import EXIT_NONFINITE, EXIT_OK, cli, say, subcommand, write_output
 from .options import option
 
 # ----------------------------------------------------------------------------
@@ -35,7 +35,7 @@ from .options import option
 # ----------------------------------------------------------------------------
 
 
-@_command(cli, "eval", *options.POINTS, shared=options.COMPUTING_OPTIONS)
+@subcommand(cli, "eval", *options.POINTS, shared=options.COMPUTING_OPTIONS)
 def eval_command(source, **options):
     """The value of SOURCE.
 
@@ -55,7 +55,7 @@ def eval_command(source, **options):
     return _run(api.evaluate, source, options)
 
 
-@_command(
+@subcommand(
     cli, "grad", options.WRT, options.STEPS, *options.POINTS, shared=options.COMPUTING_OPTIONS
 )
 def grad_command(source, wrt, steps, **options):
@@ -83,7 +83,7 @@ def grad_command(source, wrt, steps, **options):
     return _run(api.gradient, source, options, wrt=_bindings.names_of(wrt), steps=steps)
 
 
-@_command(cli, "jacobian", options.WRT, *options.POINTS, shared=options.COMPUTING_OPTIONS)
+@subcommand(cli, "jacobian", options.WRT, *options.POINTS, shared=options.COMPUTING_OPTIONS)
 def jacobian_command(source, wrt, **options):
     """The value and, for each input x, the Jacobian of shape
     output.shape + x.shape; with several inputs (or a matrix input or output),
@@ -99,7 +99,7 @@ def jacobian_command(source, wrt, **options):
     return _run(api.jacobian, source, options, wrt=_bindings.names_of(wrt))
 
 
-@_command(cli, "hessian", options.WRT, *options.POINTS, shared=options.COMPUTING_OPTIONS)
+@subcommand(cli, "hessian", options.WRT, *options.POINTS, shared=options.COMPUTING_OPTIONS)
 def hessian_command(source, wrt, **options):
     """The value, the gradient and every Hessian block H[x][y] of a scalar
     output; also the whole Hessian over all inputs (flattened), its
@@ -134,7 +134,7 @@ _GRAD_OUTPUT = option(
 )
 
 
-@_command(
+@subcommand(
     cli,
     "vjp",
     options.WRT,
@@ -158,7 +158,7 @@ def vjp_command(source, wrt, grad_output, steps, **options):
     return _run(api.vjp, source, options, wrt=wrt, grad_output=grad_output, steps=steps)
 
 
-@_command(
+@subcommand(
     cli,
     "jvp",
     option(
@@ -192,7 +192,7 @@ def jvp_command(source, tangent, unit, **options):
 _GRAPH_FORMATS = ("table", "plain", "json", "dot")
 
 
-@_command(
+@subcommand(
     cli,
     "graph",
     options.WRT,
@@ -247,9 +247,11 @@ def graph_command(source, wrt, grad_output, **options):
     if options["output"] is not None:
         write_image(result, os.path.expanduser(options["output"]), options["precision"])
     fmt = options["fmt"] or (
-        Format.TABLE.value if common._stdout_is_terminal() else Format.PLAIN.value
+        Format.TABLE.value if common.stdout_is_terminal() else Format.PLAIN.value
     )
-    _write(lambda _: render_graph(result, fmt, sys.stdout, options["precision"]), Format.PLAIN)
+    write_output(
+        lambda _: render_graph(result, fmt, sys.stdout, options["precision"]), Format.PLAIN
+    )
     _say_all(result)
     return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
 
@@ -275,7 +277,7 @@ def functions_command(name, fmt, debug):
     from ..render import render_functions
 
     listing = api.functions(name)
-    _write(lambda fmt: render_functions(listing, fmt, sys.stdout), fmt)
+    write_output(lambda fmt: render_functions(listing, fmt, sys.stdout), fmt)
     return EXIT_OK
 
 
@@ -306,8 +308,8 @@ def repl_command(fmt, dtype, debug):
     from .repl import run
     from .session import Session
 
-    fmt = fmt or ("table" if common._stdout_is_terminal() else "plain")
-    return run(Session(fmt=fmt, dtype=dtype), _say, debug)
+    fmt = fmt or ("table" if common.stdout_is_terminal() else "plain")
+    return run(Session(fmt=fmt, dtype=dtype), say, debug)
 
 
 # ----------------------------------------------------------------------------
@@ -350,7 +352,9 @@ def _run(compute, source, options, **arguments) -> int:
     if options["get"] is not None:
         _write_one(result, options["get"], options["fmt"], options["precision"])
     else:
-        _write(lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"])
+        write_output(
+            lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"]
+        )
     _say_all(result)
     return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
 
@@ -358,7 +362,7 @@ def _run(compute, source, options, **arguments) -> int:
 def _say_all(result) -> None:
     """The result's notes (kinks met), then its warnings, on standard error."""
     for message in (*result.notes, *result.warnings):
-        _say(message)
+        say(message)
 
 
 def _write_one(result, name: str, fmt: str | None, precision: int | None) -> None:
@@ -370,7 +374,7 @@ def _write_one(result, name: str, fmt: str | None, precision: int | None) -> Non
     arrays = result.arrays()
     if name not in arrays:
         raise GradcliError(f"--get {name}: no such result; the results are {', '.join(arrays)}")
-    _write(lambda fmt: render_numbers(arrays[name], sys.stdout, precision), Format.PLAIN)
+    write_output(lambda fmt: render_numbers(arrays[name], sys.stdout, precision), Format.PLAIN)
 
 
 def main() -> None:

@@ -96,14 +96,14 @@ class _Group(click.Group):
             code = code if isinstance(code, int) else EXIT_OK
         except GradcliError as error:
             _report(debug)
-            _say(error.render())
+            say(error.render())
             code = EXIT_USAGE
         except NoArgsIsHelpError as error:  # bare "gradcli": the help, as Click shows it
             click.echo(error.format_message(), err=True)
             code = error.exit_code
         except click.ClickException as error:
             _report(debug)
-            _say(f"error: {_lower_first(error.format_message())}")
+            say(f"error: {_lower_first(error.format_message())}")
             if isinstance(error, click.UsageError) and error.ctx is not None:
                 click.echo(f"(see '{error.ctx.command_path} --help')", err=True)
             code = error.exit_code
@@ -208,7 +208,7 @@ class _CannotWrite(Exception):
 NoArgsIsHelpError = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
-def _say(message: str) -> None:
+def say(message: str) -> None:
     """An error or warning on standard error; control characters from the user's text
     (an escape sequence, a right-to-left override) show escaped, never obeyed."""
     click.echo(escape_controls(message, keep="\n\t"), err=True)
@@ -280,13 +280,13 @@ class _Command(click.Command):
 # ----------------------------------------------------------------------------
 
 
-class _AnalysisCommand(_Command):
+class AnalysisCommand(_Command):
     """An analysis (check, diff, ...): its tuning options bind inputs elsewhere."""
 
     options_bind_elsewhere = True
 
 
-def _command(group, name, *extra_options, shared=options.SHARED_OPTIONS, cls=_Command):
+def subcommand(group, name, *extra_options, shared=options.SHARED_OPTIONS, cls=_Command):
     """Subcommand ``name`` of ``group``, with the ``shared`` options and ``extra_options``."""
 
     def decorate(function):
@@ -344,10 +344,10 @@ def refuse_points_options(options) -> None:
         )
 
 
-def _write(show, fmt: str | None) -> None:
+def write_output(show, fmt: str | None) -> None:
     """Call ``show(format)``, which writes to standard output, in ``fmt`` (by default a
     table on a terminal, plain lines otherwise), and flush it."""
-    fmt = fmt or (Format.TABLE if _stdout_is_terminal() else Format.PLAIN)
+    fmt = fmt or (Format.TABLE if stdout_is_terminal() else Format.PLAIN)
     try:
         show(Format(fmt))
         sys.stdout.flush()  # the result before any warnings, wherever the two streams go
@@ -357,5 +357,5 @@ def _write(show, fmt: str | None) -> None:
         raise _CannotWrite(error.strerror or error) from None
 
 
-def _stdout_is_terminal() -> bool:
+def stdout_is_terminal() -> bool:
     return sys.stdout.isatty()

@@ -12,9 +12,10 @@ import sys
 import click
 
 from ..core import bindings as _bindings
+from ..core.evaluation import no_such_input
 from ..errors import GradcliError
 from . import common as cli_common
-from .common import EXIT_NONFINITE, EXIT_OK, _say
+from .common import EXIT_NONFINITE, EXIT_OK, say
 
 #: Skipped rows listed one by one before the rest are only counted.
 SHOWN_SKIPPED = 10
@@ -37,7 +38,7 @@ def run_batch(command: str, source, options, arguments) -> int:
     output = options["output"]
     if output is not None:
         output = os.path.expanduser(output)
-    fmt = options["fmt"] or ("table" if cli_common._stdout_is_terminal() else "csv")
+    fmt = options["fmt"] or ("table" if cli_common.stdout_is_terminal() else "csv")
     with _executor(options) as executor, _reader(options, executor) as reader:
         _check_names(reader, bound, text, filename, _described(options))
         task = PointsTask(
@@ -62,7 +63,7 @@ def run_batch(command: str, source, options, arguments) -> int:
                 chunk_size=_bounded_chunk(options["chunk_size"], reader, options["max_elements"]),
                 executor=_executor_of(reader, executor),
                 progress=Progress(reader.extent),
-                warn=_say,
+                warn=say,
             )
     if summary.skipped:
         _say_skipped(summary.skipped)
@@ -79,7 +80,7 @@ def _bounded_chunk(size: int, reader, max_elements: int) -> int:
     fits = max(1, max_elements // per_row)
     if size <= fits:
         return size
-    _say(
+    say(
         f"note: chunks of {fits:,} rows: {size:,} rows of {per_row:,} numbers would hold more "
         f"than --max-elements {max_elements:,}"
     )
@@ -133,7 +134,7 @@ def _saying_the_dashboard(executor):
         if importlib.util.find_spec("bokeh") is None:  # Dask draws its plots with Bokeh
             pages = link.rsplit("/", 1)[0] + "/info/main/workers.html"
             link = f"{pages} (pip install bokeh for the plots)"
-        _say(f"dashboard: {link}")
+        say(f"dashboard: {link}")
         yield running
 
 
@@ -184,7 +185,6 @@ def _described(options) -> str:
 
 def _check_names(reader, bound, text: str, filename: str, where: str) -> None:
     """Every column binds an input of the program, and none bound by an option too."""
-    from .. import api
     from ..core.point_files.columns import parse_column
     from ..language import compile_source
     from ..language.check import BUILTIN_CONSTANTS
@@ -200,13 +200,13 @@ def _check_names(reader, bound, text: str, filename: str, where: str) -> None:
     for name in varying:
         if name not in inputs:
             column = f"--over {name}" if where == "--over" else f"column {name} of {reader.path}"
-            raise GradcliError(f"{column}: {api._no_such_input(name, inputs)}")
+            raise GradcliError(f"{column}: {no_such_input(name, inputs)}")
 
 
 def _say_skipped(skipped) -> None:
     count = len(skipped)
-    _say(f"warning: skipped {count} bad row{'s' if count != 1 else ''}:")
+    say(f"warning: skipped {count} bad row{'s' if count != 1 else ''}:")
     for line, why in skipped[:SHOWN_SKIPPED]:
-        _say(f"  line {line}: {why}")
+        say(f"  line {line}: {why}")
     if count > SHOWN_SKIPPED:
-        _say(f"  and {count - SHOWN_SKIPPED} more")
+        say(f"  and {count - SHOWN_SKIPPED} more")

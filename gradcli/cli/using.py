@@ -12,8 +12,8 @@ import click
 
 from ..core import bindings as _bindings
 from ..errors import GradcliError
-from .analysis import _REPORT_OPTIONS, _analysis, _run_report, _strict_status
-from .common import _say, cli
+from .analysis import REPORT_OPTIONS, analysis_command, run_report, strict_status
+from .common import cli, say
 from .options import OVER_HELP
 from .options import option as _option
 
@@ -63,12 +63,12 @@ def _stderr_is_terminal() -> bool:
 
 def _converged(report, options, command: str) -> int:
     if not report.converged:
-        _say(f"error: {command} did not converge ({report.message}); the last iterate is shown")
+        say(f"error: {command} did not converge ({report.message}); the last iterate is shown")
         return EXIT_NOT_CONVERGED
-    return _strict_status(report, options)
+    return strict_status(report, options)
 
 
-@_analysis(
+@analysis_command(
     cli,
     "minimize",
     _WRT,
@@ -90,7 +90,7 @@ def _converged(report, options, command: str) -> int:
         help="Also show every iteration's point, f and |grad f|: a table on a terminal, "
         "CSV with --format plain (or piped), one JSON object a line with --format json.",
     ),
-    shared=_REPORT_OPTIONS,
+    shared=REPORT_OPTIONS,
 )
 def minimize_command(source, wrt, method, bounds, maximize, tol, max_iter, trace, **options):
     """A local minimum of a scalar SOURCE from the bound start, by
@@ -128,7 +128,7 @@ def minimize_command(source, wrt, method, bounds, maximize, tol, max_iter, trace
             if progress is not None:
                 progress.close()
 
-    report = _run_report(
+    report = run_report(
         run,
         source,
         options,
@@ -143,14 +143,14 @@ def minimize_command(source, wrt, method, bounds, maximize, tol, max_iter, trace
     return _converged(report, options, "minimize")
 
 
-@_analysis(
+@analysis_command(
     cli,
     "solve",
     _WRT,
     _option("tol", type=float, default=1e-12, show_default=True,
             help="Converged when max |F| <= TOL * max(1, max |F(start)|)."),
     _MAX_ITER,
-    shared=_REPORT_OPTIONS,
+    shared=REPORT_OPTIONS,
 )  # fmt: skip
 def solve_command(source, wrt, tol, max_iter, **options):
     """A zero of SOURCE from the bound start: a scalar equation (write
@@ -175,13 +175,13 @@ def solve_command(source, wrt, tol, max_iter, **options):
     """
     from ..analysis.optimize import solve
 
-    report = _run_report(
+    report = run_report(
         solve, source, options, wrt=_bindings.names_of(wrt), tol=tol, max_iter=max_iter
     )
     return _converged(report, options, "solve")
 
 
-@_analysis(
+@analysis_command(
     cli,
     "critical",
     _option(
@@ -193,7 +193,7 @@ def solve_command(source, wrt, tol, max_iter, **options):
         "along it [default N: 21 for one input, 9 for two, 5 for three, 3 beyond]. "
         + OVER_HELP.format(default="as above"),
     ),
-    shared=_REPORT_OPTIONS,
+    shared=REPORT_OPTIONS,
 )
 def critical_command(source, over, **options):
     """Where the gradient of a scalar SOURCE is zero in a box: the critical points, by Newton's
@@ -220,8 +220,8 @@ def critical_command(source, over, **options):
     """
     from ..analysis.critical_points import critical
 
-    report = _run_report(critical, source, options, over=[_bindings.parse_over(o) for o in over])
-    return _strict_status(report, options)
+    report = run_report(critical, source, options, over=[_bindings.parse_over(o) for o in over])
+    return strict_status(report, options)
 
 
 # A parameter starts a new NAME=VALUE after a comma: b1=500,b2=1e-4 (a value keeps its commas).
@@ -241,7 +241,7 @@ def _parameters(texts) -> dict[str, str]:
     return params
 
 
-@_analysis(
+@analysis_command(
     cli,
     "fit",
     _option("points", required=True, metavar="FILE",
@@ -256,7 +256,7 @@ def _parameters(texts) -> dict[str, str]:
     _BOUNDS,
     _option("output", "-o", metavar="FILE.png",
             help="Also draw the data, the model and the residuals into FILE (.png, .svg)."),
-    shared=_REPORT_OPTIONS,
+    shared=REPORT_OPTIONS,
 )  # fmt: skip
 def fit_command(source, points, params, response, weights, sigma, bounds, output, **options):
     """Nonlinear least squares: the parameters of the model SOURCE that fit the
@@ -295,7 +295,7 @@ converge.
         from ..render.fit_image import check_output
 
         output = check_output(output)  # before the fit: a picture it cannot draw fails first
-    report = _run_report(
+    report = run_report(
         fit,
         source,
         options,
@@ -323,11 +323,11 @@ def _vector(name: str, source, wrt, options) -> int:
     from ..analysis import vector_calculus
 
     compute = getattr(vector_calculus, name)
-    report = _run_report(compute, source, options, wrt=_bindings.names_of(wrt))
-    return _strict_status(report, options)
+    report = run_report(compute, source, options, wrt=_bindings.names_of(wrt))
+    return strict_status(report, options)
 
 
-@_analysis(cli, "div", _COORDINATES, shared=_REPORT_OPTIONS)
+@analysis_command(cli, "div", _COORDINATES, shared=REPORT_OPTIONS)
 def div_command(source, wrt, **options):
     """The divergence of the field SOURCE (one entry per coordinate) at the
     bound point: the trace of its exact Jacobian.
@@ -341,7 +341,7 @@ def div_command(source, wrt, **options):
     return _vector("div", source, wrt, options)
 
 
-@_analysis(cli, "curl", _COORDINATES, shared=_REPORT_OPTIONS)
+@analysis_command(cli, "curl", _COORDINATES, shared=REPORT_OPTIONS)
 def curl_command(source, wrt, **options):
     """The rotation of the field SOURCE (three entries, three coordinates) at
     the bound point: its curl, from the exact Jacobian.
@@ -355,7 +355,7 @@ def curl_command(source, wrt, **options):
     return _vector("curl", source, wrt, options)
 
 
-@_analysis(cli, "laplacian", _COORDINATES, shared=_REPORT_OPTIONS)
+@analysis_command(cli, "laplacian", _COORDINATES, shared=REPORT_OPTIONS)
 def laplacian_command(source, wrt, **options):
     """The Laplacian of a scalar SOURCE at the bound point: the trace of its
     exact Hessian.

@@ -247,12 +247,12 @@ def parse_over(text: str, option: str = "--over") -> Over:
             f"{option} expects NAME=A:B, NAME=A:B:N or NAME=VALUES"
             f" (x=linspace(-2, 2, 101)), got {text!r}"
         )
-    start, stop = (_scalar(parts[i], f"{option} {name}: {'AB'[i]}") for i in range(2))
+    start, stop = (number_from_text(parts[i], f"{option} {name}: {'AB'[i]}") for i in range(2))
     if not (np.isfinite(start) and np.isfinite(stop)) or start == stop:
         raise GradcliError(f"{option} {name}: A and B must be finite and different")
     count = None
     if len(parts) == 3:
-        n = _scalar(parts[2], f"{option} {name}: N")
+        n = number_from_text(parts[2], f"{option} {name}: N")
         if n != int(n) or n < 2:
             raise GradcliError(f"{option} {name}: N must be an integer of at least 2, not {n:g}")
         count = int(n)
@@ -272,7 +272,7 @@ def _top_level_split(text: str, separator: str) -> list[str]:
     return [*parts, "".join(current)]
 
 
-def _scalar(text: str, what: str) -> float:
+def number_from_text(text: str, what: str) -> float:
     array = _constant(text, what)
     if array.shape != () or array.dtype.kind not in "iuf":
         raise GradcliError(f"{what} must be one number, not {text.strip()!r}")

@@ -134,7 +134,7 @@ class Evaluation:
                 raise GradcliError(
                     f"{option.format(name)}: {name} is declared const: it is never differentiated"
                 )
-            raise GradcliError(f"{option.format(name)}: {_no_such_input(name, self.inputs)}")
+            raise GradcliError(f"{option.format(name)}: {no_such_input(name, self.inputs)}")
         return tuple(names)
 
     def differentiable(self, names) -> tuple[str, ...]:
@@ -274,7 +274,7 @@ class Evaluation:
             nodes=nodes,
             edges=traced.edges,
             steps=traced.steps,
-            value=_frozen_array(_array(out)),
+            value=_frozen_array(plain_array(out)),
             grad_output=None if grad_output is None else _frozen_array(grad_output),
         )
 
@@ -283,8 +283,8 @@ class Evaluation:
         for each input of ``wrt``."""
         leaves = self.leaves(self.wrt)
         out = self.run(leaves)
-        _require_scalar(out, command)
-        return out, _grads(out, {n: leaves[n] for n in self.wrt})
+        require_scalar(out, command)
+        return out, leaf_grads(out, {n: leaves[n] for n in self.wrt})
 
     def function(self, names):
         """``f(*tensors)``: the program as a function of ``names``, the other inputs fixed.
@@ -306,7 +306,7 @@ class Evaluation:
     # ----- the result -----
     def result(self, command: str, value, **fields) -> Result:
         """The frozen result, with a warning for each result array that is not finite."""
-        value = self._numeric(_array(value))
+        value = self._numeric(plain_array(value))
         fields = {
             key: section if key == "graph" else self._numeric(section)
             for key, section in fields.items()
@@ -315,7 +315,7 @@ class Evaluation:
         shown = {key: fields[key] for key in SECTIONS[command]}
         for path, array in leaves(shown):
             if not finite(array):
-                head = f"{'.'.join(path)} contains {_kinds(array)}"
+                head = f"{'.'.join(path)} contains {value_kinds(array)}"
                 warnings.append(
                     Diagnostic("warning", head) if warnings else self._derivative_warning(head)
                 )
@@ -386,14 +386,14 @@ class Evaluation:
         return origins.get(watch.node, (watch.node.name(), None))
 
     def _nonfinite_warning(self, value) -> Diagnostic:
-        head = f"the value contains {_kinds(value)}"
+        head = f"the value contains {value_kinds(value)}"
         if not self.watch:
             # No operation made it: an input given that way did (--x nan, @FILE).
             given = {**self.constants, **self.values}
-            held = [f"{n} holds {_kinds(v)}" for n, v in given.items() if not finite(v)]
+            held = [f"{n} holds {value_kinds(v)}" for n, v in given.items() if not finite(v)]
             return Diagnostic("warning", f"{head}; the input {held[0]}" if held else head)
         description, span = self.watch[0]
-        message = f"the value contains {_kinds(value)}; the first came from {description}"
+        message = f"the value contains {value_kinds(value)}; the first came from {description}"
         return _warning(message, span, self.source)
 
 
@@ -426,7 +426,7 @@ def _source_extent(source: str, span) -> dict:
     return {"span": Span(span.line, start + 1, span.line, stop), "text": line[start:stop]}
 
 
-def _require_scalar(out, command: str) -> None:
+def require_scalar(out, command: str) -> None:
     if out.numel() != 1:
         raise GradcliError(
             f"{command} needs a scalar output, but the output has shape {tuple(out.shape)}: "
@@ -435,12 +435,12 @@ def _require_scalar(out, command: str) -> None:
         )
 
 
-def _grads(out, leaves: Mapping) -> dict[str, np.ndarray]:
+def leaf_grads(out, leaves: Mapping) -> dict[str, np.ndarray]:
     """d(out)/d(leaf) for each named leaf; zeros for a leaf the output does not use."""
     if not out.requires_grad:
-        return {name: np.zeros(t.shape, _array(t).dtype) for name, t in leaves.items()}
+        return {name: np.zeros(t.shape, plain_array(t).dtype) for name, t in leaves.items()}
     found = autograd_grad(out, list(leaves.values()), allow_unused=True, materialize_grads=True)
-    return {name: _array(g) for name, g in zip(leaves, found)}
+    return {name: plain_array(g) for name, g in zip(leaves, found)}
 
 
 def _close_to(name: str, names: Sequence[str]) -> list[str]:
@@ -451,7 +451,7 @@ def _close_to(name: str, names: Sequence[str]) -> list[str]:
     return same[:1] or difflib.get_close_matches(name, names, n=1)
 
 
-def _no_such_input(name: str, inputs: Sequence[str]) -> str:
+def no_such_input(name: str, inputs: Sequence[str]) -> str:
     text = f"the program has no input named {name!r}"
     close = _close_to(name, inputs)
     if close:
@@ -463,7 +463,7 @@ def _no_such_input(name: str, inputs: Sequence[str]) -> str:
     return text
 
 
-def _array(value) -> np.ndarray:
+def plain_array(value) -> np.ndarray:
     if isinstance(value, gradcli.Tensor):
         return np.array(value.detach().numpy())
     return np.array(value)
@@ -482,7 +482,7 @@ def _frozen(section):
     return _frozen_array(section)
 
 
-def _kinds(array) -> str:
+def value_kinds(array) -> str:
     array = np.asarray(array)
     found = []
     if np.isnan(array).any():

@@ -29,7 +29,7 @@ from ..engine.batched_values import Batched
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..engine.state import Generator
 from ..errors import GradcliError
-from .evaluation import _kinds, _require_scalar, evaluation
+from .evaluation import evaluation, require_scalar, value_kinds
 from .result import SECTIONS, Diagnostic, PointsResult
 
 
@@ -176,7 +176,7 @@ class _Points:
             start = np.broadcast_to(v, out.shape)
             grads = self.grads(out, inputs, start)
             return {"value": value, **{f"vjp.{n}": g for n, g in zip(s.wrt, grads)}}
-        _require_scalar(_at_a_point(out), command)
+        require_scalar(_at_a_point(out), command)
         hessian = command == "hessian"
         ones = np.broadcast_to(np.ones((), out._data.dtype), out.shape)  # read-only, no memory
         grads = self.grads(out, inputs, ones, keep=hessian)
@@ -212,7 +212,7 @@ class _Points:
     def jacobian(self, out, inputs) -> list[np.ndarray]:
         """Each point's Jacobian of ``out`` for each input: ``(B,) + out + input`` shaped;
         one reverse pass per chunk of the identity's rows."""
-        from gradcli.autograd.functional import _CHUNK_BYTES, _graph_width
+        from gradcli.autograd.functional import CHUNK_BYTES, graph_width
 
         size, shape = self.size, tuple(out.shape[1:])
         m = int(np.prod(shape, dtype=np.int64))
@@ -220,7 +220,7 @@ class _Points:
         if type(out) is not gradcli.Tensor or not out.requires_grad or m == 0 or size == 0:
             return blocks
         itemsize = max(out._data.dtype.itemsize, 1)
-        step = max(1, _CHUNK_BYTES // (itemsize * _graph_width([out])))
+        step = max(1, CHUNK_BYTES // (itemsize * graph_width([out])))
         eye = np.eye(m, dtype=out._data.dtype).reshape(m, 1, *shape)
         for start in range(0, m, step):
             stop = min(start + step, m)
@@ -303,6 +303,8 @@ def _nonfinite(arrays, size):
         found |= bad
         rows = np.flatnonzero(bad)
         where = "1 point" if len(rows) == 1 else f"{len(rows)} points"
-        message = f"{key} contains {_kinds(flat[rows])} at {where} (the first: point {rows[0]})"
+        message = (
+            f"{key} contains {value_kinds(flat[rows])} at {where} (the first: point {rows[0]})"
+        )
         warnings.append(Diagnostic("warning", message))
     return found, tuple(warnings)

@@ -96,7 +96,7 @@ class Result(Record, compared=False):
     @property
     def title(self) -> str:
         """The expression, when it fits on a line, else the file it came from."""
-        return _title(self.source, self.filename)
+        return source_title(self.source, self.filename)
 
     @property
     def finite(self) -> bool:
@@ -153,10 +153,10 @@ class PointsResult(Record, compared=False):
 
     @property
     def title(self) -> str:
-        return _title(self.source, self.filename)
+        return source_title(self.source, self.filename)
 
 
-def _title(source: str, filename: str) -> str:
+def source_title(source: str, filename: str) -> str:
     text = source.strip()
     if filename == "<expr>":
         # An expression typed over several lines, shown on one (a newline would be
@@ -195,7 +195,7 @@ class GraphResult(Record, compared=False):
 
     @property
     def title(self) -> str:
-        return _title(self.source, self.filename)
+        return source_title(self.source, self.filename)
 
     @property
     def finite(self) -> bool:

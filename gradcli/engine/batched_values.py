@@ -171,7 +171,7 @@ def advanced_rank(keys) -> int:
 def arguments(entry, args, kwargs) -> dict:
     """The call's arguments by the schema's parameter names (a variadic one as a tuple);
     defaults filled in, a missing required one absent (the op's own call reports it)."""
-    from .schema import _ALIASES, _REQUIRED
+    from .schema import ALIASES, REQUIRED
 
     schema = entry.schema
     found = {}
@@ -183,9 +183,9 @@ def arguments(entry, args, kwargs) -> dict:
         elif rest and not p.keyword_only:
             found[p.name] = rest.pop(0)
     for key, value in kwargs.items():
-        found[_ALIASES.get(key, key) if key not in schema.names else key] = value
+        found[ALIASES.get(key, key) if key not in schema.names else key] = value
     for p in schema.params:
-        if p.name not in found and p.default is not _REQUIRED and not p.variadic:
+        if p.name not in found and p.default is not REQUIRED and not p.variadic:
             found[p.name] = p.default
     if rest:
         found[_MISSING] = tuple(rest)  # too many: the op's call says so

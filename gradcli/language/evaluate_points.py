@@ -17,9 +17,9 @@ from ..engine.state import no_grad
 from ..errors import GradcliError
 from . import ir
 from .evaluate import (
-    _ATTRIBUTES,
-    _INTEGER_OR_LIST_TYPES,
-    _INTEGER_TYPES,
+    INTEGER_OR_LIST_TYPES,
+    INTEGER_TYPES,
+    TENSOR_ATTRIBUTES,
     Evaluator,
     as_tensor,
     log_base,
@@ -79,7 +79,7 @@ def _elementwise(fn):
 
 
 # The parameter types that take one number for every point: sizes, dimensions, flags.
-_FIXED_TYPES = _INTEGER_TYPES | _INTEGER_OR_LIST_TYPES | {"bool"}
+_FIXED_TYPES = INTEGER_TYPES | INTEGER_OR_LIST_TYPES | {"bool"}
 
 
 class BatchedEvaluator(Evaluator):
@@ -104,7 +104,7 @@ class BatchedEvaluator(Evaluator):
             return _floor_divide
         if fn is log_base:
             return _elementwise(log_base)
-        if fn is _ATTRIBUTES["shape"]:
+        if fn is TENSOR_ATTRIBUTES["shape"]:
             return fn  # reads the logical shape
         raise GradcliError(f"many-point evaluation of {description} is not implemented")
 

@@ -25,9 +25,9 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from ...errors import GradcliError
-from .run import _placed
+from .run import placed
 from .source import Chunk, Reader
-from .writers import _cannot_write, _Writer
+from .writers import Writer, cannot_write
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 # Partitions of a CSV file are ranges of bytes: this many rows of the first file's
@@ -157,10 +157,10 @@ class DaskFiles(Reader):
                     paths.append(path)
                     yield self.executor.client.compute(compute(self._task, partition))
 
-        from .distributed import _in_order
+        from .distributed import in_order
 
         rows_before = collections.Counter()
-        results = _in_order(submitted(), self.executor.in_flight())
+        results = in_order(submitted(), self.executor.in_flight())
         while True:
             try:
                 rows, columns = next(results)
@@ -172,7 +172,7 @@ class DaskFiles(Reader):
                 if row is None:  # not of one row, or placed already (a file's columns)
                     raise
                 where = self._in_file(path, rows_before[path] + row)
-                raise GradcliError(_placed(error.message, row, where)) from None
+                raise GradcliError(placed(error.message, row, where)) from None
             except ValueError as error:  # Dask's reader: a field or a line it cannot parse
                 raise GradcliError(_unreadable(paths[0], error)) from None
             path = paths.popleft()
@@ -229,7 +229,7 @@ def _unreadable(path: str, error: Exception) -> str:
     return f"cannot read {path}: {str(error).splitlines()[-1]}"
 
 
-class PartFiles(_Writer):
+class PartFiles(Writer):
     """``--output DIR.parquet`` under Dask: each chunk a Parquet file, in order, in a
     temporary directory beside ``DIR`` that becomes ``DIR`` when the run is
     complete. An existing ``DIR`` must be empty (a directory of parts cannot be
@@ -248,7 +248,7 @@ class PartFiles(_Writer):
                 "files, and this one exists; name a new directory"
             ) from None
         except OSError as error:
-            raise _cannot_write(directory, error) from None
+            raise cannot_write(directory, error) from None
         self.path = directory
         self.parts = 0
 

@@ -162,10 +162,10 @@ class DaskExecutor:
     def map(self, task: Callable, chunks: Iterable[Mapping[str, np.ndarray]]) -> Iterator:
         """``task(chunk)`` for each chunk, computed by the workers, yielded in order."""
         futures = (self.client.submit(task, chunk, pure=False) for chunk in chunks)
-        return _in_order(futures, self.in_flight())
+        return in_order(futures, self.in_flight())
 
 
-def _in_order(futures: Iterator, limit: int) -> Iterator:
+def in_order(futures: Iterator, limit: int) -> Iterator:
     """The futures' results in order, with at most ``limit`` submitted and not yet taken."""
     pending = collections.deque()
     try:

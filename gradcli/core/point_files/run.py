@@ -75,7 +75,7 @@ def run(
                 progress.update(writer.rows, reader.done(writer.rows))
     except GradcliError as error:
         if getattr(error, "row", None) is not None and pending:
-            error.message = _placed(error.message, error.row, reader.where(pending[0], error.row))
+            error.message = placed(error.message, error.row, reader.where(pending[0], error.row))
         writer.abort()
         raise
     except BaseException:
@@ -118,7 +118,7 @@ def _warn_nonfinite(reader, chunk: Chunk, columns: dict, before: int, warn) -> i
     return len(rows)
 
 
-def _placed(message: str, row: int, where: str) -> str:
+def placed(message: str, row: int, where: str) -> str:
     """An error of one row, placed in the input rather than in its chunk."""
     chunk_place = f"at point {row}"
     if chunk_place in message:

@@ -66,7 +66,7 @@ def open_writer(
     )
 
 
-class _Writer:
+class Writer:
     """A writer's life: ``write`` each chunk, then ``close()``, or ``abort()`` after a
     failure. A file is written to a temporary file beside it (``gradcli.core.atomic``),
     renamed over ``path`` by ``close()`` only when it is complete: a failed,
@@ -85,7 +85,7 @@ class _Writer:
             try:  # fail before computing when it cannot be written
                 self.output = AtomicOutput(path)
             except OSError as error:
-                raise _cannot_write(path, error) from None
+                raise cannot_write(path, error) from None
 
     def write(self, columns: dict[str, np.ndarray]) -> None:
         self.rows += len(next(iter(columns.values()))) if columns else 0
@@ -94,7 +94,7 @@ class _Writer:
         except BrokenPipeError:
             raise
         except OSError as error:  # a full disk
-            raise _cannot_write(self.path, error) from None
+            raise cannot_write(self.path, error) from None
 
     def _write(self, columns: dict[str, np.ndarray]) -> None:
         raise NotImplementedError
@@ -111,7 +111,7 @@ class _Writer:
             raise
         except OSError as error:
             self.abort()
-            raise _cannot_write(self.path, error) from None
+            raise cannot_write(self.path, error) from None
         except BaseException:
             self.abort()
             raise
@@ -137,13 +137,13 @@ class _Writer:
             self.output.discard()
 
 
-def _cannot_write(path: str | None, error: OSError) -> GradcliError:
+def cannot_write(path: str | None, error: OSError) -> GradcliError:
     from ..atomic import reason
 
     return GradcliError(f"cannot write {path or 'standard output'}: {reason(error)}")
 
 
-class CsvWriter(_Writer):
+class CsvWriter(Writer):
     """A header row (a name with a comma, ``jacobian.x[1,0]``, in quotes), then the rows."""
 
     def __init__(self, path: str | None):
@@ -167,7 +167,7 @@ class CsvWriter(_Writer):
             self.sink.flush()
 
 
-class ParquetWriter(_Writer):
+class ParquetWriter(Writer):
     def __init__(self, path: str):
         super().__init__(path)
         self.writer = None
@@ -190,7 +190,7 @@ class ParquetWriter(_Writer):
         self._finish()
 
 
-class JsonLinesWriter(_Writer):
+class JsonLinesWriter(Writer):
     """One object per point: ``{"x": 0.5, "value": 0.25, "grad.x": 1}`` (nan, inf and
     -inf as strings, as ``--format json`` writes them)."""
 
@@ -224,7 +224,7 @@ def _json_numbers(column: np.ndarray, precision: int | None) -> list[str]:
     return texts
 
 
-class TableWriter(_Writer):
+class TableWriter(Writer):
     """The first and last ``TABLE_EDGE_ROWS`` rows and the count, drawn at the end."""
 
     def __init__(self, stream, precision: int | None):
@@ -250,7 +250,7 @@ class TableWriter(_Writer):
         )
 
 
-class NpzWriter(_Writer):
+class NpzWriter(Writer):
     """The arrays of a ``.npz`` (a zip of ``.npy`` files, as ``numpy.savez`` writes it),
     streamed. With ``rows`` known, each chunk is written once, at its place in the zip
     (``npz_layout``); else each array's rows go to a file of their own, and
@@ -267,7 +267,7 @@ class NpzWriter(_Writer):
                 )
             except OSError as error:
                 self.abort()
-                raise _cannot_write(path, error) from None
+                raise cannot_write(path, error) from None
         self.expected = rows
         self.parts: dict[str, tuple] = {}
 

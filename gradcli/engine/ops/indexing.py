@@ -16,7 +16,7 @@ from ..optable import Table, over
 from ..tensor import Tensor
 from .common import batch_of, dims, raw
 from .creation import zeros_like
-from .shape import _broadcast_to, permute_op, unsqueeze
+from .shape import broadcast_array, permute_op, unsqueeze
 
 table = Table("indexing")
 
@@ -163,7 +163,7 @@ def _assign(out, index, value):
     except ValueError:
         selected = out[index].shape
         if _is_basic(index):
-            _broadcast_to(value, selected)  # raises PyTorch's "expanded size" message
+            broadcast_array(value, selected)  # raises PyTorch's "expanded size" message
         raise ShapeError(
             f"shape mismatch: value tensor of shape {list(np.shape(value))} "
             f"cannot be broadcast to indexing result of shape "
