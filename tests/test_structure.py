@@ -153,6 +153,19 @@ def test_the_public_paths_are_real_modules():
     assert main.__module__ == "gradcli.cli.commands"
 
 
+def test_no_submodule_shadows_a_name_of_its_package():
+    # Importing gradcli.func.vmap would set gradcli.func.vmap to the module, over the function.
+    for name in module_names():
+        if not _is_package(name) or name.endswith("__main__"):
+            continue
+        tree = ast.parse((PACKAGE.parent / name.replace(".", "/") / "__init__.py").read_text())
+        defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+        defined |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
+                    if isinstance(t, ast.Name)}  # fmt: skip
+        for sub in defined:
+            assert not _is_module(f"{name}.{sub}"), f"{name}.{sub} is both a name and a module"
+
+
 @pytest.mark.parametrize("layer", sorted(NEVER_IMPORTS))
 def test_layers_depend_one_way(layer):
     for name in module_names():

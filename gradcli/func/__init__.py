@@ -9,7 +9,7 @@ Each transform differentiates with respect to its own copies of the inputs, so
 its results are plain tensors, except where they depend on tensors outside
 that require grad (an input that does, or one the function closes over): then
 they stay connected to those, as PyTorch's are. ``vmap`` runs a function of
-one point on a batch through the op table's batching rules (``func/vmap.py``).
+one point on a batch through the op table's batching rules (``func/batched_tensor.py``).
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         single, nums = _argnums_tuple(argnums, len(args))
         if any(type(a).__name__ == "BatchedTensor" for a in args):  # inside vmap
-            from .vmap import per_point_grad_and_value
+            from .batched_tensor import per_point_grad_and_value
 
             return per_point_grad_and_value(func, args, kwargs, single, nums, has_aux)
         with enable_grad():
@@ -320,6 +320,6 @@ def hessian(func, argnums=0):
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """``func`` of one point applied to a batch of points (``func.vmap``)."""
-    from .vmap import vmap as batched
+    from .batched_tensor import vmap as batched
 
     return batched(func, in_dims, out_dims, randomness, chunk_size=chunk_size)

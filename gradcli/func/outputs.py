@@ -1,4 +1,5 @@
-"""The checks the ``func`` transforms share (``func.py``, and ``func/vmap.py`` inside vmap)."""
+"""The checks of what a transformed function returns, shared by the ``func`` transforms
+(``func/__init__.py``, and ``func/batched_tensor.py`` inside vmap)."""
 
 from __future__ import annotations
 
