@@ -141,7 +141,7 @@ def test_the_library_knows_every_option_name_of_the_command_line():
 def test_an_option_is_made_only_from_a_declared_name():
     """Every option is built from ``option_names``: an undeclared one is refused, so the
     library's list cannot miss one."""
-    from gradcli import options
+    from gradcli.cli import options
 
     assert options.long("seed") == "--seed"
     with pytest.raises(ValueError, match="option_names"):

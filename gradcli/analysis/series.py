@@ -18,7 +18,8 @@ import numpy as np
 
 import gradcli
 
-from .. import api
+from ..core.evaluation import evaluation, require_scalar
+from ..core.result import source_title
 from ..errors import GradcliError
 from .assembled import entry_labels
 from .report import Report, frozen
@@ -114,7 +115,7 @@ def taylor(
     in the inputs ``wrt`` (by default all); the other inputs stay fixed."""
     if isinstance(order, bool) or not isinstance(order, int) or not 0 <= order <= MAX_ORDER:
         raise GradcliError(f"--order must be an integer from 0 to {MAX_ORDER}, not {order!r}")
-    with api._session(source, bindings, wrt, dtype, seed, filename) as s:
+    with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
         names = s.wrt
         variables = [label for n in names for label in entry_labels(n, s.shape(n))]
         count = math.comb(len(variables) + order, order)
@@ -126,7 +127,7 @@ def taylor(
         f, _ = s.function(names)
         leaves = [gradcli.tensor(s.values[n], requires_grad=True) for n in names]
         out = f(*leaves)
-        api._require_scalar(out, "taylor")
+        require_scalar(out, "taylor")
         out = out.reshape(())
         derivatives = _derivatives(out, leaves, order)
         point = {
@@ -144,7 +145,7 @@ def taylor(
         terms.append(Term(MappingProxyType(powers), float(value) / factorials + 0.0))  # no -0
     return TaylorReport(
         source,
-        api._title(source, filename),
+        source_title(source, filename),
         order,
         frozen(result.value),
         MappingProxyType(point),

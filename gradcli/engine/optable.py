@@ -45,7 +45,7 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   ``domain`` (the inputs its gradcheck samples, one name per input, and a dict
   of keyword arguments where it needs some: ``tests/test_op_table.py`` sweeps
   every entry that has one), ``batching`` (the rule that evaluates the op at
-  many points at once, ``engine.batching``; left out, the entry takes its kind's
+  many points at once, ``engine.batching_rules``; left out, the entry takes its kind's
   rule, and ``False`` says it has none), ``samples`` (sample calls beside its
   kind's), ``special`` (points where it is singular beside its kink points) and
   ``differs`` (each deliberate difference from PyTorch, with the samples and

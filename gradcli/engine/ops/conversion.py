@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
-from .. import batching, dtypes, saved, state
+from .. import batching_rules as batching
+from .. import dtypes, saved, state
 from ..devices import on_cpu
 from ..messages import OVERLAPPING_WRITE
 from ..optable import Table, over

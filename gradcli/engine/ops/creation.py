@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
-from .. import batching, dtypes, limits, state
+from .. import batching_rules as batching
+from .. import dtypes, limits, state
 from ..devices import on_cpu
 from ..optable import Table, over
 from ..tensor import Tensor, as_array

@@ -154,7 +154,7 @@ atanh = elementwise("atanh", np.arctanh, "AtanhBackward0", lambda g, ans, x: g /
 # fmt: on
 
 
-def _sigmoid(x):
+def sigmoid_array(x):
     # exp(-|x|) never overflows; the two branches agree where both are exact.
     e = np.exp(-np.abs(x))
     return np.where(np.asarray(x) >= 0, 1 / (1 + e), e / (1 + e)).astype(np.result_type(x, 1.0))
@@ -169,7 +169,7 @@ def _softplus_rule(g, ans, x, beta=1.0, threshold=20.0):
     return where(x * beta > threshold, g, g * sigmoid(x * beta))
 
 
-def _erf(x):
+def erf_array(x):
     # math.erf is exact; vectorised over the array (no SciPy dependency).
     x = np.asarray(x)
     return np.asarray(np.frompyfunc(math.erf, 1, 1)(x)).astype(np.result_type(x, 1.0))
@@ -211,7 +211,7 @@ def _tensor_bound(x, min=None, max=None):  # noqa: A002
 
 
 # fmt: off
-sigmoid = elementwise("sigmoid", _sigmoid, "SigmoidBackward0",
+sigmoid = elementwise("sigmoid", sigmoid_array, "SigmoidBackward0",
                       lambda g, ans, x: sigmoid_backward(g, ans),
                       "logistic function 1 / (1 + exp(-x))", "real", nn_functional=True,
                       words="d sigmoid(a)/da = sigmoid(a)*(1-sigmoid(a))", saves=("result",))
@@ -231,7 +231,7 @@ softplus = elementwise("softplus", _softplus, "SoftplusBackward0", _softplus_rul
                                            "every derivative is the smooth branch's",
                                            "PyTorch's second derivative there is 0", (),
                                            ("grad2", "jvp", "hessian")),))
-erf = elementwise("erf", _erf, "ErfBackward0",
+erf = elementwise("erf", erf_array, "ErfBackward0",
                   lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x)), "error function", "real",
                   words="d erf(a)/da = 2/sqrt(pi)*exp(-a**2)", saves=("self",))
 floor = piecewise_constant("floor", np.floor, "FloorBackward0", "round down",

@@ -8,14 +8,15 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
-from .. import batching, limits, saved, state
-from ..batched import advanced_apart, advanced_rank
+from .. import batching_rules as batching
+from .. import limits, saved, state
+from ..batched_values import advanced_apart, advanced_rank
 from ..messages import LEAF_INPLACE, OVERLAPPING_WRITE, forward_error
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import batch_of, dims, one_axis, raw
 from .creation import zeros_like
-from .shape import _broadcast_to, permute_op, reshape, unsqueeze
+from .shape import broadcast_array, permute_op, reshape, unsqueeze
 
 table = Table("indexing")
 
@@ -162,7 +163,7 @@ def _assign(out, index, value):
     except ValueError:
         selected = out[index].shape
         if _is_basic(index):
-            _broadcast_to(value, selected)  # raises PyTorch's "expanded size" message
+            broadcast_array(value, selected)  # raises PyTorch's "expanded size" message
         raise ShapeError(
             f"shape mismatch: value tensor of shape {list(np.shape(value))} "
             f"cannot be broadcast to indexing result of shape "

@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import GradcliIndexError, NotImplementedByGradcli, ShapeError
-from .. import batching, limits
+from .. import batching_rules as batching
+from .. import limits
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import dims, raw
 from .creation import ones_like
 from .indexing import getitem
-from .reductions import _prod_others as prod_others_values
+from .reductions import prod_others_array as prod_others_values
 from .reductions import sum
 from .shape import permute_op, transpose, unsqueeze
 
@@ -19,7 +20,7 @@ table = Table("linalg")
 _LINALG = dict(kind="linalg", method=True, function=True)
 
 
-def _swap(x):
+def transpose_last(x):
     return transpose(x, -1, -2)
 
 
@@ -28,9 +29,9 @@ def _matmul_rule_x(g, ans, x, y):
         return unsqueeze(g, -1) * y  # (..., m) -> (..., m, k); a dot product: (k,)
     if np.ndim(x) == 1:
         if np.ndim(y) == 2:
-            return matmul(g, _swap(y))
+            return matmul(g, transpose_last(y))
         return sum(unsqueeze(g, -2) * y, -1)
-    return matmul(g, _swap(y))
+    return matmul(g, transpose_last(y))
 
 
 def _matmul_rule_y(g, ans, x, y):
@@ -40,7 +41,7 @@ def _matmul_rule_y(g, ans, x, y):
         return unsqueeze(g, -1) * x
     if np.ndim(x) == 1:
         return unsqueeze(g, -2) * unsqueeze(x, -1)  # an outer product: no BLAS call needed
-    return matmul(_swap(x), g)
+    return matmul(transpose_last(x), g)
 
 
 def _matmul(x, y):
@@ -229,7 +230,7 @@ def _trace_rule(g, ans, x):
     return unsqueeze(unsqueeze(g, -1), -1) * eye
 
 
-def _square(name, f):
+def on_square(name, f):
     def forward(x):
         x = np.asarray(x)
         if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
@@ -275,7 +276,7 @@ def _det_rule(g, ans, x):
     # from the minors (exact for integer entries, and differentiable), or for a large
     # matrix in the reverse pass from the SVD.
     if np.all(np.asarray(raw(ans)) != 0):
-        adjugate_t = unsqueeze(unsqueeze(ans, -1), -1) * _swap(inverse(x))
+        adjugate_t = unsqueeze(unsqueeze(ans, -1), -1) * transpose_last(inverse(x))
     elif np.shape(x)[-1] <= _MAX_DIFFERENTIABLE_COFACTORS:
         adjugate_t = _cofactors(x)
     elif type(x) is not Tensor:
@@ -292,14 +293,15 @@ def _det_rule(g, ans, x):
 trace = table.op("trace", _trace, grad_fn="TraceBackward0", rules=(_trace_rule,),
                  doc="sum of the diagonal of a matrix", **_LINALG, batching=batching.trace,
                  words="d trace(a)/da = the identity")
-det = table.op("det", _square("det", np.linalg.det), grad_fn="LinalgDetBackward0",
+det = table.op("det", on_square("det", np.linalg.det), grad_fn="LinalgDetBackward0",
                rules=(_det_rule,), doc="determinant of a square matrix",
                kink="the gradient is the cofactor matrix everywhere, singular matrices included "
                "(PyTorch 2.13 gives zeros at rank n-1: gradcli follows mathematics)",
                domain=("well_conditioned",), **_LINALG, batching=batching.stacked,
                words="d det(a)/da = det(a)*inverse(a).T")
-inverse = table.op("inverse", _square("inverse", np.linalg.inv), grad_fn="LinalgInvExBackward0",
-                   rules=(lambda g, ans, x: -matmul(matmul(_swap(ans), g), _swap(ans)),),
+inverse = table.op("inverse", on_square("inverse", np.linalg.inv), grad_fn="LinalgInvExBackward0",
+                   rules=(lambda g, ans, x: -matmul(matmul(transpose_last(ans), g),
+                                                   transpose_last(ans)),),
                    doc="inverse of a square matrix", domain=("well_conditioned",), **_LINALG,
                    batching=batching.stacked,
                    words="g -> -inverse(a).T @ g @ inverse(a).T")

@@ -15,14 +15,26 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
-from .. import batching, limits, state
+from .. import batching_rules as batching
+from .. import limits, state
 from ..explain import at_zero
 from ..optable import Table, over
 from ..tensor import Tensor
 from .arithmetic import neg, pow
 from .common import batch_of, raw
 from .comparison import masked_fill, where
-from .elementwise import _erf, _sigmoid, abs, clamp, erf, exp, log, sigmoid, softplus, tanh
+from .elementwise import (
+    abs,
+    clamp,
+    erf,
+    erf_array,
+    exp,
+    log,
+    sigmoid,
+    sigmoid_array,
+    softplus,
+    tanh,
+)
 from .indexing import put_along_dim
 from .reductions import mean, sum
 from .shape import broadcast_to, unsqueeze, view_op
@@ -50,7 +62,7 @@ def _gelu(input, approximate="none"):
     if approximate == "tanh":
         out = 0.5 * x * (1 + np.tanh(_TANH_SCALE * (x + _TANH_CUBIC * x**3)))
     else:
-        out = 0.5 * x * (1 + _erf(x * _SQRT_HALF))
+        out = 0.5 * x * (1 + erf_array(x * _SQRT_HALF))
     return np.asarray(out).astype(np.result_type(x, 1.0))
 
 
@@ -88,7 +100,8 @@ gelu = table.op("gelu", _gelu, "(input: Tensor, *, approximate: str = 'none')",
                 doc="x * Phi(x), Phi the normal CDF ('tanh': its approximation)",
                 domain=("real",), **_ACTIVATION,
                 words="d gelu(a)/da = Phi(a) + a*phi(a), Phi and phi the normal CDF and density")
-silu = table.op("silu", lambda input: np.asarray(input) * _sigmoid(input), grad_fn="SiluBackward0",
+silu = table.op("silu", lambda input: np.asarray(input) * sigmoid_array(input),
+                grad_fn="SiluBackward0",
                 rules=(_silu_rule,), doc="x * sigmoid(x), also called swish", domain=("real",),
                 **_IN_PLACE_ACTIVATION,
                 words="d silu(a)/da = sigmoid(a)*(1 + a*(1 - sigmoid(a)))", saves=("self",))

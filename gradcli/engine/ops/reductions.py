@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
-from .. import batching, dtypes, limits, opinfo
+from .. import batching_rules as batching
+from .. import dtypes, limits, opinfo
 from ..explain import extreme_ties, max_min_ties, norm_origin
 from ..opinfo import Difference
 from ..optable import Table, over
@@ -120,11 +121,11 @@ def _prod_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
     return expand_reduced(g, x.shape, dim, keepdim) * prod_others(x, dim)
 
 
-def _prod_others(x, dim=None):
+def prod_others_array(x, dim=None):
     """For each entry, the product of the other entries along ``dim``: exact with zeros."""
     x = np.asarray(x)
     if dim is None:
-        return _prod_others(x.reshape(-1), 0).reshape(x.shape)
+        return prod_others_array(x.reshape(-1), 0).reshape(x.shape)
     if x.ndim == 0:
         return np.ones_like(x)  # a 0-d tensor: no other entries, an empty product
     moved = np.moveaxis(x, dim, -1)
@@ -192,7 +193,7 @@ prod = table.op("prod", _prod, _SUM_SCHEMA,
                          Difference("of a 0-d tensor", "second derivatives 0",
                                     "PyTorch's gradient does not depend on x: double backward "
                                     "raises", ("0-d", "0-d dim 0", "0-d dim -1"), ("grad2",))))
-prod_others = table.internal("prod_others", _prod_others, "(input: Tensor, dim: int = None)",
+prod_others = table.internal("prod_others", prod_others_array, "(input: Tensor, dim: int = None)",
                              grad_fn="ProdOthersBackward", rules=(_prod_others_rule,),
                              doc="the product of the other entries (prod's rule)", kind="reduction")
 # fmt: on

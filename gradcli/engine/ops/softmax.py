@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import NotImplementedByGradcli
-from .. import batching, dtypes
+from .. import batching_rules as batching
+from .. import dtypes
 from ..optable import Table
 from .common import axis, contiguous, dims, one_dim
 from .elementwise import exp
