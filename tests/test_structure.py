@@ -112,7 +112,8 @@ def test_no_module_is_over_about_600_lines_but_the_generated_parser():
 
 #: What the package root holds: PyTorch's namespace, the library's facade and the
 #: exception family every layer raises; everything else lives in a folder.
-ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py"}
+# torch.py runs a PyTorch program on gradcli (python -m gradcli.torch), at its public path.
+ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "torch.py"}
 FOLDERS = {
     "cli",  # the command-line application
     "autograd", "func", "nn", "optim",  # PyTorch's API surface, at its public paths
