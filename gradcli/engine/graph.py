@@ -23,7 +23,9 @@ class Node:
     the ops themselves.
     """
 
-    __slots__ = ("op", "n", "p0", "p1", "pn", "saved", "ans", "params", "kwargs", "hooks")
+    __slots__ = (
+        "op", "n", "p0", "p1", "pn", "saved", "ans", "params", "kwargs", "hooks", "wired"
+    )  # fmt: skip
 
     def __init__(self, op, parents, saved, ans, params, kwargs):
         self.op = op  # an optable.Overload
@@ -42,6 +44,7 @@ class Node:
         self.params = params
         self.kwargs = kwargs or _NO_KWARGS
         self.hooks = None  # GradHooks: register_hook and retain_grad of the node's tensor
+        self.wired = None  # the saved inputs as tensors on the graph, for differentiable passes
 
     @property
     def parents(self) -> tuple:
