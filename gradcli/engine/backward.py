@@ -28,7 +28,6 @@ import numpy as np
 
 from ..errors import EngineError, GradcliTypeError
 from . import state
-from .graph import Node
 from .messages import IMPLICIT_NONSCALAR, NO_GRAD_FN, SECOND_BACKWARD
 from .ops import sum_to, to_dtype, zeros_like
 from .tensor import Size, Tensor
@@ -240,20 +239,27 @@ def _count_and_prune(starts, inputs):
 
 def _wired_inputs(node, outputs):
     """The saved inputs as tensors connected to the graph, for a differentiable pass."""
-    args = []
-    for parent, raw in zip(node.parents, node.saved):
-        if parent is None:
-            args.append(raw)
-        elif isinstance(parent, Node):
-            t = outputs.get(parent) if raw is parent.ans else None
-            if t is None:
-                t = Tensor._make(raw, parent, True)
-                if raw is parent.ans:
-                    outputs[parent] = t
-            args.append(t)
-        else:
-            args.append(parent)
-    return tuple(args)
+    saved = node.saved
+    if node.n == 1:
+        return (_wire(node.p0, saved[0], outputs),)
+    if node.n == 2:
+        return (_wire(node.p0, saved[0], outputs), _wire(node.p1, saved[1], outputs))
+    return tuple(_wire(parent, raw, outputs) for parent, raw in zip(node.pn, saved))
+
+
+def _wire(parent, raw, outputs):
+    """One saved input as a tensor: a constant as it is, a leaf itself, a node's result
+    as the pass's one tensor of it (``outputs``)."""
+    if parent is None:
+        return raw
+    if type(parent) is Tensor:
+        return parent
+    if raw is parent.ans:
+        t = outputs.get(parent)
+        if t is None:
+            t = outputs[parent] = Tensor._make(raw, parent, True)
+        return t
+    return Tensor._make(raw, parent, True)
 
 
 def _accumulate_leaf(leaf_grads, leaf, g):
