@@ -550,3 +550,9 @@ def split(over, tensor, split_size_or_sections, dim=0):
 def chunk(over, input, chunks, dim=0):
     length = np.shape(input)[dims(dim, np.ndim(input))[0]]
     return split(input, max(-(-length // int(chunks)), 1), dim)
+
+
+# The Taylor series rules (engine/jet.py): each is linear in its inputs together.
+table.series(**dict.fromkeys(
+    ("getitem", "setitem", "take_along_dim", "index_select", "stack", "cat", "index_scatter",
+     "zero_at", "put_along_dim"), "linear"))  # fmt: skip

@@ -442,3 +442,10 @@ def triu(over, input, diagonal=0):
 
 
 tril = tril_op
+
+
+# The Taylor series rules (engine/jet.py).
+table.series(
+    **dict.fromkeys(("trace", "diagonal", "diag", "tril", "triu", "diag_embed"), "linear"),
+    **dict.fromkeys(("matmul", "bmm", "outer"), "bilinear"),
+)  # fmt: skip
