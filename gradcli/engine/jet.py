@@ -82,10 +82,15 @@ def basis(n, order):
 # ----------------------------------------------------------------------------
 
 
-def propagate(out, leaves, b):
+def propagate(out, leaves, b, seeds=None):
     """The jet of ``out`` (a tensor recorded from ``leaves``): leaf ``i``'s entries are the
-    variables after those of the leaves before it, each at its value plus that variable."""
-    jets = {}
+    variables after those of the leaves before it, each at its value plus that variable;
+    or, given ``seeds``, each leaf's own jet (``x + s t`` for a directional derivative)."""
+    if seeds is not None:
+        jets = {id(leaf): seed for leaf, seed in zip(leaves, seeds)}
+        leaves = ()
+    else:
+        jets = {}
     offset = 0
     for leaf in leaves:
         value = np.asarray(leaf._data, dtype=np.float64)
@@ -211,7 +216,8 @@ def _piecewise_linear(b, node, inputs):
         if rule is None or isinstance(x, _Constant):
             continue
         slope = np.asarray(rule(ones, node.ans, *node.saved, *node.params, **node.kwargs))
-        out[1:] += slope * x[1:]
+        x = x[1:].reshape((b.size - 1,) + (1,) * (ans.ndim - x.ndim + 1) + x.shape[1:])
+        out[1:] += slope * x
     return out
 
 

@@ -17,20 +17,28 @@ import numpy as np
 from ..errors import GradcliValueError
 
 
-def _shape(*jets):
-    return np.broadcast_shapes(*(j.shape for j in jets))
+def aligned(*jets):
+    """Jets broadcast to one shape: their entries' shapes aligned from the right, after
+    the coefficients' axis (a scalar's jet ``(M,)`` against a vector's ``(M, n)``)."""
+    nd = max(j.ndim for j in jets)
+    jets = [j.reshape(j.shape[:1] + (1,) * (nd - j.ndim) + j.shape[1:]) for j in jets]
+    shape = np.broadcast_shapes(*(j.shape for j in jets))
+    return [np.broadcast_to(j, shape) for j in jets]
+
+
+def add(b, x, y):
+    x, y = aligned(x, y)
+    return x + y
 
 
 def mul(b, x, y):
-    shape = _shape(x, y)
-    x, y = np.broadcast_to(x, shape), np.broadcast_to(y, shape)
+    x, y = aligned(x, y)
     return np.concatenate([b.graded(x, y, k) for k in range(b.order + 1)])
 
 
 def div(b, x, y):
-    shape = _shape(x, y)
-    x, y = np.broadcast_to(x, shape), np.broadcast_to(y, shape)
-    out = np.zeros(shape)
+    x, y = aligned(x, y)
+    out = np.zeros(x.shape)
     out[0] = x[0] / y[0]
     for k in range(1, b.order + 1):
         out[b.part(k)] = (x[b.part(k)] - b.graded(y, out, k)) / y[0]
@@ -49,9 +57,8 @@ def _one(b, x):
 
 def integral(b, x, d, y0):
     """``y`` with ``y(0) = y0`` and ``y' = d x'``, ``d`` known to every degree."""
-    shape = _shape(x, d)
-    ex, d = np.broadcast_to(b.euler(x), shape), np.broadcast_to(d, shape)
-    out = np.zeros(shape)
+    ex, d = aligned(b.euler(x), d)
+    out = np.zeros(ex.shape)
     out[0] = y0
     for k in range(1, b.order + 1):
         out[b.part(k)] = b.graded(ex, d, k) / k
@@ -214,8 +221,8 @@ def erfinv(b, x):
 
 
 def atan2(b, y, x):
-    shape = _shape(x, y)
-    x, y = np.broadcast_to(x, shape), np.broadcast_to(y, shape)
+    x, y = aligned(x, y)
+    shape = x.shape
     q = reciprocal(b, mul(b, x, x) + mul(b, y, y))
     xq, yq = mul(b, x, q), mul(b, y, q)
     ex, ey = b.euler(x), b.euler(y)
@@ -229,8 +236,8 @@ def atan2(b, y, x):
 def select(mask, x, y):
     """``x`` where ``mask`` (a value of the point), else ``y``: a piecewise function's
     series is the series of the piece the point lies in."""
-    shape = _shape(x, y)
-    return np.where(mask, np.broadcast_to(x, shape), np.broadcast_to(y, shape))
+    x, y = aligned(x, y)
+    return np.where(mask, x, y)
 
 
 def constant_like(b, x, value):

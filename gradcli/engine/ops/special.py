@@ -248,7 +248,7 @@ table.series(
     csc=lambda b, x: R.reciprocal(b, R.sin_cos(b, x)[0]),
     cot=lambda b, x: R.div(b, *reversed(R.sin_cos(b, x))),
     sinc=_sinc_series, deg2rad="linear", rad2deg="linear",
-    hypot=lambda b, x, y: R.sqrt(b, R.mul(b, x, x) + R.mul(b, y, y)),
+    hypot=lambda b, x, y: R.sqrt(b, R.add(b, R.mul(b, x, x), R.mul(b, y, y))),
     gamma=_gamma_family("gamma"), lgamma=_gamma_family("lgamma"),
     digamma=_gamma_family("polygamma"), polygamma_op=_gamma_family("polygamma"),
     erfc=lambda b, x: R.erf(b, x, complement=True), erfinv=R.erfinv,
