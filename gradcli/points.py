@@ -236,10 +236,9 @@ class _Points:
             for block, g in zip(blocks, found):
                 if g is None:  # unused: its zeros stay
                     continue
-                g = _data(g)  # (rows, B, *input)
-                block.reshape(size, m, -1)[:, start:stop] = np.moveaxis(g, 0, 1).reshape(
-                    size, stop - start, -1
-                )
+                g = _data(g)  # (rows, B, *input): written straight into the block, in one pass
+                rows_first = g.reshape(stop - start, size, -1)
+                block.reshape(size, m, -1)[:, start:stop] = rows_first.transpose(1, 0, 2)
         return blocks
 
     def jvp(self, tangents, unit=False) -> dict[str, np.ndarray]:

@@ -472,9 +472,15 @@ def grad(
             inputs=inputs,
         )
     result = []
+    given = [id(t) for t in inputs]
     for i, t in enumerate(inputs):
-        g = grad_reaching(t, leaf_grads, captured)
         hooks = _leaf_hooks(t) if t.grad_fn is None else None
+        entry = leaf_grads.get(id(t)) if t.grad_fn is None else None
+        if entry is not None and hooks is None and not create_graph and given.count(id(t)) == 1:
+            # A leaf's gradient that nothing else holds is handed over, not copied.
+            result.append(_take_grad(entry, t._data.dtype, create_graph))
+            continue
+        g = grad_reaching(t, leaf_grads, captured)
         if g is not None and hooks is not None:
             g = run_hooks(hooks, g, create_graph)
         if g is None:
