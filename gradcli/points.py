@@ -212,7 +212,7 @@ class _Points:
     def jacobian(self, out, inputs) -> list[np.ndarray]:
         """Each point's Jacobian of ``out`` for each input: ``(B,) + out + input`` shaped;
         one reverse pass per chunk of the identity's rows."""
-        from gradcli.autograd.functional import _CHUNK_BYTES, _graph_width
+        from gradcli.autograd.functional import _graph_width
 
         size, shape = self.size, tuple(out.shape[1:])
         m = int(np.prod(shape, dtype=np.int64))
@@ -259,6 +259,11 @@ class _Points:
 
         value, product = functional.jvp(f, inputs, moves)
         return {"value": _data(value), "jvp": _data(product)}
+
+
+#: The gradients of one reverse pass over rows of the identity, at most: beside the whole
+#: block they fill, a pass's few arrays of this size are what the peak memory adds.
+_CHUNK_BYTES = 16 * 2**20
 
 
 def _data(value) -> np.ndarray:
