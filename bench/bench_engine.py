@@ -16,7 +16,7 @@ The cases (float64 throughout):
       NumPy (forward and the three gradients): the floor for any engine on NumPy;
   (c) ``functional.jacobian`` of ``A @ tanh(x)``, n = 300;
   (d) ``functional.hessian`` of ``log(1 + exp(B @ x)).sum()``, n = 200;
-  (e) ``sum(x1 @ W)`` with x1: n x n and W: n x 8, n = 4000, backward to both:
+  (e) ``sum(x1 @ W)`` with x1: n x n and W: n x 1, n = 4000, backward to both:
       sum's gradient is a broadcast (stride-0) view, which NumPy's matmul cannot
       hand to BLAS (the product copies it first), against the NumPy floor;
   (f) a 4th derivative by repeated ``grad(create_graph=True)`` of
@@ -188,7 +188,7 @@ def case_d(torch, n, repeats):
 
 def case_e(torch, n, repeats):
     rng = np.random.default_rng(5)
-    arrays = rng.standard_normal((n, n)), rng.standard_normal((n, 8))
+    arrays = rng.standard_normal((n, n)), rng.standard_normal((n, 1))
 
     def leaves(m):
         return tuple(m.tensor(a, dtype=m.float64, requires_grad=True) for a in arrays)
@@ -200,7 +200,7 @@ def case_e(torch, n, repeats):
     def by_hand():
         x1, w = arrays
         loss = np.sum(x1 @ w)
-        g = np.ones((n, 8))  # d loss / d (x1 @ w), made contiguous: BLAS takes it
+        g = np.ones((n, 1))  # d loss / d (x1 @ w), made contiguous: BLAS takes it
         return loss, g @ w.T, x1.T @ g
 
     expected = by_hand()[1:]
@@ -326,7 +326,7 @@ def main():
         "b": (f"(b) mean(y1 - x1 @ W), n={n_b}", lambda: case_b(torch, n_b, repeats)),
         "c": (f"(c) jacobian A @ tanh(x), n={n_c}", lambda: case_c(torch, n_c, short_repeats)),
         "d": (f"(d) hessian softplus sum, n={n_d}", lambda: case_d(torch, n_d, short_repeats)),
-        "e": (f"(e) sum(x1 @ W), W n x 8, n={n_b}", lambda: case_e(torch, n_b, repeats)),
+        "e": (f"(e) sum(x1 @ W), W n x 1, n={n_b}", lambda: case_e(torch, n_b, repeats)),
         "f": ("(f) 4th derivative by repeated grad", lambda: case_f(torch, 10, short_repeats)),
     }
     rows = []
