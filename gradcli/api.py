@@ -35,6 +35,7 @@ gets a note naming the convention that decides the derivative there.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -240,6 +241,7 @@ def jvp(
     *,
     tangents: Mapping | None = None,
     unit: bool = False,
+    order: int = 1,
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
@@ -250,10 +252,16 @@ def jvp(
     Inputs without a tangent are held fixed. A tangent has its input's shape.
     ``unit``: along the unit vector of the tangents, J t/|t| with |t| the norm of
     all of them together (the result's ``tangents`` are the unit ones).
+    ``order`` k: the k-th derivative ``d^k/ds^k f(x + s t)`` at s = 0, by Taylor
+    arithmetic (``engine/jet.py``).
     """
+    if isinstance(order, bool) or not isinstance(order, int) or order < 1:
+        raise GradcliError(f"--order must be an integer of at least 1, not {order!r}")
     with evaluation(source, bindings, (), dtype, seed, filename, max_elements) as s:
         directions = s.directions(tangents, unit)
         names = s.wrt
+        if order > 1:
+            return _jvp_of_order(s, names, directions, order)
         from gradcli.autograd import functional
 
         f, _ = s.function(names)
@@ -261,6 +269,23 @@ def jvp(
             f, s.point(names), tuple(gradcli.tensor(directions[n]) for n in names)
         )
         return s.result("jvp", value, jvp=plain_array(product), tangents=directions)
+
+
+def _jvp_of_order(s, names, directions, order):
+    from .engine import jet
+
+    f, _ = s.function(names)
+    leaves = [gradcli.tensor(s.values[n], requires_grad=True) for n in names]
+    out = f(*leaves)
+    b = jet.basis(1, order)
+    # One variable s moves every input along its tangent: x + s t.
+    seeds = [jet.constant(b, np.asarray(leaf._data)) for leaf in leaves]
+    for seed, name in zip(seeds, names):
+        seed[1] = directions[name]
+    series = jet.propagate(out, leaves, b, seeds)
+    derivative = series[order] * math.factorial(order)
+    return s.result("jvp", out.detach(), jvp=plain_array(derivative.astype(out._data.dtype)),
+                    tangents=directions)  # fmt: skip
 
 
 # ----------------------------------------------------------------------------

@@ -266,8 +266,8 @@ def propagate_command(source, sigmas, cov, **options):
 )
 def taylor_command(source, wrt, order, **options):
     """The Taylor polynomial of a scalar output at the bound point, up to
-    degree --order, in one or more inputs; its coefficients come from repeated
-    differentiation.
+    degree --order, in one or more inputs; its coefficients come from Taylor
+    arithmetic (power series propagated through the expression).
 
     \b
     Example:

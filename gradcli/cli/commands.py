@@ -172,13 +172,21 @@ def vjp_command(source, wrt, grad_output, steps, **options):
         is_flag=True,
         help="Along the unit vector of the tangents (all of them together): J t/|t|.",
     ),
+    option(
+        "order",
+        type=click.IntRange(1),
+        default=1,
+        show_default=True,
+        help="The k-th directional derivative d^k/ds^k f(x + s t) at s = 0 (one point).",
+    ),
     *options.POINTS,
     shared=options.COMPUTING_OPTIONS,
 )
-def jvp_command(source, tangent, unit, **options):
+def jvp_command(source, tangent, unit, order, **options):
     """The Jacobian-vector product J t: the directional derivative along the
     tangents; inputs without one are held fixed. With --unit, along the unit
-    vector t/|t| (|t| over all the tangents together).
+    vector t/|t| (|t| over all the tangents together); with --order k, the k-th
+    derivative along them, by Taylor arithmetic (no Hessian is formed).
 
     \b
     Example:
@@ -186,7 +194,8 @@ def jvp_command(source, tangent, unit, **options):
       value 4 7
       jvp 2 4
     """
-    return _run(api.jvp, source, options, tangents=_bindings.tangents_of(tangent), unit=unit)
+    tangents = _bindings.tangents_of(tangent)
+    return _run(api.jvp, source, options, tangents=tangents, unit=unit, order=order)
 
 
 _GRAPH_FORMATS = ("table", "plain", "json", "dot")

@@ -49,7 +49,7 @@ def run_batch(command: str, source, options, arguments) -> int:
             seed=options["seed"],
             filename=filename,
             max_elements=options["max_elements"],
-            **{k: v for k, v in arguments.items() if k != "steps"},
+            **{k: v for k, v in arguments.items() if k not in ("steps", "order")},
         )
         # A file is written beside its name, renamed over it when complete: the
         # writer drops it on any failure, a signal's included.
@@ -94,6 +94,8 @@ def _refuse_single_point_options(options, arguments) -> None:
         raise GradcliError("--get prints one point's numbers: with many points, use --format csv")
     if arguments.get("steps"):
         raise GradcliError("--steps shows one point's reverse pass: leave out --points/--over")
+    if arguments.get("order", 1) != 1:
+        raise GradcliError("jvp --order above 1 takes one point: leave out --points/--over")
     if options["fmt"] == "plain":
         raise GradcliError("--format plain is for one point: many points are csv, json or table")
     if options["output"] is not None and options["fmt"] is not None:

@@ -212,7 +212,7 @@ class _Points:
     def jacobian(self, out, inputs) -> list[np.ndarray]:
         """Each point's Jacobian of ``out`` for each input: ``(B,) + out + input`` shaped;
         one reverse pass per chunk of the identity's rows."""
-        from gradcli.autograd.functional import CHUNK_BYTES, graph_width
+        from gradcli.autograd.functional import graph_width
 
         size, shape = self.size, tuple(out.shape[1:])
         m = int(np.prod(shape, dtype=np.int64))
@@ -220,7 +220,7 @@ class _Points:
         if type(out) is not gradcli.Tensor or not out.requires_grad or m == 0 or size == 0:
             return blocks
         itemsize = max(out._data.dtype.itemsize, 1)
-        step = max(1, CHUNK_BYTES // (itemsize * graph_width([out])))
+        step = max(1, _CHUNK_BYTES // (itemsize * graph_width([out])))
         eye = np.eye(m, dtype=out._data.dtype).reshape(m, 1, *shape)
         for start in range(0, m, step):
             stop = min(start + step, m)
@@ -236,10 +236,9 @@ class _Points:
             for block, g in zip(blocks, found):
                 if g is None:  # unused: its zeros stay
                     continue
-                g = _data(g)  # (rows, B, *input)
-                block.reshape(size, m, -1)[:, start:stop] = np.moveaxis(g, 0, 1).reshape(
-                    size, stop - start, -1
-                )
+                g = _data(g)  # (rows, B, *input): written straight into the block, in one pass
+                rows_first = g.reshape(stop - start, size, -1)
+                block.reshape(size, m, -1)[:, start:stop] = rows_first.transpose(1, 0, 2)
         return blocks
 
     def jvp(self, tangents, unit=False) -> dict[str, np.ndarray]:
@@ -260,6 +259,11 @@ class _Points:
 
         value, product = functional.jvp(f, inputs, moves)
         return {"value": _data(value), "jvp": _data(product)}
+
+
+#: The gradients of one reverse pass over rows of the identity, at most: beside the whole
+#: block they fill, a pass's few arrays of this size are what the peak memory adds.
+_CHUNK_BYTES = 16 * 2**20
 
 
 def _data(value) -> np.ndarray:

@@ -40,7 +40,7 @@ class Node(metaclass=_NodeClass):
     the ops themselves.
     """
 
-    __slots__ = ("op", "n", "p0", "p1", "pn", "saved", "ans", "params", "kwargs", "hooks")
+    __slots__ = ("op", "n", "p0", "p1", "pn", "saved", "ans", "params", "kwargs", "hooks", "wired")
     __slots__ += ("t", "_metadata")
 
     def __init__(self, op, parents, saved, ans, params, kwargs):
@@ -63,6 +63,7 @@ class Node(metaclass=_NodeClass):
         self.t = _clock
         if _on_record is not None:
             _on_record(self)
+        self.wired = None  # the saved inputs as tensors on the graph, for differentiable passes
 
     @property
     def parents(self) -> tuple:

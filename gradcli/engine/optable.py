@@ -50,6 +50,11 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   kind's), ``special`` (points where it is singular beside its kink points) and
   ``differs`` (each deliberate difference from PyTorch, with the samples and
   transformations where it shows): see ``opinfo``.
+- ``series``: how Taylor coefficients pass through it (``jet.py``: ``taylor``,
+  ``jvp --order``): ``"linear"`` (the forward applied to each coefficient),
+  ``"bilinear"`` (a Cauchy product of the forward) or ``rule(basis, *input_jets,
+  *params)``; each module gives its entries theirs in one ``table.series(...)``
+  block at its end. An op without one is an error there.
 - ``size``: how many numbers the result holds, ``size(*args)`` of the forward's
   arguments, asked before the forward runs so that a result over the limit on a
   result's size (``limits``) is refused before any memory is taken; also an
@@ -209,6 +214,7 @@ class Op:
         differs=(),
         internal=False,
         size=None,
+        series=None,
     ):
         self.name = name
         self.forward = forward
@@ -240,6 +246,7 @@ class Op:
         self.differs = tuple(differs)
         self.internal = internal
         self.size = size
+        self.series = series
         if grad_fn is not None:
             overloads = [Overload(grad_fn, rules)]
         self.overloads = tuple(overloads or ())
@@ -323,6 +330,12 @@ class Table:
             return call
 
         return declare
+
+    def series(self, **rules):
+        """Give entries their Taylor series rule (``series`` above), by name."""
+        by_name = {e.name: e for e in (*self.entries, *self.internal_entries)}
+        for name, rule in rules.items():
+            by_name[name].series = rule
 
     def _add(self, entry):
         entry.call.op = entry

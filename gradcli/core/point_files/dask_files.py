@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from ...errors import GradcliError
+from .columns import columns_from_arrays
 from .run import placed
 from .source import Chunk, Reader
 from .writers import Writer, cannot_write
@@ -119,7 +120,7 @@ class DaskFiles(Reader):
         self._task = task
         for columns in chunks:
             # The chunk of no rows of an empty input is computed here, for its columns.
-            yield self._results.popleft() if self._results else task(columns)
+            yield self._results.popleft() if self._results else columns_from_arrays(task(columns))
 
     def chunks(self, size: int) -> Iterator[FileChunk]:
         if self._task is None:
@@ -193,7 +194,7 @@ class DaskFiles(Reader):
 def _compute_partition(task: Callable, frame) -> tuple[int, dict[str, np.ndarray]]:
     """In a worker: a partition's rows through ``task``."""
     columns = {name: _numbers(frame[name]) for name in frame.columns}
-    return len(frame), task(columns)
+    return len(frame), columns_from_arrays(task(columns))  # CSV and Parquet: columns
 
 
 def _numbers(column) -> np.ndarray:

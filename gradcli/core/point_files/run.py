@@ -19,7 +19,7 @@ import numpy as np
 
 from ...errors import GradcliError
 from ..record import Record
-from .columns import columns_from_arrays
+from .columns import column_name, parse_column
 from .source import DEFAULT_CHUNK_SIZE, Chunk
 
 #: Warnings about single rows shown before the rest are only counted.
@@ -67,10 +67,10 @@ def run(
 
     nonfinite = 0
     try:
-        for columns in executor.map(task, sent(_at_least_one(reader, chunk_size))):
+        for arrays in executor.map(task, sent(_at_least_one(reader, chunk_size))):
             chunk = pending.popleft()
-            writer.write(columns)
-            nonfinite += _warn_nonfinite(reader, chunk, columns, nonfinite, warn)
+            writer.write(arrays)
+            nonfinite += _warn_nonfinite(reader, chunk, arrays, nonfinite, warn)
             if progress is not None:
                 progress.update(writer.rows, reader.done(writer.rows))
     except GradcliError as error:
@@ -102,18 +102,30 @@ def _at_least_one(reader, chunk_size: int) -> Iterator[Chunk]:
         yield reader.empty_chunk()
 
 
-def _warn_nonfinite(reader, chunk: Chunk, columns: dict, before: int, warn) -> int:
-    """Warn of the rows of ``chunk`` with a non-finite result; their count."""
-    inputs = set(columns_from_arrays(chunk.columns))
-    results = {n: c for n, c in columns.items() if n not in inputs and c.dtype.kind == "f"}
-    if not results:
-        return 0
+def _warn_nonfinite(reader, chunk: Chunk, arrays: dict, before: int, warn) -> int:
+    """Warn of the rows of ``chunk`` with a non-finite result; their count. One pass
+    over each result array (its sum is finite only if every entry is); only an array
+    that has a non-finite entry is looked at row by row."""
+    inputs = {parse_column(name)[0] for name in chunk.columns}
+    results = {
+        n: a for n, a in arrays.items() if parse_column(n)[0] not in inputs and a.dtype.kind == "f"
+    }
     bad = np.zeros(len(chunk), dtype=bool)
-    for column in results.values():
-        bad |= ~np.isfinite(column)
+    flagged = {}
+    for name, a in results.items():
+        if a.size == 0 or np.isfinite(np.add.reduce(a, axis=None)):
+            continue
+        rows = ~np.isfinite(a.reshape(len(a), -1)).all(axis=1)
+        bad |= rows
+        flagged[name] = a
     rows = np.flatnonzero(bad)
     for i in rows[: max(0, SHOWN_WARNINGS - before)]:
-        values = ", ".join(f"{n} = {c[i]}" for n, c in results.items() if not np.isfinite(c[i]))
+        values = ", ".join(
+            f"{column_name(n, index)} = {a[i][index]}"
+            for n, a in flagged.items()
+            for index in np.ndindex(a.shape[1:])
+            if not np.isfinite(a[i][index])
+        )
         warn(f"warning: {reader.where(chunk, int(i))}: {values}")
     return len(rows)
 

@@ -10,13 +10,14 @@ import numpy as np
 
 from ...engine import limits
 from ...engine.limits import DEFAULT_MAX_ELEMENTS
-from .columns import columns_from_arrays, inputs_from_columns
+from .columns import inputs_from_columns
 
 
 class PointsTask:
-    """``task(chunk)``: the input columns of a chunk of rows -> its output columns,
-    the varying inputs first, then the results (``value``, ``grad.x``, ...), by
-    ``api.points``.
+    """``task(chunk)``: the input columns of a chunk of rows -> its output arrays, batch
+    axis first, the varying inputs first, then the results (``value``, ``grad.x``,
+    ``jacobian.x`` of shape ``(B, m, n)``...), by ``api.points``. They stay whole:
+    only the writers of CSV and Parquet split them into columns.
 
     ``bindings`` are the inputs fixed for every row: a value's text
     (``"randn(3)"``, read by the library as for one point) or an array; a file
@@ -61,7 +62,7 @@ class PointsTask:
 
         batch = inputs_from_columns(chunk)
         result = api.points(self.command, self.source, self.bindings, batch, **self.options)
-        return {**columns_from_arrays(batch), **columns_from_arrays(result.arrays)}
+        return {**batch, **result.arrays}
 
 
 def _read_once(value, name: str):

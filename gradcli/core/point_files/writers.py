@@ -1,7 +1,9 @@
 """Where the rows of a many-point run go, a chunk at a time, in order.
 
-``open_writer(output, fmt)`` gives a writer with ``write(columns)`` (flat 1-D
-columns, named as plain output names the numbers) and ``close()``; ``abort()``
+``open_writer(output, fmt)`` gives a writer with ``write(arrays)`` (batch axis
+first: flat 1-D columns named as plain output names the numbers, or whole
+arrays, which only CSV, Parquet, JSON lines and tables split into columns) and
+``close()``; ``abort()``
 after a failure. A file is complete or not there: it is written beside its
 name and renamed over it by ``close()`` (``gradcli.core.atomic``), so a failed or
 interrupted run leaves the file that was there before.
@@ -30,7 +32,7 @@ import zipfile
 import numpy as np
 
 from ...errors import GradcliError
-from .columns import inputs_from_columns
+from .columns import columns_from_arrays, inputs_from_columns
 
 OUTPUT_ENDINGS = (".npz", ".csv", ".parquet")
 #: Rows shown at each end by ``--format table``.
@@ -87,10 +89,13 @@ class Writer:
             except OSError as error:
                 raise cannot_write(path, error) from None
 
+    #: Whether ``_write`` takes whole arrays (else flat columns).
+    arrays = False
+
     def write(self, columns: dict[str, np.ndarray]) -> None:
         self.rows += len(next(iter(columns.values()))) if columns else 0
         try:
-            self._write(columns)
+            self._write(columns if self.arrays else columns_from_arrays(columns))
         except BrokenPipeError:
             raise
         except OSError as error:  # a full disk
@@ -256,6 +261,8 @@ class NpzWriter(Writer):
     (``npz_layout``); else each array's rows go to a file of their own, and
     ``close()`` copies each into the zip behind its ``.npy`` header."""
 
+    arrays = True
+
     def __init__(self, path: str, rows: int | None = None):
         super().__init__(path)
         self.layout = None
@@ -272,6 +279,7 @@ class NpzWriter(Writer):
         self.parts: dict[str, tuple] = {}
 
     def _write(self, columns):
+        # Whole arrays pass through as they are; flat columns are put together.
         arrays = {n: np.ascontiguousarray(a) for n, a in inputs_from_columns(columns).items()}
         if self.directory is None:
             from .npz_layout import ZipLayout

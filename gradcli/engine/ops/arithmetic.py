@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import EngineError
+from .. import jet_rules as R
 from ..explain import at_tie, pow_zero_base
 from ..opinfo import Difference
 from ..optable import Table, over
@@ -319,3 +320,17 @@ atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Numb
                                      "PyTorch squares the reciprocal of a**2 + b**2: nan",
                                      (), ("grad2", "hessian")),))
 # fmt: on
+
+
+# The Taylor series rules (engine/jet.py).
+def _pow_series(b, x, p):
+    if not p[1:].any() and np.ndim(p[0]) == 0:  # a number exponent
+        return R.power(b, x, float(p[0]))
+    return R.exp(b, R.mul(b, p, R.log(b, x)))
+
+
+table.series(
+    add="linear", sub="linear", rsub="linear", neg="linear", mul=R.mul, div=R.div,
+    reciprocal=R.reciprocal, pow=_pow_series, maximum="piecewise_linear",
+    minimum="piecewise_linear", atan2=R.atan2,
+)  # fmt: skip

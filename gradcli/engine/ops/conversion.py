@@ -280,3 +280,7 @@ def _check_inplace_shape(data, value, reshapes):
         f"output with shape {list(data.shape)} doesn't match the broadcast shape "
         f"{list(value.shape)}"
     )
+
+
+# The Taylor series rules (engine/jet.py).
+table.series(to_dtype="linear", clone="linear")

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ...errors import GradcliTypeError
+from .. import jet_rules as R
 from .. import limits
 from ..explain import at_half_integer, at_integer, at_nonzero_integer, at_zero, on_bound
 from ..opinfo import Difference
@@ -259,3 +260,46 @@ clamp = table.op("clamp", _clamp,
                  words="d clamp(a, min, max)/da = 1 where min <= a <= max, else 0",
                  kink_at=on_bound)
 # fmt: on
+
+
+# The Taylor series rules (engine/jet.py): each function's coefficients from its input's.
+def _series_ln(scale):
+    return lambda b, x: R.log(b, x, scale)
+
+
+def _inverse_trig(sign, shift):
+    """asin, acos, asinh, acosh: y' = sign / sqrt(shift + sign2 * x**2) x'."""
+    forward = {(1, 1): np.arcsin, (-1, 1): np.arccos, (1, 2): np.arcsinh, (1, 3): np.arccosh}
+    under = {1: (1.0, -1.0), 2: (1.0, 1.0), 3: (-1.0, 1.0)}[shift]
+
+    def rule(b, x):
+        d = sign * R.reciprocal(b, R.sqrt(b, under[0] * R._one(b, x) + under[1] * R.mul(b, x, x)))
+        return R.integral(b, x, d, forward[(sign, shift)](x[0]))
+
+    return rule
+
+
+def _softplus_series(b, x, beta=1.0, threshold=20.0):
+    bx = x * beta
+    y = R.integral(b, bx, R.sigmoid(b, bx), np.logaddexp(0, bx[0])) / beta
+    return R.select(bx[0] > threshold, x, y)
+
+
+table.series(
+    abs="piecewise_linear", sign="piecewise_linear", relu="piecewise_linear",
+    floor="piecewise_linear", trunc="piecewise_linear", ceil="piecewise_linear",
+    round="piecewise_linear", clamp="piecewise_linear",
+    sqrt=R.sqrt, rsqrt=lambda b, x: R.power(b, x, -0.5), exp=R.exp,
+    expm1=R.expm1, log=R.log, log2=_series_ln(1 / _LN2), log10=_series_ln(1 / _LN10),
+    log1p=lambda b, x: R.integral(b, x, R.reciprocal(b, x + R._one(b, x)), np.log1p(x[0])),
+    sin=lambda b, x: R.sin_cos(b, x)[0], cos=lambda b, x: R.sin_cos(b, x)[1],
+    tan=R.tan, sinh=lambda b, x: R.sin_cos(b, x, True)[0],
+    cosh=lambda b, x: R.sin_cos(b, x, True)[1], tanh=R.tanh,
+    asin=_inverse_trig(1, 1), acos=_inverse_trig(-1, 1), asinh=_inverse_trig(1, 2),
+    acosh=_inverse_trig(1, 3),
+    atan=lambda b, x: R.integral(
+        b, x, R.reciprocal(b, R._one(b, x) + R.mul(b, x, x)), np.arctan(x[0])),
+    atanh=lambda b, x: R.integral(
+        b, x, R.reciprocal(b, R._one(b, x) - R.mul(b, x, x)), np.arctanh(x[0])),
+    sigmoid=R.sigmoid, softplus=_softplus_series, erf=R.erf,
+)  # fmt: skip

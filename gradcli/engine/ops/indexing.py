@@ -575,3 +575,9 @@ def chunk(over, input, chunks, dim=0):
         raise EngineError("chunk expects at least a 1-dimensional tensor")
     length = np.shape(input)[dims(dim, np.ndim(input))[0]]
     return split(input, max(-(-length // int(chunks)), 1), dim)
+
+
+# The Taylor series rules (engine/jet.py): each is linear in its inputs together.
+table.series(**dict.fromkeys(
+    ("getitem", "setitem", "take_along_dim", "index_select", "stack", "cat", "index_scatter",
+     "zero_at", "put_along_dim"), "linear"))  # fmt: skip

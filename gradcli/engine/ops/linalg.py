@@ -59,7 +59,7 @@ def _matmul(x, y):
         return x * y  # inner dimension 1: an outer product, cheaper than BLAS
     if x.ndim > 2 or y.ndim > 2:
         return _stacked_matmul(x, y)
-    return np.matmul(x, y)
+    return np.matmul(*_blas_operands(x, y))
 
 
 def _stacked_matmul(x, y):
@@ -73,10 +73,38 @@ def _stacked_matmul(x, y):
         if shape[i] > 1 and all(_only_broadcast(m, i) for m in (x, y))
     ]
     if not repeated:
-        return np.matmul(x, y)
+        return np.matmul(*_blas_operands(x, y))
     x, y = (_first_only(m, repeated) for m in (x, y))
-    out = np.matmul(x, y)
+    out = np.matmul(*_blas_operands(x, y))
     return np.broadcast_to(out, (*shape, *out.shape[-2:]))
+
+
+def _blas_operands(x, y):
+    """``x`` and ``y``, each copied to C order if NumPy could not hand its matrices to BLAS
+    (a zero stride, as a reduction's broadcast gradient has, or a strided slice) and the
+    product reads it more than once: its own loops are then ten times slower than the copy."""
+    x_reuse = y.shape[-1] if y.ndim > 1 else 1  # how many times the product reads each entry
+    y_reuse = x.shape[-2] if x.ndim > 1 else 1
+    if x_reuse > 1 and not _blas_ready(x):
+        x = np.ascontiguousarray(x)
+    if y_reuse > 1 and not _blas_ready(y):
+        y = np.ascontiguousarray(y)
+    return x, y
+
+
+def _blas_ready(m):
+    """Whether each matrix (or vector) of ``m`` has a layout BLAS takes: rows or columns
+    contiguous, the other axis a whole row or column apart (NumPy's own test)."""
+    item = m.itemsize
+    if m.ndim == 1:
+        return m.shape[0] <= 1 or (m.strides[0] > 0 and m.strides[0] % item == 0)
+    (rows, cols), (row_step, col_step) = m.shape[-2:], m.strides[-2:]
+    if rows <= 1 or cols <= 1:  # a single row or column: only the other axis's step matters
+        step = col_step if rows <= 1 else row_step
+        return max(rows, cols) <= 1 or (step > 0 and step % item == 0)
+    return (col_step == item and row_step >= cols * item and row_step % item == 0) or (
+        row_step == item and col_step >= rows * item and col_step % item == 0
+    )
 
 
 def _only_broadcast(m, axis):
@@ -421,3 +449,10 @@ def triu(over, input, diagonal=0):
 
 
 tril = tril_op
+
+
+# The Taylor series rules (engine/jet.py).
+table.series(
+    **dict.fromkeys(("trace", "diagonal", "diag", "tril", "triu", "diag_embed"), "linear"),
+    **dict.fromkeys(("matmul", "bmm", "outer"), "bilinear"),
+)  # fmt: skip

@@ -16,6 +16,7 @@ import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
 from .. import batching_rules as batching
+from .. import jet_rules as R
 from .. import limits, state
 from ..explain import at_zero
 from ..optable import Table, over
@@ -483,3 +484,19 @@ def cross_entropy(
     elif reduction == "sum":
         smooth = sum(smooth)
     return (1 - label_smoothing) * loss + smooth * (label_smoothing / n_classes)
+
+
+# The Taylor series rules (engine/jet.py).
+def _gelu_series(b, x, approximate="none"):
+    if approximate == "tanh":
+        inner = _TANH_SCALE * (x + 0.044715 * R.power(b, x, 3))
+        return 0.5 * R.mul(b, x, R.tanh(b, inner) + R._one(b, x))
+    cdf = 0.5 * (R.erf(b, x / math.sqrt(2.0)) + R._one(b, x))
+    return R.mul(b, x, cdf)
+
+
+table.series(
+    gelu=_gelu_series, silu=lambda b, x: R.mul(b, x, R.sigmoid(b, x)),
+    leaky_relu="piecewise_linear",
+    elu=lambda b, x, alpha=1.0: R.select(x[0] > 0, x, alpha * R.expm1(b, x)),
+)  # fmt: skip

@@ -578,3 +578,7 @@ def sum_to_size(over, input, *size):
         return input
     out = sum(input, summed, keepdim=True)
     return reshape(out, size) if lead else out
+
+
+# The Taylor series rules (engine/jet.py).
+table.series(sum="linear", mean="linear", cumsum="linear", repeat="linear")

@@ -428,3 +428,9 @@ def roll(over, input, shifts, dims=None):
 
 flip_op = _FLIP.fn
 roll_op = _ROLL.fn
+
+
+# The Taylor series rules (engine/jet.py): each is linear in its input.
+table.series(**dict.fromkeys(
+    ("reshape", "view", "squeeze", "unsqueeze", "transpose", "permute", "t", "T",
+     "broadcast_to", "flip", "roll", "sum_to"), "linear"))  # fmt: skip

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .. import jet_rules as R
 from ..explain import at_origin, at_zero, pole
 from ..opinfo import Difference
 from ..optable import Table, over
@@ -248,4 +249,34 @@ xlogy = table.op(
     function=True,
     saves={"self": None, "other": None},
     **_TORCH,
-)
+)  # fmt: skip
+
+
+# The Taylor series rules (engine/jet.py).
+def _sinc_series(b, x):
+    # At 0, sin(pi x)/(pi x) = sum of (-1)**m (pi x)**(2m) / (2m + 1)!; elsewhere the quotient.
+    at_zero = R.compose(
+        b, x, lambda j: 0.0 if j % 2 else (-1) ** (j // 2) * math.pi**j / math.factorial(j + 1)
+    )
+    px = math.pi * x
+    with np.errstate(divide="ignore", invalid="ignore"):
+        quotient = R.div(b, R.sin_cos(b, px)[0], px)
+    return R.select(x[0] == 0, at_zero, quotient)
+
+
+def _gamma_family(name):
+    return lambda b, x, *rest: getattr(R, name)(b, x, *rest)
+
+
+table.series(
+    cbrt=lambda b, x: R.power(b, x, 1 / 3),
+    sec=lambda b, x: R.reciprocal(b, R.sin_cos(b, x)[1]),
+    csc=lambda b, x: R.reciprocal(b, R.sin_cos(b, x)[0]),
+    cot=lambda b, x: R.div(b, *reversed(R.sin_cos(b, x))),
+    sinc=_sinc_series, deg2rad="linear", rad2deg="linear",
+    hypot=lambda b, x, y: R.sqrt(b, R.add(b, R.mul(b, x, x), R.mul(b, y, y))),
+    gamma=_gamma_family("gamma"), lgamma=_gamma_family("lgamma"),
+    digamma=_gamma_family("polygamma"), polygamma_op=_gamma_family("polygamma"),
+    erfc=lambda b, x: R.erf(b, x, complement=True), erfinv=R.erfinv,
+    xlogy=lambda b, x, y: R.mul(b, x, R.log(b, y)),
+)  # fmt: skip
