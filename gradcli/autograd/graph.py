@@ -66,7 +66,7 @@ def increment_version(tensor) -> None:
 
 
 def _on_record(node):
-    """Every new node while a context of this module is open (``graph._on_record``)."""
+    """Every new node while a context of this module is open (``graph.on_record``)."""
     if _saved.ALLOWING[0]:
         _saved.TRACKED.append(node)
     hooks = PER_THREAD.saved_hooks
@@ -76,7 +76,7 @@ def _on_record(node):
 
 
 def _recording_watched():
-    _graph._on_record = _on_record if (_open[0] or _saved.ALLOWING[0]) else None
+    _graph.on_record = _on_record if (_open[0] or _saved.ALLOWING[0]) else None
 
 
 _open = [0]  # saved_tensors_hooks contexts open, in any thread

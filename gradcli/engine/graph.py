@@ -14,10 +14,10 @@ _NO_KWARGS = {}  # shared by the nodes of ops called without keywords
 
 # The in-place clock: one tick per in-place op (``versions``). A node keeps the tick it
 # was recorded at, so the check of its saved values knows what was modified after it.
-_clock = 0
+clock = 0
 # Called with every new node while saved-tensor hooks or allow_mutation_on_saved_tensors
 # are on (``autograd.graph``); None otherwise, which is all the recording pays.
-_on_record = None
+on_record = None
 # ``saved.saved_value``, set by that module (which imports this one) when it loads.
 saved_value = None
 
@@ -60,9 +60,9 @@ class Node(metaclass=_NodeClass):
         self.params = params
         self.kwargs = kwargs or _NO_KWARGS
         self.hooks = None  # GradHooks: register_hook and retain_grad of the node's tensor
-        self.t = _clock
-        if _on_record is not None:
-            _on_record(self)
+        self.t = clock
+        if on_record is not None:
+            on_record(self)
         self.wired = None  # the saved inputs as tensors on the graph, for differentiable passes
 
     @property

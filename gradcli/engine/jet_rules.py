@@ -46,13 +46,14 @@ def div(b, x, y):
 
 
 def reciprocal(b, x):
-    return div(b, _one(b, x), x)
+    return div(b, one(b, x), x)
 
 
-def _one(b, x):
-    one = np.zeros_like(x)
-    one[0] = 1.0
-    return one
+def one(b, x):
+    """The series of the constant 1, shaped as x's."""
+    series = np.zeros_like(x)
+    series[0] = 1.0
+    return series
 
 
 def integral(b, x, d, y0):
@@ -138,7 +139,7 @@ def power(b, x, p):
     p = float(p)
     if p == int(p) and abs(p) <= 64:
         n = int(abs(p))
-        y = _one(b, x)
+        y = one(b, x)
         base = x
         while n:  # by squaring
             if n & 1:
@@ -167,7 +168,7 @@ def compose(b, x, coefficients):
     h[0] = 0.0
     y = np.zeros(x.shape)
     y[0] = coefficients(0)
-    term = _one(b, x)
+    term = one(b, x)
     for j in range(1, b.order + 1):
         term = mul(b, term, h)
         y += coefficients(j) * term

@@ -39,7 +39,7 @@ ALLOWING = [0]  # allow_mutation_on_saved_tensors contexts open (autograd.graph)
 
 def begin():
     """Tick the clock before an in-place op: the node the op records is not older than it."""
-    graph._clock += 1
+    graph.clock += 1
 
 
 def modified(tensor, array):
@@ -56,7 +56,7 @@ def modified(tensor, array):
         entry = MODIFIED[key] = [weakref.ref(root, lambda _, key=key: forget(key, None)), []]
         entry.append(tensor)
     ticks = entry[1]
-    ticks.append((graph._clock, vc[0]))
+    ticks.append((graph.clock, vc[0]))
     if len(ticks) > _KEPT:
         del ticks[0]
     entry[2] = tensor

@@ -273,7 +273,7 @@ def _inverse_trig(sign, shift):
     under = {1: (1.0, -1.0), 2: (1.0, 1.0), 3: (-1.0, 1.0)}[shift]
 
     def rule(b, x):
-        d = sign * R.reciprocal(b, R.sqrt(b, under[0] * R._one(b, x) + under[1] * R.mul(b, x, x)))
+        d = sign * R.reciprocal(b, R.sqrt(b, under[0] * R.one(b, x) + under[1] * R.mul(b, x, x)))
         return R.integral(b, x, d, forward[(sign, shift)](x[0]))
 
     return rule
@@ -291,15 +291,15 @@ table.series(
     round="piecewise_linear", clamp="piecewise_linear",
     sqrt=R.sqrt, rsqrt=lambda b, x: R.power(b, x, -0.5), exp=R.exp,
     expm1=R.expm1, log=R.log, log2=_series_ln(1 / _LN2), log10=_series_ln(1 / _LN10),
-    log1p=lambda b, x: R.integral(b, x, R.reciprocal(b, x + R._one(b, x)), np.log1p(x[0])),
+    log1p=lambda b, x: R.integral(b, x, R.reciprocal(b, x + R.one(b, x)), np.log1p(x[0])),
     sin=lambda b, x: R.sin_cos(b, x)[0], cos=lambda b, x: R.sin_cos(b, x)[1],
     tan=R.tan, sinh=lambda b, x: R.sin_cos(b, x, True)[0],
     cosh=lambda b, x: R.sin_cos(b, x, True)[1], tanh=R.tanh,
     asin=_inverse_trig(1, 1), acos=_inverse_trig(-1, 1), asinh=_inverse_trig(1, 2),
     acosh=_inverse_trig(1, 3),
     atan=lambda b, x: R.integral(
-        b, x, R.reciprocal(b, R._one(b, x) + R.mul(b, x, x)), np.arctan(x[0])),
+        b, x, R.reciprocal(b, R.one(b, x) + R.mul(b, x, x)), np.arctan(x[0])),
     atanh=lambda b, x: R.integral(
-        b, x, R.reciprocal(b, R._one(b, x) - R.mul(b, x, x)), np.arctanh(x[0])),
+        b, x, R.reciprocal(b, R.one(b, x) - R.mul(b, x, x)), np.arctanh(x[0])),
     sigmoid=R.sigmoid, softplus=_softplus_series, erf=R.erf,
 )  # fmt: skip

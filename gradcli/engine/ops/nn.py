@@ -490,8 +490,8 @@ def cross_entropy(
 def _gelu_series(b, x, approximate="none"):
     if approximate == "tanh":
         inner = _TANH_SCALE * (x + 0.044715 * R.power(b, x, 3))
-        return 0.5 * R.mul(b, x, R.tanh(b, inner) + R._one(b, x))
-    cdf = 0.5 * (R.erf(b, x / math.sqrt(2.0)) + R._one(b, x))
+        return 0.5 * R.mul(b, x, R.tanh(b, inner) + R.one(b, x))
+    cdf = 0.5 * (R.erf(b, x / math.sqrt(2.0)) + R.one(b, x))
     return R.mul(b, x, cdf)
 
 
