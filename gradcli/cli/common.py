@@ -14,6 +14,7 @@ import click
 
 from .. import __version__
 from ..core import bindings as _bindings
+from ..core.option_names import BIND_ELSEWHERE
 from ..errors import GradcliError, escape_controls, out_of_memory
 from ..render import Format
 from . import options
@@ -262,7 +263,7 @@ class _Command(click.Command):
             for param in command.params
             if isinstance(param, click.Option)
             for name in param.opts
-            if name.startswith("--") and name not in own
+            if name.startswith("--") and name not in own and name[2:] not in BIND_ELSEWHERE
         }
         for token in args[: args.index("--") if "--" in args else len(args)]:
             option = token.partition("=")[0]

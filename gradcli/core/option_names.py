@@ -26,3 +26,8 @@ OPTION_NAMES = frozenset(
         "weights", "unit",
     }
 )  # fmt: skip
+
+#: Tuning options of one command that, given to any other, bind an input of that name:
+#: a physicist's eps or sigma, an order, a unit. (``jvp --order`` and ``--unit`` are
+#: options of a computing command, yet ``grad "x * order" --order 3`` binds order.)
+BIND_ELSEWHERE = frozenset({"order", "grad", "eps", "atol", "rtol", "sigma", "cov", "unit"})
