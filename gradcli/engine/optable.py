@@ -60,6 +60,17 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   what it declares. An op of two inputs and no other argument (``x @ y``) must
   make no more numbers than the product of their sizes: that product, known for
   free, spares the hot path the call.
+- ``symbolic``: the op in SymPy, as ``gradcli diff`` takes it: a function
+  ``form(s, *args)`` of the SymPy module ``s`` (the engine never imports it) and
+  the arguments of a call by position, a number as its schema's type says (an
+  ``int`` a Python int) and a tensor as a NumPy array of SymPy expressions. An
+  elementwise or binary op's form is of one entry of each (``lambda s, x:
+  s.sin(x)``), broadcast over the arrays; any other op's takes the arrays
+  (``lambda s, x, y: np.matmul(x, y)``; the longer ones are in
+  ``ops/sympy_forms.py``). A call the form's parameters do not take has no
+  symbolic form. Instead of a function, a string says why the op has none
+  (``"a random draw: ..."``): every language function declares one or the other
+  (``tests/test_symbolic_forms.py``).
 - Where it appears: ``function`` (the language can call it), ``method`` (a
   Tensor method), ``inplace`` (also ``x.name_()``; ``"reshapes"`` when the
   in-place form may change the shape), ``library`` (``gradcli.name``; on by
@@ -209,6 +220,7 @@ class Op:
         differs=(),
         internal=False,
         size=None,
+        symbolic=None,
     ):
         self.name = name
         self.forward = forward
@@ -240,6 +252,7 @@ class Op:
         self.differs = tuple(differs)
         self.internal = internal
         self.size = size
+        self.symbolic = symbolic
         if grad_fn is not None:
             overloads = [Overload(grad_fn, rules)]
         self.overloads = tuple(overloads or ())

@@ -25,11 +25,13 @@ _ARITHMETIC = dict(kind="binary", method=True, inplace=True)
 # fmt: off
 add = table.op("add", np.add, _BINARY, grad_fn="AddBackward0",
                rules=(lambda g, ans, x, y: g, lambda g, ans, x, y: g), saves=False, doc="x + y",
+               symbolic=lambda s, x, y: x + y,
                kind="binary", method=True, operators=("__add__",), reflected=("__radd__",),
                domain=("real", "real"),
                words=("d(a+b)/da = 1", "d(a+b)/db = 1"))
 sub = table.op("sub", np.subtract, _BINARY, grad_fn="SubBackward0",
                rules=(lambda g, ans, x, y: g, lambda g, ans, x, y: -g), saves=False, doc="x - y",
+               symbolic=lambda s, x, y: x - y,
                kind="binary", method=True, operators=("__sub__",), domain=("real", "real"),
                words=("d(a-b)/da = 1", "d(a-b)/db = -1"))
 _RSUB_RULES = (lambda g, ans, x, y: -g, lambda g, ans, x, y: g)
@@ -40,6 +42,7 @@ rsub = table.op("rsub", lambda x, y: np.subtract(y, x), _BINARY,
                 words=("d(b-a)/da = -1", "d(b-a)/db = 1"))
 mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
                rules=(lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x), doc="x * y",
+               symbolic=lambda s, x, y: x * y,
                operators=("__mul__", "__imul__"), reflected=("__rmul__",),
                domain=("real", "real"), **_ARITHMETIC,
                words=("d(a*b)/da = b", "d(a*b)/db = a"))
@@ -49,10 +52,12 @@ mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
 div = table.op("div", np.true_divide, _BINARY, grad_fn="DivBackward0",
                rules=(lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ((x / y) / y)),
                doc="x / y", operators=("__truediv__", "__itruediv__"),
+               symbolic=lambda s, x, y: x / y,
                domain=("real", "nonzero"), **_ARITHMETIC,
                words=("d(a/b)/da = 1/b", "d(a/b)/db = -a/b**2"))
 reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="ReciprocalBackward0",
                       rules=(lambda g, ans, x: -g * ans * ans,), doc="1 / x", kind="elementwise",
+                      symbolic=lambda s, x: 1 / x,
                       kink="-g * ans * ans from the left: a zero gradient stays 0 where "
                       "ans * ans overflows (|x| < 1e-154; PyTorch squares first: nan)",
                       method=True, inplace=True, function=True, domain=("nonzero",),
@@ -63,6 +68,7 @@ reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="Rec
                                                                "hessian")),))
 neg = table.op("neg", np.negative, grad_fn="NegBackward0", rules=(lambda g, ans, x: -g,),
                saves=False, doc="-x", kind="elementwise", method=True, inplace=True,
+               symbolic=lambda s, x: -x,
                operators=("__neg__",), domain=("real",),
                words="d(-a)/da = -1")
 # fmt: on
@@ -81,7 +87,12 @@ def rdiv(over, input, other):
 
 
 @table.composite(
-    "positive", "(input: Tensor)", kind="elementwise", doc="+x: x itself", operators=("__pos__",)
+    "positive",
+    "(input: Tensor)",
+    kind="elementwise",
+    doc="+x: x itself",
+    operators=("__pos__",),
+    symbolic=lambda s, x: x,
 )
 def positive(over, input):
     return input
@@ -169,6 +180,7 @@ pow = table.op(  # noqa: A001  (PyTorch's name)
         over("PowBackward0", (_pow_base_rule, None), numbers=False),
     ],
     doc="x ** p, also written x ^ p",
+    symbolic=lambda s, x, y: x**y,
     kink="d/dx x**0 = 0 everywhere; at a zero base higher derivatives are p(p-1)...x**(p-k) "
     "as PyTorch, and with a tensor exponent the limits from x > 0: d/dp is 0, as PyTorch's, "
     "and so are its derivatives (PyTorch's second derivatives there are nan)",
@@ -282,6 +294,7 @@ _NAN_TIES = "ties share the gradient evenly; at a nan both inputs get it, as PyT
 # fmt: off
 maximum = table.op("maximum", np.maximum, _BINARY, grad_fn="MaximumBackward0",
                    rules=_pick_rules(lambda a, b: a > b), doc="elementwise larger of x and y",
+                   symbolic=lambda s, x, y: s.Max(x, y),
                    kind="binary", kink=_NAN_TIES, function=True,
                    method=True, domain=("distinct", "distinct"),
                    words=(
@@ -291,6 +304,7 @@ maximum = table.op("maximum", np.maximum, _BINARY, grad_fn="MaximumBackward0",
                    kink_at=at_tie)
 minimum = table.op("minimum", np.minimum, _BINARY, grad_fn="MinimumBackward0",
                    rules=_pick_rules(lambda a, b: a < b), doc="elementwise smaller of x and y",
+                   symbolic=lambda s, x, y: s.Min(x, y),
                    kind="binary", kink=_NAN_TIES, function=True,
                    method=True, domain=("distinct", "distinct"),
                    words=(
@@ -302,6 +316,7 @@ atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Numb
                  grad_fn="Atan2Backward0",
                  rules=(_atan2_rule(1, lambda y, x: x), _atan2_rule(-1, lambda y, x: y)),
                  doc="atan2(y, x): the angle of the point (x, y)",
+                 symbolic=lambda s, y, x: s.atan2(y, x),
                  kink="gradient 0 at the origin; second derivatives nan there (they do not "
                  "exist), as PyTorch",
                  function=True, domain=("real", "positive"), **_ARITHMETIC,

@@ -93,6 +93,7 @@ _WHERE_RULES = (
     "(condition: Tensor, input: Tensor|Number, other: Tensor|Number)",
     words=("d where(c, a, b)/da = 1 where c, else 0", "d where(c, a, b)/db = 0 where c, else 1"),
     doc="where(cond, x, y): x where cond is true, else y",
+    symbolic="its condition is a comparison, which has no symbolic form",
     kind="other",
     function=True,
     promotes=True,

@@ -19,6 +19,7 @@ from .. import batching, limits, state
 from ..explain import at_zero
 from ..optable import Table, over
 from ..tensor import Tensor
+from . import sympy_forms as sym
 from .arithmetic import neg, pow
 from .common import batch_of, raw
 from .comparison import masked_fill, where
@@ -86,10 +87,12 @@ def _elu_rule(g, ans, x, alpha=1.0):
 gelu = table.op("gelu", _gelu, "(input: Tensor, *, approximate: str = 'none')",
                 grad_fn="GeluBackward0", rules=(_gelu_rule,),
                 doc="x * Phi(x), Phi the normal CDF ('tanh': its approximation)",
+                symbolic=lambda s, x: x * (1 + s.erf(x / s.sqrt(2))) / 2,
                 domain=("real",), **_ACTIVATION,
                 words="d gelu(a)/da = Phi(a) + a*phi(a), Phi and phi the normal CDF and density")
 silu = table.op("silu", lambda input: np.asarray(input) * _sigmoid(input), grad_fn="SiluBackward0",
                 rules=(_silu_rule,), doc="x * sigmoid(x), also called swish", domain=("real",),
+                symbolic=lambda s, x: x / (1 + s.exp(-x)),
                 **_IN_PLACE_ACTIVATION,
                 words="d silu(a)/da = sigmoid(a)*(1 + a*(1 - sigmoid(a)))")
 leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope: float = 0.01)",
@@ -97,11 +100,13 @@ leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope
                       rules=(lambda g, ans, x, negative_slope=0.01:
                              where(x > 0, g, g * negative_slope),),
                       doc="x, or negative_slope * x below 0", kink="gradient negative_slope at 0",
+                      symbolic=lambda s, x, slope=0.01: s.Piecewise((x, x > 0), (slope * x, True)),
                       domain=("nonzero",), **_IN_PLACE_ACTIVATION,
                       words="d leaky_relu(a)/da = 1 where a > 0, else negative_slope",
                       kink_at=at_zero)
 elu = table.op("elu", _elu, "(input: Tensor, alpha: float = 1.0)", grad_fn="EluBackward0",
                rules=(_elu_rule,), doc="x, or alpha * (exp(x) - 1) below 0",
+               symbolic=sym.elu,
                kink="gradient alpha at 0, and second derivative 0 there", domain=("nonzero",),
                **_IN_PLACE_ACTIVATION,
                words="d elu(a)/da = 1 where a > 0, else alpha*exp(a)", kink_at=at_zero)
@@ -110,6 +115,7 @@ elu = table.op("elu", _elu, "(input: Tensor, alpha: float = 1.0)", grad_fn="EluB
 
 @table.composite(
     "softsign", "(input: Tensor)", doc="x / (1 + |x|)",
+    symbolic=lambda s, x: x / (1 + s.Abs(x)),
     kink="second derivative 0 at 0, where it jumps from 2 to -2", **_ACTIVATION,
     kink_at=at_zero,
 )  # fmt: skip
@@ -180,6 +186,7 @@ mse_op = table.internal(
     "mse_loss",
     "(input: Tensor, target: Tensor, *, reduction: str = 'mean', weight: Tensor = None)",
     doc="squared error, averaged by default", domain=("real", "real"), **_LOSS,
+    symbolic=lambda s, x, y: np.mean((x - y) ** 2),
     batching=batching.mse_loss,
 )  # fmt: skip
 def mse_loss(over, input, target, *, reduction="mean", weight=None):
@@ -263,6 +270,7 @@ bce_op = table.internal(
     "binary_cross_entropy",
     "(input: Tensor, target: Tensor, weight: Tensor = None, *, reduction: str = 'mean')",
     doc="binary cross-entropy -(t log x + (1 - t) log(1 - x)) of probabilities x",
+    symbolic=lambda s, x, y: -np.mean(y * sym.each(s.log, x) + (1 - y) * sym.each(s.log, 1 - x)),
     kink="each log is at least -100, as in PyTorch, so x = 0 or 1 gives a finite loss",
     **_LOSS,
 )  # fmt: skip
@@ -325,6 +333,7 @@ bce_logits_op = table.internal(
     "(input: Tensor, target: Tensor, weight: Tensor = None, *, reduction: str = 'mean', "
     "pos_weight: Tensor = None)",
     doc="binary cross-entropy of sigmoid(input) against target, computed stably",
+    symbolic=lambda s, x, y: np.mean((1 - y) * x + sym.each(lambda v: s.log(1 + s.exp(-v)), x)),
     **_LOSS,
 )  # fmt: skip
 def binary_cross_entropy_with_logits(
@@ -431,6 +440,7 @@ def _class_weights(weight, ndim, d):
     "reduction: str = 'mean', label_smoothing: float = 0.0)",
     doc="cross-entropy of logits: against class indices, or class probabilities of input's "
         "shape",
+    symbolic="its target is class indices or probabilities by its dtype, which SymPy has not",
     overloads=[over("DivBackward1", (lambda g, ans, x, y: g / y, None), forward=np.true_divide)],
     **_LOSS,
     batching=batching.cross_entropy,
