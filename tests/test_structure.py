@@ -170,3 +170,19 @@ def test_a_composite_takes_the_parameters_its_schema_declares():
         if any(p.kind is p.VAR_KEYWORD for p in params):
             continue  # x.new_zeros(...) and the like pass their keywords on
         assert [p.name for p in params] == list(entry.schema.names), entry.name
+
+
+def test_gradcli_diff_keeps_no_table_of_ops():
+    """``gradcli diff`` reads each entry's symbolic form (``Op.symbolic``): no op's name is
+    a string of its own."""
+    path = Path(gradcli.__file__).parent / "analysis" / "symbolic.py"
+    names = set(ops.OPS) | {a for e in ops.OPS.values() for a in e.aliases}
+    tree = ast.parse(path.read_text())
+    found = {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names
+    }
+    # "neg": the IR's unary minus, negated as NumPy negates an array; "int", "bool": the
+    # schema's type names (ops of those names convert a tensor's dtype).
+    assert found == {"neg", "int", "bool"}

@@ -15,6 +15,7 @@ by this module.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -394,9 +395,9 @@ class _ToSympy:
         )
 
     def Attr(self, node):
-        if node.name != "T":
+        if not getattr(_entries().get(node.name), "attribute", False):
             raise self.fail(f".{node.name}", node)
-        return _array(self.evaluate(node.obj).T)
+        return self.apply(node.name, [self.evaluate(node.obj)], node)
 
     def Index(self, node):
         value = self.evaluate(node.obj)
@@ -462,20 +463,21 @@ class _ToSympy:
     def argument(self, param, value: np.ndarray):
         if "Tensor" in param.type:
             return value
-        if value.ndim != 0:
+        integers = param.type.split("|")[0] in ("int", "int[]", "bool")
+        if value.ndim != 0 and not (integers and value.ndim == 1):
             raise GradcliError(f"{param.name} must be a number, not a tensor")
-        number = value.item()
-        if param.type.split("|")[0] in ("int", "bool"):
-            if not getattr(number, "is_Integer", False):
-                raise GradcliError(f"{param.name} must be a constant integer")
-            return int(number)
-        return number
+        if not integers:
+            return value.item()
+        if not all(getattr(n, "is_Integer", False) for n in value.flat):
+            raise GradcliError(f"{param.name} must be a constant integer")
+        return int(value.item()) if value.ndim == 0 else tuple(int(n) for n in value.flat)
 
 
 # The kinds whose form is of one entry of each argument, broadcast as NumPy does.
 _ENTRYWISE = ("elementwise", "binary")
 
 
+@functools.cache
 def _entries() -> dict:
     """The table's entries by every name the language calls them (aliases too)."""
     from ..engine.ops import OPS

@@ -261,13 +261,13 @@ erf = elementwise("erf", _erf, "ErfBackward0",
                   symbolic=lambda s, x: s.erf(x),
                   words="d erf(a)/da = 2/sqrt(pi)*exp(-a**2)")
 floor = piecewise_constant("floor", np.floor, "FloorBackward0", "round down",
-                           symbolic=lambda s, x: s.floor(x),
+                           symbolic=lambda s, x: sym.step(s, "floor")(x),
                            words="d floor(a)/da = 0", kink_at=at_integer)
 trunc = piecewise_constant("trunc", np.trunc, "TruncBackward0", "round toward zero",
                            function=False,
                            words="d trunc(a)/da = 0", kink_at=at_nonzero_integer)
 ceil = piecewise_constant("ceil", np.ceil, "CeilBackward0", "round up",
-                          symbolic=lambda s, x: s.ceiling(x),
+                          symbolic=lambda s, x: sym.step(s, "ceiling")(x),
                           words="d ceil(a)/da = 0", kink_at=at_integer)
 round = piecewise_constant("round", np.round, "RoundBackward0", "round half to even",
                            symbolic="round half to even has no SymPy function",

@@ -245,6 +245,7 @@ def t(over, input):
     "(input: Tensor)",
     words="g transposed back",
     doc="x.T: reverse the dimensions (a matrix's transpose)",
+    symbolic=lambda s, x: x.T,
     kind="linalg",
     attribute=True,
     library=False,

@@ -7,6 +7,8 @@ anywhere in the engine): ``gradcli diff`` hands its module to each form.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 
@@ -39,6 +41,13 @@ def extreme_or_pair(name: str):
     return lambda s, x, other=None: (
         whole(s, x) if other is None else each(getattr(s, name), x, other)
     )
+
+
+@functools.cache
+def step(s, name: str):
+    """SymPy's ``floor`` or ``ceiling`` with derivative 0, PyTorch's convention: SymPy's own
+    leaves it unevaluated, which no number can be put into."""
+    return type(name, (getattr(s, name),), {"fdiff": lambda self, argindex=1: s.S.Zero})
 
 
 def softplus(s, x, beta=1, threshold=20):
