@@ -186,3 +186,12 @@ def test_gradcli_diff_keeps_no_table_of_ops():
     # "neg": the IR's unary minus, negated as NumPy negates an array; "int", "bool": the
     # schema's type names (ops of those names convert a tensor's dtype).
     assert found == {"neg", "int", "bool"}
+
+
+def test_the_texts_a_parameter_takes_are_in_its_schema():
+    # The language checks reduction="avg" against these, and keeps no list of its own.
+    for name, entry in ops.FUNCTIONS.items():
+        for p in entry.schema.params:
+            if p.type == "str":
+                assert p.choices and p.default in p.choices, (name, p.name)
+    assert ops.OPS["mse_loss"].schema.params[2].choices == ("mean", "sum", "none")

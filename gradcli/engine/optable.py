@@ -22,7 +22,8 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
 - ``schema``: the parameters, in PyTorch's names and order, each with its type
   (``Tensor``, ``Tensor|Number``, ``Tensor[]``, ``Index`` (integers or a mask:
   no gradient), ``Number``, ``int``, ``int[]``, ``int|int[]``, ``bool``,
-  ``float``, ``dtype``, ``Generator``) and default;
+  ``float``, ``dtype``, ``Generator``, ``str``, or the texts it takes:
+  ``reduction: 'mean'|'sum'|'none'``, which the language checks) and default;
   ``*`` starts the keyword-only ones, ``*shape: int`` takes any number. The
   leading parameters typed ``Tensor...`` are the op's inputs: one rule each.
 - ``grad_fn`` and ``rules``: the name PyTorch shows for the node (stored, not

@@ -83,12 +83,6 @@ _BOUND_TYPES = frozenset({"Number|Tensor"})
 _SEQUENCE_TYPES = frozenset({"Tensor[]"})
 # An op's operand that may be a number: pow(2, x), atan2(1, x).
 _OPERAND_TYPES = frozenset({"Tensor|Number"})
-#: The texts each parameter of type str takes (reduction="sum").
-_TEXT_CHOICES = {
-    "reduction": ("mean", "sum", "none"),
-    "approximate": ("none", "tanh"),
-    "UPLO": ("L", "U"),
-}
 #: What ``x.name`` computes, for each name of check.ATTRIBUTES.
 _ATTRIBUTES = {
     "T": lambda x: x.T,
@@ -389,7 +383,7 @@ class Evaluator:
         params += [sig.variadic] * max(0, len(nodes) - len(params))
         args, kwargs, given = [], {}, []  # given: (parameter, value, span) of each argument
         for i, (param, arg) in enumerate(zip(params, nodes)):
-            value = receiver if arg is None else self.argument(param, types[param], arg)
+            value = receiver if arg is None else self.argument(param, types[param], arg, function)
             if i == 0 and function.kind != "constructor" and types[param] == "Tensor":
                 value = as_tensor(value)
             arg_span = span if arg is None else arg.span
@@ -400,7 +394,7 @@ class Evaluator:
             kwargs["generator"] = self.generator
         for keyword in keyword_nodes:
             param = sig.canonical(keyword.name)
-            value = self.argument(param, types[param], keyword.value)
+            value = self.argument(param, types[param], keyword.value, function)
             value = self.adapt(param, types[param], value, keyword.value.span)
             given.append((param, value, keyword.value.span))
             kwargs[param] = value
@@ -424,7 +418,7 @@ class Evaluator:
             result = self.apply("to_dtype", span, ops.to_dtype, result, default_dtype())
         return result
 
-    def argument(self, param: str, type_: str, node):
+    def argument(self, param: str, type_: str, node, function=None):
         if type_ in _SEQUENCE_TYPES and isinstance(node, ir.ListLit):
             return [as_tensor(self.evaluate(item)) for item in node.items]
         if type_ in _SEQUENCE_TYPES and isinstance(node, ir.Numbers):
@@ -433,8 +427,9 @@ class Evaluator:
         if (type_ == "str") != isinstance(value, str):
             if type_ != "str":
                 raise GradcliTypeError(f"{param} takes a value, not text in quotes", node.span)
-        if type_ == "str" and value not in _TEXT_CHOICES.get(param, (value,)):
-            listed = ", ".join(f'"{c}"' for c in _TEXT_CHOICES[param])
+        choices = _choices(function, param) if type_ == "str" else None
+        if choices is not None and value not in choices:
+            listed = ", ".join(f'"{c}"' for c in choices)
             raise GradcliTypeError(f"{param} must be one of {listed}", node.span)
         return value
 
@@ -465,6 +460,12 @@ class Evaluator:
             # 0.5 as 2 ** -1 is (an integral literal is an int only for sizes and axes).
             return float(value)
         return value
+
+
+def _choices(function, param: str):
+    """The texts the schema's parameter ``param`` takes (reduction="sum"), or None."""
+    found = [p.choices for p in function.schema.params if p.name == param] if function else []
+    return found[0] if found else None
 
 
 def _parameter_types(function) -> dict:

@@ -169,13 +169,13 @@ def _eigenvectors_rule(g, ans, A, UPLO="L"):  # noqa: N803
 _REPEATED = "as for a symmetric input; repeated eigenvalues make second derivatives infinite"
 
 # fmt: off
-eigvalsh = table.op("eigvalsh", _eigh(0), "(A: Tensor, UPLO: str = 'L')",
+eigvalsh = table.op("eigvalsh", _eigh(0), "(A: Tensor, UPLO: 'L'|'U' = 'L')",
                     grad_fn="LinalgEighBackward0", rules=(_eigvalsh_rule,),
                     doc="eigenvalues of a symmetric matrix, ascending", kink=_REPEATED,
                     symbolic="roots of the characteristic polynomial, sorted: none in closed form",
                     library=False, **_LINALG, batching=batching.stacked,
                     words="g -> V diag(g) V.T, V the eigenvectors of a")
-eigenvectors = table.internal("eigenvectors", _eigh(1), "(A: Tensor, UPLO: str = 'L')",
+eigenvectors = table.internal("eigenvectors", _eigh(1), "(A: Tensor, UPLO: 'L'|'U' = 'L')",
                               grad_fn="LinalgEighBackward0", rules=(_eigenvectors_rule,),
                               doc="eigenvectors of a symmetric matrix (eigvalsh's rule)",
                               kind="linalg", kink=_REPEATED,

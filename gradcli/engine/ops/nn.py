@@ -84,7 +84,7 @@ def _elu_rule(g, ans, x, alpha=1.0):
 
 
 # fmt: off
-gelu = table.op("gelu", _gelu, "(input: Tensor, *, approximate: str = 'none')",
+gelu = table.op("gelu", _gelu, "(input: Tensor, *, approximate: 'none'|'tanh' = 'none')",
                 grad_fn="GeluBackward0", rules=(_gelu_rule,),
                 doc="x * Phi(x), Phi the normal CDF ('tanh': its approximation)",
                 symbolic=lambda s, x: x * (1 + s.erf(x / s.sqrt(2))) / 2,
@@ -184,7 +184,8 @@ mse_op = table.internal(
 
 @table.composite(
     "mse_loss",
-    "(input: Tensor, target: Tensor, *, reduction: str = 'mean', weight: Tensor = None)",
+    "(input: Tensor, target: Tensor, *, reduction: 'mean'|'sum'|'none' = 'mean', "
+    "weight: Tensor = None)",
     doc="squared error, averaged by default", domain=("real", "real"), **_LOSS,
     symbolic=lambda s, x, y: np.mean((x - y) ** 2),
     batching=batching.mse_loss,
@@ -206,7 +207,7 @@ def mse_loss(over, input, target, *, reduction="mean", weight=None):
 
 @table.composite(
     "l1_loss",
-    "(input: Tensor, target: Tensor, *, reduction: str = 'mean')",
+    "(input: Tensor, target: Tensor, *, reduction: 'mean'|'sum'|'none' = 'mean')",
     doc="absolute error, averaged by default", kind="loss", library=False, nn_functional=True,
     kink="gradient 0 where input == target", domain=("real", "real"),
 )  # fmt: skip
@@ -268,7 +269,8 @@ bce_op = table.internal(
 
 @table.composite(
     "binary_cross_entropy",
-    "(input: Tensor, target: Tensor, weight: Tensor = None, *, reduction: str = 'mean')",
+    "(input: Tensor, target: Tensor, weight: Tensor = None, *, "
+    "reduction: 'mean'|'sum'|'none' = 'mean')",
     doc="binary cross-entropy -(t log x + (1 - t) log(1 - x)) of probabilities x",
     symbolic=lambda s, x, y: -np.mean(y * sym.each(s.log, x) + (1 - y) * sym.each(s.log, 1 - x)),
     kink="each log is at least -100, as in PyTorch, so x = 0 or 1 gives a finite loss",
@@ -330,8 +332,8 @@ bce_logits_op = table.internal(
 
 @table.composite(
     "binary_cross_entropy_with_logits",
-    "(input: Tensor, target: Tensor, weight: Tensor = None, *, reduction: str = 'mean', "
-    "pos_weight: Tensor = None)",
+    "(input: Tensor, target: Tensor, weight: Tensor = None, *, "
+    "reduction: 'mean'|'sum'|'none' = 'mean', pos_weight: Tensor = None)",
     doc="binary cross-entropy of sigmoid(input) against target, computed stably",
     symbolic=lambda s, x, y: np.mean((1 - y) * x + sym.each(lambda v: s.log(1 + s.exp(-v)), x)),
     **_LOSS,
@@ -406,7 +408,7 @@ def _check_target(input, target):
 @table.composite(
     "nll_loss",
     "(input: Tensor, target: Index, weight: Tensor = None, *, ignore_index: int = -100, "
-    "reduction: str = 'mean')",
+    "reduction: 'mean'|'sum'|'none' = 'mean')",
     doc="negative log-likelihood: minus the (weighted) input at each target class",
     kind="loss", nn_functional=True,
     overloads=[
@@ -437,7 +439,7 @@ def _class_weights(weight, ndim, d):
 @table.composite(
     "cross_entropy",
     "(input: Tensor, target: Tensor, weight: Tensor = None, *, ignore_index: int = -100, "
-    "reduction: str = 'mean', label_smoothing: float = 0.0)",
+    "reduction: 'mean'|'sum'|'none' = 'mean', label_smoothing: float = 0.0)",
     doc="cross-entropy of logits: against class indices, or class probabilities of input's "
         "shape",
     symbolic="its target is class indices or probabilities by its dtype, which SymPy has not",
