@@ -72,6 +72,10 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   symbolic form. Instead of a function, a string says why the op has none
   (``"a random draw: ..."``): every language function declares one or the other
   (``tests/test_symbolic_forms.py``).
+- ``language_args``: ``f(args, kwargs, span) -> (args, kwargs)``, what the
+  language makes of a call's arguments before the op takes them, for an op that
+  tells its arguments apart by dtype (the language's numbers are all floats:
+  cross_entropy's class indices become integers).
 - Where it appears: ``function`` (the language can call it), ``method`` (a
   Tensor method), ``inplace`` (also ``x.name_()``; ``"reshapes"`` when the
   in-place form may change the shape), ``library`` (``gradcli.name``; on by
@@ -222,6 +226,7 @@ class Op:
         internal=False,
         size=None,
         symbolic=None,
+        language_args=None,
     ):
         self.name = name
         self.forward = forward
@@ -254,6 +259,7 @@ class Op:
         self.internal = internal
         self.size = size
         self.symbolic = symbolic
+        self.language_args = language_args
         if grad_fn is not None:
             overloads = [Overload(grad_fn, rules)]
         self.overloads = tuple(overloads or ())

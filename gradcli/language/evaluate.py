@@ -32,7 +32,6 @@ from ..errors import (
     GradcliError,
     GradcliIndexError,
     GradcliTypeError,
-    GradcliValueError,
     Span,
     out_of_memory,
 )
@@ -401,8 +400,8 @@ class Evaluator:
         call = function.call
         if name in CALCULATOR_FORMS:
             call, args, kwargs = _calculator_form(name, call, args, kwargs, given)
-        elif name == "cross_entropy":
-            args, kwargs = _class_indices(args, kwargs, span)
+        elif function.language_args is not None:
+            args, kwargs = function.language_args(args, kwargs, span)
         try:
             result = self.apply(name, span, call, *args, **kwargs)
         except GradcliIndexError as err:
@@ -514,27 +513,6 @@ def log_base(x, base):
     # A number base stays a Python float: a float32 x keeps its dtype.
     denominator = ops.log(base) if type(base) is Tensor else math.log(base)
     return ops.div(ops.log(x), denominator)
-
-
-def _class_indices(args: list, kwargs: dict, span: Span) -> tuple[list, dict]:
-    """cross_entropy's target as the library takes it: the language's numbers are floats,
-    so a target of another shape than the input holds class indices, as integers."""
-    target = args[1] if len(args) > 1 else kwargs.get("target")
-    input_ = args[0] if args else kwargs.get("input")  # either may be given by keyword
-    data = np.asarray(target.physical if type(target) is Batched else target)
-    if target is None or np.shape(target) == np.shape(input_) or data.dtype.kind != "f":
-        return args, kwargs
-    if not np.all(data == np.round(data)):
-        raise GradcliValueError(
-            "cross_entropy: a target of another shape than input holds class indices, "
-            "which must be whole numbers",
-            span,
-        )
-    indices = ops.to_dtype(as_tensor(data), np.int64)
-    indices = Batched(indices) if type(target) is Batched else indices
-    if len(args) > 1:
-        return [args[0], indices, *args[2:]], kwargs
-    return args, {**kwargs, "target": indices}
 
 
 def _axis_span(message: str, given, fallback: Span) -> Span:

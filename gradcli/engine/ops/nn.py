@@ -16,6 +16,7 @@ import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
 from .. import batching, limits, state
+from ..batched import Batched
 from ..explain import at_zero
 from ..optable import Table, over
 from ..tensor import Tensor
@@ -436,6 +437,28 @@ def _class_weights(weight, ndim, d):
     return weight if ndim == 1 else weight.reshape((1,) * d + (-1,) + (1,) * (ndim - d - 1))
 
 
+def _class_indices(args: list, kwargs: dict, span) -> tuple[list, dict]:
+    """cross_entropy's target as the library takes it from the language, whose numbers are
+    floats: a target of another shape than the input holds class indices, as integers."""
+    target = args[1] if len(args) > 1 else kwargs.get("target")
+    input_ = args[0] if args else kwargs.get("input")  # either may be given by keyword
+    batched = type(target) is Batched
+    data = np.asarray(target.physical if batched else target)
+    if target is None or np.shape(target) == np.shape(input_) or data.dtype.kind != "f":
+        return args, kwargs
+    if not np.all(data == np.round(data)):
+        raise GradcliValueError(
+            "cross_entropy: a target of another shape than input holds class indices, "
+            "which must be whole numbers",
+            span,
+        )
+    indices = Tensor._make(data.astype(np.int64))
+    indices = Batched(indices) if batched else indices
+    if len(args) > 1:
+        return [args[0], indices, *args[2:]], kwargs
+    return args, {**kwargs, "target": indices}
+
+
 @table.composite(
     "cross_entropy",
     "(input: Tensor, target: Tensor, weight: Tensor = None, *, ignore_index: int = -100, "
@@ -443,6 +466,7 @@ def _class_weights(weight, ndim, d):
     doc="cross-entropy of logits: against class indices, or class probabilities of input's "
         "shape",
     symbolic="its target is class indices or probabilities by its dtype, which SymPy has not",
+    language_args=_class_indices,
     overloads=[over("DivBackward1", (lambda g, ans, x, y: g / y, None), forward=np.true_divide)],
     **_LOSS,
     batching=batching.cross_entropy,
