@@ -195,3 +195,11 @@ def test_the_texts_a_parameter_takes_are_in_its_schema():
             if p.type == "str":
                 assert p.choices and p.default in p.choices, (name, p.name)
     assert ops.OPS["mse_loss"].schema.params[2].choices == ("mean", "sum", "none")
+
+
+def test_every_language_function_has_a_form_or_a_reason():
+    for name, entry in ops.FUNCTIONS.items():
+        form = entry.symbolic
+        assert callable(form) or (isinstance(form, str) and len(form.split()) >= 3), (
+            f"{name}: declare symbolic= (its SymPy form) or a sentence saying why it has none"
+        )
