@@ -203,3 +203,22 @@ def test_every_language_function_has_a_form_or_a_reason():
         assert callable(form) or (isinstance(form, str) and len(form.split()) >= 3), (
             f"{name}: declare symbolic= (its SymPy form) or a sentence saying why it has none"
         )
+
+
+def test_the_operator_maps_are_generated_from_the_entries():
+    """The language's operators are declared by their entries (``symbol``, ``precedence``):
+    no module of the language, nor the PyTorch oracle, spells a table of its own."""
+    from gradcli.language import operators
+
+    spellings = set(operators.BINARY_OPS) | set(operators.UNARY_OPS)
+    root = Path(gradcli.__file__).parent / "language"
+    paths = [p for p in root.glob("*.py") if p.name != "_standalone_parser.py"]
+    for path in [*paths, Path(__file__).parent / "torch_program.py"]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Dict):
+                keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
+                values = {v.value for v in node.values if isinstance(v, ast.Constant)}
+                found = (keys | values) & spellings | keys & set(ops.OPERATORS)
+                assert len(found) < 2, (path.name, node.lineno, found)
+    assert operators.BINARY_OPS["^"] == operators.BINARY_OPS["**"] == "pow"
+    assert operators.CHAIN_LEVELS["add"] < operators.CHAIN_LEVELS["matmul"]

@@ -76,6 +76,11 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   language makes of a call's arguments before the op takes them, for an op that
   tells its arguments apart by dtype (the language's numbers are all floats:
   cross_entropy's class indices become integers).
+- ``symbol`` and ``precedence``: the op as an operator of the language
+  (``symbol="+"``, or several spellings: ``("**", "^")``), and how tightly it
+  binds: ``"compare"``, ``"sum"``, ``"product"``, ``"unary"`` or ``"power"``.
+  The parser's operator maps, the printer and the evaluators read these
+  (``language/operators.py``); the IR names an operator by its entry's name.
 - Where it appears: ``function`` (the language can call it), ``method`` (a
   Tensor method), ``inplace`` (also ``x.name_()``; ``"reshapes"`` when the
   in-place form may change the shape), ``library`` (``gradcli.name``; on by
@@ -227,6 +232,8 @@ class Op:
         size=None,
         symbolic=None,
         language_args=None,
+        symbol=None,
+        precedence=None,
     ):
         self.name = name
         self.forward = forward
@@ -260,6 +267,9 @@ class Op:
         self.size = size
         self.symbolic = symbolic
         self.language_args = language_args
+        # The language's spellings of the op as an operator, the first the printed one.
+        self.symbols = (symbol,) if isinstance(symbol, str) else tuple(symbol or ())
+        self.precedence = precedence
         if grad_fn is not None:
             overloads = [Overload(grad_fn, rules)]
         self.overloads = tuple(overloads or ())

@@ -43,6 +43,7 @@ from .check import (
     name_span,
     suggest,
 )
+from .operators import PYTHON
 from .subscripts import (
     blame_subscript,
     checked_integer,
@@ -52,26 +53,11 @@ from .subscripts import (
     subscripts_span,
 )
 
-_OPERATORS = {
-    "add": operator.add,
-    "sub": operator.sub,
-    "mul": operator.mul,
-    "div": operator.truediv,
-    "floordiv": lambda a, b: _floor_divide(a, b),
-    "mod": operator.mod,
-    "matmul": operator.matmul,
-    "pow": operator.pow,
-    "lt": operator.lt,
-    "le": operator.le,
-    "gt": operator.gt,
-    "ge": operator.ge,
-    "eq": operator.eq,
-    "ne": operator.ne,
-}
-_UNARY = {"neg": operator.neg, "pos": operator.pos}
+# x // y is cut from the graph (see _floor_divide); every other operator is Python's.
+_OPERATORS = {**PYTHON, "floor_divide": lambda a, b: _floor_divide(a, b)}
 # Operators whose left operand becomes a tensor even beside a tensor: 2 % y then has
 # PyTorch's gradient for y (RemainderBackward1), as torch.remainder(tensor(2.), y).
-_TENSOR_OPERANDS = frozenset({"mod", "floordiv"})
+_TENSOR_OPERANDS = frozenset({"remainder", "floor_divide"})
 
 # The types of the op table's schemas that the language converts its values to.
 _INTEGER_TYPES = frozenset({"int"})
@@ -250,8 +236,8 @@ class Evaluator:
     def UnaryOp(self, node: ir.UnaryOp):
         value = self.evaluate(node.operand)
         if type(value) is not Tensor and type(value) is not Batched:
-            return _UNARY[node.op](value)
-        return self.apply(node.op, node.span, _UNARY[node.op], value)
+            return _OPERATORS[node.op](value)
+        return self.apply(node.op, node.span, _OPERATORS[node.op], value)
 
     def BinOp(self, node: ir.BinOp):
         left, right = self.evaluate(node.left), self.evaluate(node.right)

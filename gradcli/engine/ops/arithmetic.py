@@ -25,12 +25,14 @@ _ARITHMETIC = dict(kind="binary", method=True, inplace=True)
 # fmt: off
 add = table.op("add", np.add, _BINARY, grad_fn="AddBackward0",
                rules=(lambda g, ans, x, y: g, lambda g, ans, x, y: g), saves=False, doc="x + y",
+               symbol="+", precedence="sum",
                symbolic=lambda s, x, y: x + y,
                kind="binary", method=True, operators=("__add__",), reflected=("__radd__",),
                domain=("real", "real"),
                words=("d(a+b)/da = 1", "d(a+b)/db = 1"))
 sub = table.op("sub", np.subtract, _BINARY, grad_fn="SubBackward0",
                rules=(lambda g, ans, x, y: g, lambda g, ans, x, y: -g), saves=False, doc="x - y",
+               symbol="-", precedence="sum",
                symbolic=lambda s, x, y: x - y,
                kind="binary", method=True, operators=("__sub__",), domain=("real", "real"),
                words=("d(a-b)/da = 1", "d(a-b)/db = -1"))
@@ -42,6 +44,7 @@ rsub = table.op("rsub", lambda x, y: np.subtract(y, x), _BINARY,
                 words=("d(b-a)/da = -1", "d(b-a)/db = 1"))
 mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
                rules=(lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x), doc="x * y",
+               symbol="*", precedence="product",
                symbolic=lambda s, x, y: x * y,
                operators=("__mul__", "__imul__"), reflected=("__rmul__",),
                domain=("real", "real"), **_ARITHMETIC,
@@ -52,6 +55,7 @@ mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
 div = table.op("div", np.true_divide, _BINARY, grad_fn="DivBackward0",
                rules=(lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ((x / y) / y)),
                doc="x / y", operators=("__truediv__", "__itruediv__"),
+               symbol="/", precedence="product",
                symbolic=lambda s, x, y: x / y,
                domain=("real", "nonzero"), **_ARITHMETIC,
                words=("d(a/b)/da = 1/b", "d(a/b)/db = -a/b**2"))
@@ -68,6 +72,7 @@ reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="Rec
                                                                "hessian")),))
 neg = table.op("neg", np.negative, grad_fn="NegBackward0", rules=(lambda g, ans, x: -g,),
                saves=False, doc="-x", kind="elementwise", method=True, inplace=True,
+               symbol="-", precedence="unary",
                symbolic=lambda s, x: -x,
                operators=("__neg__",), domain=("real",),
                words="d(-a)/da = -1")
@@ -91,6 +96,8 @@ def rdiv(over, input, other):
     "(input: Tensor)",
     kind="elementwise",
     doc="+x: x itself",
+    symbol="+",
+    precedence="unary",
     operators=("__pos__",),
     symbolic=lambda s, x: x,
 )
@@ -180,6 +187,8 @@ pow = table.op(  # noqa: A001  (PyTorch's name)
         over("PowBackward0", (_pow_base_rule, None), numbers=False),
     ],
     doc="x ** p, also written x ^ p",
+    symbol=("**", "^"),
+    precedence="power",
     symbolic=lambda s, x, y: x**y,
     kink="d/dx x**0 = 0 everywhere; at a zero base higher derivatives are p(p-1)...x**(p-k) "
     "as PyTorch, and with a tensor exponent the limits from x > 0: d/dp is 0, as PyTorch's, "
@@ -244,6 +253,7 @@ floor_divide = table.op(
     "floor_divide", _integer_division(np.floor_divide), _BINARY,
     overloads=[over("NotImplemented", (not_implemented("floor_divide"),) * 2, numbers=False)],
     doc="x // y, rounded down", kink="no derivative: backward raises, as in PyTorch",
+    symbol="//", precedence="product",
     operators=("__floordiv__",), reflected=("__rfloordiv__",), **_ARITHMETIC)
 remainder = table.op(
     "remainder", _integer_division(np.remainder), _BINARY,
@@ -255,6 +265,7 @@ remainder = table.op(
         over("RemainderBackward0", (lambda g, ans, x, y: g, None), numbers=False),
     ],
     doc="x % y, with the sign of y", kink="the jumps of x // y get gradient 0",
+    symbol="%", precedence="product",
     operators=("__mod__",), reflected=("__rmod__",), domain=("real", "positive"), **_ARITHMETIC,
     words=("d(a % b)/da = 1", "d(a % b)/db = -(a // b)"))
 # fmt: on

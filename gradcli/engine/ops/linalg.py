@@ -115,6 +115,8 @@ _BY_NDIM = {
     "(input: Tensor, other: Tensor)",
     words=("d(a@b)/da: g -> g @ b.T", "d(a@b)/db: g -> a.T @ g"),
     doc="x @ y: matrix product",
+    symbol="@",
+    precedence="product",
     symbolic=lambda s, x, y: np.matmul(x, y),
     operators=("__matmul__",),
     reflected=("__rmatmul__",),
