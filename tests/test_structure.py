@@ -183,9 +183,8 @@ def test_gradcli_diff_keeps_no_table_of_ops():
         for node in ast.walk(tree)
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names
     }
-    # "neg": the IR's unary minus, negated as NumPy negates an array; "int", "bool": the
-    # schema's type names (ops of those names convert a tensor's dtype).
-    assert found == {"neg", "int", "bool"}
+    # "int", "bool": the schema's type names (ops of those names convert a tensor's dtype).
+    assert found == {"int", "bool"}
 
 
 def test_the_texts_a_parameter_takes_are_in_its_schema():

@@ -368,8 +368,7 @@ class _ToSympy:
         return self.name(node.id, node)
 
     def UnaryOp(self, node):
-        value = self.evaluate(node.operand)
-        return _array(-value if node.op == "neg" else value)
+        return self.apply(node.op, [self.evaluate(node.operand)], node)
 
     def BinOp(self, node):
         return self.apply(node.op, [self.evaluate(node.left), self.evaluate(node.right)], node)
