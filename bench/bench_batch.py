@@ -397,7 +397,7 @@ def baseline_rss() -> float:
 def chunk_megabytes(inputs: int, outputs: int) -> tuple[int, float] | None:
     """The default chunk's rows and the MB of its input plus output arrays (float64)."""
     try:
-        from gradcli.batch.source import DEFAULT_CHUNK_SIZE
+        from gradcli.core.point_files.source import DEFAULT_CHUNK_SIZE
     except ImportError:
         return None
     return DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_SIZE * (inputs + outputs) * 8 / 2**20

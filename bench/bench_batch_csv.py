@@ -1,6 +1,6 @@
 """Reading and writing a 10^6-row, 2-column CSV of float64: ``numpy.loadtxt``/
 ``savetxt``, pandas and pyarrow, side by side in one run, against gradcli's own
-batch reader and writer (``gradcli.batch``), which must be at most 1.5 times the
+batch reader and writer (``gradcli.core.point_files``), which must be at most 1.5 times the
 fastest library.
 
 Each round runs every competitor once, in a shuffled order; the median time of
@@ -65,7 +65,7 @@ def pyarrow_write(path, table):
 
 
 def gradcli_read(path):
-    from gradcli.batch.readers import open_points
+    from gradcli.core.point_files.readers import open_points
 
     with open_points(path) as reader:
         chunks = list(reader.chunks(100_000))
@@ -73,7 +73,7 @@ def gradcli_read(path):
 
 
 def gradcli_write(path, table):
-    from gradcli.batch.writers import open_writer
+    from gradcli.core.point_files.writers import open_writer
 
     with open_writer(path, None) as writer:
         for start in range(0, len(table), 100_000):
@@ -86,13 +86,13 @@ READERS = {
     "pandas.read_csv": pandas_read,
     "pandas.read_csv(engine=pyarrow)": pandas_read_pyarrow_engine,
     "pyarrow.csv.read_csv": pyarrow_read,
-    "gradcli.batch (read)": gradcli_read,
+    "gradcli.core.point_files (read)": gradcli_read,
 }
 WRITERS = {
     "numpy.savetxt": numpy_write,
     "pandas.to_csv": pandas_write,
     "pyarrow.csv.write_csv": pyarrow_write,
-    "gradcli.batch (write)": gradcli_write,
+    "gradcli.core.point_files (write)": gradcli_write,
 }
 
 

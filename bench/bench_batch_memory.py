@@ -92,7 +92,7 @@ def main() -> None:
     parser.add_argument("--no-torch", action="store_true")
     args = parser.parse_args()
     chunk = [] if args.chunk_size is None else ["--chunk-size", str(args.chunk_size)]
-    from gradcli.batch.readers import DEFAULT_CHUNK_SIZE
+    from gradcli.core.point_files.readers import DEFAULT_CHUNK_SIZE
 
     chunk_rows = args.chunk_size or DEFAULT_CHUNK_SIZE
     one_chunk = chunk_rows * 5 * 8 / 2**20

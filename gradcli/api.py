@@ -35,21 +35,18 @@ gets a note naming the convention that decides the derivative there.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 import gradcli
 
-from . import evaluation as _evaluation
-from . import result as _result
-from .engine.limits import DEFAULT_MAX_ELEMENTS
-from .errors import GradcliError
-from .evaluation import DTYPES, _array, evaluation
-from .option_names import OPTION_NAMES as _OPTION_NAMES  # noqa: F401  (the CLI's, for its checks)
-from .points import points
-from .record import replace
-from .result import (
+from .core.evaluation import DTYPES, evaluation, plain_array
+from .core.many_points import points
+from .core.option_names import OPTION_NAMES as _OPTION_NAMES  # noqa: F401  (the CLI's, for its checks)
+from .core.record import replace
+from .core.result import (
     KINDS,
     SECTIONS,
     Diagnostic,
@@ -60,6 +57,8 @@ from .result import (
     finite,
     leaves,
 )
+from .engine.limits import DEFAULT_MAX_ELEMENTS
+from .errors import GradcliError
 
 #: The analyses' functions this module re-exports, from ``gradcli.analysis``.
 _ANALYSES = ("minimize", "solve", "critical", "fit", "div", "curl", "laplacian")
@@ -69,16 +68,6 @@ __all__ = [
     "leaves", "points", "vjp", "PointsResult",
     *_ANALYSES,
 ]  # fmt: skip
-# What the analyses (gradcli.analysis) build on, by the names they use.
-_session = evaluation
-_grads, _no_such_input, _require_scalar = (
-    _evaluation._grads,
-    _evaluation._no_such_input,
-    _evaluation._require_scalar,
-)
-_title = _result._title
-
-
 # ----------------------------------------------------------------------------
 # The commands
 # ----------------------------------------------------------------------------
@@ -141,7 +130,7 @@ def jacobian(
             value = outputs[0]
         else:
             value, blocks = f(), ()
-        jac = {n: _array(b) for n, b in zip(s.wrt, blocks)}
+        jac = {n: plain_array(b) for n, b in zip(s.wrt, blocks)}
         result = s.result("jacobian", value, jacobian=jac)
         from .analysis.assembled import assemble_jacobian, wants_jacobian
 
@@ -173,7 +162,7 @@ def hessian(
             for x, row in zip(s.wrt, blocks):
                 # reshape: an output of shape (1,) would add its own axes.
                 hess[x] = {
-                    y: _array(block).reshape(s.shape(x) + s.shape(y))
+                    y: plain_array(block).reshape(s.shape(x) + s.shape(y))
                     for y, block in zip(s.wrt, row)
                 }
         result = s.result("hessian", out, grad=grads, hessian=hess)
@@ -212,7 +201,7 @@ def vjp(
             from gradcli.autograd import functional
 
             _, vjps = functional.vjp(f, s.point(s.wrt), gradcli.tensor(v, dtype=s.gdtype))
-            products = {n: _array(g) for n, g in zip(s.wrt, vjps)}
+            products = {n: plain_array(g) for n, g in zip(s.wrt, vjps)}
         traced = s.graph(v) if steps else None
         return s.result("vjp", value, vjp=products, grad_output=v, graph=traced)
 
@@ -252,6 +241,7 @@ def jvp(
     *,
     tangents: Mapping | None = None,
     unit: bool = False,
+    order: int = 1,
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
@@ -262,17 +252,40 @@ def jvp(
     Inputs without a tangent are held fixed. A tangent has its input's shape.
     ``unit``: along the unit vector of the tangents, J t/|t| with |t| the norm of
     all of them together (the result's ``tangents`` are the unit ones).
+    ``order`` k: the k-th derivative ``d^k/ds^k f(x + s t)`` at s = 0, by Taylor
+    arithmetic (``engine/jet.py``).
     """
+    if isinstance(order, bool) or not isinstance(order, int) or order < 1:
+        raise GradcliError(f"--order must be an integer of at least 1, not {order!r}")
     with evaluation(source, bindings, (), dtype, seed, filename, max_elements) as s:
         directions = s.directions(tangents, unit)
         names = s.wrt
+        if order > 1:
+            return _jvp_of_order(s, names, directions, order)
         from gradcli.autograd import functional
 
         f, _ = s.function(names)
         value, product = functional.jvp(
             f, s.point(names), tuple(gradcli.tensor(directions[n]) for n in names)
         )
-        return s.result("jvp", value, jvp=_array(product), tangents=directions)
+        return s.result("jvp", value, jvp=plain_array(product), tangents=directions)
+
+
+def _jvp_of_order(s, names, directions, order):
+    from .engine import jet
+
+    f, _ = s.function(names)
+    leaves = [gradcli.tensor(s.values[n], requires_grad=True) for n in names]
+    out = f(*leaves)
+    b = jet.basis(1, order)
+    # One variable s moves every input along its tangent: x + s t.
+    seeds = [jet.constant(b, np.asarray(leaf._data)) for leaf in leaves]
+    for seed, name in zip(seeds, names):
+        seed[1] = directions[name]
+    series = jet.propagate(out, leaves, b, seeds)
+    derivative = series[order] * math.factorial(order)
+    return s.result("jvp", out.detach(), jvp=plain_array(derivative.astype(out._data.dtype)),
+                    tangents=directions)  # fmt: skip
 
 
 # ----------------------------------------------------------------------------

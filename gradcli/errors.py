@@ -8,7 +8,7 @@ raises for the same mistake, so code written against ``torch`` keeps working.
 
 from __future__ import annotations
 
-from .record import Record
+from .core.record import Record
 
 
 class Span(Record):

@@ -56,13 +56,14 @@ def gradcli():
     ``tty=True`` makes gradcli believe its standard output is a terminal (the
     table becomes the default format).
     """
-    from gradcli import cli, cli_common
+    from gradcli.cli import commands as cli
+    from gradcli.cli import common as cli_common
 
     runner = CliRunner()
 
     def invoke(*args, input=None, tty=False, env=None):
-        saved = cli_common._stdout_is_terminal
-        cli_common._stdout_is_terminal = lambda: tty
+        saved = cli_common.stdout_is_terminal
+        cli_common.stdout_is_terminal = lambda: tty
         try:
             return runner.invoke(
                 cli.cli,
@@ -72,7 +73,7 @@ def gradcli():
                 catch_exceptions=False,
             )
         finally:
-            cli_common._stdout_is_terminal = saved
+            cli_common.stdout_is_terminal = saved
 
     return invoke
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gradcli.analysis import plot
-from gradcli.bindings import Over, parse_over
+from gradcli.core.bindings import Over, parse_over
 
 
 @pytest.mark.parametrize(

@@ -249,7 +249,7 @@ def test_npz_output_holds_arrays_batch_axis_first(gradcli, tmp_path):
 
 @pytest.mark.parametrize("ending", [".csv", ".parquet"])
 def test_csv_and_parquet_output_files(gradcli, tmp_path, ending):
-    from gradcli.batch.readers import open_points
+    from gradcli.core.point_files.readers import open_points
 
     path = tmp_path / f"out{ending}"
     args = ["grad", "t * sum(v**2)", "--over", "t=[1, 2, 3]", "--v", "[1, 2]", "--output", path]
@@ -352,7 +352,7 @@ def test_steps_refused_with_many_points(gradcli):
 # ----------------------------------------------------------------------------
 
 NO_DELAY = (
-    "import sys, gradcli.batch.progress as p; p.DELAY = 0\n"
+    "import sys, gradcli.core.point_files.progress as p; p.DELAY = 0\n"
     "from gradcli.cli import main; sys.argv = ['gradcli', *sys.argv[1:]]; main()"
 )
 RUN = ["grad", "x*y", "--over", "x=0:1:300", "--over", "y=0:1:10", "--chunk-size", "100"]
@@ -404,7 +404,7 @@ def test_one_point_runs_load_no_batch_machinery():
         " '--format', 'json']\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in set(sys.modules) - already"
-        " if m.split('.')[0] in ('pyarrow', 'pandas') or m.startswith('gradcli.batch')),"
+        " if m.split('.')[0] in ('pyarrow', 'pandas') or m.startswith('gradcli.core.point_files')),"
         " file=sys.stderr)"
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
@@ -451,7 +451,7 @@ def test_csv_and_parquet_runs_never_import_pandas(tmp_path, output):
 def test_points_task_pickles_and_reads_files_once(tmp_path):
     import pickle
 
-    from gradcli.batch.task import PointsTask
+    from gradcli.core.point_files.task import PointsTask
 
     np.save(tmp_path / "w.npy", np.array([1.0, -2.0]))
     task = PointsTask("grad", "sum(w * v) * t", {"w": f"@{tmp_path / 'w.npy'}"}, wrt=["t", "v"])
@@ -461,10 +461,11 @@ def test_points_task_pickles_and_reads_files_once(tmp_path):
     chunk = {"t": np.array([1.0, 3.0]), "v[0]": np.array([2.0, 0.5]), "v[1]": np.array([1.0, 4.0])}
     out = again(chunk)
     # f = t (v0 - 2 v1): grad.t = v0 - 2 v1, grad.v = t [1, -2].
-    assert list(out) == ["t", "v[0]", "v[1]", "value", "grad.t", "grad.v[0]", "grad.v[1]"]
+    # Whole arrays, batch axis first: only the CSV and Parquet writers split them.
+    assert list(out) == ["t", "v", "value", "grad.t", "grad.v"]
     assert out["value"].tolist() == [0.0, 3 * (0.5 - 8)]
     assert out["grad.t"].tolist() == [0.0, 0.5 - 8]
-    assert out["grad.v[0]"].tolist() == [1, 3] and out["grad.v[1]"].tolist() == [-2, -6]
+    assert out["grad.v"].tolist() == [[1, -2], [3, -6]]
 
 
 def test_a_closed_pipe_ends_quietly(gradcli_script):
@@ -500,7 +501,7 @@ def _closed_port() -> int:
     ],
 )
 def test_a_scheduler_that_cannot_be_reached_says_why(gradcli, tmp_path, monkeypatch, address, why):
-    from gradcli.batch import distributed
+    from gradcli.core.point_files import distributed
 
     def no_client(*args, **kwargs):  # the check comes before any Dask client waits
         raise AssertionError("Dask's client was asked to connect")

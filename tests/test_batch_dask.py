@@ -20,8 +20,8 @@ INSTALL = "the dask extra is not installed: pip install 'gradcli[dask]'"
 pytest.importorskip("distributed", reason=INSTALL)
 pytest.importorskip("dask.dataframe", reason=INSTALL)
 
-from gradcli.batch import distributed  # noqa: E402
-from gradcli.batch.task import PointsTask  # noqa: E402
+from gradcli.core.point_files import distributed  # noqa: E402
+from gradcli.core.point_files.task import PointsTask  # noqa: E402
 
 F = "sin(x)*exp(-y**2) + x*y**3"
 
@@ -176,7 +176,7 @@ def test_without_dask_the_error_says_how_to_install_it(monkeypatch):
 
 
 def test_no_file_matches(tmp_path):
-    from gradcli.batch.dask_files import source_files
+    from gradcli.core.point_files.dask_files import source_files
 
     with pytest.raises(GradcliError, match="no such file"):
         source_files(str(tmp_path / "*.csv"))
@@ -294,7 +294,7 @@ def test_a_failed_run_leaves_no_directory_of_parts(gradcli, scheduler, tmp_path)
 
 
 def test_part_files_appear_in_their_directory_only_when_complete(tmp_path):
-    from gradcli.batch.dask_files import PartFiles
+    from gradcli.core.point_files.dask_files import PartFiles
 
     out = tmp_path / "out.parquet"
     writer = PartFiles(str(out))

@@ -11,13 +11,13 @@ import zipfile
 import numpy as np
 import pytest
 
-from gradcli.batch import run as run_module
-from gradcli.batch.columns import columns_from_arrays, inputs_from_columns, parse_column
-from gradcli.batch.grid import GridReader
-from gradcli.batch.progress import Progress
-from gradcli.batch.readers import open_points
-from gradcli.batch.writers import TABLE_EDGE_ROWS, open_writer
-from gradcli.bindings import parse_over
+from gradcli.core.bindings import parse_over
+from gradcli.core.point_files import run as run_module
+from gradcli.core.point_files.columns import columns_from_arrays, inputs_from_columns, parse_column
+from gradcli.core.point_files.grid import GridReader
+from gradcli.core.point_files.progress import Progress
+from gradcli.core.point_files.readers import open_points
+from gradcli.core.point_files.writers import TABLE_EDGE_ROWS, open_writer
 from gradcli.errors import GradcliError
 
 # ----------------------------------------------------------------------------
@@ -554,8 +554,8 @@ def test_progress_shows_on_a_terminal_after_the_delay():
 
 
 def test_the_command_line_default_chunk_size_is_the_package_s():
-    from gradcli.batch.source import DEFAULT_CHUNK_SIZE
     from gradcli.cli import cli
+    from gradcli.core.point_files.source import DEFAULT_CHUNK_SIZE
 
     option = next(p for p in cli.commands["grad"].params if p.name == "chunk_size")
     assert option.default == DEFAULT_CHUNK_SIZE

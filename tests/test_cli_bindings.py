@@ -1,11 +1,11 @@
-"""gradcli.bindings: the command line's binding forms and the @FILE loaders."""
+"""gradcli.core.bindings: the command line's binding forms and the @FILE loaders."""
 
 import json
 
 import numpy as np
 import pytest
 
-from gradcli.bindings import extract, split_assignment
+from gradcli.core.bindings import extract, split_assignment
 from gradcli.errors import GradcliError
 from gradcli.language.values import load_file
 

@@ -408,7 +408,7 @@ def test_binary_standard_input(gradcli):
 
 
 def test_a_program_that_is_too_large(gradcli, monkeypatch, tmp_path):
-    from gradcli import bindings
+    from gradcli.core import bindings
 
     monkeypatch.setattr(bindings, "MAX_PROGRAM_BYTES", 2**20)
     big = tmp_path / "big.grad"

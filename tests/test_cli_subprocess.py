@@ -163,7 +163,7 @@ try:
 except SystemExit:
     pass
 heavy = {"rich", "sympy", "scipy", "matplotlib", "torch", "lark", "prompt_toolkit"}
-heavy |= {"pyarrow", "pandas", "dask", "distributed", "gradcli.batch"}
+heavy |= {"pyarrow", "pandas", "dask", "distributed", "gradcli.core.point_files"}
 heavy.add("gradcli.autograd.functional")
 heavy.add("pathlib")  # costs milliseconds at start-up; parsing and printing need no paths
 loaded = set(sys.modules) - already

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import importlib
 import io
 import re
 import textwrap
@@ -22,6 +21,7 @@ import numpy as np
 import pytest
 
 import gradcli
+from gradcli.torch import torch_import
 
 torch = pytest.importorskip(
     "torch", reason="PyTorch 2.13 is the test oracle; install torch==2.13.0"
@@ -43,17 +43,7 @@ def attempt(fn):
 
 def _importer(lib):
     """``__import__`` for a program: ``torch`` and its modules are ``lib``'s."""
-    if lib is torch:
-        return builtins.__import__
-
-    def gradcli_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002
-        if name == "torch" or name.startswith("torch."):
-            path = "gradcli" + name[len("torch") :]
-            module = importlib.import_module(path)
-            return module if fromlist else gradcli
-        return builtins.__import__(name, globals, locals, fromlist, level)
-
-    return gradcli_import
+    return builtins.__import__ if lib is torch else torch_import
 
 
 def run(source, lib):

@@ -403,7 +403,7 @@ def test_steps_do_not_change_results():
 
 def test_trace_a_tensor_built_with_the_library():
     import gradcli as torch
-    from gradcli.autograd.graph import trace
+    from gradcli.autograd.traced import trace
 
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = (x * x).sum()

@@ -14,7 +14,7 @@ from test_op_table import _inputs, _keywords
 
 import gradcli
 from gradcli.engine import ops
-from gradcli.engine.schema import _REQUIRED
+from gradcli.engine.schema import REQUIRED
 from gradcli.language.check import builtin_signature
 
 L = gradcli
@@ -117,7 +117,7 @@ def _call(entry):
         named[p.name] = value
     named.update(extra)
     for p in entry.schema.params:
-        if p.name not in named and p.default is not _REQUIRED and not p.variadic:
+        if p.name not in named and p.default is not REQUIRED and not p.variadic:
             named[p.name] = p.default
     return args, extra, named
 

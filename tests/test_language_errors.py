@@ -481,9 +481,9 @@ def test_errors_never_leak_other_exception_types():
 
 def test_attributes_never_reach_python_objects_even_without_the_checker():
     from gradcli.language.check import ATTRIBUTES
-    from gradcli.language.evaluate import _ATTRIBUTES, Evaluator
+    from gradcli.language.evaluate import TENSOR_ATTRIBUTES, Evaluator
 
-    assert set(_ATTRIBUTES) == set(ATTRIBUTES)
+    assert set(TENSOR_ATTRIBUTES) == set(ATTRIBUTES)
     for name in ("__class__", "__dict__", "grad", "data", "_data", "numpy"):
         with pytest.raises(GradcliError, match=f"attribute '{name}' is not accessible"):
             Evaluator().evaluate(ir.Attr(ir.ListLit((ir.Num(1.0),)), name))

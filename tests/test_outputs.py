@@ -1,6 +1,6 @@
 """Output files are complete or not there: a failed run, a full disk at any step of
 writing, leaves the file that was at the path before, byte for byte, and no
-temporary file beside it (``gradcli.atomic``). Real processes (signals, a full
+temporary file beside it (``gradcli.core.atomic``). Real processes (signals, a full
 tmpfs) are in ``test_outputs_processes``."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import threading
 import numpy as np
 import pytest
 
-from gradcli import atomic
-from gradcli.atomic import AtomicDirectory, AtomicOutput, atomic_output
+from gradcli.core import atomic
+from gradcli.core.atomic import AtomicDirectory, AtomicOutput, atomic_output
 
 OLD = b"PRECIOUS\n"
 ENDINGS = ("csv", "npz", "parquet")
@@ -173,7 +173,7 @@ def test_a_new_run_replaces_the_file_whole(gradcli, tmp_path, ending):
     out.chmod(0o640)
     result = gradcli("eval", "x*2", "--over", "x=0:1:5", "--output", out)
     assert result.exit_code == 0, result.output
-    from gradcli.batch.readers import open_points
+    from gradcli.core.point_files.readers import open_points
 
     with open_points(str(out)) as reader:
         rows = np.concatenate([c.columns["value"] for c in reader.chunks(100)])
@@ -279,7 +279,7 @@ def test_a_full_disk_at_any_step_is_an_error_naming_the_file(
 
 @pytest.mark.parametrize("fmt", ["csv", "json", "table"])
 def test_many_points_to_a_full_standard_output_is_an_error(gradcli, monkeypatch, fmt):
-    from gradcli.batch import writers
+    from gradcli.core.point_files import writers
 
     for writer in (writers.CsvWriter, writers.JsonLinesWriter, writers.TableWriter):
         monkeypatch.setattr(writer, "_write" if fmt != "table" else "_finish", no_space)
@@ -342,7 +342,7 @@ def test_a_graph_or_a_plot_that_fills_the_disk_leaves_the_old_file(
 
 
 def test_the_sessions_save_that_fills_the_disk_leaves_the_old_file(tmp_path, monkeypatch):
-    from gradcli.session import Problem, Session
+    from gradcli.cli.session import Problem, Session
 
     out = tmp_path / "s.grad"
     out.write_bytes(OLD)

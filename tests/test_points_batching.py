@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 import gradcli
 from gradcli import api
-from gradcli.engine import batching
+from gradcli.engine import batching_rules as batching
 from gradcli.engine.ops import FUNCTIONS, OPS
 from gradcli.errors import GradcliError
-from gradcli.language.batched import _ENTRIES, VARYING_MASK
+from gradcli.language.evaluate_points import _ENTRIES, VARYING_MASK
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::RuntimeWarning"),

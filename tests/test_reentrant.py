@@ -26,7 +26,7 @@ JOBS = {
 
 
 def _arrays(result):
-    from gradcli.result import leaves
+    from gradcli.core.result import leaves
 
     return {".".join(path): array for path, array in leaves(result.as_tree())}
 

@@ -201,7 +201,7 @@ def mode(path: Path) -> int:
 
 
 def test_the_history_is_made_private_to_its_owner(tmp_path, monkeypatch):
-    from gradcli import repl
+    from gradcli.cli import repl
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "new"))
     old_umask = os.umask(0o022)  # which would make 0644 in 0755
@@ -436,8 +436,8 @@ def test_the_help_example_of_repl(terminal):
 def test_highlighting_follows_the_language_tokens():
     from prompt_toolkit.document import Document
 
-    from gradcli.repl import _highlighter
-    from gradcli.session import Session
+    from gradcli.cli.repl import _highlighter
+    from gradcli.cli.session import Session
 
     session = Session()
     list(session.run("sq(t) = t**2"))
@@ -467,8 +467,8 @@ def test_completion_through_prompt_toolkit():
     from prompt_toolkit.completion import CompleteEvent
     from prompt_toolkit.document import Document
 
-    from gradcli.repl import _completer
-    from gradcli.session import Session
+    from gradcli.cli.repl import _completer
+    from gradcli.cli.session import Session
 
     completer = _completer(Session())
     found = completer.get_completions(

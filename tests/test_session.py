@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from gradcli import api
-from gradcli.session import COMMANDS, Message, Problem, Session, Shown
+from gradcli.cli.session import COMMANDS, Message, Problem, Session, Shown
 
 
 def run(session: Session, text: str) -> list:
@@ -454,7 +454,7 @@ def test_fit_fits_the_inputs_with_values_and_reads_the_rest_from_the_file(tmp_pa
 
 
 def test_the_repl_draws_a_report_as_its_command_does(capsys):
-    from gradcli import repl
+    from gradcli.cli import repl
 
     s = Session(fmt="plain")
     run(s, "x = 0")
@@ -482,7 +482,7 @@ def test_out_of_memory_without_numpys_text_says_why(monkeypatch):
 
 
 def test_a_pasted_program_is_compiled_once_not_once_a_line(monkeypatch):
-    from gradcli import session as session_module
+    from gradcli.cli import session as session_module
 
     compiled = []
     original = session_module._compiled

@@ -3,6 +3,13 @@
 - No import cycle in ``gradcli/``: each module imports alone in a fresh
   interpreter, and the graph of its static imports (at any depth of the code,
   not just the top) has no cycle.
+- The package shows its three parts as folders: the command-line application
+  (``cli/``), PyTorch's API surface (``autograd/``, ``func/``, ``nn/``,
+  ``optim/``) and the library's core (``core/``, under ``api.py``), beside the
+  layers they stand on (``analysis/``, ``render/``, ``language/``, ``engine/``).
+  Layers depend one way: the command line on the library, never the reverse.
+- No module imports another module's private names (``from .x import _y``,
+  ``x._y``): what a module shares, it names publicly.
 - Every function of ``gradcli`` that computes, every math method of Tensor and
   every function of the language comes from an entry of the op table.
 """
@@ -99,6 +106,127 @@ def test_no_module_is_over_about_600_lines_but_the_generated_parser():
     for path in PACKAGE.rglob("*.py"):
         if path.name != "_standalone_parser.py":
             assert len(path.read_text().splitlines()) <= 600, path
+
+
+# ----- the layout -----
+
+#: What the package root holds: PyTorch's namespace, the library's facade and the
+#: exception family every layer raises; everything else lives in a folder.
+# torch.py runs a PyTorch program on gradcli (python -m gradcli.torch), at its public path.
+ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "torch.py"}
+FOLDERS = {
+    "cli",  # the command-line application
+    "autograd", "func", "nn", "optim",  # PyTorch's API surface, at its public paths
+    "core",  # the library's core, under api.py
+    "analysis", "render", "language", "engine",  # the layers below
+}  # fmt: skip
+#: Each layer, and the layers it must never import (the data flows down).
+NEVER_IMPORTS = {
+    "gradcli.engine": ("gradcli.cli", "gradcli.api", "gradcli.analysis", "gradcli.render",
+                       "gradcli.language", "gradcli.func", "gradcli.nn", "gradcli.optim"),
+    "gradcli.language": ("gradcli.cli", "gradcli.api", "gradcli.analysis", "gradcli.render"),
+    "gradcli.core": ("gradcli.cli",),
+    "gradcli.api": ("gradcli.cli",),
+    "gradcli.analysis": ("gradcli.cli",),
+    "gradcli.render": ("gradcli.cli", "gradcli.analysis"),
+}  # fmt: skip
+
+
+def test_the_package_root_shows_its_parts_as_folders():
+    root = {p.name for p in PACKAGE.iterdir() if p.name != "__pycache__"}
+    files = {n for n in root if (PACKAGE / n).is_file()}
+    folders = {n for n in root if (PACKAGE / n / "__init__.py").exists()}
+    assert files == ROOT_MODULES
+    assert folders == FOLDERS
+
+
+def test_the_public_paths_are_real_modules():
+    # ``import gradcli as torch`` mirrors PyTorch's paths; each is a module of its own file.
+    import importlib
+
+    for name in ("autograd", "autograd.forward_ad", "autograd.functional", "nn",
+                 "nn.functional", "func", "optim", "api", "analysis", "cli"):  # fmt: skip
+        module = importlib.import_module(f"gradcli.{name}")
+        assert module.__name__ == f"gradcli.{name}"
+        assert Path(module.__file__).is_relative_to(PACKAGE), name
+    from gradcli.cli import main
+
+    assert main.__module__ == "gradcli.cli.commands"
+
+
+def test_no_submodule_shadows_a_name_of_its_package():
+    # Importing gradcli.func.vmap would set gradcli.func.vmap to the module, over the function.
+    for name in module_names():
+        if not _is_package(name) or name.endswith("__main__"):
+            continue
+        tree = ast.parse((PACKAGE.parent / name.replace(".", "/") / "__init__.py").read_text())
+        defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+        defined |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
+                    if isinstance(t, ast.Name)}  # fmt: skip
+        for sub in defined:
+            assert not _is_module(f"{name}.{sub}"), f"{name}.{sub} is both a name and a module"
+
+
+@pytest.mark.parametrize("layer", sorted(NEVER_IMPORTS))
+def test_layers_depend_one_way(layer):
+    for name in module_names():
+        if name == layer or name.startswith(layer + "."):
+            for dep in imports_of(name):
+                assert not dep.startswith(NEVER_IMPORTS[layer]), f"{name} imports {dep}"
+
+
+def _private_imports(name, path=None):
+    """``(module, name)`` for each private name ``name`` takes from another module."""
+    if path is None:
+        path = PACKAGE.parent / name.replace(".", "/")
+        path = path / "__init__.py" if _is_package(name) else path.with_suffix(".py")
+    package = name if _is_package(name) else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text())
+    modules, found = {}, []
+    private = lambda n: n.startswith("_") and not n.startswith("__")  # noqa: E731
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "gradcli":
+                continue
+            for alias in node.names:
+                if _is_module(f"{target}.{alias.name}"):
+                    modules[alias.asname or alias.name] = f"{target}.{alias.name}"
+                elif private(alias.name):
+                    found.append((target, alias.name))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "gradcli":
+                    modules[alias.asname or "gradcli"] = alias.asname and alias.name or "gradcli"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id in modules and private(node.attr):
+                found.append((modules[node.value.id], node.attr))
+    return found
+
+
+def test_no_module_imports_another_modules_private_names():
+    found = [
+        f"{name} takes {module}.{private}"
+        for name in module_names()
+        if not name.endswith("_standalone_parser")  # Lark's own code
+        for module, private in _private_imports(name)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_private_names_check_sees_both_forms(tmp_path):
+    # The check above reads ``from .x import _y`` and ``x._y``: shown on a module of its own.
+    sample = tmp_path / "sample.py"
+    sample.write_text("from . import record\nfrom .record import _x\nrecord._y\n")
+    assert _private_imports("gradcli.core.sample", sample) == [
+        ("gradcli.core.record", "_x"),
+        ("gradcli.core.record", "_y"),
+    ]
 
 
 # ----- one op table -----

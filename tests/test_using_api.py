@@ -37,7 +37,7 @@ CASES = [
 
 
 def _call(name, source, point, extra):
-    from gradcli.bindings import parse_over
+    from gradcli.core.bindings import parse_over
 
     options = dict(extra)
     if "over" in options:

@@ -272,7 +272,7 @@ def test_trace_is_csv_when_piped_and_json_lines_with_format_json(gradcli):
 
 
 def test_a_long_run_shows_its_progress_on_a_terminal_only(gradcli, monkeypatch):
-    from gradcli import cli_using
+    from gradcli.cli import using as cli_using
 
     monkeypatch.setattr(cli_using._Progress, "DELAY", 0.0)
     monkeypatch.setattr(cli_using._Progress, "EVERY", 0.0)

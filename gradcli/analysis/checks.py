@@ -21,6 +21,8 @@ import numpy as np
 import gradcli
 
 from .. import api
+from ..core.evaluation import evaluation, leaf_grads, plain_array
+from ..core.result import source_title
 from ..errors import GradcliError
 from .report import Report, frozen
 
@@ -129,7 +131,7 @@ def check(
             source, bindings, order, eps, atol, rtol, wrt, dtype, settings
         )
         against = FINITE_DIFFERENCES
-    title = api._title(source, filename)
+    title = source_title(source, filename)
     return CheckReport(
         source, title, against, order, eps, atol, rtol, dtype, tuple(comparisons), tuple(warnings)
     )
@@ -162,16 +164,14 @@ def compare(path, engine, expected, atol: float, rtol: float, formula=None) -> C
 
 
 def _against_differences(source, bindings, order, eps, atol, rtol, wrt, dtype, settings):
-    with api._session(
-        source, bindings, wrt, "float64", settings["seed"], settings["filename"]
-    ) as s:
+    with evaluation(source, bindings, wrt, "float64", settings["seed"], settings["filename"]) as s:
         names = s.wrt
         if not names:
             raise GradcliError("check: the program has no input to differentiate")
         f, _ = s.function(names)
         point = [s.values[n] for n in names]
         with gradcli.no_grad():
-            value = api._array(f(*point_tensors(point)))
+            value = plain_array(f(*point_tensors(point)))
         if order == 2 and value.size != 1:
             raise GradcliError(
                 f"check --order 2 needs a scalar output, but the output has shape {value.shape}"
@@ -208,7 +208,7 @@ def point_tensors(arrays) -> list:
 
 def _value_at(f, arrays):
     with gradcli.no_grad():
-        return (api._array(f(*point_tensors(arrays))),)
+        return (plain_array(f(*point_tensors(arrays))),)
 
 
 def _gradient_at(f, arrays):
@@ -219,7 +219,7 @@ def _gradient_at(f, arrays):
     if not out.requires_grad:
         return tuple(np.zeros(a.shape) for a in arrays)
     found = gradcli.autograd.grad(out, leaves, allow_unused=True, materialize_grads=True)
-    return tuple(api._array(g) for g in found)
+    return tuple(plain_array(g) for g in found)
 
 
 def central_differences(outputs_at, point: Sequence[np.ndarray], eps: float) -> list:
@@ -253,7 +253,7 @@ def central_differences(outputs_at, point: Sequence[np.ndarray], eps: float) -> 
 
 
 def _against_formulas(source, bindings, grads, dtype, atol, rtol, settings):
-    with api._session(source, bindings, None, dtype, settings["seed"], settings["filename"]) as s:
+    with evaluation(source, bindings, None, dtype, settings["seed"], settings["filename"]) as s:
         names = s.differentiable(s.check_names(grads, "--grad {}=..."))
         s.wrt = names
         leaves = s.leaves(names)
@@ -263,7 +263,7 @@ def _against_formulas(source, bindings, grads, dtype, atol, rtol, settings):
                 f"check --grad compares gradients, of a scalar output, but the output has shape "
                 f"{tuple(out.shape)}: without --grad, check compares the whole Jacobian"
             )
-        engine = api._grads(out, {n: leaves[n] for n in names})
+        engine = leaf_grads(out, {n: leaves[n] for n in names})
         given = {**s.constants, **s.values}
         comparisons = []
         for name in names:
@@ -297,7 +297,7 @@ def evaluate_formula(text: str, values: Mapping[str, np.ndarray], option: str) -
             if n in values
         }
         with gradcli.no_grad():
-            return api._array(program.run(bound)).astype(np.float64)
+            return plain_array(program.run(bound)).astype(np.float64)
     except GradcliError as error:
         raise GradcliError(
             f"in {option}: {error.message}", error.span, error.source or text

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import api
+from ..core.result import source_title
 from ..errors import GradcliError
 from .assembled import assemble_hessian, steady_verdict
 from .flat import Diverged, Flat
-from .optimize import _newton, _scalar
+from .optimize import newton, scalar_of
 from .report import Report, frozen
 
 #: Grid points per input when ``--over`` gives no N, by the number of inputs.
@@ -94,7 +95,7 @@ def critical(
         result = api.hessian(source, flat.bindings(x), **options)
         gradient = flat.vector(result.grad)
         if not np.all(np.isfinite(gradient)) or np.max(np.abs(x)) > 1e100:
-            raise Diverged(np.array(x), _scalar(result.value))
+            raise Diverged(np.array(x), scalar_of(result.value))
         return gradient, flat.matrix(result.hessian)
 
     low, high = np.array(box).T
@@ -103,7 +104,7 @@ def critical(
     grid = np.stack(np.meshgrid(*starts_of, indexing="ij"), -1).reshape(-1, len(names))
     for start in grid:
         try:
-            x, _, stopped = _newton(system, start, tol, max_iter)
+            x, _, stopped = newton(system, start, tol, max_iter)
         except Diverged:
             continue
         if stopped is not None:
@@ -120,10 +121,10 @@ def critical(
         if doubt:
             notes.append(f"at {tuple(float(v) for v in x)}: {doubt}")
         kind = verdict.replace("local ", "")
-        points.append(CriticalPoint(frozen(x), _scalar(end.value), kind, frozen(eigenvalues)))
+        points.append(CriticalPoint(frozen(x), scalar_of(end.value), kind, frozen(eigenvalues)))
     return CriticalReport(
         source,
-        api._title(source, filename),
+        source_title(source, filename),
         names,
         box,
         len(grid),

@@ -21,6 +21,8 @@ from types import MappingProxyType
 import numpy as np
 
 from .. import api
+from ..core.evaluation import no_such_input
+from ..core.result import source_title
 from ..errors import GradcliError
 from .flat import Flat
 from .report import Report, frozen
@@ -74,7 +76,7 @@ class FitReport(Report):
 
 def read_columns(path: str) -> dict[str, np.ndarray]:
     """Every column of a ``--points`` file, whole."""
-    from ..batch.readers import open_points
+    from ..core.point_files.readers import open_points
 
     with open_points(path) as reader:
         chunks = list(reader.chunks(1 << 20))
@@ -118,7 +120,7 @@ def fit(
         raise GradcliError("fit needs the parameters and their starting values: --params b1=1,b2=2")
     for name in params:
         if name not in program.inputs:
-            raise GradcliError(f"--params {name}: {api._no_such_input(name, program.inputs)}")
+            raise GradcliError(f"--params {name}: {no_such_input(name, program.inputs)}")
 
     def column(name: str, option: str) -> np.ndarray:
         if name not in columns:
@@ -234,7 +236,7 @@ def fit(
     converged = bool(found.success) and found.status > 0
     return FitReport(
         model,
-        api._title(model, filename),
+        source_title(model, filename),
         response,
         flat.frozen_arrays(b),
         flat.frozen_arrays(errors),

@@ -100,7 +100,7 @@ class Flat:
 
 def parse_bounds(texts) -> dict[str, tuple[float, float]]:
     """``["x=0:10", "y=:5"]`` -> ``{"x": (0, 10), "y": (-inf, 5)}``: an empty side is no bound."""
-    from ..bindings import _scalar, split_assignment
+    from ..core.bindings import number_from_text, split_assignment
 
     bounds: dict[str, tuple[float, float]] = {}
     for text in texts or ():
@@ -110,8 +110,8 @@ def parse_bounds(texts) -> dict[str, tuple[float, float]]:
         parts = value.split(":")
         if len(parts) != 2:
             raise GradcliError(f"--bounds expects NAME=LOW:HIGH (x=0:10, x=0:), got {text!r}")
-        low = _scalar(parts[0], f"--bounds {name}: LOW") if parts[0].strip() else -np.inf
-        high = _scalar(parts[1], f"--bounds {name}: HIGH") if parts[1].strip() else np.inf
+        low = number_from_text(parts[0], f"--bounds {name}: LOW") if parts[0].strip() else -np.inf
+        high = number_from_text(parts[1], f"--bounds {name}: HIGH") if parts[1].strip() else np.inf
         if not low < high:
             raise GradcliError(f"--bounds {name}: LOW must be below HIGH, got {text!r}")
         bounds[name] = (float(low), float(high))

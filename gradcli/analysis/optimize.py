@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import api
+from ..core.evaluation import evaluation, plain_array
+from ..core.result import source_title
 from ..errors import GradcliError
 from .assembled import (
     EIGENVALUE_LIMIT,
@@ -123,7 +125,7 @@ class _Objective:
     def value_and_gradient(self, x):
         result = api.gradient(self.source, self.flat.bindings(x), **self.options)
         self.evaluations += 1
-        value = _scalar(result.value)
+        value = scalar_of(result.value)
         gradient = self.flat.vector(result.grad)
         if not np.isfinite(value) or not np.all(np.isfinite(gradient)):
             raise Diverged(np.array(x), value)
@@ -142,11 +144,11 @@ class _Objective:
 
         names, o = self.flat.names, self.options
         bindings = self.flat.bindings(x)
-        with api._session(self.source, bindings, names, o["dtype"], o["seed"], o["filename"]) as s:
+        with evaluation(self.source, bindings, names, o["dtype"], o["seed"], o["filename"]) as s:
             f, _ = s.function(names)
             moves = tuple(gradcli.tensor(v, dtype=s.gdtype) for v in self.flat.arrays(p).values())
             _, products = functional.hvp(f, s.point(names), moves)
-        product = self.flat.vector(dict(zip(names, (api._array(v) for v in products))))
+        product = self.flat.vector(dict(zip(names, (plain_array(v) for v in products))))
         return self.sign * product
 
     def whole_hessian(self, x):
@@ -239,11 +241,11 @@ def minimize(
     gradient_norm = float(np.linalg.norm(flat.vector(end.grad)))
     return MinimizeReport(
         source,
-        api._title(source, filename),
+        source_title(source, filename),
         method,
         maximize,
         flat.frozen_arrays(x),
-        _scalar(end.value),
+        scalar_of(end.value),
         gradient_norm,
         int(getattr(found, "nit", len(iterates) - 1)),
         objective.evaluations,
@@ -371,7 +373,7 @@ def solve(
         )
     goal = tol * max(1.0, float(np.max(np.abs(start_value), initial=0.0)))
     notes: list[str] = []
-    x, iterations, message = _newton(system, flat.start, goal, max_iter)
+    x, iterations, message = newton(system, flat.start, goal, max_iter)
     if message is not None:
         # Newton stalled or met a singular Jacobian: SciPy's hybrid method, then
         # Levenberg-Marquardt, from the same start, with the same exact Jacobian.
@@ -401,7 +403,7 @@ def solve(
         notes.append("the Jacobian is singular at the root: a multiple root, found slowly")
     return SolveReport(
         source,
-        api._title(source, filename),
+        source_title(source, filename),
         flat.frozen_arrays(x),
         frozen(np.asarray(value).reshape(np.shape(first.value))),
         residual_norm,
@@ -415,7 +417,7 @@ def solve(
     )
 
 
-def _newton(system, x, goal: float, max_iter: int):
+def newton(system, x, goal: float, max_iter: int):
     """Newton's method with the exact Jacobian, its step halved until |F| decreases.
     Returns the last iterate, the iterations, and None or why it stopped short."""
     value, matrix = system(x)
@@ -459,6 +461,6 @@ def _singular(matrix: np.ndarray) -> bool:
     return bool(singular[-1] <= 1e-13 * max(1.0, float(singular[0])))
 
 
-def _scalar(value) -> float:
+def scalar_of(value) -> float:
     """A one-entry value (of shape () or (1,)) as a number."""
     return float(np.asarray(value).reshape(-1)[0])

@@ -28,8 +28,9 @@ import numpy as np
 
 import gradcli
 
-from .. import api
-from .. import bindings as _bindings
+from ..core import bindings as _bindings
+from ..core.evaluation import evaluation, require_scalar
+from ..core.result import source_title
 from ..errors import GradcliError
 from .report import Report, frozen
 
@@ -95,8 +96,8 @@ def plot(
     bindings = dict(bindings or {})
     if over.name in bindings:
         raise GradcliError(f"--over {over.name}: {over.name} is bound too; give one or the other")
-    values, slopes = _evaluate(source, bindings, over.name, xs, dtype, seed, filename)
-    return _report(source, api._title(source, filename), over.name, xs, values, slopes)
+    values, slopes = evaluate_along(source, bindings, over.name, xs, dtype, seed, filename)
+    return _report(source, source_title(source, filename), over.name, xs, values, slopes)
 
 
 def plots(
@@ -145,7 +146,7 @@ class PlotsReport(Report):
         return all(report.finite for report in self.plots)
 
 
-def _evaluate(source, bindings, name, xs, dtype, seed, filename, others=()):
+def evaluate_along(source, bindings, name, xs, dtype, seed, filename, others=()):
     """f and df/d(name) at each of ``xs`` (with ``others``: the gradient by every input
     named, at each row of ``xs``)."""
     names = (name, *others)
@@ -153,7 +154,7 @@ def _evaluate(source, bindings, name, xs, dtype, seed, filename, others=()):
     # The range's first point stands for the input while the program is bound.
     for n, x in zip(names, points[0]):
         bindings[n] = float(x)
-    with api._session(source, bindings, names, dtype, seed, filename) as s:
+    with evaluation(source, bindings, names, dtype, seed, filename) as s:
         for n in names:
             if s.shape(n) != ():
                 raise GradcliError(f"--over {n}: {n} must be a scalar input")
@@ -165,7 +166,7 @@ def _evaluate(source, bindings, name, xs, dtype, seed, filename, others=()):
                 gradcli.tensor(np.asarray(x, dtype=s.dtype), requires_grad=True) for x in point
             ]
             out = f(*leaves)
-            api._require_scalar(out, "plot")
+            require_scalar(out, "plot")
             values[i] = float(out._data.reshape(()))
             if out.requires_grad:
                 grads = gradcli.autograd.grad(

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import api
-from .. import bindings as _bindings
+from ..core import bindings as _bindings
+from ..core.result import source_title
 from ..errors import GradcliError
-from .plotting import MAX_POINTS, _evaluate
+from .plotting import MAX_POINTS, evaluate_along
 from .report import Report, frozen
 
 DEFAULT_POINTS = 41
@@ -80,7 +80,7 @@ def field(
             raise GradcliError(f"--over {name}: {name} is bound too; give one or the other")
     grid_x, grid_y = np.meshgrid(xs, ys)
     points = np.stack([grid_x.ravel(), grid_y.ravel()], axis=1)
-    values, slopes = _evaluate(
+    values, slopes = evaluate_along(
         source, bindings, across.name, points, dtype, seed, filename, others=(up.name,)
     )
     shape = (ys.size, xs.size)
@@ -95,7 +95,7 @@ def field(
         highest = (float(f.flat[high]), float(grid_x.flat[high]), float(grid_y.flat[high]))
     return FieldReport(
         source,
-        api._title(source, filename),
+        source_title(source, filename),
         (across.name, up.name),
         frozen(xs),
         frozen(ys),

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import api
+from ..core.evaluation import evaluation, no_such_input
+from ..core.result import source_title
 from ..errors import GradcliError
 from ..language import ir
 from .report import Report, frozen
@@ -134,13 +136,13 @@ def derivative(
     unbound = [n for n in program.free if n not in bindings]
     values = constants = None
     if not unbound:
-        with api._session(source, bindings, wrt, dtype, seed, filename) as s:
+        with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
             values, constants, names = dict(s.values), dict(s.constants), s.wrt
     else:
         names = program.inputs if wrt is None else tuple(wrt)
         for name in names:
             if name not in program.inputs:
-                raise GradcliError(f"--wrt {name}: {api._no_such_input(name, program.inputs)}")
+                raise GradcliError(f"--wrt {name}: {no_such_input(name, program.inputs)}")
         constants = {}
     shapes = {n: np.shape(values[n]) if values else () for n in program.inputs}
     walker = _ToSympy(sympy, program, shapes, constants)
@@ -177,7 +179,7 @@ def derivative(
     )
     return DiffReport(
         source,
-        api._title(source, filename),
+        source_title(source, filename),
         _texts(np.asarray(function, dtype=object), sympy.sstr),
         _texts(np.asarray(function, dtype=object), sympy.latex),
         kind,

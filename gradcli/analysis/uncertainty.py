@@ -30,6 +30,8 @@ from types import MappingProxyType
 import numpy as np
 
 from .. import api
+from ..core.evaluation import no_such_input
+from ..core.result import source_title
 from ..errors import GradcliError
 from ..language.values import load_file, parse_value
 from .assembled import assemble_jacobian, entry_labels
@@ -162,7 +164,7 @@ def propagate(
     rounded = _rounded_all(np.asarray(jac.value, dtype=np.float64), sigma)
     return PropagateReport(
         source,
-        api._title(source, filename),
+        source_title(source, filename),
         frozen(jac.value),
         frozen(sigma),
         rounded,
@@ -214,7 +216,7 @@ def _sigmas(given: Mapping, names, jac) -> np.ndarray:
         if name not in names:
             if name in jac.point:
                 raise GradcliError(f"--sigma {name}: {name} is not differentiable")
-            raise GradcliError(f"--sigma {name}: {api._no_such_input(name, names)}")
+            raise GradcliError(f"--sigma {name}: {no_such_input(name, names)}")
     parts = []
     for name in names:
         shape = jac.shapes[name]

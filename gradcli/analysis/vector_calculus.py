@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import api
+from ..core.result import source_title
 from ..errors import GradcliError
 from ..language import compile_source
 from .flat import Flat
@@ -53,7 +54,7 @@ def _report(command, source, filename, flat, result, value) -> VectorCalculusRep
     return VectorCalculusReport(
         command,
         source,
-        api._title(source, filename),
+        source_title(source, filename),
         flat.labels,
         flat.frozen_arrays(flat.start),
         frozen(value),

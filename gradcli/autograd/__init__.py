@@ -6,7 +6,7 @@ from ..engine.tensor import Tensor
 
 # Imported eagerly (it needs nothing beyond the engine): a lazy import of the
 # submodule would bind the module, not the function, to the name ``gradcheck``.
-from . import forward_ad, function
+from . import forward_ad, function, graph
 from .anomaly import detect_anomaly, first_nonfinite, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -15,7 +15,7 @@ __all__ = [
     "Function",
     "function",
     "forward_ad",
-    "forward_ad",
+    "graph",
     "once_differentiable",
     "Variable",
     "backward",

@@ -101,6 +101,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self.ans = self.params = None
         self.kwargs = {}
         self.hooks = None
+        self.t = 0  # what it saved is ctx's, not checked by version
         self.materialize_grads = True
         self.needs_input_grad = tuple(type(a) is Tensor and a.requires_grad for a in args)
         self._args = args

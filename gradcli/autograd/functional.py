@@ -7,7 +7,7 @@ and ``hvp`` by the double-backward trick). ``jacobian`` and ``hessian`` do not
 run one reverse pass per output entry as PyTorch does: every gradient in a
 pass may carry a leading batch dimension, so one pass whose root gradient is
 the identity gives all rows of a Jacobian at once. The identity is split into
-chunks of rows when a pass would need more than ``_CHUNK_BYTES`` per gradient.
+chunks of rows when a pass would need more than ``CHUNK_BYTES`` per gradient.
 A Hessian is one differentiable gradient pass, then one batched pass through
 that gradient's graph.
 
@@ -30,7 +30,7 @@ from ..errors import EngineError, GradcliTypeError, NotImplementedByGradcli
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 # Gradients in one batched pass are at most this large: the identity is cut into chunks.
-_CHUNK_BYTES = 64 * 2**20
+CHUNK_BYTES = 64 * 2**20
 
 
 # ----------------------------------------------------------------------------
@@ -364,7 +364,7 @@ def _check_strategy(strategy, vectorize, create_graph, strict):
         )
 
 
-def _graph_width(roots):
+def graph_width(roots):
     """The most entries any value in the roots' graph has: the size of one row's gradients."""
     width = max((r.numel() for r in roots), default=1)
     stack = [r.grad_fn for r in roots if r.grad_fn is not None]
@@ -398,7 +398,7 @@ def _jacobian_of(out, inputs, create_graph, retain_graph):
     if not out.requires_grad or m == 0:
         return [None] * len(inputs)
     itemsize = max(out._data.dtype.itemsize, 1)
-    step = max(1, _CHUNK_BYTES // (itemsize * _graph_width([out])))
+    step = max(1, CHUNK_BYTES // (itemsize * graph_width([out])))
     starts = range(0, m, step)
     pieces = [[] for _ in inputs]
     for start in starts:

@@ -1,239 +1,204 @@
-"""The graph behind a tensor, and the reverse pass over it step by step.
+"""``gradcli.autograd.graph``: as ``torch.autograd.graph``.
 
-``trace(out, grad_output)`` walks the graph PyTorch's way (``grad_fn``,
-``next_functions``, leaves as ``AccumulateGrad``) from the output down to the
-leaves, runs one reverse pass while recording what it does, and returns a
-``Graph``: every node with its value and the gradient that reached it, the
-edges, and the steps of the reverse pass in the order the engine ran them.
-Nothing recurses, so a graph of any depth is walked.
+The hooks on saved tensors (``saved_tensors_hooks``, ``save_on_cpu``,
+``disable_saved_tensors_hooks``), ``allow_mutation_on_saved_tensors``,
+``register_multi_grad_hook``, ``get_gradient_edge`` and ``GradientEdge``,
+``increment_version``, and ``Node``, the class of every ``grad_fn``. What a
+node saves, under PyTorch's names, is declared by each op's entry
+(``engine/saved.py``); the graph that ``gradcli graph`` shows is ``traced``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from typing import Any, NamedTuple
 
-import numpy as np
-
-from ..engine.explain import operands_named, rule_words
-from ..engine.graph import Node
-from ..engine.graph import short_name as _short
-from ..engine.state import PER_THREAD
+from ..engine import graph as _graph
+from ..engine import saved as _saved
+from ..engine.graph import AccumulateGrad, Node, RemovableHandle
+from ..engine.state import PER_THREAD, no_grad
 from ..engine.tensor import Tensor
+from ..errors import EngineError
+
+__all__ = [
+    "Node",
+    "GradientEdge",
+    "get_gradient_edge",
+    "increment_version",
+    "saved_tensors_hooks",
+    "save_on_cpu",
+    "disable_saved_tensors_hooks",
+    "register_multi_grad_hook",
+    "allow_mutation_on_saved_tensors",
+]
 
 
-@dataclass(frozen=True, eq=False)
-class GraphNode:
-    """One node: an op's result (its grad_fn) or a leaf (an input that requires grad)."""
+class GradientEdge(NamedTuple):
+    """A node and which of its outputs: where a tensor's gradient flows in."""
 
-    #: Its place in the walk from the output: 0 is the output.
-    id: int
-    #: PyTorch's grad_fn name (``AddBackward0``), ``AccumulateGrad`` for a leaf.
-    name: str
-    #: The input's name, for a leaf; None for an op.
-    leaf: str | None
-    #: Where in the source it came from (an ``errors.Span``), when known.
-    span: object | None
-    value: np.ndarray
-    #: The gradient that reached it in the reverse pass (a leaf's ``.grad``); None when
-    #: there was no reverse pass, or none reached it.
-    grad: np.ndarray | None
-    #: The ids of its ``next_functions``, in order; None for an input that is a constant.
-    inputs: tuple[int | None, ...]
-    #: The name of the op, as the op table knows it (``add``); None for a leaf.
-    op: str | None = None
-    #: The source text it came from (``x + 2``), when known.
-    text: str | None = None
+    node: Any
+    output_nr: int
+    ownership_token: Any = None
 
 
-@dataclass(frozen=True, eq=False)
-class Send:
-    """What one node's rule sent to one of its inputs."""
-
-    #: The id of the input's node.
-    to: int
-    #: The rule in words (``d(a*b)/da = b``), when there are words for it.
-    rule: str | None
-    #: ``(name, value)`` of the inputs the rule uses (``(("b", 2.0),)``), when they are
-    #: single numbers.
-    operands: tuple[tuple[str, np.ndarray], ...]
-    grad: np.ndarray
-    #: The sum so far, when gradients from other paths reached ``to`` before this one.
-    total: np.ndarray | None
+def get_gradient_edge(tensor) -> GradientEdge:
+    """The edge of ``tensor``'s gradient: its grad_fn, or a leaf's AccumulateGrad."""
+    if tensor.grad_fn is not None:
+        return GradientEdge(tensor.grad_fn, getattr(tensor.grad_fn, "output_nr", 0))
+    if not tensor.requires_grad:
+        raise EngineError(
+            "It is not possible to get the gradient edge for a Tensor that does not require "
+            "gradients"
+        )
+    return GradientEdge(AccumulateGrad(tensor), 0)
 
 
-@dataclass(frozen=True, eq=False)
-class Step:
-    """One node of the reverse pass: the gradient it received and what it sent on."""
-
-    node: int
-    received: np.ndarray
-    sends: tuple[Send, ...]
-
-
-@dataclass(frozen=True, eq=False)
-class Graph:
-    #: Output first, in the order of a depth-first walk along ``next_functions``.
-    nodes: tuple[GraphNode, ...]
-    #: ``(input id, output id)``: from each input to the node that uses it.
-    edges: tuple[tuple[int, int], ...]
-    #: The reverse pass, in the order the engine ran it (empty without one).
-    steps: tuple[Step, ...]
+def increment_version(tensor) -> None:
+    """Count one in-place write of ``tensor`` that the engine did not see."""
+    tensors = (tensor,) if type(tensor) is Tensor else tuple(tensor)
+    _saved.begin()
+    for t in tensors:
+        _saved.modified(t, t._data)
 
 
-class record_backward:  # noqa: N801  (a context manager, named like detect_anomaly)
-    """Record, during a reverse pass, ``(node, index, g, gi)`` for every gradient a
-    node's rule sends: ``g`` is what the node received, ``gi`` what it sent to input
-    ``index``. A check already installed (``detect_anomaly``) still runs."""
+# ----------------------------------------------------------------------------
+# Hooks on saved tensors
+# ----------------------------------------------------------------------------
 
-    def __init__(self):
-        self.sends: list = []
+
+def _on_record(node):
+    """Every new node while a context of this module is open (``graph.on_record``)."""
+    if _saved.ALLOWING[0]:
+        _saved.TRACKED.append(node)
+    hooks = PER_THREAD.saved_hooks
+    if hooks is not None and node.op.saves:
+        with no_grad():  # as PyTorch runs pack hooks
+            _saved.pack(node, *hooks)
+
+
+def _recording_watched():
+    _graph.on_record = _on_record if (_open[0] or _saved.ALLOWING[0]) else None
+
+
+_open = [0]  # saved_tensors_hooks contexts open, in any thread
+_disabled = []  # the messages of the disable_saved_tensors_hooks contexts open
+
+
+class saved_tensors_hooks:  # noqa: N801  (PyTorch's name)
+    """``with saved_tensors_hooks(pack, unpack):`` each tensor a node saves is handed to
+    ``pack`` when the node is recorded, and ``unpack`` of what it returned gives the tensor
+    back in the reverse pass (or to ``grad_fn._saved_*``). The innermost context wins."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
 
     def __enter__(self):
-        self.previous = previous = PER_THREAD.anomaly
-
-        def hook(node, index, g, gi):
-            self.sends.append((node, index, _array(g), _array(gi)))
-            if previous is not None:
-                previous(node, index, g, gi)
-
-        PER_THREAD.anomaly = hook
+        if _disabled:
+            raise EngineError(_disabled[-1])
+        self.previous = PER_THREAD.saved_hooks
+        PER_THREAD.saved_hooks = (self.pack_hook, self.unpack_hook)
+        _open[0] += 1
+        _recording_watched()
         return self
 
     def __exit__(self, *exc):
-        PER_THREAD.anomaly = self.previous
+        PER_THREAD.saved_hooks = self.previous
+        _open[0] -= 1
+        _recording_watched()
         return False
 
 
-def trace(
-    out: Tensor,
-    grad_output=None,
-    names: Mapping[str, Tensor] | None = None,
-    sources: Mapping[Node, object] | None = None,
-    backward: Callable | None = None,
-) -> Graph:
-    """The graph of ``out``, with the reverse pass from ``grad_output`` (a tensor of
-    ``out``'s shape; None: no pass).
+def _same(tensor):
+    return tensor
 
-    ``names`` names the leaves (``{"x": x}``); ``sources`` maps a node to where it
-    came from (a span). ``backward(out, leaves, grad_output)`` runs the reverse pass
-    (by default ``autograd.grad``); the leaves' ``.grad`` are left untouched.
+
+class save_on_cpu(saved_tensors_hooks):  # noqa: N801
+    """Saved tensors kept on the CPU: where every tensor is, so the hooks keep them as they are."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        super().__init__(_same, _same)
+
+
+class disable_saved_tensors_hooks:  # noqa: N801
+    """``with disable_saved_tensors_hooks(message):`` entering saved_tensors_hooks raises
+    ``RuntimeError(message)``."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        _disabled.append(self.error_message)
+        return self
+
+    def __exit__(self, *exc):
+        _disabled.pop()
+        return False
+
+
+class allow_mutation_on_saved_tensors:  # noqa: N801
+    """``with allow_mutation_on_saved_tensors():`` a tensor saved for backward may be written
+    in place: the nodes recorded inside keep a copy of what they saved, as PyTorch's clones."""
+
+    def __enter__(self):
+        _saved.ALLOWING[0] += 1
+        _recording_watched()
+        return self
+
+    def __exit__(self, *exc):
+        _saved.ALLOWING[0] -= 1
+        if not _saved.ALLOWING[0]:
+            _saved.TRACKED.clear()
+        _recording_watched()
+        return False
+
+
+# ----------------------------------------------------------------------------
+# register_multi_grad_hook
+# ----------------------------------------------------------------------------
+
+
+class _MultiHandle(RemovableHandle):
+    __slots__ = ("_handles",)
+
+    def __init__(self, handles):
+        self._handles = handles
+
+    def remove(self):
+        for handle in self._handles:
+            handle.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """``fn`` on the gradients of several tensors in one reverse pass.
+
+    ``mode="all"``: ``fn(grads)`` once the pass ends, with each tensor's gradient (None for
+    those the pass did not reach); ``mode="any"``: ``fn(grad)`` with the first that arrives.
     """
-    sources = sources or {}
-    leaf_names = {id(t): name for name, t in (names or {}).items()}
-    order, ids, children = _walk(out)
-    leaves = [item for item in order if type(item) is Tensor]
-    grads: dict[int, np.ndarray] = {}
-    steps: list[Step] = []
-    if grad_output is not None and leaves:
-        steps = _reverse_pass(out, leaves, grad_output, ids, grads, backward)
-    nodes = []
-    for item in order:
-        key = ids[_key(item)]
-        if type(item) is Tensor:
-            nodes.append(
-                GraphNode(
-                    key,
-                    "AccumulateGrad",
-                    leaf_names.get(id(item), "leaf"),
-                    None,
-                    _array(item._data),
-                    grads.get(key),
-                    (),
-                )
-            )
-        else:
-            nodes.append(
-                GraphNode(
-                    key,
-                    _short(item.name()),
-                    None,
-                    sources.get(item),
-                    _array(item.ans),
-                    grads.get(key),
-                    children[key],
-                    item.op.name,
-                )
-            )
-    edges = tuple((child, node.id) for node in nodes for child in node.inputs if child is not None)
-    return Graph(tuple(nodes), edges, tuple(steps))
+    if mode not in ("all", "any"):
+        raise EngineError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    if mode == "any":
+        fired = []
 
+        def first(grad):
+            if PER_THREAD.at_end is not None and fired != [id(PER_THREAD.at_end)]:
+                fired[:] = [id(PER_THREAD.at_end)]
+                fn(grad)
 
-def _key(item):
-    return id(item) if type(item) is Tensor else item
+        return _MultiHandle([t.register_hook(first) for t in tensors if t.requires_grad])
+    grads = {}  # id of the pass's callback list -> the gradients it brought
 
+    def collect(i):
+        def hook(grad):
+            at_end = PER_THREAD.at_end
+            key = id(at_end)
+            if key not in grads:
+                grads[key] = [None] * len(tensors)
+                at_end.append(lambda: fn(grads.pop(key)))
+            grads[key][i] = grad
 
-def _walk(out: Tensor):
-    """``(order, ids, children)``: the nodes and leaves reachable from ``out`` in
-    depth-first preorder, the id of each, and the ids of each node's inputs."""
-    root = out.grad_fn if out.grad_fn is not None else (out if out.requires_grad else None)
-    if root is None:
-        return [], {}, {}
-    order, ids, children = [], {}, {}
-    stack = [root]
-    while stack:
-        item = stack.pop()
-        if _key(item) in ids:
-            continue
-        ids[_key(item)] = len(order)
-        order.append(item)
-        if isinstance(item, Node):
-            stack.extend(p for p in reversed(item.parents) if p is not None)
-    for item in order:
-        if isinstance(item, Node):
-            children[ids[item]] = tuple(None if p is None else ids[_key(p)] for p in item.parents)
-    return order, ids, children
+        return hook
 
-
-def _reverse_pass(out, leaves, grad_output, ids, grads, backward) -> list[Step]:
-    if backward is None:
-        from . import grad
-
-        def backward(out, leaves, grad_output):
-            return grad(out, leaves, grad_output, allow_unused=True)
-
-    root = ids[_key(out.grad_fn if out.grad_fn is not None else out)]
-    grads[root] = _array(grad_output)
-    # The inputs' values, read before the pass frees them: the rules' numbers.
-    numbers = {
-        node: tuple(_array(a) for a in node.saved)
-        for node in ids
-        if isinstance(node, Node)
-        and node.saved is not None
-        and all(np.size(a) == 1 for a in node.saved)
-    }
-    with record_backward() as record:
-        found = backward(out, leaves, grad_output)
-    steps: list[Step] = []
-    sends: list[Send] = []
-    current = None
-    for node, index, g, gi in record.sends:
-        if node is not current:
-            if current is not None:
-                steps.append(Step(ids[current], grads[ids[current]], tuple(sends)))
-            current, sends = node, []
-            grads.setdefault(ids[node], g)
-        target = ids[_key(node.parents[index])]
-        before = grads.get(target)
-        total = None if before is None else _array(before + gi)
-        grads[target] = gi if before is None else total
-        entry = getattr(node.op, "entry", None)  # None: a custom Function's node
-        rule = None if entry is None else rule_words(entry, index)
-        values = numbers.get(node)
-        used = ()
-        if rule is not None and values is not None:
-            used = tuple((name, values[i]) for i, name in operands_named(entry, rule))
-        sends.append(Send(target, rule, used, gi, total))
-    if current is not None:
-        steps.append(Step(ids[current], grads[ids[current]], tuple(sends)))
-    for leaf, g in zip(leaves, found):
-        if g is not None:
-            grads[ids[id(leaf)]] = _array(g)
-    return steps
-
-
-def _array(g) -> np.ndarray:
-    """A read-only copy: a graph's numbers are a record, not a workspace."""
-    array = np.array(g._data if type(g) is Tensor else g)
-    array.flags.writeable = False
-    return array
+    return _MultiHandle(
+        [t.register_hook(collect(i)) for i, t in enumerate(tensors) if t.requires_grad]
+    )

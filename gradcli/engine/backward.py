@@ -3,7 +3,8 @@
 The pass (``run_backward``) has three steps:
 1. schedule: count, for each node, the edges that lead into it from the roots
    (a node runs once every gradient for it has arrived), and with ``inputs``
-   mark the nodes that lead to one of them (only these run, as in PyTorch);
+   mark, in the same walk, the nodes that lead to one of them (only these run,
+   as in PyTorch; nothing is marked when every node does);
 2. a loop that takes a ready node and calls its overload's rule per input, in
    one of two modes sharing the same rules (as in HIPS autograd):
    - fast (``create_graph=False``): rules see the saved raw NumPy arrays, so
@@ -27,9 +28,10 @@ import numpy as np
 
 from ..errors import EngineError, GradcliTypeError
 from . import state
-from .graph import Node
 from .messages import IMPLICIT_NONSCALAR, NO_GRAD_FN, SECOND_BACKWARD
 from .ops import sum_to, to_dtype, zeros_like
+from .saved import MODIFIED, unpacked
+from .saved import check as check_saved
 from .tensor import Size, Tensor
 
 
@@ -46,26 +48,46 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
     pending, ready, pruning = _schedule(node_grads, inputs)  # 1. schedule
     anomaly = state.PER_THREAD.anomaly
     free = not retain_graph
+    outputs = {}  # differentiable mode: each node's result as a tensor, made once per pass
     while ready:  # 2. the loop: each ready node's rules, on the gradient that reached it
         node = ready.pop()
         g = node_grads.pop(node, None)
         if pruning is not None:
             g = pruning.gradient(node, g)
         if g is not None:
-            if node.hooks is not None:  # observers of this tensor's gradient
-                g = run_hooks(node.hooks, g, create_graph)
+            hooks = node.hooks
+            if hooks is not None:  # observers of this tensor's gradient, the node's prehooks
+                g = run_hooks(hooks, g, create_graph)
+                if hooks.node_pre:
+                    g = _node_prehooks(hooks, g, create_graph)
             op, saved = node.op, node.saved
             if saved is None:
                 raise EngineError(SECOND_BACKWARD)
+            if MODIFIED and op.saves:  # only once an in-place op has run
+                check_saved(node)
             if create_graph:  # differentiable mode: the rules see tensors wired to the graph
-                g, ans, args = _wired(node, g)
+                g, ans, args = _wired(node, g, outputs)
             else:  # fast mode: they see the saved raw arrays, so nothing is recorded
                 ans, args = node.ans, saved
+            if hooks is not None and hooks.packed is not None:
+                ans, args = unpacked(node, ans, args, create_graph)
             rules, params, kwargs = op.rules, node.params, node.kwargs
             if op.variadic:  # one rule gives the gradients of all the inputs at once
                 grads, rules = op.variadic_backward(g, ans, args, params, kwargs), None
+            if hooks is not None and hooks.node_post:
+                grads = _node_posthooks(
+                    node,
+                    g,
+                    ans,
+                    args,
+                    rules,
+                    grads if rules is None else None,
+                    batch_dims,
+                    create_graph,
+                )
+                rules = None
             if free and op.saves:
-                node.saved = None
+                node.saved = node.wired = None
         n = node.n  # 3. accumulate each input's gradient into its parent's total
         for i, parent in enumerate(
             (node.p0,) if n == 1 else (node.p0, node.p1) if n == 2 else node.pn
@@ -82,10 +104,11 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
                         gi = rule(g, ans, *args, *params, **kwargs)
             if gi is not None:
                 shape = saved[i].shape  # a broadcast gradient is summed back to it, once
+                g_shape = gi._data.shape if type(gi) is Tensor else gi.shape  # not a Size
                 if batch_dims:
-                    if gi.shape[batch_dims:] != shape or gi.ndim != len(shape) + batch_dims:
+                    if g_shape[batch_dims:] != shape or len(g_shape) != len(shape) + batch_dims:
                         gi = sum_to(gi, shape, batch_dims)
-                elif gi.shape != shape:
+                elif g_shape != shape:
                     gi = sum_to(gi, shape, 0)
                 if anomaly is not None:  # the observer of every gradient a rule makes
                     anomaly(node, i, g, gi)
@@ -102,32 +125,43 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
     return leaf_grads, {} if pruning is None else pruning.captured
 
 
-def _wired(node, g):
+def _wired(node, g, outputs):
     """``(g, ans, args)`` for a differentiable pass: the gradient, the op's result and
-    its saved inputs as tensors connected to the graph."""
+    its saved inputs as tensors connected to the graph. A node's result is wrapped once
+    a pass (in ``outputs``: its own rules and its children's read it); its inputs once
+    for all passes (each higher derivative's pass runs the original nodes again), kept
+    on the node, which may refer to its parents' tensors but not to its own (a cycle)."""
     if type(g) is not Tensor:
         g = Tensor._make(g)
-    return g, Tensor._make(node.ans, node, True), _wired_inputs(node)
+    ans = outputs.get(node)
+    if ans is None:
+        ans = outputs[node] = Tensor._make(node.ans, node, True)
+    args = node.wired
+    if args is None:
+        node.wired = args = _wired_inputs(node, outputs)
+    return g, ans, args
 
 
 def _schedule(node_grads, inputs):
     """``(pending, ready, pruning)``: how many edges lead into each node from the
     roots (a node runs once every gradient for it has arrived), the nodes ready now,
     and with ``inputs`` what prunes the pass to them (else None)."""
-    pending = _count_incoming(node_grads)
+    if inputs is None:
+        pending, pruning = _count_incoming(node_grads), None
+    else:
+        pending, pruning = _count_and_prune(node_grads, inputs)
     ready = [node for node in node_grads if node not in pending]
-    pruning = None if inputs is None else _Pruning(node_grads, inputs)
     return pending, ready, pruning
 
 
 class _Pruning:
     """With ``inputs``: only the nodes on a path to one of them run (as in PyTorch),
-    and the gradient that reaches a non-leaf input is captured."""
+    and the gradient that reaches a non-leaf input is captured. ``needed`` is None
+    when every node reached leads to an input."""
 
-    def __init__(self, node_grads, inputs):
-        self.capture = {t.grad_fn for t in inputs if t.grad_fn is not None}
-        leaf_ids = {id(t) for t in inputs}
-        self.needed = _nodes_leading_to(list(node_grads), self.capture, leaf_ids)
+    def __init__(self, capture, needed):
+        self.capture = capture
+        self.needed = needed
         self.captured = {}
 
     def gradient(self, node, g):
@@ -136,7 +170,7 @@ class _Pruning:
             return None
         if node in self.capture:
             self.captured[node] = g
-        return g if node in self.needed else None
+        return g if self.needed is None or node in self.needed else None
 
 
 def _seed(roots, root_grads):
@@ -151,14 +185,20 @@ def _seed(roots, root_grads):
     return node_grads, leaf_grads
 
 
-def _count_incoming(starts):
-    """For each node reachable from ``starts``, how many edges lead into it."""
+def _count_incoming(starts, leaf_ids=None):
+    """For each node reachable from ``starts``, how many edges lead into it; with
+    ``leaf_ids``, None as soon as a leaf outside them is met."""
     pending = {}
     stack = list(starts)
     while stack:
         node = stack.pop()
         for parent in (node.p0, node.p1) if node.pn is None else node.pn:
-            if parent is not None and type(parent) is not Tensor:  # a Node of any kind
+            if parent is None:
+                continue
+            if type(parent) is Tensor:
+                if leaf_ids is not None and id(parent) not in leaf_ids:
+                    return None
+            else:  # a Node of any kind
                 count = pending.get(parent)
                 if count is None:
                     pending[parent] = 1
@@ -169,45 +209,78 @@ def _count_incoming(starts):
     return pending
 
 
-def _nodes_leading_to(starts, target_nodes, target_leaf_ids):
-    """The nodes that have a parent on a path to a target node or a target leaf.
-
-    Only these need to run: a target node itself only has its gradient read.
-    """
-    reaches = {}
+def _count_and_prune(starts, inputs):
+    """``(pending, pruning)``: ``_count_incoming``'s counts and, in the same walk, the
+    nodes that have a parent on a path to one of ``inputs`` (only these need to run: a
+    non-leaf input's own node only has its gradient read). ``pruning`` is None when
+    every node leads to an input and none is a non-leaf (the usual ``grad(y, x)``),
+    which the plain count finds when every leaf it meets is an input."""
+    capture = {t.grad_fn for t in inputs if t.grad_fn is not None}
+    leaf_ids = {id(t) for t in inputs if t.grad_fn is None}
+    if not capture:
+        # Every leaf an input: every node leads to one (each has a parent that is a leaf
+        # or a node), so nothing is pruned and the plain count is the whole walk.
+        pending = _count_incoming(starts, leaf_ids)
+        if pending is not None:
+            return pending, None
+    pending = {}
+    reaches = {}  # a node decided (its parents first): whether it is or leads to an input
     leads = set()
-    expanded = set()
+    every_node_leads = True
     stack = [(node, False) for node in starts]
-    while stack:  # an iterative post-order walk: parents are decided before their children
+    while stack:  # an iterative post-order walk; each node's edges are counted on expanding it
         node, parents_done = stack.pop()
+        parents = (node.p0, node.p1) if node.pn is None else node.pn
         if parents_done:
-            if any(
-                reaches.get(p, False) if isinstance(p, Node) else id(p) in target_leaf_ids
-                for p in node.parents
-                if p is not None
-            ):
+            lead = False
+            for p in parents:
+                if p is not None and (
+                    id(p) in leaf_ids if type(p) is Tensor else reaches[p] is True
+                ):
+                    lead = True
+                    break
+            if lead:
                 leads.add(node)
-            reaches[node] = node in leads or node in target_nodes
-        elif node not in expanded:
-            expanded.add(node)
+            else:
+                every_node_leads = False
+            reaches[node] = lead or node in capture
+        elif node not in reaches:
+            reaches[node] = None  # expanded, not yet decided
             stack.append((node, True))
-            stack.extend(
-                (p, False) for p in node.parents if isinstance(p, Node) and p not in expanded
-            )
-    return leads
+            for parent in parents:
+                if parent is not None and type(parent) is not Tensor:  # a Node of any kind
+                    count = pending.get(parent)
+                    pending[parent] = 1 if count is None else count + 1
+                    if parent not in reaches:
+                        stack.append((parent, False))
+    if every_node_leads and not capture:
+        return pending, None
+    return pending, _Pruning(capture, None if every_node_leads else leads)
 
 
-def _wired_inputs(node):
+def _wired_inputs(node, outputs):
     """The saved inputs as tensors connected to the graph, for a differentiable pass."""
-    args = []
-    for parent, raw in zip(node.parents, node.saved):
-        if parent is None:
-            args.append(raw)
-        elif isinstance(parent, Node):
-            args.append(Tensor._make(raw, parent, True))
-        else:
-            args.append(parent)
-    return tuple(args)
+    saved = node.saved
+    if node.n == 1:
+        return (_wire(node.p0, saved[0], outputs),)
+    if node.n == 2:
+        return (_wire(node.p0, saved[0], outputs), _wire(node.p1, saved[1], outputs))
+    return tuple(_wire(parent, raw, outputs) for parent, raw in zip(node.pn, saved))
+
+
+def _wire(parent, raw, outputs):
+    """One saved input as a tensor: a constant as it is, a leaf itself, a node's result
+    as the pass's one tensor of it (``outputs``)."""
+    if parent is None:
+        return raw
+    if type(parent) is Tensor:
+        return parent
+    if raw is parent.ans:
+        t = outputs.get(parent)
+        if t is None:
+            t = outputs[parent] = Tensor._make(raw, parent, True)
+        return t
+    return Tensor._make(raw, parent, True)
 
 
 def _accumulate_leaf(leaf_grads, leaf, g):
@@ -242,6 +315,47 @@ def run_hooks(holder, g, create_graph):
         g_final = _finish_grad(g, tensor._data.dtype, create_graph)
         tensor.grad = g_final if tensor.grad is None else tensor.grad + g_final
     return g
+
+
+def _node_prehooks(holder, g, create_graph):
+    """The gradient after the node's prehooks: ``fn(grad_outputs)``, a tuple may replace it."""
+    for hook in list(holder.node_pre.values()):
+        result = hook((g if type(g) is Tensor else Tensor._make(g),))
+        if result is not None:
+            g = result[0] if create_graph or type(result[0]) is not Tensor else result[0]._data
+    return g
+
+
+def _node_posthooks(node, g, ans, args, rules, grads, batch_dims, create_graph):
+    """Every input's gradient at once (summed to its shape), handed to the node's hooks
+    ``fn(grad_inputs, grad_outputs)``; a tuple one returns replaces them."""
+    parents = node.parents
+    out = []
+    for i, parent in enumerate(parents):
+        gi = None
+        if parent is not None:
+            if rules is None:
+                gi = grads[i]
+            elif rules[i] is not None:
+                gi = rules[i](g, ans, *args, *node.params, **node.kwargs)
+            shape = node.saved[i].shape
+            if gi is not None and (
+                gi.shape[batch_dims:] != shape or gi.ndim != len(shape) + batch_dims
+            ):
+                gi = sum_to(gi, shape, batch_dims)
+        out.append(gi)
+
+    def wrap(v):
+        return None if v is None else v if type(v) is Tensor else Tensor._make(v)
+
+    outputs = (wrap(g),)
+    for hook in list(node.hooks.node_post.values()):
+        result = hook(tuple(wrap(v) for v in out), outputs)
+        if result is not None:
+            out = [
+                v if v is None or create_graph or type(v) is not Tensor else v._data for v in result
+            ]
+    return out
 
 
 def _leaf_hooks(t):
@@ -342,6 +456,20 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if retain_graph is None:
         retain_graph = create_graph
     grads = _check_roots(tensors, grad_tensors, create_graph)
+    ending, state.PER_THREAD.at_end = state.PER_THREAD.at_end, []
+    try:
+        _backward(tensors, grads, retain_graph, create_graph, inputs)
+        _end_of_pass()
+    finally:
+        state.PER_THREAD.at_end = ending
+
+
+def _end_of_pass():
+    for callback in state.PER_THREAD.at_end:
+        callback()
+
+
+def _backward(tensors, grads, retain_graph, create_graph, inputs):
     wanted = None
     nonleaf = ()
     if inputs is not None:
@@ -410,19 +538,37 @@ def grad(
     if batch_dims and grad_outputs is None:
         raise EngineError("grad_outputs must be given when is_grads_batched=True")
     grads = _check_roots(outputs, grad_outputs, create_graph, batch_dims)
-    with state.set_grad_enabled(create_graph):
-        leaf_grads, captured = run_backward(
-            outputs,
-            grads,
-            retain_graph=retain_graph,
-            create_graph=create_graph,
-            batch_dims=batch_dims,
-            inputs=inputs,
+    ending, state.PER_THREAD.at_end = state.PER_THREAD.at_end, []
+    try:
+        with state.set_grad_enabled(create_graph):
+            leaf_grads, captured = run_backward(
+                outputs,
+                grads,
+                retain_graph=retain_graph,
+                create_graph=create_graph,
+                batch_dims=batch_dims,
+                inputs=inputs,
+            )
+        result = _grads_of(
+            inputs, leaf_grads, captured, allow_unused, materialize_grads, create_graph
         )
+        _end_of_pass()
+    finally:
+        state.PER_THREAD.at_end = ending
+    return result
+
+
+def _grads_of(inputs, leaf_grads, captured, allow_unused, materialize_grads, create_graph):
     result = []
+    given = [id(t) for t in inputs]
     for i, t in enumerate(inputs):
-        g = grad_reaching(t, leaf_grads, captured)
         hooks = _leaf_hooks(t) if t.grad_fn is None else None
+        entry = leaf_grads.get(id(t)) if t.grad_fn is None else None
+        if entry is not None and hooks is None and not create_graph and given.count(id(t)) == 1:
+            # A leaf's gradient that nothing else holds is handed over, not copied.
+            result.append(_take_grad(entry, t._data.dtype, create_graph))
+            continue
+        g = grad_reaching(t, leaf_grads, captured)
         if g is not None and hooks is not None:
             g = run_hooks(hooks, g, create_graph)
         if g is None:

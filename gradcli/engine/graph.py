@@ -12,8 +12,25 @@ import types
 
 _NO_KWARGS = {}  # shared by the nodes of ops called without keywords
 
+# The in-place clock: one tick per in-place op (``versions``). A node keeps the tick it
+# was recorded at, so the check of its saved values knows what was modified after it.
+clock = 0
+# Called with every new node while saved-tensor hooks or allow_mutation_on_saved_tensors
+# are on (``autograd.graph``); None otherwise, which is all the recording pays.
+on_record = None
+# ``saved.saved_value``, set by that module (which imports this one) when it loads.
+saved_value = None
 
-class Node:
+
+class _NodeClass(type):
+    """The class of the node classes: ``type(y.grad_fn)`` prints ``<class 'ExpBackward0'>``,
+    ``AccumulateGrad`` ``<class 'AccumulateGrad'>``, as PyTorch's."""
+
+    def __repr__(cls):
+        return f"<class '{cls.__name__}'>"
+
+
+class Node(metaclass=_NodeClass):
     """One recorded op application.
 
     The parents of an op of one or two inputs live in the node's own slots
@@ -23,7 +40,8 @@ class Node:
     the ops themselves.
     """
 
-    __slots__ = ("op", "n", "p0", "p1", "pn", "saved", "ans", "params", "kwargs", "hooks")
+    __slots__ = ("op", "n", "p0", "p1", "pn", "saved", "ans", "params", "kwargs", "hooks", "wired")
+    __slots__ += ("t", "_metadata")
 
     def __init__(self, op, parents, saved, ans, params, kwargs):
         self.op = op  # an optable.Overload
@@ -42,6 +60,10 @@ class Node:
         self.params = params
         self.kwargs = kwargs or _NO_KWARGS
         self.hooks = None  # GradHooks: register_hook and retain_grad of the node's tensor
+        self.t = clock
+        if on_record is not None:
+            on_record(self)
+        self.wired = None  # the saved inputs as tensors on the graph, for differentiable passes
 
     @property
     def parents(self) -> tuple:
@@ -78,6 +100,37 @@ class Node:
     def __repr__(self) -> str:
         return f"<{short_name(self.op.grad_fn)} object at {id(self):#x}>"
 
+    @property
+    def metadata(self) -> dict:
+        """A dict of the user's, kept with the node (as PyTorch's ``grad_fn.metadata``)."""
+        try:
+            return self._metadata
+        except AttributeError:
+            self._metadata = {}
+            return self._metadata
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` after the node's rules ran; a tuple it returns
+        replaces grad_inputs (the gradients of the node's inputs)."""
+        holder = self._holder()
+        return holder.add(fn, holder.node_post)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` before the node's rules run; a tuple it returns replaces them."""
+        holder = self._holder()
+        return holder.add(fn, holder.node_pre)
+
+    def _holder(self):
+        if self.hooks is None:
+            self.hooks = GradHooks()
+        return self.hooks
+
+    def __getattr__(self, name):
+        # Only for names the slots do not have: grad_fn._saved_self and the like.
+        if name.startswith("_saved_"):
+            return saved_value(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
 
 def node_class(grad_fn_name):
     """The class of the nodes recorded under a grad_fn name: ``type(y.grad_fn).__name__`` is
@@ -99,7 +152,7 @@ def short_name(grad_fn_name):
     return grad_fn_name.rpartition("::")[2]
 
 
-class AccumulateGrad:
+class AccumulateGrad(metaclass=_NodeClass):
     """The node PyTorch shows for a leaf in ``next_functions``."""
 
     __slots__ = ("variable",)
@@ -120,12 +173,15 @@ class GradHooks:
 
     The reverse pass runs them (``backward.run_hooks``)."""
 
-    __slots__ = ("hooks", "retained", "post_accumulate")
+    __slots__ = ("hooks", "retained", "post_accumulate", "node_pre", "node_post", "packed")
 
     def __init__(self):
         self.hooks = {}
         self.retained = None
         self.post_accumulate = {}  # a leaf's hooks called with it once its .grad is updated
+        self.node_pre = {}  # the node's own: Node.register_prehook, register_hook
+        self.node_post = {}
+        self.packed = None  # what saved_tensors_hooks' pack made of the node's saved values
 
     def add(self, hook, hooks=None):
         hooks = self.hooks if hooks is None else hooks

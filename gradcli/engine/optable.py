@@ -46,11 +46,16 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   ``domain`` (the inputs its gradcheck samples, one name per input, and a dict
   of keyword arguments where it needs some: ``tests/test_op_table.py`` sweeps
   every entry that has one), ``batching`` (the rule that evaluates the op at
-  many points at once, ``engine.batching``; left out, the entry takes its kind's
+  many points at once, ``engine.batching_rules``; left out, the entry takes its kind's
   rule, and ``False`` says it has none), ``samples`` (sample calls beside its
   kind's), ``special`` (points where it is singular beside its kink points) and
   ``differs`` (each deliberate difference from PyTorch, with the samples and
   transformations where it shows): see ``opinfo``.
+- ``series``: how Taylor coefficients pass through it (``jet.py``: ``taylor``,
+  ``jvp --order``): ``"linear"`` (the forward applied to each coefficient),
+  ``"bilinear"`` (a Cauchy product of the forward) or ``rule(basis, *input_jets,
+  *params)``; each module gives its entries theirs in one ``table.series(...)``
+  block at its end. An op without one is an error there.
 - ``size``: how many numbers the result holds, ``size(*args)`` of the forward's
   arguments, asked before the forward runs so that a result over the limit on a
   result's size (``limits``) is refused before any memory is taken; also an
@@ -61,26 +66,18 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   what it declares. An op of two inputs and no other argument (``x @ y``) must
   make no more numbers than the product of their sizes: that product, known for
   free, spares the hot path the call.
-- ``symbolic``: the op in SymPy, as ``gradcli diff`` takes it: a function
-  ``form(s, *args)`` of the SymPy module ``s`` (the engine never imports it) and
-  the arguments of a call by position, a number as its schema's type says (an
-  ``int`` a Python int) and a tensor as a NumPy array of SymPy expressions. An
-  elementwise or binary op's form is of one entry of each (``lambda s, x:
-  s.sin(x)``), broadcast over the arrays; any other op's takes the arrays
-  (``lambda s, x, y: np.matmul(x, y)``; the longer ones are in
-  ``ops/sympy_forms.py``). A call the form's parameters do not take has no
-  symbolic form. Instead of a function, a string says why the op has none
-  (``"a random draw: ..."``): every language function declares one or the other
-  (``tests/test_symbolic_forms.py``).
-- ``language_args``: ``f(args, kwargs, span) -> (args, kwargs)``, what the
-  language makes of a call's arguments before the op takes them, for an op that
-  tells its arguments apart by dtype (the language's numbers are all floats:
-  cross_entropy's class indices become integers).
-- ``symbol`` and ``precedence``: the op as an operator of the language
-  (``symbol="+"``, or several spellings: ``("**", "^")``), and how tightly it
-  binds: ``"compare"``, ``"sum"``, ``"product"``, ``"unary"`` or ``"power"``.
-  The parser's operator maps, the printer and the evaluators read these
-  (``language/operators.py``); the IR names an operator by its entry's name.
+- ``symbolic``: the op in SymPy, for ``gradcli diff``: ``form(s, *args)`` of the
+  SymPy module ``s`` (the engine never imports it) and a call's positional
+  arguments, a number as its schema's type says, a tensor as a NumPy array of
+  expressions; an elementwise or binary op's form takes one entry of each
+  (``lambda s, x: s.sin(x)``), broadcast. Longer forms: ``ops/sympy_forms.py``.
+  Or a sentence saying why the op has none (``tests/test_structure.py``).
+- ``language_args``: ``f(args, kwargs, span) -> (args, kwargs)``: the language's
+  numbers are floats; an op that reads a dtype (cross_entropy's class indices) converts.
+- ``symbol`` (``"+"``, or spellings ``("**", "^")``) and ``precedence``
+  (``"compare"``, ``"sum"``, ``"product"``, ``"unary"``, ``"power"``): the op as an
+  operator of the language, which ``language/operators.py`` reads for the parser, the
+  printer and the evaluators; the IR names an operator by its entry's name.
 - Where it appears: ``function`` (the language can call it), ``method`` (a
   Tensor method), ``inplace`` (also ``x.name_()``; ``"reshapes"`` when the
   in-place form may change the shape), ``library`` (``gradcli.name``; on by
@@ -230,6 +227,7 @@ class Op:
         differs=(),
         internal=False,
         size=None,
+        series=None,
         symbolic=None,
         language_args=None,
         symbol=None,
@@ -265,6 +263,7 @@ class Op:
         self.differs = tuple(differs)
         self.internal = internal
         self.size = size
+        self.series = series
         self.symbolic = symbolic
         self.language_args = language_args
         # The language's spellings of the op as an operator, the first the printed one.
@@ -353,6 +352,12 @@ class Table:
             return call
 
         return declare
+
+    def series(self, **rules):
+        """Give entries their Taylor series rule (``series`` above), by name."""
+        by_name = {e.name: e for e in (*self.entries, *self.internal_entries)}
+        for name, rule in rules.items():
+            by_name[name].series = rule
 
     def _add(self, entry):
         entry.call.op = entry

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..errors import GradcliTypeError
 
-_REQUIRED = object()  # a parameter's default when it has none
+REQUIRED = object()  # a parameter's default when it has none
 
 
 class Param:
@@ -27,7 +27,7 @@ class Param:
 
     @property
     def required(self) -> bool:
-        return self.default is _REQUIRED and not self.variadic
+        return self.default is REQUIRED and not self.variadic
 
     @property
     def is_input(self) -> bool:
@@ -36,7 +36,7 @@ class Param:
     def __str__(self):
         if self.variadic:
             return "*" + self.name
-        return self.name if self.default is _REQUIRED else f"{self.name}={self.default!r}"
+        return self.name if self.default is REQUIRED else f"{self.name}={self.default!r}"
 
 
 _LITERALS = {"None": None, "True": True, "False": False, "inf": float("inf")}
@@ -73,7 +73,7 @@ class Schema:
                 Param(
                     name.lstrip("*"),
                     type_.strip() or "Tensor",
-                    _literal(default.strip()) if default else _REQUIRED,
+                    _literal(default.strip()) if default else REQUIRED,
                     keyword_only,
                     variadic,
                 )
@@ -104,7 +104,7 @@ class Schema:
         for p in self.params:
             kind = P.VAR_POSITIONAL if p.variadic else P.KEYWORD_ONLY if p.keyword_only else None
             kind = kind or P.POSITIONAL_OR_KEYWORD
-            default = P.empty if p.default is _REQUIRED or p.variadic else p.default
+            default = P.empty if p.default is REQUIRED or p.variadic else p.default
             params.append(P(p.name, kind, default=default))
         return inspect.Signature(params)
 
@@ -118,20 +118,20 @@ class Schema:
                 f"{name}() takes {positional} positional arguments but {len(args)} were given; "
                 f"its parameters: {self}"
             )
-        values = list(args) + [_REQUIRED] * (len(params) - len(args))
+        values = list(args) + [REQUIRED] * (len(params) - len(args))
         for key, value in kwargs.items():
-            key = _ALIASES.get(key, key) if key not in self.names else key
+            key = ALIASES.get(key, key) if key not in self.names else key
             if key not in self.names:
                 raise GradcliTypeError(
                     f"{name}() got an unexpected keyword argument '{key}'; its parameters: {self}"
                 )
             i = self.names.index(key)
-            if values[i] is not _REQUIRED:
+            if values[i] is not REQUIRED:
                 raise GradcliTypeError(f"{name}() got multiple values for argument '{key}'")
             values[i] = value
         for i, p in enumerate(params):
-            if values[i] is _REQUIRED:
-                if p.default is _REQUIRED:
+            if values[i] is REQUIRED:
+                if p.default is REQUIRED:
                     raise GradcliTypeError(
                         f"{name}() missing required argument '{p.name}'; its parameters: {self}"
                     )
@@ -152,9 +152,9 @@ class Schema:
             elif left and not p.keyword_only:
                 found[p.name] = left.pop(0)
         for key, value in kwargs.items():
-            found[_ALIASES.get(key, key) if key not in self.names else key] = value
+            found[ALIASES.get(key, key) if key not in self.names else key] = value
         for p in self.params:
-            if p.name not in found and p.default is not _REQUIRED and not p.variadic:
+            if p.name not in found and p.default is not REQUIRED and not p.variadic:
                 found[p.name] = p.default
         if left:
             found[rest] = tuple(left)
@@ -162,4 +162,4 @@ class Schema:
 
 
 # NumPy's spellings of PyTorch's parameters, accepted as PyTorch accepts them (sum(x, axis=0)).
-_ALIASES = {"axis": "dim", "keepdims": "keepdim"}
+ALIASES = {"axis": "dim", "keepdims": "keepdim"}

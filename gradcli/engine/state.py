@@ -27,6 +27,10 @@ class _PerThread(threading.local):
         self.inference = False  # inside torch.inference_mode()
         # The dual level of forward-mode AD entered in this thread (autograd/forward_ad.py).
         self.forward_ad = None
+        # Called when the reverse pass running in this thread ends (register_multi_grad_hook).
+        self.at_end = None
+        # The (pack, unpack) hooks of the innermost saved_tensors_hooks (autograd/graph.py).
+        self.saved_hooks = None
 
 
 PER_THREAD = _PerThread()

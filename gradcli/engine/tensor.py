@@ -108,8 +108,9 @@ def _nested_to_array(value):
 class Tensor:
     """An n-dimensional array that can record the operations applied to it."""
 
-    # _hooks and _parameter are set on first use: most tensors have neither.
-    __slots__ = ("_data", "requires_grad", "grad_fn", "grad", "_hooks", "_parameter")
+    # _hooks, _parameter and _vc (the version counter) are set on first use: most tensors
+    # have none of them.
+    __slots__ = ("_data", "requires_grad", "grad_fn", "grad", "_hooks", "_parameter", "_vc")
     # NumPy defers to Tensor's reflected operators instead of converting it.
     __array_ufunc__ = None
 
@@ -272,9 +273,24 @@ class Tensor:
         """Whether this tensor is a ``torch.nn.Parameter`` (``gradcli.nn``)."""
         return getattr(self, "_parameter", False)
 
+    @property
+    def _version(self) -> int:
+        """How many in-place ops have written this tensor (or a detach() of it)."""
+        counter = getattr(self, "_vc", None)
+        return 0 if counter is None else counter[0]
+
+    def _counter(self) -> list:
+        """The version counter (a one-item list, shared with detach()es), made on first use."""
+        vc = getattr(self, "_vc", None)
+        if vc is None:
+            vc = self._vc = [0]
+        return vc
+
     # ----- graph handling -----
     def detach(self) -> Tensor:
-        return Tensor._make(self._data)
+        t = Tensor._make(self._data)
+        t._vc = self._counter()  # as PyTorch's: x.detach() shares x's version counter
+        return t
 
     def detach_(self) -> Tensor:
         self.grad_fn = None

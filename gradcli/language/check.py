@@ -18,9 +18,9 @@ import math
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
+from ..core.record import Record
 from ..engine.ops import FUNCTIONS
 from ..errors import GradcliError, GradcliTypeError, Span
-from ..record import Record
 from . import ir
 from .forms import CALCULATOR_FORMS
 from .ir import NESTING_LIMIT

@@ -22,7 +22,7 @@ import re
 import numpy as np
 
 from ..engine import ops
-from ..engine.batched import Batched
+from ..engine.batched_values import Batched
 from ..engine.explain import kink
 from ..engine.ops import FUNCTIONS
 from ..engine.state import default_dtype as _engine_default_dtype
@@ -60,8 +60,8 @@ _OPERATORS = {**PYTHON, "floor_divide": lambda a, b: _floor_divide(a, b)}
 _TENSOR_OPERANDS = frozenset({"remainder", "floor_divide"})
 
 # The types of the op table's schemas that the language converts its values to.
-_INTEGER_TYPES = frozenset({"int"})
-_INTEGER_OR_LIST_TYPES = frozenset({"int[]", "int|int[]", "int|Tensor"})
+INTEGER_TYPES = frozenset({"int"})
+INTEGER_OR_LIST_TYPES = frozenset({"int[]", "int|int[]", "int|Tensor"})
 _NUMBER_TYPES = frozenset({"Number", "float"})
 # A number, or a tensor that requires grad: then it is differentiated (clamp's bounds).
 _BOUND_TYPES = frozenset({"Number|Tensor"})
@@ -69,7 +69,7 @@ _SEQUENCE_TYPES = frozenset({"Tensor[]"})
 # An op's operand that may be a number: pow(2, x), atan2(1, x).
 _OPERAND_TYPES = frozenset({"Tensor|Number"})
 #: What ``x.name`` computes, for each name of check.ATTRIBUTES.
-_ATTRIBUTES = {
+TENSOR_ATTRIBUTES = {
     "T": lambda x: x.T,
     # A constant: the sizes as numbers of the default dtype, like every number.
     "shape": lambda x: ops.tensor(np.array(x.shape, dtype=default_dtype())),
@@ -288,7 +288,7 @@ class Evaluator:
     def Attr(self, node: ir.Attr):
         # A table, not getattr: what follows a dot never reaches a Python attribute,
         # even in IR that did not pass the checker.
-        attribute = _ATTRIBUTES.get(node.name)
+        attribute = TENSOR_ATTRIBUTES.get(node.name)
         if attribute is None:
             raise GradcliError(f"attribute '{node.name}' is not accessible", node.name_span)
         value = as_tensor(self.evaluate(node.obj))
@@ -420,13 +420,13 @@ class Evaluator:
 
     def adapt(self, param: str, type_: str, value, span: Span, variadic: bool = False):
         """``value`` in the form the op table's parameter ``param`` (of type ``type_``) takes."""
-        if type_ in _INTEGER_OR_LIST_TYPES or (variadic and type_ in _INTEGER_TYPES):
+        if type_ in INTEGER_OR_LIST_TYPES or (variadic and type_ in INTEGER_TYPES):
             if type(value) is Tensor and value.ndim > 0:
                 return checked_integer_list(value, param, span)
             return checked_integer(
                 value, param if not variadic or param == "dims" else "size", span
             )
-        if type_ in _INTEGER_TYPES:
+        if type_ in INTEGER_TYPES:
             return checked_integer(value, param, span)
         if type_ == "bool":
             array = np.asarray(value)

@@ -109,14 +109,14 @@ class CompiledProgram:
         Random constructors draw from ``generator`` (the process's when None); numbers
         written in the program are of ``dtype`` (the default dtype when None), in this
         thread only: nothing global changes. ``points``: evaluate at that many points at
-        once, the bindings that vary being ``Batched`` (see ``language.batched``); the
+        once, the bindings that vary being ``Batched`` (see ``language.evaluate_points``); the
         result is then Batched too (or the same at every point).
         """
         try:
             self._check_bindings(bindings)
             with default_dtype_override(dtype):
                 if points is not None:
-                    from .batched import BatchedEvaluator
+                    from .evaluate_points import BatchedEvaluator
 
                     return self._evaluate(bindings, BatchedEvaluator(points, generator))
                 evaluator = Evaluator(watch_nonfinite, origins, notes, sources, generator)

@@ -28,10 +28,10 @@ import re
 
 import numpy as np
 
-from .. import bounded
+from ..core import bounded
+from ..core.files import npy_problem, path_problem, refusal
 from ..engine import limits
 from ..errors import GradcliError, read_error
-from ..files import npy_problem, path_problem, refusal
 from .program import evaluate_constant
 
 FILE_SUFFIXES = (".npy", ".npz", ".csv", ".txt", ".json")

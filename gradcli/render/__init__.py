@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 import importlib
 
-from ..result import leaves
+from ..core.result import leaves
 
 
 class Format(str, enum.Enum):
@@ -46,10 +46,10 @@ def render_functions(functions, fmt: Format, stream) -> None:
 
 def write_npz(result, path: str) -> None:
     """Every result array into one ``.npz``, keyed by its path: ``value``, ``grad.x``;
-    written whole or not at all (``gradcli.atomic``)."""
+    written whole or not at all (``gradcli.core.atomic``)."""
     import numpy as np
 
-    from ..atomic import atomic_output
+    from ..core.atomic import atomic_output
 
     with atomic_output(path) as stream:
         np.savez(stream, **{".".join(key): array for key, array in leaves(result.as_tree())})

@@ -63,7 +63,7 @@ def write_fit_image(report, path: str) -> None:
     bottom.set_xlabel(label)
     for axes in (top, bottom):
         axes.grid(True, alpha=0.3)
-    from ..atomic import atomic_output
+    from ..core.atomic import atomic_output
 
     try:
         with atomic_output(path) as stream:

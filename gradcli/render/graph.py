@@ -81,7 +81,7 @@ def _tree(graph, stream, precision) -> None:
     from rich.text import Text
     from rich.tree import Tree
 
-    from .terminal import MIN_WIDTH, _shown
+    from .terminal import MIN_WIDTH, shown_text
 
     console = Console(file=stream, highlight=False)
     if console.width < MIN_WIDTH:
@@ -91,17 +91,17 @@ def _tree(graph, stream, precision) -> None:
     def label(node) -> Text:
         text = Text(f"[{node.id}] ", style="dim")
         if node.leaf is not None:
-            text.append(_shown(node.leaf, encoding), style="bold green")
+            text.append(shown_text(node.leaf, encoding), style="bold green")
         else:
             text.append(node.name, style="bold cyan")
         for name, value in _fields(node, precision):
             text.append("  ")
             if name:
                 text.append(name + " ", style="dim")
-            text.append(_shown(value, encoding))
+            text.append(shown_text(value, encoding))
         return text
 
-    title = Text(_shown(graph.title, encoding), style="bold")
+    title = Text(shown_text(graph.title, encoding), style="bold")
     if not graph.nodes:
         console.print(title)
         console.print("the output is a constant: no input it depends on requires grad")
@@ -116,7 +116,7 @@ def _tree(graph, stream, precision) -> None:
         parent, child = stack.pop()
         node = nodes[child]
         if child in drawn:
-            ref = Text(f"[{child}] ", style="dim").append(_shown(_name(node), encoding))
+            ref = Text(f"[{child}] ", style="dim").append(shown_text(_name(node), encoding))
             parent.add(ref.append("  (drawn above)", style="dim"))
             continue
         drawn.add(child)
@@ -270,7 +270,7 @@ def write_image(graph, path: str, precision: int | None = None) -> None:
     import shutil
     import subprocess
 
-    from ..atomic import atomic_output
+    from ..core.atomic import atomic_output
     from ..errors import GradcliError
 
     text = dot(graph, precision)
@@ -363,7 +363,7 @@ def render_steps_table(graph, console, precision: int | None = None) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from .terminal import _shown
+    from .terminal import shown_text
 
     if not graph.steps:
         console.print(_NO_STEPS)
@@ -380,9 +380,9 @@ def render_steps_table(graph, console, precision: int | None = None) -> None:
         table.add_column(header)
 
     def cell(parts, style=None) -> Text:
-        text = Text(_shown(parts[0], encoding), style=style or "")
+        text = Text(shown_text(parts[0], encoding), style=style or "")
         if parts[1]:
-            text.append("\n" + _shown(parts[1], encoding))
+            text.append("\n" + shown_text(parts[1], encoding))
         return text
 
     for number, node, received, rule, values, target, sent in step_rows(graph, precision):
@@ -392,7 +392,7 @@ def render_steps_table(graph, console, precision: int | None = None) -> None:
             received,
             cell((rule, values)),
             cell(target),
-            Text(_shown(sent.replace("->", "→") if unicode else sent, encoding)),
+            Text(shown_text(sent.replace("->", "→") if unicode else sent, encoding)),
         )
     console.print(table)
 

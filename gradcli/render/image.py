@@ -44,7 +44,7 @@ def write_image(report, path: str) -> None:
         _field(figure, report)
     else:
         _curves(figure, report, getattr(report, "plots", (report,)))
-    from ..atomic import atomic_output
+    from ..core.atomic import atomic_output
 
     try:
         with atomic_output(path) as stream:

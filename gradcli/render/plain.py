@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..result import leaves
+from ..core.result import leaves
 from .numbers import flat_numbers, flat_text
 
 

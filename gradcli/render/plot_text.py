@@ -10,7 +10,7 @@ import numpy as np
 from rich.text import Text
 
 from .numbers import format_number
-from .terminal import _shown
+from .terminal import shown_text
 
 PLOT_HEIGHT = 11
 FIELD_HEIGHT = 21
@@ -29,7 +29,7 @@ def _unicode(console) -> bool:
 
 
 def _title(console, report) -> None:
-    console.print(Text(_shown(report.title, console.encoding), style="bold"))
+    console.print(Text(shown_text(report.title, console.encoding), style="bold"))
 
 
 def _plot(report, console, precision: int) -> None:
@@ -44,7 +44,7 @@ def _plots(report, console, precision: int) -> None:
     legend = Text()
     for i, one in enumerate(report.plots):
         legend.append("  " if i else "").append(marks[i % len(marks)], style=STYLES[i % 6])
-        legend.append(" " + _shown(one.title, console.encoding))
+        legend.append(" " + shown_text(one.title, console.encoding))
     console.print(legend)
     _panels(console, report, report.plots, precision)
 
@@ -53,7 +53,7 @@ def _panels(console, report, plots, precision: int, styles=None) -> None:
     """The f panel and the f' panel of ``plots`` (one or several functions of
     ``report.over``), then what is marked on their axes."""
     unicode = _unicode(console)
-    name = _shown(report.over, console.encoding)
+    name = shown_text(report.over, console.encoding)
     digits = min(precision, 4)
     ranges = [
         _range([p.f for p in plots], [p.limits for p in plots]),
@@ -77,7 +77,7 @@ def _panels(console, report, plots, precision: int, styles=None) -> None:
             console.print(line, no_wrap=True, crop=True)
     kink, cross, pole = ("▲", "×", "○") if unicode else ("^", "x", "o")
     for one in plots:
-        about = f" of {_shown(one.title, console.encoding)}" if len(plots) > 1 else ""
+        about = f" of {shown_text(one.title, console.encoding)}" if len(plots) > 1 else ""
         if one.kinks.size:
             where = ", ".join(format_number(x, digits) for x in one.kinks)
             console.print(Text(f"{kink} kinks (f′ jumps){about} at {name} = {where}", style="red"))
@@ -187,7 +187,7 @@ def _field(report, console, precision: int) -> None:
     unicode = _unicode(console)
     _title(console, report)
     digits = min(precision, 4)
-    shown = lambda text: _shown(text, console.encoding)  # noqa: E731
+    shown = lambda text: shown_text(text, console.encoding)  # noqa: E731
     x_name, y_name = shown(report.names[0]), shown(report.names[1])
     low, high = _bounds(report.f)
     labels = [format_number(v, digits) for v in (report.y[0], report.y[-1])]

@@ -1,6 +1,6 @@
 """``--format table`` of a many-point run: the first and last rows, under the
 column names plain output gives the numbers, and the count of rows. The rows
-come from ``gradcli.batch.writers.TableWriter``; this only lays them out.
+come from ``gradcli.core.point_files.writers.TableWriter``; this only lays them out.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from rich.text import Text
 
 from .numbers import format_number
 from .table import DEFAULT_PRECISION
-from .terminal import MIN_WIDTH, _shown
+from .terminal import MIN_WIDTH, shown_text
 
 
 def render_points_table(names, head, tail, count: int, stream, precision=None) -> None:
@@ -26,7 +26,7 @@ def render_points_table(names, head, tail, count: int, stream, precision=None) -
     table = Table(box=box.ROUNDED, safe_box=not unicode)
     table.add_column(Text("row"), style="dim", justify="right", no_wrap=True)
     for name in names:
-        table.add_column(Text(_shown(name, console.encoding)), justify="right", no_wrap=True)
+        table.add_column(Text(shown_text(name, console.encoding)), justify="right", no_wrap=True)
     shown_tail = tail[max(0, len(head) + len(tail) - count) :]
     for i, row in enumerate(head):
         table.add_row(Text(str(i + 1)), *(Text(format_number(x, precision)) for x in row))

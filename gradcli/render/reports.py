@@ -10,12 +10,13 @@ from rich.table import Table
 from rich.text import Text
 
 from .numbers import format_array, format_number
+from .terminal import shown_text
 
 # Wider than this, a matrix is left to --format json or plain rather than squeezed.
 MAX_MATRIX_COLUMNS = 12
 
 
-def _table(console, *headers: str, title: str | None = None) -> Table:
+def new_table(console, *headers: str, title: str | None = None) -> Table:
     table = Table(
         box=box.ROUNDED, safe_box=not _unicode(console), title=title, title_justify="left"
     )
@@ -24,7 +25,7 @@ def _table(console, *headers: str, title: str | None = None) -> Table:
     return table
 
 
-def _line(console, label: str, text: str) -> None:
+def report_line(console, label: str, text: str) -> None:
     console.print(Text(label, style="bold").append(" " + text, style=""))
 
 
@@ -37,13 +38,13 @@ def assembled_table(assembled, console, precision: int, matrix: bool = True) -> 
     """The whole matrix (unless ``matrix`` is False: the result's rows show it), then the
     determinant, or the eigenvalues and the classification."""
     unicode = _unicode(console)
-    shown = lambda text: _shown(text, console.encoding)  # noqa: E731
+    shown = lambda text: shown_text(text, console.encoding)  # noqa: E731
     what = "Hessian" if assembled.kind == "hessian" else "Jacobian (rows: outputs)"
     if not matrix:
         pass
     elif len(assembled.columns) > MAX_MATRIX_COLUMNS:
         size = f"{len(assembled.rows)} by {len(assembled.columns)}"
-        _line(console, f"whole {what}:", f"{size}, too wide for a table: see --format plain")
+        report_line(console, f"whole {what}:", f"{size}, too wide for a table: see --format plain")
     else:
         columns = list(map(shown, assembled.columns))
         rows = [[format_number(x, precision) for x in row] for row in assembled.matrix]
@@ -54,17 +55,17 @@ def assembled_table(assembled, console, precision: int, matrix: bool = True) -> 
         if needed > console.width:
             _stacked(console, what, labels, columns, rows)
         else:
-            table = _table(console, "", *columns)
+            table = new_table(console, "", *columns)
             for label, row in zip(labels, rows):
                 table.add_row(label, *row)
             console.print(Text(f"whole {what}", style="bold"), table)
     if assembled.kind == "jacobian":
         if assembled.determinant is not None:
-            _line(console, "determinant:", format_number(assembled.determinant, precision))
+            report_line(console, "determinant:", format_number(assembled.determinant, precision))
         return
     if assembled.eigenvalues is not None:
-        _line(console, "eigenvalues:", format_array(assembled.eigenvalues, precision))
-    _line(console, "classification:", _verdict(assembled, unicode))
+        report_line(console, "eigenvalues:", format_array(assembled.eigenvalues, precision))
+    report_line(console, "classification:", _verdict(assembled, unicode))
 
 
 def _stacked(console, what, labels, columns, rows) -> None:
@@ -100,12 +101,6 @@ def _unicode(console) -> bool:
     return console.encoding.lower().startswith("utf")
 
 
-def _shown(text: str, encoding: str) -> str:
-    from .terminal import _shown
-
-    return _shown(text, encoding)
-
-
 # ----------------------------------------------------------------------------
 # The analyses
 # ----------------------------------------------------------------------------
@@ -122,14 +117,14 @@ def report_table(report, console, precision: int) -> None:
 _LAYOUTS: dict = {}
 
 
-def _title(console, report) -> None:
-    console.print(Text(_shown(report.title, console.encoding), style="bold"))
+def report_title(console, report) -> None:
+    console.print(Text(shown_text(report.title, console.encoding), style="bold"))
 
 
 def _path_label(path, unicode: bool, encoding: str = "utf-8") -> str:
     from .terminal import label
 
-    return _shown(label(path, unicode), encoding)
+    return shown_text(label(path, unicode), encoding)
 
 
 def _mark(passed: bool) -> Text:
@@ -138,9 +133,9 @@ def _mark(passed: bool) -> Text:
 
 def _check(report, console, precision: int) -> None:
     unicode = _unicode(console)
-    _title(console, report)
+    report_title(console, report)
     if report.against == "finite differences":
-        table = _table(console, "", "max abs error", "max rel error", "")
+        table = new_table(console, "", "max abs error", "max rel error", "")
         for c in report.comparisons:
             table.add_row(
                 _path_label(c.path, unicode, console.encoding),
@@ -150,7 +145,7 @@ def _check(report, console, precision: int) -> None:
             )
         against = f"against central finite differences in float64, eps {format_number(report.eps)}"
     else:
-        table = _table(console, "", "formula", "formula's value", "engine", "max abs error", "")
+        table = new_table(console, "", "formula", "formula's value", "engine", "max abs error", "")
         for c in report.comparisons:
             table.add_row(
                 _path_label(c.path, unicode, console.encoding),
@@ -206,16 +201,16 @@ def _fill(array, nested, index=()) -> None:
 
 def _diff(report, console, precision: int) -> None:
     unicode = _unicode(console)
-    _title(console, report)
+    report_title(console, report)
     bound = report.value is not None
     headers = ["", "formula"] + (["value", f"engine's {report.kind}", ""] if bound else [])
-    table = _table(console, *headers)
+    table = new_table(console, *headers)
     values = [format_array(report.value, precision), "", ""] if bound else []
-    table.add_row("f", Text(_shown(_formula_lines(report.function), console.encoding)), *values)
+    table.add_row("f", Text(shown_text(_formula_lines(report.function), console.encoding)), *values)
     table.add_section()
     for d in report.derivatives:
         label = _path_label((report.kind, d.name), unicode, console.encoding)
-        cells = [label, Text(_shown(_formula_lines(d.formula), console.encoding))]
+        cells = [label, Text(shown_text(_formula_lines(d.formula), console.encoding))]
         if bound:
             agrees = Text("agree", style="green") if d.agrees else Text("DISAGREE", "bold red")
             cells += [format_array(d.value, precision), format_array(d.engine, precision), agrees]
@@ -227,8 +222,8 @@ _LAYOUTS["diff"] = _diff
 
 
 def _propagate(report, console, precision: int) -> None:
-    _title(console, report)
-    table = _table(console, "", "value ± σ", "value", "σ")
+    report_title(console, report)
+    table = new_table(console, "", "value ± σ", "value", "σ")
     table.add_row(
         "f",
         Text(_formula_lines(report.rounded)),
@@ -236,11 +231,11 @@ def _propagate(report, console, precision: int) -> None:
         format_array(report.sigma, precision),
     )
     console.print(table)
-    inputs = _table(console, "input", "value", "σ", "share of the variance")
+    inputs = new_table(console, "input", "value", "σ", "share of the variance")
     for name, value in report.inputs.items():
         share = format_array(report.shares[name], 3)
         inputs.add_row(
-            _shown(name, console.encoding),
+            shown_text(name, console.encoding),
             format_array(value, precision),
             format_array(report.sigmas[name], precision),
             share,
@@ -249,7 +244,7 @@ def _propagate(report, console, precision: int) -> None:
         inputs.add_row("(correlation)", "", "", format_array(report.correlation_share, 3))
     console.print(inputs)
     if report.value.size > 1:
-        _line(console, "covariance of the outputs:", "")
+        report_line(console, "covariance of the outputs:", "")
         console.print(format_array(report.covariance, precision))
 
 
@@ -257,14 +252,14 @@ _LAYOUTS["propagate"] = _propagate
 
 
 def _taylor(report, console, precision: int) -> None:
-    _title(console, report)
+    report_title(console, report)
     # Text, not markup: a name like w[0] is no style.
     about = "≈" if _unicode(console) else "~"
-    console.print(Text(_shown(f"f {about} {report.polynomial(precision)}", console.encoding)))
-    table = _table(console, "term", "coefficient")
+    console.print(Text(shown_text(f"f {about} {report.polynomial(precision)}", console.encoding)))
+    table = new_table(console, "term", "coefficient")
     for term in report.terms:
         table.add_row(
-            Text(_shown(report.monomial(term, precision), console.encoding)),
+            Text(shown_text(report.monomial(term, precision), console.encoding)),
             format_number(term.coefficient, precision),
         )
     console.print(table)

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from . import leaves
 from .numbers import format_array, shape_text
-from .terminal import MIN_WIDTH, _shown, label
+from .terminal import MIN_WIDTH, label, shown_text
 
 DEFAULT_PRECISION = 6
 SHAPE = "shape"
@@ -32,12 +32,12 @@ def render(result, stream, precision: int | None = None, console: Console | None
     unicode = encoding.lower().startswith("utf")
     precision = DEFAULT_PRECISION if precision is None else precision
     rows = list(leaves(result.as_tree()))
-    labels = [_shown(label(path, unicode), encoding) for path, _ in rows]
+    labels = [shown_text(label(path, unicode), encoding) for path, _ in rows]
     matrix = result.jacobian_matrix if result.command == "jacobian" else None
     if matrix is not None:
         # Scalar inputs: one Jacobian matrix, a row per output entry, a column per input.
         d = "∂" if unicode else "d"
-        labels = [labels[0], _shown(f"{d}f/{d}({', '.join(result.inputs)})", encoding)]
+        labels = [labels[0], shown_text(f"{d}f/{d}({', '.join(result.inputs)})", encoding)]
         rows = [rows[0], (("jacobian",), matrix)]
     shapes = [shape_text(array.shape) for _, array in rows]
     # Names and shapes are never cut. The numbers have the rest of the width, less
@@ -63,7 +63,7 @@ def render(result, stream, precision: int | None = None, console: Console | None
         last_of_group = i + 1 == len(rows) or rows[i + 1][0][0] != path[0]
         table.add_row(*cells, numbers, end_section=last_of_group)
     # The title above the table, not in it: a long file name must not wrap.
-    console.print(Text(_shown(result.title, encoding), style="bold"))
+    console.print(Text(shown_text(result.title, encoding), style="bold"))
     if result.graph is not None:  # --steps: the reverse pass, then the result
         from .graph import render_steps_table
 

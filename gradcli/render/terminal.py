@@ -9,7 +9,7 @@ MIN_WIDTH = 20
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def _shown(text: str, encoding: str) -> str:
+def shown_text(text: str, encoding: str) -> str:
     """``text`` as the terminal should show it: control characters (a comment may
     hold an escape sequence) as U+FFFD, and what ``encoding`` cannot write escaped
     (θ as ``\\u03b8``), so that the table measures what the terminal will show."""

@@ -6,13 +6,14 @@ from __future__ import annotations
 from rich.text import Text
 
 from .numbers import format_array, format_number
-from .reports import _line, _shown, _table, _title
+from .reports import new_table, report_line, report_title
+from .terminal import shown_text
 
 
 def _point_table(console, point, precision: int, header: str = "value"):
-    table = _table(console, "input", header)
+    table = new_table(console, "input", header)
     for name, value in point.items():
-        table.add_row(_shown(name, console.encoding), format_array(value, precision))
+        table.add_row(shown_text(name, console.encoding), format_array(value, precision))
     return table
 
 
@@ -24,9 +25,9 @@ def _status(console, converged: bool, message: str) -> None:
 
 
 def _minimize(report, console, precision: int) -> None:
-    _title(console, report)
+    report_title(console, report)
     if report.trace is not None:
-        trace = _table(console, "iteration", *report.labels, "f", "|grad f|")
+        trace = new_table(console, "iteration", *report.labels, "f", "|grad f|")
         for i, x, f, g in zip(
             report.trace["iteration"], report.trace["x"], report.trace["f"],
             report.trace["gradient_norm"],
@@ -40,29 +41,29 @@ def _minimize(report, console, precision: int) -> None:
     console.print(
         Text(f"{heading} at", style="bold"), _point_table(console, report.point, precision)
     )
-    _line(console, "f:", format_number(report.value, precision))
-    _line(console, "|grad f|:", format_number(report.gradient_norm, 3))
+    report_line(console, "f:", format_number(report.value, precision))
+    report_line(console, "|grad f|:", format_number(report.gradient_norm, 3))
     if report.eigenvalues is not None:
-        _line(console, "Hessian eigenvalues:", format_array(report.eigenvalues, precision))
-    _line(console, "Hessian says:", report.classification or "")
+        report_line(console, "Hessian eigenvalues:", format_array(report.eigenvalues, precision))
+    report_line(console, "Hessian says:", report.classification or "")
     counts = f"{report.method}, {report.iterations} iterations, {report.evaluations} evaluations"
-    _line(console, "method:", counts)
+    report_line(console, "method:", counts)
     _status(console, report.converged, report.message)
 
 
 def _solve(report, console, precision: int) -> None:
-    _title(console, report)
+    report_title(console, report)
     console.print(Text("root at", style="bold"), _point_table(console, report.point, precision))
-    _line(console, "residual:", format_array(report.residual, precision))
-    _line(console, "Jacobian determinant:", format_number(report.determinant, precision))
+    report_line(console, "residual:", format_array(report.residual, precision))
+    report_line(console, "Jacobian determinant:", format_number(report.determinant, precision))
     counts = f"{report.method}, {report.iterations} iterations, {report.evaluations} evaluations"
-    _line(console, "method:", counts)
+    report_line(console, "method:", counts)
     _status(console, report.converged, report.message)
 
 
 def _critical(report, console, precision: int) -> None:
-    _title(console, report)
-    table = _table(console, *report.names, "f", "kind", "Hessian eigenvalues")
+    report_title(console, report)
+    table = new_table(console, *report.names, "f", "kind", "Hessian eigenvalues")
     for c in report.points:
         table.add_row(
             *(format_number(v, precision) for v in c.point),
@@ -72,12 +73,12 @@ def _critical(report, console, precision: int) -> None:
         )
     console.print(table)
     box = ", ".join(
-        f"{_shown(n, console.encoding)} in [{format_number(a, precision)}, "
+        f"{shown_text(n, console.encoding)} in [{format_number(a, precision)}, "
         f"{format_number(b, precision)}]"
         for n, (a, b) in zip(report.names, report.box)
     )
     found = len(report.points)
-    _line(
+    report_line(
         console,
         f"{found} critical point{'s' * (found != 1)}",
         f"in {box}, from {report.starts} starts",
@@ -85,31 +86,35 @@ def _critical(report, console, precision: int) -> None:
 
 
 def _fit(report, console, precision: int) -> None:
-    _title(console, report)
-    table = _table(console, "parameter", "value", "standard error")
+    report_title(console, report)
+    table = new_table(console, "parameter", "value", "standard error")
     for name, value in report.parameters.items():
         table.add_row(
-            _shown(name, console.encoding),
+            shown_text(name, console.encoding),
             format_array(value, precision),
             format_array(report.standard_errors[name], precision),
         )
     console.print(table)
-    _line(console, "residual sum of squares:", format_number(report.rss, precision))
-    _line(console, "residual standard deviation:", format_number(report.residual_sd, precision))
-    _line(console, "degrees of freedom:", f"{report.dof} ({report.observations} observations)")
+    report_line(console, "residual sum of squares:", format_number(report.rss, precision))
+    report_line(
+        console, "residual standard deviation:", format_number(report.residual_sd, precision)
+    )
+    report_line(
+        console, "degrees of freedom:", f"{report.dof} ({report.observations} observations)"
+    )
     if len(report.labels) > 1:
-        corr = _table(console, "", *report.labels, title="correlation")
+        corr = new_table(console, "", *report.labels, title="correlation")
         for label, row in zip(report.labels, report.correlation):
             corr.add_row(label, *(format_number(v, 3) for v in row))
         console.print(corr)
-    _line(console, "method:", f"{report.method}, {report.evaluations} evaluations")
+    report_line(console, "method:", f"{report.method}, {report.evaluations} evaluations")
     _status(console, report.converged, report.message)
 
 
 def _vector(report, console, precision: int) -> None:
-    _title(console, report)
+    report_title(console, report)
     console.print(Text("at", style="bold"), _point_table(console, report.point, precision))
-    _line(console, f"{report.command}:", format_array(report.value, precision))
+    report_line(console, f"{report.command}:", format_array(report.value, precision))
 
 
 LAYOUTS = {

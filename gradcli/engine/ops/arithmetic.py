@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import EngineError
+from .. import jet_rules as R
 from ..explain import at_tie, pow_zero_base
 from ..opinfo import Difference
 from ..optable import Table, over
@@ -48,7 +49,7 @@ mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
                symbolic=lambda s, x, y: x * y,
                operators=("__mul__", "__imul__"), reflected=("__rmul__",),
                domain=("real", "real"), **_ARITHMETIC,
-               words=("d(a*b)/da = b", "d(a*b)/db = a"))
+               words=("d(a*b)/da = b", "d(a*b)/db = a"), saves={"self": 1, "other": 0})
 # int / int is a float in the default dtype, as PyTorch: see optable._promote. The rule
 # for y divides twice, as PyTorch's: y * y would meet 0 * inf in second derivatives at an
 # infinite y (d2/dy2 of 2 / y at -inf is 0, not nan).
@@ -58,7 +59,7 @@ div = table.op("div", np.true_divide, _BINARY, grad_fn="DivBackward0",
                symbol="/", precedence="product",
                symbolic=lambda s, x, y: x / y,
                domain=("real", "nonzero"), **_ARITHMETIC,
-               words=("d(a/b)/da = 1/b", "d(a/b)/db = -a/b**2"))
+               words=("d(a/b)/da = 1/b", "d(a/b)/db = -a/b**2"), saves={"self": 1, "other": None})
 reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="ReciprocalBackward0",
                       rules=(lambda g, ans, x: -g * ans * ans,), doc="1 / x", kind="elementwise",
                       symbolic=lambda s, x: 1 / x,
@@ -69,7 +70,7 @@ reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="Rec
                       differs=(Difference("at |x| < 1e-154", "a zero gradient stays 0",
                                           "-g * ans * ans from the left; PyTorch squares first",
                                           ("scale 1e-300",), ("grad", "grad2", "jvp", "jacobian",
-                                                               "hessian")),))
+                                                               "hessian")),), saves=("result",))
 neg = table.op("neg", np.negative, grad_fn="NegBackward0", rules=(lambda g, ans, x: -g,),
                saves=False, doc="-x", kind="elementwise", method=True, inplace=True,
                symbol="-", precedence="unary",
@@ -182,9 +183,16 @@ pow = table.op(  # noqa: A001  (PyTorch's name)
             "PowBackward1",
             (_pow_base_rule, _pow_exponent_rule),
             when=lambda x, p: type(p) is Tensor and type(x) is Tensor,
+            saves={"self": None, "exponent": None, "result": 1},
         ),
-        over("PowBackward2", (None, _pow_exponent_rule), when=_tensor_exponent, numbers=False),
-        over("PowBackward0", (_pow_base_rule, None), numbers=False),
+        over(
+            "PowBackward2",
+            (None, _pow_exponent_rule),
+            when=_tensor_exponent,
+            numbers=False,
+            saves=("self", "exponent", "result"),
+        ),
+        over("PowBackward0", (_pow_base_rule, None), numbers=False, saves=("self", "exponent")),
     ],
     doc="x ** p, also written x ^ p",
     symbol=("**", "^"),
@@ -312,7 +320,7 @@ maximum = table.op("maximum", np.maximum, _BINARY, grad_fn="MaximumBackward0",
                        "d maximum(a, b)/da = 1 where a > b, 1/2 at ties, else 0",
                        "d maximum(a, b)/db = 1 where b > a, 1/2 at ties, else 0",
                    ),
-                   kink_at=at_tie)
+                   kink_at=at_tie, saves={"self": None, "other": None})
 minimum = table.op("minimum", np.minimum, _BINARY, grad_fn="MinimumBackward0",
                    rules=_pick_rules(lambda a, b: a < b), doc="elementwise smaller of x and y",
                    symbolic=lambda s, x, y: s.Min(x, y),
@@ -322,7 +330,7 @@ minimum = table.op("minimum", np.minimum, _BINARY, grad_fn="MinimumBackward0",
                        "d minimum(a, b)/da = 1 where a < b, 1/2 at ties, else 0",
                        "d minimum(a, b)/db = 1 where b < a, 1/2 at ties, else 0",
                    ),
-                   kink_at=at_tie)
+                   kink_at=at_tie, saves={"self": None, "other": None})
 atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Number)",
                  grad_fn="Atan2Backward0",
                  rules=(_atan2_rule(1, lambda y, x: x), _atan2_rule(-1, lambda y, x: y)),
@@ -332,9 +340,23 @@ atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Numb
                  "exist), as PyTorch",
                  function=True, domain=("real", "positive"), **_ARITHMETIC,
                  words=("d atan2(a, b)/da = b/(a**2+b**2)", "d atan2(a, b)/db = -a/(a**2+b**2)"),
-                 special=("origin",),
+                 special=("origin",), saves={"self": None, "other": None},
                  differs=(Difference("where a**2 + b**2 is below 1e-154 but not 0",
                                      "second derivatives as away from it (0 on an axis)",
                                      "PyTorch squares the reciprocal of a**2 + b**2: nan",
                                      (), ("grad2", "hessian")),))
 # fmt: on
+
+
+# The Taylor series rules (engine/jet.py).
+def _pow_series(b, x, p):
+    if not p[1:].any() and np.ndim(p[0]) == 0:  # a number exponent
+        return R.power(b, x, float(p[0]))
+    return R.exp(b, R.mul(b, p, R.log(b, x)))
+
+
+table.series(
+    add="linear", sub="linear", rsub="linear", neg="linear", mul=R.mul, div=R.div,
+    reciprocal=R.reciprocal, pow=_pow_series, maximum="piecewise_linear",
+    minimum="piecewise_linear", atan2=R.atan2,
+)  # fmt: skip

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import batching
+from .. import batching_rules as batching
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import raw

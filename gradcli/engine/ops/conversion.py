@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
-from .. import batching, dtypes, state
+from .. import batching_rules as batching
+from .. import dtypes, saved, state
 from ..devices import on_cpu
 from ..messages import OVERLAPPING_WRITE
 from ..optable import Table, over
@@ -230,6 +231,7 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
     kwargs = kwargs or {}
     target._check_inplace()
     dual = state.PER_THREAD.forward_ad  # under forward-mode AD the tangent is written too
+    saved.begin()
     if state.PER_THREAD.grad_enabled and (
         target.requires_grad or any(type(a) is Tensor and a.requires_grad for a in args)
     ):
@@ -237,6 +239,7 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
         _check_inplace_shape(target._data, out._data, reshapes)
         if out._data.dtype != target._data.dtype:
             out = to_dtype(out, target._data.dtype)
+        saved.modified(target, target._data)
         target._data = out._data
         target.grad_fn = out.grad_fn
         target.requires_grad = out.requires_grad
@@ -250,6 +253,7 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
     value = out._data
     data = target._data
     if _check_inplace_shape(data, value, reshapes):
+        saved.modified(target, data)
         target._data = value.astype(data.dtype, copy=False)
         return target
     if (
@@ -263,7 +267,9 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
         )
     if not data.flags.writeable:  # an expand()ed tensor: entries share memory
         raise EngineError(OVERLAPPING_WRITE)
+    saved.before_write(data)
     data[...] = value
+    saved.modified(target, data)
     return target
 
 
@@ -277,3 +283,7 @@ def _check_inplace_shape(data, value, reshapes):
         f"output with shape {list(data.shape)} doesn't match the broadcast shape "
         f"{list(value.shape)}"
     )
+
+
+# The Taylor series rules (engine/jet.py).
+table.series(to_dtype="linear", clone="linear")

@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
-from .. import batching, dtypes, limits, state
+from .. import batching_rules as batching
+from .. import dtypes, limits, state
 from ..devices import on_cpu
 from ..optable import Table, over
 from ..tensor import Tensor, as_array
@@ -20,7 +21,7 @@ table = Table("creation")
 CONSTRUCTOR = dict(kind="constructor", function=True)
 
 
-def _new(data, requires_grad):
+def new_tensor(data, requires_grad):
     """A new leaf holding ``data`` (already of its dtype)."""
     t = Tensor._make(data)
     if requires_grad:
@@ -32,11 +33,11 @@ def _new(data, requires_grad):
     return t
 
 
-def _float_dtype(dtype):
+def float_dtype(dtype):
     return state.default_dtype() if dtype is None else dtypes.to_numpy(dtype)
 
 
-def _sized(f):
+def sized(f):
     """PyTorch's ``size=`` keyword for a constructor that takes sizes: ``zeros(size=(2, 3))``."""
 
     def call(over, *size, **kwargs):
@@ -59,7 +60,7 @@ def _sized(f):
 def tensor(over, data, dtype=None, device=None, requires_grad=False):
     on_cpu(device)
     array = np.array(as_array(data, dtypes.to_numpy(dtype)), copy=True)
-    return _new(array, requires_grad)
+    return new_tensor(array, requires_grad)
 
 
 @table.composite(
@@ -69,10 +70,10 @@ def tensor(over, data, dtype=None, device=None, requires_grad=False):
     symbolic=lambda s, *size: np.full(size, s.Integer(0), dtype=object),
     **CONSTRUCTOR,
 )
-@_sized
+@sized
 def zeros(over, *size, dtype=None, device=None, requires_grad=False):
     on_cpu(device)
-    return _new(np.zeros(shape_arg(size, "zeros"), dtype=_float_dtype(dtype)), requires_grad)
+    return new_tensor(np.zeros(shape_arg(size, "zeros"), dtype=float_dtype(dtype)), requires_grad)
 
 
 @table.composite(
@@ -82,10 +83,10 @@ def zeros(over, *size, dtype=None, device=None, requires_grad=False):
     symbolic=lambda s, *size: np.full(size, s.Integer(1), dtype=object),
     **CONSTRUCTOR,
 )
-@_sized
+@sized
 def ones(over, *size, dtype=None, device=None, requires_grad=False):
     on_cpu(device)
-    return _new(np.ones(shape_arg(size, "ones"), dtype=_float_dtype(dtype)), requires_grad)
+    return new_tensor(np.ones(shape_arg(size, "ones"), dtype=float_dtype(dtype)), requires_grad)
 
 
 @table.composite(
@@ -94,7 +95,7 @@ def ones(over, *size, dtype=None, device=None, requires_grad=False):
     doc="empty(2, 3): a tensor of that size (zeros in gradcli)",
     kind="constructor",
 )
-@_sized
+@sized
 def empty(over, *size, dtype=None, device=None, requires_grad=False):
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
@@ -117,7 +118,7 @@ def full(over, size, fill_value, dtype=None, device=None, requires_grad=False):
         )
     if dtype is None and isinstance(fill_value, (bool, int, np.integer, np.bool_)):
         dtype = np.bool_ if isinstance(fill_value, (bool, np.bool_)) else np.int64
-    return _new(np.full(size, fill_value, dtype=_float_dtype(dtype)), requires_grad)
+    return new_tensor(np.full(size, fill_value, dtype=float_dtype(dtype)), requires_grad)
 
 
 @table.composite(
@@ -131,8 +132,8 @@ def full(over, size, fill_value, dtype=None, device=None, requires_grad=False):
 def eye(over, n, m=None, dtype=None, device=None, requires_grad=False):
     on_cpu(device)
     limits.check("eye", (int(n), int(n) if m is None else int(m)))
-    data = np.eye(int(n), None if m is None else int(m), dtype=_float_dtype(dtype))
-    return _new(data, requires_grad)
+    data = np.eye(int(n), None if m is None else int(m), dtype=float_dtype(dtype))
+    return new_tensor(data, requires_grad)
 
 
 @table.composite(
@@ -158,7 +159,7 @@ def arange(over, start, end=None, step=1, dtype=None, device=None, requires_grad
         limits.check("arange", max(0, math.ceil((end - start) / step)))
     dt = dtypes.to_numpy(dtype)
     if dt.kind != "f":
-        return _new(np.arange(start, end, step, dtype=dt), requires_grad)
+        return new_tensor(np.arange(start, end, step, dtype=dt), requires_grad)
     # PyTorch's values: start + i * step in double, fused (its kernels' fma), then the
     # dtype. NumPy adds a step rounded to the dtype again and again (float32 [80] of
     # arange(-8, 8, 0.1) was -7.6e-06, not 4.4e-16), and in float64 takes the step as
@@ -166,7 +167,7 @@ def arange(over, start, end=None, step=1, dtype=None, device=None, requires_grad
     n = max(0, math.ceil((float(end) - float(start)) / float(step)))
     wide = np.longdouble
     values = wide(float(start)) + np.arange(n, dtype=wide) * wide(float(step))
-    return _new(values.astype(np.float64).astype(dt), requires_grad)
+    return new_tensor(values.astype(np.float64).astype(dt), requires_grad)
 
 
 @table.composite(
@@ -179,11 +180,11 @@ def arange(over, start, end=None, step=1, dtype=None, device=None, requires_grad
 )
 def linspace(over, start, end, steps, dtype=None, device=None, requires_grad=False):
     on_cpu(device)
-    dt = _float_dtype(dtype)
+    dt = float_dtype(dtype)
     steps = int(steps)
     limits.check("linspace", steps)
     if steps < 2:
-        return _new(np.full(steps, start).astype(dt), requires_grad)
+        return new_tensor(np.full(steps, start).astype(dt), requires_grad)
     # PyTorch's values, not NumPy's: the first half counts up from start, the second
     # down from end, each one rounding from start + step * i (a fused multiply-add),
     # so the middle of linspace(-1, 1, 11) in float32 is -1.4901e-08, not 0. An
@@ -197,7 +198,7 @@ def linspace(over, start, end, steps, dtype=None, device=None, requires_grad=Fal
     up = wide(step_type(start)) + wide(step) * i
     down = wide(step_type(end)) - wide(step) * (steps - 1 - i)
     values = np.where(i < steps // 2, up, down).astype(step_type)
-    return _new(values.astype(dt), requires_grad)
+    return new_tensor(values.astype(dt), requires_grad)
 
 
 # ----- tensors shaped like another -----
@@ -217,7 +218,7 @@ def zeros_like(over, input, dtype=None, device=None, requires_grad=False):
     on_cpu(device)
     if type(input) is not Tensor:
         return np.zeros_like(input)
-    return _new(np.zeros_like(input._data, dtype=dtypes.to_numpy(dtype)), requires_grad)
+    return new_tensor(np.zeros_like(input._data, dtype=dtypes.to_numpy(dtype)), requires_grad)
 
 
 @table.composite(
@@ -232,7 +233,7 @@ def ones_like(over, input, dtype=None, device=None, requires_grad=False):
     on_cpu(device)
     if type(input) is not Tensor:
         return np.ones_like(input)
-    return _new(np.ones_like(input._data, dtype=dtypes.to_numpy(dtype)), requires_grad)
+    return new_tensor(np.ones_like(input._data, dtype=dtypes.to_numpy(dtype)), requires_grad)
 
 
 @table.composite(
@@ -254,7 +255,7 @@ def empty_like(over, input, dtype=None, device=None, requires_grad=False):
 def full_like(over, input, fill_value, dtype=None, device=None, requires_grad=False):
     on_cpu(device)
     data = np.full_like(np.asarray(input), fill_value, dtype=dtypes.to_numpy(dtype))
-    return _new(data, requires_grad)
+    return new_tensor(data, requires_grad)
 
 
 @table.composite(

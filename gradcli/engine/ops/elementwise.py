@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ...errors import GradcliTypeError
+from .. import jet_rules as R
 from .. import limits
 from ..explain import at_half_integer, at_integer, at_nonzero_integer, at_zero, on_bound
 from ..opinfo import Difference
@@ -82,7 +83,7 @@ abs = elementwise("abs", np.abs, "AbsBackward0", lambda g, ans, x: g * sign(x), 
                   kink="d|x|/dx = 0 at x = 0; nan at nan (PyTorch gives 0: its sign(nan) is 0)",
                   words="d|a|/da = sign(a)", kink_at=at_zero,
                   differs=(Difference("at nan", "gradient nan", "sign(nan) is nan, not 0",
-                                      ("at nan",), ("grad", "jvp", "jacobian")),))
+                                      ("at nan",), ("grad", "jvp", "jacobian")),), saves=("self",))
 sign = piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x",
                           symbolic=lambda s, x: s.sign(x),
                           kink="gradient 0 everywhere; sign(nan) is nan (PyTorch gives 0)",
@@ -93,7 +94,7 @@ sign = piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the s
 sqrt = elementwise("sqrt", np.sqrt, "SqrtBackward0", lambda g, ans, x: g / (2 * ans), "square root",
                    "positive", kink="derivative inf at 0",
                    symbolic=lambda s, x: s.sqrt(x),
-                   words="d sqrt(a)/da = 1/(2*sqrt(a))", kink_at=at_zero)
+                   words="d sqrt(a)/da = 1/(2*sqrt(a))", kink_at=at_zero, saves=("result",))
 rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), "RsqrtBackward0",
                     lambda g, ans, x: -0.5 * g * ans * ans * ans, "1 / sqrt(x)", "positive",
                     function=False,
@@ -101,70 +102,70 @@ rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), "RsqrtBackward0",
                     differs=(Difference("at |x| < 1e-154", "a zero gradient stays 0",
                                         "-g * ans**3 from the left, as reciprocal",
                                         ("scale 1e-300",), ("grad", "grad2", "jvp", "jacobian",
-                                                             "hessian")),))
+                                                             "hessian")),), saves=("result",))
 exp = elementwise("exp", np.exp, "ExpBackward0", lambda g, ans, x: g * ans, "e ** x", "real",
                   symbolic=lambda s, x: s.exp(x),
-                  words="d exp(a)/da = exp(a)")
+                  words="d exp(a)/da = exp(a)", saves=("result",))
 expm1 = elementwise("expm1", np.expm1, "Expm1Backward0", lambda g, ans, x: g * (ans + 1),
                     "exp(x) - 1, accurate near 0", "real",
                     symbolic=lambda s, x: s.exp(x) - 1,
-                    words="d expm1(a)/da = exp(a)")
+                    words="d expm1(a)/da = exp(a)", saves=("result",))
 log = elementwise("log", np.log, "LogBackward0", lambda g, ans, x: g / x, "natural logarithm",
                   "positive",
                   symbolic=lambda s, x: s.log(x),
-                  words="d log(a)/da = 1/a", special=(0.0,))
+                  words="d log(a)/da = 1/a", special=(0.0,), saves=("self",))
 log2 = elementwise("log2", np.log2, "Log2Backward0", lambda g, ans, x: g / (x * _LN2),
                    "base-2 logarithm", "positive",
                    symbolic=lambda s, x: s.log(x, 2),
-                   words="d log2(a)/da = 1/(a*ln 2)", special=(0.0,))
+                   words="d log2(a)/da = 1/(a*ln 2)", special=(0.0,), saves=("self",))
 log10 = elementwise("log10", np.log10, "Log10Backward0", lambda g, ans, x: g / (x * _LN10),
                     "base-10 logarithm", "positive",
                     symbolic=lambda s, x: s.log(x, 10),
-                    words="d log10(a)/da = 1/(a*ln 10)", special=(0.0,))
+                    words="d log10(a)/da = 1/(a*ln 10)", special=(0.0,), saves=("self",))
 log1p = elementwise("log1p", np.log1p, "Log1PBackward0", lambda g, ans, x: g / (x + 1),
                     "log(1 + x), accurate near 0", "positive",
                     symbolic=lambda s, x: s.log(1 + x),
-                    words="d log1p(a)/da = 1/(1+a)", special=(-1.0,))
+                    words="d log1p(a)/da = 1/(1+a)", special=(-1.0,), saves=("self",))
 sin = elementwise("sin", np.sin, "SinBackward0", lambda g, ans, x: g * cos(x), "sine (radians)",
                   "real",
                   symbolic=lambda s, x: s.sin(x),
-                  words="d sin(a)/da = cos(a)")
+                  words="d sin(a)/da = cos(a)", saves=("self",))
 cos = elementwise("cos", np.cos, "CosBackward0", lambda g, ans, x: -g * sin(x), "cosine (radians)",
                   "real",
                   symbolic=lambda s, x: s.cos(x),
-                  words="d cos(a)/da = -sin(a)")
+                  words="d cos(a)/da = -sin(a)", saves=("self",))
 tan = elementwise("tan", np.tan, "TanBackward0", lambda g, ans, x: g * (1 + ans * ans),
                   "tangent (radians)", "real",
                   symbolic=lambda s, x: s.tan(x),
-                  words="d tan(a)/da = 1 + tan(a)**2")
+                  words="d tan(a)/da = 1 + tan(a)**2", saves=("result",))
 asin = elementwise("asin", np.arcsin, "AsinBackward0", lambda g, ans, x: g / sqrt(1 - x * x),
                    "inverse sine", "unit",
                    symbolic=lambda s, x: s.asin(x),
-                   words="d asin(a)/da = 1/sqrt(1-a**2)", special=(1.0, -1.0))
+                   words="d asin(a)/da = 1/sqrt(1-a**2)", special=(1.0, -1.0), saves=("self",))
 acos = elementwise("acos", np.arccos, "AcosBackward0", lambda g, ans, x: -g / sqrt(1 - x * x),
                    "inverse cosine", "unit",
                    symbolic=lambda s, x: s.acos(x),
-                   words="d acos(a)/da = -1/sqrt(1-a**2)", special=(1.0, -1.0))
+                   words="d acos(a)/da = -1/sqrt(1-a**2)", special=(1.0, -1.0), saves=("self",))
 atan = elementwise("atan", np.arctan, "AtanBackward0", lambda g, ans, x: g / (1 + x * x),
                    "inverse tangent", "real",
                    symbolic=lambda s, x: s.atan(x),
-                   words="d atan(a)/da = 1/(1+a**2)")
+                   words="d atan(a)/da = 1/(1+a**2)", saves=("self",))
 sinh = elementwise("sinh", np.sinh, "SinhBackward0", lambda g, ans, x: g * cosh(x),
                    "hyperbolic sine", "real",
                    symbolic=lambda s, x: s.sinh(x),
-                   words="d sinh(a)/da = cosh(a)")
+                   words="d sinh(a)/da = cosh(a)", saves=("self",))
 cosh = elementwise("cosh", np.cosh, "CoshBackward0", lambda g, ans, x: g * sinh(x),
                    "hyperbolic cosine", "real",
                    symbolic=lambda s, x: s.cosh(x),
-                   words="d cosh(a)/da = sinh(a)")
+                   words="d cosh(a)/da = sinh(a)", saves=("self",))
 tanh = elementwise("tanh", np.tanh, "TanhBackward0", lambda g, ans, x: tanh_backward(g, ans),
                    "hyperbolic tangent", "real", nn_functional=True,
                    symbolic=lambda s, x: s.tanh(x),
-                   words="d tanh(a)/da = 1 - tanh(a)**2")
+                   words="d tanh(a)/da = 1 - tanh(a)**2", saves=("result",))
 asinh = elementwise("asinh", np.arcsinh, "AsinhBackward0", lambda g, ans, x: g / sqrt(x * x + 1),
                     "inverse hyperbolic sine", "real",
                     symbolic=lambda s, x: s.asinh(x),
-                    words="d asinh(a)/da = 1/sqrt(a**2+1)")
+                    words="d asinh(a)/da = 1/sqrt(a**2+1)", saves=("self",))
 acosh = elementwise("acosh", np.arccosh, "AcoshBackward0", lambda g, ans, x: g / sqrt(x * x - 1),
                     "inverse hyperbolic cosine", "above_one",
                     symbolic=lambda s, x: s.acosh(x),
@@ -176,7 +177,7 @@ atanh = elementwise("atanh", np.arctanh, "AtanhBackward0", lambda g, ans, x: g /
 # fmt: on
 
 
-def _sigmoid(x):
+def sigmoid_array(x):
     # exp(-|x|) never overflows; the two branches agree where both are exact.
     e = np.exp(-np.abs(x))
     return np.where(np.asarray(x) >= 0, 1 / (1 + e), e / (1 + e)).astype(np.result_type(x, 1.0))
@@ -191,7 +192,7 @@ def _softplus_rule(g, ans, x, beta=1.0, threshold=20.0):
     return where(x * beta > threshold, g, g * sigmoid(x * beta))
 
 
-def _erf(x):
+def erf_array(x):
     # math.erf is exact; vectorised over the array (no SciPy dependency).
     x = np.asarray(x)
     return np.asarray(np.frompyfunc(math.erf, 1, 1)(x)).astype(np.result_type(x, 1.0))
@@ -233,17 +234,17 @@ def _tensor_bound(x, min=None, max=None):  # noqa: A002
 
 
 # fmt: off
-sigmoid = elementwise("sigmoid", _sigmoid, "SigmoidBackward0",
+sigmoid = elementwise("sigmoid", sigmoid_array, "SigmoidBackward0",
                       lambda g, ans, x: sigmoid_backward(g, ans),
                       "logistic function 1 / (1 + exp(-x))", "real", nn_functional=True,
                       symbolic=lambda s, x: 1 / (1 + s.exp(-x)),
-                      words="d sigmoid(a)/da = sigmoid(a)*(1-sigmoid(a))")
+                      words="d sigmoid(a)/da = sigmoid(a)*(1-sigmoid(a))", saves=("result",))
 relu = elementwise("relu", lambda x: np.maximum(x, 0), "ReluBackward0",
                    lambda g, ans, x: threshold_backward(g, x, 0), "max(x, 0)", "nonzero",
                    symbolic=lambda s, x: s.Max(x, 0),
                    kink="relu'(0) = 0; at nan the gradient passes, as PyTorch",
                    nn_functional="inplace",
-                   words="d relu(a)/da = 1 where a > 0, else 0", kink_at=at_zero)
+                   words="d relu(a)/da = 1 where a > 0, else 0", kink_at=at_zero, saves=("result",))
 softplus = elementwise("softplus", _softplus, "SoftplusBackward0", _softplus_rule,
                        "log(1 + exp(x)), smooth relu", "real", inplace=False, nn_functional=True,
                        symbolic=sym.softplus,
@@ -256,10 +257,10 @@ softplus = elementwise("softplus", _softplus, "SoftplusBackward0", _softplus_rul
                                            "every derivative is the smooth branch's",
                                            "PyTorch's second derivative there is 0", (),
                                            ("grad2", "jvp", "hessian")),))
-erf = elementwise("erf", _erf, "ErfBackward0",
+erf = elementwise("erf", erf_array, "ErfBackward0",
                   lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x)), "error function", "real",
                   symbolic=lambda s, x: s.erf(x),
-                  words="d erf(a)/da = 2/sqrt(pi)*exp(-a**2)")
+                  words="d erf(a)/da = 2/sqrt(pi)*exp(-a**2)", saves=("self",))
 floor = piecewise_constant("floor", np.floor, "FloorBackward0", "round down",
                            symbolic=lambda s, x: sym.step(s, "floor")(x),
                            words="d floor(a)/da = 0", kink_at=at_integer)
@@ -289,3 +290,46 @@ clamp = table.op("clamp", _clamp,
                  words="d clamp(a, min, max)/da = 1 where min <= a <= max, else 0",
                  kink_at=on_bound)
 # fmt: on
+
+
+# The Taylor series rules (engine/jet.py): each function's coefficients from its input's.
+def _series_ln(scale):
+    return lambda b, x: R.log(b, x, scale)
+
+
+def _inverse_trig(sign, shift):
+    """asin, acos, asinh, acosh: y' = sign / sqrt(shift + sign2 * x**2) x'."""
+    forward = {(1, 1): np.arcsin, (-1, 1): np.arccos, (1, 2): np.arcsinh, (1, 3): np.arccosh}
+    under = {1: (1.0, -1.0), 2: (1.0, 1.0), 3: (-1.0, 1.0)}[shift]
+
+    def rule(b, x):
+        d = sign * R.reciprocal(b, R.sqrt(b, under[0] * R.one(b, x) + under[1] * R.mul(b, x, x)))
+        return R.integral(b, x, d, forward[(sign, shift)](x[0]))
+
+    return rule
+
+
+def _softplus_series(b, x, beta=1.0, threshold=20.0):
+    bx = x * beta
+    y = R.integral(b, bx, R.sigmoid(b, bx), np.logaddexp(0, bx[0])) / beta
+    return R.select(bx[0] > threshold, x, y)
+
+
+table.series(
+    abs="piecewise_linear", sign="piecewise_linear", relu="piecewise_linear",
+    floor="piecewise_linear", trunc="piecewise_linear", ceil="piecewise_linear",
+    round="piecewise_linear", clamp="piecewise_linear",
+    sqrt=R.sqrt, rsqrt=lambda b, x: R.power(b, x, -0.5), exp=R.exp,
+    expm1=R.expm1, log=R.log, log2=_series_ln(1 / _LN2), log10=_series_ln(1 / _LN10),
+    log1p=lambda b, x: R.integral(b, x, R.reciprocal(b, x + R.one(b, x)), np.log1p(x[0])),
+    sin=lambda b, x: R.sin_cos(b, x)[0], cos=lambda b, x: R.sin_cos(b, x)[1],
+    tan=R.tan, sinh=lambda b, x: R.sin_cos(b, x, True)[0],
+    cosh=lambda b, x: R.sin_cos(b, x, True)[1], tanh=R.tanh,
+    asin=_inverse_trig(1, 1), acos=_inverse_trig(-1, 1), asinh=_inverse_trig(1, 2),
+    acosh=_inverse_trig(1, 3),
+    atan=lambda b, x: R.integral(
+        b, x, R.reciprocal(b, R.one(b, x) + R.mul(b, x, x)), np.arctan(x[0])),
+    atanh=lambda b, x: R.integral(
+        b, x, R.reciprocal(b, R.one(b, x) - R.mul(b, x, x)), np.arctanh(x[0])),
+    sigmoid=R.sigmoid, softplus=_softplus_series, erf=R.erf,
+)  # fmt: skip

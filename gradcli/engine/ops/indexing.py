@@ -8,14 +8,15 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
-from .. import batching, limits, state
-from ..batched import advanced_apart, advanced_rank
+from .. import batching_rules as batching
+from .. import limits, saved, state
+from ..batched_values import advanced_apart, advanced_rank
 from ..messages import LEAF_INPLACE, OVERLAPPING_WRITE, forward_error
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import batch_of, dims, one_axis, raw
 from .creation import zeros_like
-from .shape import _broadcast_to, permute_op, reshape, unsqueeze
+from .shape import broadcast_array, permute_op, reshape, unsqueeze
 
 table = Table("indexing")
 
@@ -162,7 +163,7 @@ def _assign(out, index, value):
     except ValueError:
         selected = out[index].shape
         if _is_basic(index):
-            _broadcast_to(value, selected)  # raises PyTorch's "expanded size" message
+            broadcast_array(value, selected)  # raises PyTorch's "expanded size" message
         raise ShapeError(
             f"shape mismatch: value tensor of shape {list(np.shape(value))} "
             f"cannot be broadcast to indexing result of shape "
@@ -245,11 +246,14 @@ def setitem(over, input, index, value):
         target.requires_grad or (type(value) is Tensor and value.requires_grad)
     )
     dual = state.PER_THREAD.forward_ad
+    saved.begin()
     if not involved:
+        saved.before_write(target._data)
         try:
             _assign(target._data, index, raw_value)
         except IndexError as err:
             raise forward_error("index_put", (target._data, raw_value), err) from None
+        saved.modified(target, target._data)
         if dual is not None:
             _assign_tangent(dual, target, index, value)
         return
@@ -260,7 +264,8 @@ def setitem(over, input, index, value):
     if dual is not None:
         dual.copy_tangent(target, before)
     after = over["basic" if _is_basic(index) else "advanced"](before, value, index)
-    # Copy on write: earlier nodes keep the values they saved.
+    # Copy on write: earlier nodes keep the values they saved (and check the version).
+    saved.modified(target, target._data)
     target._data = after._data
     target.grad_fn = after.grad_fn
     target.requires_grad = True
@@ -572,3 +577,9 @@ def chunk(over, input, chunks, dim=0):
         raise EngineError("chunk expects at least a 1-dimensional tensor")
     length = np.shape(input)[dims(dim, np.ndim(input))[0]]
     return split(input, max(-(-length // int(chunks)), 1), dim)
+
+
+# The Taylor series rules (engine/jet.py): each is linear in its inputs together.
+table.series(**dict.fromkeys(
+    ("getitem", "setitem", "take_along_dim", "index_select", "stack", "cat", "index_scatter",
+     "zero_at", "put_along_dim"), "linear"))  # fmt: skip

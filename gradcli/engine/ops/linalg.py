@@ -5,14 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import GradcliIndexError, NotImplementedByGradcli, ShapeError
-from .. import batching, limits
+from .. import batching_rules as batching
+from .. import limits
 from ..optable import Table, over
 from ..tensor import Tensor
 from . import sympy_forms as sym
 from .common import dims, raw
 from .creation import ones_like
 from .indexing import getitem
-from .reductions import _prod_others as prod_others_values
+from .reductions import prod_others_array as prod_others_values
 from .reductions import sum
 from .shape import permute_op, transpose, unsqueeze
 
@@ -20,7 +21,7 @@ table = Table("linalg")
 _LINALG = dict(kind="linalg", method=True, function=True)
 
 
-def _swap(x):
+def transpose_last(x):
     return transpose(x, -1, -2)
 
 
@@ -29,9 +30,9 @@ def _matmul_rule_x(g, ans, x, y):
         return unsqueeze(g, -1) * y  # (..., m) -> (..., m, k); a dot product: (k,)
     if np.ndim(x) == 1:
         if np.ndim(y) == 2:
-            return matmul(g, _swap(y))
+            return matmul(g, transpose_last(y))
         return sum(unsqueeze(g, -2) * y, -1)
-    return matmul(g, _swap(y))
+    return matmul(g, transpose_last(y))
 
 
 def _matmul_rule_y(g, ans, x, y):
@@ -41,7 +42,7 @@ def _matmul_rule_y(g, ans, x, y):
         return unsqueeze(g, -1) * x
     if np.ndim(x) == 1:
         return unsqueeze(g, -2) * unsqueeze(x, -1)  # an outer product: no BLAS call needed
-    return matmul(_swap(x), g)
+    return matmul(transpose_last(x), g)
 
 
 def _matmul(x, y):
@@ -59,7 +60,7 @@ def _matmul(x, y):
         return x * y  # inner dimension 1: an outer product, cheaper than BLAS
     if x.ndim > 2 or y.ndim > 2:
         return _stacked_matmul(x, y)
-    return np.matmul(x, y)
+    return np.matmul(*_blas_operands(x, y))
 
 
 def _stacked_matmul(x, y):
@@ -73,10 +74,38 @@ def _stacked_matmul(x, y):
         if shape[i] > 1 and all(_only_broadcast(m, i) for m in (x, y))
     ]
     if not repeated:
-        return np.matmul(x, y)
+        return np.matmul(*_blas_operands(x, y))
     x, y = (_first_only(m, repeated) for m in (x, y))
-    out = np.matmul(x, y)
+    out = np.matmul(*_blas_operands(x, y))
     return np.broadcast_to(out, (*shape, *out.shape[-2:]))
+
+
+def _blas_operands(x, y):
+    """``x`` and ``y``, each copied to C order if NumPy could not hand its matrices to BLAS
+    (a zero stride, as a reduction's broadcast gradient has, or a strided slice) and the
+    product reads it more than once: its own loops are then ten times slower than the copy."""
+    x_reuse = y.shape[-1] if y.ndim > 1 else 1  # how many times the product reads each entry
+    y_reuse = x.shape[-2] if x.ndim > 1 else 1
+    if x_reuse > 1 and not _blas_ready(x):
+        x = np.ascontiguousarray(x)
+    if y_reuse > 1 and not _blas_ready(y):
+        y = np.ascontiguousarray(y)
+    return x, y
+
+
+def _blas_ready(m):
+    """Whether each matrix (or vector) of ``m`` has a layout BLAS takes: rows or columns
+    contiguous, the other axis a whole row or column apart (NumPy's own test)."""
+    item = m.itemsize
+    if m.ndim == 1:
+        return m.shape[0] <= 1 or (m.strides[0] > 0 and m.strides[0] % item == 0)
+    (rows, cols), (row_step, col_step) = m.shape[-2:], m.strides[-2:]
+    if rows <= 1 or cols <= 1:  # a single row or column: only the other axis's step matters
+        step = col_step if rows <= 1 else row_step
+        return max(rows, cols) <= 1 or (step > 0 and step % item == 0)
+    return (col_step == item and row_step >= cols * item and row_step % item == 0) or (
+        row_step == item and col_step >= rows * item and col_step % item == 0
+    )
 
 
 def _only_broadcast(m, axis):
@@ -94,10 +123,15 @@ def _first_only(m, axes):
     return m[tuple(index)]
 
 
-def _product(grad_fn, key=None):
+def _product(grad_fn, key=None, saves=True):
     """A matrix product recorded under ``grad_fn``: the rules depend on the operands' shapes."""
     return over(
-        grad_fn, (_matmul_rule_x, _matmul_rule_y), forward=_matmul, key=key, size=limits.matmul_size
+        grad_fn,
+        (_matmul_rule_x, _matmul_rule_y),
+        forward=_matmul,
+        key=key,
+        size=limits.matmul_size,
+        saves=saves,
     )
 
 
@@ -122,9 +156,9 @@ _BY_NDIM = {
     reflected=("__rmatmul__",),
     overloads=[
         _product("UnsafeViewBackward0"),
-        _product("MmBackward0"),
-        _product("MvBackward0"),
-        _product("DotBackward0"),
+        _product("MmBackward0", saves={"self": 1, "mat2": 0}),
+        _product("MvBackward0", saves={"self": 1, "vec": 0}),
+        _product("DotBackward0", saves={"self": 1, "tensor": 0}),
         _product("SqueezeBackward4"),
         _product("CloneBackward0"),
     ],
@@ -231,7 +265,7 @@ def _trace_rule(g, ans, x):
     return unsqueeze(unsqueeze(g, -1), -1) * eye
 
 
-def _square(name, f):
+def on_square(name, f):
     def forward(x):
         x = np.asarray(x)
         if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
@@ -277,7 +311,7 @@ def _det_rule(g, ans, x):
     # from the minors (exact for integer entries, and differentiable), or for a large
     # matrix in the reverse pass from the SVD.
     if np.all(np.asarray(raw(ans)) != 0):
-        adjugate_t = unsqueeze(unsqueeze(ans, -1), -1) * _swap(inverse(x))
+        adjugate_t = unsqueeze(unsqueeze(ans, -1), -1) * transpose_last(inverse(x))
     elif np.shape(x)[-1] <= _MAX_DIFFERENTIABLE_COFACTORS:
         adjugate_t = _cofactors(x)
     elif type(x) is not Tensor:
@@ -295,15 +329,16 @@ trace = table.op("trace", _trace, grad_fn="TraceBackward0", rules=(_trace_rule,)
                  doc="sum of the diagonal of a matrix", **_LINALG, batching=batching.trace,
                  symbolic=lambda s, x: np.trace(x),
                  words="d trace(a)/da = the identity")
-det = table.op("det", _square("det", np.linalg.det), grad_fn="LinalgDetBackward0",
+det = table.op("det", on_square("det", np.linalg.det), grad_fn="LinalgDetBackward0",
                rules=(_det_rule,), doc="determinant of a square matrix",
                symbolic=lambda s, x: sym.matrix(s, x).det(),
                kink="the gradient is the cofactor matrix everywhere, singular matrices included "
                "(PyTorch 2.13 gives zeros at rank n-1: gradcli follows mathematics)",
                domain=("well_conditioned",), **_LINALG, batching=batching.stacked,
                words="d det(a)/da = det(a)*inverse(a).T")
-inverse = table.op("inverse", _square("inverse", np.linalg.inv), grad_fn="LinalgInvExBackward0",
-                   rules=(lambda g, ans, x: -matmul(matmul(_swap(ans), g), _swap(ans)),),
+inverse = table.op("inverse", on_square("inverse", np.linalg.inv), grad_fn="LinalgInvExBackward0",
+                   rules=(lambda g, ans, x: -matmul(matmul(transpose_last(ans), g),
+                                                   transpose_last(ans)),),
                    doc="inverse of a square matrix", domain=("well_conditioned",), **_LINALG,
                    symbolic=lambda s, x: sym.array(sym.matrix(s, x).inv()),
                    batching=batching.stacked,
@@ -425,3 +460,10 @@ def triu(over, input, diagonal=0):
 
 
 tril = tril_op
+
+
+# The Taylor series rules (engine/jet.py).
+table.series(
+    **dict.fromkeys(("trace", "diagonal", "diag", "tril", "triu", "diag_embed"), "linear"),
+    **dict.fromkeys(("matmul", "bmm", "outer"), "bilinear"),
+)  # fmt: skip

@@ -9,12 +9,13 @@ import math
 import numpy as np
 
 from ...errors import EngineError, ShapeError
-from .. import batching, dtypes, limits
+from .. import batching_rules as batching
+from .. import dtypes, limits
 from ..optable import Table
 from . import sympy_forms as sym
 from .common import dims, one_axis, raw
 from .comparison import where
-from .linalg import _square, _swap, matmul
+from .linalg import matmul, on_square, transpose_last
 from .reductions import cumsum, sum
 from .shape import flip_op, transpose, unsqueeze
 
@@ -84,7 +85,7 @@ _SINGULAR = "{}: The solver failed because the input matrix is singular."
 
 
 def _solve(A, B, vector, left=True):
-    A = _square("linalg.solve", np.asarray)(A)
+    A = on_square("linalg.solve", np.asarray)(A)
     try:
         if vector:
             return np.linalg.solve(A, np.asarray(B)[..., None])[..., 0]
@@ -99,7 +100,7 @@ def _solve(A, B, vector, left=True):
 
 def _solve_B_rule(g, ans, A, B, vector, left=True):
     # A X = B: g -> A^-T g; X A = B: g -> g A^-T, the same solve with A^T.
-    return solve_op(_swap(A), g, vector, left)
+    return solve_op(transpose_last(A), g, vector, left)
 
 
 def _solve_A_rule(g, ans, A, B, vector, left=True):
@@ -107,8 +108,8 @@ def _solve_A_rule(g, ans, A, B, vector, left=True):
     if vector:
         return -unsqueeze(grad_B, -1) * unsqueeze(ans, -2)
     if not left:  # dX = -X dA A^-1
-        return -matmul(_swap(ans), grad_B)
-    return -matmul(grad_B, _swap(ans))
+        return -matmul(transpose_last(ans), grad_B)
+    return -matmul(grad_B, transpose_last(ans))
 
 
 solve_op = table.internal(
@@ -145,25 +146,25 @@ def solve(over, A, B, *, left=True):
 
 def _eigh(part):
     def forward(A, UPLO="L"):  # noqa: N803  (PyTorch's names)
-        return np.linalg.eigh(_square("linalg.eigh", np.asarray)(A), UPLO)[part]
+        return np.linalg.eigh(on_square("linalg.eigh", np.asarray)(A), UPLO)[part]
 
     return forward
 
 
 def _eigvalsh_rule(g, ans, A, UPLO="L"):  # noqa: N803
     vectors = eigenvectors(A, UPLO)
-    return matmul(vectors * unsqueeze(g, -2), _swap(vectors))
+    return matmul(vectors * unsqueeze(g, -2), transpose_last(vectors))
 
 
 def _eigenvectors_rule(g, ans, A, UPLO="L"):  # noqa: N803
     # PyTorch's rule for eigh's vectors: V (skew(V^T g) / (L_j - L_i)) V^T, 0 on the diagonal.
     values = eigvalsh(A, UPLO)
-    projected = matmul(_swap(ans), g)
-    skew = (projected - _swap(projected)) / 2
+    projected = matmul(transpose_last(ans), g)
+    skew = (projected - transpose_last(projected)) / 2
     diagonal = np.eye(np.shape(A)[-1], dtype=bool)
     gaps = unsqueeze(values, -2) - unsqueeze(values, -1)
     scaled = where(diagonal, 0.0, skew / where(diagonal, 1.0, gaps))
-    return matmul(matmul(ans, scaled), _swap(ans))
+    return matmul(matmul(ans, scaled), transpose_last(ans))
 
 
 _REPEATED = "as for a symmetric input; repeated eigenvalues make second derivatives infinite"
@@ -187,14 +188,14 @@ eigenvectors = table.internal("eigenvectors", _eigh(1), "(A: Tensor, UPLO: 'L'|'
 
 
 def _logabsdet(input):
-    return np.linalg.slogdet(_square("logdet", np.asarray)(input))[1]
+    return np.linalg.slogdet(on_square("logdet", np.asarray)(input))[1]
 
 
 def _logabsdet_rule(g, ans, A):
     # d log|det A| = A^-T, found by a solve: a singular A is an error (PyTorch 2.13 gives
     # inf or nan there).
     n = np.shape(A)[-1]
-    return solve_op(_swap(A), unsqueeze(unsqueeze(g, -1), -1) * np.eye(n), False)
+    return solve_op(transpose_last(A), unsqueeze(unsqueeze(g, -1), -1) * np.eye(n), False)
 
 
 logabsdet = table.internal(
@@ -213,7 +214,7 @@ logabsdet = table.internal(
     method=True, **_LINALG, batching=batching.stacked,
 )  # fmt: skip
 def logdet(over, input):
-    sign = np.linalg.slogdet(_square("logdet", np.asarray)(raw(input)))[0]
+    sign = np.linalg.slogdet(on_square("logdet", np.asarray)(raw(input)))[0]
     return where(sign < 0, math.nan, logabsdet(input))
 
 

@@ -15,8 +15,10 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
-from .. import batching, limits, state
-from ..batched import Batched
+from .. import batching_rules as batching
+from .. import jet_rules as R
+from .. import limits, state
+from ..batched_values import Batched
 from ..explain import at_zero
 from ..optable import Table, over
 from ..tensor import Tensor
@@ -24,7 +26,18 @@ from . import sympy_forms as sym
 from .arithmetic import neg, pow
 from .common import batch_of, raw
 from .comparison import masked_fill, where
-from .elementwise import _erf, _sigmoid, abs, clamp, erf, exp, log, sigmoid, softplus, tanh
+from .elementwise import (
+    abs,
+    clamp,
+    erf,
+    erf_array,
+    exp,
+    log,
+    sigmoid,
+    sigmoid_array,
+    softplus,
+    tanh,
+)
 from .indexing import put_along_dim
 from .reductions import mean, sum
 from .shape import broadcast_to, unsqueeze, view_op
@@ -52,7 +65,7 @@ def _gelu(input, approximate="none"):
     if approximate == "tanh":
         out = 0.5 * x * (1 + np.tanh(_TANH_SCALE * (x + _TANH_CUBIC * x**3)))
     else:
-        out = 0.5 * x * (1 + _erf(x * _SQRT_HALF))
+        out = 0.5 * x * (1 + erf_array(x * _SQRT_HALF))
     return np.asarray(out).astype(np.result_type(x, 1.0))
 
 
@@ -91,11 +104,12 @@ gelu = table.op("gelu", _gelu, "(input: Tensor, *, approximate: 'none'|'tanh' = 
                 symbolic=lambda s, x: x * (1 + s.erf(x / s.sqrt(2))) / 2,
                 domain=("real",), **_ACTIVATION,
                 words="d gelu(a)/da = Phi(a) + a*phi(a), Phi and phi the normal CDF and density")
-silu = table.op("silu", lambda input: np.asarray(input) * _sigmoid(input), grad_fn="SiluBackward0",
+silu = table.op("silu", lambda input: np.asarray(input) * sigmoid_array(input),
+                grad_fn="SiluBackward0",
                 rules=(_silu_rule,), doc="x * sigmoid(x), also called swish", domain=("real",),
                 symbolic=lambda s, x: x / (1 + s.exp(-x)),
                 **_IN_PLACE_ACTIVATION,
-                words="d silu(a)/da = sigmoid(a)*(1 + a*(1 - sigmoid(a)))")
+                words="d silu(a)/da = sigmoid(a)*(1 + a*(1 - sigmoid(a)))", saves=("self",))
 leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope: float = 0.01)",
                       grad_fn="LeakyReluBackward0",
                       rules=(lambda g, ans, x, negative_slope=0.01:
@@ -506,3 +520,19 @@ def cross_entropy(
     elif reduction == "sum":
         smooth = sum(smooth)
     return (1 - label_smoothing) * loss + smooth * (label_smoothing / n_classes)
+
+
+# The Taylor series rules (engine/jet.py).
+def _gelu_series(b, x, approximate="none"):
+    if approximate == "tanh":
+        inner = _TANH_SCALE * (x + 0.044715 * R.power(b, x, 3))
+        return 0.5 * R.mul(b, x, R.tanh(b, inner) + R.one(b, x))
+    cdf = 0.5 * (R.erf(b, x / math.sqrt(2.0)) + R.one(b, x))
+    return R.mul(b, x, cdf)
+
+
+table.series(
+    gelu=_gelu_series, silu=lambda b, x: R.mul(b, x, R.sigmoid(b, x)),
+    leaky_relu="piecewise_linear",
+    elu=lambda b, x, alpha=1.0: R.select(x[0] > 0, x, alpha * R.expm1(b, x)),
+)  # fmt: skip

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import EngineError
-from .. import batching
+from .. import batching_rules as batching
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import one_axis, raw, return_type

@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
-from .. import batching, dtypes, limits, opinfo
+from .. import batching_rules as batching
+from .. import dtypes, limits, opinfo
 from ..explain import extreme_ties, max_min_ties, norm_origin
 from ..opinfo import Difference
 from ..optable import Table, over
@@ -121,11 +122,11 @@ def _prod_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
     return expand_reduced(g, x.shape, dim, keepdim) * prod_others(x, dim)
 
 
-def _prod_others(x, dim=None):
+def prod_others_array(x, dim=None):
     """For each entry, the product of the other entries along ``dim``: exact with zeros."""
     x = np.asarray(x)
     if dim is None:
-        return _prod_others(x.reshape(-1), 0).reshape(x.shape)
+        return prod_others_array(x.reshape(-1), 0).reshape(x.shape)
     if x.ndim == 0:
         return np.ones_like(x)  # a 0-d tensor: no other entries, an empty product
     moved = np.moveaxis(x, dim, -1)
@@ -196,7 +197,7 @@ prod = table.op("prod", _prod, _SUM_SCHEMA,
                          Difference("of a 0-d tensor", "second derivatives 0",
                                     "PyTorch's gradient does not depend on x: double backward "
                                     "raises", ("0-d", "0-d dim 0", "0-d dim -1"), ("grad2",))))
-prod_others = table.internal("prod_others", _prod_others, "(input: Tensor, dim: int = None)",
+prod_others = table.internal("prod_others", prod_others_array, "(input: Tensor, dim: int = None)",
                              grad_fn="ProdOthersBackward", rules=(_prod_others_rule,),
                              doc="the product of the other entries (prod's rule)", kind="reduction")
 # fmt: on
@@ -485,7 +486,7 @@ var = table.op("var", _var, _VAR_SCHEMA, grad_fn="VarBackward0", rules=(_var_rul
                "gradient nan (PyTorch's depends on dim); dim=[] is every dim, its gradient "
                "that of the whole (PyTorch's is +-inf)", **_REDUCTION,
                words="d var(a)/da = 2*(a - mean(a))/(n - correction)",
-               differs=(Difference("correction >= N", "second derivatives nan",
+               differs=(Difference("where correction >= N", "second derivatives nan",
                                    "the gradient is nan there (PyTorch's Hessian is 0)",
                                    ("one element", "0-d", "0-d dim 0", "0-d dim -1", "empty"),
                                    ("grad2", "hessian")),))
@@ -592,3 +593,7 @@ def sum_to_size(over, input, *size):
         return input
     out = sum(input, summed, keepdim=True)
     return reshape(out, size) if lead else out
+
+
+# The Taylor series rules (engine/jet.py).
+table.series(sum="linear", mean="linear", cumsum="linear", repeat="linear")

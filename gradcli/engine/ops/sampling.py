@@ -18,7 +18,7 @@ from ..devices import on_cpu
 from ..optable import Table
 from ..tensor import Tensor
 from .common import raw, shape_arg
-from .creation import CONSTRUCTOR, _float_dtype, _new, _sized
+from .creation import CONSTRUCTOR, float_dtype, new_tensor, sized
 
 table = Table("sampling")
 
@@ -52,11 +52,11 @@ def manual_seed(over, seed):
     symbolic="a random draw: no formula of its arguments",
     **CONSTRUCTOR,
 )
-@_sized
+@sized
 def rand(over, *size, generator=None, dtype=None, device=None, requires_grad=False):
     on_cpu(device)
     shape = shape_arg(size, "rand")
-    return _new(dist.uniform(_gen(generator), shape, _float_dtype(dtype)), requires_grad)
+    return new_tensor(dist.uniform(_gen(generator), shape, float_dtype(dtype)), requires_grad)
 
 
 @table.composite(
@@ -66,11 +66,11 @@ def rand(over, *size, generator=None, dtype=None, device=None, requires_grad=Fal
     symbolic="a random draw: no formula of its arguments",
     **CONSTRUCTOR,
 )
-@_sized
+@sized
 def randn(over, *size, generator=None, dtype=None, device=None, requires_grad=False):
     on_cpu(device)
     shape = shape_arg(size, "randn")
-    return _new(dist.normal(_gen(generator), shape, _float_dtype(dtype)), requires_grad)
+    return new_tensor(dist.normal(_gen(generator), shape, float_dtype(dtype)), requires_grad)
 
 
 @table.composite(
@@ -88,7 +88,7 @@ def randint(
     if high is None or size is None:
         raise GradcliTypeError("randint() missing required arguments: 'high' and 'size'")
     data = dist.integers(_gen(generator), shape_arg((size,), "randint"), low, high)
-    return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), requires_grad)
+    return new_tensor(data.astype(dtypes.to_numpy(dtype) or np.int64), requires_grad)
 
 
 @table.composite(
@@ -104,7 +104,7 @@ def randperm(over, n, generator=None, dtype=None, device=None, requires_grad=Fal
         raise EngineError(f"n must be non-negative, got{n}")
     limits.check("randperm", n)
     data = dist.permutation(_gen(generator), n)
-    return _new(data.astype(dtypes.to_numpy(dtype) or np.int64), requires_grad)
+    return new_tensor(data.astype(dtypes.to_numpy(dtype) or np.int64), requires_grad)
 
 
 @table.composite(
@@ -123,8 +123,8 @@ def normal(
         if size is None:
             raise GradcliTypeError("normal() missing required argument: 'size'")
         shape = shape_arg((size,), "normal")
-        data = dist.normal(gen, shape, _float_dtype(dtype), float(mean), float(std))
-        return _new(data, requires_grad)
+        data = dist.normal(gen, shape, float_dtype(dtype), float(mean), float(std))
+        return new_tensor(data, requires_grad)
     # PyTorch fills N(0, 1) (N(0, std) for a number std), then scales and shifts.
     like = np.result_type(*(t._data for t in tensors))
     if type(std) is not Tensor:

@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, ShapeError
-from .. import batching, limits
+from .. import batching_rules as batching
+from .. import limits
 from ..messages import expand_mismatch
 from ..optable import Table, over
 from ..tensor import Tensor
@@ -276,7 +277,7 @@ def matrix_T(over, input):  # noqa: N802
 # ----- broadcasting and its adjoint -----
 
 
-def _broadcast_to(x, shape):
+def broadcast_array(x, shape):
     shape = tuple(shape)
     try:
         return np.broadcast_to(x, shape)
@@ -329,7 +330,7 @@ sum_to = table.internal("sum_to", _sum_to, "(input: Tensor, size: int[], batch_d
                         saves=False, doc="a broadcast gradient summed back to a shape",
                         kind="shape",
                         words="g broadcast back to a's shape")
-broadcast_to = table.op("broadcast_to", _broadcast_to, "(input: Tensor, size: int[])",
+broadcast_to = table.op("broadcast_to", broadcast_array, "(input: Tensor, size: int[])",
                         grad_fn="ExpandBackward0",
                         # A view, but what is computed from it has its logical size.
                         size=lambda x, shape: limits.shape_size(shape),
@@ -439,3 +440,9 @@ def roll(over, input, shifts, dims=None):
 
 flip_op = _FLIP.fn
 roll_op = _ROLL.fn
+
+
+# The Taylor series rules (engine/jet.py): each is linear in its input.
+table.series(**dict.fromkeys(
+    ("reshape", "view", "squeeze", "unsqueeze", "transpose", "permute", "t", "T",
+     "broadcast_to", "flip", "roll", "sum_to"), "linear"))  # fmt: skip

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .. import jet_rules as R
 from ..explain import at_origin, at_zero, pole
 from ..opinfo import Difference
 from ..optable import Table, over
@@ -125,7 +126,8 @@ sinc = table.op("sinc", lambda input: np.sinc(input), grad_fn="SincBackward0", r
                                     ("at 0", "at -0"), ("grad2", "jvp", "hessian")),
                          Difference("near 0", "derivatives from the series, to double precision",
                                     "PyTorch's formula cancels: nan at 1e-300",
-                                    ("scale 1e-300",), ("grad2", "jvp", "hessian"))))
+                                    ("scale 1e-300",), ("grad2", "jvp", "hessian"))),
+                saves=("self",))
 deg2rad = table.op("deg2rad", np.deg2rad, grad_fn="Deg2RadBackward0",
                    rules=(lambda g, ans, x: g * _DEGREE,), saves=False, doc="degrees to radians",
                    symbolic=lambda s, x: x * s.pi / 180,
@@ -154,13 +156,13 @@ lgamma = table.op("lgamma", _lgamma, grad_fn="LgammaBackward0",
                   rules=(lambda g, ans, x: g * digamma(x),), doc="log |gamma(x)|", kink=_POLES,
                   symbolic=lambda s, x: s.log(s.Abs(s.gamma(x))),
                   domain=("positive",), **_ELEMENTWISE, **_TORCH,
-                  words="d lgamma(a)/da = digamma(a)", kink_at=pole(0))
+                  words="d lgamma(a)/da = digamma(a)", kink_at=pole(0), saves=("self",))
 digamma = table.op("digamma", _digamma, grad_fn="DigammaBackward0",
                    rules=(lambda g, ans, x: g * polygamma_op(x, 1),),
                    doc="derivative of lgamma", kink=_POLES, domain=("positive",),
                    symbolic=lambda s, x: s.digamma(x),
                    **_ELEMENTWISE, **_TORCH,
-                   words="d digamma(a)/da = polygamma(1, a)", kink_at=pole(0))
+                   words="d digamma(a)/da = polygamma(1, a)", kink_at=pole(0), saves=("self",))
 polygamma_op = table.internal("polygamma_op", _polygamma, "(input: Tensor, n: int)",
                               grad_fn="PolygammaBackward0",
                               rules=(lambda g, ans, x, n: g * polygamma_op(x, n + 1),),
@@ -171,7 +173,7 @@ erfc = table.op("erfc", _erfc, grad_fn="ErfcBackward0",
                 doc="complementary error function 1 - erf(x)", domain=("real",),
                 symbolic=lambda s, x: s.erfc(x),
                 **_ELEMENTWISE, **_TORCH,
-                words="d erfc(a)/da = -2/sqrt(pi)*exp(-a**2)")
+                words="d erfc(a)/da = -2/sqrt(pi)*exp(-a**2)", saves=("self",))
 erfinv = table.op("erfinv", _erfinv, grad_fn="ErfinvBackward0",
                   rules=(lambda g, ans, x: g * (_SQRT_PI / 2) * exp(ans * ans),),
                   doc="inverse error function", kink="value and derivative infinite at -1 and 1",
@@ -244,10 +246,16 @@ xlogy = table.op(
     "(input: Tensor|Number, other: Tensor|Number)",
     words=("d xlogy(a, b)/da = log(b), and 0 where a = 0 and b <= 0", "d xlogy(a, b)/db = a/b"),
     overloads=[
-        over("XlogyBackward1", (None, _xlogy_y_rule),
-             when=lambda x, y: type(x) is not Tensor and type(y) is Tensor),
-        over("XlogyBackward2", (_xlogy_x_rule, None),
-             when=lambda x, y: type(x) is Tensor and type(y) is not Tensor),
+        over(
+            "XlogyBackward1",
+            (None, _xlogy_y_rule),
+            when=lambda x, y: type(x) is not Tensor and type(y) is Tensor,
+        ),
+        over(
+            "XlogyBackward2",
+            (_xlogy_x_rule, None),
+            when=lambda x, y: type(x) is Tensor and type(y) is not Tensor,
+        ),
         over("XlogyBackward0", (_xlogy_x_rule, _xlogy_y_rule)),
     ],
     doc="x * log(y), and 0 where x is 0 (even where y is 0)",
@@ -256,5 +264,36 @@ xlogy = table.op(
     kink="derivative for x is 0 where x = 0 and y <= 0, as in PyTorch",
     domain=("real", "positive"),
     function=True,
+    saves={"self": None, "other": None},
     **_TORCH,
+)  # fmt: skip
+
+
+# The Taylor series rules (engine/jet.py).
+def _sinc_series(b, x):
+    # At 0, sin(pi x)/(pi x) = sum of (-1)**m (pi x)**(2m) / (2m + 1)!; elsewhere the quotient.
+    at_zero = R.compose(
+        b, x, lambda j: 0.0 if j % 2 else (-1) ** (j // 2) * math.pi**j / math.factorial(j + 1)
+    )
+    px = math.pi * x
+    with np.errstate(divide="ignore", invalid="ignore"):
+        quotient = R.div(b, R.sin_cos(b, px)[0], px)
+    return R.select(x[0] == 0, at_zero, quotient)
+
+
+def _gamma_family(name):
+    return lambda b, x, *rest: getattr(R, name)(b, x, *rest)
+
+
+table.series(
+    cbrt=lambda b, x: R.power(b, x, 1 / 3),
+    sec=lambda b, x: R.reciprocal(b, R.sin_cos(b, x)[1]),
+    csc=lambda b, x: R.reciprocal(b, R.sin_cos(b, x)[0]),
+    cot=lambda b, x: R.div(b, *reversed(R.sin_cos(b, x))),
+    sinc=_sinc_series, deg2rad="linear", rad2deg="linear",
+    hypot=lambda b, x, y: R.sqrt(b, R.add(b, R.mul(b, x, x), R.mul(b, y, y))),
+    gamma=_gamma_family("gamma"), lgamma=_gamma_family("lgamma"),
+    digamma=_gamma_family("polygamma"), polygamma_op=_gamma_family("polygamma"),
+    erfc=lambda b, x: R.erf(b, x, complement=True), erfinv=R.erfinv,
+    xlogy=lambda b, x, y: R.mul(b, x, R.log(b, y)),
 )  # fmt: skip

@@ -1,0 +1,13 @@
+"""The ``gradcli`` command-line application, over the library (``gradcli.api``).
+
+``commands`` holds the computing commands and ``main`` (the console script
+``gradcli.cli:main``); ``common`` the group, errors to exit codes and writing;
+``options`` every option, each from a name of ``core.option_names``;
+``analysis`` and ``using`` the analyses, loaded when one is asked for;
+``point_runs`` ``--points`` and ``--over``; ``repl``, ``session`` and
+``typed_statements`` the interactive calculator.
+"""
+
+from .commands import cli, main
+
+__all__ = ["cli", "main"]

@@ -1,0 +1,361 @@
+"""What every command of the command line shares: the ``gradcli`` group, where errors
+become exit codes, the way a command is declared with its options, and writing a
+result. ``cli`` declares the computing commands on it, ``cli.analysis`` the analyses.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+
+import click
+
+from .. import __version__
+from ..core import bindings as _bindings
+from ..errors import GradcliError, escape_controls, out_of_memory
+from ..render import Format
+from . import options
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_NONFINITE = 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+
+
+class _Group(click.Group):
+    """The ``gradcli`` group; its ``main`` is the one place errors become exit codes.
+
+    Some commands (the analyses) are declared in a module loaded only when one of
+    them is asked for, or all of them are (help, ``commands``): ``load_more`` loads
+    it, so that a one-shot ``gradcli grad`` does not pay for it at start-up.
+    """
+
+    #: Loads the rest of the commands; set by the module that knows them (``cli``).
+    load_more = None
+
+    @property
+    def commands(self):
+        if self.load_more is not None:
+            load, self.load_more = self.load_more, None
+            load()
+        return self._commands
+
+    @commands.setter
+    def commands(self, commands):
+        self._commands = commands
+
+    def loaded_commands(self):
+        """The commands loaded so far, without loading the others."""
+        return self._commands
+
+    def add_command(self, cmd, name=None):
+        self._commands[name or cmd.name] = cmd  # without loading the others
+
+    def get_command(self, ctx, cmd_name):
+        found = self._commands.get(cmd_name)
+        return found if found is not None else self.commands.get(cmd_name)
+
+    def invoke(self, ctx):
+        # Click answers Ctrl-C with an empty line and Abort: gradcli says it in one line.
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _Interrupted from None
+        except BrokenPipeError:
+            # Rows streamed to a reader that has gone (head): Click would exit 1.
+            raise _OutputClosed from None
+
+    def list_commands(self, ctx):
+        # As declared: eval, grad, jacobian, hessian, vjp, jvp, then functions.
+        return list(self.commands)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        args = sys.argv[1:] if args is None else list(args)
+        if not args and sys.stdin.isatty() and sys.stdout.isatty():
+            args = ["repl"]  # "gradcli" alone on a terminal: the interactive session
+        _tolerate_any_encoding()
+        debug = "--debug" in args[: args.index("--") if "--" in args else len(args)]
+        caught, previous = _catch_sigterm()
+        try:
+            code = self._main(args, prog_name, complete_var, debug, **extra)
+        finally:
+            if caught:  # as it was: the tests call main() in their own process
+                signal.signal(signal.SIGTERM, previous)
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+    def _main(self, args, prog_name, complete_var, debug, **extra) -> int:
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            code = code if isinstance(code, int) else EXIT_OK
+        except GradcliError as error:
+            _report(debug)
+            say(error.render())
+            code = EXIT_USAGE
+        except NoArgsIsHelpError as error:  # bare "gradcli": the help, as Click shows it
+            click.echo(error.format_message(), err=True)
+            code = error.exit_code
+        except click.ClickException as error:
+            _report(debug)
+            say(f"error: {_lower_first(error.format_message())}")
+            if isinstance(error, click.UsageError) and error.ctx is not None:
+                click.echo(f"(see '{error.ctx.command_path} --help')", err=True)
+            code = error.exit_code
+        except (_Interrupted, click.Abort):
+            click.echo("error: interrupted", err=True)
+            code = EXIT_INTERRUPTED
+        except _Terminated:
+            click.echo("error: terminated", err=True)
+            code = EXIT_TERMINATED
+        except _OutputClosed:
+            # The reader (head, a closed pager) stopped reading: not an error of ours.
+            # Python's last flush of stdout at exit would fail again: point it at nothing.
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            code = EXIT_BROKEN_PIPE
+        except _CannotWrite as error:
+            _report(debug)
+            click.echo(f"error: cannot write standard output: {error}", err=True)
+            code = EXIT_USAGE
+        except MemoryError as error:
+            # zeros(1e10) and the like: the input asks for more than there is.
+            _report(debug)
+            click.echo(f"error: {out_of_memory(error)}", err=True)
+            code = EXIT_USAGE
+        except RecursionError:
+            _report(debug)
+            click.echo("error: the input is nested too deeply", err=True)
+            code = EXIT_USAGE
+        except Exception as error:
+            if debug:
+                raise
+            click.echo(
+                f"error: internal error ({type(error).__name__}: {error}); "
+                "rerun with --debug for a traceback",
+                err=True,
+            )
+            code = EXIT_INTERNAL
+        return _settle_stdout(code)
+
+
+def _settle_stdout(code: int) -> int:
+    """Flush standard output before Python's last flush at exit, which would fail with
+    a traceback; what cannot be written (a full disk, a reader gone) goes nowhere."""
+    try:
+        sys.stdout.flush()
+        return code
+    except (OSError, ValueError) as error:
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        if code not in (EXIT_OK, EXIT_NONFINITE):
+            return code  # the error is said already
+        if isinstance(error, BrokenPipeError):
+            return EXIT_BROKEN_PIPE
+        click.echo(f"error: cannot write standard output: {_reason(error)}", err=True)
+        return EXIT_USAGE
+
+
+def _reason(error: Exception) -> str:
+    return getattr(error, "strerror", None) or str(error)
+
+
+def _catch_sigterm():
+    """SIGTERM raises ``_Terminated`` in the main thread, so a run stops as on Ctrl-C:
+    its temporary files removed, one line said. Whether it is set (not off the main
+    thread, where no handler can be), and the handler it replaces."""
+    try:
+        return True, signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:
+        return False, None
+
+
+def _on_sigterm(signum, frame):
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second one ends the process at once
+    raise _Terminated
+
+
+def _tolerate_any_encoding() -> None:
+    """Write what an ASCII or Latin-1 terminal cannot show (a name like θ) as
+    ``\\u03b8`` rather than fail."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
+class _Interrupted(Exception):
+    """Ctrl-C during a command (not a KeyboardInterrupt, which Click would take)."""
+
+
+class _OutputClosed(Exception):
+    """Standard output's reader has gone (not an OSError, which Click would take)."""
+
+
+class _Terminated(BaseException):
+    """SIGTERM (a BaseException, as KeyboardInterrupt: no ``except Exception`` stops it)."""
+
+
+class _CannotWrite(Exception):
+    """Standard output cannot be written (a full disk)."""
+
+
+# Click 8.2 and later raise it for a bare "gradcli"; 8.1 shows the help itself.
+NoArgsIsHelpError = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+def say(message: str) -> None:
+    """An error or warning on standard error; control characters from the user's text
+    (an escape sequence, a right-to-left override) show escaped, never obeyed."""
+    click.echo(escape_controls(message, keep="\n\t"), err=True)
+
+
+def _lower_first(message: str) -> str:
+    """Click's "No such option" as gradcli writes messages: "error: no such option"."""
+    if message[:1].isupper() and message[1:2].islower():
+        return message[0].lower() + message[1:]
+    return message
+
+
+def _report(debug: bool) -> None:
+    if debug:
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+
+
+class _Command(click.Command):
+    """A command whose unknown ``--name VALUE`` options bind program inputs.
+
+    Before Click parses the arguments, every ``--name VALUE`` or ``--name=VALUE``
+    that is not one of the command's options becomes ``--var name=VALUE``, so
+    bindings may come before or after SOURCE and their values may start with
+    ``-`` (``--x -1``).
+    """
+
+    #: Whether this command's own options, written on another command, bind the
+    #: input of that name instead of being refused (the analyses' ``--eps``,
+    #: ``--sigma``: they read like a program's variables).
+    options_bind_elsewhere = False
+
+    def parse_args(self, ctx, args):
+        takes_value, flags = set(), set()
+        for param in self.get_params(ctx):
+            if isinstance(param, click.Option):
+                names = [*param.opts, *param.secondary_opts]
+                (flags if param.is_flag or param.count else takes_value).update(names)
+        self._refuse_options_of_other_commands(ctx, args, takes_value | flags)
+        args = _bindings.extract(args, takes_value, flags)
+        return super().parse_args(ctx, _bindings.source_last(args, takes_value, flags))
+
+    def _refuse_options_of_other_commands(self, ctx, args, own) -> None:
+        """``jvp --wrt x`` is a mistake, not a binding of an input named wrt."""
+        # The commands not loaded yet are analyses, whose options bind elsewhere.
+        others = {
+            name
+            for command in cli.loaded_commands().values()
+            if not getattr(command, "options_bind_elsewhere", False)
+            for param in command.params
+            if isinstance(param, click.Option)
+            for name in param.opts
+            if name.startswith("--") and name not in own
+        }
+        for token in args[: args.index("--") if "--" in args else len(args)]:
+            option = token.partition("=")[0]
+            if option in others:
+                name = option[2:]
+                raise click.UsageError(
+                    f"{self.name} has no option {option} (to bind an input named {name}, "
+                    f"write --var {name}=VALUE)",
+                    ctx,
+                )
+
+
+# ----------------------------------------------------------------------------
+# Options shared by every command
+# ----------------------------------------------------------------------------
+
+
+class AnalysisCommand(_Command):
+    """An analysis (check, diff, ...): its tuning options bind inputs elsewhere."""
+
+    options_bind_elsewhere = True
+
+
+def subcommand(group, name, *extra_options, shared=options.SHARED_OPTIONS, cls=_Command):
+    """Subcommand ``name`` of ``group``, with the ``shared`` options and ``extra_options``."""
+
+    def decorate(function):
+        for option in reversed([*shared[:1], *extra_options, *shared[1:]]):
+            function = option(function)
+        return group.command(name, cls=cls, epilog=options.EPILOG)(function)
+
+    return decorate
+
+
+@click.group(
+    "gradcli", cls=_Group, context_settings={"help_option_names": ["-h", options.long("help")]}
+)
+@click.version_option(
+    __version__, options.long("version"), prog_name="gradcli", message="%(prog)s %(version)s"
+)
+def cli():
+    """gradcli: values, gradients, Jacobians and Hessians of math expressions
+    and small programs, by reverse-mode automatic differentiation.
+
+    \b
+    Example:
+      $ gradcli grad "(x+2)**2+3" --x 2 --format plain
+      value 19
+      grad.x 8
+
+    Run 'gradcli COMMAND --help' for each command's options and examples, and
+    'gradcli functions' for the functions a program can call. On a terminal,
+    'gradcli' alone opens an interactive session ('gradcli repl').
+
+    The manual is docs/ in gradcli's source (docs/README.md lists its pages:
+    derivatives, many points, checking, uncertainty, plots, the calculator,
+    scripting, the language, the Python library).
+    """
+
+
+def refuse_points_options(options) -> None:
+    """One point: the options of many points make no sense, nor does --format csv."""
+    for key, option in (
+        ("columns", "--columns"),
+        ("skip_bad_rows", "--skip-bad-rows"),
+        ("dask", "--dask"),
+        ("dashboard", "--dashboard"),
+        ("scheduler", "--scheduler"),
+    ):
+        if options.get(key):
+            raise GradcliError(f"{option} is for many points: give --points FILE or --over")
+    chunk_size = click.get_current_context().get_parameter_source("chunk_size")
+    if chunk_size is not None and chunk_size.name != "DEFAULT":
+        raise GradcliError("--chunk-size is for many points: give --points FILE or --over")
+    if options.get("fmt") == "csv":
+        raise GradcliError(
+            "--format csv writes many points (--points FILE, --over NAME=VALUES); "
+            "one point is written as table, plain or json"
+        )
+
+
+def write_output(show, fmt: str | None) -> None:
+    """Call ``show(format)``, which writes to standard output, in ``fmt`` (by default a
+    table on a terminal, plain lines otherwise), and flush it."""
+    fmt = fmt or (Format.TABLE if stdout_is_terminal() else Format.PLAIN)
+    try:
+        show(Format(fmt))
+        sys.stdout.flush()  # the result before any warnings, wherever the two streams go
+    except BrokenPipeError:
+        raise _OutputClosed from None
+    except OSError as error:
+        raise _CannotWrite(error.strerror or error) from None
+
+
+def stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()

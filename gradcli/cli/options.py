@@ -1,0 +1,208 @@
+"""The command line's options, declared once: those every computing command shares,
+and the few some add. ``cli`` puts them on its commands. Every option is made by
+``option``, from a name of ``option_names`` (which the library reads too)."""
+
+from __future__ import annotations
+
+import click
+
+from .. import api
+from ..core.option_names import OPTION_NAMES
+from ..render import Format
+
+
+def option(name: str, *decls: str, **attrs):
+    """``click.option`` for ``--name``, a name of ``OPTION_NAMES``, with the other
+    ``decls`` (a short flag ``-f``, the parameter's name) and Click's ``attrs``."""
+    return click.option(
+        *[d for d in decls if d.startswith("-")],
+        long(name),
+        *[d for d in decls if not d.startswith("-")],
+        **attrs,
+    )
+
+
+def long(name: str) -> str:
+    """``--name``, for a name of ``OPTION_NAMES`` (the library knows them all)."""
+    if name not in OPTION_NAMES:
+        raise ValueError(f"--{name}: declare the option's name in gradcli/core/option_names.py")
+    return f"--{name}"
+
+
+MAX_DIGITS = 17
+
+EPILOG = """\b
+SOURCE is an expression, or a program file when it names an existing file
+(program files end in .grad); -f FILE forces a file and - reads standard input.
+\b
+Bind inputs with --NAME VALUE, --NAME=VALUE or --var NAME=VALUE (for names
+that clash with an option). A VALUE is a constant (2, -1.5e3, pi/4, [2, 3],
+1,2,3, "[1 2 3]", randn(10, 20), linspace(0, 1, 5)), @FILE (.npy, .npz,
+.csv, .txt, .json; @r.npz:grad.W for one array) or @- (standard input).
+\b
+Many points: --over NAME=A:B:N or NAME=VALUES (repeat for a grid) or --points
+FILE (.csv, .jsonl, .npz, .npy, .parquet, - for CSV on standard input) give one
+row of output per point: --format csv (the default when piped), json (JSON
+lines) or table, or --output FILE (.npz, .csv, .parquet).
+\b
+Exit status: 0 success, 2 bad input or an output that cannot be written (a
+full disk), 3 a non-finite result under --strict, 1 an internal error, 130
+interrupted (Ctrl-C), 143 terminated (SIGTERM)."""
+
+FORMAT = option(
+    "format",
+    "fmt",
+    type=click.Choice([f.value for f in Format]),
+    help="Output format [default: table on a terminal, plain otherwise].",
+)
+DEBUG = option("debug", is_flag=True, help="Show tracebacks of errors.")
+
+SHARED_OPTIONS = [
+    click.argument("source", required=False),
+    option(
+        "file",
+        "-f",
+        metavar="FILE",
+        help="Read the program from FILE ('-' for standard input).",
+    ),
+    option(
+        "var",
+        "var",
+        multiple=True,
+        metavar="NAME=VALUE",
+        help="Bind an input (repeatable); the same as --NAME VALUE.",
+    ),
+    option(
+        "seed",
+        type=click.IntRange(min=0),
+        default=0,
+        show_default=True,
+        help="Seed of randn/rand in values and programs.",
+    ),
+    option(
+        "dtype",
+        type=click.Choice(api.DTYPES),
+        default="float64",
+        show_default=True,
+        help="Floating-point type of the computation.",
+    ),
+    FORMAT,
+    option(
+        "precision",
+        type=click.IntRange(min=1),
+        # 17 digits tell any two float64 numbers apart: more would only be noise.
+        callback=lambda ctx, param, n: n if n is None else min(n, MAX_DIGITS),
+        metavar="N",
+        help="Significant digits printed [default: 6 in tables, all in plain and json].",
+    ),
+    GET := option(
+        "get",
+        metavar="NAME",
+        help="Print only the numbers of one result (value, grad.x, hessian.x.y),"
+        " separated by spaces: for $(...) in scripts.",
+    ),
+    OUTPUT := option(
+        "output",
+        "-o",
+        metavar="FILE.npz",
+        help="Also save every result array. Many points: write the rows to FILE (.npz, .csv,"
+        " .parquet) instead, and print a one-line summary. FILE is replaced only when"
+        " complete: a failed run leaves it as it was.",
+    ),
+    option("strict", is_flag=True, help="Exit 3 when a result is nan or infinite."),
+    option(
+        "max-elements",
+        type=click.IntRange(min=1),
+        default=api.DEFAULT_MAX_ELEMENTS,
+        show_default=True,
+        metavar="N",
+        help="Refuse any result (or Jacobian, Hessian) of more than N numbers.",
+    ),
+    DEBUG,
+]
+
+STEPS = option(
+    "steps",
+    is_flag=True,
+    help="Also show the reverse pass step by step: what each node received, its rule, "
+    "what it sent to each input.",
+)
+
+# ----------------------------------------------------------------------------
+# Many points: --points FILE, --over NAME=VALUES (plot's --over too)
+# ----------------------------------------------------------------------------
+
+OVER_HELP = (
+    "NAME=A:B[:N] is N evenly spaced points from A to B (default {default}); NAME=VALUES the"
+    " entries of a 1-D value (x=linspace(-2, 2, 101), x=[1, 2, 5])."
+)
+
+#: The formats of the computing commands: csv is for many points.
+COMPUTING_FORMAT = option(
+    "format",
+    "fmt",
+    type=click.Choice([*(f.value for f in Format), "csv"]),
+    help="Output format [default: table on a terminal, plain otherwise]. Many points:"
+    " csv (a header, then a row per point; the default when piped), json (JSON lines)"
+    " or table (the first and last rows).",
+)
+
+POINTS = [
+    option(
+        "points",
+        metavar="FILE",
+        help="One evaluation per row of FILE: .csv with a header of input names (x, v[0],"
+        ' "W[0,1]"), .jsonl, .npz (an array per input, rows first), .npy (with --columns),'
+        " .parquet, or - for CSV on standard input.",
+    ),
+    option(
+        "over",
+        multiple=True,
+        metavar="NAME=VALUES",
+        help="Evaluate at every value of input NAME; repeated, at every combination. "
+        + OVER_HELP.format(default=201),
+    ),
+    option("columns", metavar="X,Y", help="The names of the columns of a .npy."),
+    option(
+        "chunk-size",
+        type=click.IntRange(min=1),
+        default=100_000,
+        show_default=True,
+        metavar="N",
+        help="Rows read, computed and written at a time (memory grows with it).",
+    ),
+    option(
+        "skip-bad-rows",
+        is_flag=True,
+        help="Pass over rows that are not numbers (or have the wrong number of fields) and"
+        " list them at the end, rather than stop at the first.",
+    ),
+    option(
+        "dask",
+        is_flag=True,
+        help="Compute the chunks as Dask tasks on a cluster of this machine's cores; CSV and"
+        " Parquet points (a file, a directory or a glob) are read by the workers. Needs"
+        " pip install 'gradcli[dask]'. The cluster listens on 127.0.0.1 only.",
+    ),
+    option(
+        "dashboard",
+        is_flag=True,
+        help="With --dask, open Dask's dashboard (to this machine only) and print its"
+        " address on standard error.",
+    ),
+    option(
+        "scheduler",
+        metavar="ADDRESS",
+        help="Like --dask, on the running dask.distributed cluster at ADDRESS (tcp://host:8786).",
+    ),
+]
+
+WRT = option(
+    "wrt",
+    multiple=True,
+    metavar="X,Y",
+    help="The inputs to differentiate with respect to [default: all].",
+)
+
+#: The shared options of eval, grad, jacobian, hessian, vjp and jvp.
+COMPUTING_OPTIONS = [COMPUTING_FORMAT if o is FORMAT else o for o in SHARED_OPTIONS]

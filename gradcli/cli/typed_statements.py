@@ -1,0 +1,111 @@
+"""Where a statement of an interactive session was typed: its errors, warnings and
+results, whose places count lines in the session's program, moved to count in
+the text as typed (``session.py``)."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+
+from .. import api
+from ..analysis.report import Report
+from ..core import record
+from ..errors import GradcliError, Span
+from ..language import ir
+
+
+@dataclasses.dataclass(frozen=True)
+class Statement:
+    """One statement as typed, and its IR."""
+
+    text: str
+    node: ir.Stmt
+
+    @property
+    def lines(self) -> int:
+        return self.text.count("\n") + 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Typed:
+    """Where one statement sits in the text it was typed in, so that the places of its
+    errors, notes and nodes count in that text."""
+
+    text: str
+    start: int
+    stop: int
+
+    @property
+    def statement(self) -> str:
+        return self.text[self.start : self.stop]
+
+    def position(self, line: int, column: int) -> tuple[int, int]:
+        """Line ``line``, column ``column`` of the statement, in the typed text."""
+        first = self.text.count("\n", 0, self.start) + 1
+        if line > 1:
+            return first + line - 1, column
+        return first, column + self.start - (self.text.rfind("\n", 0, self.start) + 1)
+
+
+class Place:
+    """Where statement ``index`` of the session's program was typed: places in it, which
+    count lines in the session's program, are moved to count in the text as typed, as
+    the one-shot commands count them in their SOURCE. A place in another statement
+    (a definition an expression uses) stays in the session's program, which ``:save``
+    writes."""
+
+    def __init__(self, statements, index: int, typed):
+        self.first = 1 + sum(s.lines for s in statements[:index])
+        self.count = statements[index].lines
+        self.typed = typed
+
+    def span(self, span: Span | None) -> Span | None:
+        """``span`` in the text as typed; None when it is not in the statement."""
+        if span is None or not self.first <= span.line < self.first + self.count:
+            return None
+        line, column = self.typed.position(span.line - self.first + 1, span.column)
+        end_line = end_column = None
+        if span.end_column is not None:
+            end_line, end_column = self.typed.position(
+                (span.end_line or span.line) - self.first + 1, span.end_column
+            )
+        return Span(line, column, end_line, end_column)
+
+    def error(self, error: GradcliError) -> GradcliError:
+        span = self.span(error.span) if error.source is not None else None
+        if span is None:
+            return error
+        return GradcliError(error.message, span, self.typed.text)
+
+    def diagnostic(self, diagnostic: api.Diagnostic) -> api.Diagnostic:
+        if diagnostic.line is None:
+            return diagnostic
+        given = Span(diagnostic.line, diagnostic.column, diagnostic.line, diagnostic.end)
+        span = self.span(given)
+        if span is None:
+            return diagnostic
+        return api.Diagnostic(diagnostic.kind, diagnostic.message, span, self.typed.text)
+
+    def result(self, result, title: str):
+        """``result`` with ``title`` as its source, and its places moved."""
+        if isinstance(result, Report):  # an analysis's report: no places in it
+            return dataclasses.replace(result, source=title, title=title)
+        moved = {
+            "notes": tuple(map(self.diagnostic, result.notes)),
+            "warnings": tuple(map(self.diagnostic, result.warnings)),
+        }
+        if isinstance(result, api.GraphResult):
+            moved["nodes"] = tuple(
+                dataclasses.replace(node, span=self.span(node.span) or node.span)
+                for node in result.nodes
+            )
+        return record.replace(result, source=title, filename="<expr>", **moved)
+
+
+@contextlib.contextmanager
+def located(statements, index: int, typed):
+    """Errors in statement ``index`` of the session's program point into the text as typed."""
+    try:
+        yield
+    except GradcliError as error:
+        raise Place(statements, index, typed).error(error) from None

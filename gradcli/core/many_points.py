@@ -1,0 +1,314 @@
+"""Many-point evaluation: a command's results at every point of a batch, in one
+vectorised evaluation (``api.points``).
+
+The inputs named in ``batch`` vary from point to point; the program runs once
+on them as ``Batched`` values (``engine.batching_rules``: every op through its
+batching rule), so the value has the points along its first axis and one
+reverse pass gives every point's gradient (each point's output depends on that
+point's inputs only). A Jacobian is one reverse pass whose gradient carries the
+rows of the identity as a leading dimension; a Hessian is the Jacobian of the
+gradient, recorded with ``create_graph``; jvp is ``functional.jvp`` on the
+batched function. Inputs differentiated but not in ``batch`` are copied to
+every point, so that each point has its own gradient; the others stay single.
+
+A program that draws random numbers draws them once: every point sees the same
+draws, those a single-point call with the same seed sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+
+import numpy as np
+
+import gradcli
+
+from ..engine import limits
+from ..engine.batched_values import Batched
+from ..engine.generator import seeded
+from ..engine.limits import DEFAULT_MAX_ELEMENTS
+from ..errors import GradcliError
+from .evaluation import evaluation, require_scalar, value_kinds
+from .result import SECTIONS, Diagnostic, PointsResult
+
+
+def points(
+    command: str,
+    source: str,
+    bindings: Mapping | None = None,
+    batch: Mapping | None = None,
+    *,
+    wrt: Sequence[str] | None = None,
+    grad_output=None,
+    tangents: Mapping | None = None,
+    unit: bool = False,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
+) -> PointsResult:
+    """The results of ``command`` at every point of ``batch``.
+
+    ``batch`` maps input names to arrays with the points along the first axis,
+    all of the same length B (which may be 0); point i binds each name to its
+    row i. ``bindings`` binds other inputs, the same at every point. Then
+    ``arrays[k][i]`` is ``Result.arrays()[k]`` of the single-point call at point
+    i (``evaluate``, ``gradient``, ``jacobian``, ``vjp``, ``jvp`` or ``hessian``
+    for the commands ``eval``, ``grad``, ``jacobian``, ``vjp``, ``jvp``,
+    ``hessian``, with the same options; ``grad_output`` and ``tangents`` are the
+    same at every point, as is ``unit``). An error at one point says ``at point i`` and sets the
+    error's ``row``. ``max_elements`` bounds the arrays of one point.
+    """
+    if command not in SECTIONS:
+        raise GradcliError(f"unknown command {command!r}: use one of {', '.join(SECTIONS)}")
+    bindings = dict(bindings or {})
+    varying, size = _batch(batch, bindings)
+    stand_ins = {name: np.zeros(a.shape[1:], a.dtype) for name, a in varying.items()}
+    chosen = () if command in ("eval", "jvp") else wrt
+    every_point = max_elements * max(size, 1)
+    with evaluation(
+        source, {**bindings, **stand_ins}, chosen, dtype, seed, filename, max_elements
+    ) as s:
+        with limits.max_elements(every_point):
+            varying = {name: _cast(a, s.dtype) for name, a in varying.items()}
+            run = _Points(s, varying, size)
+            arrays = run.command(command, grad_output, tangents, unit)
+        given = {id(a) for a in varying.values()}
+        arrays = {key: _frozen(s._numeric(a), given) for key, a in arrays.items()}
+        nonfinite, warnings = _nonfinite(arrays, size)
+        return PointsResult(
+            command=command,
+            source=source,
+            filename=filename,
+            inputs=tuple(s.wrt),
+            varying=tuple(varying),
+            size=size,
+            arrays=MappingProxyType(arrays),
+            nonfinite=_frozen(nonfinite, ()),
+            warnings=warnings,
+            notes=s.binding_notes,
+        )
+
+
+def _batch(batch, bindings):
+    """The arrays of ``batch`` and their common length."""
+    if not batch:
+        raise GradcliError("points needs at least one input in batch, with a value at each point")
+    found, size, first = {}, None, None
+    for name, values in batch.items():
+        if name in bindings:
+            raise GradcliError(f"{name} is both bound and in batch: give it one or the other")
+        if isinstance(values, str):
+            raise GradcliError(f"batch[{name!r}] must be an array of values, not text")
+        array = np.asarray(values)
+        if array.ndim == 0:
+            raise GradcliError(
+                f"batch[{name!r}] must have the points along its first axis, not be one number"
+            )
+        if array.dtype.kind not in "biuf":
+            raise GradcliError(f"batch[{name!r}] is not numeric (dtype {array.dtype})")
+        if size is None:
+            size, first = array.shape[0], name
+        elif array.shape[0] != size:
+            raise GradcliError(
+                f"batch[{name!r}] has {array.shape[0]} points, but batch[{first!r}] has {size}: "
+                "every input in batch needs the same number"
+            )
+        found[name] = array
+    return found, size
+
+
+class _Points:
+    """One evaluation at ``size`` points: the leaves and the passes of each command."""
+
+    def __init__(self, s, varying, size):
+        self.s = s
+        self.varying = varying
+        self.size = size
+
+    def leaves(self, wrt, given=None) -> dict:
+        """Each input's value: Batched where it varies or is differentiated (``given``:
+        the physical tensors of some, by name)."""
+        s, size = self.s, self.size
+        given = given or {}
+        leaves = {}
+        for name, v in s.constants.items():
+            v = self.varying.get(name, v)
+            leaves[name] = Batched(gradcli.tensor(v)) if name in self.varying else gradcli.tensor(v)
+        for name, v in s.values.items():
+            if name in given:
+                leaves[name] = Batched(given[name])
+            elif name in self.varying:
+                data = self.varying[name]
+                leaves[name] = Batched(gradcli.Tensor._make(data, None, name in wrt))
+            elif name in wrt:
+                copies = np.broadcast_to(v, (size, *v.shape)).copy()
+                leaves[name] = Batched(gradcli.tensor(copies, requires_grad=True))
+            else:
+                leaves[name] = gradcli.tensor(v)
+        return leaves
+
+    def run(self, leaves):
+        """The program at every point: a tensor with the points along axis 0."""
+        s = self.s
+        out = s.program.run(leaves, generator=seeded(s.seed), dtype=s.dtype, points=self.size)
+        if type(out) is Batched:
+            return out.physical
+        return out.expand(self.size, *out.shape)  # the same at every point
+
+    def command(self, command, grad_output, tangents, unit=False) -> dict[str, np.ndarray]:
+        s = self.s
+        if command == "eval":
+            with gradcli.no_grad():
+                return {"value": _data(self.run(self.leaves(())))}
+        if command == "jvp":
+            return self.jvp(tangents, unit)
+        leaves = self.leaves(s.wrt)
+        inputs = [leaves[name].physical for name in s.wrt]
+        out = self.run(leaves)
+        value = _data(out)
+        if command == "jacobian":
+            blocks = self.jacobian(out, inputs)
+            return {"value": value, **{f"jacobian.{n}": b for n, b in zip(s.wrt, blocks)}}
+        if command == "vjp":
+            v = s.grad_output(grad_output, _at_a_point(out), "vjp")
+            start = np.broadcast_to(v, out.shape)
+            grads = self.grads(out, inputs, start)
+            return {"value": value, **{f"vjp.{n}": g for n, g in zip(s.wrt, grads)}}
+        require_scalar(_at_a_point(out), command)
+        hessian = command == "hessian"
+        ones = np.broadcast_to(np.ones((), out._data.dtype), out.shape)  # read-only, no memory
+        grads = self.grads(out, inputs, ones, keep=hessian)
+        arrays = {"value": value, **{f"grad.{n}": _data(g) for n, g in zip(s.wrt, grads)}}
+        if hessian:
+            for x, g in zip(s.wrt, grads):
+                blocks = self.jacobian(g, inputs)
+                arrays.update(
+                    (f"hessian.{x}.{y}", b.reshape(self.size, *s.shape(x), *s.shape(y)))
+                    for y, b in zip(s.wrt, blocks)
+                )
+        return arrays
+
+    def grads(self, out, inputs, start, keep=False):
+        """d(out)/d(input) along ``start`` (of out's shape), zeros for an unused input;
+        ``keep``: recorded, to be differentiated again."""
+        if not out.requires_grad:
+            return [np.zeros(t.shape, t._data.dtype) for t in inputs]
+        if not keep:
+            # backward, not grad: each leaf's gradient is taken as it is, not copied.
+            out.backward(gradcli.Tensor._make(np.asarray(start, out._data.dtype)), inputs=inputs)
+            return [np.zeros(t.shape, t._data.dtype) if t.grad is None else t.grad for t in inputs]
+        found = gradcli.autograd.grad(
+            out,
+            inputs,
+            gradcli.tensor(start),
+            allow_unused=True,
+            materialize_grads=True,
+            create_graph=keep,
+        )
+        return list(found) if keep else [_data(g) for g in found]
+
+    def jacobian(self, out, inputs) -> list[np.ndarray]:
+        """Each point's Jacobian of ``out`` for each input: ``(B,) + out + input`` shaped;
+        one reverse pass per chunk of the identity's rows."""
+        from gradcli.autograd.functional import graph_width
+
+        size, shape = self.size, tuple(out.shape[1:])
+        m = int(np.prod(shape, dtype=np.int64))
+        blocks = [np.zeros((size, *shape, *t.shape[1:]), t._data.dtype) for t in inputs]
+        if type(out) is not gradcli.Tensor or not out.requires_grad or m == 0 or size == 0:
+            return blocks
+        itemsize = max(out._data.dtype.itemsize, 1)
+        step = max(1, _CHUNK_BYTES // (itemsize * graph_width([out])))
+        eye = np.eye(m, dtype=out._data.dtype).reshape(m, 1, *shape)
+        for start in range(0, m, step):
+            stop = min(start + step, m)
+            rows = np.broadcast_to(eye[start:stop], (stop - start, size, *shape))
+            found = gradcli.autograd.grad(
+                out,
+                inputs,
+                gradcli.Tensor._make(rows),  # the broadcast view: never copied, never written
+                retain_graph=True,
+                allow_unused=True,
+                is_grads_batched=True,
+            )
+            for block, g in zip(blocks, found):
+                if g is None:  # unused: its zeros stay
+                    continue
+                g = _data(g)  # (rows, B, *input): written straight into the block, in one pass
+                rows_first = g.reshape(stop - start, size, -1)
+                block.reshape(size, m, -1)[:, start:stop] = rows_first.transpose(1, 0, 2)
+        return blocks
+
+    def jvp(self, tangents, unit=False) -> dict[str, np.ndarray]:
+        s, size = self.s, self.size
+        directions = s.directions(tangents, unit)
+        names = s.wrt
+        from gradcli.autograd import functional
+
+        start = self.leaves(names)
+        inputs = tuple(start[n].physical.detach() for n in names)
+        moves = tuple(
+            gradcli.tensor(np.broadcast_to(directions[n], (size, *s.shape(n))).copy())
+            for n in names
+        )
+
+        def f(*tensors):
+            return self.run(self.leaves((), dict(zip(names, tensors))))
+
+        value, product = functional.jvp(f, inputs, moves)
+        return {"value": _data(value), "jvp": _data(product)}
+
+
+#: The gradients of one reverse pass over rows of the identity, at most: beside the whole
+#: block they fill, a pass's few arrays of this size are what the peak memory adds.
+_CHUNK_BYTES = 16 * 2**20
+
+
+def _data(value) -> np.ndarray:
+    """A tensor's array (not a copy: ``_frozen`` decides), or the array given."""
+    return value._data if type(value) is gradcli.Tensor else np.asarray(value)
+
+
+def _cast(array, dtype):
+    """An input's values as floats of the evaluation's dtype (a mask stays boolean),
+    copied only to convert them: the engine never writes into a leaf."""
+    return array if array.dtype.kind == "b" else np.asarray(array, dtype)
+
+
+def _frozen(array, given) -> np.ndarray:
+    """``array`` read-only: as it is when it owns its memory and is none of the arrays
+    ``given`` (by id; the inputs' values, which the leaves share), else a copy."""
+    array = np.asarray(array)
+    if not array.flags.owndata or id(array) in given:
+        array = array.copy()
+    array.flags.writeable = False
+    return array
+
+
+def _at_a_point(out):
+    """A stand-in of one point's output, for the checks of its shape."""
+    return gradcli.tensor(np.zeros(tuple(out.shape[1:]), out._data.dtype))
+
+
+def _nonfinite(arrays, size):
+    """Which points have a nan or an infinity in any array, and a warning for each array
+    that has some."""
+    found = np.zeros(size, dtype=bool)
+    warnings = []
+    for key, a in arrays.items():
+        if a.dtype.kind not in "fc" or np.isfinite(np.add.reduce(a, axis=None)):
+            continue  # a sum is finite only if every entry is: one pass, no array made
+        flat = a.reshape(size, int(np.prod(a.shape[1:], dtype=np.int64)))
+        bad = ~np.isfinite(flat).all(axis=1)
+        if not bad.any():
+            continue
+        found |= bad
+        rows = np.flatnonzero(bad)
+        where = "1 point" if len(rows) == 1 else f"{len(rows)} points"
+        message = (
+            f"{key} contains {value_kinds(flat[rows])} at {where} (the first: point {rows[0]})"
+        )
+        warnings.append(Diagnostic("warning", message))
+    return found, tuple(warnings)

@@ -1,0 +1,180 @@
+"""Chunks computed by Dask: on this machine (``--dask``) or a running cluster (``--scheduler``).
+
+The chunk loop does not care where a chunk is computed: ``DaskExecutor.map``
+is the executor of ``gradcli.core.point_files.run`` with each chunk a Dask task calling
+the ``PointsTask``, so the library runs inside the workers (each computation
+owns its dtype and random numbers, so a worker gives what this process gives).
+At most a few chunks per worker are in flight, and results come back in the
+order of the chunks, for the client to write in order.
+
+CSV and Parquet inputs (a file, a directory of files or a glob) are read by
+Dask's own readers in the workers: ``gradcli.core.point_files.dask_files``.
+
+Dask is an optional extra, imported only here and in ``dask_files``, and only when a run
+uses it: ``pip install 'gradcli[dask]'``.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping
+
+import numpy as np
+
+from ...errors import GradcliError
+
+INSTALL = "pip install 'gradcli[dask]'"
+# Chunks in flight per worker thread: enough to keep each busy while the client
+# writes, few enough that memory stays a few chunks per worker.
+IN_FLIGHT_PER_THREAD = 2
+
+
+def require_dask(option: str = "--dask") -> None:
+    """Raise a clear error, with the install command, when Dask is missing."""
+    try:
+        import dask.dataframe  # noqa: F401
+        import distributed  # noqa: F401
+    except ImportError as error:
+        missing = error.name or "dask"
+        raise GradcliError(
+            f"{option} needs Dask, which is not installed ({missing} is missing): {INSTALL}"
+        ) from None
+
+
+#: Where everything a cluster of this machine opens listens: this machine alone.
+LOCAL_HOST = "127.0.0.1"
+
+
+@contextlib.contextmanager
+def dask_executor(
+    scheduler: str | None = None, workers: int | None = None, dashboard: bool = False
+):
+    """A ``DaskExecutor`` on a running cluster at ``scheduler``, or on a new
+    ``LocalCluster`` of ``workers`` processes (default: one per core) that ends
+    with the block.
+
+    The local cluster's scheduler, nannies and workers listen on 127.0.0.1 only.
+    Their HTTP servers (which Dask always opens) serve nothing unless
+    ``dashboard``: then the scheduler's serves the dashboard, its logs, call
+    stacks and worker pages, at ``executor.client.dashboard_link``, to this
+    machine alone too (Dask's own default would serve them, without a password,
+    on every interface).
+    """
+    if scheduler is not None:
+        check_scheduler(scheduler)  # at once, where Dask's client would wait out its timeout
+    require_dask("--scheduler" if scheduler is not None else "--dask")
+    import dask
+    from distributed import Client, LocalCluster
+
+    with contextlib.ExitStack() as stack:
+        if scheduler is not None:
+            try:
+                client = stack.enter_context(Client(scheduler, timeout="10s"))
+            except (OSError, TimeoutError, ValueError) as error:
+                raise GradcliError(
+                    f"cannot reach the Dask scheduler at {scheduler}: {error}"
+                ) from None
+        else:
+            if not dashboard:  # read here by the scheduler, and by each worker it starts
+                stack.enter_context(
+                    dask.config.set(
+                        {
+                            "distributed.scheduler.http.routes": [],
+                            "distributed.worker.http.routes": [],
+                        }
+                    )
+                )
+            cluster = stack.enter_context(
+                LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host=LOCAL_HOST,
+                    # Any free port: another cluster of this machine may hold the usual one.
+                    dashboard_address=f"{LOCAL_HOST}:0",
+                    silence_logs=logging.CRITICAL,
+                )
+            )
+            client = stack.enter_context(Client(cluster))
+        yield DaskExecutor(client)
+
+
+# Dask's schemes of a host and a port; others (inproc://, ucx://) are left to Dask.
+_HOST_SCHEMES = ("tcp", "tls", "ws", "wss")
+_DEFAULT_PORT = 8786  # Dask's, when the address has none
+CONNECT_SECONDS = 3.0
+
+
+def check_scheduler(address: str) -> None:
+    """Raise at once when ``address`` cannot be a scheduler's: empty, a port out of
+    range, a host that does not resolve, or nothing listening there."""
+    import socket
+    from urllib.parse import urlsplit
+
+    def refuse(why: str):
+        return GradcliError(f"cannot reach the Dask scheduler at {address}: {why}")
+
+    text = address.strip()
+    if not text:
+        raise GradcliError("--scheduler needs an address, as in --scheduler tcp://host:8786")
+    scheme, _, rest = text.rpartition("://") if "://" in text else ("tcp", "", text)
+    if scheme not in _HOST_SCHEMES:
+        return
+    parts = urlsplit(f"{scheme}://{rest}")
+    try:
+        port = parts.port
+    except ValueError:
+        port_text = rest.rpartition(":")[2]
+        if port_text.isdigit():
+            raise refuse(f"port {port_text} is out of range (0 to 65535)") from None
+        raise refuse(f"{port_text!r} is not a port number") from None
+    host, port = parts.hostname, _DEFAULT_PORT if port is None else port
+    if not host:
+        raise refuse("the address has no host (tcp://host:8786)")
+    try:
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        raise refuse(f"unknown host {host!r}") from None
+    if scheme not in ("tcp", "tls"):
+        return
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+    except ConnectionRefusedError:
+        raise refuse(f"connection refused: nothing listens on port {port} of {host}") from None
+    except TimeoutError:
+        raise refuse(f"no answer from {host}:{port} within {CONNECT_SECONDS:g} s") from None
+    except OSError as error:
+        raise refuse(error.strerror or str(error)) from None
+
+
+class DaskExecutor:
+    """Computes chunks as Dask tasks on ``client``'s cluster, results in order."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def in_flight(self) -> int:
+        threads = sum(self.client.nthreads().values()) or 1
+        return IN_FLIGHT_PER_THREAD * threads
+
+    def map(self, task: Callable, chunks: Iterable[Mapping[str, np.ndarray]]) -> Iterator:
+        """``task(chunk)`` for each chunk, computed by the workers, yielded in order."""
+        futures = (self.client.submit(task, chunk, pure=False) for chunk in chunks)
+        return in_order(futures, self.in_flight())
+
+
+def in_order(futures: Iterator, limit: int) -> Iterator:
+    """The futures' results in order, with at most ``limit`` submitted and not yet taken."""
+    pending = collections.deque()
+    try:
+        for future in futures:
+            pending.append(future)
+            if len(pending) >= limit:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for future in pending:  # an error or an early stop: drop what is still queued
+            future.cancel()

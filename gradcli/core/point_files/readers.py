@@ -1,0 +1,186 @@
+"""What ``--points FILE`` reads, a chunk of rows at a time.
+
+``open_points(path)`` picks the reader by the file's ending: ``.csv`` (and ``-``,
+CSV on standard input), ``.jsonl``, ``.npz``, ``.npy`` (with ``--columns``) and
+``.parquet``. Every reader has the same shape: ``names`` (its columns, in order),
+``total`` (the number of rows when known before reading, else None),
+``chunks(size)`` (an iterator of ``Chunk``), ``skipped`` (the bad rows it passed
+over under ``skip_bad_rows``: ``(line, why)``), ``where(chunk, i)`` (how a warning
+names row i of a chunk: ``row 7, line 8 of p.csv``) and, for the progress bar,
+``extent`` and ``done(rows)`` (rows, or bytes of a text file).
+
+CSV and Parquet are read by pyarrow (the fastest of numpy, pandas and pyarrow at
+CSV: ``bench/bench_batch_csv.py``); the text formats live in ``text_readers``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ...errors import GradcliError
+from ..files import npy_problem, path_problem, refusal
+from .source import DEFAULT_CHUNK_SIZE, Chunk, Reader
+
+FORMATS = {
+    ".csv": "csv",
+    ".txt": "csv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".npz": "npz",
+    ".npy": "npy",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+
+
+def open_points(path: str, columns: str | None = None, skip_bad_rows: bool = False):
+    """The reader of ``path`` (``-`` is CSV on standard input); ``columns`` names the
+    columns of a ``.npy`` (``"x,y"``)."""
+    kind = "csv" if path == "-" else FORMATS.get(os.path.splitext(path)[1].lower())
+    if kind is None:
+        endings = ", ".join(sorted(set(FORMATS)))
+        raise GradcliError(f"--points {path}: unknown kind of file; its name must end in {endings}")
+    if columns is not None and kind != "npy":
+        raise GradcliError(f"--columns names the columns of a .npy; {path} names its own")
+    if kind in ("npz", "npy", "parquet") and skip_bad_rows:
+        raise GradcliError(f"--skip-bad-rows is for text files (CSV, JSON lines), not {path}")
+    problem = None if path == "-" else path_problem(path)
+    if problem is not None:
+        raise GradcliError(f"cannot read {path}: {problem}")
+    if kind in ("csv", "jsonl"):
+        from . import text_readers
+
+        reader = text_readers.CsvReader if kind == "csv" else text_readers.JsonLinesReader
+        return reader(path, skip_bad_rows)
+    if kind == "npz":
+        return NpzReader(path)
+    if kind == "npy":
+        return NpyReader(path, columns)
+    return ParquetReader(path)
+
+
+def _numeric(path: str, name: str, array: np.ndarray) -> np.ndarray:
+    if array.dtype.kind not in "iufb":
+        raise GradcliError(f"{path}: column {name} is not numeric (dtype {array.dtype})")
+    return array
+
+
+class NpzReader(Reader):
+    """One array per input, the batch axis first, read a chunk of rows at a time,
+    stored or compressed (``npz_layout``)."""
+
+    def __init__(self, path: str):
+        import zipfile
+
+        from .npz_layout import stored_arrays
+
+        self.path = path
+        self.arrays = {}
+        try:
+            self.archive = zipfile.ZipFile(path)  # noqa: SIM115 (closed by close())
+            self.arrays = stored_arrays(path, self.archive)
+        except (OSError, ValueError, zipfile.BadZipFile) as error:
+            self.close()
+            raise GradcliError(f"cannot read {path}: {refusal(error)}") from None
+        self.names = list(self.arrays)
+        if not self.names:
+            raise GradcliError(f"{path} holds no arrays")
+        for name, array in self.arrays.items():
+            _numeric(path, name, array)  # its dtype
+            if len(array.shape) == 0:
+                raise GradcliError(f"{path}: {name} is one number; its first axis must be the rows")
+        lengths = {name: len(array) for name, array in self.arrays.items()}
+        if len(set(lengths.values())) > 1:
+            listed = ", ".join(f"{n} has {k}" for n, k in lengths.items())
+            raise GradcliError(f"{path}: the arrays disagree on the number of rows ({listed})")
+        self.total = next(iter(lengths.values()))
+
+    @property
+    def numbers_per_row(self) -> int:
+        return sum(a.row_items for a in self.arrays.values())
+
+    def chunks(self, size: int):
+        for start in range(0, self.total, size):
+            yield Chunk({n: a.rows(start, start + size) for n, a in self.arrays.items()}, start)
+
+    def empty_chunk(self) -> Chunk:
+        return Chunk({n: a.rows(0, 0) for n, a in self.arrays.items()}, 0)
+
+    def close(self) -> None:
+        for array in self.arrays.values():
+            array.close()
+        archive = getattr(self, "archive", None)
+        if archive is not None:
+            archive.close()
+
+
+class NpyReader(Reader):
+    """A 2-D array, one row per point, its columns named by ``--columns x,y``; read
+    through a memory map, so only the chunk in hand is in memory."""
+
+    def __init__(self, path: str, columns: str | None):
+        self.path = path
+        if columns is None:
+            raise GradcliError(f"--points {path}: name its columns with --columns x,y")
+        self.names = [c.strip() for c in columns.split(",")]
+        if not all(self.names):
+            raise GradcliError(f"--columns {columns}: an empty name")
+        try:
+            problem = npy_problem(path)
+            if problem is not None:
+                raise GradcliError(f"cannot read {path}: {problem}")
+            self.array = np.load(path, mmap_mode="r", allow_pickle=False)
+        except (OSError, ValueError) as error:
+            raise GradcliError(f"cannot read {path}: {refusal(error)}") from None
+        _numeric(path, "of the array", self.array)
+        if self.array.ndim != 2:
+            raise GradcliError(
+                f"{path} has shape {self.array.shape}: a .npy of points is 2-D, one row each"
+            )
+        if self.array.shape[1] != len(self.names):
+            raise GradcliError(
+                f"{path} has {self.array.shape[1]} columns but --columns names {len(self.names)}"
+            )
+        self.total = self.array.shape[0]
+
+    def chunks(self, size: int):
+        for start in range(0, self.total, size):
+            part = np.asarray(self.array[start : start + size])
+            yield Chunk({n: part[:, i] for i, n in enumerate(self.names)}, start)
+
+
+class ParquetReader(Reader):
+    """A Parquet file, one numeric column per column name, read a batch at a time."""
+
+    def __init__(self, path: str):
+        import pyarrow.parquet
+
+        self.path = path
+        try:
+            self.file = pyarrow.parquet.ParquetFile(path)
+        except (OSError, pyarrow.ArrowException) as error:
+            raise GradcliError(f"cannot read {path}: {refusal(error)}") from None
+        self.names = list(self.file.schema_arrow.names)
+        self.total = self.file.metadata.num_rows
+
+    def chunks(self, size: int):
+        from .arrow import to_numpy
+
+        start = 0
+        for batch in self.file.iter_batches(batch_size=size):
+            columns = {}
+            for name, column in zip(batch.schema.names, batch.columns):
+                if column.null_count:
+                    row = start + column.is_null().to_numpy(zero_copy_only=False).argmax()
+                    raise GradcliError(f"{self.path}: column {name} is empty at row {row + 1}")
+                columns[name] = _numeric(self.path, name, to_numpy(column))
+            yield Chunk(columns, start)
+            start += batch.num_rows
+
+    def close(self) -> None:
+        self.file.close()
+
+
+__all__ = ["DEFAULT_CHUNK_SIZE", "Chunk", "Reader", "open_points"]

@@ -1,0 +1,138 @@
+"""The chunk loop of a many-point run: reader -> task -> writer, in order.
+
+Where a chunk is computed is the executor's business: an object with one method,
+``map(task, chunks)``, which yields the results in the order of the chunks.
+``InProcess`` computes them here, one after the other; a Dask executor computes
+them on a cluster. The loop writes each result as it comes, so memory holds a
+few chunks whatever the input's length, and accounts for the rows: how many,
+which were non-finite (a warning names each of the first ``SHOWN_WARNINGS``),
+which were skipped as bad.
+"""
+
+from __future__ import annotations
+
+import collections
+import time
+from collections.abc import Callable, Iterable, Iterator
+
+import numpy as np
+
+from ...errors import GradcliError
+from ..record import Record
+from .columns import column_name, parse_column
+from .source import DEFAULT_CHUNK_SIZE, Chunk
+
+#: Warnings about single rows shown before the rest are only counted.
+SHOWN_WARNINGS = 10
+
+
+class InProcess:
+    """Computes each chunk in this process, in order."""
+
+    def map(self, task: Callable, chunks: Iterable) -> Iterator:
+        return map(task, chunks)
+
+
+class Summary(Record):
+    """What a run did: ``rows`` written in ``seconds``; ``nonfinite``, how many rows
+    had a nan or infinite result; ``skipped``, the bad rows passed over
+    (``(line, why)``)."""
+
+    rows: int
+    seconds: float
+    nonfinite: int
+    skipped: tuple = ()
+
+
+def run(
+    reader,
+    task: Callable,
+    writer,
+    *,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    executor=None,
+    progress=None,
+    warn: Callable[[str], None] = lambda message: None,
+) -> Summary:
+    """Every chunk of ``reader`` through ``task`` into ``writer``; ``warn`` says which
+    rows are non-finite. The writer is closed at the end, or aborted on an error."""
+    executor = executor or InProcess()
+    started = time.perf_counter()
+    pending: collections.deque[Chunk] = collections.deque()  # chunks sent, not yet written
+
+    def sent(chunks: Iterable[Chunk]) -> Iterator[dict]:
+        for chunk in chunks:
+            pending.append(chunk)
+            yield chunk.columns
+
+    nonfinite = 0
+    try:
+        for arrays in executor.map(task, sent(_at_least_one(reader, chunk_size))):
+            chunk = pending.popleft()
+            writer.write(arrays)
+            nonfinite += _warn_nonfinite(reader, chunk, arrays, nonfinite, warn)
+            if progress is not None:
+                progress.update(writer.rows, reader.done(writer.rows))
+    except GradcliError as error:
+        if getattr(error, "row", None) is not None and pending:
+            error.message = placed(error.message, error.row, reader.where(pending[0], error.row))
+        writer.abort()
+        raise
+    except BaseException:
+        writer.abort()
+        raise
+    finally:
+        if progress is not None:
+            progress.close()
+    writer.close()
+    if nonfinite > SHOWN_WARNINGS:
+        warn(f"warning: {nonfinite} rows in all have a nan or infinite result")
+    seconds = time.perf_counter() - started
+    return Summary(writer.rows, seconds, nonfinite, tuple(reader.skipped))
+
+
+def _at_least_one(reader, chunk_size: int) -> Iterator[Chunk]:
+    """The reader's chunks; one of no rows when it has none, for the task still
+    names the columns (a CSV output gets its header)."""
+    empty = True
+    for chunk in reader.chunks(chunk_size):
+        empty = False
+        yield chunk
+    if empty:
+        yield reader.empty_chunk()
+
+
+def _warn_nonfinite(reader, chunk: Chunk, arrays: dict, before: int, warn) -> int:
+    """Warn of the rows of ``chunk`` with a non-finite result; their count. One pass
+    over each result array (its sum is finite only if every entry is); only an array
+    that has a non-finite entry is looked at row by row."""
+    inputs = {parse_column(name)[0] for name in chunk.columns}
+    results = {
+        n: a for n, a in arrays.items() if parse_column(n)[0] not in inputs and a.dtype.kind == "f"
+    }
+    bad = np.zeros(len(chunk), dtype=bool)
+    flagged = {}
+    for name, a in results.items():
+        if a.size == 0 or np.isfinite(np.add.reduce(a, axis=None)):
+            continue
+        rows = ~np.isfinite(a.reshape(len(a), -1)).all(axis=1)
+        bad |= rows
+        flagged[name] = a
+    rows = np.flatnonzero(bad)
+    for i in rows[: max(0, SHOWN_WARNINGS - before)]:
+        values = ", ".join(
+            f"{column_name(n, index)} = {a[i][index]}"
+            for n, a in flagged.items()
+            for index in np.ndindex(a.shape[1:])
+            if not np.isfinite(a[i][index])
+        )
+        warn(f"warning: {reader.where(chunk, int(i))}: {values}")
+    return len(rows)
+
+
+def placed(message: str, row: int, where: str) -> str:
+    """An error of one row, placed in the input rather than in its chunk."""
+    chunk_place = f"at point {row}"
+    if chunk_place in message:
+        return message.replace(chunk_place, f"at {where}")
+    return f"{message} (at {where})"

@@ -1,0 +1,73 @@
+"""``PointsTask``: what computing one chunk of rows takes, as a small picklable
+object, so that a chunk can be computed in this process or in a Dask worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ...engine import limits
+from ...engine.limits import DEFAULT_MAX_ELEMENTS
+from .columns import inputs_from_columns
+
+
+class PointsTask:
+    """``task(chunk)``: the input columns of a chunk of rows -> its output arrays, batch
+    axis first, the varying inputs first, then the results (``value``, ``grad.x``,
+    ``jacobian.x`` of shape ``(B, m, n)``...), by ``api.points``. They stay whole:
+    only the writers of CSV and Parquet split them into columns.
+
+    ``bindings`` are the inputs fixed for every row: a value's text
+    (``"randn(3)"``, read by the library as for one point) or an array; a file
+    (``@w.npy``) or standard input (``@-``) is read here, once, not by each chunk.
+    """
+
+    def __init__(
+        self,
+        command: str,
+        source: str,
+        bindings: Mapping | None = None,
+        *,
+        wrt=None,
+        grad_output=None,
+        tangents=None,
+        unit: bool = False,
+        dtype: str = "float64",
+        seed: int = 0,
+        filename: str = "<expr>",
+        max_elements: int = DEFAULT_MAX_ELEMENTS,
+    ):
+        self.command = command
+        self.source = source
+        with limits.max_elements(max_elements):  # a file read here is held to it too
+            self.bindings = {n: _read_once(v, f"--{n}") for n, v in (bindings or {}).items()}
+            grad_output = _read_once(grad_output, "--grad-output")
+            if tangents is not None:
+                tangents = {n: _read_once(v, f"--tangent {n}") for n, v in tangents.items()}
+        self.options = {
+            "wrt": wrt,
+            "grad_output": grad_output,
+            "tangents": tangents,
+            "unit": unit,
+            "dtype": dtype,
+            "seed": seed,
+            "filename": filename,
+            "max_elements": max_elements,
+        }
+
+    def __call__(self, chunk: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        from ... import api
+
+        batch = inputs_from_columns(chunk)
+        result = api.points(self.command, self.source, self.bindings, batch, **self.options)
+        return {**batch, **result.arrays}
+
+
+def _read_once(value, name: str):
+    if isinstance(value, str) and value.strip().startswith("@"):
+        from ...language.values import parse_value
+
+        return parse_value(value, name=name)
+    return value

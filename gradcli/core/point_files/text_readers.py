@@ -1,0 +1,330 @@
+"""The text formats of ``--points``: CSV (parsed by pyarrow) and JSON lines.
+
+A text file is read in blocks of whole lines, about a chunk's worth each, so a
+file of any length runs in bounded memory and every row keeps its line number:
+errors and warnings name the line. A bad row (a field that is not a number, the
+wrong number of fields) stops the run with ``FILE line N: why``, or is passed
+over under ``skip_bad_rows`` and listed at the end. A line is at most
+``bounded.MAX_TEXT_BYTES`` long: a file without line ends (``/dev/zero``) is
+refused at that size rather than read whole.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+
+import numpy as np
+
+from ...errors import GradcliError, os_reason
+from ..bounded import capped_line
+from .columns import parse_column
+from .source import Chunk, Reader
+
+# A first guess at a row's length in bytes; the blocks after the first use the
+# length measured.
+_GUESSED_ROW_BYTES = 32
+
+
+class _TextReader(Reader):
+    """Whole lines, a block at a time, from a file or standard input."""
+
+    def __init__(self, path: str, skip_bad_rows: bool):
+        self.path = "standard input" if path == "-" else path
+        self.skip_bad_rows = skip_bad_rows
+        self._skipped: list[tuple[int, str]] = []
+        if path == "-":
+            self.stream, self.size = sys.stdin.buffer, None
+        else:
+            try:
+                self.stream = open(path, "rb")  # noqa: SIM115 (closed by close())
+            except OSError as error:
+                raise GradcliError(f"cannot read {path}: {os_reason(error)}") from None
+            self.size = self.stream.seek(0, 2)
+            self.stream.seek(0)
+        self.line = 0  # lines read so far
+        self.row_bytes = _GUESSED_ROW_BYTES
+        try:
+            self._read_header()
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def skipped(self) -> list[tuple[int, str]]:
+        return self._skipped
+
+    @property
+    def extent(self) -> int | None:
+        return self.size  # bytes: the rows are not counted before they are read
+
+    def done(self, rows: int) -> int | None:
+        return self.stream.tell() if self.size is not None else None
+
+    def where(self, chunk: Chunk, i: int) -> str:
+        return f"row {chunk.start + i + 1}, line {chunk.lines[i]} of {self.path}"
+
+    def close(self) -> None:
+        if self.stream is not sys.stdin.buffer:
+            self.stream.close()
+
+    def _header_line(self, what: str) -> str:
+        first = capped_line(self.stream, f"{self.path} line 1")
+        self.line = 1
+        if not first.strip():
+            raise GradcliError(f"{self.path} is empty: its first line must be {what}")
+        try:
+            return first.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise GradcliError(f"cannot read {self.path}: not UTF-8 text") from None
+
+    def _blocks(self, size: int):
+        """Bytes of whole lines, about ``size`` rows each by the row length measured
+        (``row_bytes``, which the caller updates). The caller counts the lines
+        (``line``): a parser counts them for free."""
+        while True:
+            block = self.stream.read(max(size * self.row_bytes, 1))
+            if not block:
+                return
+            if not block.endswith(b"\n"):
+                block += capped_line(self.stream, f"{self.path} after line {self.line}")
+            yield block
+
+    def _counted(self, block: bytes, rows: int) -> np.ndarray:
+        """The lines of a block whose every line is a row, counted."""
+        lines = np.arange(self.line + 1, self.line + 1 + rows, dtype=np.int64)
+        self.line += rows
+        self.row_bytes = max(1, len(block) // max(rows, 1))
+        return lines
+
+    def _fail(self, line: int, why: str) -> None:
+        """A bad row: an error, or under ``skip_bad_rows`` one more skipped row."""
+        if not self.skip_bad_rows:
+            raise GradcliError(f"{self.path} line {line}: {why} (--skip-bad-rows passes over it)")
+        self._skipped.append((line, why))
+
+
+class CsvReader(_TextReader):
+    """A header of column names (``x``, ``v[0]``, ``"W[0,1]"``), then one row per point."""
+
+    def _read_header(self) -> None:
+        header = self._header_line("a header naming the columns (x,y)")
+        try:
+            fields = next(csv.reader([header], skipinitialspace=True))
+        except csv.Error as error:
+            raise GradcliError(f"{self.path} line 1: {_csv_problem(error)}") from None
+        self.names = [n.strip() for n in fields]
+        for name in self.names:
+            if not name:
+                raise GradcliError(f"{self.path} line 1: an empty column name in the header")
+            parse_column(name)
+        seen: set[str] = set()  # a set: a header of a million columns is checked in linear time
+        for name in self.names:
+            if name in seen:
+                raise GradcliError(f"{self.path} line 1: column {name} is named twice")
+            seen.add(name)
+        self.total = None
+
+    def chunks(self, size: int):
+        import pyarrow
+        from pyarrow import csv as arrow_csv
+
+        from .arrow import to_numpy
+
+        read = arrow_csv.ReadOptions(column_names=self.names)
+        parse = arrow_csv.ParseOptions(ignore_empty_lines=False)
+        convert = arrow_csv.ConvertOptions(
+            column_types=dict.fromkeys(self.names, pyarrow.float64()),
+            null_values=[],  # an empty field is a bad row, not a missing value
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        )
+
+        def parsed(block: bytes):
+            # pyarrow's threads may drop their last reference to the input after
+            # read_csv has returned; were it Python's bytes, that would take the GIL,
+            # which a thread cannot while the interpreter exits: the process would
+            # abort ("terminate called without an active exception"). So they read
+            # a copy that pyarrow's allocator owns.
+            owned = pyarrow.allocate_buffer(len(block))
+            pyarrow.FixedSizeBufferWriter(owned).write(block)
+            # One pyarrow block per block of lines: a row longer than pyarrow's block
+            # (1 MiB) would otherwise "straddle two block boundaries" and be refused.
+            read.block_size = max(len(block) + 1, 1 << 20)
+            return arrow_csv.read_csv(
+                pyarrow.BufferReader(owned),
+                read_options=read,
+                parse_options=parse,
+                convert_options=convert,
+            )
+
+        start = 0
+        for block in self._blocks(size):
+            try:
+                # Blank lines are errors here, so that a block read whole has a row on
+                # every line and its line numbers need no counting.
+                table = parsed(block)
+                lines = self._counted(block, table.num_rows)
+            except pyarrow.ArrowInvalid as error:
+                block, lines = self._without_bad_rows(block, error)
+                table = parsed(block)
+            del block  # not held while the chunk is computed
+            columns = {n: to_numpy(table.column(i)) for i, n in enumerate(self.names)}
+            # A block is about a chunk; the first, whose row length was guessed, may be more.
+            for at in range(0, table.num_rows, size):
+                part = {name: column[at : at + size] for name, column in columns.items()}
+                yield Chunk(part, start, lines[at : at + size])
+                start += len(lines[at : at + size])
+
+    def _without_bad_rows(self, block: bytes, error: Exception):
+        """The block without its blank lines and bad rows (each reported), and the
+        lines of the rest."""
+        kept, lines, bad = [], [], 0
+        first = self.line + 1
+        for number, line in enumerate(block.splitlines(keepends=True), first):
+            self.line = number
+            if not line.strip():
+                continue
+            why = self._bad_row(line)
+            if why is None:
+                kept.append(line)
+                lines.append(number)
+            else:
+                bad += 1
+                self._fail(number, why)
+        if not bad and len(lines) == self.line - first + 1:
+            # pyarrow refused a block in which every row reads as numbers here.
+            raise GradcliError(f"{self.path} lines {first}-{self.line}: {error}")
+        self.row_bytes = max(1, len(block) // max(self.line - first + 1, 1))
+        return b"".join(kept), np.array(lines, dtype=np.int64)
+
+    def _bad_row(self, line: bytes) -> str | None:
+        try:
+            fields = next(csv.reader([line.decode("utf-8")]))
+        except UnicodeDecodeError:
+            return "not UTF-8 text"
+        except csv.Error as error:
+            return _csv_problem(error)
+        if len(fields) != len(self.names):
+            return f"{len(fields)} fields, but the header names {len(self.names)} columns"
+        for name, field in zip(self.names, fields):
+            if not _is_number(field):
+                return f"{field.strip()!r} in column {name} is not a number"
+        return None
+
+
+def _csv_problem(error: csv.Error) -> str:
+    """What the csv module refused, in words (its field limit is a length, not an encoding)."""
+    if "field limit" in str(error):
+        return f"a field longer than {csv.field_size_limit():,} characters"
+    return f"not CSV text ({error})"
+
+
+def _is_number(field: str) -> bool:
+    text = field.strip()
+    if not text or "_" in text:  # Python's float() takes 1_000; CSV readers do not
+        return False
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+class JsonLinesReader(_TextReader):
+    """One JSON object per line, the same keys on every line: an input's name and its
+    value (a number, or nested lists for a vector or matrix), or one element's
+    column name (``"v[0]"``)."""
+
+    def _read_header(self) -> None:
+        # The first object names the columns; it is read again as the first row.
+        first = self._row(self._header_line("a JSON object of the first point's inputs"))
+        if first is None:
+            raise GradcliError(f"{self.path} line 1: {self._why}")
+        self.names = list(first)
+        self.shapes = {name: np.shape(value) for name, value in first.items()}
+        self.stream.seek(0)  # standard input is CSV: a JSON lines file can go back
+        self.line = 0
+
+    @property
+    def numbers_per_row(self) -> int:
+        return sum(int(np.prod(s, dtype=np.int64)) for s in self.shapes.values())
+
+    def _row(self, text: str) -> dict | None:
+        try:
+            row = json.loads(text)
+        except ValueError as error:
+            self._why = f"not JSON ({error})"
+            return None
+        if not isinstance(row, dict) or not row:
+            self._why = "not a JSON object of inputs and their values"
+            return None
+        return row
+
+    def chunks(self, size: int):
+        start = 0
+        for block in self._blocks(size):
+            values: dict[str, list] = {name: [] for name in self.names}
+            lines = []
+            first = self.line + 1
+            for number, text in enumerate(block.splitlines(), first):
+                self.line = number
+                if not text.strip():
+                    continue
+                row = self._checked(text, number)
+                if row is None:
+                    continue
+                for name in self.names:
+                    values[name].append(row[name])
+                lines.append(number)
+            self.row_bytes = max(1, len(block) // max(self.line - first + 1, 1))
+            if not lines:
+                continue
+            columns = {n: np.array(v, dtype=np.float64) for n, v in values.items()}
+            yield Chunk(columns, start, np.array(lines, dtype=np.int64))
+            start += len(lines)
+
+    def _checked(self, text: bytes, number: int) -> dict | None:
+        try:
+            decoded = text.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError:
+            self._fail(number, "not UTF-8 text")
+            return None
+        row = self._row(decoded)
+        if row is None:
+            self._fail(number, self._why)
+            return None
+        if list(row) != self.names:
+            self._fail(
+                number,
+                f"its keys {', '.join(row)} are not those of line 1: {', '.join(self.names)}",
+            )
+            return None
+        for name, value in row.items():
+            why = _json_number_problem(value, self.shapes[name])
+            if why is not None:
+                self._fail(number, f"{name}: {why}")
+                return None
+        return row
+
+
+def _json_number_problem(value, shape: tuple[int, ...]) -> str | None:
+    """Why ``value`` is not numbers of ``shape``, or None."""
+    try:
+        array = np.array(value, dtype=np.float64)
+    except (ValueError, TypeError):
+        return f"{json.dumps(value)} is not a number or an array of numbers"
+    if isinstance(value, bool) or any(isinstance(v, (bool, str)) for v in _flat(value)):
+        return f"{json.dumps(value)} is not a number or an array of numbers"
+    if array.shape != shape:
+        return f"shape {array.shape}, but line 1 gave shape {shape}"
+    return None
+
+
+def _flat(value):
+    if isinstance(value, list):
+        for item in value:
+            yield from _flat(item)
+    else:
+        yield value

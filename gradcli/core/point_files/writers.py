@@ -1,0 +1,325 @@
+"""Where the rows of a many-point run go, a chunk at a time, in order.
+
+``open_writer(output, fmt)`` gives a writer with ``write(arrays)`` (batch axis
+first: flat 1-D columns named as plain output names the numbers, or whole
+arrays, which only CSV, Parquet, JSON lines and tables split into columns) and
+``close()``; ``abort()``
+after a failure. A file is complete or not there: it is written beside its
+name and renamed over it by ``close()`` (``gradcli.core.atomic``), so a failed or
+interrupted run leaves the file that was there before.
+
+- ``--format csv``: a header row, then one row per point (pyarrow writes the
+  numbers, the shortest text that reads back as the same number);
+- ``--format json``: JSON lines, one object per point;
+- ``--format table``: the first and last rows and the count (``render.points``);
+- ``--output FILE.npz``: arrays with the batch axis first (``value``, ``grad.x``,
+  ``grad.v`` of shape ``(B, 3)``), streamed to disk, so memory stays bounded;
+- ``--output FILE.csv`` or ``FILE.parquet``.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import csv
+import io
+import os
+import shutil
+import sys
+import tempfile
+import zipfile
+
+import numpy as np
+
+from ...errors import GradcliError
+from .columns import columns_from_arrays, inputs_from_columns
+
+OUTPUT_ENDINGS = (".npz", ".csv", ".parquet")
+#: Rows shown at each end by ``--format table``.
+TABLE_EDGE_ROWS = 5
+
+
+def open_writer(
+    output: str | None, fmt: str | None, precision: int | None = None, rows: int | None = None
+):
+    """The writer of ``--output FILE`` (by its ending), else of ``--format`` on
+    standard output; ``rows``, when known, is how many rows will come."""
+    if output is not None:
+        ending = os.path.splitext(output)[1].lower()
+        if ending not in OUTPUT_ENDINGS:
+            raise GradcliError(
+                f"--output {output}: many points are written to {', '.join(OUTPUT_ENDINGS)}"
+            )
+        if precision is not None:
+            raise GradcliError(f"--precision: --output {output} keeps every digit")
+        if ending == ".npz":
+            return NpzWriter(output, rows)
+        return {".csv": CsvWriter, ".parquet": ParquetWriter}[ending](output)
+    if fmt == "csv" and precision is not None:
+        raise GradcliError("--precision: --format csv writes every digit")
+    if fmt == "csv":
+        return CsvWriter(None)
+    if fmt == "json":
+        return JsonLinesWriter(sys.stdout, precision)
+    if fmt == "table":
+        return TableWriter(sys.stdout, precision)
+    raise GradcliError(
+        f"--format {fmt}: many points are written as csv, json or table (or --output FILE)"
+    )
+
+
+class Writer:
+    """A writer's life: ``write`` each chunk, then ``close()``, or ``abort()`` after a
+    failure. A file is written to a temporary file beside it (``gradcli.core.atomic``),
+    renamed over ``path`` by ``close()`` only when it is complete: a failed,
+    interrupted or killed run leaves what was there before."""
+
+    #: The file written, or None for standard output.
+    path: str | None = None
+
+    def __init__(self, path: str | None = None):
+        self.rows = 0
+        self.path = path
+        self.output = None
+        if path is not None:
+            from ..atomic import AtomicOutput
+
+            try:  # fail before computing when it cannot be written
+                self.output = AtomicOutput(path)
+            except OSError as error:
+                raise cannot_write(path, error) from None
+
+    #: Whether ``_write`` takes whole arrays (else flat columns).
+    arrays = False
+
+    def write(self, columns: dict[str, np.ndarray]) -> None:
+        self.rows += len(next(iter(columns.values()))) if columns else 0
+        try:
+            self._write(columns if self.arrays else columns_from_arrays(columns))
+        except BrokenPipeError:
+            raise
+        except OSError as error:  # a full disk
+            raise cannot_write(self.path, error) from None
+
+    def _write(self, columns: dict[str, np.ndarray]) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Complete the output (a file: flushed, fsynced, renamed over ``path``); on
+        any failure, as ``abort()``."""
+        try:
+            self._finish()
+            if self.output is not None:
+                self.output.commit()
+        except BrokenPipeError:
+            self.abort()
+            raise
+        except OSError as error:
+            self.abort()
+            raise cannot_write(self.path, error) from None
+        except BaseException:
+            self.abort()
+            raise
+
+    def _finish(self) -> None:
+        """Write what ends the output (a footer, a zip's directory), or flush it."""
+
+    def _release(self) -> None:
+        """After a failure: let go of what ``_write`` holds open."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if kind is not None:
+            self.abort()
+
+    def abort(self) -> None:
+        """After a failure: drop the temporary file; the file at ``path`` is untouched."""
+        with contextlib.suppress(Exception):
+            self._release()
+        if self.output is not None:
+            self.output.discard()
+
+
+def cannot_write(path: str | None, error: OSError) -> GradcliError:
+    from ..atomic import reason
+
+    return GradcliError(f"cannot write {path or 'standard output'}: {reason(error)}")
+
+
+class CsvWriter(Writer):
+    """A header row (a name with a comma, ``jacobian.x[1,0]``, in quotes), then the rows."""
+
+    def __init__(self, path: str | None):
+        super().__init__(path)
+        self.sink = self.output.open("wb") if path is not None else sys.stdout.buffer
+
+    def _write(self, columns):
+        from pyarrow import csv as arrow_csv
+
+        from .arrow import table
+
+        if self.rows == len(next(iter(columns.values()))):  # the first chunk
+            header = io.StringIO()
+            csv.writer(header, lineterminator="\n").writerow(list(columns))
+            self.sink.write(header.getvalue().encode("utf-8"))
+        # Straight to the file, a batch of rows at a time: a chunk's text is never whole.
+        arrow_csv.write_csv(table(columns), self.sink, arrow_csv.WriteOptions(include_header=False))
+
+    def _finish(self):
+        if self.path is None:
+            self.sink.flush()
+
+
+class ParquetWriter(Writer):
+    def __init__(self, path: str):
+        super().__init__(path)
+        self.writer = None
+
+    def _write(self, columns):
+        import pyarrow.parquet
+
+        from .arrow import table
+
+        rows = table(columns)
+        if self.writer is None:
+            self.writer = pyarrow.parquet.ParquetWriter(self.output.temp, rows.schema)
+        self.writer.write_table(rows)
+
+    def _finish(self):
+        if self.writer is not None:
+            self.writer.close()
+
+    def _release(self):
+        self._finish()
+
+
+class JsonLinesWriter(Writer):
+    """One object per point: ``{"x": 0.5, "value": 0.25, "grad.x": 1}`` (nan, inf and
+    -inf as strings, as ``--format json`` writes them)."""
+
+    def __init__(self, stream, precision: int | None):
+        super().__init__()
+        self.stream = stream
+        self.precision = precision
+
+    def _write(self, columns):
+        from ...render.jsontext import string
+
+        names = (string(n).replace("{", "{{").replace("}", "}}") for n in columns)
+        template = "{{" + ", ".join(f"{n}: {{}}" for n in names) + "}}\n"
+        texts = [_json_numbers(c, self.precision) for c in columns.values()]
+        self.stream.write("".join(template.format(*row) for row in zip(*texts)))
+
+    def _finish(self):
+        self.stream.flush()
+
+
+def _json_numbers(column: np.ndarray, precision: int | None) -> list[str]:
+    from ...render.numbers import format_number
+
+    column = np.asarray(column)
+    if precision is None and column.dtype == np.float64:
+        texts = [t[:-2] if t.endswith(".0") else t for t in map(repr, column.tolist())]
+    else:
+        texts = [format_number(x, precision) for x in column]
+    if column.dtype.kind == "f" and not np.isfinite(column).all():
+        texts = [f'"{t}"' if t in ("nan", "inf", "-inf") else t for t in texts]
+    return texts
+
+
+class TableWriter(Writer):
+    """The first and last ``TABLE_EDGE_ROWS`` rows and the count, drawn at the end."""
+
+    def __init__(self, stream, precision: int | None):
+        super().__init__()
+        self.stream = stream
+        self.precision = precision
+        self.names: list[str] = []
+        self.head: list[list] = []
+        self.tail: collections.deque = collections.deque(maxlen=TABLE_EDGE_ROWS)
+
+    def _write(self, columns):
+        self.names = list(columns)
+        rows = np.column_stack([np.asarray(c) for c in columns.values()])
+        wanted = TABLE_EDGE_ROWS - len(self.head)
+        self.head.extend(rows[:wanted])
+        self.tail.extend(rows[-TABLE_EDGE_ROWS:])
+
+    def _finish(self):
+        from ...render.points import render_points_table
+
+        render_points_table(
+            self.names, self.head, list(self.tail), self.rows, self.stream, self.precision
+        )
+
+
+class NpzWriter(Writer):
+    """The arrays of a ``.npz`` (a zip of ``.npy`` files, as ``numpy.savez`` writes it),
+    streamed. With ``rows`` known, each chunk is written once, at its place in the zip
+    (``npz_layout``); else each array's rows go to a file of their own, and
+    ``close()`` copies each into the zip behind its ``.npy`` header."""
+
+    arrays = True
+
+    def __init__(self, path: str, rows: int | None = None):
+        super().__init__(path)
+        self.layout = None
+        self.directory = None
+        if rows is None:
+            try:
+                self.directory = tempfile.mkdtemp(
+                    prefix=".points-", dir=os.path.dirname(path) or "."
+                )
+            except OSError as error:
+                self.abort()
+                raise cannot_write(path, error) from None
+        self.expected = rows
+        self.parts: dict[str, tuple] = {}
+
+    def _write(self, columns):
+        # Whole arrays pass through as they are; flat columns are put together.
+        arrays = {n: np.ascontiguousarray(a) for n, a in inputs_from_columns(columns).items()}
+        if self.directory is None:
+            from .npz_layout import ZipLayout
+
+            if self.layout is None:
+                self.layout = ZipLayout(self.output.open("w+b"), self.path, arrays, self.expected)
+            self.layout.write(arrays)
+            return
+        for name, array in arrays.items():
+            if name not in self.parts:
+                stream = open(os.path.join(self.directory, f"{len(self.parts)}.raw"), "wb")  # noqa: SIM115
+                self.parts[name] = (stream, array.dtype, array.shape[1:])
+            self.parts[name][0].write(array.data)
+
+    def _finish(self):
+        if self.layout is not None:
+            self.layout.close()
+            return
+        try:
+            with zipfile.ZipFile(
+                self.output.open("wb"), "w", zipfile.ZIP_STORED, allowZip64=True
+            ) as archive:
+                for name, (stream, dtype, shape) in self.parts.items():
+                    stream.close()
+                    header = {
+                        "descr": np.lib.format.dtype_to_descr(dtype),
+                        "fortran_order": False,
+                        "shape": (self.rows, *shape),
+                    }
+                    with archive.open(name + ".npy", "w", force_zip64=True) as member:
+                        np.lib.format.write_array_header_2_0(member, header)
+                        with open(stream.name, "rb") as raw:
+                            shutil.copyfileobj(raw, member, 2**24)
+        finally:
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+    def _release(self):
+        if self.layout is not None:
+            self.layout.file.close()
+        for stream, _, _ in self.parts.values():
+            stream.close()
+        if self.directory is not None:
+            shutil.rmtree(self.directory, ignore_errors=True)

@@ -1,0 +1,117 @@
+"""The evaluator at many points at once: every operation through its batching rule.
+
+The inputs that vary are ``Batched`` values (``engine.batched_values``); every
+operator, call, indexing and assignment that meets one goes through
+``engine.batching_rules.call`` with the op it stands for, so one evaluation gives
+each point's value, and the graph it records gives each point's derivatives.
+What the language computes outside the op table (``log(x, base)``, a list's
+shape) is written so that it works on Batched values too.
+"""
+
+from __future__ import annotations
+
+from ..engine import batching_rules as batching
+from ..engine import ops
+from ..engine.batched_values import Batched, any_batched, padded, wrap
+from ..engine.state import no_grad
+from ..errors import GradcliError
+from . import ir
+from .evaluate import (
+    INTEGER_OR_LIST_TYPES,
+    INTEGER_TYPES,
+    TENSOR_ATTRIBUTES,
+    Evaluator,
+    as_tensor,
+    log_base,
+)
+from .subscripts import checked_integer
+
+#: The error of a mask computed from values that vary: x[x > 0] has a shape of its own
+#: at each point, which no array with the points along one axis holds.
+VARYING_MASK = (
+    "a mask that varies from point to point selects a different number of entries at "
+    "each point, which many-point evaluation cannot hold: write where(mask, x, 0)"
+)
+VARYING_INDEX = (
+    "an index that varies from point to point is not implemented in many-point "
+    "evaluation: it must be the same at every point"
+)
+
+# The ops the evaluator's statements and x.T stand for, by the description it gives
+# them (a function call names its entry itself, an operator is described by its entry's name).
+_ENTRIES = {"and": "logical_and", "index": "getitem", "setitem": "setitem", "T": "T"}
+
+
+def _floor_divide(a, b):
+    with no_grad():  # piecewise constant: no gradient (see evaluate._floor_divide)
+        return batching.call(ops.OPS["floor_divide"], a, b)
+
+
+def _elementwise(fn):
+    """``fn``, a composition of elementwise ops, on the operands padded as
+    ``batching_rules.elementwise`` pads them."""
+
+    def apply(*args):
+        ndim = max(getattr(a, "ndim", 0) for a in args)
+        return wrap(fn(*(padded(a, ndim) for a in args)))
+
+    return apply
+
+
+# The parameter types that take one number for every point: sizes, dimensions, flags.
+_FIXED_TYPES = INTEGER_TYPES | INTEGER_OR_LIST_TYPES | {"bool"}
+
+
+class BatchedEvaluator(Evaluator):
+    """Runs one program once at ``size`` points."""
+
+    def __init__(self, size: int, generator=None):
+        super().__init__(generator=generator)
+        self.size = size
+
+    def apply(self, description, span, fn, *args, **kwargs):
+        if any_batched((*args, *kwargs.values())):
+            fn = self._batched(description, fn)
+        return super().apply(description, span, fn, *args, **kwargs)
+
+    def _batched(self, description, fn):
+        if description == "floor_divide":  # cut from the graph, as the evaluator's
+            return _floor_divide
+        entry = getattr(fn, "op", None)
+        if entry is None:
+            entry = ops.OPERATORS.get(description) or ops.OPS.get(_ENTRIES.get(description))
+        if entry is not None:
+            return lambda *args, **kwargs: batching.call(entry, *args, **kwargs)
+        if fn is log_base:
+            return _elementwise(log_base)
+        if fn is TENSOR_ATTRIBUTES["shape"]:
+            return fn  # reads the logical shape
+        raise GradcliError(f"many-point evaluation of {description} is not implemented")
+
+    def statement(self, node, input_value=None):
+        if isinstance(node, ir.IndexAssign):
+            # k[0] = value: k is written at every point, so it holds a value at each.
+            current = self.env.get(node.name)
+            if current is not None and type(current) is not Batched:
+                self.env[node.name] = Batched.broadcast(as_tensor(current), self.size)
+        return super().statement(node, input_value)
+
+    def key(self, value, node):
+        if type(value) is Batched:
+            raise GradcliError(
+                VARYING_MASK if isinstance(node, ir.Compare) else VARYING_INDEX, node.span
+            )
+        return super().key(value, node)
+
+    def integer(self, node, what: str) -> int:
+        value = self.evaluate(node)
+        if type(value) is Batched:
+            raise GradcliError(VARYING_INDEX, node.span)
+        return checked_integer(value, what, node.span)
+
+    def adapt(self, param, type_, value, span, variadic=False):
+        if type(value) is Batched and type_ in _FIXED_TYPES:
+            raise GradcliError(
+                f"{param} varies from point to point: it must be the same at every point", span
+            )
+        return super().adapt(param, type_, value, span, variadic)

@@ -1,0 +1,135 @@
+"""gradcli in PyTorch's place: ``python -m gradcli.torch PROGRAM.py [ARGS]``.
+
+A PyTorch program runs unchanged with ``torch`` and every ``torch.*`` module
+gradcli has bound to gradcli's (``torch.nn.functional`` is ``gradcli.nn.functional``,
+``torch.linalg`` the namespace ``gradcli.linalg``). Importing a ``torch`` module gradcli
+lacks raises ``MissingTorchModule``, which names it. ``gradcli run`` is the same.
+
+One mechanism serves both a program run in this process beside a real PyTorch (the
+tests: ``torch_import`` is the program's ``__import__``, so ``sys.modules`` keeps
+PyTorch's) and a program run as a script (``run_program``: ``torch_import`` for the
+program and a finder on ``sys.meta_path`` for the modules it imports in turn).
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import importlib.abc
+import importlib.util
+import os
+import sys
+import types
+
+__all__ = ["MissingTorchModule", "resolve", "torch_import", "run_program"]
+
+
+class MissingTorchModule(ModuleNotFoundError):
+    """A ``torch`` module the program imports that gradcli does not have."""
+
+
+def resolve(name: str):
+    """The gradcli module (or namespace) that stands for ``torch`` module ``name``."""
+    import gradcli
+
+    module = gradcli
+    parts = name.split(".")[1:]
+    for i, part in enumerate(parts):
+        found = getattr(module, part, None)
+        if found is None and isinstance(module, types.ModuleType):
+            try:
+                found = importlib.import_module(f"{module.__name__}.{part}")
+            except ModuleNotFoundError:
+                found = None
+        if not isinstance(found, (types.ModuleType, types.SimpleNamespace)):
+            missing = ".".join(["torch", *parts[: i + 1]])
+            asked = "" if missing == name else f" (the program imports {name})"
+            raise MissingTorchModule(f"gradcli has no module {missing}{asked}", name=missing)
+        module = found
+    return module
+
+
+def _is_torch(name) -> bool:
+    return name == "torch" or name.startswith("torch.")
+
+
+def torch_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002
+    """``__import__`` with ``torch`` and its modules gradcli's."""
+    if level == 0 and _is_torch(name):
+        module = resolve(name)
+        return module if fromlist else resolve("torch")
+    return builtins.__import__(name, globals, locals, fromlist, level)
+
+
+class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds ``torch`` modules as gradcli's, for the modules a program imports."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not _is_torch(fullname):
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec):
+        return resolve(spec.name)
+
+    def exec_module(self, module):
+        pass  # gradcli's module is loaded already
+
+
+def run_program(path: str, argv=()) -> int:
+    """Run the PyTorch program at ``path`` as ``python path argv...`` would, on gradcli.
+
+    Returns its exit status: 0, its ``SystemExit`` code, or 1 after printing its own
+    exception as Python does. ``MissingTorchModule`` and an unreadable program are raised.
+    """
+    with open(path, "rb") as file:
+        source = file.read()
+    code = compile(source, path, "exec")
+    namespace = {
+        "__name__": "__main__",
+        "__file__": path,
+        "__builtins__": dict(vars(builtins), __import__=torch_import),
+    }
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    sys.argv = [path, *argv]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    finder = _Alias()
+    sys.meta_path.insert(0, finder)
+    try:
+        exec(code, namespace)  # the program's own code, as `python PROGRAM.py` runs it
+    except MissingTorchModule:
+        raise
+    except SystemExit as stop:
+        code = stop.code
+        if code is None or isinstance(code, int):
+            return code or 0
+        print(code, file=sys.stderr)
+        return 1
+    except BaseException as error:  # noqa: BLE001  (the program's: printed as Python does)
+        import traceback
+
+        traceback.print_exception(type(error), error, error.__traceback__.tb_next)
+        return 1
+    finally:
+        sys.meta_path.remove(finder)
+        sys.argv, sys.path[:] = saved_argv, saved_path
+    return 0
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print("usage: python -m gradcli.torch PROGRAM.py [ARGS]...")
+        return 0 if argv else 2
+    try:
+        return run_program(argv[0], argv[1:])
+    except MissingTorchModule as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except (OSError, SyntaxError, ValueError) as error:
+        print(f"error: cannot run {argv[0]}: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

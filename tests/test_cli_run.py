@@ -1,0 +1,67 @@
+"""``gradcli run`` and ``python -m gradcli.torch``: a PyTorch program on gradcli, in a
+process of its own, with its exit status and its errors as Python would give them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args, tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60
+    )
+
+
+@pytest.mark.parametrize("runner", [["-m", "gradcli.torch"], ["-m", "gradcli", "run"]])
+def test_a_program_runs_with_its_arguments(runner, tmp_path):
+    program = tmp_path / "p.py"
+    program.write_text(
+        "import sys\nimport torch\nimport torch.nn.functional as F\nimport torch.linalg\n"
+        "x = torch.tensor([1.0, 3.0], requires_grad=True)\n"
+        "F.relu(x - 2).sum().backward()\nprint(x.grad, sys.argv[1:], __name__)\n"
+    )
+    done = run(*runner, str(program), "--lr", "1", tmp_path=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "tensor([0., 1.]) ['--lr', '1'] __main__\n"  # as PyTorch prints it
+
+
+def test_a_torch_module_gradcli_lacks_is_named(tmp_path):
+    program = tmp_path / "p.py"
+    program.write_text("import torch\nfrom torch.utils.data import DataLoader\n")
+    done = run("-m", "gradcli", "run", str(program), tmp_path=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "error: gradcli has no module torch.utils (the program imports torch.utils.data)\n"
+    )
+
+
+def test_the_programs_own_exception_prints_as_python_does(tmp_path):
+    program = tmp_path / "p.py"
+    program.write_text("import torch\n\nraise ValueError('mine')\n")
+    done = run("-m", "gradcli", "run", str(program), tmp_path=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        "Traceback (most recent call last):",
+        f'  File "{program}", line 3, in <module>',
+        "    raise ValueError('mine')",
+        "ValueError: mine",
+    ]
+
+
+def test_the_tutorial_sample_prints_what_pytorch_prints(tmp_path):
+    torch = pytest.importorskip("torch", reason="PyTorch 2.13 is the test oracle")
+    sample = ROOT / "samples" / "autograd_tutorial.py"
+    done = run("-m", "gradcli", "run", str(sample), tmp_path=tmp_path)
+    expected = subprocess.run(
+        [sys.executable, str(sample)], capture_output=True, text=True, timeout=120
+    )
+    assert torch.__version__.startswith("2.13")
+    assert (done.returncode, done.stdout) == (0, expected.stdout)
