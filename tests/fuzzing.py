@@ -28,6 +28,7 @@ from gradcli.engine.opinfo import kink_points
 from gradcli.engine.ops import FUNCTIONS
 from gradcli.language import ir
 from gradcli.language.check import builtin_signature
+from gradcli.language.printing import to_source
 
 
 #: Where a function's derivatives differ from PyTorch's by design: the transformations its
@@ -346,7 +347,7 @@ class FuzzProgram:
 
     @property
     def source(self) -> str:
-        return ir.to_source(self.program)
+        return to_source(self.program)
 
 
 def _sum(expression):
@@ -411,14 +412,14 @@ def programs(draw, names=None):
         ir.Chain(ir.Compare(h, ("gt",), (num(0),)), ("mul",), (h,)),
         ir.Chain(num(2), ("mul", "sub"), (h, num(1))),
         ir.Chain(h, ("div",), (num(4),)),
-        ir.Chain(h, ("mod",), (num(0.75),)),
-        ir.Chain(ir.Chain(h, ("floordiv",), (num(0.5),)), ("add",), (h,)),
-        ir.Chain(num(2), ("mod",), (ir.Call("abs", (h,)),)),
+        ir.Chain(h, ("remainder",), (num(0.75),)),
+        ir.Chain(ir.Chain(h, ("floor_divide",), (num(0.5),)), ("add",), (h,)),
+        ir.Chain(num(2), ("remainder",), (ir.Call("abs", (h,)),)),
         ir.UnaryOp("neg", h),
         ir.BinOp("pow", h, num(2)),
         ir.Attr(ir.Call("reshape", (h, num(-1), num(1))), "T"),  # .T of a column
         ir.Chain(flat, ("matmul",), (flat,)),
-        ir.UnaryOp("pos", h),
+        ir.UnaryOp("positive", h),
         ir.Chain(ir.Compare(num(-1), ("lt", "le"), (h, num(1))), ("mul",), (h,)),
         ir.Index(ir.Call("reshape", (h, num(1), num(-1))), (num(0), ir.Slice(num(1), None))),
     ]

@@ -75,6 +75,25 @@ def test_the_issue_example(gradcli):
     assert json.loads(bound.stdout)["derivatives"]["x"]["value"] == 8
 
 
+@pytest.mark.parametrize(
+    "source, x, expected",
+    [
+        # d/dx hypot(x, 3) = x / sqrt(x**2 + 9): 4/5 at x = 4 (hypot had no form before).
+        ("hypot(x, 3)", "4", 0.8),
+        # d/dx floor(x) x = floor(x) off the integers (SymPy leaves floor's derivative
+        # unevaluated: this was an internal error).
+        ("floor(x) * x", "2.4", 2.0),
+        # d/dx cbrt(x) = x**(-2/3) / 3: 1/12 at x = 8, and at -8 too.
+        ("cbrt(x)", "8", 1 / 12),
+        ("cbrt(x)", "-8", 1 / 12),
+    ],
+)
+def test_functions_added_to_the_table_have_their_form(gradcli_json, source, x, expected):
+    out = gradcli_json("diff", source, "--x", x)
+    assert out["derivatives"]["x"]["value"] == pytest.approx(expected, rel=1e-12)
+    assert out["derivatives"]["x"]["agrees"] is True
+
+
 def test_latex(gradcli):
     result = gradcli("diff", "x**2 * sin(y)", "--format", "latex")
     assert result.stdout.splitlines() == [

@@ -31,9 +31,9 @@ from gradcli.language.ir import (
     Numbers,
     Slice,
     UnaryOp,
-    to_source,
 )
 from gradcli.language.parser import parse
+from gradcli.language.printing import to_source
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -91,7 +91,7 @@ def test_names_include_unicode_letters(name):
         ("x^y^z", BinOp("pow", x, BinOp("pow", y, z))),
         ("2**-1", BinOp("pow", n(2), UnaryOp("neg", n(1)))),
         ("(-x)**2", BinOp("pow", UnaryOp("neg", x), n(2))),
-        ("+-x", UnaryOp("pos", UnaryOp("neg", x))),
+        ("+-x", UnaryOp("positive", UnaryOp("neg", x))),
         ("x - y + z", Chain(x, ("sub", "add"), (y, z))),
         ("x - (y + z)", Chain(x, ("sub",), (Chain(y, ("add",), (z,)),))),
         ("(x - y) + z", Chain(Chain(x, ("sub",), (y,)), ("add",), (z,))),

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import gradcli
 from gradcli.language import compile_source, ir, parse
-from gradcli.language.ir import to_source
+from gradcli.language.operators import COMPARE_OPS
+from gradcli.language.printing import to_source
 
 pytestmark = [
     pytest.mark.usefixtures("float64"),
@@ -58,16 +59,16 @@ def _extend(children):
     maybe = st.one_of(st.none(), children)
     subscript = st.one_of(children, st.builds(ir.Slice, maybe, maybe, maybe))
     return st.one_of(
-        st.builds(ir.UnaryOp, st.sampled_from(["neg", "pos"]), children),
+        st.builds(ir.UnaryOp, st.sampled_from(["neg", "positive"]), children),
         st.builds(ir.BinOp, st.just("pow"), children, children),
         _chain(["add", "sub"])(children),
-        _chain(["mul", "div", "floordiv", "mod", "matmul"])(children),
+        _chain(["mul", "div", "floor_divide", "remainder", "matmul"])(children),
         st.builds(
             lambda first, pairs: ir.Compare(
                 first, tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
             ),
             children,
-            st.lists(st.tuples(st.sampled_from(ir.COMPARE_OPS), children), min_size=1, max_size=2),
+            st.lists(st.tuples(st.sampled_from(COMPARE_OPS), children), min_size=1, max_size=2),
         ),
         st.builds(ir.Call, st.sampled_from(["sin", "sum", "f", "atan2"]), args, keywords),
         st.builds(ir.Method, children, st.sampled_from(["sum", "view", "exp"]), args, keywords),

@@ -16,6 +16,7 @@ from test_op_matrix import _pending
 from gradcli.cli import cli
 from gradcli.engine import opinfo, ops
 from gradcli.language import ir
+from gradcli.language.printing import to_source
 
 SAMPLES = {"2-d", "keywords", "0-d", "empty", "at nan", "dim -1", "scale 1e+300"}
 NAMES = "xyz"
@@ -46,9 +47,7 @@ def _expression(built):
         for i, v in enumerate(built.values)
         if isinstance(v, np.ndarray)
     ]
-    return ir.to_source(
-        ir.Program((ir.Assign("h", call), ir.Call("sum", (ir.Name("h"),))))
-    ), bindings
+    return to_source(ir.Program((ir.Assign("h", call), ir.Call("sum", (ir.Name("h"),))))), bindings
 
 
 def _param(built):

@@ -298,3 +298,54 @@ def test_a_composite_takes_the_parameters_its_schema_declares():
         if any(p.kind is p.VAR_KEYWORD for p in params):
             continue  # x.new_zeros(...) and the like pass their keywords on
         assert [p.name for p in params] == list(entry.schema.names), entry.name
+
+
+def test_gradcli_diff_keeps_no_table_of_ops():
+    """``gradcli diff`` reads each entry's symbolic form (``Op.symbolic``): no op's name is
+    a string of its own."""
+    path = Path(gradcli.__file__).parent / "analysis" / "symbolic.py"
+    names = set(ops.OPS) | {a for e in ops.OPS.values() for a in e.aliases}
+    tree = ast.parse(path.read_text())
+    found = {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names
+    }
+    # "int", "bool": the schema's type names (ops of those names convert a tensor's dtype).
+    assert found == {"int", "bool"}
+
+
+def test_the_texts_a_parameter_takes_are_in_its_schema():
+    # The language checks reduction="avg" against these, and keeps no list of its own.
+    for name, entry in ops.FUNCTIONS.items():
+        for p in entry.schema.params:
+            if p.type == "str":
+                assert p.choices and p.default in p.choices, (name, p.name)
+    assert ops.OPS["mse_loss"].schema.params[2].choices == ("mean", "sum", "none")
+
+
+def test_every_language_function_has_a_form_or_a_reason():
+    for name, entry in ops.FUNCTIONS.items():
+        form = entry.symbolic
+        assert callable(form) or (isinstance(form, str) and len(form.split()) >= 3), (
+            f"{name}: declare symbolic= (its SymPy form) or a sentence saying why it has none"
+        )
+
+
+def test_the_operator_maps_are_generated_from_the_entries():
+    """The language's operators are declared by their entries (``symbol``, ``precedence``):
+    no module of the language, nor the PyTorch oracle, spells a table of its own."""
+    from gradcli.language import operators
+
+    spellings = set(operators.BINARY_OPS) | set(operators.UNARY_OPS)
+    root = Path(gradcli.__file__).parent / "language"
+    paths = [p for p in root.glob("*.py") if p.name != "_standalone_parser.py"]
+    for path in [*paths, Path(__file__).parent / "torch_program.py"]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Dict):
+                keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
+                values = {v.value for v in node.values if isinstance(v, ast.Constant)}
+                found = (keys | values) & spellings | keys & set(ops.OPERATORS)
+                assert len(found) < 2, (path.name, node.lineno, found)
+    assert operators.BINARY_OPS["^"] == operators.BINARY_OPS["**"] == "pow"
+    assert operators.CHAIN_LEVELS["add"] < operators.CHAIN_LEVELS["matmul"]

@@ -22,20 +22,17 @@ import operator
 import torch
 import torch.nn.functional as F  # noqa: N812  (PyTorch's own spelling)
 
+from gradcli.engine.ops import OPERATORS
 from gradcli.language import ir
 
 F64 = torch.float64
 
-_BINARY = {
-    "add": operator.add,
-    "sub": operator.sub,
-    "mul": operator.mul,
-    "div": operator.truediv,
-    "matmul": operator.matmul,
-    "pow": operator.pow,
-    "mod": operator.mod,
-    "floordiv": lambda a, b: _floor_divide(a, b),
-}
+# Python's operator for each of the language's (from the entry's dunder, on torch tensors);
+# x // y is cut from the graph, as the language cuts it.
+_PYTHON = {n: getattr(operator, e.operators[0]) for n, e in OPERATORS.items()}
+_BINARY = {n: f for n, f in _PYTHON.items() if OPERATORS[n].precedence != "compare"}
+_BINARY["floor_divide"] = lambda a, b: _floor_divide(a, b)
+_COMPARE = {n: f for n, f in _PYTHON.items() if OPERATORS[n].precedence == "compare"}
 
 
 def _floor_divide(a, b):
@@ -44,14 +41,6 @@ def _floor_divide(a, b):
         return torch.floor_divide(a, b)
 
 
-_COMPARE = {
-    "lt": operator.lt,
-    "le": operator.le,
-    "gt": operator.gt,
-    "ge": operator.ge,
-    "eq": operator.eq,
-    "ne": operator.ne,
-}
 _CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "True": 1, "False": 0}
 
 # The parameters of each function, in PyTorch's (and gradcli's) positional order.
@@ -326,7 +315,7 @@ class TorchProgram:
         value = self.evaluate(node.first)
         for op, operand in zip(node.ops, node.rest):
             right = self.evaluate(operand)
-            tensors = isinstance(right, torch.Tensor) and op not in ("mod", "floordiv")
+            tensors = isinstance(right, torch.Tensor) and op not in ("remainder", "floor_divide")
             if not isinstance(value, torch.Tensor) and not tensors:
                 value = as_tensor(value)  # 2 % y: torch.remainder(tensor(2.), y)
             value = _BINARY[op](value, right)

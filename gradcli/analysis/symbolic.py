@@ -15,6 +15,7 @@ by this module.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -267,19 +268,6 @@ class _ToSympy:
         self.locals: dict[str, np.ndarray] = {}
         s = sympy
         self.constants_by_name = {"pi": s.pi, "e": s.E, "inf": s.oo, "nan": s.nan}
-        self.unary = {
-            "sin": s.sin, "cos": s.cos, "tan": s.tan, "asin": s.asin, "acos": s.acos,
-            "atan": s.atan, "sinh": s.sinh, "cosh": s.cosh, "tanh": s.tanh, "asinh": s.asinh,
-            "acosh": s.acosh, "atanh": s.atanh, "exp": s.exp, "log": s.log, "sqrt": s.sqrt,
-            "abs": s.Abs, "sign": s.sign, "erf": s.erf, "floor": s.floor, "ceil": s.ceiling,
-            "log2": lambda x: s.log(x, 2), "log10": lambda x: s.log(x, 10),
-            "log1p": lambda x: s.log(1 + x), "expm1": lambda x: s.exp(x) - 1,
-            "reciprocal": lambda x: 1 / x, "sigmoid": lambda x: 1 / (1 + s.exp(-x)),
-            "softplus": lambda x: s.log(1 + s.exp(x)), "relu": lambda x: s.Max(x, 0),
-        }  # fmt: skip
-        self.binary = {
-            "pow": lambda x, y: x**y, "atan2": s.atan2, "maximum": s.Max, "minimum": s.Min,
-        }  # fmt: skip
 
     def _symbols(self, name: str, shape) -> np.ndarray:
         if not shape:
@@ -382,27 +370,16 @@ class _ToSympy:
         return self.name(node.id, node)
 
     def UnaryOp(self, node):
-        value = self.evaluate(node.operand)
-        return _array(-value if node.op == "neg" else value)
+        return self.apply(node.op, [self.evaluate(node.operand)], node)
 
     def BinOp(self, node):
-        left, right = self.evaluate(node.left), self.evaluate(node.right)
-        return _array(np.power(left, right))
+        return self.apply(node.op, [self.evaluate(node.left), self.evaluate(node.right)], node)
 
     def Chain(self, node):
         value = self.evaluate(node.first)
         for op, operand in zip(node.ops, node.rest):
-            right = self.evaluate(operand)
-            if op == "matmul":
-                value = self.matmul(value, right, node)
-            else:
-                value = _array(_ARITHMETIC[op](value, right))
+            value = self.apply(op, [value, self.evaluate(operand)], node)
         return value
-
-    def matmul(self, left, right, node):
-        if left.ndim == 0 or right.ndim == 0:
-            raise GradcliError("@ needs vectors or matrices, not a scalar", node.span)
-        return _array(np.dot(left, right) if left.ndim <= 2 and right.ndim <= 2 else None)
 
     def Compare(self, node):
         raise self.fail("a comparison", node)
@@ -419,9 +396,9 @@ class _ToSympy:
         )
 
     def Attr(self, node):
-        if node.name != "T":
+        if not getattr(_entries().get(node.name), "attribute", False):
             raise self.fail(f".{node.name}", node)
-        return _array(self.evaluate(node.obj).T)
+        return self.apply(node.name, [self.evaluate(node.obj)], node)
 
     def Index(self, node):
         value = self.evaluate(node.obj)
@@ -463,47 +440,61 @@ class _ToSympy:
         return self.builtin(node.name, [receiver, *(self.evaluate(a) for a in node.args)], node)
 
     def builtin(self, name: str, args: list, node):
-        s = self.sympy
         if getattr(node, "keywords", ()):
             raise self.fail(f"{name}(...) with keyword arguments", node)
-        if name in self.unary and len(args) == 1:
-            return _elementwise(self.unary[name], args[0])
-        if name in self.binary and len(args) == 2:
-            return _array(np.frompyfunc(self.binary[name], 2, 1)(args[0], args[1]))
-        if name in ("max", "min") and len(args) == 2:
-            return _array(np.frompyfunc(s.Max if name == "max" else s.Min, 2, 1)(*args))
-        if name == "clamp" and len(args) == 3:
-            return _array(np.frompyfunc(lambda x, lo, hi: s.Min(s.Max(x, lo), hi), 3, 1)(*args))
-        if len(args) == 1:
-            (x,) = args
-            entries = list(x.reshape(-1))
-            whole = {
-                "sum": lambda: s.Add(*entries),
-                "mean": lambda: s.Add(*entries) / len(entries),
-                "prod": lambda: s.Mul(*entries),
-                "max": lambda: s.Max(*entries),
-                "amax": lambda: s.Max(*entries),
-                "min": lambda: s.Min(*entries),
-                "amin": lambda: s.Min(*entries),
-                "norm": lambda: s.sqrt(s.Add(*(e**2 for e in entries))),
-                "logsumexp": lambda: s.log(s.Add(*(s.exp(e) for e in entries))),
-                "trace": lambda: np.trace(x),
-                "det": lambda: s.Matrix(x.tolist()).det(),
-                "t": lambda: x.T,
-                "flatten": lambda: x.reshape(-1),
-                "zeros_like": lambda: np.full(x.shape, s.Integer(0), dtype=object),
-                "ones_like": lambda: np.full(x.shape, s.Integer(1), dtype=object),
-            }
-            if name in whole and (name not in ("trace", "det", "t") or x.ndim == 2):
-                if name in ("max", "min", "amax", "amin") and not entries:
-                    raise GradcliError(f"{name} of an empty tensor", node.span)
-                return _array(whole[name]())
-        if name in ("dot", "matmul", "mm") and len(args) == 2:
-            return self.matmul(args[0], args[1], node)
-        raise self.fail(f"{name}({', '.join('...' for _ in args)})", node)
+        return self.apply(name, args, node)
+
+    def apply(self, name: str, args: list, node):
+        """An op's entry's symbolic form (``Op.symbolic``, see ``optable``) of ``args``: each
+        argument a tensor's array of expressions, or the number its schema's type says."""
+        entry = _entries().get(name)
+        form = getattr(entry, "symbolic", None)
+        if not callable(form) or not _takes(form, len(args)):
+            raise self.fail(f"{name}({', '.join('...' for _ in args)})", node)
+        params = entry.schema.params
+        args = [self.argument(params[min(i, len(params) - 1)], a) for i, a in enumerate(args)]
+        try:
+            if entry.kind in _ENTRYWISE:
+                entrywise = np.frompyfunc(lambda *xs: form(self.sympy, *xs), len(args), 1)
+                return _array(entrywise(*args))
+            return _array(form(self.sympy, *args))
+        except (ValueError, IndexError) as error:
+            raise GradcliError(f"{name}(): {error}", node.span) from None
+
+    def argument(self, param, value: np.ndarray):
+        if "Tensor" in param.type:
+            return value
+        integers = param.type.split("|")[0] in ("int", "int[]", "bool")
+        if value.ndim != 0 and not (integers and value.ndim == 1):
+            raise GradcliError(f"{param.name} must be a number, not a tensor")
+        if not integers:
+            return value.item()
+        if not all(getattr(n, "is_Integer", False) for n in value.flat):
+            raise GradcliError(f"{param.name} must be a constant integer")
+        return int(value.item()) if value.ndim == 0 else tuple(int(n) for n in value.flat)
 
 
-_ARITHMETIC = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
+# The kinds whose form is of one entry of each argument, broadcast as NumPy does.
+_ENTRYWISE = ("elementwise", "binary")
+
+
+@functools.cache
+def _entries() -> dict:
+    """The table's entries by every name the language calls them (aliases too)."""
+    from ..engine.ops import OPS
+
+    return {alias: e for e in OPS.values() for alias in (e.name, *e.aliases)}
+
+
+def _takes(form, n: int) -> bool:
+    """Whether the form takes ``n`` arguments after SymPy's module."""
+    import inspect
+
+    try:
+        inspect.signature(form).bind(None, *range(n))
+    except TypeError:
+        return False
+    return True
 
 
 def _scalar(value) -> np.ndarray:
@@ -519,7 +510,3 @@ def _array(value) -> np.ndarray:
     if isinstance(value, np.ndarray):
         return value.astype(object)
     return _scalar(value)
-
-
-def _elementwise(function, x: np.ndarray) -> np.ndarray:
-    return _array(np.frompyfunc(function, 1, 1)(x))

@@ -22,7 +22,8 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
 - ``schema``: the parameters, in PyTorch's names and order, each with its type
   (``Tensor``, ``Tensor|Number``, ``Tensor[]``, ``Index`` (integers or a mask:
   no gradient), ``Number``, ``int``, ``int[]``, ``int|int[]``, ``bool``,
-  ``float``, ``dtype``, ``Generator``) and default;
+  ``float``, ``dtype``, ``Generator``, ``str``, or the texts it takes:
+  ``reduction: 'mean'|'sum'|'none'``, which the language checks) and default;
   ``*`` starts the keyword-only ones, ``*shape: int`` takes any number. The
   leading parameters typed ``Tensor...`` are the op's inputs: one rule each.
 - ``grad_fn`` and ``rules``: the name PyTorch shows for the node (stored, not
@@ -65,6 +66,18 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   what it declares. An op of two inputs and no other argument (``x @ y``) must
   make no more numbers than the product of their sizes: that product, known for
   free, spares the hot path the call.
+- ``symbolic``: the op in SymPy, for ``gradcli diff``: ``form(s, *args)`` of the
+  SymPy module ``s`` (the engine never imports it) and a call's positional
+  arguments, a number as its schema's type says, a tensor as a NumPy array of
+  expressions; an elementwise or binary op's form takes one entry of each
+  (``lambda s, x: s.sin(x)``), broadcast. Longer forms: ``ops/sympy_forms.py``.
+  Or a sentence saying why the op has none (``tests/test_structure.py``).
+- ``language_args``: ``f(args, kwargs, span) -> (args, kwargs)``: the language's
+  numbers are floats; an op that reads a dtype (cross_entropy's class indices) converts.
+- ``symbol`` (``"+"``, or spellings ``("**", "^")``) and ``precedence``
+  (``"compare"``, ``"sum"``, ``"product"``, ``"unary"``, ``"power"``): the op as an
+  operator of the language, which ``language/operators.py`` reads for the parser, the
+  printer and the evaluators; the IR names an operator by its entry's name.
 - Where it appears: ``function`` (the language can call it), ``method`` (a
   Tensor method), ``inplace`` (also ``x.name_()``; ``"reshapes"`` when the
   in-place form may change the shape), ``library`` (``gradcli.name``; on by
@@ -215,6 +228,10 @@ class Op:
         internal=False,
         size=None,
         series=None,
+        symbolic=None,
+        language_args=None,
+        symbol=None,
+        precedence=None,
     ):
         self.name = name
         self.forward = forward
@@ -247,6 +264,11 @@ class Op:
         self.internal = internal
         self.size = size
         self.series = series
+        self.symbolic = symbolic
+        self.language_args = language_args
+        # The language's spellings of the op as an operator, the first the printed one.
+        self.symbols = (symbol,) if isinstance(symbol, str) else tuple(symbol or ())
+        self.precedence = precedence
         if grad_fn is not None:
             overloads = [Overload(grad_fn, rules)]
         self.overloads = tuple(overloads or ())

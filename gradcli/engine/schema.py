@@ -11,10 +11,15 @@ REQUIRED = object()  # a parameter's default when it has none
 class Param:
     """One parameter of a schema: name, type (as written), default, how it is passed."""
 
-    __slots__ = ("name", "type", "default", "keyword_only", "variadic")
+    __slots__ = ("name", "type", "default", "keyword_only", "variadic", "choices")
 
     def __init__(self, name, type_, default, keyword_only, variadic):
         self.name = name
+        # Text of a few spellings is declared as them: reduction: 'mean'|'sum'|'none'.
+        self.choices = None
+        if type_[:1] in "'\"":
+            self.choices = tuple(_literal(c.strip()) for c in type_.split("|"))
+            type_ = "str"
         self.type = type_
         self.default = default
         self.keyword_only = keyword_only

@@ -24,6 +24,7 @@ from ..errors import GradcliError, GradcliTypeError, Span
 from . import ir
 from .forms import CALCULATOR_FORMS
 from .ir import NESTING_LIMIT
+from .operators import SYMBOLS, UNARY_OPS
 
 if TYPE_CHECKING:
     import inspect
@@ -94,20 +95,21 @@ FUNCTION_ALIASES = {
     "matmult": "matmul",
     "transposed": "transpose",
 }
-#: Names of operations the language writes as operators.
+# Python's and NumPy's names of the operators' entries, which a user may call.
+_OTHER_OPERATOR_NAMES = {
+    "mod": "remainder",
+    "floordiv": "floor_divide",
+    "truediv": "div",
+    "divide": "div",
+    "multiply": "mul",
+    "subtract": "sub",
+    "negative": "neg",
+}
+#: Names of operations the language writes as operators, with how to write them.
 OPERATOR_ALIASES = {
-    "mod": "a % b",
-    "remainder": "a % b",
-    "floor_divide": "a // b",
-    "floordiv": "a // b",
-    "truediv": "a / b",
-    "divide": "a / b",
-    "multiply": "a * b",
-    "mul": "a * b",
-    "add": "a + b",
-    "subtract": "a - b",
-    "sub": "a - b",
-    "negative": "-x",
+    word: f"{SYMBOLS[name]}x" if name in UNARY_OPS.values() else f"a {SYMBOLS[name]} b"
+    for word, name in [*_OTHER_OPERATOR_NAMES.items(), *((n, n) for n in SYMBOLS)]
+    if name not in FUNCTIONS
 }
 # Near names among the built-in functions: close enough that gamma never meets amax.
 _NEAR_FUNCTION = 0.75

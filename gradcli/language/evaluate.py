@@ -32,7 +32,6 @@ from ..errors import (
     GradcliError,
     GradcliIndexError,
     GradcliTypeError,
-    GradcliValueError,
     Span,
     out_of_memory,
 )
@@ -44,6 +43,7 @@ from .check import (
     name_span,
     suggest,
 )
+from .operators import PYTHON
 from .subscripts import (
     blame_subscript,
     checked_integer,
@@ -53,26 +53,11 @@ from .subscripts import (
     subscripts_span,
 )
 
-_OPERATORS = {
-    "add": operator.add,
-    "sub": operator.sub,
-    "mul": operator.mul,
-    "div": operator.truediv,
-    "floordiv": lambda a, b: _floor_divide(a, b),
-    "mod": operator.mod,
-    "matmul": operator.matmul,
-    "pow": operator.pow,
-    "lt": operator.lt,
-    "le": operator.le,
-    "gt": operator.gt,
-    "ge": operator.ge,
-    "eq": operator.eq,
-    "ne": operator.ne,
-}
-_UNARY = {"neg": operator.neg, "pos": operator.pos}
+# x // y is cut from the graph (see _floor_divide); every other operator is Python's.
+_OPERATORS = {**PYTHON, "floor_divide": lambda a, b: _floor_divide(a, b)}
 # Operators whose left operand becomes a tensor even beside a tensor: 2 % y then has
 # PyTorch's gradient for y (RemainderBackward1), as torch.remainder(tensor(2.), y).
-_TENSOR_OPERANDS = frozenset({"mod", "floordiv"})
+_TENSOR_OPERANDS = frozenset({"remainder", "floor_divide"})
 
 # The types of the op table's schemas that the language converts its values to.
 INTEGER_TYPES = frozenset({"int"})
@@ -83,12 +68,6 @@ _BOUND_TYPES = frozenset({"Number|Tensor"})
 _SEQUENCE_TYPES = frozenset({"Tensor[]"})
 # An op's operand that may be a number: pow(2, x), atan2(1, x).
 _OPERAND_TYPES = frozenset({"Tensor|Number"})
-#: The texts each parameter of type str takes (reduction="sum").
-_TEXT_CHOICES = {
-    "reduction": ("mean", "sum", "none"),
-    "approximate": ("none", "tanh"),
-    "UPLO": ("L", "U"),
-}
 #: What ``x.name`` computes, for each name of check.ATTRIBUTES.
 TENSOR_ATTRIBUTES = {
     "T": lambda x: x.T,
@@ -257,8 +236,8 @@ class Evaluator:
     def UnaryOp(self, node: ir.UnaryOp):
         value = self.evaluate(node.operand)
         if type(value) is not Tensor and type(value) is not Batched:
-            return _UNARY[node.op](value)
-        return self.apply(node.op, node.span, _UNARY[node.op], value)
+            return _OPERATORS[node.op](value)
+        return self.apply(node.op, node.span, _OPERATORS[node.op], value)
 
     def BinOp(self, node: ir.BinOp):
         left, right = self.evaluate(node.left), self.evaluate(node.right)
@@ -389,7 +368,7 @@ class Evaluator:
         params += [sig.variadic] * max(0, len(nodes) - len(params))
         args, kwargs, given = [], {}, []  # given: (parameter, value, span) of each argument
         for i, (param, arg) in enumerate(zip(params, nodes)):
-            value = receiver if arg is None else self.argument(param, types[param], arg)
+            value = receiver if arg is None else self.argument(param, types[param], arg, function)
             if i == 0 and function.kind != "constructor" and types[param] == "Tensor":
                 value = as_tensor(value)
             arg_span = span if arg is None else arg.span
@@ -400,15 +379,15 @@ class Evaluator:
             kwargs["generator"] = self.generator
         for keyword in keyword_nodes:
             param = sig.canonical(keyword.name)
-            value = self.argument(param, types[param], keyword.value)
+            value = self.argument(param, types[param], keyword.value, function)
             value = self.adapt(param, types[param], value, keyword.value.span)
             given.append((param, value, keyword.value.span))
             kwargs[param] = value
         call = function.call
         if name in CALCULATOR_FORMS:
             call, args, kwargs = _calculator_form(name, call, args, kwargs, given)
-        elif name == "cross_entropy":
-            args, kwargs = _class_indices(args, kwargs, span)
+        elif function.language_args is not None:
+            args, kwargs = function.language_args(args, kwargs, span)
         try:
             result = self.apply(name, span, call, *args, **kwargs)
         except GradcliIndexError as err:
@@ -424,7 +403,7 @@ class Evaluator:
             result = self.apply("to_dtype", span, ops.to_dtype, result, default_dtype())
         return result
 
-    def argument(self, param: str, type_: str, node):
+    def argument(self, param: str, type_: str, node, function=None):
         if type_ in _SEQUENCE_TYPES and isinstance(node, ir.ListLit):
             return [as_tensor(self.evaluate(item)) for item in node.items]
         if type_ in _SEQUENCE_TYPES and isinstance(node, ir.Numbers):
@@ -433,8 +412,9 @@ class Evaluator:
         if (type_ == "str") != isinstance(value, str):
             if type_ != "str":
                 raise GradcliTypeError(f"{param} takes a value, not text in quotes", node.span)
-        if type_ == "str" and value not in _TEXT_CHOICES.get(param, (value,)):
-            listed = ", ".join(f'"{c}"' for c in _TEXT_CHOICES[param])
+        choices = _choices(function, param) if type_ == "str" else None
+        if choices is not None and value not in choices:
+            listed = ", ".join(f'"{c}"' for c in choices)
             raise GradcliTypeError(f"{param} must be one of {listed}", node.span)
         return value
 
@@ -465,6 +445,12 @@ class Evaluator:
             # 0.5 as 2 ** -1 is (an integral literal is an int only for sizes and axes).
             return float(value)
         return value
+
+
+def _choices(function, param: str):
+    """The texts the schema's parameter ``param`` takes (reduction="sum"), or None."""
+    found = [p.choices for p in function.schema.params if p.name == param] if function else []
+    return found[0] if found else None
 
 
 def _parameter_types(function) -> dict:
@@ -513,27 +499,6 @@ def log_base(x, base):
     # A number base stays a Python float: a float32 x keeps its dtype.
     denominator = ops.log(base) if type(base) is Tensor else math.log(base)
     return ops.div(ops.log(x), denominator)
-
-
-def _class_indices(args: list, kwargs: dict, span: Span) -> tuple[list, dict]:
-    """cross_entropy's target as the library takes it: the language's numbers are floats,
-    so a target of another shape than the input holds class indices, as integers."""
-    target = args[1] if len(args) > 1 else kwargs.get("target")
-    input_ = args[0] if args else kwargs.get("input")  # either may be given by keyword
-    data = np.asarray(target.physical if type(target) is Batched else target)
-    if target is None or np.shape(target) == np.shape(input_) or data.dtype.kind != "f":
-        return args, kwargs
-    if not np.all(data == np.round(data)):
-        raise GradcliValueError(
-            "cross_entropy: a target of another shape than input holds class indices, "
-            "which must be whole numbers",
-            span,
-        )
-    indices = ops.to_dtype(as_tensor(data), np.int64)
-    indices = Batched(indices) if type(target) is Batched else indices
-    if len(args) > 1:
-        return [args[0], indices, *args[2:]], kwargs
-    return args, {**kwargs, "target": indices}
 
 
 def _axis_span(message: str, given, fallback: Span) -> Span:

@@ -37,29 +37,9 @@ VARYING_INDEX = (
     "evaluation: it must be the same at every point"
 )
 
-# The ops the evaluator's operators and statements stand for, by the description
-# it gives them (a function call names its entry itself).
-_ENTRIES = {
-    "add": "add",
-    "sub": "sub",
-    "mul": "mul",
-    "div": "div",
-    "mod": "remainder",
-    "matmul": "matmul",
-    "pow": "pow",
-    "lt": "lt",
-    "le": "le",
-    "gt": "gt",
-    "ge": "ge",
-    "eq": "eq",
-    "ne": "ne",
-    "and": "logical_and",
-    "neg": "neg",
-    "pos": "positive",
-    "index": "getitem",
-    "setitem": "setitem",
-    "T": "T",
-}
+# The ops the evaluator's statements and x.T stand for, by the description it gives
+# them (a function call names its entry itself, an operator is described by its entry's name).
+_ENTRIES = {"and": "logical_and", "index": "getitem", "setitem": "setitem", "T": "T"}
 
 
 def _floor_divide(a, b):
@@ -95,13 +75,13 @@ class BatchedEvaluator(Evaluator):
         return super().apply(description, span, fn, *args, **kwargs)
 
     def _batched(self, description, fn):
+        if description == "floor_divide":  # cut from the graph, as the evaluator's
+            return _floor_divide
         entry = getattr(fn, "op", None)
-        if entry is None and description in _ENTRIES:
-            entry = ops.OPS[_ENTRIES[description]]
+        if entry is None:
+            entry = ops.OPERATORS.get(description) or ops.OPS.get(_ENTRIES.get(description))
         if entry is not None:
             return lambda *args, **kwargs: batching.call(entry, *args, **kwargs)
-        if description == "floordiv":
-            return _floor_divide
         if fn is log_base:
             return _elementwise(log_base)
         if fn is TENSOR_ATTRIBUTES["shape"]:

@@ -1,4 +1,4 @@
-"""The IR of the gradcli language: small immutable nodes, and a printer back to source.
+"""The IR of the gradcli language: small immutable nodes (``printing`` writes them back to source).
 
 The parser (parser.py) builds these nodes, the checker (check.py) validates them
 and the evaluator (evaluate.py) runs them on the autograd engine. Every node
@@ -6,7 +6,8 @@ carries a ``span`` (where it came from) that is left out of equality, so two
 parses of the same program in different layouts compare equal.
 
 A run of same-precedence left-associative operators is one flat ``Chain``
-(``a + b - c`` is ``Chain(a, ("add", "sub"), (b, c))``), so that a 10,000-term
+(``a + b - c`` is ``Chain(a, ("add", "sub"), (b, c))``: an operator is named by its op
+table entry, see ``operators``), so that a 10,000-term
 sum is one node deep. ``**`` is a ``BinOp``; comparisons chain as in Python
 (``a < b < c`` means ``a < b and b < c``) and form a ``Compare``.
 
@@ -43,28 +44,6 @@ def deep_recursion():
             sys.setrecursionlimit(old)
 
 
-#: Operator spellings, by the op names the IR uses.
-BINARY_SYMBOLS = {
-    "add": "+",
-    "sub": "-",
-    "mul": "*",
-    "div": "/",
-    "floordiv": "//",
-    "mod": "%",
-    "matmul": "@",
-    "pow": "**",
-    "lt": "<",
-    "le": "<=",
-    "gt": ">",
-    "ge": ">=",
-    "eq": "==",
-    "ne": "!=",
-}
-UNARY_SYMBOLS = {"neg": "-", "pos": "+"}
-#: Which ops share a precedence level (and so may share one Chain).
-CHAIN_LEVELS = {"add": 2, "sub": 2, "mul": 3, "div": 3, "floordiv": 3, "mod": 3, "matmul": 3}
-COMPARE_OPS = ("lt", "le", "gt", "ge", "eq", "ne")
-
 _NO_SPAN = Span(0, 0)
 
 
@@ -100,7 +79,7 @@ class Name(Record):
 
 
 class UnaryOp(Record):
-    """``-x`` (op "neg") or ``+x`` (op "pos")."""
+    """``-x`` (op "neg") or ``+x`` (op "positive")."""
 
     op: str
     operand: Expr
@@ -120,7 +99,7 @@ class BinOp(Record):
 class Chain(Record):
     """``first op[0] rest[0] op[1] rest[1] ...`` evaluated left to right.
 
-    All ops are of one precedence level: add/sub, or mul/div/floordiv/mod/matmul.
+    All ops are of one precedence level: add/sub, or mul/div/floor_divide/remainder/matmul.
     """
 
     first: Expr
@@ -339,135 +318,3 @@ def walk(node: Node):
         item = stack.pop()
         yield item
         stack.extend(reversed(children(item)))
-
-
-# ----------------------------------------------------------------------------
-# Printing back to source
-# ----------------------------------------------------------------------------
-
-# Binding strength of each kind of expression; an operand weaker than its slot needs brackets.
-_COMPARE, _SUM, _PRODUCT, _UNARY, _POWER, _POSTFIX, _ATOM = range(1, 8)
-
-
-def _level(node: Expr) -> int:
-    if isinstance(node, Compare):
-        return _COMPARE
-    if isinstance(node, Chain):
-        return CHAIN_LEVELS[node.ops[0]]
-    if isinstance(node, UnaryOp):
-        return _UNARY
-    if isinstance(node, BinOp):
-        return _POWER
-    if isinstance(node, (Call, Method, Attr, Index)):
-        return _POSTFIX
-    return _ATOM
-
-
-def _number(value: float) -> str:
-    if value == float("inf"):  # a literal too large for a float, such as 1e400
-        return "1e999"
-    if value == int(value) and abs(value) < 1e16:
-        return str(int(value))
-    return repr(value)
-
-
-def to_source(node: Node) -> str:
-    """Source text for ``node`` with the fewest brackets that parse back to the same IR."""
-    with deep_recursion():
-        return _Printer().show(node)
-
-
-class _Printer:
-    def show(self, node: Node) -> str:
-        return getattr(self, type(node).__name__)(node)
-
-    def operand(self, node: Expr, weakest: int) -> str:
-        """``node`` printed in a slot that takes expressions binding at least ``weakest``."""
-        text = self.show(node)
-        return text if _level(node) >= weakest else f"({text})"
-
-    def arguments(self, args, keywords) -> str:
-        return ", ".join([self.show(a) for a in args] + [self.show(k) for k in keywords])
-
-    def operator_run(self, node: Chain | Compare, strength: int) -> str:
-        """``first op operand op operand ...``, each operand binding at least ``strength``."""
-        parts = [self.operand(node.first, strength)]
-        for op, operand in zip(node.ops, node.rest):
-            parts += [BINARY_SYMBOLS[op], self.operand(operand, strength)]
-        return " ".join(parts)
-
-    def Num(self, node: Num) -> str:
-        return _number(node.value) if node.value >= 0 else f"({_number(node.value)})"
-
-    def Str(self, node: Str) -> str:
-        return f"'{node.value}'" if '"' in node.value else f'"{node.value}"'
-
-    def Name(self, node: Name) -> str:
-        return node.id
-
-    def UnaryOp(self, node: UnaryOp) -> str:
-        return UNARY_SYMBOLS[node.op] + self.operand(node.operand, _UNARY)
-
-    def BinOp(self, node: BinOp) -> str:
-        left = self.operand(node.left, _POSTFIX)
-        return f"{left} {BINARY_SYMBOLS[node.op]} {self.operand(node.right, _UNARY)}"
-
-    def Chain(self, node: Chain) -> str:
-        # The operands bind one level stronger than the chain: a nested chain of the
-        # same level keeps its brackets, or it would parse back flattened.
-        return self.operator_run(node, CHAIN_LEVELS[node.ops[0]] + 1)
-
-    def Compare(self, node: Compare) -> str:
-        return self.operator_run(node, _SUM)
-
-    def Keyword(self, node: Keyword) -> str:
-        return f"{node.name}={self.show(node.value)}"
-
-    def Call(self, node: Call) -> str:
-        return f"{node.func}({self.arguments(node.args, node.keywords)})"
-
-    def _receiver(self, node: Expr) -> str:
-        # `2.T` would lex as the number `2.` followed by `T`.
-        if isinstance(node, Num):
-            return f"({self.show(node)})"
-        return self.operand(node, _POSTFIX)
-
-    def Method(self, node: Method) -> str:
-        args = self.arguments(node.args, node.keywords)
-        return f"{self._receiver(node.obj)}.{node.name}({args})"
-
-    def Attr(self, node: Attr) -> str:
-        return f"{self._receiver(node.obj)}.{node.name}"
-
-    def Slice(self, node: Slice) -> str:
-        text = ":".join("" if p is None else self.show(p) for p in (node.start, node.stop))
-        return text if node.step is None else f"{text}:{self.show(node.step)}"
-
-    def Index(self, node: Index) -> str:
-        subscripts = ", ".join(self.show(s) for s in node.subscripts)
-        return f"{self._receiver(node.obj)}[{subscripts}]"
-
-    def ListLit(self, node: ListLit) -> str:
-        return "[" + ", ".join(self.show(item) for item in node.items) + "]"
-
-    def Numbers(self, node: Numbers) -> str:
-        shown = (
-            _number(v) if v >= 0 and str(v)[0] != "-" else f"-{_number(-v)}" for v in node.values
-        )
-        return "[" + ", ".join(shown) + "]"
-
-    def Assign(self, node: Assign) -> str:
-        return f"{node.name} = {self.show(node.value)}"
-
-    def IndexAssign(self, node: IndexAssign) -> str:
-        subscripts = ", ".join(self.show(s) for s in node.subscripts)
-        return f"{node.name}[{subscripts}] = {self.show(node.value)}"
-
-    def FuncDef(self, node: FuncDef) -> str:
-        return f"{node.name}({', '.join(node.params)}) = {self.show(node.body)}"
-
-    def ConstDecl(self, node: ConstDecl) -> str:
-        return f"const {node.name} = {self.show(node.value)}"
-
-    def Program(self, node: Program) -> str:
-        return "\n".join(self.show(s) for s in node.statements)

@@ -20,12 +20,10 @@ from typing import TYPE_CHECKING
 from ..errors import GradcliError, Span
 from . import characters, ir, lalr
 from .ir import NESTING_LIMIT
+from .operators import BINARY_OPS, UNARY_OPS
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-BINARY_OPS = {v: k for k, v in ir.BINARY_SYMBOLS.items()} | {"^": "pow"}
-UNARY_OPS = {v: k for k, v in ir.UNARY_SYMBOLS.items()}
 
 
 def token_span(token) -> Span:

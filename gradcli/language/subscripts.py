@@ -11,6 +11,7 @@ import numpy as np
 from ..engine.tensor import Tensor
 from ..errors import GradcliError, GradcliIndexError, GradcliTypeError, ShapeError, Span
 from . import ir
+from .printing import to_source
 
 
 def fitted_shape(value, target: Tensor, key, node: ir.IndexAssign, span: Span):
@@ -29,7 +30,7 @@ def fitted_shape(value, target: Tensor, key, node: ir.IndexAssign, span: Span):
     except ValueError:
         fits = False
     if not fits:
-        subscripts = ", ".join(ir.to_source(s) for s in node.subscripts)
+        subscripts = ", ".join(to_source(s) for s in node.subscripts)
         raise ShapeError(
             f"cannot assign a value of shape {tuple(np.shape(value))} to {node.name}[{subscripts}],"
             f" of shape {selected}",

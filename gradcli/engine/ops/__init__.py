@@ -52,6 +52,8 @@ TABLES = tuple(
 OPS = {entry.name: entry for t in TABLES for entry in t.entries}
 INTERNAL = {entry.name: entry for t in TABLES for entry in t.internal_entries}
 
+#: The language's operators (``x + y``), by name: see ``optable``'s ``symbol``.
+OPERATORS = {name: entry for name, entry in OPS.items() if entry.symbols}
 #: What a program of the language can call.
 FUNCTIONS = {name: entry for name, entry in OPS.items() if entry.function}
 #: The Tensor's methods (x.sum()), by name, with their aliases (x.clip()).

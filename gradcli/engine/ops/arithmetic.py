@@ -26,11 +26,15 @@ _ARITHMETIC = dict(kind="binary", method=True, inplace=True)
 # fmt: off
 add = table.op("add", np.add, _BINARY, grad_fn="AddBackward0",
                rules=(lambda g, ans, x, y: g, lambda g, ans, x, y: g), saves=False, doc="x + y",
+               symbol="+", precedence="sum",
+               symbolic=lambda s, x, y: x + y,
                kind="binary", method=True, operators=("__add__",), reflected=("__radd__",),
                domain=("real", "real"),
                words=("d(a+b)/da = 1", "d(a+b)/db = 1"))
 sub = table.op("sub", np.subtract, _BINARY, grad_fn="SubBackward0",
                rules=(lambda g, ans, x, y: g, lambda g, ans, x, y: -g), saves=False, doc="x - y",
+               symbol="-", precedence="sum",
+               symbolic=lambda s, x, y: x - y,
                kind="binary", method=True, operators=("__sub__",), domain=("real", "real"),
                words=("d(a-b)/da = 1", "d(a-b)/db = -1"))
 _RSUB_RULES = (lambda g, ans, x, y: -g, lambda g, ans, x, y: g)
@@ -41,6 +45,8 @@ rsub = table.op("rsub", lambda x, y: np.subtract(y, x), _BINARY,
                 words=("d(b-a)/da = -1", "d(b-a)/db = 1"))
 mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
                rules=(lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x), doc="x * y",
+               symbol="*", precedence="product",
+               symbolic=lambda s, x, y: x * y,
                operators=("__mul__", "__imul__"), reflected=("__rmul__",),
                domain=("real", "real"), **_ARITHMETIC,
                words=("d(a*b)/da = b", "d(a*b)/db = a"), saves={"self": 1, "other": 0})
@@ -50,10 +56,13 @@ mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
 div = table.op("div", np.true_divide, _BINARY, grad_fn="DivBackward0",
                rules=(lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ((x / y) / y)),
                doc="x / y", operators=("__truediv__", "__itruediv__"),
+               symbol="/", precedence="product",
+               symbolic=lambda s, x, y: x / y,
                domain=("real", "nonzero"), **_ARITHMETIC,
                words=("d(a/b)/da = 1/b", "d(a/b)/db = -a/b**2"), saves={"self": 1, "other": None})
 reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="ReciprocalBackward0",
                       rules=(lambda g, ans, x: -g * ans * ans,), doc="1 / x", kind="elementwise",
+                      symbolic=lambda s, x: 1 / x,
                       kink="-g * ans * ans from the left: a zero gradient stays 0 where "
                       "ans * ans overflows (|x| < 1e-154; PyTorch squares first: nan)",
                       method=True, inplace=True, function=True, domain=("nonzero",),
@@ -64,6 +73,8 @@ reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="Rec
                                                                "hessian")),), saves=("result",))
 neg = table.op("neg", np.negative, grad_fn="NegBackward0", rules=(lambda g, ans, x: -g,),
                saves=False, doc="-x", kind="elementwise", method=True, inplace=True,
+               symbol="-", precedence="unary",
+               symbolic=lambda s, x: -x,
                operators=("__neg__",), domain=("real",),
                words="d(-a)/da = -1")
 # fmt: on
@@ -82,7 +93,14 @@ def rdiv(over, input, other):
 
 
 @table.composite(
-    "positive", "(input: Tensor)", kind="elementwise", doc="+x: x itself", operators=("__pos__",)
+    "positive",
+    "(input: Tensor)",
+    kind="elementwise",
+    doc="+x: x itself",
+    symbol="+",
+    precedence="unary",
+    operators=("__pos__",),
+    symbolic=lambda s, x: x,
 )
 def positive(over, input):
     return input
@@ -177,6 +195,9 @@ pow = table.op(  # noqa: A001  (PyTorch's name)
         over("PowBackward0", (_pow_base_rule, None), numbers=False, saves=("self", "exponent")),
     ],
     doc="x ** p, also written x ^ p",
+    symbol=("**", "^"),
+    precedence="power",
+    symbolic=lambda s, x, y: x**y,
     kink="d/dx x**0 = 0 everywhere; at a zero base higher derivatives are p(p-1)...x**(p-k) "
     "as PyTorch, and with a tensor exponent the limits from x > 0: d/dp is 0, as PyTorch's, "
     "and so are its derivatives (PyTorch's second derivatives there are nan)",
@@ -240,6 +261,7 @@ floor_divide = table.op(
     "floor_divide", _integer_division(np.floor_divide), _BINARY,
     overloads=[over("NotImplemented", (not_implemented("floor_divide"),) * 2, numbers=False)],
     doc="x // y, rounded down", kink="no derivative: backward raises, as in PyTorch",
+    symbol="//", precedence="product",
     operators=("__floordiv__",), reflected=("__rfloordiv__",), **_ARITHMETIC)
 remainder = table.op(
     "remainder", _integer_division(np.remainder), _BINARY,
@@ -251,6 +273,7 @@ remainder = table.op(
         over("RemainderBackward0", (lambda g, ans, x, y: g, None), numbers=False),
     ],
     doc="x % y, with the sign of y", kink="the jumps of x // y get gradient 0",
+    symbol="%", precedence="product",
     operators=("__mod__",), reflected=("__rmod__",), domain=("real", "positive"), **_ARITHMETIC,
     words=("d(a % b)/da = 1", "d(a % b)/db = -(a // b)"))
 # fmt: on
@@ -290,6 +313,7 @@ _NAN_TIES = "ties share the gradient evenly; at a nan both inputs get it, as PyT
 # fmt: off
 maximum = table.op("maximum", np.maximum, _BINARY, grad_fn="MaximumBackward0",
                    rules=_pick_rules(lambda a, b: a > b), doc="elementwise larger of x and y",
+                   symbolic=lambda s, x, y: s.Max(x, y),
                    kind="binary", kink=_NAN_TIES, function=True,
                    method=True, domain=("distinct", "distinct"),
                    words=(
@@ -299,6 +323,7 @@ maximum = table.op("maximum", np.maximum, _BINARY, grad_fn="MaximumBackward0",
                    kink_at=at_tie, saves={"self": None, "other": None})
 minimum = table.op("minimum", np.minimum, _BINARY, grad_fn="MinimumBackward0",
                    rules=_pick_rules(lambda a, b: a < b), doc="elementwise smaller of x and y",
+                   symbolic=lambda s, x, y: s.Min(x, y),
                    kind="binary", kink=_NAN_TIES, function=True,
                    method=True, domain=("distinct", "distinct"),
                    words=(
@@ -310,6 +335,7 @@ atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Numb
                  grad_fn="Atan2Backward0",
                  rules=(_atan2_rule(1, lambda y, x: x), _atan2_rule(-1, lambda y, x: y)),
                  doc="atan2(y, x): the angle of the point (x, y)",
+                 symbolic=lambda s, y, x: s.atan2(y, x),
                  kink="gradient 0 at the origin; second derivatives nan there (they do not "
                  "exist), as PyTorch",
                  function=True, domain=("real", "positive"), **_ARITHMETIC,

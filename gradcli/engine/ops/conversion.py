@@ -60,6 +60,7 @@ clone = table.op(
     "detach",
     "(input: Tensor)",
     doc="the same values, cut from the graph",
+    symbolic="its gradient is cut: no expression has its value and a zero derivative",
     kind="other",
     function=True,
     batching=batching.elementwise,
@@ -190,6 +191,7 @@ def is_tensor(over, obj):
     kind="other",
     function=True,
     doc="numel(x): the number of entries of x (a constant)",
+    symbolic=lambda s, x: s.Integer(x.size),
     batching=batching.same_at_every_point,
 )
 def numel(over, input):
@@ -203,6 +205,7 @@ def numel(over, input):
     function=True,
     library=False,
     doc="len(x): the size of the first dimension of x (a constant), as Python's len",
+    symbolic=lambda s, x: s.Integer(x.shape[0]),
     batching=batching.same_at_every_point,
 )
 def length(over, input):

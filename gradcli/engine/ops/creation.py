@@ -13,6 +13,7 @@ from .. import dtypes, limits, state
 from ..devices import on_cpu
 from ..optable import Table, over
 from ..tensor import Tensor, as_array
+from . import sympy_forms as sym
 from .common import raw, shape_arg
 from .conversion import to_dtype
 
@@ -66,6 +67,7 @@ def tensor(over, data, dtype=None, device=None, requires_grad=False):
     "zeros",
     "(*size: int, dtype: dtype = None, device: device = None, requires_grad: bool = False)",
     doc="zeros(2, 3): a tensor of zeros",
+    symbolic=lambda s, *size: np.full(size, s.Integer(0), dtype=object),
     **CONSTRUCTOR,
 )
 @sized
@@ -78,6 +80,7 @@ def zeros(over, *size, dtype=None, device=None, requires_grad=False):
     "ones",
     "(*size: int, dtype: dtype = None, device: device = None, requires_grad: bool = False)",
     doc="ones(2, 3): a tensor of ones",
+    symbolic=lambda s, *size: np.full(size, s.Integer(1), dtype=object),
     **CONSTRUCTOR,
 )
 @sized
@@ -102,6 +105,7 @@ def empty(over, *size, dtype=None, device=None, requires_grad=False):
     "(size: int[], fill_value: Number, *, dtype: dtype = None, device: device = None, "
     "requires_grad: bool = False)",
     doc="full((2, 3), v): a tensor filled with v",
+    symbolic=lambda s, size, fill: np.full(size, fill, dtype=object),
     **CONSTRUCTOR,
 )
 def full(over, size, fill_value, dtype=None, device=None, requires_grad=False):
@@ -122,6 +126,7 @@ def full(over, size, fill_value, dtype=None, device=None, requires_grad=False):
     "(n: int, m: int = None, *, dtype: dtype = None, device: device = None, "
     "requires_grad: bool = False)",
     doc="eye(n): the identity matrix",
+    symbolic=lambda s, n, m=None: np.eye(n, m, dtype=int).astype(object) * s.Integer(1),
     **CONSTRUCTOR,
 )
 def eye(over, n, m=None, dtype=None, device=None, requires_grad=False):
@@ -136,6 +141,7 @@ def eye(over, n, m=None, dtype=None, device=None, requires_grad=False):
     "(start: Number, end: Number = None, step: Number = 1, *, "
     "dtype: dtype = None, device: device = None, requires_grad: bool = False)",
     doc="arange(start, end, step): evenly spaced values in [start, end)",
+    symbolic=sym.arange,
     **CONSTRUCTOR,
 )
 def arange(over, start, end=None, step=1, dtype=None, device=None, requires_grad=False):
@@ -169,6 +175,7 @@ def arange(over, start, end=None, step=1, dtype=None, device=None, requires_grad
     "(start: Number, end: Number, steps: int, *, dtype: dtype = None, device: device = None, "
     "requires_grad: bool = False)",
     doc="linspace(0, 1, 5): steps evenly spaced values from start to end",
+    symbolic=sym.linspace,
     **CONSTRUCTOR,
 )
 def linspace(over, start, end, steps, dtype=None, device=None, requires_grad=False):
@@ -203,6 +210,7 @@ _LIKE = "*, dtype: dtype = None, device: device = None, requires_grad: bool = Fa
     "zeros_like",
     f"(input: Tensor, {_LIKE})",
     doc="zeros_like(x): zeros of x's shape and dtype",
+    symbolic=lambda s, x: np.full(x.shape, s.Integer(0), dtype=object),
     **CONSTRUCTOR,
     batching=batching.same_at_every_point,
 )
@@ -217,6 +225,7 @@ def zeros_like(over, input, dtype=None, device=None, requires_grad=False):
     "ones_like",
     f"(input: Tensor, {_LIKE})",
     doc="ones_like(x): ones of x's shape and dtype",
+    symbolic=lambda s, x: np.full(x.shape, s.Integer(1), dtype=object),
     **CONSTRUCTOR,
     batching=batching.same_at_every_point,
 )

@@ -14,6 +14,7 @@ from ..explain import at_half_integer, at_integer, at_nonzero_integer, at_zero, 
 from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
+from . import sympy_forms as sym
 from .comparison import where
 from .creation import zero_rule
 
@@ -78,11 +79,13 @@ threshold_backward = table.internal(
 # fmt: off
 abs = elementwise("abs", np.abs, "AbsBackward0", lambda g, ans, x: g * sign(x), "absolute value",
                   "nonzero", operators=("__abs__",),
+                  symbolic=lambda s, x: s.Abs(x),
                   kink="d|x|/dx = 0 at x = 0; nan at nan (PyTorch gives 0: its sign(nan) is 0)",
                   words="d|a|/da = sign(a)", kink_at=at_zero,
                   differs=(Difference("at nan", "gradient nan", "sign(nan) is nan, not 0",
                                       ("at nan",), ("grad", "jvp", "jacobian")),), saves=("self",))
 sign = piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x",
+                          symbolic=lambda s, x: s.sign(x),
                           kink="gradient 0 everywhere; sign(nan) is nan (PyTorch gives 0)",
                           words="d sign(a)/da = 0", kink_at=at_zero,
                           differs=(Difference("at nan", "sign(nan) is nan (PyTorch: 0)",
@@ -90,6 +93,7 @@ sign = piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the s
                                               ("value", "batched")),))
 sqrt = elementwise("sqrt", np.sqrt, "SqrtBackward0", lambda g, ans, x: g / (2 * ans), "square root",
                    "positive", kink="derivative inf at 0",
+                   symbolic=lambda s, x: s.sqrt(x),
                    words="d sqrt(a)/da = 1/(2*sqrt(a))", kink_at=at_zero, saves=("result",))
 rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), "RsqrtBackward0",
                     lambda g, ans, x: -0.5 * g * ans * ans * ans, "1 / sqrt(x)", "positive",
@@ -100,57 +104,75 @@ rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), "RsqrtBackward0",
                                         ("scale 1e-300",), ("grad", "grad2", "jvp", "jacobian",
                                                              "hessian")),), saves=("result",))
 exp = elementwise("exp", np.exp, "ExpBackward0", lambda g, ans, x: g * ans, "e ** x", "real",
+                  symbolic=lambda s, x: s.exp(x),
                   words="d exp(a)/da = exp(a)", saves=("result",))
 expm1 = elementwise("expm1", np.expm1, "Expm1Backward0", lambda g, ans, x: g * (ans + 1),
                     "exp(x) - 1, accurate near 0", "real",
+                    symbolic=lambda s, x: s.exp(x) - 1,
                     words="d expm1(a)/da = exp(a)", saves=("result",))
 log = elementwise("log", np.log, "LogBackward0", lambda g, ans, x: g / x, "natural logarithm",
                   "positive",
+                  symbolic=lambda s, x: s.log(x),
                   words="d log(a)/da = 1/a", special=(0.0,), saves=("self",))
 log2 = elementwise("log2", np.log2, "Log2Backward0", lambda g, ans, x: g / (x * _LN2),
                    "base-2 logarithm", "positive",
+                   symbolic=lambda s, x: s.log(x, 2),
                    words="d log2(a)/da = 1/(a*ln 2)", special=(0.0,), saves=("self",))
 log10 = elementwise("log10", np.log10, "Log10Backward0", lambda g, ans, x: g / (x * _LN10),
                     "base-10 logarithm", "positive",
+                    symbolic=lambda s, x: s.log(x, 10),
                     words="d log10(a)/da = 1/(a*ln 10)", special=(0.0,), saves=("self",))
 log1p = elementwise("log1p", np.log1p, "Log1PBackward0", lambda g, ans, x: g / (x + 1),
                     "log(1 + x), accurate near 0", "positive",
+                    symbolic=lambda s, x: s.log(1 + x),
                     words="d log1p(a)/da = 1/(1+a)", special=(-1.0,), saves=("self",))
 sin = elementwise("sin", np.sin, "SinBackward0", lambda g, ans, x: g * cos(x), "sine (radians)",
                   "real",
+                  symbolic=lambda s, x: s.sin(x),
                   words="d sin(a)/da = cos(a)", saves=("self",))
 cos = elementwise("cos", np.cos, "CosBackward0", lambda g, ans, x: -g * sin(x), "cosine (radians)",
                   "real",
+                  symbolic=lambda s, x: s.cos(x),
                   words="d cos(a)/da = -sin(a)", saves=("self",))
 tan = elementwise("tan", np.tan, "TanBackward0", lambda g, ans, x: g * (1 + ans * ans),
                   "tangent (radians)", "real",
+                  symbolic=lambda s, x: s.tan(x),
                   words="d tan(a)/da = 1 + tan(a)**2", saves=("result",))
 asin = elementwise("asin", np.arcsin, "AsinBackward0", lambda g, ans, x: g / sqrt(1 - x * x),
                    "inverse sine", "unit",
+                   symbolic=lambda s, x: s.asin(x),
                    words="d asin(a)/da = 1/sqrt(1-a**2)", special=(1.0, -1.0), saves=("self",))
 acos = elementwise("acos", np.arccos, "AcosBackward0", lambda g, ans, x: -g / sqrt(1 - x * x),
                    "inverse cosine", "unit",
+                   symbolic=lambda s, x: s.acos(x),
                    words="d acos(a)/da = -1/sqrt(1-a**2)", special=(1.0, -1.0), saves=("self",))
 atan = elementwise("atan", np.arctan, "AtanBackward0", lambda g, ans, x: g / (1 + x * x),
                    "inverse tangent", "real",
+                   symbolic=lambda s, x: s.atan(x),
                    words="d atan(a)/da = 1/(1+a**2)", saves=("self",))
 sinh = elementwise("sinh", np.sinh, "SinhBackward0", lambda g, ans, x: g * cosh(x),
                    "hyperbolic sine", "real",
+                   symbolic=lambda s, x: s.sinh(x),
                    words="d sinh(a)/da = cosh(a)", saves=("self",))
 cosh = elementwise("cosh", np.cosh, "CoshBackward0", lambda g, ans, x: g * sinh(x),
                    "hyperbolic cosine", "real",
+                   symbolic=lambda s, x: s.cosh(x),
                    words="d cosh(a)/da = sinh(a)", saves=("self",))
 tanh = elementwise("tanh", np.tanh, "TanhBackward0", lambda g, ans, x: tanh_backward(g, ans),
                    "hyperbolic tangent", "real", nn_functional=True,
+                   symbolic=lambda s, x: s.tanh(x),
                    words="d tanh(a)/da = 1 - tanh(a)**2", saves=("result",))
 asinh = elementwise("asinh", np.arcsinh, "AsinhBackward0", lambda g, ans, x: g / sqrt(x * x + 1),
                     "inverse hyperbolic sine", "real",
+                    symbolic=lambda s, x: s.asinh(x),
                     words="d asinh(a)/da = 1/sqrt(a**2+1)", saves=("self",))
 acosh = elementwise("acosh", np.arccosh, "AcoshBackward0", lambda g, ans, x: g / sqrt(x * x - 1),
                     "inverse hyperbolic cosine", "above_one",
+                    symbolic=lambda s, x: s.acosh(x),
                     words="d acosh(a)/da = 1/sqrt(a**2-1)", special=(1.0,))
 atanh = elementwise("atanh", np.arctanh, "AtanhBackward0", lambda g, ans, x: g / (1 - x * x),
                     "inverse hyperbolic tangent", "unit",
+                    symbolic=lambda s, x: s.atanh(x),
                     words="d atanh(a)/da = 1/(1-a**2)", special=(1.0, -1.0))
 # fmt: on
 
@@ -215,14 +237,17 @@ def _tensor_bound(x, min=None, max=None):  # noqa: A002
 sigmoid = elementwise("sigmoid", sigmoid_array, "SigmoidBackward0",
                       lambda g, ans, x: sigmoid_backward(g, ans),
                       "logistic function 1 / (1 + exp(-x))", "real", nn_functional=True,
+                      symbolic=lambda s, x: 1 / (1 + s.exp(-x)),
                       words="d sigmoid(a)/da = sigmoid(a)*(1-sigmoid(a))", saves=("result",))
 relu = elementwise("relu", lambda x: np.maximum(x, 0), "ReluBackward0",
                    lambda g, ans, x: threshold_backward(g, x, 0), "max(x, 0)", "nonzero",
+                   symbolic=lambda s, x: s.Max(x, 0),
                    kink="relu'(0) = 0; at nan the gradient passes, as PyTorch",
                    nn_functional="inplace",
                    words="d relu(a)/da = 1 where a > 0, else 0", kink_at=at_zero, saves=("result",))
 softplus = elementwise("softplus", _softplus, "SoftplusBackward0", _softplus_rule,
                        "log(1 + exp(x)), smooth relu", "real", inplace=False, nn_functional=True,
+                       symbolic=sym.softplus,
                        kink="at beta*x == threshold the value and every derivative are the smooth "
                        "branch's (PyTorch's second derivative there is 0, not its first "
                        "derivative's)",
@@ -234,15 +259,19 @@ softplus = elementwise("softplus", _softplus, "SoftplusBackward0", _softplus_rul
                                            ("grad2", "jvp", "hessian")),))
 erf = elementwise("erf", erf_array, "ErfBackward0",
                   lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x)), "error function", "real",
+                  symbolic=lambda s, x: s.erf(x),
                   words="d erf(a)/da = 2/sqrt(pi)*exp(-a**2)", saves=("self",))
 floor = piecewise_constant("floor", np.floor, "FloorBackward0", "round down",
+                           symbolic=lambda s, x: sym.step(s, "floor")(x),
                            words="d floor(a)/da = 0", kink_at=at_integer)
 trunc = piecewise_constant("trunc", np.trunc, "TruncBackward0", "round toward zero",
                            function=False,
                            words="d trunc(a)/da = 0", kink_at=at_nonzero_integer)
 ceil = piecewise_constant("ceil", np.ceil, "CeilBackward0", "round up",
+                          symbolic=lambda s, x: sym.step(s, "ceiling")(x),
                           words="d ceil(a)/da = 0", kink_at=at_integer)
 round = piecewise_constant("round", np.round, "RoundBackward0", "round half to even",
+                           symbolic="round half to even has no SymPy function",
                            schema="(input: Tensor, *, decimals: int = 0)",
                            words="d round(a)/da = 0", kink_at=at_half_integer)
 clamp = table.op("clamp", _clamp,
@@ -253,6 +282,7 @@ clamp = table.op("clamp", _clamp,
                  # Bounds that are arrays but not inputs (no gradient) broadcast too.
                  size=limits.broadcast_size,
                  doc="clamp(x, min, max): x limited to [min, max]", kind="elementwise",
+                 symbolic=sym.clamp,
                  kink="x gets the gradient on the bounds; a tensor bound gets it where it is the "
                  "result, max where min > max, neither where x < min == max",
                  aliases=("clip",), method=True, inplace=True, function=True,

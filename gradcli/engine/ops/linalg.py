@@ -9,6 +9,7 @@ from .. import batching_rules as batching
 from .. import limits
 from ..optable import Table, over
 from ..tensor import Tensor
+from . import sympy_forms as sym
 from .common import dims, raw
 from .creation import ones_like
 from .indexing import getitem
@@ -148,6 +149,9 @@ _BY_NDIM = {
     "(input: Tensor, other: Tensor)",
     words=("d(a@b)/da: g -> g @ b.T", "d(a@b)/db: g -> a.T @ g"),
     doc="x @ y: matrix product",
+    symbol="@",
+    precedence="product",
+    symbolic=lambda s, x, y: np.matmul(x, y),
     operators=("__matmul__",),
     reflected=("__rmatmul__",),
     overloads=[
@@ -175,6 +179,7 @@ def matmul(over, input, other):
     "mm",
     "(input: Tensor, mat2: Tensor)",
     doc="mm(x, y): product of two matrices",
+    symbolic=lambda s, x, y: np.matmul(x, y),
     **_LINALG,
     batching=batching.matmul,
 )
@@ -188,6 +193,7 @@ def mm(over, input, mat2):
     "dot",
     "(input: Tensor, other: Tensor)",
     doc="dot(x, y): inner product of two vectors",
+    symbolic=lambda s, x, y: np.dot(x, y),
     **_LINALG,
     batching=batching.matmul,
 )
@@ -239,6 +245,7 @@ outer = table.op("outer", lambda x, y: np.multiply.outer(_vector("outer", x), _v
                  size=lambda x, y: np.size(x) * np.size(y),
                  rules=(lambda g, ans, x, y: matmul(g, y), lambda g, ans, x, y: matmul(x, g)),
                  doc="outer(x, y): outer product of two vectors", **_LINALG,
+                 symbolic=lambda s, x, y: np.outer(x, y),
                  batching=batching.outer,
                  words=("d outer(a, b)/da: g -> g @ b", "d outer(a, b)/db: g -> g.T @ a"))
 # fmt: on
@@ -320,9 +327,11 @@ def _det_rule(g, ans, x):
 # fmt: off
 trace = table.op("trace", _trace, grad_fn="TraceBackward0", rules=(_trace_rule,),
                  doc="sum of the diagonal of a matrix", **_LINALG, batching=batching.trace,
+                 symbolic=lambda s, x: np.trace(x),
                  words="d trace(a)/da = the identity")
 det = table.op("det", on_square("det", np.linalg.det), grad_fn="LinalgDetBackward0",
                rules=(_det_rule,), doc="determinant of a square matrix",
+               symbolic=lambda s, x: sym.matrix(s, x).det(),
                kink="the gradient is the cofactor matrix everywhere, singular matrices included "
                "(PyTorch 2.13 gives zeros at rank n-1: gradcli follows mathematics)",
                domain=("well_conditioned",), **_LINALG, batching=batching.stacked,
@@ -331,6 +340,7 @@ inverse = table.op("inverse", on_square("inverse", np.linalg.inv), grad_fn="Lina
                    rules=(lambda g, ans, x: -matmul(matmul(transpose_last(ans), g),
                                                    transpose_last(ans)),),
                    doc="inverse of a square matrix", domain=("well_conditioned",), **_LINALG,
+                   symbolic=lambda s, x: sym.array(sym.matrix(s, x).inv()),
                    batching=batching.stacked,
                    words="g -> -inverse(a).T @ g @ inverse(a).T")
 # fmt: on
@@ -395,6 +405,7 @@ def diagonal(over, input, offset=0, dim1=0, dim2=1):
     "(input: Tensor)",
     words="g goes to the diagonal, 0 elsewhere",
     doc="diag(v): a diagonal matrix from a vector; diag(A): the diagonal of a matrix",
+    symbolic=lambda s, x: np.diag(x) * s.Integer(1),
     overloads=[
         over(
             "DiagonalBackward0_copy",

@@ -12,6 +12,7 @@ from ...errors import EngineError, ShapeError
 from .. import batching_rules as batching
 from .. import dtypes, limits
 from ..optable import Table
+from . import sympy_forms as sym
 from .common import dims, one_axis, raw
 from .comparison import where
 from .linalg import matmul, on_square, transpose_last
@@ -60,6 +61,7 @@ def _cross_shape(input, other):
 @table.composite(
     "cross", "(input: Tensor, other: Tensor, dim: int = None)",
     doc="cross product of 3-vectors along dim (the first of size 3)", method=True, **_LINALG,
+    symbolic=sym.cross,
     batching=batching.cross,
 )  # fmt: skip
 def cross(over, input, other, dim=None):
@@ -123,6 +125,7 @@ solve_op = table.internal(
 @table.composite(
     "solve", "(A: Tensor, B: Tensor, *, left: bool = True)",
     doc="X with A @ X = B; B a vector, a matrix, or batches of either", **_LINALG,
+    symbolic=sym.solve,
     batching=batching.solve,
 )  # fmt: skip
 def solve(over, A, B, *, left=True):
@@ -167,12 +170,13 @@ def _eigenvectors_rule(g, ans, A, UPLO="L"):  # noqa: N803
 _REPEATED = "as for a symmetric input; repeated eigenvalues make second derivatives infinite"
 
 # fmt: off
-eigvalsh = table.op("eigvalsh", _eigh(0), "(A: Tensor, UPLO: str = 'L')",
+eigvalsh = table.op("eigvalsh", _eigh(0), "(A: Tensor, UPLO: 'L'|'U' = 'L')",
                     grad_fn="LinalgEighBackward0", rules=(_eigvalsh_rule,),
                     doc="eigenvalues of a symmetric matrix, ascending", kink=_REPEATED,
+                    symbolic="roots of the characteristic polynomial, sorted: none in closed form",
                     library=False, **_LINALG, batching=batching.stacked,
                     words="g -> V diag(g) V.T, V the eigenvectors of a")
-eigenvectors = table.internal("eigenvectors", _eigh(1), "(A: Tensor, UPLO: str = 'L')",
+eigenvectors = table.internal("eigenvectors", _eigh(1), "(A: Tensor, UPLO: 'L'|'U' = 'L')",
                               grad_fn="LinalgEighBackward0", rules=(_eigenvectors_rule,),
                               doc="eigenvectors of a symmetric matrix (eigvalsh's rule)",
                               kind="linalg", kink=_REPEATED,
@@ -204,6 +208,7 @@ logabsdet = table.internal(
 @table.composite(
     "logdet", "(input: Tensor)",
     doc="log of the determinant; nan where it is negative, -inf where it is 0",
+    symbolic=lambda s, x: s.log(sym.matrix(s, x).det()),
     kink="gradient 0 where det < 0 (the value is nan); where det = 0 the gradient is an "
          "error (PyTorch 2.13 gives inf or nan)",
     method=True, **_LINALG, batching=batching.stacked,
@@ -246,6 +251,7 @@ cumprod = table.op(
     "cumprod", _cumprod, "(input: Tensor, dim: int, *, dtype: dtype = None)",
     grad_fn="CumprodBackward0", rules=(_cumprod_rule,), kind="other", method=True,
     inplace=True, function=True, doc="running products along dim",
+    symbolic=lambda s, x, dim: np.cumprod(x, axis=dim),
     kink="exact with zero entries", batching=batching.along,
     words="d cumprod(a)_k/da_i = the product of a_j for j <= k but i, for k >= i",
 )  # fmt: skip

@@ -18,9 +18,11 @@ from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeEr
 from .. import batching_rules as batching
 from .. import jet_rules as R
 from .. import limits, state
+from ..batched_values import Batched
 from ..explain import at_zero
 from ..optable import Table, over
 from ..tensor import Tensor
+from . import sympy_forms as sym
 from .arithmetic import neg, pow
 from .common import batch_of, raw
 from .comparison import masked_fill, where
@@ -96,14 +98,16 @@ def _elu_rule(g, ans, x, alpha=1.0):
 
 
 # fmt: off
-gelu = table.op("gelu", _gelu, "(input: Tensor, *, approximate: str = 'none')",
+gelu = table.op("gelu", _gelu, "(input: Tensor, *, approximate: 'none'|'tanh' = 'none')",
                 grad_fn="GeluBackward0", rules=(_gelu_rule,),
                 doc="x * Phi(x), Phi the normal CDF ('tanh': its approximation)",
+                symbolic=lambda s, x: x * (1 + s.erf(x / s.sqrt(2))) / 2,
                 domain=("real",), **_ACTIVATION,
                 words="d gelu(a)/da = Phi(a) + a*phi(a), Phi and phi the normal CDF and density")
 silu = table.op("silu", lambda input: np.asarray(input) * sigmoid_array(input),
                 grad_fn="SiluBackward0",
                 rules=(_silu_rule,), doc="x * sigmoid(x), also called swish", domain=("real",),
+                symbolic=lambda s, x: x / (1 + s.exp(-x)),
                 **_IN_PLACE_ACTIVATION,
                 words="d silu(a)/da = sigmoid(a)*(1 + a*(1 - sigmoid(a)))", saves=("self",))
 leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope: float = 0.01)",
@@ -111,11 +115,13 @@ leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope
                       rules=(lambda g, ans, x, negative_slope=0.01:
                              where(x > 0, g, g * negative_slope),),
                       doc="x, or negative_slope * x below 0", kink="gradient negative_slope at 0",
+                      symbolic=lambda s, x, slope=0.01: s.Piecewise((x, x > 0), (slope * x, True)),
                       domain=("nonzero",), **_IN_PLACE_ACTIVATION,
                       words="d leaky_relu(a)/da = 1 where a > 0, else negative_slope",
                       kink_at=at_zero)
 elu = table.op("elu", _elu, "(input: Tensor, alpha: float = 1.0)", grad_fn="EluBackward0",
                rules=(_elu_rule,), doc="x, or alpha * (exp(x) - 1) below 0",
+               symbolic=sym.elu,
                kink="gradient alpha at 0, and second derivative 0 there", domain=("nonzero",),
                **_IN_PLACE_ACTIVATION,
                words="d elu(a)/da = 1 where a > 0, else alpha*exp(a)", kink_at=at_zero)
@@ -124,6 +130,7 @@ elu = table.op("elu", _elu, "(input: Tensor, alpha: float = 1.0)", grad_fn="EluB
 
 @table.composite(
     "softsign", "(input: Tensor)", doc="x / (1 + |x|)",
+    symbolic=lambda s, x: x / (1 + s.Abs(x)),
     kink="second derivative 0 at 0, where it jumps from 2 to -2", **_ACTIVATION,
     kink_at=at_zero,
 )  # fmt: skip
@@ -192,8 +199,10 @@ mse_op = table.internal(
 
 @table.composite(
     "mse_loss",
-    "(input: Tensor, target: Tensor, *, reduction: str = 'mean', weight: Tensor = None)",
+    "(input: Tensor, target: Tensor, *, reduction: 'mean'|'sum'|'none' = 'mean', "
+    "weight: Tensor = None)",
     doc="squared error, averaged by default", domain=("real", "real"), **_LOSS,
+    symbolic=lambda s, x, y: np.mean((x - y) ** 2),
     batching=batching.mse_loss,
 )  # fmt: skip
 def mse_loss(over, input, target, *, reduction="mean", weight=None):
@@ -213,7 +222,7 @@ def mse_loss(over, input, target, *, reduction="mean", weight=None):
 
 @table.composite(
     "l1_loss",
-    "(input: Tensor, target: Tensor, *, reduction: str = 'mean')",
+    "(input: Tensor, target: Tensor, *, reduction: 'mean'|'sum'|'none' = 'mean')",
     doc="absolute error, averaged by default", kind="loss", library=False, nn_functional=True,
     kink="gradient 0 where input == target", domain=("real", "real"),
 )  # fmt: skip
@@ -275,8 +284,10 @@ bce_op = table.internal(
 
 @table.composite(
     "binary_cross_entropy",
-    "(input: Tensor, target: Tensor, weight: Tensor = None, *, reduction: str = 'mean')",
+    "(input: Tensor, target: Tensor, weight: Tensor = None, *, "
+    "reduction: 'mean'|'sum'|'none' = 'mean')",
     doc="binary cross-entropy -(t log x + (1 - t) log(1 - x)) of probabilities x",
+    symbolic=lambda s, x, y: -np.mean(y * sym.each(s.log, x) + (1 - y) * sym.each(s.log, 1 - x)),
     kink="each log is at least -100, as in PyTorch, so x = 0 or 1 gives a finite loss",
     **_LOSS,
 )  # fmt: skip
@@ -336,9 +347,10 @@ bce_logits_op = table.internal(
 
 @table.composite(
     "binary_cross_entropy_with_logits",
-    "(input: Tensor, target: Tensor, weight: Tensor = None, *, reduction: str = 'mean', "
-    "pos_weight: Tensor = None)",
+    "(input: Tensor, target: Tensor, weight: Tensor = None, *, "
+    "reduction: 'mean'|'sum'|'none' = 'mean', pos_weight: Tensor = None)",
     doc="binary cross-entropy of sigmoid(input) against target, computed stably",
+    symbolic=lambda s, x, y: np.mean((1 - y) * x + sym.each(lambda v: s.log(1 + s.exp(-v)), x)),
     **_LOSS,
 )  # fmt: skip
 def binary_cross_entropy_with_logits(
@@ -411,7 +423,7 @@ def _check_target(input, target):
 @table.composite(
     "nll_loss",
     "(input: Tensor, target: Index, weight: Tensor = None, *, ignore_index: int = -100, "
-    "reduction: str = 'mean')",
+    "reduction: 'mean'|'sum'|'none' = 'mean')",
     doc="negative log-likelihood: minus the (weighted) input at each target class",
     kind="loss", nn_functional=True,
     overloads=[
@@ -439,12 +451,36 @@ def _class_weights(weight, ndim, d):
     return weight if ndim == 1 else weight.reshape((1,) * d + (-1,) + (1,) * (ndim - d - 1))
 
 
+def _class_indices(args: list, kwargs: dict, span) -> tuple[list, dict]:
+    """cross_entropy's target as the library takes it from the language, whose numbers are
+    floats: a target of another shape than the input holds class indices, as integers."""
+    target = args[1] if len(args) > 1 else kwargs.get("target")
+    input_ = args[0] if args else kwargs.get("input")  # either may be given by keyword
+    batched = type(target) is Batched
+    data = np.asarray(target.physical if batched else target)
+    if target is None or np.shape(target) == np.shape(input_) or data.dtype.kind != "f":
+        return args, kwargs
+    if not np.all(data == np.round(data)):
+        raise GradcliValueError(
+            "cross_entropy: a target of another shape than input holds class indices, "
+            "which must be whole numbers",
+            span,
+        )
+    indices = Tensor._make(data.astype(np.int64))
+    indices = Batched(indices) if batched else indices
+    if len(args) > 1:
+        return [args[0], indices, *args[2:]], kwargs
+    return args, {**kwargs, "target": indices}
+
+
 @table.composite(
     "cross_entropy",
     "(input: Tensor, target: Tensor, weight: Tensor = None, *, ignore_index: int = -100, "
-    "reduction: str = 'mean', label_smoothing: float = 0.0)",
+    "reduction: 'mean'|'sum'|'none' = 'mean', label_smoothing: float = 0.0)",
     doc="cross-entropy of logits: against class indices, or class probabilities of input's "
         "shape",
+    symbolic="its target is class indices or probabilities by its dtype, which SymPy has not",
+    language_args=_class_indices,
     overloads=[over("DivBackward1", (lambda g, ans, x, y: g / y, None), forward=np.true_divide)],
     **_LOSS,
     batching=batching.cross_entropy,

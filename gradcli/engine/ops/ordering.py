@@ -34,6 +34,7 @@ _TopkResult = return_type("topk")
     function=True,  # the language takes the values
     kink="equal entries keep their order (a stable sort), which decides their gradients",
     doc="sort(x, dim=-1, descending=False): (values, indices) in order along dim",
+    symbolic="the order of its result depends on the values: another formula in each region",
     overloads=[over("SortBackward0", (take_along_rule,), forward=take_along)],
     batching=batching.along,
 )

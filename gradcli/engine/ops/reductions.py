@@ -14,6 +14,7 @@ from ..explain import extreme_ties, max_min_ties, norm_origin
 from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
+from . import sympy_forms as sym
 from .arithmetic import maximum, minimum
 from .common import (
     ValuesIndices,
@@ -170,14 +171,17 @@ _SUM_SCHEMA = f"(input: Tensor, {_DIM}, *, dtype: dtype = None)"
 sum = table.op("sum", _sum, _SUM_SCHEMA,  # noqa: A001
                overloads=_by_dim("SumBackward0", "SumBackward1", _sum_rule),
                doc="sum of entries", domain=("real",), **_REDUCTION,
+               symbolic=sym.reduction(np.sum),
                words="d sum(a)/da = 1 for every entry summed")
 mean = table.op("mean", _mean, _SUM_SCHEMA,
                 overloads=_by_dim("MeanBackward0", "MeanBackward1", _mean_rule),
                 doc="average of entries", domain=("real",), **_REDUCTION,
+                symbolic=sym.reduction(np.mean),
                 words="d mean(a)/da = 1/n for each of the n entries averaged")
 prod = table.op("prod", _prod, _SUM_SCHEMA,
                 overloads=_by_dim("ProdBackward0", "ProdBackward1", _prod_rule),
                 doc="product of entries",
+                symbolic=sym.reduction(np.prod),
                 kink="exact with zero, inf and nan entries: each entry's derivative is the "
                 "product of the others (PyTorch divides, giving nan beside an inf or nan)",
                 domain=("real",),
@@ -239,12 +243,14 @@ def _evenly_distribute_rule(g, ans, x):
 # fmt: off
 amax = table.op("amax", _amax, f"(input: Tensor, {_DIM})", grad_fn="AmaxBackward0",
                 rules=(_extreme_rule,), doc="largest entry", kink=_NAN_EXTREMES.format("max"),
+                symbolic=sym.extreme("Max"),
                 domain=("distinct",),
                 **_REDUCTION,
                 words="d amax(a)/da = 1 at the largest entry (shared evenly at ties), else 0",
                 kink_at=extreme_ties(largest=True))
 amin = table.op("amin", _amin, f"(input: Tensor, {_DIM})", grad_fn="AminBackward0",
                 rules=(_extreme_rule,), doc="smallest entry", kink=_NAN_EXTREMES.format("min"),
+                symbolic=sym.extreme("Min"),
                 domain=("distinct",),
                 **_REDUCTION,
                 words="d amin(a)/da = 1 at the smallest entry (shared evenly at ties), else 0",
@@ -286,6 +292,7 @@ _MinValuesIndices = return_type("min")
     overloads=_extreme_overloads("Max", _amax),
     kink=_TIES,
     doc="max(x): largest entry; max(x, dim): (values, indices); max(x, y): elementwise",
+    symbolic=sym.extreme_or_pair("Max"),
     **_REDUCTION,
     batching=batching.extremum,
 )
@@ -304,6 +311,7 @@ def max(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     overloads=_extreme_overloads("Min", _amin),
     kink=_TIES,
     doc="min(x): smallest entry; min(x, dim): (values, indices); min(x, y): elementwise",
+    symbolic=sym.extreme_or_pair("Min"),
     **_REDUCTION,
     batching=batching.extremum,
 )
@@ -319,12 +327,14 @@ argmax = table.op("argmax",
                   lambda x, dim=None, keepdim=False:
                   np.argmax(x, axis=one_dim("argmax", dim), keepdims=keepdim),
                   "(input: Tensor, dim: int = None, keepdim: bool = False)",
-                  doc="index of the largest entry", **_REDUCTION)
+                  doc="index of the largest entry",
+                  symbolic="an index, chosen by comparing values: no derivative", **_REDUCTION)
 argmin = table.op("argmin",
                   lambda x, dim=None, keepdim=False:
                   np.argmin(x, axis=one_dim("argmin", dim), keepdims=keepdim),
                   "(input: Tensor, dim: int = None, keepdim: bool = False)",
-                  doc="index of the smallest entry", **_REDUCTION)
+                  doc="index of the smallest entry",
+                  symbolic="an index, chosen by comparing values: no derivative", **_REDUCTION)
 all = table.op("all", lambda x, dim=None, keepdim=False:  # noqa: A001
                np.all(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim),
                f"(input: Tensor, {_DIM})", doc="true where every entry is nonzero",
@@ -454,6 +464,7 @@ _VAR_SCHEMA = (
 logsumexp = table.op("logsumexp", _logsumexp, f"(input: Tensor, {_DIM})",
                      grad_fn="LogsumexpBackward0", rules=(_logsumexp_rule,),
                      doc="log(sum(exp(x))) without overflow", domain=("real", {"dim": -1}),
+                     symbolic=sym.logsumexp,
                      **_REDUCTION, words="d logsumexp(a)/da = softmax(a)",
                      differs=(Difference("without dim", "over every entry",
                                          "a calculator's default; PyTorch requires dim",
@@ -462,6 +473,7 @@ logsumexp = table.op("logsumexp", _logsumexp, f"(input: Tensor, {_DIM})",
 norm = table.op("norm", _norm, "(input: Tensor, p: Number = 2, dim: int|int[] = None, "
                 "keepdim: bool = False)", grad_fn="LinalgVectorNormBackward0", rules=(_norm_rule,),
                 doc="vector p-norm (p=0 counts non-zero entries)", domain=("nonzero",),
+                symbolic=sym.norm,
                 kink="gradient 0 where the norm is 0, at a zero entry for p < 1, and for p = 0; "
                 "second derivatives nan at the origin, as PyTorch",
                 **_REDUCTION,
@@ -469,6 +481,7 @@ norm = table.op("norm", _norm, "(input: Tensor, p: Number = 2, dim: int|int[] = 
                 kink_at=norm_origin)
 var = table.op("var", _var, _VAR_SCHEMA, grad_fn="VarBackward0", rules=(_var_rule,),
                doc="variance (correction=1: the sample variance)", domain=("real",),
+               symbolic=sym.var,
                kink="correction >= N: value inf (nan if all entries are equal), as PyTorch; "
                "gradient nan (PyTorch's depends on dim); dim=[] is every dim, its gradient "
                "that of the whole (PyTorch's is +-inf)", **_REDUCTION,
@@ -479,6 +492,7 @@ var = table.op("var", _var, _VAR_SCHEMA, grad_fn="VarBackward0", rules=(_var_rul
                                    ("grad2", "hessian")),))
 std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rule,),
                doc="standard deviation (correction=1: of a sample)", domain=("real",),
+               symbolic=sym.std,
                kink="gradient 0 at zero variance, as PyTorch; correction >= N: value inf (nan if "
                "all entries are equal), gradient nan; dim=[] is every dim, its gradient that of "
                "the whole (PyTorch's is +-inf)", **_REDUCTION,
@@ -529,6 +543,7 @@ cumsum = table.op(
     inplace=True,
     function=True,
     doc="cumsum(x, dim): running sums along dim",
+    symbolic=lambda s, x, dim: np.cumsum(x, axis=dim),
     batching=batching.along,
 )
 

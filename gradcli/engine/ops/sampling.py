@@ -49,6 +49,7 @@ def manual_seed(over, seed):
     "rand",
     f"(*size: int, {_RANDOM})",
     doc="rand(2, 3): uniform random values in [0, 1)",
+    symbolic="a random draw: no formula of its arguments",
     **CONSTRUCTOR,
 )
 @sized
@@ -62,6 +63,7 @@ def rand(over, *size, generator=None, dtype=None, device=None, requires_grad=Fal
     "randn",
     f"(*size: int, {_RANDOM})",
     doc="randn(2, 3): standard normal random values",
+    symbolic="a random draw: no formula of its arguments",
     **CONSTRUCTOR,
 )
 @sized

@@ -12,6 +12,7 @@ from .. import limits
 from ..messages import expand_mismatch
 from ..optable import Table, over
 from ..tensor import Tensor
+from . import sympy_forms as sym
 from .common import batch_of, dims, negative_dims, shape_arg
 from .common import dims as _check_dims
 from .summation import sum_all, sum_along
@@ -62,6 +63,7 @@ _VIEW = over("ViewBackward0", (_reshape_rule,), forward=_reshape, saves=False)
     words="g reshaped to a's shape",
     **_SHAPE,
     doc="reshape(x, shape): the same entries in another shape",
+    symbolic=lambda s, x, *shape: x.reshape(shape),
     overloads=[_VIEW, over("UnsafeViewBackward0", (_reshape_rule,), forward=_reshape, saves=False)],
     batching=batching.reshaping,
 )
@@ -80,6 +82,7 @@ view_op = _VIEW.fn  # what rules use: a reshape recorded as a view
     "(input: Tensor, *shape: int)",
     words="g reshaped to a's shape",
     doc="view(x, shape): reshape sharing memory",
+    symbolic=lambda s, x, *shape: x.reshape(shape),
     overloads=[over("ViewBackward0", (_reshape_rule,), forward=_reshape, saves=False)],
     **_SHAPE,
     batching=batching.reshaping,
@@ -99,6 +102,7 @@ def view(over, input, *shape):
     "(input: Tensor, start_dim: int = 0, end_dim: int = -1)",
     **_SHAPE,
     doc="flatten(x, start_dim=0, end_dim=-1): merge dimensions into one",
+    symbolic=sym.flatten,
     batching=batching.reshaping,
 )
 def flatten(over, input, start_dim=0, end_dim=-1):
@@ -135,12 +139,14 @@ squeeze = table.op(
                     when=lambda x, dim: isinstance(dim, (int, np.integer))),
                over("SqueezeBackward2", (_reshape_rule,))],
     doc="squeeze(x, dim=None): drop dimensions of size 1", inplace="reshapes", **_SHAPE,
+    symbolic=sym.squeeze,
     batching=batching.reshaping,
     words="g reshaped to a's shape")
 unsqueeze = table.op("unsqueeze", lambda x, dim: np.expand_dims(x, dim),
                      "(input: Tensor, dim: int)",
                      grad_fn="UnsqueezeBackward0", rules=(_reshape_rule,), saves=False,
                      doc="unsqueeze(x, dim): insert a dimension of size 1", inplace="reshapes",
+                     symbolic=lambda s, x, dim: np.expand_dims(x, dim),
                      **_SHAPE, batching=batching.reshaping,
                      words="g reshaped to a's shape")
 # fmt: on
@@ -178,6 +184,7 @@ def _permute(x, order):
 transpose = table.op("transpose", _swapaxes, "(input: Tensor, dim0: int, dim1: int)",
                      grad_fn="TransposeBackward0", rules=(_transpose_rule,), saves=False,
                      doc="transpose(x, dim0, dim1): swap two dimensions", inplace="reshapes",
+                     symbolic=lambda s, x, dim0, dim1: np.swapaxes(x, dim0, dim1),
                      **_SHAPE, batching=batching.transpose,
                      words="g transposed back")
 _PERMUTE = over("PermuteBackward0", (_permute_rule,), forward=_permute, saves=False)
@@ -190,6 +197,7 @@ _PERMUTE = over("PermuteBackward0", (_permute_rule,), forward=_permute, saves=Fa
     words="g permuted back",
     overloads=[_PERMUTE],
     doc="permute(x, dims): reorder dimensions",
+    symbolic=lambda s, x, *dims: np.transpose(x, dims),
     **_SHAPE,
     batching=batching.permute,
 )
@@ -213,6 +221,7 @@ permute_op = _PERMUTE.fn
     "(input: Tensor)",
     words="g transposed back",
     doc="t(x): transpose of a matrix (a vector stays as it is)",
+    symbolic=lambda s, x: x.T,
     kind="linalg",
     method=True,
     function=True,
@@ -237,6 +246,7 @@ def t(over, input):
     "(input: Tensor)",
     words="g transposed back",
     doc="x.T: reverse the dimensions (a matrix's transpose)",
+    symbolic=lambda s, x: x.T,
     kind="linalg",
     attribute=True,
     library=False,
@@ -337,6 +347,7 @@ broadcast_to = table.op("broadcast_to", broadcast_array, "(input: Tensor, size: 
     "(input: Tensor, *sizes: int)",
     **_SHAPE,
     doc="expand(x, *sizes): broadcast to a larger shape (-1 keeps a size)",
+    symbolic=sym.expand,
     batching=batching.expand,
 )
 def expand(over, input, *sizes):
@@ -395,6 +406,7 @@ _ROLL = over(
     method=True,
     function=True,
     doc="flip(x, dims): reverse the order of entries along dims",
+    symbolic=lambda s, x, *dims: np.flip(x, dims),
     overloads=[_FLIP],
     batching=batching.permute,
 )

@@ -95,22 +95,27 @@ def _erfinv(input):
 cbrt = table.op("cbrt", np.cbrt, grad_fn="CbrtBackward0",
                 rules=(lambda g, ans, x: g / (3 * ans * ans),),
                 doc="cube root, real for negative x", kink="derivative inf at 0",
+                symbolic=lambda s, x: s.sign(x) * s.Abs(x) ** s.Rational(1, 3),
                 domain=("nonzero",), **_ELEMENTWISE,
                 words="d cbrt(a)/da = 1/(3*cbrt(a)**2)", kink_at=at_zero)
 sec = table.op("sec", lambda input: 1 / np.cos(input), grad_fn="SecBackward0",
                rules=(lambda g, ans, x: g * ans * tan(x),), doc="secant 1 / cos(x) (radians)",
+               symbolic=lambda s, x: s.sec(x),
                domain=("real",), **_ELEMENTWISE,
                words="d sec(a)/da = sec(a)*tan(a)")
 csc = table.op("csc", lambda input: 1 / np.sin(input), grad_fn="CscBackward0",
                rules=(lambda g, ans, x: -g * ans * cot(x),), doc="cosecant 1 / sin(x) (radians)",
+               symbolic=lambda s, x: s.csc(x),
                domain=("nonzero",), **_ELEMENTWISE,
                words="d csc(a)/da = -csc(a)*cot(a)")
 cot = table.op("cot", lambda input: 1 / np.tan(input), grad_fn="CotBackward0",
                rules=(lambda g, ans, x: -g * (1 + ans * ans),),
                doc="cotangent 1 / tan(x) (radians)", domain=("nonzero",), **_ELEMENTWISE,
+               symbolic=lambda s, x: s.cot(x),
                words="d cot(a)/da = -(1 + cot(a)**2)")
 sinc = table.op("sinc", lambda input: np.sinc(input), grad_fn="SincBackward0", rules=(_sinc_rule,),
                 doc="normalized sinc sin(pi x) / (pi x), 1 at 0",
+                symbolic=lambda s, x: s.sinc(s.pi * x),
                 kink="derivative 0 and second derivative -pi**2/3 at 0, their limits "
                      "(PyTorch's second derivative there is nan)",
                 domain=("real",), **_ELEMENTWISE, **_TORCH,
@@ -125,15 +130,18 @@ sinc = table.op("sinc", lambda input: np.sinc(input), grad_fn="SincBackward0", r
                 saves=("self",))
 deg2rad = table.op("deg2rad", np.deg2rad, grad_fn="Deg2RadBackward0",
                    rules=(lambda g, ans, x: g * _DEGREE,), saves=False, doc="degrees to radians",
+                   symbolic=lambda s, x: x * s.pi / 180,
                    domain=("real",), **_ELEMENTWISE, **_TORCH,
                    words="d deg2rad(a)/da = pi/180")
 rad2deg = table.op("rad2deg", np.rad2deg, grad_fn="Rad2DegBackward0",
                    rules=(lambda g, ans, x: g / _DEGREE,), saves=False, doc="radians to degrees",
+                   symbolic=lambda s, x: x * 180 / s.pi,
                    domain=("real",), **_ELEMENTWISE, **_TORCH,
                    words="d rad2deg(a)/da = 180/pi")
 hypot = table.op("hypot", np.hypot, "(input: Tensor, other: Tensor)", grad_fn="HypotBackward0",
                  rules=(lambda g, ans, x, y: g * x / ans, lambda g, ans, x, y: g * y / ans),
                  doc="sqrt(x**2 + y**2) without overflow", kind="binary", function=True,
+                 symbolic=lambda s, x, y: s.sqrt(x**2 + y**2),
                  kink="derivative nan at the origin, as in PyTorch",
                  domain=("nonzero", "nonzero"), **_TORCH,
                  words=("d hypot(a, b)/da = a/hypot(a, b)", "d hypot(a, b)/db = b/hypot(a, b)"),
@@ -141,15 +149,18 @@ hypot = table.op("hypot", np.hypot, "(input: Tensor, other: Tensor)", grad_fn="H
 gamma = table.op("gamma", _gamma, grad_fn="GammaBackward0",
                  rules=(lambda g, ans, x: g * ans * digamma(x),),
                  doc="gamma function, gamma(n) = (n - 1)!", kink=_POLES, domain=("positive",),
+                 symbolic=lambda s, x: s.gamma(x),
                  **_ELEMENTWISE,
                  words="d gamma(a)/da = gamma(a)*digamma(a)", kink_at=pole(0))
 lgamma = table.op("lgamma", _lgamma, grad_fn="LgammaBackward0",
                   rules=(lambda g, ans, x: g * digamma(x),), doc="log |gamma(x)|", kink=_POLES,
+                  symbolic=lambda s, x: s.log(s.Abs(s.gamma(x))),
                   domain=("positive",), **_ELEMENTWISE, **_TORCH,
                   words="d lgamma(a)/da = digamma(a)", kink_at=pole(0), saves=("self",))
 digamma = table.op("digamma", _digamma, grad_fn="DigammaBackward0",
                    rules=(lambda g, ans, x: g * polygamma_op(x, 1),),
                    doc="derivative of lgamma", kink=_POLES, domain=("positive",),
+                   symbolic=lambda s, x: s.digamma(x),
                    **_ELEMENTWISE, **_TORCH,
                    words="d digamma(a)/da = polygamma(1, a)", kink_at=pole(0), saves=("self",))
 polygamma_op = table.internal("polygamma_op", _polygamma, "(input: Tensor, n: int)",
@@ -160,11 +171,13 @@ polygamma_op = table.internal("polygamma_op", _polygamma, "(input: Tensor, n: in
 erfc = table.op("erfc", _erfc, grad_fn="ErfcBackward0",
                 rules=(lambda g, ans, x: g * (-2 / _SQRT_PI) * exp(-(x * x)),),
                 doc="complementary error function 1 - erf(x)", domain=("real",),
+                symbolic=lambda s, x: s.erfc(x),
                 **_ELEMENTWISE, **_TORCH,
                 words="d erfc(a)/da = -2/sqrt(pi)*exp(-a**2)", saves=("self",))
 erfinv = table.op("erfinv", _erfinv, grad_fn="ErfinvBackward0",
                   rules=(lambda g, ans, x: g * (_SQRT_PI / 2) * exp(ans * ans),),
                   doc="inverse error function", kink="value and derivative infinite at -1 and 1",
+                  symbolic=lambda s, x: s.erfinv(x),
                   domain=("unit",), **_ELEMENTWISE, **_TORCH,
                   words="d erfinv(a)/da = sqrt(pi)/2*exp(erfinv(a)**2)")
 # fmt: on
@@ -175,6 +188,7 @@ erfinv = table.op("erfinv", _erfinv, grad_fn="ErfinvBackward0",
     "(n: int, input: Tensor)",
     kink_at=pole(0),
     doc="the n-th derivative of digamma (polygamma(0, x) is digamma)",
+    symbolic=lambda s, n, x: s.polygamma(n, x),
     kink=_POLES,
     **_ELEMENTWISE,
 )
@@ -187,6 +201,7 @@ def polygamma(over, n, input):
     "(input: Tensor)",
     kink_at=pole(1),
     doc="gamma(x + 1), for any real x",
+    symbolic=lambda s, x: s.gamma(x + 1),
     kink="poles at -1, -2, ...: value and derivatives inf or nan there",
     **_ELEMENTWISE,
 )
@@ -198,6 +213,7 @@ def factorial(over, input):
     "ln",
     "(input: Tensor)",
     doc="natural logarithm, the same as log",
+    symbolic=lambda s, x: s.log(x),
     library=False,
     **_ELEMENTWISE,
 )
@@ -243,6 +259,7 @@ xlogy = table.op(
         over("XlogyBackward0", (_xlogy_x_rule, _xlogy_y_rule)),
     ],
     doc="x * log(y), and 0 where x is 0 (even where y is 0)",
+    symbolic=lambda s, x, y: s.Piecewise((0, s.Eq(x, 0)), (x * s.log(y), True)),
     kind="binary",
     kink="derivative for x is 0 where x = 0 and y <= 0, as in PyTorch",
     domain=("real", "positive"),

@@ -1,0 +1,145 @@
+"""The longer symbolic forms of the entries (``Op.symbolic``, see ``optable``), and their helpers.
+
+A form is called with the SymPy module and the op's arguments: a tensor as a NumPy array of
+SymPy expressions, a number as the schema types it. SymPy is never imported here (nor
+anywhere in the engine): ``gradcli diff`` hands its module to each form.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+
+def each(f, *xs):
+    """``f`` of each entry of the arrays, broadcast."""
+    return np.frompyfunc(f, len(xs), 1)(*xs)
+
+
+def reduction(combine):
+    """A sum, mean or product over ``dim`` (all of them by default), as PyTorch's keepdim."""
+    return lambda s, x, dim=None, keepdim=False: combine(x, axis=dim, keepdims=keepdim)
+
+
+def extreme(name: str):
+    """amax or amin (``name`` is SymPy's ``"Max"`` or ``"Min"``) over ``dim``."""
+
+    def form(s, x, dim=None, keepdim=False):
+        if x.size == 0:
+            raise ValueError("of an empty tensor, which has no extreme")
+        if x.ndim == 0:
+            return x
+        return np.frompyfunc(getattr(s, name), 2, 1).reduce(x, axis=dim, keepdims=keepdim)
+
+    return form
+
+
+def extreme_or_pair(name: str):
+    """max(x) of all entries, or max(x, y) entry by entry."""
+    whole = extreme(name)
+    return lambda s, x, other=None: (
+        whole(s, x) if other is None else each(getattr(s, name), x, other)
+    )
+
+
+@functools.cache
+def step(s, name: str):
+    """SymPy's ``floor`` or ``ceiling`` with derivative 0, PyTorch's convention: SymPy's own
+    leaves it unevaluated, which no number can be put into."""
+    return type(name, (getattr(s, name),), {"fdiff": lambda self, argindex=1: s.S.Zero})
+
+
+def softplus(s, x, beta=1, threshold=20):
+    # Linear above the threshold, as PyTorch's.
+    return s.Piecewise((x, beta * x > threshold), (s.log(1 + s.exp(beta * x)) / beta, True))
+
+
+def clamp(s, x, min=None, max=None):
+    low = -s.oo if min is None else min
+    return s.Min(s.Max(x, low), s.oo if max is None else max)
+
+
+def elu(s, x, alpha=1):
+    return s.Piecewise((x, x > 0), (alpha * (s.exp(x) - 1), True))
+
+
+def logsumexp(s, x, dim=None, keepdim=False):
+    return each(s.log, np.sum(each(s.exp, x), axis=dim, keepdims=keepdim))
+
+
+def norm(s, x, p=2, dim=None, keepdim=False):
+    # x**2 rather than |x|**2 for the 2-norm: the same off zero, and SymPy simplifies it.
+    powers = x**2 if p == 2 else each(lambda v: s.Abs(v) ** p, x)
+    return each(lambda v: v ** (1 / s.S(p)), np.sum(powers, axis=dim, keepdims=keepdim))
+
+
+def var(s, x, dim=None, unbiased=None, keepdim=False):
+    """The variance with Bessel's correction unless ``unbiased`` is False, as PyTorch."""
+    n = x.size if dim is None else int(np.prod([x.shape[d] for d in np.atleast_1d(dim)]))
+    squares = (x - np.mean(x, axis=dim, keepdims=True)) ** 2
+    return np.sum(squares, axis=dim, keepdims=keepdim) / (n - (unbiased is not False))
+
+
+def std(s, *args):
+    return each(s.sqrt, var(s, *args))
+
+
+def softmax(s, x, dim):
+    exps = each(s.exp, x)
+    return exps / np.sum(exps, axis=dim, keepdims=True)
+
+
+def log_softmax(s, x, dim):
+    return x - each(s.log, np.sum(each(s.exp, x), axis=dim, keepdims=True))
+
+
+def flatten(s, x, start_dim=0, end_dim=-1):
+    if x.ndim == 0:
+        return x.reshape(1)
+    start, end = start_dim % x.ndim, end_dim % x.ndim
+    return x.reshape(x.shape[:start] + (-1,) + x.shape[end + 1 :])
+
+
+def squeeze(s, x, dim=None):
+    # PyTorch leaves a dimension that is not of size 1; NumPy refuses it.
+    return x if dim is not None and x.shape[dim] != 1 else np.squeeze(x, dim)
+
+
+def expand(s, x, *sizes):
+    """-1 keeps the dimension it stands over (counted from the right, as broadcasting)."""
+    lead = len(sizes) - x.ndim
+    shape = tuple(x.shape[i - lead] if n == -1 else n for i, n in enumerate(sizes))
+    return np.broadcast_to(x, shape).copy()
+
+
+def arange(s, start, end=None, step=1):
+    start, end = (s.Integer(0), start) if end is None else (start, end)
+    count = max(int(s.ceiling((end - start) / step)), 0)
+    return np.array([start + i * step for i in range(count)] or np.empty(0), dtype=object)
+
+
+def linspace(s, start, end, steps):
+    if steps == 1:
+        return np.array([start], dtype=object)
+    return np.array(
+        [start + (end - start) * s.Rational(i, steps - 1) for i in range(steps)], dtype=object
+    )
+
+
+def matrix(s, x):
+    return s.Matrix(x.tolist())
+
+
+def array(m) -> np.ndarray:
+    """A SymPy matrix as an array of its entries."""
+    return np.array(m.tolist(), dtype=object)
+
+
+def solve(s, a, b):
+    return array(matrix(s, a).LUsolve(s.Matrix(b.tolist()))).reshape(b.shape)
+
+
+def cross(s, x, y, dim=None):
+    # PyTorch's default: the first dimension of size 3.
+    return np.cross(x, y, axis=x.shape.index(3) if dim is None else dim)
