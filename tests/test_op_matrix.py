@@ -73,6 +73,15 @@ PENDING_FIXES = {
     ("elu", "at inf", "grad2 jvp hessian"): "elu at inf: second derivatives nan (PyTorch: 0)",
     ("elu", "at nan", "grad2 jvp hessian"): "elu at nan: second derivatives nan (PyTorch: 0)",
     ("elu", "scale 1e+300", "grad2 jvp hessian"): "elu at 1e300: second derivatives nan",
+    # Found by the samples of the shape, linalg, loss and other kinds, not fixed yet.
+    ("transpose", "0-d", "batched"): "vmap of a 0-d transpose: dim 1 out of range",
+    ("flip", "0-d dim 0", "batched"): "vmap of a 0-d flip: dim 1 out of range",
+    ("flip", "0-d dim -1", "batched"): "vmap of a 0-d flip: dim 1 out of range",
+    ("take_along_dim", "dim -1", "grad jvp jacobian hessian"): (
+        "indices that broadcast against the input: the rule's put_along_dim fails"
+    ),
+    ("nll_loss", "*", "grad2"): "the gradient does not depend on x: double backward raises",
+    ("nll_loss", "*", "batched"): "vmap of nll_loss: the target is taken as batched",
 }
 # Through the command (test_op_matrix_cli.py), "command".
 PENDING_FIXES[("prod", "empty", "command")] = "prod of an empty tensor: a NumPy reshape error"
@@ -89,8 +98,15 @@ ENTRIES = [e for e in ops.OPS.values() if op_matrix.has_reference(e) and opinfo.
 CASES = list(op_matrix.all_cases(ENTRIES))
 
 
+#: The entries none of whose samples is in CI_SAMPLES (the kinds listed op by op, with a
+#: few samples each): CI runs all of theirs.
+ALL_SAMPLES = {
+    e.name for e in ENTRIES if not {b.name for b in opinfo.samples_of(e)} & CI_SAMPLES
+} | {e.name for e in ENTRIES if e.kind in opinfo.LISTED}
+
+
 def _chosen(case):
-    return WHOLE or case[1].name in CI_SAMPLES
+    return WHOLE or case[1].name in CI_SAMPLES or case[0].name in ALL_SAMPLES
 
 
 def _param(case):
@@ -132,6 +148,14 @@ def test_every_declared_difference_names_cases_of_the_matrix():
             assert set(d.samples) <= names, (entry.name, set(d.samples) - names)
 
 
+def test_every_entry_of_the_table_is_in_the_matrix():
+    # No silent gaps: every public op has samples and a reference (internal ones are
+    # only the rules' helpers, checked through the rules that use them).
+    assert all(opinfo.samples_of(e) for e in ops.OPS.values())
+    assert {e.name for e in ENTRIES} == set(ops.OPS)
+    assert {e.name for e, _, _ in CASES} == set(ops.OPS)
+
+
 def test_every_function_of_a_kind_with_samples_has_them():
     for entry in ops.FUNCTIONS.values():
         if entry.kind in opinfo.BY_KIND and entry.schema.n_inputs:
@@ -168,6 +192,7 @@ def test_every_parameter_of_every_op_is_accepted_by_keyword():
                     values.append(op_matrix.run(gradcli, b, "value"))
                 except Exception as err:  # noqa: BLE001  (the same error either way)
                     values.append(type(err))
+            assert type(values[0]) is type(values[1]), (entry.name, built.name, values)
             if isinstance(values[0], tuple):
                 assert op_matrix.disagreement(values[0], values[1], 0.0) is None, (
                     entry.name,
@@ -181,7 +206,7 @@ def test_every_parameter_of_every_op_is_accepted_by_keyword():
 
 def test_the_matrix_counts_its_cases():
     # The counts the report quotes: the whole matrix, and the subset CI runs.
-    chosen = [c for c in CASES if c[1].name in CI_SAMPLES]
+    chosen = [c for c in CASES if _chosen(c)]
     assert len({c[0].name for c in chosen}) == len(ENTRIES)
     assert len(CASES) > 5000 and len(chosen) > 2000
     assert np.unique([t for *_, t in chosen]).tolist() == sorted(opinfo.TRANSFORMS)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import GradcliError, GradcliIndexError
+from ..errors import GradcliError, GradcliIndexError, NotImplementedByGradcli
 from .batched import (
     Batched,
     advanced_apart,
@@ -67,7 +67,7 @@ def call(entry, *args, **kwargs):
         return entry.call(*args, **kwargs)
     rule = rule_of(entry)
     if rule is None:
-        raise GradcliError(f"many-point evaluation of {entry.name} is not implemented")
+        raise NotImplementedByGradcli(f"many-point evaluation of {entry.name} is not implemented")
     return rule(entry, arguments(entry, args, kwargs))
 
 
