@@ -30,7 +30,7 @@ from fuzzing import (
     near_misses,
     programs,
 )
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gradcli import api
@@ -266,12 +266,38 @@ def test_near_misses_and_garbage_through_the_command(text, command):
     _exit_cleanly([command, text, "--x", "[0.5, -1, 2]", "--y", "1.5", "--format", "plain"])
 
 
+def test_a_nul_in_a_program_read_from_standard_input_is_a_clear_error(gradcli_script, tmp_path):
+    # The near misses' NUL went into argv ("embedded null byte" in the harness itself).
+    run = subprocess.run(
+        [*gradcli_script, "eval", "--x", "1", "--file", "-"],
+        input="x+1\x00",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.startswith("error: unknown character '\\x00' at 1:4"), run.stderr
+    assert "Traceback" not in run.stderr
+
+
 @fuzz_settings(3)
 @given(near_misses(_SOURCES))
+@example("x+1\x00")  # a NUL: through standard input (it was "embedded null byte" in argv)
 def test_near_misses_through_a_real_process(gradcli_script, tmp_path, text):
     text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    # No one can put a NUL in argv (the OS ends the string there): such text comes
+    # through standard input, as a program file's would.
+    through_stdin = "\x00" in text
     run = subprocess.run(
-        [*gradcli_script, "eval", "--x", "1", "--", text],
+        [
+            *gradcli_script,
+            "eval",
+            "--x",
+            "1",
+            *(["--file", "-"] if through_stdin else ["--", text]),
+        ],
+        input=text if through_stdin else None,
         capture_output=True,
         text=True,
         cwd=tmp_path,
