@@ -72,6 +72,7 @@ class Difference:
     why: str
     samples: tuple = ()
     transforms: tuple = ()
+    accepts: bool = False  # gradcli accepts a call that PyTorch refuses (its TypeError)
 
     def __str__(self):
         return f"{self.where}: {self.what} ({self.why})"

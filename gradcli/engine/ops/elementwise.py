@@ -10,7 +10,7 @@ import numpy as np
 from ...errors import GradcliTypeError
 from .. import limits
 from ..explain import at_half_integer, at_integer, at_nonzero_integer, at_zero, on_bound
-from ..opinfo import Difference
+from ..opinfo import TRANSFORMS, Difference, Sample
 from ..optable import Table, over
 from ..tensor import Tensor
 from .comparison import where
@@ -257,5 +257,11 @@ clamp = table.op("clamp", _clamp,
                  aliases=("clip",), method=True, inplace=True, function=True,
                  domain=("real", {"min": -0.5, "max": 0.5}),
                  words="d clamp(a, min, max)/da = 1 where min <= a <= max, else 0",
-                 kink_at=on_bound)
+                 kink_at=on_bound,
+                 samples=(Sample("tensor min, number max", [(2, 3), (2, 3)], {"max": 0.5}),),
+                 differs=(Difference("a tensor bound beside a number bound",
+                                     "accepted: each bound broadcasts against x",
+                                     "PyTorch's overloads take both bounds as tensors or both "
+                                     "as numbers: a TypeError; the call's meaning is plain",
+                                     ("tensor min, number max",), TRANSFORMS, accepts=True),))
 # fmt: on

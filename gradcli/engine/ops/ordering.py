@@ -31,6 +31,7 @@ _STABLE = Difference(
     "gradcli has one signature, whose meaning is plain",
     ("stable",),
     ("value", "grad", "jvp", "jacobian", "hessian", "batched"),
+    accepts=True,
 )
 _SortResult = return_type("sort")
 _TopkResult = return_type("topk")
