@@ -42,16 +42,6 @@ CI_SAMPLES |= {"tensor min, number max"}  # a declared difference
 #: any. Each is a strict xfail: delete an entry once its fix is merged.
 PENDING_FIXES = {
     # Found by the matrix, not fixed yet.
-    ("prod", "empty", "grad grad2 jvp jacobian"): "prod of an empty tensor: a NumPy reshape error",
-    ("max", "empty dim 0", "value grad grad2 jvp jacobian hessian batched"): (
-        "max(x, dim) over an empty dim: a NumPy ValueError"
-    ),
-    ("min", "empty dim 0", "value grad grad2 jvp jacobian hessian batched"): (
-        "min(x, dim) over an empty dim: a NumPy ValueError"
-    ),
-    ("softmax", "empty dim 0", "value grad grad2 jvp batched"): "raises (PyTorch: empty)",
-    ("log_softmax", "empty dim 0", "value grad grad2 jvp batched"): "raises (PyTorch: empty)",
-    ("logsumexp", "empty dim 0", "value grad grad2 jvp jacobian batched"): "raises (PyTorch: -inf)",
     (
         "leaky_relu",
         "*",
@@ -84,8 +74,6 @@ PENDING_FIXES = {
     ("nll_loss", "*", "grad2"): "the gradient does not depend on x: double backward raises",
     ("nll_loss", "*", "batched"): "vmap of nll_loss: the target is taken as batched",
 }
-# Through the command (test_op_matrix_cli.py), "command".
-PENDING_FIXES[("prod", "empty", "command")] = "prod of an empty tensor: a NumPy reshape error"
 
 
 def _pending(entry, sample, transform):

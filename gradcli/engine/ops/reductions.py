@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ...errors import EngineError, GradcliTypeError
+from ...errors import EngineError, GradcliIndexError, GradcliTypeError
 from .. import batching, dtypes, limits, opinfo
 from ..explain import extreme_ties, max_min_ties, norm_origin
 from ..opinfo import Difference
@@ -123,6 +123,8 @@ def _prod_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
 def _prod_others(x, dim=None):
     """For each entry, the product of the other entries along ``dim``: exact with zeros."""
     x = np.asarray(x)
+    if x.size == 0:  # no entries: no products (the cumulative ones below would make one)
+        return np.ones_like(x)
     if dim is None:
         return _prod_others(x.reshape(-1), 0).reshape(x.shape)
     if x.ndim == 0:
@@ -260,7 +262,10 @@ def _extreme(over, x, dim, keepdim, other, pick, elementwise, result):
     if data.ndim == 0:
         dims(dim, 0)  # only 0 and -1 name the dimension of a 0-d tensor
         return result((over["all"](x), Tensor._make(np.asarray(0))))
-    dim = dims(dim, data.ndim)[0]
+    given, dim = dim, dims(dim, data.ndim)[0]
+    if data.shape[dim] == 0:  # no entry to pick (NumPy's ValueError), as PyTorch says
+        name = "max" if pick is np.argmax else "min"
+        raise GradcliIndexError(f"{name}(): Expected reduction dim {given} to have non-zero size.")
     index = np.expand_dims(pick(data, axis=dim), dim)
     values = over["dim"](x, index, dim, keepdim)
     return result((values, Tensor._make(index if keepdim else np.squeeze(index, dim))))
@@ -342,7 +347,8 @@ any = table.op("any", lambda x, dim=None, keepdim=False:  # noqa: A001
 def _logsumexp(x, dim=None, keepdim=False):
     x = np.asarray(x)
     ax = axis(dim, np.ndim(x))
-    peak = np.amax(x, axis=ax, keepdims=True)
+    empty = {"initial": -np.inf} if x.dtype.kind == "f" else {}  # -inf over an empty dim
+    peak = np.amax(x, axis=ax, keepdims=True, **empty)
     peak = np.where(np.isfinite(peak), peak, 0)
     out = np.log(np.sum(np.exp(x - peak), axis=ax, keepdims=True)) + peak
     return out if keepdim else np.squeeze(out, axis=ax) if ax is not None else out.reshape(())
@@ -456,8 +462,8 @@ logsumexp = table.op("logsumexp", _logsumexp, f"(input: Tensor, {_DIM})",
                      **_REDUCTION, words="d logsumexp(a)/da = softmax(a)",
                      differs=(Difference("without dim", "over every entry",
                                          "a calculator's default; PyTorch requires dim",
-                                         ("2-d", "one element", "0-d"),
-                                         opinfo.TRANSFORMS),))
+                                         ("2-d", "one element", "0-d", "empty"),
+                                         opinfo.TRANSFORMS, accepts=True),))
 norm = table.op("norm", _norm, "(input: Tensor, p: Number = 2, dim: int|int[] = None, "
                 "keepdim: bool = False)", grad_fn="LinalgVectorNormBackward0", rules=(_norm_rule,),
                 doc="vector p-norm (p=0 counts non-zero entries)", domain=("nonzero",),
