@@ -61,9 +61,6 @@ PENDING_FIXES = {
     ("digamma", "at inf", "grad2 hessian"): "digamma's second derivative at inf",
     ("digamma", "at -inf", "grad jacobian"): "digamma's derivative at -inf",
     ("gelu", "scale 1e+300", "grad2 hessian"): "gelu'' at 1e300: 0 (PyTorch: nan)",
-    ("elu", "at inf", "grad2 jvp hessian"): "elu at inf: second derivatives nan (PyTorch: 0)",
-    ("elu", "at nan", "grad2 jvp hessian"): "elu at nan: second derivatives nan (PyTorch: 0)",
-    ("elu", "scale 1e+300", "grad2 jvp hessian"): "elu at 1e300: second derivatives nan",
     # Found by the samples of the shape, linalg, loss and other kinds, not fixed yet.
     ("transpose", "0-d", "batched"): "vmap of a 0-d transpose: dim 1 out of range",
     ("flip", "0-d dim 0", "batched"): "vmap of a 0-d flip: dim 1 out of range",

@@ -78,8 +78,11 @@ def _elu(input, alpha=1.0):
 
 
 def _elu_rule(g, ans, x, alpha=1.0):
-    # At 0 the slope is alpha (the left side's), and its derivative 0, as in PyTorch.
-    return where(x > 0, g, where(x < 0, g * alpha * exp(x), g * alpha))
+    # At 0 the slope is alpha (the left side's), and its derivative 0; at nan the slope
+    # is 1, as in PyTorch (x <= 0 picks the left side). The exponential only of the
+    # negative side: exp(inf) or exp(nan) on the side not taken would make the second
+    # derivative nan (0 * inf), where it is 0.
+    return where(x <= 0, g * alpha * exp(where(x < 0, x, 0.0)), g)
 
 
 # fmt: off
