@@ -33,3 +33,15 @@ def test_elu_second_derivative_at_inf_nan_and_1e300_is_pytorchs():
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a, b, rtol=1e-12)
     assert ours[1][:3].tolist() == [0.0, 0.0, 0.0]
+
+
+def test_lgamma_at_minus_inf_and_its_derivatives_are_pytorchs():
+    # lgamma(-inf) is inf (C99, PyTorch; SciPy's gammaln gave -inf), and trigamma there nan.
+    points = [-math.inf, 2.5, -0.5]
+
+    def lgamma(m, x):
+        return m.lgamma(x)
+
+    assert gradcli.lgamma(gradcli.tensor(points)).numpy().tolist()[0] == math.inf
+    for a, b in zip(_second(gradcli, lgamma, points), _second(torch, lgamma, points)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

@@ -17,6 +17,7 @@ import numpy as np
 from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
 from .. import batching, limits, state
 from ..explain import at_zero
+from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
 from .arithmetic import neg, pow
@@ -90,7 +91,10 @@ gelu = table.op("gelu", _gelu, "(input: Tensor, *, approximate: str = 'none')",
                 grad_fn="GeluBackward0", rules=(_gelu_rule,),
                 doc="x * Phi(x), Phi the normal CDF ('tanh': its approximation)",
                 domain=("real",), **_ACTIVATION,
-                words="d gelu(a)/da = Phi(a) + a*phi(a), Phi and phi the normal CDF and density")
+                words="d gelu(a)/da = Phi(a) + a*phi(a), Phi and phi the normal CDF and density",
+                differs=(Difference("second order at +-1e300", "0, the limit of "
+                                    "phi(a)*(2 - a**2)", "PyTorch gives nan (a**2 overflows)",
+                                    ("scale 1e+300",), ("grad2", "hessian")),))
 silu = table.op("silu", lambda input: np.asarray(input) * _sigmoid(input), grad_fn="SiluBackward0",
                 rules=(_silu_rule,), doc="x * sigmoid(x), also called swish", domain=("real",),
                 **_IN_PLACE_ACTIVATION,
