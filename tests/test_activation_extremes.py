@@ -44,4 +44,4 @@ def test_lgamma_at_minus_inf_and_its_derivatives_are_pytorchs():
 
     assert gradcli.lgamma(gradcli.tensor(points)).numpy().tolist()[0] == math.inf
     for a, b in zip(_second(gradcli, lgamma, points), _second(torch, lgamma, points)):
-        np.testing.assert_allclose(a, b, rtol=1e-12)
+        np.testing.assert_allclose(a, b, rtol=1e-9)  # PyTorch's trigamma: 1e-10
