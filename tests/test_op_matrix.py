@@ -54,9 +54,6 @@ PENDING_FIXES = {
     ("remainder", "at nan (input)", "grad2 hessian"): "nan % b: second derivatives",
     ("remainder", "at nan (other)", "grad2 hessian"): "a % nan: second derivatives",
     # Found by the samples of the shape, linalg, loss and other kinds, not fixed yet.
-    ("transpose", "0-d", "batched"): "vmap of a 0-d transpose: dim 1 out of range",
-    ("flip", "0-d dim 0", "batched"): "vmap of a 0-d flip: dim 1 out of range",
-    ("flip", "0-d dim -1", "batched"): "vmap of a 0-d flip: dim 1 out of range",
     ("take_along_dim", "dim -1", "grad jvp jacobian hessian"): (
         "indices that broadcast against the input: the rule's put_along_dim fails"
     ),
@@ -202,3 +199,16 @@ def test_xlogy_jacobian_rows_stay_zero_off_their_entry_beside_a_negative_y():
     )
     assert op_matrix.disagreement((ours.numpy(),), (theirs.numpy(),)) is None
     assert np.isnan(ours.numpy()).sum() == 1
+
+
+@pytest.mark.parametrize(
+    "call",
+    [lambda m, x: m.transpose(x, 0, -1) * 2, lambda m, x: m.flip(x, [0]) + 1],
+    ids=["transpose", "flip"],
+)
+def test_many_points_of_a_0d_transpose_or_flip_are_the_identity_at_each(call):
+    # At each point x is 0-d, where dims 0 and -1 name no axis (it was "dim 1 out of range").
+    points = np.array([0.5, -1.5, 2.0])
+    ours = gradcli.func.vmap(lambda x: call(gradcli, x))(gradcli.tensor(points)).numpy()
+    theirs = torch.vmap(lambda x: call(torch, x))(torch.tensor(points)).numpy()
+    assert np.array_equal(ours, theirs)
