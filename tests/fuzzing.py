@@ -37,6 +37,11 @@ def declared_differences(name: str) -> set[str]:
     return {t for d in FUNCTIONS[name].differs for t in d.transforms}
 
 
+def accepts_more(name) -> bool:
+    """Whether the entry declares calls it accepts where PyTorch raises its TypeError."""
+    return name in FUNCTIONS and any(d.accepts for d in FUNCTIONS[name].differs)
+
+
 # Functions whose results are random: used as 0 * f(...), a value both sides agree on.
 RANDOM = {"rand", "randn"}
 

@@ -139,3 +139,21 @@ def test_det_gradient_at_a_singular_matrix_is_the_cofactor_matrix():
     # Cofactors of [[1, 2], [2, 4]] by hand: C = [[4, -2], [-2, 1]].
     result = api.gradient("det(x)", {"x": X})
     np.testing.assert_array_equal(result.grad["x"], [[4.0, -2.0], [-2.0, 1.0]])
+
+
+@pytest.mark.parametrize(
+    "function, source, same",
+    [
+        ("sort", "sum(sort(x, 0, stable=False) * y)", lambda x, y: torch.sort(x, dim=0)[0] * y),
+        ("clamp", "sum(clamp(x, y, 0.5))", lambda x, y: torch.clamp(x, y, torch.tensor(0.5))),
+    ],
+)
+def test_calls_pytorch_refuses_are_declared_and_computed_as_written(function, source, same):
+    # PyTorch raises TypeError on both calls (stable= takes dim by keyword only; a tensor
+    # bound beside a number one); the entries declare that gradcli accepts them. The
+    # fuzzer failed on them; the result is PyTorch's for the same call written its way.
+    found = check_against_torch(FuzzProgram(function, parse(source), {"x": X, "y": Y}, False), 0)
+    assert found == "a declared difference: gradcli accepts the call"
+    ours = api.evaluate(source, {"x": X, "y": Y}).value
+    theirs = same(torch.tensor(X), torch.tensor(Y)).sum()
+    assert np.isclose(float(ours), float(theirs), rtol=1e-12)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import GradcliError, GradcliIndexError
+from ..errors import GradcliError, GradcliIndexError, NotImplementedByGradcli
 from .batched_values import (
     Batched,
     advanced_apart,
@@ -67,7 +67,7 @@ def call(entry, *args, **kwargs):
         return entry.call(*args, **kwargs)
     rule = rule_of(entry)
     if rule is None:
-        raise GradcliError(f"many-point evaluation of {entry.name} is not implemented")
+        raise NotImplementedByGradcli(f"many-point evaluation of {entry.name} is not implemented")
     return rule(entry, arguments(entry, args, kwargs))
 
 
@@ -271,6 +271,8 @@ def transpose(entry, found):
     physical = _unwrapped(found)
     physical["dim0"] = _axis(entry, found, found["dim0"], x.ndim)
     physical["dim1"] = _axis(entry, found, found["dim1"], x.ndim)
+    if x.ndim == 0:  # dims 0 and -1 of a 0-d tensor name no axis: the identity, as at a point
+        return x
     return call_physical(entry, found, physical)
 
 
@@ -283,6 +285,8 @@ def permute(entry, found):
         dims = tuple(dims[0])
     shape_at_a_point(entry, found)
     shifted = tuple(_axis(entry, found, d, x.ndim) for d in dims)
+    if x.ndim == 0 and entry.name == "flip":  # flip(x, 0) of a 0-d x: the identity
+        return x
     if entry.name == "permute":
         shifted = (0, *shifted)
     return call_physical(entry, found, dict(_unwrapped(found), dims=shifted))

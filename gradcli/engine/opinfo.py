@@ -72,6 +72,7 @@ class Difference:
     why: str
     samples: tuple = ()
     transforms: tuple = ()
+    accepts: bool = False  # gradcli accepts a call that PyTorch refuses (its TypeError)
 
     def __str__(self):
         return f"{self.where}: {self.what} ({self.why})"
@@ -113,7 +114,9 @@ class Built:
         n = len(self.values)
         inputs = [wrap(v, i) for i, v in enumerate(self.values)]
         args, kwargs = [], {}
-        if self.sample.keywords:
+        # Python takes no keyword before a *variadic: reshape(x, 2, 3) names no input.
+        variadic = any(p.variadic and p.name in self.sample.params for p in params)
+        if self.sample.keywords and not variadic:
             kwargs.update({p.name: x for p, x in zip(params[:n], inputs)})
         else:
             args = inputs
@@ -123,6 +126,8 @@ class Built:
                 positional = False  # a parameter left out: the ones after it go by keyword
                 continue
             value = given[p.name]
+            if isinstance(value, np.ndarray):
+                value = wrap(value, None)  # an index or a weight: a tensor without gradient
             if p.variadic:
                 args.extend(value)
             elif positional and not p.keyword_only:
@@ -142,12 +147,21 @@ def _domain_params(entry):
 
 
 def _materialize(entry, sample: Sample) -> Built:
+    from gradcli.engine import opsamples
+
     rng = np.random.default_rng(zlib.crc32(f"{entry.name} {sample.name}".encode()))
     values = []
     for i, spec in enumerate(sample.inputs):
         if isinstance(spec, tuple):
             values.append(np.asarray(DOMAINS[_domain(entry, i)](rng, spec)))
-        elif isinstance(spec, (list, np.ndarray)):
+        elif isinstance(spec, opsamples.Drawn):
+            values.append(np.asarray(DOMAINS[spec.domain](rng, spec.shape)))
+        elif isinstance(spec, opsamples.Tensors):
+            draw = DOMAINS[_domain(entry, i)]
+            values.append(opsamples.Tensors(tuple(draw(rng, s) for s in spec.shapes)))
+        elif isinstance(spec, np.ndarray):
+            values.append(spec)  # integer indices or a mask stay as they are
+        elif isinstance(spec, list):
             values.append(np.asarray(spec, dtype=float if _is_float(spec) else None))
         else:
             values.append(spec)  # a Python number as the operand
@@ -249,6 +263,8 @@ BY_KIND = {
     "binary": lambda e: _elementwise(e, n_inputs(e)),
     "reduction": _reduction,
 }
+#: The kinds whose calls are listed op by op (``opsamples``).
+LISTED = ("shape", "linalg", "loss", "constructor", "conversion", "random", "other")
 
 
 def kink_points(entry) -> tuple:
@@ -323,14 +339,16 @@ def _specials(entry, n):
 def samples_of(entry) -> list[Built]:
     """Every sample of ``entry``: its kind's, then its own (an own sample replaces the
     kind's of the same name), then one per special point."""
+    from gradcli.engine import opsamples
+
     by_kind = BY_KIND.get(entry.kind)
     own = list(entry.samples or ())
     n = n_inputs(entry)
-    kind = by_kind(entry) if by_kind and n else []
+    kind = by_kind(entry) if by_kind and n else [Sample(*s) for s in opsamples.of(entry)]
     names = {s.name for s in own}
     chosen = [s for s in kind if s.name not in names] + own
     built = [_materialize(entry, s) for s in chosen]
-    if entry.differentiable and n and (by_kind or entry.special or entry.kink_at):
+    if entry.differentiable and n and by_kind and kind:
         built += [b for b in _specials(entry, n) if b.name not in names]
     return built
 

@@ -11,7 +11,7 @@ from ...errors import GradcliTypeError
 from .. import jet_rules as R
 from .. import limits
 from ..explain import at_half_integer, at_integer, at_nonzero_integer, at_zero, on_bound
-from ..opinfo import Difference
+from ..opinfo import TRANSFORMS, Difference, Sample
 from ..optable import Table, over
 from ..tensor import Tensor
 from . import sympy_forms as sym
@@ -288,7 +288,15 @@ clamp = table.op("clamp", _clamp,
                  aliases=("clip",), method=True, inplace=True, function=True,
                  domain=("real", {"min": -0.5, "max": 0.5}),
                  words="d clamp(a, min, max)/da = 1 where min <= a <= max, else 0",
-                 kink_at=on_bound)
+                 kink_at=on_bound,
+                 samples=(Sample("tensor min, number max", [(2, 3), (2, 3)], {"max": 0.5}),),
+                 differs=(Difference("a tensor bound beside a number bound",
+                                     "accepted: each bound broadcasts against x",
+                                     "PyTorch's overloads take both bounds as tensors or both "
+                                     "as numbers: a TypeError; the call's meaning is plain",
+                                     ("tensor min, number max",),
+                                     tuple(t for t in TRANSFORMS if t != "grad2"),  # both raise
+                                     accepts=True),))
 # fmt: on
 
 

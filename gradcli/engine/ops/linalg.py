@@ -7,6 +7,7 @@ import numpy as np
 from ...errors import GradcliIndexError, NotImplementedByGradcli, ShapeError
 from .. import batching_rules as batching
 from .. import limits
+from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
 from . import sympy_forms as sym
@@ -335,7 +336,13 @@ det = table.op("det", on_square("det", np.linalg.det), grad_fn="LinalgDetBackwar
                kink="the gradient is the cofactor matrix everywhere, singular matrices included "
                "(PyTorch 2.13 gives zeros at rank n-1: gradcli follows mathematics)",
                domain=("well_conditioned",), **_LINALG, batching=batching.stacked,
-               words="d det(a)/da = det(a)*inverse(a).T")
+               words="d det(a)/da = det(a)*inverse(a).T",
+               differs=(Difference("at a singular matrix", "the cofactor matrix",
+                                   "PyTorch 2.13 gives zeros at rank n-1",
+                                   ("singular", "rank 1 3x3"), ("grad", "jacobian")),
+                        Difference("of a 1 x 1 matrix", "second derivatives 0",
+                                   "PyTorch's gradient does not depend on a: double backward "
+                                   "raises", ("1x1",), ("grad2",))))
 inverse = table.op("inverse", on_square("inverse", np.linalg.inv), grad_fn="LinalgInvExBackward0",
                    rules=(lambda g, ans, x: -matmul(matmul(transpose_last(ans), g),
                                                    transpose_last(ans)),),

@@ -20,6 +20,7 @@ from .. import jet_rules as R
 from .. import limits, state
 from ..batched_values import Batched
 from ..explain import at_zero
+from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
 from . import sympy_forms as sym
@@ -93,8 +94,11 @@ def _elu(input, alpha=1.0):
 
 
 def _elu_rule(g, ans, x, alpha=1.0):
-    # At 0 the slope is alpha (the left side's), and its derivative 0, as in PyTorch.
-    return where(x > 0, g, where(x < 0, g * alpha * exp(x), g * alpha))
+    # At 0 the slope is alpha (the left side's), and its derivative 0; at nan the slope
+    # is 1, as in PyTorch (x <= 0 picks the left side). The exponential only of the
+    # negative side: exp(inf) or exp(nan) on the side not taken would make the second
+    # derivative nan (0 * inf), where it is 0.
+    return where(x <= 0, g * alpha * exp(where(x < 0, x, 0.0)), g)
 
 
 # fmt: off
@@ -103,7 +107,10 @@ gelu = table.op("gelu", _gelu, "(input: Tensor, *, approximate: 'none'|'tanh' = 
                 doc="x * Phi(x), Phi the normal CDF ('tanh': its approximation)",
                 symbolic=lambda s, x: x * (1 + s.erf(x / s.sqrt(2))) / 2,
                 domain=("real",), **_ACTIVATION,
-                words="d gelu(a)/da = Phi(a) + a*phi(a), Phi and phi the normal CDF and density")
+                words="d gelu(a)/da = Phi(a) + a*phi(a), Phi and phi the normal CDF and density",
+                differs=(Difference("second order at +-1e300", "0, the limit of "
+                                    "phi(a)*(2 - a**2)", "PyTorch gives nan (a**2 overflows)",
+                                    ("scale 1e+300",), ("grad2", "hessian")),))
 silu = table.op("silu", lambda input: np.asarray(input) * sigmoid_array(input),
                 grad_fn="SiluBackward0",
                 rules=(_silu_rule,), doc="x * sigmoid(x), also called swish", domain=("real",),

@@ -6,6 +6,7 @@ import numpy as np
 
 from ...errors import EngineError
 from .. import batching_rules as batching
+from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import one_axis, raw, return_type
@@ -21,6 +22,17 @@ def _order(data, d, descending):
 
 
 # stable is keyword-only, as in PyTorch: sort(x, 0, False, False) is its TypeError.
+# PyTorch's stable= overload takes dim and descending by keyword too; gradcli has one
+# signature, where sort(x, 0, stable=True) means what it says: a declared difference.
+_STABLE = Difference(
+    "stable= with dim or descending by position",
+    "accepted",
+    "PyTorch's overload with stable takes them by keyword only: a TypeError; "
+    "gradcli has one signature, whose meaning is plain",
+    ("stable",),
+    ("value", "grad", "jvp", "jacobian", "hessian", "batched"),
+    accepts=True,
+)
 _SortResult = return_type("sort")
 _TopkResult = return_type("topk")
 
@@ -37,6 +49,7 @@ _TopkResult = return_type("topk")
     symbolic="the order of its result depends on the values: another formula in each region",
     overloads=[over("SortBackward0", (take_along_rule,), forward=take_along)],
     batching=batching.along,
+    differs=(_STABLE,),
 )
 def sort(over, input, dim=-1, descending=False, *, stable=False):
     data = np.asarray(raw(input))
@@ -53,6 +66,7 @@ def sort(over, input, dim=-1, descending=False, *, stable=False):
     kind="other",
     method=True,
     doc="argsort(x, dim=-1, descending=False): the indices that sort x along dim",
+    differs=(_STABLE,),
 )
 def argsort(over, input, dim=-1, descending=False, *, stable=False):
     data = np.asarray(raw(input))

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ...errors import EngineError, GradcliTypeError
+from ...errors import EngineError, GradcliIndexError, GradcliTypeError
 from .. import batching_rules as batching
 from .. import dtypes, limits, opinfo
 from ..explain import extreme_ties, max_min_ties, norm_origin
@@ -33,7 +33,7 @@ from .creation import zeros_like
 from .elementwise import abs, exp, sign
 from .indexing import take_along, take_along_rule
 from .shape import broadcast_to, flip_op, reshape, transpose, unsqueeze, view_op
-from .summation import sum_all, sum_along
+from .summation import float32_sum
 
 table = Table("reductions")
 _REDUCTION = dict(kind="reduction", method=True, function=True)
@@ -68,23 +68,9 @@ def _by_dim(all_grad_fn, dim_grad_fn, rule):
     return [over(all_grad_fn, (rule,), when=_dim_is_none), over(dim_grad_fn, (rule,))]
 
 
-def _float32_sum(x, dim, keepdim):
-    """A float32 sum of all entries or along one dim, added in PyTorch's order (so it agrees
-    to the last bit: ``summation.py``); None for the sums NumPy's order stands for."""
-    if type(x) is not np.ndarray or x.dtype != np.float32:
-        return None
-    if dim is None:
-        return None if keepdim else sum_all(x)
-    ax = axis(dim, x.ndim)
-    if len(ax) != 1:
-        return None
-    total = sum_along(x, ax[0])
-    return np.expand_dims(total, ax[0]) if keepdim else total
-
-
 @contiguous
 def _sum(x, dim=None, keepdim=False, dtype=None):
-    total = None if dtype is not None else _float32_sum(x, dim, keepdim)
+    total = None if dtype is not None else float32_sum(x, dim, keepdim)
     if total is not None:
         return total
     return np.sum(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
@@ -102,7 +88,7 @@ def _mean(x, dim=None, keepdim=False, dtype=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {dtypes.scalar_name(x.dtype)}"
         )
-    total = None if dtype is not None or not x.size else _float32_sum(x, dim, keepdim)
+    total = None if dtype is not None or not x.size else float32_sum(x, dim, keepdim)
     if total is not None:  # as PyTorch: the sum, divided
         return np.asarray(total / x.dtype.type(_count(x.shape, dim)))
     return np.mean(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
@@ -125,6 +111,8 @@ def _prod_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
 def prod_others_array(x, dim=None):
     """For each entry, the product of the other entries along ``dim``: exact with zeros."""
     x = np.asarray(x)
+    if x.size == 0:  # no entries: no products (the cumulative ones below would make one)
+        return np.ones_like(x)
     if dim is None:
         return prod_others_array(x.reshape(-1), 0).reshape(x.shape)
     if x.ndim == 0:
@@ -267,7 +255,10 @@ def _extreme(over, x, dim, keepdim, other, pick, elementwise, result):
     if data.ndim == 0:
         dims(dim, 0)  # only 0 and -1 name the dimension of a 0-d tensor
         return result((over["all"](x), Tensor._make(np.asarray(0))))
-    dim = dims(dim, data.ndim)[0]
+    given, dim = dim, dims(dim, data.ndim)[0]
+    if data.shape[dim] == 0:  # no entry to pick (NumPy's ValueError), as PyTorch says
+        name = "max" if pick is np.argmax else "min"
+        raise GradcliIndexError(f"{name}(): Expected reduction dim {given} to have non-zero size.")
     index = np.expand_dims(pick(data, axis=dim), dim)
     values = over["dim"](x, index, dim, keepdim)
     return result((values, Tensor._make(index if keepdim else np.squeeze(index, dim))))
@@ -353,7 +344,8 @@ any = table.op("any", lambda x, dim=None, keepdim=False:  # noqa: A001
 def _logsumexp(x, dim=None, keepdim=False):
     x = np.asarray(x)
     ax = axis(dim, np.ndim(x))
-    peak = np.amax(x, axis=ax, keepdims=True)
+    empty = {"initial": -np.inf} if x.dtype.kind == "f" else {}  # -inf over an empty dim
+    peak = np.amax(x, axis=ax, keepdims=True, **empty)
     peak = np.where(np.isfinite(peak), peak, 0)
     out = np.log(np.sum(np.exp(x - peak), axis=ax, keepdims=True)) + peak
     return out if keepdim else np.squeeze(out, axis=ax) if ax is not None else out.reshape(())
@@ -468,8 +460,8 @@ logsumexp = table.op("logsumexp", _logsumexp, f"(input: Tensor, {_DIM})",
                      **_REDUCTION, words="d logsumexp(a)/da = softmax(a)",
                      differs=(Difference("without dim", "over every entry",
                                          "a calculator's default; PyTorch requires dim",
-                                         ("2-d", "one element", "0-d"),
-                                         opinfo.TRANSFORMS),))
+                                         ("2-d", "one element", "0-d", "empty"),
+                                         opinfo.TRANSFORMS, accepts=True),))
 norm = table.op("norm", _norm, "(input: Tensor, p: Number = 2, dim: int|int[] = None, "
                 "keepdim: bool = False)", grad_fn="LinalgVectorNormBackward0", rules=(_norm_rule,),
                 doc="vector p-norm (p=0 counts non-zero entries)", domain=("nonzero",),

@@ -34,7 +34,8 @@ def _softmax_input(name, x, dim):
 def _softmax(x, dim):
     x = _softmax_input("softmax", x, dim)
     ax = axis(dim, x.ndim)
-    shifted = np.exp(x - np.amax(x, axis=ax, keepdims=True))
+    # initial: an empty dim has no largest entry (NumPy's ValueError); PyTorch gives empty.
+    shifted = np.exp(x - np.amax(x, axis=ax, keepdims=True, initial=-np.inf))
     return shifted / np.sum(shifted, axis=ax, keepdims=True)
 
 
@@ -42,7 +43,7 @@ def _softmax(x, dim):
 def _log_softmax(x, dim):
     x = _softmax_input("log_softmax", x, dim)
     ax = axis(dim, x.ndim)
-    shifted = x - np.amax(x, axis=ax, keepdims=True)
+    shifted = x - np.amax(x, axis=ax, keepdims=True, initial=-np.inf)
     return shifted - np.log(np.sum(np.exp(shifted), axis=ax, keepdims=True))
 
 

@@ -64,7 +64,9 @@ def _gamma(input):
 def _lgamma(input):
     from scipy.special import gammaln
 
-    return gammaln(input)
+    # lgamma(-inf) is inf, as C99's lgamma and PyTorch give (SciPy's gammaln: -inf).
+    x = np.asarray(input)
+    return np.where(x == -np.inf, np.inf, gammaln(x)) if x.dtype.kind == "f" else gammaln(x)
 
 
 def _digamma(input):
@@ -76,7 +78,10 @@ def _digamma(input):
 def _polygamma(input, n):
     from scipy.special import polygamma
 
-    return _float_like(polygamma(n, input), input)
+    # Trigamma at -inf, between ever denser poles, has no limit: nan, as PyTorch (SciPy: inf).
+    x = np.asarray(input)
+    out = polygamma(n, x)
+    return _float_like(np.where(x == -np.inf, np.nan, out) if n == 1 else out, input)
 
 
 def _erfc(input):
@@ -156,13 +161,24 @@ lgamma = table.op("lgamma", _lgamma, grad_fn="LgammaBackward0",
                   rules=(lambda g, ans, x: g * digamma(x),), doc="log |gamma(x)|", kink=_POLES,
                   symbolic=lambda s, x: s.log(s.Abs(s.gamma(x))),
                   domain=("positive",), **_ELEMENTWISE, **_TORCH,
-                  words="d lgamma(a)/da = digamma(a)", kink_at=pole(0), saves=("self",))
+                  words="d lgamma(a)/da = digamma(a)", kink_at=pole(0),
+                  differs=(Difference("second order at a pole", "inf, trigamma's limit from "
+                                      "either side", "PyTorch's series gives a finite 6.6e32 "
+                                      "at -1", ("at -1", "at -2"), ("grad2", "hessian")),),
+                   saves=("self",))
 digamma = table.op("digamma", _digamma, grad_fn="DigammaBackward0",
                    rules=(lambda g, ans, x: g * polygamma_op(x, 1),),
                    doc="derivative of lgamma", kink=_POLES, domain=("positive",),
                    symbolic=lambda s, x: s.digamma(x),
                    **_ELEMENTWISE, **_TORCH,
-                   words="d digamma(a)/da = polygamma(1, a)", kink_at=pole(0), saves=("self",))
+                   words="d digamma(a)/da = polygamma(1, a)", kink_at=pole(0),
+                   differs=(Difference("the derivative at a pole", "inf, trigamma's limit "
+                                       "from either side", "PyTorch's series gives a finite "
+                                       "6.6e32 at -1", ("at -1", "at -2"),
+                                       ("grad", "jvp", "jacobian")),
+                            Difference("second order at inf", "0, polygamma(2, x)'s limit",
+                                       "PyTorch gives nan", ("at inf",), ("grad2", "hessian"))),
+                   saves=("self",))
 polygamma_op = table.internal("polygamma_op", _polygamma, "(input: Tensor, n: int)",
                               grad_fn="PolygammaBackward0",
                               rules=(lambda g, ans, x, n: g * polygamma_op(x, n + 1),),

@@ -102,3 +102,19 @@ def _cascade(rows):
     for row in rows[n_blocks * _BLOCK :]:
         levels[0] = levels[0] + row
     return ((levels[0] + levels[1]) + levels[2]) + levels[3]
+
+
+def float32_sum(x, dim, keepdim):
+    """A float32 sum of all entries or along one dim, added in PyTorch's order (so it agrees
+    to the last bit: this module); None for the sums NumPy's order stands for."""
+    if type(x) is not np.ndarray or x.dtype != np.float32:
+        return None
+    if dim is None:
+        return None if keepdim else sum_all(x)
+    from .common import axis
+
+    ax = axis(dim, x.ndim)
+    if len(ax) != 1:
+        return None
+    total = sum_along(x, ax[0])
+    return np.expand_dims(total, ax[0]) if keepdim else total
