@@ -196,6 +196,37 @@ def test_nan_is_printed_with_a_warning_naming_the_operation(gradcli):
     assert lines[1:] == ["  2*log(x) + 1", "    ^~~"]
 
 
+def test_a_nan_is_blamed_on_the_operation_that_made_it_not_on_an_inf_before_it(gradcli):
+    # At 0, 1/x is inf and sin(inf) is nan: sin made the nan, of div's inf.
+    result = gradcli("grad", "x*sin(1/x)", "--x", "0", "--format", "plain")
+    assert result.exit_code == 0
+    assert result.stdout == "value nan\ngrad.x nan\n"
+    assert result.stderr.splitlines()[:3] == [
+        "warning: the value contains nan; the first came from sin of inf "
+        "(the inf from div at 1:8) at 1:3",
+        "  x*sin(1/x)",
+        "    ^~~",
+    ]
+
+
+def test_an_inf_carried_through_other_operations_is_traced_to_its_maker(gradcli):
+    # log(0) is -inf, 2 * -inf still -inf, and 0 * -inf nan.
+    result = gradcli("eval", "0 * (2 * log(x))", "--x", "0")
+    assert result.stdout == "value nan\n"
+    assert result.stderr.splitlines()[0] == (
+        "warning: the value contains nan; the first came from mul of -inf "
+        "(the -inf from log at 1:10) at 1:3"
+    )
+
+
+def test_an_inf_alone_is_still_blamed_on_the_operation_that_made_it(gradcli):
+    result = gradcli("eval", "exp(x) * 2", "--x", "1000")
+    assert result.stdout == "value inf\n"
+    assert result.stderr.splitlines()[0] == (
+        "warning: the value contains inf; the first came from exp at 1:1"
+    )
+
+
 def test_strict_turns_a_nonfinite_result_into_exit_3(gradcli):
     result = gradcli("eval", "log(x)", "--x", "0", "--strict")
     assert result.exit_code == 3
@@ -217,6 +248,23 @@ def test_infinite_derivative_at_a_finite_value(gradcli):
         "warning: grad.x contains inf at a point where the value is finite; "
         "the first came from the derivative of sqrt at 1:1\n  sqrt(x)\n  ^~~~\n"
     )
+
+
+def test_a_nan_gradient_of_an_infinite_derivative_times_0_says_so(gradcli):
+    # At the origin d sqrt(u)/du = 1/(2 sqrt u) is inf, and du/dx = 2x is 0: the chain
+    # rule's inf * 0 is nan (PyTorch's gradient there is nan too), not the note's inf.
+    result = gradcli("grad", "sqrt(x**2+y**2)", "--x", "0", "--y", "0", "--format", "plain")
+    assert result.exit_code == 0
+    assert result.stdout == "value 0\ngrad.x nan\ngrad.y nan\n"
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("note: sqrt is evaluated at 0, where it has no derivative")
+    assert lines[3:6] == [
+        "warning: grad.x contains nan at a point where the value is finite; the first came "
+        "from the derivative of sqrt, infinite there, times the derivative of pow at 1:7, "
+        "0 there (inf * 0 is nan) at 1:1",
+        "  sqrt(x**2+y**2)",
+        "  ^~~~",
+    ]
 
 
 def test_nonfinite_json_is_strict_json(gradcli):

@@ -317,8 +317,10 @@ class Evaluation:
         for path, array in leaves(shown):
             if not finite(array):
                 head = f"{'.'.join(path)} contains {value_kinds(array)}"
+                # grad.x: the pass to x alone, so that what it names is on x's way.
+                wrt = [path[1]] if len(path) > 1 and path[1] in self.wrt else self.wrt
                 warnings.append(
-                    Diagnostic("warning", head) if warnings else self._derivative_warning(head)
+                    Diagnostic("warning", head) if warnings else self._derivative_warning(head, wrt)
                 )
         return Result(
             command=command,
@@ -359,23 +361,34 @@ class Evaluation:
             return section.astype(self.dtype)
         return section
 
-    def _derivative_warning(self, head: str) -> Diagnostic:
+    def _derivative_warning(self, head: str, wrt) -> Diagnostic:
         """The warning for a derivative that is nan or inf where the value is finite,
         naming the first operation whose derivative made it, with a caret."""
+        nan = head.endswith(" contains nan") or " contains nan," in head
         head += " at a point where the value is finite"
-        found = self._derivative_origin()
+        found = self._derivative_origin(wrt)
         if found is None:
             return Diagnostic("warning", head)
-        description, span = found
-        return _warning(
-            f"{head}; the first came from the derivative of {description}", span, self.source
-        )
+        watch, origin = found
+        description, span = origin(watch.node)
+        message = f"{head}; the first came from the derivative of {description}"
+        if nan and watch.nan_node not in (None, watch.node):
+            # The derivative of sqrt at 0 is inf; the nan is the chain rule's inf * 0.
+            other, where = origin(watch.nan_node)
+            other += "" if where is None else f" at {where.line}:{where.column}"
+            if watch.nan_of_infinite and watch.nan_node.op.entry.kind in _ELEMENTWISE:
+                message += f", infinite there, times the derivative of {other}, 0 there"
+                message += " (inf * 0 is nan)"
+            else:
+                message += f", infinite there, which the derivative of {other} made nan"
+        return _warning(message, span, self.source)
 
-    def _derivative_origin(self):
-        """``(description, span)`` of the first operation whose derivative turned a finite
-        gradient into nan or inf, found by one more evaluation and reverse pass."""
-        leaves = self.leaves(self.wrt)
-        wanted = [leaves[name] for name in self.wrt]
+    def _derivative_origin(self, wrt):
+        """The watch (``autograd.first_nonfinite``) of one more evaluation and reverse pass
+        to the inputs ``wrt``, and a function giving a graph node's ``(description, span)``;
+        None without a pass."""
+        leaves = self.leaves(wrt)
+        wanted = [leaves[name] for name in wrt]
         origins: dict = {}
         out = self.run(leaves, origins)
         if not wanted or not out.requires_grad:
@@ -384,7 +397,7 @@ class Evaluation:
             gradcli.autograd.grad(out, wanted, gradcli.ones_like(out), allow_unused=True)
         if watch.node is None:
             return None
-        return origins.get(watch.node, (watch.node.name(), None))
+        return watch, lambda node: origins.get(node, (node.name(), None))
 
     def _nonfinite_warning(self, value) -> Diagnostic:
         head = f"the value contains {value_kinds(value)}"
@@ -393,14 +406,26 @@ class Evaluation:
             given = {**self.constants, **self.values}
             held = [f"{n} holds {value_kinds(v)}" for n, v in given.items() if not finite(v)]
             return Diagnostic("warning", f"{head}; the input {held[0]}" if held else head)
-        description, span = self.watch[0]
-        message = f"the value contains {value_kinds(value)}; the first came from {description}"
-        return _warning(message, span, self.source)
+        # The value's nan came from the first operation that made nan (sin of the inf
+        # of 1/x), not from the one that made an inf before it.
+        nan = [found for found in self.watch if found.nan]
+        found = nan[0] if nan and np.isnan(value).any() else self.watch[0]
+        message = f"{head}; the first came from {found.description}"
+        if found.operands is not None:
+            message += f" of {found.operands}"
+            if found.infinity is not None:
+                maker, where = found.infinity
+                message += f" (the {found.operands} from {maker} at {where.line}:{where.column})"
+        return _warning(message, found.span, self.source)
 
 
 # ----------------------------------------------------------------------------
 # Helpers
 # ----------------------------------------------------------------------------
+
+
+# Ops whose rule multiplies each entry of the gradient by its own local derivative.
+_ELEMENTWISE = ("elementwise", "binary")
 
 
 def _warning(message: str, span, source: str) -> Diagnostic:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import operator
 import re
+from typing import NamedTuple
 
 import numpy as np
 
@@ -103,6 +104,36 @@ def is_nonfinite(value) -> bool:
     return array.dtype.kind in "fc" and not np.isfinite(array).all()
 
 
+def _has_nan(value) -> bool:
+    array = np.asarray(value)
+    return array.dtype.kind in "fc" and bool(np.isnan(array).any())
+
+
+class NonFinite(NamedTuple):
+    """An operation the watch found making nan or inf (``Program.run``'s ``watch_nonfinite``)."""
+
+    description: str
+    span: Span
+    #: Whether it made nan (else it made inf or -inf, of finite operands).
+    nan: bool
+    #: The infinities among its operands (``"inf"``, ``"-inf and inf"``), or None: it
+    #: made nan of operands that held no nan (``sin(inf)``, ``0 * inf``).
+    operands: str | None = None
+    #: ``(description, span)`` of the operation that made those infinities, if known.
+    infinity: tuple[str, Span] | None = None
+
+
+def _infinities(values) -> str:
+    """``"inf"``, ``"-inf"`` or ``"-inf and inf"``: the infinities ``values`` hold."""
+    arrays = [np.asarray(a) for a in values]
+    found = [
+        sign
+        for sign, test in (("-inf", np.isneginf), ("inf", np.isposinf))
+        if any(test(a).any() for a in arrays)
+    ]
+    return " and ".join(found)
+
+
 def _number(value: float) -> int | float:
     """A literal's Python value: integral literals are ints (sizes, axes, indices)."""
     return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
@@ -126,6 +157,10 @@ class Evaluator:
         self.locals: dict[str, object] = {}
         self.watch = watch
         self.watched = False
+        #: ``id(result) -> (result, description, span)``: where each infinite result's
+        #: infinities came from, so a nan made of them names their maker (the result is
+        #: kept so that its id is not reused).
+        self.infinities: dict[int, tuple] = {}
         self.origins = origins
         #: ``(function, span, where, convention)`` for each call that lands on a kink
         #: (``engine.explain``; the convention None where the op table states it).
@@ -155,13 +190,35 @@ class Evaluator:
             if found is not None:
                 self.notes.append((description, span, *found))
         if self.watch is not None and not self.watched and is_nonfinite(result):
-            operands = []
-            for a in (*args, *kwargs.values()):
-                operands.extend(a if isinstance(a, (list, tuple)) else [a])
-            if not any(is_nonfinite(a) for a in operands if not isinstance(a, (slice, str))):
-                self.watch.append((description, span))
-                self.watched = True
+            self._watch(description, span, result, args, kwargs)
         return result
+
+    def _watch(self, description, span, result, args, kwargs) -> None:
+        """Record the first operation that makes inf of finite operands, and the first
+        that makes nan of operands without nan (then stop watching): ``sin(1/x)`` at 0
+        has its inf from div and its nan from sin."""
+        operands = []
+        for a in (*args, *kwargs.values()):
+            operands.extend(a if isinstance(a, (list, tuple)) else [a])
+        infinite = [a for a in operands if not isinstance(a, (slice, str)) and is_nonfinite(a)]
+        nan = _has_nan(result)
+        if not infinite:
+            if not nan:
+                self.infinities[id(result)] = (result, description, span)
+            if nan or not self.watch:
+                self.watch.append(NonFinite(description, span, nan))
+            self.watched = nan
+        elif nan and not any(_has_nan(a) for a in infinite):
+            known = (self.infinities.get(id(a)) for a in infinite)
+            maker = next((found[1:] for found in known if found is not None), None)
+            self.watch.append(NonFinite(description, span, True, _infinities(infinite), maker))
+            self.watched = True
+        elif not nan:
+            # inf of inf (2 * inf): the same infinities, made where its operand's were.
+            known = (self.infinities.get(id(a)) for a in infinite)
+            found = next((found for found in known if found is not None), None)
+            if found is not None:
+                self.infinities[id(result)] = (result, *found[1:])
 
     # ----- statements -----
 
