@@ -35,6 +35,7 @@ CALLS = {
     "numel": ("numel(x) * sum(x)", {"x": ("real", V)}),
     "len": ("len(x) * x", {"x": ("real", V)}),
     "cumsum": ("cumsum(A, 1)", {"A": ("real", M)}),
+    "where": ("where(x > y, x**2 * y, sin(x))", {"x": ("real", V), "y": ("real", V)}),
     "cumprod": ("cumprod(x, 0)", {"x": ("positive", (3,))}),
     "zeros": ("zeros(2) + x", {"x": ("real", V)}),
     "ones": ("ones(2, 2) * x", {"x": ("real", V)}),
