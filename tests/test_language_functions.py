@@ -244,9 +244,34 @@ def test_softmax_cross_entropy_gradient_by_hand(gradcli_json):
     np.testing.assert_allclose(r["grad"]["z"], s - [0, 1, 0], rtol=1e-14)
 
 
+def test_one_hot_of_class_indices_and_the_gradient_through_it(gradcli_json):
+    # one_hot(y, 3) picks log_softmax(z)[y] at each row: d/dz = e_y - softmax(z), by hand.
+    z = np.array([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]])
+    r = gradcli_json(
+        "grad", "-sum(one_hot(y, 3) * log_softmax(z, 1))", "--y", "[2, 0]", "--z", str(z.tolist())
+    )
+    s = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(r["grad"]["z"], s - [[0, 0, 1], [1, 0, 0]], rtol=1e-14)
+    assert r["grad"]["y"] == [0, 0]  # class indices have no gradient
+    assert gradcli_json("eval", "one_hot([1, 0])")["value"] == [[0, 1], [1, 0]]
+
+
+def test_one_hot_at_many_points(gradcli):
+    # At each point y, one_hot(y, 3) @ [1, 2, 3] is y + 1.
+    result = gradcli("eval", "one_hot(y, 3) @ [1, 2, 3]", "--over", "y=2,0,1", "--format", "csv")
+    assert result.stdout.splitlines() == ["y,value", "2,3", "0,1", "1,2"]
+    # Without num_classes each point's largest class decides the length of its row.
+    result = gradcli("eval", "sum(one_hot(y))", "--over", "y=0,2", "--format", "csv")
+    assert result.exit_code == 2
+    assert "largest class differs from point to point" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("program", "message", "column"),
     [
+        ("one_hot(x, 3)", "one_hot: class indices must be whole numbers", 1),
+        ("one_hot(x - 2, 3)", "Class values must be non-negative.", 1),
+        ("one_hot(x, 2)", "Class values must be smaller than num_classes.", 1),
         ("mse_loss(x, x, reduction='avg')", 'reduction must be one of "mean", "sum", "none"', 26),
         ("gelu(x, approximate='erf')", 'approximate must be one of "none", "tanh"', 21),
         (
@@ -266,6 +291,8 @@ def test_softmax_cross_entropy_gradient_by_hand(gradcli_json):
 )
 def test_errors_name_the_argument(gradcli, program, message, column):
     bindings = ["--x", "[1, 2]"] if "x" in program.replace("'x'", "") else []
+    if program == "one_hot(x, 3)":
+        bindings = ["--x", "[1, 2.5]"]
     result = gradcli("eval", program, *bindings)
     assert result.exit_code == 2
     first = result.stderr.splitlines()[0]
@@ -298,6 +325,7 @@ SIGNATURES = {
     "leaky_relu": "leaky_relu(input, negative_slope=0.01)",
     "elu": "elu(input, alpha=1.0)",
     "softmax": "softmax(input, dim=-1)",
+    "one_hot": "one_hot(input, num_classes=-1)",
     "mse_loss": "mse_loss(input, target, *, reduction='mean', weight=None)",
     "cross_entropy": (
         "cross_entropy(input, target, weight=None, *, ignore_index=-100, reduction='mean', "

@@ -35,6 +35,7 @@ CALLS = {
     "numel": ("numel(x) * sum(x)", {"x": ("real", V)}),
     "len": ("len(x) * x", {"x": ("real", V)}),
     "cumsum": ("cumsum(A, 1)", {"A": ("real", M)}),
+    "one_hot": ("sum(one_hot([2, 0], 3) @ x**2)", {"x": ("real", (3,))}),
     "where": ("where(x > y, x**2 * y, sin(x))", {"x": ("real", V), "y": ("real", V)}),
     "cumprod": ("cumprod(x, 0)", {"x": ("positive", (3,))}),
     "zeros": ("zeros(2) + x", {"x": ("real", V)}),
