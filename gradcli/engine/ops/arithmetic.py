@@ -50,7 +50,7 @@ mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
                operators=("__mul__", "__imul__"), reflected=("__rmul__",),
                domain=("real", "real"), **_ARITHMETIC,
                words=("d(a*b)/da = b", "d(a*b)/db = a"), saves={"self": 1, "other": 0})
-# int / int is a float in the default dtype, as PyTorch: see optable._promote. The rule
+# int / int is a float in the default dtype, as PyTorch: see applying._promote. The rule
 # for y divides twice, as PyTorch's: y * y would meet 0 * inf in second derivatives at an
 # infinite y (d2/dy2 of 2 / y at -inf is 0, not nan).
 div = table.op("div", np.true_divide, _BINARY, grad_fn="DivBackward0",
