@@ -22,7 +22,6 @@ from .common import (
     batch_of,
     contiguous,
     dims,
-    one_axis,
     one_dim,
     raw,
     return_type,
@@ -32,7 +31,7 @@ from .comparison import where
 from .creation import zeros_like
 from .elementwise import abs, exp, sign
 from .indexing import take_along, take_along_rule
-from .shape import broadcast_to, flip_op, reshape, transpose, unsqueeze, view_op
+from .shape import broadcast_to, reshape, transpose, unsqueeze, view_op
 from .summation import float32_sum
 
 table = Table("reductions")
@@ -495,23 +494,7 @@ std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rul
 # fmt: on
 
 
-# ----- running sums, tiles and sums to a size: their rules sum -----
-
-
-@contiguous
-def _cumsum(x, dim, dtype=None):
-    one_dim("cumsum", dim)
-    if one_axis(dim, np.ndim(x)) is None:  # a 0-d tensor: its one entry
-        return np.array(x, dtype=dtypes.to_numpy(dtype))
-    return np.cumsum(x, axis=dim, dtype=dtypes.to_numpy(dtype))
-
-
-def _cumsum_rule(g, ans, x, dim, dtype=None):
-    # Each entry feeds every later partial sum: the reversed cumulative sum of g.
-    d = one_axis(dim, np.ndim(x))
-    if d is None:
-        return g
-    return flip_op(cumsum(flip_op(g, (d,)), d), (d,))
+# ----- tiles and sums to a size: their rules sum -----
 
 
 def _repeat_rule(g, ans, x, sizes):
@@ -521,23 +504,6 @@ def _repeat_rule(g, ans, x, sizes):
     split = batch + tuple(v for r, n in zip(sizes, shape) for v in (r, n))
     tiles = tuple(2 * k - 2 * len(sizes) for k in range(len(sizes)))
     return view_op(sum(view_op(g, split), tiles), batch + tuple(np.shape(x)))
-
-
-cumsum = table.op(
-    "cumsum",
-    _cumsum,
-    "(input: Tensor, dim: int, *, dtype: dtype = None)",
-    words="g -> the cumulative sum of g from the end",
-    grad_fn="CumsumBackward0",
-    rules=(_cumsum_rule,),
-    kind="other",
-    method=True,
-    inplace=True,
-    function=True,
-    doc="cumsum(x, dim): running sums along dim",
-    symbolic=lambda s, x, dim: np.cumsum(x, axis=dim),
-    batching=batching.along,
-)
 
 
 @table.composite(
@@ -588,4 +554,4 @@ def sum_to_size(over, input, *size):
 
 
 # The Taylor series rules (engine/jet.py).
-table.series(sum="linear", mean="linear", cumsum="linear", repeat="linear")
+table.series(sum="linear", mean="linear", repeat="linear")
