@@ -72,8 +72,21 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   expressions; an elementwise or binary op's form takes one entry of each
   (``lambda s, x: s.sin(x)``), broadcast. Longer forms: ``ops/sympy_forms.py``.
   Or a sentence saying why the op has none (``tests/test_structure.py``).
-- ``language_args``: ``f(args, kwargs, span) -> (args, kwargs)``: the language's
-  numbers are floats; an op that reads a dtype (cross_entropy's class indices) converts.
+- The language, where it takes the op otherwise than the library: ``language_args``
+  (``f(args, kwargs, span) -> (args, kwargs)``: the language's numbers are floats; an
+  op that reads a dtype, cross_entropy's class indices, converts); ``language_form``
+  (``form(schema, doc, adapt)``: where the language means what a calculator means,
+  ``max(a, b)`` elementwise, ``log(x, base)``: the parameters and one-line doc that the
+  checker and ``gradcli functions`` show, and ``adapt(entry, args, kwargs, given) ->
+  (call, args, kwargs)``, the call made of them, ``given`` each argument's
+  ``(parameter, value, span)``; helpers in ``ops/language_forms.py``); ``other_names``
+  (what NumPy, SciPy or a calculator call it, ``arcsin``: the language suggests the op
+  for them, as for its ``aliases``); ``indices`` (its integer result holds indices,
+  which the language keeps integers so that they can index: every other result is a
+  float); ``tensor_operands`` (a number operand of the operator is made a tensor first,
+  so ``2 % y`` has PyTorch's derivative for y, RemainderBackward1); ``language_constant``
+  (cut from the graph: piecewise constant, its derivative is 0 where PyTorch's backward
+  raises, ``x // y``); ``attribute="language"`` (the language reads it too, ``x.T``).
 - ``symbol`` (``"+"``, or spellings ``("**", "^")``) and ``precedence``
   (``"compare"``, ``"sum"``, ``"product"``, ``"unary"``, ``"power"``): the op as an
   operator of the language, which ``language/operators.py`` reads for the parser, the
@@ -181,6 +194,28 @@ class Overload:
 over = Overload
 
 
+class LanguageForm:
+    """A function as the language means it where a calculator means otherwise than the
+    library (``language_form`` above): its parameters, its one-line doc, and ``adapt``."""
+
+    __slots__ = ("_schema_text", "_schema", "doc", "adapt")
+
+    def __init__(self, schema, doc, adapt):
+        self._schema_text = schema
+        self._schema = None
+        self.doc = doc
+        self.adapt = adapt
+
+    @property
+    def schema(self) -> Schema:
+        if self._schema is None:  # parsed on first use, as an entry's
+            self._schema = Schema(self._schema_text)
+        return self._schema
+
+
+form = LanguageForm
+
+
 class Op:
     """One entry of the table: everything gradcli knows about one op."""
 
@@ -222,6 +257,11 @@ class Op:
         language_args=None,
         symbol=None,
         precedence=None,
+        language_form=None,
+        other_names=(),
+        indices=False,
+        tensor_operands=False,
+        language_constant=False,
     ):
         self.name = name
         self.forward = forward
@@ -256,6 +296,11 @@ class Op:
         self.series = series
         self.symbolic = symbolic
         self.language_args = language_args
+        self.language_form = language_form
+        self.other_names = tuple(other_names)
+        self.indices = indices
+        self.tensor_operands = tensor_operands
+        self.language_constant = language_constant
         # The language's spellings of the op as an operator, the first the printed one.
         self.symbols = (symbol,) if isinstance(symbol, str) else tuple(symbol or ())
         self.precedence = precedence

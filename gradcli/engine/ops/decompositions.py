@@ -93,6 +93,7 @@ def _det_rule(g, ans, x):
 det = table.op("det", on_square("det", np.linalg.det), grad_fn="LinalgDetBackward0",
                rules=(_det_rule,), doc="determinant of a square matrix",
                symbolic=lambda s, x: sym.matrix(s, x).det(),
+               other_names=("determinant",),
                kink="the gradient is the cofactor matrix everywhere, singular matrices included "
                "(PyTorch 2.13 gives zeros at rank n-1: gradcli follows mathematics)",
                domain=("well_conditioned",), method=True, **_LINALG, batching=batching.stacked,
@@ -108,6 +109,7 @@ inverse = table.op("inverse", on_square("inverse", np.linalg.inv), grad_fn="Lina
                                                    transpose_last(ans)),),
                    doc="inverse of a square matrix", domain=("well_conditioned",), **_LINALG,
                    symbolic=lambda s, x: sym.array(sym.matrix(s, x).inv()), method=True,
+                   other_names=("inv",),
                    batching=batching.stacked,
                    words="g -> -inverse(a).T @ g @ inverse(a).T")
 # fmt: on

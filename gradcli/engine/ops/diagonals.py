@@ -33,6 +33,7 @@ def _trace_rule(g, ans, x):
 trace = table.op("trace", _trace, grad_fn="TraceBackward0", rules=(_trace_rule,),
                  doc="sum of the diagonal of a matrix", **_LINALG, batching=batching.trace,
                  symbolic=lambda s, x: np.trace(x),
+                 other_names=("tr",),
                  words="d trace(a)/da = the identity")
 # fmt: on
 

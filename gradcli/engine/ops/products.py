@@ -150,6 +150,7 @@ _BY_NDIM = {
     symbol="@",
     precedence="product",
     symbolic=lambda s, x, y: np.matmul(x, y),
+    other_names=("matmult",),
     operators=("__matmul__",),
     reflected=("__rmatmul__",),
     overloads=[
