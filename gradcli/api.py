@@ -299,12 +299,7 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
 
     An unknown ``name`` is a ``GradcliError`` that suggests the closest one.
     """
-    from gradcli.language.check import (
-        CALCULATOR_FORMS,
-        language_parameters,
-        python_signature,
-        suggest_function,
-    )
+    from gradcli.language.check import language_parameters, python_signature, suggest_function
 
     table = gradcli.ops.FUNCTIONS
     if name is not None and name not in table:
@@ -317,7 +312,7 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
             f.name,
             str(language_parameters(python_signature(f.name))),
             f.kind,
-            _description(f.name, CALCULATOR_FORMS.get(f.name, (None, f.doc))[1]),
+            _description(f.name, (f.language_form or f).doc),  # the language's form, if any
             f.kink,
             tuple(str(d) for d in f.differs),
         )

@@ -158,6 +158,17 @@ def test_a_value_must_be_constant(gradcli):
             ["jvp", "x", "--x", "1", "--tangent", "x=1", "--tangent", "x=2"],
             "--tangent x is given twice",
         ),
+        # NAME=TEXT options read by one helper (core.bindings.named_texts).
+        (["check", "x**2", "--x", "1", "--grad", "x=2*x", "--grad", "x=2"], "--grad x is given"),
+        (["propagate", "x", "--x", "1", "--sigma", "x=1", "--sigma", "x=2"], "--sigma x is given"),
+        (
+            ["fit", "b1*x", "--points", "samples/misra1a.csv", "--params", "b1=5,b1=1"],
+            "--params b1 is given twice",
+        ),
+        (
+            ["fit", "b1*x", "--points", "samples/misra1a.csv", "--params", "b1="],
+            "--params b1= needs a starting value",
+        ),
     ],
 )
 def test_option_errors(gradcli, args, message):

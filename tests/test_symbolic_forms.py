@@ -15,10 +15,9 @@ import numpy as np
 import pytest
 
 from gradcli.engine import ops
+from gradcli.engine.opinfo import DOMAINS
 
 sympy = pytest.importorskip("sympy", reason="gradcli diff needs SymPy")
-
-from test_op_table import DOMAINS  # noqa: E402
 
 from gradcli.analysis import derivative  # noqa: E402
 

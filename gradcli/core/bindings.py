@@ -80,6 +80,20 @@ def split_assignment(text: str, option: str = "--var") -> tuple[str, str]:
     return name, value
 
 
+def named_texts(texts, option: str, needs: str | None = None) -> dict[str, str]:
+    """``NAME=TEXT`` options (``--grad x=2*x``) by name. A name given twice is an error, and,
+    with ``needs`` (what goes after ``=``, ``{name}`` for the name), so is nothing after it."""
+    found: dict[str, str] = {}
+    for text in texts:
+        name, value = split_assignment(text, option)
+        if name in found:
+            raise GradcliError(f"{option} {name} is given twice")
+        if needs is not None and not value.strip():
+            raise GradcliError(f"{option} {name}= needs {needs.format(name=name)}")
+        found[name] = value
+    return found
+
+
 _FILE_OPTIONS = ("-f", "--file")
 
 

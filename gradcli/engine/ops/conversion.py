@@ -193,6 +193,7 @@ def is_tensor(over, obj):
     function=True,
     doc="numel(x): the number of entries of x (a constant)",
     symbolic=lambda s, x: s.Integer(x.size),
+    other_names=("size",),
     batching=batching.same_at_every_point,
 )
 def numel(over, input):
@@ -207,6 +208,7 @@ def numel(over, input):
     library=False,
     doc="len(x): the size of the first dimension of x (a constant), as Python's len",
     symbolic=lambda s, x: s.Integer(x.shape[0]),
+    other_names=("length",),
     batching=batching.same_at_every_point,
 )
 def length(over, input):

@@ -115,6 +115,7 @@ silu = table.op("silu", lambda input: np.asarray(input) * sigmoid_array(input),
                 grad_fn="SiluBackward0",
                 rules=(_silu_rule,), doc="x * sigmoid(x), also called swish", domain=("real",),
                 symbolic=lambda s, x: x / (1 + s.exp(-x)),
+                other_names=("swish",),
                 **_IN_PLACE_ACTIVATION,
                 words="d silu(a)/da = sigmoid(a)*(1 + a*(1 - sigmoid(a)))", saves=("self",))
 leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope: float = 0.01)",
