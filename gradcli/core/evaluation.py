@@ -72,9 +72,20 @@ class Evaluation:
         self.watch: list = []
         self.notes: list = []
         self.values = self._bind(bindings)
+        #: The inputs left out of the default ``wrt``, each with why (``reach``).
+        self.left_out: dict[str, str] = {}
         if wrt is None:
-            # Every input that can be differentiated: a boolean one (a mask) cannot.
-            self.wrt = tuple(n for n in self.inputs if self.values[n].dtype.kind == "f")
+            # Every input that can be differentiated: a boolean one (a mask) cannot, nor
+            # one used only where no derivative exists (class indices, a size).
+            floats = tuple(n for n in self.inputs if self.values[n].dtype.kind == "f")
+            self.left_out = self._left_out(floats)
+            self.wrt = tuple(n for n in floats if n not in self.left_out)
+            self.binding_notes += tuple(
+                Diagnostic(
+                    "note", f"{name} is left out: {why} (name it with --wrt to differentiate)"
+                )
+                for name, why in self.left_out.items()
+            )
         else:
             self.wrt = self.differentiable(self.check_names(dict.fromkeys(wrt), "--wrt {}"))
 
@@ -125,6 +136,19 @@ class Evaluation:
             else self._cast(np.asarray(defaults[name]))
             for name in self.inputs
         }
+
+    def _left_out(self, candidates) -> dict[str, str]:
+        """The inputs among ``candidates`` that the output reaches through no derivative."""
+        from .reach import left_out
+
+        def run(names):
+            leaves = self.leaves(names)
+            return self.program.run(leaves, generator=seeded(self.seed), dtype=self.dtype), leaves
+
+        try:
+            return left_out(self.program, run, candidates)
+        except GradcliError:
+            return {}  # the program fails here: the command's own evaluation will say so
 
     def check_names(self, names, option: str) -> tuple[str, ...]:
         """``names`` in order, each an input of the program, else a did-you-mean error."""
@@ -329,6 +353,7 @@ class Evaluation:
             point=_frozen(self.values),
             warnings=tuple(warnings),
             notes=self.binding_notes + self._notes(),
+            left_out=MappingProxyType(dict(self.left_out)),
             **{
                 key: section if key == "graph" else _frozen(section)
                 for key, section in fields.items()
