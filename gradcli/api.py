@@ -119,10 +119,19 @@ def jacobian(
     seed: int = 0,
     filename: str = "<expr>",
     max_elements: int = DEFAULT_MAX_ELEMENTS,
+    announce=None,
 ) -> Result:
-    """The value and, for each input x, the Jacobian of shape ``value.shape + x.shape``."""
-    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
+    """The value and, for each input x, the Jacobian of shape ``value.shape + x.shape``.
+
+    ``announce(note)``: called before the Jacobian is computed with a note when, over
+    every input, it would hold over 10^6 numbers (the note is in the result too).
+    """
+    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements, announce) as s:
         f, outputs = s.function(s.wrt)
+        if s.default_wrt and len(s.wrt) > 1:
+            with gradcli.no_grad():
+                size = f(*s.point(s.wrt)).numel()  # the output's size, before the Jacobian
+            s.size_note("Jacobian", lambda entries: size * entries)
         if s.wrt:
             from gradcli.autograd import functional
 
@@ -149,9 +158,15 @@ def hessian(
     seed: int = 0,
     filename: str = "<expr>",
     max_elements: int = DEFAULT_MAX_ELEMENTS,
+    announce=None,
 ) -> Result:
-    """The value, the gradient and every block ``H[x][y]`` of the Hessian of a scalar output."""
-    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
+    """The value, the gradient and every block ``H[x][y]`` of the Hessian of a scalar output.
+
+    ``announce(note)``: called before the Hessian is computed with a note when, over every
+    input, it would hold over 10^6 numbers (the note is in the result too).
+    """
+    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements, announce) as s:
+        s.size_note("Hessian", lambda entries: entries * entries)
         out, grads = s.scalar_gradient("hessian")
         hess: dict[str, dict[str, np.ndarray]] = {}
         if s.wrt:

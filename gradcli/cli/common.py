@@ -360,3 +360,7 @@ def write_output(show, fmt: str | None) -> None:
 
 def stdout_is_terminal() -> bool:
     return sys.stdout.isatty()
+
+
+def stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()

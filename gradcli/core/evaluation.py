@@ -26,10 +26,15 @@ from .option_names import OPTION_NAMES
 from .result import SECTIONS, Diagnostic, GraphResult, Result, finite, leaves
 
 DTYPES = ("float64", "float32")
+#: How many numbers a derivative over every input (no --wrt) may hold before a note says
+#: which input makes it that large and what --wrt would spare (it is computed anyway).
+LARGE_DERIVATIVE = 10**6
 
 
 @contextlib.contextmanager
-def evaluation(source, bindings, wrt, dtype, seed, filename, max_elements=DEFAULT_MAX_ELEMENTS):
+def evaluation(
+    source, bindings, wrt, dtype, seed, filename, max_elements=DEFAULT_MAX_ELEMENTS, announce=None
+):
     if dtype not in DTYPES:
         raise GradcliError(f"unknown dtype {dtype!r}: use float64 or float32")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
@@ -41,7 +46,9 @@ def evaluation(source, bindings, wrt, dtype, seed, filename, max_elements=DEFAUL
     # in theirs. nan and inf are results here, reported once as warnings.
     quiet = np.errstate(all="ignore")
     with default_dtype_override(dtype), quiet, limits.max_elements(max_elements):
-        yield Evaluation(source, dict(bindings or {}), wrt, dtype, seed, filename)
+        s = Evaluation(source, dict(bindings or {}), wrt, dtype, seed, filename)
+        s.announce = announce
+        yield s
 
 
 class Evaluation:
@@ -71,6 +78,10 @@ class Evaluation:
         self.inputs = tuple(self.program.inputs)
         self.watch: list = []
         self.notes: list = []
+        #: Said as soon as known (``announce``, before a long computation), and kept.
+        self.early_notes: list[Diagnostic] = []
+        self.announce = None
+        self.default_wrt = wrt is None
         self.values = self._bind(bindings)
         #: The inputs left out of the default ``wrt``, each with why (``reach``).
         self.left_out: dict[str, str] = {}
@@ -221,6 +232,29 @@ class Evaluation:
             directions = {n: (t / norm).astype(t.dtype) for n, t in directions.items()}
         return directions
 
+    def size_note(self, derivative: str, count) -> None:
+        """Before a derivative over every input (no --wrt): when it holds more than
+        ``LARGE_DERIVATIVE`` numbers, a note naming the largest input and the --wrt that
+        leaves it out, said at once through ``announce`` when there is one.
+        ``count(entries)``: how many numbers it holds over that many input entries."""
+        if not self.default_wrt or len(self.wrt) < 2:
+            return  # asked for, or nothing to leave out
+        sizes = {name: int(self.values[name].size) for name in self.wrt}
+        total = sum(sizes.values())
+        if count(total) <= LARGE_DERIVATIVE:
+            return
+        largest = max(self.wrt, key=sizes.get)
+        rest = ",".join(n for n in self.wrt if n != largest)
+        note = Diagnostic(
+            "note",
+            f"the {derivative} with respect to every input holds {count(total):,} numbers; "
+            f"the largest input is {largest} ({sizes[largest]:,} of the {total:,} entries): "
+            f"--wrt {rest} would hold {count(total - sizes[largest]):,}",
+        )
+        self.early_notes.append(note)
+        if self.announce is not None:
+            self.announce(note)
+
     def shape(self, name: str) -> tuple[int, ...]:
         return self.values[name].shape
 
@@ -352,7 +386,7 @@ class Evaluation:
             inputs=tuple(self.wrt),
             point=_frozen(self.values),
             warnings=tuple(warnings),
-            notes=self.binding_notes + self._notes(),
+            notes=self.binding_notes + tuple(self.early_notes) + self._notes(),
             left_out=MappingProxyType(dict(self.left_out)),
             **{
                 key: section if key == "graph" else _frozen(section)
