@@ -64,8 +64,8 @@ from .errors import GradcliError
 _ANALYSES = ("minimize", "solve", "critical", "fit", "div", "curl", "laplacian")
 __all__ = [
     "DTYPES", "KINDS", "SECTIONS", "Diagnostic", "FunctionInfo", "GraphResult", "Result",
-    "evaluate", "finite", "functions", "gradient", "graph", "hessian", "jacobian", "jvp",
-    "leaves", "points", "vjp", "PointsResult",
+    "evaluate", "finite", "functions", "gradient", "graph", "hessian", "input_names",
+    "jacobian", "jvp", "leaves", "points", "vjp", "PointsResult",
     *_ANALYSES,
 ]  # fmt: skip
 # ----------------------------------------------------------------------------
@@ -301,6 +301,14 @@ def _jvp_of_order(s, names, directions, order):
     derivative = series[order] * math.factorial(order)
     return s.result("jvp", out.detach(), jvp=plain_array(derivative.astype(out._data.dtype)),
                     tangents=directions)  # fmt: skip
+
+
+def input_names(source: str, filename: str = "<expr>") -> tuple[str, ...]:
+    """The names a binding may give a value: the program's inputs, then its consts."""
+    from .language import compile_source
+
+    program = compile_source(source, filename=filename)
+    return (*program.inputs, *program.constants)
 
 
 # ----------------------------------------------------------------------------

@@ -170,7 +170,7 @@ class Evaluation:
                 raise GradcliError(
                     f"{option.format(name)}: {name} is declared const: it is never differentiated"
                 )
-            raise GradcliError(f"{option.format(name)}: {no_such_input(name, self.inputs)}")
+            raise UnknownInput(option.format(name), name, self.inputs)
         return tuple(names)
 
     def differentiable(self, names) -> tuple[str, ...]:
@@ -509,6 +509,17 @@ def _close_to(name: str, names: Sequence[str]) -> list[str]:
 
     same = [n for n in names if n.casefold() == name.casefold()]
     return same[:1] or difflib.get_close_matches(name, names, n=1)
+
+
+class UnknownInput(GradcliError):
+    """``option`` (``--x``, ``--wrt x``) names ``name``, which is no input of the program;
+    the command line words it otherwise where ``--name`` was meant as an option."""
+
+    def __init__(self, option: str, name: str, inputs: Sequence[str]):
+        super().__init__(f"{option}: {no_such_input(name, inputs)}")
+        self.option = option
+        self.name = name
+        self.inputs = tuple(inputs)
 
 
 def no_such_input(name: str, inputs: Sequence[str]) -> str:
