@@ -16,6 +16,8 @@ holds class indices is known only then); the walk says why.
 
 from __future__ import annotations
 
+import functools
+
 from ..engine.ops import FUNCTIONS
 from ..engine.tensor import Tensor
 from ..language import ir
@@ -74,7 +76,11 @@ def _reached(out) -> set[int]:
         rules = None if op is None or op.variadic else op.rules
         dead = op is not None and op.grad_fn == _NO_DERIVATIVE
         for i, parent in enumerate(getattr(node, "parents", ())):
-            if parent is None or dead or (rules is not None and rules[i] is None):
+            if (
+                parent is None
+                or dead
+                or (rules is not None and i < len(rules) and rules[i] is None)
+            ):
                 continue
             if type(parent) is Tensor:
                 found.add(id(parent))
@@ -85,8 +91,14 @@ def _reached(out) -> set[int]:
 
 
 def _merge(*flows) -> dict:
+    found = [flow for flow in flows if flow]
+    if not found:
+        return {}
+    first = found[0]
+    if all(flow is first or flow == first for flow in found[1:]):
+        return first  # flows are never changed in place: one may stand for all
     merged: dict = {}
-    for flow in flows:
+    for flow in found:
         for name, (live, why) in flow.items():
             if name in merged:
                 was_live, was = merged[name]
@@ -143,51 +155,61 @@ class _Walk:
     # ----- expressions -----
 
     def expr(self, node) -> dict:
-        if isinstance(node, (ir.Num, ir.Str, ir.Numbers)):
-            return {}
-        if isinstance(node, ir.Name):
-            if self.locals is not None and node.id in self.locals:
-                return self.locals[node.id]
-            return self.env.get(node.id, {})
-        if isinstance(node, ir.UnaryOp):
-            return self.operator(node.op, [self.expr(node.operand)])
-        if isinstance(node, ir.BinOp):
-            return self.operator(node.op, [self.expr(node.left), self.expr(node.right)])
-        if isinstance(node, ir.Chain):
-            flow = self.expr(node.first)
-            for op, operand in zip(node.ops, node.rest):
-                flow = self.operator(op, [flow, self.expr(operand)])
-            return flow
-        if isinstance(node, ir.Compare):
-            operands = [self.expr(n) for n in (node.first, *node.rest)]
-            return _cut(_merge(*operands), "in a comparison")
-        if isinstance(node, ir.Call):
-            function = self.functions.get(node.func)
-            if function is not None:
-                return self.call_user(function, node)
-            return self.call(node.func, node.args, node.keywords)
-        if isinstance(node, ir.Method):
-            return self.call(node.name, node.args, node.keywords, self.expr(node.obj))
-        if isinstance(node, ir.Attr):
-            flow = self.expr(node.obj)
-            return _cut(flow, "through its shape") if node.name == "shape" else flow
-        if isinstance(node, ir.Index):
-            key = _cut(self.subscripts(node.subscripts), "as an index")
-            return _merge(self.expr(node.obj), key)
-        if isinstance(node, ir.ListLit):
-            return _merge(*(self.expr(item) for item in node.items))
-        return _merge(*(self.expr(child) for child in ir.children(node)))
+        return getattr(self, type(node).__name__)(node)
+
+    def Num(self, node) -> dict:
+        return {}
+
+    Str = Numbers = Num
+
+    def Name(self, node: ir.Name) -> dict:
+        if self.locals is not None and node.id in self.locals:
+            return self.locals[node.id]
+        return self.env.get(node.id, {})
+
+    def UnaryOp(self, node: ir.UnaryOp) -> dict:
+        return self.expr(node.operand)
+
+    def BinOp(self, node: ir.BinOp) -> dict:
+        return _merge(self.expr(node.left), self.expr(node.right))
+
+    def Chain(self, node: ir.Chain) -> dict:
+        # Every operator keeps a derivative: x // y is piecewise constant, as floor is, so
+        # the language gives it 0 (PyTorch's backward raises), rather than none.
+        flow = self.expr(node.first)
+        for operand in node.rest:
+            flow = _merge(flow, self.expr(operand))
+        return flow
+
+    def Compare(self, node: ir.Compare) -> dict:
+        operands = [self.expr(n) for n in (node.first, *node.rest)]
+        return _cut(_merge(*operands), "in a comparison")
+
+    def Call(self, node: ir.Call) -> dict:
+        function = self.functions.get(node.func)
+        if function is not None:
+            return self.call_user(function, node)
+        return self.call(node.func, node.args, node.keywords)
+
+    def Method(self, node: ir.Method) -> dict:
+        return self.call(node.name, node.args, node.keywords, self.expr(node.obj))
+
+    def Attr(self, node: ir.Attr) -> dict:
+        flow = self.expr(node.obj)
+        return _cut(flow, "through its shape") if node.name == "shape" else flow
+
+    def Index(self, node: ir.Index) -> dict:
+        key = _cut(self.subscripts(node.subscripts), "as an index")
+        return _merge(self.expr(node.obj), key)
+
+    def ListLit(self, node: ir.ListLit) -> dict:
+        return _merge(*(self.expr(item) for item in node.items))
 
     def subscripts(self, subscripts) -> dict:
         parts = []
         for s in subscripts:
             parts.extend(ir.children(s) if isinstance(s, ir.Slice) else (s,))
         return _merge(*(self.expr(part) for part in parts))
-
-    def operator(self, name: str, operands: list) -> dict:
-        # Every operator keeps a derivative: x // y is piecewise constant, as floor is, so
-        # the language gives it 0 (PyTorch's backward raises), rather than none.
-        return _merge(*operands)
 
     def call_user(self, function: ir.FuncDef, node: ir.Call) -> dict:
         values = dict(zip(function.params, (self.expr(a) for a in node.args)))
@@ -201,9 +223,7 @@ class _Walk:
     def call(self, name: str, arg_nodes, keyword_nodes, receiver=None) -> dict:
         entry = FUNCTIONS[name]
         sig = builtin_signature(name)
-        types = {p.name: p.type for p in entry.schema.params}
-        if name in CALCULATOR_FORMS:  # a form may add parameters (log's base)
-            types.update((p.name, p.type) for p in CALCULATOR_FORMS[name][0].params)
+        types = _parameter_types(name)
         flows = [] if receiver is None else [receiver]
         flows += [self.expr(a) for a in arg_nodes]
         params = list(sig.positional)
@@ -214,20 +234,35 @@ class _Walk:
 
     def argument(self, entry, param: str, type_: str | None, flow: dict) -> dict:
         """The flow of one argument into the call's result."""
-        if not flow:
+        if not flow or type_ is None:
             return flow
         if type_ == _MAYBE_INDICES:
             return _cut(flow, f"as the {param} of {entry.name} (indices)", keep_live=True)
         if type_ not in _DIFFERENTIABLE_TYPES:
             return _cut(flow, f"as the {param} of {entry.name}")
-        if not _has_derivative(entry, param):
+        if not _has_derivative(entry.name, param):
             return _cut(flow, f"in {entry.name}")
         return flow
 
 
-def _has_derivative(entry, param: str) -> bool:
-    """Whether some overload of ``entry`` has a rule for ``param``; a composite (which
-    calls other ops) is taken to have one, and the graph decides."""
+_TYPES: dict[str, dict] = {}
+
+
+def _parameter_types(name: str) -> dict:
+    """Each parameter's declared type, by name, as the language calls the function."""
+    types = _TYPES.get(name)
+    if types is None:
+        types = _TYPES[name] = {p.name: p.type for p in FUNCTIONS[name].schema.params}
+        if name in CALCULATOR_FORMS:  # a form may add parameters (log's base)
+            types.update((p.name, p.type) for p in CALCULATOR_FORMS[name][0].params)
+    return types
+
+
+@functools.cache
+def _has_derivative(name: str, param: str) -> bool:
+    """Whether some overload of the function ``name`` has a rule for ``param``; a
+    composite (which calls other ops) is taken to have one, and the graph decides."""
+    entry = FUNCTIONS[name]
     if hasattr(entry.call, "__wrapped__"):
         return True
     names = entry.schema.names
