@@ -15,6 +15,7 @@ import click
 
 from .. import __version__
 from ..core import bindings as _bindings
+from ..core.evaluation import UnknownInput
 from ..core.option_names import BIND_ELSEWHERE
 from ..errors import GradcliError, escape_controls, out_of_memory
 from ..render import Format
@@ -274,24 +275,25 @@ class _Command(click.Command):
         _say_which_source(ctx.params)
         try:
             return super().invoke(ctx)
+        except UnknownInput as error:
+            name = error.name
+            if error.option != f"--{name}" or name not in found.get("bound", ()):
+                raise  # --var NAME=VALUE, --wrt NAME: the program's names, not options
+            inputs = _program_inputs(ctx.params) or error.inputs
+            raise self._neither(ctx, f"--{name}", inputs) from None
         except GradcliError as error:
-            from ..core.evaluation import UnknownInput
-
-            name = getattr(error, "name", None)
-            bound_as_option = isinstance(error, UnknownInput) and error.option == f"--{name}"
-            if bound_as_option and name in found.get("bound", ()):
-                raise self._neither(ctx, f"--{name}", error.inputs) from None
             _name_the_file(error, ctx.params)
             raise
 
     def _unknown_option(self, ctx, found) -> click.UsageError:
         """``--quiet`` without a value, or ``-q``: an error, worded by the program's inputs."""
         inputs = _program_inputs(ctx.params)
-        for name in found.get("dangling", ()):
-            if inputs is None or name in inputs:
-                return click.UsageError(f"--{name} needs a value: --{name} VALUE", ctx)
-            return self._neither(ctx, f"--{name}", inputs)
-        return self._neither(ctx, found["short"][0], inputs)
+        if not found.get("dangling"):
+            return self._neither(ctx, found["short"][0], inputs)
+        name = found["dangling"][0]
+        if inputs is None or name in inputs:
+            return click.UsageError(f"--{name} needs a value: --{name} VALUE", ctx)
+        return self._neither(ctx, f"--{name}", inputs)
 
     def _neither(self, ctx, option: str, inputs) -> click.UsageError:
         """``option`` is no option of the command, nor (``--name``) an input of the program."""
