@@ -56,7 +56,7 @@ def test_error_in_a_program_file_points_into_the_file(gradcli, tmp_path):
     path = tmp_path / "broken.grad"
     path.write_text("x = 2\ny = x +* 3\ny\n")
     lines = failed(gradcli("grad", path)).splitlines()
-    assert lines[0].endswith(" at 2:8")
+    assert lines[0].endswith(f" at {path}:2:8")  # the file named: it was read
     assert lines[1:] == ["  y = x +* 3", "         ^"]
 
 
@@ -91,7 +91,10 @@ def test_binding_an_unknown_name_suggests_one(gradcli):
         "error: no value for xx: --x binds no input (did you mean --xx?) at 1:1\n  xx + 1\n  ^~\n"
     )
     message = failed(gradcli("eval", "a * b", "--a", "1", "--c", "2"))
-    assert message == "error: --c: the program has no input named 'c'; its inputs are a, b\n"
+    assert message == (
+        "error: eval has no option --c, and the program has no input named 'c'; "
+        "its inputs are a, b\n(see 'gradcli eval --help')\n"
+    )
 
 
 def test_binding_a_computed_name_is_an_error(gradcli):
@@ -557,3 +560,68 @@ def test_infinite_derivative_names_the_operation_whose_derivative_made_it(gradcl
         "  x**2 + sqrt(x - 1) * 0 + y",
         "         ^~~~",
     ]
+
+
+# ----- options that are neither options nor inputs -----
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        # Before: "--quiet needs a value: --quiet VALUE", a binding of an input quiet.
+        (
+            ["grad", "x**2", "--x", "1", "--quiet"],
+            "error: grad has no option --quiet, and the program has no input named 'quiet'; "
+            "its inputs are x",
+        ),
+        # Before: "--normalize: the program has no input named 'normalize'".
+        (
+            ["jvp", "x**2", "--x", "1", "--tangent", "1", "--normalize", "1"],
+            "error: jvp has no option --normalize, and the program has no input named "
+            "'normalize'; its inputs are x",
+        ),
+        # Before: "no such option '-q'".
+        (
+            ["grad", "x**2 + y", "--x", "1", "--y", "2", "-q"],
+            "error: grad has no option -q; the program's inputs are x, y (--NAME VALUE binds one)",
+        ),
+        (["grad", "x**2", "-x", "1"], "error: grad has no option -x: to bind the input x, "
+         "write --x VALUE"),
+        (
+            ["grad", "x**2", "--x", "1", "--formt", "json"],
+            "error: grad has no option --formt (did you mean --format?), and the program has no "
+            "input named 'formt'; its inputs are x",
+        ),
+        (
+            ["grad", "x**2", "--x", "1", "--json"],
+            "error: grad has no option --json (did you mean --format json?), and the program has "
+            "no input named 'json'; its inputs are x",
+        ),
+        (
+            ["grad", "x**2", "--x", "1", "--wtr", "x"],
+            "error: grad has no option --wtr (did you mean --wrt?), and the program has no input "
+            "named 'wtr'; its inputs are x",
+        ),
+        # An input of that name: the binding lacks its value.
+        (["grad", "x**2 + quiet", "--x", "1", "--quiet"], "error: --quiet needs a value: "
+         "--quiet VALUE"),
+    ],
+)  # fmt: skip
+def test_an_unknown_option_is_told_apart_from_an_input(gradcli, args, message):
+    assert failed(gradcli(*args)) == f"{message}\n(see 'gradcli {args[0]} --help')\n"
+
+
+def test_an_unknown_option_lists_the_inputs_of_a_program_file(gradcli, tmp_path):
+    path = tmp_path / "p.grad"
+    path.write_text("const c = 2\nw = [1, 2]\nc * sum(w * x)\n")
+    message = failed(gradcli("grad", path, "--x", "1", "--verbose"))
+    assert message.startswith(
+        "error: grad has no option --verbose, and the program has no input named 'verbose'; "
+        "its inputs are w, x, c\n"
+    )
+
+
+def test_var_binds_a_name_and_keeps_its_message(gradcli):
+    # --var NAME=VALUE is no option: the name is the program's to know.
+    message = failed(gradcli("grad", "x**2", "--x", "1", "--var", "quiet=1"))
+    assert message == "error: --quiet: the program has no input named 'quiet'; its inputs are x\n"

@@ -26,10 +26,15 @@ from .option_names import OPTION_NAMES
 from .result import SECTIONS, Diagnostic, GraphResult, Result, finite, leaves
 
 DTYPES = ("float64", "float32")
+#: How many numbers a derivative over every input (no --wrt) may hold before a note says
+#: which input makes it that large and what --wrt would spare (it is computed anyway).
+LARGE_DERIVATIVE = 10**6
 
 
 @contextlib.contextmanager
-def evaluation(source, bindings, wrt, dtype, seed, filename, max_elements=DEFAULT_MAX_ELEMENTS):
+def evaluation(
+    source, bindings, wrt, dtype, seed, filename, max_elements=DEFAULT_MAX_ELEMENTS, announce=None
+):
     if dtype not in DTYPES:
         raise GradcliError(f"unknown dtype {dtype!r}: use float64 or float32")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
@@ -41,7 +46,9 @@ def evaluation(source, bindings, wrt, dtype, seed, filename, max_elements=DEFAUL
     # in theirs. nan and inf are results here, reported once as warnings.
     quiet = np.errstate(all="ignore")
     with default_dtype_override(dtype), quiet, limits.max_elements(max_elements):
-        yield Evaluation(source, dict(bindings or {}), wrt, dtype, seed, filename)
+        s = Evaluation(source, dict(bindings or {}), wrt, dtype, seed, filename)
+        s.announce = announce
+        yield s
 
 
 class Evaluation:
@@ -71,10 +78,25 @@ class Evaluation:
         self.inputs = tuple(self.program.inputs)
         self.watch: list = []
         self.notes: list = []
+        #: Said as soon as known (``announce``, before a long computation), and kept.
+        self.early_notes: list[Diagnostic] = []
+        self.announce = None
+        self.default_wrt = wrt is None
         self.values = self._bind(bindings)
+        #: The inputs left out of the default ``wrt``, each with why (``reach``).
+        self.left_out: dict[str, str] = {}
         if wrt is None:
-            # Every input that can be differentiated: a boolean one (a mask) cannot.
-            self.wrt = tuple(n for n in self.inputs if self.values[n].dtype.kind == "f")
+            # Every input that can be differentiated: a boolean one (a mask) cannot, nor
+            # one used only where no derivative exists (class indices, a size).
+            floats = tuple(n for n in self.inputs if self.values[n].dtype.kind == "f")
+            self.left_out = self._left_out(floats)
+            self.wrt = tuple(n for n in floats if n not in self.left_out)
+            self.binding_notes += tuple(
+                Diagnostic(
+                    "note", f"{name} is left out: {why} (name it with --wrt to differentiate)"
+                )
+                for name, why in self.left_out.items()
+            )
         else:
             self.wrt = self.differentiable(self.check_names(dict.fromkeys(wrt), "--wrt {}"))
 
@@ -126,6 +148,19 @@ class Evaluation:
             for name in self.inputs
         }
 
+    def _left_out(self, candidates) -> dict[str, str]:
+        """The inputs among ``candidates`` that the output reaches through no derivative."""
+        from .reach import left_out
+
+        def run(names):
+            leaves = self.leaves(names)
+            return self.program.run(leaves, generator=seeded(self.seed), dtype=self.dtype), leaves
+
+        try:
+            return left_out(self.program, run, candidates)
+        except GradcliError:
+            return {}  # the program fails here: the command's own evaluation will say so
+
     def check_names(self, names, option: str) -> tuple[str, ...]:
         """``names`` in order, each an input of the program, else a did-you-mean error."""
         for name in names:
@@ -135,7 +170,7 @@ class Evaluation:
                 raise GradcliError(
                     f"{option.format(name)}: {name} is declared const: it is never differentiated"
                 )
-            raise GradcliError(f"{option.format(name)}: {no_such_input(name, self.inputs)}")
+            raise UnknownInput(option.format(name), name, self.inputs)
         return tuple(names)
 
     def differentiable(self, names) -> tuple[str, ...]:
@@ -196,6 +231,29 @@ class Evaluation:
                 )
             directions = {n: (t / norm).astype(t.dtype) for n, t in directions.items()}
         return directions
+
+    def size_note(self, derivative: str, count) -> None:
+        """Before a derivative over every input (no --wrt): when it holds more than
+        ``LARGE_DERIVATIVE`` numbers, a note naming the largest input and the --wrt that
+        leaves it out, said at once through ``announce`` when there is one.
+        ``count(entries)``: how many numbers it holds over that many input entries."""
+        if not self.default_wrt or len(self.wrt) < 2:
+            return  # asked for, or nothing to leave out
+        sizes = {name: int(self.values[name].size) for name in self.wrt}
+        total = sum(sizes.values())
+        if count(total) <= LARGE_DERIVATIVE:
+            return
+        largest = max(self.wrt, key=sizes.get)
+        rest = ",".join(n for n in self.wrt if n != largest)
+        note = Diagnostic(
+            "note",
+            f"the {derivative} with respect to every input holds {count(total):,} numbers; "
+            f"the largest input is {largest} ({sizes[largest]:,} of the {total:,} entries): "
+            f"--wrt {rest} would hold {count(total - sizes[largest]):,}",
+        )
+        self.early_notes.append(note)
+        if self.announce is not None:
+            self.announce(note)
 
     def shape(self, name: str) -> tuple[int, ...]:
         return self.values[name].shape
@@ -330,7 +388,8 @@ class Evaluation:
             inputs=tuple(self.wrt),
             point=_frozen(self.values),
             warnings=tuple(warnings),
-            notes=self.binding_notes + self._notes(),
+            notes=self.binding_notes + tuple(self.early_notes) + self._notes(),
+            left_out=MappingProxyType(dict(self.left_out)),
             **{
                 key: section if key == "graph" else _frozen(section)
                 for key, section in fields.items()
@@ -475,6 +534,17 @@ def _close_to(name: str, names: Sequence[str]) -> list[str]:
 
     same = [n for n in names if n.casefold() == name.casefold()]
     return same[:1] or difflib.get_close_matches(name, names, n=1)
+
+
+class UnknownInput(GradcliError):
+    """``option`` (``--x``, ``--wrt x``) names ``name``, which is no input of the program;
+    the command line words it otherwise where ``--name`` was meant as an option."""
+
+    def __init__(self, option: str, name: str, inputs: Sequence[str]):
+        super().__init__(f"{option}: {no_such_input(name, inputs)}")
+        self.option = option
+        self.name = name
+        self.inputs = tuple(inputs)
 
 
 def no_such_input(name: str, inputs: Sequence[str]) -> str:

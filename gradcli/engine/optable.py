@@ -21,8 +21,8 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
 - ``forward`` computes on NumPy arrays (or Python numbers): ``forward(*inputs, *params)``.
 - ``schema``: the parameters, in PyTorch's names and order, each with its type
   (``Tensor``, ``Tensor|Number``, ``Tensor[]``, ``Index`` (integers or a mask:
-  no gradient), ``Number``, ``int``, ``int[]``, ``int|int[]``, ``bool``,
-  ``float``, ``dtype``, ``Generator``, ``str``, or the texts it takes:
+  no gradient; ``Tensor|Index``: either), ``Number``, ``int``, ``int[]``,
+  ``int|int[]``, ``bool``, ``float``, ``dtype``, ``Generator``, ``str``, or the texts it takes:
   ``reduction: 'mean'|'sum'|'none'``, which the language checks) and default;
   ``*`` starts the keyword-only ones, ``*shape: int`` takes any number. The
   leading parameters typed ``Tensor...`` are the op's inputs: one rule each.

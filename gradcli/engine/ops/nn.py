@@ -483,7 +483,8 @@ def _class_indices(args: list, kwargs: dict, span) -> tuple[list, dict]:
 
 @table.composite(
     "cross_entropy",
-    "(input: Tensor, target: Tensor, weight: Tensor = None, *, ignore_index: int = -100, "
+    # target: class probabilities (a tensor, differentiated) or class indices (no gradient).
+    "(input: Tensor, target: Tensor|Index, weight: Tensor = None, *, ignore_index: int = -100, "
     "reduction: 'mean'|'sum'|'none' = 'mean', label_smoothing: float = 0.0)",
     doc="cross-entropy of logits: against class indices, or class probabilities of input's "
         "shape",
