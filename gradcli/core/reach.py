@@ -22,7 +22,6 @@ from ..engine.ops import FUNCTIONS
 from ..engine.tensor import Tensor
 from ..language import ir
 from ..language.check import builtin_signature
-from ..language.forms import CALCULATOR_FORMS
 from ..language.ir import deep_recursion
 
 #: The schema's types whose argument keeps its derivative; ``Tensor|Index`` may not.
@@ -253,8 +252,9 @@ def _parameter_types(name: str) -> dict:
     types = _TYPES.get(name)
     if types is None:
         types = _TYPES[name] = {p.name: p.type for p in FUNCTIONS[name].schema.params}
-        if name in CALCULATOR_FORMS:  # a form may add parameters (log's base)
-            types.update((p.name, p.type) for p in CALCULATOR_FORMS[name][0].params)
+        form = FUNCTIONS[name].language_form
+        if form is not None:  # a form may add parameters (log's base)
+            types.update((p.name, p.type) for p in form.schema.params)
     return types
 
 
