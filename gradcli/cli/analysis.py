@@ -212,18 +212,28 @@ def diff_command(source, wrt, **options):
         "sigmas",
         multiple=True,
         metavar="X=S",
-        help="The standard uncertainty of input X (repeatable; a number, or one per entry).",
+        help="The standard uncertainty of input X (repeatable; a number, one per entry, or"
+        " relative: X=1%).",
     ),
     _option(
         "cov",
         metavar="FILE",
         help="The covariance of all inputs' entries, in order (.npy, .csv, .txt, .json).",
     ),
+    _option(
+        "monte-carlo",
+        "monte_carlo",
+        type=click.IntRange(min=2),
+        metavar="N",
+        help="Also the output's mean and sigma over N normal draws of the inputs (--seed):"
+        " a check of first order where f is curved over their spread.",
+    ),
     shared=REPORT_OPTIONS,
 )
-def propagate_command(source, sigmas, cov, **options):
+def propagate_command(source, sigmas, cov, monte_carlo, **options):
     """First-order propagation of uncertainties: sigma_f^2 = J Sigma J^T. A
-    binding may carry its uncertainty: --L "1.00±0.01" or --L 1.00+-0.01.
+    binding may carry its uncertainty: --L "1.00±0.01" or --L 1.00+-0.01, or
+    a relative one, --L "1.00±1%". Values are numbers: gradcli has no units.
     Prints f ± sigma_f rounded as a lab report would, each input's share of
     the variance and, for a vector output, its covariance matrix.
 
@@ -248,7 +258,15 @@ def propagate_command(source, sigmas, cov, **options):
         if name in named:
             raise GradcliError(f"--sigma {name} is given twice")
         named[name] = sigma
-    report = run_report(propagate, source, options, sigmas=named, cov=cov)
+    report = run_report(
+        propagate,
+        source,
+        options,
+        sigmas=named,
+        cov=cov,
+        monte_carlo=monte_carlo,
+        max_elements=options["max_elements"],
+    )
     return strict_status(report, options)
 
 
