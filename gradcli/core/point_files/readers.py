@@ -35,25 +35,34 @@ FORMATS = {
 }
 
 
-def open_points(path: str, columns: str | None = None, skip_bad_rows: bool = False):
+def open_points(
+    path: str,
+    columns: str | None = None,
+    skip_bad_rows: bool = False,
+    delimiter: str | None = None,
+):
     """The reader of ``path`` (``-`` is CSV on standard input); ``columns`` names the
-    columns of a ``.npy`` (``"x,y"``)."""
+    columns of a ``.npy`` (``"x,y"``); ``delimiter`` separates a CSV file's fields
+    (by default, what separates its header's)."""
     kind = "csv" if path == "-" else FORMATS.get(os.path.splitext(path)[1].lower())
     if kind is None:
         endings = ", ".join(sorted(set(FORMATS)))
         raise GradcliError(f"--points {path}: unknown kind of file; its name must end in {endings}")
-    if columns is not None and kind != "npy":
-        raise GradcliError(f"--columns names the columns of a .npy; {path} names its own")
     if kind in ("npz", "npy", "parquet") and skip_bad_rows:
         raise GradcliError(f"--skip-bad-rows is for text files (CSV, JSON lines), not {path}")
+    if delimiter is not None and kind != "csv":
+        raise GradcliError(f"--delimiter separates the fields of a CSV file, not of {path}")
     problem = None if path == "-" else path_problem(path)
     if problem is not None:
         raise GradcliError(f"cannot read {path}: {problem}")
-    if kind in ("csv", "jsonl"):
-        from . import text_readers
+    if kind == "csv":
+        from .text_readers import CsvReader
 
-        reader = text_readers.CsvReader if kind == "csv" else text_readers.JsonLinesReader
-        return reader(path, skip_bad_rows)
+        return CsvReader(path, skip_bad_rows, delimiter)
+    if kind == "jsonl":
+        from .text_readers import JsonLinesReader
+
+        return JsonLinesReader(path, skip_bad_rows)
     if kind == "npz":
         return NpzReader(path)
     if kind == "npy":
@@ -99,14 +108,18 @@ class NpzReader(Reader):
 
     @property
     def numbers_per_row(self) -> int:
-        return sum(a.row_items for a in self.arrays.values())
+        return sum(self.arrays[n].row_items for n in (*self.names, *self.kept))
 
     def chunks(self, size: int):
         for start in range(0, self.total, size):
-            yield Chunk({n: a.rows(start, start + size) for n, a in self.arrays.items()}, start)
+            yield Chunk(*self._rows(start, start + size))
+
+    def _rows(self, start: int, stop: int):
+        columns = {n: self.arrays[n].rows(start, stop) for n in self.names}
+        return columns, start, None, {n: self.arrays[n].rows(start, stop) for n in self.kept}
 
     def empty_chunk(self) -> Chunk:
-        return Chunk({n: a.rows(0, 0) for n, a in self.arrays.items()}, 0)
+        return Chunk(*self._rows(0, 0))
 
     def close(self) -> None:
         for array in self.arrays.values():
@@ -146,9 +159,11 @@ class NpyReader(Reader):
         self.total = self.array.shape[0]
 
     def chunks(self, size: int):
+        at = {n: i for i, n in enumerate(self.header)}
         for start in range(0, self.total, size):
             part = np.asarray(self.array[start : start + size])
-            yield Chunk({n: part[:, i] for i, n in enumerate(self.names)}, start)
+            columns = {n: part[:, at[n]] for n in self.names}
+            yield Chunk(columns, start, kept={n: part[:, at[n]] for n in self.kept})
 
 
 class ParquetReader(Reader):
@@ -166,17 +181,20 @@ class ParquetReader(Reader):
         self.total = self.file.metadata.num_rows
 
     def chunks(self, size: int):
-        from .arrow import to_numpy
+        from .arrow import kept_column, to_numpy
 
         start = 0
-        for batch in self.file.iter_batches(batch_size=size):
+        wanted = [n for n in self.header if n in {*self.names, *self.kept}]
+        for batch in self.file.iter_batches(batch_size=size, columns=wanted):
             columns = {}
-            for name, column in zip(batch.schema.names, batch.columns):
+            for name in self.names:
+                column = batch.column(name)
                 if column.null_count:
                     row = start + column.is_null().to_numpy(zero_copy_only=False).argmax()
                     raise GradcliError(f"{self.path}: column {name} is empty at row {row + 1}")
                 columns[name] = _numeric(self.path, name, to_numpy(column))
-            yield Chunk(columns, start)
+            kept = {name: kept_column(batch.column(name)) for name in self.kept}
+            yield Chunk(columns, start, kept=kept)
             start += batch.num_rows
 
     def close(self) -> None:
