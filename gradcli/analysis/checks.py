@@ -25,7 +25,7 @@ from .. import api
 from ..core.evaluation import evaluation, leaf_grads, plain_array
 from ..core.result import source_title
 from ..errors import GradcliError
-from .report import Report, frozen
+from .report import Report, flat, frozen
 
 FINITE_DIFFERENCES = "finite differences"
 HAND_FORMULAS = "hand formulas"
@@ -75,12 +75,6 @@ class CheckReport(Report):
         return all(c.passed for c in self.comparisons)
 
     def as_tree(self) -> dict:
-        checks: dict = {}
-        for c in self.comparisons:
-            node = checks
-            for key in c.path[:-1]:
-                node = node.setdefault(key, {})
-            node[c.path[-1]] = c.as_tree()
         settings = {"eps": self.eps} if self.against == FINITE_DIFFERENCES else {}
         return {
             "passed": self.passed,
@@ -88,8 +82,22 @@ class CheckReport(Report):
             **settings,
             "atol": self.atol,
             "rtol": self.rtol,
-            "checks": checks,
+            "checks": self._checks(),
         }
+
+    def row(self) -> dict:
+        # The settings and the formulas are the same at every point.
+        found = flat(self._checks(), "checks.")
+        return {"passed": self.passed, **{n: v for n, v in found.items() if n[-8:] != ".formula"}}
+
+    def _checks(self) -> dict:
+        checks: dict = {}
+        for c in self.comparisons:
+            node = checks
+            for key in c.path[:-1]:
+                node = node.setdefault(key, {})
+            node[c.path[-1]] = c.as_tree()
+        return checks
 
 
 def check(

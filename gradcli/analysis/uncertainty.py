@@ -37,7 +37,7 @@ from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..errors import GradcliError
 from ..language.values import load_file, parse_value
 from .assembled import assemble_jacobian, entry_labels
-from .report import Report, frozen
+from .report import Report, flat, frozen
 
 # value±sigma, value +- sigma, value+/-sigma; the value is anything before the sign.
 _UNCERTAIN = re.compile(r"^(?P<value>.+?)\s*(?:±|\+/-|\+-)\s*(?P<sigma>[^±]+)$", re.S)
@@ -83,6 +83,14 @@ class PropagateReport(Report):
         if self.monte_carlo is not None:
             tree["monte_carlo"] = self.monte_carlo.as_tree()
         return tree
+
+    def row(self) -> dict:
+        # The inputs' values are the row's own columns; their σ stays (a relative one
+        # varies). The rounded texts are left to one point: a row holds numbers.
+        found = flat(self.as_tree())
+        leave_out = {f"inputs.{n}.value" for n in self.inputs}
+        leave_out |= {"rounded", "monte_carlo.rounded", "monte_carlo.samples"}
+        return {n: v for n, v in found.items() if n not in leave_out}
 
 
 @dataclass(frozen=True, eq=False)

@@ -11,10 +11,21 @@ import click
 from ..core import bindings as _bindings
 from ..errors import GradcliError
 from ..render import Format
-from .common import EXIT_NONFINITE, EXIT_OK, AnalysisCommand, cli, say, subcommand, write_output
+from .common import (
+    EXIT_NONFINITE,
+    EXIT_OK,
+    AnalysisCommand,
+    cli,
+    refuse_points_options,
+    say,
+    subcommand,
+    write_output,
+)
+from .options import COMPUTING_OPTIONS as _COMPUTING_OPTIONS
 from .options import FORMAT as _FORMAT
 from .options import OUTPUT as _OUTPUT
 from .options import OVER_HELP
+from .options import POINTS as _POINTS
 from .options import SHARED_OPTIONS as _SHARED_OPTIONS
 from .options import option as _option
 
@@ -22,6 +33,25 @@ from .options import option as _option
 EXIT_DISAGREE = 1
 #: The shared options but --output: a report's numbers are kept with --format json.
 REPORT_OPTIONS = [option for option in _SHARED_OPTIONS if option is not _OUTPUT]
+#: Those of the analyses that also run at many points (--over, --points): a row each,
+#: written as the computing commands write theirs (--format csv, --output FILE).
+POINTS_REPORT_OPTIONS = [*_COMPUTING_OPTIONS[:1], *_POINTS, *_COMPUTING_OPTIONS[1:]]
+
+
+def run_report_or_rows(compute, command: str, source, options, **arguments) -> tuple:
+    """One point: the report, shown (``(report, None)``). Many points (``--over``,
+    ``--points``): a row of the report at each, written (``(None, exit status)``)."""
+    if options["points"] is not None or options["over"]:
+        from .point_runs import run_batch
+
+        return None, run_batch(command, source, options, arguments, rows=True)
+    refuse_points_options(options)
+    if options["output"] is not None:
+        raise GradcliError(
+            f"--output writes the rows of many points (--over, --points FILE); {command} at "
+            "one point keeps its numbers with --format json"
+        )
+    return run_report(compute, source, options, **arguments), None
 
 
 def run_report(compute, source, options, *, fmt=None, **arguments):
@@ -92,7 +122,7 @@ def analysis_command(group, name, *extra_options, **kwargs):
     _option("eps", type=float, default=1e-6, show_default=True, help="Finite-difference step."),
     _option("atol", type=float, default=1e-5, show_default=True, help="Absolute tolerance."),
     _option("rtol", type=float, default=1e-3, show_default=True, help="Relative tolerance."),
-    shared=REPORT_OPTIONS,
+    shared=POINTS_REPORT_OPTIONS,
 )
 def check_command(source, wrt, order, grads, eps, atol, rtol, **options):
     """The engine's gradient (and with --order 2 its Hessian) against central
@@ -118,11 +148,22 @@ def check_command(source, wrt, order, grads, eps, atol, rtol, **options):
       checks.grad.y.max_abs_error 0
       checks.grad.y.max_rel_error 0
       checks.grad.y.passed true
+
+    Many points (--over, --points FILE): a row each, passed and the errors
+    (exit status 1 when a row disagrees):
+
+    \b
+      $ gradcli check "x**2*y" --over x=1:3:3 --y 2 --grad x=2*x*y --format csv
+      x,passed,checks.grad.x.expected,checks.grad.x.engine,checks.grad.x.max_abs_error,checks.grad.x.max_rel_error,checks.grad.x.passed
+      1,true,4,4,0,0,true
+      2,true,8,8,0,0,true
+      3,true,12,12,0,0,true
     """
     from ..analysis import check
 
-    report = run_report(
+    report, status = run_report_or_rows(
         check,
+        "check",
         source,
         options,
         wrt=_bindings.names_of(wrt),
@@ -132,6 +173,8 @@ def check_command(source, wrt, order, grads, eps, atol, rtol, **options):
         atol=atol,
         rtol=rtol,
     )
+    if report is None:
+        return status
     if not report.passed:
         return EXIT_DISAGREE
     return strict_status(report, options)
@@ -228,7 +271,7 @@ def diff_command(source, wrt, **options):
         help="Also the output's mean and sigma over N normal draws of the inputs (--seed):"
         " a check of first order where f is curved over their spread.",
     ),
-    shared=REPORT_OPTIONS,
+    shared=POINTS_REPORT_OPTIONS,
 )
 def propagate_command(source, sigmas, cov, monte_carlo, **options):
     """First-order propagation of uncertainties: sigma_f^2 = J Sigma J^T. A
@@ -249,6 +292,15 @@ def propagate_command(source, sigmas, cov, monte_carlo, **options):
       inputs.T.sigma 0.02
       shares.L 0.19999999999999998
       shares.T 0.7999999999999999
+
+    Many points (--over, --points FILE): a row each, sigma and the shares:
+
+    \b
+      $ gradcli propagate "x**2" --over x=1:3:3 --sigma x=0.1 --format csv
+      x,value,sigma,inputs.x.sigma,shares.x
+      1,1,0.2,0.1,1
+      2,4,0.4,0.1,1
+      3,9,0.6000000000000001,0.1,1
     """
     from ..analysis import propagate
 
@@ -258,8 +310,9 @@ def propagate_command(source, sigmas, cov, monte_carlo, **options):
         if name in named:
             raise GradcliError(f"--sigma {name} is given twice")
         named[name] = sigma
-    report = run_report(
+    report, status = run_report_or_rows(
         propagate,
+        "propagate",
         source,
         options,
         sigmas=named,
@@ -267,7 +320,7 @@ def propagate_command(source, sigmas, cov, monte_carlo, **options):
         monte_carlo=monte_carlo,
         max_elements=options["max_elements"],
     )
-    return strict_status(report, options)
+    return status if report is None else strict_status(report, options)
 
 
 # ----------------------------------------------------------------------------
@@ -280,7 +333,7 @@ def propagate_command(source, sigmas, cov, monte_carlo, **options):
     "taylor",
     _option("wrt", multiple=True, metavar="X,Y", help="The variables [default: all]."),
     _option("order", type=click.IntRange(0), default=2, show_default=True, help="The degree."),
-    shared=REPORT_OPTIONS,
+    shared=POINTS_REPORT_OPTIONS,
 )
 def taylor_command(source, wrt, order, **options):
     """The Taylor polynomial of a scalar output at the bound point, up to
@@ -305,11 +358,22 @@ def taylor_command(source, wrt, order, **options):
       terms.3.powers.x 3
       terms.3.monomial x**3
       terms.3.coefficient 0.16666666666666666
+
+    Many points (--over, --points FILE): a row each, the value and the
+    coefficients, in the order of the terms above:
+
+    \b
+      $ gradcli taylor "exp(x)" --over x=0:1:2 --order 2 --format csv
+      x,value,coefficients[0],coefficients[1],coefficients[2]
+      0,1,1,1,0.5
+      1,2.718281828459045,2.718281828459045,2.718281828459045,1.3591409142295225
     """
     from ..analysis import taylor
 
-    report = run_report(taylor, source, options, wrt=_bindings.names_of(wrt), order=order)
-    return strict_status(report, options)
+    report, status = run_report_or_rows(
+        taylor, "taylor", source, options, wrt=_bindings.names_of(wrt), order=order
+    )
+    return status if report is None else strict_status(report, options)
 
 
 # ----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import os
 import sys
 
 import click
+import numpy as np
 
 from ..core import bindings as _bindings
 from ..core.evaluation import no_such_input
@@ -17,17 +18,20 @@ from ..errors import GradcliError
 from . import common as cli_common
 from .common import EXIT_NONFINITE, EXIT_OK, say
 
+#: ``check``'s exit status when a row disagrees, as at one point.
+EXIT_DISAGREE = 1
+
 #: Skipped rows listed one by one before the rest are only counted.
 SHOWN_SKIPPED = 10
 
 
-def run_batch(command: str, source, options, arguments) -> int:
-    """Run ``command`` at every row of ``--points`` or point of the ``--over`` grid."""
+def run_batch(command: str, source, options, arguments, rows: bool = False) -> int:
+    """Run ``command`` at every row of ``--points`` or point of the ``--over`` grid;
+    ``rows``: an analysis (propagate, taylor, check), a report's row at each."""
     from ..core.point_files.progress import Progress
     from ..core.point_files.run import run
-    from ..core.point_files.task import PointsTask
 
-    _refuse_single_point_options(options, arguments)
+    _refuse_single_point_options(options, {} if rows else arguments)
     text, filename = _bindings.read_source(source, options["file"])
     points = options["points"]
     if points == "-" and filename == "<stdin>":
@@ -41,25 +45,17 @@ def run_batch(command: str, source, options, arguments) -> int:
     fmt = options["fmt"] or ("table" if cli_common.stdout_is_terminal() else "csv")
     with _executor(options) as executor, _reader(options, executor) as reader:
         _choose_columns(reader, bound, text, filename, options, output)
-        task = PointsTask(
-            command,
-            text,
-            bound,
-            dtype=options["dtype"],
-            seed=options["seed"],
-            filename=filename,
-            max_elements=options["max_elements"],
-            **{k: v for k, v in arguments.items() if k not in ("steps", "order")},
-        )
+        task = _task(command, text, bound, filename, options, arguments, rows)
         # A file is written beside its name, renamed over it when complete: the
         # writer drops it on any failure, a signal's included.
         with _writer(
             executor, output, None if output else fmt, options["precision"], reader.total
         ) as writer:
+            tally = _Tally(writer, command if rows else "")
             summary = run(
                 reader,
                 task,
-                writer,
+                tally,
                 chunk_size=_bounded_chunk(options["chunk_size"], reader, options["max_elements"]),
                 executor=_executor_of(reader, executor),
                 progress=Progress(reader.extent),
@@ -70,7 +66,68 @@ def run_batch(command: str, source, options, arguments) -> int:
     if output is not None:
         click.echo(f"{summary.rows} rows in {summary.seconds:.2f} s to {output}")
     sys.stdout.flush()
+    if getattr(task, "variables", None):
+        count = len(task.variables)
+        say(
+            f"note: coefficients[0] to [{count - 1}] are those of "
+            f"{', '.join(task.variables)} (powers of the distance from each point)"
+        )
+    if tally.blind:
+        offer = "" if arguments.get("monte_carlo") else "; --monte-carlo 100000 samples the inputs"
+        say(
+            f"warning: at {tally.blind} of {summary.rows} points σ is 0 to first order (a "
+            f"stationary point, or f does not depend on the uncertain inputs){offer}"
+        )
+    if tally.disagree:
+        say(f"warning: {tally.disagree} of {summary.rows} points disagree (passed false)")
+        return EXIT_DISAGREE
     return EXIT_NONFINITE if options["strict"] and summary.nonfinite else EXIT_OK
+
+
+def _task(command, text, bound, filename, options, arguments, rows: bool):
+    """What computes a chunk: the command's arrays at every point, or an analysis's rows."""
+    settings = {
+        "dtype": options["dtype"],
+        "seed": options["seed"],
+        "filename": filename,
+        "max_elements": options["max_elements"],
+    }
+    if rows:
+        from ..analysis.rows import ReportRows
+
+        return ReportRows(command, text, bound, **{**settings, **arguments})
+    from ..core.point_files.task import PointsTask
+
+    others = {k: v for k, v in arguments.items() if k not in ("steps", "order")}
+    return PointsTask(command, text, bound, **settings, **others)
+
+
+class _Tally:
+    """The writer, counting the rows an analysis warns of: those of ``check`` that
+    disagree (``passed`` false), those of ``propagate`` whose σ is 0 to first order
+    though an input's is not (a stationary point)."""
+
+    def __init__(self, writer, command: str):
+        self.writer = writer
+        self.command = command
+        self.disagree = 0
+        self.blind = 0
+
+    def write(self, arrays) -> None:
+        if self.command == "check":
+            self.disagree += int(np.count_nonzero(~np.asarray(arrays["passed"], dtype=bool)))
+        elif self.command == "propagate":
+            rows = len(arrays["sigma"])
+            zero = (np.asarray(arrays["sigma"]).reshape(rows, -1) == 0).any(axis=1)
+            spread = np.zeros(rows, dtype=bool)
+            for name, a in arrays.items():
+                if name.startswith("inputs.") and name.endswith(".sigma"):
+                    spread |= (np.asarray(a).reshape(rows, -1) > 0).any(axis=1)
+            self.blind += int(np.count_nonzero(zero & spread))
+        self.writer.write(arrays)
+
+    def __getattr__(self, name):
+        return getattr(self.writer, name)
 
 
 def _bounded_chunk(size: int, reader, max_elements: int) -> int:
