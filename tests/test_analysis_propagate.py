@@ -220,3 +220,14 @@ def test_monte_carlo_bad_input(gradcli, args, message):
     result = gradcli("propagate", "x**2", "--x", "0±0.1", *args)
     assert result.exit_code == 2
     assert message in result.stderr
+
+
+def test_get_prints_one_entry_of_the_report(gradcli):
+    # σ of x**2 at 1 ± 0.1 is 2 * 0.1, by hand; --get was ignored by the analyses.
+    result = gradcli("propagate", "x**2", "--x", "1±0.1", "--get", "sigma")
+    assert (result.exit_code, result.stdout) == (0, "0.2\n")
+    assert gradcli("propagate", "x**2", "--x", "1±0.1", "--get", "rounded").stdout == "1.0 ± 0.2\n"
+    assert gradcli("check", "x**2", "--x", "1", "--get", "passed").stdout == "true\n"
+    missing = gradcli("propagate", "x**2", "--x", "1±0.1", "--get", "nope")
+    assert missing.exit_code == 2
+    assert "--get nope: no such entry; the entries are value, sigma, rounded" in missing.stderr
