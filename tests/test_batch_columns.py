@@ -136,14 +136,25 @@ def test_other_formats_keep_their_other_columns(gradcli, tmp_path):
     jsonl.write_text('{"id": "a", "x": 2, "n": 7}\n{"id": "b", "x": 3, "n": null}\n')
     out = ok(gradcli("eval", "x**2", "--points", jsonl)).stdout
     assert out.splitlines() == ["id,x,n,value", "a,2,7,4", "b,3,null,9"]
+    # JSON lines give JSON's own values back as they were: 7 and null, not "7" and "null".
+    back = ok(gradcli("eval", "x**2", "--points", jsonl, "--format", "jsonl")).stdout
+    assert [json.loads(line)["n"] for line in back.splitlines()] == [7, None]
     npz = tmp_path / "p.npz"
     np.savez(npz, x=np.array([2.0, 3.0]), run=np.array([10, 11]))
     assert ok(gradcli("eval", "x**2", "--points", npz)).stdout == "x,run,value\n2,10,4\n3,11,9\n"
     parquet = pytest.importorskip("pyarrow.parquet")
-    table = pytest.importorskip("pyarrow").table({"name": ["a", None], "x": [2.0, 3.0]})
+    table = pytest.importorskip("pyarrow").table(
+        {"name": ["a", None], "x": [2.0, 3.0], "n": [12345678901234567, 8]}
+    )
     parquet.write_table(table, tmp_path / "p.parquet")
     out = ok(gradcli("eval", "x**2", "--points", tmp_path / "p.parquet")).stdout
-    assert out.splitlines() == ["name,x,value", "a,2,4", ",3,9"]
+    assert out.splitlines() == ["name,x,n,value", "a,2,12345678901234567,4", ",3,8,9"]
+    # A column with nulls in some row group is text in every chunk (one type throughout).
+    nulls = pytest.importorskip("pyarrow").table({"n": [1.5, None], "x": [2.0, 3.0]})
+    parquet.write_table(nulls, tmp_path / "q.parquet", row_group_size=1)
+    ok(gradcli("eval", "x**2", "--points", tmp_path / "q.parquet", "--chunk-size", "1",
+               "--output", tmp_path / "o.parquet"))  # fmt: skip
+    assert parquet.read_table(tmp_path / "o.parquet").column("n").to_pylist() == ["1.5", None]
 
 
 def test_kept_text_in_a_real_process_never_imports_pandas(tmp_path, points, gradcli_script):

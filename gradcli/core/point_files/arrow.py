@@ -76,13 +76,10 @@ def from_texts(values) -> pyarrow.Array:
     return pyarrow.Array.from_buffers(kind, len(encoded), buffers, null_count=int(missing.sum()))
 
 
-def kept_column(column) -> np.ndarray:
-    """A column copied to the output as it is: numbers as NumPy's, anything else (text,
-    dates, numbers with nulls) as text, None where it is null."""
-    kind = column.type
-    if not column.null_count and (
-        pyarrow.types.is_integer(kind) or pyarrow.types.is_floating(kind)
-    ):
+def kept_column(column, numbers: bool) -> np.ndarray:
+    """A column copied to the output as it is: ``numbers`` as NumPy's, else as text
+    (dates, numbers of a column with nulls), None where it is null."""
+    if numbers:
         return to_numpy(column)
     found = np.empty(len(column), dtype=object)
     found[:] = [v if v is None or isinstance(v, str) else str(v) for v in column.to_pylist()]

@@ -180,10 +180,27 @@ class ParquetReader(Reader):
         self.names = list(self.file.schema_arrow.names)
         self.total = self.file.metadata.num_rows
 
+    def _numbers_throughout(self, name: str) -> bool:
+        """Whether a kept column is numbers without a null in every row group (as its
+        statistics say), so that every batch gives it the same type; else it is text."""
+        import pyarrow
+
+        kind = self.file.schema_arrow.field(name).type
+        if not (pyarrow.types.is_integer(kind) or pyarrow.types.is_floating(kind)):
+            return False
+        at = self.file.schema_arrow.get_field_index(name)
+        metadata = self.file.metadata
+        for group in range(metadata.num_row_groups):
+            statistics = metadata.row_group(group).column(at).statistics
+            if statistics is None or not statistics.has_null_count or statistics.null_count:
+                return False
+        return True
+
     def chunks(self, size: int):
         from .arrow import kept_column, to_numpy
 
         start = 0
+        numbers = {name: self._numbers_throughout(name) for name in self.kept}
         wanted = [n for n in self.header if n in {*self.names, *self.kept}]
         for batch in self.file.iter_batches(batch_size=size, columns=wanted):
             columns = {}
@@ -193,7 +210,7 @@ class ParquetReader(Reader):
                     row = start + column.is_null().to_numpy(zero_copy_only=False).argmax()
                     raise GradcliError(f"{self.path}: column {name} is empty at row {row + 1}")
                 columns[name] = _numeric(self.path, name, to_numpy(column))
-            kept = {name: kept_column(batch.column(name)) for name in self.kept}
+            kept = {name: kept_column(batch.column(name), numbers[name]) for name in self.kept}
             yield Chunk(columns, start, kept=kept)
             start += batch.num_rows
 

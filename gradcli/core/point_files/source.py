@@ -12,6 +12,11 @@ from ..record import Record
 DEFAULT_CHUNK_SIZE = 100_000
 
 
+class JsonText(str):
+    """A kept JSON value that is not a string (``7``, ``null``, ``[1, 2]``), as its JSON
+    text: JSON lines write it as it is, the other formats as text."""
+
+
 class Chunk(Record):
     """Consecutive rows: ``columns`` by name, the batch axis first; ``start``, the
     index of the first row in the whole input (from 0); ``lines``, each row's line

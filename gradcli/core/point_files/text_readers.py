@@ -20,7 +20,7 @@ import numpy as np
 
 from ...errors import GradcliError, os_reason
 from ..bounded import capped_line
-from .source import Chunk, Reader
+from .source import Chunk, JsonText, Reader
 
 # A first guess at a row's length in bytes; the blocks after the first use the
 # length measured.
@@ -347,9 +347,9 @@ class JsonLinesReader(_TextReader):
 
 def _texts(values: list) -> np.ndarray:
     """A kept column of JSON values as text: a string as it is, anything else (a number,
-    true, null, a list) as its JSON."""
+    true, null, a list) as its JSON text, which JSON lines write back as it was."""
     texts = np.empty(len(values), dtype=object)
-    texts[:] = [v if isinstance(v, str) else json.dumps(v) for v in values]
+    texts[:] = [v if isinstance(v, str) else JsonText(json.dumps(v)) for v in values]
     return texts
 
 

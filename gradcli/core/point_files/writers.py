@@ -36,6 +36,7 @@ import numpy as np
 
 from ...errors import GradcliError
 from .columns import columns_from_arrays, inputs_from_columns
+from .source import JsonText
 
 OUTPUT_ENDINGS = (".npz", ".csv", ".parquet", ".jsonl", ".ndjson")
 #: Rows shown at each end by ``--format table``.
@@ -255,8 +256,11 @@ def _json_numbers(column: np.ndarray, precision: int | None) -> list[str]:
     from ...render.numbers import format_number
 
     column = np.asarray(column)
-    if column.dtype.kind in "OU":  # a kept column of text
-        return ["null" if t is None else string(str(t)) for t in column.tolist()]
+    if column.dtype.kind in "OU":  # a kept column of text (JSON's own values as they were)
+        return [
+            "null" if t is None else t if isinstance(t, JsonText) else string(str(t))
+            for t in column.tolist()
+        ]
     if column.dtype.kind == "b":
         return ["true" if t else "false" for t in column.tolist()]
     if precision is None and column.dtype == np.float64:
