@@ -309,10 +309,12 @@ def _choose_columns(reader, bound, text: str, filename: str, options, output) ->
                 )
         kept = [name for name in others if name in wanted]
     if isinstance(reader, DaskFiles):
-        if others or options["keep"] is not None or options["delimiter"] is not None:
+        tuned = [options[o] is not None for o in ("columns", "keep", "delimiter")]
+        if len(chosen) < len(header) or any(tuned):
             raise GradcliError(
                 f"--dask: the workers read every column of {reader.path} as an input's numbers;"
-                " without --dask, its other columns are copied and --keep, --delimiter apply"
+                " without --dask, its other columns are copied, and --columns, --keep and"
+                " --delimiter apply"
             )
         return
     if kept and output is not None and output.lower().endswith(".npz"):

@@ -2,7 +2,9 @@
 
 ``open_points(path)`` picks the reader by the file's ending: ``.csv`` (and ``-``,
 CSV on standard input), ``.jsonl``, ``.npz``, ``.npy`` (with ``--columns``) and
-``.parquet``. Every reader has the same shape: ``names`` (its columns, in order),
+``.parquet``. Every reader has the same shape: ``header`` (its columns, in order),
+``select(inputs, kept)`` (which of them bind inputs, ``names``, and which are
+copied to the output, ``kept``: a chunk's ``kept`` columns, text as ``str``),
 ``total`` (the number of rows when known before reading, else None),
 ``chunks(size)`` (an iterator of ``Chunk``), ``skipped`` (the bad rows it passed
 over under ``skip_bad_rows``: ``(line, why)``), ``where(chunk, i)`` (how a warning

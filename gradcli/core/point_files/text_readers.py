@@ -4,7 +4,8 @@ A text file is read in blocks of whole lines, about a chunk's worth each, so a
 file of any length runs in bounded memory and every row keeps its line number:
 errors and warnings name the line. A bad row (a field that is not a number, the
 wrong number of fields) stops the run with ``FILE line N: why``, or is passed
-over under ``skip_bad_rows`` and listed at the end. A line is at most
+over under ``skip_bad_rows`` and listed at the end; only the columns that bind
+inputs must be numbers (a kept column is read as text). A line is at most
 ``bounded.MAX_TEXT_BYTES`` long: a file without line ends (``/dev/zero``) is
 refused at that size rather than read whole.
 """
