@@ -479,12 +479,14 @@ def refuse_points_options(options) -> None:
     """One point: the options of many points make no sense, nor does --format csv."""
     for key, option in (
         ("columns", "--columns"),
+        ("keep", "--keep"),
+        ("delimiter", "--delimiter"),
         ("skip_bad_rows", "--skip-bad-rows"),
         ("dask", "--dask"),
         ("dashboard", "--dashboard"),
         ("scheduler", "--scheduler"),
     ):
-        if options.get(key):
+        if options.get(key) not in (None, False):  # --keep '' too
             raise GradcliError(f"{option} is for many points: give --points FILE or --over")
     chunk_size = click.get_current_context().get_parameter_source("chunk_size")
     if chunk_size is not None and chunk_size.name != "DEFAULT":
