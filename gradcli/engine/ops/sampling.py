@@ -4,7 +4,8 @@ Every draw comes from a ``generator.Generator`` (the process's unless one is
 passed as ``generator=``) through PyTorch's kernels (``distributions``), so a
 program seeded as a PyTorch program draws PyTorch's numbers. The language's
 random functions are these same entries, drawing from a generator of the
-evaluation's ``--seed``.
+evaluation's ``--seed``. Each entry that draws declares ``batching=batching.random_draw``:
+the mark ``vmap`` reads to follow its ``randomness=``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
+from .. import batching_rules as batching
 from .. import distributions as dist
 from .. import dtypes, generator, limits
 from ..devices import on_cpu
@@ -51,6 +53,7 @@ def manual_seed(over, seed):
     doc="rand(2, 3): uniform random values in [0, 1)",
     symbolic="a random draw: no formula of its arguments",
     **CONSTRUCTOR,
+    batching=batching.random_draw,
 )
 @sized
 def rand(over, *size, generator=None, dtype=None, device=None, requires_grad=False):
@@ -65,6 +68,7 @@ def rand(over, *size, generator=None, dtype=None, device=None, requires_grad=Fal
     doc="randn(2, 3): standard normal random values",
     symbolic="a random draw: no formula of its arguments",
     **CONSTRUCTOR,
+    batching=batching.random_draw,
 )
 @sized
 def randn(over, *size, generator=None, dtype=None, device=None, requires_grad=False):
@@ -78,6 +82,7 @@ def randn(over, *size, generator=None, dtype=None, device=None, requires_grad=Fa
     f"(low: int = 0, high: int = None, size: int[] = None, {_RANDOM})",
     doc="randint(low=0, high, size): random integers in [low, high)",
     kind="constructor",
+    batching=batching.random_draw,
 )
 def randint(
     over, low=0, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False
@@ -95,6 +100,7 @@ def randint(
     "randperm",
     f"(n: int, {_RANDOM})",
     kind="constructor",
+    batching=batching.random_draw,
     doc="randperm(n): the integers 0 .. n-1 in random order",
 )
 def randperm(over, n, generator=None, dtype=None, device=None, requires_grad=False):
@@ -112,6 +118,7 @@ def randperm(over, n, generator=None, dtype=None, device=None, requires_grad=Fal
     f"(mean: Tensor|Number, std: Tensor|Number = 1.0, size: int[] = None, {_RANDOM})",
     doc="normal(mean, std, size): normal random values",
     kind="constructor",
+    batching=batching.random_draw,
 )
 def normal(
     over, mean, std=1.0, size=None, generator=None, dtype=None, device=None, requires_grad=False
@@ -139,7 +146,10 @@ def normal(
 
 
 def _like(name, make, doc):
-    @table.composite(name, f"(input: Tensor, {_RANDOM})", kind="constructor", doc=doc)
+    @table.composite(
+        name, f"(input: Tensor, {_RANDOM})", kind="constructor", doc=doc,
+        batching=batching.random_draw,
+    )  # fmt: skip
     def like(over, input, generator=None, dtype=None, device=None, requires_grad=False):
         return make(
             *np.shape(input), generator=generator, dtype=dtype or np.asarray(input).dtype,
@@ -164,6 +174,7 @@ def _fill(input, values):
     "normal_",
     "(input: Tensor, mean: Number = 0.0, std: Number = 1.0, *, generator: Generator = None)",
     kind="random",
+    batching=batching.random_draw,
     method=True,
     library=False,
     doc="x filled in place with normal random values",
@@ -181,6 +192,7 @@ def normal_(over, input, mean=0.0, std=1.0, generator=None):
     "uniform_",
     "(input: Tensor, a: Number = 0.0, b: Number = 1.0, *, generator: Generator = None)",
     kind="random",
+    batching=batching.random_draw,
     method=True,
     library=False,
     doc="x filled in place with uniform random values in [a, b)",
@@ -194,6 +206,7 @@ def uniform_(over, input, a=0.0, b=1.0, generator=None):
     "exponential_",
     "(input: Tensor, lambd: Number = 1.0, *, generator: Generator = None)",
     kind="random",
+    batching=batching.random_draw,
     method=True,
     library=False,
     doc="x filled in place with exponential random values of rate lambd",
@@ -208,6 +221,7 @@ def exponential_(over, input, lambd=1.0, generator=None):
     "bernoulli_",
     "(input: Tensor, p: Tensor|Number = 0.5, *, generator: Generator = None)",
     kind="random",
+    batching=batching.random_draw,
     method=True,
     library=False,
     doc="x filled in place with 1 with probability p, else 0",
@@ -225,6 +239,7 @@ def bernoulli_(over, input, p=0.5, generator=None):
     "bernoulli",
     "(input: Tensor, p: Number = None, *, generator: Generator = None)",
     kind="constructor",
+    batching=batching.random_draw,
     method=True,
     doc="bernoulli(p): 1 with probability p (each entry of p), else 0",
 )
@@ -241,6 +256,7 @@ def bernoulli(over, input, p=None, generator=None):
     "multinomial",
     "(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator = None)",
     kind="constructor",
+    batching=batching.random_draw,
     method=True,
     doc="multinomial(p, n): n indices drawn with the weights of p (each row of p)",
 )
@@ -255,6 +271,7 @@ def multinomial(over, input, num_samples, replacement=False, generator=None):
     "dropout",
     "(input: Tensor, p: float = 0.5, train: bool = True)",
     kind="other",
+    batching=batching.random_draw,
     nn_functional="dropout",
     doc="dropout(x, p): x's entries zeroed with probability p, the rest scaled by 1/(1 - p)",
 )
