@@ -118,7 +118,15 @@ def _plain(t, keep):
 
 
 def _grad(outputs, inputs, grad_outputs=None, **options):
-    """``autograd.grad`` of plain tensors or, inside vmap, of BatchedTensors."""
+    """``autograd.grad`` of the outputs that require grad (None for every input when none
+    does), of plain tensors or, inside vmap, of BatchedTensors."""
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    if grad_outputs is not None:
+        given = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
+        grad_outputs = [g for o, g in zip(outputs, given) if o.requires_grad]
+    outputs = [o for o in outputs if o.requires_grad]
+    if not outputs:
+        return (None,) * len(inputs)
     if has_batched(outputs, inputs, grad_outputs):
         return batched_grad(outputs, inputs, grad_outputs, **options)
     return autograd_grad(outputs, inputs, grad_outputs, **options)
@@ -244,7 +252,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
             flat_out, out_spec = pytree.flatten(output)
             tensor_outputs(flat_out, "vjp(f, *primals)")
             keep = _outer_graph(flat_out, own)
-            rows = [_jacobian_row(out, own, keep) for out in flat_out]
+            rows = _jacobians(flat_out, own, keep)
         rows = [_regroup([_plain(j, keep) for j in row], specs, single) for row in rows]
         result = pytree.unflatten(rows, out_spec)
         return (result, _aux(aux)) if has_aux else result
@@ -252,26 +260,40 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     return wrapper
 
 
-def _jacobian_row(out, inputs, create_graph):
-    """d out / d input for each input, by one batched reverse pass over the identity."""
-    n = out.numel()
-    shapes = [tuple(out.shape) + tuple(t.shape) for t in inputs]
-    if not out.requires_grad or n == 0:
-        return [ops.zeros(shape, dtype=t.dtype) for shape, t in zip(shapes, inputs)]
-    eye = ops.reshape(ops.eye(n, dtype=out.dtype), (n, *out.shape))
-    grads = _grad(
-        out,
-        inputs,
-        eye,
-        retain_graph=True,
-        create_graph=create_graph,
-        allow_unused=True,
-        is_grads_batched=True,
-    )
-    return [
-        ops.zeros(shape, dtype=t.dtype) if g is None else apply(ops.reshape, g, shape)
-        for g, t, shape in zip(grads, inputs, shapes)
-    ]
+def _jacobians(flat_out, inputs, create_graph):
+    """d out / d input for each output and input: one reverse pass over the standard basis
+    of all the outputs' entries together, as PyTorch (so an entry gets the zeros the other
+    outputs send it too, and their signs)."""
+    numels = [o.numel() for o in flat_out]
+    total, starts = sum(numels), [sum(numels[:j]) for j in range(len(numels))]
+    diff = [j for j, o in enumerate(flat_out) if o.requires_grad]
+    grads = [None] * len(inputs)
+    if total and diff:
+        basis = []
+        for j in diff:
+            eye = ops.eye(total, dtype=flat_out[j].dtype)[:, starts[j] : starts[j] + numels[j]]
+            basis.append(ops.reshape(eye, (total, *flat_out[j].shape)))
+        grads = _grad(
+            [flat_out[j] for j in diff],
+            inputs,
+            basis,
+            retain_graph=True,
+            create_graph=create_graph,
+            allow_unused=True,
+            is_grads_batched=True,
+        )
+    rows = []
+    for o, start, n in zip(flat_out, starts, numels):
+        row = []
+        for g, t in zip(grads, inputs):
+            shape = (*o.shape, *t.shape)
+            row.append(
+                ops.zeros(shape, dtype=t.dtype)
+                if g is None
+                else apply(ops.reshape, g[start : start + n], shape)
+            )
+        rows.append(row)
+    return rows
 
 
 # ----------------------------------------------------------------------------

@@ -28,9 +28,9 @@ from __future__ import annotations
 import sys
 
 from ..engine import batching_rules as batching
-from ..engine import dtypes
+from ..engine import dtypes, generator, ops
 from ..engine.batched_values import Batched, each
-from ..engine.ops import OPS
+from ..engine.ops import NN_FUNCTIONAL, OPS
 from ..engine.tensor import Size, Tensor
 from ..errors import EngineError, NotImplementedByGradcli
 
@@ -114,7 +114,8 @@ class BatchedTensor(Tensor):
         raise EngineError(
             "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap "
             "over calling .item() on a Tensor, please try to rewrite what you're doing with "
-            "other operations."
+            "other operations. If error is occurring somewhere inside PyTorch internals, "
+            "please file a bug report."
         )
 
     item = tolist = numpy = __float__ = __int__ = __bool__ = __index__ = _no_single_value
@@ -237,14 +238,34 @@ def random_call(entry, args, kwargs):
     if mode == "same":
         if not level:
             return entry.call(*args, **kwargs)
+        found = batching.arguments(entry, args, kwargs)
         if entry.name.endswith("_like"):  # reads only the shape: one draw for every point
-            found = batching.arguments(entry, args, kwargs)
-            return batching.probe(entry, {**found, "input": found["input"].batched}, None)
+            return batching.probe(entry, _logical(found))
+        if entry.name == "dropout":  # as PyTorch: the mask of one point, at every point
+            return _same_draw(entry, found, level)
         raise EngineError(
             "Vmap does not currently support same randomness with a batched tensor input. "
             "Please file an issue with functorch"
         )
     return _different(entry, args, kwargs, level or len(LEVELS))
+
+
+def _same_draw(entry, found, level):
+    """The op at every point, each point drawing from the same generator state."""
+    gen = generator.generator_or_default(found.get("generator"))
+    state = gen.get_state()
+    if not LEVELS[level - 1].total:
+        return Batched.broadcast(batching.probe(entry, _logical(found)), 0)
+    rows = []
+    for i in range(LEVELS[level - 1].total):
+        gen.set_state(state)
+        at = {k: lifted(v, level).physical[i] if level_of(v) else v for k, v in found.items()}
+        rows.append(batching.invoke(entry, at))
+    return wrap(ops.stack(rows), level)
+
+
+def _logical(found):
+    return {k: v.batched if type(v) is BatchedTensor else v for k, v in found.items()}
 
 
 def _different(entry, args, kwargs, level):
@@ -329,9 +350,10 @@ def _random(entry):
 
 
 class LibraryPatch:
-    """While vmap runs, ``gradcli.<name>`` of every op dispatches a BatchedTensor argument
-    to the op's batching rule (other calls go to the op as always), and every random op,
-    also a plain Tensor's random methods, follows vmap's randomness."""
+    """While vmap runs, ``gradcli.<name>`` and ``gradcli.nn.functional.<name>`` of every op
+    dispatch a BatchedTensor argument to the op's batching rule (other calls go to the op
+    as always), and every random op, also a plain Tensor's random methods, follows vmap's
+    randomness."""
 
     def __enter__(self):
         module = sys.modules["gradcli"]
@@ -348,6 +370,13 @@ class LibraryPatch:
                 for name in names:
                     self.methods[name] = Tensor.__dict__[name]
                     setattr(Tensor, name, _random_method(entry))
+        from ..nn import functional as nn
+
+        self.nn = {}
+        for name, entry in NN_FUNCTIONAL.items():
+            if getattr(nn.__dict__.get(name), "op", None) is entry:
+                self.nn[name] = nn.__dict__[name]
+                setattr(nn, name, nn.in_form(entry, dispatching(entry)))
         return self
 
     def __exit__(self, *exc):
@@ -356,6 +385,9 @@ class LibraryPatch:
             setattr(module, name, original)
         for name, original in self.methods.items():
             setattr(Tensor, name, original)
+        nn = sys.modules["gradcli.nn.functional"]
+        for name, original in self.nn.items():
+            setattr(nn, name, original)
         return False
 
 
