@@ -316,6 +316,30 @@ program("""
 """)
 
 
+# ----- autograd.functional with create_graph: the nodes of the results -----
+
+program("""
+    # functional_jvp_nodes: the tangent's node is the one PyTorch's double-backward records
+    F = torch.autograd.functional
+    name = lambda t: type(t.grad_fn).__name__ if t.grad_fn is not None else None
+    A = torch.tensor([[0.5, 1.0, 1.5], [2.0, -1.0, 0.25]], requires_grad=True)
+    V = torch.tensor([[1.0, 2.0, -1.0], [0.5, 0.5, 3.0]])
+    for label, f in [
+        ("sum0", lambda t: t.sum(0)), ("sumkeep", lambda t: t.sum(1, keepdim=True)),
+        ("mean0", lambda t: t.mean(0)), ("amax0", lambda t: t.amax(0)),
+        ("prod1", lambda t: t.prod(1)), ("norm1", lambda t: t.norm(dim=1)),
+        ("logsumexp", lambda t: t.logsumexp(1)), ("var", lambda t: t.var(1)),
+        ("std", lambda t: t.std(0)), ("std_all", lambda t: t.std()),
+        ("sum_dims", lambda t: t.sum((0, 1))),
+        ("softmax", lambda t: t.softmax(1)), ("log_softmax", lambda t: t.log_softmax(0)),
+        ("cumsum", lambda t: t.cumsum(1)), ("mm", lambda t: t @ t.T),
+        ("unsqueeze", lambda t: (t.unsqueeze(1) ** 2)), ("select", lambda t: t[:, 1] ** 2),
+    ]:
+        out, tangent = F.jvp(f, A, V, create_graph=True)
+        print(f"{label:12} {name(out)} {name(tangent)}")
+""")
+
+
 # ----- functional_call: gradcli has no nn.Module, so its model is a plain class -----
 
 MODEL = """
