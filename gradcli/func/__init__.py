@@ -17,6 +17,8 @@ model with other tensors in place of its own (``func/stateless.py``).
 
 from __future__ import annotations
 
+import functools
+
 from ..engine import ops
 from ..engine.backward import grad as autograd_grad
 from ..engine.graph import Node
@@ -56,6 +58,27 @@ def _argnums_tuple(argnums, n_args):
     return single, tuple(num % n_args for num in nums)
 
 
+_INTERNAL = {}  # id -> the own copies made while the outermost transform runs (kept alive)
+_DEPTH = [0]
+
+
+def _tracked(fn):
+    """``fn`` (a transform's call) counted as running: the own copies its transforms make
+    stay inside until the outermost one returns (``_reaches_outside``)."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        _DEPTH[0] += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _DEPTH[0] -= 1
+            if not _DEPTH[0]:
+                _INTERNAL.clear()
+
+    return run
+
+
 def _own_copy(t):
     """A tensor the transform differentiates with respect to, with t's values (and
     tangent): a differentiable view of t if t requires grad, else a new leaf. Inside
@@ -68,6 +91,7 @@ def _own_copy(t):
         return apply(ops.view, t, tuple(t.shape))
     own = t.detach().requires_grad_()
     _copy_tangent(t, own)
+    _INTERNAL[id(_physical(own))] = _physical(own)
     return own
 
 
@@ -86,6 +110,12 @@ def _outer_graph(outputs, own):
     own copies: then the results keep a graph (create_graph)."""
     if PER_THREAD.forward_ad is not None:
         return True  # tangents travel through the reverse pass only when it records
+    return _reaches_outside(outputs, own)
+
+
+def _reaches_outside(outputs, own):
+    """Whether the outputs' graph reaches a tensor that requires grad other than ``own`` and
+    the own copies of the transforms running (or a view of one of ``own``)."""
     own = [_physical(t) for t in own]
     own_ids = {id(t) for t in own}
     own_nodes = {t.grad_fn for t in own if t.grad_fn is not None}
@@ -102,7 +132,7 @@ def _outer_graph(outputs, own):
         for parent in node.parents:
             if isinstance(parent, Node):
                 stack.append(parent)
-            elif parent is not None and id(parent) not in own_ids:
+            elif parent is not None and id(parent) not in own_ids and id(parent) not in _INTERNAL:
                 return True
     return False
 
@@ -170,6 +200,7 @@ def _aux(aux):
 def grad_and_value(func, argnums=0, has_aux=False):
     """``(gradient, value)`` of a scalar function: ``grad_and_value(f)(x)``."""
 
+    @_tracked
     def wrapper(*args, **kwargs):
         single, nums = _argnums_tuple(argnums, len(args))
         with enable_grad():
@@ -199,6 +230,7 @@ def grad(func, argnums=0, has_aux=False):
     return wrapper
 
 
+@_tracked
 def vjp(func, *primals, has_aux=False):
     """``(func(*primals), vjp_fn)``: ``vjp_fn(v)`` is the tuple ``v^T J`` per primal."""
     with enable_grad():
@@ -244,6 +276,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     if not (chunk_size is None or chunk_size > 0):
         raise GradcliValueError("jacrev: `chunk_size` should be greater than 0.")
 
+    @_tracked
     def wrapper(*args, **kwargs):
         single, nums = _argnums_tuple(argnums, len(args))
         with enable_grad():
@@ -303,6 +336,7 @@ def _jacobians(flat_out, inputs, create_graph):
 _JVP = "jvp(f, primals, tangents)"
 
 
+@_tracked
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """``(func(*primals), J tangents)``: the Jacobian-vector product, by forward-mode AD."""
     from ..autograd import forward_ad
@@ -332,11 +366,17 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         flat_out, out_spec = pytree.flatten(output)
         tensor_outputs(flat_out, _JVP)
         pairs = [_unpack(forward_ad, o, strict) for o in flat_out]
-    value = pytree.unflatten([p for p, _ in pairs], out_spec)
-    tangent = pytree.unflatten([t for _, t in pairs], out_spec)
+    value = pytree.unflatten([_connected(p) for p, _ in pairs], out_spec)
+    tangent = pytree.unflatten([_connected(t) for _, t in pairs], out_spec)
     if has_aux:
         return value, tangent, aux
     return value, tangent
+
+
+def _connected(t):
+    """A forward-mode result: connected to the tensors outside that require grad, as
+    PyTorch's, else plain."""
+    return t if _reaches_outside([t], []) else _plain(t, False)
 
 
 def _unpack(forward_ad, o, strict=False):
@@ -346,7 +386,8 @@ def _unpack(forward_ad, o, strict=False):
             "jvp(f, primals, tangents, strict=True): The output of f is independent of the "
             "inputs. This is not allowed with strict=True."
         )
-    return primal.detach(), apply(ops.zeros_like, primal) if tangent is None else tangent.detach()
+    # Connected to the tensors outside that require grad, as PyTorch's (the primal viewed).
+    return primal, apply(ops.zeros_like, primal) if tangent is None else tangent
 
 
 def _single_level(name):
@@ -362,6 +403,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     with a tangent (zero but for the entry) on every differentiated input, as PyTorch."""
     from ..autograd import forward_ad
 
+    @_tracked
     def wrapper(*args, **kwargs):
         single, nums = _argnums_tuple(argnums, len(args))
         _single_level("jacfwd")
@@ -401,7 +443,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                     row.append(apply(ops.reshape, apply(ops.stack, cols, -1), shape))
                 else:
                     row.append(ops.zeros(shape, dtype=out.dtype))
-            rows.append(_regroup(row, [spec for _, spec in trees], single))
+            rows.append(_regroup([_connected(j) for j in row], [spec for _, spec in trees], single))
         result = pytree.unflatten(rows, out_spec)
         return (result, aux) if has_aux else result
 
@@ -443,7 +485,8 @@ def linearize(func, *primals):
                         f"tangent:{i} with {what} {a} in flattened pytree doesn't match the "
                         f"{what} {b} of the corresponding primal."
                     )
-        return jvp(func, primals, tangents)[1]
+        # PyTorch replays a traced graph: its products hold no graph of their own.
+        return pytree.tree_map(lambda t: t.detach(), jvp(func, primals, tangents)[1])
 
     return output, jvp_fn
 

@@ -34,7 +34,8 @@ from ..engine.ops import NN_FUNCTIONAL, OPS
 from ..engine.tensor import Size, Tensor
 from ..errors import EngineError, NotImplementedByGradcli
 
-__all__ = ["BatchedTensor", "Level", "LEVELS", "lifted", "level_of", "apply", "wrap"]
+__all__ = ["BatchedTensor", "Level", "LEVELS", "lifted", "level_of", "apply", "wrap", "per_point"]
+__all__ += ["batched_callable", "dispatching"]
 
 
 class Level:
@@ -204,6 +205,36 @@ def apply(fn, *args, **kwargs):
     if level_of(args) or level_of(kwargs):
         return _batched_call(fn.op, args, kwargs)
     return fn(*args, **kwargs)
+
+
+def per_point(fn, args, kwargs):
+    """``fn`` called at each point of the innermost level among its BatchedTensor arguments,
+    the results stacked: for a custom ``autograd.Function``, which has no batching rule.
+    The points' values are rows of the physical tensors, so gradients and tangents pass."""
+    level = max(level_of(args), level_of(kwargs))
+    total = LEVELS[level - 1].total
+    if not total:
+        raise NotImplementedByGradcli(
+            "vmap of a custom autograd.Function over no points is not supported in gradcli"
+        )
+
+    def at(value, i):
+        if type(value) is BatchedTensor:
+            return lifted(value, level).physical[i]
+        if type(value) in (list, tuple):
+            return type(value)(at(v, i) for v in value)
+        return value
+
+    results = [
+        fn(*(at(a, i) for a in args), **{k: at(v, i) for k, v in kwargs.items()})
+        for i in range(total)
+    ]
+    if isinstance(results[0], tuple):
+        return tuple(
+            wrap(ops.stack(list(rows)), level) if isinstance(rows[0], Tensor) else rows[0]
+            for rows in zip(*results)
+        )
+    return wrap(ops.stack(results), level)
 
 
 # ----------------------------------------------------------------------------
@@ -397,6 +428,13 @@ def _random_method(entry):
 
     method.__name__ = entry.name
     return method
+
+
+def batched_callable(func):
+    """``func``, or, for an op's own function (``torch.sin`` taken before vmap runs), the
+    one that dispatches its BatchedTensors."""
+    entry = getattr(func, "op", None)
+    return dispatching(entry) if entry is not None and func is entry.call else func
 
 
 def dispatching(entry):

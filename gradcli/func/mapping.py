@@ -24,7 +24,7 @@ from .batched_tensor import (
     Level,
     LibraryPatch,
     apply,
-    dispatching,
+    batched_callable,
     lifted,
     wrap,
 )
@@ -51,8 +51,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         raise GradcliValueError(
             f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})"
         )
-    entry = getattr(func, "op", None)
-    called = dispatching(entry) if entry is not None and func is entry.call else func
+    called = batched_callable(func)
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
