@@ -93,6 +93,17 @@ program("""
 """)
 
 program("""
+    # reverse_over_forward: grad of forward-mode results, which keep their graph
+    # (jacrev(jacfwd(f)) is compared at the end: its zeros' signs are the tangent rules')
+    from torch.func import vmap, jacfwd, jacrev, grad, jvp
+    ones = torch.ones(2, dtype=torch.float64)
+    print(show(grad(lambda x: jvp(poly, (x,), (ones,))[1].sum())(X[1])))
+    y = X[2].clone().requires_grad_()
+    print(show(jacfwd(lambda a: a * y)(X[0])), show(jvp(poly, (y,), (ones,))))
+    print(show(jacfwd(poly)(X[0])), show(jvp(poly, (X[0],), (ones,))))
+""")
+
+program("""
     # vmap_of_grad_keeps_negative_zero: the sign of a zero gradient, point by point
     from torch.func import vmap, grad
     Z = torch.tensor([[0.0, -0.0], [1.0, -2.0], [-0.0, 3.0]], dtype=torch.float64)
@@ -420,6 +431,9 @@ def _transcendental(m):
         F.vmap(F.grad(lambda w, x: (w * x).sin().sum()), in_dims=(None, 0))(w, X),
         F.jvp(lambda a: {"s": a.sin(), "e": [a.exp()]}, (w,), (X[0],))[1]["e"][0],
         F.linearize(lambda a: a.cos() * a.sum(), w)[1](X[1]),
+        F.jacrev(F.jacfwd(h))(X[0]),
+        F.vmap(F.jacrev(F.jacfwd(f)))(X),
+        F.vmap(F.grad(lambda x: F.jvp(lambda a: a.sin() * a, (x,), (x,))[1].sum()))(X),
     ]
 
 

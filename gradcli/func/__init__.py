@@ -58,23 +58,26 @@ def _argnums_tuple(argnums, n_args):
     return single, tuple(num % n_args for num in nums)
 
 
-_INTERNAL = {}  # id -> the own copies made while the outermost transform runs (kept alive)
-_DEPTH = [0]
+_FRAMES = []  # per transform running, innermost last: the own copies it made (id -> tensor)
+_FINISHED = {}  # the own copies of the transforms that returned, while an outer one runs
 
 
 def _tracked(fn):
-    """``fn`` (a transform's call) counted as running: the own copies its transforms make
-    stay inside until the outermost one returns (``_reaches_outside``)."""
+    """``fn`` (a transform's call) as a frame: the own copies of a transform that returned
+    stay inside the transforms around it (``_reaches_outside``), those of a transform
+    still running are outside the ones it runs."""
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        _DEPTH[0] += 1
+        _FRAMES.append({})
         try:
             return fn(*args, **kwargs)
         finally:
-            _DEPTH[0] -= 1
-            if not _DEPTH[0]:
-                _INTERNAL.clear()
+            made = _FRAMES.pop()
+            if _FRAMES:
+                _FINISHED.update(made)
+            else:
+                _FINISHED.clear()
 
     return run
 
@@ -91,7 +94,8 @@ def _own_copy(t):
         return apply(ops.view, t, tuple(t.shape))
     own = t.detach().requires_grad_()
     _copy_tangent(t, own)
-    _INTERNAL[id(_physical(own))] = _physical(own)
+    if _FRAMES:
+        _FRAMES[-1][id(_physical(own))] = _physical(own)
     return own
 
 
@@ -115,7 +119,7 @@ def _outer_graph(outputs, own):
 
 def _reaches_outside(outputs, own):
     """Whether the outputs' graph reaches a tensor that requires grad other than ``own`` and
-    the own copies of the transforms running (or a view of one of ``own``)."""
+    the own copies of transforms that returned (or a view of one of ``own``)."""
     own = [_physical(t) for t in own]
     own_ids = {id(t) for t in own}
     own_nodes = {t.grad_fn for t in own if t.grad_fn is not None}
@@ -132,7 +136,7 @@ def _reaches_outside(outputs, own):
         for parent in node.parents:
             if isinstance(parent, Node):
                 stack.append(parent)
-            elif parent is not None and id(parent) not in own_ids and id(parent) not in _INTERNAL:
+            elif parent is not None and id(parent) not in own_ids and id(parent) not in _FINISHED:
                 return True
     return False
 
