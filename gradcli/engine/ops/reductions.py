@@ -42,25 +42,20 @@ _DIM = "dim: int|int[] = None, keepdim: bool = False"
 
 def expand_reduced(g, shape, dim, keepdim):
     """Bring a reduced gradient back to ``shape``: the rule shared by every reduction."""
-    return broadcast_to(unsqueeze_reduced(g, shape, dim, keepdim), _full(g, shape, dim, keepdim))
+    kept = unsqueeze_reduced(g, shape, dim, keepdim)
+    batch = tuple(kept.shape[: kept.ndim - len(shape)]) if kept.ndim > len(shape) else ()
+    return broadcast_to(kept, batch + tuple(shape))
 
 
 def unsqueeze_reduced(g, shape, dim, keepdim):
     """A reduced gradient with its reduced dims back, of length 1 (PyTorch's
     ``unsqueeze_multiple``): it broadcasts against the input."""
     reduced = dims(dim, len(shape))
-    out_ndim = len(shape) if keepdim else len(shape) - len(reduced)
-    if keepdim or (g.ndim == 0 and out_ndim == 0):  # a 0-d gradient broadcasts as it is
+    if keepdim or (g.ndim == 0 and len(reduced) == len(shape)):  # a 0-d g broadcasts as it is
         return g
     for d in sorted((d % len(shape) for d in reduced), reverse=True):
         g = unsqueeze(g, d - len(shape))  # counted from the end: g may carry batch dims
     return g
-
-
-def _full(g, shape, dim, keepdim):
-    """The input's shape, after the batch dims ``g`` carries."""
-    out_ndim = len(shape) if keepdim else len(shape) - len(dims(dim, len(shape)))
-    return tuple(g.shape[: g.ndim - out_ndim]) + tuple(shape)
 
 
 def _count(shape, dim):
