@@ -14,7 +14,8 @@ The relative error is taken over the entries whose expected value is not 0.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 
@@ -68,6 +69,8 @@ class CheckReport(Report):
     dtype: str
     comparisons: tuple[Comparison, ...]
     warnings: tuple[str, ...] = ()
+    #: The inputs left out of the check, each with why (``Result.left_out``).
+    left_out: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -88,6 +91,7 @@ class CheckReport(Report):
             "atol": self.atol,
             "rtol": self.rtol,
             "checks": checks,
+            **({"left_out": dict(self.left_out)} if self.left_out else {}),
         }
 
 
@@ -119,6 +123,7 @@ def check(
         if not (np.isfinite(number) and number >= 0) or (least == "positive" and number == 0):
             raise GradcliError(f"{name} must be a finite {least} number, not {number}")
     settings = dict(seed=seed, filename=filename)
+    left_out: Mapping[str, str] = {}
     if grads:
         if order != 1:
             raise GradcliError("--grad compares first derivatives: leave out --order 2")
@@ -127,14 +132,15 @@ def check(
         )
         against = HAND_FORMULAS
     else:
-        comparisons, warnings = _against_differences(
+        comparisons, warnings, left_out = _against_differences(
             source, bindings, order, eps, atol, rtol, wrt, dtype, settings
         )
         against = FINITE_DIFFERENCES
     title = source_title(source, filename)
     return CheckReport(
-        source, title, against, order, eps, atol, rtol, dtype, tuple(comparisons), tuple(warnings)
-    )
+        source, title, against, order, eps, atol, rtol, dtype, tuple(comparisons),
+        tuple(warnings), MappingProxyType(dict(left_out)),
+    )  # fmt: skip
 
 
 def compare(path, engine, expected, atol: float, rtol: float, formula=None) -> Comparison:
@@ -199,7 +205,7 @@ def _against_differences(source, bindings, order, eps, atol, rtol, wrt, dtype, s
                     compare(("hessian", x, y), engine.hessian[x][y], expected, atol, rtol)
                 )
     # A kink met explains a disagreement there: the engine follows a convention.
-    return comparisons, (*engine.notes, *engine.warnings)
+    return comparisons, (*engine.notes, *engine.warnings), s.left_out
 
 
 def point_tensors(arrays) -> list:

@@ -138,15 +138,7 @@ def check_command(source, wrt, order, grads, eps, atol, rtol, **options):
 
 
 def _hand_formulas(options) -> dict[str, str]:
-    formulas: dict[str, str] = {}
-    for option in options:
-        name, formula = _bindings.split_assignment(option, "--grad")
-        if name in formulas:
-            raise GradcliError(f"--grad {name} is given twice")
-        if not formula.strip():
-            raise GradcliError(f"--grad {name}= needs a formula, as in --grad {name}=2*{name}")
-        formulas[name] = formula
-    return formulas
+    return _bindings.named_texts(options, "--grad", "a formula, as in --grad {name}=2*{name}")
 
 
 # ----------------------------------------------------------------------------
@@ -242,12 +234,7 @@ def propagate_command(source, sigmas, cov, **options):
     """
     from ..analysis import propagate
 
-    named = {}
-    for option in sigmas:
-        name, sigma = _bindings.split_assignment(option, "--sigma")
-        if name in named:
-            raise GradcliError(f"--sigma {name} is given twice")
-        named[name] = sigma
+    named = _bindings.named_texts(sigmas, "--sigma")
     report = run_report(propagate, source, options, sigmas=named, cov=cov)
     return strict_status(report, options)
 
