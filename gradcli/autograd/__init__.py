@@ -1,6 +1,9 @@
 """``gradcli.autograd``: as ``torch.autograd``."""
 
-from ..engine.backward import backward, grad
+import functools
+
+from ..engine import backward as _backward
+from ..engine.backward import backward
 from ..engine.state import enable_grad, no_grad, set_grad_enabled
 from ..engine.tensor import Tensor
 
@@ -32,6 +35,36 @@ __all__ = [
     "is_anomaly_enabled",
     "first_nonfinite",
 ]
+
+
+def _subclassed(value) -> bool:
+    """Whether ``value`` is, or holds, a Tensor of a subclass: vmap's BatchedTensor."""
+    if isinstance(value, Tensor):
+        return type(value) is not Tensor
+    return isinstance(value, (tuple, list)) and any(
+        isinstance(v, Tensor) and type(v) is not Tensor for v in value
+    )
+
+
+@functools.wraps(_backward.grad)
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    allow_unused=None,
+    materialize_grads=False,
+    *,
+    only_inputs=True,
+    is_grads_batched=False,
+):
+    args = (outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
+    if _subclassed(outputs) or _subclassed(inputs) or _subclassed(grad_outputs):
+        from ..func.batched_autograd import grad as batched  # inside vmap
+
+        return batched(*args, materialize_grads, is_grads_batched=is_grads_batched)
+    return _backward.grad(*args, materialize_grads, is_grads_batched=is_grads_batched)
 
 
 class _VariableType(type):

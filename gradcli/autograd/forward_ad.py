@@ -63,6 +63,10 @@ def make_dual(tensor, tangent, *, level=None):
             "Trying to create a dual Tensor for forward AD but no level exists, make sure "
             "to enter_dual_level() first."
         )
+    if _batched(tensor) or _batched(tangent):  # inside vmap: every point's
+        from ..func.batched_autograd import make_dual as batched
+
+        return batched(tensor, tangent, make_dual)
     for name, t in (("primal", tensor), ("tangent", tangent)):
         if type(t) is not Tensor:
             raise GradcliTypeError(
@@ -95,6 +99,10 @@ def make_dual(tensor, tangent, *, level=None):
 def unpack_dual(tensor, *, level=None):
     """``(primal, tangent)`` of ``tensor``: a view of its values without the tangent, and
     the tangent (None where it has none, or outside a dual level)."""
+    if _batched(tensor):
+        from ..func.batched_autograd import unpack_dual as batched
+
+        return UnpackedDualTensor(*batched(tensor, unpack_dual))
     if type(tensor) is not Tensor:
         raise GradcliTypeError(
             f"unpack_dual(): argument 'tensor' must be Tensor, not {type(tensor).__name__}"
@@ -104,6 +112,11 @@ def unpack_dual(tensor, *, level=None):
     if tangent is None:
         return UnpackedDualTensor(tensor, None) if dual is None else _unpacked(tensor, None)
     return _unpacked(tensor, tangent)
+
+
+def _batched(t) -> bool:
+    """Whether ``t`` is a Tensor of a subclass: vmap's BatchedTensor."""
+    return isinstance(t, Tensor) and type(t) is not Tensor
 
 
 def _unpacked(tensor, tangent):

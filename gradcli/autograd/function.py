@@ -51,6 +51,17 @@ class FunctionCtx:
                 )
         self.to_save = tensors
 
+    def save_for_forward(self, *tensors):
+        """Tensors (inputs or outputs of forward) for ``jvp``, which reads them as
+        ``ctx.saved_tensors``."""
+        for t in tensors:
+            if t is not None and type(t) is not Tensor:
+                raise AssertionError(
+                    "save_for_forward expects all arguments to be tensors; you should save "
+                    "non-tensors as attributes on ctx."
+                )
+        self.saved_for_forward = tensors
+
     def mark_dirty(self, *tensors):
         self.dirty_tensors = tensors
 
@@ -62,6 +73,8 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
+        if getattr(self, "in_jvp", False):  # jvp reads what save_for_forward saved, as PyTorch
+            return tuple(getattr(self, "saved_for_forward", ()))
         if getattr(self, "_freed", False):
             raise EngineError(SECOND_BACKWARD)
         return tuple(getattr(self, "to_save", ()))
@@ -309,6 +322,10 @@ class Function(FunctionCtx):
             raise NotImplementedByGradcli(
                 "You must implement the forward function for custom autograd.Function."
             )
+        if _batched(args) or _batched(kwargs.values()):  # inside vmap: point by point
+            from ..func.batched_tensor import per_point
+
+            return per_point(cls.apply, args, kwargs)
         separate_setup = cls.setup_context is not Function.setup_context
         if kwargs or separate_setup:
             args, kwargs = _bind_arguments(cls.forward, args, kwargs, separate_setup)
@@ -327,8 +344,23 @@ class Function(FunctionCtx):
         records = PER_THREAD.grad_enabled and any(ctx.needs_input_grad)
         result = _record(ctx, args, output) if records else _without_graph(ctx, args, output)
         if dual is not None:
-            dual.function_tangents(cls, ctx, args, result)
+            ctx.in_jvp = True
+            try:
+                dual.function_tangents(cls, ctx, args, result)
+            finally:
+                ctx.in_jvp = False
         return result
+
+
+def _batched(values) -> bool:
+    """Whether a value, or one in a list or tuple of them, is a Tensor of a subclass (vmap's
+    BatchedTensor)."""
+    for v in values:
+        if isinstance(v, Tensor) and type(v) is not Tensor:
+            return True
+        if type(v) in (list, tuple) and _batched(v):
+            return True
+    return False
 
 
 def _bind_arguments(forward, args, kwargs, separate_setup):

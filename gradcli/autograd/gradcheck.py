@@ -12,6 +12,12 @@ carries a leading batch dimension (the identity, all rows at once, as
 ``functional.jacobian`` does), both plain and with ``create_graph=True``, and
 checks that it equals the row-by-row Jacobian: every rule must let extra
 leading dimensions of its gradient through.
+
+``check_forward_ad=True`` checks the Jacobian forward-mode AD gives (one pass per
+input entry, every input dual with a zero tangent but that entry's, as PyTorch)
+against the same finite differences, and ``check_batched_forward_grad=True`` the
+tangents of all the entries at once, through ``vmap``, against it;
+``gradgradcheck(check_fwd_over_rev=True)`` does so for the first derivatives.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import numpy as np
 
 from ..engine.backward import grad
 from ..engine.tensor import Tensor
-from ..errors import EngineError, GradcliTypeError, NotImplementedByGradcli
+from ..errors import EngineError, GradcliTypeError
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
@@ -60,8 +66,6 @@ def gradcheck(
     accepted for PyTorch compatibility; gradcli's reverse pass is deterministic
     and the check is always the full (slow-mode) Jacobian.
     """
-    if check_forward_ad or check_batched_forward_grad:
-        raise NotImplementedByGradcli("gradcheck: gradcli has no forward-mode AD")
     try:
         _gradcheck(
             func,
@@ -73,6 +77,8 @@ def gradcheck(
             check_batched_grad and check_backward_ad,
             check_backward_ad,
         )
+        if check_forward_ad:
+            _forward_check(func, _as_tuple(inputs), eps, atol, rtol, check_batched_forward_grad)
     except GradcheckError:
         if raise_exception:
             raise
@@ -104,8 +110,6 @@ def gradgradcheck(
     ``grad_outputs`` (the ``v``) default to random values in [-1, 1) that
     require grad, so the check also covers the dependence on ``v``.
     """
-    if check_fwd_over_rev:
-        raise NotImplementedByGradcli("gradgradcheck: gradcli has no forward-mode AD")
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(0)
@@ -117,10 +121,16 @@ def gradgradcheck(
         grad_outputs = _as_tuple(grad_outputs)
     n_out = len(grad_outputs)
 
+    diff = {i for i, x in enumerate(inputs) if type(x) is Tensor and x.requires_grad}
+    diff_v = {i for i, v in enumerate(grad_outputs) if type(v) is Tensor and v.requires_grad}
+
     def first_derivatives(*args):
-        input_args, vs = args[: len(args) - n_out], args[len(args) - n_out :]
+        # requires_grad restored, as PyTorch: the forward-mode check passes detached duals
+        split = len(args) - n_out
+        input_args = [x.requires_grad_() if i in diff else x for i, x in enumerate(args[:split])]
+        vs = [v.requires_grad_() if i in diff_v else v for i, v in enumerate(args[split:])]
         outputs = _differentiable_outputs(func(*input_args))
-        wrt = tuple(x for x in input_args if type(x) is Tensor and x.requires_grad)
+        wrt = tuple(x for i, x in enumerate(input_args) if i in diff)
         grads = grad(outputs, wrt, vs, create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
@@ -133,6 +143,7 @@ def gradgradcheck(
         raise_exception=raise_exception,
         check_grad_dtypes=check_grad_dtypes,
         check_batched_grad=check_batched_grad,
+        check_forward_ad=check_fwd_over_rev,
         check_backward_ad=check_rev_over_rev,
     )
 
@@ -303,18 +314,110 @@ def _batched_jacobian(out, inputs, wrt, create_graph):
 
 
 # ----------------------------------------------------------------------------
+# Forward mode
+# ----------------------------------------------------------------------------
+
+
+def _forward_check(func, inputs, eps, atol, rtol, check_batched):
+    wrt = _checked_inputs(inputs)
+    numerical = _numerical_jacobians(func, inputs, wrt, eps)
+    forward = _forward_jacobians(func, inputs, wrt)
+    for n_in, i in enumerate(wrt):
+        for k, (a, n) in enumerate(zip(forward[n_in], numerical[n_in])):
+            _compare(a, n, k, i, inputs[i], atol, rtol, mode="computed with forward mode ")
+        if check_batched:
+            batched = _batched_forward_jacobians(func, inputs, wrt, i)
+            for k, (b, a) in enumerate(zip(batched, forward[n_in])):
+                if not np.allclose(b, a, rtol=1e-7, atol=1e-12, equal_nan=True):
+                    out_ndim = a.ndim - inputs[i]._data.ndim
+                    raise GradcheckError(
+                        f"Batched forward gradient mismatch for output {k} with respect to "
+                        f"input {i}: the tangents of every entry at once (vmap) differ from "
+                        f"one pass per entry.\n{_worst(b, a, out_ndim, 'batched', 'one by one')}"
+                    )
+
+
+def _float_outputs(outputs):
+    return [o for o in _as_tuple(outputs) if isinstance(o, Tensor) and o.dtype.is_floating_point]
+
+
+def _forward_jacobians(func, inputs, wrt):
+    """For each input in ``wrt``, one Jacobian per float output, by forward-mode AD: one
+    pass per input entry."""
+    from . import forward_ad
+
+    base = _float_outputs(func(*inputs))
+    result = []
+    for i in wrt:
+        shape = inputs[i].shape
+        jacs = [np.zeros(tuple(o.shape) + tuple(shape)) for o in base]
+        for idx in np.ndindex(tuple(shape)):
+            with forward_ad.dual_level():
+                duals = list(inputs)
+                for j in wrt:
+                    tangent = np.zeros(inputs[j].shape, dtype=inputs[j]._data.dtype)
+                    if j == i:
+                        tangent[idx] = 1
+                    duals[j] = forward_ad.make_dual(inputs[j].detach(), Tensor._make(tangent))
+                for jac, o in zip(jacs, _float_outputs(func(*duals))):
+                    tangent = forward_ad.unpack_dual(o).tangent
+                    if tangent is not None:
+                        jac[(Ellipsis,) + idx] = tangent._data
+        result.append(jacs)
+    return result
+
+
+def _batched_forward_jacobians(func, inputs, wrt, i):
+    """The Jacobians of every float output with respect to input ``i`` from one forward
+    pass whose tangents are a batch of every basis vector (``vmap``)."""
+    from ..func import vmap
+    from ..func.batched_tensor import batched_callable
+    from . import forward_ad
+
+    func = batched_callable(func)
+    x = inputs[i]
+    size = x._data.size
+    basis = Tensor._make(np.eye(size, dtype=x._data.dtype).reshape((size, *x.shape)))
+
+    def tangents(t):
+        with forward_ad.dual_level():
+            duals = list(inputs)
+            for j in wrt:
+                tangent = t if j == i else inputs[j].detach() * 0
+                duals[j] = forward_ad.make_dual(inputs[j].detach(), tangent)
+            outs = []
+            for o in _float_outputs(func(*duals)):
+                tangent = forward_ad.unpack_dual(o).tangent
+                outs.append(o.detach() * 0 if tangent is None else tangent)
+            return tuple(outs)
+
+    try:
+        batched = vmap(tangents)(basis)
+    except Exception as err:
+        raise GradcheckError(
+            f"While computing batched gradients, got: {type(err).__name__}: {err}"
+        ) from err
+    return [
+        np.moveaxis(b._data.reshape((size, *b.shape[1:])), 0, -1).reshape(
+            tuple(b.shape[1:]) + tuple(x.shape)
+        )
+        for b in batched
+    ]
+
+
+# ----------------------------------------------------------------------------
 # The failure report
 # ----------------------------------------------------------------------------
 
 
-def _compare(analytical, numerical, k, i, x, atol, rtol):
+def _compare(analytical, numerical, k, i, x, atol, rtol, mode=""):
     a = np.asarray(analytical, dtype=np.float64)
     n = np.asarray(numerical, dtype=np.float64)
     if np.allclose(a, n, rtol=rtol, atol=atol, equal_nan=True):
         return
     out_ndim = a.ndim - x._data.ndim
     raise GradcheckError(
-        f"Jacobian mismatch for output {k} with respect to input {i},\n"
+        f"Jacobian {mode}mismatch for output {k} with respect to input {i},\n"
         f"input {i} of shape {tuple(x.shape)}, "
         f"{_worst(a, n, out_ndim, 'analytical', 'numerical', atol, rtol)}\n"
         f"{_show(n, a, out_ndim, 'numerical', 'analytical')}"

@@ -429,10 +429,19 @@ def _check_roots(roots, root_grads, create_graph, batch_dims=0):
                     f"gradients can be either Tensors or None, but got {type(g).__name__}"
                 )
             if g_data.shape[batch_dims:] != root._data.shape or g_data.ndim < batch_dims:
-                batched = " (after its leading batch dimension)" if batch_dims else ""
+                if batch_dims:  # PyTorch's words, and its shape: the grad's with two dims cut
+                    raise EngineError(
+                        "If `is_grads_batched=True`, we interpret the first dimension of each "
+                        "grad_output as the batch dimension. The sizes of the remaining "
+                        "dimensions are expected to match the shape of corresponding output, "
+                        f"but a mismatch was detected: grad_output[{i}] has a shape of "
+                        f"{Size(g_data.shape[2:])} and output[{i}] has a shape of "
+                        f"{Size(root._data.shape)}. If you only want some tensors in "
+                        "`grad_output` to be considered batched, consider using vmap."
+                    )
                 raise EngineError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g_data.shape)}"
-                    f"{batched} and output[{i}] has a shape of {Size(root._data.shape)}."
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g_data.shape)} "
+                    f"and output[{i}] has a shape of {Size(root._data.shape)}."
                 )
             if create_graph and type(g) is Tensor:
                 grads.append(g)

@@ -232,6 +232,13 @@ def constant_arguments(entry, found):
     return invoke(entry, found)
 
 
+def random_draw(entry, found):
+    """A random op: its arguments the same at every point, it draws once, as a single-point
+    call with the same seed does. (vmap reads this rule as the mark of a random op and
+    follows its own ``randomness=``, ``func/batched_tensor.py``.)"""
+    return constant_arguments(entry, found)
+
+
 def stacked(entry, found):
     """An op that takes leading batch dimensions itself (det, inverse, eigvalsh): the
     batch axis is one more."""

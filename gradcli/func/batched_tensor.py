@@ -1,16 +1,25 @@
-"""``func.vmap``: a function of one point evaluated at a batch of points, on the batching rules.
+"""``BatchedTensor``: one point's view of a batch inside ``vmap``, on the batching rules.
 
 Inside ``vmap(f)(X)``, ``f`` sees a ``BatchedTensor``: a tensor whose shape is
 one point's, holding every point's value (``engine.batched_values.Batched``). Every op
 called on it, as a method, an operator or a ``gradcli.<name>`` function, goes
 through that op's batching rule (``engine.batching_rules.call``), which rewrites the
 call into the table's ordinary ops on the whole batch, so the graph they record
-is per point too. ``grad`` inside ``vmap`` (per-sample gradients) differentiates
-each point's value with respect to that point's inputs.
+is per point too, and so are the tangents of forward-mode AD.
 
-Limits, each an error that says so: ``in_dims`` and ``out_dims`` are 0 or None;
-one level of ``vmap``; in-place ops on a BatchedTensor; and the ``gradcli.<name>``
-functions are the batched ones only when called through the module
+Nested ``vmap``: each ``vmap`` is a level (``LEVELS``, innermost last). A value at
+level k holds one row for each point of levels 1..k together: its ``physical``
+tensor's axis 0 runs over all of them, level k's index fastest. An op on values
+of several levels lifts the lower ones to the highest (each row repeated for
+the points of the levels above it, ``lifted``), so the rules see one batch axis.
+
+Random ops (the entries whose batching rule is ``batching_rules.random_draw``) follow
+the innermost level's ``randomness`` (``random_call``): 'error' refuses them, 'same'
+draws once as at one point, 'different' draws for every point, as PyTorch: one draw
+of the whole batch's shape.
+
+Limits, each an error that says so: in-place ops on a BatchedTensor, and the
+``gradcli.<name>`` functions are the batched ones only when called through the module
 (``torch.sin(x)``) while ``vmap`` runs, not a function imported by name before.
 """
 
@@ -19,29 +28,44 @@ from __future__ import annotations
 import sys
 
 from ..engine import batching_rules as batching
-from ..engine import dtypes
+from ..engine import dtypes, generator, ops
 from ..engine.batched_values import Batched, each
-from ..engine.ops import OPS
+from ..engine.ops import NN_FUNCTIONAL, OPS
 from ..engine.tensor import Size, Tensor
-from ..errors import EngineError, GradcliValueError, NotImplementedByGradcli
+from ..errors import EngineError, NotImplementedByGradcli
 
-__all__ = ["vmap", "BatchedTensor"]
+__all__ = ["BatchedTensor", "Level", "LEVELS", "lifted", "level_of", "apply", "wrap", "per_point"]
+__all__ += ["batched_callable", "dispatching"]
+
+
+class Level:
+    """One active ``vmap``: its number of points, the points of it and every level
+    outside it together (``total``), and its randomness."""
+
+    __slots__ = ("size", "total", "randomness")
+
+    def __init__(self, size, total, randomness):
+        self.size, self.total, self.randomness = size, total, randomness
+
+
+LEVELS: list[Level] = []  # the active vmaps, the innermost last
 
 
 class BatchedTensor(Tensor):
     """One point's view of a batch: a Tensor of the point's shape, every point's values."""
 
-    __slots__ = ("batched",)
+    __slots__ = ("batched", "level")
 
-    def __init__(self, batched):
+    def __init__(self, batched, level):
         self.batched = batched
+        self.level = level
 
     @property
     def shape(self):
         return Size(self.batched.shape)
 
     def size(self, dim=None):
-        return self.shape if dim is None else self.batched.shape[dim]
+        return self.shape if dim is None else self.shape[dim]
 
     @property
     def ndim(self):
@@ -73,7 +97,7 @@ class BatchedTensor(Tensor):
         return self.batched.physical.grad_fn is None
 
     def detach(self):
-        return BatchedTensor(Batched(self.batched.physical.detach()))
+        return BatchedTensor(Batched(self.batched.physical.detach()), self.level)
 
     def requires_grad_(self, requires_grad=True):
         self.batched.physical.requires_grad_(requires_grad)
@@ -91,7 +115,8 @@ class BatchedTensor(Tensor):
         raise EngineError(
             "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap "
             "over calling .item() on a Tensor, please try to rewrite what you're doing with "
-            "other operations."
+            "other operations. If error is occurring somewhere inside PyTorch internals, "
+            "please file a bug report."
         )
 
     item = tolist = numpy = __float__ = __int__ = __bool__ = __index__ = _no_single_value
@@ -106,7 +131,7 @@ class BatchedTensor(Tensor):
     __array__ = __array_ufunc__ = __array_function__ = _unbatched
 
     def __repr__(self):
-        return f"BatchedTensor(lvl=1, bdim=0, value=\n    {self.batched.physical!r}\n)"
+        return f"BatchedTensor(lvl={self.level}, bdim=0, value=\n    {self.batched.physical!r}\n)"
 
     __str__ = __repr__
 
@@ -116,35 +141,195 @@ class BatchedTensor(Tensor):
         )
 
 
-def _to_batched(value):
+def wrap(physical, level):
+    """A physical tensor of level ``level`` (axis 0 its points) as the value at a point."""
+    return BatchedTensor(Batched(physical), level)
+
+
+def level_of(value) -> int:
+    """The highest level of the BatchedTensors in ``value`` (lists, tuples, dicts looked
+    into); 0 for none."""
     if type(value) is BatchedTensor:
-        return value.batched
+        return value.level
     if type(value) in (list, tuple):
-        return type(value)(_to_batched(v) for v in value)
+        return max((level_of(v) for v in value), default=0)
+    if type(value) is dict:
+        return max((level_of(v) for v in value.values()), default=0)
+    return 0
+
+
+def lifted(value, level) -> Batched:
+    """``value`` (a BatchedTensor of level ``level`` or lower, or a Tensor) as a Batched of
+    level ``level``: each row repeated for the points of the levels above its own."""
+    if level > len(LEVELS):
+        raise EngineError("vmap: a BatchedTensor is used after the vmap that made it returned")
+    total = LEVELS[level - 1].total
+    if type(value) is not BatchedTensor:
+        return Batched.broadcast(value, total)
+    if value.level == level:
+        return value.batched
+    p = value.batched.physical
+    shape = tuple(p.shape[1:])
+    rows = p.shape[0]
+    repeated = p.reshape(rows, 1, *shape).expand(rows, total // rows, *shape)
+    return Batched(repeated.reshape(total, *shape))
+
+
+def _to_batched(value, level):
+    if type(value) is BatchedTensor:
+        return lifted(value, level)
+    if type(value) in (list, tuple):
+        return type(value)(_to_batched(v, level) for v in value)
     return value
 
 
-def _from_batched(value):
+def _from_batched(value, level):
     if type(value) is Batched:
-        return BatchedTensor(value)
+        return BatchedTensor(value, level)
     if isinstance(value, tuple):  # (values, indices) keeps its type: .values still works
-        return each(value, _from_batched)
+        return each(value, lambda v: _from_batched(v, level))
     return value
-
-
-def _has_batched(values):
-    for v in values:
-        if type(v) is BatchedTensor:
-            return True
-        if type(v) in (list, tuple) and _has_batched(v):
-            return True
-    return False
 
 
 def _batched_call(entry, args, kwargs):
-    args = tuple(_to_batched(a) for a in args)
-    kwargs = {k: _to_batched(v) for k, v in kwargs.items()}
-    return _from_batched(batching.call(entry, *args, **kwargs))
+    level = max(level_of(args), level_of(kwargs))
+    if batching.rule_of(entry) is batching.random_draw:
+        return random_call(entry, args, kwargs)
+    args = tuple(_to_batched(a, level) for a in args)
+    kwargs = {k: _to_batched(v, level) for k, v in kwargs.items()}
+    return _from_batched(batching.call(entry, *args, **kwargs), level)
+
+
+def apply(fn, *args, **kwargs):
+    """``fn`` (an op's public function) on arguments that may be BatchedTensors."""
+    if level_of(args) or level_of(kwargs):
+        return _batched_call(fn.op, args, kwargs)
+    return fn(*args, **kwargs)
+
+
+def per_point(fn, args, kwargs):
+    """``fn`` called at each point of the innermost level among its BatchedTensor arguments,
+    the results stacked: for a custom ``autograd.Function``, which has no batching rule.
+    The points' values are rows of the physical tensors, so gradients and tangents pass."""
+    level = max(level_of(args), level_of(kwargs))
+    total = LEVELS[level - 1].total
+    if not total:
+        raise NotImplementedByGradcli(
+            "vmap of a custom autograd.Function over no points is not supported in gradcli"
+        )
+
+    def at(value, i):
+        if type(value) is BatchedTensor:
+            return lifted(value, level).physical[i]
+        if type(value) in (list, tuple):
+            return type(value)(at(v, i) for v in value)
+        return value
+
+    results = [
+        fn(*(at(a, i) for a in args), **{k: at(v, i) for k, v in kwargs.items()})
+        for i in range(total)
+    ]
+    if isinstance(results[0], tuple):
+        return tuple(
+            wrap(ops.stack(list(rows)), level) if isinstance(rows[0], Tensor) else rows[0]
+            for rows in zip(*results)
+        )
+    return wrap(ops.stack(results), level)
+
+
+# ----------------------------------------------------------------------------
+# Random ops: by the innermost level's randomness
+# ----------------------------------------------------------------------------
+
+_RANDOM_ERROR = (
+    "vmap: called random operation while in randomness error mode. Please either use the "
+    "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
+    "of vmap"
+)
+
+
+def random_call(entry, args, kwargs):
+    """A random op called while vmap runs, as the innermost level's randomness says."""
+    mode = LEVELS[-1].randomness if LEVELS else "same"
+    if mode == "error":
+        raise EngineError(_RANDOM_ERROR)
+    level = max(level_of(args), level_of(kwargs))
+    if entry.name.endswith("_"):  # an in-place fill
+        if level:
+            raise NotImplementedByGradcli(
+                f"vmap: the in-place {entry.name} on a BatchedTensor is not supported in gradcli"
+            )
+        if mode == "different":
+            raise EngineError(
+                "vmap: Cannot ask for different inplace randomness on an unbatched tensor. "
+                "This will appear like same randomness. If this is necessary for your usage, "
+                "please file an issue with functorch."
+            )
+        return entry.call(*args, **kwargs)
+    if mode == "same":
+        if not level:
+            return entry.call(*args, **kwargs)
+        found = batching.arguments(entry, args, kwargs)
+        if entry.name.endswith("_like"):  # reads only the shape: one draw for every point
+            return batching.probe(entry, _logical(found))
+        if entry.name == "dropout":  # as PyTorch: the mask of one point, at every point
+            return _same_draw(entry, found, level)
+        raise EngineError(
+            "Vmap does not currently support same randomness with a batched tensor input. "
+            "Please file an issue with functorch"
+        )
+    return _different(entry, args, kwargs, level or len(LEVELS))
+
+
+def _same_draw(entry, found, level):
+    """The op at every point, each point drawing from the same generator state."""
+    gen = generator.generator_or_default(found.get("generator"))
+    state = gen.get_state()
+    if not LEVELS[level - 1].total:
+        return Batched.broadcast(batching.probe(entry, _logical(found)), 0)
+    rows = []
+    for i in range(LEVELS[level - 1].total):
+        gen.set_state(state)
+        at = {k: lifted(v, level).physical[i] if level_of(v) else v for k, v in found.items()}
+        rows.append(batching.invoke(entry, at))
+    return wrap(ops.stack(rows), level)
+
+
+def _logical(found):
+    return {k: v.batched if type(v) is BatchedTensor else v for k, v in found.items()}
+
+
+def _different(entry, args, kwargs, level):
+    """Each point its own draw: the op on its inputs at every point, or, for a
+    constructor of sizes only, the sizes with every point's axis in front."""
+    found = batching.arguments(entry, args, kwargs)
+    inputs = [p.name for p in entry.schema.params if p.is_input and p.name in found]
+    tensors = [k for k in inputs if isinstance(found[k], Tensor)]
+    if tensors:
+        lifted_found = dict(found)
+        lifted_found[tensors[0]] = lifted(found[tensors[0]], level)
+        for k in tensors[1:]:
+            if type(found[k]) is BatchedTensor:
+                lifted_found[k] = lifted(found[k], level)
+        # The op on the whole batch draws for every point, as the elementwise rule calls it.
+        return BatchedTensor(batching.elementwise(entry, lifted_found), level)
+    size = found.get("size")
+    if size is None and isinstance(found.get("high"), (tuple, list)):  # randint(high, size)
+        found["low"], found["high"], size = 0, found["low"], found["high"]
+    if size is None:
+        raise NotImplementedByGradcli(
+            f"vmap(randomness='different'): {entry.name} is not supported in gradcli"
+        )
+    size = tuple(size)
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):  # rand((2, 3))
+        size = tuple(size[0])
+    found["size"] = (LEVELS[level - 1].total, *size)
+    return wrap(batching.invoke(entry, found), level)
+
+
+# ----------------------------------------------------------------------------
+# BatchedTensor's methods, and gradcli's functions while vmap runs
+# ----------------------------------------------------------------------------
 
 
 def _method(entry, swap=False):
@@ -191,148 +376,79 @@ def _install():
 _install()
 
 
-class _LibraryPatch:
-    """While vmap runs, ``gradcli.<name>`` of every op dispatches a BatchedTensor argument
-    to the op's batching rule (other calls go to the op as always)."""
+def _random(entry):
+    return batching.rule_of(entry) is batching.random_draw
+
+
+class LibraryPatch:
+    """While vmap runs, ``gradcli.<name>`` and ``gradcli.nn.functional.<name>`` of every op
+    dispatch a BatchedTensor argument to the op's batching rule (other calls go to the op
+    as always), and every random op, also a plain Tensor's random methods, follows vmap's
+    randomness."""
 
     def __enter__(self):
         module = sys.modules["gradcli"]
-        self.saved = {}
+        self.saved, self.methods = {}, {}
         for entry in OPS.values():
-            if not entry.library:
-                continue
-            for name in (entry.name, *entry.aliases):
-                original = module.__dict__.get(name)
-                if original is entry.call:
-                    self.saved[name] = original
-                    setattr(module, name, _dispatching(entry))
+            names = (entry.name, *entry.aliases)
+            if entry.library:
+                for name in names:
+                    original = module.__dict__.get(name)
+                    if original is entry.call:
+                        self.saved[name] = original
+                        setattr(module, name, dispatching(entry))
+            if entry.method and _random(entry):
+                for name in names:
+                    self.methods[name] = Tensor.__dict__[name]
+                    setattr(Tensor, name, _random_method(entry))
+        from ..nn import functional as nn
+
+        self.nn = {}
+        for name, entry in NN_FUNCTIONAL.items():
+            if getattr(nn.__dict__.get(name), "op", None) is entry:
+                self.nn[name] = nn.__dict__[name]
+                setattr(nn, name, nn.in_form(entry, dispatching(entry)))
         return self
 
     def __exit__(self, *exc):
         module = sys.modules["gradcli"]
         for name, original in self.saved.items():
             setattr(module, name, original)
+        for name, original in self.methods.items():
+            setattr(Tensor, name, original)
+        nn = sys.modules["gradcli.nn.functional"]
+        for name, original in self.nn.items():
+            setattr(nn, name, original)
         return False
 
 
-def _dispatching(entry):
+def _random_method(entry):
+    def method(self, *args, **kwargs):
+        return random_call(entry, (self, *args), kwargs)
+
+    method.__name__ = entry.name
+    return method
+
+
+def batched_callable(func):
+    """``func``, or, for an op's own function (``torch.sin`` taken before vmap runs), the
+    one that dispatches its BatchedTensors."""
+    entry = getattr(func, "op", None)
+    return dispatching(entry) if entry is not None and func is entry.call else func
+
+
+def dispatching(entry):
+    """``entry``'s function, dispatching BatchedTensor arguments (and random draws)."""
     original = entry.call
+    random = _random(entry)
 
     def call(*args, **kwargs):
-        if _has_batched(args) or _has_batched(kwargs.values()):
+        if random and LEVELS:
+            return random_call(entry, args, kwargs)
+        if level_of(args) or level_of(kwargs):
             return _batched_call(entry, args, kwargs)
         return original(*args, **kwargs)
 
     call.__name__ = entry.name
     call.op = entry
     return call
-
-
-_ACTIVE = []
-
-
-def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
-    """``func`` applied at every index of the mapped dimension of its inputs, as one batch."""
-
-    entry = getattr(func, "op", None)
-    if entry is not None and func is entry.call:  # vmap(torch.outer): the op itself
-        func = _dispatching(entry)
-
-    def wrapper(*args):
-        dims = _in_dims(in_dims, len(args))
-        if _ACTIVE:
-            raise NotImplementedByGradcli("vmap inside vmap is not supported in gradcli")
-        sizes = [a.shape[0] for a, d in zip(args, dims) if d == 0 and type(a) is Tensor]
-        if not sizes:
-            raise GradcliValueError(
-                "vmap(f, in_dims=..., ...)(<inputs>): at least one input must be mapped over "
-                "(got in_dims with no 0 for a Tensor input)"
-            )
-        if len(set(sizes)) > 1:
-            raise GradcliValueError(
-                "vmap: Expected all tensors to have the same size in the mapped dimension, "
-                f"got sizes {sizes} for the mapped dimension"
-            )
-        wrapped = [
-            BatchedTensor(Batched(a)) if d == 0 and type(a) is Tensor else a
-            for a, d in zip(args, dims)
-        ]
-        _ACTIVE.append(True)
-        try:
-            with _LibraryPatch():
-                result = func(*wrapped)
-        finally:
-            _ACTIVE.pop()
-        return _unwrap_output(result, out_dims, sizes[0])
-
-    return wrapper
-
-
-def _in_dims(in_dims, n):
-    dims = (in_dims,) * n if in_dims is None or isinstance(in_dims, int) else tuple(in_dims)
-    if len(dims) != n:
-        raise GradcliValueError(
-            f"vmap(f, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with the "
-            f"structure of `inputs`. in_dims has structure {len(dims)} but inputs has "
-            f"structure {n}."
-        )
-    for d in dims:
-        if d not in (0, None):
-            raise NotImplementedByGradcli(
-                f"vmap: in_dims={d}: gradcli maps over dimension 0 (or None) only"
-            )
-    return dims
-
-
-def _unwrap_output(result, out_dims, size):
-    if out_dims not in (0, None):
-        raise NotImplementedByGradcli(f"vmap: out_dims={out_dims}: gradcli supports 0 only")
-    if isinstance(result, tuple):
-        return each(result, lambda r: _unwrap_output(r, out_dims, size))
-    if type(result) is BatchedTensor:
-        if out_dims is None:
-            raise GradcliValueError(
-                "vmap: out_dims is None but the output varies along the mapped dimension"
-            )
-        return result.batched.physical
-    if type(result) is Tensor:
-        return result if out_dims is None else result.expand(size, *result.shape)
-    raise GradcliValueError(
-        f"vmap: `{type(result).__name__}` is not a Tensor: vmap must only return Tensors"
-    )
-
-
-def per_point_grad_and_value(func, args, kwargs, single, nums, has_aux):
-    """``grad_and_value`` inside vmap: each point's gradient with respect to its own inputs
-    (an input the same at every point is copied per point, so each point has its own)."""
-    from ..engine.backward import grad as autograd_grad
-    from ..engine.state import enable_grad
-    from .outputs import check_scalar, split_aux
-
-    size = next(a.batched.size for a in args if type(a) is BatchedTensor)
-    args = list(args)
-    leaves = []
-    with enable_grad():
-        for i in nums:
-            a = args[i]
-            physical = a.batched.physical if type(a) is BatchedTensor else a.expand(size, *a.shape)
-            leaf = physical.detach().clone().requires_grad_()
-            leaves.append(leaf)
-            args[i] = BatchedTensor(Batched(leaf))
-        output, aux = split_aux(func(*args, **kwargs), has_aux, "grad_and_value")
-        if type(output) is not BatchedTensor:
-            check_scalar(output)
-            output = BatchedTensor(Batched.broadcast(output, size))
-        if output.ndim != 0:
-            check_scalar(output)  # the error names the logical dimensions
-        total = output.batched.physical.sum()
-        grads = autograd_grad(total, leaves, allow_unused=True) if total.requires_grad else None
-    grads = [
-        BatchedTensor(Batched(leaf.detach() * 0 if grads is None or g is None else g))
-        for leaf, g in zip(leaves, grads or [None] * len(leaves))
-    ]
-    result = grads[0] if single else tuple(grads)
-    value = output.detach()
-    if has_aux:
-        return result, (value, aux)
-    return result, value

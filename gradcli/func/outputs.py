@@ -18,8 +18,22 @@ def split_aux(result, has_aux, name):
     return result
 
 
+def tensor_outputs(flat, api):
+    """The leaves of a transformed function's output are tensors, and there is one."""
+    if not flat or (len(flat) == 1 and flat[0] is None):
+        raise EngineError(
+            f"{api}: Expected f to be a function that has non-empty output (got output = {flat})"
+        )
+    for o in flat:
+        if not isinstance(o, Tensor):
+            raise EngineError(
+                f"{api}: expected f(*primals) to return only tensors, got unsupported type "
+                f"{type(o)}"
+            )
+
+
 def check_scalar(output):
-    if type(output) is not Tensor:
+    if not isinstance(output, Tensor):
         raise EngineError(
             f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(output)}"
         )

@@ -60,14 +60,17 @@ _FORMS = {
 }
 
 
-def _in_form(entry):
-    function = _FORMS[entry.nn_functional](entry.call)
-    if function is not entry.call:
+def in_form(entry, call=None):
+    """``entry``'s function in its PyTorch form here, around ``call`` (the entry's own by
+    default; ``vmap`` gives the one that dispatches its BatchedTensors)."""
+    call = entry.call if call is None else call
+    function = _FORMS[entry.nn_functional](call)
+    if function is not call:
         function.__name__ = function.__qualname__ = entry.name
         function.__doc__ = entry.doc
         function.op = entry
     return function
 
 
-globals().update({name: _in_form(entry) for name, entry in NN_FUNCTIONAL.items()})
+globals().update({name: in_form(entry) for name, entry in NN_FUNCTIONAL.items()})
 __all__ = sorted(NN_FUNCTIONAL)

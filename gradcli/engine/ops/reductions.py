@@ -42,15 +42,20 @@ _DIM = "dim: int|int[] = None, keepdim: bool = False"
 
 def expand_reduced(g, shape, dim, keepdim):
     """Bring a reduced gradient back to ``shape``: the rule shared by every reduction."""
+    kept = unsqueeze_reduced(g, shape, dim, keepdim)
+    batch = tuple(kept.shape[: kept.ndim - len(shape)]) if kept.ndim > len(shape) else ()
+    return broadcast_to(kept, batch + tuple(shape))
+
+
+def unsqueeze_reduced(g, shape, dim, keepdim):
+    """A reduced gradient with its reduced dims back, of length 1 (PyTorch's
+    ``unsqueeze_multiple``): it broadcasts against the input."""
     reduced = dims(dim, len(shape))
-    kept = list(shape)
-    for d in reduced:
-        kept[d] = 1
-    out_ndim = len(shape) if keepdim else len(shape) - len(reduced)
-    batch = tuple(g.shape[: g.ndim - out_ndim])
-    if not batch and g.ndim == 0:  # every entry's: a 0-d gradient broadcasts as it is
-        return broadcast_to(g, tuple(shape))
-    return broadcast_to(view_op(g, batch + tuple(kept)), batch + tuple(shape))
+    if keepdim or (g.ndim == 0 and len(reduced) == len(shape)):  # a 0-d g broadcasts as it is
+        return g
+    for d in sorted((d % len(shape) for d in reduced), reverse=True):
+        g = unsqueeze(g, d - len(shape))  # counted from the end: g may carry batch dims
+    return g
 
 
 def _count(shape, dim):
@@ -446,9 +451,13 @@ def _var(x, dim=None, unbiased=None, keepdim=False, correction=None):
 def _var_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, correction=None):
     n = _count(x.shape, dim) - _correction(unbiased, correction)
     centred = x - mean(x, dims(dim, x.ndim), keepdim=True)
+    # PyTorch's order: (2 / n) * g, its reduced dims back, times centred (which broadcasts it).
+    g = unsqueeze_reduced(g, x.shape, dim, keepdim)
+    if n > 0:
+        return (2.0 / n) * g * centred
     # No degrees of freedom left: the value is inf or nan whatever x is, so it has no
-    # derivative: nan (PyTorch gives inf or finite numbers, depending on dim).
-    return expand_reduced(g, x.shape, dim, keepdim) * centred * (2.0 / n if n > 0 else math.nan)
+    # derivative: nan where there are entries (PyTorch gives inf or finite numbers).
+    return g * centred * math.nan
 
 
 def _std(x, dim=None, unbiased=None, keepdim=False, correction=None):
@@ -456,11 +465,10 @@ def _std(x, dim=None, unbiased=None, keepdim=False, correction=None):
 
 
 def _std_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, correction=None):
-    # Where std is 0 (all entries equal) the gradient is 0, as in PyTorch.
-    std_e = expand_reduced(ans, x.shape, dim, keepdim)
-    zero = std_e == 0
-    var_grad = _var_rule(g, ans, x, dim, unbiased, keepdim, correction)
-    return where(zero, 0.0, var_grad / (2 * where(zero, 1.0, std_e)))
+    # As PyTorch: var's rule of g / (2 std), which is 0 where std is 0 (all entries equal).
+    zero = ans == 0
+    g = where(zero, 0.0, g / (2 * where(zero, 1.0, ans)))
+    return _var_rule(g, ans, x, dim, unbiased, keepdim, correction)
 
 
 _VAR_SCHEMA = (
@@ -507,7 +515,7 @@ std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rul
                words="d std(a)/da = (a - mean(a))/((n - correction)*std(a))",
                differs=(Difference("at zero variance", "the tangent is 0, as the gradient",
                                    "PyTorch's jvp there is nan",
-                                   ("empty", "empty dim 0", "scale 1e-300"), ("jvp",)),))
+                                   ("empty dim 0", "scale 1e-300"), ("jvp",)),))
 # fmt: on
 
 

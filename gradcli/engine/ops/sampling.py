@@ -4,7 +4,8 @@ Every draw comes from a ``generator.Generator`` (the process's unless one is
 passed as ``generator=``) through PyTorch's kernels (``distributions``), so a
 program seeded as a PyTorch program draws PyTorch's numbers. The language's
 random functions are these same entries, drawing from a generator of the
-evaluation's ``--seed``.
+evaluation's ``--seed``. Each entry that draws declares ``batching=batching.random_draw``:
+the mark ``vmap`` reads to follow its ``randomness=``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
+from .. import batching_rules as batching
 from .. import distributions as dist
 from .. import dtypes, generator, limits
 from ..devices import on_cpu
@@ -60,6 +62,7 @@ def _random(name, draw, doc):
         doc=doc,
         symbolic="a random draw: no formula of its arguments",
         **CONSTRUCTOR,
+        batching=batching.random_draw,
     )
     return declare(sized(construct))
 
@@ -73,6 +76,7 @@ randn = _random("randn", dist.normal, "randn(2, 3): standard normal random value
     f"(low: int = 0, high: int = None, size: int[] = None, {_RANDOM})",
     doc="randint(low=0, high, size): random integers in [low, high)",
     kind="constructor",
+    batching=batching.random_draw,
 )
 def randint(
     over, low=0, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False
@@ -90,6 +94,7 @@ def randint(
     "randperm",
     f"(n: int, {_RANDOM})",
     kind="constructor",
+    batching=batching.random_draw,
     doc="randperm(n): the integers 0 .. n-1 in random order",
 )
 def randperm(over, n, generator=None, dtype=None, device=None, requires_grad=False):
@@ -107,6 +112,7 @@ def randperm(over, n, generator=None, dtype=None, device=None, requires_grad=Fal
     f"(mean: Tensor|Number, std: Tensor|Number = 1.0, size: int[] = None, {_RANDOM})",
     doc="normal(mean, std, size): normal random values",
     kind="constructor",
+    batching=batching.random_draw,
 )
 def normal(
     over, mean, std=1.0, size=None, generator=None, dtype=None, device=None, requires_grad=False
@@ -134,7 +140,10 @@ def normal(
 
 
 def _like(name, make, doc):
-    @table.composite(name, f"(input: Tensor, {_RANDOM})", kind="constructor", doc=doc)
+    @table.composite(
+        name, f"(input: Tensor, {_RANDOM})", kind="constructor", doc=doc,
+        batching=batching.random_draw,
+    )  # fmt: skip
     def like(over, input, generator=None, dtype=None, device=None, requires_grad=False):
         return make(
             *np.shape(input), generator=generator, dtype=dtype or np.asarray(input).dtype,
@@ -159,6 +168,7 @@ def _fill(input, values):
     "normal_",
     "(input: Tensor, mean: Number = 0.0, std: Number = 1.0, *, generator: Generator = None)",
     kind="random",
+    batching=batching.random_draw,
     method=True,
     library=False,
     doc="x filled in place with normal random values",
@@ -176,6 +186,7 @@ def normal_(over, input, mean=0.0, std=1.0, generator=None):
     "uniform_",
     "(input: Tensor, a: Number = 0.0, b: Number = 1.0, *, generator: Generator = None)",
     kind="random",
+    batching=batching.random_draw,
     method=True,
     library=False,
     doc="x filled in place with uniform random values in [a, b)",
@@ -189,6 +200,7 @@ def uniform_(over, input, a=0.0, b=1.0, generator=None):
     "exponential_",
     "(input: Tensor, lambd: Number = 1.0, *, generator: Generator = None)",
     kind="random",
+    batching=batching.random_draw,
     method=True,
     library=False,
     doc="x filled in place with exponential random values of rate lambd",
@@ -203,6 +215,7 @@ def exponential_(over, input, lambd=1.0, generator=None):
     "bernoulli_",
     "(input: Tensor, p: Tensor|Number = 0.5, *, generator: Generator = None)",
     kind="random",
+    batching=batching.random_draw,
     method=True,
     library=False,
     doc="x filled in place with 1 with probability p, else 0",
@@ -220,6 +233,7 @@ def bernoulli_(over, input, p=0.5, generator=None):
     "bernoulli",
     "(input: Tensor, p: Number = None, *, generator: Generator = None)",
     kind="constructor",
+    batching=batching.random_draw,
     method=True,
     doc="bernoulli(p): 1 with probability p (each entry of p), else 0",
 )
@@ -236,6 +250,7 @@ def bernoulli(over, input, p=None, generator=None):
     "multinomial",
     "(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator = None)",
     kind="constructor",
+    batching=batching.random_draw,
     method=True,
     doc="multinomial(p, n): n indices drawn with the weights of p (each row of p)",
 )
@@ -250,6 +265,7 @@ def multinomial(over, input, num_samples, replacement=False, generator=None):
     "dropout",
     "(input: Tensor, p: float = 0.5, train: bool = True)",
     kind="other",
+    batching=batching.random_draw,
     nn_functional="dropout",
     doc="dropout(x, p): x's entries zeroed with probability p, the rest scaled by 1/(1 - p)",
 )

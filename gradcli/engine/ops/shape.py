@@ -142,9 +142,16 @@ squeeze = table.op(
     symbolic=sym.squeeze,
     batching=batching.reshaping,
     words="g reshaped to a's shape")
+def _unsqueeze_rule(g, ans, x, dim):
+    # PyTorch's: g with the inserted dim squeezed (counted from the end: g may carry
+    # leading batch dims), so a second pass records SqueezeBackward1, as PyTorch's.
+    n = np.ndim(ans)
+    return squeeze(g, int(dim) % n - n)
+
+
 unsqueeze = table.op("unsqueeze", lambda x, dim: np.expand_dims(x, dim),
                      "(input: Tensor, dim: int)",
-                     grad_fn="UnsqueezeBackward0", rules=(_reshape_rule,), saves=False,
+                     grad_fn="UnsqueezeBackward0", rules=(_unsqueeze_rule,), saves=False,
                      doc="unsqueeze(x, dim): insert a dimension of size 1", inplace="reshapes",
                      symbolic=lambda s, x, dim: np.expand_dims(x, dim),
                      **_SHAPE, batching=batching.reshaping,
