@@ -85,7 +85,7 @@ def test_an_error_on_line_three_of_a_program_file(gradcli, tmp_path):
     path = tmp_path / "model.grad"
     path.write_text("W = [[1, 2], [3, 4]]\nb = [1, 2, 3]\nh = W @ [1, 1] + b\nh.sum()\n")
     lines = error_block(gradcli("grad", path))
-    assert lines[0].endswith(" at 3:16") and "(2,)" in lines[0] and "(3,)" in lines[0]
+    assert lines[0].endswith("model.grad:3:16") and "(2,)" in lines[0] and "(3,)" in lines[0]
     assert lines[1:] == ["  h = W @ [1, 1] + b", "                 ^"]
 
 
