@@ -54,9 +54,6 @@ PENDING_FIXES = {
     ("remainder", "at nan (input)", "grad2 hessian"): "nan % b: second derivatives",
     ("remainder", "at nan (other)", "grad2 hessian"): "a % nan: second derivatives",
     # Found by the samples of the shape, linalg, loss and other kinds, not fixed yet.
-    ("take_along_dim", "dim -1", "grad jvp jacobian hessian"): (
-        "indices that broadcast against the input: the rule's put_along_dim fails"
-    ),
     ("nll_loss", "*", "grad2"): "the gradient does not depend on x: double backward raises",
     ("nll_loss", "*", "batched"): "vmap of nll_loss: the target is taken as batched",
 }
