@@ -423,6 +423,23 @@ CASES = [
         lambda m, g, x: m.ops.aten.threshold_backward(g, x, 0),
     ),
     Case(
+        "leaky_relu_backward",
+        ("leaky_relu_backward",),
+        lambda m, g, x: ops.leaky_relu_backward(g, x, 0.2),
+        (real(2, 3), nonzero(2, 3)),
+        lambda m, g, x: m.ops.aten.leaky_relu_backward(g, x, 0.2, False),
+    ),
+    Case(
+        "nll_loss_backward",
+        ("nll_loss_backward",),
+        lambda m, g, x: ops.nll_loss_backward(g, x, np.array([2, 0, 2]), None, -100, "mean"),
+        (real(), real(3, 4)),
+        # aten's reduction 1 is the mean, over total_weight (3 targets of weight 1)
+        lambda m, g, x: m.ops.aten.nll_loss_backward(
+            g, x, m.tensor([2, 0, 2]), None, 1, -100, m.tensor(3.0, dtype=m.float64)
+        ),
+    ),
+    Case(
         "softmax_backward_data",
         ("softmax_backward_data",),
         lambda m, g, y: ops.softmax_backward_data(g, y, 1),

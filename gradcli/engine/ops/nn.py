@@ -27,21 +27,23 @@ from . import sympy_forms as sym
 from .arithmetic import neg, pow
 from .common import batch_of, raw
 from .comparison import masked_fill, where
+from .creation import zero_rule
 from .elementwise import (
     abs,
     clamp,
     erf,
     erf_array,
     exp,
+    leaky_relu_backward,
     log,
     sigmoid,
     sigmoid_array,
     softplus,
     tanh,
 )
-from .indexing import put_along_dim
+from .indexing import put_along_dim, take_along_dim
 from .reductions import mean, sum
-from .shape import broadcast_to, unsqueeze, view_op
+from .shape import broadcast_to, view_op
 from .softmax import log_softmax
 from .summation import sum_all
 
@@ -120,7 +122,7 @@ silu = table.op("silu", lambda input: np.asarray(input) * sigmoid_array(input),
 leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope: float = 0.01)",
                       grad_fn="LeakyReluBackward0",
                       rules=(lambda g, ans, x, negative_slope=0.01:
-                             where(x > 0, g, g * negative_slope),),
+                             leaky_relu_backward(g, x, negative_slope),),
                       doc="x, or negative_slope * x below 0", kink="gradient negative_slope at 0",
                       symbolic=lambda s, x, slope=0.01: s.Piecewise((x, x > 0), (slope * x, True)),
                       domain=("nonzero",), **_IN_PLACE_ACTIVATION,
@@ -402,14 +404,62 @@ def _nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     return total if reduction == "sum" else np.asarray(total / np.sum(w))
 
 
-def _nll_loss_rule(g, ans, x, target, weight=None, ignore_index=-100, reduction="mean"):
+def _nll_loss_backward(g, x, target, weight=None, ignore_index=-100, reduction="mean"):
+    # g may carry batch dimensions in front of the loss's shape.
     d = _class_dim(x) - np.ndim(x)
     index, w = _picked(x, target, weight, ignore_index)
+    g = np.asarray(g)
     if reduction != "none":
-        g = view_op(g, batch_of(g, ans) + (1,) * np.ndim(index))
+        g = g.reshape(g.shape + (1,) * np.ndim(index))
         if reduction == "mean":
             w = w / np.sum(w)
-    return put_along_dim(unsqueeze(-g * w, d), np.expand_dims(index, d), d, np.shape(x))
+    return put_along_dim(np.expand_dims(-g * w, d), np.expand_dims(index, d), d, np.shape(x))
+
+
+def _nll_loss_backward_rule(
+    gg, ans, g, x, target, weight=None, ignore_index=-100, reduction="mean"
+):
+    # The gradient is linear in g: its adjoint is nll_loss of gg (PyTorch's rule).
+    d = _class_dim(x) - np.ndim(x)
+    index, w = _picked(x, target, weight, ignore_index)
+    if reduction == "mean":
+        w = w / np.sum(w)
+    out = take_along_dim(gg, np.expand_dims(index, d), d, False) * -w
+    if reduction == "none" or not np.ndim(index):
+        return out
+    return sum(out, list(range(-np.ndim(index), 0)))
+
+
+# The gradient of nll_loss as an op of its own (PyTorch's nll_loss_backward): it depends on
+# the input only through the targets, with derivative 0 there (zero_rule): the second
+# derivative is 0, as PyTorch's.
+def _nll_loss_backward_size(g, x, target, weight=None, ignore_index=-100, reduction="mean"):
+    loss_ndim = np.ndim(target) if reduction == "none" else 0
+    return math.prod(np.shape(g)[: np.ndim(g) - loss_ndim]) * np.size(x)  # g's batch times x
+
+
+_NLL_BACKWARD = dict(
+    rules=(_nll_loss_backward_rule, zero_rule),
+    forward=_nll_loss_backward,
+    size=_nll_loss_backward_size,
+)
+nll_loss_backward = table.internal(
+    "nll_loss_backward",
+    None,
+    "(grad_output: Tensor, input: Tensor, target: Index, weight: Tensor = None, "
+    "ignore_index: int = -100, reduction: 'mean'|'sum'|'none' = 'mean')",
+    overloads=[
+        over("NllLossBackwardBackward0", when=lambda g, x, *a: np.ndim(x) <= 2, **_NLL_BACKWARD),
+        over("NllLoss2DBackwardBackward0", **_NLL_BACKWARD),
+    ],
+    doc="the gradient of nll_loss: -g times the class weight at each target class",
+    kind="loss",
+    words=("d/dg = -(the class weight) at each target class", "d/dinput = 0"),
+)
+
+
+def _nll_loss_rule(g, ans, x, target, weight=None, ignore_index=-100, reduction="mean"):
+    return nll_loss_backward(g, x, target, weight, ignore_index, reduction)
 
 
 def _check_target(input, target):
@@ -433,6 +483,7 @@ def _check_target(input, target):
     "reduction: 'mean'|'sum'|'none' = 'mean')",
     doc="negative log-likelihood: minus the (weighted) input at each target class",
     kind="loss", nn_functional=True,
+    batching=batching.cross_entropy,  # the class indices' rule: each point's samples in one batch
     overloads=[
         over("NllLossBackward0", (_nll_loss_rule,), forward=_nll_loss),
         # PyTorch's nll_loss2d: (N, C, H, W); other shapes are viewed as (N, C, 1, rest).
