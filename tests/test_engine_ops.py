@@ -175,6 +175,13 @@ CASES = [
         lambda m, x, y: m.remainder(x, y),
         (off_integers(2, 3), lambda rng: rng.uniform(2.0, 2.05, (3,))),
     ),
+    Case(
+        "div_floor",
+        ("div_floor",),
+        lambda m, x, y: ops.div_floor(x, y),
+        (off_integers(2, 3), lambda rng: rng.uniform(1.0, 1.02, (3,))),
+        lambda m, x, y: m.div(x, y, rounding_mode="floor"),
+    ),
     # elementwise
     unary("abs", nonzero),
     unary("reciprocal", nonzero),

@@ -118,3 +118,33 @@ def test_take_along_dim_where_index_and_input_broadcast_is_pytorchs(x_shape, ind
     ours = getattr(gf, kind)(lambda a: f(gradcli, a), gradcli.tensor(x)).numpy()
     theirs = getattr(torch.autograd.functional, kind)(lambda a: f(torch, a), torch.tensor(x))
     np.testing.assert_allclose(ours, theirs.numpy(), rtol=1e-12)
+
+
+SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 0.87, -0.87, 3.0, -5.0]
+
+
+def _remainder_everywhere(m):
+    """x % y at every pair of special points: its value, its first derivatives, the second
+    by double backward (``grad2``) and the Hessian of ``sum(w * (x % y))``."""
+    a, b = (m.tensor(v, dtype=m.float64) for v in np.meshgrid(SPECIAL, SPECIAL))
+    w = m.tensor(np.linspace(-0.75, 1.75, a.numel()).reshape(a.shape), dtype=m.float64)
+    x, y = a.clone().requires_grad_(), b.clone().requires_grad_()
+    out = m.remainder(x, y)
+    first = m.autograd.grad(out, (x, y), w + 0.25, create_graph=True)
+    second = m.autograd.grad((first[1] * w).sum(), (x, y), allow_unused=True)
+    hessian = m.autograd.functional.hessian(lambda x, y: (m.remainder(x, y) * w).sum(), (a, b))
+    found = [out, *first, *(s if s is not None else m.zeros_like(a) for s in second)]
+    return [t.detach().numpy() for t in (*found, *(h for row in hessian for h in row))]
+
+
+def test_remainder_at_zero_infinite_and_nan_points_is_pytorchs_exactly():
+    # The second derivatives were nan at y = +-0, x = +-inf and nan points, where PyTorch's
+    # are 0: its rule's x // y is div(rounding_mode="floor"), of derivative zeros, and ours
+    # was floor(x / y), whose zeros met 0 / 0 and 0 * inf. A zero value keeps x's sign, as
+    # fmod's (NumPy's remainder gives it y's: 0.87 % -0.87 was -0.0).
+    for k, (ours, theirs) in enumerate(
+        zip(_remainder_everywhere(gradcli), _remainder_everywhere(torch))
+    ):
+        assert np.array_equal(ours, theirs, equal_nan=True), k
+        numbers = ~np.isnan(theirs)
+        assert np.array_equal(np.signbit(ours[numbers]), np.signbit(theirs[numbers])), k
