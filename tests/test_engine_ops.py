@@ -437,6 +437,13 @@ CASES = [
         lambda m, g, x: m.ops.aten.leaky_relu_backward(g, x, 0.2, False),
     ),
     Case(
+        "bce_backward",
+        ("bce_backward",),
+        lambda m, g, x, t: ops.bce_backward(g, x, t, None, "mean"),
+        (real(), probability(2, 3), probability(2, 3)),
+        lambda m, g, x, t: m.ops.aten.binary_cross_entropy_backward(g, x, t, None, 1),
+    ),
+    Case(
         "nll_loss_backward",
         ("nll_loss_backward",),
         lambda m, g, x: ops.nll_loss_backward(g, x, np.array([2, 0, 2]), None, -100, "mean"),

@@ -19,6 +19,7 @@ from . import (
     indexing,
     linalg,
     linalg_extra,
+    loss_gradients,
     nn,
     ordering,
     reductions,
@@ -46,6 +47,7 @@ TABLES = tuple(
         ordering,
         special,
         linalg_extra,
+        loss_gradients,
         nn,
     )
 )

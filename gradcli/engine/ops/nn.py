@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
+from ...errors import EngineError, GradcliValueError, ShapeError
 from .. import batching_rules as batching
 from .. import jet_rules as R
 from .. import limits, state
@@ -27,10 +27,8 @@ from . import sympy_forms as sym
 from .arithmetic import neg, pow
 from .common import batch_of, raw
 from .comparison import masked_fill, where
-from .creation import zero_rule
 from .elementwise import (
     abs,
-    clamp,
     erf,
     erf_array,
     exp,
@@ -41,7 +39,7 @@ from .elementwise import (
     softplus,
     tanh,
 )
-from .indexing import put_along_dim, take_along_dim
+from .loss_gradients import bce_backward, class_dim, nll_loss_backward, picked
 from .reductions import mean, sum
 from .shape import broadcast_to, view_op
 from .softmax import log_softmax
@@ -253,7 +251,6 @@ def _same_shape(input, target, message):
 
 
 _LOG_FLOOR = -100.0  # PyTorch clamps each log at -100, so a loss at 0 or 1 is finite
-_BCE_EPSILON = float(np.float32(1e-12))  # PyTorch's floor for x (1 - x) in the gradient
 
 
 def _bce(input, target, weight=None, reduction="mean"):
@@ -269,8 +266,7 @@ def _bce(input, target, weight=None, reduction="mean"):
 
 
 def _bce_input_rule(g, ans, x, t, weight=None, reduction="mean"):
-    grad = _spread(g, ans, reduction, np.shape(x)) * (x - t) / clamp((1 - x) * x, min=_BCE_EPSILON)
-    return grad if weight is None else grad * weight
+    return bce_backward(g, x, t, weight, reduction)
 
 
 def _bce_target_rule(g, ans, x, t, weight=None, reduction="mean"):
@@ -375,87 +371,15 @@ def binary_cross_entropy_with_logits(
 # ----- cross entropy: log_softmax, then nll_loss (class indices) or a sum (probabilities) -----
 
 
-def _class_dim(x):
-    return 0 if np.ndim(x) == 1 else 1
-
-
-def _picked(input, target, weight, ignore_index):
-    """For each target entry: the class index to pick (0 where ignored), and its weight
-    (0 where ignored)."""
-    x, t = np.asarray(input), np.asarray(target)
-    n_classes = x.shape[_class_dim(x)]
-    valid = t != ignore_index
-    index = np.where(valid, t, 0)
-    out_of_range = index[(index < 0) | (index >= n_classes)]
-    if out_of_range.size:
-        raise GradcliIndexError(f"Target {out_of_range.flat[0]} is out of bounds.")
-    w = np.ones(n_classes, dtype=x.dtype) if weight is None else np.asarray(weight, x.dtype)
-    return index, np.where(valid, w[index], 0)
-
-
 def _nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     x = np.asarray(input)
-    d = _class_dim(x)
-    index, w = _picked(x, target, weight, ignore_index)
+    d = class_dim(x)
+    index, w = picked(x, target, weight, ignore_index)
     losses = -w * np.squeeze(np.take_along_axis(x, np.expand_dims(index, d), d), d)
     if reduction == "none":
         return losses
     total = np.sum(losses)
     return total if reduction == "sum" else np.asarray(total / np.sum(w))
-
-
-def _nll_loss_backward(g, x, target, weight=None, ignore_index=-100, reduction="mean"):
-    # g may carry batch dimensions in front of the loss's shape.
-    d = _class_dim(x) - np.ndim(x)
-    index, w = _picked(x, target, weight, ignore_index)
-    g = np.asarray(g)
-    if reduction != "none":
-        g = g.reshape(g.shape + (1,) * np.ndim(index))
-        if reduction == "mean":
-            w = w / np.sum(w)
-    return put_along_dim(np.expand_dims(-g * w, d), np.expand_dims(index, d), d, np.shape(x))
-
-
-def _nll_loss_backward_rule(
-    gg, ans, g, x, target, weight=None, ignore_index=-100, reduction="mean"
-):
-    # The gradient is linear in g: its adjoint is nll_loss of gg (PyTorch's rule).
-    d = _class_dim(x) - np.ndim(x)
-    index, w = _picked(x, target, weight, ignore_index)
-    if reduction == "mean":
-        w = w / np.sum(w)
-    out = take_along_dim(gg, np.expand_dims(index, d), d, False) * -w
-    if reduction == "none" or not np.ndim(index):
-        return out
-    return sum(out, list(range(-np.ndim(index), 0)))
-
-
-# The gradient of nll_loss as an op of its own (PyTorch's nll_loss_backward): it depends on
-# the input only through the targets, with derivative 0 there (zero_rule): the second
-# derivative is 0, as PyTorch's.
-def _nll_loss_backward_size(g, x, target, weight=None, ignore_index=-100, reduction="mean"):
-    loss_ndim = np.ndim(target) if reduction == "none" else 0
-    return math.prod(np.shape(g)[: np.ndim(g) - loss_ndim]) * np.size(x)  # g's batch times x
-
-
-_NLL_BACKWARD = dict(
-    rules=(_nll_loss_backward_rule, zero_rule),
-    forward=_nll_loss_backward,
-    size=_nll_loss_backward_size,
-)
-nll_loss_backward = table.internal(
-    "nll_loss_backward",
-    None,
-    "(grad_output: Tensor, input: Tensor, target: Index, weight: Tensor = None, "
-    "ignore_index: int = -100, reduction: 'mean'|'sum'|'none' = 'mean')",
-    overloads=[
-        over("NllLossBackwardBackward0", when=lambda g, x, *a: np.ndim(x) <= 2, **_NLL_BACKWARD),
-        over("NllLoss2DBackwardBackward0", **_NLL_BACKWARD),
-    ],
-    doc="the gradient of nll_loss: -g times the class weight at each target class",
-    kind="loss",
-    words=("d/dg = -(the class weight) at each target class", "d/dinput = 0"),
-)
 
 
 def _nll_loss_rule(g, ans, x, target, weight=None, ignore_index=-100, reduction="mean"):
@@ -548,7 +472,7 @@ def cross_entropy(
 ):
     reduction = _check_reduction(reduction)
     weight = _constant("weight", weight, "nll_loss_forward")
-    d = _class_dim(input)
+    d = class_dim(input)
     n_classes = np.shape(input)[d]
     log_p = log_softmax(input, d)
     target_data = np.asarray(raw(target))
@@ -573,7 +497,7 @@ def cross_entropy(
     ignored = target_data == ignore_index
     smooth = masked_fill(neg(sum(terms, d)), ignored, 0.0)
     if reduction == "mean":
-        _, w = _picked(input, target_data, weight, ignore_index)
+        _, w = picked(input, target_data, weight, ignore_index)
         smooth = sum(smooth) / float(np.sum(w) if weight is not None else np.sum(~ignored))
     elif reduction == "sum":
         smooth = sum(smooth)
