@@ -60,6 +60,11 @@ AGREE = {
     # of its gradient depends on x through a log or a square.
     "bce_hessian_near_0": ("2 * binary_cross_entropy(x, y)", {"x": P, "y": T}),
     "bce_hessian_of_a_log": ("log(binary_cross_entropy(x, y, reduction='sum'))", {"x": P, "y": T}),
+    # PyTorch refuses an ignore_index of 0 or more beside class probabilities.
+    "cross_entropy_probabilities_ignore_index": (
+        "cross_entropy(x, y, ignore_index=0)",
+        {"x": X, "y": Y},
+    ),
     "bce_hessian_none": (
         "sum(binary_cross_entropy(x, y, [[1, 2], [0.5, 3]], reduction='none') ** 2)",
         {"x": P, "y": T},

@@ -477,7 +477,9 @@ def cross_entropy(
     log_p = log_softmax(input, d)
     target_data = np.asarray(raw(target))
     if target_data.dtype.kind == "f" and np.shape(target) == np.shape(input):
-        # As PyTorch's cross_entropy_loss_prob_target.
+        # As PyTorch's cross_entropy_loss_prob_target, which leaves no entry out.
+        if ignore_index >= 0:
+            raise EngineError("ignore_index is not supported for floating point target")
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes
         terms = log_p * target
