@@ -85,11 +85,11 @@ accelerator = _SimpleNamespace(is_available=lambda: False, current_accelerator=l
 
 # torch.linalg's functions that gradcli has.
 linalg = _SimpleNamespace(
-    cross=ops.linalg_extra.linalg_cross,
+    cross=ops.products.linalg_cross,
     det=_LIBRARY["det"],
-    eigvalsh=ops.linalg_extra.eigvalsh,
+    eigvalsh=ops.decompositions.eigvalsh,
     inv=_LIBRARY["inverse"],
-    solve=ops.linalg_extra.solve,
+    solve=ops.decompositions.solve,
 )
 
 float = float32  # noqa: A001  (torch.float is float32)

@@ -64,8 +64,8 @@ from .errors import GradcliError
 _ANALYSES = ("minimize", "solve", "critical", "fit", "div", "curl", "laplacian")
 __all__ = [
     "DTYPES", "KINDS", "SECTIONS", "Diagnostic", "FunctionInfo", "GraphResult", "Result",
-    "evaluate", "finite", "functions", "gradient", "graph", "hessian", "jacobian", "jvp",
-    "leaves", "points", "vjp", "PointsResult",
+    "evaluate", "finite", "functions", "gradient", "graph", "hessian", "input_names",
+    "jacobian", "jvp", "leaves", "points", "vjp", "PointsResult",
     *_ANALYSES,
 ]  # fmt: skip
 # ----------------------------------------------------------------------------
@@ -119,10 +119,19 @@ def jacobian(
     seed: int = 0,
     filename: str = "<expr>",
     max_elements: int = DEFAULT_MAX_ELEMENTS,
+    announce=None,
 ) -> Result:
-    """The value and, for each input x, the Jacobian of shape ``value.shape + x.shape``."""
-    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
+    """The value and, for each input x, the Jacobian of shape ``value.shape + x.shape``.
+
+    ``announce(note)``: called before the Jacobian is computed with a note when, over
+    every input, it would hold over 10^6 numbers (the note is in the result too).
+    """
+    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements, announce) as s:
         f, outputs = s.function(s.wrt)
+        if s.default_wrt and len(s.wrt) > 1:
+            with gradcli.no_grad():
+                size = f(*s.point(s.wrt)).numel()  # the output's size, before the Jacobian
+            s.size_note("Jacobian", lambda entries: size * entries)
         if s.wrt:
             from gradcli.autograd import functional
 
@@ -149,9 +158,15 @@ def hessian(
     seed: int = 0,
     filename: str = "<expr>",
     max_elements: int = DEFAULT_MAX_ELEMENTS,
+    announce=None,
 ) -> Result:
-    """The value, the gradient and every block ``H[x][y]`` of the Hessian of a scalar output."""
-    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
+    """The value, the gradient and every block ``H[x][y]`` of the Hessian of a scalar output.
+
+    ``announce(note)``: called before the Hessian is computed with a note when, over every
+    input, it would hold over 10^6 numbers (the note is in the result too).
+    """
+    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements, announce) as s:
+        s.size_note("Hessian", lambda entries: entries * entries)
         out, grads = s.scalar_gradient("hessian")
         hess: dict[str, dict[str, np.ndarray]] = {}
         if s.wrt:
@@ -288,6 +303,14 @@ def _jvp_of_order(s, names, directions, order):
                     tangents=directions)  # fmt: skip
 
 
+def input_names(source: str, filename: str = "<expr>") -> tuple[str, ...]:
+    """The names a binding may give a value: the program's inputs, then its consts."""
+    from .language import compile_source
+
+    program = compile_source(source, filename=filename)
+    return (*program.inputs, *program.constants)
+
+
 # ----------------------------------------------------------------------------
 # The functions a program can call
 # ----------------------------------------------------------------------------
@@ -299,12 +322,7 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
 
     An unknown ``name`` is a ``GradcliError`` that suggests the closest one.
     """
-    from gradcli.language.check import (
-        CALCULATOR_FORMS,
-        language_parameters,
-        python_signature,
-        suggest_function,
-    )
+    from gradcli.language.check import language_parameters, python_signature, suggest_function
 
     table = gradcli.ops.FUNCTIONS
     if name is not None and name not in table:
@@ -317,7 +335,7 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
             f.name,
             str(language_parameters(python_signature(f.name))),
             f.kind,
-            _description(f.name, CALCULATOR_FORMS.get(f.name, (None, f.doc))[1]),
+            _description(f.name, (f.language_form or f).doc),  # the language's form, if any
             f.kink,
             tuple(str(d) for d in f.differs),
         )

@@ -23,6 +23,9 @@ class Span(Record):
 class GradcliError(Exception):
     """Base of every gradcli error: a message, and where in the source it happened."""
 
+    #: The file the source was read from, named with the place (``at prog.grad:2:8``).
+    filename: str | None = None
+
     def __init__(self, message: str, span: Span | None = None, source: str | None = None):
         super().__init__(message)
         self.message = message
@@ -40,7 +43,10 @@ class GradcliError(Exception):
         message = escape_controls(self.message)
         if self.span is None:
             return f"error: {message}"
-        head = f"error: {message} at {self.span.line}:{self.span.column}"
+        place = f"{self.span.line}:{self.span.column}"
+        if self.filename is not None:
+            place = f"{escape_controls(self.filename)}:{place}"
+        head = f"error: {message} at {place}"
         if self.source is None:
             return head
         # Lines as the lexer counts them: str.splitlines would also break at \x85, U+2028...

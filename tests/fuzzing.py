@@ -230,6 +230,7 @@ ARGUMENTS.update(
     descending=lambda draw, call: num(draw(st.booleans())),
     stable=lambda draw, call: num(draw(st.booleans())),
     left=lambda draw, call: num(True),  # left=False is not implemented: an error, on purpose
+    num_classes=lambda draw, call: num(draw(st.sampled_from([-1, 3, 5]))),
 )
 #: Variadic parameters: ``(draw, call) -> [IR, ...]``.
 VARIADIC = {"shape": _reshaped, "dims": _permutation, "sizes": _expanded}

@@ -163,3 +163,42 @@ def test_hand_formulas_need_a_scalar_output(gradcli):
     result = gradcli("check", "x * [1, 2]", "--x", "1", "--grad", "x=1")
     assert result.exit_code == 2
     assert "check --grad compares gradients, of a scalar output" in result.stderr
+
+
+NETWORK = "h = tanh(w * x)\nlogits = 3 * h\nlogits**2\n"
+
+
+def test_hand_formulas_read_the_programs_own_names(gradcli, tmp_path):
+    # f = (3 tanh(w x))**2: df/dw = 2 logits * 3 (1 - h**2) * x, with h and logits the
+    # program's own; by hand at x = 0.5, w = 2 (h = tanh 1).
+    program = tmp_path / "net.grad"
+    program.write_text(NETWORK)
+    formulas = ["--grad", "w=2*logits*3*(1-h**2)*x", "--grad", "x=2*logits*3*(1-h**2)*w"]
+    result = gradcli("check", program, "--x", "0.5", "--w", "2", "--format", "json", *formulas)
+    assert result.exit_code == 0, result.output
+    import json
+
+    checks = json.loads(result.stdout)["checks"]["grad"]
+    h = math.tanh(1.0)
+    assert checks["w"]["expected"] == pytest.approx(2 * 3 * h * 3 * (1 - h**2) * 0.5, rel=1e-14)
+    assert checks["x"]["expected"] == pytest.approx(2 * 3 * h * 3 * (1 - h**2) * 2, rel=1e-14)
+
+
+def test_a_hand_formula_misspelling_a_programs_name_is_offered_that_name(gradcli, tmp_path):
+    program = tmp_path / "net.grad"
+    program.write_text(NETWORK)
+    result = gradcli("check", program, "--x", "0.5", "--w", "2", "--grad", "w=2*logit")
+    assert result.exit_code == 2
+    assert "unknown name 'logit' (did you mean 'logits'?)" in result.stderr
+    assert "logdet" not in result.stderr
+
+
+def test_hand_formulas_see_the_programs_functions_and_random_draws():
+    # The formula's noise is the program's draw at this seed: d/dx (x + noise)**2.
+    source = "sq(a) = a**2\nnoise = randn()\nsq(x + noise)\n"
+    right = check(source, {"x": 1.5}, grads={"x": "2*(x + noise)"}, seed=3)
+    assert right.passed
+    noise = float(right.comparisons[0].engine) / 2 - 1.5
+    via_function = check(source, {"x": 1.5}, grads={"x": "sq(x + noise)/(x + noise)*2"}, seed=3)
+    assert via_function.passed
+    assert float(via_function.comparisons[0].expected) == pytest.approx(2 * (1.5 + noise))

@@ -308,3 +308,12 @@ def test_part_files_appear_in_their_directory_only_when_complete(tmp_path):
     writer.write({"x": np.arange(3.0)})
     writer.abort()
     assert [p.name for p in tmp_path.iterdir()] == ["out.parquet"]
+
+
+def test_dask_workers_read_inputs_only_and_say_so(gradcli, tmp_path, scheduler):
+    # The workers read every column as numbers: a column of ids is refused, not dropped.
+    path = tmp_path / "p.csv"
+    path.write_text("id,x\na,1\nb,2\n")
+    run = gradcli("eval", "x**2", "--points", path, "--scheduler", scheduler)
+    assert run.exit_code == 2
+    assert f"--dask: the workers read every column of {path} as an input's numbers" in run.stderr

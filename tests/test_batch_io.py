@@ -158,8 +158,6 @@ def test_csv_skip_bad_rows_keeps_the_rest_and_lists_the_skipped(tmp_path):
     [
         ("", "is empty"),
         ("x,x\n1,2\n", "column x is named twice"),
-        ("x,,y\n1,2,3\n", "an empty column name"),
-        ("x,2y\n1,2\n", "column '2y' is not an input's name"),
     ],
 )
 def test_csv_header_errors(tmp_path, text, message):
@@ -167,6 +165,36 @@ def test_csv_header_errors(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(GradcliError, match=message):
         open_points(str(path))
+
+
+def test_csv_columns_that_name_no_input_are_read_as_text_when_kept(tmp_path):
+    # pandas' unnamed index, a name no input has, text with the delimiter in quotes.
+    path = tmp_path / "p.csv"
+    path.write_text(',x,2y,id\n0,1.5,007,"a, b"\n1,2,x,\n')
+    reader = open_points(str(path))
+    assert reader.header == ["", "x", "2y", "id"]
+    reader.select(["x"], ["", "2y", "id"])
+    with reader:
+        (chunk,) = list(reader.chunks(10))
+    assert chunk.columns["x"].tolist() == [1.5, 2]
+    assert {n: c.tolist() for n, c in chunk.kept.items()} == {
+        "": ["0", "1"], "2y": ["007", "x"], "id": ["a, b", ""]
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("delimiter", [";", "\t", "|"])
+def test_csv_delimiter_is_that_of_the_header(tmp_path, delimiter):
+    path = tmp_path / "p.csv"
+    path.write_text(delimiter.join(["x", "y"]) + "\n" + delimiter.join(["1", "-2.5"]) + "\n")
+    _, columns = _read_all(open_points(str(path)))
+    assert columns["x"].tolist() == [1] and columns["y"].tolist() == [-2.5]
+
+
+def test_csv_a_decimal_comma_is_named(tmp_path):
+    path = tmp_path / "p.csv"
+    path.write_text("x;y\n1,5;2\n")
+    with pytest.raises(GradcliError, match=r"'1,5' in column x is not a number \(decimals are"):
+        _read_all(open_points(str(path)))
 
 
 def test_csv_from_standard_input(monkeypatch):
@@ -272,8 +300,9 @@ def test_reader_errors(tmp_path):
         open_points(str(tmp_path / "p.xlsx"))
     with pytest.raises(GradcliError, match="no such file"):
         open_points(str(tmp_path / "p.csv"))
-    with pytest.raises(GradcliError, match="--columns names the columns of a .npy"):
-        open_points(str(tmp_path / "p.csv"), columns="x")
+    (tmp_path / "p.npz").write_bytes(b"")
+    with pytest.raises(GradcliError, match="--delimiter separates the fields of a CSV file"):
+        open_points(str(tmp_path / "p.npz"), delimiter=";")
 
 
 # ----------------------------------------------------------------------------

@@ -56,7 +56,7 @@ def test_error_in_a_program_file_points_into_the_file(gradcli, tmp_path):
     path = tmp_path / "broken.grad"
     path.write_text("x = 2\ny = x +* 3\ny\n")
     lines = failed(gradcli("grad", path)).splitlines()
-    assert lines[0].endswith(" at 2:8")
+    assert lines[0].endswith(f" at {path}:2:8")  # the file named: it was read
     assert lines[1:] == ["  y = x +* 3", "         ^"]
 
 
@@ -91,7 +91,10 @@ def test_binding_an_unknown_name_suggests_one(gradcli):
         "error: no value for xx: --x binds no input (did you mean --xx?) at 1:1\n  xx + 1\n  ^~\n"
     )
     message = failed(gradcli("eval", "a * b", "--a", "1", "--c", "2"))
-    assert message == "error: --c: the program has no input named 'c'; its inputs are a, b\n"
+    assert message == (
+        "error: eval has no option --c, and the program has no input named 'c'; "
+        "its inputs are a, b\n(see 'gradcli eval --help')\n"
+    )
 
 
 def test_binding_a_computed_name_is_an_error(gradcli):
@@ -158,6 +161,17 @@ def test_a_value_must_be_constant(gradcli):
             ["jvp", "x", "--x", "1", "--tangent", "x=1", "--tangent", "x=2"],
             "--tangent x is given twice",
         ),
+        # NAME=TEXT options read by one helper (core.bindings.named_texts).
+        (["check", "x**2", "--x", "1", "--grad", "x=2*x", "--grad", "x=2"], "--grad x is given"),
+        (["propagate", "x", "--x", "1", "--sigma", "x=1", "--sigma", "x=2"], "--sigma x is given"),
+        (
+            ["fit", "b1*x", "--points", "samples/misra1a.csv", "--params", "b1=5,b1=1"],
+            "--params b1 is given twice",
+        ),
+        (
+            ["fit", "b1*x", "--points", "samples/misra1a.csv", "--params", "b1="],
+            "--params b1= needs a starting value",
+        ),
     ],
 )
 def test_option_errors(gradcli, args, message):
@@ -196,6 +210,37 @@ def test_nan_is_printed_with_a_warning_naming_the_operation(gradcli):
     assert lines[1:] == ["  2*log(x) + 1", "    ^~~"]
 
 
+def test_a_nan_is_blamed_on_the_operation_that_made_it_not_on_an_inf_before_it(gradcli):
+    # At 0, 1/x is inf and sin(inf) is nan: sin made the nan, of div's inf.
+    result = gradcli("grad", "x*sin(1/x)", "--x", "0", "--format", "plain")
+    assert result.exit_code == 0
+    assert result.stdout == "value nan\ngrad.x nan\n"
+    assert result.stderr.splitlines()[:3] == [
+        "warning: the value contains nan; the first came from sin of inf "
+        "(the inf from div at 1:8) at 1:3",
+        "  x*sin(1/x)",
+        "    ^~~",
+    ]
+
+
+def test_an_inf_carried_through_other_operations_is_traced_to_its_maker(gradcli):
+    # log(0) is -inf, 2 * -inf still -inf, and 0 * -inf nan.
+    result = gradcli("eval", "0 * (2 * log(x))", "--x", "0")
+    assert result.stdout == "value nan\n"
+    assert result.stderr.splitlines()[0] == (
+        "warning: the value contains nan; the first came from mul of -inf "
+        "(the -inf from log at 1:10) at 1:3"
+    )
+
+
+def test_an_inf_alone_is_still_blamed_on_the_operation_that_made_it(gradcli):
+    result = gradcli("eval", "exp(x) * 2", "--x", "1000")
+    assert result.stdout == "value inf\n"
+    assert result.stderr.splitlines()[0] == (
+        "warning: the value contains inf; the first came from exp at 1:1"
+    )
+
+
 def test_strict_turns_a_nonfinite_result_into_exit_3(gradcli):
     result = gradcli("eval", "log(x)", "--x", "0", "--strict")
     assert result.exit_code == 3
@@ -217,6 +262,23 @@ def test_infinite_derivative_at_a_finite_value(gradcli):
         "warning: grad.x contains inf at a point where the value is finite; "
         "the first came from the derivative of sqrt at 1:1\n  sqrt(x)\n  ^~~~\n"
     )
+
+
+def test_a_nan_gradient_of_an_infinite_derivative_times_0_says_so(gradcli):
+    # At the origin d sqrt(u)/du = 1/(2 sqrt u) is inf, and du/dx = 2x is 0: the chain
+    # rule's inf * 0 is nan (PyTorch's gradient there is nan too), not the note's inf.
+    result = gradcli("grad", "sqrt(x**2+y**2)", "--x", "0", "--y", "0", "--format", "plain")
+    assert result.exit_code == 0
+    assert result.stdout == "value 0\ngrad.x nan\ngrad.y nan\n"
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("note: sqrt is evaluated at 0, where it has no derivative")
+    assert lines[3:6] == [
+        "warning: grad.x contains nan at a point where the value is finite; the first came "
+        "from the derivative of sqrt, infinite there, times the derivative of pow at 1:7, "
+        "0 there (inf * 0 is nan) at 1:1",
+        "  sqrt(x**2+y**2)",
+        "  ^~~~",
+    ]
 
 
 def test_nonfinite_json_is_strict_json(gradcli):
@@ -498,3 +560,68 @@ def test_infinite_derivative_names_the_operation_whose_derivative_made_it(gradcl
         "  x**2 + sqrt(x - 1) * 0 + y",
         "         ^~~~",
     ]
+
+
+# ----- options that are neither options nor inputs -----
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        # Before: "--quiet needs a value: --quiet VALUE", a binding of an input quiet.
+        (
+            ["grad", "x**2", "--x", "1", "--quiet"],
+            "error: grad has no option --quiet, and the program has no input named 'quiet'; "
+            "its inputs are x",
+        ),
+        # Before: "--normalize: the program has no input named 'normalize'".
+        (
+            ["jvp", "x**2", "--x", "1", "--tangent", "1", "--normalize", "1"],
+            "error: jvp has no option --normalize, and the program has no input named "
+            "'normalize'; its inputs are x",
+        ),
+        # Before: "no such option '-q'".
+        (
+            ["grad", "x**2 + y", "--x", "1", "--y", "2", "-q"],
+            "error: grad has no option -q; the program's inputs are x, y (--NAME VALUE binds one)",
+        ),
+        (["grad", "x**2", "-x", "1"], "error: grad has no option -x: to bind the input x, "
+         "write --x VALUE"),
+        (
+            ["grad", "x**2", "--x", "1", "--formt", "json"],
+            "error: grad has no option --formt (did you mean --format?), and the program has no "
+            "input named 'formt'; its inputs are x",
+        ),
+        (
+            ["grad", "x**2", "--x", "1", "--json"],
+            "error: grad has no option --json (did you mean --format json?), and the program has "
+            "no input named 'json'; its inputs are x",
+        ),
+        (
+            ["grad", "x**2", "--x", "1", "--wtr", "x"],
+            "error: grad has no option --wtr (did you mean --wrt?), and the program has no input "
+            "named 'wtr'; its inputs are x",
+        ),
+        # An input of that name: the binding lacks its value.
+        (["grad", "x**2 + quiet", "--x", "1", "--quiet"], "error: --quiet needs a value: "
+         "--quiet VALUE"),
+    ],
+)  # fmt: skip
+def test_an_unknown_option_is_told_apart_from_an_input(gradcli, args, message):
+    assert failed(gradcli(*args)) == f"{message}\n(see 'gradcli {args[0]} --help')\n"
+
+
+def test_an_unknown_option_lists_the_inputs_of_a_program_file(gradcli, tmp_path):
+    path = tmp_path / "p.grad"
+    path.write_text("const c = 2\nw = [1, 2]\nc * sum(w * x)\n")
+    message = failed(gradcli("grad", path, "--x", "1", "--verbose"))
+    assert message.startswith(
+        "error: grad has no option --verbose, and the program has no input named 'verbose'; "
+        "its inputs are w, x, c\n"
+    )
+
+
+def test_var_binds_a_name_and_keeps_its_message(gradcli):
+    # --var NAME=VALUE is no option: the name is the program's to know.
+    message = failed(gradcli("grad", "x**2", "--x", "1", "--var", "quiet=1"))
+    assert message == "error: --quiet: the program has no input named 'quiet'; its inputs are x\n"

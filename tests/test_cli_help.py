@@ -107,7 +107,7 @@ def test_shell_completion_script(gradcli):
     [
         ("gradcli ja", "plain,jacobian"),
         ("gradcli grad --for", "plain,--format"),
-        ("gradcli grad --format ", "plain,table\nplain,plain\nplain,json\nplain,csv"),
+        ("gradcli grad --format ", "plain,table\nplain,plain\nplain,json\nplain,csv\nplain,jsonl"),
     ],
 )
 def test_shell_completion_of_commands_and_options(gradcli, words, expected):

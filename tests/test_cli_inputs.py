@@ -227,4 +227,48 @@ def test_with_a_source_a_dash_word_is_an_unknown_option(gradcli, args, tmp_path,
     (tmp_path / "prog.grad").write_text("x = 1\nx\n")
     result = gradcli(*args)
     assert result.exit_code == 2
-    assert result.stderr.startswith("error: no such option '-v'")
+    assert result.stderr.startswith(
+        "error: eval has no option -v; the program's inputs are x (--NAME VALUE binds one)\n"
+    )
+
+
+# ----- a file named like an expression -----
+
+
+def test_a_file_named_as_the_expression_is_read_and_said(
+    gradcli, gradcli_json, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "y").write_text("y**2\n")
+    # Before: the file, y**2 at 3 (9 and 6), silently.
+    result = gradcli("grad", "y", "--y", "3", "--format", "json")
+    assert json.loads(result.stdout) == {"value": 9, "grad": {"y": 6}}
+    assert result.stderr == (
+        "note: y is a file here: the program is read from it; for the expression y, write (y)\n"
+    )
+    # The expression, in brackets: y at 3, slope 1; -f names the file: nothing to say.
+    assert gradcli_json("grad", "(y)", "--y", "3") == {"value": 3, "grad": {"y": 1}}
+    forced = gradcli("grad", "-f", "y", "--y", "3", "--format", "json")
+    assert forced.exit_code == 0 and forced.stderr == ""
+
+
+def test_an_error_in_a_program_read_from_a_file_names_the_file(gradcli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x").write_text("hello world\n")
+    result = gradcli("eval", "x")
+    assert result.exit_code == 2
+    # Before: "implicit multiplication: write hello*world at 1:7", with no word of a file.
+    assert result.stderr.splitlines() == [
+        "note: x is a file here: the program is read from it; for the expression x, write (x)",
+        "error: implicit multiplication: write hello*world at x:1:7",
+        "  hello world",
+        "        ^~~~~",
+    ]
+    assert gradcli("eval", "-f", "x").stderr.startswith(
+        "error: implicit multiplication: write hello*world at x:1:7\n"
+    )
+    # A value's error points into the value, not the file.
+    (tmp_path / "p.grad").write_text("a + 1\n")
+    value = gradcli("eval", "p.grad", "--a", "[1, 2").stderr
+    assert value.startswith("error: in the value of --a: ") and "p.grad" not in value
+    assert gradcli("eval", "p.grad", "--a", "2").stderr == ""  # no expression: nothing said

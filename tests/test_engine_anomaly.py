@@ -14,6 +14,25 @@ def test_first_nonfinite_names_the_op_whose_rule_made_inf():
     assert x.grad.tolist() == [float("inf"), 1.5]  # 2 / (2 sqrt 4) + 1 at x = 4
 
 
+def test_first_nonfinite_names_the_op_whose_rule_made_nan_of_an_inf():
+    x = gradcli.tensor([0.0, 1.0], dtype=gradcli.float64, requires_grad=True)
+    y = gradcli.sqrt(x**2).sum()  # sqrt's rule makes inf at 0; pow's, 2x times it, nan
+    with gradcli.autograd.first_nonfinite() as watch:
+        y.backward()
+    assert watch.node.name() == "SqrtBackward0"
+    assert watch.nan_node.name() == "PowBackward0" and watch.nan_index == 0
+    assert watch.nan_of_infinite
+    assert str(x.grad.tolist()) == "[nan, 1.0]"  # d|x|/dx = 1 at x = 1
+
+
+def test_first_nonfinite_names_one_op_when_its_rule_makes_nan_of_a_finite_gradient():
+    x = gradcli.tensor(0.0, dtype=gradcli.float64, requires_grad=True)
+    with gradcli.autograd.first_nonfinite() as watch:
+        (gradcli.sqrt(x) * 0).backward()  # 0 / (2 sqrt 0) is nan
+    assert watch.node is watch.nan_node and watch.node.name() == "SqrtBackward0"
+    assert not watch.nan_of_infinite
+
+
 def test_first_nonfinite_records_nothing_for_finite_gradients():
     x = gradcli.tensor(2.0, requires_grad=True)
     with gradcli.autograd.first_nonfinite() as watch:

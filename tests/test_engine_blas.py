@@ -13,11 +13,11 @@ import torch
 
 import gradcli
 from gradcli.autograd import functional
-from gradcli.engine.ops import linalg
+from gradcli.engine.ops import products
 
 
 class _Spy(types.SimpleNamespace):
-    """numpy, as linalg.py sees it, with its matmul recording each operand's layout."""
+    """numpy, as products.py sees it, with its matmul recording each operand's layout."""
 
     def __init__(self):
         super().__init__(calls=[])
@@ -33,7 +33,7 @@ class _Spy(types.SimpleNamespace):
 @pytest.fixture
 def spy(monkeypatch):
     s = _Spy()
-    monkeypatch.setattr(linalg, "np", s)
+    monkeypatch.setattr(products, "np", s)
     return s
 
 
@@ -104,5 +104,5 @@ def test_a_vector_broadcast_read_once_is_not_copied():
     # (n, n) broadcast times a vector: each entry is read once, so a copy would cost as much
     x = np.broadcast_to(RNG.standard_normal((1, 5)), (5, 5))
     v = RNG.standard_normal((5, 1))
-    assert linalg._blas_operands(x, v)[0] is x
-    assert linalg._blas_operands(x, np.ones((5, 2)))[0].flags.c_contiguous
+    assert products._blas_operands(x, v)[0] is x
+    assert products._blas_operands(x, np.ones((5, 2)))[0].flags.c_contiguous

@@ -571,6 +571,17 @@ ERRORS = [
         lambda m: m.ones(2, 3).T.view(-1),
         "view size is not compatible with input tensor's size and stride",
     ),
+    *(
+        (f"one_hot {name}", lambda m, c=call: c(m.nn.functional.one_hot, m), gist)
+        for name, call, gist in [
+            ("of a negative class", lambda f, m: f(m.tensor([-1, 0]), 3), "must be non-negative"),
+            ("of a class too large", lambda f, m: f(m.tensor([3]), 3), "smaller than num_classes"),
+            ("of floats", lambda f, m: f(m.tensor([1.0]), 3), "of type LongTensor"),
+            ("of int32", lambda f, m: f(m.tensor([1], dtype=m.int32)), "of type LongTensor"),
+            ("of nothing", lambda f, m: f(m.tensor([], dtype=m.int64)), "from empty tensor"),
+            ("num_classes 2.5", lambda f, m: f(m.tensor([1]), 2.5), "must be int, not float"),
+        ]
+    ),
     (
         "index_select with a matrix",
         lambda m: m.ones(2, 3).index_select(0, m.tensor([[0]])),

@@ -529,6 +529,7 @@ EXAMPLES = {
     "elu": ("elu(v, 2)", np.where(V > 0, V, 2 * (np.exp(V) - 1))),
     "softsign": ("softsign(v)", V / (1 + np.abs(V))),
     "mse_loss": ("mse_loss(v, [0, 0, 0])", np.mean(V**2)),
+    "one_hot": ("one_hot([2, 0], 3)", np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])),
     "cross_entropy": (
         "cross_entropy(a, [0, 1])",
         np.mean(np.log(np.exp(A).sum(1)) - A[[0, 1], [0, 1]]),

@@ -5,46 +5,64 @@ derivation, never against gradcli itself."""
 from __future__ import annotations
 
 import math
+import zlib
 
 import numpy as np
 import pytest
+
+from gradcli.engine.opinfo import DOMAINS
+from gradcli.engine.ops import FUNCTIONS
 
 sympy = pytest.importorskip("sympy", reason="SymPy gives the expected derivatives")
 
 X = sympy.Symbol("x", real=True)
 
+
+def in_domain(program: str, input: int = 0) -> float:
+    """A point of the domain that the entry of the function ``program`` calls declares for
+    its input ``input`` (``Op.domain``, drawn from ``opinfo.DOMAINS`` as the op-sample
+    matrix draws), fixed by the program's text."""
+    entry = FUNCTIONS[program.partition("(")[0]]
+    domain = [d for d in entry.domain if isinstance(d, str)][input]
+    return float(DOMAINS[domain](np.random.default_rng(zlib.crc32(program.encode())), ()))
+
+
 # (program, point, the same function in SymPy): value, derivative and second derivative.
+# The point is one of the entry's domain, or one of the row's own where a branch or a
+# region the domain leaves out is the point (cbrt of a negative number, gamma below 0), or
+# where the entry declares no domain (ln, factorial).
 ELEMENTWISE = [
     ("ln(x)", 2.5, sympy.log(X)),
-    ("log(x, 2)", 2.5, sympy.log(X, 2)),
-    ("log(x, x + 1)", 2.5, sympy.log(X) / sympy.log(X + 1)),
+    ("log(x, 2)", in_domain("log(x, 2)"), sympy.log(X, 2)),
+    ("log(x, x + 1)", in_domain("log(x, x + 1)"), sympy.log(X) / sympy.log(X + 1)),
     ("cbrt(x)", -2.0, -sympy.root(-X, 3)),
     ("cbrt(x)", 3.0, sympy.root(X, 3)),
-    ("sec(x)", 0.7, sympy.sec(X)),
-    ("csc(x)", 0.7, sympy.csc(X)),
-    ("cot(x)", 0.7, sympy.cot(X)),
-    ("sinc(x)", 0.3, sympy.sin(sympy.pi * X) / (sympy.pi * X)),
-    ("deg2rad(x)", 30.0, X * sympy.pi / 180),
-    ("rad2deg(x)", 0.5, X * 180 / sympy.pi),
-    ("gamma(x)", 2.5, sympy.gamma(X)),
+    ("sec(x)", in_domain("sec(x)"), sympy.sec(X)),
+    ("csc(x)", in_domain("csc(x)"), sympy.csc(X)),
+    ("cot(x)", in_domain("cot(x)"), sympy.cot(X)),
+    ("sinc(x)", in_domain("sinc(x)"), sympy.sin(sympy.pi * X) / (sympy.pi * X)),
+    ("deg2rad(x)", in_domain("deg2rad(x)"), X * sympy.pi / 180),
+    ("rad2deg(x)", in_domain("rad2deg(x)"), X * 180 / sympy.pi),
+    ("gamma(x)", in_domain("gamma(x)"), sympy.gamma(X)),
     ("gamma(x)", -1.5, sympy.gamma(X)),
-    ("lgamma(x)", 4.2, sympy.loggamma(X)),
-    ("digamma(x)", 1.7, sympy.polygamma(0, X)),
+    ("lgamma(x)", in_domain("lgamma(x)"), sympy.loggamma(X)),
+    ("digamma(x)", in_domain("digamma(x)"), sympy.polygamma(0, X)),
     ("polygamma(2, x)", 1.7, sympy.polygamma(2, X)),
     ("factorial(x)", 4.0, sympy.gamma(X + 1)),
     ("factorial(x)", 0.5, sympy.gamma(X + 1)),
-    ("erfc(x)", 0.4, sympy.erfc(X)),
-    ("erfinv(x)", 0.3, sympy.erfinv(X)),
-    ("hypot(x, 3)", 4.0, sympy.sqrt(X**2 + 9)),
-    ("xlogy(x, 3)", 1.5, X * sympy.log(3)),
-    ("xlogy(2, x)", 1.5, 2 * sympy.log(X)),
-    ("gelu(x)", -0.6, X * (1 + sympy.erf(X / sympy.sqrt(2))) / 2),
+    ("erfc(x)", in_domain("erfc(x)"), sympy.erfc(X)),
+    ("erfinv(x)", in_domain("erfinv(x)"), sympy.erfinv(X)),
+    ("hypot(x, 3)", in_domain("hypot(x, 3)"), sympy.sqrt(X**2 + 9)),
+    ("xlogy(x, 3)", in_domain("xlogy(x, 3)"), X * sympy.log(3)),
+    ("xlogy(2, x)", in_domain("xlogy(2, x)", 1), 2 * sympy.log(X)),
+    ("gelu(x)", in_domain("gelu(x)"), X * (1 + sympy.erf(X / sympy.sqrt(2))) / 2),
     (
         "gelu(x, approximate='tanh')",
-        0.8,
+        in_domain("gelu(x, approximate='tanh')"),
         X * (1 + sympy.tanh(sympy.sqrt(2 / sympy.pi) * (X + 0.044715 * X**3))) / 2,
     ),
-    ("silu(x)", -0.6, X / (1 + sympy.exp(-X))),
+    ("silu(x)", in_domain("silu(x)"), X / (1 + sympy.exp(-X))),
+    # The negative branch of elu and leaky_relu, then leaky_relu's positive one.
     ("elu(x)", -0.6, sympy.exp(X) - 1),
     ("elu(x, alpha=2)", -0.6, 2 * (sympy.exp(X) - 1)),
     ("leaky_relu(x)", -0.6, 0.01 * X),
@@ -244,9 +262,34 @@ def test_softmax_cross_entropy_gradient_by_hand(gradcli_json):
     np.testing.assert_allclose(r["grad"]["z"], s - [0, 1, 0], rtol=1e-14)
 
 
+def test_one_hot_of_class_indices_and_the_gradient_through_it(gradcli_json):
+    # one_hot(y, 3) picks log_softmax(z)[y] at each row: d/dz = e_y - softmax(z), by hand.
+    z = np.array([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]])
+    r = gradcli_json(
+        "grad", "-sum(one_hot(y, 3) * log_softmax(z, 1))", "--y", "[2, 0]", "--z", str(z.tolist())
+    )
+    s = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(r["grad"]["z"], s - [[0, 0, 1], [1, 0, 0]], rtol=1e-14)
+    assert r["grad"]["y"] == [0, 0]  # class indices have no gradient
+    assert gradcli_json("eval", "one_hot([1, 0])")["value"] == [[0, 1], [1, 0]]
+
+
+def test_one_hot_at_many_points(gradcli):
+    # At each point y, one_hot(y, 3) @ [1, 2, 3] is y + 1.
+    result = gradcli("eval", "one_hot(y, 3) @ [1, 2, 3]", "--over", "y=2,0,1", "--format", "csv")
+    assert result.stdout.splitlines() == ["y,value", "2,3", "0,1", "1,2"]
+    # Without num_classes each point's largest class decides the length of its row.
+    result = gradcli("eval", "sum(one_hot(y))", "--over", "y=0,2", "--format", "csv")
+    assert result.exit_code == 2
+    assert "largest class differs from point to point" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("program", "message", "column"),
     [
+        ("one_hot(x, 3)", "one_hot: class indices must be whole numbers", 1),
+        ("one_hot(x - 2, 3)", "Class values must be non-negative.", 1),
+        ("one_hot(x, 2)", "Class values must be smaller than num_classes.", 1),
         ("mse_loss(x, x, reduction='avg')", 'reduction must be one of "mean", "sum", "none"', 26),
         ("gelu(x, approximate='erf')", 'approximate must be one of "none", "tanh"', 21),
         (
@@ -266,6 +309,8 @@ def test_softmax_cross_entropy_gradient_by_hand(gradcli_json):
 )
 def test_errors_name_the_argument(gradcli, program, message, column):
     bindings = ["--x", "[1, 2]"] if "x" in program.replace("'x'", "") else []
+    if program == "one_hot(x, 3)":
+        bindings = ["--x", "[1, 2.5]"]
     result = gradcli("eval", program, *bindings)
     assert result.exit_code == 2
     first = result.stderr.splitlines()[0]
@@ -298,6 +343,7 @@ SIGNATURES = {
     "leaky_relu": "leaky_relu(input, negative_slope=0.01)",
     "elu": "elu(input, alpha=1.0)",
     "softmax": "softmax(input, dim=-1)",
+    "one_hot": "one_hot(input, num_classes=-1)",
     "mse_loss": "mse_loss(input, target, *, reduction='mean', weight=None)",
     "cross_entropy": (
         "cross_entropy(input, target, weight=None, *, ignore_index=-100, reduction='mean', "

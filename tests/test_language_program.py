@@ -14,6 +14,7 @@ import pytest
 import gradcli
 from gradcli.errors import GradcliError, Span
 from gradcli.language import compile_source, evaluate_constant, grammar_path
+from gradcli.language.evaluate import NonFinite
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -152,7 +153,19 @@ def test_watch_reports_the_first_operation_that_makes_nan_or_inf():
     watch = []
     result = program.run({"x": leaf(1.0)}, watch_nonfinite=watch)
     assert math.isinf(result.item()) or math.isnan(result.item())
-    assert watch == [("log", Span(2, 5, 2, 7))]
+    assert watch == [NonFinite("log", Span(2, 5, 2, 7), nan=False)]
+
+
+def test_watch_reports_the_first_nan_apart_from_the_inf_it_was_made_of():
+    # 1/(x - 1) is inf at 1, twice that still inf, and sin(inf) nan.
+    program = compile_source("y = 1 / (x - 1)\nsin(2 * y) + log(x)")
+    watch = []
+    assert math.isnan(program.run({"x": leaf(1.0)}, watch_nonfinite=watch).item())
+    div = ("div", Span(1, 7, 1, 7))
+    assert watch == [
+        NonFinite(*div, nan=False),
+        NonFinite("sin", Span(2, 1, 2, 3), True, "inf", div),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -168,7 +181,7 @@ def test_watch_reports_the_first_operation_that_makes_nan_or_inf():
 def test_watch_descriptions(text, description, column):
     watch = []
     compile_source(text).run({"x": leaf(3.0)}, watch_nonfinite=watch)
-    assert [(d, s.column) for d, s in watch] == [(description, column)]
+    assert [(w.description, w.span.column) for w in watch][:1] == [(description, column)]
 
 
 def test_watch_ignores_operations_on_values_already_nonfinite():
@@ -178,7 +191,7 @@ def test_watch_ignores_operations_on_values_already_nonfinite():
     compile_source("[x[0], 2].sum()").run({"x": leaf([math.inf, 1.0])}, watch_nonfinite=watch)
     assert watch == []
     compile_source("(x / 0) * 2").run({"x": leaf(1.0)}, watch_nonfinite=watch)
-    assert [d for d, _ in watch] == ["div"]
+    assert [w.description for w in watch] == ["div"]
 
 
 def test_no_numpy_warnings_while_running():

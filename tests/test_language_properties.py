@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gradcli
-from gradcli.language import compile_source, ir, parse
+from gradcli.language import compile_source, ir, parse, parser
 from gradcli.language.operators import COMPARE_OPS
 from gradcli.language.printing import to_source
 
@@ -81,7 +81,7 @@ def _extend(children):
         st.builds(ir.Method, children, st.sampled_from(["sum", "view", "exp"]), args, keywords),
         st.builds(ir.Attr, children, st.just("T")),
         st.builds(ir.Index, children, st.lists(subscript, min_size=1, max_size=3).map(tuple)),
-        st.builds(ir.list_literal, st.lists(children, max_size=3).map(tuple)),
+        st.builds(parser.list_literal, st.lists(children, max_size=3).map(tuple)),
     )
 
 

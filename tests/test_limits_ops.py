@@ -57,6 +57,8 @@ GROWING = [
     ("randint", lambda: gradcli.randint(0, 5, (40, 30)), (40, 30)),
     ("normal", lambda: gradcli.normal(0.0, 1.0, (40, 30)), (40, 30)),
     ("zeros", lambda: _t(2).new_zeros(40, 30), (40, 30)),
+    ("one_hot", lambda: gradcli.nn.functional.one_hot(_long(40), 30), (40, 30)),
+    ("one_hot", lambda: gradcli.nn.functional.one_hot(_long(40) + 29), (40, 30)),
 ]
 
 

@@ -1,8 +1,9 @@
 """The gradcheck sweep generated from the op table: every entry that declares the
 domain of its inputs (``Op.domain``: one name per input, and a dict of keyword
 arguments where the op needs some) passes ``gradcheck`` and ``gradgradcheck`` in
-float64 on inputs drawn from it, through its public function. Nothing here lists
-ops: an entry that gains a domain is swept.
+float64 on inputs drawn from it (``opinfo.DOMAINS``, which the op-sample matrix draws
+from too), through its public function. Nothing here lists ops or domains: an entry
+that gains a domain is swept.
 """
 
 from __future__ import annotations
@@ -15,21 +16,8 @@ import pytest
 import gradcli
 from gradcli.autograd import gradcheck, gradgradcheck
 from gradcli.engine import ops
+from gradcli.engine.opinfo import DOMAINS  # the domains the entries name
 
-# Each domain: rng, shape -> float64 array (away from the op's kinks and poles).
-DOMAINS = {
-    "real": lambda rng, shape: rng.uniform(-1.0, 1.0, shape),
-    "positive": lambda rng, shape: rng.uniform(0.5, 2.0, shape),
-    "unit": lambda rng, shape: rng.uniform(-0.8, 0.8, shape),
-    "above_one": lambda rng, shape: rng.uniform(1.2, 3.0, shape),
-    "nonzero": lambda rng, shape: rng.choice([-1.0, 1.0], shape) * rng.uniform(0.2, 1.0, shape),
-    "off_integers": lambda rng, shape: rng.integers(-3, 3, shape) + rng.uniform(0.1, 0.4, shape),
-    "distinct": lambda rng, shape: (
-        rng.permutation(int(np.prod(shape))) * 0.25 + rng.uniform(0, 0.1, int(np.prod(shape)))
-    ).reshape(shape),
-    "well_conditioned": lambda rng, shape: 2 * np.eye(shape[-1]) + rng.uniform(-0.5, 0.5, shape),
-    "mask": lambda rng, shape: rng.uniform(size=shape) > 0.5,
-}
 SWEPT = [entry for entry in ops.OPS.values() if entry.domain]
 
 

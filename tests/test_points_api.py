@@ -123,7 +123,7 @@ def test_jacobian_of_a_matrix_product_at_many_points_by_hand():
 
 
 def test_stacked_product_of_repeated_operands_is_numpys_product():
-    from gradcli.engine.ops.linalg import _matmul
+    from gradcli.engine.ops.products import _matmul
 
     rng = np.random.default_rng(8)
     a = rng.standard_normal((5, 5))

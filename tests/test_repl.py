@@ -161,6 +161,26 @@ def test_a_pasted_program_runs_as_typed_lines(terminal):
     t.leave()
 
 
+def test_what_is_typed_while_an_interrupted_line_runs_is_dropped(terminal):
+    t = terminal("repl", "--format", "plain")
+    t.line("const m = eye(2000)")
+    t.line("f(a) = a @ m @ m @ m @ m")
+    t.line("g(a) = f(f(f(f(a))))")
+    # 4**4 = 256 products of 2000 x 2000 matrices: far more than a second.
+    t.child.send("sum(g(g(g(g(m)))))\r")
+    time.sleep(1)
+    # Ctrl-C, then a line typed before the product running ends: in one write, so that it
+    # is in the terminal's queue before gradcli sees the interrupt.
+    start = time.monotonic()
+    t.child.send("\x03" + "1 + 40\r")
+    t.child.expect_exact("error: interrupted")
+    assert time.monotonic() - start < 10  # one product of 2000 x 2000 matrices, not 256
+    t.child.expect_exact(PROMPT)
+    # 1 + 40 is not run (its value 41 would show first): the line typed now runs next.
+    assert t.line("7 * 6") == ["value 42"]
+    t.leave()
+
+
 def test_ctrl_c_interrupts_a_long_computation(terminal):
     t = terminal("repl", "--format", "plain")
     t.line("const m = eye(2000)")

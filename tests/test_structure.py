@@ -349,3 +349,90 @@ def test_the_operator_maps_are_generated_from_the_entries():
                 assert len(found) < 2, (path.name, node.lineno, found)
     assert operators.BINARY_OPS["^"] == operators.BINARY_OPS["**"] == "pow"
     assert operators.CHAIN_LEVELS["add"] < operators.CHAIN_LEVELS["matmul"]
+
+
+# ----- no op's name in the generic code -----
+
+#: What the scan below reads: the engine and the language, but the entries
+#: (``engine/ops/``), the table of sample calls by op (``engine/opsamples.py``, a declared
+#: table) and Lark's generated parser.
+GENERIC = [
+    path
+    for folder in ("engine", "language")
+    for path in sorted((PACKAGE / folder).rglob("*.py"))
+    if path.parent.name != "ops" and path.name not in ("opsamples.py", "_standalone_parser.py")
+]
+#: Words of the generic code that equal an op's name without being knowledge of that op.
+NOT_OP_NAMES = {
+    "engine/batching_rules.py": {"mean": "a text of reduction=", "sum": "a text of reduction="},
+    "engine/devices.py": {"cpu": "the device's type"},
+    "engine/generator.py": {"cpu": "the device's type", "type": "a tensor's type() method"},
+    "engine/dtypes.py": {"bool": "the dtype's name"},
+    "engine/format.py": {"full": "a print profile (set_printoptions(profile='full'))"},
+    "engine/explain.py": {"zeros": "a kink point's name (an input all 0)"},
+    "engine/opinfo.py": {
+        "positive": "a domain's name", "nonzero": "a domain's name",
+        "empty": "a sample's name", "zeros": "a kink point's name",
+        "diagonal": "a parameter's name (tril's)", "tanh": "a text of approximate=",
+        "sum": "a text of reduction=",
+    },
+    "language/evaluate.py": {"int": "a schema's type", "float": "a schema's type",
+                             "bool": "a schema's type"},
+    "language/evaluate_points.py": {"bool": "a schema's type"},
+    "language/operators.py": {"sum": "a precedence class (a + b)"},
+}  # fmt: skip
+
+
+def op_names_in(path: Path, names) -> list[tuple[int, str]]:
+    """``(line, name)`` of each string constant of ``path`` that is one of ``names`` (a
+    comparison ``x == "max"`` or ``x in ("max", "min")`` is one), but attribute names
+    (``__slots__``)."""
+    tree = ast.parse(path.read_text())
+    slots = set()
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if isinstance(node, ast.Assign | ast.AugAssign) and any(
+            getattr(t, "id", None) == "__slots__" for t in targets
+        ):
+            slots.update(id(c) for c in ast.walk(node.value))
+    return sorted(
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value in names and id(node) not in slots
+    )
+
+
+def _op_names():
+    return {str(n) for e in ops.OPS.values() for n in (e.name, *e.aliases)}
+
+
+def test_no_op_name_in_the_generic_engine_and_language():
+    """Each piece of knowledge of one op is a field of its entry, read generically: no
+    module of the engine or the language but the entries spells an op's name."""
+    names = _op_names()
+    found = []
+    for path in GENERIC:
+        where = path.relative_to(PACKAGE).as_posix()
+        allowed = NOT_OP_NAMES.get(where, {})
+        found += [f"{where}:{line}: {name!r}" for line, name in op_names_in(path, names)
+                  if name not in allowed]  # fmt: skip
+    assert not found, "\n".join(found)
+
+
+def test_the_words_allowed_are_still_there():
+    # An entry of NOT_OP_NAMES that no longer occurs is removed, so the list stays short.
+    names = _op_names()
+    for where, allowed in NOT_OP_NAMES.items():
+        seen = {name for _, name in op_names_in(PACKAGE / where, names)}
+        assert set(allowed) <= seen, (where, set(allowed) - seen)
+
+
+def test_the_op_name_scan_sees_comparisons_and_tables(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        '"""max: a docstring."""\n'
+        "class A:\n    __slots__ = ('max', 'sum')\n"
+        "def rule(entry):\n    return entry.name == 'max' or entry.name in ('sum', 'x')\n"
+        "ALIASES = {'arcsin': 'asin'}\n"
+    )
+    assert op_names_in(sample, _op_names()) == [(5, "max"), (5, "sum"), (6, "asin")]

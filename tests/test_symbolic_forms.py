@@ -15,10 +15,9 @@ import numpy as np
 import pytest
 
 from gradcli.engine import ops
+from gradcli.engine.opinfo import DOMAINS
 
 sympy = pytest.importorskip("sympy", reason="gradcli diff needs SymPy")
-
-from test_op_table import DOMAINS  # noqa: E402
 
 from gradcli.analysis import derivative  # noqa: E402
 
@@ -35,6 +34,8 @@ CALLS = {
     "numel": ("numel(x) * sum(x)", {"x": ("real", V)}),
     "len": ("len(x) * x", {"x": ("real", V)}),
     "cumsum": ("cumsum(A, 1)", {"A": ("real", M)}),
+    "one_hot": ("sum(one_hot([2, 0], 3) @ x**2)", {"x": ("real", (3,))}),
+    "where": ("where(x > y, x**2 * y, sin(x))", {"x": ("real", V), "y": ("real", V)}),
     "cumprod": ("cumprod(x, 0)", {"x": ("positive", (3,))}),
     "zeros": ("zeros(2) + x", {"x": ("real", V)}),
     "ones": ("ones(2, 2) * x", {"x": ("real", V)}),

@@ -165,6 +165,15 @@ def test_laplacian_against_sympy_at_random_points(gradcli_json):
         assert shown["laplacian"] == pytest.approx(float(lap.subs(dict(zip((x, y, z), point)))))
 
 
+def test_the_coordinates_are_the_inputs_every_command_takes_in_alphabetical_order(gradcli_json):
+    # --e 3 makes e an input of this run, as its note says and as every command takes it:
+    # a coordinate too. By hand: y**3 + e*x**2 has second derivatives 0 (e), 2e (x) and
+    # 6y (y): at e = 3, y = 2 the Laplacian is 18.
+    shown = gradcli_json("laplacian", "y**3 + e*x**2", "--y", "2", "--e", "3", "--x", "1")
+    assert shown["coordinates"] == ["e", "x", "y"]
+    assert shown["laplacian"] == 18
+
+
 def test_curl_needs_three_by_three(gradcli):
     result = gradcli("curl", "[x, y]", "--x", "1", "--y", "2")
     assert result.exit_code == 2 and "three entries in three coordinates" in result.stderr

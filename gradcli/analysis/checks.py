@@ -5,7 +5,8 @@ As ``torch.autograd.gradcheck``: the numerical Jacobian is central differences
 float64, and an entry agrees when ``|engine - numerical| <= atol + rtol *
 |numerical|``. With ``order=2`` the Hessian is checked too, against central
 differences of the float64 gradient (as ``gradgradcheck``). A hand formula
-(``grads={"x": "2*x*y"}``) is a program in gradcli's language, evaluated at the
+(``grads={"x": "2*x*y"}``) is a program in gradcli's language, read where the
+program ends (so it may use the names the program assigns), evaluated at the
 same point and compared with the engine's gradient by the same rule.
 
 The relative error is taken over the entries whose expected value is not 0.
@@ -14,7 +15,8 @@ The relative error is taken over the entries whose expected value is not 0.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 
@@ -24,7 +26,7 @@ from .. import api
 from ..core.evaluation import evaluation, leaf_grads, plain_array
 from ..core.result import source_title
 from ..errors import GradcliError
-from .report import Report, frozen
+from .report import Report, flat, frozen
 
 FINITE_DIFFERENCES = "finite differences"
 HAND_FORMULAS = "hand formulas"
@@ -68,18 +70,14 @@ class CheckReport(Report):
     dtype: str
     comparisons: tuple[Comparison, ...]
     warnings: tuple[str, ...] = ()
+    #: The inputs left out of the check, each with why (``Result.left_out``).
+    left_out: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
         return all(c.passed for c in self.comparisons)
 
     def as_tree(self) -> dict:
-        checks: dict = {}
-        for c in self.comparisons:
-            node = checks
-            for key in c.path[:-1]:
-                node = node.setdefault(key, {})
-            node[c.path[-1]] = c.as_tree()
         settings = {"eps": self.eps} if self.against == FINITE_DIFFERENCES else {}
         return {
             "passed": self.passed,
@@ -87,8 +85,23 @@ class CheckReport(Report):
             **settings,
             "atol": self.atol,
             "rtol": self.rtol,
-            "checks": checks,
+            "checks": self._checks(),
+            **({"left_out": dict(self.left_out)} if self.left_out else {}),
         }
+
+    def row(self) -> dict:
+        # The settings and the formulas are the same at every point.
+        found = flat(self._checks(), "checks.")
+        return {"passed": self.passed, **{n: v for n, v in found.items() if n[-8:] != ".formula"}}
+
+    def _checks(self) -> dict:
+        checks: dict = {}
+        for c in self.comparisons:
+            node = checks
+            for key in c.path[:-1]:
+                node = node.setdefault(key, {})
+            node[c.path[-1]] = c.as_tree()
+        return checks
 
 
 def check(
@@ -119,6 +132,7 @@ def check(
         if not (np.isfinite(number) and number >= 0) or (least == "positive" and number == 0):
             raise GradcliError(f"{name} must be a finite {least} number, not {number}")
     settings = dict(seed=seed, filename=filename)
+    left_out: Mapping[str, str] = {}
     if grads:
         if order != 1:
             raise GradcliError("--grad compares first derivatives: leave out --order 2")
@@ -127,14 +141,15 @@ def check(
         )
         against = HAND_FORMULAS
     else:
-        comparisons, warnings = _against_differences(
+        comparisons, warnings, left_out = _against_differences(
             source, bindings, order, eps, atol, rtol, wrt, dtype, settings
         )
         against = FINITE_DIFFERENCES
     title = source_title(source, filename)
     return CheckReport(
-        source, title, against, order, eps, atol, rtol, dtype, tuple(comparisons), tuple(warnings)
-    )
+        source, title, against, order, eps, atol, rtol, dtype, tuple(comparisons),
+        tuple(warnings), MappingProxyType(dict(left_out)),
+    )  # fmt: skip
 
 
 def compare(path, engine, expected, atol: float, rtol: float, formula=None) -> Comparison:
@@ -199,7 +214,7 @@ def _against_differences(source, bindings, order, eps, atol, rtol, wrt, dtype, s
                     compare(("hessian", x, y), engine.hessian[x][y], expected, atol, rtol)
                 )
     # A kink met explains a disagreement there: the engine follows a convention.
-    return comparisons, (*engine.notes, *engine.warnings)
+    return comparisons, (*engine.notes, *engine.warnings), s.left_out
 
 
 def point_tensors(arrays) -> list:
@@ -267,7 +282,7 @@ def _against_formulas(source, bindings, grads, dtype, atol, rtol, settings):
         given = {**s.constants, **s.values}
         comparisons = []
         for name in names:
-            expected = evaluate_formula(grads[name], given, f"--grad {name}")
+            expected = evaluate_formula(grads[name], given, f"--grad {name}", s.program, s.seed)
             shape = s.shape(name)
             try:
                 expected = np.broadcast_to(expected, shape)
@@ -282,25 +297,49 @@ def _against_formulas(source, bindings, grads, dtype, atol, rtol, settings):
     return comparisons, ()
 
 
-def evaluate_formula(text: str, values: Mapping[str, np.ndarray], option: str) -> np.ndarray:
-    """The value, in float64, of a formula written in gradcli's language, its names bound
-    to ``values`` (the program's inputs and constants)."""
-    from gradcli.language import compile_source
+def evaluate_formula(
+    text: str, values: Mapping[str, np.ndarray], option: str, program, seed: int = 0
+) -> np.ndarray:
+    """The value, in float64, of a formula written in gradcli's language, read in the
+    scope of ``program`` (compiled) after its statements: it may use the names the
+    program assigns (``h``, ``logits``) and the functions it defines, as the program
+    leaves them with its inputs and constants bound to ``values`` (its random draws
+    those of ``seed``)."""
+    from gradcli.engine.generator import seeded
 
     before = gradcli.get_default_dtype()
     gradcli.set_default_dtype(gradcli.float64)
     try:
-        program = compile_source(text, filename=option)
+        formula = _after_statements(program, text, option)
         bound = {
             n: gradcli.tensor(np.asarray(values[n], dtype=np.float64))
-            for n in program.free
+            for n in (*formula.inputs, *formula.constants)
             if n in values
         }
+        formula.check_free(bound)
         with gradcli.no_grad():
-            return plain_array(program.run(bound)).astype(np.float64)
+            found = formula.run(bound, generator=seeded(seed), dtype=np.float64)
+        return plain_array(found).astype(np.float64)
     except GradcliError as error:
         raise GradcliError(
             f"in {option}: {error.message}", error.span, error.source or text
         ) from None
     finally:
         gradcli.set_default_dtype(before)
+
+
+def _after_statements(program, text: str, option: str):
+    """The formula ``text`` compiled as the statements of ``program`` followed by its own:
+    its result is the formula's, and its names are read where the program ends."""
+    from gradcli.language import ir
+    from gradcli.language.check import check as check_names
+    from gradcli.language.parser import parse
+    from gradcli.language.program import CompiledProgram
+
+    formula = parse(text)
+    tree = ir.Program((*program.ir.statements, *formula.statements))
+    try:
+        analysis = check_names(tree, program.analysis.inputs)
+    except GradcliError as error:
+        raise error.with_source(text) from None
+    return CompiledProgram(tree, analysis, text, option)

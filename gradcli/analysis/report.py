@@ -17,9 +17,27 @@ class Report:
     def as_tree(self) -> dict:
         raise NotImplementedError
 
+    def row(self) -> dict:
+        """The report's numbers (and texts) at its point, for one row of a many-point
+        run: flat names, as plain output names them (``shares.x``), leaving out what
+        is the same at every point or is the point itself."""
+        raise NotImplementedError(f"{self.command} gives no rows of many points")
+
     @property
     def finite(self) -> bool:
         return all(_finite(node) for node in _leaves(self.as_tree()))
+
+
+def flat(tree: Mapping, prefix: str = "") -> dict:
+    """``{"a": {"b": 1}}`` -> ``{"a.b": 1}``: a report's tree by plain output's names."""
+    found = {}
+    for key, value in tree.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            found.update(flat(value, f"{name}."))
+        else:
+            found[name] = value
+    return found
 
 
 def _leaves(node):

@@ -85,6 +85,17 @@ class TaylorReport(Report):
                 text += f" {'-' if c < 0 else '+'} {body}"
         return text or "0"
 
+    def row(self) -> dict:
+        """The value and the coefficients, in the order of ``terms`` (``variables``)."""
+        return {"value": self.value, "coefficients": np.array([t.coefficient for t in self.terms])}
+
+    def variables(self) -> list[str]:
+        """Each term's monomial in the distances from the point: ``1``, ``x``, ``x**2*y``."""
+        return [
+            "*".join(n if p == 1 else f"{n}**{p}" for n, p in t.powers.items()) or "1"
+            for t in self.terms
+        ]
+
     def as_tree(self) -> dict:
         return {
             "value": self.value,

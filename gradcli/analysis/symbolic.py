@@ -5,9 +5,10 @@ The program's IR is walked into SymPy expressions (user text is never handed to
 substituted through, constants (``const``) take their values. A vector or matrix
 input is an array of symbols, one per entry (``w[0]``, ``W[0,1]``), held in a
 NumPy array of objects, so elementwise operators, broadcasting, indexing,
-slicing, ``@`` and reductions over all entries work as NumPy's do. A construct
-with no symbolic form here (a comparison, ``randn``, a reduction along one
-dimension) is an error that names it.
+slicing, ``@`` and reductions over all entries work as NumPy's do. A comparison
+is 1 where it holds and 0 elsewhere, as in the language (a ``Piecewise``), and
+``where`` the ``Piecewise`` of its condition. A construct with no symbolic form
+here (``randn``, a reduction along one dimension) is an error that names it.
 
 SymPy is an optional dependency (``pip install 'gradcli[symbolic]'``) imported only
 by this module.
@@ -24,6 +25,7 @@ import numpy as np
 from .. import api
 from ..core.evaluation import evaluation, no_such_input
 from ..core.result import source_title
+from ..engine.ops import sympy_forms as forms
 from ..errors import GradcliError
 from ..language import ir
 from .report import Report, frozen
@@ -210,7 +212,24 @@ def _derivatives(sympy, out: np.ndarray, symbols: np.ndarray) -> np.ndarray:
 def _simplified(sympy, expression):
     if sympy.count_ops(expression) > SIMPLIFY_LIMIT:
         return expression
-    return sympy.simplify(expression)
+    # simplify writes sign(x - 1) as (x - 1)/|x - 1| and that as a Piecewise at x = 1, the
+    # derivatives of abs, max, relu...: sign and Heaviside are held as functions it cannot
+    # open, and put back.
+    held = {
+        kind: _held(sympy, kind) for kind in (sympy.sign, sympy.Heaviside) if expression.has(kind)
+    }
+    for kind, stand_in in held.items():
+        expression = expression.replace(kind, stand_in)
+    expression = sympy.simplify(expression)
+    for kind, stand_in in held.items():
+        expression = expression.replace(stand_in, kind)
+    return expression
+
+
+@functools.cache
+def _held(sympy, kind):
+    """A function SymPy knows nothing of, standing for ``kind`` (sign, Heaviside)."""
+    return sympy.Function(f"held_{kind.__name__}", real=True)
 
 
 def _texts(formulas: np.ndarray, printer):
@@ -382,7 +401,18 @@ class _ToSympy:
         return value
 
     def Compare(self, node):
-        raise self.fail("a comparison", node)
+        # 1 where it holds, else 0, as the language: 0 < x < 1 is both comparisons.
+        value = self.evaluate(node.first)
+        held = None
+        for op, operand in zip(node.ops, node.rest):
+            right = self.evaluate(operand)
+            holds = self.apply(op, [value, right], node)
+            held = holds if held is None else _array(forms.each(self._both, held, holds))
+            value = right
+        return held
+
+    def _both(self, a, b):
+        return forms.both(self.sympy, a, b)
 
     def ListLit(self, node):
         items = [self.evaluate(item) for item in node.items]

@@ -3,7 +3,8 @@
 With J the Jacobian of the outputs by every input entry (flattened, in input
 order) and Σ the inputs' covariance, the outputs' covariance is ``J Σ Jᵀ``. Σ is
 diagonal (``σ²``) from ``--sigma x=0.1`` and from bindings written ``1.00±0.01``
-or ``1.00+-0.01`` (read so only here), or given whole by ``--cov FILE``. An
+or ``1.00+-0.01`` (read so only here), or given whole by ``--cov FILE``. A σ
+written ``1%`` (``--sigma x=1%``, ``2.5±1%``) is relative: of each entry's size. An
 input's share of an output's variance is its own block's part ``(J Σ Jᵀ)`` over
 its entries; with correlated inputs the cross terms are the ``correlation``
 share, so that the shares add up to 1.
@@ -31,14 +32,17 @@ import numpy as np
 
 from .. import api
 from ..core.evaluation import no_such_input
-from ..core.result import source_title
+from ..core.result import Diagnostic, source_title
+from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..errors import GradcliError
 from ..language.values import load_file, parse_value
 from .assembled import assemble_jacobian, entry_labels
-from .report import Report, frozen
+from .report import Report, flat, frozen
 
 # value±sigma, value +- sigma, value+/-sigma; the value is anything before the sign.
 _UNCERTAIN = re.compile(r"^(?P<value>.+?)\s*(?:±|\+/-|\+-)\s*(?P<sigma>[^±]+)$", re.S)
+# A relative σ: 1%, 0.5 %, of the value's size.
+_PERCENT = re.compile(r"^\s*(?P<percent>\+?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*%\s*$")
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,6 +65,8 @@ class PropagateReport(Report):
     #: The cross terms' share when the inputs are correlated (--cov), else None.
     correlation_share: np.ndarray | None
     warnings: tuple[str, ...] = ()
+    #: The output's spread over inputs drawn from their distribution (``monte_carlo=N``).
+    monte_carlo: MonteCarlo | None = None
 
     def as_tree(self) -> dict:
         tree = {
@@ -74,7 +80,37 @@ class PropagateReport(Report):
             tree["shares"]["correlation"] = self.correlation_share
         if self.value.size > 1:
             tree["covariance"] = self.covariance
+        if self.monte_carlo is not None:
+            tree["monte_carlo"] = self.monte_carlo.as_tree()
         return tree
+
+    def row(self) -> dict:
+        # The inputs' values are the row's own columns; their σ stays (a relative one
+        # varies). The rounded texts are left to one point: a row holds numbers.
+        found = flat(self.as_tree())
+        leave_out = {f"inputs.{n}.value" for n in self.inputs}
+        leave_out |= {"rounded", "monte_carlo.rounded", "monte_carlo.samples"}
+        return {n: v for n, v in found.items() if n not in leave_out}
+
+
+@dataclass(frozen=True, eq=False)
+class MonteCarlo:
+    """The output at ``samples`` draws of the inputs (normal, of the inputs' covariance):
+    its mean and standard deviation, each of the value's shape."""
+
+    samples: int
+    mean: np.ndarray
+    sigma: np.ndarray
+    #: ``"9.9 ± 0.2"`` for each output entry, as ``PropagateReport.rounded``.
+    rounded: object
+
+    def as_tree(self) -> dict:
+        return {
+            "samples": self.samples,
+            "mean": self.mean,
+            "sigma": self.sigma,
+            "rounded": self.rounded,
+        }
 
 
 def split_uncertain(text: str) -> tuple[str, str] | None:
@@ -91,16 +127,23 @@ def propagate(
     *,
     sigmas: Mapping[str, object] | None = None,
     cov: str | None = None,
+    monte_carlo: int | None = None,
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    max_elements: int = DEFAULT_MAX_ELEMENTS,
 ) -> PropagateReport:
     """Propagate the inputs' uncertainties to the output.
 
     ``sigmas``: input name -> σ (a number, an array of the input's shape, or value
-    text); a binding's text may also carry its σ (``"1.00±0.01"``). ``cov``: a file
-    (``@``-file formats) holding the covariance of all inputs' entries, in order.
+    text: ``"0.01"``, ``"1%"`` of the value); a binding's text may also carry its σ
+    (``"1.00±0.01"``). ``cov``: a file (``@``-file formats) holding the covariance of
+    all inputs' entries, in order. ``monte_carlo``: also the output's mean and σ over
+    that many draws of the inputs (seeded by ``seed``), which first order cannot
+    replace where f is far from linear over the inputs' spread.
     """
+    if monte_carlo is not None and (isinstance(monte_carlo, bool) or monte_carlo < 2):
+        raise GradcliError(f"--monte-carlo takes at least 2 samples, not {monte_carlo!r}")
     plain: dict = {}
     given: dict[str, object] = {}
     for name, value in dict(bindings or {}).items():
@@ -119,7 +162,9 @@ def propagate(
         raise GradcliError(
             "propagate needs uncertainties: --sigma NAME=S, a binding NAME=VALUE±S, or --cov FILE"
         )
-    jac = api.jacobian(source, plain, dtype=dtype, seed=seed, filename=filename)
+    jac = api.jacobian(
+        source, plain, dtype=dtype, seed=seed, filename=filename, max_elements=max_elements
+    )
     names = jac.inputs
     whole = jac.assembled or assemble_jacobian(jac.value, jac.jacobian, jac.shapes)
     matrix = np.asarray(whole.matrix, dtype=np.float64)
@@ -153,10 +198,22 @@ def propagate(
         )
     warnings = ()
     if jac.value.size > 1 and _out_of_range(covariance, products):
-        warnings = (
+        message = (
             "the outputs' covariance has entries beyond float64's range (shown as inf or 0); "
-            "each output's sigma is in range",
+            "each output's sigma is in range"
         )
+        warnings = (Diagnostic("warning", message),)
+    blind = _first_order_blind(sigma, sigma_in, jac.value.shape, monte_carlo is None)
+    warnings = (*warnings, *blind)
+    sampled = None
+    if monte_carlo is not None:
+        point = np.concatenate([np.reshape(jac.point[n], -1) for n in names] or [np.zeros(0)])
+        settings = dict(dtype=dtype, seed=seed, filename=filename, max_elements=max_elements)
+        fixed = {n: v for n, v in plain.items() if n not in names}
+        sampled = _monte_carlo(
+            source, fixed, names, jac.shapes, point, sigma_in, correlation_in, monte_carlo,
+            jac.value.shape, settings,
+        )  # fmt: skip
     sigmas_out = {
         name: frozen(sigma_in[start:stop].reshape(jac.shapes[name]))
         for name, start, stop in zip(names, columns[:-1], columns[1:])
@@ -174,7 +231,79 @@ def propagate(
         MappingProxyType(shares),
         correlation,
         (*jac.notes, *jac.warnings, *warnings),
+        sampled,
     )
+
+
+def _first_order_blind(sigma, sigma_in, shape, offer: bool) -> tuple[Diagnostic, ...]:
+    """A warning when an output's σ is 0 though some input's is not: its derivatives
+    along the uncertain inputs vanish (a stationary point of f, or f does not depend
+    on them), where first order sees nothing of the spread; ``offer`` the check."""
+    zero = np.flatnonzero(np.reshape(sigma, -1) == 0)
+    if not zero.size or not np.any(sigma_in > 0):
+        return ()
+    which = (
+        "σ_f"
+        if not shape
+        else "the σ of "
+        + ", ".join(entry_labels("f", shape)[i] for i in zero[:5])
+        + (" and more" if zero.size > 5 else "")
+    )
+    message = (
+        f"{which} is 0 to first order: the derivatives along the uncertain inputs are 0 here "
+        "(a stationary point, or f does not depend on them), where first order sees nothing "
+        "of their spread"
+    )
+    if offer:
+        message += "; --monte-carlo 100000 samples the inputs instead"
+    return (Diagnostic("warning", message),)
+
+
+#: Draws of the inputs evaluated at a time, at most (their numbers): memory stays bounded.
+_SAMPLED_NUMBERS = 2**20
+
+
+def _monte_carlo(
+    source, fixed, names, shapes, point, sigma_in, correlation, count, shape, settings
+):
+    """The output's mean and σ over ``count`` draws of the inputs, normal about ``point``
+    with σ ``sigma_in`` (and ``correlation``), each block of draws evaluated at once."""
+    outputs = int(np.prod(shape, dtype=np.int64))
+    if count * max(outputs, sigma_in.size, 1) > settings["max_elements"]:
+        raise GradcliError(
+            f"--monte-carlo {count}: {count} samples of {max(outputs, sigma_in.size)} numbers "
+            f"are more than --max-elements {settings['max_elements']}"
+        )
+    root = None
+    if correlation is not None:
+        # R = root rootᵀ; a semi-definite R (a perfect correlation) has zero eigenvalues.
+        eigenvalues, vectors = np.linalg.eigh(correlation)
+        root = vectors * np.sqrt(np.clip(eigenvalues, 0, None))
+    rng = np.random.default_rng(settings["seed"])
+    step = max(1, _SAMPLED_NUMBERS // max(sigma_in.size, outputs, 1))
+    columns = np.cumsum([0, *(int(np.prod(shapes[n], dtype=np.int64)) for n in names)])
+    found = []
+    for start in range(0, count, step):
+        k = min(step, count - start)
+        z = rng.standard_normal((k, sigma_in.size))
+        if root is not None:
+            z = z @ root.T
+        draws = point + z * sigma_in
+        batch = {
+            n: draws[:, a:b].reshape(k, *shapes[n])
+            for n, a, b in zip(names, columns[:-1], columns[1:])
+        }
+        result = api.points("eval", source, fixed, batch, **settings)
+        found.append(np.asarray(result.arrays["value"], dtype=np.float64).reshape(k, -1))
+    values = np.concatenate(found)
+    with np.errstate(all="ignore"):
+        # Scaled, so that 1e300 ± 1e298 neither overflows nor underflows when squared.
+        scale = np.max(np.abs(np.where(np.isfinite(values), values, 0)), axis=0, initial=0)
+        scale = np.where(scale > 0, scale, 1)
+        mean = np.mean(values / scale, axis=0) * scale
+        sigma = np.std(values / scale, axis=0, ddof=1) * scale
+    mean, sigma = mean.reshape(shape), sigma.reshape(shape)
+    return MonteCarlo(count, frozen(mean), frozen(sigma), _rounded_all(mean, sigma))
 
 
 def _scaled_rows(matrix: np.ndarray, sigma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -224,7 +353,12 @@ def _sigmas(given: Mapping, names, jac) -> np.ndarray:
             parts.append(np.zeros(int(np.prod(shape, dtype=int))))
             continue
         sigma = given[name]
-        if isinstance(sigma, str):
+        relative = _PERCENT.match(sigma) if isinstance(sigma, str) else None
+        if relative is not None:
+            # Of each entry's own size: 1% of [2, -4] is [0.02, 0.04].
+            value = np.abs(np.asarray(jac.point[name], dtype=np.float64))
+            sigma = value * (float(relative["percent"]) / 100)
+        elif isinstance(sigma, str):
             sigma = parse_value(sigma, name=f"the σ of {name}")
         sigma = np.asarray(sigma, dtype=np.float64)
         try:

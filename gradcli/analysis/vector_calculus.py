@@ -1,8 +1,9 @@
 """``gradcli div``, ``curl`` and ``laplacian``: the vector calculus of a program at a
 point, from the engine's exact Jacobian and Hessian.
 
-The variables are the inputs in ``wrt`` order, by default every input in
-alphabetical order (x, y, z), each entry of a vector input a coordinate. The
+The variables are the inputs in ``wrt`` order, by default every input the evaluation
+differentiates (as every command's default) in alphabetical order (x, y, z), each entry
+of a vector input a coordinate. The
 divergence of a field F with one entry per coordinate is the trace of its
 Jacobian; the curl of a field of three entries in three coordinates is
 ``(∂F₃/∂y - ∂F₂/∂z, ∂F₁/∂z - ∂F₃/∂x, ∂F₂/∂x - ∂F₁/∂y)``; the Laplacian of a
@@ -19,7 +20,6 @@ import numpy as np
 from .. import api
 from ..core.result import source_title
 from ..errors import GradcliError
-from ..language import compile_source
 from .flat import Flat
 from .report import Report, frozen
 
@@ -44,12 +44,6 @@ class VectorCalculusReport(Report):
         return {self.operation: self.value, "coordinates": self.coordinates}
 
 
-def _variables(source: str, filename: str, wrt) -> tuple[str, ...]:
-    if wrt:
-        return tuple(wrt)
-    return tuple(sorted(compile_source(source, filename).inputs))
-
-
 def _report(command, source, filename, flat, result, value) -> VectorCalculusReport:
     return VectorCalculusReport(
         command,
@@ -62,10 +56,17 @@ def _report(command, source, filename, flat, result, value) -> VectorCalculusRep
     )
 
 
-def _field(command, source, bindings, wrt, dtype, seed, filename):
-    names = _variables(source, filename, wrt)
-    result = api.jacobian(source, bindings, wrt=names, dtype=dtype, seed=seed, filename=filename)
-    flat = Flat.of(result)
+def _by_coordinates(derivative, source, bindings, wrt, dtype, seed, filename):
+    """``derivative`` (``api.jacobian`` or ``api.hessian``) of the program, and the
+    coordinates as a Flat: ``wrt`` in its order, else every input the evaluation
+    differentiates (as every command's), in alphabetical order."""
+    result = derivative(source, bindings, wrt=wrt, dtype=dtype, seed=seed, filename=filename)
+    names = result.inputs if wrt else sorted(result.inputs)
+    return result, Flat(names, result.shapes, result.point)
+
+
+def _field(source, bindings, wrt, dtype, seed, filename):
+    result, flat = _by_coordinates(api.jacobian, source, bindings, wrt, dtype, seed, filename)
     entries = int(np.asarray(result.value).size)
     matrix = flat.matrix(result.jacobian).reshape(entries, flat.size)
     return result, flat, matrix, entries
@@ -81,7 +82,7 @@ def div(
     filename: str = "<expr>",
 ) -> VectorCalculusReport:
     """The divergence ∇·F of a field with one entry per coordinate."""
-    result, flat, matrix, entries = _field("div", source, bindings, wrt, dtype, seed, filename)
+    result, flat, matrix, entries = _field(source, bindings, wrt, dtype, seed, filename)
     if entries != flat.size:
         raise GradcliError(
             f"div needs a field with one entry per coordinate: the value has {entries} "
@@ -100,7 +101,7 @@ def curl(
     filename: str = "<expr>",
 ) -> VectorCalculusReport:
     """The curl ∇×F of a field of three entries in three coordinates."""
-    result, flat, j, entries = _field("curl", source, bindings, wrt, dtype, seed, filename)
+    result, flat, j, entries = _field(source, bindings, wrt, dtype, seed, filename)
     if entries != 3 or flat.size != 3:
         raise GradcliError(
             f"curl needs a field of three entries in three coordinates: the value has "
@@ -120,9 +121,7 @@ def laplacian(
     filename: str = "<expr>",
 ) -> VectorCalculusReport:
     """The Laplacian ∇²f of a scalar: the sum of its second derivatives by each coordinate."""
-    names = _variables(source, filename, wrt)
-    result = api.hessian(source, bindings, wrt=names, dtype=dtype, seed=seed, filename=filename)
-    flat = Flat.of(result)
+    result, flat = _by_coordinates(api.hessian, source, bindings, wrt, dtype, seed, filename)
     return _report(
         "laplacian", source, filename, flat, result, np.trace(flat.matrix(result.hessian))
     )

@@ -56,17 +56,34 @@ def is_anomaly_enabled() -> bool:
 
 
 class first_nonfinite(_Hooked):
-    """Record the first node whose rule made nan or inf out of a finite gradient.
+    """Record the first node whose rule made nan or inf out of a finite gradient, and
+    the first whose rule made nan out of a gradient without nan.
 
-    After the block, ``node`` is that graph node (None if there was none) and
-    ``index`` the input its rule was for.
+    After the block, ``node`` is the first graph node (None if there was none) and
+    ``index`` the input its rule was for; ``nan_node`` and ``nan_index`` the same for
+    nan, which may come later: at the origin of ``sqrt(x**2)``, sqrt's rule makes inf
+    and pow's makes nan of it. ``nan_of_infinite`` then says pow's gradient held
+    infinities, and was nan only where it held them (inf times a derivative 0).
     """
 
     def __init__(self):
         self.node = None
         self.index = None
+        self.nan_node = None
+        self.nan_index = None
+        self.nan_of_infinite = False
 
     def hook(self, node, index, g, gi):
-        if self.node is None and not np.isfinite(_values(gi)).all():
-            if np.isfinite(_values(g)).all():
-                self.node, self.index = node, index
+        gi = _values(gi)
+        if self.nan_node is not None or np.isfinite(gi).all():
+            return
+        g = _values(g)
+        if self.node is None and np.isfinite(g).all():
+            self.node, self.index = node, index
+        nan = np.isnan(gi)
+        if nan.any() and not np.isnan(g).any():
+            self.nan_node, self.nan_index = node, index
+            infinite = np.isinf(g)
+            self.nan_of_infinite = bool(
+                infinite.any() and g.shape == gi.shape and not (nan & ~infinite).any()
+            )

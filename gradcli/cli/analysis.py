@@ -11,10 +11,21 @@ import click
 from ..core import bindings as _bindings
 from ..errors import GradcliError
 from ..render import Format
-from .common import EXIT_NONFINITE, EXIT_OK, AnalysisCommand, cli, say, subcommand, write_output
+from .common import (
+    EXIT_NONFINITE,
+    EXIT_OK,
+    AnalysisCommand,
+    cli,
+    refuse_points_options,
+    say,
+    subcommand,
+    write_output,
+)
+from .options import COMPUTING_OPTIONS as _COMPUTING_OPTIONS
 from .options import FORMAT as _FORMAT
 from .options import OUTPUT as _OUTPUT
 from .options import OVER_HELP
+from .options import POINTS as _POINTS
 from .options import SHARED_OPTIONS as _SHARED_OPTIONS
 from .options import option as _option
 
@@ -22,6 +33,25 @@ from .options import option as _option
 EXIT_DISAGREE = 1
 #: The shared options but --output: a report's numbers are kept with --format json.
 REPORT_OPTIONS = [option for option in _SHARED_OPTIONS if option is not _OUTPUT]
+#: Those of the analyses that also run at many points (--over, --points): a row each,
+#: written as the computing commands write theirs (--format csv, --output FILE).
+POINTS_REPORT_OPTIONS = [*_COMPUTING_OPTIONS[:1], *_POINTS, *_COMPUTING_OPTIONS[1:]]
+
+
+def run_report_or_rows(compute, command: str, source, options, **arguments) -> tuple:
+    """One point: the report, shown (``(report, None)``). Many points (``--over``,
+    ``--points``): a row of the report at each, written (``(None, exit status)``)."""
+    if options["points"] is not None or options["over"]:
+        from .point_runs import run_batch
+
+        return None, run_batch(command, source, options, arguments, rows=True)
+    refuse_points_options(options)
+    if options["output"] is not None:
+        raise GradcliError(
+            f"--output writes the rows of many points (--over, --points FILE); {command} at "
+            "one point keeps its numbers with --format json"
+        )
+    return run_report(compute, source, options, **arguments), None
 
 
 def run_report(compute, source, options, *, fmt=None, **arguments):
@@ -45,7 +75,9 @@ def _show_report(report, options, *, fmt=None, quiet: bool = False) -> None:
 
     fmt = fmt or options["fmt"]
     precision = options["precision"]
-    if quiet:
+    if options.get("get") is not None:
+        _write_one(report, options["get"], fmt, precision)
+    elif quiet:
         pass
     elif fmt == "latex":
         write_output(lambda _: render_report(report, "latex", sys.stdout, precision), Format.PLAIN)
@@ -53,6 +85,29 @@ def _show_report(report, options, *, fmt=None, quiet: bool = False) -> None:
         write_output(lambda chosen: render_report(report, chosen, sys.stdout, precision), fmt)
     for warning in report.warnings:
         say(warning)
+
+
+def _write_one(report, name: str, fmt, precision) -> None:
+    """``--get NAME``: one entry of the report (named as plain output names it) alone."""
+    import numpy as np
+
+    from ..analysis.report import flat
+    from ..render.plain import render_numbers
+
+    if fmt is not None:
+        raise GradcliError(f"--get prints plain numbers: leave out --format {fmt}")
+    entries = flat(report.as_tree())
+    if name not in entries:
+        raise GradcliError(f"--get {name}: no such entry; the entries are {', '.join(entries)}")
+    value = entries[name]
+    if isinstance(value, (str, bool)):
+        text = value if isinstance(value, str) else str(value).lower()  # as plain lines say
+        write_output(lambda _: click.echo(text), Format.PLAIN)
+        return
+    if isinstance(value, (list, tuple)) and any(isinstance(v, (str, dict)) for v in value):
+        raise GradcliError(f"--get {name}: not numbers; --format json shows it")
+    numbers = np.asarray(value if value is not None else np.zeros(0))
+    write_output(lambda _: render_numbers(numbers, sys.stdout, precision), Format.PLAIN)
 
 
 def strict_status(report, options) -> int:
@@ -92,7 +147,7 @@ def analysis_command(group, name, *extra_options, **kwargs):
     _option("eps", type=float, default=1e-6, show_default=True, help="Finite-difference step."),
     _option("atol", type=float, default=1e-5, show_default=True, help="Absolute tolerance."),
     _option("rtol", type=float, default=1e-3, show_default=True, help="Relative tolerance."),
-    shared=REPORT_OPTIONS,
+    shared=POINTS_REPORT_OPTIONS,
 )
 def check_command(source, wrt, order, grads, eps, atol, rtol, **options):
     """The engine's gradient (and with --order 2 its Hessian) against central
@@ -118,11 +173,22 @@ def check_command(source, wrt, order, grads, eps, atol, rtol, **options):
       checks.grad.y.max_abs_error 0
       checks.grad.y.max_rel_error 0
       checks.grad.y.passed true
+
+    Many points (--over, --points FILE): a row each, passed and the errors
+    (exit status 1 when a row disagrees):
+
+    \b
+      $ gradcli check "x**2*y" --over x=1:3:3 --y 2 --grad x=2*x*y --format csv
+      x,passed,checks.grad.x.expected,checks.grad.x.engine,checks.grad.x.max_abs_error,checks.grad.x.max_rel_error,checks.grad.x.passed
+      1,true,4,4,0,0,true
+      2,true,8,8,0,0,true
+      3,true,12,12,0,0,true
     """
     from ..analysis import check
 
-    report = run_report(
+    report, status = run_report_or_rows(
         check,
+        "check",
         source,
         options,
         wrt=_bindings.names_of(wrt),
@@ -132,21 +198,15 @@ def check_command(source, wrt, order, grads, eps, atol, rtol, **options):
         atol=atol,
         rtol=rtol,
     )
+    if report is None:
+        return status
     if not report.passed:
         return EXIT_DISAGREE
     return strict_status(report, options)
 
 
 def _hand_formulas(options) -> dict[str, str]:
-    formulas: dict[str, str] = {}
-    for option in options:
-        name, formula = _bindings.split_assignment(option, "--grad")
-        if name in formulas:
-            raise GradcliError(f"--grad {name} is given twice")
-        if not formula.strip():
-            raise GradcliError(f"--grad {name}= needs a formula, as in --grad {name}=2*{name}")
-        formulas[name] = formula
-    return formulas
+    return _bindings.named_texts(options, "--grad", "a formula, as in --grad {name}=2*{name}")
 
 
 # ----------------------------------------------------------------------------
@@ -212,18 +272,28 @@ def diff_command(source, wrt, **options):
         "sigmas",
         multiple=True,
         metavar="X=S",
-        help="The standard uncertainty of input X (repeatable; a number, or one per entry).",
+        help="The standard uncertainty of input X (repeatable; a number, one per entry, or"
+        " relative: X=1%).",
     ),
     _option(
         "cov",
         metavar="FILE",
         help="The covariance of all inputs' entries, in order (.npy, .csv, .txt, .json).",
     ),
-    shared=REPORT_OPTIONS,
+    _option(
+        "monte-carlo",
+        "monte_carlo",
+        type=click.IntRange(min=2),
+        metavar="N",
+        help="Also the output's mean and sigma over N normal draws of the inputs (--seed):"
+        " a check of first order where f is curved over their spread.",
+    ),
+    shared=POINTS_REPORT_OPTIONS,
 )
-def propagate_command(source, sigmas, cov, **options):
+def propagate_command(source, sigmas, cov, monte_carlo, **options):
     """First-order propagation of uncertainties: sigma_f^2 = J Sigma J^T. A
-    binding may carry its uncertainty: --L "1.00±0.01" or --L 1.00+-0.01.
+    binding may carry its uncertainty: --L "1.00±0.01" or --L 1.00+-0.01, or
+    a relative one, --L "1.00±1%". Values are numbers: gradcli has no units.
     Prints f ± sigma_f rounded as a lab report would, each input's share of
     the variance and, for a vector output, its covariance matrix.
 
@@ -239,17 +309,30 @@ def propagate_command(source, sigmas, cov, **options):
       inputs.T.sigma 0.02
       shares.L 0.19999999999999998
       shares.T 0.7999999999999999
+
+    Many points (--over, --points FILE): a row each, sigma and the shares:
+
+    \b
+      $ gradcli propagate "x**2" --over x=1:3:3 --sigma x=0.1 --format csv
+      x,value,sigma,inputs.x.sigma,shares.x
+      1,1,0.2,0.1,1
+      2,4,0.4,0.1,1
+      3,9,0.6000000000000001,0.1,1
     """
     from ..analysis import propagate
 
-    named = {}
-    for option in sigmas:
-        name, sigma = _bindings.split_assignment(option, "--sigma")
-        if name in named:
-            raise GradcliError(f"--sigma {name} is given twice")
-        named[name] = sigma
-    report = run_report(propagate, source, options, sigmas=named, cov=cov)
-    return strict_status(report, options)
+    named = _bindings.named_texts(sigmas, "--sigma")
+    report, status = run_report_or_rows(
+        propagate,
+        "propagate",
+        source,
+        options,
+        sigmas=named,
+        cov=cov,
+        monte_carlo=monte_carlo,
+        max_elements=options["max_elements"],
+    )
+    return status if report is None else strict_status(report, options)
 
 
 # ----------------------------------------------------------------------------
@@ -262,7 +345,7 @@ def propagate_command(source, sigmas, cov, **options):
     "taylor",
     _option("wrt", multiple=True, metavar="X,Y", help="The variables [default: all]."),
     _option("order", type=click.IntRange(0), default=2, show_default=True, help="The degree."),
-    shared=REPORT_OPTIONS,
+    shared=POINTS_REPORT_OPTIONS,
 )
 def taylor_command(source, wrt, order, **options):
     """The Taylor polynomial of a scalar output at the bound point, up to
@@ -287,11 +370,22 @@ def taylor_command(source, wrt, order, **options):
       terms.3.powers.x 3
       terms.3.monomial x**3
       terms.3.coefficient 0.16666666666666666
+
+    Many points (--over, --points FILE): a row each, the value and the
+    coefficients, in the order of the terms above:
+
+    \b
+      $ gradcli taylor "exp(x)" --over x=0:1:2 --order 2 --format csv
+      x,value,coefficients[0],coefficients[1],coefficients[2]
+      0,1,1,1,0.5
+      1,2.718281828459045,2.718281828459045,2.718281828459045,1.3591409142295225
     """
     from ..analysis import taylor
 
-    report = run_report(taylor, source, options, wrt=_bindings.names_of(wrt), order=order)
-    return strict_status(report, options)
+    report, status = run_report_or_rows(
+        taylor, "taylor", source, options, wrt=_bindings.names_of(wrt), order=order
+    )
+    return status if report is None else strict_status(report, options)
 
 
 # ----------------------------------------------------------------------------

@@ -96,7 +96,7 @@ def jacobian_command(source, wrt, **options):
       value 9 16
       jacobian.x 6 0 0 8
     """
-    return _run(api.jacobian, source, options, wrt=_bindings.names_of(wrt))
+    return _run(api.jacobian, source, options, early=True, wrt=_bindings.names_of(wrt))
 
 
 @subcommand(cli, "hessian", options.WRT, *options.POINTS, shared=options.COMPUTING_OPTIONS)
@@ -123,7 +123,7 @@ def hessian_command(source, wrt, **options):
       tolerance.gradient 3.5762786865234375e-07
       tolerance.eigenvalue 5.905823059794894e-07
     """
-    return _run(api.hessian, source, options, wrt=_bindings.names_of(wrt))
+    return _run(api.hessian, source, options, early=True, wrt=_bindings.names_of(wrt))
 
 
 _GRAD_OUTPUT = option(
@@ -326,7 +326,9 @@ def repl_command(fmt, dtype, debug):
 # ----------------------------------------------------------------------------
 
 
-def _run(compute, source, options, **arguments) -> int:
+def _run(compute, source, options, early=False, **arguments) -> int:
+    """``early``: ``compute`` takes ``announce``, for the notes said before it computes
+    (a large derivative), on a terminal."""
     from ..render import render, write_npz
 
     if options["points"] is not None or options["over"]:
@@ -335,6 +337,9 @@ def _run(compute, source, options, **arguments) -> int:
         return run_batch(click.get_current_context().command.name, source, options, arguments)
     common.refuse_points_options(options)
     text, filename = _bindings.read_source(source, options["file"])
+    said: list = []
+    if early and common.stderr_is_terminal():
+        arguments["announce"] = lambda note: (say(note), said.append(note))
     output = options["output"]
     if output is not None:
         output = os.path.expanduser(output)  # --output=~/r.npz: no shell expands that ~
@@ -364,14 +369,16 @@ def _run(compute, source, options, **arguments) -> int:
         write_output(
             lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"]
         )
-    _say_all(result)
+    _say_all(result, said)
     return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
 
 
-def _say_all(result) -> None:
-    """The result's notes (kinks met), then its warnings, on standard error."""
+def _say_all(result, said=()) -> None:
+    """The result's notes (kinks met), then its warnings, on standard error; but those
+    ``said`` already."""
     for message in (*result.notes, *result.warnings):
-        say(message)
+        if not any(message is early for early in said):
+            say(message)
 
 
 def _write_one(result, name: str, fmt: str | None, precision: int | None) -> None:

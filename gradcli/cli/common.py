@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import sys
 
@@ -14,6 +15,7 @@ import click
 
 from .. import __version__
 from ..core import bindings as _bindings
+from ..core.evaluation import UnknownInput
 from ..core.option_names import BIND_ELSEWHERE
 from ..errors import GradcliError, escape_controls, out_of_memory
 from ..render import Format
@@ -250,8 +252,71 @@ class _Command(click.Command):
                 names = [*param.opts, *param.secondary_opts]
                 (flags if param.is_flag or param.count else takes_value).update(names)
         self._refuse_options_of_other_commands(ctx, args, takes_value | flags)
-        args = _bindings.extract(args, takes_value, flags)
-        return super().parse_args(ctx, _bindings.source_last(args, takes_value, flags))
+        # What is no option may be an input: the program, read once the arguments are,
+        # says (invoke). Until then the unknown options wait in ctx.meta.
+        found = ctx.meta[_FOUND] = {}
+        args = _bindings.extract(args, takes_value, flags, found)
+        args = _bindings.source_last(args, takes_value, flags)
+        unknown = _unknown_short_options(args, takes_value, takes_value | flags)
+        found["short"] = [args[i] for i in unknown]
+        try:
+            return super().parse_args(ctx, [a for i, a in enumerate(args) if i not in unknown])
+        except click.UsageError:
+            if not unknown:
+                raise
+            # -x 1: the token after an unknown option was its value, not another SOURCE.
+            dropped = {*unknown, *(i + 1 for i in unknown)}
+            return super().parse_args(ctx, [a for i, a in enumerate(args) if i not in dropped])
+
+    def invoke(self, ctx):
+        found = ctx.meta.get(_FOUND, {})
+        if found.get("dangling") or found.get("short"):
+            raise self._unknown_option(ctx, found)
+        _say_which_source(ctx.params)
+        try:
+            return super().invoke(ctx)
+        except UnknownInput as error:
+            name = error.name
+            if error.option != f"--{name}" or name not in found.get("bound", ()):
+                raise  # --var NAME=VALUE, --wrt NAME: the program's names, not options
+            inputs = _program_inputs(ctx.params) or error.inputs
+            raise self._neither(ctx, f"--{name}", inputs) from None
+        except GradcliError as error:
+            _name_the_file(error, ctx.params)
+            raise
+
+    def _unknown_option(self, ctx, found) -> click.UsageError:
+        """``--quiet`` without a value, or ``-q``: an error, worded by the program's inputs."""
+        inputs = _program_inputs(ctx.params)
+        if not found.get("dangling"):
+            return self._neither(ctx, found["short"][0], inputs)
+        name = found["dangling"][0]
+        if inputs is None or name in inputs:
+            return click.UsageError(f"--{name} needs a value: --{name} VALUE", ctx)
+        return self._neither(ctx, f"--{name}", inputs)
+
+    def _neither(self, ctx, option: str, inputs) -> click.UsageError:
+        """``option`` is no option of the command, nor (``--name``) an input of the program."""
+        options = sorted(
+            opt[2:]
+            for param in self.get_params(ctx)
+            if isinstance(param, click.Option)
+            for opt in param.opts
+            if opt.startswith("--")
+        )
+        name = option.lstrip("-")
+        text = f"{self.name} has no option {option}{_closest_option(name, options)}"
+        if option.startswith("--"):
+            text += f", and the program has no input named {name!r}"
+        elif inputs and name in inputs:
+            return click.UsageError(f"{text}: to bind the input {name}, write --{name} VALUE", ctx)
+        if inputs is not None:
+            listed = ", ".join(inputs)
+            if option.startswith("--"):
+                text += f"; its inputs are {listed}" if listed else "; it has no inputs"
+            elif listed:
+                text += f"; the program's inputs are {listed} (--NAME VALUE binds one)"
+        return click.UsageError(text, ctx)
 
     def _refuse_options_of_other_commands(self, ctx, args, own) -> None:
         """``jvp --wrt x`` is a mistake, not a binding of an input named wrt."""
@@ -274,6 +339,92 @@ class _Command(click.Command):
                     f"write --var {name}=VALUE)",
                     ctx,
                 )
+
+
+_FOUND = "gradcli.unknown_options"  # ctx.meta: what parse_args found that is no option
+_SHORT = re.compile(r"-[^\W\d]\w*")  # -q, -v: a short option (not -1, nor -x**2)
+
+
+def _unknown_short_options(args, takes_value, known) -> list[int]:
+    """Where the tokens before ``--`` read as a short option the command lacks (``-q``);
+    the values of its options are no such tokens."""
+    found, i = [], 0
+    while i < len(args) and args[i] != "--":
+        token = args[i]
+        if token in takes_value:
+            i += 2
+            continue
+        if _SHORT.fullmatch(token) and token[:2] not in known:
+            found.append(i)
+        i += 1
+    return found
+
+
+def _closest_option(name: str, options) -> str:
+    """`` (did you mean --format?)``: the command's option nearest ``name`` (difflib),
+    ``--format json`` for a format's name, or the empty string."""
+    import difflib
+
+    if name in {f.value for f in Format} and "format" in options:
+        return f" (did you mean --format {name}?)"
+    near = difflib.get_close_matches(name, options, n=3, cutoff=0.6)
+    # A close spelling starts as the name does (--wtr, --formt); --quiet is not --unit.
+    near = [n for n in near if n[:1] == name[:1]] or difflib.get_close_matches(
+        name, options, n=1, cutoff=0.8
+    )
+    return f" (did you mean --{near[0]}?)" if near else ""
+
+
+def _source_path(params) -> str | None:
+    """The file the command reads its program from, if it reads one (not standard input)."""
+    source, file = params.get("source"), params.get("file")
+    if file is not None:
+        return None if file == "-" else file
+    if isinstance(source, str) and source != "-" and os.path.isfile(source):
+        return source
+    return None
+
+
+def _program_inputs(params):
+    """The names the program's bindings may take, or None when it cannot be read."""
+    from .. import api
+
+    try:
+        text, filename = _bindings.read_source(params.get("source"), params.get("file"))
+        return api.input_names(text, filename)
+    except (GradcliError, click.UsageError):
+        return None
+
+
+def _say_which_source(params) -> None:
+    """SOURCE that names a file and is an expression too (``y``, with a file y here): the
+    file is read, and a note says so."""
+    source = params.get("source")
+    if not isinstance(source, str) or params.get("file") is not None:
+        return
+    if _source_path(params) != source:
+        return
+    from .. import api
+
+    try:
+        api.input_names(source)
+    except GradcliError:
+        return  # no expression: the file is all it can mean
+    say(f"note: {source} is a file here: the program is read from it; "
+        f"for the expression {source}, write ({source})")  # fmt: skip
+
+
+def _name_the_file(error: GradcliError, params) -> None:
+    """An error that points into a program read from a file names the file."""
+    path = _source_path(params)
+    if path is None or error.span is None or error.source is None:
+        return
+    try:
+        text, _ = _bindings.read_source(None, path)
+    except GradcliError:
+        return
+    if text == error.source:
+        error.filename = path
 
 
 # ----------------------------------------------------------------------------
@@ -328,12 +479,14 @@ def refuse_points_options(options) -> None:
     """One point: the options of many points make no sense, nor does --format csv."""
     for key, option in (
         ("columns", "--columns"),
+        ("keep", "--keep"),
+        ("delimiter", "--delimiter"),
         ("skip_bad_rows", "--skip-bad-rows"),
         ("dask", "--dask"),
         ("dashboard", "--dashboard"),
         ("scheduler", "--scheduler"),
     ):
-        if options.get(key):
+        if options.get(key) not in (None, False):  # --keep '' too
             raise GradcliError(f"{option} is for many points: give --points FILE or --over")
     chunk_size = click.get_current_context().get_parameter_source("chunk_size")
     if chunk_size is not None and chunk_size.name != "DEFAULT":
@@ -360,3 +513,7 @@ def write_output(show, fmt: str | None) -> None:
 
 def stdout_is_terminal() -> bool:
     return sys.stdout.isatty()
+
+
+def stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()

@@ -43,7 +43,7 @@ that clash with an option). A VALUE is a constant (2, -1.5e3, pi/4, [2, 3],
 Many points: --over NAME=A:B:N or NAME=VALUES (repeat for a grid) or --points
 FILE (.csv, .jsonl, .npz, .npy, .parquet, - for CSV on standard input) give one
 row of output per point: --format csv (the default when piped), json (JSON
-lines) or table, or --output FILE (.npz, .csv, .parquet).
+lines) or table, or --output FILE (.npz, .csv, .parquet, .jsonl).
 \b
 Exit status: 0 success, 2 bad input or an output that cannot be written (a
 full disk), 3 a non-finite result under --strict, 1 an internal error, 130
@@ -106,7 +106,7 @@ SHARED_OPTIONS = [
         "-o",
         metavar="FILE.npz",
         help="Also save every result array. Many points: write the rows to FILE (.npz, .csv,"
-        " .parquet) instead, and print a one-line summary. FILE is replaced only when"
+        " .parquet, .jsonl) instead, and print a one-line summary. FILE is replaced only when"
         " complete: a failed run leaves it as it was.",
     ),
     option("strict", is_flag=True, help="Exit 3 when a result is nan or infinite."),
@@ -137,14 +137,16 @@ OVER_HELP = (
     " entries of a 1-D value (x=linspace(-2, 2, 101), x=[1, 2, 5])."
 )
 
-#: The formats of the computing commands: csv is for many points.
+#: The formats of the computing commands: csv is for many points; jsonl is json's other
+#: name (JSON lines: one object per point).
 COMPUTING_FORMAT = option(
     "format",
     "fmt",
-    type=click.Choice([*(f.value for f in Format), "csv"]),
+    type=click.Choice([*(f.value for f in Format), "csv", "jsonl"]),
+    callback=lambda ctx, param, value: "json" if value == "jsonl" else value,
     help="Output format [default: table on a terminal, plain otherwise]. Many points:"
-    " csv (a header, then a row per point; the default when piped), json (JSON lines)"
-    " or table (the first and last rows).",
+    " csv (a header, then a row per point; the default when piped), json or jsonl (JSON"
+    " lines) or table (the first and last rows).",
 )
 
 POINTS = [
@@ -153,7 +155,8 @@ POINTS = [
         metavar="FILE",
         help="One evaluation per row of FILE: .csv with a header of input names (x, v[0],"
         ' "W[0,1]"), .jsonl, .npz (an array per input, rows first), .npy (with --columns),'
-        " .parquet, or - for CSV on standard input.",
+        " .parquet, or - for CSV on standard input. Its other columns (an id) are copied"
+        " to the output rows.",
     ),
     option(
         "over",
@@ -162,7 +165,23 @@ POINTS = [
         help="Evaluate at every value of input NAME; repeated, at every combination. "
         + OVER_HELP.format(default=201),
     ),
-    option("columns", metavar="X,Y", help="The names of the columns of a .npy."),
+    option(
+        "columns",
+        metavar="X,Y",
+        help="The columns that bind inputs [default: those named like one]; of a .npy, the"
+        " names of its columns.",
+    ),
+    option(
+        "keep",
+        metavar="COLS",
+        help="The other columns of --points FILE copied to the output [default: all; '' for none].",
+    ),
+    option(
+        "delimiter",
+        metavar="CHAR",
+        help="What separates a CSV file's fields (',', ';', '|' or tab) [default: what"
+        " separates its header's].",
+    ),
     option(
         "chunk-size",
         type=click.IntRange(min=1),

@@ -10,6 +10,7 @@ import os
 import sys
 
 import click
+import numpy as np
 
 from ..core import bindings as _bindings
 from ..core.evaluation import no_such_input
@@ -17,17 +18,20 @@ from ..errors import GradcliError
 from . import common as cli_common
 from .common import EXIT_NONFINITE, EXIT_OK, say
 
+#: ``check``'s exit status when a row disagrees, as at one point.
+EXIT_DISAGREE = 1
+
 #: Skipped rows listed one by one before the rest are only counted.
 SHOWN_SKIPPED = 10
 
 
-def run_batch(command: str, source, options, arguments) -> int:
-    """Run ``command`` at every row of ``--points`` or point of the ``--over`` grid."""
+def run_batch(command: str, source, options, arguments, rows: bool = False) -> int:
+    """Run ``command`` at every row of ``--points`` or point of the ``--over`` grid;
+    ``rows``: an analysis (propagate, taylor, check), a report's row at each."""
     from ..core.point_files.progress import Progress
     from ..core.point_files.run import run
-    from ..core.point_files.task import PointsTask
 
-    _refuse_single_point_options(options, arguments)
+    _refuse_single_point_options(options, {} if rows else arguments)
     text, filename = _bindings.read_source(source, options["file"])
     points = options["points"]
     if points == "-" and filename == "<stdin>":
@@ -40,26 +44,18 @@ def run_batch(command: str, source, options, arguments) -> int:
         output = os.path.expanduser(output)
     fmt = options["fmt"] or ("table" if cli_common.stdout_is_terminal() else "csv")
     with _executor(options) as executor, _reader(options, executor) as reader:
-        _check_names(reader, bound, text, filename, _described(options))
-        task = PointsTask(
-            command,
-            text,
-            bound,
-            dtype=options["dtype"],
-            seed=options["seed"],
-            filename=filename,
-            max_elements=options["max_elements"],
-            **{k: v for k, v in arguments.items() if k not in ("steps", "order")},
-        )
+        _choose_columns(reader, bound, text, filename, options, output)
+        task = _task(command, text, bound, filename, options, arguments, rows)
         # A file is written beside its name, renamed over it when complete: the
         # writer drops it on any failure, a signal's included.
         with _writer(
             executor, output, None if output else fmt, options["precision"], reader.total
         ) as writer:
+            tally = _Tally(writer, command if rows else "")
             summary = run(
                 reader,
                 task,
-                writer,
+                tally,
                 chunk_size=_bounded_chunk(options["chunk_size"], reader, options["max_elements"]),
                 executor=_executor_of(reader, executor),
                 progress=Progress(reader.extent),
@@ -70,7 +66,68 @@ def run_batch(command: str, source, options, arguments) -> int:
     if output is not None:
         click.echo(f"{summary.rows} rows in {summary.seconds:.2f} s to {output}")
     sys.stdout.flush()
+    if getattr(task, "variables", None):
+        count = len(task.variables)
+        say(
+            f"note: coefficients[0] to [{count - 1}] are those of "
+            f"{', '.join(task.variables)} (powers of the distance from each point)"
+        )
+    if tally.blind:
+        offer = "" if arguments.get("monte_carlo") else "; --monte-carlo 100000 samples the inputs"
+        say(
+            f"warning: at {tally.blind} of {summary.rows} points σ is 0 to first order (a "
+            f"stationary point, or f does not depend on the uncertain inputs){offer}"
+        )
+    if tally.disagree:
+        say(f"warning: {tally.disagree} of {summary.rows} points disagree (passed false)")
+        return EXIT_DISAGREE
     return EXIT_NONFINITE if options["strict"] and summary.nonfinite else EXIT_OK
+
+
+def _task(command, text, bound, filename, options, arguments, rows: bool):
+    """What computes a chunk: the command's arrays at every point, or an analysis's rows."""
+    settings = {
+        "dtype": options["dtype"],
+        "seed": options["seed"],
+        "filename": filename,
+        "max_elements": options["max_elements"],
+    }
+    if rows:
+        from ..analysis.rows import ReportRows
+
+        return ReportRows(command, text, bound, **{**settings, **arguments})
+    from ..core.point_files.task import PointsTask
+
+    others = {k: v for k, v in arguments.items() if k not in ("steps", "order")}
+    return PointsTask(command, text, bound, **settings, **others)
+
+
+class _Tally:
+    """The writer, counting the rows an analysis warns of: those of ``check`` that
+    disagree (``passed`` false), those of ``propagate`` whose σ is 0 to first order
+    though an input's is not (a stationary point)."""
+
+    def __init__(self, writer, command: str):
+        self.writer = writer
+        self.command = command
+        self.disagree = 0
+        self.blind = 0
+
+    def write(self, arrays) -> None:
+        if self.command == "check":
+            self.disagree += int(np.count_nonzero(~np.asarray(arrays["passed"], dtype=bool)))
+        elif self.command == "propagate":
+            rows = len(arrays["sigma"])
+            zero = (np.asarray(arrays["sigma"]).reshape(rows, -1) == 0).any(axis=1)
+            spread = np.zeros(rows, dtype=bool)
+            for name, a in arrays.items():
+                if name.startswith("inputs.") and name.endswith(".sigma"):
+                    spread |= (np.asarray(a).reshape(rows, -1) > 0).any(axis=1)
+            self.blind += int(np.count_nonzero(zero & spread))
+        self.writer.write(arrays)
+
+    def __getattr__(self, name):
+        return getattr(self.writer, name)
 
 
 def _bounded_chunk(size: int, reader, max_elements: int) -> int:
@@ -174,35 +231,147 @@ def _reader(options, executor):
                 )
             return DaskFiles(points, executor)
     if options["over"]:
-        if options["columns"] is not None or options["skip_bad_rows"]:
-            raise GradcliError("--columns and --skip-bad-rows are for --points FILE")
+        given = [f"--{o}" for o in ("columns", "keep", "delimiter") if options[o] is not None]
+        given += ["--skip-bad-rows"] if options["skip_bad_rows"] else []
+        if given:
+            verb = "is" if len(given) == 1 else "are"
+            raise GradcliError(f"{' and '.join(given)} {verb} for --points FILE")
         return GridReader([_bindings.parse_over(text) for text in options["over"]])
-    return open_points(options["points"], options["columns"], options["skip_bad_rows"])
+    delimiter = _delimiter(options["delimiter"])
+    return open_points(options["points"], options["columns"], options["skip_bad_rows"], delimiter)
 
 
-def _described(options) -> str:
-    """How the errors name where the varying inputs come from."""
-    return f"--points {options['points']}" if options["points"] is not None else "--over"
+def _delimiter(text: str | None) -> str | None:
+    """``--delimiter``: one character; ``tab`` or ``\\t`` for a tab."""
+    if text is None:
+        return None
+    if text.lower() in ("tab", "\\t"):
+        return "\t"
+    if len(text) != 1 or text in '"\r\n':
+        raise GradcliError(f"--delimiter is one character (, ; | or tab), not {text!r}")
+    return text
 
 
-def _check_names(reader, bound, text: str, filename: str, where: str) -> None:
-    """Every column binds an input of the program, and none bound by an option too."""
+def _choose_columns(reader, bound, text: str, filename: str, options, output) -> None:
+    """Which columns bind inputs (those named like an input of the program, or those
+    of ``--columns``) and which are copied to the output (the others, or those of
+    ``--keep``); none binds an input an option binds too."""
     from ..core.point_files.columns import parse_column
+    from ..core.point_files.dask_files import DaskFiles
+    from ..core.point_files.grid import GridReader
+    from ..core.point_files.readers import NpyReader
     from ..language import compile_source
     from ..language.check import BUILTIN_CONSTANTS
 
-    varying = list(dict.fromkeys(parse_column(name)[0] for name in reader.names))
-    for name in varying:
-        if name in bound:
-            via = "--over" if where == "--over" else f"a column of {reader.path}"
-            raise GradcliError(f"{name} is both {via} and bound by --{name}: give one or the other")
-    constants = [n for n in (*bound, *varying) if n in BUILTIN_CONSTANTS]
+    header = list(reader.header)
+    bases = {name: _base(name, parse_column) for name in header}
+    candidates = [b for b in bases.values() if b is not None]
+    constants = [n for n in (*bound, *candidates) if n in BUILTIN_CONSTANTS]
     program = compile_source(text, filename=filename, inputs=constants)
     inputs = tuple(program.inputs)
+    chosen = header
+    if isinstance(reader, GridReader):
+        pass
+    elif options["columns"] is not None and not isinstance(reader, NpyReader):
+        chosen = _listed(options["columns"], "--columns", header, reader.path)
+        for name in chosen:
+            parse_column(name)
+    else:
+        chosen = [name for name in header if bases[name] in inputs or bases[name] in bound]
+    varying = list(dict.fromkeys(parse_column(name)[0] for name in chosen))
     for name in varying:
+        if name in bound:
+            where = "--over" if isinstance(reader, GridReader) else f"a column of {reader.path}"
+            hint = "" if isinstance(reader, GridReader) else " (--columns picks those that do)"
+            raise GradcliError(
+                f"{name} is both {where} and bound by --{name}: give one or the other{hint}"
+            )
         if name not in inputs:
+            where = "--over" if isinstance(reader, GridReader) else "column"
             column = f"--over {name}" if where == "--over" else f"column {name} of {reader.path}"
             raise GradcliError(f"{column}: {no_such_input(name, inputs)}")
+    if not chosen:
+        raise GradcliError(_no_input_column(reader.path, header, inputs))
+    others = [name for name in header if name not in chosen]
+    _refuse_a_close_miss(program, bound, varying, others, reader.path)
+    # A column named like an input that --columns leaves out is not copied: it would
+    # read as the value used, which an option gives.
+    others = [name for name in others if bases[name] not in inputs]
+    if options["keep"] is None:
+        kept = others
+    else:
+        wanted = _listed(options["keep"], "--keep", header, reader.path)
+        for name in wanted:
+            if name not in chosen and name not in others:
+                raise GradcliError(
+                    f"--keep {name}: {name} names an input of the program, which --{bases[name]} "
+                    "binds: its column would read as the value used"
+                )
+        kept = [name for name in others if name in wanted]
+    if isinstance(reader, DaskFiles):
+        tuned = [options[o] is not None for o in ("columns", "keep", "delimiter")]
+        if len(chosen) < len(header) or any(tuned):
+            raise GradcliError(
+                f"--dask: the workers read every column of {reader.path} as an input's numbers;"
+                " without --dask, its other columns are copied, and --columns, --keep and"
+                " --delimiter apply"
+            )
+        return
+    if kept and output is not None and output.lower().endswith(".npz"):
+        if options["keep"] is not None:
+            raise GradcliError(
+                f"--keep: {output} holds arrays of numbers; write .csv, .parquet or .jsonl "
+                "to keep columns"
+            )
+        say(
+            f"note: {output} holds arrays of numbers: column{'s' if len(kept) > 1 else ''} "
+            f"{', '.join(kept)} of {reader.path} not copied (.csv, .parquet and .jsonl keep them)"
+        )
+    reader.select(chosen, kept)
+
+
+def _base(name: str, parse_column) -> str | None:
+    """The input a column would bind (``v`` of ``v[0]``), or None for a name no input has."""
+    try:
+        return parse_column(name)[0]
+    except GradcliError:
+        return None
+
+
+def _listed(text: str, option: str, header, path: str) -> list[str]:
+    """The column names of ``--columns`` or ``--keep`` (``''``: none), each in ``header``."""
+    names = [n.strip() for n in text.split(",")] if text.strip() else []
+    for name in names:
+        if name not in header:
+            raise GradcliError(
+                f"{option} {text}: {path} has no column {name!r}; its columns are "
+                + ", ".join(header)
+            )
+    return names
+
+
+def _no_input_column(path: str, header, inputs) -> str:
+    message = (
+        f"no column of {path} names an input of the program: its columns are "
+        f"{', '.join(header)}; its inputs {', '.join(inputs) or 'none'}"
+    )
+    if len(header) == 1 and any(d in header[0] for d in ";\t|"):
+        message += " (are the fields separated by something else? --delimiter says by what)"
+    return message
+
+
+def _refuse_a_close_miss(program, bound, varying, others, path: str) -> None:
+    """An input with no value and a column named close to it: a typo on one side."""
+    import difflib
+
+    missing = [n for n in program.free if n not in bound and n not in varying]
+    for name in missing:
+        close = difflib.get_close_matches(name, others, n=1)
+        if close:
+            raise GradcliError(
+                f"no value for {name}: column {close[0]} of {path} binds no input "
+                f"(did you mean {name}?); --columns names the columns that bind inputs"
+            )
 
 
 def _say_skipped(skipped) -> None:

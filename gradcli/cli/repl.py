@@ -88,8 +88,9 @@ def _script(session: Session, stream, say, debug: bool) -> int:
     return 2 if failed else 0
 
 
-def _show(session: Session, text: str, say, debug: bool) -> bool:
-    """Run one line and draw what it shows; whether it failed."""
+def _show(session: Session, text: str, say, debug: bool, discard=None) -> bool:
+    """Run one line and draw what it shows; whether it failed. ``discard``: called when
+    Ctrl-C interrupts the line, to drop what was typed meanwhile."""
     failed = False
     try:
         for output in session.run(text):
@@ -108,6 +109,11 @@ def _show(session: Session, text: str, say, debug: bool) -> bool:
                 say(output.text)
             sys.stdout.flush()
     except KeyboardInterrupt:
+        # Python stops at the first operation after the ^C (the one running is NumPy's,
+        # which nothing interrupts). What was typed since was meant for the prompt after a
+        # line that never finished: dropped, not run.
+        if discard is not None:
+            discard()
         # On a terminal, the line after the ^C it shows.
         say(("\n" if sys.stdin.isatty() else "") + "error: interrupted")
         failed = True
@@ -176,7 +182,23 @@ def _terminal(session: Session, say, debug: bool) -> None:
         except EOFError:  # Ctrl-D
             break
         if text.strip():
-            _show(session, text, say, debug)
+            _show(session, text, say, debug, lambda: _discard_typed_ahead(prompt.input))
+
+
+def _discard_typed_ahead(keys) -> None:
+    """Drop the input not read yet: the terminal's queue (POSIX) and the keys
+    prompt_toolkit read ahead of its next prompt."""
+    from prompt_toolkit.input.typeahead import clear_typeahead
+
+    clear_typeahead(keys)
+    try:
+        import termios
+    except ImportError:  # Windows: its console has no such queue to flush
+        return
+    try:
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+    except (OSError, termios.error):
+        pass  # not a terminal after all: nothing typed ahead
 
 
 # The style of each kind of token (prompt_toolkit's class names).

@@ -11,7 +11,6 @@ import time
 import click
 
 from ..core import bindings as _bindings
-from ..errors import GradcliError
 from .analysis import REPORT_OPTIONS, analysis_command, run_report, strict_status
 from .common import cli, say
 from .options import OVER_HELP
@@ -229,16 +228,8 @@ _NEXT_PARAMETER = re.compile(r",\s*(?=[A-Za-z_]\w*\s*=)")
 
 
 def _parameters(texts) -> dict[str, str]:
-    params: dict[str, str] = {}
-    for text in texts:
-        for part in _NEXT_PARAMETER.split(text):
-            name, value = _bindings.split_assignment(part, "--params")
-            if name in params:
-                raise GradcliError(f"--params {name} is given twice")
-            if not value.strip():
-                raise GradcliError(f"--params {name}= needs a starting value")
-            params[name] = value
-    return params
+    parts = [part for text in texts for part in _NEXT_PARAMETER.split(text)]
+    return _bindings.named_texts(parts, "--params", "a starting value")
 
 
 @analysis_command(

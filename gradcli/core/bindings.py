@@ -21,13 +21,17 @@ from .record import Record
 _NAMED = re.compile(r"\s*([^\W\d]\w*)\s*=(?!=)")
 
 
-def extract(args: Sequence[str], takes_value: Iterable[str], flags: Iterable[str]) -> list[str]:
+def extract(
+    args: Sequence[str], takes_value: Iterable[str], flags: Iterable[str], found=None
+) -> list[str]:
     """Rewrite every ``--name VALUE`` and ``--name=VALUE`` whose ``--name`` is not
     one of the command's own options as ``--var name=VALUE``.
 
     ``takes_value`` and ``flags`` are the command's option strings. The token after
     a binding is its value even when it starts with ``-`` (``--x -1``). Everything
-    after ``--`` is left alone.
+    after ``--`` is left alone. ``found``: a dict that gets the names so bound
+    (``"bound"``) and, instead of an error, those without a value (``"dangling"``):
+    whether ``--quiet`` lacks a value or is no option at all, only the program says.
     """
     takes_value, flags = set(takes_value), set(flags)
     out: list[str] = []
@@ -58,8 +62,13 @@ def extract(args: Sequence[str], takes_value: Iterable[str], flags: Iterable[str
         elif i < len(args):
             value = args[i]
             i += 1
+        elif found is not None:
+            found.setdefault("dangling", []).append(name)
+            continue
         else:
             raise GradcliError(f"--{name} needs a value: --{name} VALUE")
+        if found is not None:
+            found.setdefault("bound", set()).add(name)
         out.extend(["--var", f"{name}={value}"])
     return out
 
@@ -78,6 +87,20 @@ def split_assignment(text: str, option: str = "--var") -> tuple[str, str]:
     if why is not None:
         raise GradcliError(f"{option}: {why}")
     return name, value
+
+
+def named_texts(texts, option: str, needs: str | None = None) -> dict[str, str]:
+    """``NAME=TEXT`` options (``--grad x=2*x``) by name. A name given twice is an error, and,
+    with ``needs`` (what goes after ``=``, ``{name}`` for the name), so is nothing after it."""
+    found: dict[str, str] = {}
+    for text in texts:
+        name, value = split_assignment(text, option)
+        if name in found:
+            raise GradcliError(f"{option} {name} is given twice")
+        if needs is not None and not value.strip():
+            raise GradcliError(f"{option} {name}= needs {needs.format(name=name)}")
+        found[name] = value
+    return found
 
 
 _FILE_OPTIONS = ("-f", "--file")

@@ -26,10 +26,15 @@ from .option_names import OPTION_NAMES
 from .result import SECTIONS, Diagnostic, GraphResult, Result, finite, leaves
 
 DTYPES = ("float64", "float32")
+#: How many numbers a derivative over every input (no --wrt) may hold before a note says
+#: which input makes it that large and what --wrt would spare (it is computed anyway).
+LARGE_DERIVATIVE = 10**6
 
 
 @contextlib.contextmanager
-def evaluation(source, bindings, wrt, dtype, seed, filename, max_elements=DEFAULT_MAX_ELEMENTS):
+def evaluation(
+    source, bindings, wrt, dtype, seed, filename, max_elements=DEFAULT_MAX_ELEMENTS, announce=None
+):
     if dtype not in DTYPES:
         raise GradcliError(f"unknown dtype {dtype!r}: use float64 or float32")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
@@ -41,7 +46,9 @@ def evaluation(source, bindings, wrt, dtype, seed, filename, max_elements=DEFAUL
     # in theirs. nan and inf are results here, reported once as warnings.
     quiet = np.errstate(all="ignore")
     with default_dtype_override(dtype), quiet, limits.max_elements(max_elements):
-        yield Evaluation(source, dict(bindings or {}), wrt, dtype, seed, filename)
+        s = Evaluation(source, dict(bindings or {}), wrt, dtype, seed, filename)
+        s.announce = announce
+        yield s
 
 
 class Evaluation:
@@ -71,10 +78,25 @@ class Evaluation:
         self.inputs = tuple(self.program.inputs)
         self.watch: list = []
         self.notes: list = []
+        #: Said as soon as known (``announce``, before a long computation), and kept.
+        self.early_notes: list[Diagnostic] = []
+        self.announce = None
+        self.default_wrt = wrt is None
         self.values = self._bind(bindings)
+        #: The inputs left out of the default ``wrt``, each with why (``reach``).
+        self.left_out: dict[str, str] = {}
         if wrt is None:
-            # Every input that can be differentiated: a boolean one (a mask) cannot.
-            self.wrt = tuple(n for n in self.inputs if self.values[n].dtype.kind == "f")
+            # Every input that can be differentiated: a boolean one (a mask) cannot, nor
+            # one used only where no derivative exists (class indices, a size).
+            floats = tuple(n for n in self.inputs if self.values[n].dtype.kind == "f")
+            self.left_out = self._left_out(floats)
+            self.wrt = tuple(n for n in floats if n not in self.left_out)
+            self.binding_notes += tuple(
+                Diagnostic(
+                    "note", f"{name} is left out: {why} (name it with --wrt to differentiate)"
+                )
+                for name, why in self.left_out.items()
+            )
         else:
             self.wrt = self.differentiable(self.check_names(dict.fromkeys(wrt), "--wrt {}"))
 
@@ -126,6 +148,19 @@ class Evaluation:
             for name in self.inputs
         }
 
+    def _left_out(self, candidates) -> dict[str, str]:
+        """The inputs among ``candidates`` that the output reaches through no derivative."""
+        from .reach import left_out
+
+        def run(names):
+            leaves = self.leaves(names)
+            return self.program.run(leaves, generator=seeded(self.seed), dtype=self.dtype), leaves
+
+        try:
+            return left_out(self.program, run, candidates)
+        except GradcliError:
+            return {}  # the program fails here: the command's own evaluation will say so
+
     def check_names(self, names, option: str) -> tuple[str, ...]:
         """``names`` in order, each an input of the program, else a did-you-mean error."""
         for name in names:
@@ -135,7 +170,7 @@ class Evaluation:
                 raise GradcliError(
                     f"{option.format(name)}: {name} is declared const: it is never differentiated"
                 )
-            raise GradcliError(f"{option.format(name)}: {no_such_input(name, self.inputs)}")
+            raise UnknownInput(option.format(name), name, self.inputs)
         return tuple(names)
 
     def differentiable(self, names) -> tuple[str, ...]:
@@ -196,6 +231,29 @@ class Evaluation:
                 )
             directions = {n: (t / norm).astype(t.dtype) for n, t in directions.items()}
         return directions
+
+    def size_note(self, derivative: str, count) -> None:
+        """Before a derivative over every input (no --wrt): when it holds more than
+        ``LARGE_DERIVATIVE`` numbers, a note naming the largest input and the --wrt that
+        leaves it out, said at once through ``announce`` when there is one.
+        ``count(entries)``: how many numbers it holds over that many input entries."""
+        if not self.default_wrt or len(self.wrt) < 2:
+            return  # asked for, or nothing to leave out
+        sizes = {name: int(self.values[name].size) for name in self.wrt}
+        total = sum(sizes.values())
+        if count(total) <= LARGE_DERIVATIVE:
+            return
+        largest = max(self.wrt, key=sizes.get)
+        rest = ",".join(n for n in self.wrt if n != largest)
+        note = Diagnostic(
+            "note",
+            f"the {derivative} with respect to every input holds {count(total):,} numbers; "
+            f"the largest input is {largest} ({sizes[largest]:,} of the {total:,} entries): "
+            f"--wrt {rest} would hold {count(total - sizes[largest]):,}",
+        )
+        self.early_notes.append(note)
+        if self.announce is not None:
+            self.announce(note)
 
     def shape(self, name: str) -> tuple[int, ...]:
         return self.values[name].shape
@@ -317,8 +375,10 @@ class Evaluation:
         for path, array in leaves(shown):
             if not finite(array):
                 head = f"{'.'.join(path)} contains {value_kinds(array)}"
+                # grad.x: the pass to x alone, so that what it names is on x's way.
+                wrt = [path[1]] if len(path) > 1 and path[1] in self.wrt else self.wrt
                 warnings.append(
-                    Diagnostic("warning", head) if warnings else self._derivative_warning(head)
+                    Diagnostic("warning", head) if warnings else self._derivative_warning(head, wrt)
                 )
         return Result(
             command=command,
@@ -328,7 +388,8 @@ class Evaluation:
             inputs=tuple(self.wrt),
             point=_frozen(self.values),
             warnings=tuple(warnings),
-            notes=self.binding_notes + self._notes(),
+            notes=self.binding_notes + tuple(self.early_notes) + self._notes(),
+            left_out=MappingProxyType(dict(self.left_out)),
             **{
                 key: section if key == "graph" else _frozen(section)
                 for key, section in fields.items()
@@ -359,23 +420,34 @@ class Evaluation:
             return section.astype(self.dtype)
         return section
 
-    def _derivative_warning(self, head: str) -> Diagnostic:
+    def _derivative_warning(self, head: str, wrt) -> Diagnostic:
         """The warning for a derivative that is nan or inf where the value is finite,
         naming the first operation whose derivative made it, with a caret."""
+        nan = head.endswith(" contains nan") or " contains nan," in head
         head += " at a point where the value is finite"
-        found = self._derivative_origin()
+        found = self._derivative_origin(wrt)
         if found is None:
             return Diagnostic("warning", head)
-        description, span = found
-        return _warning(
-            f"{head}; the first came from the derivative of {description}", span, self.source
-        )
+        watch, origin = found
+        description, span = origin(watch.node)
+        message = f"{head}; the first came from the derivative of {description}"
+        if nan and watch.nan_node not in (None, watch.node):
+            # The derivative of sqrt at 0 is inf; the nan is the chain rule's inf * 0.
+            other, where = origin(watch.nan_node)
+            other += "" if where is None else f" at {where.line}:{where.column}"
+            if watch.nan_of_infinite and watch.nan_node.op.entry.kind in _ELEMENTWISE:
+                message += f", infinite there, times the derivative of {other}, 0 there"
+                message += " (inf * 0 is nan)"
+            else:
+                message += f", infinite there, which the derivative of {other} made nan"
+        return _warning(message, span, self.source)
 
-    def _derivative_origin(self):
-        """``(description, span)`` of the first operation whose derivative turned a finite
-        gradient into nan or inf, found by one more evaluation and reverse pass."""
-        leaves = self.leaves(self.wrt)
-        wanted = [leaves[name] for name in self.wrt]
+    def _derivative_origin(self, wrt):
+        """The watch (``autograd.first_nonfinite``) of one more evaluation and reverse pass
+        to the inputs ``wrt``, and a function giving a graph node's ``(description, span)``;
+        None without a pass."""
+        leaves = self.leaves(wrt)
+        wanted = [leaves[name] for name in wrt]
         origins: dict = {}
         out = self.run(leaves, origins)
         if not wanted or not out.requires_grad:
@@ -384,7 +456,7 @@ class Evaluation:
             gradcli.autograd.grad(out, wanted, gradcli.ones_like(out), allow_unused=True)
         if watch.node is None:
             return None
-        return origins.get(watch.node, (watch.node.name(), None))
+        return watch, lambda node: origins.get(node, (node.name(), None))
 
     def _nonfinite_warning(self, value) -> Diagnostic:
         head = f"the value contains {value_kinds(value)}"
@@ -393,14 +465,26 @@ class Evaluation:
             given = {**self.constants, **self.values}
             held = [f"{n} holds {value_kinds(v)}" for n, v in given.items() if not finite(v)]
             return Diagnostic("warning", f"{head}; the input {held[0]}" if held else head)
-        description, span = self.watch[0]
-        message = f"the value contains {value_kinds(value)}; the first came from {description}"
-        return _warning(message, span, self.source)
+        # The value's nan came from the first operation that made nan (sin of the inf
+        # of 1/x), not from the one that made an inf before it.
+        nan = [found for found in self.watch if found.nan]
+        found = nan[0] if nan and np.isnan(value).any() else self.watch[0]
+        message = f"{head}; the first came from {found.description}"
+        if found.operands is not None:
+            message += f" of {found.operands}"
+            if found.infinity is not None:
+                maker, where = found.infinity
+                message += f" (the {found.operands} from {maker} at {where.line}:{where.column})"
+        return _warning(message, found.span, self.source)
 
 
 # ----------------------------------------------------------------------------
 # Helpers
 # ----------------------------------------------------------------------------
+
+
+# Ops whose rule multiplies each entry of the gradient by its own local derivative.
+_ELEMENTWISE = ("elementwise", "binary")
 
 
 def _warning(message: str, span, source: str) -> Diagnostic:
@@ -450,6 +534,17 @@ def _close_to(name: str, names: Sequence[str]) -> list[str]:
 
     same = [n for n in names if n.casefold() == name.casefold()]
     return same[:1] or difflib.get_close_matches(name, names, n=1)
+
+
+class UnknownInput(GradcliError):
+    """``option`` (``--x``, ``--wrt x``) names ``name``, which is no input of the program;
+    the command line words it otherwise where ``--name`` was meant as an option."""
+
+    def __init__(self, option: str, name: str, inputs: Sequence[str]):
+        super().__init__(f"{option}: {no_such_input(name, inputs)}")
+        self.option = option
+        self.name = name
+        self.inputs = tuple(inputs)
 
 
 def no_such_input(name: str, inputs: Sequence[str]) -> str:

@@ -17,10 +17,10 @@ OPTION_NAMES = frozenset(
         # some commands
         "wrt", "steps", "grad-output", "tangent",
         # many points
-        "points", "over", "columns", "chunk-size", "skip-bad-rows", "dask", "dashboard",
-        "scheduler",
+        "points", "over", "columns", "keep", "delimiter", "chunk-size", "skip-bad-rows", "dask",
+        "dashboard", "scheduler",
         # the analyses
-        "order", "grad", "eps", "atol", "rtol", "sigma", "cov",
+        "order", "grad", "eps", "atol", "rtol", "sigma", "cov", "monte-carlo",
         # using the derivative (minimize, solve, critical, fit; jvp --unit)
         "method", "bounds", "maximize", "trace", "tol", "max-iter", "params", "response",
         "weights", "unit",

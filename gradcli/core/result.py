@@ -87,6 +87,9 @@ class Result(Record, compared=False):
     #: The whole Hessian or Jacobian over all inputs (``gradcli.analysis.Assembled``),
     #: when there are several inputs or one is not a scalar (hessian, jacobian).
     assembled: object | None = None
+    #: The inputs left out of the default derivatives, each with why: used only where
+    #: no derivative exists (class indices, a size), as ``reach`` finds them.
+    left_out: Mapping[str, str] = MappingProxyType({})
 
     @property
     def shapes(self) -> Mapping[str, tuple[int, ...]]:

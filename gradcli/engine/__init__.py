@@ -2,8 +2,8 @@
 
 It imports nothing from the language, the command line or the renderers. Its
 modules depend one way, in this order: ``state``, ``messages``, ``dtypes``,
-``graph``, ``tensor``, ``schema``, ``optable``, ``ops`` (the table, by kind), ``backward``,
-``methods`` (which installs the table's methods on Tensor).
+``graph``, ``tensor``, ``schema``, ``applying``, ``optable``, ``ops`` (the table, by
+kind), ``backward``, ``methods`` (which installs the table's methods on Tensor).
 """
 
 import warnings

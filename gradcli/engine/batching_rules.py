@@ -57,7 +57,7 @@ from .batched_values import (
 from .messages import dim_out_of_range
 from .tensor import Tensor
 
-__all__ = ["Batched", "call", "rule_of"]
+__all__ = ["Batched", "call", "rule_of", "takes_batched"]
 
 
 def call(entry, *args, **kwargs):
@@ -69,6 +69,13 @@ def call(entry, *args, **kwargs):
     if rule is None:
         raise NotImplementedByGradcli(f"many-point evaluation of {entry.name} is not implemented")
     return rule(entry, arguments(entry, args, kwargs))
+
+
+def takes_batched(fn):
+    """Mark ``fn`` as a function that applies its ops through ``call`` itself: it takes
+    Batched arguments as they are."""
+    fn.takes_batched = True
+    return fn
 
 
 def rule_of(entry):
@@ -165,22 +172,26 @@ def _kept(result, size, n):
     return Batched(result.physical.reshape(size, *(1,) * n))
 
 
-def extremum(entry, found):
-    """max and min: elementwise with ``other``, else a reduction (the largest entry of
-    all, its gradient shared among ties as amax's, or along ``dim``)."""
-    if found.get("other") is not None:
-        return elementwise(entry, found)
-    if isinstance(found.get("dim"), (Tensor, Batched)):  # max(x, y): PyTorch's other
-        return elementwise(entry, dict(found, dim=None, other=found["dim"]))
-    if found.get("dim") is not None:
-        return reduction(entry, found)
-    x = found["input"]
-    _fixed(entry, found, "keepdim")
-    flat = x.physical.reshape(x.size, int(np.prod(x.shape, dtype=np.int64)))
-    try:
-        return Batched(flat.amax(1) if entry.name == "max" else flat.amin(1))
-    except GradcliError as err:
-        explain_failure(entry, found, err)
+def extremum(whole):
+    """The rule of max and min: elementwise with ``other``, else a reduction: ``whole``
+    (amax, amin: the gradient shared among ties) of every entry, or along ``dim``."""
+
+    def rule(entry, found):
+        if found.get("other") is not None:
+            return elementwise(entry, found)
+        if isinstance(found.get("dim"), (Tensor, Batched)):  # max(x, y): PyTorch's other
+            return elementwise(entry, dict(found, dim=None, other=found["dim"]))
+        if found.get("dim") is not None:
+            return reduction(entry, found)
+        x = found["input"]
+        _fixed(entry, found, "keepdim")
+        flat = x.physical.reshape(x.size, int(np.prod(x.shape, dtype=np.int64)))
+        try:
+            return Batched(whole(flat, 1))
+        except GradcliError as err:
+            explain_failure(entry, found, err)
+
+    return rule
 
 
 def along(entry, found):
@@ -276,19 +287,28 @@ def transpose(entry, found):
     return call_physical(entry, found, physical)
 
 
-def permute(entry, found):
-    """permute and flip: every dimension named is shifted."""
+def _named_dims(entry, found):
+    """The dimensions ``dims`` names, shifted past the batch axis."""
     x = found["input"]
     _fixed(entry, found, "dims")
     dims = found["dims"]
     if len(dims) == 1 and type(dims[0]) in (list, tuple):
         dims = tuple(dims[0])
     shape_at_a_point(entry, found)
-    shifted = tuple(_axis(entry, found, d, x.ndim) for d in dims)
-    if x.ndim == 0 and entry.name == "flip":  # flip(x, 0) of a 0-d x: the identity
-        return x
-    if entry.name == "permute":
-        shifted = (0, *shifted)
+    return tuple(_axis(entry, found, d, x.ndim) for d in dims)
+
+
+def permute(entry, found):
+    """permute: every dimension named is shifted, the batch axis kept first."""
+    shifted = (0, *_named_dims(entry, found))
+    return call_physical(entry, found, dict(_unwrapped(found), dims=shifted))
+
+
+def flip(entry, found):
+    """flip: every dimension named is shifted."""
+    shifted = _named_dims(entry, found)
+    if found["input"].ndim == 0:  # flip(x, 0) of a 0-d x: the identity
+        return found["input"]
     return call_physical(entry, found, dict(_unwrapped(found), dims=shifted))
 
 
@@ -308,16 +328,25 @@ def expand(entry, found):
     return Batched(padded(x, len(shape)).expand(x.size, *shape))
 
 
-def join(entry, found):
-    """stack and cat: every entry batched (an unbatched one a view of B copies)."""
+def _joined(entry, found, new_axis):
     tensors = list(found["tensors"])
     _fixed(entry, found, "dim")
     shape_at_a_point(entry, found)
     size = batch_size(tensors)
     n = logical_ndim(tensors[0])
-    axis = _axis(entry, found, found["dim"], n, extra=1 if entry.name == "stack" else 0)
+    axis = _axis(entry, found, found["dim"], n, extra=1 if new_axis else 0)
     physical = dict(found, tensors=[expanded(t, size) for t in tensors], dim=axis)
     return call_physical(entry, found, physical)
+
+
+def join(entry, found):
+    """cat: every entry batched (an unbatched one a view of B copies)."""
+    return _joined(entry, found, new_axis=False)
+
+
+def stack(entry, found):
+    """stack: every entry batched, joined along a new dimension."""
+    return _joined(entry, found, new_axis=True)
 
 
 def _keys(entry, index):

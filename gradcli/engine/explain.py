@@ -141,9 +141,9 @@ def at_half_integer(a):
 def on_bound(a):
     x = _values(a["input"])
     found = []
-    for name in ("min", "max"):
-        if a.get(name) is not None:
-            hit = _count(x == _values(a[name]), f"on its bound {name}")
+    for name, bound in a.items():  # every parameter but the input is a bound (clamp's)
+        if name != "input" and bound is not None:
+            hit = _count(x == _values(bound), f"on its bound {name}")
             found += [hit] if hit else []
     return " and ".join(found) or None
 
@@ -175,7 +175,6 @@ def extreme_ties(largest: bool):
 def max_min_ties(largest: bool):
     """max/min: ties of the two operands of ``max(x, y)``, else ties in the reduction;
     ``max(x, dim)`` gives the gradient to the index it returns."""
-    function = "max" if largest else "min"
 
     @_points("tie")
     def check(a):
@@ -186,7 +185,7 @@ def max_min_ties(largest: bool):
         where = _reduction_ties(a["input"], other, largest)
         if where is None or other is None:
             return where
-        return where, f"{function}(x, dim) gives the gradient to the index it returns"
+        return where, "along a dim, the gradient goes to the index it returns"
 
     return check
 

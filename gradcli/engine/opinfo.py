@@ -298,7 +298,7 @@ def _on_point(built: Built, point, inputs: range, params) -> Built | None:
         if point == "tie":
             flat[1] = flat[0]
         elif point == "bound":
-            bound = params.get("min", params.get("max"))
+            bound = next((v for v in params.values() if v is not None), None)  # clamp's
             if bound is None:
                 return None
             flat[1] = bound

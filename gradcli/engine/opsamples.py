@@ -336,6 +336,21 @@ def _conversions():
     }
     t["len"] = [_s("2-d", [(2, 3)]), _s("0-d", [()])]
     t["to_dtype"] = [_s("float32", [(2, 3)], {"dtype": "float32"})]
+    # PyTorch's errors too: an empty input without num_classes, a negative class, one too
+    # large, a float input.
+    t["one_hot"] = [
+        _s("classes", [_ints(0, 2, 1)], {"num_classes": 4}),
+        _s("inferred", [_ints(0, 2, 1)]),
+        _s("2-d", [_ints(0, 3, 1, 1).reshape(2, 2)], {"num_classes": 5}),
+        _s("0-d", [np.array(1, np.int64)], {"num_classes": 3}),
+        _s("keywords", [_ints(1, 0)], {"num_classes": 2}, keywords=True),
+        _s("empty", [_ints().reshape(0, 2)], {"num_classes": 3}),
+        _s("empty inferred", [_ints()]),
+        _s("negative", [_ints(-1, 0)], {"num_classes": 3}),
+        _s("too large", [_ints(0, 3)], {"num_classes": 3}),
+        _s("num_classes 0", [_ints(0)], {"num_classes": 0}),
+        _s("float", [(2,)], {"num_classes": 3}),
+    ]
     t["type"] = [_s("float32", [(2, 3)], {"dtype": "float32"})]
     t["to"] = [
         _s("dtype", [(2, 3)], {"args": ["float32"]}),

@@ -21,8 +21,8 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
 - ``forward`` computes on NumPy arrays (or Python numbers): ``forward(*inputs, *params)``.
 - ``schema``: the parameters, in PyTorch's names and order, each with its type
   (``Tensor``, ``Tensor|Number``, ``Tensor[]``, ``Index`` (integers or a mask:
-  no gradient), ``Number``, ``int``, ``int[]``, ``int|int[]``, ``bool``,
-  ``float``, ``dtype``, ``Generator``, ``str``, or the texts it takes:
+  no gradient; ``Tensor|Index``: either), ``Number``, ``int``, ``int[]``,
+  ``int|int[]``, ``bool``, ``float``, ``dtype``, ``Generator``, ``str``, or the texts it takes:
   ``reduction: 'mean'|'sum'|'none'``, which the language checks) and default;
   ``*`` starts the keyword-only ones, ``*shape: int`` takes any number. The
   leading parameters typed ``Tensor...`` are the op's inputs: one rule each.
@@ -72,8 +72,21 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   expressions; an elementwise or binary op's form takes one entry of each
   (``lambda s, x: s.sin(x)``), broadcast. Longer forms: ``ops/sympy_forms.py``.
   Or a sentence saying why the op has none (``tests/test_structure.py``).
-- ``language_args``: ``f(args, kwargs, span) -> (args, kwargs)``: the language's
-  numbers are floats; an op that reads a dtype (cross_entropy's class indices) converts.
+- The language, where it takes the op otherwise than the library: ``language_args``
+  (``f(args, kwargs, span) -> (args, kwargs)``: the language's numbers are floats; an
+  op that reads a dtype, cross_entropy's class indices, converts); ``language_form``
+  (``form(schema, doc, adapt)``: where the language means what a calculator means,
+  ``max(a, b)`` elementwise, ``log(x, base)``: the parameters and one-line doc that the
+  checker and ``gradcli functions`` show, and ``adapt(entry, args, kwargs, given) ->
+  (call, args, kwargs)``, the call made of them, ``given`` each argument's
+  ``(parameter, value, span)``; helpers in ``ops/language_forms.py``); ``other_names``
+  (what NumPy, SciPy or a calculator call it, ``arcsin``: the language suggests the op
+  for them, as for its ``aliases``); ``indices`` (its integer result holds indices,
+  which the language keeps integers so that they can index: every other result is a
+  float); ``tensor_operands`` (a number operand of the operator is made a tensor first,
+  so ``2 % y`` has PyTorch's derivative for y, RemainderBackward1); ``language_constant``
+  (cut from the graph: piecewise constant, its derivative is 0 where PyTorch's backward
+  raises, ``x // y``); ``attribute="language"`` (the language reads it too, ``x.T``).
 - ``symbol`` (``"+"``, or spellings ``("**", "^")``) and ``precedence``
   (``"compare"``, ``"sum"``, ``"product"``, ``"unary"``, ``"power"``): the op as an
   operator of the language, which ``language/operators.py`` reads for the parser, the
@@ -110,19 +123,9 @@ Conventions of the rules
 
 from __future__ import annotations
 
-import numpy as np
-
-from ..errors import GradcliTypeError
-from . import limits, state
+from .applying import bind, public
 from .graph import node_class
-from .messages import forward_error, operand_error
 from .schema import Schema
-from .tensor import Tensor
-
-_NO_ARG = object()  # an input given by keyword, not by position
-_PER_THREAD = state.PER_THREAD
-_DUAL_LEVELS = state.DUAL_LEVELS
-
 
 # ----------------------------------------------------------------------------
 # Entries and overloads
@@ -191,6 +194,28 @@ class Overload:
 over = Overload
 
 
+class LanguageForm:
+    """A function as the language means it where a calculator means otherwise than the
+    library (``language_form`` above): its parameters, its one-line doc, and ``adapt``."""
+
+    __slots__ = ("_schema_text", "_schema", "doc", "adapt")
+
+    def __init__(self, schema, doc, adapt):
+        self._schema_text = schema
+        self._schema = None
+        self.doc = doc
+        self.adapt = adapt
+
+    @property
+    def schema(self) -> Schema:
+        if self._schema is None:  # parsed on first use, as an entry's
+            self._schema = Schema(self._schema_text)
+        return self._schema
+
+
+form = LanguageForm
+
+
 class Op:
     """One entry of the table: everything gradcli knows about one op."""
 
@@ -232,6 +257,11 @@ class Op:
         language_args=None,
         symbol=None,
         precedence=None,
+        language_form=None,
+        other_names=(),
+        indices=False,
+        tensor_operands=False,
+        language_constant=False,
     ):
         self.name = name
         self.forward = forward
@@ -266,6 +296,11 @@ class Op:
         self.series = series
         self.symbolic = symbolic
         self.language_args = language_args
+        self.language_form = language_form
+        self.other_names = tuple(other_names)
+        self.indices = indices
+        self.tensor_operands = tensor_operands
+        self.language_constant = language_constant
         # The language's spellings of the op as an operator, the first the printed one.
         self.symbols = (symbol,) if isinstance(symbol, str) else tuple(symbol or ())
         self.precedence = precedence
@@ -281,7 +316,7 @@ class Op:
                 o.saves = saves
             if o.size is None:
                 o.size = size
-            o.fn = _bind(o)
+            o.fn = bind(o)
             self.over[o.key] = o.fn
         self.differentiable = bool(self.overloads)
         self.call = None  # the public function, set by the Table
@@ -325,7 +360,7 @@ class Table:
     def op(self, name, forward=None, schema="(input: Tensor)", **fields):
         """Declare an op; returns its public function."""
         entry = Op(name, forward, schema, **fields)
-        entry.call = _public(entry)
+        entry.call = public(entry)
         self._add(entry)
         return entry.call
 
@@ -362,239 +397,3 @@ class Table:
     def _add(self, entry):
         entry.call.op = entry
         (self.internal_entries if entry.internal else self.entries).append(entry)
-
-
-def _public(entry):
-    """The public function of an entry declared with ``op``: its only overload's (taking
-    keywords through the schema), or the first overload whose ``when`` holds."""
-    overloads = entry.overloads
-    if not overloads:
-        return _bind_nondiff(entry)
-    if len(overloads) == 1 and overloads[0].when is None:
-        return overloads[0].fn
-    name = entry.name
-    chosen = [(o.when, o.fn) for o in overloads]
-
-    def fn(*args, **kwargs):
-        if kwargs:
-            args = entry.schema.bind(name, args, kwargs)
-        for when, apply in chosen:
-            if when is None or when(*args):
-                return apply(*args)
-        raise GradcliTypeError(f"{name}(): no overload takes these arguments; see {entry.schema}")
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = entry.doc
-    return fn
-
-
-# ----------------------------------------------------------------------------
-# Applying an overload: NumPy on raw arrays, a recorded Node on tensors
-# ----------------------------------------------------------------------------
-
-
-def _record(overload, inputs, raws, out, params, kwargs):
-    t = Tensor._make(out, None, True)
-    parents = tuple(
-        [(x.grad_fn or x) if type(x) is Tensor and x.requires_grad else None for x in inputs]
-    )
-    t.grad_fn = overload.node(overload, parents, raws, t._data, params, kwargs)
-    return t
-
-
-_F64 = np.dtype(np.float64)
-
-
-def _promote(out, x, y=None):
-    """NumPy's result dtype made PyTorch's: an integer or bool meeting a float takes that
-    float's dtype (the default dtype for a Python float), not float64; int / int, exp(int)
-    are in the default dtype too. NumPy's choice stands where a float64 operand is involved."""
-    if out.dtype is not _F64:
-        return out
-    floats = [
-        a.dtype for a in (x, y) if isinstance(a, (np.ndarray, np.generic)) and a.dtype.kind == "f"
-    ]
-    if _F64 in floats:
-        return out
-    return out.astype(floats[0] if floats else state.default_dtype())
-
-
-def _bind(overload):
-    """The function that applies ``overload``: plain NumPy on raw arrays, recording on tensors.
-
-    Under forward-mode AD (``PER_THREAD.forward_ad``, see ``forward.py``) the result is
-    handed to the dual level, which gives it a tangent where an input has one.
-
-    Inputs given by keyword (``sin(input=x)``) are bound through the schema first
-    (the function's own parameters are positional-only, so ``sin(x=t)`` is an
-    unknown keyword, as in PyTorch); a call by position, the hot path, goes
-    straight to the forward.
-    """
-    entry = overload.entry
-    forward = overload.forward
-    n = len(overload.rules)
-    promotes = entry.promotes
-    name = entry.name
-    size = _result_size(entry, overload.size, n)
-    if size is not None:
-        limit = limits.MaxElements
-
-    def by_keyword(args, kwargs):
-        return fn(*entry.schema.bind(name, [a for a in args if a is not _NO_ARG], kwargs))
-
-    if entry.variadic:
-
-        def fn(tensors=_NO_ARG, /, *params, **kwargs):
-            if kwargs or tensors is _NO_ARG:
-                return by_keyword((tensors, *params), kwargs)
-            tensors = tuple(tensors)
-            if not any(type(t) is Tensor for t in tensors):
-                return forward(tensors, *params)
-            raws = tuple(t._data if type(t) is Tensor else np.asarray(t) for t in tensors)
-            if size is not None and size(raws, *params) > limit.value:
-                limits.check(name, size(raws, *params))
-            try:
-                out = forward(raws, *params)
-            except (ValueError, IndexError) as err:
-                raise forward_error(name, raws, err) from None
-            if _PER_THREAD.grad_enabled and any(
-                type(t) is Tensor and t.requires_grad for t in tensors
-            ):
-                t = _record(overload, tensors, raws, out, params, None)
-            else:
-                t = Tensor._make(out)
-            if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
-                _PER_THREAD.forward_ad.propagate(overload, tensors, params, None, t)
-            return t
-    elif n == 1:
-
-        def fn(x=_NO_ARG, /, *params, **kwargs):
-            if kwargs or x is _NO_ARG:
-                return by_keyword((x, *params), kwargs)
-            if type(x) is not Tensor:
-                return forward(x, *params)
-            xd = x._data
-            if size is not None and size(xd, *params) > limit.value:
-                limits.check(name, size(xd, *params))
-            try:
-                # A call without * is quicker, and most calls have no params.
-                out = forward(xd, *params) if params else forward(xd)
-            except (ValueError, IndexError) as err:
-                raise forward_error(name, (xd,), err) from None
-            if promotes and out.dtype is not xd.dtype:
-                out = _promote(out, xd)
-            if x.requires_grad and _PER_THREAD.grad_enabled:
-                t = Tensor._make(out, None, True)
-                t.grad_fn = overload.node(overload, (x.grad_fn or x,), (xd,), t._data, params, None)
-            else:
-                t = Tensor._make(out)
-            if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
-                _PER_THREAD.forward_ad.propagate(overload, (x,), params, None, t)
-            return t
-    elif n == 2:
-
-        def fn(x=_NO_ARG, y=_NO_ARG, /, *params, **kwargs):
-            if kwargs or y is _NO_ARG:
-                return by_keyword((x, y, *params), kwargs)
-            tx = type(x) is Tensor
-            ty = type(y) is Tensor
-            if not (tx or ty):
-                return forward(x, y, *params)
-            xd = x._data if tx else x
-            yd = y._data if ty else y
-            # Without params, the product of the sizes bounds the result's (see ``size``
-            # above): most calls need no more.
-            if size is not None and (params or tx and ty and xd.size * yd.size > limit.value):
-                if size(xd, yd, *params) > limit.value:
-                    limits.check(name, size(xd, yd, *params))
-            try:
-                out = forward(xd, yd, *params) if params else forward(xd, yd)
-            except (ValueError, IndexError) as err:
-                raise forward_error(name, (xd, yd), err) from None
-            except TypeError:
-                if params:  # a wrong argument, not an operand NumPy cannot take
-                    raise
-                raise operand_error(name, x, y) from None
-            if promotes and out.dtype is not (xd if tx else yd).dtype:
-                out = _promote(out, xd, yd)
-            if _PER_THREAD.grad_enabled:
-                px = (x.grad_fn or x) if tx and x.requires_grad else None
-                py = (y.grad_fn or y) if ty and y.requires_grad else None
-                if px is not None or py is not None:
-                    t = Tensor._make(out, None, True)
-                    t.grad_fn = overload.node(overload, (px, py), (xd, yd), t._data, params, None)
-                    if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
-                        _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
-                    return t
-            t = Tensor._make(out)
-            if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
-                _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
-            return t
-    else:
-
-        def fn(*args, **kwargs):
-            if kwargs:
-                return by_keyword(args, kwargs)
-            inputs, params = args[:n], args[n:]
-            if not any(type(a) is Tensor for a in inputs):
-                return forward(*args)
-            raws = tuple(a._data if type(a) is Tensor else a for a in inputs)
-            if size is not None and size(*raws, *params) > limit.value:
-                limits.check(name, size(*raws, *params))
-            try:
-                out = forward(*raws, *params)
-            except (ValueError, IndexError) as err:
-                raise forward_error(name, raws, err) from None
-            if _PER_THREAD.grad_enabled and any(
-                type(a) is Tensor and a.requires_grad for a in inputs
-            ):
-                t = _record(overload, inputs, raws, out, params, None)
-            else:
-                t = Tensor._make(out)
-            if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
-                _PER_THREAD.forward_ad.propagate(overload, inputs, params, None, t)
-            return t
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = entry.doc
-    return fn
-
-
-def _result_size(entry, declared, n):
-    """The function that gives the size of an op's result (see ``size`` above), or None
-    where the result is never larger than the largest input."""
-    if declared is not None:
-        return declared
-    if n >= 2 and (entry.promotes or entry.kind == "binary"):
-        return limits.broadcast_size
-    return None
-
-
-def _bind_nondiff(entry):
-    """The function of an op with no gradient at all (comparisons, argmax): its results
-    never require grad."""
-    forward, name = entry.forward, entry.name
-    n = None  # the number of inputs, from the schema on the first call
-    size = None
-
-    def fn(*args, **kwargs):
-        nonlocal n, size
-        if n is None:
-            n = entry.schema.n_inputs
-            size = _result_size(entry, entry.size, n)
-        if kwargs:
-            args = entry.schema.bind(name, args, kwargs)
-        raws = [a._data if type(a) is Tensor else a for a in args]
-        if not any(type(a) is Tensor for a in args[:n]):
-            return forward(*raws)
-        if size is not None and size(*raws) > limits.MaxElements.value:
-            limits.check(name, size(*raws))
-        try:
-            out = forward(*raws)
-        except (ValueError, IndexError) as err:
-            raise forward_error(name, raws[:n], err) from None
-        return Tensor._make(out)
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = entry.doc
-    return fn

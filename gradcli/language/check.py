@@ -19,10 +19,9 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from ..core.record import Record
-from ..engine.ops import FUNCTIONS
+from ..engine.ops import FUNCTIONS, OPERATORS, OPS
 from ..errors import GradcliError, GradcliTypeError, Span
 from . import ir
-from .forms import CALCULATOR_FORMS
 from .ir import NESTING_LIMIT
 from .operators import SYMBOLS, UNARY_OPS
 
@@ -37,8 +36,9 @@ BUILTIN_CONSTANTS = {
     "True": 1,
     "False": 0,
 }
-#: Attributes that are not calls; everything else after a dot must be a method call.
-ATTRIBUTES = ("T", "shape")
+#: Attributes that are not calls: the entries the language reads as attributes, and a
+#: tensor's shape; everything else after a dot must be a method call.
+ATTRIBUTES = (*(n for n, e in OPS.items() if e.attribute == "language"), "shape")
 
 # Parameters of the op table the language does not expose: it computes in one dtype,
 # on the CPU, and draws random numbers from its evaluation's generator.
@@ -53,63 +53,21 @@ def suggest(name: str, candidates, cutoff: float = 0.6) -> str:
     return f" (did you mean '{matches[0]}'?)" if matches else ""
 
 
-#: Names people reach for (NumPy's, SciPy's, a calculator's) and the function of the
-#: language that does it, or comes closest. An alias is suggested only when its
-#: target is a function of the current op table, and only for a name that is not a
-#: function itself (a name that becomes one is never looked up here).
+#: Names people reach for (NumPy's, SciPy's, a calculator's: each entry's ``other_names``),
+#: and the op's ``aliases``, to the function of the language that does it or comes closest.
+#: An alias is suggested only while its target is a function of the op table, and only for a
+#: name that is not a function itself (a name that becomes one is never looked up here).
 FUNCTION_ALIASES = {
-    "arcsin": "asin",
-    "arccos": "acos",
-    "arctan": "atan",
-    "arctan2": "atan2",
-    "arcsinh": "asinh",
-    "arccosh": "acosh",
-    "arctanh": "atanh",
-    "tgamma": "gamma",
-    "loggamma": "lgamma",
-    "gammaln": "lgamma",
-    "psi": "digamma",
-    "fabs": "abs",
-    "absolute": "abs",
-    "power": "pow",
-    "average": "mean",
-    "clip": "clamp",
-    "inv": "inverse",
-    "determinant": "det",
-    "tr": "trace",
-    "logistic": "sigmoid",
-    "expit": "sigmoid",
-    "swish": "silu",
-    "radians": "deg2rad",
-    "degrees": "rad2deg",
-    "concatenate": "cat",
-    "concat": "cat",
-    "hstack": "cat",
-    "vstack": "stack",
-    "identity": "eye",
-    "range": "arange",
-    "size": "numel",
-    "length": "len",
-    "lse": "logsumexp",
-    "log_sum_exp": "logsumexp",
-    "matmult": "matmul",
-    "transposed": "transpose",
-}
-# Python's and NumPy's names of the operators' entries, which a user may call.
-_OTHER_OPERATOR_NAMES = {
-    "mod": "remainder",
-    "floordiv": "floor_divide",
-    "truediv": "div",
-    "divide": "div",
-    "multiply": "mul",
-    "subtract": "sub",
-    "negative": "neg",
+    other: entry.name
+    for entry in FUNCTIONS.values()
+    for other in (*entry.aliases, *entry.other_names)
 }
 #: Names of operations the language writes as operators, with how to write them.
 OPERATOR_ALIASES = {
     word: f"{SYMBOLS[name]}x" if name in UNARY_OPS.values() else f"a {SYMBOLS[name]} b"
-    for word, name in [*_OTHER_OPERATOR_NAMES.items(), *((n, n) for n in SYMBOLS)]
+    for name, entry in OPERATORS.items()
     if name not in FUNCTIONS
+    for word in (name, *entry.other_names)
 }
 # Near names among the built-in functions: close enough that gamma never meets amax.
 _NEAR_FUNCTION = 0.75
@@ -188,8 +146,8 @@ _SIGNATURES: dict[str, Signature] = {}
 
 def python_signature(name: str) -> inspect.Signature:
     """The Python signature of the language's function ``name``."""
-    form = CALCULATOR_FORMS.get(name)
-    return form[0].python_signature() if form is not None else FUNCTIONS[name].signature
+    form = FUNCTIONS[name].language_form
+    return form.schema.python_signature() if form is not None else FUNCTIONS[name].signature
 
 
 def builtin_signature(name: str) -> Signature:

@@ -15,16 +15,15 @@ indexing error at the subscripts.
 
 from __future__ import annotations
 
-import math
-import operator
 import re
+from typing import NamedTuple
 
 import numpy as np
 
 from ..engine import ops
 from ..engine.batched_values import Batched
 from ..engine.explain import kink
-from ..engine.ops import FUNCTIONS
+from ..engine.ops import FUNCTIONS, OPERATORS
 from ..engine.state import default_dtype as _engine_default_dtype
 from ..engine.state import no_grad
 from ..engine.tensor import Tensor
@@ -38,7 +37,6 @@ from ..errors import (
 from . import ir
 from .check import (
     BUILTIN_CONSTANTS,
-    CALCULATOR_FORMS,
     builtin_signature,
     name_span,
     suggest,
@@ -53,11 +51,26 @@ from .subscripts import (
     subscripts_span,
 )
 
-# x // y is cut from the graph (see _floor_divide); every other operator is Python's.
-_OPERATORS = {**PYTHON, "floor_divide": lambda a, b: _floor_divide(a, b)}
-# Operators whose left operand becomes a tensor even beside a tensor: 2 % y then has
-# PyTorch's gradient for y (RemainderBackward1), as torch.remainder(tensor(2.), y).
-_TENSOR_OPERANDS = frozenset({"remainder", "floor_divide"})
+
+def _cut(entry):
+    """The operator of ``entry`` cut from the graph (``language_constant``): ``a // b`` has
+    torch.floor_divide's values, piecewise constant as floor is, so its derivative is 0
+    (PyTorch has no rule for it and raises in backward)."""
+    python = PYTHON[entry.name]
+
+    def cut(*operands):
+        with no_grad():
+            return python(*operands)
+
+    cut.op = entry  # the op it stands for, as an entry's own function names it
+    return cut
+
+
+#: Each operator's function: Python's (``operator.add``), or cut from the graph.
+_OPERATORS = {
+    name: _cut(entry) if entry.language_constant else PYTHON[name]
+    for name, entry in OPERATORS.items()
+}
 
 # The types of the op table's schemas that the language converts its values to.
 INTEGER_TYPES = frozenset({"int"})
@@ -68,18 +81,16 @@ _BOUND_TYPES = frozenset({"Number|Tensor"})
 _SEQUENCE_TYPES = frozenset({"Tensor[]"})
 # An op's operand that may be a number: pow(2, x), atan2(1, x).
 _OPERAND_TYPES = frozenset({"Tensor|Number"})
-#: What ``x.name`` computes, for each name of check.ATTRIBUTES.
+#: What ``x.name`` computes, for each name of check.ATTRIBUTES: the entry's function, or
+#: a constant, the sizes as numbers of the default dtype like every number.
 TENSOR_ATTRIBUTES = {
-    "T": lambda x: x.T,
-    # A constant: the sizes as numbers of the default dtype, like every number.
+    **{name: entry.call for name, entry in ops.OPS.items() if entry.attribute == "language"},
     "shape": lambda x: ops.tensor(np.array(x.shape, dtype=default_dtype())),
 }
 # Parameters that name axes: an axis out of range puts the caret on one of them.
 _AXIS_PARAMETERS = frozenset(
     {"dim", "axis", "dim0", "dim1", "start_dim", "end_dim", "dims", "source", "destination"}
 )
-# Functions whose integer results are indices, kept as integers so they can index.
-_INDEX_RESULTS = frozenset({"argmax", "argmin"})
 
 
 def default_dtype() -> np.dtype:
@@ -101,6 +112,36 @@ def as_tensor(value) -> Tensor:
 def is_nonfinite(value) -> bool:
     array = np.asarray(value)
     return array.dtype.kind in "fc" and not np.isfinite(array).all()
+
+
+def _has_nan(value) -> bool:
+    array = np.asarray(value)
+    return array.dtype.kind in "fc" and bool(np.isnan(array).any())
+
+
+class NonFinite(NamedTuple):
+    """An operation the watch found making nan or inf (``Program.run``'s ``watch_nonfinite``)."""
+
+    description: str
+    span: Span
+    #: Whether it made nan (else it made inf or -inf, of finite operands).
+    nan: bool
+    #: The infinities among its operands (``"inf"``, ``"-inf and inf"``), or None: it
+    #: made nan of operands that held no nan (``sin(inf)``, ``0 * inf``).
+    operands: str | None = None
+    #: ``(description, span)`` of the operation that made those infinities, if known.
+    infinity: tuple[str, Span] | None = None
+
+
+def _infinities(values) -> str:
+    """``"inf"``, ``"-inf"`` or ``"-inf and inf"``: the infinities ``values`` hold."""
+    arrays = [np.asarray(a) for a in values]
+    found = [
+        sign
+        for sign, test in (("-inf", np.isneginf), ("inf", np.isposinf))
+        if any(test(a).any() for a in arrays)
+    ]
+    return " and ".join(found)
 
 
 def _number(value: float) -> int | float:
@@ -126,6 +167,10 @@ class Evaluator:
         self.locals: dict[str, object] = {}
         self.watch = watch
         self.watched = False
+        #: ``id(result) -> (result, description, span)``: where each infinite result's
+        #: infinities came from, so a nan made of them names their maker (the result is
+        #: kept so that its id is not reused).
+        self.infinities: dict[int, tuple] = {}
         self.origins = origins
         #: ``(function, span, where, convention)`` for each call that lands on a kink
         #: (``engine.explain``; the convention None where the op table states it).
@@ -155,13 +200,39 @@ class Evaluator:
             if found is not None:
                 self.notes.append((description, span, *found))
         if self.watch is not None and not self.watched and is_nonfinite(result):
-            operands = []
-            for a in (*args, *kwargs.values()):
-                operands.extend(a if isinstance(a, (list, tuple)) else [a])
-            if not any(is_nonfinite(a) for a in operands if not isinstance(a, (slice, str))):
-                self.watch.append((description, span))
-                self.watched = True
+            self._watch(description, span, result, args, kwargs)
         return result
+
+    def _watch(self, description, span, result, args, kwargs) -> None:
+        """Record the first operation that makes inf of finite operands, and the first
+        that makes nan of operands without nan (then stop watching): ``sin(1/x)`` at 0
+        has its inf from div and its nan from sin."""
+        operands = []
+        for a in (*args, *kwargs.values()):
+            operands.extend(a if isinstance(a, (list, tuple)) else [a])
+        infinite = [a for a in operands if not isinstance(a, (slice, str)) and is_nonfinite(a)]
+        nan = _has_nan(result)
+        if not infinite:
+            if not nan:
+                self.infinities[id(result)] = (result, description, span)
+            if nan or not self.watch:
+                self.watch.append(NonFinite(description, span, nan))
+            self.watched = nan
+        elif nan and not any(_has_nan(a) for a in infinite):
+            known = (self.infinities.get(id(a)) for a in infinite)
+            maker = next((found[1:] for found in known if found is not None), None)
+            self.watch.append(NonFinite(description, span, True, _infinities(infinite), maker))
+            self.watched = True
+        elif not nan:
+            # inf of inf (2 * inf): the same infinities, made where its operand's were.
+            known = (self.infinities.get(id(a)) for a in infinite)
+            found = next((found for found in known if found is not None), None)
+            if found is not None:
+                self.infinities[id(result)] = (result, *found[1:])
+
+    def call_op(self, fn, span: Span, *args):
+        """``apply`` of an op's function, described by its entry's name."""
+        return self.apply(fn.op.name, span, fn, *args)
 
     # ----- statements -----
 
@@ -183,16 +254,16 @@ class Evaluator:
             # Value semantics: the old tensor (maybe a leaf, maybe saved by the graph) is
             # left untouched; the name now holds a copy with the slice replaced (CopySlices).
             span = name_span(node.span, node.name)
-            target = self.apply("clone", span, ops.clone, as_tensor(self.name(node.name, span)))
+            target = self.call_op(ops.clone, span, as_tensor(self.name(node.name, span)))
             key = self.subscripts(node.subscripts)
             value = self.evaluate(node.value)
             where = subscripts_span(node.subscripts, span)
             shape = fitted_shape(value, target, key, node, where)
             if shape is not None and shape != np.shape(value):
                 # Leading axes of length 1 dropped here, so the engine meets equal ranks.
-                value = self.apply("reshape", where, ops.reshape, as_tensor(value), shape)
+                value = self.call_op(ops.reshape, where, as_tensor(value), shape)
             try:
-                self.apply("setitem", where, operator.setitem, target, key, value)
+                self.call_op(ops.setitem, where, target, key, value)
             except GradcliError as err:
                 raise blame_subscript(err, node.subscripts, key) from None
             self.env[node.name] = target
@@ -249,7 +320,8 @@ class Evaluator:
         value = self.evaluate(node.first)
         for op, operand, span in zip(node.ops, node.rest, node.op_spans):
             right = self.evaluate(operand)
-            if type(value) is not Tensor and (type(right) is not Tensor or op in _TENSOR_OPERANDS):
+            tensors = OPERATORS[op].tensor_operands
+            if type(value) is not Tensor and (type(right) is not Tensor or tensors):
                 value = as_tensor(value)
             value = self.apply(op, span, _OPERATORS[op], value, right)
             if self.sources is not None and type(value) is Tensor and value.grad_fn is not None:
@@ -269,10 +341,10 @@ class Evaluator:
                 result = (
                     holds
                     if result is None
-                    else self.apply("and", span, operator.and_, result, holds)
+                    else self.apply("and", span, ops.logical_and, result, holds)
                 )
                 left = as_tensor(right)
-        return self.apply("to_dtype", node.span, ops.to_dtype, result, default_dtype())
+        return self.call_op(ops.to_dtype, node.span, result, default_dtype())
 
     def Call(self, node: ir.Call):
         span = name_span(node.span, node.func)
@@ -299,7 +371,7 @@ class Evaluator:
         key = self.subscripts(node.subscripts)
         span = subscripts_span(node.subscripts, node.span)
         try:
-            return self.apply("index", span, operator.getitem, value, key)
+            return self.apply("index", span, ops.getitem, value, key)
         except GradcliError as err:
             raise blame_subscript(err, node.subscripts, key) from None
 
@@ -315,7 +387,7 @@ class Evaluator:
         if all(type(item) is not Tensor and type(item) is not Batched for item in items):
             return ops.tensor(np.array(items, dtype=default_dtype()).reshape(len(items)))
         tensors = [as_tensor(item) for item in items]
-        return self.apply("stack", node.span, ops.stack, tensors)
+        return self.call_op(ops.stack, node.span, tensors)
 
     def Numbers(self, node: ir.Numbers):
         return ops.tensor(np.array(node.values, dtype=default_dtype()))
@@ -361,8 +433,9 @@ class Evaluator:
         function = FUNCTIONS[name]
         sig = builtin_signature(name)
         types = _parameter_types(function)
-        if name in CALCULATOR_FORMS:  # a form may add parameters (log's base)
-            types.update((p.name, p.type) for p in CALCULATOR_FORMS[name][0].params)
+        form = function.language_form
+        if form is not None:  # a form may add parameters (log's base)
+            types.update((p.name, p.type) for p in form.schema.params)
         nodes = [None, *arg_nodes] if receiver is not None else list(arg_nodes)
         params = list(sig.positional)
         params += [sig.variadic] * max(0, len(nodes) - len(params))
@@ -384,8 +457,8 @@ class Evaluator:
             given.append((param, value, keyword.value.span))
             kwargs[param] = value
         call = function.call
-        if name in CALCULATOR_FORMS:
-            call, args, kwargs = _calculator_form(name, call, args, kwargs, given)
+        if form is not None:
+            call, args, kwargs = form.adapt(function, args, kwargs, given)
         elif function.language_args is not None:
             args, kwargs = function.language_args(args, kwargs, span)
         try:
@@ -399,8 +472,8 @@ class Evaluator:
         if type(result) is not Tensor:
             result = as_tensor(result)
         data = (result.physical if type(result) is Batched else result)._data
-        if name not in _INDEX_RESULTS and data.dtype.kind not in "fc":
-            result = self.apply("to_dtype", span, ops.to_dtype, result, default_dtype())
+        if not function.indices and data.dtype.kind not in "fc":
+            result = self.call_op(ops.to_dtype, span, result, default_dtype())
         return result
 
     def argument(self, param: str, type_: str, node, function=None):
@@ -456,49 +529,6 @@ def _choices(function, param: str):
 def _parameter_types(function) -> dict:
     """Each parameter's declared type, by name (the op table's schema)."""
     return {p.name: p.type for p in function.schema.params}
-
-
-def _floor_divide(a, b) -> Tensor:
-    """``a // b``: the values of torch.floor_divide (floor of the quotient, as Python's
-    ``//``). It is piecewise constant, as floor is, so its derivative is 0 (PyTorch has
-    no rule for it and raises in backward): the result is cut from the graph."""
-    with no_grad():
-        return ops.floor_divide(a, b)
-
-
-def _calculator_form(name: str, call, args: list, kwargs: dict, given):
-    """The call and arguments of a function as the language means it (check.CALCULATOR_FORMS).
-
-    ``max`` and ``min``: two operands are elementwise, ``max(x, other=y)`` in the
-    library's terms (a tensor, so a number is never read as a dim); else the reduction.
-    ``log(x, base)`` divides by log(base); ``softmax(x)`` is along the last dimension."""
-    if name == "log":
-        base = args[1] if len(args) > 1 else kwargs.pop("base", None)
-        if base is None:
-            return call, args[:1], kwargs
-        return log_base, [args[0], base], kwargs
-    if name in ("softmax", "log_softmax"):
-        if len(args) < 2 and "dim" not in kwargs:
-            kwargs["dim"] = -1
-        return call, args, kwargs
-    if len(args) < 2 and "other" not in kwargs:
-        return call, args, kwargs
-    other = args[1] if len(args) > 1 else kwargs.pop("other")
-    for param, _, span in given:
-        if param in ("dim", "keepdim"):
-            raise GradcliTypeError(
-                f"{name}(a, b) is elementwise and takes no {param}: along a dimension,"
-                f" write {name}(x, dim=0)",
-                span,
-            )
-    return call, [args[0]], {"other": as_tensor(other)}
-
-
-def log_base(x, base):
-    """``log(x, base)``: log(x) / log(base)."""
-    # A number base stays a Python float: a float32 x keeps its dtype.
-    denominator = ops.log(base) if type(base) is Tensor else math.log(base)
-    return ops.div(ops.log(x), denominator)
 
 
 def _axis_span(message: str, given, fallback: Span) -> Span:

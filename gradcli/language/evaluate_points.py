@@ -5,14 +5,14 @@ operator, call, indexing and assignment that meets one goes through
 ``engine.batching_rules.call`` with the op it stands for, so one evaluation gives
 each point's value, and the graph it records gives each point's derivatives.
 What the language computes outside the op table (``log(x, base)``, a list's
-shape) is written so that it works on Batched values too.
+shape) takes Batched values as they are.
 """
 
 from __future__ import annotations
 
 from ..engine import batching_rules as batching
 from ..engine import ops
-from ..engine.batched_values import Batched, any_batched, padded, wrap
+from ..engine.batched_values import Batched, any_batched
 from ..engine.state import no_grad
 from ..errors import GradcliError
 from . import ir
@@ -22,7 +22,6 @@ from .evaluate import (
     TENSOR_ATTRIBUTES,
     Evaluator,
     as_tensor,
-    log_base,
 )
 from .subscripts import checked_integer
 
@@ -36,27 +35,6 @@ VARYING_INDEX = (
     "an index that varies from point to point is not implemented in many-point "
     "evaluation: it must be the same at every point"
 )
-
-# The ops the evaluator's statements and x.T stand for, by the description it gives
-# them (a function call names its entry itself, an operator is described by its entry's name).
-_ENTRIES = {"and": "logical_and", "index": "getitem", "setitem": "setitem", "T": "T"}
-
-
-def _floor_divide(a, b):
-    with no_grad():  # piecewise constant: no gradient (see evaluate._floor_divide)
-        return batching.call(ops.OPS["floor_divide"], a, b)
-
-
-def _elementwise(fn):
-    """``fn``, a composition of elementwise ops, on the operands padded as
-    ``batching_rules.elementwise`` pads them."""
-
-    def apply(*args):
-        ndim = max(getattr(a, "ndim", 0) for a in args)
-        return wrap(fn(*(padded(a, ndim) for a in args)))
-
-    return apply
-
 
 # The parameter types that take one number for every point: sizes, dimensions, flags.
 _FIXED_TYPES = INTEGER_TYPES | INTEGER_OR_LIST_TYPES | {"bool"}
@@ -75,17 +53,19 @@ class BatchedEvaluator(Evaluator):
         return super().apply(description, span, fn, *args, **kwargs)
 
     def _batched(self, description, fn):
-        if description == "floor_divide":  # cut from the graph, as the evaluator's
-            return _floor_divide
-        entry = getattr(fn, "op", None)
-        if entry is None:
-            entry = ops.OPERATORS.get(description) or ops.OPS.get(_ENTRIES.get(description))
+        # The op an entry's function stands for, or an operator by its entry's name.
+        entry = getattr(fn, "op", None) or ops.OPERATORS.get(description)
+        if entry is not None and entry.language_constant:  # cut from the graph, as at a point
+
+            def cut(*args, **kwargs):
+                with no_grad():
+                    return batching.call(entry, *args, **kwargs)
+
+            return cut
         if entry is not None:
             return lambda *args, **kwargs: batching.call(entry, *args, **kwargs)
-        if fn is log_base:
-            return _elementwise(log_base)
-        if fn is TENSOR_ATTRIBUTES["shape"]:
-            return fn  # reads the logical shape
+        if getattr(fn, "takes_batched", False) or fn is TENSOR_ATTRIBUTES["shape"]:
+            return fn  # its ops go through the batching rules; the shape is the logical one
         raise GradcliError(f"many-point evaluation of {description} is not implemented")
 
     def statement(self, node, input_value=None):

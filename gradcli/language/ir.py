@@ -260,24 +260,6 @@ class Program(Record):
 Node = Stmt | Keyword | Slice | Program
 
 
-def list_literal(items, span: Span = _NO_SPAN) -> ListLit | Numbers:
-    """The node the parser makes of ``[items]``: a Numbers when every item is a number
-    with at most a sign, else a ListLit."""
-    values = [_signed(item) for item in items]
-    if values and None not in values:
-        return Numbers(tuple(values), span)
-    return ListLit(tuple(items), span)
-
-
-def _signed(node) -> float | None:
-    sign = 1.0
-    if isinstance(node, UnaryOp):
-        sign, node = (-1.0 if node.op == "neg" else 1.0), node.operand
-    if isinstance(node, Num) and node.value >= 0:
-        return sign * node.value
-    return None
-
-
 def children(node: Node) -> tuple[Node, ...]:
     """The direct sub-nodes of ``node``, in source order."""
     if isinstance(node, (Num, Str, Name, Numbers)):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from ..errors import GradcliError, Span
 from . import characters, ir, lalr
 from .ir import NESTING_LIMIT
-from .operators import BINARY_OPS, UNARY_OPS
+from .operators import BINARY_OPS, PYTHON, UNARY_OPS
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -73,6 +73,27 @@ def _numbers(token) -> ir.Numbers:
     if not parts[-1].strip():  # a comma after the last number
         parts.pop()
     return ir.Numbers(tuple(map(float, parts)), token_span(token))
+
+
+_NO_SPAN = Span(0, 0)
+
+
+def list_literal(items, span: Span = _NO_SPAN) -> ir.ListLit | ir.Numbers:
+    """The node the parser makes of ``[items]``: a Numbers when every item is a number
+    with at most a sign, else a ListLit."""
+    values = [_signed(item) for item in items]
+    if values and None not in values:
+        return ir.Numbers(tuple(values), span)
+    return ir.ListLit(tuple(items), span)
+
+
+def _signed(node) -> float | None:
+    signed = isinstance(node, ir.UnaryOp) and isinstance(node.operand, ir.Num)
+    if signed:  # the sign's own operator on the number: -0 stays -0
+        return PYTHON[node.op](node.operand.value) if node.operand.value >= 0 else None
+    if isinstance(node, ir.Num) and node.value >= 0:
+        return node.value
+    return None
 
 
 class _Builder:
@@ -356,11 +377,13 @@ def _end_span(token) -> Span:
 
 
 def _degrees(number: str) -> str:
-    """How to write ``number`` degrees: in radians, with deg2rad where it exists."""
+    """How to write ``number`` degrees: in radians, with the function NumPy calls
+    ``radians`` where the language has one (its entry's ``other_names``)."""
     from ..engine.ops import FUNCTIONS
 
-    if "deg2rad" in FUNCTIONS:
-        return f"write deg2rad({number}) or {number}*pi/180 (radians)"
+    found = [name for name, entry in FUNCTIONS.items() if "radians" in entry.other_names]
+    if found:
+        return f"write {found[0]}({number}) or {number}*pi/180 (radians)"
     return f"write {number}*pi/180 (radians)"
 
 

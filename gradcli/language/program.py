@@ -99,8 +99,9 @@ class CompiledProgram:
         """Evaluate with ``bindings`` for the inputs; returns the result, with its graph.
 
         An input that has a value in the program and no binding takes the program's
-        value. When ``watch_nonfinite`` is a list, the first operation that makes nan
-        or inf from finite operands is appended to it as ``(description, span)``.
+        value. When ``watch_nonfinite`` is a list, the first operation that makes inf
+        of finite operands and the first that makes nan of operands without nan are
+        appended to it, as ``evaluate.NonFinite``.
         When ``origins`` is a dict, it maps the graph node of each operation's result
         to ``(description, span)``: where in the source a node of the graph came from.
         When ``notes`` is a list, each call that lands on a kink appends

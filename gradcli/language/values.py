@@ -32,6 +32,7 @@ from ..core import bounded
 from ..core.files import npy_problem, path_problem, refusal
 from ..engine import limits
 from ..errors import GradcliError, read_error
+from .check import BUILTIN_CONSTANTS
 from .program import evaluate_constant
 
 FILE_SUFFIXES = (".npy", ".npz", ".csv", ".txt", ".json")
@@ -39,6 +40,12 @@ FILE_SUFFIXES = (".npy", ".npz", ".csv", ".txt", ".json")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 # A number with its uncertainty, which only gradcli propagate reads: 1.00+-0.01.
 _UNCERTAIN = rf"{_NUMBER.pattern}\s*(\+-|\+/-)\s*{_NUMBER.pattern}"
+# A number followed by what reads as a unit: 1.00 m, 9.81 m/s^2, 20 °C, 2.5mm.
+_WITH_UNIT = rf"(?P<number>{_NUMBER.pattern})\s*(?P<unit>(?:[^\W\d_]|°)[\w/^*·.²³¹⁻° -]*)"
+# What the language's parser explains as a malformed number (0x1F, 1j, 1e): not a unit.
+_MALFORMED = r"0[xXbBoO]\w*|[\d.]+[jJ]|[\d.]+[eE][+-]?\w*"
+# A percentage, which gradcli propagate reads as a relative uncertainty.
+_PERCENT = rf"{_NUMBER.pattern}\s*%"
 # A number as NumPy prints one: the above, or nan and inf with their signs.
 _PRINTED = r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf)"
 # 1,2,3: numbers separated by commas, without brackets.
@@ -66,6 +73,19 @@ def parse_value(text: str, *, name: str, seed: int | None = None) -> np.ndarray:
             f"{name} {stripped}: a value with an uncertainty is read only by gradcli "
             "propagate; give the value alone (or, for a sum, write 1 + -0.01)"
         )
+    unit = _unit_of(stripped)
+    if unit is not None:
+        number, unit = unit
+        raise GradcliError(
+            f"{name}: {stripped!r} reads as a number with a unit ({unit}), and gradcli has no "
+            f"units: give the number alone ({number}), in the unit the program computes in"
+        )
+    if re.fullmatch(_PERCENT, stripped):
+        fraction = float(stripped.rstrip("% \t")) / 100
+        raise GradcliError(
+            f"{name} {stripped}: a percentage is read only by gradcli propagate, as a relative "
+            f"uncertainty (--sigma L=1%, --L 2.5±1%); give the value as a number ({fraction:g})"
+        )
     if re.fullmatch(_COMMA_LIST, stripped):
         return np.array([float(n) for n in stripped.rstrip(",").split(",")])
     try:
@@ -82,6 +102,18 @@ def parse_value(text: str, *, name: str, seed: int | None = None) -> np.ndarray:
         raise GradcliError(
             f"in the value of {name}: {error.message}", error.span, error.source or stripped
         ) from None
+
+
+def _unit_of(text: str) -> tuple[str, str] | None:
+    """``("1.00", "m")`` for ``"1.00 m"``: a number and what can only be a unit after it
+    (not a constant: ``2 pi`` is a product the parser explains); else None."""
+    found = re.fullmatch(_WITH_UNIT, text)
+    if found is None or re.fullmatch(_MALFORMED, text):
+        return None
+    unit = found["unit"].strip()
+    if unit.split()[0].rstrip("/^*·.-") in BUILTIN_CONSTANTS:
+        return None
+    return found["number"], unit
 
 
 def _numpy_printed(text: str) -> np.ndarray | None:

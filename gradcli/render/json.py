@@ -13,7 +13,8 @@ from .jsontext import diagnostics_json, encode
 
 def render(result, stream, precision: int | None = None) -> None:
     """The result tree, the assembled matrix (hessian, jacobian), then ``"steps"`` (with
-    --steps), ``"warnings"`` and ``"notes"`` when there are any."""
+    --steps), ``"left_out"`` (the inputs left out, each with why), ``"warnings"`` and
+    ``"notes"`` when there are any."""
     tree = result.as_tree()
     if getattr(result, "assembled", None) is not None:
         tree.update(result.assembled.as_tree())
@@ -23,6 +24,8 @@ def render(result, stream, precision: int | None = None) -> None:
         from .graph import steps_json  # only with --steps
 
         extra.append(f'"steps": {steps_json(result.graph, precision)}')
+    if getattr(result, "left_out", None):
+        extra.append(f'"left_out": {encode(dict(result.left_out))}')
     extra += diagnostics_json(result)
     if extra:
         text = text[:-1] + ", " + ", ".join(extra) + "}"

@@ -16,8 +16,8 @@ from .terminal import MIN_WIDTH, shown_text
 
 
 def render_points_table(names, head, tail, count: int, stream, precision=None) -> None:
-    """``head`` and ``tail``: the first and last rows (sequences of numbers); between
-    them a row of ``…`` when some rows are not shown."""
+    """``head`` and ``tail``: the first and last rows (sequences of numbers, or text);
+    between them a row of ``…`` when some rows are not shown."""
     console = Console(file=stream, highlight=False)
     if console.width < MIN_WIDTH:
         console.width = 80 if console.width <= 0 else MIN_WIDTH
@@ -29,11 +29,20 @@ def render_points_table(names, head, tail, count: int, stream, precision=None) -
         table.add_column(Text(shown_text(name, console.encoding)), justify="right", no_wrap=True)
     shown_tail = tail[max(0, len(head) + len(tail) - count) :]
     for i, row in enumerate(head):
-        table.add_row(Text(str(i + 1)), *(Text(format_number(x, precision)) for x in row))
+        table.add_row(Text(str(i + 1)), *(_cell(x, precision, console) for x in row))
     if len(head) + len(shown_tail) < count:
         ellipsis = "…" if unicode else "..."
         table.add_row(*(Text(ellipsis) for _ in range(len(names) + 1)))
     for i, row in enumerate(shown_tail, count - len(shown_tail) + 1):
-        table.add_row(Text(str(i)), *(Text(format_number(x, precision)) for x in row))
+        table.add_row(Text(str(i)), *(_cell(x, precision, console) for x in row))
     console.print(table)
     console.print(Text(f"{count} row{'s' if count != 1 else ''}", style="dim"))
+
+
+def _cell(x, precision: int, console) -> Text:
+    """A number, or the text of a column an input file's rows keep (``id``), as it is."""
+    if x is None:
+        return Text("")
+    if isinstance(x, str):
+        return Text(shown_text(x, console.encoding))
+    return Text(format_number(x, precision))

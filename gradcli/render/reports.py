@@ -230,6 +230,14 @@ def _propagate(report, console, precision: int) -> None:
         format_array(report.value, precision),
         format_array(report.sigma, precision),
     )
+    sampled = report.monte_carlo
+    if sampled is not None:
+        table.add_row(
+            f"f, {sampled.samples:,} draws",
+            Text(_formula_lines(sampled.rounded)),
+            format_array(sampled.mean, precision),
+            format_array(sampled.sigma, precision),
+        )
     console.print(table)
     inputs = new_table(console, "input", "value", "σ", "share of the variance")
     for name, value in report.inputs.items():

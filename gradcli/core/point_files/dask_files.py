@@ -93,7 +93,7 @@ class DaskFiles(Reader):
         self.files = source_files(source)
         self.kind = dask_format(self.files[0])
         self.executor = executor
-        self.names = list(self._frame(self.files[0], _SMALLEST_BLOCK).columns)
+        self.names = _header(self.files[0], self.kind)
         self._task: Callable | None = None
         self._results: collections.deque = collections.deque()
 
@@ -189,6 +189,23 @@ class DaskFiles(Reader):
             sample = lines.read(_SAMPLE_BYTES).split(b"\n")[1:-1]
         row_bytes = (sum(map(len, sample)) + len(sample)) / max(len(sample), 1)
         return max(int(rows * row_bytes), _SMALLEST_BLOCK)
+
+
+def _header(path: str, kind: str) -> list[str]:
+    """The columns of a file, read from its header (no field is converted): the
+    command line checks them before the workers read numbers."""
+    import csv
+
+    try:
+        if kind == "parquet":
+            import pyarrow.parquet
+
+            with pyarrow.parquet.ParquetFile(path) as file:
+                return list(file.schema_arrow.names)
+        with open(path, encoding="utf-8-sig", newline="") as lines:
+            return [name.strip() for name in next(csv.reader(lines), [])]
+    except (OSError, ValueError, csv.Error) as error:
+        raise GradcliError(_unreadable(path, error)) from None
 
 
 def _compute_partition(task: Callable, frame) -> tuple[int, dict[str, np.ndarray]]:

@@ -2,7 +2,9 @@
 
 ``open_points(path)`` picks the reader by the file's ending: ``.csv`` (and ``-``,
 CSV on standard input), ``.jsonl``, ``.npz``, ``.npy`` (with ``--columns``) and
-``.parquet``. Every reader has the same shape: ``names`` (its columns, in order),
+``.parquet``. Every reader has the same shape: ``header`` (its columns, in order),
+``select(inputs, kept)`` (which of them bind inputs, ``names``, and which are
+copied to the output, ``kept``: a chunk's ``kept`` columns, text as ``str``),
 ``total`` (the number of rows when known before reading, else None),
 ``chunks(size)`` (an iterator of ``Chunk``), ``skipped`` (the bad rows it passed
 over under ``skip_bad_rows``: ``(line, why)``), ``where(chunk, i)`` (how a warning
@@ -35,25 +37,34 @@ FORMATS = {
 }
 
 
-def open_points(path: str, columns: str | None = None, skip_bad_rows: bool = False):
+def open_points(
+    path: str,
+    columns: str | None = None,
+    skip_bad_rows: bool = False,
+    delimiter: str | None = None,
+):
     """The reader of ``path`` (``-`` is CSV on standard input); ``columns`` names the
-    columns of a ``.npy`` (``"x,y"``)."""
+    columns of a ``.npy`` (``"x,y"``); ``delimiter`` separates a CSV file's fields
+    (by default, what separates its header's)."""
     kind = "csv" if path == "-" else FORMATS.get(os.path.splitext(path)[1].lower())
     if kind is None:
         endings = ", ".join(sorted(set(FORMATS)))
         raise GradcliError(f"--points {path}: unknown kind of file; its name must end in {endings}")
-    if columns is not None and kind != "npy":
-        raise GradcliError(f"--columns names the columns of a .npy; {path} names its own")
     if kind in ("npz", "npy", "parquet") and skip_bad_rows:
         raise GradcliError(f"--skip-bad-rows is for text files (CSV, JSON lines), not {path}")
+    if delimiter is not None and kind != "csv":
+        raise GradcliError(f"--delimiter separates the fields of a CSV file, not of {path}")
     problem = None if path == "-" else path_problem(path)
     if problem is not None:
         raise GradcliError(f"cannot read {path}: {problem}")
-    if kind in ("csv", "jsonl"):
-        from . import text_readers
+    if kind == "csv":
+        from .text_readers import CsvReader
 
-        reader = text_readers.CsvReader if kind == "csv" else text_readers.JsonLinesReader
-        return reader(path, skip_bad_rows)
+        return CsvReader(path, skip_bad_rows, delimiter)
+    if kind == "jsonl":
+        from .text_readers import JsonLinesReader
+
+        return JsonLinesReader(path, skip_bad_rows)
     if kind == "npz":
         return NpzReader(path)
     if kind == "npy":
@@ -99,14 +110,18 @@ class NpzReader(Reader):
 
     @property
     def numbers_per_row(self) -> int:
-        return sum(a.row_items for a in self.arrays.values())
+        return sum(self.arrays[n].row_items for n in (*self.names, *self.kept))
 
     def chunks(self, size: int):
         for start in range(0, self.total, size):
-            yield Chunk({n: a.rows(start, start + size) for n, a in self.arrays.items()}, start)
+            yield Chunk(*self._rows(start, start + size))
+
+    def _rows(self, start: int, stop: int):
+        columns = {n: self.arrays[n].rows(start, stop) for n in self.names}
+        return columns, start, None, {n: self.arrays[n].rows(start, stop) for n in self.kept}
 
     def empty_chunk(self) -> Chunk:
-        return Chunk({n: a.rows(0, 0) for n, a in self.arrays.items()}, 0)
+        return Chunk(*self._rows(0, 0))
 
     def close(self) -> None:
         for array in self.arrays.values():
@@ -146,9 +161,11 @@ class NpyReader(Reader):
         self.total = self.array.shape[0]
 
     def chunks(self, size: int):
+        at = {n: i for i, n in enumerate(self.header)}
         for start in range(0, self.total, size):
             part = np.asarray(self.array[start : start + size])
-            yield Chunk({n: part[:, i] for i, n in enumerate(self.names)}, start)
+            columns = {n: part[:, at[n]] for n in self.names}
+            yield Chunk(columns, start, kept={n: part[:, at[n]] for n in self.kept})
 
 
 class ParquetReader(Reader):
@@ -165,18 +182,38 @@ class ParquetReader(Reader):
         self.names = list(self.file.schema_arrow.names)
         self.total = self.file.metadata.num_rows
 
+    def _numbers_throughout(self, name: str) -> bool:
+        """Whether a kept column is numbers without a null in every row group (as its
+        statistics say), so that every batch gives it the same type; else it is text."""
+        import pyarrow
+
+        kind = self.file.schema_arrow.field(name).type
+        if not (pyarrow.types.is_integer(kind) or pyarrow.types.is_floating(kind)):
+            return False
+        at = self.file.schema_arrow.get_field_index(name)
+        metadata = self.file.metadata
+        for group in range(metadata.num_row_groups):
+            statistics = metadata.row_group(group).column(at).statistics
+            if statistics is None or not statistics.has_null_count or statistics.null_count:
+                return False
+        return True
+
     def chunks(self, size: int):
-        from .arrow import to_numpy
+        from .arrow import kept_column, to_numpy
 
         start = 0
-        for batch in self.file.iter_batches(batch_size=size):
+        numbers = {name: self._numbers_throughout(name) for name in self.kept}
+        wanted = [n for n in self.header if n in {*self.names, *self.kept}]
+        for batch in self.file.iter_batches(batch_size=size, columns=wanted):
             columns = {}
-            for name, column in zip(batch.schema.names, batch.columns):
+            for name in self.names:
+                column = batch.column(name)
                 if column.null_count:
                     row = start + column.is_null().to_numpy(zero_copy_only=False).argmax()
                     raise GradcliError(f"{self.path}: column {name} is empty at row {row + 1}")
                 columns[name] = _numeric(self.path, name, to_numpy(column))
-            yield Chunk(columns, start)
+            kept = {name: kept_column(batch.column(name), numbers[name]) for name in self.kept}
+            yield Chunk(columns, start, kept=kept)
             start += batch.num_rows
 
     def close(self) -> None:

@@ -66,10 +66,11 @@ def run(
             yield chunk.columns
 
     nonfinite = 0
+    keeps = getattr(writer, "keeps_columns", True) and bool(reader.kept)
     try:
         for arrays in executor.map(task, sent(_at_least_one(reader, chunk_size))):
             chunk = pending.popleft()
-            writer.write(arrays)
+            writer.write(with_kept(reader, chunk.kept, arrays, writer.rows) if keeps else arrays)
             nonfinite += _warn_nonfinite(reader, chunk, arrays, nonfinite, warn)
             if progress is not None:
                 progress.update(writer.rows, reader.done(writer.rows))
@@ -89,6 +90,48 @@ def run(
         warn(f"warning: {nonfinite} rows in all have a nan or infinite result")
     seconds = time.perf_counter() - started
     return Summary(writer.rows, seconds, nonfinite, tuple(reader.skipped))
+
+
+def with_kept(reader, kept, arrays: dict, before: int = 0) -> dict:
+    """A chunk's results with its ``kept`` columns: the reader's columns in their order
+    (an input of several columns where its first is), then the results. ``before``: the
+    rows written so far (at 0 a kept column named like a result is refused)."""
+    if not kept:
+        return arrays
+    if before == 0:
+        clash = [n for n in kept if n in arrays or n in _flat_names(arrays)]
+        if clash:
+            raise GradcliError(
+                f"column {clash[0]} of {reader.path} is named like a result: name the columns "
+                "to copy with --keep (--keep '' copies none)"
+            )
+    merged: dict = {}
+    for name in reader.header:
+        if name in kept:
+            merged[name] = kept[name]
+            continue
+        base = parse_column(name)[0] if _names_an_input(name) else None
+        if base in arrays and base not in merged:
+            merged[base] = arrays[base]
+    merged.update((n, a) for n, a in arrays.items() if n not in merged)
+    return merged
+
+
+def _names_an_input(name: str) -> bool:
+    try:
+        parse_column(name)
+    except GradcliError:
+        return False
+    return True
+
+
+def _flat_names(arrays: dict) -> set[str]:
+    return {
+        column_name(n, index)
+        for n, a in arrays.items()
+        if np.ndim(a) > 1
+        for index in np.ndindex(np.shape(a)[1:])
+    }
 
 
 def _at_least_one(reader, chunk_size: int) -> Iterator[Chunk]:

@@ -42,10 +42,10 @@ class PointsTask:
         self.command = command
         self.source = source
         with limits.max_elements(max_elements):  # a file read here is held to it too
-            self.bindings = {n: _read_once(v, f"--{n}") for n, v in (bindings or {}).items()}
-            grad_output = _read_once(grad_output, "--grad-output")
+            self.bindings = {n: read_once(v, f"--{n}") for n, v in (bindings or {}).items()}
+            grad_output = read_once(grad_output, "--grad-output")
             if tangents is not None:
-                tangents = {n: _read_once(v, f"--tangent {n}") for n, v in tangents.items()}
+                tangents = {n: read_once(v, f"--tangent {n}") for n, v in tangents.items()}
         self.options = {
             "wrt": wrt,
             "grad_output": grad_output,
@@ -65,7 +65,9 @@ class PointsTask:
         return {**batch, **result.arrays}
 
 
-def _read_once(value, name: str):
+def read_once(value, name: str):
+    """A binding's value: a file (``@w.npy``) or standard input (``@-``) read now, once;
+    any other text as it is, for the library to read at each point."""
     if isinstance(value, str) and value.strip().startswith("@"):
         from ...language.values import parse_value
 

@@ -4,7 +4,8 @@ A text file is read in blocks of whole lines, about a chunk's worth each, so a
 file of any length runs in bounded memory and every row keeps its line number:
 errors and warnings name the line. A bad row (a field that is not a number, the
 wrong number of fields) stops the run with ``FILE line N: why``, or is passed
-over under ``skip_bad_rows`` and listed at the end. A line is at most
+over under ``skip_bad_rows`` and listed at the end; only the columns that bind
+inputs must be numbers (a kept column is read as text). A line is at most
 ``bounded.MAX_TEXT_BYTES`` long: a file without line ends (``/dev/zero``) is
 refused at that size rather than read whole.
 """
@@ -13,14 +14,14 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sys
 
 import numpy as np
 
 from ...errors import GradcliError, os_reason
 from ..bounded import capped_line
-from .columns import parse_column
-from .source import Chunk, Reader
+from .source import Chunk, JsonText, Reader
 
 # A first guess at a row's length in bytes; the blocks after the first use the
 # length measured.
@@ -106,19 +107,23 @@ class _TextReader(Reader):
 
 
 class CsvReader(_TextReader):
-    """A header of column names (``x``, ``v[0]``, ``"W[0,1]"``), then one row per point."""
+    """A header of column names (``x``, ``v[0]``, ``"W[0,1]"``), then one row per point;
+    the fields are separated by ``delimiter``, or by what the header is separated by
+    (a comma, a semicolon, a tab or a bar). The columns ``kept`` are read as text."""
+
+    def __init__(self, path: str, skip_bad_rows: bool, delimiter: str | None = None):
+        self.delimiter = delimiter
+        super().__init__(path, skip_bad_rows)
 
     def _read_header(self) -> None:
         header = self._header_line("a header naming the columns (x,y)")
+        if self.delimiter is None:
+            self.delimiter = _delimiter_of(header)
         try:
-            fields = next(csv.reader([header], skipinitialspace=True))
+            fields = next(csv.reader([header], delimiter=self.delimiter, skipinitialspace=True))
         except csv.Error as error:
             raise GradcliError(f"{self.path} line 1: {_csv_problem(error)}") from None
         self.names = [n.strip() for n in fields]
-        for name in self.names:
-            if not name:
-                raise GradcliError(f"{self.path} line 1: an empty column name in the header")
-            parse_column(name)
         seen: set[str] = set()  # a set: a header of a million columns is checked in linear time
         for name in self.names:
             if name in seen:
@@ -130,12 +135,17 @@ class CsvReader(_TextReader):
         import pyarrow
         from pyarrow import csv as arrow_csv
 
-        from .arrow import to_numpy
+        from .arrow import texts, to_numpy
 
-        read = arrow_csv.ReadOptions(column_names=self.names)
-        parse = arrow_csv.ParseOptions(ignore_empty_lines=False)
+        header = self.header
+        read = arrow_csv.ReadOptions(column_names=header)
+        parse = arrow_csv.ParseOptions(delimiter=self.delimiter, ignore_empty_lines=False)
         convert = arrow_csv.ConvertOptions(
-            column_types=dict.fromkeys(self.names, pyarrow.float64()),
+            column_types={
+                **dict.fromkeys(self.names, pyarrow.float64()),
+                **dict.fromkeys(self.kept, pyarrow.string()),
+            },
+            include_columns=[n for n in header if n in self._read],
             null_values=[],  # an empty field is a bad row, not a missing value
             strings_can_be_null=False,
             quoted_strings_can_be_null=False,
@@ -170,12 +180,18 @@ class CsvReader(_TextReader):
                 block, lines = self._without_bad_rows(block, error)
                 table = parsed(block)
             del block  # not held while the chunk is computed
-            columns = {n: to_numpy(table.column(i)) for i, n in enumerate(self.names)}
+            columns = {n: to_numpy(table.column(n)) for n in self.names}
+            kept = {n: texts(table.column(n)) for n in self.kept}
             # A block is about a chunk; the first, whose row length was guessed, may be more.
             for at in range(0, table.num_rows, size):
                 part = {name: column[at : at + size] for name, column in columns.items()}
-                yield Chunk(part, start, lines[at : at + size])
+                copied = {name: column[at : at + size] for name, column in kept.items()}
+                yield Chunk(part, start, lines[at : at + size], copied)
                 start += len(lines[at : at + size])
+
+    @property
+    def _read(self) -> set[str]:
+        return {*self.names, *self.kept}
 
     def _without_bad_rows(self, block: bytes, error: Exception):
         """The block without its blank lines and bad rows (each reported), and the
@@ -201,17 +217,36 @@ class CsvReader(_TextReader):
 
     def _bad_row(self, line: bytes) -> str | None:
         try:
-            fields = next(csv.reader([line.decode("utf-8")]))
+            fields = next(csv.reader([line.decode("utf-8")], delimiter=self.delimiter))
         except UnicodeDecodeError:
             return "not UTF-8 text"
         except csv.Error as error:
             return _csv_problem(error)
-        if len(fields) != len(self.names):
-            return f"{len(fields)} fields, but the header names {len(self.names)} columns"
-        for name, field in zip(self.names, fields):
-            if not _is_number(field):
-                return f"{field.strip()!r} in column {name} is not a number"
+        header = self.header
+        if len(fields) != len(header):
+            return f"{len(fields)} fields, but the header names {len(header)} columns"
+        numbers = set(self.names)
+        for name, field in zip(header, fields):
+            if name in numbers and not _is_number(field):
+                why = f"{field.strip()!r} in column {name} is not a number"
+                if _DECIMAL_COMMA.fullmatch(field.strip()):
+                    why += (
+                        f" (decimals are written with a point: {field.strip().replace(',', '.')})"
+                    )
+                return why
         return None
+
+
+#: What may separate the fields, in the order a header's are looked for.
+DELIMITERS = (",", ";", "\t", "|")
+_DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
+
+
+def _delimiter_of(header: str) -> str:
+    """The delimiter a header's names are separated by: a comma when it has one, else
+    the first of the others it has (a header of one name: a comma)."""
+    outside = re.sub(r'"[^"]*"', "", header)  # a quoted name may hold any of them
+    return next((d for d in DELIMITERS if d in outside), ",")
 
 
 def _csv_problem(error: csv.Error) -> str:
@@ -249,7 +284,8 @@ class JsonLinesReader(_TextReader):
 
     @property
     def numbers_per_row(self) -> int:
-        return sum(int(np.prod(s, dtype=np.int64)) for s in self.shapes.values())
+        numbers = sum(int(np.prod(self.shapes[n], dtype=np.int64)) for n in self.names)
+        return numbers + len(self.kept)
 
     def _row(self, text: str) -> dict | None:
         try:
@@ -265,7 +301,7 @@ class JsonLinesReader(_TextReader):
     def chunks(self, size: int):
         start = 0
         for block in self._blocks(size):
-            values: dict[str, list] = {name: [] for name in self.names}
+            values: dict[str, list] = {name: [] for name in (*self.names, *self.kept)}
             lines = []
             first = self.line + 1
             for number, text in enumerate(block.splitlines(), first):
@@ -275,14 +311,15 @@ class JsonLinesReader(_TextReader):
                 row = self._checked(text, number)
                 if row is None:
                     continue
-                for name in self.names:
+                for name in values:
                     values[name].append(row[name])
                 lines.append(number)
             self.row_bytes = max(1, len(block) // max(self.line - first + 1, 1))
             if not lines:
                 continue
-            columns = {n: np.array(v, dtype=np.float64) for n, v in values.items()}
-            yield Chunk(columns, start, np.array(lines, dtype=np.int64))
+            columns = {n: np.array(values[n], dtype=np.float64) for n in self.names}
+            kept = {n: _texts(values[n]) for n in self.kept}
+            yield Chunk(columns, start, np.array(lines, dtype=np.int64), kept)
             start += len(lines)
 
     def _checked(self, text: bytes, number: int) -> dict | None:
@@ -295,18 +332,26 @@ class JsonLinesReader(_TextReader):
         if row is None:
             self._fail(number, self._why)
             return None
-        if list(row) != self.names:
+        if list(row) != self.header:
             self._fail(
                 number,
-                f"its keys {', '.join(row)} are not those of line 1: {', '.join(self.names)}",
+                f"its keys {', '.join(row)} are not those of line 1: {', '.join(self.header)}",
             )
             return None
-        for name, value in row.items():
-            why = _json_number_problem(value, self.shapes[name])
+        for name in self.names:
+            why = _json_number_problem(row[name], self.shapes[name])
             if why is not None:
                 self._fail(number, f"{name}: {why}")
                 return None
         return row
+
+
+def _texts(values: list) -> np.ndarray:
+    """A kept column of JSON values as text: a string as it is, anything else (a number,
+    true, null, a list) as its JSON text, which JSON lines write back as it was."""
+    texts = np.empty(len(values), dtype=object)
+    texts[:] = [v if isinstance(v, str) else JsonText(json.dumps(v)) for v in values]
+    return texts
 
 
 def _json_number_problem(value, shape: tuple[int, ...]) -> str | None:

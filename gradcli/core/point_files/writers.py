@@ -14,7 +14,10 @@ interrupted run leaves the file that was there before.
 - ``--format table``: the first and last rows and the count (``render.points``);
 - ``--output FILE.npz``: arrays with the batch axis first (``value``, ``grad.x``,
   ``grad.v`` of shape ``(B, 3)``), streamed to disk, so memory stays bounded;
-- ``--output FILE.csv`` or ``FILE.parquet``.
+- ``--output FILE.csv``, ``FILE.parquet`` or ``FILE.jsonl``.
+
+Columns of text (an input file's ``id``, kept as it is) are written by CSV,
+Parquet, JSON lines and tables; an ``.npz`` holds arrays of numbers only.
 """
 
 from __future__ import annotations
@@ -33,8 +36,9 @@ import numpy as np
 
 from ...errors import GradcliError
 from .columns import columns_from_arrays, inputs_from_columns
+from .source import JsonText
 
-OUTPUT_ENDINGS = (".npz", ".csv", ".parquet")
+OUTPUT_ENDINGS = (".npz", ".csv", ".parquet", ".jsonl", ".ndjson")
 #: Rows shown at each end by ``--format table``.
 TABLE_EDGE_ROWS = 5
 
@@ -54,12 +58,14 @@ def open_writer(
             raise GradcliError(f"--precision: --output {output} keeps every digit")
         if ending == ".npz":
             return NpzWriter(output, rows)
+        if ending in (".jsonl", ".ndjson"):
+            return JsonLinesWriter(None, None, output)
         return {".csv": CsvWriter, ".parquet": ParquetWriter}[ending](output)
     if fmt == "csv" and precision is not None:
         raise GradcliError("--precision: --format csv writes every digit")
     if fmt == "csv":
         return CsvWriter(None)
-    if fmt == "json":
+    if fmt in ("json", "jsonl"):
         return JsonLinesWriter(sys.stdout, precision)
     if fmt == "table":
         return TableWriter(sys.stdout, precision)
@@ -91,6 +97,8 @@ class Writer:
 
     #: Whether ``_write`` takes whole arrays (else flat columns).
     arrays = False
+    #: Whether it writes the columns of text an input file's rows keep (``id``).
+    keeps_columns = True
 
     def write(self, columns: dict[str, np.ndarray]) -> None:
         self.rows += len(next(iter(columns.values()))) if columns else 0
@@ -164,12 +172,39 @@ class CsvWriter(Writer):
             header = io.StringIO()
             csv.writer(header, lineterminator="\n").writerow(list(columns))
             self.sink.write(header.getvalue().encode("utf-8"))
+        if any(np.asarray(c).dtype.kind in "OU" for c in columns.values()):
+            self.sink.write(_csv_rows(columns))
+            return
         # Straight to the file, a batch of rows at a time: a chunk's text is never whole.
         arrow_csv.write_csv(table(columns), self.sink, arrow_csv.WriteOptions(include_header=False))
 
     def _finish(self):
         if self.path is None:
             self.sink.flush()
+
+
+def _csv_rows(columns) -> bytes:
+    """Rows with columns of text, as ``write_csv`` writes numbers (the same text, which
+    pyarrow's cast gives) but a text in quotes only when it needs them (``a,b``, a
+    quote, a line end, a space at either end); pyarrow quotes every text."""
+    import pyarrow
+    import pyarrow.compute as pc
+
+    from .arrow import from_numpy
+
+    fields = []
+    for column in columns.values():
+        array = from_numpy(np.asarray(column))
+        if not pyarrow.types.is_string(array.type) and not pyarrow.types.is_large_string(
+            array.type
+        ):
+            fields.append(pc.cast(array, pyarrow.string()))
+            continue
+        needs = pc.match_substring_regex(array, r'[,"\r\n]|^\s|\s$')
+        quoted = pc.binary_join_element_wise('"', pc.replace_substring(array, '"', '""'), '"', "")
+        fields.append(pc.fill_null(pc.if_else(needs, quoted, array), ""))
+    rows = pc.binary_join_element_wise(*fields, ",") if len(fields) > 1 else fields[0]
+    return "".join(f"{row}\n" for row in rows.to_pylist()).encode("utf-8")
 
 
 class ParquetWriter(Writer):
@@ -199,9 +234,9 @@ class JsonLinesWriter(Writer):
     """One object per point: ``{"x": 0.5, "value": 0.25, "grad.x": 1}`` (nan, inf and
     -inf as strings, as ``--format json`` writes them)."""
 
-    def __init__(self, stream, precision: int | None):
-        super().__init__()
-        self.stream = stream
+    def __init__(self, stream, precision: int | None, path: str | None = None):
+        super().__init__(path)
+        self.stream = self.output.open("w", encoding="utf-8") if path is not None else stream
         self.precision = precision
 
     def _write(self, columns):
@@ -217,9 +252,17 @@ class JsonLinesWriter(Writer):
 
 
 def _json_numbers(column: np.ndarray, precision: int | None) -> list[str]:
+    from ...render.jsontext import string
     from ...render.numbers import format_number
 
     column = np.asarray(column)
+    if column.dtype.kind in "OU":  # a kept column of text (JSON's own values as they were)
+        return [
+            "null" if t is None else t if isinstance(t, JsonText) else string(str(t))
+            for t in column.tolist()
+        ]
+    if column.dtype.kind == "b":
+        return ["true" if t else "false" for t in column.tolist()]
     if precision is None and column.dtype == np.float64:
         texts = [t[:-2] if t.endswith(".0") else t for t in map(repr, column.tolist())]
     else:
@@ -242,7 +285,13 @@ class TableWriter(Writer):
 
     def _write(self, columns):
         self.names = list(columns)
-        rows = np.column_stack([np.asarray(c) for c in columns.values()])
+        arrays = [np.asarray(c) for c in columns.values()]
+        if any(a.dtype.kind in "bOU" for a in arrays):  # text and booleans stay as they are
+            rows = np.empty((len(arrays[0]), len(arrays)), dtype=object)
+            for i, a in enumerate(arrays):
+                rows[:, i] = a
+        else:
+            rows = np.column_stack(arrays)
         wanted = TABLE_EDGE_ROWS - len(self.head)
         self.head.extend(rows[:wanted])
         self.tail.extend(rows[-TABLE_EDGE_ROWS:])
@@ -262,6 +311,7 @@ class NpzWriter(Writer):
     ``close()`` copies each into the zip behind its ``.npy`` header."""
 
     arrays = True
+    keeps_columns = False
 
     def __init__(self, path: str, rows: int | None = None):
         super().__init__(path)

@@ -34,6 +34,7 @@ add = table.op("add", np.add, _BINARY, grad_fn="AddBackward0",
 sub = table.op("sub", np.subtract, _BINARY, grad_fn="SubBackward0",
                rules=(lambda g, ans, x, y: g, lambda g, ans, x, y: -g), saves=False, doc="x - y",
                symbol="-", precedence="sum",
+               other_names=("subtract",),
                symbolic=lambda s, x, y: x - y,
                kind="binary", method=True, operators=("__sub__",), domain=("real", "real"),
                words=("d(a-b)/da = 1", "d(a-b)/db = -1"))
@@ -46,17 +47,19 @@ rsub = table.op("rsub", lambda x, y: np.subtract(y, x), _BINARY,
 mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
                rules=(lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x), doc="x * y",
                symbol="*", precedence="product",
+               other_names=("multiply",),
                symbolic=lambda s, x, y: x * y,
                operators=("__mul__", "__imul__"), reflected=("__rmul__",),
                domain=("real", "real"), **_ARITHMETIC,
                words=("d(a*b)/da = b", "d(a*b)/db = a"), saves={"self": 1, "other": 0})
-# int / int is a float in the default dtype, as PyTorch: see optable._promote. The rule
+# int / int is a float in the default dtype, as PyTorch: see applying._promote. The rule
 # for y divides twice, as PyTorch's: y * y would meet 0 * inf in second derivatives at an
 # infinite y (d2/dy2 of 2 / y at -inf is 0, not nan).
 div = table.op("div", np.true_divide, _BINARY, grad_fn="DivBackward0",
                rules=(lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ((x / y) / y)),
                doc="x / y", operators=("__truediv__", "__itruediv__"),
                symbol="/", precedence="product",
+               other_names=("truediv", "divide"),
                symbolic=lambda s, x, y: x / y,
                domain=("real", "nonzero"), **_ARITHMETIC,
                words=("d(a/b)/da = 1/b", "d(a/b)/db = -a/b**2"), saves={"self": 1, "other": None})
@@ -74,6 +77,7 @@ reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="Rec
 neg = table.op("neg", np.negative, grad_fn="NegBackward0", rules=(lambda g, ans, x: -g,),
                saves=False, doc="-x", kind="elementwise", method=True, inplace=True,
                symbol="-", precedence="unary",
+               other_names=("negative",),
                symbolic=lambda s, x: -x,
                operators=("__neg__",), domain=("real",),
                words="d(-a)/da = -1")
@@ -196,6 +200,7 @@ pow = table.op(  # noqa: A001  (PyTorch's name)
     ],
     doc="x ** p, also written x ^ p",
     symbol=("**", "^"),
+    other_names=("power",),
     precedence="power",
     symbolic=lambda s, x, y: x**y,
     kink="d/dx x**0 = 0 everywhere; at a zero base higher derivatives are p(p-1)...x**(p-k) "
@@ -280,6 +285,7 @@ floor_divide = table.op(
     overloads=[over("NotImplemented", (not_implemented("floor_divide"),) * 2, numbers=False)],
     doc="x // y, rounded down", kink="no derivative: backward raises, as in PyTorch",
     symbol="//", precedence="product",
+    other_names=("floordiv",), tensor_operands=True, language_constant=True,
     operators=("__floordiv__",), reflected=("__rfloordiv__",), **_ARITHMETIC)
 remainder = table.op(
     "remainder", _integer_division(_remainder), _BINARY,
@@ -292,6 +298,7 @@ remainder = table.op(
     ],
     doc="x % y, with the sign of y", kink="the jumps of x // y get gradient 0",
     symbol="%", precedence="product",
+    other_names=("mod",), tensor_operands=True,
     operators=("__mod__",), reflected=("__rmod__",), domain=("real", "positive"), **_ARITHMETIC,
     words=("d(a % b)/da = 1", "d(a % b)/db = -(a // b)"))
 # fmt: on
@@ -354,6 +361,7 @@ atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Numb
                  rules=(_atan2_rule(1, lambda y, x: x), _atan2_rule(-1, lambda y, x: y)),
                  doc="atan2(y, x): the angle of the point (x, y)",
                  symbolic=lambda s, y, x: s.atan2(y, x),
+                 other_names=("arctan2",),
                  kink="gradient 0 at the origin; second derivatives nan there (they do not "
                  "exist), as PyTorch",
                  function=True, domain=("real", "positive"), **_ARITHMETIC,

@@ -7,6 +7,7 @@ import numpy as np
 from .. import batching_rules as batching
 from ..optable import Table, over
 from ..tensor import Tensor
+from . import sympy_forms as sym
 from .common import raw
 
 table = Table("comparison")
@@ -15,22 +16,22 @@ _TEST = dict(kind="elementwise", method=True, library=True)
 
 # fmt: off
 lt = table.op("lt", np.less, _BINARY, doc="x < y", kind="binary", method=True,
-              symbol="<", precedence="compare",
+              symbol="<", precedence="compare", symbolic=sym.compare("Lt"),
               operators=("__lt__",))
 le = table.op("le", np.less_equal, _BINARY, doc="x <= y", kind="binary", method=True,
-              symbol="<=", precedence="compare",
+              symbol="<=", precedence="compare", symbolic=sym.compare("Le"),
               operators=("__le__",))
 gt = table.op("gt", np.greater, _BINARY, doc="x > y", kind="binary", method=True,
-              symbol=">", precedence="compare",
+              symbol=">", precedence="compare", symbolic=sym.compare("Gt"),
               operators=("__gt__",))
 ge = table.op("ge", np.greater_equal, _BINARY, doc="x >= y", kind="binary", method=True,
-              symbol=">=", precedence="compare",
+              symbol=">=", precedence="compare", symbolic=sym.compare("Ge"),
               operators=("__ge__",))
 eq = table.op("eq", np.equal, _BINARY, doc="x == y", kind="binary", method=True,
-              symbol="==", precedence="compare",
+              symbol="==", precedence="compare", symbolic=sym.compare("Eq"),
               operators=("__eq__",))
 ne = table.op("ne", np.not_equal, _BINARY, doc="x != y", kind="binary", method=True,
-              symbol="!=", precedence="compare",
+              symbol="!=", precedence="compare", symbolic=sym.compare("Ne"),
               operators=("__ne__",))
 logical_and = table.op("logical_and", np.logical_and, _BINARY, doc="x and y", kind="binary",
                        method=True, operators=("__and__",))
@@ -99,7 +100,7 @@ _WHERE_RULES = (
     "(condition: Tensor, input: Tensor|Number, other: Tensor|Number)",
     words=("d where(c, a, b)/da = 1 where c, else 0", "d where(c, a, b)/db = 0 where c, else 1"),
     doc="where(cond, x, y): x where cond is true, else y",
-    symbolic="its condition is a comparison, which has no symbolic form",
+    symbolic=sym.where,
     kind="other",
     function=True,
     promotes=True,

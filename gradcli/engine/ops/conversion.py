@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import EngineError, GradcliTypeError
+from ...errors import EngineError, GradcliError, GradcliTypeError, GradcliValueError
 from .. import batching_rules as batching
 from .. import dtypes, saved, state
+from ..batched_values import Batched
 from ..devices import on_cpu
 from ..messages import OVERLAPPING_WRITE
 from ..optable import Table, over
@@ -192,6 +193,7 @@ def is_tensor(over, obj):
     function=True,
     doc="numel(x): the number of entries of x (a constant)",
     symbolic=lambda s, x: s.Integer(x.size),
+    other_names=("size",),
     batching=batching.same_at_every_point,
 )
 def numel(over, input):
@@ -206,6 +208,7 @@ def numel(over, input):
     library=False,
     doc="len(x): the size of the first dimension of x (a constant), as Python's len",
     symbolic=lambda s, x: s.Integer(x.shape[0]),
+    other_names=("length",),
     batching=batching.same_at_every_point,
 )
 def length(over, input):
@@ -213,6 +216,92 @@ def length(over, input):
     if not shape:
         raise GradcliTypeError("len() of a 0-d tensor")
     return shape[0]
+
+
+# ----- class indices as one-hot rows -----
+
+
+def _one_hot(x, num_classes=-1):
+    # PyTorch's checks, in its order (aten's one_hot) and with its messages.
+    x = np.asarray(x)
+    if type(num_classes) is bool or not isinstance(num_classes, (int, np.integer)):
+        raise GradcliTypeError(
+            "one_hot(): argument 'num_classes' (position 2) must be int, "
+            f"not {type(num_classes).__name__}"
+        )
+    if x.dtype != np.int64:
+        raise EngineError("one_hot is only applicable to index tensor of type LongTensor.")
+    if x.size == 0:
+        if num_classes <= 0:
+            raise EngineError("Can not infer total number of classes from empty tensor.")
+        return np.zeros(x.shape + (num_classes,), np.int64)
+    if x.min() < 0:
+        raise EngineError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(x.max()) + 1
+    elif x.max() >= num_classes:
+        raise EngineError("Class values must be smaller than num_classes.")
+    return (x[..., None] == np.arange(num_classes)).astype(np.int64)
+
+
+def _one_hot_size(x, num_classes=-1):
+    x = np.asarray(x)
+    inferred = num_classes == -1 and x.size and x.dtype.kind in "iu"
+    return x.size * (int(x.max()) + 1 if inferred else int(num_classes))
+
+
+def _class_indices(args: list, kwargs: dict, span) -> tuple[list, dict]:
+    """The language's numbers are floats: whole ones are class indices, as int64."""
+    x = args[0] if args else kwargs.get("input")
+    batched = type(x) is Batched
+    data = np.asarray(raw(x.physical if batched else x))
+    if data.dtype.kind != "f":
+        return args, kwargs
+    if not np.all(data == np.round(data)):
+        raise GradcliValueError("one_hot: class indices must be whole numbers", span)
+    indices = Tensor._make(data.astype(np.int64))
+    indices = Batched(indices) if batched else indices
+    if args:
+        return [indices, *args[1:]], kwargs
+    return args, {**kwargs, "input": indices}
+
+
+def _one_hot_form(s, x, num_classes=-1):
+    """``gradcli diff``: constant class indices as rows of SymPy's 0 and 1."""
+    if not all(getattr(v, "is_Integer", False) for v in x.flat):
+        raise ValueError("class indices that are not constant integers have no formula")
+    classes = np.array([int(v) for v in x.flat], np.int64).reshape(x.shape)
+    return _one_hot(classes, num_classes).astype(object) * s.Integer(1)
+
+
+def _one_hot_batching(entry, found):
+    """The points' classes as one stack, when every point has the same number of them."""
+    x, n = found["input"], found.get("num_classes", -1)
+    if n == -1 and type(x) is Batched:
+        data = np.asarray(raw(x.physical)).reshape(x.size, -1)
+        if data.size and data.dtype.kind in "iu" and len(set(data.max(axis=1))) > 1:
+            raise GradcliError(
+                "many-point evaluation of one_hot without num_classes, whose largest class "
+                "differs from point to point, is not implemented: give num_classes"
+            )
+    return batching.stacked(entry, found)
+
+
+one_hot = table.op(
+    "one_hot",
+    _one_hot,
+    "(input: Tensor, num_classes: int = -1)",
+    doc="each class index as a row of num_classes entries, 1 at the index (int64; "
+    "num_classes -1: the largest index + 1)",
+    kind="other",
+    function=True,
+    library=False,
+    nn_functional=True,
+    size=_one_hot_size,
+    language_args=_class_indices,
+    symbolic=_one_hot_form,
+    batching=_one_hot_batching,
+)
 
 
 # ----- in place: x.exp_(), x.add_(y), x[...] = v write the result into x -----

@@ -127,6 +127,7 @@ def full(over, size, fill_value, dtype=None, device=None, requires_grad=False):
     "requires_grad: bool = False)",
     doc="eye(n): the identity matrix",
     symbolic=lambda s, n, m=None: np.eye(n, m, dtype=int).astype(object) * s.Integer(1),
+    other_names=("identity",),
     **CONSTRUCTOR,
 )
 def eye(over, n, m=None, dtype=None, device=None, requires_grad=False):
@@ -142,6 +143,7 @@ def eye(over, n, m=None, dtype=None, device=None, requires_grad=False):
     "dtype: dtype = None, device: device = None, requires_grad: bool = False)",
     doc="arange(start, end, step): evenly spaced values in [start, end)",
     symbolic=sym.arange,
+    other_names=("range",),
     **CONSTRUCTOR,
 )
 def arange(over, start, end=None, step=1, dtype=None, device=None, requires_grad=False):

@@ -12,8 +12,9 @@ from .. import jet_rules as R
 from .. import limits
 from ..explain import at_half_integer, at_integer, at_nonzero_integer, at_zero, on_bound
 from ..opinfo import TRANSFORMS, Difference, Sample
-from ..optable import Table, over
+from ..optable import Table, form, over
 from ..tensor import Tensor
+from . import language_forms as lf
 from . import sympy_forms as sym
 from .comparison import where
 from .creation import zero_rule
@@ -91,6 +92,7 @@ leaky_relu_backward = table.internal(
 abs = elementwise("abs", np.abs, "AbsBackward0", lambda g, ans, x: g * sign(x), "absolute value",
                   "nonzero", operators=("__abs__",),
                   symbolic=lambda s, x: s.Abs(x),
+                  other_names=("fabs", "absolute"),
                   kink="d|x|/dx = 0 at x = 0; nan at nan (PyTorch gives 0: its sign(nan) is 0)",
                   words="d|a|/da = sign(a)", kink_at=at_zero,
                   differs=(Difference("at nan", "gradient nan", "sign(nan) is nan, not 0",
@@ -124,6 +126,7 @@ expm1 = elementwise("expm1", np.expm1, "Expm1Backward0", lambda g, ans, x: g * (
 log = elementwise("log", np.log, "LogBackward0", lambda g, ans, x: g / x, "natural logarithm",
                   "positive",
                   symbolic=lambda s, x: s.log(x),
+                  language_form=form(lf.WITH_BASE, "logarithm, natural or to a base", lf.with_base),
                   words="d log(a)/da = 1/a", special=(0.0,), saves=("self",))
 log2 = elementwise("log2", np.log2, "Log2Backward0", lambda g, ans, x: g / (x * _LN2),
                    "base-2 logarithm", "positive",
@@ -152,14 +155,17 @@ tan = elementwise("tan", np.tan, "TanBackward0", lambda g, ans, x: g * (1 + ans 
 asin = elementwise("asin", np.arcsin, "AsinBackward0", lambda g, ans, x: g / sqrt(1 - x * x),
                    "inverse sine", "unit",
                    symbolic=lambda s, x: s.asin(x),
+                   other_names=("arcsin",),
                    words="d asin(a)/da = 1/sqrt(1-a**2)", special=(1.0, -1.0), saves=("self",))
 acos = elementwise("acos", np.arccos, "AcosBackward0", lambda g, ans, x: -g / sqrt(1 - x * x),
                    "inverse cosine", "unit",
                    symbolic=lambda s, x: s.acos(x),
+                   other_names=("arccos",),
                    words="d acos(a)/da = -1/sqrt(1-a**2)", special=(1.0, -1.0), saves=("self",))
 atan = elementwise("atan", np.arctan, "AtanBackward0", lambda g, ans, x: g / (1 + x * x),
                    "inverse tangent", "real",
                    symbolic=lambda s, x: s.atan(x),
+                   other_names=("arctan",),
                    words="d atan(a)/da = 1/(1+a**2)", saves=("self",))
 sinh = elementwise("sinh", np.sinh, "SinhBackward0", lambda g, ans, x: g * cosh(x),
                    "hyperbolic sine", "real",
@@ -176,14 +182,17 @@ tanh = elementwise("tanh", np.tanh, "TanhBackward0", lambda g, ans, x: tanh_back
 asinh = elementwise("asinh", np.arcsinh, "AsinhBackward0", lambda g, ans, x: g / sqrt(x * x + 1),
                     "inverse hyperbolic sine", "real",
                     symbolic=lambda s, x: s.asinh(x),
+                    other_names=("arcsinh",),
                     words="d asinh(a)/da = 1/sqrt(a**2+1)", saves=("self",))
 acosh = elementwise("acosh", np.arccosh, "AcoshBackward0", lambda g, ans, x: g / sqrt(x * x - 1),
                     "inverse hyperbolic cosine", "above_one",
                     symbolic=lambda s, x: s.acosh(x),
+                    other_names=("arccosh",),
                     words="d acosh(a)/da = 1/sqrt(a**2-1)", special=(1.0,))
 atanh = elementwise("atanh", np.arctanh, "AtanhBackward0", lambda g, ans, x: g / (1 - x * x),
                     "inverse hyperbolic tangent", "unit",
                     symbolic=lambda s, x: s.atanh(x),
+                    other_names=("arctanh",),
                     words="d atanh(a)/da = 1/(1-a**2)", special=(1.0, -1.0))
 # fmt: on
 
@@ -249,6 +258,7 @@ sigmoid = elementwise("sigmoid", sigmoid_array, "SigmoidBackward0",
                       lambda g, ans, x: sigmoid_backward(g, ans),
                       "logistic function 1 / (1 + exp(-x))", "real", nn_functional=True,
                       symbolic=lambda s, x: 1 / (1 + s.exp(-x)),
+                      other_names=("logistic", "expit"),
                       words="d sigmoid(a)/da = sigmoid(a)*(1-sigmoid(a))", saves=("result",))
 relu = elementwise("relu", lambda x: np.maximum(x, 0), "ReluBackward0",
                    lambda g, ans, x: threshold_backward(g, x, 0), "max(x, 0)", "nonzero",

@@ -487,13 +487,15 @@ stack = table.op("stack", _stack, "(tensors: Tensor[], dim: int = 0)", grad_fn="
                  rules=(_stack_rule,), variadic=True, kind="shape", function=True,
                  doc="stack([a, b, ...], dim=0): join along a new dimension",
                  symbolic=lambda s, xs, dim=0: np.moveaxis(xs, 0, dim),
-                 batching=batching.join,
+                 other_names=("vstack",),
+                 batching=batching.stack,
                  words="each input gets its slice of g")
 cat = table.op("cat", _cat, "(tensors: Tensor[], dim: int = 0)", grad_fn="CatBackward0",
                size=limits.joined_size,
                rules=(_cat_rule,), variadic=True, kind="shape", function=True,
                doc="cat([a, b, ...], dim=0): join along an existing dimension",
                symbolic=lambda s, xs, dim=0: np.concatenate(list(xs), axis=dim),
+               other_names=("concat", "hstack"),
                aliases=("concatenate",), batching=batching.join,
                words="each input gets its part of g")
 # fmt: on

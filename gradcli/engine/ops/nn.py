@@ -115,6 +115,7 @@ silu = table.op("silu", lambda input: np.asarray(input) * sigmoid_array(input),
                 grad_fn="SiluBackward0",
                 rules=(_silu_rule,), doc="x * sigmoid(x), also called swish", domain=("real",),
                 symbolic=lambda s, x: x / (1 + s.exp(-x)),
+                other_names=("swish",),
                 **_IN_PLACE_ACTIVATION,
                 words="d silu(a)/da = sigmoid(a)*(1 + a*(1 - sigmoid(a)))", saves=("self",))
 leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope: float = 0.01)",
@@ -457,7 +458,8 @@ def _class_indices(args: list, kwargs: dict, span) -> tuple[list, dict]:
 
 @table.composite(
     "cross_entropy",
-    "(input: Tensor, target: Tensor, weight: Tensor = None, *, ignore_index: int = -100, "
+    # target: class probabilities (a tensor, differentiated) or class indices (no gradient).
+    "(input: Tensor, target: Tensor|Index, weight: Tensor = None, *, ignore_index: int = -100, "
     "reduction: 'mean'|'sum'|'none' = 'mean', label_smoothing: float = 0.0)",
     doc="cross-entropy of logits: against class indices, or class probabilities of input's "
         "shape",

@@ -1,5 +1,5 @@
-"""Reductions: sum, mean, prod, max and min, norms, variances, softmax; and the ops
-whose rules sum along a dimension (cumsum, repeat) or pick entries (sort, topk)."""
+"""Reductions: sum, mean, prod, max and min, norms, variances; and the ops whose rules
+sum over tiles (repeat, sum_to_size)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from .. import batching_rules as batching
 from .. import dtypes, limits, opinfo
 from ..explain import extreme_ties, max_min_ties, norm_origin
 from ..opinfo import Difference
-from ..optable import Table, over
+from ..optable import Table, form, over
 from ..tensor import Tensor
+from . import language_forms as lf
 from . import sympy_forms as sym
 from .arithmetic import maximum, minimum
 from .common import (
@@ -22,7 +23,6 @@ from .common import (
     batch_of,
     contiguous,
     dims,
-    one_axis,
     one_dim,
     raw,
     return_type,
@@ -32,7 +32,7 @@ from .comparison import where
 from .creation import zeros_like
 from .elementwise import abs, exp, sign
 from .indexing import take_along, take_along_rule
-from .shape import broadcast_to, flip_op, reshape, transpose, unsqueeze, view_op
+from .shape import broadcast_to, reshape, transpose, unsqueeze, view_op
 from .summation import float32_sum
 
 table = Table("reductions")
@@ -165,6 +165,7 @@ mean = table.op("mean", _mean, _SUM_SCHEMA,
                 overloads=_by_dim("MeanBackward0", "MeanBackward1", _mean_rule),
                 doc="average of entries", domain=("real",), **_REDUCTION,
                 symbolic=sym.reduction(np.mean),
+                other_names=("average",),
                 words="d mean(a)/da = 1/n for each of the n entries averaged")
 prod = table.op("prod", _prod, _SUM_SCHEMA,
                 overloads=_by_dim("ProdBackward0", "ProdBackward1", _prod_rule),
@@ -284,8 +285,14 @@ _MinValuesIndices = return_type("min")
     kink=_TIES,
     doc="max(x): largest entry; max(x, dim): (values, indices); max(x, y): elementwise",
     symbolic=sym.extreme_or_pair("Max"),
+    language_form=form(
+        lf.EXTREME,
+        "max(x): largest entry; max(a, b): the larger, elementwise (maximum);"
+        " max(x, dim=0): largest along dim (the values; argmax gives the indices)",
+        lf.extreme,
+    ),
     **_REDUCTION,
-    batching=batching.extremum,
+    batching=batching.extremum(amax),
 )
 def max(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     if type(dim) is Tensor:
@@ -303,8 +310,14 @@ def max(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     kink=_TIES,
     doc="min(x): smallest entry; min(x, dim): (values, indices); min(x, y): elementwise",
     symbolic=sym.extreme_or_pair("Min"),
+    language_form=form(
+        lf.EXTREME,
+        "min(x): smallest entry; min(a, b): the smaller, elementwise (minimum);"
+        " min(x, dim=0): smallest along dim (the values; argmin gives the indices)",
+        lf.extreme,
+    ),
     **_REDUCTION,
-    batching=batching.extremum,
+    batching=batching.extremum(amin),
 )
 def min(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     if type(dim) is Tensor:
@@ -319,12 +332,14 @@ argmax = table.op("argmax",
                   np.argmax(x, axis=one_dim("argmax", dim), keepdims=keepdim),
                   "(input: Tensor, dim: int = None, keepdim: bool = False)",
                   doc="index of the largest entry",
+                  indices=True,
                   symbolic="an index, chosen by comparing values: no derivative", **_REDUCTION)
 argmin = table.op("argmin",
                   lambda x, dim=None, keepdim=False:
                   np.argmin(x, axis=one_dim("argmin", dim), keepdims=keepdim),
                   "(input: Tensor, dim: int = None, keepdim: bool = False)",
                   doc="index of the smallest entry",
+                  indices=True,
                   symbolic="an index, chosen by comparing values: no derivative", **_REDUCTION)
 all = table.op("all", lambda x, dim=None, keepdim=False:  # noqa: A001
                np.all(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim),
@@ -457,6 +472,7 @@ logsumexp = table.op("logsumexp", _logsumexp, f"(input: Tensor, {_DIM})",
                      grad_fn="LogsumexpBackward0", rules=(_logsumexp_rule,),
                      doc="log(sum(exp(x))) without overflow", domain=("real", {"dim": -1}),
                      symbolic=sym.logsumexp,
+                     other_names=("lse", "log_sum_exp"),
                      **_REDUCTION, words="d logsumexp(a)/da = softmax(a)",
                      differs=(Difference("without dim", "over every entry",
                                          "a calculator's default; PyTorch requires dim",
@@ -495,23 +511,7 @@ std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rul
 # fmt: on
 
 
-# ----- running sums, tiles and sums to a size: their rules sum -----
-
-
-@contiguous
-def _cumsum(x, dim, dtype=None):
-    one_dim("cumsum", dim)
-    if one_axis(dim, np.ndim(x)) is None:  # a 0-d tensor: its one entry
-        return np.array(x, dtype=dtypes.to_numpy(dtype))
-    return np.cumsum(x, axis=dim, dtype=dtypes.to_numpy(dtype))
-
-
-def _cumsum_rule(g, ans, x, dim, dtype=None):
-    # Each entry feeds every later partial sum: the reversed cumulative sum of g.
-    d = one_axis(dim, np.ndim(x))
-    if d is None:
-        return g
-    return flip_op(cumsum(flip_op(g, (d,)), d), (d,))
+# ----- tiles and sums to a size: their rules sum -----
 
 
 def _repeat_rule(g, ans, x, sizes):
@@ -521,23 +521,6 @@ def _repeat_rule(g, ans, x, sizes):
     split = batch + tuple(v for r, n in zip(sizes, shape) for v in (r, n))
     tiles = tuple(2 * k - 2 * len(sizes) for k in range(len(sizes)))
     return view_op(sum(view_op(g, split), tiles), batch + tuple(np.shape(x)))
-
-
-cumsum = table.op(
-    "cumsum",
-    _cumsum,
-    "(input: Tensor, dim: int, *, dtype: dtype = None)",
-    words="g -> the cumulative sum of g from the end",
-    grad_fn="CumsumBackward0",
-    rules=(_cumsum_rule,),
-    kind="other",
-    method=True,
-    inplace=True,
-    function=True,
-    doc="cumsum(x, dim): running sums along dim",
-    symbolic=lambda s, x, dim: np.cumsum(x, axis=dim),
-    batching=batching.along,
-)
 
 
 @table.composite(
@@ -588,4 +571,4 @@ def sum_to_size(over, input, *size):
 
 
 # The Taylor series rules (engine/jet.py).
-table.series(sum="linear", mean="linear", cumsum="linear", repeat="linear")
+table.series(sum="linear", mean="linear", repeat="linear")

@@ -45,32 +45,27 @@ def manual_seed(over, seed):
 # ----- constructors -----
 
 
-@table.composite(
-    "rand",
-    f"(*size: int, {_RANDOM})",
-    doc="rand(2, 3): uniform random values in [0, 1)",
-    symbolic="a random draw: no formula of its arguments",
-    **CONSTRUCTOR,
-)
-@sized
-def rand(over, *size, generator=None, dtype=None, device=None, requires_grad=False):
-    on_cpu(device)
-    shape = shape_arg(size, "rand")
-    return new_tensor(dist.uniform(_gen(generator), shape, float_dtype(dtype)), requires_grad)
+def _random(name, draw, doc):
+    """A random constructor of sizes (``rand(2, 3)``), its values drawn by ``draw``."""
+
+    def construct(over, *size, generator=None, dtype=None, device=None, requires_grad=False):
+        on_cpu(device)
+        shape = shape_arg(size, name)
+        return new_tensor(draw(_gen(generator), shape, float_dtype(dtype)), requires_grad)
+
+    construct.__name__ = construct.__qualname__ = name
+    declare = table.composite(
+        name,
+        f"(*size: int, {_RANDOM})",
+        doc=doc,
+        symbolic="a random draw: no formula of its arguments",
+        **CONSTRUCTOR,
+    )
+    return declare(sized(construct))
 
 
-@table.composite(
-    "randn",
-    f"(*size: int, {_RANDOM})",
-    doc="randn(2, 3): standard normal random values",
-    symbolic="a random draw: no formula of its arguments",
-    **CONSTRUCTOR,
-)
-@sized
-def randn(over, *size, generator=None, dtype=None, device=None, requires_grad=False):
-    on_cpu(device)
-    shape = shape_arg(size, "randn")
-    return new_tensor(dist.normal(_gen(generator), shape, float_dtype(dtype)), requires_grad)
+rand = _random("rand", dist.uniform, "rand(2, 3): uniform random values in [0, 1)")
+randn = _random("randn", dist.normal, "randn(2, 3): standard normal random values")
 
 
 @table.composite(

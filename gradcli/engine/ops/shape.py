@@ -185,6 +185,7 @@ transpose = table.op("transpose", _swapaxes, "(input: Tensor, dim0: int, dim1: i
                      grad_fn="TransposeBackward0", rules=(_transpose_rule,), saves=False,
                      doc="transpose(x, dim0, dim1): swap two dimensions", inplace="reshapes",
                      symbolic=lambda s, x, dim0, dim1: np.swapaxes(x, dim0, dim1),
+                     other_names=("transposed",),
                      **_SHAPE, batching=batching.transpose,
                      words="g transposed back")
 _PERMUTE = over("PermuteBackward0", (_permute_rule,), forward=_permute, saves=False)
@@ -248,7 +249,7 @@ def t(over, input):
     doc="x.T: reverse the dimensions (a matrix's transpose)",
     symbolic=lambda s, x: x.T,
     kind="linalg",
-    attribute=True,
+    attribute="language",
     library=False,
     overloads=[over("PermuteBackward0", (_transpose_rule,), forward=_swapaxes, saves=False)],
     batching=batching.matrix_transpose,
@@ -408,7 +409,7 @@ _ROLL = over(
     doc="flip(x, dims): reverse the order of entries along dims",
     symbolic=lambda s, x, *dims: np.flip(x, dims),
     overloads=[_FLIP],
-    batching=batching.permute,
+    batching=batching.flip,
 )
 def flip(over, input, *dims):
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):

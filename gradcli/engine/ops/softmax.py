@@ -7,7 +7,8 @@ import numpy as np
 from ...errors import NotImplementedByGradcli
 from .. import batching_rules as batching
 from .. import dtypes
-from ..optable import Table
+from ..optable import Table, form
+from . import language_forms as lf
 from . import sympy_forms as sym
 from .common import axis, contiguous, dims, one_dim
 from .elementwise import exp
@@ -114,12 +115,16 @@ def _log_softmax_rule(g, ans, x, dim):
 softmax = table.op("softmax", _softmax, "(input: Tensor, dim: int)", grad_fn="SoftmaxBackward0",
                    rules=(_softmax_rule,), doc="exp(x) / sum(exp(x)) along dim",
                    symbolic=sym.softmax,
+                   language_form=form(lf.ALONG_LAST, "exp(x) / sum(exp(x)) along dim (the last "
+                                      "without one)", lf.along_last),
                    nn_functional="implicit dim", **_REDUCTION, batching=batching.along,
                    words="g -> s*(g - sum(g*s)), s = softmax(a)", saves=("dim", "result"))
 log_softmax = table.op("log_softmax", _log_softmax, "(input: Tensor, dim: int)",
                        grad_fn="LogSoftmaxBackward0", rules=(_log_softmax_rule,),
                        doc="log of softmax, stably", nn_functional="implicit dim", **_REDUCTION,
                        symbolic=sym.log_softmax,
+                       language_form=form(lf.ALONG_LAST, "log of softmax along dim (the last "
+                                          "without one), stably", lf.along_last),
                        batching=batching.along,
                        words="g -> g - softmax(a)*sum(g)", saves=("dim", "result"))
 # fmt: on

@@ -143,3 +143,35 @@ def solve(s, a, b):
 def cross(s, x, y, dim=None):
     # PyTorch's default: the first dimension of size 3.
     return np.cross(x, y, axis=x.shape.index(3) if dim is None else dim)
+
+
+# ----- comparisons and choices: the language's 1 where a condition holds, else 0 -----
+
+
+def indicator(s, condition):
+    """A comparison's value in the language: 1 where ``condition`` holds, else 0."""
+    return s.Piecewise((1, condition), (0, True))
+
+
+def truth(s, value):
+    """The condition under which ``value`` counts as true: a comparison's own (``x > 0``
+    for the indicator of ``x > 0``), else ``value != 0``."""
+    if isinstance(value, s.Piecewise) and len(value.args) == 2:
+        (one, condition), (zero, otherwise) = value.args
+        if one == 1 and zero == 0 and otherwise == s.true:
+            return condition
+    return s.Ne(value, 0)
+
+
+def compare(relation: str):
+    """The form of a comparison: ``relation`` is SymPy's ``"Lt"``, ``"Eq"`` ..."""
+    return lambda s, x, y: indicator(s, getattr(s, relation)(x, y))
+
+
+def both(s, a, b):
+    """``a and b`` of two conditions' values: a chain ``0 < x < 1``."""
+    return indicator(s, s.And(truth(s, a), truth(s, b)))
+
+
+def where(s, condition, x, y):
+    return each(lambda c, a, b: s.Piecewise((a, truth(s, c)), (b, True)), condition, x, y)

@@ -1,6 +1,7 @@
-"""Linear algebra beyond products: cross products, linear systems, symmetric eigenvalues,
-log-determinants, and running products. Matrices may come in batches (``(*, n, n)``);
-a singular matrix is an ``EngineError`` in PyTorch's words, never a NumPy error."""
+"""What a factorization of a square matrix gives: determinants and log-determinants,
+inverses, solutions of linear systems and symmetric eigenvalues. Matrices may come in
+batches (``(*, n, n)``); a singular matrix is an ``EngineError`` in PyTorch's words, never a
+NumPy error."""
 
 from __future__ import annotations
 
@@ -8,75 +9,110 @@ import math
 
 import numpy as np
 
-from ...errors import EngineError, ShapeError
+from ...errors import EngineError, NotImplementedByGradcli, ShapeError
 from .. import batching_rules as batching
-from .. import dtypes, limits
+from .. import limits
+from ..opinfo import Difference
 from ..optable import Table
+from ..tensor import Tensor
 from . import sympy_forms as sym
-from .common import dims, one_axis, raw
+from .common import raw
 from .comparison import where
-from .linalg import matmul, on_square, transpose_last
-from .reductions import cumsum, sum
-from .shape import flip_op, transpose, unsqueeze
+from .creation import ones_like
+from .indexing import getitem
+from .products import matmul, transpose_last
+from .reductions import prod_others_array as prod_others_values
+from .shape import unsqueeze
 
-table = Table("linalg_extra")
+table = Table("decompositions")
 _LINALG = dict(kind="linalg", function=True)
 
-# ----- cross product: a x b . g = a . (b x g) = b . (g x a) -----
+# ----- determinants and inverses -----
 
 
-def _cross(input, other, dim):
-    a, b = np.asarray(input), np.asarray(other)
-    if np.shape(a)[dim] != 3 or np.shape(b)[dim] != 3:
-        raise ShapeError(
-            f"linalg.cross: inputs dimension {dim} must have length 3. "
-            f"Got {np.shape(a)[dim]} and {np.shape(b)[dim]}"
+def on_square(name, f):
+    def forward(x):
+        x = np.asarray(x)
+        if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+            raise ShapeError(
+                f"{name}: A must be batches of square matrices, but they are "
+                f"{' by '.join(map(str, x.shape[-2:]))} matrices"
+            )
+        return f(x)
+
+    return forward
+
+
+def _cofactors(x):
+    """The cofactor matrix of ``x`` (the adjugate transposed), from the minors' determinants:
+    no inversion, so it exists at singular matrices, and it is written in differentiable ops."""
+    n = np.shape(x)[-1]
+    if n == 1:
+        return ones_like(x)
+    others = np.array([[k for k in range(n) if k != i] for i in range(n)])
+    rows = others[:, None, :, None]  # rows[i, j] picks the rows but i, cols[i, j] the columns but j
+    cols = others[None, :, None, :]
+    minors = det(getitem(x, (Ellipsis, rows, cols)))
+    signs = 1.0 - 2.0 * (np.add.outer(np.arange(n), np.arange(n)) % 2)
+    return minors * signs.astype(np.asarray(raw(x)).dtype)
+
+
+def _svd_cofactors(x):
+    """The cofactor matrix of ``x`` from its SVD, U S V^T: det(U) det(V) U P V^T with P the
+    diagonal of the products of the other singular values. Exact at singular matrices
+    (no inversion), in O(n^3); on arrays only (no second derivatives)."""
+    u, s, vt = np.linalg.svd(x)
+    orientation = np.linalg.det(u) * np.linalg.det(vt)
+    others = prod_others_values(s, -1) * orientation[..., None]
+    return (u * others[..., None, :]) @ vt
+
+
+_MAX_DIFFERENTIABLE_COFACTORS = 32  # the minors take n**4 numbers
+
+
+def _det_rule(g, ans, x):
+    # d det(A) / dA is the cofactor matrix. det(A) * inverse(A)^T is it where det(A) != 0
+    # (and quicker); at a singular matrix it comes without inversion, as mathematics says:
+    # from the minors (exact for integer entries, and differentiable), or for a large
+    # matrix in the reverse pass from the SVD.
+    if np.all(np.asarray(raw(ans)) != 0):
+        adjugate_t = unsqueeze(unsqueeze(ans, -1), -1) * transpose_last(inverse(x))
+    elif np.shape(x)[-1] <= _MAX_DIFFERENTIABLE_COFACTORS:
+        adjugate_t = _cofactors(x)
+    elif type(x) is not Tensor:
+        adjugate_t = _svd_cofactors(x)
+    else:
+        raise NotImplementedByGradcli(
+            f"second derivatives of det at a singular matrix larger than "
+            f"{_MAX_DIFFERENTIABLE_COFACTORS} x {_MAX_DIFFERENTIABLE_COFACTORS} are not implemented"
         )
-    return np.cross(a, b, axisa=dim, axisb=dim, axisc=dim)
+    return unsqueeze(unsqueeze(g, -1), -1) * adjugate_t
 
 
-cross_op = table.internal(
-    "cross_op", _cross, "(input: Tensor, other: Tensor, dim: int)",
-    grad_fn="LinalgCrossBackward0", size=limits.broadcast_size,
-    rules=(
-        lambda g, ans, x, y, dim: cross_op(y, g, dim),
-        lambda g, ans, x, y, dim: cross_op(g, x, dim),
-    ),
-    doc="the cross product along a negative dim", kind="linalg",
-    words=("d cross(a, b)/da: g -> cross(b, g)", "d cross(a, b)/db: g -> cross(g, a)"),
-)  # fmt: skip
-
-
-def _cross_shape(input, other):
-    if np.ndim(input) != np.ndim(other):
-        raise ShapeError("linalg.cross: inputs must have the same number of dimensions.")
-    try:
-        return np.broadcast_shapes(np.shape(input), np.shape(other))
-    except ValueError:
-        raise ShapeError(
-            f"linalg.cross: shapes {np.shape(input)} and {np.shape(other)} do not broadcast"
-        ) from None
-
-
-@table.composite(
-    "cross", "(input: Tensor, other: Tensor, dim: int = None)",
-    doc="cross product of 3-vectors along dim (the first of size 3)", method=True, **_LINALG,
-    symbolic=sym.cross,
-    batching=batching.cross,
-)  # fmt: skip
-def cross(over, input, other, dim=None):
-    shape = _cross_shape(input, other)
-    if dim is None:
-        dim = next((d for d, n in enumerate(shape) if n == 3), None)
-        if dim is None:
-            raise ShapeError(f"no dimension of size 3 in input (shape {shape})")
-    return cross_op(input, other, dims(dim, len(shape))[0])
-
-
-def linalg_cross(input, other, *, dim=-1):
-    """linalg.cross(x, y, dim=-1): cross product of 3-vectors along dim."""
-    shape = _cross_shape(input, other)
-    return cross_op(input, other, dims(dim, len(shape))[0])
+# fmt: off
+det = table.op("det", on_square("det", np.linalg.det), grad_fn="LinalgDetBackward0",
+               rules=(_det_rule,), doc="determinant of a square matrix",
+               symbolic=lambda s, x: sym.matrix(s, x).det(),
+               other_names=("determinant",),
+               kink="the gradient is the cofactor matrix everywhere, singular matrices included "
+               "(PyTorch 2.13 gives zeros at rank n-1: gradcli follows mathematics)",
+               domain=("well_conditioned",), method=True, **_LINALG, batching=batching.stacked,
+               words="d det(a)/da = det(a)*inverse(a).T",
+               differs=(Difference("at a singular matrix", "the cofactor matrix",
+                                   "PyTorch 2.13 gives zeros at rank n-1",
+                                   ("singular", "rank 1 3x3"), ("grad", "jacobian")),
+                        Difference("of a 1 x 1 matrix", "second derivatives 0",
+                                   "PyTorch's gradient does not depend on a: double backward "
+                                   "raises", ("1x1",), ("grad2",))))
+inverse = table.op("inverse", on_square("inverse", np.linalg.inv), grad_fn="LinalgInvExBackward0",
+                   rules=(lambda g, ans, x: -matmul(matmul(transpose_last(ans), g),
+                                                   transpose_last(ans)),),
+                   doc="inverse of a square matrix", domain=("well_conditioned",), **_LINALG,
+                   symbolic=lambda s, x: sym.array(sym.matrix(s, x).inv()), method=True,
+                   other_names=("inv",),
+                   batching=batching.stacked,
+                   words="g -> -inverse(a).T @ g @ inverse(a).T")
+# fmt: on
 
 
 # ----- linear systems -----
@@ -216,42 +252,3 @@ logabsdet = table.internal(
 def logdet(over, input):
     sign = np.linalg.slogdet(on_square("logdet", np.asarray)(raw(input)))[0]
     return where(sign < 0, math.nan, logabsdet(input))
-
-
-# ----- running products, exact with zero entries -----
-
-
-def _cumprod(input, dim, dtype=None):
-    if one_axis(dim, np.ndim(input)) is None:  # a 0-d tensor: its one entry
-        return np.array(input, dtype=dtypes.to_numpy(dtype))
-    return np.cumprod(input, axis=dim, dtype=dtypes.to_numpy(dtype))
-
-
-def _cumprod_rule(g, ans, x, dim, dtype=None):
-    d = one_axis(dim, np.ndim(x))
-    if d is None:
-        return g
-    if not np.any(np.asarray(raw(x)) == 0):
-        # d out_k / d x_i = out_k / x_i for k >= i: the reversed running sum of g * out, over x.
-        return flip_op(cumsum(flip_op(g * ans, (d,)), d), (d,)) / x
-    return transpose(_cumprod_vjp_with_zeros(transpose(g, d, -1), transpose(x, d, -1)), d, -1)
-
-
-def _cumprod_vjp_with_zeros(g, x):
-    """sum over k >= i of g_k * prod_{j <= k, j != i} x_j, along the last axis: exact with zeros."""
-    n = np.shape(x)[-1]
-    # Row i of y is x with x_i replaced by 1, so cumprod(y)[i, k] is the product over
-    # j <= k but i; only k >= i counts.
-    y = where(np.eye(n, dtype=bool), 1.0, unsqueeze(x, -2))
-    table_ = where(np.triu(np.ones((n, n), dtype=bool)), cumprod(y, -1), 0.0)
-    return sum(table_ * unsqueeze(g, -2), -1)
-
-
-cumprod = table.op(
-    "cumprod", _cumprod, "(input: Tensor, dim: int, *, dtype: dtype = None)",
-    grad_fn="CumprodBackward0", rules=(_cumprod_rule,), kind="other", method=True,
-    inplace=True, function=True, doc="running products along dim",
-    symbolic=lambda s, x, dim: np.cumprod(x, axis=dim),
-    kink="exact with zero entries", batching=batching.along,
-    words="d cumprod(a)_k/da_i = the product of a_j for j <= k but i, for k >= i",
-)  # fmt: skip

@@ -1,0 +1,86 @@
+"""An analysis at many points: ``ReportRows(chunk)`` is the chunk's rows through one
+analysis (``propagate``, ``taylor``, ``check``), one report per row, laid out as
+the many-point run's arrays (batch axis first, named as plain output names the
+report's numbers: ``sigma``, ``shares.x``, ``checks.grad.x.passed``).
+
+Each row is the single-point analysis at that row's inputs, so a row says what
+``gradcli propagate --x 0.5`` says at its point; what is the same at every
+point (the tolerances, the formulas, the point itself) is left out of the row.
+It is a task of ``core.point_files.run``: a small picklable object.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..engine import limits
+from ..engine.limits import DEFAULT_MAX_ELEMENTS
+from ..errors import GradcliError
+
+#: The analyses that give rows, and the function of each (in ``gradcli.analysis``).
+ANALYSES = {"propagate": "uncertainty", "taylor": "series", "check": "checks"}
+
+
+class ReportRows:
+    """``task(chunk)``: the input columns of a chunk -> the inputs and each row's report.
+
+    ``bindings`` are the inputs fixed for every row (value text, ``1.00±0.01`` for
+    propagate; a file ``@w.npy`` is read once, here); ``arguments`` are the
+    analysis's own (``sigmas``, ``order``, ``grads``...).
+    """
+
+    def __init__(
+        self,
+        command: str,
+        source: str,
+        bindings: Mapping | None = None,
+        *,
+        dtype: str = "float64",
+        seed: int = 0,
+        filename: str = "<expr>",
+        max_elements: int = DEFAULT_MAX_ELEMENTS,
+        **arguments,
+    ):
+        from ..core.point_files.task import read_once
+
+        if command not in ANALYSES:
+            raise GradcliError(f"{command} gives no rows: use one of {', '.join(ANALYSES)}")
+        self.command = command
+        self.source = source
+        with limits.max_elements(max_elements):
+            self.bindings = {n: read_once(v, f"--{n}") for n, v in (bindings or {}).items()}
+        self.settings = {"dtype": dtype, "seed": seed, "filename": filename}
+        self.max_elements = max_elements
+        self.arguments = arguments
+        #: The reports' ``variables()`` (taylor), once a row is computed here.
+        self.variables: list[str] | None = None
+
+    def __call__(self, chunk: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        from ..core.point_files.columns import inputs_from_columns
+
+        batch = inputs_from_columns(chunk)
+        size = len(next(iter(batch.values()))) if batch else 0
+        module = importlib.import_module(f"gradcli.analysis.{ANALYSES[self.command]}")
+        analysis = getattr(module, self.command)
+        rows = []
+        with limits.max_elements(self.max_elements):
+            for i in range(size):
+                bound = {**self.bindings, **{n: np.asarray(a[i]) for n, a in batch.items()}}
+                try:
+                    report = analysis(self.source, bound, **self.settings, **self.arguments)
+                except GradcliError as error:
+                    error.row = i  # the run loop names it in the input: row 3, line 4 of p.csv
+                    raise
+                if self.variables is None and hasattr(report, "variables"):
+                    self.variables = report.variables()
+                rows.append(report.row())
+        return {**batch, **_stacked(rows)}
+
+
+def _stacked(rows: list[dict]) -> dict[str, np.ndarray]:
+    """The rows' numbers by name, the batch axis first."""
+    names = rows[0] if rows else ()
+    return {name: np.stack([np.asarray(row[name]) for row in rows]) for name in names}

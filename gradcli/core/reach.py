@@ -1,0 +1,277 @@
+"""Which inputs a derivative reaches: those used only where no derivative exists
+(class indices, indices, sizes, flags, comparisons) are left out of the derivatives a
+command takes by default, as PyTorch refuses a gradient to the integer tensors they
+would be there.
+
+Two steps. A walk over the program's IR follows each input's value through the
+statements and notes where it meets no derivative: a parameter that the op table's
+schema declares as other than a tensor (``Index``, ``int``, a size, a flag, a number),
+``Tensor|Index`` (a tensor, or indices: cross_entropy's target), an op without a
+derivative (``argmax``), a subscript, a comparison, ``.shape`` or a const. Those
+are the reasons. Then one evaluation, with the inputs that have a reason requiring
+grad, decides: an input its graph does not reach is left out. The engine's graph is the
+truth (the same input may also be used where it has a derivative, and whether a target
+holds class indices is known only then); the walk says why.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ..engine.ops import FUNCTIONS
+from ..engine.tensor import Tensor
+from ..language import ir
+from ..language.check import builtin_signature
+from ..language.ir import deep_recursion
+
+#: The schema's types whose argument keeps its derivative; ``Tensor|Index`` may not.
+_DIFFERENTIABLE_TYPES = frozenset({"Tensor", "Tensor|Number", "Number|Tensor", "Tensor[]"})
+_MAYBE_INDICES = "Tensor|Index"
+#: The grad_fn of an overload whose backward raises, as PyTorch's (floor_divide).
+_NO_DERIVATIVE = "NotImplemented"
+
+# A flow: for each input the value depends on, (whether a derivative still reaches it
+# along some path, the reasons it met no derivative on the others).
+_LIVE = (True, ())
+
+
+def reasons(program) -> dict[str, tuple[str, ...]]:
+    """For each input that meets no derivative somewhere on its way to the output, where
+    (``"as the target of cross_entropy (indices)"``); an input used also where it has a
+    derivative is among them too (the graph decides, see ``left_out``)."""
+    with deep_recursion():
+        flow = _Walk(program).run()
+    return {name: why for name, (_, why) in flow.items() if why}
+
+
+def left_out(program, run, candidates) -> dict[str, str]:
+    """The inputs among ``candidates`` (names with ``reasons``) that the output's graph does
+    not reach, each with the sentence that says why. ``run(names)`` evaluates the program
+    with those inputs requiring grad and returns ``(output, leaves by name)``."""
+    found = reasons(program)
+    names = [n for n in candidates if n in found]
+    if not names:
+        return {}
+    out, leaves = run(names)
+    reached = _reached(out)
+    return {
+        name: f"it is used only {' and '.join(found[name])}, where it has no derivative"
+        for name in names
+        if id(leaves[name]) not in reached
+    }
+
+
+def _reached(out) -> set[int]:
+    """The ids of the leaf tensors the graph of ``out`` reaches along edges that carry a
+    derivative (an edge whose rule is None, or raises, carries none)."""
+    if type(out) is not Tensor or not out.requires_grad:
+        return set()
+    if out.grad_fn is None:
+        return {id(out)}
+    found, seen, stack = set(), set(), [out.grad_fn]
+    while stack:
+        node = stack.pop()
+        op = getattr(node, "op", None)
+        rules = None if op is None or op.variadic else op.rules
+        dead = op is not None and op.grad_fn == _NO_DERIVATIVE
+        for i, parent in enumerate(getattr(node, "parents", ())):
+            if (
+                parent is None
+                or dead
+                or (rules is not None and i < len(rules) and rules[i] is None)
+            ):
+                continue
+            if type(parent) is Tensor:
+                found.add(id(parent))
+            elif id(parent) not in seen:
+                seen.add(id(parent))
+                stack.append(parent)
+    return found
+
+
+def _merge(*flows) -> dict:
+    found = [flow for flow in flows if flow]
+    if not found:
+        return {}
+    first = found[0]
+    if all(flow is first or flow == first for flow in found[1:]):
+        return first  # flows are never changed in place: one may stand for all
+    merged: dict = {}
+    for flow in found:
+        for name, (live, why) in flow.items():
+            if name in merged:
+                was_live, was = merged[name]
+                merged[name] = (live or was_live, was + tuple(w for w in why if w not in was))
+            else:
+                merged[name] = (live, why)
+    return merged
+
+
+def _cut(flow: dict, reason: str, keep_live: bool = False) -> dict:
+    """``flow`` past a place with no derivative: the inputs still live there get ``reason``
+    (and stay live when ``keep_live``: a place that may have one)."""
+    return {
+        name: (keep_live, why if reason in why else why + (reason,)) if live else (live, why)
+        for name, (live, why) in flow.items()
+    }
+
+
+class _Walk:
+    """The flow of every name, statement by statement, as the evaluator runs them."""
+
+    def __init__(self, program):
+        self.program = program
+        self.env: dict[str, dict] = {}
+        self.locals: dict[str, dict] | None = None
+        self.functions: dict[str, ir.FuncDef] = {}
+
+    def run(self) -> dict:
+        analysis = self.program.analysis
+        for name in analysis.free:
+            self.env[name] = {name: _LIVE}
+        result: dict = {}
+        for i, node in enumerate(self.program.ir.statements):
+            if isinstance(node, ir.Assign):
+                defining = analysis.input_statements.get(node.name) == i
+                flow = {node.name: _LIVE} if defining else self.expr(node.value)
+                self.env[node.name] = flow
+            elif isinstance(node, ir.ConstDecl):
+                flow = _cut(self.expr(node.value), f"in the const {node.name}")
+                self.env[node.name] = flow
+            elif isinstance(node, ir.IndexAssign):
+                key = _cut(self.subscripts(node.subscripts), "as an index")
+                flow = _merge(self.env.get(node.name, {}), self.expr(node.value), key)
+                self.env[node.name] = flow
+            elif isinstance(node, ir.FuncDef):
+                self.functions[node.name] = node
+                flow = {}
+            else:
+                flow = self.expr(node)
+            if i == analysis.result:
+                result = flow
+        return result
+
+    # ----- expressions -----
+
+    def expr(self, node) -> dict:
+        return getattr(self, type(node).__name__)(node)
+
+    def Num(self, node) -> dict:
+        return {}
+
+    Str = Numbers = Num
+
+    def Name(self, node: ir.Name) -> dict:
+        if self.locals is not None and node.id in self.locals:
+            return self.locals[node.id]
+        return self.env.get(node.id, {})
+
+    def UnaryOp(self, node: ir.UnaryOp) -> dict:
+        return self.expr(node.operand)
+
+    def BinOp(self, node: ir.BinOp) -> dict:
+        return _merge(self.expr(node.left), self.expr(node.right))
+
+    def Chain(self, node: ir.Chain) -> dict:
+        # Every operator keeps a derivative: x // y is piecewise constant, as floor is, so
+        # the language gives it 0 (PyTorch's backward raises), rather than none.
+        flow = self.expr(node.first)
+        for operand in node.rest:
+            flow = _merge(flow, self.expr(operand))
+        return flow
+
+    def Compare(self, node: ir.Compare) -> dict:
+        operands = [self.expr(n) for n in (node.first, *node.rest)]
+        return _cut(_merge(*operands), "in a comparison")
+
+    def Call(self, node: ir.Call) -> dict:
+        function = self.functions.get(node.func)
+        if function is not None:
+            return self.call_user(function, node)
+        return self.call(node.func, node.args, node.keywords)
+
+    def Method(self, node: ir.Method) -> dict:
+        return self.call(node.name, node.args, node.keywords, self.expr(node.obj))
+
+    def Attr(self, node: ir.Attr) -> dict:
+        flow = self.expr(node.obj)
+        return _cut(flow, "through its shape") if node.name == "shape" else flow
+
+    def Index(self, node: ir.Index) -> dict:
+        key = _cut(self.subscripts(node.subscripts), "as an index")
+        return _merge(self.expr(node.obj), key)
+
+    def ListLit(self, node: ir.ListLit) -> dict:
+        return _merge(*(self.expr(item) for item in node.items))
+
+    def subscripts(self, subscripts) -> dict:
+        parts = []
+        for s in subscripts:
+            parts.extend(ir.children(s) if isinstance(s, ir.Slice) else (s,))
+        return _merge(*(self.expr(part) for part in parts))
+
+    def call_user(self, function: ir.FuncDef, node: ir.Call) -> dict:
+        values = dict(zip(function.params, (self.expr(a) for a in node.args)))
+        values.update((k.name, self.expr(k.value)) for k in node.keywords)
+        saved, self.locals = self.locals, values
+        try:
+            return self.expr(function.body)
+        finally:
+            self.locals = saved
+
+    def call(self, name: str, arg_nodes, keyword_nodes, receiver=None) -> dict:
+        entry = FUNCTIONS[name]
+        sig = builtin_signature(name)
+        types = _parameter_types(name)
+        flows = [] if receiver is None else [receiver]
+        flows += [self.expr(a) for a in arg_nodes]
+        params = list(sig.positional)
+        params += [sig.variadic] * max(0, len(flows) - len(params))
+        given = list(zip(params, flows))
+        given += [(sig.canonical(k.name), self.expr(k.value)) for k in keyword_nodes]
+        return _merge(*(self.argument(entry, p, types.get(p), flow) for p, flow in given))
+
+    def argument(self, entry, param: str, type_: str | None, flow: dict) -> dict:
+        """The flow of one argument into the call's result."""
+        if not flow or type_ is None:
+            return flow
+        if type_ == _MAYBE_INDICES:
+            return _cut(flow, f"as the {param} of {entry.name} (indices)", keep_live=True)
+        if type_ not in _DIFFERENTIABLE_TYPES:
+            return _cut(flow, f"as the {param} of {entry.name}")
+        if not _has_derivative(entry.name, param):
+            return _cut(flow, f"in {entry.name}")
+        return flow
+
+
+_TYPES: dict[str, dict] = {}
+
+
+def _parameter_types(name: str) -> dict:
+    """Each parameter's declared type, by name, as the language calls the function."""
+    types = _TYPES.get(name)
+    if types is None:
+        types = _TYPES[name] = {p.name: p.type for p in FUNCTIONS[name].schema.params}
+        form = FUNCTIONS[name].language_form
+        if form is not None:  # a form may add parameters (log's base)
+            types.update((p.name, p.type) for p in form.schema.params)
+    return types
+
+
+@functools.cache
+def _has_derivative(name: str, param: str) -> bool:
+    """Whether some overload of the function ``name`` has a rule for ``param``; a
+    composite (which calls other ops) is taken to have one, and the graph decides."""
+    entry = FUNCTIONS[name]
+    if hasattr(entry.call, "__wrapped__"):
+        return True
+    names = entry.schema.names
+    i = names.index(param) if param in names else None
+    for overload in entry.overloads:
+        if overload.grad_fn == _NO_DERIVATIVE:
+            continue
+        if entry.variadic or i is None or i >= len(overload.rules):
+            return True
+        if overload.rules[i] is not None:
+            return True
+    return False

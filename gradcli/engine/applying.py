@@ -1,0 +1,251 @@
+"""Applying an entry of the op table (``optable``): its public function, and each
+overload's, plain NumPy on raw arrays and a recorded ``Node`` on tensors."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import GradcliTypeError
+from . import limits, state
+from .messages import forward_error, operand_error
+from .tensor import Tensor
+
+_NO_ARG = object()  # an input given by keyword, not by position
+_PER_THREAD = state.PER_THREAD
+_DUAL_LEVELS = state.DUAL_LEVELS
+
+
+def public(entry):
+    """The public function of an entry declared with ``op``: its only overload's (taking
+    keywords through the schema), or the first overload whose ``when`` holds."""
+    overloads = entry.overloads
+    if not overloads:
+        return bind_nondiff(entry)
+    if len(overloads) == 1 and overloads[0].when is None:
+        return overloads[0].fn
+    name = entry.name
+    chosen = [(o.when, o.fn) for o in overloads]
+
+    def fn(*args, **kwargs):
+        if kwargs:
+            args = entry.schema.bind(name, args, kwargs)
+        for when, apply in chosen:
+            if when is None or when(*args):
+                return apply(*args)
+        raise GradcliTypeError(f"{name}(): no overload takes these arguments; see {entry.schema}")
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = entry.doc
+    return fn
+
+
+# ----------------------------------------------------------------------------
+# Applying an overload: NumPy on raw arrays, a recorded Node on tensors
+# ----------------------------------------------------------------------------
+
+
+def _record(overload, inputs, raws, out, params, kwargs):
+    t = Tensor._make(out, None, True)
+    parents = tuple(
+        [(x.grad_fn or x) if type(x) is Tensor and x.requires_grad else None for x in inputs]
+    )
+    t.grad_fn = overload.node(overload, parents, raws, t._data, params, kwargs)
+    return t
+
+
+_F64 = np.dtype(np.float64)
+
+
+def _promote(out, x, y=None):
+    """NumPy's result dtype made PyTorch's: an integer or bool meeting a float takes that
+    float's dtype (the default dtype for a Python float), not float64; int / int, exp(int)
+    are in the default dtype too. NumPy's choice stands where a float64 operand is involved."""
+    if out.dtype is not _F64:
+        return out
+    floats = [
+        a.dtype for a in (x, y) if isinstance(a, (np.ndarray, np.generic)) and a.dtype.kind == "f"
+    ]
+    if _F64 in floats:
+        return out
+    return out.astype(floats[0] if floats else state.default_dtype())
+
+
+def bind(overload):
+    """The function that applies ``overload``: plain NumPy on raw arrays, recording on tensors.
+
+    Under forward-mode AD (``PER_THREAD.forward_ad``, see ``forward.py``) the result is
+    handed to the dual level, which gives it a tangent where an input has one.
+
+    Inputs given by keyword (``sin(input=x)``) are bound through the schema first
+    (the function's own parameters are positional-only, so ``sin(x=t)`` is an
+    unknown keyword, as in PyTorch); a call by position, the hot path, goes
+    straight to the forward.
+    """
+    entry = overload.entry
+    forward = overload.forward
+    n = len(overload.rules)
+    promotes = entry.promotes
+    name = entry.name
+    size = _result_size(entry, overload.size, n)
+    if size is not None:
+        limit = limits.MaxElements
+
+    def by_keyword(args, kwargs):
+        return fn(*entry.schema.bind(name, [a for a in args if a is not _NO_ARG], kwargs))
+
+    if entry.variadic:
+
+        def fn(tensors=_NO_ARG, /, *params, **kwargs):
+            if kwargs or tensors is _NO_ARG:
+                return by_keyword((tensors, *params), kwargs)
+            tensors = tuple(tensors)
+            if not any(type(t) is Tensor for t in tensors):
+                return forward(tensors, *params)
+            raws = tuple(t._data if type(t) is Tensor else np.asarray(t) for t in tensors)
+            if size is not None and size(raws, *params) > limit.value:
+                limits.check(name, size(raws, *params))
+            try:
+                out = forward(raws, *params)
+            except (ValueError, IndexError) as err:
+                raise forward_error(name, raws, err) from None
+            if _PER_THREAD.grad_enabled and any(
+                type(t) is Tensor and t.requires_grad for t in tensors
+            ):
+                t = _record(overload, tensors, raws, out, params, None)
+            else:
+                t = Tensor._make(out)
+            if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
+                _PER_THREAD.forward_ad.propagate(overload, tensors, params, None, t)
+            return t
+    elif n == 1:
+
+        def fn(x=_NO_ARG, /, *params, **kwargs):
+            if kwargs or x is _NO_ARG:
+                return by_keyword((x, *params), kwargs)
+            if type(x) is not Tensor:
+                return forward(x, *params)
+            xd = x._data
+            if size is not None and size(xd, *params) > limit.value:
+                limits.check(name, size(xd, *params))
+            try:
+                # A call without * is quicker, and most calls have no params.
+                out = forward(xd, *params) if params else forward(xd)
+            except (ValueError, IndexError) as err:
+                raise forward_error(name, (xd,), err) from None
+            if promotes and out.dtype is not xd.dtype:
+                out = _promote(out, xd)
+            if x.requires_grad and _PER_THREAD.grad_enabled:
+                t = Tensor._make(out, None, True)
+                t.grad_fn = overload.node(overload, (x.grad_fn or x,), (xd,), t._data, params, None)
+            else:
+                t = Tensor._make(out)
+            if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
+                _PER_THREAD.forward_ad.propagate(overload, (x,), params, None, t)
+            return t
+    elif n == 2:
+
+        def fn(x=_NO_ARG, y=_NO_ARG, /, *params, **kwargs):
+            if kwargs or y is _NO_ARG:
+                return by_keyword((x, y, *params), kwargs)
+            tx = type(x) is Tensor
+            ty = type(y) is Tensor
+            if not (tx or ty):
+                return forward(x, y, *params)
+            xd = x._data if tx else x
+            yd = y._data if ty else y
+            # Without params, the product of the sizes bounds the result's (see ``size`` in
+            # ``optable``): most calls need no more.
+            if size is not None and (params or tx and ty and xd.size * yd.size > limit.value):
+                if size(xd, yd, *params) > limit.value:
+                    limits.check(name, size(xd, yd, *params))
+            try:
+                out = forward(xd, yd, *params) if params else forward(xd, yd)
+            except (ValueError, IndexError) as err:
+                raise forward_error(name, (xd, yd), err) from None
+            except TypeError:
+                if params:  # a wrong argument, not an operand NumPy cannot take
+                    raise
+                raise operand_error(name, x, y) from None
+            if promotes and out.dtype is not (xd if tx else yd).dtype:
+                out = _promote(out, xd, yd)
+            if _PER_THREAD.grad_enabled:
+                px = (x.grad_fn or x) if tx and x.requires_grad else None
+                py = (y.grad_fn or y) if ty and y.requires_grad else None
+                if px is not None or py is not None:
+                    t = Tensor._make(out, None, True)
+                    t.grad_fn = overload.node(overload, (px, py), (xd, yd), t._data, params, None)
+                    if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
+                        _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
+                    return t
+            t = Tensor._make(out)
+            if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
+                _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
+            return t
+    else:
+
+        def fn(*args, **kwargs):
+            if kwargs:
+                return by_keyword(args, kwargs)
+            inputs, params = args[:n], args[n:]
+            if not any(type(a) is Tensor for a in inputs):
+                return forward(*args)
+            raws = tuple(a._data if type(a) is Tensor else a for a in inputs)
+            if size is not None and size(*raws, *params) > limit.value:
+                limits.check(name, size(*raws, *params))
+            try:
+                out = forward(*raws, *params)
+            except (ValueError, IndexError) as err:
+                raise forward_error(name, raws, err) from None
+            if _PER_THREAD.grad_enabled and any(
+                type(a) is Tensor and a.requires_grad for a in inputs
+            ):
+                t = _record(overload, inputs, raws, out, params, None)
+            else:
+                t = Tensor._make(out)
+            if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
+                _PER_THREAD.forward_ad.propagate(overload, inputs, params, None, t)
+            return t
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = entry.doc
+    return fn
+
+
+def _result_size(entry, declared, n):
+    """The function that gives the size of an op's result (``size`` in ``optable``), or None
+    where the result is never larger than the largest input."""
+    if declared is not None:
+        return declared
+    if n >= 2 and (entry.promotes or entry.kind == "binary"):
+        return limits.broadcast_size
+    return None
+
+
+def bind_nondiff(entry):
+    """The function of an op with no gradient at all (comparisons, argmax): its results
+    never require grad."""
+    forward, name = entry.forward, entry.name
+    n = None  # the number of inputs, from the schema on the first call
+    size = None
+
+    def fn(*args, **kwargs):
+        nonlocal n, size
+        if n is None:
+            n = entry.schema.n_inputs
+            size = _result_size(entry, entry.size, n)
+        if kwargs:
+            args = entry.schema.bind(name, args, kwargs)
+        raws = [a._data if type(a) is Tensor else a for a in args]
+        if not any(type(a) is Tensor for a in args[:n]):
+            return forward(*raws)
+        if size is not None and size(*raws) > limits.MaxElements.value:
+            limits.check(name, size(*raws))
+        try:
+            out = forward(*raws)
+        except (ValueError, IndexError) as err:
+            raise forward_error(name, raws[:n], err) from None
+        return Tensor._make(out)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = entry.doc
+    return fn
