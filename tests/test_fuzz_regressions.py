@@ -60,6 +60,9 @@ AGREE = {
     # of its gradient depends on x through a log or a square.
     "bce_hessian_near_0": ("2 * binary_cross_entropy(x, y)", {"x": P, "y": T}),
     "bce_hessian_of_a_log": ("log(binary_cross_entropy(x, y, reduction='sum'))", {"x": P, "y": T}),
+    # An input used only where no derivative exists: its gradient is zeros, as PyTorch's
+    # materialized one (the fuzzers name every input: gradcli leaves it out by default).
+    "argmax_only": ("argmax(x) * 2 + 0.5", {"x": X}),
     # PyTorch refuses an ignore_index of 0 or more beside class probabilities.
     "cross_entropy_probabilities_ignore_index": (
         "cross_entropy(x, y, ignore_index=0)",
