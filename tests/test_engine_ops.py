@@ -525,6 +525,7 @@ CASES = [
         ("polygamma", "polygamma_op"),
         lambda m, x: m.polygamma(2, x),
         (positive(2, 3),),
+        oracle_rtol=1e-8,  # polygamma(0 or 1, x) meets PyTorch's trigamma (5e-10)
     ),
     Case("hypot", ("hypot",), lambda m, x, y: m.hypot(x, y), (nonzero(2, 3), nonzero(3))),
     Case("xlogy", ("xlogy",), lambda m, x, y: m.xlogy(x, y), (real(2, 3), positive(3))),

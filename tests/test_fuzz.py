@@ -29,6 +29,7 @@ from fuzzing import (
     binding_text,
     declared_differences,
     near_misses,
+    oracle_rtol,
     programs,
 )
 from hypothesis import HealthCheck, example, given, settings
@@ -85,7 +86,7 @@ SIGNATURES = {
 # ----------------------------------------------------------------------------
 
 
-def assert_agree(ours, theirs, what: str, case: FuzzProgram):
+def assert_agree(ours, theirs, what: str, case: FuzzProgram, rtol: float = RTOL):
     ours = np.asarray(ours, dtype=float)
     theirs = np.asarray(theirs.detach().numpy() if hasattr(theirs, "detach") else theirs, float)
     context = f"{what} of {case.source!r} at {case.inputs}"
@@ -98,7 +99,7 @@ def assert_agree(ours, theirs, what: str, case: FuzzProgram):
     # Relative to the array's scale: entries that cancel to nearly 0 keep their absolute error.
     scale = float(np.max(np.abs(theirs[finite]), initial=1.0))
     np.testing.assert_allclose(
-        ours[finite], theirs[finite], rtol=RTOL, atol=RTOL * scale, err_msg=context
+        ours[finite], theirs[finite], rtol=rtol, atol=rtol * scale, err_msg=context
     )
 
 
@@ -226,6 +227,8 @@ def _check_against_torch(case: FuzzProgram, sample: int):
         return "a pending fix"
     program = TorchProgram(case.program, SIGNATURES)
     bindings = dict(case.inputs)
+    # Looser where PyTorch is the less accurate (digamma's derivative, its trigamma).
+    rtol = max(RTOL, oracle_rtol(case.function) or RTOL)
     try:
         expected = program.run(_leaves(case))
     except Exception as torch_error:  # noqa: BLE001  (any error PyTorch raises)
@@ -235,7 +238,7 @@ def _check_against_torch(case: FuzzProgram, sample: int):
             api.evaluate(case.source, bindings)
         return f"both raise: {type(torch_error).__name__}"
     ours = api.evaluate(case.source, bindings)
-    assert_agree(ours.value, expected, "the value", case)
+    assert_agree(ours.value, expected, "the value", case, rtol)
     if not case.inputs or not expected.is_floating_point():
         return "value"
     # Every input, as PyTorch's materialized gradients: left to itself gradcli leaves out
@@ -247,11 +250,11 @@ def _check_against_torch(case: FuzzProgram, sample: int):
     if scalar:
         result = api.gradient(case.source, bindings, wrt=names)
         for name in names:
-            assert_agree(result.grad[name], theirs[name], f"grad {name}", case)
+            assert_agree(result.grad[name], theirs[name], f"grad {name}", case, rtol)
     else:
         result = api.vjp(case.source, bindings, grad_output=v, wrt=names)
         for name in names:
-            assert_agree(result.vjp[name], theirs[name], f"vjp {name}", case)
+            assert_agree(result.vjp[name], theirs[name], f"vjp {name}", case, rtol)
     point = tuple(torch.tensor(case.inputs[n], dtype=torch.float64) for n in names)
     f = _function_of(program, names)
     second_order_known = case.on_kink and _second_order_differs(case.function)
@@ -259,19 +262,21 @@ def _check_against_torch(case: FuzzProgram, sample: int):
         jac = torch.autograd.functional.jacobian(f, point)
         ours = api.jacobian(case.source, bindings, wrt=names)
         for name, block in zip(names, jac):
-            assert_agree(ours.jacobian[name], block, f"jacobian {name}", case)
+            assert_agree(ours.jacobian[name], block, f"jacobian {name}", case, rtol)
     elif sample == 1 and scalar and not second_order_known:
         hess = torch.autograd.functional.hessian(f, point)
         ours = api.hessian(case.source, bindings, wrt=names)
         for name, row in zip(names, hess):
             for other, block in zip(names, row):
-                assert_agree(ours.hessian[name][other], block, f"hessian {name},{other}", case)
+                assert_agree(
+                    ours.hessian[name][other], block, f"hessian {name},{other}", case, rtol
+                )
     elif sample == 2 and not second_order_known:  # jvp is a double backward, as in PyTorch
         tangents = tuple(torch.tensor(_grad_output(p.shape)) for p in point)
         _, product = torch.autograd.functional.jvp(f, point, tangents)
         given_tangents = {n: t.numpy() for n, t in zip(names, tangents)}
         ours = api.jvp(case.source, bindings, tangents=given_tangents)
-        assert_agree(ours.jvp, product, "jvp", case)
+        assert_agree(ours.jvp, product, "jvp", case, rtol)
     return "agree"
 
 

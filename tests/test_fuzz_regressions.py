@@ -199,3 +199,21 @@ def test_values_on_either_side_of_a_jump_are_not_a_disagreement(sample):
         "agree",
         "value",
     )
+
+
+def test_digamma_s_hessian_is_compared_to_pytorch_within_its_trigamma_s_accuracy():
+    # PyTorch's trigamma is good to 5e-10 (Case.oracle_rtol): tanh(digamma(x))'' was 1e-8
+    # apart from PyTorch's (the fuzzer, seed 3), and gradcli's is mpmath's.
+    import mpmath
+
+    x = np.array([[0.88130895, 1.02515242, 1.25745902], [0.95564108, 1.77882123, 1.36538446]])
+    source = "w = [1.5, 1.5]\ng(a) = a.tanh()\nh = g(polygamma(0, x))\nsum(h) + sum(w * w)"
+    case = FuzzProgram("polygamma", parse(source), {"x": x, "w": np.array([1.5, 1.5])}, False)
+    for sample in range(4):
+        check_against_torch(case, sample)
+    ours = api.hessian(source, case.inputs, wrt=["x"]).hessian["x"]["x"].reshape(6, 6)
+    with mpmath.workdps(40):
+        for k, t in enumerate(x.ravel()):
+            p, p1, p2 = (mpmath.polygamma(n, t) for n in range(3))
+            second = (p2 - 2 * mpmath.tanh(p) * p1**2) / mpmath.cosh(p) ** 2
+            assert ours[k, k] == pytest.approx(float(second), rel=1e-13)
