@@ -56,6 +56,13 @@ def domains(name: str):
     return found or [(real(2, 3), real(2, 3))]
 
 
+def oracle_rtol(name: str) -> float | None:
+    """How closely PyTorch computes function ``name``, where the gradcheck table says it is
+    less accurate than gradcli (``Case.oracle_rtol``: its trigamma, 5e-10); else None."""
+    found = [case.oracle_rtol for case in CASES if name in case.covers and case.oracle_rtol]
+    return max(found, default=None)
+
+
 #: Points where each function is not differentiable, or is singular: a share of the
 #: inputs is moved exactly onto them. They are the entry's own (``opinfo.kink_points``:
 #: its kink_at check's points and its special ones); ``"tie"`` copies one entry onto

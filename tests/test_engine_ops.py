@@ -148,6 +148,13 @@ CASES = [
         lambda m, x, y: m.remainder(x, y),
         (off_integers(2, 3), uniform(2.0, 2.05, 3)),
     ),
+    Case(
+        "div_floor",
+        ("div_floor",),
+        lambda m, x, y: ops.div_floor(x, y),
+        (off_integers(2, 3), uniform(1.0, 1.02, 3)),
+        lambda m, x, y: m.div(x, y, rounding_mode="floor"),
+    ),
     # elementwise (the functions of one input are the entries': see ELEMENTWISE below)
     Case("square", ("pow",), lambda m, x: x.square(), (real(2, 3),)),
     Case(
@@ -366,6 +373,30 @@ CASES = [
         lambda m, g, x: m.ops.aten.threshold_backward(g, x, 0),
     ),
     Case(
+        "leaky_relu_backward",
+        ("leaky_relu_backward",),
+        lambda m, g, x: ops.leaky_relu_backward(g, x, 0.2),
+        (real(2, 3), nonzero(2, 3)),
+        lambda m, g, x: m.ops.aten.leaky_relu_backward(g, x, 0.2, False),
+    ),
+    Case(
+        "bce_backward",
+        ("bce_backward",),
+        lambda m, g, x, t: ops.bce_backward(g, x, t, None, "mean"),
+        (real(), probability(2, 3), probability(2, 3)),
+        lambda m, g, x, t: m.ops.aten.binary_cross_entropy_backward(g, x, t, None, 1),
+    ),
+    Case(
+        "nll_loss_backward",
+        ("nll_loss_backward",),
+        lambda m, g, x: ops.nll_loss_backward(g, x, np.array([2, 0, 2]), None, -100, "mean"),
+        (real(), real(3, 4)),
+        # aten's reduction 1 is the mean, over total_weight (3 targets of weight 1)
+        lambda m, g, x: m.ops.aten.nll_loss_backward(
+            g, x, m.tensor([2, 0, 2]), None, 1, -100, m.tensor(3.0, dtype=m.float64)
+        ),
+    ),
+    Case(
         "softmax_backward_data",
         ("softmax_backward_data",),
         lambda m, g, y: ops.softmax_backward_data(g, y, 1),
@@ -494,6 +525,7 @@ CASES = [
         ("polygamma", "polygamma_op"),
         lambda m, x: m.polygamma(2, x),
         (positive(2, 3),),
+        oracle_rtol=1e-8,  # polygamma(0 or 1, x) meets PyTorch's trigamma (5e-10)
     ),
     Case("hypot", ("hypot",), lambda m, x, y: m.hypot(x, y), (nonzero(2, 3), nonzero(3))),
     Case("xlogy", ("xlogy",), lambda m, x, y: m.xlogy(x, y), (real(2, 3), positive(3))),

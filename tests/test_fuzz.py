@@ -29,6 +29,7 @@ from fuzzing import (
     binding_text,
     declared_differences,
     near_misses,
+    oracle_rtol,
     programs,
 )
 from hypothesis import HealthCheck, example, given, settings
@@ -38,7 +39,9 @@ from gradcli import api
 from gradcli.cli import cli
 from gradcli.engine.ops import FUNCTIONS
 from gradcli.errors import GradcliError
+from gradcli.language import ir
 from gradcli.language.check import builtin_signature
+from gradcli.language.printing import to_source
 
 torch = pytest.importorskip(
     "torch", reason="PyTorch 2.13 is the oracle of the fuzz tests; install torch==2.13.0"
@@ -83,7 +86,7 @@ SIGNATURES = {
 # ----------------------------------------------------------------------------
 
 
-def assert_agree(ours, theirs, what: str, case: FuzzProgram):
+def assert_agree(ours, theirs, what: str, case: FuzzProgram, rtol: float = RTOL):
     ours = np.asarray(ours, dtype=float)
     theirs = np.asarray(theirs.detach().numpy() if hasattr(theirs, "detach") else theirs, float)
     context = f"{what} of {case.source!r} at {case.inputs}"
@@ -96,7 +99,7 @@ def assert_agree(ours, theirs, what: str, case: FuzzProgram):
     # Relative to the array's scale: entries that cancel to nearly 0 keep their absolute error.
     scale = float(np.max(np.abs(theirs[finite]), initial=1.0))
     np.testing.assert_allclose(
-        ours[finite], theirs[finite], rtol=RTOL, atol=RTOL * scale, err_msg=context
+        ours[finite], theirs[finite], rtol=rtol, atol=rtol * scale, err_msg=context
     )
 
 
@@ -152,13 +155,80 @@ NOT_AT_KINKS |= {
 }
 
 
+def _order(a, b):
+    return np.sign(a - b)
+
+
+def _quotient(a, b):
+    return np.floor(a / b)
+
+
+def _jumps(program):
+    """The operands of each jump of the program's own statements: ``a < b`` (at a == b),
+    ``a % b`` and ``a // b`` (where a / b is an integer); with the statements before it."""
+    for k, statement in enumerate(program.statements):
+        if isinstance(statement, ir.FuncDef):
+            continue  # its operands are its parameters'
+        for node in ir.walk(statement):
+            if isinstance(node, ir.Compare):
+                operands = (node.first, *node.rest)
+                yield from ((k, a, b, _order) for a, b in zip(operands, operands[1:]))
+            elif isinstance(node, ir.Chain):
+                operands = (node.first, *node.rest)
+                for op, a, b in zip(node.ops, operands, operands[1:]):
+                    if op in ("remainder", "floor_divide") and op == node.ops[0]:
+                        yield k, a, b, _quotient
+
+
+def _side_of_a_jump(case):
+    """Which jump, if any, the two libraries' values fall on either side of while they
+    agree (at RTOL): each result is right for its own last bit (NumPy sums float64 in
+    another order than PyTorch: a sum that cancels to 0 is 0 in one and 4e-16 in the other)."""
+    for k, a, b, side in _jumps(case.program):
+        values = []
+        for operand in (a, b):
+            head = FuzzProgram(case.function, ir.Program((*case.program.statements[:k], operand)),
+                               case.inputs, case.on_kink)  # fmt: skip
+            used = {n.id for n in ir.walk(head.program) if isinstance(n, ir.Name)}
+            inputs = {name: v for name, v in case.inputs.items() if name in used}
+            try:
+                ours = np.asarray(api.evaluate(head.source, inputs).value, float)
+                theirs = TorchProgram(head.program, SIGNATURES).run(
+                    {n: torch.tensor(v, dtype=torch.float64) for n, v in inputs.items()}
+                )
+                assert_agree(ours, theirs, "an operand", head)
+            except Exception:  # noqa: BLE001  (an operand neither computes alike excuses nothing)
+                break
+            values.append((ours, theirs.detach().numpy()))
+        else:
+            (a_ours, a_theirs), (b_ours, b_theirs) = values
+            with np.errstate(all="ignore"):
+                ours, theirs = side(a_ours, b_ours), side(a_theirs, b_theirs)
+            if not np.array_equal(*np.broadcast_arrays(ours, theirs), equal_nan=True):
+                return to_source(ir.Program((a,))) + " against " + to_source(ir.Program((b,)))
+    return None
+
+
 def check_against_torch(case: FuzzProgram, sample: int):
     """Both raise, or both agree: the value, the gradient or vjp, and by ``sample`` the
-    Jacobian, the Hessian and a jvp."""
+    Jacobian, the Hessian and a jvp. Where they differ because their values agree but fall
+    on either side of one of the program's jumps (``_side_of_a_jump``), neither is wrong."""
+    try:
+        return _check_against_torch(case, sample)
+    except AssertionError:
+        jump = _side_of_a_jump(case)
+        if jump is None:
+            raise
+        return f"either side of a jump: {jump}"
+
+
+def _check_against_torch(case: FuzzProgram, sample: int):
     if case.on_kink and case.function in NOT_AT_KINKS:
         return "a pending fix"
     program = TorchProgram(case.program, SIGNATURES)
     bindings = dict(case.inputs)
+    # Looser where PyTorch is the less accurate (digamma's derivative, its trigamma).
+    rtol = max(RTOL, oracle_rtol(case.function) or RTOL)
     try:
         expected = program.run(_leaves(case))
     except Exception as torch_error:  # noqa: BLE001  (any error PyTorch raises)
@@ -168,41 +238,45 @@ def check_against_torch(case: FuzzProgram, sample: int):
             api.evaluate(case.source, bindings)
         return f"both raise: {type(torch_error).__name__}"
     ours = api.evaluate(case.source, bindings)
-    assert_agree(ours.value, expected, "the value", case)
+    assert_agree(ours.value, expected, "the value", case, rtol)
     if not case.inputs or not expected.is_floating_point():
         return "value"
+    # Every input, as PyTorch's materialized gradients: left to itself gradcli leaves out
+    # an input used only where no derivative exists (argmax's), where PyTorch gives zeros.
     names = list(case.inputs)
     scalar = expected.ndim == 0
     v = np.ones(()) if scalar else _grad_output(tuple(expected.shape))
     theirs = _torch_gradients(program, _leaves(case), v)
     if scalar:
-        result = api.gradient(case.source, bindings)
+        result = api.gradient(case.source, bindings, wrt=names)
         for name in names:
-            assert_agree(result.grad[name], theirs[name], f"grad {name}", case)
+            assert_agree(result.grad[name], theirs[name], f"grad {name}", case, rtol)
     else:
-        result = api.vjp(case.source, bindings, grad_output=v)
+        result = api.vjp(case.source, bindings, grad_output=v, wrt=names)
         for name in names:
-            assert_agree(result.vjp[name], theirs[name], f"vjp {name}", case)
+            assert_agree(result.vjp[name], theirs[name], f"vjp {name}", case, rtol)
     point = tuple(torch.tensor(case.inputs[n], dtype=torch.float64) for n in names)
     f = _function_of(program, names)
     second_order_known = case.on_kink and _second_order_differs(case.function)
     if sample == 0 and expected.numel() > 0:  # PyTorch's jacobian fails on empty outputs
         jac = torch.autograd.functional.jacobian(f, point)
-        ours = api.jacobian(case.source, bindings)
+        ours = api.jacobian(case.source, bindings, wrt=names)
         for name, block in zip(names, jac):
-            assert_agree(ours.jacobian[name], block, f"jacobian {name}", case)
+            assert_agree(ours.jacobian[name], block, f"jacobian {name}", case, rtol)
     elif sample == 1 and scalar and not second_order_known:
         hess = torch.autograd.functional.hessian(f, point)
-        ours = api.hessian(case.source, bindings)
+        ours = api.hessian(case.source, bindings, wrt=names)
         for name, row in zip(names, hess):
             for other, block in zip(names, row):
-                assert_agree(ours.hessian[name][other], block, f"hessian {name},{other}", case)
+                assert_agree(
+                    ours.hessian[name][other], block, f"hessian {name},{other}", case, rtol
+                )
     elif sample == 2 and not second_order_known:  # jvp is a double backward, as in PyTorch
         tangents = tuple(torch.tensor(_grad_output(p.shape)) for p in point)
         _, product = torch.autograd.functional.jvp(f, point, tangents)
         given_tangents = {n: t.numpy() for n, t in zip(names, tangents)}
         ours = api.jvp(case.source, bindings, tangents=given_tangents)
-        assert_agree(ours.jvp, product, "jvp", case)
+        assert_agree(ours.jvp, product, "jvp", case, rtol)
     return "agree"
 
 

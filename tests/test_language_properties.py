@@ -36,6 +36,13 @@ numbers = st.one_of(
 leaves = st.one_of(numbers.map(ir.Num), names.map(ir.Name))
 
 
+def _torch_remainder(a, b):
+    # PyTorch's kernel: fmod(a, b), moved into b's sign where it is not 0 (a zero keeps a's
+    # sign, where NumPy's remainder gives it b's: 2 % -2 is 0.0, and 2 / (2 % -2) is inf).
+    m = np.fmod(a, b)
+    return np.where((m != 0) & ((m < 0) != (b < 0)), m + b, m)
+
+
 def _chain(level_ops):
     def build(children):
         return st.builds(
@@ -173,7 +180,7 @@ def source(draw, depth=0):
             "sub": np.subtract,
             "mul": np.multiply,
             "div": np.divide,
-            "mod": np.remainder,  # torch.remainder: the sign of the divisor, as NumPy's
+            "mod": _torch_remainder,
             "floordiv": np.floor_divide,
         }[kind](va, vb)
         return draw(spaced(f"({a})", op, f"({b})")), value

@@ -40,26 +40,7 @@ CI_SAMPLES |= {"tensor min, number max"}  # a declared difference
 
 #: Cases known to be wrong, until their fixes land: (op, sample, transformation), "*" for
 #: any. Each is a strict xfail: delete an entry once its fix is merged.
-PENDING_FIXES = {
-    # Found by the matrix, not fixed yet.
-    (
-        "leaky_relu",
-        "*",
-        "grad2",
-    ): "the gradient does not depend on x: double backward raises (PyTorch: 0)",
-    ("remainder", "at 0 (other)", "grad2 hessian"): "a % 0: second derivatives nan (PyTorch: 0)",
-    ("remainder", "at -0 (other)", "grad2 hessian"): "a % -0: second derivatives nan",
-    ("remainder", "at inf (input)", "grad2 hessian"): "inf % b: second derivatives",
-    ("remainder", "at -inf (input)", "grad2 hessian"): "-inf % b: second derivatives",
-    ("remainder", "at nan (input)", "grad2 hessian"): "nan % b: second derivatives",
-    ("remainder", "at nan (other)", "grad2 hessian"): "a % nan: second derivatives",
-    # Found by the samples of the shape, linalg, loss and other kinds, not fixed yet.
-    ("take_along_dim", "dim -1", "grad jvp jacobian hessian"): (
-        "indices that broadcast against the input: the rule's put_along_dim fails"
-    ),
-    ("nll_loss", "*", "grad2"): "the gradient does not depend on x: double backward raises",
-    ("nll_loss", "*", "batched"): "vmap of nll_loss: the target is taken as batched",
-}
+PENDING_FIXES: dict[tuple[str, str, str], str] = {}
 
 
 def _pending(entry, sample, transform):

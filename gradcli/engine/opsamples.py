@@ -386,6 +386,11 @@ def _others():
         "take_along_dim": [
             _s("dim 1", [(2, 3)], {"indices": _ints(2, 0, 1, 1, 0, 2).reshape(2, 3), "dim": 1}),
             _s("dim -1", [(2, 3)], {"indices": _ints(0, 0, 2).reshape(1, 3), "dim": -1}),
+            _s(
+                "input broadcast",
+                [(1, 3)],
+                {"indices": _ints(0, 2, 2, 1, 0, 0).reshape(2, 3), "dim": 1},
+            ),
         ],
         "gather": [
             _s("dim 1", [(2, 3)], {"dim": 1, "index": _ints(2, 0, 1, 1).reshape(2, 2)}),

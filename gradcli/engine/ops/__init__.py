@@ -19,6 +19,7 @@ from . import (
     diagonals,
     elementwise,
     indexing,
+    loss_gradients,
     nn,
     ordering,
     products,
@@ -50,6 +51,7 @@ TABLES = tuple(
         decompositions,
         ordering,
         special,
+        loss_gradients,
         nn,
     )
 )

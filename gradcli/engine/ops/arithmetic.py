@@ -13,11 +13,11 @@ from ..explain import at_tie, pow_zero_base
 from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
-from .common import not_implemented, raw
+from .common import not_implemented
 from .comparison import logical_and, where
 from .conversion import apply_inplace
-from .creation import zeros_like
-from .elementwise import floor, log
+from .creation import zero_rule, zeros_like
+from .elementwise import log
 
 table = Table("arithmetic")
 _BINARY = "(input: Tensor|Number, other: Tensor|Number)"
@@ -250,15 +250,33 @@ def _integer_division(ufunc):
     return forward
 
 
-def _remainder_divisor_rule(g, ans, x, y):
-    # x % y = x - y * (x // y), so d/dy = -(x // y): the same x // y as the value's, not
-    # floor(x / y), which differs at an infinite y (-0.87 // inf is -1; floor(-0.87 / inf)
-    # is -0). Taken from floor(x / y) where they agree, so that its derivative (0) stays
-    # in the graph, as PyTorch's floor division does.
-    approx = floor(x / y)
+def _remainder(x, y):
+    out = np.remainder(x, y)
+    if out.dtype.kind != "f":
+        return out
+    # PyTorch's is fmod(x, y), moved into y's sign: a zero keeps x's sign (NumPy gives y's).
+    return np.where(out == 0, np.copysign(out, x), out).astype(out.dtype, copy=False)
+
+
+def _floor_quotient(x, y):
     with np.errstate(divide="ignore", invalid="ignore"):
-        quotient = np.floor_divide(raw(x), raw(y))
-    return -g * where(np.asarray(raw(approx)) == quotient, approx, quotient)
+        return np.floor_divide(x, y)
+
+
+# PyTorch's x.div(y, rounding_mode="floor"), which remainder's rule takes: a derivative of
+# zeros for both inputs (not a chain through floor(x / y), whose zeros meet 0 / 0 at y = 0 and
+# 0 * inf at an infinite x: nan second derivatives of x % y where PyTorch's are 0).
+div_floor = table.internal(
+    "div_floor", _floor_quotient, "(input: Tensor, other: Tensor)", grad_fn="DivBackward2",
+    rules=(zero_rule, zero_rule), saves=False, doc="x // y of floats, with derivative 0",
+    kind="binary", words=("d(a // b)/da = 0", "d(a // b)/db = 0"),
+)  # fmt: skip
+
+
+def _remainder_divisor_rule(g, ans, x, y):
+    # x % y = x - y * (x // y), so d/dy = -(x // y): the same x // y as the value's (not
+    # floor(x / y), which differs at an infinite y: -0.87 // inf is -1).
+    return -g * div_floor(x, y)
 
 
 # fmt: off
@@ -270,7 +288,7 @@ floor_divide = table.op(
     other_names=("floordiv",), tensor_operands=True, language_constant=True,
     operators=("__floordiv__",), reflected=("__rfloordiv__",), **_ARITHMETIC)
 remainder = table.op(
-    "remainder", _integer_division(np.remainder), _BINARY,
+    "remainder", _integer_division(_remainder), _BINARY,
     overloads=[
         over("RemainderBackward1", (lambda g, ans, x, y: g, _remainder_divisor_rule),
              when=lambda x, y: type(x) is Tensor and type(y) is Tensor),

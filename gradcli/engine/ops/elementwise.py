@@ -49,9 +49,12 @@ def piecewise_constant(name, forward, grad_fn, doc, **fields):
     )
 
 
-# The derivatives of tanh, sigmoid and relu as ops of their own (PyTorch's tanh_backward,
-# sigmoid_backward, threshold_backward), so a differentiable reverse pass records their
-# nodes under PyTorch's names (TanhBackwardBackward0) and computes in its order.
+# The derivatives of tanh, sigmoid, relu and leaky_relu as ops of their own (PyTorch's
+# tanh_backward, sigmoid_backward, threshold_backward, leaky_relu_backward), so a
+# differentiable reverse pass records their nodes under PyTorch's names
+# (TanhBackwardBackward0) and computes in its order. A gradient that depends on its input
+# only through a mask (x > 0) is still a function of it, with derivative 0 (zero_rule, not
+# None): a second derivative there is 0, as PyTorch's, not "does not require grad".
 # fmt: off
 tanh_backward = table.internal(
     "tanh_backward", lambda g, y: g * (1 - y * y), "(grad_output: Tensor, output: Tensor)",
@@ -71,9 +74,17 @@ threshold_backward = table.internal(
         np.result_type(g, x)),
     "(grad_output: Tensor, input: Tensor, threshold: Number)",
     grad_fn="ThresholdBackwardBackward0",
-    rules=(lambda gg, ans, g, x, threshold: threshold_backward(gg, x, threshold), None),
+    rules=(lambda gg, ans, g, x, threshold: threshold_backward(gg, x, threshold), zero_rule),
     doc="g where input > threshold, else 0: the gradient of relu", kind="elementwise",
     words=("d/dg = 1 where input > threshold, else 0", "d/dinput = 0"))
+leaky_relu_backward = table.internal(
+    "leaky_relu_backward", lambda g, x, negative_slope: np.where(
+        x > 0, g, g * negative_slope).astype(np.result_type(g, x)),
+    "(grad_output: Tensor, input: Tensor, negative_slope: float)",
+    grad_fn="LeakyReluBackwardBackward0",
+    rules=(lambda gg, ans, g, x, slope: leaky_relu_backward(gg, x, slope), zero_rule),
+    doc="g where input > 0, else negative_slope * g: the gradient of leaky_relu",
+    kind="elementwise", words=("d/dg = 1 where input > 0, else negative_slope", "d/dinput = 0"))
 # fmt: on
 
 

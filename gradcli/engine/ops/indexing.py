@@ -315,14 +315,22 @@ def _put_along(g, index, dim, shape):
     # Scatter-add, the adjoint of take_along_dim: an index taken twice gets both gradients.
     g = np.asarray(g)
     index, dim = _along(index, dim)
-    batch = tuple(g.shape[: g.ndim - index.ndim])
     # ``shape`` may hold some of g's batch dimensions already (a take_along of a batch).
-    out = np.zeros(tuple(g.shape[: g.ndim - len(shape)]) + tuple(shape), dtype=g.dtype)
-    index = np.broadcast_to(index, batch + index.shape)
-    grid = list(np.ogrid[tuple(slice(n) for n in index.shape)])
-    grid[dim] = index
-    np.add.at(out, tuple(grid), np.broadcast_to(g, index.shape))
-    return out
+    target = tuple(g.shape[: g.ndim - len(shape)]) + tuple(shape)
+    # The entries taken: the index broadcast against g (take_along_dim broadcasts the index
+    # and x against each other but along dim), and x's size along dim.
+    taken = np.broadcast_shapes(g.shape, index.shape)
+    spread = np.broadcast_shapes(taken[:dim] + (target[dim],) + taken[dim:][1:], target)
+    out = np.zeros(spread, dtype=g.dtype)
+    grid = list(np.ogrid[tuple(slice(n) for n in taken)])
+    grid[dim] = np.broadcast_to(index, taken)
+    np.add.at(out, tuple(grid), np.broadcast_to(g, taken))
+    # Where x was broadcast (size 1 against the index), its entry gets the sum.
+    lead = len(spread) - len(target)
+    axes = tuple(range(lead)) + tuple(
+        lead + k for k, n in enumerate(target) if n == 1 and spread[lead + k] != 1
+    )
+    return np.sum(out, axis=axes, keepdims=True).reshape(target) if axes else out
 
 
 def _take_along_size(x, index, dim, keepdim=True):

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ...errors import EngineError, GradcliIndexError, GradcliValueError, ShapeError
+from ...errors import EngineError, GradcliValueError, ShapeError
 from .. import batching_rules as batching
 from .. import jet_rules as R
 from .. import limits, state
@@ -29,19 +29,19 @@ from .common import batch_of, raw
 from .comparison import masked_fill, where
 from .elementwise import (
     abs,
-    clamp,
     erf,
     erf_array,
     exp,
+    leaky_relu_backward,
     log,
     sigmoid,
     sigmoid_array,
     softplus,
     tanh,
 )
-from .indexing import put_along_dim
+from .loss_gradients import bce_backward, class_dim, nll_loss_backward, picked
 from .reductions import mean, sum
-from .shape import broadcast_to, unsqueeze, view_op
+from .shape import broadcast_to, view_op
 from .softmax import log_softmax
 from .summation import sum_all
 
@@ -121,7 +121,7 @@ silu = table.op("silu", lambda input: np.asarray(input) * sigmoid_array(input),
 leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope: float = 0.01)",
                       grad_fn="LeakyReluBackward0",
                       rules=(lambda g, ans, x, negative_slope=0.01:
-                             where(x > 0, g, g * negative_slope),),
+                             leaky_relu_backward(g, x, negative_slope),),
                       doc="x, or negative_slope * x below 0", kink="gradient negative_slope at 0",
                       symbolic=lambda s, x, slope=0.01: s.Piecewise((x, x > 0), (slope * x, True)),
                       domain=("nonzero",), **_IN_PLACE_ACTIVATION,
@@ -252,7 +252,6 @@ def _same_shape(input, target, message):
 
 
 _LOG_FLOOR = -100.0  # PyTorch clamps each log at -100, so a loss at 0 or 1 is finite
-_BCE_EPSILON = float(np.float32(1e-12))  # PyTorch's floor for x (1 - x) in the gradient
 
 
 def _bce(input, target, weight=None, reduction="mean"):
@@ -268,8 +267,7 @@ def _bce(input, target, weight=None, reduction="mean"):
 
 
 def _bce_input_rule(g, ans, x, t, weight=None, reduction="mean"):
-    grad = _spread(g, ans, reduction, np.shape(x)) * (x - t) / clamp((1 - x) * x, min=_BCE_EPSILON)
-    return grad if weight is None else grad * weight
+    return bce_backward(g, x, t, weight, reduction)
 
 
 def _bce_target_rule(g, ans, x, t, weight=None, reduction="mean"):
@@ -374,28 +372,10 @@ def binary_cross_entropy_with_logits(
 # ----- cross entropy: log_softmax, then nll_loss (class indices) or a sum (probabilities) -----
 
 
-def _class_dim(x):
-    return 0 if np.ndim(x) == 1 else 1
-
-
-def _picked(input, target, weight, ignore_index):
-    """For each target entry: the class index to pick (0 where ignored), and its weight
-    (0 where ignored)."""
-    x, t = np.asarray(input), np.asarray(target)
-    n_classes = x.shape[_class_dim(x)]
-    valid = t != ignore_index
-    index = np.where(valid, t, 0)
-    out_of_range = index[(index < 0) | (index >= n_classes)]
-    if out_of_range.size:
-        raise GradcliIndexError(f"Target {out_of_range.flat[0]} is out of bounds.")
-    w = np.ones(n_classes, dtype=x.dtype) if weight is None else np.asarray(weight, x.dtype)
-    return index, np.where(valid, w[index], 0)
-
-
 def _nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     x = np.asarray(input)
-    d = _class_dim(x)
-    index, w = _picked(x, target, weight, ignore_index)
+    d = class_dim(x)
+    index, w = picked(x, target, weight, ignore_index)
     losses = -w * np.squeeze(np.take_along_axis(x, np.expand_dims(index, d), d), d)
     if reduction == "none":
         return losses
@@ -404,13 +384,7 @@ def _nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
 
 
 def _nll_loss_rule(g, ans, x, target, weight=None, ignore_index=-100, reduction="mean"):
-    d = _class_dim(x) - np.ndim(x)
-    index, w = _picked(x, target, weight, ignore_index)
-    if reduction != "none":
-        g = view_op(g, batch_of(g, ans) + (1,) * np.ndim(index))
-        if reduction == "mean":
-            w = w / np.sum(w)
-    return put_along_dim(unsqueeze(-g * w, d), np.expand_dims(index, d), d, np.shape(x))
+    return nll_loss_backward(g, x, target, weight, ignore_index, reduction)
 
 
 def _check_target(input, target):
@@ -434,6 +408,7 @@ def _check_target(input, target):
     "reduction: 'mean'|'sum'|'none' = 'mean')",
     doc="negative log-likelihood: minus the (weighted) input at each target class",
     kind="loss", nn_functional=True,
+    batching=batching.cross_entropy,  # the class indices' rule: each point's samples in one batch
     overloads=[
         over("NllLossBackward0", (_nll_loss_rule,), forward=_nll_loss),
         # PyTorch's nll_loss2d: (N, C, H, W); other shapes are viewed as (N, C, 1, rest).
@@ -499,12 +474,14 @@ def cross_entropy(
 ):
     reduction = _check_reduction(reduction)
     weight = _constant("weight", weight, "nll_loss_forward")
-    d = _class_dim(input)
+    d = class_dim(input)
     n_classes = np.shape(input)[d]
     log_p = log_softmax(input, d)
     target_data = np.asarray(raw(target))
     if target_data.dtype.kind == "f" and np.shape(target) == np.shape(input):
-        # As PyTorch's cross_entropy_loss_prob_target.
+        # As PyTorch's cross_entropy_loss_prob_target, which leaves no entry out.
+        if ignore_index >= 0:
+            raise EngineError("ignore_index is not supported for floating point target")
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes
         terms = log_p * target
@@ -524,7 +501,7 @@ def cross_entropy(
     ignored = target_data == ignore_index
     smooth = masked_fill(neg(sum(terms, d)), ignored, 0.0)
     if reduction == "mean":
-        _, w = _picked(input, target_data, weight, ignore_index)
+        _, w = picked(input, target_data, weight, ignore_index)
         smooth = sum(smooth) / float(np.sum(w) if weight is not None else np.sum(~ignored))
     elif reduction == "sum":
         smooth = sum(smooth)
