@@ -40,7 +40,7 @@ def run_batch(command: str, source, options, arguments) -> int:
         output = os.path.expanduser(output)
     fmt = options["fmt"] or ("table" if cli_common.stdout_is_terminal() else "csv")
     with _executor(options) as executor, _reader(options, executor) as reader:
-        _check_names(reader, bound, text, filename, _described(options))
+        program = _check_names(reader, bound, text, filename, _described(options))
         task = PointsTask(
             command,
             text,
@@ -49,6 +49,7 @@ def run_batch(command: str, source, options, arguments) -> int:
             seed=options["seed"],
             filename=filename,
             max_elements=options["max_elements"],
+            program=program,
             **{k: v for k, v in arguments.items() if k not in ("steps", "order")},
         )
         # A file is written beside its name, renamed over it when complete: the
@@ -185,8 +186,9 @@ def _described(options) -> str:
     return f"--points {options['points']}" if options["points"] is not None else "--over"
 
 
-def _check_names(reader, bound, text: str, filename: str, where: str) -> None:
-    """Every column binds an input of the program, and none bound by an option too."""
+def _check_names(reader, bound, text: str, filename: str, where: str):
+    """Every column binds an input of the program, and none bound by an option too; the
+    program compiled, for the run."""
     from ..core.point_files.columns import parse_column
     from ..language import compile_source
     from ..language.check import BUILTIN_CONSTANTS
@@ -203,6 +205,7 @@ def _check_names(reader, bound, text: str, filename: str, where: str) -> None:
         if name not in inputs:
             column = f"--over {name}" if where == "--over" else f"column {name} of {reader.path}"
             raise GradcliError(f"{column}: {no_such_input(name, inputs)}")
+    return program
 
 
 def _say_skipped(skipped) -> None:

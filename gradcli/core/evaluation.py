@@ -30,6 +30,14 @@ DTYPES = ("float64", "float32")
 
 @contextlib.contextmanager
 def evaluation(source, bindings, wrt, dtype, seed, filename, max_elements=DEFAULT_MAX_ELEMENTS):
+    """The Evaluation of ``source``, in its settings."""
+    with settings(dtype, seed, max_elements):
+        yield Evaluation(source, dict(bindings or {}), wrt, dtype, seed, filename)
+
+
+@contextlib.contextmanager
+def settings(dtype, seed, max_elements=DEFAULT_MAX_ELEMENTS):
+    """What an evaluation runs in: its dtype, nan and inf as values, its element limit."""
     if dtype not in DTYPES:
         raise GradcliError(f"unknown dtype {dtype!r}: use float64 or float32")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
@@ -41,13 +49,17 @@ def evaluation(source, bindings, wrt, dtype, seed, filename, max_elements=DEFAUL
     # in theirs. nan and inf are results here, reported once as warnings.
     quiet = np.errstate(all="ignore")
     with default_dtype_override(dtype), quiet, limits.max_elements(max_elements):
-        yield Evaluation(source, dict(bindings or {}), wrt, dtype, seed, filename)
+        yield
 
 
 class Evaluation:
     """A compiled program with every input bound: what each command starts from."""
 
-    def __init__(self, source, bindings, wrt, dtype, seed, filename):
+    def __init__(self, source, bindings, wrt, dtype, seed, filename, varying=None, program=None):
+        """``varying``: the inputs that take a value at each of many points, as
+        ``{name: (shape at a point, dtype)}``, bound to nothing here; ``program``:
+        ``source`` compiled already, with the built-in constants bound or varying as
+        inputs."""
         from gradcli.language import compile_source
         from gradcli.language.check import BUILTIN_CONSTANTS
 
@@ -56,9 +68,18 @@ class Evaluation:
         self.seed = seed
         self.gdtype = getattr(gradcli, dtype)
         self.dtype = np.dtype(dtype)
+        # The inputs given a value at each of many points: their shape and dtype at one,
+        # never a value standing in for them.
+        self.varying = {
+            name: (tuple(shape), self._cast(np.empty(0, kind), f"--{name}").dtype)
+            for name, (shape, kind) in (varying or {}).items()
+        }
         # --e 3 binds an input named e (a charge), for this run, rather than failing.
-        bound_constants = [name for name in bindings if name in BUILTIN_CONSTANTS]
-        self.program = compile_source(source, filename=filename, inputs=bound_constants)
+        named = (*bindings, *self.varying)
+        bound_constants = [name for name in named if name in BUILTIN_CONSTANTS]
+        if program is None:
+            program = compile_source(source, filename=filename, inputs=bound_constants)
+        self.program = program
         self.binding_notes = tuple(
             Diagnostic(
                 "note",
@@ -74,7 +95,7 @@ class Evaluation:
         self.values = self._bind(bindings)
         if wrt is None:
             # Every input that can be differentiated: a boolean one (a mask) cannot.
-            self.wrt = tuple(n for n in self.inputs if self.values[n].dtype.kind == "f")
+            self.wrt = tuple(n for n in self.inputs if self.dtype_of(n).kind == "f")
         else:
             self.wrt = self.differentiable(self.check_names(dict.fromkeys(wrt), "--wrt {}"))
 
@@ -90,8 +111,10 @@ class Evaluation:
         defaults = self.program.defaults(
             generator=seeded(self.seed), dtype=self.dtype, constants=self.constants
         )
-        missing = [n for n in self.inputs if n not in bindings and n not in defaults]
-        stray = [name for name in bindings if name not in self.inputs]
+        varying = self.varying
+        missing = [n for n in self.inputs if n not in bindings and n not in {**defaults, **varying}]
+        named = [*bindings, *(n for n in varying if n not in self.program.constants)]
+        stray = [name for name in named if name not in self.inputs]
         close = [(name, _close_to(name, stray)) for name in missing]
         close = [(name, found[0]) for name, found in close if found]
         if close:
@@ -102,7 +125,7 @@ class Evaluation:
                 self.program.analysis.free_spans.get(name),
                 self.program.source,
             )
-        self.check_names(bindings, "--{}")
+        self.check_names(named, "--{}")
         module_error = self.program.analysis.module_errors.get(missing[0]) if missing else None
         if module_error is not None:  # torch.sum(x) without a value for torch
             raise module_error.with_source(self.program.source)
@@ -124,6 +147,7 @@ class Evaluation:
             if name in bindings
             else self._cast(np.asarray(defaults[name]))
             for name in self.inputs
+            if name not in varying
         }
 
     def check_names(self, names, option: str) -> tuple[str, ...]:
@@ -141,7 +165,7 @@ class Evaluation:
     def differentiable(self, names) -> tuple[str, ...]:
         """``names``, each an input of floating point, else an error."""
         for name in names:
-            if self.values[name].dtype.kind != "f":
+            if self.dtype_of(name).kind != "f":
                 raise GradcliError(f"cannot differentiate with respect to {name}: it is boolean")
         return tuple(names)
 
@@ -198,7 +222,11 @@ class Evaluation:
         return directions
 
     def shape(self, name: str) -> tuple[int, ...]:
-        return self.values[name].shape
+        """An input's shape (at one point, when it varies)."""
+        return self.varying[name][0] if name in self.varying else self.values[name].shape
+
+    def dtype_of(self, name: str) -> np.dtype:
+        return self.varying[name][1] if name in self.varying else self.values[name].dtype
 
     # ----- running -----
     def leaves(self, wrt) -> dict:
