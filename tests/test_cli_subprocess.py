@@ -227,15 +227,25 @@ def test_scipy_loads_when_a_program_calls_a_function_that_needs_it(tmp_path):
     assert json.loads(result.stdout)["grad"]["x"] == pytest.approx(1.5 - 0.5772156649015329)
 
 
-def test_the_table_imports_rich(tmp_path):
+@pytest.mark.parametrize(
+    "args, rich",
+    [
+        ([*EXAMPLE, "--format", "table"], False),  # drawn as Rich would (render.boxes)
+        ([*EXAMPLE, "--format", "table", "--steps"], True),
+        (["hessian", "x*y", "--x", "1", "--y", "2", "--format", "table"], True),
+    ],
+)
+def test_only_the_tables_that_need_rich_import_it(tmp_path, args, rich):
     result = subprocess.run(
-        [sys.executable, "-c", PROBE, *EXAMPLE, "--format", "table"],
+        [sys.executable, "-c", PROBE, *args],
         cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=60,
+        env={**os.environ, "COLUMNS": "80"},
     )
-    assert "'rich'" in result.stderr
+    assert ("'rich'" in result.stderr) == rich, result.stderr
+    assert "│ ∂f/∂x" in result.stdout
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
