@@ -190,6 +190,23 @@ def test_start_up_imports_only_what_the_command_needs(tmp_path, args, expected):
     assert result.stderr.strip() == expected
 
 
+def test_a_many_point_run_in_this_process_loads_none_of_the_dask_modules(tmp_path):
+    probe = PROBE.replace(
+        "loaded = set(sys.modules) - already",
+        "heavy = {'gradcli.core.point_files.dask_files', 'gradcli.core.point_files.distributed'}"
+        "\nloaded = set(sys.modules) - already",
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe, "grad", "x**2", "--over", "x=0:1:3", "--format", "csv"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stderr.strip() == "[]"
+    assert result.stdout.splitlines()[1:] == ["0,0,0", "0.5,0.25,1", "1,1,2"]
+
+
 GC_PROBE = """
 import gc
 import {module}

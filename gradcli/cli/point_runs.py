@@ -142,7 +142,10 @@ def _saying_the_dashboard(executor):
 
 
 def _executor_of(reader, executor):
-    """Files the Dask workers read are computed as they are read: that reader is the executor."""
+    """Files the Dask workers read are computed as they are read: that reader is the executor.
+    (Only a Dask run loads the Dask modules, so an executor without a client is not one.)"""
+    if getattr(executor, "client", None) is None:
+        return executor
     from ..core.point_files.dask_files import DaskFiles
 
     return reader if isinstance(reader, DaskFiles) else executor
@@ -150,13 +153,18 @@ def _executor_of(reader, executor):
 
 def _writer(executor, output: str | None, fmt: str | None, precision: int | None, rows: int | None):
     """The writer of the rows; under Dask, Parquet output is a directory of part files."""
-    from ..core.point_files.distributed import DaskExecutor
     from ..core.point_files.writers import open_writer
 
-    if isinstance(executor, DaskExecutor) and output and output.lower().endswith(".parquet"):
+    if (
+        getattr(executor, "client", None) is not None
+        and output
+        and output.lower().endswith(".parquet")
+    ):
         from ..core.point_files.dask_files import PartFiles
+        from ..core.point_files.distributed import DaskExecutor
 
-        return PartFiles(output)
+        if isinstance(executor, DaskExecutor):
+            return PartFiles(output)
     return open_writer(output, fmt, precision, rows)
 
 
