@@ -119,6 +119,29 @@ class PointsProgram:
 
     def at(self, batch: Mapping) -> PointsResult:
         """The results at every point of ``batch`` (arrays of this program's layout)."""
+        arrays, varying, size = self._computed(batch)
+        with settings(*self.settings):
+            nonfinite, warnings = _nonfinite(arrays, size)
+        return PointsResult(
+            command=self.command,
+            source=self.source,
+            filename=self.filename,
+            inputs=tuple(self.evaluation.wrt),
+            varying=varying,
+            size=size,
+            arrays=MappingProxyType(arrays),
+            nonfinite=_frozen(nonfinite, ()),
+            warnings=warnings,
+            notes=self.evaluation.binding_notes,
+        )
+
+    def arrays(self, batch: Mapping) -> dict[str, np.ndarray]:
+        """``at(batch).arrays``, without looking for nan and infinity in them: a run's
+        chunk loop looks itself, and names each row's place in its file."""
+        return self._computed(batch)[0]
+
+    def _computed(self, batch):
+        """``(arrays, varying, size)``: the result arrays, the inputs that vary, B."""
         s = self.evaluation
         varying, size = _batch(batch, self.bindings)
         if layout(varying) != self.layout:
@@ -134,19 +157,7 @@ class PointsProgram:
                 arrays = _Points(s, varying, size).command(self)
             given = {id(a) for a in varying.values()}
             arrays = {key: _frozen(s._numeric(a), given) for key, a in arrays.items()}
-            nonfinite, warnings = _nonfinite(arrays, size)
-            return PointsResult(
-                command=self.command,
-                source=self.source,
-                filename=self.filename,
-                inputs=tuple(s.wrt),
-                varying=tuple(varying),
-                size=size,
-                arrays=MappingProxyType(arrays),
-                nonfinite=_frozen(nonfinite, ()),
-                warnings=warnings,
-                notes=s.binding_notes,
-            )
+        return arrays, tuple(varying), size
 
     def _defined_from(self, varying, size) -> dict[str, np.ndarray]:
         """The inputs the program defines from a const that varies (``const c = 2;

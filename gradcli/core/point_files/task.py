@@ -79,7 +79,7 @@ class PointsTask:
                 program=self._compiled,
                 **self.options,
             )
-        return {**batch, **self._program.at(batch).arrays}
+        return {**batch, **self._program.arrays(batch)}
 
     def __getstate__(self) -> dict:
         # Sent to a Dask worker without its compiled program: the worker compiles its own.
