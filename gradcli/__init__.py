@@ -62,6 +62,11 @@ from .errors import GradcliError
 
 globals().update(_LIBRARY)  # every op: gradcli.sin, gradcli.sum, gradcli.tensor, ...
 if _collecting:
+    # What the import made goes to the oldest generation, where the collector would put
+    # it after two passes, without the passes (a young pass over it all, at the first
+    # allocation after enabling, was a tenth of the import).
+    _gc.freeze()
+    _gc.unfreeze()
     _gc.enable()
 
 __version__ = "0.1.0"

@@ -1,7 +1,7 @@
 """A many-point run keeps its arrays whole from the computation to an ``.npz``: the
 Jacobian's block is computed in place and written as it is, never split into
 columns and put together again (2,500 columns for n = 50), and the non-finite
-check takes one pass over each array."""
+check takes one pass over each array, the chunk loop's alone."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from gradcli.core.point_files import columns, npz_layout, run
 @pytest.fixture
 def watched(monkeypatch):
     seen = {"split": 0, "assembled": 0, "isfinite": [], "computed": [], "written": []}
+    seen["checked by points"] = 0
 
     def count(name, f):
         def counted(*args, **kwargs):
@@ -46,6 +47,13 @@ def watched(monkeypatch):
             return getattr(np, name)
 
     monkeypatch.setattr(run, "np", _Np())
+    checked = points_module._nonfinite
+
+    def checked_by_points(*args):
+        seen["checked by points"] += 1
+        return checked(*args)
+
+    monkeypatch.setattr(points_module, "_nonfinite", checked_by_points)
     jacobian = points_module._Points.jacobian
 
     def computed(self, out, inputs):
@@ -83,6 +91,7 @@ def test_a_many_point_jacobian_makes_no_per_column_copies(gradcli, tmp_path, wat
     # One check of each result array, on its sum (finite only if every entry is): no
     # pass over the entries, column by column or at all
     assert watched["isfinite"] == [1, 1]
+    assert watched["checked by points"] == 0  # the chunk loop's check, not a second one
     with np.load(out) as saved:
         # d(A tanh(x))/dx = A diag(1 - tanh(x)**2), at each point
         want = a[None] * (1 - np.tanh(x) ** 2)[:, None, :]

@@ -38,9 +38,9 @@ def test_below_the_limit_or_with_wrt_nothing_is_said(gradcli):
 
 
 def test_a_large_hessian_in_json_has_the_note(gradcli, monkeypatch):
-    from gradcli.core import evaluation
+    from gradcli.core import large_derivatives
 
-    monkeypatch.setattr(evaluation, "LARGE_DERIVATIVE", 1000)  # 120 entries: 14,400 numbers
+    monkeypatch.setattr(large_derivatives, "LARGE_DERIVATIVE", 1000)  # 120 entries: 14,400 numbers
     args = [LOGISTIC, "--A", "randn(5, 20)", "--w", "randn(20)", "--format", "json"]
     result = gradcli("hessian", *args)
     note = (
@@ -58,8 +58,8 @@ def test_a_large_hessian_in_json_has_the_note(gradcli, monkeypatch):
 EARLY = """
 import sys
 from gradcli.autograd import functional
-from gradcli.core import evaluation
-evaluation.LARGE_DERIVATIVE = 1000
+from gradcli.core import large_derivatives
+large_derivatives.LARGE_DERIVATIVE = 1000
 hessian = functional.hessian
 def said_when_called(*args, **kwargs):
     print("computing the Hessian", file=sys.stderr, flush=True)

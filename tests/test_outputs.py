@@ -44,6 +44,30 @@ def test_the_target_changes_only_when_the_output_is_committed(tmp_path):
     assert listing(tmp_path) == ["r.csv"]
 
 
+@pytest.mark.skipif(not hasattr(os, "posix_fadvise"), reason="no posix_fadvise")
+def test_the_target_s_cached_pages_are_dropped_before_its_replacement_is_written(
+    tmp_path, monkeypatch
+):
+    # The new file's pages then reuse that memory; the old file is untouched until the
+    # rename, and a new target has nothing to drop.
+    path = tmp_path / "r.npz"
+    path.write_bytes(OLD)
+    advised = []
+
+    def advise(fd, offset, length, advice):
+        advised.append((os.path.samestat(os.fstat(fd), os.stat(path)), offset, length, advice))
+
+    monkeypatch.setattr(atomic.os, "posix_fadvise", advise)
+    output = AtomicOutput(str(path))
+    assert advised == [(True, 0, 0, os.POSIX_FADV_DONTNEED)]
+    output.open("wb").write(b"new")
+    assert path.read_bytes() == OLD
+    output.commit()
+    assert path.read_bytes() == b"new"
+    AtomicOutput(str(tmp_path / "new.npz")).discard()
+    assert len(advised) == 1
+
+
 def test_a_block_that_raises_leaves_the_target_and_no_temporary_file(tmp_path):
     path = tmp_path / "r.npz"
     path.write_bytes(OLD)

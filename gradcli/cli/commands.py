@@ -407,4 +407,6 @@ def _load_analyses() -> None:
 
 cli.load_more = _load_analyses
 if _collecting:
+    gc.freeze()  # to the oldest generation, without the passes (see gradcli/__init__.py)
+    gc.unfreeze()
     gc.enable()

@@ -44,8 +44,8 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
         output = os.path.expanduser(output)
     fmt = options["fmt"] or ("table" if cli_common.stdout_is_terminal() else "csv")
     with _executor(options) as executor, _reader(options, executor) as reader:
-        _choose_columns(reader, bound, text, filename, options, output)
-        task = _task(command, text, bound, filename, options, arguments, rows)
+        program = _choose_columns(reader, bound, text, filename, options, output)
+        task = _task(command, text, bound, filename, options, arguments, rows, program)
         # A file is written beside its name, renamed over it when complete: the
         # writer drops it on any failure, a signal's included.
         with _writer(
@@ -84,8 +84,9 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     return EXIT_NONFINITE if options["strict"] and summary.nonfinite else EXIT_OK
 
 
-def _task(command, text, bound, filename, options, arguments, rows: bool):
-    """What computes a chunk: the command's arrays at every point, or an analysis's rows."""
+def _task(command, text, bound, filename, options, arguments, rows: bool, program=None):
+    """What computes a chunk: the command's arrays at every point, or an analysis's rows;
+    ``program``: the source compiled already, for the command's arrays."""
     settings = {
         "dtype": options["dtype"],
         "seed": options["seed"],
@@ -99,7 +100,7 @@ def _task(command, text, bound, filename, options, arguments, rows: bool):
     from ..core.point_files.task import PointsTask
 
     others = {k: v for k, v in arguments.items() if k not in ("steps", "order")}
-    return PointsTask(command, text, bound, **settings, **others)
+    return PointsTask(command, text, bound, **settings, **others, program=program)
 
 
 class _Tally:
@@ -198,7 +199,10 @@ def _saying_the_dashboard(executor):
 
 
 def _executor_of(reader, executor):
-    """Files the Dask workers read are computed as they are read: that reader is the executor."""
+    """Files the Dask workers read are computed as they are read: that reader is the executor.
+    (Only a Dask run loads the Dask modules, so an executor without a client is not one.)"""
+    if getattr(executor, "client", None) is None:
+        return executor
     from ..core.point_files.dask_files import DaskFiles
 
     return reader if isinstance(reader, DaskFiles) else executor
@@ -206,13 +210,18 @@ def _executor_of(reader, executor):
 
 def _writer(executor, output: str | None, fmt: str | None, precision: int | None, rows: int | None):
     """The writer of the rows; under Dask, Parquet output is a directory of part files."""
-    from ..core.point_files.distributed import DaskExecutor
     from ..core.point_files.writers import open_writer
 
-    if isinstance(executor, DaskExecutor) and output and output.lower().endswith(".parquet"):
+    if (
+        getattr(executor, "client", None) is not None
+        and output
+        and output.lower().endswith(".parquet")
+    ):
         from ..core.point_files.dask_files import PartFiles
+        from ..core.point_files.distributed import DaskExecutor
 
-        return PartFiles(output)
+        if isinstance(executor, DaskExecutor):
+            return PartFiles(output)
     return open_writer(output, fmt, precision, rows)
 
 
@@ -252,10 +261,11 @@ def _delimiter(text: str | None) -> str | None:
     return text
 
 
-def _choose_columns(reader, bound, text: str, filename: str, options, output) -> None:
+def _choose_columns(reader, bound, text: str, filename: str, options, output):
     """Which columns bind inputs (those named like an input of the program, or those
     of ``--columns``) and which are copied to the output (the others, or those of
-    ``--keep``); none binds an input an option binds too."""
+    ``--keep``); none binds an input an option binds too. Returns the program
+    compiled, for the run."""
     from ..core.point_files.columns import parse_column
     from ..core.point_files.dask_files import DaskFiles
     from ..core.point_files.grid import GridReader
@@ -316,7 +326,7 @@ def _choose_columns(reader, bound, text: str, filename: str, options, output) ->
                 " without --dask, its other columns are copied, and --columns, --keep and"
                 " --delimiter apply"
             )
-        return
+        return program
     if kept and output is not None and output.lower().endswith(".npz"):
         if options["keep"] is not None:
             raise GradcliError(
@@ -328,6 +338,7 @@ def _choose_columns(reader, bound, text: str, filename: str, options, output) ->
             f"{', '.join(kept)} of {reader.path} not copied (.csv, .parquet and .jsonl keep them)"
         )
     reader.select(chosen, kept)
+    return program
 
 
 def _base(name: str, parse_column) -> str | None:

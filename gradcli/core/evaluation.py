@@ -22,19 +22,30 @@ from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..engine.state import default_dtype_override
 from ..errors import GradcliError, Span
 from ..language.values import parse_value
+from .large_derivatives import large_derivative_note
 from .option_names import OPTION_NAMES
+from .reach import left_out_of
 from .result import SECTIONS, Diagnostic, GraphResult, Result, finite, leaves
 
 DTYPES = ("float64", "float32")
 #: How many numbers a derivative over every input (no --wrt) may hold before a note says
 #: which input makes it that large and what --wrt would spare (it is computed anyway).
-LARGE_DERIVATIVE = 10**6
 
 
 @contextlib.contextmanager
 def evaluation(
     source, bindings, wrt, dtype, seed, filename, max_elements=DEFAULT_MAX_ELEMENTS, announce=None
 ):
+    """The Evaluation of ``source``, in its settings."""
+    with settings(dtype, seed, max_elements):
+        s = Evaluation(source, dict(bindings or {}), wrt, dtype, seed, filename)
+        s.announce = announce
+        yield s
+
+
+@contextlib.contextmanager
+def settings(dtype, seed, max_elements=DEFAULT_MAX_ELEMENTS):
+    """What an evaluation runs in: its dtype, nan and inf as values, its element limit."""
     if dtype not in DTYPES:
         raise GradcliError(f"unknown dtype {dtype!r}: use float64 or float32")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
@@ -46,15 +57,17 @@ def evaluation(
     # in theirs. nan and inf are results here, reported once as warnings.
     quiet = np.errstate(all="ignore")
     with default_dtype_override(dtype), quiet, limits.max_elements(max_elements):
-        s = Evaluation(source, dict(bindings or {}), wrt, dtype, seed, filename)
-        s.announce = announce
-        yield s
+        yield
 
 
 class Evaluation:
     """A compiled program with every input bound: what each command starts from."""
 
-    def __init__(self, source, bindings, wrt, dtype, seed, filename):
+    def __init__(self, source, bindings, wrt, dtype, seed, filename, varying=None, program=None):
+        """``varying``: the inputs that take a value at each of many points, as
+        ``{name: (shape at a point, dtype)}``, bound to nothing here; ``program``:
+        ``source`` compiled already, with the built-in constants bound or varying as
+        inputs."""
         from gradcli.language import compile_source
         from gradcli.language.check import BUILTIN_CONSTANTS
 
@@ -63,9 +76,18 @@ class Evaluation:
         self.seed = seed
         self.gdtype = getattr(gradcli, dtype)
         self.dtype = np.dtype(dtype)
+        # The inputs given a value at each of many points: their shape and dtype at one,
+        # never a value standing in for them.
+        self.varying = {
+            name: (tuple(shape), self._cast(np.empty(0, kind), f"--{name}").dtype)
+            for name, (shape, kind) in (varying or {}).items()
+        }
         # --e 3 binds an input named e (a charge), for this run, rather than failing.
-        bound_constants = [name for name in bindings if name in BUILTIN_CONSTANTS]
-        self.program = compile_source(source, filename=filename, inputs=bound_constants)
+        named = (*bindings, *self.varying)
+        bound_constants = [name for name in named if name in BUILTIN_CONSTANTS]
+        if program is None:
+            program = compile_source(source, filename=filename, inputs=bound_constants)
+        self.program = program
         self.binding_notes = tuple(
             Diagnostic(
                 "note",
@@ -88,8 +110,8 @@ class Evaluation:
         if wrt is None:
             # Every input that can be differentiated: a boolean one (a mask) cannot, nor
             # one used only where no derivative exists (class indices, a size).
-            floats = tuple(n for n in self.inputs if self.values[n].dtype.kind == "f")
-            self.left_out = self._left_out(floats)
+            floats = tuple(n for n in self.inputs if self.dtype_of(n).kind == "f")
+            self.left_out = left_out_of(self, floats)
             self.wrt = tuple(n for n in floats if n not in self.left_out)
             self.binding_notes += tuple(
                 Diagnostic(
@@ -112,8 +134,10 @@ class Evaluation:
         defaults = self.program.defaults(
             generator=seeded(self.seed), dtype=self.dtype, constants=self.constants
         )
-        missing = [n for n in self.inputs if n not in bindings and n not in defaults]
-        stray = [name for name in bindings if name not in self.inputs]
+        varying = self.varying
+        missing = [n for n in self.inputs if n not in bindings and n not in {**defaults, **varying}]
+        named = [*bindings, *(n for n in varying if n not in self.program.constants)]
+        stray = [name for name in named if name not in self.inputs]
         close = [(name, _close_to(name, stray)) for name in missing]
         close = [(name, found[0]) for name, found in close if found]
         if close:
@@ -124,7 +148,7 @@ class Evaluation:
                 self.program.analysis.free_spans.get(name),
                 self.program.source,
             )
-        self.check_names(bindings, "--{}")
+        self.check_names(named, "--{}")
         module_error = self.program.analysis.module_errors.get(missing[0]) if missing else None
         if module_error is not None:  # torch.sum(x) without a value for torch
             raise module_error.with_source(self.program.source)
@@ -146,20 +170,8 @@ class Evaluation:
             if name in bindings
             else self._cast(np.asarray(defaults[name]))
             for name in self.inputs
+            if name not in varying
         }
-
-    def _left_out(self, candidates) -> dict[str, str]:
-        """The inputs among ``candidates`` that the output reaches through no derivative."""
-        from .reach import left_out
-
-        def run(names):
-            leaves = self.leaves(names)
-            return self.program.run(leaves, generator=seeded(self.seed), dtype=self.dtype), leaves
-
-        try:
-            return left_out(self.program, run, candidates)
-        except GradcliError:
-            return {}  # the program fails here: the command's own evaluation will say so
 
     def check_names(self, names, option: str) -> tuple[str, ...]:
         """``names`` in order, each an input of the program, else a did-you-mean error."""
@@ -176,7 +188,7 @@ class Evaluation:
     def differentiable(self, names) -> tuple[str, ...]:
         """``names``, each an input of floating point, else an error."""
         for name in names:
-            if self.values[name].dtype.kind != "f":
+            if self.dtype_of(name).kind != "f":
                 raise GradcliError(f"cannot differentiate with respect to {name}: it is boolean")
         return tuple(names)
 
@@ -233,30 +245,15 @@ class Evaluation:
         return directions
 
     def size_note(self, derivative: str, count) -> None:
-        """Before a derivative over every input (no --wrt): when it holds more than
-        ``LARGE_DERIVATIVE`` numbers, a note naming the largest input and the --wrt that
-        leaves it out, said at once through ``announce`` when there is one.
-        ``count(entries)``: how many numbers it holds over that many input entries."""
-        if not self.default_wrt or len(self.wrt) < 2:
-            return  # asked for, or nothing to leave out
-        sizes = {name: int(self.values[name].size) for name in self.wrt}
-        total = sum(sizes.values())
-        if count(total) <= LARGE_DERIVATIVE:
-            return
-        largest = max(self.wrt, key=sizes.get)
-        rest = ",".join(n for n in self.wrt if n != largest)
-        note = Diagnostic(
-            "note",
-            f"the {derivative} with respect to every input holds {count(total):,} numbers; "
-            f"the largest input is {largest} ({sizes[largest]:,} of the {total:,} entries): "
-            f"--wrt {rest} would hold {count(total - sizes[largest]):,}",
-        )
-        self.early_notes.append(note)
-        if self.announce is not None:
-            self.announce(note)
+        """Before a derivative over every input, a note when it is large (``large``)."""
+        large_derivative_note(self, derivative, count)
 
     def shape(self, name: str) -> tuple[int, ...]:
-        return self.values[name].shape
+        """An input's shape (at one point, when it varies)."""
+        return self.varying[name][0] if name in self.varying else self.values[name].shape
+
+    def dtype_of(self, name: str) -> np.dtype:
+        return self.varying[name][1] if name in self.varying else self.values[name].dtype
 
     # ----- running -----
     def leaves(self, wrt) -> dict:

@@ -13,6 +13,9 @@ every point, so that each point has its own gradient; the others stay single.
 
 A program that draws random numbers draws them once: every point sees the same
 draws, those a single-point call with the same seed sees.
+
+``PointsProgram`` compiles and binds the program once for all the chunks of a run;
+the inputs that vary have no value until a batch gives theirs.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from ..engine.batched_values import Batched
 from ..engine.generator import seeded
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..errors import GradcliError
-from .evaluation import evaluation, require_scalar, value_kinds
+from .evaluation import Evaluation, require_scalar, settings, value_kinds
 from .result import SECTIONS, Diagnostic, PointsResult
 
 
@@ -60,35 +63,133 @@ def points(
     same at every point, as is ``unit``). An error at one point says ``at point i`` and sets the
     error's ``row``. ``max_elements`` bounds the arrays of one point.
     """
-    if command not in SECTIONS:
-        raise GradcliError(f"unknown command {command!r}: use one of {', '.join(SECTIONS)}")
-    bindings = dict(bindings or {})
-    varying, size = _batch(batch, bindings)
-    stand_ins = {name: np.zeros(a.shape[1:], a.dtype) for name, a in varying.items()}
-    chosen = () if command in ("eval", "jvp") else wrt
-    every_point = max_elements * max(size, 1)
-    with evaluation(
-        source, {**bindings, **stand_ins}, chosen, dtype, seed, filename, max_elements
-    ) as s:
-        with limits.max_elements(every_point):
-            varying = {name: _cast(a, s.dtype) for name, a in varying.items()}
-            run = _Points(s, varying, size)
-            arrays = run.command(command, grad_output, tangents, unit)
-        given = {id(a) for a in varying.values()}
-        arrays = {key: _frozen(s._numeric(a), given) for key, a in arrays.items()}
-        nonfinite, warnings = _nonfinite(arrays, size)
+    _known(command)
+    options = dict(wrt=wrt, grad_output=grad_output, tangents=tangents, unit=unit, dtype=dtype)
+    options.update(seed=seed, filename=filename, max_elements=max_elements)
+    varying, _ = _batch(batch, bindings or {})
+    return PointsProgram(command, source, bindings, layout(varying), **options).at(varying)
+
+
+def layout(batch: Mapping[str, np.ndarray]) -> dict[str, tuple]:
+    """``{name: (shape at a point, dtype)}`` of a batch's arrays: what a
+    ``PointsProgram`` is compiled for."""
+    return {name: (tuple(a.shape[1:]), a.dtype) for name, a in batch.items()}
+
+
+class PointsProgram:
+    """A command's program compiled and bound once, for any number of batches of points
+    whose arrays have the ``layout`` given (a run's chunks): ``at(batch)`` is
+    ``points(command, source, bindings, batch, ...)``. The inputs that vary are bound
+    to nothing until a batch gives their values. Only read after it is made, so
+    threads may share one. ``program``: ``source`` compiled already (see
+    ``Evaluation``)."""
+
+    def __init__(
+        self,
+        command: str,
+        source: str,
+        bindings: Mapping | None,
+        layout: Mapping[str, tuple],
+        *,
+        wrt: Sequence[str] | None = None,
+        grad_output=None,
+        tangents: Mapping | None = None,
+        unit: bool = False,
+        dtype: str = "float64",
+        seed: int = 0,
+        filename: str = "<expr>",
+        max_elements: int = DEFAULT_MAX_ELEMENTS,
+        program=None,
+    ):
+        _known(command)
+        self.command, self.source, self.filename = command, source, filename
+        self.bindings = dict(bindings or {})
+        self.layout = dict(layout)
+        self.settings = (dtype, seed, max_elements)
+        chosen = () if command in ("eval", "jvp") else wrt
+        with settings(*self.settings):
+            bindings = dict(self.bindings)
+            s = Evaluation(source, bindings, chosen, dtype, seed, filename, layout, program)
+            # What the options give is read once, not at each batch.
+            self.directions = s.directions(tangents, unit) if command == "jvp" else None
+            if command == "vjp" and grad_output is not None:
+                grad_output = s.value_of("--grad-output", grad_output)
+        self.grad_output = grad_output
+        self.evaluation = s
+
+    def at(self, batch: Mapping) -> PointsResult:
+        """The results at every point of ``batch`` (arrays of this program's layout)."""
+        arrays, varying, size = self._computed(batch)
+        with settings(*self.settings):
+            nonfinite, warnings = _nonfinite(arrays, size)
         return PointsResult(
-            command=command,
-            source=source,
-            filename=filename,
-            inputs=tuple(s.wrt),
-            varying=tuple(varying),
+            command=self.command,
+            source=self.source,
+            filename=self.filename,
+            inputs=tuple(self.evaluation.wrt),
+            varying=varying,
             size=size,
             arrays=MappingProxyType(arrays),
             nonfinite=_frozen(nonfinite, ()),
             warnings=warnings,
-            notes=s.binding_notes,
+            notes=self.evaluation.binding_notes,
         )
+
+    def arrays(self, batch: Mapping) -> dict[str, np.ndarray]:
+        """``at(batch).arrays``, without looking for nan and infinity in them: a run's
+        chunk loop looks itself, and names each row's place in its file."""
+        return self._computed(batch)[0]
+
+    def _computed(self, batch):
+        """``(arrays, varying, size)``: the result arrays, the inputs that vary, B."""
+        s = self.evaluation
+        varying, size = _batch(batch, self.bindings)
+        if layout(varying) != self.layout:
+            raise GradcliError(
+                f"a batch of {_described(layout(varying))}: the program is compiled for "
+                f"{_described(self.layout)}"
+            )
+        every_point = self.settings[2] * max(size, 1)
+        with settings(*self.settings):
+            with limits.max_elements(every_point):
+                varying = {name: _cast(a, s.dtype) for name, a in varying.items()}
+                varying.update(self._defined_from(varying, size))
+                arrays = _Points(s, varying, size).command(self)
+            given = {id(a) for a in varying.values()}
+            arrays = {key: _frozen(s._numeric(a), given) for key, a in arrays.items()}
+        return arrays, tuple(varying), size
+
+    def _defined_from(self, varying, size) -> dict[str, np.ndarray]:
+        """The inputs the program defines from a const that varies (``const c = 2;
+        b = c * 3``, c in the batch), at each point, as a call at one point gives them."""
+        s = self.evaluation
+        if not any(name in s.program.constants for name in varying):
+            return {}
+        constants = dict(s.constants)
+        constants.update(
+            (n, Batched(gradcli.Tensor._make(a)))
+            for n, a in varying.items()
+            if n in s.program.constants
+        )
+        found = s.program.defaults(
+            generator=seeded(s.seed), dtype=s.dtype, constants=constants, points=size
+        )
+        return {
+            name: s._cast(value.physical._data)
+            for name, value in found.items()
+            if type(value) is Batched and name not in self.bindings and name not in varying
+        }
+
+
+def _known(command: str) -> None:
+    if command not in SECTIONS:
+        raise GradcliError(f"unknown command {command!r}: use one of {', '.join(SECTIONS)}")
+
+
+def _described(layout) -> str:
+    return ", ".join(
+        f"{n} of shape {shape} ({dtype}) at a point" for n, (shape, dtype) in layout.items()
+    )
 
 
 def _batch(batch, bindings):
@@ -132,21 +233,22 @@ class _Points:
         the physical tensors of some, by name)."""
         s, size = self.s, self.size
         given = given or {}
-        leaves = {}
-        for name, v in s.constants.items():
-            v = self.varying.get(name, v)
-            leaves[name] = Batched(gradcli.tensor(v)) if name in self.varying else gradcli.tensor(v)
+        leaves = {name: gradcli.tensor(v) for name, v in s.constants.items()}
         for name, v in s.values.items():
+            if name in self.varying:  # defined from a const that varies: below
+                continue
             if name in given:
                 leaves[name] = Batched(given[name])
-            elif name in self.varying:
-                data = self.varying[name]
-                leaves[name] = Batched(gradcli.Tensor._make(data, None, name in wrt))
             elif name in wrt:
                 copies = np.broadcast_to(v, (size, *v.shape)).copy()
                 leaves[name] = Batched(gradcli.tensor(copies, requires_grad=True))
             else:
                 leaves[name] = gradcli.tensor(v)
+        for name, data in self.varying.items():
+            if name in given:
+                leaves[name] = Batched(given[name])
+            else:
+                leaves[name] = Batched(gradcli.Tensor._make(data, None, name in wrt))
         return leaves
 
     def run(self, leaves):
@@ -157,13 +259,13 @@ class _Points:
             return out.physical
         return out.expand(self.size, *out.shape)  # the same at every point
 
-    def command(self, command, grad_output, tangents, unit=False) -> dict[str, np.ndarray]:
-        s = self.s
+    def command(self, program: PointsProgram) -> dict[str, np.ndarray]:
+        s, command = self.s, program.command
         if command == "eval":
             with gradcli.no_grad():
                 return {"value": _data(self.run(self.leaves(())))}
         if command == "jvp":
-            return self.jvp(tangents, unit)
+            return self.jvp(program.directions)
         leaves = self.leaves(s.wrt)
         inputs = [leaves[name].physical for name in s.wrt]
         out = self.run(leaves)
@@ -172,7 +274,7 @@ class _Points:
             blocks = self.jacobian(out, inputs)
             return {"value": value, **{f"jacobian.{n}": b for n, b in zip(s.wrt, blocks)}}
         if command == "vjp":
-            v = s.grad_output(grad_output, _at_a_point(out), "vjp")
+            v = s.grad_output(program.grad_output, _at_a_point(out), "vjp")
             start = np.broadcast_to(v, out.shape)
             grads = self.grads(out, inputs, start)
             return {"value": value, **{f"vjp.{n}": g for n, g in zip(s.wrt, grads)}}
@@ -241,9 +343,8 @@ class _Points:
                 block.reshape(size, m, -1)[:, start:stop] = rows_first.transpose(1, 0, 2)
         return blocks
 
-    def jvp(self, tangents, unit=False) -> dict[str, np.ndarray]:
+    def jvp(self, directions) -> dict[str, np.ndarray]:
         s, size = self.s, self.size
-        directions = s.directions(tangents, unit)
         names = s.wrt
         from gradcli.autograd import functional
 

@@ -275,3 +275,26 @@ def _has_derivative(name: str, param: str) -> bool:
         if overload.rules[i] is not None:
             return True
     return False
+
+
+def left_out_of(s, candidates) -> dict[str, str]:
+    """``left_out`` for the evaluation ``s``: the inputs among ``candidates`` that its
+    output reaches through no derivative."""
+    import numpy as np
+
+    from ..engine.generator import seeded
+    from ..engine.ops.creation import tensor
+    from ..errors import GradcliError
+
+    def run(names):
+        leaves = s.leaves(names)
+        # An input that varies enters this one run, which only decides which ops the
+        # graph records, as zeros of its shape at a point; no result is computed here.
+        for name, (shape, dtype) in s.varying.items():
+            leaves[name] = tensor(np.zeros(shape, dtype), requires_grad=name in names)
+        return s.program.run(leaves, generator=seeded(s.seed), dtype=s.dtype), leaves
+
+    try:
+        return left_out(s.program, run, candidates)
+    except GradcliError:
+        return {}  # the program fails here: the command's own evaluation will say so

@@ -6,6 +6,7 @@ from collections.abc import Collection, Mapping
 
 import numpy as np
 
+from ..engine.batched_values import Batched
 from ..engine.generator import Generator, seeded
 from ..engine.ops import FUNCTIONS
 from ..engine.state import default_dtype_override, no_grad
@@ -55,19 +56,27 @@ class CompiledProgram:
         *,
         generator: Generator | None = None,
         dtype=None,
+        points: int | None = None,
     ) -> dict[str, np.ndarray]:
         """The values the program gives its inputs: random ones drawn from ``generator``
         (a new one seeded ``seed``; the process's if neither), floats in ``dtype``.
 
         ``constants`` are values given to ``const`` names (``--c 5``): an input defined
         from a const (``const c = 2; b = c * 3``) takes its value from the given one.
+        ``points``: evaluated at that many points, some constants ``Batched``; an input
+        defined from one is then Batched too, its value at each point.
         """
         constants = constants or {}
         if generator is None and seed is not None:
             generator = seeded(seed)
         statements = self.analysis.input_statements
         wanted = {i for i in statements.values()}
-        evaluator = Evaluator(generator=generator)
+        if points is None:
+            evaluator = Evaluator(generator=generator)
+        else:
+            from .evaluate_points import BatchedEvaluator
+
+            evaluator = BatchedEvaluator(points, generator)
         values = {}
         try:
             quiet = np.errstate(all="ignore")
@@ -79,7 +88,7 @@ class CompiledProgram:
                             given = as_tensor(constants[statement.name])
                         value = evaluator.statement(statement, given)
                         if i in wanted:
-                            values[statement.name] = np.array(value.detach().numpy())
+                            values[statement.name] = _array(value)
         except GradcliError as err:
             raise err.with_source(self.source) from None
         return values
@@ -212,6 +221,13 @@ def evaluate_constant(text: str, seed: int | None = None) -> np.ndarray:
     with no_grad():
         result = program.run({}, generator=None if seed is None else seeded(seed))
     return np.array(result.numpy())
+
+
+def _array(value) -> np.ndarray | Batched:
+    """A value's array: a copy, not the evaluation's own (Batched: its array, points first)."""
+    if type(value) is Batched:
+        return Batched(Tensor._make(np.array(value.physical.detach().numpy())))
+    return np.array(value.detach().numpy())
 
 
 def inputs_read(inputs, statements) -> tuple[str, ...]:

@@ -4,15 +4,14 @@ The value first, then one row per result array: its name, its shape and its
 numbers as an aligned grid (large arrays summarised with ``...`` as NumPy
 does). The listing of functions is a table of its own, grouped by kind. Rich
 drops colour by itself under ``NO_COLOR`` and when the output is not a
-terminal. Rich is imported here only, so the other formats never load it.
+terminal. Rich is imported here only, so the other formats never load it; a
+one-shot result that Rich would draw at its natural width is drawn by ``boxes``
+as Rich draws it, without loading Rich (a fifth of the start-up).
 """
 
 from __future__ import annotations
 
-from rich import box
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import NamedTuple
 
 from . import leaves
 from .numbers import format_array, shape_text
@@ -22,15 +21,68 @@ DEFAULT_PRECISION = 6
 SHAPE = "shape"
 
 
-def render(result, stream, precision: int | None = None, console: Console | None = None) -> None:
-    console = console or Console(file=stream, highlight=False)
-    if console.width < MIN_WIDTH:
-        # COLUMNS=0 (an unknown width) would print nothing at all; a tiny terminal
-        # gets lines it wraps, rather than a table cut to pieces.
-        console.width = 80 if console.width <= 0 else MIN_WIDTH
-    encoding = console.encoding
-    unicode = encoding.lower().startswith("utf")
+class Layout(NamedTuple):
+    """What the table of a result shows, whoever draws it: the title above it, and a
+    row per array (its name, shape, numbers and whether a line ends its group);
+    ``separate``: the shapes in a column of their own, else under the names."""
+
+    title: str
+    separate: bool
+    name_width: int
+    shape_width: int
+    rows: list[tuple[str, str, str, bool]]
+
+
+def render(result, stream, precision: int | None = None, console=None) -> None:
     precision = DEFAULT_PRECISION if precision is None else precision
+    if console is None and result.graph is None and getattr(result, "assembled", None) is None:
+        from . import boxes
+
+        terminal = boxes.terminal(stream)
+        if terminal is not None:
+            layout = _layout(result, usable_width(terminal.width), terminal.encoding, precision)
+            if boxes.draw(layout, stream, terminal):
+                return
+    console = _console(stream, console)
+    layout = _layout(result, console.width, console.encoding, precision)
+    # The title above the table, not in it: a long file name must not wrap.
+    from rich.text import Text
+
+    console.print(Text(layout.title, style="bold"))
+    if result.graph is not None:  # --steps: the reverse pass, then the result
+        from .graph import render_steps_table
+
+        render_steps_table(result.graph, console, precision)
+    console.print(_rich_table(layout, console.encoding))
+    if getattr(result, "assembled", None) is not None:
+        from .reports import assembled_table
+
+        # A Jacobian of scalar inputs alone is one row above already (∂f/∂(r, θ)), and
+        # so is the Hessian of one scalar input.
+        scalars = all(result.shapes[name] == () for name in result.inputs)
+        shown = scalars and (result.command == "jacobian" or len(result.inputs) == 1)
+        assembled_table(result.assembled, console, precision, matrix=not shown)
+
+
+def usable_width(width: int) -> int:
+    """COLUMNS=0 (an unknown width) would print nothing at all; a tiny terminal gets
+    lines it wraps, rather than a table cut to pieces."""
+    return (80 if width <= 0 else MIN_WIDTH) if width < MIN_WIDTH else width
+
+
+def _console(stream, console=None):
+    """``console``, or a Rich console on ``stream``; at least ``MIN_WIDTH`` wide."""
+    if console is None:
+        from rich.console import Console
+
+        console = Console(file=stream, highlight=False)
+    if console.width < MIN_WIDTH:
+        console.width = usable_width(console.width)
+    return console
+
+
+def _layout(result, width: int, encoding: str, precision: int) -> Layout:
+    unicode = encoding.lower().startswith("utf")
     rows = list(leaves(result.as_tree()))
     labels = [shown_text(label(path, unicode), encoding) for path, _ in rows]
     matrix = result.jacobian_matrix if result.command == "jacobian" else None
@@ -46,37 +98,35 @@ def render(result, stream, precision: int | None = None, console: Console | None
     name_width = max(map(len, labels))
     shape_width = max(len(SHAPE), *map(len, shapes))
     narrowest = max(_narrowest(array, precision) for _, array in rows)
-    separate = console.width >= name_width + shape_width + 10 + narrowest
+    separate = width >= name_width + shape_width + 10 + narrowest
     if not separate:
         name_width = max(name_width, *map(len, shapes))
-    spare = console.width - name_width - (shape_width + 3 if separate else 0) - 7
-    table = Table(box=box.ROUNDED, safe_box=not unicode)
-    # Every cell and header is a Text, never markup: "[inf, 1]" is numbers, not a style.
-    table.add_column(Text(""), no_wrap=True, min_width=name_width)
-    if separate:
-        table.add_column(Text(SHAPE), style="dim", no_wrap=True, min_width=shape_width)
-    table.add_column(Text("value"), no_wrap=True, overflow="ellipsis")
+    spare = width - name_width - (shape_width + 3 if separate else 0) - 7
+    cells = []
     for i, (name, shape, (path, array)) in enumerate(zip(labels, shapes, rows)):
-        numbers = Text(format_array(array, precision, line_width=max(spare, narrowest)))
-        name = Text(name, style="bold cyan")
-        cells = [name, Text(shape)] if separate else [name.append(f"\n{shape}", style="dim")]
+        numbers = format_array(array, precision, line_width=max(spare, narrowest))
         last_of_group = i + 1 == len(rows) or rows[i + 1][0][0] != path[0]
-        table.add_row(*cells, numbers, end_section=last_of_group)
-    # The title above the table, not in it: a long file name must not wrap.
-    console.print(Text(shown_text(result.title, encoding), style="bold"))
-    if result.graph is not None:  # --steps: the reverse pass, then the result
-        from .graph import render_steps_table
+        cells.append((name, shape, numbers, last_of_group))
+    title = shown_text(result.title, encoding)
+    return Layout(title, separate, name_width, shape_width, cells)
 
-        render_steps_table(result.graph, console, precision)
-    console.print(table)
-    if getattr(result, "assembled", None) is not None:
-        from .reports import assembled_table
 
-        # A Jacobian of scalar inputs alone is one row above already (∂f/∂(r, θ)), and
-        # so is the Hessian of one scalar input.
-        scalars = all(result.shapes[name] == () for name in result.inputs)
-        shown = scalars and (result.command == "jacobian" or len(result.inputs) == 1)
-        assembled_table(result.assembled, console, precision, matrix=not shown)
+def _rich_table(layout: Layout, encoding: str):
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=box.ROUNDED, safe_box=not encoding.lower().startswith("utf"))
+    # Every cell and header is a Text, never markup: "[inf, 1]" is numbers, not a style.
+    table.add_column(Text(""), no_wrap=True, min_width=layout.name_width)
+    if layout.separate:
+        table.add_column(Text(SHAPE), style="dim", no_wrap=True, min_width=layout.shape_width)
+    table.add_column(Text("value"), no_wrap=True, overflow="ellipsis")
+    for name, shape, numbers, last_of_group in layout.rows:
+        name = Text(name, style="bold cyan")
+        cells = [name, Text(shape)] if layout.separate else [name.append(f"\n{shape}", style="dim")]
+        table.add_row(*cells, Text(numbers), end_section=last_of_group)
+    return table
 
 
 def render_report(report, stream, precision: int | None = None, console=None) -> None:
@@ -85,19 +135,19 @@ def render_report(report, stream, precision: int | None = None, console=None) ->
     from .reports import report_table
     from .using_tables import LAYOUTS
 
-    console = console or Console(file=stream, highlight=False)
-    if console.width < MIN_WIDTH:
-        console.width = 80 if console.width <= 0 else MIN_WIDTH
+    console = _console(stream, console)
     layout = LAYOUTS.get(report.command, report_table)
     layout(report, console, DEFAULT_PRECISION if precision is None else precision)
 
 
-def render_functions(functions, stream, console: Console | None = None) -> None:
+def render_functions(functions, stream, console=None) -> None:
     """One row per function under a heading row for each kind: the name with its
     parameters, the description, and the convention at kinks."""
-    console = console or Console(file=stream, highlight=False)
-    if console.width < MIN_WIDTH:
-        console.width = 80 if console.width <= 0 else MIN_WIDTH
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    console = _console(stream, console)
     unicode = console.encoding.lower().startswith("utf")
     table = Table(box=box.ROUNDED, safe_box=not unicode)
     # Names are never cut: a signature wraps after a comma, below its name.

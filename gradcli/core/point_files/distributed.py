@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
@@ -65,6 +64,8 @@ def dask_executor(
     if scheduler is not None:
         check_scheduler(scheduler)  # at once, where Dask's client would wait out its timeout
     require_dask("--scheduler" if scheduler is not None else "--dask")
+    import logging
+
     import dask
     from distributed import Client, LocalCluster
 

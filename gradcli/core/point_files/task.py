@@ -22,6 +22,9 @@ class PointsTask:
     ``bindings`` are the inputs fixed for every row: a value's text
     (``"randn(3)"``, read by the library as for one point) or an array; a file
     (``@w.npy``) or standard input (``@-``) is read here, once, not by each chunk.
+    ``program``: ``source`` compiled already (``language.compile_source``, the
+    built-in constants bound or varying as inputs), else it is compiled at the first
+    chunk; either way once, not by each chunk.
     """
 
     def __init__(
@@ -38,6 +41,7 @@ class PointsTask:
         seed: int = 0,
         filename: str = "<expr>",
         max_elements: int = DEFAULT_MAX_ELEMENTS,
+        program=None,
     ):
         self.command = command
         self.source = source
@@ -46,6 +50,8 @@ class PointsTask:
             grad_output = read_once(grad_output, "--grad-output")
             if tangents is not None:
                 tangents = {n: read_once(v, f"--tangent {n}") for n, v in tangents.items()}
+        self._compiled = program  # the source compiled already, if it was
+        self._program = None
         self.options = {
             "wrt": wrt,
             "grad_output": grad_output,
@@ -58,11 +64,26 @@ class PointsTask:
         }
 
     def __call__(self, chunk: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        from ... import api
+        from ..many_points import PointsProgram, layout
 
         batch = inputs_from_columns(chunk)
-        result = api.points(self.command, self.source, self.bindings, batch, **self.options)
-        return {**batch, **result.arrays}
+        # Compiled at the first chunk, for the shapes its columns give, and kept: every
+        # chunk of a run has the same.
+        shapes = layout(batch)
+        if self._program is None or self._program.layout != shapes:
+            self._program = PointsProgram(
+                self.command,
+                self.source,
+                self.bindings,
+                shapes,
+                program=self._compiled,
+                **self.options,
+            )
+        return {**batch, **self._program.arrays(batch)}
+
+    def __getstate__(self) -> dict:
+        # Sent to a Dask worker without its compiled program: the worker compiles its own.
+        return {**self.__dict__, "_program": None, "_compiled": None}
 
 
 def read_once(value, name: str):
