@@ -66,6 +66,8 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     if output is not None:
         click.echo(f"{summary.rows} rows in {summary.seconds:.2f} s to {output}")
     sys.stdout.flush()
+    for message in getattr(task, "notes", None) or ():
+        say(f"note: {message}")
     if getattr(task, "variables", None):
         count = len(task.variables)
         say(

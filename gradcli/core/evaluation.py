@@ -91,11 +91,10 @@ class Evaluation:
             floats = tuple(n for n in self.inputs if self.values[n].dtype.kind == "f")
             self.left_out = self._left_out(floats)
             self.wrt = tuple(n for n in floats if n not in self.left_out)
+            from .reach import note
+
             self.binding_notes += tuple(
-                Diagnostic(
-                    "note", f"{name} is left out: {why} (name it with --wrt to differentiate)"
-                )
-                for name, why in self.left_out.items()
+                Diagnostic("note", note(name, why)) for name, why in self.left_out.items()
             )
         else:
             self.wrt = self.differentiable(self.check_names(dict.fromkeys(wrt), "--wrt {}"))

@@ -56,12 +56,17 @@ class PointsTask:
             "filename": filename,
             "max_elements": max_elements,
         }
+        #: The notes of the first chunk computed here (an input left out, a constant
+        #: bound as an input): the same at every point, said once by the caller.
+        self.notes: tuple[str, ...] | None = None
 
     def __call__(self, chunk: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         from ... import api
 
         batch = inputs_from_columns(chunk)
         result = api.points(self.command, self.source, self.bindings, batch, **self.options)
+        if self.notes is None:
+            self.notes = tuple(n.message for n in result.notes)
         return {**batch, **result.arrays}
 
 
