@@ -5,6 +5,7 @@ report holds. Rich is imported here, so only tables load it.
 
 from __future__ import annotations
 
+import numpy as np
 from rich import box
 from rich.table import Table
 from rich.text import Text
@@ -47,7 +48,9 @@ def assembled_table(assembled, console, precision: int, matrix: bool = True) -> 
         report_line(console, f"whole {what}:", f"{size}, too wide for a table: see --format plain")
     else:
         columns = list(map(shown, assembled.columns))
-        rows = [[format_number(x, precision) for x in row] for row in assembled.matrix]
+        # -0.0 + 0.0 is 0.0: no sign on nothing, as in format_array's blocks above.
+        matrix = np.asarray(assembled.matrix) + 0.0
+        rows = [[format_number(x, precision) for x in row] for row in matrix]
         labels = list(map(shown, assembled.rows))
         widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
         # Each column is padded by one each side and ruled: 3 more than its text.
