@@ -500,3 +500,27 @@ def test_the_whole_matrix_shows_no_negative_zeros(gradcli):
         result = gradcli(*args, tty=True, env={"COLUMNS": columns})
         assert result.exit_code == 0 and layout in result.stdout
         assert not negative_zero.search(result.stdout) and "-1" in result.stdout
+
+
+def test_a_many_point_table_too_wide_for_the_terminal_is_stacked(gradcli):
+    """At 50 columns the rows of taylor's coefficients were cut (1.64…, coeffic…):
+    each row is printed with its entries named, every number whole."""
+    import re
+
+    args = ["taylor", "exp(x)", "--over", "x=0:1:3", "--order", "3", "--format", "table"]
+    result = gradcli(*args, env={"COLUMNS": "50"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "…" not in result.stdout and all(len(line) <= 50 for line in lines)
+    assert [line for line in lines if line.startswith("row")] == ["row 1", "row 2", "row 3"]
+    at = lines.index("row 2")
+    entries = dict(re.findall(r"(\S+) (\S+)", " ".join(lines[at + 1 : lines.index("row 3")])))
+    # At x = 0.5 the k-th coefficient of exp is e**0.5 / k!: 1.64872, 1.64872, 0.824361, 0.274787.
+    assert entries["x"] == "0.5" and entries["value"] == "1.64872"
+    assert [entries[f"coefficients[{k}]"] for k in range(4)] == [
+        "1.64872", "1.64872", "0.824361", "0.274787"
+    ]  # fmt: skip
+    assert lines[-1] == "3 rows"
+    # A table that fits stays a table.
+    narrow = gradcli("grad", "x**2*y", "--over", "x=0:1:3", "--y", "1", "--format", "table")
+    assert narrow.stdout.startswith("╭") and "row 1" not in narrow.stdout
