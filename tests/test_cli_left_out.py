@@ -183,3 +183,22 @@ def test_many_points_say_once_which_inputs_are_left_out(
     result = gradcli(command, source, "--points", rows, "--chunk-size", "1000", "--format", "csv")
     assert result.exit_code == 0 and result.stderr == note
     assert len(result.stdout.splitlines()) == 5003
+
+
+def test_check_asked_to_move_the_labels_says_why_it_cannot(gradcli):
+    # Named with --wrt, the labels are moved by finite differences off their whole
+    # numbers; before, the error was cross_entropy's alone, naming neither check nor --wrt.
+    result = gradcli("check", MLP, "--wrt", "y")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.stderr.startswith(
+        "error: check --wrt y: finite differences move y, which is used as the target of "
+        "cross_entropy (indices), where it has no derivative (leave it out of --wrt): "
+        "cross_entropy: a target of another shape than input holds class indices"
+    )
+    assert "mlp.grad:15:1\n  cross_entropy(h @ W2 + b2, y)\n  ^~~~~~~~~~~~~\n" in result.stderr
+    # i is kept (x[i] * i has a derivative in i), and moving it breaks the index.
+    result = gradcli("check", "x[i] * i", "--x", "[1, 2, 3]", "--i", "1")
+    assert result.exit_code == 2 and result.stderr.startswith(
+        "error: check: finite differences move i, which is used as an index, where it has "
+        "no derivative (--wrt names the inputs to check): index must be an integer"
+    )
