@@ -123,6 +123,15 @@ def test_a_typo_in_a_column_name_is_named(gradcli, tmp_path):
     assert f"no value for x: column xx of {path} binds no input (did you mean x?)" in message
 
 
+def test_an_input_column_that_columns_leaves_out_is_named(gradcli, points):
+    # Before: "column y of p.csv binds no input (did you mean y?)", y for y.
+    message = failed(gradcli("grad", "x**2*y", "--points", points, "--columns", "x"))
+    assert message == (
+        f"error: no value for y: --columns x leaves out column y of {points}: "
+        "add it (--columns x,y), or bind y with --y VALUE\n"
+    )
+
+
 def test_a_column_named_like_a_result_is_refused(gradcli, tmp_path):
     path = tmp_path / "p.csv"
     path.write_text("x,value\n2,9\n")

@@ -161,3 +161,12 @@ def test_functions_name_shows_each_declared_difference_from_pytorch(gradcli, nam
         assert result.exit_code == 0, result.output
         for d in FUNCTIONS[name].differs:
             assert d.where in result.output and d.what in result.output, (fmt, d)
+
+
+def test_one_hot_is_a_function_of_its_own(gradcli):
+    # torch.nn.functional.one_hot(tensor, num_classes=-1): int64 rows, no gradient.
+    result = gradcli("functions", "one_hot")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("one_hot(input, num_classes=-1)  each class index as a row")
+    rows = gradcli("eval", "one_hot(y, 3)", "--y", "[0, 2]", "--format", "json")
+    assert json.loads(rows.stdout)["value"] == [[1, 0, 0], [0, 0, 1]]

@@ -155,3 +155,50 @@ def test_class_probabilities_are_a_target_with_a_derivative(gradcli_json):
     expected = -(z - np.log(np.sum(np.exp(z))))
     np.testing.assert_allclose(out["grad"]["p"], expected, rtol=1e-12)
     assert "left_out" not in out
+
+
+@pytest.mark.parametrize(
+    "command, source, columns",
+    [
+        # d/dx x*sum(one_hot(k, 3)) = 1 at every point, by hand; k has no derivative.
+        ("grad", "x * sum(one_hot(k, 3))", "x,value,grad.x"),
+        ("jacobian", "x * one_hot(k, 3)", "x,value[0],value[1],value[2],jacobian.x[0]"),
+        ("check", "x * sum(one_hot(k, 3))", "x,passed,checks.grad.x.max_abs_error"),
+    ],
+)
+def test_many_points_say_once_which_inputs_are_left_out(
+    gradcli, tmp_path, command, source, columns
+):
+    # Before, the rows left k out without a word (one point says it).
+    note = (
+        "note: k is left out: it is used only in one_hot, where it has no derivative "
+        "(name it with --wrt to differentiate)\n"
+    )
+    result = gradcli(command, source, "--over", "x=0:1:3", "--k", "1", "--format", "csv")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[0].startswith(columns) and "grad.k" not in result.stdout
+    assert result.stderr == note
+    rows = tmp_path / "rows.csv"
+    rows.write_text("x,k\n1,0\n2,2\n" + "3,1\n" * 5000)  # over one chunk: still said once
+    result = gradcli(command, source, "--points", rows, "--chunk-size", "1000", "--format", "csv")
+    assert result.exit_code == 0 and result.stderr == note
+    assert len(result.stdout.splitlines()) == 5003
+
+
+def test_check_asked_to_move_the_labels_says_why_it_cannot(gradcli):
+    # Named with --wrt, the labels are moved by finite differences off their whole
+    # numbers; before, the error was cross_entropy's alone, naming neither check nor --wrt.
+    result = gradcli("check", MLP, "--wrt", "y")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.stderr.startswith(
+        "error: check --wrt y: finite differences move y, which is used as the target of "
+        "cross_entropy (indices), where it has no derivative (leave it out of --wrt): "
+        "cross_entropy: a target of another shape than input holds class indices"
+    )
+    assert "mlp.grad:15:1\n  cross_entropy(h @ W2 + b2, y)\n  ^~~~~~~~~~~~~\n" in result.stderr
+    # i is kept (x[i] * i has a derivative in i), and moving it breaks the index.
+    result = gradcli("check", "x[i] * i", "--x", "[1, 2, 3]", "--i", "1")
+    assert result.exit_code == 2 and result.stderr.startswith(
+        "error: check: finite differences move i, which is used as an index, where it has "
+        "no derivative (--wrt names the inputs to check): index must be an integer"
+    )

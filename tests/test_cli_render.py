@@ -480,3 +480,47 @@ def test_an_expression_over_several_lines_is_titled_on_one(gradcli):
     lines = result.stdout.splitlines()
     assert lines[0] == "a = 2; a*x**2" and "\ufffd" not in result.stdout
     assert "│ ∂f/∂x │ ()    │ 12    │" in lines  # d(2x²)/dx = 4x = 12 at 3
+
+
+def test_the_whole_matrix_shows_no_negative_zeros(gradcli):
+    """A sign on nothing is noise in a table, as in the blocks and eigenvalues above it:
+    0 * -1 = -0 is written 0 in the whole Hessian and Jacobian, tabled or stacked."""
+    # -x**2*y at (0, 1): H = [[-2y, -2x], [-2x, 0]] = [[-2, 0], [0, 0]], by hand.
+    import re
+
+    negative_zero = re.compile(r"(?<![\w.])-0(?![\w.])")  # not the -08 of 1.49e-08
+    result = gradcli("hessian", "-x**2*y", "--x", "0", "--y", "1", tty=True)
+    lines = result.stdout.splitlines()
+    assert result.exit_code == 0 and not negative_zero.search(result.stdout)
+    at = lines.index("whole Hessian")
+    assert lines[at + 4 : at + 6] == ["│ x │ -2 │ 0 │", "│ y │ 0  │ 0 │"]
+    # d(A@x)[i]/dA[j,k] = (i == j) * x[k], x = [-1, 2]: the other row's -1 * 0 is 0.
+    args = ["jacobian", "A@x", "--A", "[[1, 2], [3, 4]]", "--x", "[-1, 2]"]
+    for columns, layout in (("80", "whole Jacobian (rows: outputs)"), ("50", "a row at a time")):
+        result = gradcli(*args, tty=True, env={"COLUMNS": columns})
+        assert result.exit_code == 0 and layout in result.stdout
+        assert not negative_zero.search(result.stdout) and "-1" in result.stdout
+
+
+def test_a_many_point_table_too_wide_for_the_terminal_is_stacked(gradcli):
+    """At 50 columns the rows of taylor's coefficients were cut (1.64…, coeffic…):
+    each row is printed with its entries named, every number whole."""
+    import re
+
+    args = ["taylor", "exp(x)", "--over", "x=0:1:3", "--order", "3", "--format", "table"]
+    result = gradcli(*args, env={"COLUMNS": "50"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "…" not in result.stdout and all(len(line) <= 50 for line in lines)
+    assert [line for line in lines if line.startswith("row")] == ["row 1", "row 2", "row 3"]
+    at = lines.index("row 2")
+    entries = dict(re.findall(r"(\S+) (\S+)", " ".join(lines[at + 1 : lines.index("row 3")])))
+    # At x = 0.5 the k-th coefficient of exp is e**0.5 / k!: 1.64872, 1.64872, 0.824361, 0.274787.
+    assert entries["x"] == "0.5" and entries["value"] == "1.64872"
+    assert [entries[f"coefficients[{k}]"] for k in range(4)] == [
+        "1.64872", "1.64872", "0.824361", "0.274787"
+    ]  # fmt: skip
+    assert lines[-1] == "3 rows"
+    # A table that fits stays a table.
+    narrow = gradcli("grad", "x**2*y", "--over", "x=0:1:3", "--y", "1", "--format", "table")
+    assert narrow.stdout.startswith("╭") and "row 1" not in narrow.stdout

@@ -84,6 +84,18 @@ def test_the_readme_is_short():
     assert README.count("\n") <= 250
 
 
+def test_the_readme_shows_what_new_users_looked_for():
+    """An ML program's check, a relative σ, a file of points with another column, and a
+    plot with poles: the README's examples of each."""
+    shown = {c: out for page, c, out in SESSIONS if page == "README.md"}
+    assert "gradcli check samples/mlp.grad" in shown
+    assert any(c.startswith("gradcli propagate") and "%" in c for c in shown)
+    rows = [out for c, out in shown.items() if "--points samples/runs.csv" in c]
+    assert rows and rows[0][0].startswith("id,")
+    assert 'gradcli plot "tan(x)" --over x=-3:3 --output docs/poles.png' in README
+    assert "](docs/poles.png)" in README
+
+
 def test_links_between_pages_resolve():
     for page, text in PAGES.items():
         here = (ROOT / page).parent

@@ -191,9 +191,13 @@ def _against_differences(source, bindings, order, eps, atol, rtol, wrt, dtype, s
             raise GradcliError(
                 f"check --order 2 needs a scalar output, but the output has shape {value.shape}"
             )
-        numerical = central_differences(lambda arrays: _value_at(f, arrays), point, eps)
-        if order == 2:
-            second = central_differences(lambda arrays: _gradient_at(f, arrays), point, eps)
+        try:
+            numerical = central_differences(lambda arrays: _value_at(f, arrays), point, eps)
+            if order == 2:
+                second = central_differences(lambda arrays: _gradient_at(f, arrays), point, eps)
+        except GradcliError as error:
+            _say_what_was_moved(error, s.program, names, asked=not s.default_wrt)
+            raise
     kind = "grad" if value.size == 1 else "jacobian"
     if order == 2:
         engine = api.hessian(source, bindings, wrt=wrt, dtype=dtype, **settings)
@@ -215,6 +219,26 @@ def _against_differences(source, bindings, order, eps, atol, rtol, wrt, dtype, s
                 )
     # A kink met explains a disagreement there: the engine follows a convention.
     return comparisons, (*engine.notes, *engine.warnings), s.left_out
+
+
+def _say_what_was_moved(error, program, names, asked: bool) -> None:
+    """The point itself ran: a step of the differences failed. When an input moved has
+    no derivative somewhere (labels moved off their whole numbers), the error says so."""
+    from ..core.reach import reasons
+
+    found = reasons(program)
+    moved = [n for n in names if n in found]
+    if moved:
+        name = moved[0]
+        command, hint = (
+            (f"check --wrt {name}", "leave it out of --wrt")
+            if asked
+            else ("check", "--wrt names the inputs to check")
+        )
+        error.message = (
+            f"{command}: finite differences move {name}, which is used "
+            f"{' and '.join(found[name])}, where it has no derivative ({hint}): {error.message}"
+        )
 
 
 def point_tensors(arrays) -> list:

@@ -57,6 +57,8 @@ class ReportRows:
         self.arguments = arguments
         #: The reports' ``variables()`` (taylor), once a row is computed here.
         self.variables: list[str] | None = None
+        #: The inputs the first row left out (check), as notes: the same at every point.
+        self.notes: tuple[str, ...] | None = None
 
     def __call__(self, chunk: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         from ..core.point_files.columns import inputs_from_columns
@@ -76,6 +78,11 @@ class ReportRows:
                     raise
                 if self.variables is None and hasattr(report, "variables"):
                     self.variables = report.variables()
+                if self.notes is None:
+                    from ..core.reach import note
+
+                    left_out = getattr(report, "left_out", {})
+                    self.notes = tuple(note(n, why) for n, why in left_out.items())
                 rows.append(report.row())
         return {**batch, **_stacked(rows)}
 

@@ -66,6 +66,8 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     if output is not None:
         click.echo(f"{summary.rows} rows in {summary.seconds:.2f} s to {output}")
     sys.stdout.flush()
+    for message in getattr(task, "notes", None) or ():
+        say(f"note: {message}")
     if getattr(task, "variables", None):
         count = len(task.variables)
         say(
@@ -303,7 +305,7 @@ def _choose_columns(reader, bound, text: str, filename: str, options, output):
     if not chosen:
         raise GradcliError(_no_input_column(reader.path, header, inputs))
     others = [name for name in header if name not in chosen]
-    _refuse_a_close_miss(program, bound, varying, others, reader.path)
+    _refuse_a_close_miss(program, bound, varying, others, reader.path, options["columns"])
     # A column named like an input that --columns leaves out is not copied: it would
     # read as the value used, which an option gives.
     others = [name for name in others if bases[name] not in inputs]
@@ -371,12 +373,22 @@ def _no_input_column(path: str, header, inputs) -> str:
     return message
 
 
-def _refuse_a_close_miss(program, bound, varying, others, path: str) -> None:
-    """An input with no value and a column named close to it: a typo on one side."""
+def _refuse_a_close_miss(program, bound, varying, others, path: str, columns=None) -> None:
+    """An input with no value and a column named close to it: a typo on one side, or
+    its own column, which ``--columns`` left out."""
     import difflib
+
+    from ..core.option_names import OPTION_NAMES
 
     missing = [n for n in program.free if n not in bound and n not in varying]
     for name in missing:
+        if name in others and columns is not None:
+            listed = ",".join([*(c.strip() for c in columns.split(",") if c.strip()), name])
+            bind = f"--var {name}=VALUE" if name in OPTION_NAMES else f"--{name} VALUE"
+            raise GradcliError(
+                f"no value for {name}: --columns {columns} leaves out column {name} of {path}: "
+                f"add it (--columns {listed}), or bind {name} with {bind}"
+            )
         close = difflib.get_close_matches(name, others, n=1)
         if close:
             raise GradcliError(

@@ -113,11 +113,10 @@ class Evaluation:
             floats = tuple(n for n in self.inputs if self.dtype_of(n).kind == "f")
             self.left_out = left_out_of(self, floats)
             self.wrt = tuple(n for n in floats if n not in self.left_out)
+            from .reach import note
+
             self.binding_notes += tuple(
-                Diagnostic(
-                    "note", f"{name} is left out: {why} (name it with --wrt to differentiate)"
-                )
-                for name, why in self.left_out.items()
+                Diagnostic("note", note(name, why)) for name, why in self.left_out.items()
             )
         else:
             self.wrt = self.differentiable(self.check_names(dict.fromkeys(wrt), "--wrt {}"))

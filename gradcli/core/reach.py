@@ -61,6 +61,11 @@ def left_out(program, run, candidates) -> dict[str, str]:
     }
 
 
+def note(name: str, why: str) -> str:
+    """The note that an input is left out (``why``, from ``left_out``), and how to take it."""
+    return f"{name} is left out: {why} (name it with --wrt to differentiate)"
+
+
 def _reached(out) -> set[int]:
     """The ids of the leaf tensors the graph of ``out`` reaches along edges that carry a
     derivative (an edge whose rule is None, or raises, carries none)."""

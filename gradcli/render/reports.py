@@ -5,6 +5,7 @@ report holds. Rich is imported here, so only tables load it.
 
 from __future__ import annotations
 
+import numpy as np
 from rich import box
 from rich.table import Table
 from rich.text import Text
@@ -47,13 +48,13 @@ def assembled_table(assembled, console, precision: int, matrix: bool = True) -> 
         report_line(console, f"whole {what}:", f"{size}, too wide for a table: see --format plain")
     else:
         columns = list(map(shown, assembled.columns))
-        rows = [[format_number(x, precision) for x in row] for row in assembled.matrix]
+        # -0.0 + 0.0 is 0.0: no sign on nothing, as in format_array's blocks above.
+        matrix = np.asarray(assembled.matrix) + 0.0
+        rows = [[format_number(x, precision) for x in row] for row in matrix]
         labels = list(map(shown, assembled.rows))
-        widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
-        # Each column is padded by one each side and ruled: 3 more than its text.
-        needed = max(map(len, labels), default=0) + sum(widths) + 3 * (len(widths) + 1) + 1
-        if needed > console.width:
-            _stacked(console, what, labels, columns, rows)
+        if table_width(labels, columns, rows) > console.width:
+            console.print(Text(f"whole {what}, a row at a time", style="bold"))
+            stacked(console, labels, columns, rows)
         else:
             table = new_table(console, "", *columns)
             for label, row in zip(labels, rows):
@@ -68,10 +69,16 @@ def assembled_table(assembled, console, precision: int, matrix: bool = True) -> 
     report_line(console, "classification:", _verdict(assembled, unicode))
 
 
-def _stacked(console, what, labels, columns, rows) -> None:
-    """The matrix too wide for the terminal as a table: one row at a time, each entry
-    named by its column, as many to a line as fit (never cut, as a table's cells are)."""
-    console.print(Text(f"whole {what}, a row at a time", style="bold"))
+def table_width(labels, columns, rows) -> int:
+    """The columns a table of these texts takes, none of them cut."""
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
+    # Each column is padded by one each side and ruled: 3 more than its text.
+    return max(map(len, labels), default=0) + sum(widths) + 3 * (len(widths) + 1) + 1
+
+
+def stacked(console, labels, columns, rows) -> None:
+    """A table too wide for the terminal: one row at a time, each entry named by its
+    column, as many to a line as fit (never cut, as a table's cells are)."""
     for label, row in zip(labels, rows):
         console.print(Text(label, style="bold cyan"))
         line = Text("  ")

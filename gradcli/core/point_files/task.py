@@ -62,6 +62,9 @@ class PointsTask:
             "filename": filename,
             "max_elements": max_elements,
         }
+        #: The notes of the first chunk computed here (an input left out, a constant
+        #: bound as an input): the same at every point, said once by the caller.
+        self.notes: tuple[str, ...] | None = None
 
     def __call__(self, chunk: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         from ..many_points import PointsProgram, layout
@@ -79,6 +82,8 @@ class PointsTask:
                 program=self._compiled,
                 **self.options,
             )
+        if self.notes is None:
+            self.notes = tuple(n.message for n in self._program.evaluation.binding_notes)
         return {**batch, **self._program.arrays(batch)}
 
     def __getstate__(self) -> dict:
