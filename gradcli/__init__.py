@@ -52,6 +52,8 @@ from .engine.ops import LIBRARY as _LIBRARY
 from .engine.state import (
     enable_grad,
     inference_mode,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
     is_grad_enabled,
     is_inference_mode_enabled,
     no_grad,
@@ -83,15 +85,6 @@ backends = _SimpleNamespace(
 )
 accelerator = _SimpleNamespace(is_available=lambda: False, current_accelerator=lambda: None)
 
-# torch.linalg's functions that gradcli has.
-linalg = _SimpleNamespace(
-    cross=ops.linalg_extra.linalg_cross,
-    det=_LIBRARY["det"],
-    eigvalsh=ops.linalg_extra.eigvalsh,
-    inv=_LIBRARY["inverse"],
-    solve=ops.linalg_extra.solve,
-)
-
 float = float32  # noqa: A001  (torch.float is float32)
 double = float64
 long = int64
@@ -99,7 +92,7 @@ long = int64
 
 def __getattr__(name):
     # Imported on first use, so the command line's start-up path skips them.
-    if name in ("autograd", "func", "nn", "optim"):
+    if name in ("autograd", "func", "linalg", "nn", "optim"):
         import importlib
 
         return importlib.import_module("." + name, __name__)

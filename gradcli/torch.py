@@ -2,7 +2,7 @@
 
 A PyTorch program runs unchanged with ``torch`` and every ``torch.*`` module
 gradcli has bound to gradcli's (``torch.nn.functional`` is ``gradcli.nn.functional``,
-``torch.linalg`` the namespace ``gradcli.linalg``). Importing a ``torch`` module gradcli
+``torch.linalg`` ``gradcli.linalg``). Importing a ``torch`` module gradcli
 lacks raises ``MissingTorchModule``, which names it. ``gradcli run`` is the same.
 
 One mechanism serves both a program run in this process beside a real PyTorch (the

@@ -195,7 +195,7 @@ def _modified_message(array, owner, now, expected):
     if owner is not None:
         text += f", which is output 0 of {_op_name(owner.name())},"
     text += f" is at version {now}; expected version {expected} instead. Hint: "
-    if state.PER_THREAD.anomaly is not None:
+    if state.PER_THREAD.anomaly_mode:
         return text + (
             "the backtrace further above shows the operation that failed to compute its "
             "gradient. The variable in question was changed in there or anywhere later. "
