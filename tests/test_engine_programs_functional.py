@@ -31,6 +31,50 @@ def program(source):
 
 
 program("""
+    # dropout: PyTorch's numbers from the same seed, training on and off, in place, gradients
+    import torch.nn.functional as F
+    torch.manual_seed(0)
+    x = torch.ones(4, 5, requires_grad=True)
+    y = F.dropout(x, p=0.4)
+    print(y, y.grad_fn, sep="\\n")
+    y.sum().backward()
+    print(x.grad)
+    print(F.dropout(x, 0.5, training=False) is x, F.dropout(x, p=0.0).sum())
+    h = torch.randn(3, 8)
+    print(F.dropout(h, 0.25, True), torch.dropout(h, 0.5, True), sep="\\n")
+    print(F.dropout(h.clone(), 0.5, inplace=True), torch.rand(2))
+    torch.manual_seed(7)
+    w = torch.randn(6, 3, requires_grad=True)
+    for step in range(3):
+        out = F.dropout(w * w, 0.3, training=True).sum()
+        out.backward()
+        print(step, out.item(), w.grad.sum().item())
+""")
+
+program("""
+    # inplace_activations: relu_, leaky_relu_, elu_ and inplace=True record PyTorch's nodes
+    import torch.nn.functional as F
+    x = torch.tensor([-1.5, -0.5, 0.0, 0.5, 2.0], requires_grad=True)
+    outs = {
+        "relu": F.relu(x.clone(), inplace=True),
+        "relu_": F.relu_(x.clone()),
+        "leaky": F.leaky_relu(x.clone(), 0.2, True),
+        "leaky_": F.leaky_relu_(x * 1, negative_slope=0.1),
+        "elu": F.elu(x.clone(), alpha=0.5, inplace=True),
+        "elu_": F.elu_(x * 1),
+        "silu": F.silu(x.clone(), inplace=True),
+        "method": (x * 1).relu_(),
+    }
+    for name, y in outs.items():
+        x.grad = None
+        (y * torch.arange(5.0)).sum().backward()
+        print(name, y.grad_fn, y, x.grad, sep="\\n")
+    h = torch.tensor([-1.0, 2.0])
+    print(F.relu_(h), h, F.leaky_relu_(torch.tensor([-2.0, 1.0])), F.elu_(torch.tensor([-1.0])))
+    attempt(lambda: F.relu(torch.tensor([1.0], requires_grad=True), inplace=True))
+""")
+
+program("""
     # anomaly_switches: is_anomaly_enabled, check_nan, and set_detect_anomaly as a block
     print(torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled())
     with torch.autograd.detect_anomaly():

@@ -84,7 +84,7 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   default), ``aliases``, ``operators`` (``("__add__",)``; ``__iadd__`` names an
   in-place one) and ``reflected`` (``("__radd__",)``: self is the second
   argument), ``attribute`` (a property: ``x.T``), ``nn_functional`` (also
-  ``torch.nn.functional.name``; ``"inplace"``/``"implicit dim"``: in PyTorch's form there).
+  ``torch.nn.functional.name``; ``"inplace"``, ``"implicit dim"``...: its form there, see nn).
 - ``table.internal(...)``: an op that only the rules of other ops use (the
   adjoint of an indexing, a broadcast's sum): it has a grad_fn and rules but no
   public name, and lives apart in ``INTERNAL``.

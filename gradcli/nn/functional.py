@@ -2,8 +2,11 @@
 
 Nothing is listed here: every entry declared with ``nn_functional`` appears, as
 its own function or, where PyTorch's signature here differs from ``torch.<name>``,
-wrapped in that form: ``"inplace"`` adds the ``inplace=False`` keyword
-(``F.relu(x, inplace=True)``), ``"implicit dim"`` lets ``dim`` default to
+wrapped in that form: ``"inplace"`` adds the ``inplace=False`` parameter after the
+entry's own (``F.relu(x, inplace=True)``, ``F.leaky_relu(x, 0.2, True)``), and
+``"inplace, name_"`` also the in-place function ``F.relu_``; in place, an entry's
+overload keyed ``"inplace"`` records PyTorch's node for it (``EluBackward1``).
+``"implicit dim"`` lets ``dim`` default to
 PyTorch's deprecated implicit choice (``F.softmax(x)``) and takes ``dtype``,
 ``"dropout"`` names ``train`` ``training`` and adds ``inplace``.
 """
@@ -18,16 +21,35 @@ from ..engine.ops import NN_FUNCTIONAL
 from ..engine.ops.conversion import apply_inplace, to_dtype
 
 
-def _taking_inplace(call):
+def _taking_inplace(entry):
+    call, in_place = entry.call, _in_place(entry)
+
     def function(input, *args, inplace=False, **kwargs):
+        if args and len(args) == len(entry.schema.params):  # inplace by position, after them
+            *args, inplace = args
         if inplace:
-            return apply_inplace(input, call, args, kwargs)
+            return in_place(input, *args, **kwargs)
         return call(input, *args, **kwargs)
 
     return function
 
 
-def _implicit_dim(call):
+def _in_place(entry):
+    """``F.name_``: the entry's function written into its input."""
+    call = entry.over.get("inplace", entry.call)
+
+    def function(input, *args, **kwargs):
+        return apply_inplace(input, call, args, kwargs)
+
+    function.__name__ = function.__qualname__ = entry.name + "_"
+    function.__doc__ = f"{entry.name}(input, ...), in place"
+    function.op = entry
+    return function
+
+
+def _implicit_dim(entry):
+    call = entry.call
+
     def function(input, dim=None, _stacklevel=3, dtype=None):
         if dim is None:
             warnings.warn(
@@ -43,7 +65,9 @@ def _implicit_dim(call):
     return function
 
 
-def _dropout(call):
+def _dropout(entry):
+    call = entry.call
+
     def function(input, p=0.5, training=True, inplace=False):
         if inplace:
             return apply_inplace(input, call, (p, training), {})
@@ -53,15 +77,16 @@ def _dropout(call):
 
 
 _FORMS = {
-    True: lambda call: call,
+    True: lambda entry: entry.call,
     "inplace": _taking_inplace,
+    "inplace, name_": _taking_inplace,
     "implicit dim": _implicit_dim,
     "dropout": _dropout,  # F.dropout(x, p, training, inplace): torch.dropout's train renamed
 }
 
 
 def _in_form(entry):
-    function = _FORMS[entry.nn_functional](entry.call)
+    function = _FORMS[entry.nn_functional](entry)
     if function is not entry.call:
         function.__name__ = function.__qualname__ = entry.name
         function.__doc__ = entry.doc
@@ -69,5 +94,11 @@ def _in_form(entry):
     return function
 
 
+_NAMED_IN_PLACE = {
+    name + "_": _in_place(entry)
+    for name, entry in NN_FUNCTIONAL.items()
+    if entry.nn_functional == "inplace, name_"
+}
 globals().update({name: _in_form(entry) for name, entry in NN_FUNCTIONAL.items()})
-__all__ = sorted(NN_FUNCTIONAL)
+globals().update(_NAMED_IN_PLACE)
+__all__ = sorted([*NN_FUNCTIONAL, *_NAMED_IN_PLACE])

@@ -243,7 +243,7 @@ relu = elementwise("relu", lambda x: np.maximum(x, 0), "ReluBackward0",
                    lambda g, ans, x: threshold_backward(g, x, 0), "max(x, 0)", "nonzero",
                    symbolic=lambda s, x: s.Max(x, 0),
                    kink="relu'(0) = 0; at nan the gradient passes, as PyTorch",
-                   nn_functional="inplace",
+                   nn_functional="inplace, name_",
                    words="d relu(a)/da = 1 where a > 0, else 0", kink_at=at_zero, saves=("result",))
 softplus = elementwise("softplus", _softplus, "SoftplusBackward0", _softplus_rule,
                        "log(1 + exp(x)), smooth relu", "real", inplace=False, nn_functional=True,
