@@ -52,6 +52,52 @@ program("""
 """)
 
 program("""
+    # robust_losses: huber_loss with delta, smooth_l1_loss with beta, their reductions and grads
+    import torch.nn.functional as F
+    rng = np.random.default_rng(2)
+    pred = torch.tensor(rng.normal(size=(4, 3)) * 2, requires_grad=True)
+    target = torch.tensor(rng.normal(size=(4, 3)))
+    for reduction in ("mean", "sum", "none"):
+        h = F.huber_loss(pred, target, reduction=reduction)
+        s = F.smooth_l1_loss(pred, target, reduction=reduction, beta=0.5)
+        print(reduction, h, s, h.grad_fn.name(), s.grad_fn.name(), sep="\\n")
+    loss = F.huber_loss(pred, target, delta=0.7) + F.smooth_l1_loss(pred, target)
+    loss.backward()
+    print(loss, pred.grad, sep="\\n")
+    pred.grad = None
+    l1 = F.smooth_l1_loss(pred, target, beta=0.0)
+    l1.backward()
+    print(l1, l1.grad_fn, pred.grad, sep="\\n")
+    f32 = torch.tensor(rng.normal(size=(5,)).astype(np.float32), requires_grad=True)
+    h32 = F.huber_loss(f32, torch.zeros(5), delta=0.5)
+    h32.backward()
+    print(h32.item(), f32.grad, h32.dtype)
+    attempt(lambda: F.huber_loss(pred, target, delta=-1.0))
+""")
+
+program("""
+    # kl_div: the KL divergence of log-probabilities, every reduction, log_target, gradients
+    import torch.nn.functional as F
+    rng = np.random.default_rng(3)
+    logits = torch.tensor(rng.normal(size=(3, 4)), requires_grad=True)
+    target = torch.softmax(torch.tensor(rng.normal(size=(3, 4))), dim=1)
+    log_p = F.log_softmax(logits, dim=1)
+    for reduction in ("batchmean", "sum", "mean", "none"):
+        loss = F.kl_div(log_p, target, reduction=reduction)
+        print(reduction, loss, loss.grad_fn.name(), sep="\\n")
+    loss = F.kl_div(log_p, target, reduction="batchmean")
+    loss.backward()
+    print(logits.grad)
+    logits.grad = None
+    lt = F.kl_div(F.log_softmax(logits, dim=1), target.log(), reduction="batchmean",
+                  log_target=True)
+    lt.backward()
+    print(lt, lt.grad_fn.next_functions[0][0].name(), logits.grad, sep="\\n")
+    zero = torch.tensor([[0.0, 1.0]])
+    print(F.kl_div(torch.log(torch.tensor([[0.5, 0.5]])), zero, reduction="sum"))
+""")
+
+program("""
     # inplace_activations: relu_, leaky_relu_, elu_ and inplace=True record PyTorch's nodes
     import torch.nn.functional as F
     x = torch.tensor([-1.5, -0.5, 0.0, 0.5, 2.0], requires_grad=True)

@@ -19,6 +19,7 @@ from . import (
     indexing,
     linalg,
     linalg_extra,
+    losses,
     nn,
     ordering,
     reductions,
@@ -47,6 +48,7 @@ TABLES = tuple(
         special,
         linalg_extra,
         nn,
+        losses,
     )
 )
 OPS = {entry.name: entry for t in TABLES for entry in t.entries}
