@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from ..engine.ops import NN_FUNCTIONAL
+from ..engine.ops import NN_FUNCTIONAL, OPS
 from ..engine.ops.conversion import apply_inplace, to_dtype
 
 
@@ -99,6 +99,9 @@ _NAMED_IN_PLACE = {
     for name, entry in NN_FUNCTIONAL.items()
     if entry.nn_functional == "inplace, name_"
 }
+# F.one_hot(tensor, num_classes=-1) is the table's one_hot, should its entry not declare
+# nn_functional itself.
+_ALSO = {"one_hot": OPS["one_hot"].call} if "one_hot" in OPS.keys() - NN_FUNCTIONAL else {}
 globals().update({name: _in_form(entry) for name, entry in NN_FUNCTIONAL.items()})
-globals().update(_NAMED_IN_PLACE)
-__all__ = sorted([*NN_FUNCTIONAL, *_NAMED_IN_PLACE])
+globals().update(_NAMED_IN_PLACE, **_ALSO)
+__all__ = sorted([*NN_FUNCTIONAL, *_NAMED_IN_PLACE, *_ALSO])
