@@ -203,6 +203,7 @@ program("""
     outs = {
         "relu": F.relu(x.clone(), inplace=True),
         "relu_": F.relu_(x.clone()),
+        "torch.relu_": torch.relu_(x * 1),
         "leaky": F.leaky_relu(x.clone(), 0.2, True),
         "leaky_": F.leaky_relu_(x * 1, negative_slope=0.1),
         "elu": F.elu(x.clone(), alpha=0.5, inplace=True),

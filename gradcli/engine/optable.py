@@ -79,8 +79,8 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   operator of the language, which ``language/operators.py`` reads for the parser, the
   printer and the evaluators; the IR names an operator by its entry's name.
 - Where it appears: ``function`` (the language can call it), ``method`` (a
-  Tensor method), ``inplace`` (also ``x.name_()``; ``"reshapes"`` when the
-  in-place form may change the shape), ``library`` (``gradcli.name``; on by
+  Tensor method), ``inplace`` (also ``x.name_()``; ``"reshapes"`` when it may change
+  the shape, ``"library"`` also ``gradcli.name_(x)``), ``library`` (``gradcli.name``; on by
   default), ``aliases``, ``operators`` (``("__add__",)``; ``__iadd__`` names an
   in-place one) and ``reflected`` (``("__radd__",)``: self is the second
   argument), ``attribute`` (a property: ``x.T``), ``nn_functional`` (also

@@ -76,13 +76,20 @@ INPLACE_METHODS = {
     if entry.inplace
     for alias in (entry.name, *entry.aliases)
 }
-#: ``gradcli.<name>``: every op the library exposes, with its aliases.
+#: ``gradcli.<name>``: every op the library exposes, with its aliases, and ``name_`` of
+#: those PyTorch writes in place there too (``inplace="library"``: ``torch.sin_``).
 LIBRARY = {
     alias: entry.call
     for entry in OPS.values()
     if entry.library
     for alias in (entry.name, *entry.aliases)
 }
+LIBRARY.update(
+    (alias + "_", conversion.in_place_function(alias + "_", entry))
+    for entry in OPS.values()
+    if entry.inplace == "library" and entry.library
+    for alias in (entry.name, *entry.aliases)
+)
 
 #: ``torch.nn.functional``'s functions that the table has, by entry: how each appears there
 #: (True as it is, or the name of PyTorch's form there: ``gradcli.nn.functional``).

@@ -65,14 +65,14 @@ reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="Rec
                       symbolic=lambda s, x: 1 / x,
                       kink="-g * ans * ans from the left: a zero gradient stays 0 where "
                       "ans * ans overflows (|x| < 1e-154; PyTorch squares first: nan)",
-                      method=True, inplace=True, function=True, domain=("nonzero",),
+                      method=True, inplace="library", function=True, domain=("nonzero",),
                       words="d(1/a)/da = -1/a**2", special=(0.0, -0.0),
                       differs=(Difference("at |x| < 1e-154", "a zero gradient stays 0",
                                           "-g * ans * ans from the left; PyTorch squares first",
                                           ("scale 1e-300",), ("grad", "grad2", "jvp", "jacobian",
                                                                "hessian")),), saves=("result",))
 neg = table.op("neg", np.negative, grad_fn="NegBackward0", rules=(lambda g, ans, x: -g,),
-               saves=False, doc="-x", kind="elementwise", method=True, inplace=True,
+               saves=False, doc="-x", kind="elementwise", method=True, inplace="library",
                symbol="-", precedence="unary",
                symbolic=lambda s, x: -x,
                operators=("__neg__",), domain=("real",),

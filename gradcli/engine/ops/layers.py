@@ -98,7 +98,7 @@ def linear(over, input, weight, bias=None):
 clamp_min = table.op(
     "clamp_min", lambda input, min: np.maximum(input, min), "(input: Tensor, min: Number)",
     grad_fn="ClampMinBackward0", rules=(lambda g, ans, x, min: where(x >= min, g, 0.0),),
-    doc="max(x, min): x limited from below", kind="elementwise", method=True, inplace=True,
+    doc="max(x, min): x limited from below", kind="elementwise", method=True, inplace="library",
     kink="x gets the gradient at min", domain=("real", {"min": 0.0}),
     words="d clamp_min(a, min)/da = 1 where a >= min, else 0",
 )  # fmt: skip
