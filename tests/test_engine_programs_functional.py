@@ -271,6 +271,38 @@ program("""
 """)
 
 
+program("""
+    # pack_order: what a pack hook sees, in the order PyTorch's nodes save it
+    def order(f, *shapes):
+        # Each input holds its own number: a saved tensor is known by its first entry.
+        xs = [torch.ones(*s, requires_grad=True) * (i + 2) for i, s in enumerate(shapes)]
+        seen = []
+
+        def pack(t):
+            first = t.detach().reshape(-1)[0].item()
+            seen.append(f"in{int(first) - 2}" if first in (2, 3, 4) and t.shape in shapes
+                        else "result")
+            return t
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            y = f(*xs)
+        print(y.grad_fn.name(), seen)
+
+    order(lambda a, b: a * b, (3,), (3,))
+    order(lambda a, b: a / b, (3,), (3,))
+    order(lambda a, b: a @ b, (2, 3), (3, 2))
+    order(lambda a, b: a @ b, (3,), (3,))
+    order(lambda a, b: a @ b, (2, 3), (3,))
+    order(lambda a, b: a ** b, (3,), (3,))
+    order(lambda a, b: torch.atan2(a, b), (3,), (3,))
+    order(lambda a, b: torch.maximum(a, b), (3,), (3,))
+    order(lambda a, b: torch.minimum(a, b), (3,), (3,))
+    order(lambda a, b: torch.xlogy(a, b), (3,), (3,))
+    order(lambda a, b, c: torch.addmm(a, b, c), (2,), (2, 3), (3, 2))
+    order(lambda a: a.exp(), (3,))
+""")
+
+
 # The one_hot entry is the language's (its own change); F.one_hot is that entry.
 NEEDS = {"one_hot": "one_hot"}
 

@@ -53,7 +53,7 @@ def _addmm(input, mat1, mat2, beta=1, alpha=1):
 addmm = table.op(
     "addmm", _addmm, "(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Number = 1, "
     "alpha: Number = 1)",
-    grad_fn="AddmmBackward0",
+    grad_fn="AddmmBackward0", saves={"mat1": 2, "mat2": 1},
     rules=(lambda g, ans, c, a, b, beta=1, alpha=1: g if beta == 1 else g * beta,
            lambda g, ans, c, a, b, beta=1, alpha=1: matmul(g, transpose_last(b)) * alpha,
            lambda g, ans, c, a, b, beta=1, alpha=1: matmul(transpose_last(a), g) * alpha),

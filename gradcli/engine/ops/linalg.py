@@ -163,7 +163,7 @@ _BY_NDIM = {
     reflected=("__rmatmul__",),
     overloads=[
         _product("UnsafeViewBackward0"),
-        _product("MmBackward0", saves={"self": 1, "mat2": 0}),
+        _product("MmBackward0", saves={"mat2": 0, "self": 1}),
         _product("MvBackward0", saves={"self": 1, "vec": 0}),
         _product("DotBackward0", saves={"self": 1, "tensor": 0}),
         _product("SqueezeBackward4"),
