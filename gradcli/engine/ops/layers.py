@@ -18,10 +18,12 @@ import math
 import numpy as np
 
 from ...errors import EngineError, NotImplementedByGradcli, ShapeError
+from .. import batching_rules as batching
 from .. import limits
 from ..opinfo import Sample
 from ..optable import Table, over
 from ..tensor import Tensor
+from .arithmetic import add, div
 from .comparison import where
 from .indexing import index_scatter
 from .linalg import matmul, transpose_last
@@ -70,10 +72,18 @@ addmm = table.op(
 # ----- linear -----
 
 
+def _linear_batching(entry, found):
+    """linear at many points: x @ w.t() + b of each point's operands."""
+    out = batching.call(matmul.op, found["input"], batching.call(t.op, found["weight"]))
+    bias = found.get("bias")
+    return out if bias is None else batching.call(add.op, out, bias)
+
+
 @table.composite(
     "linear",
     "(input: Tensor, weight: Tensor, bias: Tensor = None)",
-    doc="input @ weight.T + bias: a fully connected layer", **_LAYER, batching=False,
+    doc="input @ weight.T + bias: a fully connected layer", **_LAYER,
+    batching=_linear_batching,
     samples=(Sample("2-d", [(2, 4), (3, 4), (3,)]), Sample("1-d", [(4,), (3, 4), (3,)]),
              Sample("3-d", [(2, 2, 4), (3, 4), (3,)]), Sample("no bias", [(2, 4), (3, 4)])),
 )  # fmt: skip
@@ -104,11 +114,18 @@ clamp_min = table.op(
 )  # fmt: skip
 
 
+def _normalize_batching(entry, found):
+    """normalize at many points: each point's input over its own norm (broadcast)."""
+    x = found["input"]
+    size = batching.call(norm.op, x, found["p"], found["dim"], True)
+    return batching.call(div.op, x, batching.call(clamp_min.op, size, found["eps"]))
+
+
 @table.composite(
     "normalize",
     "(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12)",
     doc="input divided by its p-norm along dim (at least eps)",
-    domain=("real",), **_LAYER, batching=False,
+    domain=("real",), **_LAYER, batching=_normalize_batching,
     samples=(Sample("2-d", [(2, 3)]), Sample("p 1 dim 0", [(2, 3)], {"p": 1.0, "dim": 0}),
              Sample("at 0", [(2, 3)], {"eps": 1e-6}, special=True)),
 )  # fmt: skip
