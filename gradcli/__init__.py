@@ -51,6 +51,7 @@ from .engine.legacy import (
 from .engine.ops import LIBRARY as _LIBRARY
 from .engine.state import (
     enable_grad,
+    get_num_threads,
     inference_mode,
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
@@ -58,6 +59,7 @@ from .engine.state import (
     is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
+    set_num_threads,
 )
 from .engine.tensor import Size, Tensor
 from .errors import GradcliError

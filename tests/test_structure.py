@@ -240,7 +240,8 @@ def test_every_function_of_the_library_that_computes_comes_from_the_table():
         "enable_grad", "set_grad_enabled", "is_grad_enabled", "set_default_dtype",
         "get_default_dtype", "is_inference_mode_enabled", "set_default_device",
         "get_default_device", "seed", "initial_seed", "get_rng_state", "set_rng_state",
-        "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+        "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "get_num_threads",
+        "set_num_threads",
     }  # fmt: skip
     for name in dir(gradcli):
         value = getattr(gradcli, name)

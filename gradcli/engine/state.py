@@ -11,6 +11,7 @@ caller may pass its own to every random constructor.
 
 from __future__ import annotations
 
+import os
 import threading
 
 import numpy as np
@@ -82,6 +83,46 @@ class default_dtype_override:
     def __exit__(self, *exc):
         PER_THREAD.dtype = self.previous
         return False
+
+
+class _Threads:
+    count = None  # set_num_threads's, or None: PyTorch's default, found on first use
+
+
+def get_num_threads() -> int:
+    """``torch.get_num_threads()``: the threads PyTorch shares a large sum among, which
+    decides the order of its additions (ops/summation.py). PyTorch's default is the
+    physical cores this process may run on, at most OMP_NUM_THREADS (or MKL_NUM_THREADS)."""
+    if _Threads.count is None:
+        _Threads.count = _default_threads()
+    return _Threads.count
+
+
+def set_num_threads(n: int) -> None:
+    if int(n) <= 0:
+        raise ValueError("Expected positive number of threads")
+    _Threads.count = int(n)
+
+
+def _default_threads() -> int:
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = list(range(os.cpu_count() or 1))
+    cores = set()
+    for cpu in cpus:
+        topology = f"/sys/devices/system/cpu/cpu{cpu}/topology/"
+        try:
+            with open(topology + "core_id") as core, open(topology + "physical_package_id") as p:
+                cores.add((p.read().strip(), core.read().strip()))
+        except OSError:
+            cores.add(cpu)
+    count = max(len(cores), 1)
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        value = os.environ.get(name, "")
+        if value.isdigit() and int(value) > 0:
+            return min(count, int(value))
+    return count
 
 
 # ----------------------------------------------------------------------------
