@@ -314,3 +314,18 @@ def test_program_prints_what_torch_prints(name):
     theirs = run(PROGRAMS[name], torch)
     ours = run(PROGRAMS[name], gradcli)
     assert ours == theirs
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, a: m.mul(a, a, out=m.zeros(2)),
+        lambda m, a: m.matmul(a, a, out=m.zeros(())),
+        lambda m, a: m.sum(a, 0, out=m.zeros(())),
+    ],  # fmt: skip
+)
+def test_an_out_argument_is_said_to_be_missing(call):
+    a = gradcli.ones(2)
+    with pytest.raises(gradcli.errors.NotImplementedByGradcli, match="out= is not supported"):
+        call(gradcli, a)
+    call(torch, torch.ones(2))  # PyTorch takes it

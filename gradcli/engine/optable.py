@@ -39,10 +39,10 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   calls one of its overloads by key (``over["MaxBackward0"](...)``) or other
   ops: for ops whose choice needs more than a predicate (``max``, ``x[i]``).
 - ``doc`` (one line), ``kind`` (how ``gradcli functions`` groups it), ``kink``
-  (its convention where it is not differentiable), ``kink_at`` (which of
-  ``explain``'s checks tells an evaluation it sits on a kink), ``words`` (the
-  rule of each input in words, as ``--steps`` shows it: ``"d sin(a)/da = cos(a)"``;
-  another name than a, b, c is the variable of its rule: ``d(a**p)/dp``),
+  (its convention where it is not differentiable), ``kink_at`` (which of ``explain``'s
+  checks tells an evaluation it sits on a kink), ``words`` (the rule of each input in
+  words, as ``--steps`` shows it: ``"d sin(a)/da = cos(a)"``; another name than a, b, c
+  is the variable of its rule: ``d(a**p)/dp``),
   ``domain`` (the inputs its gradcheck samples, one name per input, and a dict
   of keyword arguments where it needs some: ``tests/test_op_table.py`` sweeps
   every entry that has one), ``batching`` (the rule that evaluates the op at
@@ -342,11 +342,12 @@ class Table:
             over_by_key = entry.over
 
             def call(*args, **kwargs):
+                if "out" in kwargs:  # the schema's error: out= is not supported
+                    entry.schema.bind(name, args, kwargs)
                 return f(over_by_key, *args, **kwargs)
 
             call.__name__ = call.__qualname__ = name
-            call.__doc__ = entry.doc
-            call.__wrapped__ = f
+            call.__doc__, call.__wrapped__ = entry.doc, f
             entry.call = call
             self._add(entry)
             return call
@@ -383,8 +384,7 @@ def _public(entry):
                 return apply(*args)
         raise GradcliTypeError(f"{name}(): no overload takes these arguments; see {entry.schema}")
 
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = entry.doc
+    fn.__name__, fn.__qualname__, fn.__doc__ = name, name, entry.doc
     return fn
 
 
