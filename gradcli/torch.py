@@ -35,7 +35,10 @@ def resolve(name: str):
     module = gradcli
     parts = name.split(".")[1:]
     for i, part in enumerate(parts):
-        found = getattr(module, part, None)
+        try:
+            found = getattr(module, part, None)
+        except NotImplementedError:  # a helper the module says it lacks (torch.nn.init)
+            found = None
         if found is None and isinstance(module, types.ModuleType):
             try:
                 found = importlib.import_module(f"{module.__name__}.{part}")
