@@ -51,11 +51,15 @@ from .engine.legacy import (
 from .engine.ops import LIBRARY as _LIBRARY
 from .engine.state import (
     enable_grad,
+    get_num_threads,
     inference_mode,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
     is_grad_enabled,
     is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
+    set_num_threads,
 )
 from .engine.tensor import Size, Tensor
 from .errors import GradcliError
@@ -88,15 +92,6 @@ backends = _SimpleNamespace(
 )
 accelerator = _SimpleNamespace(is_available=lambda: False, current_accelerator=lambda: None)
 
-# torch.linalg's functions that gradcli has.
-linalg = _SimpleNamespace(
-    cross=ops.products.linalg_cross,
-    det=_LIBRARY["det"],
-    eigvalsh=ops.decompositions.eigvalsh,
-    inv=_LIBRARY["inverse"],
-    solve=ops.decompositions.solve,
-)
-
 float = float32  # noqa: A001  (torch.float is float32)
 double = float64
 long = int64
@@ -104,7 +99,7 @@ long = int64
 
 def __getattr__(name):
     # Imported on first use, so the command line's start-up path skips them.
-    if name in ("autograd", "func", "nn", "optim"):
+    if name in ("autograd", "func", "linalg", "nn", "optim"):
         import importlib
 
         return importlib.import_module("." + name, __name__)

@@ -2,7 +2,7 @@
 
 A PyTorch program runs unchanged with ``torch`` and every ``torch.*`` module
 gradcli has bound to gradcli's (``torch.nn.functional`` is ``gradcli.nn.functional``,
-``torch.linalg`` the namespace ``gradcli.linalg``). Importing a ``torch`` module gradcli
+``torch.linalg`` ``gradcli.linalg``). Importing a ``torch`` module gradcli
 lacks raises ``MissingTorchModule``, which names it. ``gradcli run`` is the same.
 
 One mechanism serves both a program run in this process beside a real PyTorch (the
@@ -35,7 +35,10 @@ def resolve(name: str):
     module = gradcli
     parts = name.split(".")[1:]
     for i, part in enumerate(parts):
-        found = getattr(module, part, None)
+        try:
+            found = getattr(module, part, None)
+        except NotImplementedError:  # a helper the module says it lacks (torch.nn.init)
+            found = None
         if found is None and isinstance(module, types.ModuleType):
             try:
                 found = importlib.import_module(f"{module.__name__}.{part}")

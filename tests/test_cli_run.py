@@ -43,6 +43,14 @@ def test_a_torch_module_gradcli_lacks_is_named(tmp_path):
     )
 
 
+@pytest.mark.parametrize("name", ["torch.nn.init", "torch.nn.utils", "torch.distributions"])
+def test_a_torch_submodule_gradcli_lacks_is_named_too(tmp_path, name):
+    program = tmp_path / "p.py"
+    program.write_text(f"import {name}\n")
+    done = run("-m", "gradcli", "run", str(program), tmp_path=tmp_path)
+    assert (done.returncode, done.stderr) == (2, f"error: gradcli has no module {name}\n")
+
+
 def test_the_programs_own_exception_prints_as_python_does(tmp_path):
     program = tmp_path / "p.py"
     program.write_text("import torch\n\nraise ValueError('mine')\n")

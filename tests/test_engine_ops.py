@@ -752,6 +752,95 @@ CASES = [
         ),
         (real(3), real(3)),
     ),
+    # The robust losses, the KL divergence and the layer functions: torch.nn.functional's.
+    Case(
+        "huber_loss",
+        ("huber_loss", "huber_op"),
+        lambda m, x, y: m.nn.functional.huber_loss(x, y, delta=0.6),
+        (uniform(-2, 2, 2, 3), real(2, 3)),
+    ),
+    Case(
+        "huber_loss_weighted_none",
+        ("huber_loss", "huber_op"),
+        lambda m, x, y, w: m.nn.functional.huber_loss(x, y, reduction="none", weight=w),
+        (uniform(-2, 2, 2, 3), real(2, 3), positive(2, 3)),
+    ),
+    Case(
+        "smooth_l1_loss",
+        ("smooth_l1_loss",),
+        lambda m, x, y: m.nn.functional.smooth_l1_loss(x, y, reduction="sum", beta=0.5),
+        (uniform(-2, 2, 2, 3), real(2, 3)),
+    ),
+    Case(
+        "kl_div",
+        ("kl_div", "xlogy"),
+        lambda m, x, t: m.nn.functional.kl_div(m.log_softmax(x, 1), t, reduction="batchmean"),
+        (real(2, 3), probability(2, 3)),
+    ),
+    Case(
+        "kl_div_log_target",
+        ("kl_div", "exp"),
+        lambda m, x, t: m.nn.functional.kl_div(x, t, reduction="none", log_target=True),
+        (real(2, 3), real(2, 3)),
+    ),
+    Case(
+        "addmm", ("addmm",), lambda m, c, a, b: m.addmm(c, a, b), (real(3), real(2, 4), real(4, 3))
+    ),  # fmt: skip
+    Case(
+        "addmm_scaled",
+        ("addmm",),
+        lambda m, c, a, b: m.addmm(c, a, b, beta=0.5, alpha=2.0),
+        (real(2, 3), real(2, 4), real(4, 3)),
+    ),
+    Case(
+        "linear",
+        ("linear", "addmm", "t"),
+        lambda m, x, w, b: m.nn.functional.linear(x, w, b),
+        (real(2, 4), real(3, 4), real(3)),
+    ),
+    Case(
+        "linear_3d_no_bias",
+        ("linear", "matmul"),
+        lambda m, x, w: m.nn.functional.linear(x, w),
+        (real(2, 2, 4), real(3, 4)),
+    ),
+    Case(
+        "linear_1d",
+        ("linear", "addmm"),
+        lambda m, x, w, b: m.nn.functional.linear(x, w, b),
+        (real(4), real(3, 4), real(3)),
+    ),
+    Case("clamp_min", ("clamp_min",), lambda m, x: m.clamp_min(x, 0.1), (nonzero(2, 3),)),
+    Case(
+        "normalize",
+        ("normalize", "clamp_min", "norm"),
+        lambda m, x: m.nn.functional.normalize(x, p=3.0, dim=0),
+        (nonzero(2, 3),),
+    ),
+    Case(
+        "constant_pad_nd",
+        ("constant_pad_nd",),
+        lambda m, x: m.constant_pad_nd(x, [1, -1, 0, 2], 0.5),
+        (real(2, 3),),
+    ),
+    Case(
+        "pad_reflect",
+        ("pad",),
+        lambda m, x: m.nn.functional.pad(x, (2, 1, 1, 1), mode="reflect"),
+        (real(1, 3, 4),),
+    ),
+    Case(
+        "pad_replicate",
+        ("pad",),
+        lambda m, x: m.nn.functional.pad(x, (1, 2), mode="replicate"),
+        (real(2, 3),),
+    ),
+    Case(
+        "index_add",
+        ("index_add", "index_add_op"),
+        lambda m, x, s: m.index_add(x, 0, m.tensor([2, 0, 2]), s, alpha=1.5),
+        (real(3, 2), real(3, 2)),
+    ),
 ]
 
 #: How PyTorch computes an elementwise function where it lacks it (cbrt, sec) or is less

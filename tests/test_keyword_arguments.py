@@ -49,6 +49,7 @@ SAMPLES = {
     "take_along_dim": lambda: (X, L.tensor([[0], [2]]), 1, True),
     "gather": lambda: (X, 1, L.tensor([[0, 0], [2, 1]])),
     "index_select": lambda: (X, 1, L.tensor([2, 0])),
+    "index_add": lambda: (X, 1, L.tensor([2, 0]), X[:, :2] * 2),
     "stack": lambda: ([X, X], 1),
     "cat": lambda: ([X, X], 1),
     "unbind": lambda: (X, 1),

@@ -4,8 +4,8 @@
   interpreter, and the graph of its static imports (at any depth of the code,
   not just the top) has no cycle.
 - The package shows its three parts as folders: the command-line application
-  (``cli/``), PyTorch's API surface (``autograd/``, ``func/``, ``nn/``,
-  ``optim/``) and the library's core (``core/``, under ``api.py``), beside the
+  (``cli/``), PyTorch's API surface (``autograd/``, ``func/``, ``linalg/``,
+  ``nn/``, ``optim/``) and the library's core (``core/``, under ``api.py``), beside the
   layers they stand on (``analysis/``, ``render/``, ``language/``, ``engine/``).
   Layers depend one way: the command line on the library, never the reverse.
 - No module imports another module's private names (``from .x import _y``,
@@ -116,14 +116,15 @@ def test_no_module_is_over_about_600_lines_but_the_generated_parser():
 ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "torch.py"}
 FOLDERS = {
     "cli",  # the command-line application
-    "autograd", "func", "nn", "optim",  # PyTorch's API surface, at its public paths
+    "autograd", "func", "linalg", "nn", "optim",  # PyTorch's API surface, at its public paths
     "core",  # the library's core, under api.py
     "analysis", "render", "language", "engine",  # the layers below
 }  # fmt: skip
 #: Each layer, and the layers it must never import (the data flows down).
 NEVER_IMPORTS = {
     "gradcli.engine": ("gradcli.cli", "gradcli.api", "gradcli.analysis", "gradcli.render",
-                       "gradcli.language", "gradcli.func", "gradcli.nn", "gradcli.optim"),
+                       "gradcli.language", "gradcli.func", "gradcli.linalg", "gradcli.nn",
+                       "gradcli.optim"),
     "gradcli.language": ("gradcli.cli", "gradcli.api", "gradcli.analysis", "gradcli.render"),
     "gradcli.core": ("gradcli.cli",),
     "gradcli.api": ("gradcli.cli",),
@@ -144,7 +145,7 @@ def test_the_public_paths_are_real_modules():
     # ``import gradcli as torch`` mirrors PyTorch's paths; each is a module of its own file.
     import importlib
 
-    for name in ("autograd", "autograd.forward_ad", "autograd.functional", "nn",
+    for name in ("autograd", "autograd.forward_ad", "autograd.functional", "linalg", "nn",
                  "nn.functional", "func", "optim", "api", "analysis", "cli"):  # fmt: skip
         module = importlib.import_module(f"gradcli.{name}")
         assert module.__name__ == f"gradcli.{name}"
@@ -239,6 +240,8 @@ def test_every_function_of_the_library_that_computes_comes_from_the_table():
         "enable_grad", "set_grad_enabled", "is_grad_enabled", "set_default_dtype",
         "get_default_dtype", "is_inference_mode_enabled", "set_default_device",
         "get_default_device", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+        "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "get_num_threads",
+        "set_num_threads",
     }  # fmt: skip
     for name in dir(gradcli):
         value = getattr(gradcli, name)
@@ -370,6 +373,7 @@ NOT_OP_NAMES = {
     "engine/dtypes.py": {"bool": "the dtype's name"},
     "engine/format.py": {"full": "a print profile (set_printoptions(profile='full'))"},
     "engine/explain.py": {"zeros": "a kink point's name (an input all 0)"},
+    "engine/jet.py": {"linear": "a kind of series rule (an entry's series=\"linear\")"},
     "engine/opinfo.py": {
         "positive": "a domain's name", "nonzero": "a domain's name",
         "empty": "a sample's name", "zeros": "a kink point's name",

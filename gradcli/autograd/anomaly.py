@@ -10,9 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.state import PER_THREAD
+from ..engine.state import PER_THREAD, is_anomaly_check_nan_enabled, is_anomaly_enabled
 from ..engine.tensor import Tensor
 from ..errors import EngineError
+
+__all__ = [
+    "detect_anomaly",
+    "set_detect_anomaly",
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
+    "first_nonfinite",
+]
 
 
 def _values(g):
@@ -39,20 +47,47 @@ class _Hooked:
         return False
 
 
-class detect_anomaly(_Hooked):
-    """Raise when an op's derivative returns nan, naming the op (as PyTorch does)."""
+def _switch(mode, check_nan):
+    """Anomaly mode and its nan check as PyTorch's switches set them; returns the state
+    before, for the switch to restore."""
+    before = (PER_THREAD.anomaly_mode, PER_THREAD.anomaly_check_nan, PER_THREAD.anomaly)
+    PER_THREAD.anomaly_mode, PER_THREAD.anomaly_check_nan = bool(mode), bool(check_nan)
+    PER_THREAD.anomaly = _raise_on_nan if mode and check_nan else None
+    return before
+
+
+def _restore(before):
+    PER_THREAD.anomaly_mode, PER_THREAD.anomaly_check_nan, PER_THREAD.anomaly = before
+
+
+class detect_anomaly:
+    """Raise when an op's derivative returns nan, naming the op (as PyTorch does); with
+    ``check_nan=False`` anomaly mode is on without that check."""
 
     def __init__(self, check_nan: bool = True):
-        self.hook = _raise_on_nan if check_nan else None
+        self.check_nan = check_nan
+
+    def __enter__(self):
+        self.before = _switch(True, self.check_nan)
+
+    def __exit__(self, *exc):
+        _restore(self.before)
+        return False
 
 
-def set_detect_anomaly(mode: bool, check_nan: bool = True) -> None:
-    """Switch nan detection in the reverse pass on or off (for this thread)."""
-    PER_THREAD.anomaly = _raise_on_nan if mode and check_nan else None
+class set_detect_anomaly:
+    """Switch anomaly mode on or off (for this thread) at once; as a context manager the
+    mode before comes back at the block's end, as in PyTorch."""
 
+    def __init__(self, mode: bool, check_nan: bool = True):
+        self.before = _switch(mode, check_nan)
 
-def is_anomaly_enabled() -> bool:
-    return PER_THREAD.anomaly is not None
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _restore(self.before)
+        return False
 
 
 class first_nonfinite(_Hooked):

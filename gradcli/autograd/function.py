@@ -469,7 +469,7 @@ class _DelayedErrorOp:
     saves = False
     rules = None
     lists_numbers = True
-    grad_fn = "DelayedError"
+    grad_fn = "torch::autograd::Error"  # PyTorch's node: it prints as <Error object at ...>
 
     def variadic_backward(self, g, ans, args, params, kwargs):
         raise EngineError(
@@ -477,7 +477,9 @@ class _DelayedErrorOp:
         )
 
 
-class _DelayedError(Node):
+class Error(Node):
+    """PyTorch's ``torch::autograd::Error`` node (``type(g.grad_fn).__name__`` is Error)."""
+
     __slots__ = ()
 
 
@@ -503,7 +505,7 @@ def once_differentiable(fn):
         wrapped = []
         for out in outputs if is_tuple else (outputs,):
             if type(out) is Tensor:
-                node = _DelayedError(_DELAYED_ERROR, parents, raws, out._data, (), None)
+                node = Error(_DELAYED_ERROR, parents, raws, out._data, (), None)
                 out = Tensor._make(out._data, node, True)
             wrapped.append(out)
         return tuple(wrapped) if is_tuple else wrapped[0]

@@ -10,20 +10,8 @@ from __future__ import annotations
 
 from .backward import tensor_backward
 from .ops import OPS
-from .ops.conversion import apply_inplace
+from .ops.conversion import in_place_function as _inplace_method
 from .tensor import Tensor
-
-
-def _inplace_method(name, entry):
-    call, reshapes = entry.call, entry.inplace == "reshapes"
-    assigns = entry.kind == "other" and not entry.method  # zero_, fill_, copy_ cast to x's dtype
-
-    def method(self, *args, **kwargs):
-        return apply_inplace(self, call, args, kwargs, assigns=assigns, reshapes=reshapes)
-
-    method.__name__ = name
-    method.__doc__ = f"x = {entry.name}(x, ...), in place"
-    return method
 
 
 def _reflected(call, commutes):

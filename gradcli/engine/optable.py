@@ -39,10 +39,10 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   calls one of its overloads by key (``over["MaxBackward0"](...)``) or other
   ops: for ops whose choice needs more than a predicate (``max``, ``x[i]``).
 - ``doc`` (one line), ``kind`` (how ``gradcli functions`` groups it), ``kink``
-  (its convention where it is not differentiable), ``kink_at`` (which of
-  ``explain``'s checks tells an evaluation it sits on a kink), ``words`` (the
-  rule of each input in words, as ``--steps`` shows it: ``"d sin(a)/da = cos(a)"``;
-  another name than a, b, c is the variable of its rule: ``d(a**p)/dp``),
+  (its convention where it is not differentiable), ``kink_at`` (which of ``explain``'s
+  checks tells an evaluation it sits on a kink), ``words`` (the rule of each input in
+  words, as ``--steps`` shows it: ``"d sin(a)/da = cos(a)"``; another name than a, b, c
+  is the variable of its rule: ``d(a**p)/dp``),
   ``domain`` (the inputs its gradcheck samples, one name per input, and a dict
   of keyword arguments where it needs some: ``tests/test_op_table.py`` sweeps
   every entry that has one), ``batching`` (the rule that evaluates the op at
@@ -92,12 +92,12 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   operator of the language, which ``language/operators.py`` reads for the parser, the
   printer and the evaluators; the IR names an operator by its entry's name.
 - Where it appears: ``function`` (the language can call it), ``method`` (a
-  Tensor method), ``inplace`` (also ``x.name_()``; ``"reshapes"`` when the
-  in-place form may change the shape), ``library`` (``gradcli.name``; on by
+  Tensor method), ``inplace`` (also ``x.name_()``; ``"reshapes"`` when it may change
+  the shape, ``"library"`` also ``gradcli.name_(x)``), ``library`` (``gradcli.name``; on by
   default), ``aliases``, ``operators`` (``("__add__",)``; ``__iadd__`` names an
   in-place one) and ``reflected`` (``("__radd__",)``: self is the second
   argument), ``attribute`` (a property: ``x.T``), ``nn_functional`` (also
-  ``torch.nn.functional.name``; ``"inplace"``/``"implicit dim"``: in PyTorch's form there).
+  ``torch.nn.functional.name``; ``"inplace"``, ``"implicit dim"``...: its form there, see nn).
 - ``table.internal(...)``: an op that only the rules of other ops use (the
   adjoint of an indexing, a broadcast's sum): it has a grad_fn and rules but no
   public name, and lives apart in ``INTERNAL``.
@@ -377,11 +377,12 @@ class Table:
             over_by_key = entry.over
 
             def call(*args, **kwargs):
+                if "out" in kwargs:  # the schema's error: out= is not supported
+                    entry.schema.bind(name, args, kwargs)
                 return f(over_by_key, *args, **kwargs)
 
             call.__name__ = call.__qualname__ = name
-            call.__doc__ = entry.doc
-            call.__wrapped__ = f
+            call.__doc__, call.__wrapped__ = entry.doc, f
             entry.call = call
             self._add(entry)
             return call

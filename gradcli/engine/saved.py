@@ -2,14 +2,15 @@
 
 An overload declares what PyTorch's node of that name saves (``saves`` in
 ``optable``): ``("self", "result")`` or, where PyTorch saves a value only when
-an input that needs it requires grad, ``{"self": 1, "other": 0}`` (self is saved
-for the gradient of input 1). ``"self"`` is the first input, ``"result"`` the
-op's result, any other name a parameter of the op's schema. From that come
+an input that needs it requires grad, ``{"other": 0, "self": 1}`` (self is saved
+for the gradient of input 1), in the order PyTorch's node saves them (what a pack
+hook sees first: MulBackward0 saves other, then self). ``"self"`` is the first
+input, ``"result"`` the op's result, any other name a parameter of the op's
+schema; the names the schema lacks are its other inputs, in order
+(``MmBackward0``'s ``mat2`` is matmul's ``other``). From that come
 ``grad_fn._saved_self`` and the check that what a node saved was not modified
-in place after it was recorded: PyTorch's error, in its words. A name the
-schema lacks is the input after the one named before it (``MmBackward0``'s
-``mat2`` is matmul's ``other``). An overload that does not declare (``saves``
-True) shows no ``_saved_*`` and is not checked.
+in place after it was recorded: PyTorch's error, in its words. An overload that
+does not declare (``saves`` True) shows no ``_saved_*`` and is not checked.
 
 Version counters: each in-place op ticks the clock of ``graph`` (``begin``) and
 then records the array it overwrote (``modified``): the tensor's version goes
@@ -87,19 +88,19 @@ def items(op):
             needed = saves if isinstance(saves, dict) else dict.fromkeys(saves)
             names = op.entry.schema.names
             n_inputs = op.entry.schema.n_inputs
+            known = {n: 0 if n == "self" else names.index(n) for n in needed if n in names
+                     or n == "self"}  # fmt: skip
+            # PyTorch's names for the other inputs (mm's mat2 is other), in their order.
+            others = iter(i for i in range(n_inputs) if i not in known.values())
             found = []
-            next_input = 0
             for name, by in needed.items():
                 by = (by,) if isinstance(by, int) else by
                 if name == "result":
                     found.append((name, "result", 0, by))
                     continue
-                index = 0 if name == "self" else names.index(name) if name in names else None
-                if index is None:  # PyTorch's name for the next input (mm's mat2 is other)
-                    index = next_input
+                index = known[name] if name in known else next(others)
                 if index < n_inputs:
                     found.append((name, "input", index, by))
-                    next_input = index + 1
                 else:
                     found.append((name, "param", index - n_inputs, by))
             found = tuple(found)
@@ -195,7 +196,7 @@ def _modified_message(array, owner, now, expected):
     if owner is not None:
         text += f", which is output 0 of {_op_name(owner.name())},"
     text += f" is at version {now}; expected version {expected} instead. Hint: "
-    if state.PER_THREAD.anomaly is not None:
+    if state.PER_THREAD.anomaly_mode:
         return text + (
             "the backtrace further above shows the operation that failed to compute its "
             "gradient. The variable in question was changed in there or anywhere later. "

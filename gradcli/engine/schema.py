@@ -3,7 +3,7 @@ a call's arguments to them in PyTorch's names and order (see ``optable`` for the
 
 from __future__ import annotations
 
-from ..errors import GradcliTypeError
+from ..errors import GradcliTypeError, NotImplementedByGradcli
 
 REQUIRED = object()  # a parameter's default when it has none
 
@@ -121,6 +121,11 @@ class Schema:
         values = list(args) + [REQUIRED] * (len(params) - len(args))
         for key, value in kwargs.items():
             key = ALIASES.get(key, key) if key not in self.names else key
+            if key == "out" and key not in self.names:
+                raise NotImplementedByGradcli(
+                    f"{name}(): out= is not supported by gradcli: use the result it returns "
+                    f"(y = {name}(...)), or y.copy_(...) to write it into a tensor"
+                )
             if key not in self.names:
                 raise GradcliTypeError(
                     f"{name}() got an unexpected keyword argument '{key}'; its parameters: {self}"

@@ -11,6 +11,7 @@ caller may pass its own to every random constructor.
 
 from __future__ import annotations
 
+import os
 import threading
 
 import numpy as np
@@ -23,6 +24,10 @@ class _PerThread(threading.local):
         self.grad_enabled = True
         # ``hook(node, index, g, gi)`` on every gradient a rule returns, or None (anomaly.py).
         self.anomaly = None
+        # torch.is_anomaly_enabled() and is_anomaly_check_nan_enabled(): anomaly mode may be
+        # on without the nan check (check_nan=False), and the flag is kept while it is off.
+        self.anomaly_mode = False
+        self.anomaly_check_nan = True
         self.dtype = None  # a dtype override of this thread, or None for the process's
         self.inference = False  # inside torch.inference_mode()
         # The dual level of forward-mode AD entered in this thread (autograd/forward_ad.py).
@@ -80,6 +85,46 @@ class default_dtype_override:
         return False
 
 
+class _Threads:
+    count = None  # set_num_threads's, or None: PyTorch's default, found on first use
+
+
+def get_num_threads() -> int:
+    """``torch.get_num_threads()``: the threads PyTorch shares a large sum among, which
+    decides the order of its additions (ops/summation.py). PyTorch's default is the
+    physical cores this process may run on, at most OMP_NUM_THREADS (or MKL_NUM_THREADS)."""
+    if _Threads.count is None:
+        _Threads.count = _default_threads()
+    return _Threads.count
+
+
+def set_num_threads(n: int) -> None:
+    if int(n) <= 0:
+        raise ValueError("Expected positive number of threads")
+    _Threads.count = int(n)
+
+
+def _default_threads() -> int:
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = list(range(os.cpu_count() or 1))
+    cores = set()
+    for cpu in cpus:
+        topology = f"/sys/devices/system/cpu/cpu{cpu}/topology/"
+        try:
+            with open(topology + "core_id") as core, open(topology + "physical_package_id") as p:
+                cores.add((p.read().strip(), core.read().strip()))
+        except OSError:
+            cores.add(cpu)
+    count = max(len(cores), 1)
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        value = os.environ.get(name, "")
+        if value.isdigit() and int(value) > 0:
+            return min(count, int(value))
+    return count
+
+
 # ----------------------------------------------------------------------------
 # Grad mode
 # ----------------------------------------------------------------------------
@@ -89,11 +134,23 @@ def is_grad_enabled() -> bool:
     return PER_THREAD.grad_enabled
 
 
+def is_anomaly_enabled() -> bool:
+    return PER_THREAD.anomaly_mode
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    return PER_THREAD.anomaly_check_nan
+
+
 class _GradModeSwitch:
     """What set_grad_enabled, no_grad and enable_grad share: the mode before is
-    restored on exit, and as decorators they run the function in their mode."""
+    restored on exit, and as decorators they run the function in their mode. They
+    print as PyTorch's objects of torch.autograd.grad_mode do."""
 
     mode = True
+
+    def __repr__(self):
+        return f"<torch.autograd.grad_mode.{type(self).__name__} object at {id(self):#x}>"
 
     def __exit__(self, *exc):
         PER_THREAD.grad_enabled = self.prev
@@ -122,7 +179,10 @@ class set_grad_enabled(_GradModeSwitch):
         PER_THREAD.grad_enabled = self.mode
 
     def __enter__(self):
-        return self
+        pass  # as PyTorch's: ``with set_grad_enabled(False) as m`` binds None
+
+    def __repr__(self):
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
 
     def __call__(self, fn):
         PER_THREAD.grad_enabled = self.prev  # as a decorator it switches only while fn runs
@@ -139,7 +199,6 @@ class _GradModeContext(_GradModeSwitch):
     def __enter__(self):
         self.prev = PER_THREAD.grad_enabled
         PER_THREAD.grad_enabled = self.mode
-        return self
 
 
 class no_grad(_GradModeContext):
@@ -173,7 +232,6 @@ class inference_mode(_GradModeSwitch):
         self.prev_inference = PER_THREAD.inference
         PER_THREAD.grad_enabled = not self.inference
         PER_THREAD.inference = self.inference
-        return self
 
     def __exit__(self, *exc):
         PER_THREAD.inference = self.prev_inference

@@ -166,6 +166,8 @@ class Tensor:
     def numel(self) -> int:
         return self._data.size
 
+    nelement = numel  # PyTorch's other name for it
+
     @property
     def dtype(self):
         return dtypes.from_numpy(self._data.dtype)

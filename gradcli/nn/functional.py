@@ -2,8 +2,11 @@
 
 Nothing is listed here: every entry declared with ``nn_functional`` appears, as
 its own function or, where PyTorch's signature here differs from ``torch.<name>``,
-wrapped in that form: ``"inplace"`` adds the ``inplace=False`` keyword
-(``F.relu(x, inplace=True)``), ``"implicit dim"`` lets ``dim`` default to
+wrapped in that form: ``"inplace"`` adds the ``inplace=False`` parameter after the
+entry's own (``F.relu(x, inplace=True)``, ``F.leaky_relu(x, 0.2, True)``), and
+``"inplace, name_"`` also the in-place function ``F.relu_``; in place, an entry's
+overload keyed ``"inplace"`` records PyTorch's node for it (``EluBackward1``).
+``"implicit dim"`` lets ``dim`` default to
 PyTorch's deprecated implicit choice (``F.softmax(x)``) and takes ``dtype``,
 ``"dropout"`` names ``train`` ``training`` and adds ``inplace``.
 """
@@ -14,20 +17,38 @@ import warnings
 
 import numpy as np
 
-from ..engine.ops import NN_FUNCTIONAL
+from ..engine.ops import NN_FUNCTIONAL, OPS
 from ..engine.ops.conversion import apply_inplace, to_dtype
 
 
-def _taking_inplace(call):
+def _taking_inplace(entry, call):
+    in_place = _in_place(entry)
+
     def function(input, *args, inplace=False, **kwargs):
+        if args and len(args) == len(entry.schema.params):  # inplace by position, after them
+            *args, inplace = args
         if inplace:
-            return apply_inplace(input, call, args, kwargs)
+            return in_place(input, *args, **kwargs)
         return call(input, *args, **kwargs)
 
     return function
 
 
-def _implicit_dim(call):
+def _in_place(entry):
+    """``F.name_``: the entry's function written into its input."""
+    call = entry.over.get("inplace", entry.call)
+
+    def function(input, *args, **kwargs):
+        return apply_inplace(input, call, args, kwargs)
+
+    function.__name__ = function.__qualname__ = entry.name + "_"
+    function.__doc__ = f"{entry.name}(input, ...), in place"
+    function.op = entry
+    return function
+
+
+def _implicit_dim(entry, call):
+
     def function(input, dim=None, _stacklevel=3, dtype=None):
         if dim is None:
             warnings.warn(
@@ -43,7 +64,8 @@ def _implicit_dim(call):
     return function
 
 
-def _dropout(call):
+def _dropout(entry, call):
+
     def function(input, p=0.5, training=True, inplace=False):
         if inplace:
             return apply_inplace(input, call, (p, training), {})
@@ -53,8 +75,9 @@ def _dropout(call):
 
 
 _FORMS = {
-    True: lambda call: call,
+    True: lambda entry, call: call,
     "inplace": _taking_inplace,
+    "inplace, name_": _taking_inplace,
     "implicit dim": _implicit_dim,
     "dropout": _dropout,  # F.dropout(x, p, training, inplace): torch.dropout's train renamed
 }
@@ -64,7 +87,7 @@ def in_form(entry, call=None):
     """``entry``'s function in its PyTorch form here, around ``call`` (the entry's own by
     default; ``vmap`` gives the one that dispatches its BatchedTensors)."""
     call = entry.call if call is None else call
-    function = _FORMS[entry.nn_functional](call)
+    function = _FORMS[entry.nn_functional](entry, call)
     if function is not call:
         function.__name__ = function.__qualname__ = entry.name
         function.__doc__ = entry.doc
@@ -72,5 +95,14 @@ def in_form(entry, call=None):
     return function
 
 
+_NAMED_IN_PLACE = {
+    name + "_": _in_place(entry)
+    for name, entry in NN_FUNCTIONAL.items()
+    if entry.nn_functional == "inplace, name_"
+}
+# F.one_hot(tensor, num_classes=-1) is the table's one_hot, should its entry not declare
+# nn_functional itself.
+_ALSO = {"one_hot": OPS["one_hot"].call} if "one_hot" in OPS.keys() - NN_FUNCTIONAL else {}
 globals().update({name: in_form(entry) for name, entry in NN_FUNCTIONAL.items()})
-__all__ = sorted(NN_FUNCTIONAL)
+globals().update(_NAMED_IN_PLACE, **_ALSO)
+__all__ = sorted([*NN_FUNCTIONAL, *_NAMED_IN_PLACE, *_ALSO])

@@ -19,13 +19,16 @@ from . import (
     diagonals,
     elementwise,
     indexing,
+    layers,
     loss_gradients,
+    losses,
     nn,
     ordering,
     products,
     reductions,
     sampling,
     scans,
+    scatter,
     shape,
     softmax,
     special,
@@ -52,7 +55,10 @@ TABLES = tuple(
         ordering,
         special,
         loss_gradients,
+        scatter,
+        layers,
         nn,
+        losses,
     )
 )
 OPS = {entry.name: entry for t in TABLES for entry in t.entries}
@@ -76,13 +82,20 @@ INPLACE_METHODS = {
     if entry.inplace
     for alias in (entry.name, *entry.aliases)
 }
-#: ``gradcli.<name>``: every op the library exposes, with its aliases.
+#: ``gradcli.<name>``: every op the library exposes, with its aliases, and ``name_`` of
+#: those PyTorch writes in place there too (``inplace="library"``: ``torch.sin_``).
 LIBRARY = {
     alias: entry.call
     for entry in OPS.values()
     if entry.library
     for alias in (entry.name, *entry.aliases)
 }
+LIBRARY.update(
+    (alias + "_", conversion.in_place_function(alias + "_", entry))
+    for entry in OPS.values()
+    if entry.inplace == "library" and entry.library
+    for alias in (entry.name, *entry.aliases)
+)
 
 #: ``torch.nn.functional``'s functions that the table has, by entry: how each appears there
 #: (True as it is, or the name of PyTorch's form there: ``gradcli.nn.functional``).

@@ -51,7 +51,7 @@ mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
                symbolic=lambda s, x, y: x * y,
                operators=("__mul__", "__imul__"), reflected=("__rmul__",),
                domain=("real", "real"), **_ARITHMETIC,
-               words=("d(a*b)/da = b", "d(a*b)/db = a"), saves={"self": 1, "other": 0})
+               words=("d(a*b)/da = b", "d(a*b)/db = a"), saves={"other": 0, "self": 1})
 # int / int is a float in the default dtype, as PyTorch: see applying._promote. The rule
 # for y divides twice, as PyTorch's: y * y would meet 0 * inf in second derivatives at an
 # infinite y (d2/dy2 of 2 / y at -inf is 0, not nan).
@@ -62,20 +62,20 @@ div = table.op("div", np.true_divide, _BINARY, grad_fn="DivBackward0",
                other_names=("truediv", "divide"),
                symbolic=lambda s, x, y: x / y,
                domain=("real", "nonzero"), **_ARITHMETIC,
-               words=("d(a/b)/da = 1/b", "d(a/b)/db = -a/b**2"), saves={"self": 1, "other": None})
+               words=("d(a/b)/da = 1/b", "d(a/b)/db = -a/b**2"), saves={"other": None, "self": 1})
 reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="ReciprocalBackward0",
                       rules=(lambda g, ans, x: -g * ans * ans,), doc="1 / x", kind="elementwise",
                       symbolic=lambda s, x: 1 / x,
                       kink="-g * ans * ans from the left: a zero gradient stays 0 where "
                       "ans * ans overflows (|x| < 1e-154; PyTorch squares first: nan)",
-                      method=True, inplace=True, function=True, domain=("nonzero",),
+                      method=True, inplace="library", function=True, domain=("nonzero",),
                       words="d(1/a)/da = -1/a**2", special=(0.0, -0.0),
                       differs=(Difference("at |x| < 1e-154", "a zero gradient stays 0",
                                           "-g * ans * ans from the left; PyTorch squares first",
                                           ("scale 1e-300",), ("grad", "grad2", "jvp", "jacobian",
                                                                "hessian")),), saves=("result",))
 neg = table.op("neg", np.negative, grad_fn="NegBackward0", rules=(lambda g, ans, x: -g,),
-               saves=False, doc="-x", kind="elementwise", method=True, inplace=True,
+               saves=False, doc="-x", kind="elementwise", method=True, inplace="library",
                symbol="-", precedence="unary",
                other_names=("negative",),
                symbolic=lambda s, x: -x,
@@ -187,7 +187,7 @@ pow = table.op(  # noqa: A001  (PyTorch's name)
             "PowBackward1",
             (_pow_base_rule, _pow_exponent_rule),
             when=lambda x, p: type(p) is Tensor and type(x) is Tensor,
-            saves={"self": None, "exponent": None, "result": 1},
+            saves={"exponent": None, "self": None, "result": 1},
         ),
         over(
             "PowBackward2",
@@ -345,7 +345,7 @@ maximum = table.op("maximum", np.maximum, _BINARY, grad_fn="MaximumBackward0",
                        "d maximum(a, b)/da = 1 where a > b, 1/2 at ties, else 0",
                        "d maximum(a, b)/db = 1 where b > a, 1/2 at ties, else 0",
                    ),
-                   kink_at=at_tie, saves={"self": None, "other": None})
+                   kink_at=at_tie, saves={"other": None, "self": None})
 minimum = table.op("minimum", np.minimum, _BINARY, grad_fn="MinimumBackward0",
                    rules=_pick_rules(lambda a, b: a < b), doc="elementwise smaller of x and y",
                    symbolic=lambda s, x, y: s.Min(x, y),
@@ -355,7 +355,7 @@ minimum = table.op("minimum", np.minimum, _BINARY, grad_fn="MinimumBackward0",
                        "d minimum(a, b)/da = 1 where a < b, 1/2 at ties, else 0",
                        "d minimum(a, b)/db = 1 where b < a, 1/2 at ties, else 0",
                    ),
-                   kink_at=at_tie, saves={"self": None, "other": None})
+                   kink_at=at_tie, saves={"other": None, "self": None})
 atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Number)",
                  grad_fn="Atan2Backward0",
                  rules=(_atan2_rule(1, lambda y, x: x), _atan2_rule(-1, lambda y, x: y)),
@@ -366,7 +366,7 @@ atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Numb
                  "exist), as PyTorch",
                  function=True, domain=("real", "positive"), **_ARITHMETIC,
                  words=("d atan2(a, b)/da = b/(a**2+b**2)", "d atan2(a, b)/db = -a/(a**2+b**2)"),
-                 special=("origin",), saves={"self": None, "other": None},
+                 special=("origin",), saves={"other": None, "self": None},
                  differs=(Difference("where a**2 + b**2 is below 1e-154 but not 0",
                                      "second derivatives as away from it (0 on an axis)",
                                      "PyTorch squares the reciprocal of a**2 + b**2: nan",

@@ -362,6 +362,19 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
     return target
 
 
+def in_place_function(name, entry):
+    """``x.name_(...)`` and ``torch.name_(x, ...)``: the entry's function written into x."""
+    call, reshapes = entry.call, entry.inplace == "reshapes"
+    assigns = entry.kind == "other" and not entry.method  # zero_, fill_, copy_ cast to x's dtype
+
+    def function(input, *args, **kwargs):
+        return apply_inplace(input, call, args, kwargs, assigns=assigns, reshapes=reshapes)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"x = {entry.name}(x, ...), in place"
+    return function
+
+
 def _check_inplace_shape(data, value, reshapes):
     """Whether an in-place op changes the shape (squeeze_ may; a broadcast add_ may not)."""
     if value.shape == data.shape:

@@ -26,8 +26,8 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
 def elementwise(name, forward, grad_fn, rule, doc, domain, **fields):
-    """An elementwise function of one tensor: x.name(), x.name_() and name(x)."""
-    fields = {"inplace": True, "function": True, "method": True, **fields}
+    """An elementwise function of one tensor: x.name(), x.name_(), name(x) and name_(x)."""
+    fields = {"inplace": "library", "function": True, "method": True, **fields}
     return table.op(
         name,
         forward,
@@ -98,7 +98,7 @@ abs = elementwise("abs", np.abs, "AbsBackward0", lambda g, ans, x: g * sign(x), 
                   differs=(Difference("at nan", "gradient nan", "sign(nan) is nan, not 0",
                                       ("at nan",), ("grad", "jvp", "jacobian")),), saves=("self",))
 sign = piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x",
-                          symbolic=lambda s, x: s.sign(x),
+                          symbolic=lambda s, x: s.sign(x), inplace=True,  # no torch.sign_
                           kink="gradient 0 everywhere; sign(nan) is nan (PyTorch gives 0)",
                           words="d sign(a)/da = 0", kink_at=at_zero,
                           differs=(Difference("at nan", "sign(nan) is nan (PyTorch: 0)",
@@ -264,7 +264,7 @@ relu = elementwise("relu", lambda x: np.maximum(x, 0), "ReluBackward0",
                    lambda g, ans, x: threshold_backward(g, x, 0), "max(x, 0)", "nonzero",
                    symbolic=lambda s, x: s.Max(x, 0),
                    kink="relu'(0) = 0; at nan the gradient passes, as PyTorch",
-                   nn_functional="inplace",
+                   nn_functional="inplace, name_",
                    words="d relu(a)/da = 1 where a > 0, else 0", kink_at=at_zero, saves=("result",))
 softplus = elementwise("softplus", _softplus, "SoftplusBackward0", _softplus_rule,
                        "log(1 + exp(x)), smooth relu", "real", inplace=False, nn_functional=True,
@@ -306,7 +306,7 @@ clamp = table.op("clamp", _clamp,
                  symbolic=sym.clamp,
                  kink="x gets the gradient on the bounds; a tensor bound gets it where it is the "
                  "result, max where min > max, neither where x < min == max",
-                 aliases=("clip",), method=True, inplace=True, function=True,
+                 aliases=("clip",), method=True, inplace="library", function=True,
                  domain=("real", {"min": -0.5, "max": 0.5}),
                  words="d clamp(a, min, max)/da = 1 where min <= a <= max, else 0",
                  kink_at=on_bound,

@@ -48,8 +48,11 @@ from .summation import sum_all
 table = Table("nn")
 _ACTIVATION = dict(kind="elementwise", function=True, nn_functional=True)
 _LOSS = dict(kind="loss", function=True, nn_functional=True)
-# torch.nn.functional's forms that also take inplace=
+# torch.nn.functional's forms that also take inplace=, and those also named with a _ there
+# (F.elu_). PyTorch records their in-place form under its own node (EluBackward1), whose
+# rule reads the result: the entry's overload keyed "inplace".
 _IN_PLACE_ACTIVATION = {**_ACTIVATION, "nn_functional": "inplace"}
+_IN_PLACE_AND_NAMED = {**_ACTIVATION, "nn_functional": "inplace, name_"}
 
 # ----- activations -----
 
@@ -101,6 +104,20 @@ def _elu_rule(g, ans, x, alpha=1.0):
     return where(x <= 0, g * alpha * exp(where(x < 0, x, 0.0)), g)
 
 
+def _leaky_relu_rule(g, ans, x, negative_slope=0.01):
+    # An op of its own, as PyTorch's: its derivative in x is 0, not "not in the graph".
+    return leaky_relu_backward(g, x, negative_slope)
+
+
+def _leaky_relu_of_result(g, ans, x, negative_slope=0.01):
+    return where(ans > 0, g, g * negative_slope)
+
+
+def _elu_of_result(g, ans, x, alpha=1.0):
+    # As PyTorch's in-place form: alpha * exp(x) is result + alpha where x <= 0.
+    return where(ans <= 0, g * (ans + alpha), g)
+
+
 # fmt: off
 gelu = table.op("gelu", _gelu, "(input: Tensor, *, approximate: 'none'|'tanh' = 'none')",
                 grad_fn="GeluBackward0", rules=(_gelu_rule,),
@@ -119,19 +136,22 @@ silu = table.op("silu", lambda input: np.asarray(input) * sigmoid_array(input),
                 **_IN_PLACE_ACTIVATION,
                 words="d silu(a)/da = sigmoid(a)*(1 + a*(1 - sigmoid(a)))", saves=("self",))
 leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope: float = 0.01)",
-                      grad_fn="LeakyReluBackward0",
-                      rules=(lambda g, ans, x, negative_slope=0.01:
-                             leaky_relu_backward(g, x, negative_slope),),
+                      overloads=[over("LeakyReluBackward0", (_leaky_relu_rule,)),
+                                 over("LeakyReluBackward1", (_leaky_relu_of_result,),
+                                      key="inplace", saves=("result",))],
                       doc="x, or negative_slope * x below 0", kink="gradient negative_slope at 0",
                       symbolic=lambda s, x, slope=0.01: s.Piecewise((x, x > 0), (slope * x, True)),
-                      domain=("nonzero",), **_IN_PLACE_ACTIVATION,
+                      domain=("nonzero",), **_IN_PLACE_AND_NAMED,
                       words="d leaky_relu(a)/da = 1 where a > 0, else negative_slope",
                       kink_at=at_zero)
-elu = table.op("elu", _elu, "(input: Tensor, alpha: float = 1.0)", grad_fn="EluBackward0",
-               rules=(_elu_rule,), doc="x, or alpha * (exp(x) - 1) below 0",
+elu = table.op("elu", _elu, "(input: Tensor, alpha: float = 1.0)",
+               overloads=[over("EluBackward0", (_elu_rule,)),
+                          over("EluBackward1", (_elu_of_result,), key="inplace",
+                               saves=("result",))],
+               doc="x, or alpha * (exp(x) - 1) below 0",
                symbolic=sym.elu,
                kink="gradient alpha at 0, and second derivative 0 there", domain=("nonzero",),
-               **_IN_PLACE_ACTIVATION,
+               **_IN_PLACE_AND_NAMED,
                words="d elu(a)/da = 1 where a > 0, else alpha*exp(a)", kink_at=at_zero)
 # fmt: on
 

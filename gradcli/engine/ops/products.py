@@ -51,6 +51,12 @@ def _matmul(x, y):
             f"both arguments to matmul need to be at least 1D, but they are {x.ndim}D and {y.ndim}D"
         )
     if x.shape[-1] != y.shape[-2 if y.ndim > 1 else 0]:
+        if y.ndim == 2:  # PyTorch's mm of x's rows, in its words
+            rows = int(np.prod(x.shape[:-1]))
+            raise ShapeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} and "
+                f"{y.shape[0]}x{y.shape[1]})"
+            )
         left = "x".join(map(str, x.shape))
         right = "x".join(map(str, y.shape))
         raise ShapeError(f"shapes cannot be multiplied ({left} and {right})")
@@ -155,7 +161,7 @@ _BY_NDIM = {
     reflected=("__rmatmul__",),
     overloads=[
         _product("UnsafeViewBackward0"),
-        _product("MmBackward0", saves={"self": 1, "mat2": 0}),
+        _product("MmBackward0", saves={"mat2": 0, "self": 1}),
         _product("MvBackward0", saves={"self": 1, "vec": 0}),
         _product("DotBackward0", saves={"self": 1, "tensor": 0}),
         _product("SqueezeBackward4"),

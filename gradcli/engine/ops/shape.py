@@ -15,7 +15,7 @@ from ..tensor import Tensor
 from . import sympy_forms as sym
 from .common import batch_of, dims, negative_dims, shape_arg
 from .common import dims as _check_dims
-from .summation import sum_all, sum_along
+from .summation import sum_over
 
 table = Table("shape")
 _SHAPE = dict(kind="shape", method=True, function=True)
@@ -308,10 +308,7 @@ def _sum_to(g, shape, batch_dims=0):
         if n == 1 and g.shape[batch_dims + lead + i] != 1
     ]
     if axes and batch_dims == 0:  # a float32 sum in PyTorch's order, as its sum_to's
-        if math.prod(shape) == 1:
-            return sum_all(g).reshape(shape)
-        if len(axes) == 1:
-            return sum_along(g, axes[0] - g.ndim).reshape(shape)
+        return sum_over(g, axes).reshape(shape)
     out = np.sum(g, axis=tuple(axes), keepdims=True) if axes else g
     return out.reshape(g.shape[:batch_dims] + shape)
 

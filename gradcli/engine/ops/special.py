@@ -285,7 +285,7 @@ xlogy = table.op(
     kink="derivative for x is 0 where x = 0 and y <= 0, as in PyTorch",
     domain=("real", "positive"),
     function=True,
-    saves={"self": None, "other": None},
+    saves={"other": None, "self": None},
     **_TORCH,
 )  # fmt: skip
 

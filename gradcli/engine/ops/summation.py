@@ -1,64 +1,305 @@
-"""Float32 sums added in the order PyTorch's CPU kernel adds them: of all entries, or along one dim.
+"""Float32 sums added in the order PyTorch's CPU kernel adds them: over any dims, any size.
 
 Floating-point addition is not associative, so the last bit of a sum depends on
-the order. NumPy sums pairwise in blocks of 8; PyTorch's kernel (``SumKernel.cpp``,
-``cascade_sum``) adds a contiguous run of entries with one accumulator per lane
-of a 32-byte vector (8 float32), four vectors in flight (``row_sum``), each
-accumulator adding its rows in a cascade of blocks of 16 (``multi_row_sum``);
-along a dim that is not the last it adds whole rows, 32 or 4 columns at a time
-in the cascade and the rest with ``row_sum``. Replaying that order makes
-``x.sum()``, ``x.mean(0)`` and a bias's gradient agree with PyTorch's to the
-last bit. Above ``LARGEST`` entries PyTorch splits a sum among threads, whose
-number decides the order: there NumPy's sum stands. So it does in float64, the
-language's dtype, whose speed matters more than its last bit.
+the order. NumPy sums pairwise in blocks of 8; PyTorch (``SumKernel.cpp``,
+``cascade_sum``, driven by ``TensorIterator``) adds in an order this module
+replays, so ``x.sum()``, ``x.mean((0, 2))`` and a bias's gradient agree to the
+last bit:
+
+- The iteration: the tensor's dims of size > 1, ordered as ``TensorIterator``
+  orders them (reduced dims innermost, then by stride), neighbours merged where
+  memory allows. Its two innermost dims make one call of the kernel's loop; the
+  outer dims repeat it, each call adding into its output entries (``+=``).
+- In one call, each output column is summed along the reduced dim in one of two
+  orders: ``_cascade`` (``multi_row_sum``: blocks of 2**p rows added in turn, the
+  blocks' sums gathered level by level) or ``_row_sum`` (four accumulators side by
+  side, each a cascade). Which, for which columns, follows the kernel's branches:
+  a contiguous reduced dim sums vectors of 8 lanes then the lanes
+  (``_contiguous_sum``); contiguous kept columns go in cascades 32 at a time, the
+  rest 8 or 1 at a time by ``_row_sum``.
+- From ``GRAIN`` entries up PyTorch splits the work among its threads
+  (``get_num_threads``, as ``torch.get_num_threads()``): a sum of everything
+  into one partial sum per thread's range, then those added; other sums split
+  along a kept dim, which changes where the 32-column groups fall.
+
+Float64, the language's dtype, keeps NumPy's sum, whose speed matters more than its
+last bit; so does a layout no tensor of PyTorch's has (strides that are no whole
+number of entries), and a sum that would take more than ``MAX_CALLS`` calls.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-LARGEST = 32768  # PyTorch's grain size: larger sums are split among threads
+from .. import state
+
+GRAIN = 32768  # PyTorch's grain size: sums of this many entries or more are split
 _LANES = 8  # float32 entries in a 32-byte vector
-_IN_FLIGHT = 4  # vectors accumulated side by side (PyTorch's ilp_factor)
-_BLOCK = 16  # rows summed before they join the next level of the cascade
-_SEQUENTIAL = 4  # up to this many entries NumPy adds them in order too
+_IN_FLIGHT = 4  # accumulators side by side (PyTorch's ilp_factor, and nrows)
+_COLUMN_ROUNDING = 32  # columns per 128 bytes: a thread's share of columns starts at one
+MAX_CALLS = 4096  # calls of the kernel's loop replayed one by one, at most
 _F32 = np.dtype(np.float32)
 
 
 def sum_all(x: np.ndarray) -> np.ndarray:
-    """The sum of every entry of ``x`` as a 0-d array, in PyTorch's order where it is known."""
-    if x.dtype != _F32 or not _SEQUENTIAL < x.size <= LARGEST:
-        return np.asarray(np.sum(x))
-    return np.asarray(_contiguous_sum(x.ravel(order="K")))  # memory order, as PyTorch's
+    """The sum of every entry of ``x`` as a 0-d array, in PyTorch's order for float32."""
+    x = np.asarray(x)
+    return np.asarray(sum_over(x, tuple(range(x.ndim))))
 
 
 def sum_along(x: np.ndarray, axis: int) -> np.ndarray:
-    """The sum of ``x`` along one ``axis`` (negative), in PyTorch's order where it is known."""
-    if x.dtype != _F32 or x.size > LARGEST or not x.flags.c_contiguous or x.shape[axis] < 2:
-        return np.sum(x, axis=axis)
-    n = x.shape[axis]
-    outer = x.shape[:axis]
-    inner = x.shape[axis + 1 :] if axis != -1 else ()
-    k = int(np.prod(inner, dtype=np.int64))
-    rows = x.reshape(-1, n, k).transpose(1, 0, 2)  # (summed, outer, inner)
-    if k == 1:  # the summed dim is the contiguous one: each run is summed as sum_all's
-        return _contiguous_sum(rows[:, :, 0]).reshape(outer)
-    # Whole rows at a time: 32 columns (8 when fewer than 8) in the cascade, the rest by row_sum.
-    in_cascade = _IN_FLIGHT * (_LANES * (k // (_LANES * _IN_FLIGHT)) if k >= _LANES else k // 4)
-    total = np.empty(rows.shape[1:], x.dtype)
-    total[:, :in_cascade] = _cascade(rows[:, :, :in_cascade])
-    total[:, in_cascade:] = _row_sum(rows[:, :, in_cascade:])
-    return total.reshape(outer + inner)
+    """The sum of ``x`` along one ``axis``, in PyTorch's order for float32."""
+    return sum_over(x, (axis,))
+
+
+def float32_sum(x, dim, keepdim):
+    """A float32 sum of all entries or along dims, in PyTorch's order; None for the sums
+    NumPy's order stands for (another dtype)."""
+    if type(x) is not np.ndarray or x.dtype != _F32:
+        return None
+    from .common import axis
+
+    axes = tuple(range(x.ndim)) if dim is None else axis(dim, x.ndim)
+    total = sum_over(x, axes)
+    if keepdim:
+        return total.reshape([1 if i - x.ndim in axes or i in axes else n
+                              for i, n in enumerate(x.shape)])  # fmt: skip
+    return total
+
+
+def sum_over(x: np.ndarray, axes) -> np.ndarray:
+    """``x`` summed over ``axes`` (dims removed), in PyTorch's order for float32."""
+    x = np.asarray(x)
+    axes = tuple(sorted({a % x.ndim for a in axes})) if x.ndim else ()
+    if x.dtype != _F32:
+        return np.asarray(np.sum(x, axis=axes))
+    kept = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+    if x.size == 0:
+        return np.zeros(kept, _F32)
+    if all(x.shape[a] == 1 for a in axes) and x.ndim:  # nothing to add: 0 + x
+        return x.reshape(kept) + np.float32(0)
+    if any(s < 0 for s in x.strides):
+        x = np.ascontiguousarray(x)  # PyTorch's tensors have no negative strides (flip copies)
+    if any(s % x.itemsize for s in x.strides):
+        return np.asarray(np.sum(x, axis=axes))
+    out = np.zeros(max(math.prod(kept), 1), _F32)
+    if not _replay(_base(x), out, _iteration(x, axes)):
+        return np.asarray(np.sum(x, axis=axes))
+    return out.reshape(kept)
+
+
+def _base(x):
+    """``x``'s memory from its first entry, flat (``x`` has non-negative strides)."""
+    span = 1 + sum((n - 1) * s // x.itemsize for n, s in zip(x.shape, x.strides))
+    return np.lib.stride_tricks.as_strided(x, shape=(span,), strides=(x.itemsize,))
+
+
+# ----------------------------------------------------------------------------
+# The iteration: TensorIterator's dims, ordered and merged
+# ----------------------------------------------------------------------------
+
+
+class _Dim:
+    __slots__ = ("size", "input", "output")
+
+    def __init__(self, size, input, output):
+        self.size, self.input, self.output = size, input, output  # strides in entries
+
+    @property
+    def reduced(self):
+        return self.output == 0
+
+
+def _iteration(x, axes):
+    """The dims of the loop, innermost first (TensorIterator's reorder and coalesce)."""
+    out_strides, step = {}, 1
+    for i in reversed(range(x.ndim)):
+        if i not in axes:
+            out_strides[i] = step
+            step *= x.shape[i]
+    dims = [_Dim(n, s // x.itemsize, out_strides.get(i, 0))
+            for i, (n, s) in enumerate(zip(x.shape, x.strides)) if n != 1]  # fmt: skip
+    order = list(reversed(dims))
+    for i in range(1, len(order)):  # PyTorch's insertion sort, ambiguous pairs kept
+        j = i
+        for k in range(i - 1, -1, -1):
+            comparison = _should_swap(order[k], order[j])
+            if comparison > 0:
+                order[k], order[j] = order[j], order[k]
+                j = k
+            elif comparison < 0:
+                break
+    merged = []
+    for d in order:
+        last = merged[-1] if merged else None
+        if last and last.size * last.input == d.input and last.size * last.output == d.output:
+            merged[-1] = _Dim(last.size * d.size, last.input, last.output)
+        else:
+            merged.append(d)
+    return merged
+
+
+def _should_swap(a, b):
+    """1 if dim ``a`` goes after dim ``b``, -1 before, 0 if it cannot tell: the output's
+    reduced dims first, then the smaller stride of the output, then of the input."""
+    if a.reduced != b.reduced:
+        return 1 if b.reduced else -1
+    for sa, sb in ((a.output, b.output), (a.input, b.input)):
+        if sa == 0 or sb == 0:
+            continue
+        if sa != sb:
+            return -1 if sa < sb else 1
+        if a.size > b.size:
+            return 1
+    return 0
+
+
+# ----------------------------------------------------------------------------
+# The calls of the kernel's loop, serial or split among threads
+# ----------------------------------------------------------------------------
+
+
+def _replay(base, out, dims):
+    """Add the entries into ``out`` as PyTorch's sum does; False where it is not replayed."""
+    n = math.prod(d.size for d in dims)
+    threads = state.get_num_threads()
+    if n < GRAIN or threads == 1:
+        return _serial(base, 0, out, dims)
+    if out.size == 1:  # one partial sum per thread's range, then those added
+        used = min(threads, -(-n // GRAIN))
+        chunk = -(-n // used)
+        partial = np.zeros(threads, _F32)
+        for t in range(used):
+            if not _ranged(base, partial[t : t + 1], dims, t * chunk, min(n, (t + 1) * chunk)):
+                return False
+        out += sum_over(partial, (0,))
+        return True
+    return _split_along_columns(base, out, dims, threads)
+
+
+def _split_along_columns(base, out, dims, threads):
+    """PyTorch's parallel_dim_reduction: the outermost kept dim of at least ``threads``
+    entries (else the largest) cut into one share per thread, each share's ends rounded
+    down to a multiple of 32 where that dim is contiguous; each share summed alone."""
+    split = len(dims) - 1
+    for i in range(len(dims) - 1, -1, -1):
+        if dims[i].reduced:
+            break
+        if dims[i].size >= threads:
+            split = i
+            break
+        if dims[i].size > dims[split].size:
+            split = i
+    d = dims[split]
+    chunk = -(-d.size // min(threads, d.size))
+    for begin in range(0, d.size, chunk):
+        end = min(d.size, begin + chunk)
+        if d.input == 1:
+            begin -= begin % _COLUMN_ROUNDING
+            end = end if end == d.size else end - end % _COLUMN_ROUNDING
+        if begin == end:
+            continue
+        share = [*dims[:split], _Dim(end - begin, d.input, d.output), *dims[split + 1 :]]
+        if not _serial(base, begin * d.input, out[begin * d.output :], share):
+            return False
+    return True
+
+
+def _view(base, offset, shape, strides):
+    return np.lib.stride_tricks.as_strided(
+        base[offset:], shape=tuple(shape),
+        strides=tuple(s * base.itemsize for s in strides), writeable=False,
+    )  # fmt: skip
+
+
+def _serial(base, offset, out, dims):
+    """Every call of the loop over the whole iteration: the calls into different output
+    entries at once, those into the same entries one after another."""
+    dims = [*dims, _Dim(1, 0, 0), _Dim(1, 0, 0)][: max(len(dims), 2)]
+    inner, outer = dims[:2], dims[2:]
+    reduced_outer = [d for d in outer if d.reduced][::-1]  # outermost first
+    kept_outer = [d for d in outer if not d.reduced][::-1]
+    if math.prod(d.size for d in reduced_outer) > MAX_CALLS:
+        return False
+    targets = np.zeros((), np.int64)
+    for d in [*kept_outer, inner[1]]:
+        targets = targets[..., None] + np.arange(d.size) * d.output
+    shape = [d.size for d in kept_outer] + [inner[1].size, inner[0].size]
+    strides = [d.input for d in kept_outer] + [inner[1].input, inner[0].input]
+    for r in np.ndindex(*[d.size for d in reduced_outer]):
+        start = offset + sum(i * d.input for i, d in zip(r, reduced_outer))
+        _call(_view(base, start, shape, strides), targets, inner[0], inner[1], out)
+    return True
+
+
+def _ranged(base, out, dims, begin, end):
+    """The calls of the loop over entries ``begin`` to ``end`` of the iteration (a thread's
+    range), one by one as PyTorch's DimCounter steps through them; every dim is reduced."""
+    dims = [*dims, _Dim(1, 0, 0), _Dim(1, 0, 0)][: max(len(dims), 2)]
+    shape = [d.size for d in dims]
+    values = [int(v) for v in np.unravel_index(begin, shape[::-1])][::-1]
+    at, calls = begin, 0
+    while at < end:
+        step0 = min(shape[0] - values[0], end - at)
+        step1 = 1
+        if step0 == shape[0]:
+            step1 = min(shape[1] - values[1], (end - at) // shape[0])
+        start = sum(v * d.input for v, d in zip(values, dims))
+        block = _view(base, start, (step1, step0), (dims[1].input, dims[0].input))
+        _call(block, np.zeros(step1, np.int64), _Dim(step0, dims[0].input, 0),
+              _Dim(step1, dims[1].input, 0), out)  # fmt: skip
+        at += step0 * step1
+        carry, i = (step1, 1) if step1 != 1 else (step0, 0)
+        while i < len(values) and carry:
+            values[i] += carry
+            carry = 1 if values[i] >= shape[i] else 0
+            values[i] -= shape[i] * carry
+            i += 1
+        calls += 1
+        if calls > MAX_CALLS:
+            return False
+    return True
+
+
+# ----------------------------------------------------------------------------
+# One call: cascade_sum's branches, and the orders of multi_row_sum and row_sum
+# ----------------------------------------------------------------------------
+
+
+def _call(block, targets, d0, d1, out):
+    """One call of cascade_sum's loop on ``block`` (K..., size1, size0), ``d0`` reduced:
+    each column's sum added into ``out`` at ``targets`` (K..., size1), the columns of one
+    output entry in turn."""
+    rows = np.moveaxis(block, -1, 0)  # (size0, K..., size1): the summed dim first
+    n, k = d0.size, d1.size
+    if d0.input == 1 and n >= _LANES:  # contiguous inner reduction: vectors, then lanes
+        sums = _contiguous_sum(rows)
+    else:
+        if d1.input == 1 and k >= _LANES:  # contiguous outer: 32 columns at a time
+            grouped = _IN_FLIGHT * _LANES * (k // (_IN_FLIGHT * _LANES))
+        elif d0.input < d1.input:  # column by column
+            grouped = 0
+        else:  # 4 columns at a time
+            grouped = _IN_FLIGHT * (k // _IN_FLIGHT)
+        sums = np.empty(rows.shape[1:], _F32)
+        sums[..., :grouped] = _cascade(rows[..., :grouped])
+        sums[..., grouped:] = _row_sum(rows[..., grouped:])
+    if d1.output:
+        out[targets] += sums
+    else:  # every column into the same entry, in column order
+        at = targets[..., 0]
+        whole = np.concatenate([out[at][..., None], sums], axis=-1)
+        out[at] = np.add.accumulate(whole, axis=-1)[..., -1]
 
 
 def _contiguous_sum(entries):
     """A contiguous run of entries summed (lane by lane of any trailing dims): whole
     vectors by row_sum, then the entries that fill no vector, then the vector's lanes."""
     n_vectors = len(entries) // _LANES
-    if len(entries) <= _SEQUENTIAL or n_vectors == 0:
-        return _row_sum(entries)
     lanes = _row_sum(entries[: n_vectors * _LANES].reshape((n_vectors, _LANES) + entries.shape[1:]))
-    total = np.zeros(entries.shape[1:], entries.dtype)
+    total = np.zeros(entries.shape[1:], _F32)
     for entry in entries[n_vectors * _LANES :]:
         total = total + entry
     for lane in lanes:
@@ -69,11 +310,7 @@ def _contiguous_sum(entries):
 def _row_sum(rows):
     """The rows (entries, or vectors) summed with four accumulators side by side."""
     n = len(rows) // _IN_FLIGHT
-    if n:
-        grouped = rows[: n * _IN_FLIGHT].reshape((n, _IN_FLIGHT) + rows.shape[1:])
-        partial = list(_cascade(grouped))
-    else:
-        partial = [np.zeros(rows.shape[1:], rows.dtype) for _ in range(_IN_FLIGHT)]
+    partial = list(_cascade(rows[: n * _IN_FLIGHT].reshape((n, _IN_FLIGHT) + rows.shape[1:])))
     for row in rows[n * _IN_FLIGHT :]:
         partial[0] = partial[0] + row
     total = partial[0]
@@ -83,38 +320,39 @@ def _row_sum(rows):
 
 
 def _cascade(rows):
-    """PyTorch's multi_row_sum for fewer than 2**16 rows: each block of 16 rows is summed in
-    order and joins level 1; every 16 blocks level 1 joins level 2, every 256 level 2
-    joins level 3; the rows after the last whole block stay on level 0."""
-    n_blocks = len(rows) // _BLOCK
-    levels = [np.zeros(rows.shape[1:], rows.dtype) for _ in range(4)]
-    if n_blocks:
-        blocked = rows[: n_blocks * _BLOCK].reshape((n_blocks, _BLOCK) + rows.shape[1:])
-        block_sums = np.add.accumulate(blocked, axis=1)[:, -1]  # row after row
-        for b in range(n_blocks):
-            levels[1] = levels[1] + block_sums[b]
-            done = (b + 1) * _BLOCK
-            for j in (2, 3):
-                if done & (_BLOCK - 1) << ((j - 1) * 4):
-                    break
-                levels[j] = levels[j] + levels[j - 1]
-                levels[j - 1] = np.zeros_like(levels[j - 1])
-    for row in rows[n_blocks * _BLOCK :]:
-        levels[0] = levels[0] + row
-    return ((levels[0] + levels[1]) + levels[2]) + levels[3]
+    """PyTorch's multi_row_sum: blocks of 2**p rows (p = max(4, ceil(log2 n) // 4)) each
+    summed in order and added into level 1; every 2**p blocks level 1 joins level 2 and
+    starts again, every 2**p of those level 2 joins level 3; the rows after the last
+    whole block stay on level 0; then the levels are added, 0 to 3."""
+    n = len(rows)
+    step = 1 << max(4, (n - 1).bit_length() // 4 if n > 2 else 0)
+    rest = rows.shape[1:]
+    n_blocks = n // step
+    blocks = _each_in_order(rows[: n_blocks * step].reshape((n_blocks, step) + rest))
+    joined1, level1 = _groups(blocks, step)
+    joined2, level2 = _groups(joined1, step)
+    level0 = np.zeros(rest, _F32)
+    for row in rows[n_blocks * step :]:
+        level0 = level0 + row
+    return ((level0 + _in_order(level1)) + _in_order(level2)) + _in_order(joined2)
 
 
-def float32_sum(x, dim, keepdim):
-    """A float32 sum of all entries or along one dim, added in PyTorch's order (so it agrees
-    to the last bit: this module); None for the sums NumPy's order stands for."""
-    if type(x) is not np.ndarray or x.dtype != np.float32:
-        return None
-    if dim is None:
-        return None if keepdim else sum_all(x)
-    from .common import axis
+def _groups(sums, step):
+    """Consecutive ``sums`` in whole groups of ``step``: each group's sum in order, and the
+    sums after the last whole group."""
+    whole = len(sums) // step
+    return _each_in_order(sums[: whole * step].reshape((whole, step) + sums.shape[1:])), sums[
+        whole * step :
+    ]
 
-    ax = axis(dim, x.ndim)
-    if len(ax) != 1:
-        return None
-    total = sum_along(x, ax[0])
-    return np.expand_dims(total, ax[0]) if keepdim else total
+
+def _each_in_order(groups):
+    """Each group (axis 1) summed from zero in order: ((0 + a) + b) + ..."""
+    if groups.shape[1] == 0 or groups.shape[0] == 0:
+        return np.zeros((groups.shape[0],) + groups.shape[2:], _F32)
+    return np.add.accumulate(groups, axis=1)[:, -1] + np.float32(0)
+
+
+def _in_order(sums):
+    """The sums (axis 0) added from zero in order."""
+    return _each_in_order(sums[None])[0]

@@ -1,0 +1,268 @@
+"""``torch.nn.functional``'s layer functions: ``linear``, ``normalize`` and ``pad``, and the
+ops they are made of (``addmm``, ``clamp_min``, ``constant_pad_nd``, the reflection and
+replication pads).
+
+Each is composed as PyTorch composes it, so a graph has PyTorch's nodes: ``F.linear``
+of a matrix with a bias is ``addmm(bias, x, w.t())`` (``AddmmBackward0``), of other
+inputs a flattened ``addmm`` viewed back, or ``x @ w.t()`` without a bias;
+``F.normalize`` is ``x / norm(x).clamp_min(eps).expand_as(x)``; ``F.pad`` is
+``constant_pad_nd`` or a reflection or replication pad of the last 1, 2 or 3 dims
+(``ReflectionPad2DBackward0``), an index into the input whose rule adds the gradient
+back where entries repeat.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...errors import EngineError, NotImplementedByGradcli, ShapeError
+from .. import batching_rules as batching
+from .. import limits
+from ..opinfo import Sample
+from ..optable import Table, over
+from ..tensor import Tensor
+from .arithmetic import add, div
+from .comparison import where
+from .indexing import index_scatter
+from .products import matmul, transpose_last
+from .reductions import norm
+from .shape import expand, reshape, t, view_op
+
+table = Table("layers")
+_LAYER = dict(kind="other", library=False, nn_functional=True)
+
+# ----- addmm: input + mat1 @ mat2 -----
+
+
+def _addmm(input, mat1, mat2, beta=1, alpha=1):
+    a, b = np.asarray(mat1), np.asarray(mat2)
+    if a.ndim != 2 or b.ndim != 2:
+        raise ShapeError(f"mat1 must be a matrix, got {a.ndim}-D tensor" if a.ndim != 2 else
+                         f"mat2 must be a matrix, got {b.ndim}-D tensor")  # fmt: skip
+    if a.shape[1] != b.shape[0]:
+        raise ShapeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+            f"{b.shape[0]}x{b.shape[1]})"
+        )
+    product = np.matmul(a, b)
+    if alpha != 1:
+        product = product * alpha
+    return (np.asarray(input) if beta == 1 else np.asarray(input) * beta) + product
+
+
+addmm = table.op(
+    "addmm", _addmm, "(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Number = 1, "
+    "alpha: Number = 1)",
+    grad_fn="AddmmBackward0", saves={"mat1": 2, "mat2": 1},
+    rules=(lambda g, ans, c, a, b, beta=1, alpha=1: g if beta == 1 else g * beta,
+           lambda g, ans, c, a, b, beta=1, alpha=1: matmul(g, transpose_last(b)) * alpha,
+           lambda g, ans, c, a, b, beta=1, alpha=1: matmul(transpose_last(a), g) * alpha),
+    size=lambda c, a, b, *params: max(np.size(c), np.shape(a)[0] * np.shape(b)[-1]),
+    doc="beta * input + alpha * (mat1 @ mat2), input broadcast to the product",
+    kind="linalg", method=True, domain=("real", "real", "real"), batching=False,
+    words=("d addmm/dinput = beta", "d addmm/dmat1: g -> alpha * g @ mat2.T",
+           "d addmm/dmat2: g -> alpha * mat1.T @ g"),
+    samples=(Sample("2-d", [(2, 3), (2, 4), (4, 3)]), Sample("bias", [(3,), (2, 4), (4, 3)]),
+             Sample("scaled", [(2, 3), (2, 4), (4, 3)], {"beta": 0.5, "alpha": 2.0})),
+)  # fmt: skip
+
+
+# ----- linear -----
+
+
+def _linear_batching(entry, found):
+    """linear at many points: x @ w.t() + b of each point's operands."""
+    out = batching.call(matmul.op, found["input"], batching.call(t.op, found["weight"]))
+    bias = found.get("bias")
+    return out if bias is None else batching.call(add.op, out, bias)
+
+
+@table.composite(
+    "linear",
+    "(input: Tensor, weight: Tensor, bias: Tensor = None)",
+    doc="input @ weight.T + bias: a fully connected layer", **_LAYER,
+    batching=_linear_batching,
+    samples=(Sample("2-d", [(2, 4), (3, 4), (3,)]), Sample("1-d", [(4,), (3, 4), (3,)]),
+             Sample("3-d", [(2, 2, 4), (3, 4), (3,)]), Sample("no bias", [(2, 4), (3, 4)])),
+)  # fmt: skip
+def linear(over, input, weight, bias=None):
+    weight_t = t(weight)
+    if bias is None:
+        return matmul(input, weight_t)
+    if np.ndim(input) == 2:
+        return addmm(bias, input, weight_t)  # as PyTorch: the fused product
+    contiguous = type(input) is not Tensor or input.is_contiguous()
+    if contiguous and (np.ndim(input) == 3 or np.ndim(bias) == 1) and np.ndim(input) >= 1:
+        # PyTorch's _flatten_nd_linear: the leading dims flattened into one, then viewed back.
+        shape = np.shape(input)
+        flat = reshape(input, (math.prod(shape[:-1]), shape[-1]))
+        out = addmm(bias, flat, weight_t)
+        return view_op(out, (*shape[:-1], np.shape(out)[1]))
+    return matmul(input, weight_t) + bias
+
+
+# ----- normalize -----
+
+clamp_min = table.op(
+    "clamp_min", lambda input, min: np.maximum(input, min), "(input: Tensor, min: Number)",
+    grad_fn="ClampMinBackward0", rules=(lambda g, ans, x, min: where(x >= min, g, 0.0),),
+    doc="max(x, min): x limited from below", kind="elementwise", method=True, inplace="library",
+    kink="x gets the gradient at min", domain=("real", {"min": 0.0}),
+    words="d clamp_min(a, min)/da = 1 where a >= min, else 0",
+)  # fmt: skip
+
+
+def _normalize_batching(entry, found):
+    """normalize at many points: each point's input over its own norm (broadcast)."""
+    x = found["input"]
+    size = batching.call(norm.op, x, found["p"], found["dim"], True)
+    return batching.call(div.op, x, batching.call(clamp_min.op, size, found["eps"]))
+
+
+@table.composite(
+    "normalize",
+    "(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12)",
+    doc="input divided by its p-norm along dim (at least eps)",
+    domain=("real",), **_LAYER, batching=_normalize_batching,
+    samples=(Sample("2-d", [(2, 3)]), Sample("p 1 dim 0", [(2, 3)], {"p": 1.0, "dim": 0}),
+             Sample("at 0", [(2, 3)], {"eps": 1e-6}, special=True)),
+)  # fmt: skip
+def normalize(over, input, p=2.0, dim=1, eps=1e-12):
+    denominator = clamp_min(norm(input, p, dim, True), eps)
+    return input / expand(denominator, *np.shape(input))
+
+
+# ----- pad -----
+
+
+def _constant_pad(input, pad, value=0):
+    x = np.asarray(input)
+    pad = [int(p) for p in pad]
+    _check_pad_length(pad, x.ndim)
+    # Negative pads crop (each dim from its end, as PyTorch's pairs count from the last dim).
+    crop = [slice(None)] * x.ndim
+    widths = [(0, 0)] * x.ndim
+    for i in range(len(pad) // 2):
+        d = x.ndim - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        if x.shape[d] + before + after < 0:
+            raise EngineError(
+                f"The input size {x.shape[d]}, plus negative padding {before} and {after} "
+                f"resulted in a negative output size, which is invalid. Check dimension {d} of "
+                "your input."
+            )
+        crop[d] = slice(-min(before, 0), x.shape[d] + min(after, 0))
+        widths[d] = (max(before, 0), max(after, 0))
+    return np.pad(x[tuple(crop)], widths, constant_values=value)
+
+
+def _check_pad_length(pad, ndim):
+    if len(pad) % 2:
+        raise EngineError("Padding length must be divisible by 2")
+    if len(pad) > 2 * ndim:
+        raise EngineError(
+            "Padding length should be less than or equal to two times the input dimension but "
+            f"got padding length {len(pad)} and input of dimension {ndim}"
+        )
+
+
+constant_pad_nd = table.op(
+    "constant_pad_nd", _constant_pad, "(input: Tensor, pad: int[], value: Number = 0)",
+    grad_fn="ConstantPadNdBackward0",
+    # The adjoint of padding is cropping, and of cropping padding with zeros.
+    rules=(lambda g, ans, x, pad, value=0: constant_pad_nd(g, [-p for p in pad]),),
+    size=lambda x, pad, value=0: _padded_size(np.shape(x), pad),
+    doc="x with pad[2i] entries before and pad[2i+1] after its last i-th dim, of value",
+    kind="shape", domain=("real", {"pad": [1, 2]}),
+    samples=(Sample("2-d", [(2, 3)], {"pad": [1, 2]}), Sample("crop", [(2, 3)], {"pad": [-1, 1]}),
+             Sample("two dims", [(2, 3)], {"pad": [0, 1, 1, 0], "value": 2.0})),
+)  # fmt: skip
+
+
+def _padded_size(shape, pad):
+    shape = list(shape)
+    for i in range(min(len(pad) // 2, len(shape))):
+        shape[-1 - i] = max(shape[-1 - i] + int(pad[2 * i]) + int(pad[2 * i + 1]), 0)
+    return math.prod(shape)
+
+
+_MODES = {"reflect": ("Reflection", "reflect"), "replicate": ("Replication", "edge")}
+
+
+def _pad_index(shape, pad, mode):
+    """The index of ``x`` that reads the padded result: one integer array per padded dim."""
+    k = len(pad) // 2
+    arrays = []
+    for i in range(k):
+        d = len(shape) - 1 - i
+        before, after = int(pad[2 * i]), int(pad[2 * i + 1])
+        if mode == "reflect" and (before >= shape[d] or after >= shape[d]):
+            raise EngineError(
+                f"Argument #4: Padding size should be less than the corresponding input "
+                f"dimension, but got: padding ({before}, {after}) at dimension {d} of input "
+                f"[{', '.join(map(str, shape))}]"
+            )
+        picks = np.pad(np.arange(shape[d]), (before, after), mode=_MODES[mode][1])
+        arrays.insert(0, picks.reshape((-1,) + (1,) * i))
+    return (slice(None),) * (len(shape) - k) + tuple(arrays)
+
+
+def _pad_by_index(grad_fn):
+    return over(
+        grad_fn,
+        (lambda g, ans, x, index: index_scatter(g, index, np.shape(x)),),
+        forward=lambda x, index: np.asarray(x)[index],
+        size=limits.index_size,
+    )
+
+
+_BY_MODE = [_pad_by_index(f"{name}Pad{k}DBackward0")
+            for name, _ in _MODES.values() for k in (1, 2, 3)]  # fmt: skip
+
+
+@table.composite(
+    "pad",
+    "(input: Tensor, pad: int[], mode: 'constant'|'reflect'|'replicate'|'circular' = "
+    "'constant', value: float = None)",
+    doc="input padded on its last dims: with a value, or by reflecting or repeating its edges",
+    domain=("real", {"pad": [1, 2]}), **_LAYER, batching=False, overloads=_BY_MODE,
+    samples=(Sample("2-d", [(2, 3)], {"pad": [1, 2]}),
+             Sample("reflect", [(1, 2, 3)], {"pad": [2, 1], "mode": "reflect"}),
+             Sample("replicate", [(1, 2, 3)], {"pad": [1, 1, 0, 2], "mode": "replicate"})),
+)  # fmt: skip
+def pad(over, input, pad, mode="constant", value=None):
+    pad = [int(p) for p in pad]
+    if mode == "constant":
+        return constant_pad_nd(input, pad, 0.0 if value is None else value)
+    if mode not in _MODES:
+        if mode == "circular":
+            raise NotImplementedByGradcli(
+                "F.pad with mode='circular' is not implemented in gradcli: 'constant', "
+                "'reflect' and 'replicate' are"
+            )
+        raise NotImplementedByGradcli(f"Unrecognised padding mode {mode}")
+    if value is not None:
+        raise EngineError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    _check_pad_length(pad, np.ndim(input))
+    k, ndim, shape = len(pad) // 2, np.ndim(input), np.shape(input)
+    if k not in (1, 2, 3):
+        raise NotImplementedByGradcli(
+            "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now"
+        )
+    if ndim not in (k + 1, k + 2):
+        raise NotImplementedByGradcli(
+            f"Padding size {len(pad)} is not supported for {ndim}D input tensor."
+        )
+    if any(n == 0 for n in shape[ndim - k - 1 if ndim == k + 2 else 0 :]):
+        raise EngineError(
+            f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and "
+            f"other non-zero dimensions for input, but got: [{', '.join(map(str, shape))}]"
+        )
+    name = _MODES[mode][0]
+    return over[f"{name}Pad{k}DBackward0"](input, _pad_index(shape, pad, mode))
+
+
+# The Taylor series rules (engine/jet.py).
+table.series(clamp_min="piecewise_linear", constant_pad_nd="linear")

@@ -1,0 +1,42 @@
+# follows: pytorch-handbook (zergtant), chapter 1 "Autograd: 自动求导机制" (the 60-minute blitz's
+#   autograd section), https://github.com/zergtant/pytorch-handbook/blob/master/chapter1/3_autograd_tutorial.ipynb
+"""A tensor that tracks its history, the grad_fn of its results, requires_grad_ on a
+tensor made without it, the gradient of a mean, a vector-Jacobian product of a doubled
+vector, and no_grad."""
+
+import torch
+
+x = torch.ones(2, 2, requires_grad=True)
+print(x)
+y = x + 2
+print(y)
+print(y.grad_fn)
+z = y * y * 3
+out = z.mean()
+print(z, out)
+
+torch.manual_seed(0)
+a = torch.randn(2, 2)
+a = (a * 3) / (a - 1)
+print(a.requires_grad)
+a.requires_grad_(True)
+print(a.requires_grad)
+b = (a * a).sum()
+print(b.grad_fn)
+
+out.backward()
+print(x.grad)
+
+x = torch.randn(3, requires_grad=True)
+y = x * 2
+while y.data.norm() < 1000:
+    y = y * 2
+print(y)
+gradients = torch.tensor([0.1, 1.0, 0.0001], dtype=torch.float)
+y.backward(gradients)
+print(x.grad)
+
+print(x.requires_grad)
+print((x**2).requires_grad)
+with torch.no_grad():
+    print((x**2).requires_grad)
