@@ -14,6 +14,7 @@ program and a finder on ``sys.meta_path`` for the modules it imports in turn).
 from __future__ import annotations
 
 import builtins
+import contextlib
 import importlib
 import importlib.abc
 import importlib.util
@@ -102,6 +103,11 @@ def run_program(path: str, argv=()) -> int:
         exec(code, namespace)  # the program's own code, as `python PROGRAM.py` runs it
     except MissingTorchModule:
         raise
+    except BrokenPipeError:
+        # The reader of its output left (| head): quiet, as every command of gradcli is.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE
     except SystemExit as stop:
         code = stop.code
         if code is None or isinstance(code, int):

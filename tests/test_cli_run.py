@@ -73,3 +73,19 @@ def test_the_tutorial_sample_prints_what_pytorch_prints(tmp_path):
     )
     assert torch.__version__.startswith("2.13")
     assert (done.returncode, done.stdout) == (0, expected.stdout)
+
+
+def test_a_reader_that_leaves_ends_the_program_quietly(tmp_path):
+    # `gradcli run p.py | head -1`: the program's prints meet a closed pipe, and no
+    # traceback follows (Python's own would print one).
+    program = tmp_path / "p.py"
+    program.write_text("import torch\nfor i in range(100000):\n    print(torch.tensor(float(i)))\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    shell = f"{sys.executable} -m gradcli run {program} | head -1"
+    done = subprocess.run(
+        ["bash", "-c", f"set -o pipefail; {shell}"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60,
+    )  # fmt: skip
+    assert done.stdout == "tensor(0.)\n"
+    assert done.stderr == ""
+    assert done.returncode == 141  # 128 + SIGPIPE, as the other commands
