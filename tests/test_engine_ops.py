@@ -83,6 +83,11 @@ def nn(m):
 
 # ----- the table -----
 
+# The indices of x that F.pad's modes read: reflect (2, 1) of 4 entries, replicate (1, 0)
+# of 4 columns and (0, 1) of 3 rows.
+REFLECT_2_1 = [2, 1, 0, 1, 2, 3, 2]
+REPLICATE_1_0_0_1 = (np.array([[0], [1], [2], [2]]), np.array([0, 0, 1, 2, 3]))
+
 
 def unary(name, domain, *, shape=(2, 3), covers=None, torch_fn=SAME, **options):
     """An elementwise function called as m.name(x)."""
@@ -834,6 +839,23 @@ CASES = [
         ("pad",),
         lambda m, x: m.nn.functional.pad(x, (1, 2), mode="replicate"),
         (real(2, 3),),
+    ),
+    # The pads' gradients as ops (a differentiable reverse pass records them under
+    # PyTorch's ReflectionPad1DBackwardBackward0...), against aten's kernels; the index
+    # reads the padded result from x: np.pad(np.arange(n), (before, after), mode).
+    Case(
+        "reflection_pad_backward",
+        ("reflection_pad_backward",),
+        lambda m, g, x: ops.reflection_pad_backward(g, x, (slice(None), np.array(REFLECT_2_1))),
+        (real(2, 7), real(2, 4)),
+        lambda m, g, x: m.ops.aten.reflection_pad1d_backward(g, x, [2, 1]),
+    ),
+    Case(
+        "replication_pad_backward",
+        ("replication_pad_backward",),
+        lambda m, g, x: ops.replication_pad_backward(g, x, (slice(None), *REPLICATE_1_0_0_1)),
+        (real(1, 4, 5), real(1, 3, 4)),
+        lambda m, g, x: m.ops.aten.replication_pad2d_backward(g, x, [1, 0, 0, 1]),
     ),
     Case(
         "index_add",

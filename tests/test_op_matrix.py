@@ -40,10 +40,7 @@ CI_SAMPLES |= {"tensor min, number max"}  # a declared difference
 
 #: Cases known to be wrong, until their fixes land: (op, sample, transformation), "*" for
 #: any. Each is a strict xfail: delete an entry once its fix is merged.
-PENDING_FIXES: dict[tuple[str, str, str], str] = {
-    ("pad", "reflect", "grad2"): "the gradient does not depend on x: double backward raises",
-    ("pad", "replicate", "grad2"): "the gradient does not depend on x: double backward raises",
-}
+PENDING_FIXES: dict[tuple[str, str, str], str] = {}
 
 
 def _pending(entry, sample, transform):

@@ -1,7 +1,8 @@
 """The fixes of cases the op-sample matrix found, checked beyond its samples against
 PyTorch 2.13 in float64: a gradient that depends on its input only through a mask, the
-gradient of nll_loss as a function of its cotangent, nll_loss at many points, and
-take_along_dim where the indices and the input broadcast against each other.
+gradient of nll_loss as a function of its cotangent, nll_loss at many points,
+take_along_dim where the indices and the input broadcast against each other, and the
+second derivatives of F.pad's reflect and replicate modes.
 """
 
 from __future__ import annotations
@@ -148,3 +149,62 @@ def test_remainder_at_zero_infinite_and_nan_points_is_pytorchs_exactly():
         assert np.array_equal(ours, theirs, equal_nan=True), k
         numbers = ~np.isnan(theirs)
         assert np.array_equal(np.signbit(ours[numbers]), np.signbit(theirs[numbers])), k
+
+
+#: F.pad's reflect and replicate modes of 1, 2 and 3 dims, each unbatched and batched.
+PADS = [
+    ((2, 5), (1, 2)),
+    ((2, 2, 5), (2, 1)),
+    ((1, 3, 4), (1, 2, 2, 1)),
+    ((2, 1, 3, 4), (0, 2, 1, 1)),
+    ((1, 3, 3, 4), (1, 2, 1, 1, 2, 1)),
+    ((2, 1, 3, 3, 4), (2, 1, 1, 1, 1, 2)),
+]
+
+
+def _padded(shape):
+    return np.linspace(-1.3, 2.1, int(np.prod(shape))).reshape(shape)
+
+
+def _pad_second(m, mode, shape, pad, power):
+    x = m.tensor(_padded(shape), dtype=m.float64, requires_grad=True)
+    out = m.nn.functional.pad(x, pad, mode=mode) ** power
+    v = m.tensor(_padded(tuple(out.shape)) + 0.5, dtype=m.float64)
+    (g,) = m.autograd.grad(out, x, v, create_graph=True)
+    (g2,) = m.autograd.grad((g * m.tensor(_padded(shape) ** 2)).sum(), x)  # x is used
+    return type(g.grad_fn).__name__, g.detach().numpy(), g2.numpy()
+
+
+@pytest.mark.parametrize("power", [1, 2], ids=["linear", "squared"])
+@pytest.mark.parametrize("shape, pad", PADS, ids=str)
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_the_second_derivative_of_a_reflect_or_replicate_pad_is_pytorchs(mode, shape, pad, power):
+    # The pad's gradient was an IndexPutBackward of g alone: of F.pad(x) itself it did not
+    # require grad and double backward raised, where PyTorch's ReflectionPad1DBackwardBackward0
+    # takes x, with derivative 0.
+    ours = _pad_second(gradcli, mode, shape, pad, power)
+    theirs = _pad_second(torch, mode, shape, pad, power)
+    name = {"reflect": "Reflection", "replicate": "Replication"}[mode]
+    assert ours[0] == theirs[0] == f"{name}Pad{len(pad) // 2}DBackwardBackward0"
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12)
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-12)
+    assert ours[2].any() == (power == 2)
+
+
+@pytest.mark.parametrize("shape, pad", PADS, ids=str)
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_the_hessian_of_a_reflect_or_replicate_pad_squared_is_pytorchs(mode, shape, pad):
+    # A batched pass through the gradient's rule: the pad again, of a cotangent with a
+    # leading batch dim.
+    def f(m, x):
+        return (m.nn.functional.pad(x, pad, mode=mode) ** 2).sum()
+
+    x = _padded(shape)
+    ours = gf.hessian(lambda a: f(gradcli, a), gradcli.tensor(x)).numpy()
+    theirs = torch.autograd.functional.hessian(lambda a: f(torch, a), torch.tensor(x)).numpy()
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+    # 2 * (how often each entry appears in the padded result) on the diagonal, nothing else.
+    n = x.size
+    counts = np.diagonal(theirs.reshape(n, n)) / 2
+    assert counts.min() >= 1 and counts.max() > 1
+    assert not (theirs.reshape(n, n) - np.diag(2 * counts)).any()

@@ -25,6 +25,7 @@ from ..optable import Table, over
 from ..tensor import Tensor
 from .arithmetic import add, div
 from .comparison import where
+from .creation import zero_rule
 from .indexing import index_scatter
 from .products import matmul, transpose_last
 from .reductions import norm
@@ -209,17 +210,50 @@ def _pad_index(shape, pad, mode):
     return (slice(None),) * (len(shape) - k) + tuple(arrays)
 
 
-def _pad_by_index(grad_fn):
-    return over(
-        grad_fn,
-        (lambda g, ans, x, index: index_scatter(g, index, np.shape(x)),),
+def _pad_and_gradient(name, k):
+    """The overload recording the pad (``ReflectionPad1DBackward0``) and the one recording
+    its gradient (``ReflectionPad1DBackwardBackward0``), each the other's adjoint.
+
+    The gradient is an op of its own, as PyTorch's reflection_pad1d_backward: it takes x,
+    through which it does not vary (zero_rule, not None), so a second derivative is 0, as
+    PyTorch's, not "does not require grad"."""
+    key = f"{name}Pad{k}DBackward0"
+
+    def gradient_rule(gg, ans, g, x, index):
+        # Linear in g: its adjoint pads gg again, whose leading batch dims the index keeps.
+        return pad.op.over[key](gg, (slice(None),) * (np.ndim(gg) - np.ndim(x)) + index)
+
+    gradient = over(
+        f"{name}Pad{k}DBackwardBackward0",
+        (gradient_rule, zero_rule),
+        when=lambda g, x, index: sum(not isinstance(i, slice) for i in index) == k,
+        forward=lambda g, x, index: index_scatter.op.forward(np.asarray(g), index, np.shape(x)),
+        size=lambda g, x, index: index_scatter.op.size(g, index, np.shape(x)),
+    )
+    padding = over(
+        key,
+        (lambda g, ans, x, index: gradient.fn(g, x, index),),
         forward=lambda x, index: np.asarray(x)[index],
         size=limits.index_size,
     )
+    return padding, gradient
 
 
-_BY_MODE = [_pad_by_index(f"{name}Pad{k}DBackward0")
-            for name, _ in _MODES.values() for k in (1, 2, 3)]  # fmt: skip
+_PAIRS = {name: [_pad_and_gradient(name, k) for k in (1, 2, 3)] for name, _ in _MODES.values()}
+_BY_MODE = [padding for pairs in _PAIRS.values() for padding, _ in pairs]
+
+
+def _pad_gradient(name):
+    return table.internal(
+        f"{name.lower()}_pad_backward", None, "(grad_output: Tensor, input: Tensor, index)",
+        overloads=[gradient for _, gradient in _PAIRS[name]], saves=False, batching=False,
+        doc=f"the gradient of a {name.lower()} pad: g added back where entries repeat",
+        kind="shape", words=("d/dgrad_output: gg -> gg padded again", "d/dinput = 0"),
+    )  # fmt: skip
+
+
+reflection_pad_backward = _pad_gradient("Reflection")
+replication_pad_backward = _pad_gradient("Replication")
 
 
 @table.composite(
