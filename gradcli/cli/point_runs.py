@@ -263,13 +263,18 @@ def _delimiter(text: str | None) -> str | None:
     return text
 
 
+def _read_by_workers(reader) -> bool:
+    """Whether Dask's workers read ``reader``'s file: only a Dask run loads their module."""
+    module = sys.modules.get("gradcli.core.point_files.dask_files")
+    return module is not None and isinstance(reader, module.DaskFiles)
+
+
 def _choose_columns(reader, bound, text: str, filename: str, options, output):
     """Which columns bind inputs (those named like an input of the program, or those
     of ``--columns``) and which are copied to the output (the others, or those of
     ``--keep``); none binds an input an option binds too. Returns the program
     compiled, for the run."""
     from ..core.point_files.columns import parse_column
-    from ..core.point_files.dask_files import DaskFiles
     from ..core.point_files.grid import GridReader
     from ..core.point_files.readers import NpyReader
     from ..language import compile_source
@@ -320,7 +325,7 @@ def _choose_columns(reader, bound, text: str, filename: str, options, output):
                     "binds: its column would read as the value used"
                 )
         kept = [name for name in others if name in wanted]
-    if isinstance(reader, DaskFiles):
+    if _read_by_workers(reader):
         tuned = [options[o] is not None for o in ("columns", "keep", "delimiter")]
         if len(chosen) < len(header) or any(tuned):
             raise GradcliError(
