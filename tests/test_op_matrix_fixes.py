@@ -33,6 +33,8 @@ def _nll(m, x, **kw):
 MASKED = {
     "relu": lambda m, x: m.relu(x),
     "leaky_relu": lambda m, x: m.nn.functional.leaky_relu(x, 0.2),
+    # In place its rule reads the result (LeakyReluBackward1): the same op of its own.
+    "leaky_relu in place": lambda m, x: m.nn.functional.leaky_relu(x * 1.0, 0.2, inplace=True),
     "nll_loss mean": lambda m, x: _nll(m, x),
     "nll_loss sum, weight": lambda m, x: _nll(m, x, weight=WEIGHT, reduction="sum"),
     "nll_loss none, ignore_index": lambda m, x: _nll(m, x, ignore_index=0, reduction="none"),
@@ -58,6 +60,16 @@ def test_a_gradient_through_a_mask_has_second_derivative_zero_as_pytorch(case):
     assert ours[0] == theirs[0]
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12)
     assert np.array_equal(ours[2], theirs[2]) and not ours[2].any()
+
+
+def test_leaky_relu_in_place_with_a_negative_slope_has_pytorchs_backward_error():
+    # From the result the side x was on is unknown when the slope is negative: PyTorch's
+    # backward refuses it, and gradcli's gave g on both sides (1 at x = -2, not -0.2).
+    for m, error in ((torch, RuntimeError), (gradcli, gradcli.errors.EngineError)):
+        x = m.tensor([1.0, -2.0], dtype=m.float64, requires_grad=True)
+        y = m.nn.functional.leaky_relu(x * 1.0, -0.2, inplace=True)
+        with pytest.raises(error, match="In-place leakyReLu backward .* negative slope"):
+            m.autograd.grad(y.sum(), x)
 
 
 @pytest.mark.parametrize(

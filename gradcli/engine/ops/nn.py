@@ -110,7 +110,13 @@ def _leaky_relu_rule(g, ans, x, negative_slope=0.01):
 
 
 def _leaky_relu_of_result(g, ans, x, negative_slope=0.01):
-    return where(ans > 0, g, g * negative_slope)
+    if negative_slope < 0:  # the result's sign no longer tells the side x was on
+        raise EngineError(
+            "In-place leakyReLu backward calculation is triggered with a negative slope which "
+            "is not supported. This is caused by calling in-place forward function with a "
+            "negative slope, please call out-of-place version instead."
+        )
+    return leaky_relu_backward(g, ans, negative_slope)  # PyTorch's, of the result
 
 
 def _elu_of_result(g, ans, x, alpha=1.0):
