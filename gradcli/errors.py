@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from .core.record import Record
 
+#: The exit status when the reader of standard output left (| head): 128 + SIGPIPE, as
+#: shells report it; every command and ``gradcli run`` end with it, quietly.
+EXIT_BROKEN_PIPE = 141
+
 
 class Span(Record):
     """A region of source text; lines and columns count from 1, ends inclusive."""

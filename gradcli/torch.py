@@ -22,6 +22,8 @@ import os
 import sys
 import types
 
+from .errors import EXIT_BROKEN_PIPE
+
 __all__ = ["MissingTorchModule", "resolve", "torch_import", "run_program"]
 
 
@@ -107,7 +109,7 @@ def run_program(path: str, argv=()) -> int:
         # The reader of its output left (| head): quiet, as every command of gradcli is.
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141  # 128 + SIGPIPE
+        return EXIT_BROKEN_PIPE
     except SystemExit as stop:
         code = stop.code
         if code is None or isinstance(code, int):

@@ -17,7 +17,7 @@ from .. import __version__
 from ..core import bindings as _bindings
 from ..core.evaluation import UnknownInput
 from ..core.option_names import BIND_ELSEWHERE
-from ..errors import GradcliError, escape_controls, out_of_memory
+from ..errors import EXIT_BROKEN_PIPE, GradcliError, escape_controls, out_of_memory
 from ..render import Format
 from . import options
 
@@ -26,7 +26,6 @@ EXIT_INTERNAL = 1
 EXIT_USAGE = 2
 EXIT_NONFINITE = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
-EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 
