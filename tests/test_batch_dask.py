@@ -133,6 +133,51 @@ def test_dask_starts_a_cluster_of_this_machine(gradcli, tmp_path):
     assert run.exit_code == 0, run.output
     assert run.output == single.output
     assert len(run.output.splitlines()) == 1 + 15
+    # The notes of the workers' copies of the task are said here, as in one process.
+    args = ["grad", "x * sum(one_hot(k, 3))", "--over", "x=0:1:3", "--k", "1", "--format", "json"]
+    run = gradcli(*args, "--dask")
+    assert run.exit_code == 0 and run.stdout == gradcli(*args).stdout
+    assert run.stderr == LEFT_OUT_K
+
+
+LEFT_OUT_K = (
+    "note: k is left out: it is used only in one_hot, where it has no derivative "
+    "(name it with --wrt to differentiate)\n"
+)
+TAYLOR_NOTE = (
+    "note: coefficients[0] to [5] are those of 1, x, k, x**2, x*k, k**2 (powers of the "
+    "distance from each point)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "command, source, note",
+    [
+        ("grad", "x * sum(one_hot(k, 3))", LEFT_OUT_K),  # d/dx = 1 by hand, k has none
+        ("jacobian", "x * one_hot(k, 3)", LEFT_OUT_K),
+        ("check", "x * sum(one_hot(k, 3))", LEFT_OUT_K),
+        ("taylor", "sin(x) * k", TAYLOR_NOTE),  # two inputs, order 2: six coefficients
+    ],
+    ids=["grad", "jacobian", "check", "taylor"],
+)
+@pytest.mark.parametrize("where", ["--over", "--points"])
+def test_the_workers_notes_are_said_as_in_one_process(
+    gradcli, scheduler, tmp_path, command, source, note, where
+):
+    # Before, the notes were those of the workers' copies of the task, and none was said.
+    if where == "--over":
+        points = ["--over", "x=0:1:3", "--over", "k=0:2:3"]
+    else:  # read by the workers (DaskFiles), in partitions of 1000 rows
+        rows = tmp_path / "rows.csv"
+        rows.write_text("x,k\n1,0\n2,2\n" + "3,1\n" * 2500)
+        points = ["--points", rows, "--chunk-size", "1000"]
+    for fmt in ("csv", "json"):
+        args = [command, source, *points, "--format", fmt]
+        single = gradcli(*args)
+        run = gradcli(*args, "--scheduler", scheduler)
+        assert single.exit_code == run.exit_code == 0, run.output
+        assert single.stderr == run.stderr == note
+        assert run.stdout == single.stdout
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import math
 import re
 import subprocess
 import sys
@@ -394,6 +395,28 @@ def test_a_literal_of_many_numbers_is_one_node_and_stays_small():
 )
 def test_a_subscript_is_never_taken_for_a_list_of_numbers(text, tree):
     assert parse(text).statements == (tree,)
+
+
+@pytest.mark.parametrize(
+    "text, values",
+    [
+        ("[-(2)][0]", (-2.0,)),  # the printer writes it [-2][0]
+        ("[- 2]", (-2.0,)),
+        ("[(2)]", (2.0,)),
+        ("[+ 2, -(3.5)]", (2.0, -3.5)),
+        ("[(-1e400)]", (-float("inf"),)),
+        ("[-(0)]", (-0.0,)),
+    ],
+)
+def test_a_list_of_signed_numbers_is_one_node_however_it_is_written(text, values):
+    # [-2] is one token; the same numbers in brackets or spaced apart are the same IR, so
+    # the printed program (the numbers without brackets) parses back to it.
+    (node,) = parse(text).statements
+    if text.endswith("[0]"):
+        node = node.obj
+    assert node == Numbers(values)
+    assert [math.copysign(1, v) for v in node.values] == [math.copysign(1, v) for v in values]
+    assert parse(to_source(parse(text))) == parse(text)
 
 
 def test_a_near_miss_of_a_long_list_of_numbers_parses_token_by_token():

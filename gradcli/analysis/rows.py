@@ -32,6 +32,9 @@ class ReportRows:
     analysis's own (``sigmas``, ``order``, ``grads``...).
     """
 
+    #: What the first row teaches the task (``run.computed``): a worker's copy sends it back.
+    learns = ("variables", "notes")
+
     def __init__(
         self,
         command: str,

@@ -150,7 +150,9 @@ class _Builder:
         return ir.Slice(*parts, span=_join(spans[0], spans[-1]))
 
     def list_lit(self, lsqb, *rest):
-        return ir.ListLit(rest[:-1], _join(token_span(lsqb), token_span(rest[-1])))
+        # The lexer takes `[-2]` as one Numbers token; `[-(2)]` and `[- 2]` are the same
+        # list and make the same node, so the IR (and its printed text) is one for all three.
+        return list_literal(rest[:-1], _join(token_span(lsqb), token_span(rest[-1])))
 
     def assign(self, target, value):
         if isinstance(target, ir.Name):

@@ -26,7 +26,7 @@ import numpy as np
 
 from ...errors import GradcliError
 from .columns import columns_from_arrays
-from .run import placed
+from .run import computed, learned, placed
 from .source import Chunk, Reader
 from .writers import Writer, cannot_write
 
@@ -164,7 +164,7 @@ class DaskFiles(Reader):
         results = in_order(submitted(), self.executor.in_flight())
         while True:
             try:
-                rows, columns = next(results)
+                rows, columns, found = next(results)
             except StopIteration:
                 return
             except GradcliError as error:
@@ -176,6 +176,7 @@ class DaskFiles(Reader):
                 raise GradcliError(placed(error.message, row, where)) from None
             except ValueError as error:  # Dask's reader: a field or a line it cannot parse
                 raise GradcliError(_unreadable(paths[0], error)) from None
+            learned(self._task, found)  # the notes of the worker's copy of the task
             path = paths.popleft()
             yield path, self.names, rows, columns
             rows_before[path] += rows
@@ -208,10 +209,11 @@ def _header(path: str, kind: str) -> list[str]:
         raise GradcliError(_unreadable(path, error)) from None
 
 
-def _compute_partition(task: Callable, frame) -> tuple[int, dict[str, np.ndarray]]:
-    """In a worker: a partition's rows through ``task``."""
+def _compute_partition(task: Callable, frame) -> tuple[int, dict[str, np.ndarray], dict]:
+    """In a worker: a partition's rows through ``task``, and what the task learned there."""
     columns = {name: _numbers(frame[name]) for name in frame.columns}
-    return len(frame), columns_from_arrays(task(columns))  # CSV and Parquet: columns
+    arrays, found = computed(task, columns)
+    return len(frame), columns_from_arrays(arrays), found  # CSV and Parquet: columns
 
 
 def _numbers(column) -> np.ndarray:

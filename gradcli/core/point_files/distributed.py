@@ -162,8 +162,12 @@ class DaskExecutor:
 
     def map(self, task: Callable, chunks: Iterable[Mapping[str, np.ndarray]]) -> Iterator:
         """``task(chunk)`` for each chunk, computed by the workers, yielded in order."""
-        futures = (self.client.submit(task, chunk, pure=False) for chunk in chunks)
-        return in_order(futures, self.in_flight())
+        from .run import computed, learned
+
+        futures = (self.client.submit(computed, task, chunk, pure=False) for chunk in chunks)
+        for arrays, found in in_order(futures, self.in_flight()):
+            learned(task, found)  # the notes of the worker's copy of the task
+            yield arrays
 
 
 def in_order(futures: Iterator, limit: int) -> Iterator:

@@ -3,7 +3,9 @@
 Where a chunk is computed is the executor's business: an object with one method,
 ``map(task, chunks)``, which yields the results in the order of the chunks.
 ``InProcess`` computes them here, one after the other; a Dask executor computes
-them on a cluster. The loop writes each result as it comes, so memory holds a
+them on a cluster, with a copy of the task in each worker: what a copy learns
+there (its ``learns``: the notes) comes back with its result (``computed``,
+``learned``). The loop writes each result as it comes, so memory holds a
 few chunks whatever the input's length, and accounts for the rows: how many,
 which were non-finite (a warning names each of the first ``SHOWN_WARNINGS``),
 which were skipped as bad.
@@ -31,6 +33,22 @@ class InProcess:
 
     def map(self, task: Callable, chunks: Iterable) -> Iterator:
         return map(task, chunks)
+
+
+def computed(task: Callable, chunk) -> tuple:
+    """``task(chunk)`` computed on a copy of ``task`` (in a worker), with what the copy
+    learned there: the attributes it names in ``learns`` (its notes, said once by the
+    caller after the run), which the caller's own task would never hold."""
+    arrays = task(chunk)
+    return arrays, {name: getattr(task, name) for name in getattr(task, "learns", ())}
+
+
+def learned(task: Callable, found: dict) -> None:
+    """What a copy of ``task`` learned (``computed``), kept where ``task`` has it not yet:
+    the first chunk's, as a chunk computed here would have left them."""
+    for name, value in found.items():
+        if getattr(task, name) is None:
+            setattr(task, name, value)
 
 
 class Summary(Record):

@@ -27,6 +27,9 @@ class PointsTask:
     chunk; either way once, not by each chunk.
     """
 
+    #: What the first chunk teaches the task (``run.computed``): a worker's copy sends it back.
+    learns = ("notes",)
+
     def __init__(
         self,
         command: str,
