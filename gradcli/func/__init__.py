@@ -1,12 +1,13 @@
 """``gradcli.func``: function transforms over the engine, as ``torch.func``.
 
 ``grad``, ``grad_and_value``, ``vjp`` and ``jacrev`` differentiate in reverse
-mode, ``jvp``, ``jacfwd`` and ``linearize`` in forward mode (``autograd.forward_ad``),
+mode, ``jvp``, ``jacfwd`` and ``linearize`` in forward mode (``autograd.forward_ad``;
+a forward transform inside another enters a level nested in its, ``engine/forward.py``),
 and ``hessian`` is ``jacfwd(jacrev(f))`` as in PyTorch. Their inputs and outputs
 are pytrees (tuples, lists, dicts of tensors: ``func/pytree.py``), and they
-compose: ``grad(grad(f))``, ``jacfwd(jacrev(f))``, and any of them inside ``vmap``
-(``func/mapping.py``), where each point differentiates with respect to its own
-copy of the inputs (``func/batched_autograd.py``).
+compose: ``grad(grad(f))``, ``jacfwd(jacrev(f))``, ``jacfwd(jacfwd(f))``, and any
+of them inside ``vmap`` (``func/mapping.py``), where each point differentiates
+with respect to its own copy of the inputs (``func/batched_autograd.py``).
 
 Each transform differentiates with respect to its own copies of the inputs, so
 its results are plain tensors, except where they depend on tensors outside
@@ -24,7 +25,7 @@ from ..engine.backward import grad as autograd_grad
 from ..engine.graph import Node
 from ..engine.state import PER_THREAD, enable_grad
 from ..engine.tensor import Tensor
-from ..errors import EngineError, GradcliValueError, NotImplementedByGradcli
+from ..errors import EngineError, GradcliValueError
 from . import pytree
 from .batched_autograd import grad as batched_grad
 from .batched_autograd import has_batched
@@ -178,9 +179,10 @@ def _differentiable(args, nums):
     for i in nums:
         leaves, spec = pytree.flatten(args[i])
         own = [_own_copy(leaf) for leaf in leaves]
-        trees.append((own, spec))
+        trees.append((own, spec, leaves))
         args[i] = pytree.unflatten(own, spec)
-    return args, [t for own, _ in trees for t in own], [spec for _, spec in trees]
+    own = [t for own, _, _ in trees for t in own]
+    return args, own, [spec for _, spec, _ in trees], [t for _, _, given in trees for t in given]
 
 
 def _regroup(flat, specs, single):
@@ -192,8 +194,27 @@ def _regroup(flat, specs, single):
     return out[0] if single else tuple(out)
 
 
-def _aux(aux):
-    return pytree.tree_map(lambda a: _plain(a, False), aux)
+_GRAD, _VJP = "grad_and_value(f)(*args)", "vjp(f, *primals)"
+
+
+def _aux(aux, own, given, stand_ins=None):
+    """has_aux's output as PyTorch's transforms give it back, each tensor taken out of the
+    transform's level: the tensor that stood for an input (its own copy, or in forward
+    mode its dual in ``stand_ins``) is that input (``given``; in forward mode an alias of
+    one that requires grad), any other stays connected to the tensors outside that
+    require grad, else is plain."""
+
+    def taken_out(a):
+        if not isinstance(a, Tensor):
+            raise EngineError(f"Expected tensors, got unsupported type {type(a)}")
+        for stand_in, x in zip(own if stand_ins is None else stand_ins, given):
+            if a is stand_in:
+                return x if stand_ins is None else _alias(x)
+        if a.requires_grad and a.grad_fn is None and not any(a is t for t in own):
+            return a  # a leaf from outside (a tensor the function closes over)
+        return a if _reaches_outside([a], own) else _plain(a, False)
+
+    return pytree.tree_map(taken_out, aux)
 
 
 # ----------------------------------------------------------------------------
@@ -208,8 +229,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         single, nums = _argnums_tuple(argnums, len(args))
         with enable_grad():
-            args, own, specs = _differentiable(args, nums)
-            output, aux = split_aux(func(*args, **kwargs), has_aux, "grad_and_value")
+            args, own, specs, given = _differentiable(args, nums)
+            output, aux = split_aux(func(*args, **kwargs), has_aux, _GRAD)
             check_scalar(output)
             keep = _outer_graph([output], own)
             grads = _grad(output, own, create_graph=keep, allow_unused=True)
@@ -217,7 +238,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         value = _plain(output, keep and _outer_graph([output], own))
         result = _regroup(grads, specs, single)
         if has_aux:
-            return result, (value, _aux(aux))
+            return result, (value, _aux(aux, own, given))
         return result, value
 
     return wrapper
@@ -238,8 +259,8 @@ def grad(func, argnums=0, has_aux=False):
 def vjp(func, *primals, has_aux=False):
     """``(func(*primals), vjp_fn)``: ``vjp_fn(v)`` is the tuple ``v^T J`` per primal."""
     with enable_grad():
-        args, own, specs = _differentiable(primals, range(len(primals)))
-        output, aux = split_aux(func(*args), has_aux, "vjp")
+        args, own, specs, given = _differentiable(primals, range(len(primals)))
+        output, aux = split_aux(func(*args), has_aux, _VJP)
     flat_out, out_spec = pytree.flatten(output)
     tensor_outputs(flat_out, "vjp(f, *primals)")
     keep = _outer_graph(flat_out, own)
@@ -270,7 +291,7 @@ def vjp(func, *primals, has_aux=False):
 
     value = pytree.tree_map(lambda o: _plain(o, keep), output)
     if has_aux:
-        return value, vjp_fn, _aux(aux)
+        return value, vjp_fn, _aux(aux, own, given)
     return value, vjp_fn
 
 
@@ -284,15 +305,15 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     def wrapper(*args, **kwargs):
         single, nums = _argnums_tuple(argnums, len(args))
         with enable_grad():
-            args, own, specs = _differentiable(args, nums)
-            output, aux = split_aux(func(*args, **kwargs), has_aux, "vjp")
+            args, own, specs, given = _differentiable(args, nums)
+            output, aux = split_aux(func(*args, **kwargs), has_aux, _VJP)
             flat_out, out_spec = pytree.flatten(output)
             tensor_outputs(flat_out, "vjp(f, *primals)")
             keep = _outer_graph(flat_out, own)
             rows = _jacobians(flat_out, own, keep)
         rows = [_regroup([_plain(j, keep) for j in row], specs, single) for row in rows]
         result = pytree.unflatten(rows, out_spec)
-        return (result, _aux(aux)) if has_aux else result
+        return (result, _aux(aux, own, given)) if has_aux else result
 
     return wrapper
 
@@ -363,24 +384,34 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         for t in flat:
             if not isinstance(t, Tensor):
                 raise EngineError(f"{_JVP}: Expected {name} to only contain Tensors, got {type(t)}")
-    _single_level("jvp")
-    with forward_ad.dual_level():
-        duals = [forward_ad.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents)]
-        output, aux = split_aux(func(*pytree.unflatten(duals, primals_spec)), has_aux, "jvp")
+    with forward_ad.nested_level():
+        own = [_dual_source(p) for p in flat_primals]
+        duals = [forward_ad.make_dual(p, t) for p, t in zip(own, flat_tangents)]
+        output, aux = split_aux(func(*pytree.unflatten(duals, primals_spec)), has_aux, _JVP)
         flat_out, out_spec = pytree.flatten(output)
         tensor_outputs(flat_out, _JVP)
         pairs = [_unpack(forward_ad, o, strict) for o in flat_out]
-    value = pytree.unflatten([_connected(p) for p, _ in pairs], out_spec)
-    tangent = pytree.unflatten([_connected(t) for _, t in pairs], out_spec)
+    value = pytree.unflatten([_alias(_connected(p, own)) for p, _ in pairs], out_spec)
+    tangent = pytree.unflatten([_connected(t, own) for _, t in pairs], out_spec)
     if has_aux:
-        return value, tangent, aux
+        return value, tangent, _aux(aux, own, flat_primals, duals)
     return value, tangent
 
 
-def _connected(t):
+def _connected(t, own):
     """A forward-mode result: connected to the tensors outside that require grad, as
     PyTorch's, else plain."""
-    return t if _reaches_outside([t], []) else _plain(t, False)
+    return t if _reaches_outside([t], own) else _plain(t, False)
+
+
+def _dual_source(p):
+    """What a forward-mode transform makes its dual of: its own copy of a floating-point
+    primal (make_dual refuses the others, as PyTorch's). The copy requires grad so that
+    the reverse rules an inner level's tangents run through rebuild it with the outer
+    levels' tangents (a plain tensor's values alone are saved)."""
+    if isinstance(p, Tensor) and _physical(p)._data.dtype.kind in "fc":
+        return _own_copy(p)
+    return p
 
 
 def _unpack(forward_ad, o, strict=False):
@@ -394,14 +425,6 @@ def _unpack(forward_ad, o, strict=False):
     return primal, apply(ops.zeros_like, primal) if tangent is None else tangent
 
 
-def _single_level(name):
-    if PER_THREAD.forward_ad is not None:
-        raise NotImplementedByGradcli(
-            f"{name}: nested forward-mode transforms (jvp or jacfwd inside jacfwd) are not "
-            "supported in gradcli"
-        )
-
-
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """The Jacobian by forward mode, as a function: one forward pass per input entry, each
     with a tangent (zero but for the entry) on every differentiated input, as PyTorch."""
@@ -410,7 +433,6 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     @_tracked
     def wrapper(*args, **kwargs):
         single, nums = _argnums_tuple(argnums, len(args))
-        _single_level("jacfwd")
         trees = [pytree.flatten(args[i]) for i in nums]
         flat = [x for leaves, _ in trees for x in leaves]
         for x in flat:
@@ -420,11 +442,12 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                 )
         columns = []  # per basis vector: the output leaves' tangents
         output = aux = None
+        own, duals = [_dual_source(x) for x in flat], []
         for j, x in enumerate(flat):
             for k in range(x.numel()):
-                with forward_ad.dual_level():
+                with forward_ad.nested_level():
                     duals = [forward_ad.make_dual(y, _basis(y, k if i == j else None))
-                             for i, y in enumerate(flat)]  # fmt: skip
+                             for i, y in enumerate(own)]  # fmt: skip
                     call, at = list(args), 0
                     for i, (leaves, spec) in zip(nums, trees):
                         call[i] = pytree.unflatten(duals[at : at + len(leaves)], spec)
@@ -447,11 +470,29 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                     row.append(apply(ops.reshape, apply(ops.stack, cols, -1), shape))
                 else:
                     row.append(ops.zeros(shape, dtype=out.dtype))
-            rows.append(_regroup([_connected(j) for j in row], [spec for _, spec in trees], single))
+            specs = [spec for _, spec in trees]
+            rows.append(_regroup([_connected(j, own) for j in row], specs, single))
         result = pytree.unflatten(rows, out_spec)
-        return (result, aux) if has_aux else result
+        if not has_aux:
+            return result
+        # PyTorch's aux is the first point of vmap's over the basis: an entry of an expand.
+        points = max(sum(x.numel() for x in flat), 1)
+        aux = _aux(aux, own, flat, duals)
+        return result, pytree.tree_map(lambda a: _first_point(a, points), aux)
 
     return wrapper
+
+
+def _alias(t):
+    """A forward-mode transform's result that requires grad: an alias of it, as PyTorch's
+    (its dual's primal, AliasBackward0)."""
+    return apply(ops.getitem, t, Ellipsis) if t.requires_grad else t
+
+
+def _first_point(a, points):
+    if not a.requires_grad:
+        return a
+    return apply(ops.getitem, apply(ops.expand, apply(ops.unsqueeze, a, 0), (points, *a.shape)), 0)
 
 
 def _basis(x, k):
