@@ -118,6 +118,56 @@ program("""
 """)
 
 program("""
+    # jacfwd_randomness: 'error' refuses a draw, 'same' draws once, 'different' as vmap's
+    x3 = torch.tensor([0.3, -0.7, 1.2], dtype=torch.float64)
+    draws = [
+        ("randn", lambda a: a * torch.randn(3, dtype=torch.float64)),
+        ("randn_big", lambda a: a * torch.randn(20, 3, dtype=torch.float64).sum(0)),
+        ("rand_like", lambda a: a * torch.rand_like(a)),
+        ("dropout", lambda a: torch.nn.functional.dropout(a, 0.5)),
+        ("bernoulli", lambda a: torch.bernoulli(a * 0 + 0.5) * a),
+        ("normal_", lambda a: a * torch.zeros(3, dtype=torch.float64).normal_()),
+        ("unused", lambda a: a + 0 * torch.randn(2, dtype=torch.float64).sum()),
+        ("method", lambda a: a * torch.ones(3, dtype=torch.float64).uniform_()),
+    ]
+    for mode in ["error", "same", "different"]:
+        for name, f in draws:
+            torch.manual_seed(0)
+            attempt(lambda: (mode, name, show(F.jacfwd(f, randomness=mode)(x3)), torch.rand(2)))
+        torch.manual_seed(0)
+        aux = lambda a: (a * 2, torch.randn(2, dtype=torch.float64))
+        attempt(lambda: (mode, show(F.jacfwd(aux, randomness=mode, has_aux=True)(x3))))
+        torch.manual_seed(0)
+        two = lambda a, b: a * b * torch.randn(3, dtype=torch.float64)
+        attempt(lambda: (mode, show(F.jacfwd(two, argnums=(0, 1), randomness=mode)(x3, x3[1]))))
+        torch.manual_seed(0)
+        inner = F.jacfwd(lambda a: (a * a * torch.randn(3, dtype=torch.float64)).sum(),
+                         randomness=mode)
+        attempt(lambda: (mode, show(F.jacfwd(inner, randomness=mode)(x3))))
+        torch.manual_seed(0)
+        points = X[:, :1].expand(3, 3).contiguous()
+        attempt(lambda: (mode, show(F.vmap(F.jacfwd(draws[0][1]), randomness=mode)(points))))
+        torch.manual_seed(0)
+        mapped = F.vmap(lambda a: a * torch.rand(()), randomness="same")
+        attempt(lambda: (mode, show(F.jacfwd(mapped, randomness=mode)(X))))
+    attempt(lambda: F.jacfwd(lambda a: a, randomness="bad")(x))
+    torch.manual_seed(0)
+    attempt(lambda: F.hessian(lambda a: (a * a * torch.randn(3, dtype=torch.float64)).sum())(x3))
+""")
+
+program("""
+    # nested_vmap_randomness: a draw passes every level around it, each as its randomness says
+    Z = torch.zeros(3, 2, dtype=torch.float64)
+    for outer in ["error", "same", "different"]:
+        for inner in ["error", "same", "different"]:
+            for draw in (lambda a: a + torch.rand((), dtype=torch.float64),
+                         lambda a: a + torch.randn(4, dtype=torch.float64).sum()):
+                torch.manual_seed(0)
+                f = F.vmap(F.vmap(draw, randomness=inner), randomness=outer)
+                attempt(lambda: (outer, inner, show(f(Z)), torch.rand(1)))
+""")
+
+program("""
     # aux_of_reverse_transforms: the aux as grad, grad_and_value, vjp and jacrev give it back
     def f(a):
         return (a * a).sum(), {"a": a, "sq": a * a, "y": y, "ay": a * y, "c": torch.ones(2)}
