@@ -95,6 +95,20 @@ program("""
 """)
 
 program("""
+    # matrix_norms_in_vmap: each point's norm, over each point's dims
+    F = torch.func
+    C = torch.tensor(np.random.default_rng(1).normal(size=(3, 2, 3, 2)))
+    for ord in ORDS:
+        print(ord, show(F.vmap(lambda b: L.matrix_norm(b, ord))(B)))
+        f = lambda c: L.matrix_norm(c, ord, dim=(2, 0), keepdim=True)
+        print(ord, show(F.vmap(f, in_dims=1)(C)), show(F.vmap(lambda b: L.norm(b, ord))(B)))
+        print(ord, show(F.vmap(F.grad(lambda b: L.matrix_norm(b, ord)))(B)))
+    print(show(F.vmap(L.svdvals)(B)), show(F.vmap(F.vmap(L.svdvals))(C)))
+    attempt(lambda: F.vmap(lambda b: L.matrix_norm(b, 2, dim=(0, 2)))(B))
+    attempt(lambda: F.vmap(lambda b: L.matrix_norm(b[0], 2))(B))
+""")
+
+program("""
     # matrix_norm_dtypes_and_errors: dtype=, and PyTorch's messages
     print(show(L.matrix_norm(A.float(), 2)), show(L.matrix_norm(A.float(), 2, dtype=torch.float64)))
     print(show(L.matrix_norm(A, "nuc", dtype=torch.float64)), show(L.norm(A.float(), 1)))

@@ -440,6 +440,7 @@ class LibraryPatch:
                 for name in names:
                     self.methods[name] = Tensor.__dict__[name]
                     setattr(Tensor, name, _random_method(entry))
+        from .. import linalg
         from ..nn import functional as nn
 
         self.nn = {}
@@ -447,6 +448,14 @@ class LibraryPatch:
             if getattr(nn.__dict__.get(name), "op", None) is entry:
                 self.nn[name] = nn.__dict__[name]
                 setattr(nn, name, nn.in_form(entry, dispatching(entry)))
+        # torch.linalg's functions that are entries (matrix_norm, a composite, reads its
+        # input's shape: it needs its batching rule).
+        self.linalg = {}
+        for name, value in list(vars(linalg).items()):
+            entry = getattr(value, "op", None)
+            if entry is not None and value is entry.call and entry.name in OPS:
+                self.linalg[name] = value
+                setattr(linalg, name, dispatching(entry))
         return self
 
     def __exit__(self, *exc):
@@ -458,6 +467,9 @@ class LibraryPatch:
         nn = sys.modules["gradcli.nn.functional"]
         for name, original in self.nn.items():
             setattr(nn, name, original)
+        linalg = sys.modules["gradcli.linalg"]
+        for name, original in self.linalg.items():
+            setattr(linalg, name, original)
         return False
 
 

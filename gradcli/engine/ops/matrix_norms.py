@@ -20,6 +20,7 @@ import numpy as np
 from ...errors import EngineError, GradcliIndexError, ShapeError
 from .. import batching_rules as batching
 from .. import dtypes
+from ..batched_values import Batched, call_physical, probe
 from ..opinfo import Sample
 from ..optable import Table
 from ..tensor import Tensor
@@ -166,13 +167,24 @@ def _reduced_back(result, order):
     return permute_op(result, [order.index(d) for d in range(len(order))])
 
 
+def _matrix_norm_batching(entry, found):
+    """matrix_norm at many points: each point's two dims, past the batch axis (the
+    single-point call checks them first, and raises its error)."""
+    A = found["A"]  # noqa: N806
+    probe(entry, found)
+    dims = _checked_dims(Tensor._make(np.zeros(A.shape)), found.get("dim") or (-2, -1))
+    physical = {k: v.physical if type(v) is Batched else v for k, v in found.items()}
+    physical["dim"] = [d + 1 for d in dims]
+    return call_physical(entry, found, physical)
+
+
 @table.composite(
     "matrix_norm",
     "(A: Tensor, ord: Number|str = 'fro', dim: int[] = None, keepdim: bool = False, *, "
     "dtype: dtype = None)",
     doc="matrix norm over two dims (-2 and -1 unless given): 'fro', 'nuc', 2, -2, 1, -1, "
     "inf or -inf",
-    kind="linalg", library=False, batching=False,
+    kind="linalg", library=False, batching=_matrix_norm_batching,
     kink="not differentiable where the largest (smallest) singular value or column sum ties",
     samples=(Sample("fro", [(2, 3)]), Sample("nuc", [(3, 2)], {"ord": "nuc"}),
              Sample("2", [(2, 3)], {"ord": 2}), Sample("-2", [(3, 2)], {"ord": -2}),
