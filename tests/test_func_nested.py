@@ -89,6 +89,16 @@ program("""
 """)
 
 program("""
+    # second_derivatives_of_pads: plain results, as PyTorch's (the reflection pad's
+    # gradient op records its input, with derivative 0: no tensor outside)
+    x4 = torch.tensor([0.3, -0.7, 1.1, 0.4], dtype=torch.float64)
+    for mode in ["reflect", "replicate", "circular"]:
+        f = lambda a: poly(torch.nn.functional.pad(a.reshape(1, 1, 4), (2, 1), mode=mode)).sum()
+        for t in [F.hessian, lambda g: F.jacfwd(F.jacfwd(g)), lambda g: F.jacrev(F.jacfwd(g))]:
+            print(mode, show(t(f)(x4)))
+""")
+
+program("""
     # nested_dual_levels: forward_ad's levels nest neither in each other nor in a transform
     def twice():
         with fwAD.dual_level():

@@ -30,6 +30,8 @@ tangents never enter its rules (no perturbation confusion). Only
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import EngineError, NotImplementedByGradcli
 from . import state
 from .tensor import Tensor
@@ -131,6 +133,25 @@ class DualLevel:
                 self.set_tangent(out, tangent)
 
 
+# Per dtype, the 0-d leaf every ``u`` of a pushforward is a view of: a rule may record u
+# where it reads only its shape (a pad's gradient op takes it, with derivative 0), so a
+# tangent's graph can reach u; the transforms know these leaves for none of the outside.
+_ANCHORS = {}
+
+
+def _anchor(dtype):
+    anchor = _ANCHORS.get(dtype)
+    if anchor is None:
+        anchor = Tensor._make(np.zeros((), dtype=dtype), None, True)
+        anchor = _ANCHORS.setdefault(dtype, anchor)
+    return anchor
+
+
+def is_anchor(t) -> bool:
+    """Whether ``t`` is the leaf the pushforwards' ``u`` are views of (no tensor of a user's)."""
+    return _ANCHORS.get(getattr(t, "_data", np.empty(0)).dtype) is t
+
+
 def _pushforward(overload, inputs, params, kwargs, result, tangents):
     """``sum_i J_i t_i`` for the result of ``overload``: the vector-Jacobian product of its
     reverse rules (linear in their gradient ``u``) with the tangents."""
@@ -138,7 +159,7 @@ def _pushforward(overload, inputs, params, kwargs, result, tangents):
     from .backward import grad
 
     with state.enable_grad():
-        u = ops.zeros_like(result, requires_grad=True)
+        u = ops.expand(_anchor(result._data.dtype), *result.shape)
         try:
             if overload.variadic:
                 cotangents = overload.variadic_backward(u, result, inputs, params, kwargs)
