@@ -18,9 +18,19 @@ says so, as PyTorch's does.
 Tangents are kept by the level, not on the tensors: a computed tensor's under its
 node (the tensors a differentiable reverse pass rebuilds from a node share it),
 any other's under the tensor itself.
+
+The ``func`` transforms nest levels (``jacfwd(jacfwd(f))``): each level knows the
+one around it (``outer``), and an op's result takes its tangent at every level,
+outermost first. A level's tangent is computed with the levels around it
+entered, so it carries their tangents in turn (the inner tangent's outer
+tangent is the mixed second derivative), and with itself left, so its own
+tangents never enter its rules (no perturbation confusion). Only
+``autograd.forward_ad``'s own ``dual_level`` refuses to nest, as PyTorch's.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from ..errors import EngineError, NotImplementedByGradcli
 from . import state
@@ -30,8 +40,18 @@ from .tensor import Tensor
 class DualLevel:
     """The tangents of the tensors made while one dual level is entered."""
 
-    def __init__(self):
+    def __init__(self, outer=None, public=True):
         self.tangents = {}  # key -> (tensor kept alive so its id stays its own, tangent)
+        self.outer = outer  # the level this one is nested in (func transforms), or None
+        self.public = public  # entered by forward_ad.dual_level (nests nothing), not func
+
+    def chain(self):
+        """The levels entered, outermost first, down to this one."""
+        levels, level = [], self
+        while level is not None:
+            levels.append(level)
+            level = level.outer
+        return levels[::-1]
 
     @staticmethod
     def _key(t):
@@ -48,21 +68,35 @@ class DualLevel:
             self.tangents[self._key(t)] = (t, tangent)
 
     def copy_tangent(self, source, target):
-        """``target`` takes ``source``'s tangent (an in-place op wrote source into target)."""
-        self.set_tangent(target, self.tangent_of(source))
+        """``target`` takes ``source``'s tangents, at every level (an in-place op wrote source
+        into target)."""
+        for level in self.chain():
+            level.set_tangent(target, level.tangent_of(source))
 
     # ----- the tangent of an op's result -----
 
     def propagate(self, overload, inputs, params, kwargs, result):
-        """Give ``result`` of ``overload`` on ``inputs`` its tangent, if an input has one."""
-        tangents = [self.tangent_of(a) if type(a) is Tensor else None for a in inputs]
-        if all(t is None for t in tangents) or result._data.dtype.kind not in "fc":
+        """Give ``result`` of ``overload`` on ``inputs`` its tangent at each level where an
+        input has one: the outer levels' first, which the inner ones' rules read."""
+        if result._data.dtype.kind not in "fc":
             return
-        state.PER_THREAD.forward_ad = None  # the rules' own ops carry no tangents
+        if self.outer is None:
+            self._propagate(overload, inputs, params, kwargs, result)
+            return
+        for level in self.chain():
+            level._propagate(overload, inputs, params, kwargs, result)
+
+    def _propagate(self, overload, inputs, params, kwargs, result):
+        tangents = [self.tangent_of(a) if type(a) is Tensor else None for a in inputs]
+        if all(t is None for t in tangents):
+            return
+        entered = state.PER_THREAD.forward_ad
+        # The rules' own ops carry the outer levels' tangents, none of this one.
+        state.PER_THREAD.forward_ad = self.outer
         try:
             tangent = _pushforward(overload, inputs, params, kwargs or {}, result, tangents)
         finally:
-            state.PER_THREAD.forward_ad = self
+            state.PER_THREAD.forward_ad = entered
         self.set_tangent(result, tangent)
 
     def function_tangents(self, cls, ctx, args, output):
@@ -70,6 +104,11 @@ class DualLevel:
         tangents = [self.tangent_of(a) if type(a) is Tensor else None for a in args]
         if all(t is None for t in tangents):
             return
+        if self.outer is not None:
+            raise NotImplementedByGradcli(
+                f"the custom Function {cls.__name__} inside nested forward-mode transforms "
+                "(jacfwd or jvp inside jacfwd or jvp) is not supported in gradcli"
+            )
         from . import ops
 
         tangents = [
@@ -94,6 +133,25 @@ class DualLevel:
                 self.set_tangent(out, tangent)
 
 
+# Per dtype, the 0-d leaf every ``u`` of a pushforward is a view of: a rule may record u
+# where it reads only its shape (a pad's gradient op takes it, with derivative 0), so a
+# tangent's graph can reach u; the transforms know these leaves for none of the outside.
+_ANCHORS = {}
+
+
+def _anchor(dtype):
+    anchor = _ANCHORS.get(dtype)
+    if anchor is None:
+        anchor = Tensor._make(np.zeros((), dtype=dtype), None, True)
+        anchor = _ANCHORS.setdefault(dtype, anchor)
+    return anchor
+
+
+def is_anchor(t) -> bool:
+    """Whether ``t`` is the leaf the pushforwards' ``u`` are views of (no tensor of a user's)."""
+    return _ANCHORS.get(getattr(t, "_data", np.empty(0)).dtype) is t
+
+
 def _pushforward(overload, inputs, params, kwargs, result, tangents):
     """``sum_i J_i t_i`` for the result of ``overload``: the vector-Jacobian product of its
     reverse rules (linear in their gradient ``u``) with the tangents."""
@@ -101,7 +159,7 @@ def _pushforward(overload, inputs, params, kwargs, result, tangents):
     from .backward import grad
 
     with state.enable_grad():
-        u = ops.zeros_like(result, requires_grad=True)
+        u = ops.expand(_anchor(result._data.dtype), *result.shape)
         try:
             if overload.variadic:
                 cotangents = overload.variadic_backward(u, result, inputs, params, kwargs)
