@@ -120,6 +120,8 @@ program("""
             return fwAD.unpack_dual(d * d).tangent
     attempt(lambda: F.jacfwd(level_inside)(x))
     attempt(lambda: F.jvp(level_inside, (x,), (x,)))
+    attempt(lambda: F.jacfwd(lambda a: F.linearize(lambda b: b * b, a)[1](a))(x))
+    attempt(lambda: F.jvp(lambda a: F.linearize(lambda b: b * b, a)[0], (x,), (x,)))
     with fwAD.dual_level():  # a level after the refusals is a level again
         d = fwAD.make_dual(x, torch.ones_like(x))
         print(show(fwAD.unpack_dual(poly(d)).tangent))

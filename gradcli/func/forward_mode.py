@@ -11,6 +11,7 @@ are vmap's.
 from __future__ import annotations
 
 from ..engine import generator, ops
+from ..engine.state import PER_THREAD
 from ..engine.tensor import Tensor
 from ..errors import EngineError
 from . import pytree
@@ -240,6 +241,10 @@ def linearize(func, *primals):
     """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian-vector product at
     ``primals``. PyTorch traces the forward-mode pass once and replays it; gradcli, with no
     tracer, runs it again at the same primals on each call (the same arithmetic)."""
+    from ..autograd.forward_ad import NESTED
+
+    if PER_THREAD.forward_ad is not None:  # PyTorch traces in a dual level of its own
+        raise EngineError(NESTED)
     output = func(*primals)
     flat_primals, primals_spec = pytree.flatten(primals)
     _, out_spec = pytree.flatten(output)
