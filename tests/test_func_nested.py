@@ -75,6 +75,13 @@ program("""
     print(show(F.jvp(lambda a: F.jacfwd(f)(a), (x,), (x,))))
     print(show(F.jacfwd(lambda a: F.jacfwd(lambda b: a * b * b)(a * a))(x)))
     print(show(F.jacfwd(lambda a: F.jvp(lambda b: b * a, (a,), (ones,)))(x)))
+
+    def assigned(a):  # in-place writes outside a graph carry every level's tangent
+        b = a.clone()
+        b[1:] = a[:1] ** 2
+        b.mul_(a)
+        return poly(b).sum()
+    print(show(F.jacfwd(F.jacfwd(assigned))(x)), show(F.hessian(assigned)(x)))
 """)
 
 program("""
