@@ -149,6 +149,22 @@ program("""
 """)
 
 program("""
+    # vmap_of_pads: every mode at many points, a point's own batch dim too, and grad inside
+    import torch.nn.functional as F
+    vmap, grad = torch.func.vmap, torch.func.grad
+    X = torch.tensor(np.random.default_rng(0).normal(size=(3, 2, 4)))
+    Y = torch.tensor(np.random.default_rng(1).normal(size=(2, 3, 2, 4)))
+    for mode in ["constant", "reflect", "replicate", "circular"]:
+        print(vmap(lambda a: F.pad(a, (1, 2), mode=mode))(X).detach())
+        print(vmap(lambda a: F.pad(a, (2, 1), mode=mode))(Y).detach())
+        print(vmap(lambda a: F.pad(a, (1, 1, 1, 0), mode=mode), in_dims=1)(Y).detach())
+        print(vmap(grad(lambda a: (F.pad(a, (1, 2), mode=mode) ** 3).sum()))(X).detach())
+        if mode != "reflect":  # PyTorch's message names its batch's flattened shape there
+            attempt(lambda: vmap(lambda a: F.pad(a, (5, 0), mode=mode))(X))
+        attempt(lambda: vmap(lambda a: F.pad(a[0, 0], (1, 0), mode=mode))(X))
+""")
+
+program("""
     # dropout: PyTorch's numbers from the same seed, training on and off, in place, gradients
     import torch.nn.functional as F
     torch.manual_seed(0)

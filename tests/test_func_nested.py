@@ -75,6 +75,13 @@ program("""
     print(show(F.jvp(lambda a: F.jacfwd(f)(a), (x,), (x,))))
     print(show(F.jacfwd(lambda a: F.jacfwd(lambda b: a * b * b)(a * a))(x)))
     print(show(F.jacfwd(lambda a: F.jvp(lambda b: b * a, (a,), (ones,)))(x)))
+
+    def assigned(a):  # in-place writes outside a graph carry every level's tangent
+        b = a.clone()
+        b[1:] = a[:1] ** 2
+        b.mul_(a)
+        return poly(b).sum()
+    print(show(F.jacfwd(F.jacfwd(assigned))(x)), show(F.hessian(assigned)(x)))
 """)
 
 program("""
@@ -120,6 +127,8 @@ program("""
             return fwAD.unpack_dual(d * d).tangent
     attempt(lambda: F.jacfwd(level_inside)(x))
     attempt(lambda: F.jvp(level_inside, (x,), (x,)))
+    attempt(lambda: F.jacfwd(lambda a: F.linearize(lambda b: b * b, a)[1](a))(x))
+    attempt(lambda: F.jvp(lambda a: F.linearize(lambda b: b * b, a)[0], (x,), (x,)))
     with fwAD.dual_level():  # a level after the refusals is a level again
         d = fwAD.make_dual(x, torch.ones_like(x))
         print(show(fwAD.unpack_dual(poly(d)).tangent))

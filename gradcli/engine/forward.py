@@ -133,23 +133,54 @@ class DualLevel:
                 self.set_tangent(out, tangent)
 
 
-# Per dtype, the 0-d leaf every ``u`` of a pushforward is a view of: a rule may record u
-# where it reads only its shape (a pad's gradient op takes it, with derivative 0), so a
-# tangent's graph can reach u; the transforms know these leaves for none of the outside.
-_ANCHORS = {}
+# The leaves a pushforward records that are no tensor of a user's: every ``u``, a
+# broadcast of its dtype's one 0-d zero (a rule may record u where it reads only its
+# shape: a pad's gradient op takes it, with derivative 0), and under nested levels the
+# stand-ins of the rules' inputs (``_recorded``), by id. A tangent's graph can reach
+# them; the transforms count none of them as a tensor outside (``func/copies.py``), and
+# forget the stand-ins when the outermost one returns.
+_ZEROS = {}
+_STAND_INS = {}
 
 
-def _anchor(dtype):
-    anchor = _ANCHORS.get(dtype)
-    if anchor is None:
-        anchor = Tensor._make(np.zeros((), dtype=dtype), None, True)
-        anchor = _ANCHORS.setdefault(dtype, anchor)
-    return anchor
+def _cotangent(result):
+    """The stand-in ``u`` the rules take as the gradient of ``result``: zeros, requiring grad."""
+    dtype = result._data.dtype
+    zero = _ZEROS.get(dtype)
+    if zero is None:
+        zero = _ZEROS.setdefault(dtype, np.zeros((), dtype=dtype))
+    return Tensor._make(np.broadcast_to(zero, result._data.shape), None, True)
 
 
-def is_anchor(t) -> bool:
-    """Whether ``t`` is the leaf the pushforwards' ``u`` are views of (no tensor of a user's)."""
-    return _ANCHORS.get(getattr(t, "_data", np.empty(0)).dtype) is t
+def is_stand_in(t) -> bool:
+    """Whether ``t`` is a leaf a pushforward made (no tensor of a user's)."""
+    data = t._data
+    return (
+        data.base is not None
+        and data.base is _ZEROS.get(data.dtype)
+        or (_STAND_INS.get(id(t)) is t)
+    )
+
+
+def forget_stand_ins():
+    """Drop the stand-ins of the rules' inputs."""
+    _STAND_INS.clear()
+
+
+def _recorded(t):
+    """``t`` as a rule of an inner level takes it: where it carries an outer level's
+    tangent but records no graph, a stand-in leaf with its values and tangents that does,
+    so the reverse pass rebuilds it with them (of a tensor without a graph a node keeps
+    the values alone)."""
+    dual = state.PER_THREAD.forward_ad
+    if type(t) is not Tensor or t.requires_grad or t._data.dtype.kind not in "fc":
+        return t
+    if all(level.tangent_of(t) is None for level in dual.chain()):
+        return t
+    stand_in = Tensor._make(t._data, None, True)
+    dual.copy_tangent(t, stand_in)
+    _STAND_INS[id(stand_in)] = stand_in
+    return stand_in
 
 
 def _pushforward(overload, inputs, params, kwargs, result, tangents):
@@ -158,8 +189,11 @@ def _pushforward(overload, inputs, params, kwargs, result, tangents):
     from . import ops
     from .backward import grad
 
+    if state.PER_THREAD.forward_ad is not None:  # nested: the outer levels' tangents kept
+        inputs = [_recorded(a) for a in inputs]
+        result = _recorded(result)
     with state.enable_grad():
-        u = ops.expand(_anchor(result._data.dtype), *result.shape)
+        u = _cotangent(result)
         try:
             if overload.variadic:
                 cotangents = overload.variadic_backward(u, result, inputs, params, kwargs)

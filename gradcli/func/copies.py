@@ -15,7 +15,7 @@ import functools
 
 from ..engine import ops
 from ..engine.backward import grad as autograd_grad
-from ..engine.forward import is_anchor
+from ..engine.forward import forget_stand_ins, is_stand_in
 from ..engine.graph import Node
 from ..engine.state import PER_THREAD
 from ..engine.tensor import Tensor
@@ -63,6 +63,7 @@ def tracked(fn):
                 _FINISHED.update(made)
             else:
                 _FINISHED.clear()
+                forget_stand_ins()
 
     return run
 
@@ -122,7 +123,7 @@ def reaches_outside(outputs, own):
             if isinstance(parent, Node):
                 stack.append(parent)
             elif parent is not None and id(parent) not in own_ids and id(parent) not in _FINISHED:
-                if not is_anchor(parent):  # a forward-mode rule's stand-in: not outside
+                if not is_stand_in(parent):  # a forward-mode rule's own: not outside
                     return True
     return False
 

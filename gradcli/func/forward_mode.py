@@ -11,6 +11,7 @@ are vmap's.
 from __future__ import annotations
 
 from ..engine import generator, ops
+from ..engine.state import PER_THREAD
 from ..engine.tensor import Tensor
 from ..errors import EngineError
 from . import pytree
@@ -19,7 +20,6 @@ from .copies import (
     JVP_API,
     alias,
     argnums_tuple,
-    own_copy,
     physical,
     plain,
     reaches_outside,
@@ -59,33 +59,22 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                     f"{JVP_API}: Expected {name} to only contain Tensors, got {type(t)}"
                 )
     with forward_ad.nested_level():
-        own = [_dual_source(p) for p in flat_primals]
-        duals = [forward_ad.make_dual(p, t) for p, t in zip(own, flat_tangents)]
+        duals = [forward_ad.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents)]
         output, aux = split_aux(func(*pytree.unflatten(duals, primals_spec)), has_aux, JVP_API)
         flat_out, out_spec = pytree.flatten(output)
         tensor_outputs(flat_out, JVP_API)
         pairs = [_unpack(forward_ad, o, strict) for o in flat_out]
-    value = pytree.unflatten([alias(_connected(p, own)) for p, _ in pairs], out_spec)
-    tangent = pytree.unflatten([_connected(t, own) for _, t in pairs], out_spec)
+    value = pytree.unflatten([alias(_connected(p)) for p, _ in pairs], out_spec)
+    tangent = pytree.unflatten([_connected(t) for _, t in pairs], out_spec)
     if has_aux:
-        return value, tangent, taken_out(aux, own, flat_primals, duals)
+        return value, tangent, taken_out(aux, [], flat_primals, duals)
     return value, tangent
 
 
-def _connected(t, own):
+def _connected(t):
     """A forward-mode result: connected to the tensors outside that require grad, as
     PyTorch's, else plain."""
-    return t if reaches_outside([t], own) else plain(t, False)
-
-
-def _dual_source(p):
-    """What a forward-mode transform makes its dual of: its own copy of a floating-point
-    primal (make_dual refuses the others, as PyTorch's). The copy requires grad so that
-    the reverse rules an inner level's tangents run through rebuild it with the outer
-    levels' tangents (a plain tensor's values alone are saved)."""
-    if isinstance(p, Tensor) and physical(p)._data.dtype.kind in "fc":
-        return own_copy(p)
-    return p
+    return t if reaches_outside([t], []) else plain(t, False)
 
 
 def _unpack(forward_ad, o, strict=False):
@@ -125,7 +114,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             return _mapped_jacfwd(func, nums, trees, single, has_aux, args, kwargs)
         columns = []  # per basis vector: the output leaves' tangents
         output = aux = None
-        own, duals = [_dual_source(x) for x in flat], []
+        duals = []
         state = generator.get_rng_state() if randomness == "same" else None
         with refusing_draws(randomness == "error"):
             for j, x in enumerate(flat):
@@ -134,7 +123,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                         generator.set_rng_state(state)
                     with forward_ad.nested_level():
                         duals = [forward_ad.make_dual(y, _basis(y, k if i == j else None))
-                                 for i, y in enumerate(own)]  # fmt: skip
+                                 for i, y in enumerate(flat)]  # fmt: skip
                         output, aux = split_aux(
                             func(*_placed(args, nums, trees, duals), **kwargs), has_aux, JVP_API
                         )
@@ -156,13 +145,13 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                 else:
                     row.append(ops.zeros(shape, dtype=out.dtype))
             specs = [spec for _, spec in trees]
-            rows.append(regroup([_connected(j, own) for j in row], specs, single))
+            rows.append(regroup([_connected(j) for j in row], specs, single))
         result = pytree.unflatten(rows, out_spec)
         if not has_aux:
             return result
         # PyTorch's aux is the first point of vmap's over the basis: an entry of an expand.
         points = max(sum(x.numel() for x in flat), 1)
-        aux = taken_out(aux, own, flat, duals)
+        aux = taken_out(aux, [], flat, duals)
         return result, pytree.tree_map(lambda a: _first_point(a, points), aux)
 
     return wrapper
@@ -240,6 +229,10 @@ def linearize(func, *primals):
     """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian-vector product at
     ``primals``. PyTorch traces the forward-mode pass once and replays it; gradcli, with no
     tracer, runs it again at the same primals on each call (the same arithmetic)."""
+    from ..autograd.forward_ad import NESTED
+
+    if PER_THREAD.forward_ad is not None:  # PyTorch traces in a dual level of its own
+        raise EngineError(NESTED)
     output = func(*primals)
     flat_primals, primals_spec = pytree.flatten(primals)
     _, out_spec = pytree.flatten(output)

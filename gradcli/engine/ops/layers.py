@@ -20,6 +20,7 @@ import numpy as np
 from ...errors import EngineError, NotImplementedByGradcli, ShapeError
 from .. import batching_rules as batching
 from .. import limits
+from ..batched_values import Batched, call_physical, probe
 from ..opinfo import Sample
 from ..optable import Table, over
 from ..tensor import Tensor
@@ -256,13 +257,28 @@ reflection_pad_backward = _pad_gradient("Reflection")
 replication_pad_backward = _pad_gradient("Replication")
 
 
+def _pad_batching(entry, found):
+    """pad at many points: the physical tensor padded on the same last dims. The modes
+    other than 'constant' take a batch of at most one dim: a point's own one joins the
+    points' axis, and is parted again after."""
+    probe(entry, found)  # the single-point errors first
+    x = found["input"]
+    physical = {k: v.physical if type(v) is Batched else v for k, v in found.items()}
+    if found.get("mode", "constant") == "constant" or x.ndim == len(found["pad"]) // 2 + 1:
+        return call_physical(entry, found, physical)
+    p = x.physical
+    physical["input"] = p.reshape(p.shape[0] * p.shape[1], *p.shape[2:])
+    out = call_physical(entry, found, physical).physical
+    return Batched(out.reshape(p.shape[0], p.shape[1], *out.shape[1:]))
+
+
 @table.composite(
     "pad",
     "(input: Tensor, pad: int[], mode: 'constant'|'reflect'|'replicate'|'circular' = "
     "'constant', value: float = None)",
     doc="input padded on its last dims: with a value, by reflecting or repeating its edges, or "
     "circularly",
-    domain=("real", {"pad": [1, 2]}), **_LAYER, batching=False, overloads=_BY_MODE,
+    domain=("real", {"pad": [1, 2]}), **_LAYER, batching=_pad_batching, overloads=_BY_MODE,
     samples=(Sample("2-d", [(2, 3)], {"pad": [1, 2]}),
              Sample("reflect", [(1, 2, 3)], {"pad": [2, 1], "mode": "reflect"}),
              Sample("replicate", [(1, 2, 3)], {"pad": [1, 1, 0, 2], "mode": "replicate"}),
