@@ -54,6 +54,8 @@ def _record(overload, inputs, raws, out, params, kwargs):
 
 
 _F64 = np.dtype(np.float64)
+_ARRAY = np.ndarray
+_new = object.__new__
 
 
 def _promote(out, x, y=None):
@@ -134,11 +136,17 @@ def bind(overload):
                 raise forward_error(name, (xd,), err) from None
             if promotes and out.dtype is not xd.dtype:
                 out = _promote(out, xd)
+            if type(out) is not _ARRAY:  # a NumPy scalar of a 0-d input
+                out = np.asarray(out)
+            t = _new(Tensor)  # Tensor._make, inline: this is every op's result
+            t._data = out
+            t.grad = None
             if x.requires_grad and _PER_THREAD.grad_enabled:
-                t = Tensor._make(out, None, True)
-                t.grad_fn = overload.node(overload, (x.grad_fn or x,), (xd,), t._data, params, None)
+                t.requires_grad = True
+                t.grad_fn = overload.record1(overload, x.grad_fn or x, (xd,), out, params)
             else:
-                t = Tensor._make(out)
+                t.requires_grad = False
+                t.grad_fn = None
             if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                 _PER_THREAD.forward_ad.propagate(overload, (x,), params, None, t)
             return t
@@ -168,16 +176,22 @@ def bind(overload):
                 raise operand_error(name, x, y) from None
             if promotes and out.dtype is not (xd if tx else yd).dtype:
                 out = _promote(out, xd, yd)
+            if type(out) is not _ARRAY:  # a NumPy scalar of 0-d inputs
+                out = np.asarray(out)
+            t = _new(Tensor)  # Tensor._make, inline: this is every op's result
+            t._data = out
+            t.grad = None
             if _PER_THREAD.grad_enabled:
                 px = (x.grad_fn or x) if tx and x.requires_grad else None
                 py = (y.grad_fn or y) if ty and y.requires_grad else None
                 if px is not None or py is not None:
-                    t = Tensor._make(out, None, True)
-                    t.grad_fn = overload.node(overload, (px, py), (xd, yd), t._data, params, None)
+                    t.requires_grad = True
+                    t.grad_fn = overload.record2(overload, px, py, (xd, yd), out, params)
                     if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                         _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
                     return t
-            t = Tensor._make(out)
+            t.requires_grad = False
+            t.grad_fn = None
             if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                 _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
             return t

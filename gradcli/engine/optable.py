@@ -124,7 +124,7 @@ Conventions of the rules
 from __future__ import annotations
 
 from .applying import bind, public
-from .graph import node_class
+from .graph import node_class, recorders
 from .schema import Schema
 
 # ----------------------------------------------------------------------------
@@ -141,7 +141,7 @@ class Overload:
     """
 
     __slots__ = ("entry", "grad_fn", "key", "rules", "forward", "when", "saves", "fn", "node")
-    __slots__ += ("lists_numbers", "size")
+    __slots__ += ("lists_numbers", "size", "record1", "record2")
 
     def __init__(
         self,
@@ -168,11 +168,24 @@ class Overload:
         self.lists_numbers = numbers
         self.size = size
         self.node = self._first_node
+        self.record1 = self._first_record1
+        self.record2 = self._first_record2
 
     def _first_node(self, *args):
-        # The node class is made on the first recording (see graph.node_class).
+        return self._make_class().node(*args)
+
+    def _first_record1(self, *args):
+        return self._make_class().record1(*args)
+
+    def _first_record2(self, *args):
+        return self._make_class().record2(*args)
+
+    def _make_class(self):
+        # The node class is made on the first recording (see graph.node_class): ``node``
+        # records a node of any arity, ``record1`` and ``record2`` of one input and of two.
         self.node = node_class(self.grad_fn)
-        return self.node(*args)
+        self.record1, self.record2 = recorders(self.node)
+        return self
 
     @property
     def name(self):
