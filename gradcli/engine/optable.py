@@ -141,7 +141,7 @@ class Overload:
     """
 
     __slots__ = ("entry", "grad_fn", "key", "rules", "forward", "when", "saves", "fn", "node")
-    __slots__ += ("lists_numbers", "size", "record1", "record2")
+    __slots__ += ("lists_numbers", "size", "record1", "record2", "variadic")
 
     def __init__(
         self,
@@ -167,6 +167,7 @@ class Overload:
         # False where PyTorch takes the number as a scalar (x ** 2, 1 - x).
         self.lists_numbers = numbers
         self.size = size
+        self.variadic = False  # the entry's, copied when it takes the overload: read per node
         self.node = self._first_node
         self.record1 = self._first_record1
         self.record2 = self._first_record2
@@ -190,10 +191,6 @@ class Overload:
     @property
     def name(self):
         return self.entry.name
-
-    @property
-    def variadic(self):
-        return self.entry.variadic
 
     def variadic_backward(self, g, ans, args, params, kwargs):
         """The gradients of all inputs of a variadic op (stack, cat): its one rule
@@ -323,6 +320,7 @@ class Op:
         self.over = {}
         for o in self.overloads:
             o.entry = self
+            o.variadic = variadic
             if o.forward is None:
                 o.forward = forward
             if o.saves is None:
