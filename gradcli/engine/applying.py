@@ -13,6 +13,7 @@ from .tensor import Tensor
 _NO_ARG = object()  # an input given by keyword, not by position
 _PER_THREAD = state.PER_THREAD
 _DUAL_LEVELS = state.DUAL_LEVELS
+_GRAD_OFF = state.GRAD_OFF  # no thread has grad mode off: every op records (state.switch_grad)
 
 
 def public(entry):
@@ -90,7 +91,7 @@ def bind(overload):
     name = entry.name
     size = _result_size(entry, overload.size, n)
     if size is not None:
-        limit = limits.MaxElements
+        limit, lowest = limits.MaxElements, limits.LOWEST
 
     def by_keyword(args, kwargs):
         return fn(*entry.schema.bind(name, [a for a in args if a is not _NO_ARG], kwargs))
@@ -141,7 +142,7 @@ def bind(overload):
             t = _new(Tensor)  # Tensor._make, inline: this is every op's result
             t._data = out
             t.grad = None
-            if x.requires_grad and _PER_THREAD.grad_enabled:
+            if x.requires_grad and (not _GRAD_OFF[0] or _PER_THREAD.grad_enabled):
                 t.requires_grad = True
                 t.grad_fn = overload.record1(overload, x.grad_fn or x, (xd,), out, params)
             else:
@@ -162,8 +163,8 @@ def bind(overload):
             xd = x._data if tx else x
             yd = y._data if ty else y
             # Without params, the product of the sizes bounds the result's (see ``size`` in
-            # ``optable``): most calls need no more.
-            if size is not None and (params or tx and ty and xd.size * yd.size > limit.value):
+            # ``optable``): most calls need no more, nor the thread's own limit (``LOWEST``).
+            if size is not None and (params or tx and ty and xd.size * yd.size > lowest[0]):
                 if size(xd, yd, *params) > limit.value:
                     limits.check(name, size(xd, yd, *params))
             try:
@@ -181,7 +182,7 @@ def bind(overload):
             t = _new(Tensor)  # Tensor._make, inline: this is every op's result
             t._data = out
             t.grad = None
-            if _PER_THREAD.grad_enabled:
+            if not _GRAD_OFF[0] or _PER_THREAD.grad_enabled:
                 px = (x.grad_fn or x) if tx and x.requires_grad else None
                 py = (y.grad_fn or y) if ty and y.requires_grad else None
                 if px is not None or py is not None:
