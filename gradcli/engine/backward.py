@@ -72,9 +72,12 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
                 # may refer to its parents' tensors but not to its own (a cycle).
                 if type(g) is not Tensor:
                     g = Tensor._make(g)
-                ans = outputs.get(node)
-                if ans is None:
-                    ans = outputs[node] = Tensor._make(node.ans, node, True)
+                if op.reads_result:
+                    ans = outputs.get(node)
+                    if ans is None:
+                        ans = outputs[node] = Tensor._make(node.ans, node, True)
+                else:  # no rule of the op reads it (optable.reads_result): not wrapped
+                    ans = node.ans
                 args = node.wired
                 if args is None:
                     node.wired = args = _wired_inputs(node, outputs)
