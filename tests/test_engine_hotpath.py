@@ -105,3 +105,60 @@ def test_nodes_are_node_instances_of_a_class_named_by_their_grad_fn():
     node = (x * 2).grad_fn
     assert isinstance(node, Node) and type(node).__name__ == "MulBackward0"
     assert type((x * 3).grad_fn) is type(node)  # one class per grad_fn name
+
+
+def test_recorded_nodes_are_whole_and_each_class_has_its_own_recorders():
+    # An op of one or two inputs records its node through its class's recorders
+    # (graph.recorders), not the class call: the node must be the one the class call makes.
+    x = gradcli.tensor([1.0, 2.0], requires_grad=True)
+    y = gradcli.tensor([3.0, 4.0], requires_grad=True)
+    for t, parents in ((x.exp(), (x,)), (x * y, (x, y)), (x * 2, (x, None))):
+        node = t.grad_fn
+        fields = {name: getattr(node, name) for name in Node.__slots__ if name != "_metadata"}
+        made = type(node)(node.op, parents, node.saved, node.ans, node.params, None)
+        assert fields == {name: getattr(made, name) for name in fields}
+        assert node.parents == parents and node.ans is t._data and node.wired is None
+    mul, exp = (x * y).grad_fn.op, x.exp().grad_fn.op
+    codes = {id(f.__code__) for f in (mul.record1, mul.record2, exp.record1, exp.record2)}
+    assert len(codes) == 4  # the stores of each code object meet one class only
+
+
+def test_the_count_of_threads_with_grad_mode_off_follows_every_switch():
+    # An op records without looking up its thread's grad mode while no thread has it off
+    # (state.GRAD_OFF, kept by state.switch_grad): the count must follow every switch.
+    import threading
+
+    from gradcli.engine import state
+
+    x = gradcli.tensor([1.0, 2.0], requires_grad=True)
+    assert state.GRAD_OFF[0] == 0
+    with gradcli.no_grad():
+        assert state.GRAD_OFF[0] == 1 and not (x * x).requires_grad
+        with gradcli.enable_grad():
+            assert state.GRAD_OFF[0] == 0 and (x * x).requires_grad
+        with gradcli.no_grad():  # already off: counted once
+            assert state.GRAD_OFF[0] == 1
+    with gradcli.inference_mode():
+        assert state.GRAD_OFF[0] == 1 and not x.exp().requires_grad
+    gradcli.set_grad_enabled(False)  # a bare call switches for good
+    assert state.GRAD_OFF[0] == 1 and not x.exp().requires_grad
+    gradcli.set_grad_enabled(True)
+    assert gradcli.no_grad()(lambda: (state.GRAD_OFF[0], (x * x).requires_grad))() == (1, False)
+    assert state.GRAD_OFF[0] == 0
+    off, done, seen = threading.Event(), threading.Event(), []
+
+    def other_thread():
+        with gradcli.no_grad():
+            seen.append((x * x).requires_grad)
+            off.set()
+            done.wait(10)
+
+    thread = threading.Thread(target=other_thread)
+    thread.start()
+    off.wait(10)
+    try:  # another thread's mode is off, this one's on: it still records
+        assert state.GRAD_OFF[0] == 1 and (x * x).requires_grad and x.exp().requires_grad
+    finally:
+        done.set()
+        thread.join()
+    assert seen == [False] and state.GRAD_OFF[0] == 0

@@ -129,3 +129,47 @@ def test_differentiable_passes_leave_no_reference_cycles():
         assert gc.collect() == 0  # everything freed by reference counts alone
     finally:
         gc.enable()
+
+
+def test_a_differentiable_pass_wraps_only_the_results_a_rule_reads(monkeypatch):
+    # y = sum(exp(x) * sin(x)): of the four nodes only exp's rule reads its result. The
+    # pass wraps, as tensors on the graph, the results the nodes' saved inputs are (mul's
+    # for sum, exp's and sin's for mul: 3) and the result of a node whose rule reads it,
+    # once (exp's, already wrapped): 3 in all, where wrapping every node's result made 4.
+    from gradcli.engine.tensor import Tensor
+
+    x = gradcli.tensor([0.5, 1.5], dtype=gradcli.float64, requires_grad=True)
+    y = (x.exp() * x.sin()).sum()
+    wrapped = []
+    make = Tensor._make
+
+    def counting(data, grad_fn=None, requires_grad=False):
+        if grad_fn is not None:
+            wrapped.append(type(grad_fn).__name__)
+        return make(data, grad_fn, requires_grad)
+
+    monkeypatch.setattr(Tensor, "_make", staticmethod(counting))
+    (g,) = gradcli.autograd.grad(y, x, create_graph=True)
+    assert sorted(wrapped) == ["ExpBackward0", "MulBackward0", "SinBackward0"]
+    monkeypatch.undo()
+    (h,) = gradcli.autograd.grad(g.sum(), x)
+    xs = np.array([0.5, 1.5])
+    # d2/dx2 exp(x) sin(x) = 2 exp(x) cos(x), by hand
+    np.testing.assert_allclose(h.numpy(), 2 * np.exp(xs) * np.cos(xs), rtol=1e-12)
+    assert [x.exp().grad_fn.op.reads_result, (x * x).grad_fn.op.reads_result] == [True, False]
+
+
+def test_whether_a_rule_reads_the_result_is_read_from_its_code():
+    from gradcli.engine.optable import reads_result
+
+    assert not reads_result(lambda g, ans, x: g * x)
+    assert reads_result(lambda g, ans, x: g * ans)
+    assert reads_result(lambda g, ans, x: (lambda: ans)())  # in a closure
+    assert reads_result(lambda g, ans, x: locals()["ans"])  # by name
+    assert reads_result(lambda g, *rest: rest[0])  # ans not a parameter of its own
+    assert reads_result(lambda g, ans, x: _reads(ans))
+    assert reads_result(type("Rule", (), {"__call__": lambda self, g, ans: g})())  # not plain
+
+
+def _reads(value):
+    return value

@@ -107,3 +107,35 @@ def test_results_under_the_limit_are_unchanged():
     # Broadcasts and products under the limit run as before.
     value = api.evaluate("sum(ones(50) * ones(20, 1)) + sum(ones(20, 3) @ ones(3, 50))", {})
     assert float(value.value) == 1000 + 3000
+
+
+def test_the_lowest_limit_in_force_bounds_every_thread_and_each_keeps_its_own():
+    # An op's hot path compares a broadcast's size with the smallest limit open in any
+    # thread (limits.LOWEST) before it asks for its own thread's: exact both ways.
+    import threading
+
+    import gradcli
+
+    assert limits.LOWEST[0] == limits.DEFAULT_MAX_ELEMENTS
+    column, row = gradcli.ones(10, 1), gradcli.ones(1, 10)
+    opened, done = threading.Event(), threading.Event()
+
+    def other_thread():
+        with limits.max_elements(5):
+            opened.set()
+            done.wait(10)
+
+    thread = threading.Thread(target=other_thread)
+    thread.start()
+    try:
+        opened.wait(10)
+        assert limits.LOWEST[0] == 5
+        assert (column * row).shape == (10, 10)  # this thread's limit is the default
+        with limits.max_elements(10**16):  # a higher limit here leaves the lowest alone
+            assert limits.LOWEST[0] == 5
+        with limits.max_elements(99), pytest.raises(limits.ResultTooLarge, match="100 numbers"):
+            column * row
+    finally:
+        done.set()
+        thread.join()
+    assert limits.LOWEST[0] == limits.DEFAULT_MAX_ELEMENTS

@@ -87,6 +87,7 @@ class _FunctionOp:
     variadic op, its ``params`` hold the node itself."""
 
     variadic = True
+    reads_result = True  # the reverse pass hands its rule the result as a tensor
     saves = True  # the engine "frees" the node after a pass: ctx.saved_tensors then raises
     rules = None
     lists_numbers = True
@@ -256,6 +257,7 @@ class _OutputSlot(Node):
 
 class _SlotOp:
     variadic = True
+    reads_result = True  # the reverse pass hands its rule the result as a tensor
     saves = False
     rules = None
     lists_numbers = True
@@ -466,6 +468,7 @@ class _DelayedErrorOp:
     it again raises."""
 
     variadic = True
+    reads_result = True  # the reverse pass hands its rule the result as a tensor
     saves = False
     rules = None
     lists_numbers = True

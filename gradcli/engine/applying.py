@@ -13,6 +13,7 @@ from .tensor import Tensor
 _NO_ARG = object()  # an input given by keyword, not by position
 _PER_THREAD = state.PER_THREAD
 _DUAL_LEVELS = state.DUAL_LEVELS
+_GRAD_OFF = state.GRAD_OFF  # no thread has grad mode off: every op records (state.switch_grad)
 
 
 def public(entry):
@@ -54,6 +55,8 @@ def _record(overload, inputs, raws, out, params, kwargs):
 
 
 _F64 = np.dtype(np.float64)
+_ARRAY = np.ndarray
+_new = object.__new__
 
 
 def _promote(out, x, y=None):
@@ -88,7 +91,7 @@ def bind(overload):
     name = entry.name
     size = _result_size(entry, overload.size, n)
     if size is not None:
-        limit = limits.MaxElements
+        limit, lowest = limits.MaxElements, limits.LOWEST
 
     def by_keyword(args, kwargs):
         return fn(*entry.schema.bind(name, [a for a in args if a is not _NO_ARG], kwargs))
@@ -134,11 +137,17 @@ def bind(overload):
                 raise forward_error(name, (xd,), err) from None
             if promotes and out.dtype is not xd.dtype:
                 out = _promote(out, xd)
-            if x.requires_grad and _PER_THREAD.grad_enabled:
-                t = Tensor._make(out, None, True)
-                t.grad_fn = overload.node(overload, (x.grad_fn or x,), (xd,), t._data, params, None)
+            if type(out) is not _ARRAY:  # a NumPy scalar of a 0-d input
+                out = np.asarray(out)
+            t = _new(Tensor)  # Tensor._make, inline: this is every op's result
+            t._data = out
+            t.grad = None
+            if x.requires_grad and (not _GRAD_OFF[0] or _PER_THREAD.grad_enabled):
+                t.requires_grad = True
+                t.grad_fn = overload.record1(overload, x.grad_fn or x, (xd,), out, params)
             else:
-                t = Tensor._make(out)
+                t.requires_grad = False
+                t.grad_fn = None
             if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                 _PER_THREAD.forward_ad.propagate(overload, (x,), params, None, t)
             return t
@@ -154,8 +163,8 @@ def bind(overload):
             xd = x._data if tx else x
             yd = y._data if ty else y
             # Without params, the product of the sizes bounds the result's (see ``size`` in
-            # ``optable``): most calls need no more.
-            if size is not None and (params or tx and ty and xd.size * yd.size > limit.value):
+            # ``optable``): most calls need no more, nor the thread's own limit (``LOWEST``).
+            if size is not None and (params or tx and ty and xd.size * yd.size > lowest[0]):
                 if size(xd, yd, *params) > limit.value:
                     limits.check(name, size(xd, yd, *params))
             try:
@@ -168,16 +177,22 @@ def bind(overload):
                 raise operand_error(name, x, y) from None
             if promotes and out.dtype is not (xd if tx else yd).dtype:
                 out = _promote(out, xd, yd)
-            if _PER_THREAD.grad_enabled:
+            if type(out) is not _ARRAY:  # a NumPy scalar of 0-d inputs
+                out = np.asarray(out)
+            t = _new(Tensor)  # Tensor._make, inline: this is every op's result
+            t._data = out
+            t.grad = None
+            if not _GRAD_OFF[0] or _PER_THREAD.grad_enabled:
                 px = (x.grad_fn or x) if tx and x.requires_grad else None
                 py = (y.grad_fn or y) if ty and y.requires_grad else None
                 if px is not None or py is not None:
-                    t = Tensor._make(out, None, True)
-                    t.grad_fn = overload.node(overload, (px, py), (xd, yd), t._data, params, None)
+                    t.requires_grad = True
+                    t.grad_fn = overload.record2(overload, px, py, (xd, yd), out, params)
                     if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                         _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
                     return t
-            t = Tensor._make(out)
+            t.requires_grad = False
+            t.grad_fn = None
             if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                 _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
             return t

@@ -66,7 +66,21 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
             if MODIFIED and op.saves:  # only once an in-place op has run
                 check_saved(node)
             if create_graph:  # differentiable mode: the rules see tensors wired to the graph
-                g, ans, args = _wired(node, g, outputs)
+                # The node's result is wrapped once a pass (``outputs``: its own rules and
+                # its children's read it), its inputs once for all passes (each higher
+                # derivative's pass runs the original nodes again): kept on the node, which
+                # may refer to its parents' tensors but not to its own (a cycle).
+                if type(g) is not Tensor:
+                    g = Tensor._make(g)
+                if op.reads_result:
+                    ans = outputs.get(node)
+                    if ans is None:
+                        ans = outputs[node] = Tensor._make(node.ans, node, True)
+                else:  # no rule of the op reads it (optable.reads_result): not wrapped
+                    ans = node.ans
+                args = node.wired
+                if args is None:
+                    node.wired = args = _wired_inputs(node, outputs)
             else:  # fast mode: they see the saved raw arrays, so nothing is recorded
                 ans, args = node.ans, saved
             if hooks is not None and hooks.packed is not None:
@@ -88,6 +102,8 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
                 rules = None
             if free and op.saves:
                 node.saved = node.wired = None
+            # The rules' arguments, made once for all the node's inputs.
+            call = (g, ans, *args, *params) if params else (g, ans, *args)
         n = node.n  # 3. accumulate each input's gradient into its parent's total
         for i, parent in enumerate(
             (node.p0,) if n == 1 else (node.p0, node.p1) if n == 2 else node.pn
@@ -101,7 +117,7 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
                 else:
                     rule = rules[i]
                     if rule is not None:
-                        gi = rule(g, ans, *args, *params, **kwargs)
+                        gi = rule(*call, **kwargs) if kwargs else rule(*call)
             if gi is not None:
                 shape = saved[i].shape  # a broadcast gradient is summed back to it, once
                 g_shape = gi._data.shape if type(gi) is Tensor else gi.shape  # not a Size
@@ -123,23 +139,6 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
             elif gi is not None:
                 _accumulate_leaf(leaf_grads, parent, gi)
     return leaf_grads, {} if pruning is None else pruning.captured
-
-
-def _wired(node, g, outputs):
-    """``(g, ans, args)`` for a differentiable pass: the gradient, the op's result and
-    its saved inputs as tensors connected to the graph. A node's result is wrapped once
-    a pass (in ``outputs``: its own rules and its children's read it); its inputs once
-    for all passes (each higher derivative's pass runs the original nodes again), kept
-    on the node, which may refer to its parents' tensors but not to its own (a cycle)."""
-    if type(g) is not Tensor:
-        g = Tensor._make(g)
-    ans = outputs.get(node)
-    if ans is None:
-        ans = outputs[node] = Tensor._make(node.ans, node, True)
-    args = node.wired
-    if args is None:
-        node.wired = args = _wired_inputs(node, outputs)
-    return g, ans, args
 
 
 def _schedule(node_grads, inputs):

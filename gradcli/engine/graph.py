@@ -61,9 +61,9 @@ class Node(metaclass=_NodeClass):
         self.kwargs = kwargs or _NO_KWARGS
         self.hooks = None  # GradHooks: register_hook and retain_grad of the node's tensor
         self.t = clock
+        self.wired = None  # the saved inputs as tensors on the graph, for differentiable passes
         if on_record is not None:
             on_record(self)
-        self.wired = None  # the saved inputs as tensors on the graph, for differentiable passes
 
     @property
     def parents(self) -> tuple:
@@ -140,11 +140,72 @@ def node_class(grad_fn_name):
     Each class gets its own copy of ``__init__``'s code: the interpreter specialises the
     attribute stores of a code object to one class, and one shared ``__init__`` storing
     into nodes of many classes would lose that on every recording."""
-    init = Node.__init__
-    own_init = types.FunctionType(
-        init.__code__.replace(), init.__globals__, "__init__", init.__defaults__, init.__closure__
+    return type(
+        short_name(grad_fn_name), (Node,), {"__slots__": (), "__init__": _own(Node.__init__)}
     )
-    return type(short_name(grad_fn_name), (Node,), {"__slots__": (), "__init__": own_init})
+
+
+def _own(fn, *cells):
+    """A copy of ``fn`` with its own code object (see ``node_class``), its free variables
+    bound to ``cells``' contents (else to ``fn``'s own)."""
+    closure = tuple(types.CellType(c) for c in cells) if cells else fn.__closure__
+    return types.FunctionType(
+        fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, closure
+    )
+
+
+def recorders(cls):
+    """``(record1, record2)``: the functions that record a node of ``cls`` for an op of one
+    input and of two, as the applying functions call them (``Overload.record1``...).
+
+    They skip the class call (``type.__call__`` finding ``__init__``, the parents tuple
+    and the arity test), the largest part of recording an op after NumPy's own work;
+    each class has its own copies, for the reason ``node_class`` gives."""
+    return _own(_record1, cls), _own(_record2, cls)
+
+
+def _recorder_of(cls):
+    # The templates of record1 and record2: each copy binds the closure cell of cls to its class.
+    def record1(op, p0, saved, ans, params):
+        node = _new(cls)
+        node.op = op
+        node.n = 1
+        node.p0 = p0
+        node.p1 = node.pn = None
+        node.saved = saved
+        node.ans = ans
+        node.params = params
+        node.kwargs = _NO_KWARGS
+        node.hooks = None
+        node.t = clock
+        node.wired = None
+        if on_record is not None:
+            on_record(node)
+        return node
+
+    def record2(op, p0, p1, saved, ans, params):
+        node = _new(cls)
+        node.op = op
+        node.n = 2
+        node.p0 = p0
+        node.p1 = p1
+        node.pn = None
+        node.saved = saved
+        node.ans = ans
+        node.params = params
+        node.kwargs = _NO_KWARGS
+        node.hooks = None
+        node.t = clock
+        node.wired = None
+        if on_record is not None:
+            on_record(node)
+        return node
+
+    return record1, record2
+
+
+_new = object.__new__
+_record1, _record2 = _recorder_of(Node)
 
 
 def short_name(grad_fn_name):

@@ -44,6 +44,22 @@ class _ThreadLimit(threading.local):
 
 MaxElements = _ThreadLimit()
 
+# The smallest limit in force in any thread (the default, or an open block's): a count
+# no larger is under every thread's limit, which an op's hot path tells without looking
+# up its own thread's (a thread-local attribute costs several times a list item).
+LOWEST = [DEFAULT_MAX_ELEMENTS]
+_OPEN = []  # the limits of the blocks open in all threads
+_OPEN_LOCK = threading.Lock()
+
+
+def _opened(limit, add):
+    with _OPEN_LOCK:
+        if add:
+            _OPEN.append(limit)
+        else:
+            _OPEN.remove(limit)
+        LOWEST[0] = min([DEFAULT_MAX_ELEMENTS, *_OPEN])
+
 
 @contextmanager
 def max_elements(limit: int):
@@ -51,11 +67,13 @@ def max_elements(limit: int):
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise EngineError(f"the limit on a result's size must be a positive integer, not {limit!r}")
     before = MaxElements.value
+    _opened(limit, True)  # before the thread's own: LOWEST never exceeds it
     MaxElements.value = limit
     try:
         yield
     finally:
         MaxElements.value = before
+        _opened(limit, False)
 
 
 def check(what: str, shape) -> None:

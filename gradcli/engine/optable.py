@@ -123,8 +123,10 @@ Conventions of the rules
 
 from __future__ import annotations
 
+import dis
+
 from .applying import bind, public
-from .graph import node_class
+from .graph import node_class, recorders
 from .schema import Schema
 
 # ----------------------------------------------------------------------------
@@ -141,7 +143,7 @@ class Overload:
     """
 
     __slots__ = ("entry", "grad_fn", "key", "rules", "forward", "when", "saves", "fn", "node")
-    __slots__ += ("lists_numbers", "size")
+    __slots__ += ("lists_numbers", "size", "record1", "record2", "variadic", "reads_result")
 
     def __init__(
         self,
@@ -167,20 +169,32 @@ class Overload:
         # False where PyTorch takes the number as a scalar (x ** 2, 1 - x).
         self.lists_numbers = numbers
         self.size = size
+        self.variadic = False  # the entry's, copied when it takes the overload: read per node
+        self.reads_result = True  # whether a rule reads ``ans``: decided on the first recording
         self.node = self._first_node
+        self.record1 = self._first_record1
+        self.record2 = self._first_record2
 
     def _first_node(self, *args):
-        # The node class is made on the first recording (see graph.node_class).
+        return self._make_class().node(*args)
+
+    def _first_record1(self, *args):
+        return self._make_class().record1(*args)
+
+    def _first_record2(self, *args):
+        return self._make_class().record2(*args)
+
+    def _make_class(self):
+        # The node class is made on the first recording (see graph.node_class): ``node``
+        # records a node of any arity, ``record1`` and ``record2`` of one input and of two.
         self.node = node_class(self.grad_fn)
-        return self.node(*args)
+        self.record1, self.record2 = recorders(self.node)
+        self.reads_result = any(r is not None and reads_result(r) for r in self.rules or ())
+        return self
 
     @property
     def name(self):
         return self.entry.name
-
-    @property
-    def variadic(self):
-        return self.entry.variadic
 
     def variadic_backward(self, g, ans, args, params, kwargs):
         """The gradients of all inputs of a variadic op (stack, cat): its one rule
@@ -192,6 +206,22 @@ class Overload:
 
 
 over = Overload
+
+_NAMES_OF_LOCALS = {"locals", "vars", "_getframe"}  # what could read a local by its name
+
+
+def reads_result(rule) -> bool:
+    """Whether ``rule(g, ans, ...)`` reads ``ans``, its op's result. A differentiable pass
+    wraps a node's result as a tensor on the graph only for an op with a rule that does,
+    as PyTorch's node saves its result only for the formulas that use it. A rule that is
+    not a plain function, or could reach its locals by name, is taken to read it."""
+    code = getattr(rule, "__code__", None)
+    if code is None or code.co_argcount < 2 or _NAMES_OF_LOCALS & set(code.co_names):
+        return True
+    name = code.co_varnames[1]
+    if name in code.co_cellvars:  # a nested function reads it
+        return True
+    return any(ins.argval == name for ins in dis.get_instructions(code) if "FAST" in ins.opname)
 
 
 class LanguageForm:
@@ -310,6 +340,7 @@ class Op:
         self.over = {}
         for o in self.overloads:
             o.entry = self
+            o.variadic = variadic
             if o.forward is None:
                 o.forward = forward
             if o.saves is None:

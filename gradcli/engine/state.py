@@ -21,7 +21,7 @@ class _PerThread(threading.local):
     """What each thread has for itself (a new thread starts with grad mode on)."""
 
     def __init__(self):
-        self.grad_enabled = True
+        self.grad_enabled = True  # switched by switch_grad only (it counts the threads off)
         # ``hook(node, index, g, gi)`` on every gradient a rule returns, or None (anomaly.py).
         self.anomaly = None
         # torch.is_anomaly_enabled() and is_anomaly_check_nan_enabled(): anomaly mode may be
@@ -134,6 +134,26 @@ def is_grad_enabled() -> bool:
     return PER_THREAD.grad_enabled
 
 
+# How many threads have grad mode off: while none has, an op knows that it records
+# without looking up its thread's mode (as ``DUAL_LEVELS`` for forward AD). Grad mode is
+# switched only here, so that the count stays true.
+GRAD_OFF = [0]
+_GRAD_OFF_LOCK = threading.Lock()
+
+
+def switch_grad(mode: bool) -> None:
+    """Set this thread's grad mode (``PER_THREAD.grad_enabled``), counted in ``GRAD_OFF``."""
+    mode = bool(mode)
+    if PER_THREAD.grad_enabled is mode:
+        return
+    if mode:
+        PER_THREAD.grad_enabled = True
+    with _GRAD_OFF_LOCK:
+        GRAD_OFF[0] += -1 if mode else 1
+    if not mode:  # counted first: a thread whose mode is off is always counted
+        PER_THREAD.grad_enabled = False
+
+
 def is_anomaly_enabled() -> bool:
     return PER_THREAD.anomaly_mode
 
@@ -153,7 +173,7 @@ class _GradModeSwitch:
         return f"<torch.autograd.grad_mode.{type(self).__name__} object at {id(self):#x}>"
 
     def __exit__(self, *exc):
-        PER_THREAD.grad_enabled = self.prev
+        switch_grad(self.prev)
         return False
 
     def __call__(self, fn):
@@ -176,7 +196,7 @@ class set_grad_enabled(_GradModeSwitch):
         # switches for good, as in PyTorch.
         self.mode = bool(mode)
         self.prev = PER_THREAD.grad_enabled
-        PER_THREAD.grad_enabled = self.mode
+        switch_grad(self.mode)
 
     def __enter__(self):
         pass  # as PyTorch's: ``with set_grad_enabled(False) as m`` binds None
@@ -185,7 +205,7 @@ class set_grad_enabled(_GradModeSwitch):
         return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
 
     def __call__(self, fn):
-        PER_THREAD.grad_enabled = self.prev  # as a decorator it switches only while fn runs
+        switch_grad(self.prev)  # as a decorator it switches only while fn runs
         return super().__call__(fn)
 
 
@@ -198,7 +218,7 @@ class _GradModeContext(_GradModeSwitch):
 
     def __enter__(self):
         self.prev = PER_THREAD.grad_enabled
-        PER_THREAD.grad_enabled = self.mode
+        switch_grad(self.mode)
 
 
 class no_grad(_GradModeContext):
@@ -230,7 +250,7 @@ class inference_mode(_GradModeSwitch):
     def __enter__(self):
         self.prev = PER_THREAD.grad_enabled
         self.prev_inference = PER_THREAD.inference
-        PER_THREAD.grad_enabled = not self.inference
+        switch_grad(not self.inference)
         PER_THREAD.inference = self.inference
 
     def __exit__(self, *exc):
