@@ -20,7 +20,10 @@ The cases (float64 throughout):
       sum's gradient is a broadcast (stride-0) view, which NumPy's matmul cannot
       hand to BLAS (the product copies it first), against the NumPy floor;
   (f) a 4th derivative by repeated ``grad(create_graph=True)`` of
-      ``sum(exp(sin(x)) * tanh(x) + x**3 / (1 + x*x))``, x of 10 entries.
+      ``sum(exp(sin(x)) * tanh(x) + x**3 / (1 + x*x))``, x of 10 entries;
+  (g) (f) with each library alone in a process of its own (``engine_alone.py``),
+      the processes in turn: in (f) gradcli's objects share the collector with
+      the 150,000 PyTorch's import makes, which slows its pure-Python work.
 Each repeat runs gradcli, then PyTorch (then NumPy), alternating; the table
 shows each one's fastest run and the ratios of the fastest and of the median
 runs. It is a benchmark, not a test: pytest never collects it.
@@ -47,6 +50,7 @@ TARGETS = {
     "d": ("torch", 1.0),
     "e": ("numpy", 1.0),
     "f": ("torch", 1.0),
+    "g": ("torch", 1.0),
 }
 MEMORY_TARGET = 1024.0  # bytes per graph node of (a)
 
@@ -239,6 +243,27 @@ def case_f(torch, n, repeats):
     return interleaved({"gradcli": lambda: run(gradcli), "torch": lambda: run(torch)}, repeats)
 
 
+def case_g(repeats):
+    """(f) in processes of their own: ``repeats`` rounds, each a process per library."""
+    import json
+    import subprocess
+    import sys
+
+    alone = os.path.join(os.path.dirname(os.path.abspath(__file__)), "engine_alone.py")
+    times, values = {"gradcli": [], "torch": []}, {}
+    for _ in range(max(1, repeats // 10)):
+        for name in times:
+            out = subprocess.run(
+                [sys.executable, alone, name, "40"], capture_output=True, text=True, check=True
+            )
+            result = json.loads(out.stdout)
+            values[name] = result["value"]
+            times[name].extend(result["times"])
+    g, t = values["gradcli"], values["torch"]
+    assert abs(g - t) <= 1e-10 * abs(t), (g, t)
+    return times
+
+
 # ----- the report -----
 
 
@@ -294,7 +319,7 @@ def main():
         default=None,
         help="runs of each (default 5; 20 for the short cases c, d and f)",
     )
-    parser.add_argument("--cases", default="abcdef", help="which cases to run, e.g. --cases ab")
+    parser.add_argument("--cases", default="abcdefg", help="which cases to run, e.g. --cases ab")
     args = parser.parse_args()
     import torch
 
@@ -328,6 +353,7 @@ def main():
         "d": (f"(d) hessian softplus sum, n={n_d}", lambda: case_d(torch, n_d, short_repeats)),
         "e": (f"(e) sum(x1 @ W), W n x 1, n={n_b}", lambda: case_e(torch, n_b, repeats)),
         "f": ("(f) 4th derivative by repeated grad", lambda: case_f(torch, 10, short_repeats)),
+        "g": ("(g) (f), each library alone", lambda: case_g(short_repeats)),
     }
     rows = []
     mem = None
