@@ -28,7 +28,7 @@ from ..errors import EngineError, GradcliValueError, NotImplementedByGradcli
 from . import pytree
 from .batched_autograd import grad as batched_grad
 from .batched_autograd import has_batched
-from .batched_tensor import LEVELS, BatchedTensor, apply, lifted, wrap
+from .batched_tensor import LEVELS, BatchedTensor, apply, batched_callable, lifted, wrap
 from .outputs import check_scalar, split_aux, tensor_outputs
 from .stateless import functional_call
 
@@ -203,6 +203,7 @@ def _aux(aux):
 
 def grad_and_value(func, argnums=0, has_aux=False):
     """``(gradient, value)`` of a scalar function: ``grad_and_value(f)(x)``."""
+    func = batched_callable(func)  # an op's own function, taken before vmap ran
 
     @_tracked
     def wrapper(*args, **kwargs):
@@ -237,6 +238,7 @@ def grad(func, argnums=0, has_aux=False):
 @_tracked
 def vjp(func, *primals, has_aux=False):
     """``(func(*primals), vjp_fn)``: ``vjp_fn(v)`` is the tuple ``v^T J`` per primal."""
+    func = batched_callable(func)  # an op's own function, taken before vmap ran
     with enable_grad():
         args, own, specs = _differentiable(primals, range(len(primals)))
         output, aux = split_aux(func(*args), has_aux, "vjp")
@@ -279,6 +281,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     ``out.shape + x.shape``, in the trees of the outputs and of the inputs."""
     if not (chunk_size is None or chunk_size > 0):
         raise GradcliValueError("jacrev: `chunk_size` should be greater than 0.")
+    func = batched_callable(func)  # an op's own function, taken before vmap ran
 
     @_tracked
     def wrapper(*args, **kwargs):
@@ -345,6 +348,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """``(func(*primals), J tangents)``: the Jacobian-vector product, by forward-mode AD."""
     from ..autograd import forward_ad
 
+    func = batched_callable(func)  # an op's own function, taken before vmap ran
+
     if not isinstance(primals, tuple):
         raise EngineError(
             f"{_JVP}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals)."
@@ -406,6 +411,8 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """The Jacobian by forward mode, as a function: one forward pass per input entry, each
     with a tangent (zero but for the entry) on every differentiated input, as PyTorch."""
     from ..autograd import forward_ad
+
+    func = batched_callable(func)  # an op's own function, taken before vmap ran
 
     @_tracked
     def wrapper(*args, **kwargs):
@@ -471,6 +478,7 @@ def linearize(func, *primals):
     """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian-vector product at
     ``primals``. PyTorch traces the forward-mode pass once and replays it; gradcli, with no
     tracer, runs it again at the same primals on each call (the same arithmetic)."""
+    func = batched_callable(func)  # an op's own function, taken before vmap ran
     output = func(*primals)
     flat_primals, primals_spec = pytree.flatten(primals)
     _, out_spec = pytree.flatten(output)
