@@ -43,3 +43,23 @@ def test_max_and_min_over_an_empty_dim_raise_pytorchs_index_error(name):
         getattr(torch, name)(torch.zeros(0, 2), 0)
     with pytest.raises(GradcliIndexError, match=rf"^{name}\(\): Expected reduction dim 0"):
         getattr(gradcli, name)(gradcli.zeros(0, 2), 0)
+
+
+@pytest.mark.parametrize("name", ["amax", "amin"])
+@pytest.mark.parametrize(
+    "shape, dim", [((0,), -1), ((2, 0), 1), ((0, 3), 0), ((0, 3), (0, 1)), ((0, 3), None)]
+)
+def test_amax_and_amin_of_no_entries_raise_pytorchs_error(name, shape, dim):
+    # They were NumPy's ValueError in a ShapeError ("zero-size array to reduction ...").
+    args = () if dim is None else (dim,)
+    with pytest.raises(Exception) as theirs:
+        getattr(torch.zeros(shape), name)(*args)
+    with pytest.raises(Exception) as ours:
+        getattr(gradcli.zeros(shape), name)(*args)
+    assert str(ours.value) == str(theirs.value)
+    builtin = next(c for c in type(ours.value).__mro__ if c.__module__ == "builtins")
+    assert builtin is type(theirs.value)
+
+
+def test_amax_over_a_dim_with_entries_of_an_empty_tensor_is_empty():
+    assert tuple(gradcli.zeros(0, 3).amax(1).shape) == tuple(torch.zeros(0, 3).amax(1).shape)

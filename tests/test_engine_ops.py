@@ -602,6 +602,29 @@ CASES = [
         (real(3, 3),),
         lambda m, x: m.linalg.eigh(x + x.mT)[1] ** 2,
     ),
+    Case("svdvals", ("svdvals",), lambda m, x: m.linalg.svdvals(x), (real(3, 2),)),
+    Case("svdvals_wide_batched", ("svdvals",), lambda m, x: m.linalg.svdvals(x), (real(2, 2, 3),)),
+    *(
+        Case(
+            f"{name}_{shape}",
+            (name,),
+            lambda m, x, name=name: getattr(ops, name)(x) ** 2,  # squared: signs are arbitrary
+            (real(*shape),),
+            lambda m, x, part=part: m.linalg.svd(x, full_matrices=False)[part] ** 2,
+        )
+        for name, part in (("svd_u", 0), ("svd_vh", 2))
+        for shape in ((3, 2), (2, 3), (2, 3, 3))
+    ),
+    Case(
+        "matrix_norms",
+        ("matrix_norm",),
+        lambda m, x: (
+            m.linalg.matrix_norm(x, 2)
+            + m.linalg.matrix_norm(x, "nuc", dim=(0, 2)).sum()
+            + m.linalg.matrix_norm(x, -1, keepdim=True).sum() * m.linalg.matrix_norm(x, -2)
+        ),
+        (real(2, 3, 4),),
+    ),
     Case("logdet", ("logdet", "logabsdet"), lambda m, x: m.logdet(x), (well_conditioned(3, 3),)),
     Case("logdet_batched", ("logdet",), lambda m, x: x.logdet(), (well_conditioned(2, 2, 2),)),
     # activations and losses (torch.nn.functional in PyTorch)

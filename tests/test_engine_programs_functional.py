@@ -112,6 +112,59 @@ program("""
 """)
 
 program("""
+    # pad_circular: 1-D, 2-D and 3-D circular pads, negative pads, their gradients of the
+    # first and second order and PyTorch's nodes (CopySlices) and errors
+    import torch.nn.functional as F
+    x = torch.arange(6.0, dtype=torch.float64).reshape(1, 2, 3).requires_grad_()
+    y = F.pad(x, (2, 1), mode="circular")
+    print(y, y.grad_fn, sep="\\n")
+    v = torch.arange(12.0, dtype=torch.float64).reshape(1, 2, 6).requires_grad_()
+    (g,) = torch.autograd.grad(y, x, v, create_graph=True)
+    # (g's node is the slices' gradient: gradcli's IndexPutBackward, PyTorch's SliceBackward's)
+    print(g.detach(), g.requires_grad, torch.autograd.grad(g, v, torch.ones_like(g)), sep="\\n")
+    attempt(lambda: torch.autograd.grad((g * g).sum(), x))
+    (g0,) = torch.autograd.grad(y, x, v.detach(), create_graph=True)
+    print(g0.requires_grad, g0.grad_fn)
+    for shape, pad in [((1, 3, 4), (1, 2, -1, 2)), ((2, 3, 4), (0, 0, 3, 0)),
+                       ((1, 2, 2, 3), (1, 0, 2, 1, 0, 1)), ((2, 1, 2, 3, 4), (1, 1, 1, 0, 0, 1)),
+                       ((3, 4), (-1, -2)), ((1, 3, 4), (-1, -1, -2, 1)), ((2, 0, 3), (1, 1))]:
+        a = torch.arange(float(np.prod(shape)), dtype=torch.float64).reshape(shape)
+        a = (a * 0.5 - 1.0).requires_grad_()
+        out = F.pad(a, pad, mode="circular")
+        w = torch.arange(float(out.numel()), dtype=torch.float64).reshape(out.shape)
+        ((out * w).sum() + (out * out).sum()).backward()
+        print(shape, pad, out, out.grad_fn, a.grad, sep="\\n")
+    print(F.pad(torch.arange(12).reshape(3, 4), (1, 1), mode="circular"))
+    for call in [
+        lambda: F.pad(x, (4, 0), mode="circular"),
+        lambda: F.pad(x, (-2, -1), mode="circular").shape,
+        lambda: F.pad(x[0, 0], (1, 1), mode="circular"),
+        lambda: F.pad(x, (1, 1, 1, 1, 1, 1), mode="circular"),
+        lambda: F.pad(x, (1,), mode="circular"),
+        lambda: F.pad(x, (1, 1), mode="circular", value=1.0),
+        lambda: F.pad(torch.zeros(2, 0), (1, 1), mode="circular"),
+        lambda: F.pad(torch.zeros(2, 3, 2, 3, 4, 2), (1, 1), mode="circular"),
+    ]:
+        attempt(call)
+""")
+
+program("""
+    # vmap_of_pads: every mode at many points, a point's own batch dim too, and grad inside
+    import torch.nn.functional as F
+    vmap, grad = torch.func.vmap, torch.func.grad
+    X = torch.tensor(np.random.default_rng(0).normal(size=(3, 2, 4)))
+    Y = torch.tensor(np.random.default_rng(1).normal(size=(2, 3, 2, 4)))
+    for mode in ["constant", "reflect", "replicate", "circular"]:
+        print(vmap(lambda a: F.pad(a, (1, 2), mode=mode))(X).detach())
+        print(vmap(lambda a: F.pad(a, (2, 1), mode=mode))(Y).detach())
+        print(vmap(lambda a: F.pad(a, (1, 1, 1, 0), mode=mode), in_dims=1)(Y).detach())
+        print(vmap(grad(lambda a: (F.pad(a, (1, 2), mode=mode) ** 3).sum()))(X).detach())
+        if mode != "reflect":  # PyTorch's message names its batch's flattened shape there
+            attempt(lambda: vmap(lambda a: F.pad(a, (5, 0), mode=mode))(X))
+        attempt(lambda: vmap(lambda a: F.pad(a[0, 0], (1, 0), mode=mode))(X))
+""")
+
+program("""
     # dropout: PyTorch's numbers from the same seed, training on and off, in place, gradients
     import torch.nn.functional as F
     torch.manual_seed(0)

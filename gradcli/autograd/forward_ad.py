@@ -3,7 +3,10 @@
 Inside ``with dual_level():``, ``make_dual(x, t)`` is x carrying the tangent t;
 every op of the table carries tangents on to its result (``engine/forward.py``),
 and ``unpack_dual(y)`` gives ``(primal, tangent)``: the tangent is the
-Jacobian-vector product ``J t``. One level at a time, as in PyTorch.
+Jacobian-vector product ``J t``. One level at a time, as in PyTorch: its
+``dual_level`` nests neither in another nor in a forward-mode ``func`` transform,
+nor they in it; the transforms nest among themselves (``nested_level``,
+``engine/forward.py``).
 """
 
 from __future__ import annotations
@@ -22,26 +25,49 @@ __all__ += ["UnpackedDualTensor"]
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
 
+NESTED = "Nested forward mode AD is not supported at the moment"
+
+
 def enter_dual_level():
     """Enter a new dual level: 0, the only one (nesting is an error, as in PyTorch)."""
     if PER_THREAD.forward_ad is not None:
-        raise EngineError("Nested forward mode AD is not supported at the moment")
-    PER_THREAD.forward_ad = DualLevel()
+        raise EngineError(NESTED)
+    return _enter(DualLevel())
+
+
+def _enter(level):
+    PER_THREAD.forward_ad = level
     with DUAL_LEVELS_LOCK:
         DUAL_LEVELS[0] += 1
-    return 0
+    return len(level.chain()) - 1
 
 
 def exit_dual_level(*, level=None):
     """Leave the dual level: every tangent made in it is gone."""
-    if PER_THREAD.forward_ad is None:
+    entered = PER_THREAD.forward_ad
+    if entered is None or (level is not None and level != len(entered.chain()) - 1):
         raise EngineError(
             "Trying to exit a forward AD level that was not the last one that was created. "
             "This is not supported."
         )
-    PER_THREAD.forward_ad = None
+    PER_THREAD.forward_ad = entered.outer
     with DUAL_LEVELS_LOCK:
         DUAL_LEVELS[0] -= 1
+
+
+class nested_level:  # noqa: N801  (as dual_level)
+    """A level of a forward-mode ``func`` transform (jvp, jacfwd): one inside another's
+    nests, as functorch's; inside ``dual_level``, or it inside this, is PyTorch's error."""
+
+    def __enter__(self):
+        entered = PER_THREAD.forward_ad
+        if entered is not None and entered.public:
+            raise EngineError(NESTED)
+        return _enter(DualLevel(entered, public=False))
+
+    def __exit__(self, *exc):
+        exit_dual_level()
+        return False
 
 
 class dual_level:  # noqa: N801  (PyTorch's name)
@@ -82,12 +108,15 @@ def make_dual(tensor, tangent, *, level=None):
             f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
             f"while the given forward gradient is of size {list(tangent.shape)}."
         )
-    PER_THREAD.forward_ad = None  # the view itself gets the tangent given, not one derived
+    # The view itself gets the tangent given, not one derived; the outer levels' it derives.
+    PER_THREAD.forward_ad = dual.outer
     try:
         if tensor.requires_grad:
             result = ops.view(tensor, tuple(tensor.shape))
         else:
             result = Tensor._make(tensor._data)
+            if dual.outer is not None:
+                dual.outer.copy_tangent(tensor, result)
     finally:
         PER_THREAD.forward_ad = dual
     if tangent.dtype != tensor.dtype:
@@ -121,9 +150,14 @@ def _batched(t) -> bool:
 
 def _unpacked(tensor, tangent):
     dual = PER_THREAD.forward_ad
-    PER_THREAD.forward_ad = None
+    PER_THREAD.forward_ad = dual.outer  # the primal keeps the outer levels' tangents
     try:
-        primal = ops.view(tensor, tuple(tensor.shape)) if tensor.requires_grad else tensor.detach()
+        if tensor.requires_grad:
+            primal = ops.view(tensor, tuple(tensor.shape))
+        else:
+            primal = tensor.detach()
+            if dual.outer is not None:
+                dual.outer.copy_tangent(tensor, primal)
     finally:
         PER_THREAD.forward_ad = dual
     return UnpackedDualTensor(primal, tangent)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import GradcliIndexError, GradcliTypeError, ShapeError
+from ..errors import GradcliError, GradcliIndexError, GradcliTypeError, ShapeError
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -31,6 +31,8 @@ def dim_out_of_range(dim, ndim) -> str:
 
 def forward_error(name, raws, err):
     """The error to raise for ``err`` from NumPy in the forward of op ``name``."""
+    if isinstance(err, GradcliError):  # the forward's own, in PyTorch's words already
+        return err
     shapes = [tuple(np.shape(r)) for r in raws]
     if isinstance(err, np.exceptions.AxisError) and err.ndim is not None:
         return GradcliIndexError(f"{name}: {dim_out_of_range(err.axis, err.ndim)}")

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 from ..engine import batching_rules as batching
 from ..engine import dtypes, generator, ops
 from ..engine.batched_values import Batched, each
@@ -249,9 +251,35 @@ _RANDOM_ERROR = (
 )
 
 
+# One entry per jacfwd(randomness='error') running its passes: PyTorch's jacfwd is a vmap
+# over the basis, in that mode, so a draw anywhere inside is refused.
+REFUSED = []
+
+
+class refusing_draws:  # noqa: N801  (a context, as LibraryPatch)
+    """While ``refuse`` holds, every random op called is vmap's error."""
+
+    def __init__(self, refuse):
+        self.refuse = refuse
+
+    def __enter__(self):
+        if self.refuse:
+            REFUSED.append(True)
+            self.patch = LibraryPatch().__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self.refuse:
+            REFUSED.pop()
+            self.patch.__exit__(*exc)
+        return False
+
+
 def random_call(entry, args, kwargs):
     """A random op called while vmap runs, as the innermost level's randomness says."""
     mode = LEVELS[-1].randomness if LEVELS else "same"
+    if REFUSED or any(outer.randomness == "error" for outer in LEVELS):
+        mode = "error"  # as PyTorch: a draw passes every level around it, and 'error' refuses
     if mode == "error":
         raise EngineError(_RANDOM_ERROR)
     level = max(level_of(args), level_of(kwargs))
@@ -269,6 +297,9 @@ def random_call(entry, args, kwargs):
         return entry.call(*args, **kwargs)
     if mode == "same":
         if not level:
+            different = [i for i, outer in enumerate(LEVELS, 1) if outer.randomness == "different"]
+            if different:  # one draw per point of the levels around that draw differently
+                return _different(entry, args, kwargs, different[-1])
             return entry.call(*args, **kwargs)
         found = batching.arguments(entry, args, kwargs)
         if entry.name.endswith("_like"):  # reads only the shape: one draw for every point
@@ -324,8 +355,16 @@ def _different(entry, args, kwargs, level):
     size = tuple(size)
     if len(size) == 1 and isinstance(size[0], (tuple, list)):  # rand((2, 3))
         size = tuple(size[0])
-    found["size"] = (LEVELS[level - 1].total, *size)
-    return wrap(batching.invoke(entry, found), level)
+    levels = LEVELS[:level]
+    if all(outer.randomness == "different" for outer in levels):
+        found["size"] = (LEVELS[level - 1].total, *size)
+        return wrap(batching.invoke(entry, found), level)
+    # As PyTorch: one draw along the levels that differ, the same at every point of the others.
+    kept = [outer.size if outer.randomness == "different" else 1 for outer in levels]
+    found["size"] = (int(np.prod(kept)), *size)
+    drawn = ops.reshape(batching.invoke(entry, found), (*kept, *size))
+    every = ops.expand(drawn, *(outer.size for outer in levels), *size)
+    return wrap(ops.reshape(every, (LEVELS[level - 1].total, *size)), level)
 
 
 # ----------------------------------------------------------------------------
@@ -402,6 +441,7 @@ class LibraryPatch:
                 for name in names:
                     self.methods[name] = Tensor.__dict__[name]
                     setattr(Tensor, name, _random_method(entry))
+        from .. import linalg
         from ..nn import functional as nn
 
         self.nn = {}
@@ -409,6 +449,14 @@ class LibraryPatch:
             if getattr(nn.__dict__.get(name), "op", None) is entry:
                 self.nn[name] = nn.__dict__[name]
                 setattr(nn, name, nn.in_form(entry, dispatching(entry)))
+        # torch.linalg's functions that are entries (matrix_norm, a composite, reads its
+        # input's shape: it needs its batching rule).
+        self.linalg = {}
+        for name, value in list(vars(linalg).items()):
+            entry = getattr(value, "op", None)
+            if entry is not None and value is entry.call and entry.name in OPS:
+                self.linalg[name] = value
+                setattr(linalg, name, dispatching(entry))
         return self
 
     def __exit__(self, *exc):
@@ -420,6 +468,9 @@ class LibraryPatch:
         nn = sys.modules["gradcli.nn.functional"]
         for name, original in self.nn.items():
             setattr(nn, name, original)
+        linalg = sys.modules["gradcli.linalg"]
+        for name, original in self.linalg.items():
+            setattr(linalg, name, original)
         return False
 
 
@@ -444,7 +495,7 @@ def dispatching(entry):
     random = _random(entry)
 
     def call(*args, **kwargs):
-        if random and LEVELS:
+        if random and (LEVELS or REFUSED):
             return random_call(entry, args, kwargs)
         if level_of(args) or level_of(kwargs):
             return _batched_call(entry, args, kwargs)

@@ -7,13 +7,14 @@ from ..engine.tensor import Tensor
 from ..errors import EngineError
 
 
-def split_aux(result, has_aux, name):
+def split_aux(result, has_aux, api):
+    """``(output, aux)`` of a function transformed with has_aux (``api`` names the transform
+    in the error, as PyTorch's: ``vjp(f, *primals)``)."""
     if not has_aux:
         return result, None
     if not (isinstance(result, tuple) and len(result) == 2):
         raise EngineError(
-            f"{name}(f, ...)(*args): output of function f should be a tuple: (output, aux) "
-            "if has_aux is True"
+            f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True"
         )
     return result
 

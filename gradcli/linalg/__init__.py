@@ -2,21 +2,22 @@
 
 ``import torch.linalg`` (and ``from torch.linalg import solve``) finds this
 module. Each function is an entry's (``solve``, ``det``, ``inv``, ``eigvalsh``,
-``cross``), or the ``norm`` entry in the forms ``torch.linalg`` gives it: a vector
-norm of every entry (``vector_norm``, and ``norm`` without ``ord`` or of a
-vector) or the Frobenius norm of matrices. Other matrix norms are not here: asking
-for one says so.
+``cross``, ``svdvals``, ``matrix_norm``), or the ``norm`` entry in the forms
+``torch.linalg`` gives it (``vector_norm``); ``norm`` chooses between the vector and
+the matrix norms as PyTorch's ``linalg_norm`` does.
 """
 
 from __future__ import annotations
 
 from ..engine.ops import LIBRARY as _LIBRARY
 from ..engine.ops.decompositions import eigvalsh, solve
+from ..engine.ops.matrix_norms import matrix_norm, svdvals
 from ..engine.ops.products import linalg_cross
 from ..engine.ops.reductions import norm as _vector_norm
-from ..errors import NotImplementedByGradcli
+from ..errors import EngineError
 
-__all__ = ["cross", "det", "eigvalsh", "inv", "norm", "solve", "vector_norm"]
+__all__ = ["cross", "det", "eigvalsh", "inv", "matrix_norm", "norm", "solve", "svdvals"]
+__all__ += ["vector_norm"]
 
 cross = linalg_cross
 det = _LIBRARY["det"]
@@ -31,15 +32,23 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002, N803  (PyTorch's)
-    """``torch.linalg.norm``: without ``ord``, the 2-norm of every entry (or along ``dim``);
-    a vector's ``ord``-norm; a matrix's Frobenius norm (``ord='fro'``)."""
-    matrix = dim is not None and not isinstance(dim, int) and len(dim) == 2
-    matrix = matrix or (dim is None and A.ndim == 2)
-    if ord is None or (ord == "fro" and matrix):
-        return vector_norm(A, 2, dim, keepdim, dtype=dtype)  # the Frobenius norm of a matrix
-    if not matrix and not isinstance(ord, str):
-        return vector_norm(A, ord, dim, keepdim, dtype=dtype)
-    raise NotImplementedByGradcli(
-        f"torch.linalg.norm with ord={ord!r} of a matrix is not implemented in gradcli: "
-        "ord=None and ord='fro' are, and torch.linalg.vector_norm for vectors"
-    )
+    """``torch.linalg.norm``: a matrix norm over two dims (``dim`` of length 2, or a 2-D
+    input without ``dim``) when ``ord`` is given, else a vector norm (the 2-norm of every
+    entry without ``ord``)."""
+    dims = None if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    if dims is not None and len(dims) not in (1, 2):
+        raise EngineError(
+            f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {dims}"
+        )
+    if dims is None and (ord is not None) and A.ndim not in (1, 2):
+        raise EngineError(
+            "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+            f"Got {A.ndim}D."
+        )
+    if isinstance(ord, str):
+        return matrix_norm(A, ord, dims or [0, 1], keepdim, dtype=dtype)
+    if ord is not None and (
+        (dims is not None and len(dims) == 2) or (dims is None and A.ndim == 2)
+    ):
+        return matrix_norm(A, ord, dims or [0, 1], keepdim, dtype=dtype)
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)

@@ -79,6 +79,22 @@ def axis(dim, ndim):
     return None if dim is None else dims(dim, ndim)
 
 
+def nonempty_axes(name, x, dim):
+    """The axes ``name`` (amax, amin) reduces, each with an entry: else PyTorch's error,
+    not NumPy's ValueError."""
+    axes = axis(dim, np.ndim(x))
+    if np.size(x) == 0 and axes is None:
+        raise EngineError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+            "the reduction dim with the 'dim' argument."
+        )
+    for given in () if np.size(x) else (dim,) if isinstance(dim, int) else tuple(dim):
+        if np.shape(x)[given] == 0:
+            message = f"{name}(): Expected reduction dim {given} to have non-zero size."
+            raise GradcliIndexError(message)
+    return axes
+
+
 def shape_arg(shape, what=None):
     """``f(x, 2, 3)`` or ``f(x, (2, 3))``: the sizes as a tuple of ints; with ``what``, a
     constructor's, checked against the limit on a result's size."""

@@ -272,19 +272,20 @@ def setitem(over, input, index, value):
 
 
 def _assign_tangent(dual, target, index, value):
-    """Forward-mode AD of ``target[index] = value`` outside a graph: the tangent of target
-    takes value's (or zeros) at index."""
-    value_tangent = dual.tangent_of(value) if type(value) is Tensor else None
-    tangent = dual.tangent_of(target)
-    if tangent is None and value_tangent is None:
-        return
-    state.PER_THREAD.forward_ad = None
-    try:
-        tangent = zeros_like(target) if tangent is None else tangent.clone()
-        tangent[index] = 0.0 if value_tangent is None else value_tangent
-    finally:
-        state.PER_THREAD.forward_ad = dual
-    dual.set_tangent(target, tangent)
+    """Forward-mode AD of ``target[index] = value`` outside a graph: at each level, the
+    tangent of target takes value's (or zeros) at index, written with the outer levels on."""
+    for level in dual.chain():
+        value_tangent = level.tangent_of(value) if type(value) is Tensor else None
+        tangent = level.tangent_of(target)
+        if tangent is None and value_tangent is None:
+            continue
+        state.PER_THREAD.forward_ad = level.outer
+        try:
+            tangent = zeros_like(target) if tangent is None else tangent.clone()
+            tangent[index] = 0.0 if value_tangent is None else value_tangent
+        finally:
+            state.PER_THREAD.forward_ad = dual
+        level.set_tangent(target, tangent)
 
 
 # ----- entries along a dimension: take_along_dim, gather, index_select -----

@@ -6,9 +6,9 @@ Each is composed as PyTorch composes it, so a graph has PyTorch's nodes: ``F.lin
 of a matrix with a bias is ``addmm(bias, x, w.t())`` (``AddmmBackward0``), of other
 inputs a flattened ``addmm`` viewed back, or ``x @ w.t()`` without a bias;
 ``F.normalize`` is ``x / norm(x).clamp_min(eps).expand_as(x)``; ``F.pad`` is
-``constant_pad_nd`` or a reflection or replication pad of the last 1, 2 or 3 dims
+``constant_pad_nd``, a reflection or replication pad of the last 1, 2 or 3 dims
 (``ReflectionPad2DBackward0``), an index into the input whose rule adds the gradient
-back where entries repeat.
+back where entries repeat, or the circular pad's slice assignments (``CopySlices``).
 """
 
 from __future__ import annotations
@@ -20,13 +20,14 @@ import numpy as np
 from ...errors import EngineError, NotImplementedByGradcli, ShapeError
 from .. import batching_rules as batching
 from .. import limits
+from ..batched_values import Batched, call_physical, probe
 from ..opinfo import Sample
 from ..optable import Table, over
 from ..tensor import Tensor
 from .arithmetic import add, div
 from .comparison import where
-from .creation import zero_rule
-from .indexing import index_scatter
+from .creation import zero_rule, zeros
+from .indexing import getitem, index_scatter, setitem
 from .products import matmul, transpose_last
 from .reductions import norm
 from .shape import expand, reshape, t, view_op
@@ -256,26 +257,41 @@ reflection_pad_backward = _pad_gradient("Reflection")
 replication_pad_backward = _pad_gradient("Replication")
 
 
+def _pad_batching(entry, found):
+    """pad at many points: the physical tensor padded on the same last dims. The modes
+    other than 'constant' take a batch of at most one dim: a point's own one joins the
+    points' axis, and is parted again after."""
+    probe(entry, found)  # the single-point errors first
+    x = found["input"]
+    physical = {k: v.physical if type(v) is Batched else v for k, v in found.items()}
+    if found.get("mode", "constant") == "constant" or x.ndim == len(found["pad"]) // 2 + 1:
+        return call_physical(entry, found, physical)
+    p = x.physical
+    physical["input"] = p.reshape(p.shape[0] * p.shape[1], *p.shape[2:])
+    out = call_physical(entry, found, physical).physical
+    return Batched(out.reshape(p.shape[0], p.shape[1], *out.shape[1:]))
+
+
 @table.composite(
     "pad",
     "(input: Tensor, pad: int[], mode: 'constant'|'reflect'|'replicate'|'circular' = "
     "'constant', value: float = None)",
-    doc="input padded on its last dims: with a value, or by reflecting or repeating its edges",
-    domain=("real", {"pad": [1, 2]}), **_LAYER, batching=False, overloads=_BY_MODE,
+    doc="input padded on its last dims: with a value, by reflecting or repeating its edges, or "
+    "circularly",
+    domain=("real", {"pad": [1, 2]}), **_LAYER, batching=_pad_batching, overloads=_BY_MODE,
     samples=(Sample("2-d", [(2, 3)], {"pad": [1, 2]}),
              Sample("reflect", [(1, 2, 3)], {"pad": [2, 1], "mode": "reflect"}),
-             Sample("replicate", [(1, 2, 3)], {"pad": [1, 1, 0, 2], "mode": "replicate"})),
+             Sample("replicate", [(1, 2, 3)], {"pad": [1, 1, 0, 2], "mode": "replicate"}),
+             Sample("circular", [(1, 2, 3)], {"pad": [2, 1], "mode": "circular"}),
+             Sample("circular 2-d", [(1, 3, 4)], {"pad": [1, 2, -1, 2], "mode": "circular"}),
+             Sample("circular 3-d", [(1, 2, 2, 3)], {"pad": [1, 0, 2, 1, 0, 1],
+                                                     "mode": "circular"})),
 )  # fmt: skip
 def pad(over, input, pad, mode="constant", value=None):
     pad = [int(p) for p in pad]
     if mode == "constant":
         return constant_pad_nd(input, pad, 0.0 if value is None else value)
-    if mode not in _MODES:
-        if mode == "circular":
-            raise NotImplementedByGradcli(
-                "F.pad with mode='circular' is not implemented in gradcli: 'constant', "
-                "'reflect' and 'replicate' are"
-            )
+    if mode not in _MODES and mode != "circular":
         raise NotImplementedByGradcli(f"Unrecognised padding mode {mode}")
     if value is not None:
         raise EngineError(f'Padding mode "{mode}" doesn\'t take in value argument')
@@ -289,6 +305,8 @@ def pad(over, input, pad, mode="constant", value=None):
         raise NotImplementedByGradcli(
             f"Padding size {len(pad)} is not supported for {ndim}D input tensor."
         )
+    if mode == "circular":  # takes empty dims: it checks its pads against them
+        return _circular(input, pad)
     if any(n == 0 for n in shape[ndim - k - 1 if ndim == k + 2 else 0 :]):
         raise EngineError(
             f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and "
@@ -296,6 +314,49 @@ def pad(over, input, pad, mode="constant", value=None):
         )
     name = _MODES[mode][0]
     return over[f"{name}Pad{k}DBackward0"](input, _pad_index(shape, pad, mode))
+
+
+def _circular(input, pad):
+    """The circular pad as PyTorch composes it (_pad_circular): the input copied into a new
+    tensor, then each padded dim's edges copied from its other end, every copy a slice
+    assignment, so the graph is PyTorch's CopySlices and its gradient the slices'."""
+    plain = type(input) is not Tensor
+    x = Tensor._make(np.asarray(input)) if plain else input
+    shape, k = tuple(x.shape), len(pad) // 2
+    ndim = len(shape)
+    out_shape = list(shape)
+    for i in range(k):
+        d = ndim - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        out_shape[d] = shape[d] + before + after
+        if before > shape[d] or after > shape[d]:
+            raise EngineError("Padding value causes wrapping around more than once.")
+        if out_shape[d] < 0:
+            raise EngineError("Negative padding value is resulting in an empty dimension")
+    out = zeros(*out_shape, dtype=x.dtype)
+    inner, source = [slice(None)] * ndim, [slice(None)] * ndim
+    for i in range(k):
+        d, before, after = ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+        inner[d] = slice(max(before, 0), out_shape[d] - max(after, 0))
+        source[d] = slice(max(-before, 0), shape[d] - max(-after, 0))
+    setitem(out, tuple(inner), getitem(x, tuple(source)))
+    for i in range(k):  # corners are written more than once where several dims are padded
+        d, before, after = ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+        end = out_shape[d] - max(after, 0)
+        if before > 0:
+            edge = _along(ndim, d, 0, before)
+            setitem(out, edge, getitem(out, _along(ndim, d, end - before, end)))
+        if after > 0:
+            start = max(before, 0)
+            edge = _along(ndim, d, out_shape[d] - after, out_shape[d])
+            setitem(out, edge, getitem(out, _along(ndim, d, start, start + after)))
+    return out._data if plain else out
+
+
+def _along(ndim, d, start, stop):
+    index = [slice(None)] * ndim
+    index[d] = slice(start, stop)
+    return tuple(index)
 
 
 # The Taylor series rules (engine/jet.py).

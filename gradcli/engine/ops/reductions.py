@@ -23,6 +23,7 @@ from .common import (
     batch_of,
     contiguous,
     dims,
+    nonempty_axes,
     one_dim,
     raw,
     return_type,
@@ -210,12 +211,12 @@ def _extreme_rule(g, ans, x, dim=None, keepdim=False):
 
 @contiguous
 def _amax(x, dim=None, keepdim=False):
-    return np.amax(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim)
+    return np.amax(x, axis=nonempty_axes("amax", x, dim), keepdims=keepdim)
 
 
 @contiguous
 def _amin(x, dim=None, keepdim=False):
-    return np.amin(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim)
+    return np.amin(x, axis=nonempty_axes("amin", x, dim), keepdims=keepdim)
 
 
 _TIES = "ties share the gradient evenly"

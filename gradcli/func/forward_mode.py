@@ -1,0 +1,263 @@
+"""The forward-mode transforms of ``gradcli.func``: ``jvp``, ``jacfwd`` and ``linearize``.
+
+Each enters a dual level of its own (``autograd.forward_ad.nested_level``): one
+inside another's nests, so ``jacfwd(jacfwd(f))`` and ``jvp`` of a ``jvp`` carry
+tangents of tangents (``engine/forward.py``). ``jacfwd`` runs a pass per entry
+of the inputs, each with one basis tangent; with ``randomness='different'`` it
+is PyTorch's own algorithm, ``jvp`` vmapped over the whole basis, so the draws
+are vmap's.
+"""
+
+from __future__ import annotations
+
+from ..engine import generator, ops
+from ..engine.state import PER_THREAD
+from ..engine.tensor import Tensor
+from ..errors import EngineError
+from . import pytree
+from .batched_tensor import apply, batched_callable, refusing_draws
+from .copies import (
+    JVP_API,
+    alias,
+    argnums_tuple,
+    physical,
+    plain,
+    reaches_outside,
+    regroup,
+    taken_out,
+    tracked,
+)
+from .outputs import split_aux, tensor_outputs
+
+__all__ = ["jvp", "jacfwd", "linearize"]
+
+
+@tracked
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """``(func(*primals), J tangents)``: the Jacobian-vector product, by forward-mode AD."""
+    from ..autograd import forward_ad
+
+    func = batched_callable(func)  # an op's own function, taken before vmap ran
+
+    if not isinstance(primals, tuple):
+        raise EngineError(
+            f"{JVP_API}: Expected primals to be a tuple. E.g. it should be valid to call "
+            "f(*primals)."
+        )
+    flat_primals, primals_spec = pytree.flatten(primals)
+    flat_tangents, tangents_spec = pytree.flatten(tangents)
+    if primals_spec != tangents_spec:
+        raise EngineError(
+            f"{JVP_API}: Expected primals and tangents to have the same python structure. For "
+            "example, if primals is a tuple of 3 tensors, tangents also must be. Got primals "
+            f"with structure {primals_spec} and tangents with structure {tangents_spec}"
+        )
+    for name, flat in (("primals", flat_primals), ("tangents", flat_tangents)):
+        if not flat:
+            raise EngineError(f"{JVP_API}: Expected {name} to contain at least one Tensor.")
+        for t in flat:
+            if not isinstance(t, Tensor):
+                raise EngineError(
+                    f"{JVP_API}: Expected {name} to only contain Tensors, got {type(t)}"
+                )
+    with forward_ad.nested_level():
+        duals = [forward_ad.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents)]
+        output, aux = split_aux(func(*pytree.unflatten(duals, primals_spec)), has_aux, JVP_API)
+        flat_out, out_spec = pytree.flatten(output)
+        tensor_outputs(flat_out, JVP_API)
+        pairs = [_unpack(forward_ad, o, strict) for o in flat_out]
+    value = pytree.unflatten([alias(_connected(p)) for p, _ in pairs], out_spec)
+    tangent = pytree.unflatten([_connected(t) for _, t in pairs], out_spec)
+    if has_aux:
+        return value, tangent, taken_out(aux, [], flat_primals, duals)
+    return value, tangent
+
+
+def _connected(t):
+    """A forward-mode result: connected to the tensors outside that require grad, as
+    PyTorch's, else plain."""
+    return t if reaches_outside([t], []) else plain(t, False)
+
+
+def _unpack(forward_ad, o, strict=False):
+    primal, tangent = forward_ad.unpack_dual(o)
+    if tangent is None and strict:
+        raise EngineError(
+            "jvp(f, primals, tangents, strict=True): The output of f is independent of the "
+            "inputs. This is not allowed with strict=True."
+        )
+    # Connected to the tensors outside that require grad, as PyTorch's (the primal viewed).
+    return primal, apply(ops.zeros_like, primal) if tangent is None else tangent
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """The Jacobian by forward mode, as a function: a pass per entry of the differentiated
+    inputs, each with a tangent (zero but for the entry) on every one of them. Random ops
+    follow ``randomness`` as vmap's over the basis would in PyTorch: 'error' refuses them,
+    'same' draws the same at every pass, 'different' is PyTorch's vmap itself."""
+    from ..autograd import forward_ad
+
+    func = batched_callable(func)  # an op's own function, taken before vmap ran
+
+    @tracked
+    def wrapper(*args, **kwargs):
+        if randomness not in ("error", "same", "different"):
+            raise EngineError(
+                "Only allowed values for randomness are 'error', 'different', or 'same'. "
+                f"Got {randomness}"
+            )
+        single, nums = argnums_tuple(argnums, len(args))
+        trees = [pytree.flatten(args[i]) for i in nums]
+        flat = [x for leaves, _ in trees for x in leaves]
+        for x in flat:
+            if not isinstance(x, Tensor):
+                raise EngineError(
+                    f"{JVP_API}: Expected primals to only contain Tensors, got {type(x)}"
+                )
+        if randomness == "different":
+            return _mapped_jacfwd(func, nums, trees, single, has_aux, args, kwargs)
+        columns = []  # per basis vector: the output leaves' tangents
+        output = aux = None
+        duals = []
+        state = generator.get_rng_state() if randomness == "same" else None
+        with refusing_draws(randomness == "error"):
+            for j, x in enumerate(flat):
+                for k in range(x.numel()):
+                    if state is not None:  # every pass draws what the first one drew
+                        generator.set_rng_state(state)
+                    with forward_ad.nested_level():
+                        duals = [forward_ad.make_dual(y, _basis(y, k if i == j else None))
+                                 for i, y in enumerate(flat)]  # fmt: skip
+                        output, aux = split_aux(
+                            func(*_placed(args, nums, trees, duals), **kwargs), has_aux, JVP_API
+                        )
+                        outs, _ = pytree.flatten(output)
+                        tensor_outputs(outs, JVP_API)
+                        columns.append([_unpack(forward_ad, o)[1] for o in outs])
+            if output is None:  # every input is empty: evaluate once for the shapes
+                output, aux = split_aux(func(*args, **kwargs), has_aux, JVP_API)
+        outs, out_spec = pytree.flatten(output)
+        rows = []
+        for o, out in enumerate(outs):
+            row, at = [], 0
+            for x in flat:
+                shape = tuple(out.shape) + tuple(x.shape)
+                cols = [c[o] for c in columns[at : at + x.numel()]]
+                at += x.numel()
+                if cols:
+                    row.append(apply(ops.reshape, apply(ops.stack, cols, -1), shape))
+                else:
+                    row.append(ops.zeros(shape, dtype=out.dtype))
+            specs = [spec for _, spec in trees]
+            rows.append(regroup([_connected(j) for j in row], specs, single))
+        result = pytree.unflatten(rows, out_spec)
+        if not has_aux:
+            return result
+        # PyTorch's aux is the first point of vmap's over the basis: an entry of an expand.
+        points = max(sum(x.numel() for x in flat), 1)
+        aux = taken_out(aux, [], flat, duals)
+        return result, pytree.tree_map(lambda a: _first_point(a, points), aux)
+
+    return wrapper
+
+
+def _placed(args, nums, trees, leaves):
+    """``args`` with the arguments at ``nums`` rebuilt from ``leaves`` (in their trees)."""
+    call, at = list(args), 0
+    for i, (given, spec) in zip(nums, trees):
+        call[i] = pytree.unflatten(leaves[at : at + len(given)], spec)
+        at += len(given)
+    return call
+
+
+def _mapped_jacfwd(func, nums, trees, single, has_aux, args, kwargs):
+    """jacfwd as PyTorch computes it: ``jvp`` vmapped over the standard basis of all the
+    inputs' entries together (randomness='different': the draws are vmap's, of the whole
+    basis' shape)."""
+    from .mapping import vmap as mapped
+
+    flat = [x for leaves, _ in trees for x in leaves]
+    numels = [x.numel() for x in flat]
+    total, starts = sum(numels), [sum(numels[:j]) for j in range(len(numels))]
+    basis = []
+    for x, start, n in zip(flat, starts, numels):
+        eye = ops.eye(total, dtype=physical(x).dtype)[:, start : start + n]
+        basis.append(apply(ops.reshape, eye, (total, *x.shape)))
+
+    def push_jvp(*tangents):
+        def at(*primals):
+            call = list(args)
+            for i, primal in zip(nums, primals):
+                call[i] = primal
+            return func(*call, **kwargs)
+
+        primals = tuple(args[i] for i in nums)
+        grouped = _placed([None] * len(nums), range(len(nums)), trees, list(tangents))
+        out = jvp(at, primals, tuple(grouped), has_aux=has_aux)
+        return (out[1], out[2]) if has_aux else out[1]
+
+    results = mapped(push_jvp, randomness="different")(*basis)
+    aux = None
+    if has_aux:  # the first point's, as PyTorch's
+        results, aux = results
+        aux = pytree.tree_map(lambda a: apply(ops.getitem, a, 0), aux)
+    outs, out_spec = pytree.flatten(results)
+    specs = [spec for _, spec in trees]
+    rows = []
+    for out in outs:
+        moved = out.permute(*range(1, out.dim()), 0)
+        row = [
+            apply(ops.reshape, moved[..., start : start + n], (*out.shape[1:], *x.shape))
+            for x, start, n in zip(flat, starts, numels)
+        ]
+        rows.append(regroup(row, specs, single))
+    result = pytree.unflatten(rows, out_spec)
+    return (result, aux) if has_aux else result
+
+
+def _first_point(a, points):
+    if not a.requires_grad:
+        return a
+    return apply(ops.getitem, apply(ops.expand, apply(ops.unsqueeze, a, 0), (points, *a.shape)), 0)
+
+
+def _basis(x, k):
+    """The tangent of ``x`` for the basis vector of its entry ``k`` (zeros for None)."""
+    basis = ops.zeros(x.numel(), dtype=x.dtype)
+    if k is not None:
+        basis[k] = 1.0
+    return ops.reshape(basis, tuple(x.shape))
+
+
+def linearize(func, *primals):
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian-vector product at
+    ``primals``. PyTorch traces the forward-mode pass once and replays it; gradcli, with no
+    tracer, runs it again at the same primals on each call (the same arithmetic)."""
+    from ..autograd.forward_ad import NESTED
+
+    func = batched_callable(func)  # an op's own function, taken before vmap ran
+
+    if PER_THREAD.forward_ad is not None:  # PyTorch traces in a dual level of its own
+        raise EngineError(NESTED)
+    output = func(*primals)
+    flat_primals, primals_spec = pytree.flatten(primals)
+    _, out_spec = pytree.flatten(output)
+
+    def jvp_fn(*tangents):
+        flat_tangents, spec = pytree.flatten(tangents)
+        if spec != primals_spec:
+            raise EngineError(
+                f"Expected the tangents {spec} to have the same argspec as the primals "
+                f"{primals_spec}"
+            )
+        for i, (t, p) in enumerate(zip(flat_tangents, flat_primals)):
+            for what, a, b in (("shape", t.shape, p.shape), ("dtype", t.dtype, p.dtype)):
+                if a != b:
+                    raise EngineError(
+                        f"tangent:{i} with {what} {a} in flattened pytree doesn't match the "
+                        f"{what} {b} of the corresponding primal."
+                    )
+        # PyTorch replays a traced graph: its products hold no graph of their own.
+        return pytree.tree_map(lambda t: t.detach(), jvp(func, primals, tangents)[1])
+
+    return output, jvp_fn
