@@ -346,3 +346,29 @@ def test_the_pictures_of_poles_and_fields_are_committed(name):
     data = (root / "docs" / name).read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")) == (700, 500)
+
+
+@pytest.mark.parametrize("count", [7, 12, 50, 1000, 12345])
+@pytest.mark.parametrize(
+    "source, poles",
+    [
+        # Where each function jumps through infinity in [-3, 3], by hand.
+        ("tan(x)", [-np.pi / 2, np.pi / 2]),
+        ("tan(2*x)", [-3 * np.pi / 4, -np.pi / 4, np.pi / 4, 3 * np.pi / 4]),
+        ("sec(x)", [-np.pi / 2, np.pi / 2]),
+        ("1/x", [0.0]),
+        ("1/(x-1)", [1.0]),
+        ("sin(3*x)", []),  # roots, not poles
+        ("x - round(x)", []),  # jumps to nothing large
+    ],
+)
+def test_poles_are_found_on_any_grid(source, poles, count):
+    # Before, only on fine enough grids: at 7 points tan's poles (between 1 and 2) were
+    # missed, and 1/(x - 1) at 1000 and 12345 points depended on thresholds of size.
+    report = plot(source, over=f"x=-3:3:{count}")
+    step = 6 / (count - 1)
+    on_the_grid = [p for p in poles if np.min(np.abs(report.x - p)) < 1e-12]
+    between = [p for p in poles if p not in on_the_grid]
+    assert report.poles.size == len(between), (report.poles, between)
+    np.testing.assert_allclose(report.poles, between, atol=step / 2 + 1e-12)
+    np.testing.assert_allclose(report.nonfinite, on_the_grid, atol=1e-12)

@@ -9,9 +9,10 @@ Points where f or f' is nan or infinite are listed as non-finite.
 
 A *pole* is where f jumps through infinity between two neighbouring points:
 its sign changes, the slopes at both ends agree with each other and not with
-the jump (a continuous f could not fall where it rises on both sides), the
-jump is over ``POLE_RATIO`` times what the typical slope would make, and both
-values are large (over ``LARGE_RATIO`` times the typical ``|f|``). The curve
+the jump (a continuous f could not fall where it rises on both sides), and
+halving the interval ``HALVINGS`` times towards the change of sign (f evaluated
+at each midpoint), ``|f|`` at its ends keeps growing: at a root it shrinks to 0,
+at a jump (``sign(x)``) it settles, whatever the grid. The curve
 is broken there, as at non-finite points, and the range drawn leaves out the
 values near the poles (``limits``), which would flatten the rest.
 
@@ -37,8 +38,10 @@ from .report import Report, frozen
 DEFAULT_POINTS = _bindings.DEFAULT_OVER_COUNT
 MAX_POINTS = 100_000
 KINK_RATIO = 5.0
-POLE_RATIO = 10.0
-LARGE_RATIO = 3.0
+#: Halvings of an interval that may hold a pole: 2**-30 of it is a billionth, where a
+#: pole's |f| has grown some 10**9 times and a root's shrunk as much.
+HALVINGS = 30
+GROWTH = 10.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,7 +100,11 @@ def plot(
     if over.name in bindings:
         raise GradcliError(f"--over {over.name}: {over.name} is bound too; give one or the other")
     values, slopes = evaluate_along(source, bindings, over.name, xs, dtype, seed, filename)
-    return _report(source, source_title(source, filename), over.name, xs, values, slopes)
+
+    def at(points):
+        return evaluate_along(source, bindings, over.name, points, dtype, seed, filename)[0]
+
+    return _report(source, source_title(source, filename), over.name, xs, values, slopes, at)
 
 
 def plots(
@@ -178,9 +185,9 @@ def evaluate_along(source, bindings, name, xs, dtype, seed, filename, others=())
     return values, (slopes[:, 0] if not others else slopes)
 
 
-def _report(source, title, name, xs, values, slopes) -> PlotReport:
+def _report(source, title, name, xs, values, slopes, at) -> PlotReport:
     nonfinite = xs[~(np.isfinite(values) & np.isfinite(slopes))]
-    poles = find_poles(xs, values, slopes)
+    poles = find_poles(xs, values, slopes, at)
     broken = _beside(xs, poles)
     # Beside a non-finite point (1/x at 0) the values are as large as beside a pole.
     ends = ~(np.isfinite(values) & np.isfinite(slopes))
@@ -201,28 +208,49 @@ def _report(source, title, name, xs, values, slopes) -> PlotReport:
     )
 
 
-def find_poles(xs: np.ndarray, values: np.ndarray, slopes: np.ndarray) -> np.ndarray:
-    """Where f jumps through infinity: see the module's docstring."""
+def find_poles(xs: np.ndarray, values: np.ndarray, slopes: np.ndarray, at) -> np.ndarray:
+    """Where f jumps through infinity (see the module's docstring); ``at(points)`` is f at
+    other points, for the halvings."""
     finite = np.isfinite(values) & np.isfinite(slopes)
-    if xs.size < 3 or finite.sum() < 3:
-        return np.zeros(0)
     a, b = slice(None, -1), slice(1, None)
     jump = np.diff(values)
-    with np.errstate(invalid="ignore"):
-        typical_step = np.median(np.abs(np.diff(xs))) * np.median(np.abs(slopes[finite]))
-        typical_value = np.median(np.abs(values[finite]))
-        found = (
-            finite[a]
-            & finite[b]
-            & (np.sign(values[a]) * np.sign(values[b]) < 0)
-            & (np.sign(slopes[a]) == np.sign(slopes[b]))
-            & (np.sign(slopes[a]) * np.sign(jump) < 0)
-            & (np.abs(jump) > POLE_RATIO * typical_step)
-            & (np.minimum(np.abs(values[a]), np.abs(values[b])) > LARGE_RATIO * typical_value)
-        )
+    # f's sign just inside each interval: at a grid point on a root, its slope's.
+    inside_a = np.where(values[a] != 0, np.sign(values[a]), np.sign(slopes[a]))
+    inside_b = np.where(values[b] != 0, np.sign(values[b]), -np.sign(slopes[b]))
+    found = (
+        finite[a]
+        & finite[b]
+        & (inside_a * inside_b < 0)
+        & (np.sign(slopes[a]) == np.sign(slopes[b]))
+        & (np.sign(slopes[a]) * np.sign(jump) < 0)
+    )
+    if found.any():
+        ends = (xs[a][found], xs[b][found], values[a][found], values[b][found])
+        found[found] = _grows_through(*ends, inside_a[found], at)
     middle = (xs[a][found] + xs[b][found]) / 2
     # Midway between -0.005 and 0.005 is 0, not its rounding error.
     return np.where(np.abs(middle) < 1e-9 * np.ptp(xs), 0.0, middle)
+
+
+def _grows_through(lo, hi, f_lo, f_hi, sign_lo, at) -> np.ndarray:
+    """For each interval (``lo``, ``hi``) where f changes sign (``sign_lo``: just right of
+    ``lo``): whether ``|f|`` at the ends keeps growing as the interval is halved towards the
+    change (``GROWTH`` times over the second half of the halvings; a pole of order 1 grows
+    2**15 times), or is infinite at a midpoint. At a root it shrinks; at a jump
+    (``x - round(x)``) it settles."""
+    hit = np.zeros(lo.size, dtype=bool)
+    halfway = None
+    for step in range(HALVINGS):
+        if step == HALVINGS // 2:
+            halfway = np.minimum(np.abs(f_lo), np.abs(f_hi))
+        mid = (lo + hi) / 2
+        f_mid = np.asarray(at(mid), dtype=float)
+        hit |= np.isinf(f_mid)
+        left = np.sign(f_mid) == sign_lo  # the change of sign is in (mid, hi)
+        lo, f_lo = np.where(left, mid, lo), np.where(left, f_mid, f_lo)
+        hi, f_hi = np.where(left, hi, mid), np.where(left, f_hi, f_mid)
+    with np.errstate(invalid="ignore"):
+        return hit | (np.minimum(np.abs(f_lo), np.abs(f_hi)) > GROWTH * halfway)
 
 
 def _beside(xs: np.ndarray, poles: np.ndarray) -> np.ndarray:

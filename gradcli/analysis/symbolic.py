@@ -249,8 +249,27 @@ def _evaluate(sympy, formulas: np.ndarray, substitutions) -> np.ndarray:
         if not isinstance(entry, sympy.Basic):  # a Python number NumPy left as it was
             entry = sympy.Float(float(entry), 30)
         number = sympy.N(entry.xreplace(substitutions), 30)
-        out[index] = _real(sympy, number)
+        if number.has(sympy.zoo) or number.has(sympy.nan):
+            out[index] = _in_floats(sympy, entry, substitutions)
+        else:
+            out[index] = _real(sympy, number)
     return frozen(out)
+
+
+def _in_floats(sympy, entry, substitutions) -> float:
+    """Where SymPy's value is undefined, complex infinity at a pole (1/(2*sqrt(0)), sqrt's
+    derivative at its kink), which has no sign, or nan (polygamma(1, 0)): the formula in
+    float64, the engine's arithmetic, which signs it as the engine's derivative is signed
+    (1/(2*sqrt(0.0)) = inf, -1/0.0**2 = -inf); a 0/0 stays nan."""
+    symbols = sorted(entry.free_symbols, key=str)
+    # tied (sympy_forms) reductions keep SymPy's names; special functions are SciPy's.
+    extremes = {"Max": lambda *a: np.amax(a, axis=0), "Min": lambda *a: np.amin(a, axis=0)}
+    try:
+        value = sympy.lambdify(symbols, entry, modules=[extremes, "scipy", "numpy"])
+        with np.errstate(all="ignore"):
+            return float(value(*(np.float64(substitutions[s]) for s in symbols)))
+    except (NameError, TypeError, ValueError):  # a function with no float form: SymPy's nan
+        return float("nan")
 
 
 def _real(sympy, number) -> float:

@@ -503,23 +503,36 @@ def cross_entropy(entry, found):
     """The samples of every point as one batch of samples, each point's loss reduced as
     the single-point call reduces it: a mean of class indices is weighted by the
     targets' class weights (the ignored ones left out), a mean of probabilities is
-    over the samples. The class weights must be the same at every point."""
-    _fixed(entry, found, "weight", "ignore_index", "reduction", "label_smoothing")
+    over the samples. Class weights that vary from point to point weigh class indices
+    alone, without label smoothing: each sample's unweighted loss times its point's
+    weight of its class, as PyTorch's loss is."""
+    _fixed(entry, found, "ignore_index", "reduction", "label_smoothing")
     shape_at_a_point(entry, found)
     x, t, weight = found["input"], found["target"], found.get("weight")
     size = batch_size(found.values())
     xp, tp = expanded(x, size), expanded(t, size)
     x_shape, t_shape = logical_shape(x), logical_shape(t)
+    varying = type(weight) is Batched
+    if varying and (t_shape == x_shape or found.get("label_smoothing", 0.0)):
+        raise _varies(entry, "weight")
     samples = () if len(x_shape) == 1 else (x_shape[0],)
     per_point = samples + tuple(x_shape[2:])  # the shape of each point's unreduced loss
     flat = (size * int(np.prod(samples, dtype=np.int64)),)
     xs = xp.reshape(*flat, *x_shape[len(samples) :])
     ts = tp.reshape(*flat, *t_shape[len(samples) :])
     physical = dict(found, input=xs, target=ts, reduction="none")
+    if varying:
+        physical["weight"] = None
     try:
         losses = invoke(entry, physical).reshape(size, *per_point)
     except GradcliError as err:
         explain_failure(entry, found, err)
+    indices = tp._data
+    kept = indices != found.get("ignore_index", -100)
+    if varying:  # each sample's weight: its point's, of its class (any class where ignored)
+        points = np.arange(size).reshape((size,) + (1,) * len(per_point))
+        weight = weight.physical[points, np.where(kept, indices, 0)]
+        losses = losses * weight
     reduce = found.get("reduction", "mean")
     axes = tuple(range(1, len(per_point) + 1))
     if reduce == "none" or not axes and reduce == "sum":
@@ -528,14 +541,21 @@ def cross_entropy(entry, found):
         return Batched(losses.sum(axes))
     if t_shape == x_shape:  # probabilities: the mean over the samples
         return Batched(losses.mean(axes) if axes else losses)
-    indices = tp._data
-    kept = indices != found.get("ignore_index", -100)
     counted = Tensor._make(kept.astype(losses._data.dtype))
-    if weight is not None:
+    if varying:
+        counted = counted * weight
+    elif weight is not None:
         w = weight if type(weight) is Tensor else Tensor._make(np.asarray(weight))
         counted = counted * w[np.where(kept, indices, 0)]
     total = losses.sum(axes) if axes else losses
-    return Batched(total / (counted.sum(axes) if axes else counted))
+    denominator = counted.sum(axes) if axes else counted
+    # A point whose samples are all ignored: nan, PyTorch's 0/0, with gradient 0, as PyTorch's
+    # backward writes the kept samples' alone (total / 0 would give them 0 * inf = nan).
+    none_kept = ~kept.reshape(size, -1).any(axis=1)
+    if not none_kept.any():
+        return Batched(total / denominator)
+    safe = denominator + Tensor._make(none_kept.astype(denominator._data.dtype))
+    return Batched((total / safe).masked_fill(Tensor._make(none_kept), float("nan")))
 
 
 BY_KIND = {

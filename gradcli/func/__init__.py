@@ -22,7 +22,7 @@ from ..engine import ops
 from ..engine.state import enable_grad
 from ..errors import EngineError, GradcliValueError
 from . import pytree
-from .batched_tensor import apply
+from .batched_tensor import apply, batched_callable
 from .copies import (
     GRAD_API,
     VJP_API,
@@ -51,6 +51,7 @@ __all__ += ["linearize", "functional_call"]
 
 def grad_and_value(func, argnums=0, has_aux=False):
     """``(gradient, value)`` of a scalar function: ``grad_and_value(f)(x)``."""
+    func = batched_callable(func)  # an op's own function, taken before vmap ran
 
     @tracked
     def wrapper(*args, **kwargs):
@@ -85,6 +86,7 @@ def grad(func, argnums=0, has_aux=False):
 @tracked
 def vjp(func, *primals, has_aux=False):
     """``(func(*primals), vjp_fn)``: ``vjp_fn(v)`` is the tuple ``v^T J`` per primal."""
+    func = batched_callable(func)  # an op's own function, taken before vmap ran
     with enable_grad():
         args, own, specs, given = differentiable(primals, range(len(primals)))
         output, aux = split_aux(func(*args), has_aux, VJP_API)
@@ -127,6 +129,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     ``out.shape + x.shape``, in the trees of the outputs and of the inputs."""
     if not (chunk_size is None or chunk_size > 0):
         raise GradcliValueError("jacrev: `chunk_size` should be greater than 0.")
+    func = batched_callable(func)  # an op's own function, taken before vmap ran
 
     @tracked
     def wrapper(*args, **kwargs):

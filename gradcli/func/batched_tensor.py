@@ -20,7 +20,8 @@ of the whole batch's shape.
 
 Limits, each an error that says so: in-place ops on a BatchedTensor, and the
 ``gradcli.<name>`` functions are the batched ones only when called through the module
-(``torch.sin(x)``) while ``vmap`` runs, not a function imported by name before.
+(``torch.sin(x)``) while ``vmap`` runs, or handed to ``vmap`` or a transform itself
+(``vmap(jacrev(F.nll_loss))``), not a function imported by name before and called.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from ..engine.state import PER_THREAD
 from ..engine.tensor import Tensor
 from ..errors import EngineError
 from . import pytree
-from .batched_tensor import apply, refusing_draws
+from .batched_tensor import apply, batched_callable, refusing_draws
 from .copies import (
     JVP_API,
     alias,
@@ -36,6 +36,8 @@ __all__ = ["jvp", "jacfwd", "linearize"]
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """``(func(*primals), J tangents)``: the Jacobian-vector product, by forward-mode AD."""
     from ..autograd import forward_ad
+
+    func = batched_callable(func)  # an op's own function, taken before vmap ran
 
     if not isinstance(primals, tuple):
         raise EngineError(
@@ -94,6 +96,8 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     follow ``randomness`` as vmap's over the basis would in PyTorch: 'error' refuses them,
     'same' draws the same at every pass, 'different' is PyTorch's vmap itself."""
     from ..autograd import forward_ad
+
+    func = batched_callable(func)  # an op's own function, taken before vmap ran
 
     @tracked
     def wrapper(*args, **kwargs):
@@ -230,6 +234,8 @@ def linearize(func, *primals):
     ``primals``. PyTorch traces the forward-mode pass once and replays it; gradcli, with no
     tracer, runs it again at the same primals on each call (the same arithmetic)."""
     from ..autograd.forward_ad import NESTED
+
+    func = batched_callable(func)  # an op's own function, taken before vmap ran
 
     if PER_THREAD.forward_ad is not None:  # PyTorch traces in a dual level of its own
         raise EngineError(NESTED)

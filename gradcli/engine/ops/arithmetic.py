@@ -13,6 +13,7 @@ from ..explain import at_tie, pow_zero_base
 from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
+from . import sympy_forms as sym
 from .common import not_implemented
 from .comparison import logical_and, where
 from .conversion import apply_inplace
@@ -360,7 +361,7 @@ atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Numb
                  grad_fn="Atan2Backward0",
                  rules=(_atan2_rule(1, lambda y, x: x), _atan2_rule(-1, lambda y, x: y)),
                  doc="atan2(y, x): the angle of the point (x, y)",
-                 symbolic=lambda s, y, x: s.atan2(y, x),
+                 symbolic=sym.atan2,
                  other_names=("arctan2",),
                  kink="gradient 0 at the origin; second derivatives nan there (they do not "
                  "exist), as PyTorch",

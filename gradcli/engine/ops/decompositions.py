@@ -244,7 +244,7 @@ logabsdet = table.internal(
 @table.composite(
     "logdet", "(input: Tensor)",
     doc="log of the determinant; nan where it is negative, -inf where it is 0",
-    symbolic=lambda s, x: s.log(sym.matrix(s, x).det()),
+    symbolic=sym.logdet,
     kink="gradient 0 where det < 0 (the value is nan); where det = 0 the gradient is an "
          "error (PyTorch 2.13 gives inf or nan)",
     method=True, **_LINALG, batching=batching.stacked,

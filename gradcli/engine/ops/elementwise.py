@@ -98,7 +98,8 @@ abs = elementwise("abs", np.abs, "AbsBackward0", lambda g, ans, x: g * sign(x), 
                   differs=(Difference("at nan", "gradient nan", "sign(nan) is nan, not 0",
                                       ("at nan",), ("grad", "jvp", "jacobian")),), saves=("self",))
 sign = piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x",
-                          symbolic=lambda s, x: s.sign(x), inplace=True,  # no torch.sign_
+                          symbolic=lambda s, x: sym.step(s, "sign")(x),
+                          inplace=True,  # no torch.sign_
                           kink="gradient 0 everywhere; sign(nan) is nan (PyTorch gives 0)",
                           words="d sign(a)/da = 0", kink_at=at_zero,
                           differs=(Difference("at nan", "sign(nan) is nan (PyTorch: 0)",
@@ -262,7 +263,7 @@ sigmoid = elementwise("sigmoid", sigmoid_array, "SigmoidBackward0",
                       words="d sigmoid(a)/da = sigmoid(a)*(1-sigmoid(a))", saves=("result",))
 relu = elementwise("relu", lambda x: np.maximum(x, 0), "ReluBackward0",
                    lambda g, ans, x: threshold_backward(g, x, 0), "max(x, 0)", "nonzero",
-                   symbolic=lambda s, x: s.Max(x, 0),
+                   symbolic=sym.relu,
                    kink="relu'(0) = 0; at nan the gradient passes, as PyTorch",
                    nn_functional="inplace, name_",
                    words="d relu(a)/da = 1 where a > 0, else 0", kink_at=at_zero, saves=("result",))

@@ -114,6 +114,13 @@ def picked(input, target, weight, ignore_index):
     return index, np.where(valid, w[index], 0)
 
 
+def _mean_weights(w, target, ignore_index):
+    """The weights of a mean: each kept target's over their sum, 0 where ignored (PyTorch's
+    backward writes the kept ones alone: all ignored, the gradient is 0, not 0/0)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.asarray(target) != ignore_index, w / np.sum(w), 0)
+
+
 def _nll_loss_backward(g, x, target, weight=None, ignore_index=-100, reduction="mean"):
     d = class_dim(x) - np.ndim(x)
     index, w = picked(x, target, weight, ignore_index)
@@ -121,7 +128,7 @@ def _nll_loss_backward(g, x, target, weight=None, ignore_index=-100, reduction="
     if reduction != "none":
         g = g.reshape(g.shape + (1,) * np.ndim(index))
         if reduction == "mean":
-            w = w / np.sum(w)
+            w = _mean_weights(w, target, ignore_index)
     return put_along_dim(np.expand_dims(-g * w, d), np.expand_dims(index, d), d, np.shape(x))
 
 
@@ -130,7 +137,7 @@ def _nll_loss_backward_rule(gg, ans, g, x, target, weight, ignore_index, reducti
     d = class_dim(x) - np.ndim(x)
     index, w = picked(x, target, weight, ignore_index)
     if reduction == "mean":
-        w = w / np.sum(w)
+        w = _mean_weights(w, target, ignore_index)
     out = take_along_dim(gg, np.expand_dims(index, d), d, False) * -w
     if reduction == "none" or not np.ndim(index):
         return out

@@ -16,6 +16,7 @@ from ..explain import at_origin, at_zero, pole
 from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
+from . import sympy_forms as sym
 from .comparison import logical_and, where
 from .elementwise import cos, exp, log, tan
 
@@ -100,7 +101,7 @@ def _erfinv(input):
 cbrt = table.op("cbrt", np.cbrt, grad_fn="CbrtBackward0",
                 rules=(lambda g, ans, x: g / (3 * ans * ans),),
                 doc="cube root, real for negative x", kink="derivative inf at 0",
-                symbolic=lambda s, x: s.sign(x) * s.Abs(x) ** s.Rational(1, 3),
+                symbolic=sym.cbrt,
                 domain=("nonzero",), **_ELEMENTWISE,
                 words="d cbrt(a)/da = 1/(3*cbrt(a)**2)", kink_at=at_zero)
 sec = table.op("sec", lambda input: 1 / np.cos(input), grad_fn="SecBackward0",
@@ -120,7 +121,7 @@ cot = table.op("cot", lambda input: 1 / np.tan(input), grad_fn="CotBackward0",
                words="d cot(a)/da = -(1 + cot(a)**2)")
 sinc = table.op("sinc", lambda input: np.sinc(input), grad_fn="SincBackward0", rules=(_sinc_rule,),
                 doc="normalized sinc sin(pi x) / (pi x), 1 at 0",
-                symbolic=lambda s, x: s.sinc(s.pi * x),
+                symbolic=sym.sinc,
                 kink="derivative 0 and second derivative -pi**2/3 at 0, their limits "
                      "(PyTorch's second derivative there is nan)",
                 domain=("real",), **_ELEMENTWISE, **_TORCH,
@@ -162,7 +163,7 @@ gamma = table.op("gamma", _gamma, grad_fn="GammaBackward0",
                  words="d gamma(a)/da = gamma(a)*digamma(a)", kink_at=pole(0))
 lgamma = table.op("lgamma", _lgamma, grad_fn="LgammaBackward0",
                   rules=(lambda g, ans, x: g * digamma(x),), doc="log |gamma(x)|", kink=_POLES,
-                  symbolic=lambda s, x: s.log(s.Abs(s.gamma(x))),
+                  symbolic=sym.lgamma,
                   other_names=("loggamma", "gammaln"),
                   domain=("positive",), **_ELEMENTWISE, **_TORCH,
                   words="d lgamma(a)/da = digamma(a)", kink_at=pole(0),
@@ -280,7 +281,7 @@ xlogy = table.op(
         over("XlogyBackward0", (_xlogy_x_rule, _xlogy_y_rule)),
     ],
     doc="x * log(y), and 0 where x is 0 (even where y is 0)",
-    symbolic=lambda s, x, y: s.Piecewise((0, s.Eq(x, 0)), (x * s.log(y), True)),
+    symbolic=sym.xlogy,
     kind="binary",
     kink="derivative for x is 0 where x = 0 and y <= 0, as in PyTorch",
     domain=("real", "positive"),

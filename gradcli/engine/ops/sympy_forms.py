@@ -23,16 +23,42 @@ def reduction(combine):
 
 
 def extreme(name: str):
-    """amax or amin (``name`` is SymPy's ``"Max"`` or ``"Min"``) over ``dim``."""
+    """amax or amin (``name`` is SymPy's ``"Max"`` or ``"Min"``) over ``dim``, its derivative
+    shared evenly among tied entries (``tied``)."""
 
     def form(s, x, dim=None, keepdim=False):
         if x.size == 0:
             raise ValueError("of an empty tensor, which has no extreme")
         if x.ndim == 0:
             return x
-        return np.frompyfunc(getattr(s, name), 2, 1).reduce(x, axis=dim, keepdims=keepdim)
+        dims = tuple(range(x.ndim)) if dim is None else tuple(np.atleast_1d(dim) % x.ndim)
+        kept = [d for d in range(x.ndim) if d not in dims]
+        rows = np.transpose(x, kept + list(dims)).reshape([x.shape[d] for d in kept] + [-1])
+        out = np.empty(rows.shape[:-1], dtype=object)
+        for index in np.ndindex(*out.shape):
+            out[index] = tied(s, name)(*rows[index])
+        return np.expand_dims(out, dims) if keepdim else out
 
     return form
+
+
+@functools.cache
+def tied(s, name: str):
+    """SymPy's ``Max`` or ``Min`` of one reduction's entries, whose derivative is shared evenly
+    among the tied entries, as the engine's and PyTorch's (1/3 each of three): SymPy's own
+    gives each Heaviside(0) = 1/2. Of two entries, SymPy's own: 1/2 is the even share."""
+    plain = getattr(s, name)
+
+    def eval(cls, *args):
+        if len(args) <= 2 or all(a.is_number for a in args):
+            return plain(*args)
+        return None
+
+    def fdiff(self, argindex=1):
+        at = [s.Piecewise((1, s.Eq(a, self)), (0, True)) for a in self.args]
+        return at[argindex - 1] / s.Add(*at)
+
+    return type(name, (s.Function,), {"eval": classmethod(eval), "fdiff": fdiff, "is_real": True})
 
 
 def extreme_or_pair(name: str):
@@ -45,9 +71,28 @@ def extreme_or_pair(name: str):
 
 @functools.cache
 def step(s, name: str):
-    """SymPy's ``floor`` or ``ceiling`` with derivative 0, PyTorch's convention: SymPy's own
-    leaves it unevaluated, which no number can be put into."""
-    return type(name, (getattr(s, name),), {"fdiff": lambda self, argindex=1: s.S.Zero})
+    """SymPy's ``floor``, ``ceiling`` or ``sign`` with derivative 0, PyTorch's convention:
+    SymPy's own leave floor's unevaluated and make sign's a DiracDelta, which no number can be
+    put into."""
+    zero = lambda self, *args: s.S.Zero  # noqa: E731
+    return type(name, (getattr(s, name),), {"fdiff": zero, "_eval_derivative": zero})
+
+
+def lgamma(s, x):
+    # |gamma| as sign(gamma)*gamma, sign's derivative 0: the derivative is digamma, where
+    # Abs's is of real and imaginary parts (nan at a pole, where the engine's is -inf).
+    gamma = s.gamma(x)
+    return s.log(step(s, "sign")(gamma) * gamma)
+
+
+def xlogy(s, x, y):
+    # 0 where x = 0, and its derivative for x 0 there where y <= 0 alone, as PyTorch's.
+    return s.Piecewise((0, s.Eq(x, 0) & (y <= 0)), (x * s.log(y), True))
+
+
+def relu(s, x):
+    # relu'(0) = 0, as PyTorch's: Max(x, 0)'s derivative, Heaviside(x), is 1/2 there.
+    return s.Piecewise((x, x > 0), (0, True))
 
 
 def softplus(s, x, beta=1, threshold=20):
@@ -56,8 +101,34 @@ def softplus(s, x, beta=1, threshold=20):
 
 
 def clamp(s, x, min=None, max=None):
+    """x's branch holds on both bounds, where it gets the gradient, and max's where min > max,
+    as PyTorch's (Min(Max(x, min), max) gives Heaviside(0) = 1/2 on a bound)."""
     low = -s.oo if min is None else min
-    return s.Min(s.Max(x, low), s.oo if max is None else max)
+    high = s.oo if max is None else max
+    return s.Piecewise((high, (x > high) | (high < low)), (low, x < low), (x, True))
+
+
+def atan2(s, y, x):
+    # 0 at the origin, with gradient 0 there, as PyTorch's (SymPy's atan2(0, 0) is nan). Not
+    # Eq(y, 0) & Eq(x, 0): simplify would put x = 0 into x/(x**2 + y**2) and drop the branch.
+    return s.Piecewise((0, s.Eq(x**2 + y**2, 0)), (s.atan2(y, x), True))
+
+
+def sinc(s, x):
+    # 1 at 0 with derivative 0, the limits, as PyTorch's (SymPy's sinc' there is 0/0).
+    return s.Piecewise((1, s.Eq(x, 0)), (s.sin(s.pi * x) / (s.pi * x), True))
+
+
+def cbrt(s, x):
+    # The real root on each side: sign(x)*|x|**(1/3) has the derivative 0/0 at 0, not inf.
+    third = s.Rational(1, 3)
+    return s.Piecewise((-((-x) ** third), x < 0), (x**third, True))
+
+
+def zero_at_zero(s, inner, outer):
+    """``outer(inner)``, 0 with gradient 0 where ``inner`` is 0: a norm or a standard
+    deviation at 0, whose gradient the engine and PyTorch make 0 (SymPy's is 0/0)."""
+    return s.Piecewise((0, s.Eq(inner, 0)), (outer(inner), True))
 
 
 def elu(s, x, alpha=1):
@@ -70,8 +141,13 @@ def logsumexp(s, x, dim=None, keepdim=False):
 
 def norm(s, x, p=2, dim=None, keepdim=False):
     # x**2 rather than |x|**2 for the 2-norm: the same off zero, and SymPy simplifies it.
-    powers = x**2 if p == 2 else each(lambda v: s.Abs(v) ** p, x)
-    return each(lambda v: v ** (1 / s.S(p)), np.sum(powers, axis=dim, keepdims=keepdim))
+    power = lambda v: s.Abs(v) ** p  # noqa: E731
+    if 0 < p < 1:  # |v|**p's derivative at a zero entry is inf*0: the engine's is 0
+        powers = each(lambda v: zero_at_zero(s, v, power), x)
+    else:
+        powers = x**2 if p == 2 else each(power, x)
+    sums = np.sum(powers, axis=dim, keepdims=keepdim)
+    return each(lambda v: zero_at_zero(s, v, lambda v: v ** (1 / s.S(p))), sums)
 
 
 def var(s, x, dim=None, unbiased=None, keepdim=False):
@@ -82,7 +158,7 @@ def var(s, x, dim=None, unbiased=None, keepdim=False):
 
 
 def std(s, *args):
-    return each(s.sqrt, var(s, *args))
+    return each(lambda v: zero_at_zero(s, v, s.sqrt), var(s, *args))
 
 
 def softmax(s, x, dim):
@@ -134,6 +210,12 @@ def matrix(s, x):
 def array(m) -> np.ndarray:
     """A SymPy matrix as an array of its entries."""
     return np.array(m.tolist(), dtype=object)
+
+
+def logdet(s, x):
+    # nan where det < 0, with gradient 0 there, as PyTorch's (SymPy's log is complex there).
+    det = matrix(s, x).det()
+    return s.Piecewise((s.nan, det < 0), (s.log(det), True))
 
 
 def solve(s, a, b):
