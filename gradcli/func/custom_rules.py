@@ -10,7 +10,9 @@ needs a batching rule besides:
   its points on a dimension (``in_dims`` says which, None for an argument the same
   at every point), and it returns ``(output, out_dims)``, out_dims a prefix of
   the output's tree. gradcli keeps a BatchedTensor's points on dimension 0, so
-  ``in_dims`` names 0 where PyTorch names the dimension vmap's in_dims gave;
+  ``in_dims`` names 0 where PyTorch names the dimension vmap's in_dims gave, and
+  under ``vmap(grad(f))`` the node the rule's own ``apply`` records is the
+  batch's, so its backward sees the batch's tensors (PyTorch's: one point's);
 - or ``generate_vmap_rule = True``: the Function runs at each point (forward,
   setup_context and backward see one point's tensors, as under PyTorch's
   generated rule).
