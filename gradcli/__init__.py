@@ -99,7 +99,7 @@ long = int64
 
 def __getattr__(name):
     # Imported on first use, so the command line's start-up path skips them.
-    if name in ("autograd", "func", "linalg", "nn", "optim"):
+    if name in ("autograd", "func", "linalg", "nn", "optim", "special"):
         import importlib
 
         return importlib.import_module("." + name, __name__)

@@ -537,6 +537,18 @@ CASES = [
     Case("xlogy_number_x", ("xlogy",), lambda m, y: m.xlogy(2.0, y), (positive(3),)),
     Case("xlogy_number_y", ("xlogy",), lambda m, x: x.xlogy(2.0), (real(3),)),
     Case(
+        "xlog1py", ("xlog1py",), lambda m, x, y: m.special.xlog1py(x, y), (real(2, 3), positive(3))
+    ),
+    Case("xlog1py_number_x", ("xlog1py",), lambda m, y: m.special.xlog1py(2.0, y), (positive(3),)),
+    Case(
+        "multigammaln",
+        ("multigammaln",),
+        lambda m, x: m.special.multigammaln(x + 1, 3),
+        (positive(2, 3),),
+    ),
+    # zeta's derivative for x PyTorch does not implement: for q only.
+    Case("zeta_q", ("zeta",), lambda m, q: m.special.zeta(2.5, q), (positive(3),)),
+    Case(
         "ln",
         ("ln",),
         lambda m, x: ops.ln(x),

@@ -77,6 +77,7 @@ SAMPLES = {
     "argsort": lambda: (X, 1, True),
     "topk": lambda: (X, 2, 1, False, True),
     "polygamma": lambda: (1, X),
+    "zeta": lambda: (X + 1, X),
     "cross": lambda: (M, M.flip(0), 0),
     "solve": lambda: (M, X.mT),
     "cumprod": lambda: (X, 1),

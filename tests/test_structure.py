@@ -116,7 +116,7 @@ def test_no_module_is_over_about_600_lines_but_the_generated_parser():
 ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "torch.py"}
 FOLDERS = {
     "cli",  # the command-line application
-    "autograd", "func", "linalg", "nn", "optim",  # PyTorch's API surface, at its public paths
+    "autograd", "func", "linalg", "nn", "optim", "special",  # PyTorch's API, at its paths
     "core",  # the library's core, under api.py
     "analysis", "render", "language", "engine",  # the layers below
 }  # fmt: skip
@@ -124,7 +124,7 @@ FOLDERS = {
 NEVER_IMPORTS = {
     "gradcli.engine": ("gradcli.cli", "gradcli.api", "gradcli.analysis", "gradcli.render",
                        "gradcli.language", "gradcli.func", "gradcli.linalg", "gradcli.nn",
-                       "gradcli.optim"),
+                       "gradcli.optim", "gradcli.special"),
     "gradcli.language": ("gradcli.cli", "gradcli.api", "gradcli.analysis", "gradcli.render"),
     "gradcli.core": ("gradcli.cli",),
     "gradcli.api": ("gradcli.cli",),
@@ -146,7 +146,8 @@ def test_the_public_paths_are_real_modules():
     import importlib
 
     for name in ("autograd", "autograd.forward_ad", "autograd.functional", "linalg", "nn",
-                 "nn.functional", "func", "optim", "api", "analysis", "cli"):  # fmt: skip
+                 "nn.functional", "func", "optim", "special", "api", "analysis",
+                 "cli"):  # fmt: skip
         module = importlib.import_module(f"gradcli.{name}")
         assert module.__name__ == f"gradcli.{name}"
         assert Path(module.__file__).is_relative_to(PACKAGE), name

@@ -19,11 +19,16 @@ else). Each hands its output's gradient to the Function's node and sends it a
 zero, so that the node runs once, after all of them, with every output's
 gradient. There ``a.grad_fn is b.grad_fn`` is False, where PyTorch has one
 node: the one difference.
+
+Inside the ``func`` transforms a Function needs what PyTorch's needs
+(``setup_context``; under vmap a ``vmap`` staticmethod or ``generate_vmap_rule``):
+``func/custom_rules.py`` checks it and batches the call.
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 
 import numpy as np
 
@@ -318,17 +323,30 @@ class Function(FunctionCtx):
             "with forward mode AD."
         )
 
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedByGradcli(
+            "To use autograd.Function with vmap, you must either override the vmap "
+            "staticmethod or set generate_vmap_rule=True."
+        )
+
     @classmethod
     def apply(cls, *args, **kwargs):
         if cls is Function:
             raise NotImplementedByGradcli(
                 "You must implement the forward function for custom autograd.Function."
             )
-        if _batched(args) or _batched(kwargs.values()):  # inside vmap: point by point
-            from ..func.batched_tensor import per_point
-
-            return per_point(cls.apply, args, kwargs)
         separate_setup = cls.setup_context is not Function.setup_context
+        batched = _batched(args) or _batched(kwargs.values())
+        if "gradcli.func" in sys.modules:  # no transform runs before func is imported
+            from ..func import custom_rules
+
+            own_vmap = cls.vmap is not Function.vmap
+            custom_rules.check_transformable(cls, separate_setup, own_vmap, batched)
+            if batched:
+                return custom_rules.batched_apply(cls, own_vmap, args, kwargs)
         if kwargs or separate_setup:
             args, kwargs = _bind_arguments(cls.forward, args, kwargs, separate_setup)
         ctx = cls._backward_cls(cls, args)

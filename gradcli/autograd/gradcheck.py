@@ -372,6 +372,7 @@ def _batched_forward_jacobians(func, inputs, wrt, i):
     pass whose tangents are a batch of every basis vector (``vmap``)."""
     from ..func import vmap
     from ..func.batched_tensor import batched_callable
+    from ..func.custom_rules import LEGACY_VMAPS
     from . import forward_ad
 
     func = batched_callable(func)
@@ -391,12 +392,15 @@ def _batched_forward_jacobians(func, inputs, wrt, i):
                 outs.append(o.detach() * 0 if tangent is None else tangent)
             return tuple(outs)
 
+    LEGACY_VMAPS.append(True)
     try:
         batched = vmap(tangents)(basis)
     except Exception as err:
         raise GradcheckError(
             f"While computing batched gradients, got: {type(err).__name__}: {err}"
         ) from err
+    finally:
+        LEGACY_VMAPS.pop()
     return [
         np.moveaxis(b._data.reshape((size, *b.shape[1:])), 0, -1).reshape(
             tuple(b.shape[1:]) + tuple(x.shape)

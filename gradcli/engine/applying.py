@@ -8,6 +8,7 @@ import numpy as np
 from ..errors import GradcliTypeError
 from . import limits, state
 from .messages import forward_error, operand_error
+from .out_argument import with_out
 from .tensor import Tensor
 
 _NO_ARG = object()  # an input given by keyword, not by position
@@ -29,6 +30,8 @@ def public(entry):
 
     def fn(*args, **kwargs):
         if kwargs:
+            if "out" in kwargs:
+                return with_out(entry, fn, args, kwargs)
             args = entry.schema.bind(name, args, kwargs)
         for when, apply in chosen:
             if when is None or when(*args):
@@ -94,7 +97,10 @@ def bind(overload):
         limit, lowest = limits.MaxElements, limits.LOWEST
 
     def by_keyword(args, kwargs):
-        return fn(*entry.schema.bind(name, [a for a in args if a is not _NO_ARG], kwargs))
+        args = [a for a in args if a is not _NO_ARG]
+        if "out" in kwargs:
+            return with_out(entry, fn, args, kwargs)
+        return fn(*entry.schema.bind(name, args, kwargs))
 
     if entry.variadic:
 
@@ -249,6 +255,8 @@ def bind_nondiff(entry):
             n = entry.schema.n_inputs
             size = _result_size(entry, entry.size, n)
         if kwargs:
+            if "out" in kwargs:
+                return with_out(entry, fn, args, kwargs)
             args = entry.schema.bind(name, args, kwargs)
         raws = [a._data if type(a) is Tensor else a for a in args]
         if not any(type(a) is Tensor for a in args[:n]):

@@ -66,6 +66,8 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   what it declares. An op of two inputs and no other argument (``x @ y``) must
   make no more numbers than the product of their sizes: that product, known for
   free, spares the hot path the call.
+- ``out``: whether the function takes ``out=`` as PyTorch's (``engine/out_argument.py``);
+  left out, the elementwise, binary and reduction entries do.
 - ``symbolic``: the op in SymPy, for ``gradcli diff``: ``form(s, *args)`` of the
   SymPy module ``s`` (the engine never imports it) and a call's positional
   arguments, a number as its schema's type says, a tensor as a NumPy array of
@@ -127,6 +129,7 @@ import dis
 
 from .applying import bind, public
 from .graph import node_class, recorders
+from .out_argument import with_out
 from .schema import Schema
 
 # ----------------------------------------------------------------------------
@@ -292,6 +295,7 @@ class Op:
         indices=False,
         tensor_operands=False,
         language_constant=False,
+        out=None,
     ):
         self.name = name
         self.forward = forward
@@ -331,6 +335,9 @@ class Op:
         self.indices = indices
         self.tensor_operands = tensor_operands
         self.language_constant = language_constant
+        # Whether the function takes out= (engine/out_argument.py): PyTorch's elementwise,
+        # binary and reduction functions do; another kind's entry says so.
+        self.takes_out = kind in ("elementwise", "binary", "reduction") if out is None else out
         # The language's spellings of the op as an operator, the first the printed one.
         self.symbols = (symbol,) if isinstance(symbol, str) else tuple(symbol or ())
         self.precedence = precedence
@@ -408,8 +415,8 @@ class Table:
             over_by_key = entry.over
 
             def call(*args, **kwargs):
-                if "out" in kwargs:  # the schema's error: out= is not supported
-                    entry.schema.bind(name, args, kwargs)
+                if "out" in kwargs:
+                    return with_out(entry, call, args, kwargs)
                 return f(over_by_key, *args, **kwargs)
 
             call.__name__ = call.__qualname__ = name

@@ -47,6 +47,11 @@ _FRAMES = []  # per transform running, innermost last: the own copies it made (i
 _FINISHED = {}  # the own copies of the transforms that returned, while an outer one runs
 
 
+def transforms_active() -> bool:
+    """Whether a transform is running (PyTorch's ``_are_functorch_transforms_active``)."""
+    return bool(_FRAMES or LEVELS)
+
+
 def tracked(fn):
     """``fn`` (a transform's call) as a frame: the own copies of a transform that returned
     stay inside the transforms around it (``reaches_outside``), those of a transform

@@ -27,6 +27,7 @@ from .copies import (
     taken_out,
     tracked,
 )
+from .custom_rules import MAPPED_BASES
 from .outputs import split_aux, tensor_outputs
 
 __all__ = ["jvp", "jacfwd", "linearize"]
@@ -95,70 +96,77 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     inputs, each with a tangent (zero but for the entry) on every one of them. Random ops
     follow ``randomness`` as vmap's over the basis would in PyTorch: 'error' refuses them,
     'same' draws the same at every pass, 'different' is PyTorch's vmap itself."""
-    from ..autograd import forward_ad
 
     func = batched_callable(func)  # an op's own function, taken before vmap ran
 
     @tracked
     def wrapper(*args, **kwargs):
-        if randomness not in ("error", "same", "different"):
-            raise EngineError(
-                "Only allowed values for randomness are 'error', 'different', or 'same'. "
-                f"Got {randomness}"
-            )
-        single, nums = argnums_tuple(argnums, len(args))
-        trees = [pytree.flatten(args[i]) for i in nums]
-        flat = [x for leaves, _ in trees for x in leaves]
-        for x in flat:
-            if not isinstance(x, Tensor):
-                raise EngineError(
-                    f"{JVP_API}: Expected primals to only contain Tensors, got {type(x)}"
-                )
-        if randomness == "different":
-            return _mapped_jacfwd(func, nums, trees, single, has_aux, args, kwargs)
-        columns = []  # per basis vector: the output leaves' tangents
-        output = aux = None
-        duals = []
-        state = generator.get_rng_state() if randomness == "same" else None
-        with refusing_draws(randomness == "error"):
-            for j, x in enumerate(flat):
-                for k in range(x.numel()):
-                    if state is not None:  # every pass draws what the first one drew
-                        generator.set_rng_state(state)
-                    with forward_ad.nested_level():
-                        duals = [forward_ad.make_dual(y, _basis(y, k if i == j else None))
-                                 for i, y in enumerate(flat)]  # fmt: skip
-                        output, aux = split_aux(
-                            func(*_placed(args, nums, trees, duals), **kwargs), has_aux, JVP_API
-                        )
-                        outs, _ = pytree.flatten(output)
-                        tensor_outputs(outs, JVP_API)
-                        columns.append([_unpack(forward_ad, o)[1] for o in outs])
-            if output is None:  # every input is empty: evaluate once for the shapes
-                output, aux = split_aux(func(*args, **kwargs), has_aux, JVP_API)
-        outs, out_spec = pytree.flatten(output)
-        rows = []
-        for o, out in enumerate(outs):
-            row, at = [], 0
-            for x in flat:
-                shape = tuple(out.shape) + tuple(x.shape)
-                cols = [c[o] for c in columns[at : at + x.numel()]]
-                at += x.numel()
-                if cols:
-                    row.append(apply(ops.reshape, apply(ops.stack, cols, -1), shape))
-                else:
-                    row.append(ops.zeros(shape, dtype=out.dtype))
-            specs = [spec for _, spec in trees]
-            rows.append(regroup([_connected(j) for j in row], specs, single))
-        result = pytree.unflatten(rows, out_spec)
-        if not has_aux:
-            return result
-        # PyTorch's aux is the first point of vmap's over the basis: an entry of an expand.
-        points = max(sum(x.numel() for x in flat), 1)
-        aux = taken_out(aux, [], flat, duals)
-        return result, pytree.tree_map(lambda a: _first_point(a, points), aux)
+        MAPPED_BASES.append(True)
+        try:
+            return _jacfwd(func, argnums, has_aux, randomness, args, kwargs)
+        finally:
+            MAPPED_BASES.pop()
 
     return wrapper
+
+
+def _jacfwd(func, argnums, has_aux, randomness, args, kwargs):
+    from ..autograd import forward_ad
+
+    if randomness not in ("error", "same", "different"):
+        raise EngineError(
+            "Only allowed values for randomness are 'error', 'different', or 'same'. "
+            f"Got {randomness}"
+        )
+    single, nums = argnums_tuple(argnums, len(args))
+    trees = [pytree.flatten(args[i]) for i in nums]
+    flat = [x for leaves, _ in trees for x in leaves]
+    for x in flat:
+        if not isinstance(x, Tensor):
+            raise EngineError(f"{JVP_API}: Expected primals to only contain Tensors, got {type(x)}")
+    if randomness == "different":
+        return _mapped_jacfwd(func, nums, trees, single, has_aux, args, kwargs)
+    columns = []  # per basis vector: the output leaves' tangents
+    output = aux = None
+    duals = []
+    state = generator.get_rng_state() if randomness == "same" else None
+    with refusing_draws(randomness == "error"):
+        for j, x in enumerate(flat):
+            for k in range(x.numel()):
+                if state is not None:  # every pass draws what the first one drew
+                    generator.set_rng_state(state)
+                with forward_ad.nested_level():
+                    duals = [forward_ad.make_dual(y, _basis(y, k if i == j else None))
+                             for i, y in enumerate(flat)]  # fmt: skip
+                    output, aux = split_aux(
+                        func(*_placed(args, nums, trees, duals), **kwargs), has_aux, JVP_API
+                    )
+                    outs, _ = pytree.flatten(output)
+                    tensor_outputs(outs, JVP_API)
+                    columns.append([_unpack(forward_ad, o)[1] for o in outs])
+        if output is None:  # every input is empty: evaluate once for the shapes
+            output, aux = split_aux(func(*args, **kwargs), has_aux, JVP_API)
+    outs, out_spec = pytree.flatten(output)
+    rows = []
+    for o, out in enumerate(outs):
+        row, at = [], 0
+        for x in flat:
+            shape = tuple(out.shape) + tuple(x.shape)
+            cols = [c[o] for c in columns[at : at + x.numel()]]
+            at += x.numel()
+            if cols:
+                row.append(apply(ops.reshape, apply(ops.stack, cols, -1), shape))
+            else:
+                row.append(ops.zeros(shape, dtype=out.dtype))
+        specs = [spec for _, spec in trees]
+        rows.append(regroup([_connected(j) for j in row], specs, single))
+    result = pytree.unflatten(rows, out_spec)
+    if not has_aux:
+        return result
+    # PyTorch's aux is the first point of vmap's over the basis: an entry of an expand.
+    points = max(sum(x.numel() for x in flat), 1)
+    aux = taken_out(aux, [], flat, duals)
+    return result, pytree.tree_map(lambda a: _first_point(a, points), aux)
 
 
 def _placed(args, nums, trees, leaves):

@@ -33,6 +33,7 @@ from . import (
     shape,
     softmax,
     special,
+    special_functions,
 )
 
 # In the order their modules depend on each other.
@@ -56,6 +57,7 @@ TABLES = tuple(
         matrix_norms,
         ordering,
         special,
+        special_functions,
         loss_gradients,
         scatter,
         layers,

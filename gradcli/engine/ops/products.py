@@ -169,6 +169,7 @@ _BY_NDIM = {
     ],
     **_LINALG,
     batching=batching.matmul,
+    out=True,
 )
 def matmul(over, input, other):
     if type(input) is not Tensor and type(other) is not Tensor:
@@ -187,6 +188,7 @@ def matmul(over, input, other):
     symbolic=lambda s, x, y: np.matmul(x, y),
     **_LINALG,
     batching=batching.matmul,
+    out=True,
 )
 def mm(over, input, mat2):
     if np.ndim(input) != 2 or np.ndim(mat2) != 2:
@@ -201,6 +203,7 @@ def mm(over, input, mat2):
     symbolic=lambda s, x, y: np.dot(x, y),
     **_LINALG,
     batching=batching.matmul,
+    out=True,
 )
 def dot(over, input, other):
     if np.ndim(input) != 1 or np.ndim(other) != 1:
@@ -216,6 +219,7 @@ def dot(over, input, other):
     doc="mv(A, v): matrix times vector",
     kind="linalg",
     method=True,
+    out=True,
 )
 def mv(over, input, vec):
     if np.ndim(input) != 2 or np.ndim(vec) != 1:
@@ -231,6 +235,7 @@ def mv(over, input, vec):
     method=True,
     doc="bmm(A, B): matrix products of two batches of matrices",
     overloads=[_product("BmmBackward0")],
+    out=True,
 )
 def bmm(over, input, mat2):
     if np.ndim(input) != 3 or np.ndim(mat2) != 3:
@@ -251,7 +256,7 @@ outer = table.op("outer", lambda x, y: np.multiply.outer(_vector("outer", x), _v
                  rules=(lambda g, ans, x, y: matmul(g, y), lambda g, ans, x, y: matmul(x, g)),
                  doc="outer(x, y): outer product of two vectors", **_LINALG,
                  symbolic=lambda s, x, y: np.outer(x, y),
-                 batching=batching.outer,
+                 batching=batching.outer, out=True,
                  words=("d outer(a, b)/da: g -> g @ b", "d outer(a, b)/db: g -> g.T @ a"))
 # fmt: on
 

@@ -1,0 +1,253 @@
+"""``torch.special``'s functions beyond ``special.py``: logit, xlog1py, entr, ndtr,
+ndtri, log_ndtr, the modified Bessel functions i0, i0e, i1, i1e, multigammaln and zeta.
+
+Their forwards use ``scipy.special``, imported inside them (a program that calls
+none never loads SciPy); their rules are PyTorch's formulas (derivatives.yaml),
+written in differentiable ops so second derivatives follow.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...errors import EngineError, NotImplementedByGradcli
+from ..dtypes import to_numpy
+from ..opinfo import Difference, Sample
+from ..opsamples import Drawn
+from ..optable import Table, over
+from .common import is_tensor_arg
+from .comparison import logical_and, logical_or, where
+from .elementwise import erf, exp, log, sign
+from .special import digamma
+
+table = Table("special_functions")
+_UNARY = dict(kind="elementwise", function=False, method=False)
+_SQRT_2PI = math.sqrt(2 * math.pi)
+_SQRT1_2 = math.sqrt(0.5)
+
+
+def _scipy(name):
+    def forward(*args):
+        import scipy.special
+
+        x = np.asarray(args[0])
+        out = np.asarray(getattr(scipy.special, name)(*args))
+        return out.astype(np.result_type(x, 1.0)) if x.dtype.kind == "f" else out
+
+    forward.__name__ = name
+    return forward
+
+
+# ----- logit: log(x / (1 - x)), x first clamped to [eps, 1 - eps] -----
+
+
+def _logit(input, eps=None):
+    x = np.asarray(input)
+    if eps is not None:
+        x = np.clip(x, eps, 1 - eps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(x / (1 - x))
+
+
+def _logit_rule(g, ans, x, eps=None):
+    # PyTorch's logit_backward: nan outside [0, 1] without eps, 0 outside [eps, 1 - eps]
+    # with it (the clamp's derivative).
+    if eps is not None:
+        return where(logical_or(x < eps, x > 1 - eps), 0.0, g / (x * (1 - x)))
+    # +inf at 0 and 1 (at -0 too), as PyTorch; g outside the where, so a jvp's stand-in
+    # cotangent of 0 is not multiplied by inf.
+    inside = g * where(logical_or(x == 0, x == 1), math.inf, 1 / (x * (1 - x)))
+    return where(logical_or(x < 0, x > 1), math.nan, inside)
+
+
+logit = table.op(
+    "logit", _logit, "(input: Tensor, eps: float|None = None)", grad_fn="LogitBackward0",
+    rules=(_logit_rule,), doc="log(x / (1 - x)), the inverse of sigmoid; eps clamps x first",
+    domain=("probability",), kind="elementwise", method=True, inplace=True,
+    kink="derivative nan outside [0, 1], and 0 outside [eps, 1 - eps] with eps, as PyTorch",
+    words="d logit(a)/da = 1/(a*(1-a))", saves=("self",),
+    differs=(Difference("the Hessian near 0", "0 off the diagonal (entries apart)",
+                        "PyTorch's double backward gives nan there (0 * inf)",
+                        ("scale 1e-300",), ("hessian",)),))  # fmt: skip
+
+
+# ----- xlog1py: x * log1p(y), and 0 where x is 0 -----
+
+
+def _xlog1py(input, other):
+    x, y = np.asarray(input), np.asarray(other)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(np.where((x == 0) & ~np.isnan(y), 0.0, x * np.log1p(y)))
+
+
+def _xlog1py_x_rule(g, ans, x, y):
+    # xlog1py(g, y), 0 where x is 0 and y <= -1 (log1p there -inf or nan), as PyTorch.
+    return where(logical_and(x == 0, y <= -1), 0.0, xlog1py(g, y))
+
+
+def _xlog1py_y_rule(g, ans, x, y):
+    return g * x / (y + 1)
+
+
+xlog1py = table.op(
+    "xlog1py", _xlog1py, "(input: Tensor|Number, other: Tensor|Number)",
+    overloads=[
+        over("SpecialXlog1PyBackward1", (None, _xlog1py_y_rule),
+             when=lambda x, y: is_tensor_arg(x, y) == (False, True)),
+        over("SpecialXlog1PyBackward2", (_xlog1py_x_rule, None),
+             when=lambda x, y: is_tensor_arg(x, y) == (True, False)),
+        over("SpecialXlog1PyBackward0", (_xlog1py_x_rule, _xlog1py_y_rule)),
+    ],
+    doc="x * log1p(y), and 0 where x is 0", kind="binary", function=False,
+    domain=("real", "positive"),
+    kink="derivative for x is 0 where x = 0 and y <= -1, as in PyTorch",
+    words=("d xlog1py(a, b)/da = log1p(b)", "d xlog1py(a, b)/db = a/(1+b)"),
+    saves={"other": None, "self": None})  # fmt: skip
+
+
+# ----- entropy, the normal distribution's inverse and log CDF -----
+
+
+def _entr(input):
+    x = np.asarray(input)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(x > 0, -x * np.log(np.where(x > 0, x, 1)), np.where(x == 0, 0.0, -np.inf))
+    return np.asarray(np.where(np.isnan(x), np.nan, out), dtype=np.result_type(x, 1.0))
+
+
+entr = table.op(
+    "entr", _entr, grad_fn="SpecialEntrBackward0",
+    rules=(lambda g, ans, x: g * -(1 + log(x)),), domain=("positive",), **_UNARY,
+    doc="-x log(x) for x > 0, 0 at 0, -inf below", kink="derivative inf at 0",
+    words="d entr(a)/da = -(1 + log(a))", saves=("self",))  # fmt: skip
+
+
+@table.composite(
+    "ndtr", "(input: Tensor)", kind="elementwise", function=False,
+    doc="the standard normal CDF, (1 + erf(x / sqrt(2))) / 2", domain=("real",),
+)  # fmt: skip
+def ndtr(over, input):
+    # PyTorch's composite; its nodes MulBackward0 where PyTorch's C++ scalar product has
+    # MulBackward1.
+    return (1 + erf(input * _SQRT1_2)) * 0.5
+
+
+ndtri = table.op(
+    "ndtri", _scipy("ndtri"), grad_fn="SpecialNdtriBackward0",
+    rules=(lambda g, ans, x: g * _SQRT_2PI * exp(ans * ans / 2),), domain=("probability",),
+    doc="the inverse of the standard normal CDF", **_UNARY,
+    kink="value and derivative infinite at 0 and 1",
+    words="d ndtri(a)/da = sqrt(2*pi)*exp(ndtri(a)**2/2)", saves=("result",))  # fmt: skip
+log_ndtr = table.op(
+    "log_ndtr", _scipy("log_ndtr"), grad_fn="SpecialLogNdtrBackward0",
+    rules=(lambda g, ans, x: g / _SQRT_2PI * exp(-(ans + x * x / 2)),), domain=("real",),
+    doc="log of the standard normal CDF", **_UNARY,
+    words="d log_ndtr(a)/da = exp(-a**2/2 - log_ndtr(a))/sqrt(2*pi)",
+    saves=("self", "result"))  # fmt: skip
+
+
+# ----- the modified Bessel functions of the first kind, orders 0 and 1 -----
+
+
+def _not_tiny(x):
+    """PyTorch's i1 and i1e backward: |x| > eps, where their formulas hold (not at 0,
+    not at nan: there the gradient is 1/2, the limit at 0)."""
+    return abs(x) > float(np.finfo(to_numpy(x.dtype)).eps)
+
+
+def _i1_rule(g, ans, x):
+    keep = _not_tiny(x)
+    safe = where(keep, x, float(np.finfo(to_numpy(x.dtype)).eps))
+    return g * where(keep, (safe * i0(safe) - ans) / safe, 0.5)
+
+
+def _i1e_rule(g, ans, x):
+    keep = _not_tiny(x)
+    safe = where(keep, x, float(np.finfo(to_numpy(x.dtype)).eps))
+    return g * where(keep, i0e(safe) - ans * (sign(safe) + 1 / safe), 0.5)
+
+
+i0 = table.op(
+    "i0", _scipy("i0"), grad_fn="I0Backward0", rules=(lambda g, ans, x: g * i1(x),),
+    domain=("real",), doc="modified Bessel function of the first kind, order 0",
+    kind="elementwise", function=False, method=True, inplace=True,
+    words="d i0(a)/da = i1(a)", saves=("self",))  # fmt: skip
+i0e = table.op(
+    "i0e", _scipy("i0e"), grad_fn="SpecialI0EBackward0",
+    rules=(lambda g, ans, x: g * (i1e(x) - sign(x) * ans),), domain=("real",), **_UNARY,
+    doc="exponentially scaled i0: exp(-|x|) i0(x)",
+    words="d i0e(a)/da = i1e(a) - sign(a)*i0e(a)", saves=("self", "result"))  # fmt: skip
+i1 = table.op(
+    "i1", _scipy("i1"), grad_fn="SpecialI1Backward0", rules=(_i1_rule,), domain=("real",),
+    doc="modified Bessel function of the first kind, order 1", **_UNARY,
+    words="d i1(a)/da = i0(a) - i1(a)/a, and 1/2 at a = 0 and at nan",
+    saves=("self", "result"))  # fmt: skip
+i1e = table.op(
+    "i1e", _scipy("i1e"), grad_fn="SpecialI1EBackward0", rules=(_i1e_rule,), domain=("real",),
+    doc="exponentially scaled i1: exp(-|x|) i1(x)", **_UNARY,
+    words="d i1e(a)/da = i0e(a) - i1e(a)*(sign(a) + 1/a), and 1/2 at 0 and nan",
+    saves=("self", "result"))  # fmt: skip
+
+
+# ----- multigammaln and the Hurwitz zeta function -----
+
+
+def _multigammaln(input, p):
+    from scipy.special import gammaln
+
+    x = np.asarray(input)
+    # gammaln(-inf) is inf, as C99's lgamma and PyTorch give (SciPy's: -inf).
+    terms = sum(np.where(x == -np.inf, np.inf, gammaln(x - j / 2)) for j in range(p))
+    return np.asarray(terms + p * (p - 1) / 4 * math.log(math.pi), dtype=np.result_type(x, 1.0))
+
+
+def _multigammaln_rule(g, ans, x, p):
+    return g * sum(digamma(x - j / 2) for j in range(p))
+
+
+def _check_p(input, p):
+    if p < 1:
+        raise EngineError("p has to be greater than or equal to 1")
+    return _multigammaln(input, p)
+
+
+multigammaln = table.op(
+    "multigammaln", _check_p, "(input: Tensor, p: int)", grad_fn="MvlgammaBackward0",
+    rules=(_multigammaln_rule,), domain=("above_one", {"p": 3}), kind="elementwise", function=False,
+    other_names=("mvlgamma",),
+    doc="the log of the multivariate gamma function of dimension p",
+    words="d multigammaln(a, p)/da = sum of digamma(a - j/2) for j < p",
+    saves=("self",))  # fmt: skip
+
+
+def _zeta_x_rule(g, ans, x, q):
+    raise NotImplementedByGradcli("the derivative for 'zeta' is not implemented.")
+
+
+def _zeta_q_rule(g, ans, x, q):
+    return g * -x * zeta(x + 1.0, q)
+
+
+def _zeta(input, other):
+    # zeta(x, inf) is nan in PyTorch (SciPy: 0).
+    out = _scipy("zeta")(input, other)
+    return np.asarray(np.where(np.asarray(other) == np.inf, np.nan, out), dtype=out.dtype)
+
+
+zeta = table.op(
+    "zeta", _zeta, "(input: Tensor|Number, other: Tensor|Number)",
+    overloads=[
+        over("SpecialZetaBackward1", (None, _zeta_q_rule),
+             when=lambda x, q: is_tensor_arg(x, q) == (False, True)),
+        over("SpecialZetaBackward2", (_zeta_x_rule, None),
+             when=lambda x, q: is_tensor_arg(x, q) == (True, False)),
+        over("SpecialZetaBackward0", (_zeta_x_rule, _zeta_q_rule)),
+    ],
+    doc="the Hurwitz zeta function: sum over k >= 0 of (k + q)**-x", kind="binary",
+    function=False,  # no domain: the gradcheck sweep would meet the derivative PyTorch lacks
+    samples=(Sample("2-d", [Drawn("above_one", (2, 3)), Drawn("positive", (2, 3))]),),
+    kink="no derivative for x: backward raises, as in PyTorch",
+    words=("d zeta(a, q)/da is not implemented", "d zeta(a, q)/dq = -a*zeta(a+1, q)"),
+    saves={"other": None, "self": None})  # fmt: skip
