@@ -124,7 +124,7 @@ ALONG_A_DIM = {
     "unsqueeze": lambda L, x, d: L.unsqueeze(x, d),
     "var": lambda L, x, d: L.var(x, d, correction=0),
 }
-NO_DIM_OF_A_0D = {"cross", "diagonal", "permute"}  # need two or more dims, or none
+NO_DIM_OF_A_0D = {"cross", "diagonal", "matrix_norm", "permute"}  # need two or more dims, or none
 
 
 def test_every_op_taking_a_dim_is_tried_on_a_0d_tensor():

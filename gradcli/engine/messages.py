@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..errors import GradcliError, GradcliIndexError, GradcliTypeError, ShapeError
@@ -29,10 +31,14 @@ def dim_out_of_range(dim, ndim) -> str:
     )
 
 
+# A message that begins with the name of what raised it: "amax(): ...", "linalg.norm: ...".
+_NAMED = re.compile(r"[\w.]+(\(\))?: ")
+
+
 def forward_error(name, raws, err):
     """The error to raise for ``err`` from NumPy in the forward of op ``name``."""
-    if isinstance(err, GradcliError):  # the forward's own, in PyTorch's words already
-        return err
+    if isinstance(err, GradcliError) and _NAMED.match(str(err)):
+        return err  # the forward's own, naming its function already ("linalg.norm: ...")
     shapes = [tuple(np.shape(r)) for r in raws]
     if isinstance(err, np.exceptions.AxisError) and err.ndim is not None:
         return GradcliIndexError(f"{name}: {dim_out_of_range(err.axis, err.ndim)}")
