@@ -224,20 +224,21 @@ def find_poles(xs: np.ndarray, values: np.ndarray, slopes: np.ndarray, at) -> np
         & (np.sign(slopes[a]) == np.sign(slopes[b]))
         & (np.sign(slopes[a]) * np.sign(jump) < 0)
     )
+    where = np.empty(0)
     if found.any():
         ends = (xs[a][found], xs[b][found], values[a][found], values[b][found])
-        found[found] = _grows_through(*ends, inside_a[found], at)
-    middle = (xs[a][found] + xs[b][found]) / 2
-    # Midway between -0.005 and 0.005 is 0, not its rounding error.
-    return np.where(np.abs(middle) < 1e-9 * np.ptp(xs), 0.0, middle)
+        grows, where = _grows_through(*ends, inside_a[found], at)
+        found[found], where = grows, where[grows]
+    # The halvings' last interval, a 2**-30 part of the grid's: 0, not its rounding error.
+    return np.where(np.abs(where) < 1e-9 * np.ptp(xs), 0.0, where)
 
 
-def _grows_through(lo, hi, f_lo, f_hi, sign_lo, at) -> np.ndarray:
+def _grows_through(lo, hi, f_lo, f_hi, sign_lo, at) -> tuple[np.ndarray, np.ndarray]:
     """For each interval (``lo``, ``hi``) where f changes sign (``sign_lo``: just right of
     ``lo``): whether ``|f|`` at the ends keeps growing as the interval is halved towards the
     change (``GROWTH`` times over the second half of the halvings; a pole of order 1 grows
-    2**15 times), or is infinite at a midpoint. At a root it shrinks; at a jump
-    (``x - round(x)``) it settles."""
+    2**15 times), or is infinite at a midpoint, and the middle of the last interval. At a
+    root it shrinks; at a jump (``x - round(x)``) it settles."""
     hit = np.zeros(lo.size, dtype=bool)
     halfway = None
     for step in range(HALVINGS):
@@ -250,7 +251,8 @@ def _grows_through(lo, hi, f_lo, f_hi, sign_lo, at) -> np.ndarray:
         lo, f_lo = np.where(left, mid, lo), np.where(left, f_mid, f_lo)
         hi, f_hi = np.where(left, hi, mid), np.where(left, f_hi, f_mid)
     with np.errstate(invalid="ignore"):
-        return hit | (np.minimum(np.abs(f_lo), np.abs(f_hi)) > GROWTH * halfway)
+        grows = hit | (np.minimum(np.abs(f_lo), np.abs(f_hi)) > GROWTH * halfway)
+    return grows, (lo + hi) / 2
 
 
 def _beside(xs: np.ndarray, poles: np.ndarray) -> np.ndarray:
