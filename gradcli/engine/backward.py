@@ -49,75 +49,78 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
     anomaly = state.PER_THREAD.anomaly
     free = not retain_graph
     outputs = {}  # differentiable mode: each node's result as a tensor, made once per pass
+    take_ready, take_grad, add_ready = ready.pop, node_grads.pop, ready.append
     while ready:  # 2. the loop: each ready node's rules, on the gradient that reached it
-        node = ready.pop()
-        g = node_grads.pop(node, None)
+        node = take_ready()
+        g = take_grad(node, None)
         if pruning is not None:
             g = pruning.gradient(node, g)
-        if g is not None:
-            hooks = node.hooks
-            if hooks is not None:  # observers of this tensor's gradient, the node's prehooks
-                g = run_hooks(hooks, g, create_graph)
-                if hooks.node_pre:
-                    g = _node_prehooks(hooks, g, create_graph)
-            op, saved = node.op, node.saved
-            if saved is None:
-                raise EngineError(SECOND_BACKWARD)
-            if MODIFIED and op.saves:  # only once an in-place op has run
-                check_saved(node)
-            if create_graph:  # differentiable mode: the rules see tensors wired to the graph
-                # The node's result is wrapped once a pass (``outputs``: its own rules and
-                # its children's read it), its inputs once for all passes (each higher
-                # derivative's pass runs the original nodes again): kept on the node, which
-                # may refer to its parents' tensors but not to its own (a cycle).
-                if type(g) is not Tensor:
-                    g = Tensor._make(g)
-                if op.reads_result:
-                    ans = outputs.get(node)
-                    if ans is None:
-                        ans = outputs[node] = Tensor._make(node.ans, node, True)
-                else:  # no rule of the op reads it (optable.reads_result): not wrapped
-                    ans = node.ans
-                args = node.wired
-                if args is None:
-                    node.wired = args = _wired_inputs(node, outputs)
-            else:  # fast mode: they see the saved raw arrays, so nothing is recorded
-                ans, args = node.ans, saved
-            if hooks is not None and hooks.packed is not None:
-                ans, args = unpacked(node, ans, args, create_graph)
-            rules, params, kwargs = op.rules, node.params, node.kwargs
-            if op.variadic:  # one rule gives the gradients of all the inputs at once
-                grads, rules = op.variadic_backward(g, ans, args, params, kwargs), None
-            if hooks is not None and hooks.node_post:
-                grads = _node_posthooks(
-                    node,
-                    g,
-                    ans,
-                    args,
-                    rules,
-                    grads if rules is None else None,
-                    batch_dims,
-                    create_graph,
-                )
-                rules = None
-            if free and op.saves:
-                node.saved = node.wired = None
-            # The rules' arguments, made once for all the node's inputs.
-            call = (g, ans, *args, *params) if params else (g, ans, *args)
-        n = node.n  # 3. accumulate each input's gradient into its parent's total
-        for i, parent in enumerate(
-            (node.p0,) if n == 1 else (node.p0, node.p1) if n == 2 else node.pn
-        ):
+        n = node.n
+        parents = (node.p0,) if n == 1 else (node.p0, node.p1) if n == 2 else node.pn
+        if g is None:  # nothing reached it (or pruned): its parents only count it as done
+            for parent in parents:
+                if parent is not None and type(parent) is not Tensor:
+                    count = pending[parent] - 1
+                    pending[parent] = count
+                    if count == 0:
+                        add_ready(parent)
+            continue
+        hooks = node.hooks
+        if hooks is not None:  # observers of this tensor's gradient, the node's prehooks
+            g = run_hooks(hooks, g, create_graph)
+            if hooks.node_pre:
+                g = _node_prehooks(hooks, g, create_graph)
+        op, saved = node.op, node.saved
+        if saved is None:
+            raise EngineError(SECOND_BACKWARD)
+        if MODIFIED and op.saves:  # only once an in-place op has run
+            check_saved(node)
+        if create_graph:  # differentiable mode: the rules see tensors wired to the graph
+            # The node's result is wrapped once a pass (``outputs``: its own rules and
+            # its children's read it), its inputs once for all passes (each higher
+            # derivative's pass runs the original nodes again): kept on the node, which
+            # may refer to its parents' tensors but not to its own (a cycle).
+            if type(g) is not Tensor:
+                g = Tensor._make(g)
+            if op.reads_result:
+                ans = outputs.get(node)
+                if ans is None:
+                    ans = outputs[node] = Tensor._make(node.ans, node, True)
+            else:  # no rule of the op reads it (optable.reads_result): not wrapped
+                ans = node.ans
+            args = node.wired
+            if args is None:
+                node.wired = args = _wired_inputs(node, outputs)
+        else:  # fast mode: they see the saved raw arrays, so nothing is recorded
+            ans, args = node.ans, saved
+        if hooks is not None and hooks.packed is not None:
+            ans, args = unpacked(node, ans, args, create_graph)
+        rules, params, kwargs = op.rules, node.params, node.kwargs
+        grads = None
+        if op.variadic:  # one rule gives the gradients of all the inputs at once
+            grads, rules = op.variadic_backward(g, ans, args, params, kwargs), None
+        if hooks is not None and hooks.node_post:
+            grads = _node_posthooks(node, g, ans, args, rules, grads, batch_dims, create_graph)
+            rules = None
+        if free and op.saves:
+            node.saved = node.wired = None
+        # The rules' arguments, made once for all the node's inputs.
+        if params:
+            call = (g, ans, *args, *params)
+        elif n == 2:
+            call = (g, ans, args[0], args[1])
+        elif n == 1:
+            call = (g, ans, args[0])
+        else:
+            call = (g, ans, *args)
+        for i, parent in enumerate(parents):  # 3. each input's gradient, into its parent's total
             if parent is None:
                 continue
-            gi = None
-            if g is not None:
-                if rules is None:
-                    gi = grads[i]
-                else:
-                    rule = rules[i]
-                    if rule is not None:
-                        gi = rule(*call, **kwargs) if kwargs else rule(*call)
+            if rules is None:
+                gi = grads[i]
+            else:
+                rule = rules[i]
+                gi = None if rule is None else rule(*call, **kwargs) if kwargs else rule(*call)
             if gi is not None:
                 shape = saved[i].shape  # a broadcast gradient is summed back to it, once
                 g_shape = gi._data.shape if type(gi) is Tensor else gi.shape  # not a Size
@@ -128,16 +131,17 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
                     gi = sum_to(gi, shape, 0)
                 if anomaly is not None:  # the observer of every gradient a rule makes
                     anomaly(node, i, g, gi)
-            if type(parent) is not Tensor:  # a Node of any kind
-                if gi is not None:
-                    prev = node_grads.get(parent)
-                    node_grads[parent] = gi if prev is None else prev + gi
-                count = pending[parent] - 1
-                pending[parent] = count
-                if count == 0:
-                    ready.append(parent)
-            elif gi is not None:
-                _accumulate_leaf(leaf_grads, parent, gi)
+                if type(parent) is Tensor:
+                    _accumulate_leaf(leaf_grads, parent, gi)
+                    continue
+                prev = node_grads.get(parent)
+                node_grads[parent] = gi if prev is None else prev + gi
+            elif type(parent) is Tensor:
+                continue
+            count = pending[parent] - 1
+            pending[parent] = count
+            if count == 0:
+                add_ready(parent)
     return leaf_grads, {} if pruning is None else pruning.captured
 
 

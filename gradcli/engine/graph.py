@@ -125,24 +125,28 @@ class Node(metaclass=_NodeClass):
             self.hooks = GradHooks()
         return self.hooks
 
-    def __getattr__(self, name):
-        # Only for names the slots do not have: grad_fn._saved_self and the like.
-        if name.startswith("_saved_"):
-            return saved_value(self, name)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
-
-def node_class(grad_fn_name):
+def node_class(grad_fn_name, saved_names=()):
     """The class of the nodes recorded under a grad_fn name: ``type(y.grad_fn).__name__`` is
     ``MulBackward0``, as in PyTorch. Made on an overload's first recording (``Overload.node``),
     not at import: most runs record few kinds of node.
 
+    ``grad_fn._saved_<name>`` is a property of the class for each name in ``saved_names``
+    (``saved.saved_value`` answers it), not a ``__getattr__``: a class with one reads every
+    attribute through a slower path the interpreter cannot specialise, and the reverse pass
+    reads a node's fields a dozen times.
+
     Each class gets its own copy of ``__init__``'s code: the interpreter specialises the
     attribute stores of a code object to one class, and one shared ``__init__`` storing
     into nodes of many classes would lose that on every recording."""
-    return type(
-        short_name(grad_fn_name), (Node,), {"__slots__": (), "__init__": _own(Node.__init__)}
-    )
+    members = {"__slots__": (), "__init__": _own(Node.__init__)}
+    for name in saved_names:
+        members["_saved_" + name] = _saved_property("_saved_" + name)
+    return type(short_name(grad_fn_name), (Node,), members)
+
+
+def _saved_property(attribute):
+    return property(lambda node: saved_value(node, attribute), doc="what the node saved")
 
 
 def _own(fn, *cells):

@@ -130,6 +130,7 @@ import dis
 from .applying import bind, public
 from .graph import node_class, recorders
 from .out_argument import with_out
+from .saved import saved_names
 from .schema import Schema
 
 # ----------------------------------------------------------------------------
@@ -190,7 +191,7 @@ class Overload:
     def _make_class(self):
         # The node class is made on the first recording (see graph.node_class): ``node``
         # records a node of any arity, ``record1`` and ``record2`` of one input and of two.
-        self.node = node_class(self.grad_fn)
+        self.node = node_class(self.grad_fn, saved_names(self))
         self.record1, self.record2 = recorders(self.node)
         self.reads_result = any(r is not None and reads_result(r) for r in self.rules or ())
         return self

@@ -115,6 +115,21 @@ def _is_needed(node, by):
     return any(parents[i] is not None for i in by if i < len(parents))
 
 
+# The names PyTorch's nodes most often save under. A node of an op whose saves are not
+# declared has these too, to say so (``saved_value``) rather than that they do not exist.
+_COMMON_NAMES = ("self", "other", "result", "input", "mat2", "dim", "keepdim", "exponent",
+                 "weight", "target", "indices", "index", "mask", "min", "max", "alpha",
+                 "value", "self_sym_sizes", "output")  # fmt: skip
+
+
+def saved_names(op):
+    """The names ``grad_fn._saved_<name>`` answers for the nodes of ``op``, an Overload
+    (each a property of its node class: ``graph.node_class``)."""
+    if isinstance(op.saves, (tuple, dict)):
+        return tuple(item[0] for item in items(op))
+    return _COMMON_NAMES if op.saves else ()
+
+
 def saved_value(node, attribute):
     """``grad_fn._saved_<name>``: the value the node saved under that name (None where PyTorch
     saved nothing, as the input that would need it does not require grad)."""
@@ -156,7 +171,7 @@ def saved_value(node, attribute):
     return Tensor._make(raw, parent, True)
 
 
-graph.saved_value = saved_value  # what Node.__getattr__ answers grad_fn._saved_<name> with
+graph.saved_value = saved_value  # what a node class's _saved_<name> properties answer with
 
 
 # ----------------------------------------------------------------------------

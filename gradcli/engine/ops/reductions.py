@@ -37,6 +37,7 @@ from .shape import broadcast_to, reshape, transpose, unsqueeze, view_op
 from .summation import float32_sum
 
 table = Table("reductions")
+_F64 = np.dtype(np.float64)
 _REDUCTION = dict(kind="reduction", method=True, function=True)
 _DIM = "dim: int|int[] = None, keepdim: bool = False"
 
@@ -76,6 +77,9 @@ def _by_dim(all_grad_fn, dim_grad_fn, rule):
 
 @contiguous
 def _sum(x, dim=None, keepdim=False, dtype=None):
+    if dim is None and dtype is None and not keepdim and type(x) is np.ndarray:
+        if x.dtype is _F64:  # NumPy's sum of every entry, without its Python wrapper
+            return np.add.reduce(x, None)
     total = None if dtype is not None else float32_sum(x, dim, keepdim)
     if total is not None:
         return total

@@ -287,10 +287,42 @@ def matrix_T(over, input):  # noqa: N802
 
 def broadcast_array(x, shape):
     shape = tuple(shape)
+    if type(x) is np.ndarray and not x.ndim and min(shape, default=0) >= 0:
+        # A 0-d array (a reduction's gradient) is every shape's: its view, made directly
+        # (NumPy's broadcast_to builds an iterator to check, some microseconds a call).
+        view = np.ndarray(shape, x.dtype, x, 0, (0,) * len(shape))
+        view.flags.writeable = False
+        return view
+    if shape and min(shape) < 0:
+        shape = expanded_shape(np.shape(x), shape)
     try:
         return np.broadcast_to(x, shape)
     except ValueError:
         raise ShapeError(expand_mismatch(np.shape(x), shape)) from None
+
+
+def expanded_shape(old, sizes):
+    """``sizes`` for a tensor of shape ``old``, each -1 the size it keeps (PyTorch's expand)."""
+    sizes = tuple(sizes)
+    lead = len(sizes) - len(old)
+    if lead < 0:
+        raise ShapeError(expand_mismatch(old, sizes))
+    shape = []
+    for i, n in enumerate(sizes):
+        if n == -1:
+            if i < lead:
+                raise ShapeError(
+                    f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                    f"non-existing dimension {i}"
+                )
+            n = old[i - lead]
+        elif n < 0:
+            raise ShapeError(
+                f"expand: the size {n} at dimension {i} is negative: a size is at least 0, "
+                "or -1 to keep the tensor's own"
+            )
+        shape.append(n)
+    return tuple(shape)
 
 
 def _sum_to(g, shape, batch_dims=0):
@@ -356,11 +388,7 @@ broadcast_to = table.op("broadcast_to", broadcast_array, "(input: Tensor, size: 
     batching=batching.expand,
 )
 def expand(over, input, *sizes):
-    sizes = shape_arg(sizes)
-    shape = np.shape(input)
-    lead = len(sizes) - len(shape)
-    target = tuple(s if s != -1 else shape[i - lead] for i, s in enumerate(sizes))
-    return broadcast_to(input, target)
+    return broadcast_to(input, expanded_shape(np.shape(input), shape_arg(sizes)))
 
 
 def _as_shape_of(name, fn, doc):
