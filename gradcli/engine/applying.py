@@ -162,17 +162,26 @@ def bind(overload):
         def fn(x=_NO_ARG, y=_NO_ARG, /, *params, **kwargs):
             if kwargs or y is _NO_ARG:
                 return by_keyword((x, y, *params), kwargs)
-            tx = type(x) is Tensor
-            ty = type(y) is Tensor
-            if not (tx or ty):
+            # Each operand's data and its parent on the graph (None: a constant, or no grad).
+            if type(x) is Tensor:
+                xd = x._data
+                px = (x.grad_fn or x) if x.requires_grad else None
+                if type(y) is Tensor:
+                    yd = y._data
+                    py = (y.grad_fn or y) if y.requires_grad else None
+                    # Without params, the product of the sizes bounds the result's (``size``
+                    # in ``optable``): most calls need no more, nor the thread's own limit.
+                    big = params or xd.size * yd.size > lowest[0]
+                else:
+                    yd, py, big = y, None, params
+            elif type(y) is Tensor:
+                xd, px, big = x, None, params
+                yd = y._data
+                py = (y.grad_fn or y) if y.requires_grad else None
+            else:
                 return forward(x, y, *params)
-            xd = x._data if tx else x
-            yd = y._data if ty else y
-            # Without params, the product of the sizes bounds the result's (see ``size`` in
-            # ``optable``): most calls need no more, nor the thread's own limit (``LOWEST``).
-            if size is not None and (params or tx and ty and xd.size * yd.size > lowest[0]):
-                if size(xd, yd, *params) > limit.value:
-                    limits.check(name, size(xd, yd, *params))
+            if big and size is not None and size(xd, yd, *params) > limit.value:
+                limits.check(name, size(xd, yd, *params))
             try:
                 out = forward(xd, yd, *params) if params else forward(xd, yd)
             except (ValueError, IndexError) as err:
@@ -181,22 +190,21 @@ def bind(overload):
                 if params:  # a wrong argument, not an operand NumPy cannot take
                     raise
                 raise operand_error(name, x, y) from None
-            if promotes and out.dtype is not (xd if tx else yd).dtype:
+            if promotes and out.dtype is not (yd if xd is x else xd).dtype:  # a tensor's dtype
                 out = _promote(out, xd, yd)
             if type(out) is not _ARRAY:  # a NumPy scalar of 0-d inputs
                 out = np.asarray(out)
             t = _new(Tensor)  # Tensor._make, inline: this is every op's result
             t._data = out
             t.grad = None
-            if not _GRAD_OFF[0] or _PER_THREAD.grad_enabled:
-                px = (x.grad_fn or x) if tx and x.requires_grad else None
-                py = (y.grad_fn or y) if ty and y.requires_grad else None
-                if px is not None or py is not None:
-                    t.requires_grad = True
-                    t.grad_fn = overload.record2(overload, px, py, (xd, yd), out, params)
-                    if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
-                        _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
-                    return t
+            if (px is not None or py is not None) and (
+                not _GRAD_OFF[0] or _PER_THREAD.grad_enabled
+            ):
+                t.requires_grad = True
+                t.grad_fn = overload.record2(overload, px, py, (xd, yd), out, params)
+                if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
+                    _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
+                return t
             t.requires_grad = False
             t.grad_fn = None
             if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:

@@ -85,12 +85,12 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
             if op.reads_result:
                 ans = outputs.get(node)
                 if ans is None:
-                    ans = outputs[node] = Tensor._make(node.ans, node, True)
+                    ans = outputs[node] = _on_graph(node.ans, node)
             else:  # no rule of the op reads it (optable.reads_result): not wrapped
                 ans = node.ans
             args = node.wired
             if args is None:
-                node.wired = args = _wired_inputs(node, outputs)
+                node.wired = args = _wired_inputs(parents, saved, outputs)
         else:  # fast mode: they see the saved raw arrays, so nothing is recorded
             ans, args = node.ans, saved
         if hooks is not None and hooks.packed is not None:
@@ -261,29 +261,36 @@ def _count_and_prune(starts, inputs):
     return pending, _Pruning(capture, None if every_node_leads else leads)
 
 
-def _wired_inputs(node, outputs):
-    """The saved inputs as tensors connected to the graph, for a differentiable pass."""
-    saved = node.saved
-    if node.n == 1:
-        return (_wire(node.p0, saved[0], outputs),)
-    if node.n == 2:
-        return (_wire(node.p0, saved[0], outputs), _wire(node.p1, saved[1], outputs))
-    return tuple(_wire(parent, raw, outputs) for parent, raw in zip(node.pn, saved))
+def _wired_inputs(parents, saved, outputs):
+    """The saved inputs as tensors connected to the graph, for a differentiable pass: a
+    constant as it is, a leaf itself, a node's result as the pass's one tensor of it
+    (``outputs``)."""
+    wired = []
+    for parent, raw in zip(parents, saved):
+        if parent is not None:
+            if type(parent) is Tensor:
+                raw = parent
+            elif raw is parent.ans:
+                t = outputs.get(parent)
+                if t is None:
+                    t = outputs[parent] = _on_graph(raw, parent)
+                raw = t
+            else:
+                raw = _on_graph(raw, parent)
+        wired.append(raw)
+    return tuple(wired)
 
 
-def _wire(parent, raw, outputs):
-    """One saved input as a tensor: a constant as it is, a leaf itself, a node's result
-    as the pass's one tensor of it (``outputs``)."""
-    if parent is None:
-        return raw
-    if type(parent) is Tensor:
-        return parent
-    if raw is parent.ans:
-        t = outputs.get(parent)
-        if t is None:
-            t = outputs[parent] = Tensor._make(raw, parent, True)
-        return t
-    return Tensor._make(raw, parent, True)
+def _on_graph(raw, node):
+    t = _new(Tensor)  # Tensor._make, inline
+    t._data = raw
+    t.requires_grad = True
+    t.grad_fn = node
+    t.grad = None
+    return t
+
+
+_new = object.__new__
 
 
 def _accumulate_leaf(leaf_grads, leaf, g):
