@@ -122,16 +122,16 @@ class BackwardCFunction(Node, FunctionCtx):
         self.hooks = None
         self.wired = None
         self.t = 0  # what it saved is ctx's, not checked by version
+        self.s0 = self.s1 = self.sn = None
         self.materialize_grads = True
         self.needs_input_grad = tuple(type(a) is Tensor and a.requires_grad for a in args)
         self._args = args
-        self._raw_saved = None
 
     # The engine sets ``saved`` to None after a pass that does not retain the graph: here
     # that frees what ctx saved, and the inputs' shapes stay for the next pass's check.
     @property
     def saved(self):
-        return self._raw_saved
+        return Node.saved.fget(self)
 
     @saved.setter
     def saved(self, value):
@@ -139,7 +139,7 @@ class BackwardCFunction(Node, FunctionCtx):
             self._freed = bool(getattr(self, "to_save", ()))
             self.to_save = ()
         else:
-            self._raw_saved = value
+            Node.saved.fset(self, value)
 
     def apply(self, *grads):
         """Call this Function's backward with ``grads``, as ``y.grad_fn.apply(g)`` does."""

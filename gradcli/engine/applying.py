@@ -150,7 +150,7 @@ def bind(overload):
             t.grad = None
             if x.requires_grad and (not _GRAD_OFF[0] or _PER_THREAD.grad_enabled):
                 t.requires_grad = True
-                t.grad_fn = overload.record1(overload, x.grad_fn or x, (xd,), out, params)
+                t.grad_fn = overload.record1(overload, x.grad_fn or x, xd, out, params)
             else:
                 t.requires_grad = False
                 t.grad_fn = None
@@ -171,7 +171,7 @@ def bind(overload):
                     py = (y.grad_fn or y) if y.requires_grad else None
                     # Without params, the product of the sizes bounds the result's (``size``
                     # in ``optable``): most calls need no more, nor the thread's own limit.
-                    big = params or xd.size * yd.size > lowest[0]
+                    big = params or size is not None and xd.size * yd.size > lowest[0]
                 else:
                     yd, py, big = y, None, params
             elif type(y) is Tensor:
@@ -201,7 +201,7 @@ def bind(overload):
                 not _GRAD_OFF[0] or _PER_THREAD.grad_enabled
             ):
                 t.requires_grad = True
-                t.grad_fn = overload.record2(overload, px, py, (xd, yd), out, params)
+                t.grad_fn = overload.record2(overload, px, py, xd, yd, out, params)
                 if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                     _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
                 return t

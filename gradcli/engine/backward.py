@@ -30,6 +30,7 @@ from ..errors import EngineError, GradcliTypeError
 from . import state
 from .messages import IMPLICIT_NONSCALAR, NO_GRAD_FN, SECOND_BACKWARD
 from .ops import sum_to, to_dtype, zeros_like
+from .graph import IN_SLOTS
 from .saved import MODIFIED, unpacked
 from .saved import check as check_saved
 from .tensor import Size, Tensor
@@ -70,8 +71,10 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
             g = run_hooks(hooks, g, create_graph)
             if hooks.node_pre:
                 g = _node_prehooks(hooks, g, create_graph)
-        op, saved = node.op, node.saved
-        if saved is None:
+        op, saved = node.op, node.sn
+        if saved is IN_SLOTS:  # an op of one or two inputs: they are in the node's slots
+            saved = (node.s0,) if n == 1 else (node.s0, node.s1)
+        elif saved is None:
             raise EngineError(SECOND_BACKWARD)
         if MODIFIED and op.saves:  # only once an in-place op has run
             check_saved(node)

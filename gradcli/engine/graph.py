@@ -11,6 +11,7 @@ from __future__ import annotations
 import types
 
 _NO_KWARGS = {}  # shared by the nodes of ops called without keywords
+IN_SLOTS = object()  # a node's ``sn``: its saved inputs are in its slots s0, s1 (Node.saved)
 
 # The in-place clock: one tick per in-place op (``versions``). A node keeps the tick it
 # was recorded at, so the check of its saved values knows what was modified after it.
@@ -40,8 +41,8 @@ class Node(metaclass=_NodeClass):
     the ops themselves.
     """
 
-    __slots__ = ("op", "n", "p0", "p1", "pn", "saved", "ans", "params", "kwargs", "hooks", "wired")
-    __slots__ += ("t", "_metadata")
+    __slots__ = ("op", "n", "p0", "p1", "pn", "s0", "s1", "sn", "ans", "params", "kwargs")
+    __slots__ += ("hooks", "wired", "t", "_metadata")
 
     def __init__(self, op, parents, saved, ans, params, kwargs):
         self.op = op  # an optable.Overload
@@ -64,6 +65,26 @@ class Node(metaclass=_NodeClass):
         self.wired = None  # the saved inputs as tensors on the graph, for differentiable passes
         if on_record is not None:
             on_record(self)
+
+    # The saved raw inputs: of an op of one or two inputs in the slots ``s0``, ``s1`` (``sn``
+    # is then IN_SLOTS), else the tuple ``sn``; ``sn`` is None once a pass freed them. Not a
+    # tuple per node, for the reason the parents are not (the reverse pass reads the slots).
+    @property
+    def saved(self):
+        sn = self.sn
+        if sn is not IN_SLOTS:
+            return sn
+        return (self.s0,) if self.n == 1 else (self.s0, self.s1)
+
+    @saved.setter
+    def saved(self, values):
+        if values is not None and len(values) == self.n and self.n in (1, 2):
+            self.s0 = values[0]
+            self.s1 = values[1] if self.n == 2 else None
+            self.sn = IN_SLOTS
+        else:
+            self.s0 = self.s1 = None
+            self.sn = None if values is None else tuple(values)
 
     @property
     def parents(self) -> tuple:
@@ -170,13 +191,14 @@ def recorders(cls):
 
 def _recorder_of(cls):
     # The templates of record1 and record2: each copy binds the closure cell of cls to its class.
-    def record1(op, p0, saved, ans, params):
+    def record1(op, p0, s0, ans, params):
         node = _new(cls)
         node.op = op
         node.n = 1
         node.p0 = p0
-        node.p1 = node.pn = None
-        node.saved = saved
+        node.p1 = node.pn = node.s1 = None
+        node.s0 = s0
+        node.sn = IN_SLOTS
         node.ans = ans
         node.params = params
         node.kwargs = _NO_KWARGS
@@ -187,14 +209,16 @@ def _recorder_of(cls):
             on_record(node)
         return node
 
-    def record2(op, p0, p1, saved, ans, params):
+    def record2(op, p0, p1, s0, s1, ans, params):
         node = _new(cls)
         node.op = op
         node.n = 2
         node.p0 = p0
         node.p1 = p1
         node.pn = None
-        node.saved = saved
+        node.s0 = s0
+        node.s1 = s1
+        node.sn = IN_SLOTS
         node.ans = ans
         node.params = params
         node.kwargs = _NO_KWARGS
