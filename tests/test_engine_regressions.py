@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 import subprocess
 
 import numpy as np
@@ -599,3 +600,51 @@ def test_no_numpy_warning_on_standard_error(gradcli_script, args):
     )
     assert result.returncode == 0, result.stderr
     assert "Warning" not in result.stderr and "numpy" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        # PyTorch's own words where it has them (torch 2.13 says "numel: integer
+        # multiplication overflow" for the 0-d cases and a negative size against a 1)
+        (
+            lambda t: t.tensor([1.0, 2.0]).expand(-1, 2),
+            "isn't allowed in a leading, non-existing dimension 0",
+        ),
+        (
+            lambda t: t.tensor(1.0).expand(-1),
+            "isn't allowed in a leading, non-existing dimension 0",
+        ),
+        (
+            lambda t: t.broadcast_to(t.tensor(1.0), (-1,)),
+            "isn't allowed in a leading, non-existing dimension 0",
+        ),
+        (lambda t: t.tensor([1.0]).expand(-2), "the size -2 at dimension 0 is negative"),
+        (
+            lambda t: t.tensor([[1.0, 2.0]]).expand(2),
+            "must be greater or equal to the number of dimensions",
+        ),
+    ],
+)
+def test_expand_to_a_size_it_cannot_have_says_why(call, message):
+    # Were StopIteration (broadcast_to of a 0-d tensor to -1) and IndexError (expand).
+    with pytest.raises(GradcliError, match=re.escape(message)):
+        call(gradcli)
+
+
+def test_expand_keeps_a_size_given_as_minus_one():
+    x = gradcli.tensor([[1.0], [2.0]], requires_grad=True)
+    y = x.expand(3, -1, 4)  # by hand: (2, 1) to (3, 2, 4), the -1 keeping the 2
+    assert tuple(y.shape) == (3, 2, 4)
+    assert tuple(gradcli.broadcast_to(x, (-1, 3)).shape) == (2, 3)
+    (g,) = gradcli.autograd.grad(y.sum(), x)
+    np.testing.assert_array_equal(g.numpy(), [[12.0], [12.0]])  # 3 * 4 copies of each
+
+
+def test_a_reductions_zero_d_gradient_broadcasts_as_a_read_only_view():
+    x = gradcli.tensor([1.0, 2.0, 3.0], dtype=gradcli.float64, requires_grad=True)
+    (g,) = gradcli.autograd.grad(x.sum() * 2.5, x, create_graph=True)
+    np.testing.assert_array_equal(g.detach().numpy(), [2.5, 2.5, 2.5])  # by hand
+    view = gradcli.broadcast_to(gradcli.tensor(7.0), (2, 3))._data
+    assert view.shape == (2, 3) and view.strides == (0, 0) and not view.flags.writeable
+    np.testing.assert_array_equal(view, np.full((2, 3), 7.0))

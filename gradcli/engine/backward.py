@@ -28,9 +28,9 @@ import numpy as np
 
 from ..errors import EngineError, GradcliTypeError
 from . import state
+from .graph import IN_SLOTS
 from .messages import IMPLICIT_NONSCALAR, NO_GRAD_FN, SECOND_BACKWARD
 from .ops import sum_to, to_dtype, zeros_like
-from .graph import IN_SLOTS
 from .saved import MODIFIED, unpacked
 from .saved import check as check_saved
 from .tensor import Size, Tensor
