@@ -108,14 +108,10 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
         if free and op.saves:
             node.saved = node.wired = None
         # The rules' arguments, made once for all the node's inputs.
-        if params:
+        if params or n > 2:
             call = (g, ans, *args, *params)
-        elif n == 2:
-            call = (g, ans, args[0], args[1])
-        elif n == 1:
-            call = (g, ans, args[0])
-        else:
-            call = (g, ans, *args)
+        else:  # built directly: a starred tuple is a list first
+            call = (g, ans, args[0], args[1]) if n == 2 else (g, ans, args[0])
         for i, parent in enumerate(parents):  # 3. each input's gradient, into its parent's total
             if parent is None:
                 continue
@@ -285,15 +281,12 @@ def _wired_inputs(parents, saved, outputs):
 
 
 def _on_graph(raw, node):
-    t = _new(Tensor)  # Tensor._make, inline
+    t = object.__new__(Tensor)  # Tensor._make, inline
     t._data = raw
     t.requires_grad = True
     t.grad_fn = node
     t.grad = None
     return t
-
-
-_new = object.__new__
 
 
 def _accumulate_leaf(leaf_grads, leaf, g):

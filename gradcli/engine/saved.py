@@ -118,7 +118,7 @@ def _is_needed(node, by):
 # The names PyTorch's nodes most often save under. A node of an op whose saves are not
 # declared has these too, to say so (``saved_value``) rather than that they do not exist.
 _COMMON_NAMES = ("self", "other", "result", "input", "mat2", "dim", "keepdim", "exponent",
-                 "weight", "target", "indices", "index", "mask", "min", "max", "alpha",
+                 "weight", "target", "indices", "index", "mask", "alpha",
                  "value", "self_sym_sizes", "output")  # fmt: skip
 
 
