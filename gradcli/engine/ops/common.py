@@ -9,6 +9,7 @@ import numpy as np
 from ...errors import EngineError, GradcliIndexError, GradcliTypeError
 from .. import limits
 from ..messages import dim_out_of_range
+from ..optable import over
 from ..tensor import Tensor
 
 
@@ -123,6 +124,25 @@ def not_implemented(aten_name):
 def is_tensor_arg(*args):
     """``when`` of an overload: which of its arguments are tensors, as a tuple of bools."""
     return tuple(type(a) is Tensor for a in args)
+
+
+def by_tensor_operands(name, x_rule, y_rule):
+    """The overloads PyTorch records a binary function under by which operands are tensors:
+    ``{name}Backward1`` for a number and a tensor, ``...2`` for a tensor and a number,
+    ``...0`` for two tensors (xlogy, xlog1py, zeta)."""
+    return [
+        over(f"{name}Backward1", (None, y_rule), when=_number_and_tensor),
+        over(f"{name}Backward2", (x_rule, None), when=_tensor_and_number),
+        over(f"{name}Backward0", (x_rule, y_rule)),
+    ]
+
+
+def _number_and_tensor(x, y):
+    return type(x) is not Tensor and type(y) is Tensor
+
+
+def _tensor_and_number(x, y):
+    return type(x) is Tensor and type(y) is not Tensor
 
 
 class ValuesIndices(tuple):

@@ -14,9 +14,9 @@ import numpy as np
 from .. import jet_rules as R
 from ..explain import at_origin, at_zero, pole
 from ..opinfo import Difference
-from ..optable import Table, over
-from ..tensor import Tensor
+from ..optable import Table
 from . import sympy_forms as sym
+from .common import by_tensor_operands
 from .comparison import logical_and, where
 from .elementwise import cos, exp, log, tan
 
@@ -267,19 +267,7 @@ xlogy = table.op(
     _xlogy,
     "(input: Tensor|Number, other: Tensor|Number)",
     words=("d xlogy(a, b)/da = log(b), and 0 where a = 0 and b <= 0", "d xlogy(a, b)/db = a/b"),
-    overloads=[
-        over(
-            "XlogyBackward1",
-            (None, _xlogy_y_rule),
-            when=lambda x, y: type(x) is not Tensor and type(y) is Tensor,
-        ),
-        over(
-            "XlogyBackward2",
-            (_xlogy_x_rule, None),
-            when=lambda x, y: type(x) is Tensor and type(y) is not Tensor,
-        ),
-        over("XlogyBackward0", (_xlogy_x_rule, _xlogy_y_rule)),
-    ],
+    overloads=by_tensor_operands("Xlogy", _xlogy_x_rule, _xlogy_y_rule),
     doc="x * log(y), and 0 where x is 0 (even where y is 0)",
     symbolic=sym.xlogy,
     kind="binary",

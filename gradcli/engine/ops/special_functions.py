@@ -16,8 +16,8 @@ from ...errors import EngineError, NotImplementedByGradcli
 from ..dtypes import to_numpy
 from ..opinfo import Difference, Sample
 from ..opsamples import Drawn
-from ..optable import Table, over
-from .common import is_tensor_arg
+from ..optable import Table
+from .common import by_tensor_operands
 from .comparison import logical_and, logical_or, where
 from .elementwise import erf, exp, log, sign
 from .special import digamma
@@ -93,13 +93,7 @@ def _xlog1py_y_rule(g, ans, x, y):
 
 xlog1py = table.op(
     "xlog1py", _xlog1py, "(input: Tensor|Number, other: Tensor|Number)",
-    overloads=[
-        over("SpecialXlog1PyBackward1", (None, _xlog1py_y_rule),
-             when=lambda x, y: is_tensor_arg(x, y) == (False, True)),
-        over("SpecialXlog1PyBackward2", (_xlog1py_x_rule, None),
-             when=lambda x, y: is_tensor_arg(x, y) == (True, False)),
-        over("SpecialXlog1PyBackward0", (_xlog1py_x_rule, _xlog1py_y_rule)),
-    ],
+    overloads=by_tensor_operands("SpecialXlog1Py", _xlog1py_x_rule, _xlog1py_y_rule),
     doc="x * log1p(y), and 0 where x is 0", kind="binary", function=False,
     domain=("real", "positive"),
     kink="derivative for x is 0 where x = 0 and y <= -1, as in PyTorch",
@@ -238,13 +232,7 @@ def _zeta(input, other):
 
 zeta = table.op(
     "zeta", _zeta, "(input: Tensor|Number, other: Tensor|Number)",
-    overloads=[
-        over("SpecialZetaBackward1", (None, _zeta_q_rule),
-             when=lambda x, q: is_tensor_arg(x, q) == (False, True)),
-        over("SpecialZetaBackward2", (_zeta_x_rule, None),
-             when=lambda x, q: is_tensor_arg(x, q) == (True, False)),
-        over("SpecialZetaBackward0", (_zeta_x_rule, _zeta_q_rule)),
-    ],
+    overloads=by_tensor_operands("SpecialZeta", _zeta_x_rule, _zeta_q_rule),
     doc="the Hurwitz zeta function: sum over k >= 0 of (k + q)**-x", kind="binary",
     function=False,  # no domain: the gradcheck sweep would meet the derivative PyTorch lacks
     samples=(Sample("2-d", [Drawn("above_one", (2, 3)), Drawn("positive", (2, 3))]),),
