@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 
 import pytest
+from printed import assert_prints
 
 from gradcli import __version__
 from gradcli.cli import cli
@@ -87,7 +88,7 @@ def test_help_examples_print_what_they_say(gradcli, command):
         args = shlex.split(command_line)[1:]
         result = gradcli(*args)
         assert result.exit_code == 0, result.output
-        assert result.stdout.splitlines() == output, command_line
+        assert_prints(result.stdout.splitlines(), output, command_line)
 
 
 def test_version(gradcli):

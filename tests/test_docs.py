@@ -28,6 +28,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from printed import assert_prints
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -175,7 +176,7 @@ def test_console_session(gradcli, gradcli_script, monkeypatch, page, command, ex
         assert result.exit_code == (
             2 if output.startswith("error:") else 3 if "--strict" in args else 1 if disagree else 0
         )
-    assert [line.rstrip() for line in output.splitlines()] == expected
+    assert_prints([line.rstrip() for line in output.splitlines()], expected, command)
 
 
 def _sh_commands():

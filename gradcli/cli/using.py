@@ -275,7 +275,7 @@ converge.
       correlation.labels b1 b2
       correlation.matrix 1 -0.998776192 -0.998776192 1
       method levenberg-marquardt
-      evaluations 25
+      evaluations 22
       converged true
       message `xtol` termination condition is satisfied.
     """
