@@ -144,7 +144,7 @@ def test_a_differentiable_pass_wraps_only_the_results_a_rule_reads(monkeypatch):
     make = backward._on_graph  # the pass's one maker of a tensor on a node
 
     def counting(data, grad_fn):
-        wrapped.append(type(grad_fn).__name__)
+        wrapped.append(grad_fn.name())
         return make(data, grad_fn)
 
     monkeypatch.setattr(backward, "_on_graph", counting)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import GradcliTypeError
-from . import limits, state
+from . import graph, limits, state
+from .graph import IN_SLOTS, NO_KWARGS, Node
 from .messages import forward_error, operand_error
 from .out_argument import with_out
 from .tensor import Tensor
@@ -51,9 +52,9 @@ def public(entry):
 def _record(overload, inputs, raws, out, params, kwargs):
     t = Tensor._make(out, None, True)
     parents = tuple(
-        [(x.grad_fn or x) if type(x) is Tensor and x.requires_grad else None for x in inputs]
+        [(x._grad_fn or x) if type(x) is Tensor and x.requires_grad else None for x in inputs]
     )
-    t.grad_fn = overload.node(overload, parents, raws, t._data, params, kwargs)
+    t._grad_fn = Node(overload, parents, raws, t._data, params, kwargs)
     return t
 
 
@@ -150,10 +151,28 @@ def bind(overload):
             t.grad = None
             if x.requires_grad and (not _GRAD_OFF[0] or _PER_THREAD.grad_enabled):
                 t.requires_grad = True
-                t.grad_fn = overload.record1(overload, x.grad_fn or x, xd, out, params)
+                # The node, made here: Node.__init__'s fields without the class call (it
+                # finds __init__, builds the parents tuple and tests the arity), the largest
+                # part of recording an op after NumPy's own work.
+                node = _new(Node)
+                node.op = overload
+                node.n = 1
+                node.p0 = x._grad_fn or x
+                node.p1 = node.pn = node.s1 = None
+                node.s0 = xd
+                node.sn = IN_SLOTS
+                node.ans = out
+                node.params = params
+                node.kwargs = NO_KWARGS
+                node.hooks = None
+                node.t = graph.clock
+                node.wired = None
+                if graph.on_record is not None:
+                    graph.on_record(node)
+                t._grad_fn = node
             else:
                 t.requires_grad = False
-                t.grad_fn = None
+                t._grad_fn = None
             if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                 _PER_THREAD.forward_ad.propagate(overload, (x,), params, None, t)
             return t
@@ -165,10 +184,10 @@ def bind(overload):
             # Each operand's data and its parent on the graph (None: a constant, or no grad).
             if type(x) is Tensor:
                 xd = x._data
-                px = (x.grad_fn or x) if x.requires_grad else None
+                px = (x._grad_fn or x) if x.requires_grad else None
                 if type(y) is Tensor:
                     yd = y._data
-                    py = (y.grad_fn or y) if y.requires_grad else None
+                    py = (y._grad_fn or y) if y.requires_grad else None
                     # Without params, the product of the sizes bounds the result's (``size``
                     # in ``optable``): most calls need no more, nor the thread's own limit.
                     big = params or size is not None and xd.size * yd.size > lowest[0]
@@ -177,7 +196,7 @@ def bind(overload):
             elif type(y) is Tensor:
                 xd, px, big = x, None, params
                 yd = y._data
-                py = (y.grad_fn or y) if y.requires_grad else None
+                py = (y._grad_fn or y) if y.requires_grad else None
             else:
                 return forward(x, y, *params)
             if big and size is not None and size(xd, yd, *params) > limit.value:
@@ -201,12 +220,29 @@ def bind(overload):
                 not _GRAD_OFF[0] or _PER_THREAD.grad_enabled
             ):
                 t.requires_grad = True
-                t.grad_fn = overload.record2(overload, px, py, xd, yd, out, params)
+                node = _new(Node)  # as for one input, above
+                node.op = overload
+                node.n = 2
+                node.p0 = px
+                node.p1 = py
+                node.pn = None
+                node.s0 = xd
+                node.s1 = yd
+                node.sn = IN_SLOTS
+                node.ans = out
+                node.params = params
+                node.kwargs = NO_KWARGS
+                node.hooks = None
+                node.t = graph.clock
+                node.wired = None
+                if graph.on_record is not None:
+                    graph.on_record(node)
+                t._grad_fn = node
                 if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                     _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
                 return t
             t.requires_grad = False
-            t.grad_fn = None
+            t._grad_fn = None
             if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                 _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
             return t

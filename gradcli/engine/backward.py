@@ -85,7 +85,7 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
             # may refer to its parents' tensors but not to its own (a cycle).
             if type(g) is not Tensor:
                 g = Tensor._make(g)
-            if op.reads_result:
+            if op.reads_result or op.reads_result is None and op.decide_reads_result():
                 ans = outputs.get(node)
                 if ans is None:
                     ans = outputs[node] = _on_graph(node.ans, node)
@@ -179,7 +179,7 @@ def _seed(roots, root_grads):
     """The gradients the pass starts from: by node for computed roots, by leaf for leaves."""
     node_grads, leaf_grads = {}, {}
     for root, g in zip(roots, root_grads):
-        node = root.grad_fn
+        node = root._grad_fn
         if node is not None:
             node_grads[node] = node_grads[node] + g if node in node_grads else g
         elif root.requires_grad:
@@ -217,8 +217,8 @@ def _count_and_prune(starts, inputs):
     non-leaf input's own node only has its gradient read). ``pruning`` is None when
     every node leads to an input and none is a non-leaf (the usual ``grad(y, x)``),
     which the plain count finds when every leaf it meets is an input."""
-    capture = {t.grad_fn for t in inputs if t.grad_fn is not None}
-    leaf_ids = {id(t) for t in inputs if t.grad_fn is None}
+    capture = {t._grad_fn for t in inputs if t._grad_fn is not None}
+    leaf_ids = {id(t) for t in inputs if t._grad_fn is None}
     if not capture:
         # Every leaf an input: every node leads to one (each has a parent that is a leaf
         # or a node), so nothing is pruned and the plain count is the whole walk.
@@ -284,7 +284,7 @@ def _on_graph(raw, node):
     t = object.__new__(Tensor)  # Tensor._make, inline
     t._data = raw
     t.requires_grad = True
-    t.grad_fn = node
+    t._grad_fn = node
     t.grad = None
     return t
 
@@ -299,8 +299,8 @@ def _accumulate_leaf(leaf_grads, leaf, g):
 
 def grad_reaching(t, leaf_grads, captured):
     """The gradient ``run_backward`` left for ``t``, one of its ``inputs``, or None."""
-    if t.grad_fn is not None:
-        return captured.get(t.grad_fn)
+    if t._grad_fn is not None:
+        return captured.get(t._grad_fn)
     entry = leaf_grads.get(id(t))
     return None if entry is None else entry[1]
 
@@ -491,7 +491,7 @@ def _backward(tensors, grads, retain_graph, create_graph, inputs):
         inputs = (inputs,) if type(inputs) is Tensor else tuple(inputs)
         wanted = {id(t) for t in inputs}
         # A non-leaf among ``inputs`` gets its .grad too, as in PyTorch.
-        nonleaf = [t for t in inputs if t.grad_fn is not None]
+        nonleaf = [t for t in inputs if t._grad_fn is not None]
     with state.set_grad_enabled(create_graph):
         leaf_grads, captured = run_backward(
             tensors, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs
@@ -509,7 +509,7 @@ def _backward(tensors, grads, retain_graph, create_graph, inputs):
             for hook in list(hooks.post_accumulate.values()):
                 hook(leaf)
     for t in nonleaf:
-        g = captured.get(t.grad_fn)
+        g = captured.get(t._grad_fn)
         if g is not None:
             g = _finish_grad(g, t._data.dtype, create_graph)
             t.grad = g if t.grad is None else t.grad + g
@@ -577,8 +577,8 @@ def _grads_of(inputs, leaf_grads, captured, allow_unused, materialize_grads, cre
     result = []
     given = [id(t) for t in inputs]
     for i, t in enumerate(inputs):
-        hooks = _leaf_hooks(t) if t.grad_fn is None else None
-        entry = leaf_grads.get(id(t)) if t.grad_fn is None else None
+        hooks = _leaf_hooks(t) if t._grad_fn is None else None
+        entry = leaf_grads.get(id(t)) if t._grad_fn is None else None
         if entry is not None and hooks is None and not create_graph and given.count(id(t)) == 1:
             # A leaf's gradient that nothing else holds is handed over, not copied.
             result.append(_take_grad(entry, t._data.dtype, create_graph))

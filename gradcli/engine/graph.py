@@ -8,9 +8,7 @@ for a constant), the saved raw inputs, the result and the parameters.
 
 from __future__ import annotations
 
-import types
-
-_NO_KWARGS = {}  # shared by the nodes of ops called without keywords
+NO_KWARGS = {}  # shared by the nodes of ops called without keywords (never written)
 IN_SLOTS = object()  # a node's ``sn``: its saved inputs are in its slots s0, s1 (Node.saved)
 
 # The in-place clock: one tick per in-place op (``versions``). A node keeps the tick it
@@ -39,6 +37,9 @@ class Node(metaclass=_NodeClass):
     every object a graph keeps alive is one more for Python's cycle collector to
     walk, and on a deep graph of scalar ops those walks used to cost more than
     the ops themselves.
+
+    Every node the graph records is of this one class; the user is handed it as its
+    op's class (``MulBackward0``: ``node_class``, ``shown``).
     """
 
     __slots__ = ("op", "n", "p0", "p1", "pn", "s0", "s1", "sn", "ans", "params", "kwargs")
@@ -59,7 +60,7 @@ class Node(metaclass=_NodeClass):
         self.saved = saved
         self.ans = ans
         self.params = params
-        self.kwargs = kwargs or _NO_KWARGS
+        self.kwargs = kwargs or NO_KWARGS
         self.hooks = None  # GradHooks: register_hook and retain_grad of the node's tensor
         self.t = clock
         self.wired = None  # the saved inputs as tensors on the graph, for differentiable passes
@@ -110,7 +111,7 @@ class Node(metaclass=_NodeClass):
                 if op.lists_numbers:  # where it is False, a constant operand is a number
                     entries.append((None, 0))
             elif isinstance(p, Node):
-                entries.append((p, getattr(p, "output_nr", 0)))
+                entries.append((shown(p), getattr(p, "output_nr", 0)))
             else:
                 entries.append((AccumulateGrad(p), 0))
         rules = op.rules
@@ -148,19 +149,17 @@ class Node(metaclass=_NodeClass):
 
 
 def node_class(grad_fn_name, saved_names=()):
-    """The class of the nodes recorded under a grad_fn name: ``type(y.grad_fn).__name__`` is
-    ``MulBackward0``, as in PyTorch. Made on an overload's first recording (``Overload.node``),
-    not at import: most runs record few kinds of node.
+    """The class a node of an op is shown as: ``type(y.grad_fn).__name__`` is
+    ``MulBackward0``, as in PyTorch, and ``grad_fn._saved_<name>`` is a property of it for
+    each name in ``saved_names`` (``saved.saved_value`` answers it). Made the first time a
+    node of the op is shown (``Overload.shown_class``), not at import.
 
-    ``grad_fn._saved_<name>`` is a property of the class for each name in ``saved_names``
-    (``saved.saved_value`` answers it), not a ``__getattr__``: a class with one reads every
-    attribute through a slower path the interpreter cannot specialise, and the reverse pass
-    reads a node's fields a dozen times.
-
-    Each class gets its own copy of ``__init__``'s code: the interpreter specialises the
-    attribute stores of a code object to one class, and one shared ``__init__`` storing
-    into nodes of many classes would lose that on every recording."""
-    members = {"__slots__": (), "__init__": _own(Node.__init__)}
+    The graph records every node as a plain ``Node`` and gives it this class only when
+    the user is handed it (``shown``): the reverse pass reads a dozen fields of each
+    node, and the interpreter specialises an attribute read to one class, so with a
+    class per op every read took the slow generic path (a tenth of a 4th derivative's
+    time). The class adds no slots, so a node can take it in place."""
+    members = {"__slots__": ()}
     for name in saved_names:
         members["_saved_" + name] = _saved_property("_saved_" + name)
     return type(short_name(grad_fn_name), (Node,), members)
@@ -170,70 +169,13 @@ def _saved_property(attribute):
     return property(lambda node: saved_value(node, attribute), doc="what the node saved")
 
 
-def _own(fn, *cells):
-    """A copy of ``fn`` with its own code object (see ``node_class``), its free variables
-    bound to ``cells``' contents (else to ``fn``'s own)."""
-    closure = tuple(types.CellType(c) for c in cells) if cells else fn.__closure__
-    return types.FunctionType(
-        fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, closure
-    )
-
-
-def recorders(cls):
-    """``(record1, record2)``: the functions that record a node of ``cls`` for an op of one
-    input and of two, as the applying functions call them (``Overload.record1``...).
-
-    They skip the class call (``type.__call__`` finding ``__init__``, the parents tuple
-    and the arity test), the largest part of recording an op after NumPy's own work;
-    each class has its own copies, for the reason ``node_class`` gives."""
-    return _own(_record1, cls), _own(_record2, cls)
-
-
-def _recorder_of(cls):
-    # The templates of record1 and record2: each copy binds the closure cell of cls to its class.
-    def record1(op, p0, s0, ans, params):
-        node = _new(cls)
-        node.op = op
-        node.n = 1
-        node.p0 = p0
-        node.p1 = node.pn = node.s1 = None
-        node.s0 = s0
-        node.sn = IN_SLOTS
-        node.ans = ans
-        node.params = params
-        node.kwargs = _NO_KWARGS
-        node.hooks = None
-        node.t = clock
-        node.wired = None
-        if on_record is not None:
-            on_record(node)
-        return node
-
-    def record2(op, p0, p1, s0, s1, ans, params):
-        node = _new(cls)
-        node.op = op
-        node.n = 2
-        node.p0 = p0
-        node.p1 = p1
-        node.pn = None
-        node.s0 = s0
-        node.s1 = s1
-        node.sn = IN_SLOTS
-        node.ans = ans
-        node.params = params
-        node.kwargs = _NO_KWARGS
-        node.hooks = None
-        node.t = clock
-        node.wired = None
-        if on_record is not None:
-            on_record(node)
-        return node
-
-    return record1, record2
-
-
-_new = object.__new__
-_record1, _record2 = _recorder_of(Node)
+def shown(node):
+    """``node`` as the user is handed it (``Tensor.grad_fn``, ``next_functions``): of its
+    op's own class (``node_class``). The same object: identity, hooks and the graph's
+    reads of it are unchanged."""
+    if type(node) is Node:
+        node.__class__ = node.op.shown_class()
+    return node
 
 
 def short_name(grad_fn_name):

@@ -128,7 +128,7 @@ from __future__ import annotations
 import dis
 
 from .applying import bind, public
-from .graph import node_class, recorders
+from .graph import node_class
 from .out_argument import with_out
 from .saved import saved_names
 from .schema import Schema
@@ -146,8 +146,9 @@ class Overload:
     ``saves`` and ``variadic``.
     """
 
-    __slots__ = ("entry", "grad_fn", "key", "rules", "forward", "when", "saves", "fn", "node")
-    __slots__ += ("lists_numbers", "size", "record1", "record2", "variadic", "reads_result")
+    __slots__ = ("entry", "grad_fn", "key", "rules", "forward", "when", "saves", "fn")
+    __slots__ += ("lists_numbers", "size", "variadic", "reads_result")
+    __slots__ += ("_shown_class",)
 
     def __init__(
         self,
@@ -174,27 +175,21 @@ class Overload:
         self.lists_numbers = numbers
         self.size = size
         self.variadic = False  # the entry's, copied when it takes the overload: read per node
-        self.reads_result = True  # whether a rule reads ``ans``: decided on the first recording
-        self.node = self._first_node
-        self.record1 = self._first_record1
-        self.record2 = self._first_record2
+        # Whether a rule reads ``ans``: None until a differentiable pass first asks
+        # (``decide_reads_result``), not at import.
+        self.reads_result = None
+        self._shown_class = None
 
-    def _first_node(self, *args):
-        return self._make_class().node(*args)
-
-    def _first_record1(self, *args):
-        return self._make_class().record1(*args)
-
-    def _first_record2(self, *args):
-        return self._make_class().record2(*args)
-
-    def _make_class(self):
-        # The node class is made on the first recording (see graph.node_class): ``node``
-        # records a node of any arity, ``record1`` and ``record2`` of one input and of two.
-        self.node = node_class(self.grad_fn, saved_names(self))
-        self.record1, self.record2 = recorders(self.node)
+    def decide_reads_result(self):
+        """Whether a rule of this overload reads its result (``reads_result`` below)."""
         self.reads_result = any(r is not None and reads_result(r) for r in self.rules or ())
-        return self
+        return self.reads_result
+
+    def shown_class(self):
+        """The class this overload's nodes are shown as (``graph.node_class``)."""
+        if self._shown_class is None:
+            self._shown_class = node_class(self.grad_fn, saved_names(self))
+        return self._shown_class
 
     @property
     def name(self):

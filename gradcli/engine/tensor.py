@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import EngineError, GradcliTypeError, GradcliValueError
 from . import dtypes, state
 from .devices import CPU, device, on_cpu
-from .graph import GradHooks, short_name
+from .graph import GradHooks, short_name, shown
 from .messages import LEAF_INPLACE
 
 
@@ -110,7 +110,8 @@ class Tensor:
 
     # _hooks, _parameter and _vc (the version counter) are set on first use: most tensors
     # have none of them.
-    __slots__ = ("_data", "requires_grad", "grad_fn", "grad", "_hooks", "_parameter", "_vc")
+    # _grad_fn is the node that made it, as the graph holds it; grad_fn shows it to the user.
+    __slots__ = ("_data", "requires_grad", "_grad_fn", "grad", "_hooks", "_parameter", "_vc")
     # NumPy defers to Tensor's reflected operators instead of converting it.
     __array_ufunc__ = None
 
@@ -126,7 +127,7 @@ class Tensor:
             raise GradcliTypeError(f"Tensor(): expected data or sizes, got {args!r}")
         self._data = data
         self.requires_grad = bool(requires_grad)
-        self.grad_fn = None
+        self._grad_fn = None
         self.grad = None
 
     # ----- construction without checks: the hot path of every op -----
@@ -135,9 +136,20 @@ class Tensor:
         t = object.__new__(Tensor)
         t._data = data if type(data) is np.ndarray else np.asarray(data)
         t.requires_grad = requires_grad
-        t.grad_fn = grad_fn
+        t._grad_fn = grad_fn
         t.grad = None
         return t
+
+    @property
+    def grad_fn(self):
+        """The node of the op that made this tensor (None for a leaf or a constant), of its
+        op's class: ``type(y.grad_fn).__name__`` is ``MulBackward0`` (``graph.shown``)."""
+        node = self._grad_fn
+        return None if node is None else shown(node)
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
 
     # ----- attributes -----
     @property
@@ -187,7 +199,7 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
-        return self.grad_fn is None
+        return self._grad_fn is None
 
     def item(self):
         if self._data.size != 1:
@@ -250,8 +262,8 @@ class Tensor:
         text = format_tensor(
             self._data,
             dtype_suffix=dtypes.repr_suffix(self._data.dtype),
-            requires_grad=self.requires_grad and self.grad_fn is None,
-            grad_fn_name=None if self.grad_fn is None else short_name(self.grad_fn.name()),
+            requires_grad=self.requires_grad and self._grad_fn is None,
+            grad_fn_name=None if self._grad_fn is None else short_name(self._grad_fn.name()),
         )
         dual = state.PER_THREAD.forward_ad
         tangent = None if dual is None else dual.tangent_of(self)
@@ -295,12 +307,12 @@ class Tensor:
         return t
 
     def detach_(self) -> Tensor:
-        self.grad_fn = None
+        self._grad_fn = None
         self.requires_grad = False
         return self
 
     def requires_grad_(self, requires_grad=True) -> Tensor:
-        if self.grad_fn is not None and not requires_grad:
+        if self._grad_fn is not None and not requires_grad:
             raise EngineError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
                 "a computed variable in a subgraph that doesn't require differentiation use "
@@ -312,7 +324,7 @@ class Tensor:
         return self
 
     def retain_grad(self) -> None:
-        if self.grad_fn is None:
+        if self._grad_fn is None:
             if not self.requires_grad:
                 raise EngineError("can't retain_grad on Tensor that has requires_grad=False")
             return
@@ -320,7 +332,7 @@ class Tensor:
 
     @property
     def retains_grad(self) -> bool:
-        node = self.grad_fn
+        node = self._grad_fn
         return node is not None and node.hooks is not None and node.hooks.retained is self
 
     def register_hook(self, hook):
@@ -333,7 +345,7 @@ class Tensor:
         """Call ``hook(self)`` after backward has accumulated this leaf's ``.grad``."""
         if not self.requires_grad:
             raise EngineError("cannot register a hook on a tensor that doesn't require gradient")
-        if self.grad_fn is not None:
+        if self._grad_fn is not None:
             raise EngineError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         holder = self._grad_hooks()
         return holder.add(hook, holder.post_accumulate)
@@ -341,15 +353,15 @@ class Tensor:
     def _grad_hooks(self):
         # A computed tensor keeps its hooks on its node, a leaf on itself (slot _hooks,
         # set on first use: most tensors never have one).
-        holder = self.grad_fn.hooks if self.grad_fn is not None else getattr(self, "_hooks", None)
+        holder = self._grad_fn.hooks if self._grad_fn is not None else getattr(self, "_hooks", None)
         if holder is None:
             holder = GradHooks()
-            if self.grad_fn is not None:
-                self.grad_fn.hooks = holder
+            if self._grad_fn is not None:
+                self._grad_fn.hooks = holder
             else:
                 self._hooks = holder
         return holder
 
     def _check_inplace(self):
-        if state.PER_THREAD.grad_enabled and self.requires_grad and self.grad_fn is None:
+        if state.PER_THREAD.grad_enabled and self.requires_grad and self._grad_fn is None:
             raise EngineError(LEAF_INPLACE)
