@@ -19,21 +19,23 @@ from .assembled import entry_labels
 
 
 class Flat:
-    """The entries of ``names`` (of ``shapes``) as one vector; ``fixed`` binds the rest."""
+    """The entries of ``names`` (of ``shapes``) as one vector; ``fixed`` binds the rest,
+    the consts bound (``constants``) included: every evaluation sees them."""
 
-    def __init__(self, names, shapes: Mapping, point: Mapping):
+    def __init__(self, names, shapes: Mapping, point: Mapping, constants: Mapping = {}):
         self.names = tuple(names)
         self.shapes = {n: tuple(shapes[n]) for n in self.names}
         self.sizes = [int(np.prod(self.shapes[n], dtype=int)) for n in self.names]
         self.stops = np.cumsum([0, *self.sizes])
         self.fixed = {n: np.asarray(v) for n, v in point.items() if n not in self.names}
+        self.fixed.update((n, np.asarray(v)) for n, v in constants.items())
         self.start = self.vector({n: point[n] for n in self.names})
         self.labels = tuple(label for n in self.names for label in entry_labels(n, shapes[n]))
 
     @classmethod
     def of(cls, result) -> Flat:
         """The inputs a result was differentiated by, at its point."""
-        return cls(result.inputs, result.shapes, result.point)
+        return cls(result.inputs, result.shapes, result.point, result.constants)
 
     @property
     def size(self) -> int:

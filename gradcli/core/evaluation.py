@@ -386,6 +386,7 @@ class Evaluation:
             warnings=tuple(warnings),
             notes=self.binding_notes + tuple(self.early_notes) + self._notes(),
             left_out=MappingProxyType(dict(self.left_out)),
+            constants=_frozen(self.constants),
             **{
                 key: section if key == "graph" else _frozen(section)
                 for key, section in fields.items()

@@ -90,6 +90,9 @@ class Result(Record, compared=False):
     #: The inputs left out of the default derivatives, each with why: used only where
     #: no derivative exists (class indices, a size), as ``reach`` finds them.
     left_out: Mapping[str, str] = MappingProxyType({})
+    #: The consts given a value by a binding (``--c 7``): never differentiated, but
+    #: part of the point, which the analyses evaluate again and again.
+    constants: Mapping[str, np.ndarray] = MappingProxyType({})
 
     @property
     def shapes(self) -> Mapping[str, tuple[int, ...]]:
