@@ -43,12 +43,22 @@ def _minimize(report, console, precision: int) -> None:
     )
     report_line(console, "f:", format_number(report.value, precision))
     report_line(console, "|grad f|:", format_number(report.gradient_norm, 3))
+    compared = "<=" if report.converged else ">"
+    report_line(
+        console,
+        "first-order test:",
+        f"max |grad f| / max(1, |f|) = {format_number(report.scaled_gradient, 3)} {compared} "
+        f"{format_number(report.gradient_tolerance, 3)}",
+    )
     if report.eigenvalues is not None:
         report_line(console, "Hessian eigenvalues:", format_array(report.eigenvalues, precision))
     report_line(console, "Hessian says:", report.classification or "")
     counts = f"{report.method}, {report.iterations} iterations, {report.evaluations} evaluations"
+    if report.polish_steps:
+        counts += f", then {report.polish_steps} Newton step{'s' * (report.polish_steps > 1)}"
     report_line(console, "method:", counts)
-    _status(console, report.converged, report.message)
+    # Converged is the first-order test's verdict; SciPy's message says how it stopped.
+    _status(console, report.converged, f"SciPy: {report.message}")
 
 
 def _solve(report, console, precision: int) -> None:
