@@ -38,6 +38,7 @@ from .assembled import (
 )
 from .flat import Diverged, Flat
 from .report import Report, frozen
+from .varied import default_inputs
 
 #: The methods of ``scipy.optimize.minimize`` that use a gradient; those that also
 #: take the Hessian get the exact one.
@@ -219,8 +220,8 @@ def minimize(
     """
     import scipy.optimize
 
-    options = {"wrt": wrt, "dtype": dtype, "seed": seed, "filename": filename}
-    first = api.gradient(source, bindings, **options)
+    options = {"dtype": dtype, "seed": seed, "filename": filename}
+    first, chosen = default_inputs(api.gradient, "minimize", source, bindings, wrt, options)
     flat = Flat.of(first)
     if flat.size == 0:
         raise GradcliError("minimize needs an input to vary: the program has none")
@@ -291,7 +292,7 @@ def minimize(
         None if whole.eigenvalues is None else frozen(whole.eigenvalues),
         _trace(iterates, objective) if trace else None,
         flat.labels,
-        (*((doubt,) if doubt else ()), *end.notes, *end.warnings),
+        (*chosen, *((doubt,) if doubt else ()), *end.notes, *end.warnings),
         scaled_gradient=scaled,
         gradient_tolerance=gtol,
         polish_steps=polished,
@@ -395,8 +396,8 @@ def solve(
     """
     import scipy.optimize
 
-    options = {"wrt": wrt, "dtype": dtype, "seed": seed, "filename": filename}
-    first = api.jacobian(source, bindings, **options)
+    options = {"dtype": dtype, "seed": seed, "filename": filename}
+    first, chosen = default_inputs(api.jacobian, "solve", source, bindings, wrt, options)
     flat = Flat.of(first)
     options["wrt"] = flat.names
     equations = int(np.asarray(first.value).size)
@@ -407,6 +408,7 @@ def solve(
             f"solve needs as many equations as unknowns: the program has {equations} "
             f"equation{'s' * (equations != 1)} (entries of its value) in {flat.size} "
             f"unknown{'s' * (flat.size != 1)} ({', '.join(flat.labels)})"
+            + (": choose the unknowns with --wrt NAME,NAME" if wrt is None else "")
         )
     calls = [0]
 
@@ -468,7 +470,7 @@ def solve(
         converged,
         message,
         determinant,
-        (*notes, *first.notes),
+        (*chosen, *notes, *first.notes),
     )
 
 
