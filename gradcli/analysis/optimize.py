@@ -93,6 +93,11 @@ class MinimizeReport(Report):
     scaled_gradient: float = float("nan")
     gradient_tolerance: float = float("nan")
     polish_steps: int = 0
+    #: With ``covariance``: the inverse Hessian of the function minimised (entries in
+    #: ``labels`` order), its diagonal's square roots input by input, its correlations.
+    covariance: np.ndarray | None = None
+    standard_errors: Mapping[str, np.ndarray] | None = None
+    correlation: np.ndarray | None = None
 
     def as_tree(self) -> dict:
         tree = {
@@ -103,6 +108,7 @@ class MinimizeReport(Report):
             "gradient_tolerance": self.gradient_tolerance,
             "classification": self.classification,
             "eigenvalues": self.eigenvalues,
+            **self.covariance_tree(),
             "method": self.method,
             "maximize": self.maximize,
             "iterations": self.iterations,
@@ -112,6 +118,17 @@ class MinimizeReport(Report):
             "message": self.message,
         }
         return tree
+
+    def covariance_tree(self) -> dict:
+        """With ``covariance``, the standard errors, the covariance and the correlation
+        (named as fit names its own); else nothing."""
+        if self.covariance is None:
+            return {}
+        return {
+            "standard_errors": dict(self.standard_errors or {}),
+            "covariance": {"labels": self.labels, "matrix": self.covariance},
+            "correlation": {"labels": self.labels, "matrix": self.correlation},
+        }
 
     @property
     def first_order(self) -> str:
@@ -201,6 +218,7 @@ def minimize(
     max_iter: int = 1000,
     trace: bool = False,
     gtol: float | None = None,
+    covariance: bool = False,
     progress=None,
     dtype: str = "float64",
     seed: int = 0,
@@ -213,10 +231,12 @@ def minimize(
     for every entry; ``tol``: SciPy's ``tol`` (the gradient norm for the trust and
     quasi-Newton methods); ``gtol``: the first-order test's tolerance (``optimum``:
     converged when max |projected gradient| <= gtol * max(1, |f|); by default the
-    dtype's sqrt(eps)); ``progress(iteration, f, gradient_norm)`` is called after
-    every iteration. Above ``HESSIAN_LIMIT`` entries the Hessian methods get
-    Hessian-vector products (those that take them) and the end point is
-    classified only up to ``EIGENVALUE_LIMIT`` entries.
+    dtype's sqrt(eps)); ``covariance``: also the inverse Hessian of the function
+    minimised (of -f with ``maximize``) at the end point, with the standard errors and
+    correlations it gives (``optimum.covariance``); ``progress(iteration, f,
+    gradient_norm)`` is called after every iteration. Above ``HESSIAN_LIMIT``
+    entries the Hessian methods get Hessian-vector products (those that take them)
+    and the end point is classified only up to ``EIGENVALUE_LIMIT`` entries.
     """
     import scipy.optimize
 
@@ -276,6 +296,15 @@ def minimize(
                 source, flat, options, objective, x, box
             )
     gradient_norm = float(np.linalg.norm(flat.vector(end.grad)))
+    inverse = errors = correlation = None
+    if covariance:
+        inverse = optimum.covariance(whole, objective.sign, verdict, doubt, x, box, flat.labels)
+        errors, correlation = optimum.standard_errors_and_correlation(inverse)
+        inverse, errors, correlation = (
+            frozen(inverse),
+            flat.frozen_arrays(errors),
+            frozen(correlation),
+        )
     return MinimizeReport(
         source,
         source_title(source, filename),
@@ -296,6 +325,9 @@ def minimize(
         scaled_gradient=scaled,
         gradient_tolerance=gtol,
         polish_steps=polished,
+        covariance=inverse,
+        standard_errors=errors,
+        correlation=correlation,
     )
 
 

@@ -2,6 +2,12 @@
 there (``converged``), the few Newton steps that polish it first, and the
 covariance the inverse Hessian gives at a minimum.
 
+The covariance is the inverse Hessian of the function minimised: of f, or of -f
+with ``maximize`` (a log-likelihood maximised gives the observed information as
+the Hessian of the negative log-likelihood). It exists at a strict interior
+minimum only: a Hessian that is not positive definite there, a degenerate
+verdict or an entry held at a bound is an error, never a number.
+
 Converged means the first-order conditions hold, whatever SciPy's message: the
 largest entry of the gradient of the function minimised (``-f`` with
 ``maximize``), projected onto the bounds, is at most ``gtol * max(1, |f|)``.
@@ -86,3 +92,50 @@ def polish(second_order, x, box, gtol: float, eps: float) -> tuple[np.ndarray, i
         x, value, gradient, hessian = trial, trial_value, trial_gradient, trial_hessian
         taken += 1
     return x, taken
+
+
+def covariance(whole, sign: float, verdict: str, doubt, x, box, labels) -> np.ndarray:
+    """The inverse of the Hessian of the function minimised (``sign`` times f's
+    Hessian ``whole``, as ``assembled`` lays it out) at an interior minimum: for a
+    negative log-likelihood, the observed-information covariance of the estimates.
+    A GradcliError when the end point is no strict minimum of it (``verdict`` and
+    ``doubt`` are ``steady_verdict``'s), is held at a bound, or has no Hessian."""
+    from ..errors import GradcliError
+    from .assembled import DEGENERATE
+
+    sought = "maximum" if sign < 0 else "minimum"
+    if whole.eigenvalues is None:
+        raise GradcliError(
+            f"--covariance needs the Hessian's eigenvalues, and the end point has none ({verdict})"
+        )
+    if box is not None:
+        held = [label for label, v, a, b in zip(labels, x, *box) if v <= a or v >= b]
+        if held:
+            raise GradcliError(
+                f"--covariance: {', '.join(held)} {'is' if len(held) == 1 else 'are'} held at "
+                f"a bound, where the inverse Hessian is no covariance; leave out --bounds or "
+                f"widen them"
+            )
+    matrix = sign * (whole.matrix + whole.matrix.T) / 2
+    eigenvalues, vectors = np.linalg.eigh(matrix)
+    shown = " ".join(f"{v:.6g}" for v in eigenvalues + 0.0)
+    if not eigenvalues[0] > whole.eigenvalue_tolerance:
+        of = "-f" if sign < 0 else "f"
+        raise GradcliError(
+            f"--covariance: the Hessian of {of} at the end point is not positive definite "
+            f"(eigenvalues {shown}): it is not a local {sought}, and has no covariance"
+        )
+    if verdict == DEGENERATE:
+        raise GradcliError(
+            f"--covariance: the local {sought} is not strict, and the inverse Hessian is "
+            f"no covariance: {doubt or 'the Hessian says degenerate'}"
+        )
+    return (vectors / eigenvalues) @ vectors.T
+
+
+def standard_errors_and_correlation(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The square roots of a covariance's diagonal, and its correlation matrix."""
+    errors = np.sqrt(np.diag(matrix))
+    correlation = matrix / np.outer(errors, errors)
+    np.fill_diagonal(correlation, 1.0)  # not 0.9999999999999999
+    return errors, correlation

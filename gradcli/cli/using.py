@@ -95,6 +95,14 @@ def _converged(report, options, command: str) -> int:
     ),  # fmt: skip
     _MAX_ITER,
     _option(
+        "covariance",
+        is_flag=True,
+        help="Also the inverse Hessian at the minimum (for a negative log-likelihood, the "
+        "observed-information covariance), the standard errors (the square roots of its "
+        "diagonal) and the correlations; with --maximize, of -f. An error when the end "
+        "point is no strict minimum (maximum) or is held at a bound.",
+    ),
+    _option(
         "trace",
         is_flag=True,
         help="Also show every iteration's point, f and |grad f|: a table on a terminal, "
@@ -102,7 +110,9 @@ def _converged(report, options, command: str) -> int:
     ),
     shared=REPORT_OPTIONS,
 )
-def minimize_command(source, wrt, method, bounds, maximize, tol, gtol, max_iter, trace, **options):
+def minimize_command(
+    source, wrt, method, bounds, maximize, tol, gtol, max_iter, covariance, trace, **options
+):
     """A local minimum of a scalar SOURCE from the bound start, by
     scipy.optimize.minimize with the engine's exact gradient and Hessian; the
     end point is classified by its Hessian, as 'gradcli hessian' does.
@@ -130,6 +140,35 @@ def minimize_command(source, wrt, method, bounds, maximize, tol, gtol, max_iter,
       polish_steps 0
       converged true
       message Optimization terminated successfully.
+
+    \b
+    --covariance: the standard errors of the maximum-likelihood estimates of
+    a normal sample's mean and standard deviation, from the inverse Hessian
+    of its negative log-likelihood (by hand: sigma/sqrt(n), sigma/sqrt(2n)):
+      $ gradcli minimize "const y = [2, 4, 3, 5, 6]; mu = 1; sigma = 2; \
+          numel(y)*log(sigma) + sum((y - mu)**2)/(2*sigma**2)" --covariance \
+          --format plain --precision 6
+      point.mu 4
+      point.sigma 1.41421
+      value 4.23287
+      gradient_norm 8.52246e-14
+      scaled_gradient 1.99338e-14
+      gradient_tolerance 1.49012e-08
+      classification local minimum
+      eigenvalues 2.5 5
+      standard_errors.mu 0.632456
+      standard_errors.sigma 0.447214
+      covariance.labels mu sigma
+      covariance.matrix 0.4 -1.38362e-15 -1.38362e-15 0.2
+      correlation.labels mu sigma
+      correlation.matrix 1 -4.89183e-15 -4.89183e-15 1
+      method trust-exact
+      maximize false
+      iterations 6
+      evaluations 7
+      polish_steps 0
+      converged true
+      message Optimization terminated successfully.
     """
     from ..analysis.flat import parse_bounds
     from ..analysis.optimize import minimize
@@ -154,6 +193,7 @@ def minimize_command(source, wrt, method, bounds, maximize, tol, gtol, max_iter,
         tol=tol,
         gtol=gtol,
         max_iter=max_iter,
+        covariance=covariance,
         trace=trace,
     )
     return _converged(report, options, "minimize")
