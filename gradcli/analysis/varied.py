@@ -46,7 +46,9 @@ def default_inputs(compute, command: str, source: str, bindings, wrt, options: d
                 f"{command} has no input to vary: {', '.join(first.inputs)} {what}; "
                 f"name the inputs to vary with --wrt"
             )
-        first = compute(source, bindings, wrt=kept, **options)
+        default, first = first, compute(source, bindings, wrt=kept, **options)
+        # What the default evaluation said of the inputs it left out, said still.
+        notes[:0] = [n for n in default.notes if n not in first.notes]
     if len(kept) > 1 or any(first.shapes[n] != () for n in kept):
         held = [math.prod(first.shapes[n]) for n in kept]
         listed = [f"{n} ({k} number{'s' * (k != 1)})" for n, k in zip(kept, held)]
