@@ -9,8 +9,11 @@ a zero of a scalar equation or a square system with ``scipy.optimize.root``
 note saying so), both with the exact Jacobian.
 
 An objective that leaves the finite numbers (``x**3`` from any start) is an
-error naming where it went; a run that stops short of its tolerance returns its
-report with ``converged`` false (the command exits 1, showing the last iterate).
+error naming where it went. ``minimize`` has converged when the first-order
+conditions hold at its end point, whatever SciPy's message (``optimum``: the
+test, and the Newton steps that polish the end point first); ``solve`` when the
+residual is within its tolerance. A run that has not returns its report with
+``converged`` false (the command exits 1, showing the last iterate).
 SciPy is imported by these functions alone.
 """
 
@@ -25,6 +28,7 @@ from .. import api
 from ..core.evaluation import evaluation, plain_array
 from ..core.result import source_title
 from ..errors import GradcliError
+from . import optimum
 from .assembled import (
     EIGENVALUE_LIMIT,
     TOO_LARGE,
@@ -34,6 +38,7 @@ from .assembled import (
 )
 from .flat import Diverged, Flat
 from .report import Report, frozen
+from .varied import default_inputs
 
 #: The methods of ``scipy.optimize.minimize`` that use a gradient; those that also
 #: take the Hessian get the exact one.
@@ -82,22 +87,58 @@ class MinimizeReport(Report):
     trace: Mapping | None = None
     labels: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    #: The first-order test (``optimum``): max |projected gradient| / max(1, |f|), the
+    #: tolerance it is held to (converged when within it), and the Newton steps that
+    #: polished SciPy's end point first.
+    scaled_gradient: float = float("nan")
+    gradient_tolerance: float = float("nan")
+    polish_steps: int = 0
+    #: With ``covariance``: the inverse Hessian of the function minimised (entries in
+    #: ``labels`` order), its diagonal's square roots input by input, its correlations.
+    covariance: np.ndarray | None = None
+    standard_errors: Mapping[str, np.ndarray] | None = None
+    correlation: np.ndarray | None = None
 
     def as_tree(self) -> dict:
         tree = {
             "point": dict(self.point),
             "value": self.value,
             "gradient_norm": self.gradient_norm,
+            "scaled_gradient": self.scaled_gradient,
+            "gradient_tolerance": self.gradient_tolerance,
             "classification": self.classification,
             "eigenvalues": self.eigenvalues,
+            **self.covariance_tree(),
             "method": self.method,
             "maximize": self.maximize,
             "iterations": self.iterations,
             "evaluations": self.evaluations,
+            "polish_steps": self.polish_steps,
             "converged": self.converged,
             "message": self.message,
         }
         return tree
+
+    def covariance_tree(self) -> dict:
+        """With ``covariance``, the standard errors, the covariance and the correlation
+        (named as fit names its own); else nothing."""
+        if self.covariance is None:
+            return {}
+        return {
+            "standard_errors": dict(self.standard_errors or {}),
+            "covariance": {"labels": self.labels, "matrix": self.covariance},
+            "correlation": {"labels": self.labels, "matrix": self.correlation},
+        }
+
+    @property
+    def first_order(self) -> str:
+        """The first-order test in words: what ``converged`` says, and why."""
+        holds = "hold" if self.converged else "do not hold"
+        compared = "<=" if self.converged else ">"
+        return (
+            f"the first-order conditions {holds}: max |grad f| / max(1, |f|) = "
+            f"{self.scaled_gradient:.3g} {compared} {self.gradient_tolerance:.3g}"
+        )
 
     def trace_rows(self) -> tuple[tuple[str, ...], list[tuple[float, ...]]]:
         """The trace as a header (iteration, each entry's label, f, gradient_norm) and
@@ -151,6 +192,14 @@ class _Objective:
         product = self.flat.vector(dict(zip(names, (plain_array(v) for v in products))))
         return self.sign * product
 
+    def second_order(self, x):
+        """The value, gradient and Hessian of the signed objective at x (for ``polish``)."""
+        result = api.hessian(self.source, self.flat.bindings(x), **self.options)
+        self.evaluations += 1
+        gradient = self.flat.vector(result.grad)
+        matrix = self.flat.matrix(result.hessian)
+        return self.sign * scalar_of(result.value), self.sign * gradient, self.sign * matrix
+
     def whole_hessian(self, x):
         """The Hessian of f itself (not of the signed objective) as one matrix."""
         result = api.hessian(self.source, self.flat.bindings(x), **self.options)
@@ -168,6 +217,8 @@ def minimize(
     tol: float = 1e-10,
     max_iter: int = 1000,
     trace: bool = False,
+    gtol: float | None = None,
+    covariance: bool = False,
     progress=None,
     dtype: str = "float64",
     seed: int = 0,
@@ -178,15 +229,19 @@ def minimize(
 
     ``wrt``: the inputs varied (by default all); ``bounds``: input -> (low, high)
     for every entry; ``tol``: SciPy's ``tol`` (the gradient norm for the trust and
-    quasi-Newton methods); ``progress(iteration, f, gradient_norm)`` is called after
-    every iteration. Above ``HESSIAN_LIMIT`` entries the Hessian methods get
-    Hessian-vector products (those that take them) and the end point is
-    classified only up to ``EIGENVALUE_LIMIT`` entries.
+    quasi-Newton methods); ``gtol``: the first-order test's tolerance (``optimum``:
+    converged when max |projected gradient| <= gtol * max(1, |f|); by default the
+    dtype's sqrt(eps)); ``covariance``: also the inverse Hessian of the function
+    minimised (of -f with ``maximize``) at the end point, with the standard errors and
+    correlations it gives (``optimum.covariance``); ``progress(iteration, f,
+    gradient_norm)`` is called after every iteration. Above ``HESSIAN_LIMIT``
+    entries the Hessian methods get Hessian-vector products (those that take them)
+    and the end point is classified only up to ``EIGENVALUE_LIMIT`` entries.
     """
     import scipy.optimize
 
-    options = {"wrt": wrt, "dtype": dtype, "seed": seed, "filename": filename}
-    first = api.gradient(source, bindings, **options)
+    options = {"dtype": dtype, "seed": seed, "filename": filename}
+    first, chosen = default_inputs(api.gradient, "minimize", source, bindings, wrt, options)
     flat = Flat.of(first)
     if flat.size == 0:
         raise GradcliError("minimize needs an input to vary: the program has none")
@@ -230,15 +285,26 @@ def minimize(
     if not found.success and np.linalg.norm(x) > ESCAPED * (1 + np.linalg.norm(flat.start)):
         # Stopped far out with f still falling: an unbounded objective, not a slow one.
         raise _diverged("minimize", flat, Diverged(x, float(found.fun) * objective.sign))
-    if flat.size > EIGENVALUE_LIMIT:  # no n² Hessian, no n³ eigenvalues
-        end = api.gradient(source, flat.bindings(x), **options)
-        whole = Assembled("hessian", (), (), np.zeros((0, 0)), classification=TOO_LARGE)
-        verdict, doubt = TOO_LARGE, None
-    else:
-        end = api.hessian(source, flat.bindings(x), **options)
-        whole = assemble_hessian(end.value, end.grad, end.hessian, end.shapes)
-        verdict, doubt = steady_verdict(whole, flat.vector(end.grad), objective.whole_hessian, x)
+    gtol = optimum.default_gtol(dtype) if gtol is None else float(gtol)
+    end, whole, verdict, doubt, scaled = _end_point(source, flat, options, objective, x, box)
+    polished = 0
+    if scaled > gtol and flat.size <= HESSIAN_LIMIT:
+        eps = float(np.finfo(np.dtype(dtype)).eps)
+        x, polished = optimum.polish(objective.second_order, x, box, gtol, eps)
+        if polished:
+            end, whole, verdict, doubt, scaled = _end_point(
+                source, flat, options, objective, x, box
+            )
     gradient_norm = float(np.linalg.norm(flat.vector(end.grad)))
+    inverse = errors = correlation = None
+    if covariance:
+        inverse = optimum.covariance(whole, objective.sign, verdict, doubt, x, box, flat.labels)
+        errors, correlation = optimum.standard_errors_and_correlation(inverse)
+        inverse, errors, correlation = (
+            frozen(inverse),
+            flat.frozen_arrays(errors),
+            frozen(correlation),
+        )
     return MinimizeReport(
         source,
         source_title(source, filename),
@@ -249,14 +315,36 @@ def minimize(
         gradient_norm,
         int(getattr(found, "nit", len(iterates) - 1)),
         objective.evaluations,
-        bool(found.success),
+        scaled <= gtol,
         _words(found.message),
         verdict,
         None if whole.eigenvalues is None else frozen(whole.eigenvalues),
         _trace(iterates, objective) if trace else None,
         flat.labels,
-        (*((doubt,) if doubt else ()), *end.notes, *end.warnings),
+        (*chosen, *((doubt,) if doubt else ()), *end.notes, *end.warnings),
+        scaled_gradient=scaled,
+        gradient_tolerance=gtol,
+        polish_steps=polished,
+        covariance=inverse,
+        standard_errors=errors,
+        correlation=correlation,
     )
+
+
+def _end_point(source, flat: Flat, options, objective: _Objective, x, box):
+    """The engine's result at the end point x, its whole Hessian, the Hessian's verdict
+    with its doubt, and the first-order test's scaled gradient (``optimum``)."""
+    if flat.size > EIGENVALUE_LIMIT:  # no n² Hessian, no n³ eigenvalues
+        end = api.gradient(source, flat.bindings(x), **options)
+        whole = Assembled("hessian", (), (), np.zeros((0, 0)), classification=TOO_LARGE)
+        verdict, doubt = TOO_LARGE, None
+    else:
+        end = api.hessian(source, flat.bindings(x), **options)
+        whole = assemble_hessian(end.value, end.grad, end.hessian, end.shapes)
+        verdict, doubt = steady_verdict(whole, flat.vector(end.grad), objective.whole_hessian, x)
+    gradient = objective.sign * flat.vector(end.grad)
+    scaled = optimum.scaled_gradient(scalar_of(end.value), gradient, x, box)
+    return end, whole, verdict, doubt, scaled
 
 
 def _trace(iterates, objective: _Objective) -> Mapping:
@@ -340,8 +428,8 @@ def solve(
     """
     import scipy.optimize
 
-    options = {"wrt": wrt, "dtype": dtype, "seed": seed, "filename": filename}
-    first = api.jacobian(source, bindings, **options)
+    options = {"dtype": dtype, "seed": seed, "filename": filename}
+    first, chosen = default_inputs(api.jacobian, "solve", source, bindings, wrt, options)
     flat = Flat.of(first)
     options["wrt"] = flat.names
     equations = int(np.asarray(first.value).size)
@@ -352,6 +440,7 @@ def solve(
             f"solve needs as many equations as unknowns: the program has {equations} "
             f"equation{'s' * (equations != 1)} (entries of its value) in {flat.size} "
             f"unknown{'s' * (flat.size != 1)} ({', '.join(flat.labels)})"
+            + (": choose the unknowns with --wrt NAME,NAME" if wrt is None else "")
         )
     calls = [0]
 
@@ -413,7 +502,7 @@ def solve(
         converged,
         message,
         determinant,
-        (*notes, *first.notes),
+        (*chosen, *notes, *first.notes),
     )
 
 

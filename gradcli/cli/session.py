@@ -254,7 +254,10 @@ class Session:
         if isinstance(result, Report):  # an analysis's notes are text, as the commands say
             yield from (Problem(message) for message in result.warnings)
             if not getattr(result, "converged", True):
-                yield Problem(_NOT_CONVERGED.format(command=command, message=result.message))
+                # minimize: its first-order test decides, SciPy's message says how it stopped.
+                why = getattr(result, "first_order", None)
+                said = result.message if why is None else f"{why}; SciPy: {result.message}"
+                yield Problem(_NOT_CONVERGED.format(command=command, message=said))
             return
         for message in (*result.notes, *result.warnings):  # as the commands say them
             yield Problem(place.diagnostic(message))

@@ -62,7 +62,10 @@ def _stderr_is_terminal() -> bool:
 
 def _converged(report, options, command: str) -> int:
     if not report.converged:
-        say(f"error: {command} did not converge ({report.message}); the last iterate is shown")
+        # minimize: its own test decides, SciPy's message says how the method stopped.
+        why = getattr(report, "first_order", None)
+        said = report.message if why is None else f"{why}; SciPy: {report.message}"
+        say(f"error: {command} did not converge ({said}); the last iterate is shown")
         return EXIT_NOT_CONVERGED
     return strict_status(report, options)
 
@@ -82,7 +85,23 @@ def _converged(report, options, command: str) -> int:
     _BOUNDS,
     _option("maximize", is_flag=True, help="Find a local maximum instead."),
     _option("tol", type=float, default=1e-10, show_default=True, help="SciPy's tolerance."),
+    _option(
+        "gtol",
+        type=click.FloatRange(min=0, min_open=True),
+        metavar="G",
+        help="Converged when the first-order conditions hold: max |grad f| <= G * "
+        "max(1, |f|), the gradient projected onto --bounds [default: sqrt(eps) of the "
+        "dtype, 1.5e-8 in float64, the gradient test of the Hessian's verdict].",
+    ),  # fmt: skip
     _MAX_ITER,
+    _option(
+        "covariance",
+        is_flag=True,
+        help="Also the inverse Hessian at the minimum (for a negative log-likelihood, the "
+        "observed-information covariance), the standard errors (the square roots of its "
+        "diagonal) and the correlations; with --maximize, of -f. An error when the end "
+        "point is no strict minimum (maximum) or is held at a bound.",
+    ),
     _option(
         "trace",
         is_flag=True,
@@ -91,12 +110,16 @@ def _converged(report, options, command: str) -> int:
     ),
     shared=REPORT_OPTIONS,
 )
-def minimize_command(source, wrt, method, bounds, maximize, tol, max_iter, trace, **options):
+def minimize_command(
+    source, wrt, method, bounds, maximize, tol, gtol, max_iter, covariance, trace, **options
+):
     """A local minimum of a scalar SOURCE from the bound start, by
     scipy.optimize.minimize with the engine's exact gradient and Hessian; the
-    end point is classified by its Hessian, as 'gradcli hessian' does. Exit
-    status 1 when the method stops short of its tolerance (the last iterate is
-    shown), 2 when the iterates diverge.
+    end point is classified by its Hessian, as 'gradcli hessian' does.
+    Converged means the first-order conditions hold there (see --gtol; a few
+    Newton steps polish the end point first), whatever SciPy's message, which
+    is shown too. Exit status 1 when they do not (the last iterate is shown),
+    2 when the iterates diverge.
 
     \b
     Example:
@@ -106,12 +129,44 @@ def minimize_command(source, wrt, method, bounds, maximize, tol, max_iter, trace
       point.y 1
       value 0
       gradient_norm 0
+      scaled_gradient 0
+      gradient_tolerance 1.490116119e-08
       classification local minimum
       eigenvalues 0.3993607675 1001.600639
       method trust-exact
       maximize false
       iterations 26
       evaluations 27
+      polish_steps 0
+      converged true
+      message Optimization terminated successfully.
+
+    \b
+    --covariance: the standard errors of the maximum-likelihood estimates of
+    a normal sample's mean and standard deviation, from the inverse Hessian
+    of its negative log-likelihood (by hand: sigma/sqrt(n), sigma/sqrt(2n)):
+      $ gradcli minimize "const y = [2, 4, 3, 5, 6]; mu = 1; sigma = 2; \
+          numel(y)*log(sigma) + sum((y - mu)**2)/(2*sigma**2)" --covariance \
+          --format plain --precision 6
+      point.mu 4
+      point.sigma 1.41421
+      value 4.23287
+      gradient_norm 8.52246e-14
+      scaled_gradient 1.99338e-14
+      gradient_tolerance 1.49012e-08
+      classification local minimum
+      eigenvalues 2.5 5
+      standard_errors.mu 0.632456
+      standard_errors.sigma 0.447214
+      covariance.labels mu sigma
+      covariance.matrix 0.4 -1.38362e-15 -1.38362e-15 0.2
+      correlation.labels mu sigma
+      correlation.matrix 1 -4.89183e-15 -4.89183e-15 1
+      method trust-exact
+      maximize false
+      iterations 6
+      evaluations 7
+      polish_steps 0
       converged true
       message Optimization terminated successfully.
     """
@@ -136,7 +191,9 @@ def minimize_command(source, wrt, method, bounds, maximize, tol, max_iter, trace
         bounds=parse_bounds(bounds),
         maximize=maximize,
         tol=tol,
+        gtol=gtol,
         max_iter=max_iter,
+        covariance=covariance,
         trace=trace,
     )
     return _converged(report, options, "minimize")

@@ -23,11 +23,13 @@ OPTION_NAMES = frozenset(
         "order", "grad", "eps", "atol", "rtol", "sigma", "cov", "monte-carlo",
         # using the derivative (minimize, solve, critical, fit; jvp --unit)
         "method", "bounds", "maximize", "trace", "tol", "max-iter", "params", "response",
-        "weights", "unit",
+        "weights", "unit", "gtol", "covariance",
     }
 )  # fmt: skip
 
 #: Tuning options of one command that, given to any other, bind an input of that name:
 #: a physicist's eps or sigma, an order, a unit. (``jvp --order`` and ``--unit`` are
 #: options of a computing command, yet ``grad "x * order" --order 3`` binds order.)
-BIND_ELSEWHERE = frozenset({"order", "grad", "eps", "atol", "rtol", "sigma", "cov", "unit"})
+BIND_ELSEWHERE = frozenset(
+    {"order", "grad", "eps", "atol", "rtol", "sigma", "cov", "unit", "gtol", "covariance"}
+)

@@ -303,3 +303,74 @@ def left_out_of(s, candidates) -> dict[str, str]:
         return left_out(s.program, run, candidates)
     except GradcliError:
         return {}  # the program fails here: the command's own evaluation will say so
+
+
+# ----------------------------------------------------------------------------
+# Inputs whose value is a size
+# ----------------------------------------------------------------------------
+
+#: The functions (and methods) whose value is a size of their argument, never its entries.
+_SIZE_FUNCTIONS = frozenset({"numel", "len"})
+
+
+def sizes(program) -> dict[str, str]:
+    """The inputs whose value is a size: defined by ``numel``, ``len`` or ``.shape`` of
+    anything, or by arithmetic on such sizes and numbers alone (``numel(y) - 1``,
+    ``y.shape[0]``), each with its definition. A size is data about the program's
+    arrays, not a parameter: ``minimize`` and ``solve`` never vary one by default."""
+    from ..language.printing import to_source
+
+    found: dict[str, str] = {}
+    statements = program.analysis.input_statements
+    with deep_recursion():
+        for i, node in enumerate(program.ir.statements):
+            if isinstance(node, ir.Assign) and statements.get(node.name) == i:
+                if _size_of(node.value, found) is True:
+                    found[node.name] = to_source(node.value)
+    return found
+
+
+def _size_of(node, found) -> bool | None:
+    """True for an expression computed from sizes (and numbers), False for numbers
+    alone, None for anything else."""
+    from ..language.check import BUILTIN_CONSTANTS
+
+    if isinstance(node, (ir.Num, ir.Numbers, ir.Str)):
+        return False
+    if isinstance(node, ir.Name):
+        return True if node.id in found else (False if node.id in BUILTIN_CONSTANTS else None)
+    if isinstance(node, (ir.Call, ir.Method)):
+        name = node.func if isinstance(node, ir.Call) else node.name
+        if name in _SIZE_FUNCTIONS:
+            return True
+        if isinstance(node, ir.Call) and name not in FUNCTIONS:
+            return None  # a function of the program's own
+        parts = [*node.args, *(k.value for k in node.keywords)]
+        return _all_sizes([*((node.obj,) if isinstance(node, ir.Method) else ()), *parts], found)
+    if isinstance(node, ir.Attr):
+        return True if node.name == "shape" else _size_of(node.obj, found)
+    if isinstance(node, ir.Index):
+        parts = [
+            p
+            for s in node.subscripts
+            for p in (ir.children(s) if isinstance(s, ir.Slice) else (s,))
+        ]
+        if any(_size_of(p, found) is None for p in parts if p is not None):
+            return None
+        return _size_of(node.obj, found)
+    if isinstance(node, ir.UnaryOp):
+        return _size_of(node.operand, found)
+    if isinstance(node, ir.BinOp):
+        return _all_sizes([node.left, node.right], found)
+    if isinstance(node, ir.Chain):
+        return _all_sizes([node.first, *node.rest], found)
+    if isinstance(node, ir.ListLit):
+        return _all_sizes(node.items, found)
+    return None
+
+
+def _all_sizes(nodes, found) -> bool | None:
+    kinds = [_size_of(n, found) for n in nodes]
+    if any(kind is None for kind in kinds):
+        return None
+    return any(kinds)

@@ -38,17 +38,45 @@ def _minimize(report, console, precision: int) -> None:
     # Named for what the Hessian says it is: the method only sought one.
     sought = "local maximum" if report.maximize else "local minimum"
     heading = sought if report.classification == sought else "end point"
-    console.print(
-        Text(f"{heading} at", style="bold"), _point_table(console, report.point, precision)
-    )
+    if report.standard_errors is None:
+        points = _point_table(console, report.point, precision)
+    else:
+        points = new_table(console, "input", "value", "standard error")
+        for name, value in report.point.items():
+            error = format_array(report.standard_errors[name], precision)
+            points.add_row(
+                shown_text(name, console.encoding), format_array(value, precision), error
+            )
+    console.print(Text(f"{heading} at", style="bold"), points)
     report_line(console, "f:", format_number(report.value, precision))
     report_line(console, "|grad f|:", format_number(report.gradient_norm, 3))
+    compared = "<=" if report.converged else ">"
+    report_line(
+        console,
+        "first-order test:",
+        f"max |grad f| / max(1, |f|) = {format_number(report.scaled_gradient, 3)} {compared} "
+        f"{format_number(report.gradient_tolerance, 3)}",
+    )
     if report.eigenvalues is not None:
         report_line(console, "Hessian eigenvalues:", format_array(report.eigenvalues, precision))
     report_line(console, "Hessian says:", report.classification or "")
+    if report.covariance is not None:
+        _matrix(console, report.labels, report.covariance, precision, "covariance (H^-1)")
+        if len(report.labels) > 1:
+            _matrix(console, report.labels, report.correlation, 3, "correlation")
     counts = f"{report.method}, {report.iterations} iterations, {report.evaluations} evaluations"
+    if report.polish_steps:
+        counts += f", then {report.polish_steps} Newton step{'s' * (report.polish_steps > 1)}"
     report_line(console, "method:", counts)
-    _status(console, report.converged, report.message)
+    # Converged is the first-order test's verdict; SciPy's message says how it stopped.
+    _status(console, report.converged, f"SciPy: {report.message}")
+
+
+def _matrix(console, labels, matrix, precision: int, title: str) -> None:
+    table = new_table(console, "", *labels, title=title)
+    for label, row in zip(labels, matrix):
+        table.add_row(label, *(format_number(v, precision) for v in row))
+    console.print(table)
 
 
 def _solve(report, console, precision: int) -> None:
@@ -103,10 +131,7 @@ def _fit(report, console, precision: int) -> None:
         console, "degrees of freedom:", f"{report.dof} ({report.observations} observations)"
     )
     if len(report.labels) > 1:
-        corr = new_table(console, "", *report.labels, title="correlation")
-        for label, row in zip(report.labels, report.correlation):
-            corr.add_row(label, *(format_number(v, 3) for v in row))
-        console.print(corr)
+        _matrix(console, report.labels, report.correlation, 3, "correlation")
     report_line(console, "method:", f"{report.method}, {report.evaluations} evaluations")
     _status(console, report.converged, report.message)
 
