@@ -33,7 +33,7 @@ from .assembled import (
     steady_verdict,
 )
 from .flat import Diverged, Flat
-from .report import Report, frozen
+from .report import Report, flat, frozen
 
 #: The methods of ``scipy.optimize.minimize`` that use a gradient; those that also
 #: take the Hessian get the exact one.
@@ -98,6 +98,11 @@ class MinimizeReport(Report):
             "message": self.message,
         }
         return tree
+
+    def row(self) -> dict:
+        # The method is the same at every point; the words of its message vary.
+        found = flat(self.as_tree())
+        return {n: v for n, v in found.items() if n not in ("method", "maximize", "message")}
 
     def trace_rows(self) -> tuple[tuple[str, ...], list[tuple[float, ...]]]:
         """The trace as a header (iteration, each entry's label, f, gradient_norm) and
@@ -320,6 +325,11 @@ class SolveReport(Report):
             "converged": self.converged,
             "message": self.message,
         }
+
+    def row(self) -> dict:
+        # Newton's or SciPy's: the method is a word, and the message one too.
+        found = flat(self.as_tree())
+        return {n: v for n, v in found.items() if n not in ("method", "message")}
 
 
 def solve(
