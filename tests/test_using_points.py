@@ -83,3 +83,32 @@ def test_minimize_refuses_trace_at_many_points(gradcli):
 def test_solve_at_one_point_still_refuses_csv(gradcli):
     result = gradcli("solve", "x**2 - 2", "--x", "1", "--format", "csv")
     assert result.exit_code == 2 and "--format csv writes many points" in result.stderr
+
+
+def test_critical_at_many_points_counts_each_kind(gradcli, tmp_path):
+    points = tmp_path / "a.csv"
+    points.write_text("a\n0.1\n1\n")
+    result = gradcli("critical", "x**4/4 - a*x**2/2 + x/10", "--over", "x=-2:2",
+                     "--points", points, "--format", "csv")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    header, *rows = [line.split(",") for line in result.stdout.splitlines()]
+    assert header == ["a", "count", "minima", "maxima", "saddle_points", "lowest.x",
+                      "lowest.value"]  # fmt: skip
+    for row in rows:
+        a = float(row[0])
+        # f' = x³ - a x + 1/10: its real roots by NumPy, each a minimum where f'' = 3x² - a > 0.
+        roots = [r.real for r in np.roots([1, 0, -a, 0.1]) if abs(r.imag) < 1e-12]
+        f = lambda x: x**4 / 4 - a * x**2 / 2 + x / 10  # noqa: E731, B023
+        minima = sum(3 * r * r - a > 0 for r in roots)
+        assert [int(v) for v in row[1:5]] == [len(roots), minima, len(roots) - minima, 0]
+        lowest = min(roots, key=f)
+        assert float(row[5]) == pytest.approx(lowest, rel=1e-9)
+        assert float(row[6]) == pytest.approx(f(lowest), rel=1e-9)
+
+
+def test_critical_takes_no_many_point_over(gradcli):
+    # Its --over is the box: x and y both varied, a bound.
+    result = gradcli("critical", "(x - a)**2 + y**2", "--over", "x=-2:2", "--over", "y=-2:2",
+                     "--a", "1", "--format", "json")  # fmt: skip
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["points"][0]["x"] == pytest.approx(1)

@@ -1,6 +1,6 @@
 """An analysis at many points: ``ReportRows(chunk)`` is the chunk's rows through one
 analysis (``propagate``, ``taylor``, ``check``, ``minimize``, ``solve``,
-``implicit``), one report per row, laid out as
+``implicit``, ``critical``), one report per row, laid out as
 the many-point run's arrays (batch axis first, named as plain output names the
 report's numbers: ``sigma``, ``shares.x``, ``checks.grad.x.passed``).
 
@@ -29,6 +29,7 @@ ANALYSES = {
     "minimize": "optimize",
     "solve": "optimize",
     "implicit": "implicit_functions",
+    "critical": "critical_points",
 }
 #: The solvers: without ``wrt``, what they vary is every input no column binds (a
 #: column of a parameter); with it, a column of an input varied gives its start.

@@ -22,8 +22,10 @@ from .analysis import (
 )
 from .common import cli, say
 from .options import OVER_HELP
+from .options import POINTS as _POINTS
 from .options import option as _option
 
+_POINTS_OVER = _POINTS[1]  # --over of many points, which critical spells its box with
 #: The exit status of a solver that stopped short of its tolerance (its last iterate shown).
 EXIT_NOT_CONVERGED = 1
 
@@ -219,7 +221,8 @@ def solve_command(source, wrt, tol, max_iter, **options):
         "along it [default N: 21 for one input, 9 for two, 5 for three, 3 beyond]. "
         + OVER_HELP.format(default="as above"),
     ),
-    shared=REPORT_OPTIONS,
+    # --over is the box: many points come from --points FILE alone.
+    shared=[o for o in POINTS_REPORT_OPTIONS if o is not _POINTS_OVER],
 )
 def critical_command(source, over, **options):
     """Where the gradient of a scalar SOURCE is zero in a box: the critical points, by Newton's
@@ -243,11 +246,25 @@ def critical_command(source, over, **options):
       points.1.eigenvalues 2 6
       count 2
       starts 81
+
+    Many points: --points FILE binds the other inputs (--over is the box), a row
+    each: how many critical points of each kind, and the lowest (nan when the
+    box holds none):
+
+    \b
+      $ gradcli critical "x**4/4 - a*x**2/2 + x/10" --over x=-2:2 \
+          --points samples/critical_a.csv --format csv
+      a,count,minima,maxima,saddle_points,lowest.x,lowest.value
+      0.1,1,1,0,0,-0.5354866968099511,-0.047330152322257145
+      1,3,2,1,0,-1.046680531804674,-0.3523860738000364
     """
     from ..analysis.critical_points import critical
 
-    report = run_report(critical, source, options, over=[_bindings.parse_over(o) for o in over])
-    return strict_status(report, options)
+    box = [_bindings.parse_over(o) for o in over]
+    report, status = run_report_or_rows(
+        critical, "critical", source, {**options, "over": ()}, over=box
+    )
+    return status if report is None else strict_status(report, options)
 
 
 @analysis_command(
