@@ -99,10 +99,7 @@ def implicit(
     The point is on the curve when ``|F_a| <= tol * max(1, Σ_j |∂F_a/∂z_j z_j|)``
     for every equation ``a`` (the size of its terms, to first order).
     """
-    from ..language import compile_source
-
     text = program_text(source)
-    compile_source(text, filename)  # its errors point into the text as typed
     solve_for = tuple(dict.fromkeys(solve_for or ()))
     if not solve_for:
         raise GradcliError("implicit needs the inputs the equations determine: --solve-for y")
@@ -183,8 +180,6 @@ def _second(text, whole: Flat, n: int, dy, f_y, options) -> np.ndarray:
         point = s.point(names)
         for a in range(equations):
             blocks = functional.hessian(lambda *t, a=a: f(*t).reshape(-1)[a], point)
-            if len(names) == 1:  # one input: the block itself, not a tuple of rows
-                blocks = ((blocks,),)
             matrix = whole.matrix(
                 {
                     x: {y: plain_array(b) for y, b in zip(names, row)}

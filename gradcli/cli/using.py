@@ -318,11 +318,18 @@ def implicit_command(source, solve_for, wrt, tol, **options):
         "implicit",
         source,
         options,
-        solve_for=_bindings.names_of(solve_for),
+        solve_for=_solved_for(solve_for),
         wrt=_bindings.names_of(wrt),
         tol=tol,
     )
     return status if report is None else strict_status(report, options)
+
+
+def _solved_for(texts) -> tuple[str, ...]:
+    names = tuple(n.strip() for text in texts for n in text.split(",") if n.strip())
+    if not names:
+        raise GradcliError("--solve-for needs the names of inputs: --solve-for y or y,z")
+    return names
 
 
 # A parameter starts a new NAME=VALUE after a comma: b1=500,b2=1e-4 (a value keeps its commas).
