@@ -30,7 +30,8 @@ SHOWN_SKIPPED = 10
 
 def run_batch(command: str, source, options, arguments, rows: bool = False) -> int:
     """Run ``command`` at every row of ``--points`` or point of the ``--over`` grid;
-    ``rows``: an analysis (propagate, taylor, check), a report's row at each."""
+    ``rows``: an analysis (propagate, taylor, check, the solvers, implicit), a report's
+    row at each."""
     from ..core.point_files.progress import Progress
     from ..core.point_files.run import run
 
