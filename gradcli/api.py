@@ -14,8 +14,8 @@ differentiated in ``wrt`` order, by default every input of the program
 (``program.inputs``); names declared ``const`` are never inputs.
 
 The commands that put the derivative to work are here too, loaded (with SciPy)
-on first use: ``minimize``, ``solve``, ``critical``, ``fit``, ``div``, ``curl``
-and ``laplacian`` return the frozen report their command prints (its
+on first use: ``minimize``, ``solve``, ``critical``, ``implicit``, ``fit``, ``div``,
+``curl`` and ``laplacian`` return the frozen report their command prints (its
 ``as_tree()`` is the command's JSON object)::
 
     >>> r = api.minimize("(x-3)**2 + 1", {"x": 0})
@@ -61,7 +61,7 @@ from .engine.limits import DEFAULT_MAX_ELEMENTS
 from .errors import GradcliError
 
 #: The analyses' functions this module re-exports, from ``gradcli.analysis``.
-_ANALYSES = ("minimize", "solve", "critical", "fit", "div", "curl", "laplacian")
+_ANALYSES = ("minimize", "solve", "critical", "implicit", "fit", "div", "curl", "laplacian")
 __all__ = [
     "DTYPES", "KINDS", "SECTIONS", "Diagnostic", "FunctionInfo", "GraphResult", "Result",
     "evaluate", "finite", "functions", "gradient", "graph", "hessian", "input_names",

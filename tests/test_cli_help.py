@@ -12,7 +12,7 @@ from gradcli.cli import cli
 
 COMPUTING = ["eval", "grad", "jacobian", "hessian", "vjp", "jvp", "graph"]
 ANALYSES = ["check", "diff", "propagate", "taylor", "plot"]
-USING = ["minimize", "solve", "critical", "fit", "div", "curl", "laplacian"]
+USING = ["minimize", "solve", "critical", "implicit", "fit", "div", "curl", "laplacian"]
 COMMANDS = [*COMPUTING, "functions", "repl", *ANALYSES, *USING, "run"]
 RUNS_A_PROGRAM = {"run"}  # its output is the program's: no --format
 

@@ -10,6 +10,8 @@ Each function returns a frozen report; ``gradcli.render`` lays it out:
   (``plots`` for several functions, ``field`` for two inputs);
 - ``minimize`` and ``solve``: a local minimum, a root (SciPy with the exact
   gradient, Hessian and Jacobian); ``critical``: the critical points in a box;
+- ``implicit``: the derivatives of inputs that equations determine (the
+  implicit function theorem);
 - ``fit``: nonlinear least squares with NIST's standard errors;
 - ``div``, ``curl`` and ``laplacian``: vector calculus at a point;
 - ``assemble_hessian`` and ``assemble_jacobian``: the whole matrix over all
@@ -48,6 +50,8 @@ _LAZY = {
     # Not a module named "critical": importing it would shadow the function here.
     "critical": "critical_points",
     "CriticalReport": "critical_points",
+    "implicit": "implicit_functions",
+    "ImplicitReport": "implicit_functions",
     "fit": "fitting",
     "FitReport": "fitting",
     "div": "vector_calculus",

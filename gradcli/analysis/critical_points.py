@@ -62,6 +62,21 @@ class CriticalReport(Report):
             "starts": self.starts,
         }
 
+    def row(self) -> dict:
+        """How many critical points of each kind, and the lowest (nan where there is none):
+        a row of as many numbers wherever the box holds more or fewer."""
+        kinds = [c.classification for c in self.points]
+        lowest = min(self.points, key=lambda c: c.value, default=None)
+        where = lowest.point if lowest is not None else np.full(len(self.names), np.nan)
+        return {
+            "count": len(self.points),
+            "minima": kinds.count("minimum"),
+            "maxima": kinds.count("maximum"),
+            "saddle_points": kinds.count("saddle point"),
+            **{f"lowest.{n}": float(v) for n, v in zip(self.names, where)},
+            "lowest.value": lowest.value if lowest is not None else np.nan,
+        }
+
 
 def critical(
     source: str,

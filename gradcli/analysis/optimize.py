@@ -37,7 +37,7 @@ from .assembled import (
     steady_verdict,
 )
 from .flat import Diverged, Flat
-from .report import Report, frozen
+from .report import Report, flat, frozen
 from .varied import default_inputs
 
 #: The methods of ``scipy.optimize.minimize`` that use a gradient; those that also
@@ -139,6 +139,13 @@ class MinimizeReport(Report):
             f"the first-order conditions {holds}: max |grad f| / max(1, |f|) = "
             f"{self.scaled_gradient:.3g} {compared} {self.gradient_tolerance:.3g}"
         )
+
+    def row(self) -> dict:
+        # The method and the tolerance are the same at every point; the words of its
+        # message vary.
+        same = ("method", "maximize", "message", "gradient_tolerance")
+        found = flat(self.as_tree())
+        return {n: v for n, v in found.items() if n not in same and not n.endswith(".labels")}
 
     def trace_rows(self) -> tuple[tuple[str, ...], list[tuple[float, ...]]]:
         """The trace as a header (iteration, each entry's label, f, gradient_norm) and
@@ -408,6 +415,11 @@ class SolveReport(Report):
             "converged": self.converged,
             "message": self.message,
         }
+
+    def row(self) -> dict:
+        # Newton's or SciPy's: the method is a word, and the message one too.
+        found = flat(self.as_tree())
+        return {n: v for n, v in found.items() if n not in ("method", "message")}
 
 
 def solve(

@@ -1,5 +1,6 @@
 """An analysis at many points: ``ReportRows(chunk)`` is the chunk's rows through one
-analysis (``propagate``, ``taylor``, ``check``), one report per row, laid out as
+analysis (``propagate``, ``taylor``, ``check``, ``minimize``, ``solve``,
+``implicit``, ``critical``), one report per row, laid out as
 the many-point run's arrays (batch axis first, named as plain output names the
 report's numbers: ``sigma``, ``shares.x``, ``checks.grad.x.passed``).
 
@@ -20,8 +21,19 @@ from ..engine import limits
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..errors import GradcliError
 
-#: The analyses that give rows, and the function of each (in ``gradcli.analysis``).
-ANALYSES = {"propagate": "uncertainty", "taylor": "series", "check": "checks"}
+#: The analyses that give rows, and the module of each one's function.
+ANALYSES = {
+    "propagate": "uncertainty",
+    "taylor": "series",
+    "check": "checks",
+    "minimize": "optimize",
+    "solve": "optimize",
+    "implicit": "implicit_functions",
+    "critical": "critical_points",
+}
+#: The solvers: without ``wrt``, what they vary is every input no column binds (a
+#: column of a parameter); with it, a column of an input varied gives its start.
+SOLVERS = ("minimize", "solve")
 
 
 class ReportRows:
@@ -62,6 +74,8 @@ class ReportRows:
         self.variables: list[str] | None = None
         #: The inputs the first row left out (check), as notes: the same at every point.
         self.notes: tuple[str, ...] | None = None
+        #: A solver's inputs varied, without ``wrt``: those no column binds.
+        self.varied: tuple[str, ...] | None = None
 
     def __call__(self, chunk: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         from ..core.point_files.columns import inputs_from_columns
@@ -75,7 +89,8 @@ class ReportRows:
             for i in range(size):
                 bound = {**self.bindings, **{n: np.asarray(a[i]) for n, a in batch.items()}}
                 try:
-                    report = analysis(self.source, bound, **self.settings, **self.arguments)
+                    arguments = self._arguments(bound, batch)
+                    report = analysis(self.source, bound, **self.settings, **arguments)
                 except GradcliError as error:
                     error.row = i  # the run loop names it in the input: row 3, line 4 of p.csv
                     raise
@@ -88,6 +103,23 @@ class ReportRows:
                     self.notes = tuple(note(n, why) for n, why in left_out.items())
                 rows.append(report.row())
         return {**batch, **_stacked(rows)}
+
+    def _arguments(self, bound, columns) -> dict:
+        """The analysis's arguments; a solver's ``wrt``: the inputs no column binds."""
+        if self.command not in SOLVERS or self.arguments.get("wrt"):
+            return self.arguments
+        if self.varied is None:  # the same at every row: the program's inputs decide
+            from .. import api
+
+            inputs = api.jacobian(self.source, bound, **self.settings).inputs
+            self.varied = tuple(n for n in inputs if n not in columns)
+        varied = self.varied
+        if not varied:
+            raise GradcliError(
+                f"{self.command}: the columns bind every input ({', '.join(columns)}): "
+                "leave the unknowns to the bindings (their starts), or name them with --wrt"
+            )
+        return {**self.arguments, "wrt": varied}
 
 
 def _stacked(rows: list[dict]) -> dict[str, np.ndarray]:

@@ -21,18 +21,26 @@ from .common import EXIT_NONFINITE, EXIT_OK, say
 #: ``check``'s exit status when a row disagrees, as at one point.
 EXIT_DISAGREE = 1
 
+#: A solver's exit status when a row did not converge, as at one point.
+EXIT_NOT_CONVERGED = 1
+
 #: Skipped rows listed one by one before the rest are only counted.
 SHOWN_SKIPPED = 10
 
 
 def run_batch(command: str, source, options, arguments, rows: bool = False) -> int:
     """Run ``command`` at every row of ``--points`` or point of the ``--over`` grid;
-    ``rows``: an analysis (propagate, taylor, check), a report's row at each."""
+    ``rows``: an analysis (propagate, taylor, check, the solvers, implicit), a report's
+    row at each."""
     from ..core.point_files.progress import Progress
     from ..core.point_files.run import run
 
     _refuse_single_point_options(options, {} if rows else arguments)
     text, filename = _bindings.read_source(source, options["file"])
+    if command == "implicit":
+        from ..analysis.implicit_functions import program_text
+
+        text = program_text(text)  # its equations A = B as programs: A - B
     points = options["points"]
     if points == "-" and filename == "<stdin>":
         raise GradcliError("--points -: standard input holds the program; give a file of points")
@@ -83,6 +91,8 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     if tally.disagree:
         say(f"warning: {tally.disagree} of {summary.rows} points disagree (passed false)")
         return EXIT_DISAGREE
+    if tally.failed:
+        return _say_failed(command, tally.failed, summary.rows)
     return EXIT_NONFINITE if options["strict"] and summary.nonfinite else EXIT_OK
 
 
@@ -108,15 +118,25 @@ def _task(command, text, bound, filename, options, arguments, rows: bool, progra
 class _Tally:
     """The writer, counting the rows an analysis warns of: those of ``check`` that
     disagree (``passed`` false), those of ``propagate`` whose σ is 0 to first order
-    though an input's is not (a stationary point)."""
+    though an input's is not (a stationary point), those of a solver that did not
+    converge (and where), those of ``implicit`` off the curve."""
 
     def __init__(self, writer, command: str):
         self.writer = writer
         self.command = command
         self.disagree = 0
         self.blind = 0
+        self.rows = 0
+        #: The rows (from 1) that did not converge, or are off the curve, and where.
+        self.failed: list[tuple[int, str]] = []
 
     def write(self, arrays) -> None:
+        verdict = {"minimize": "converged", "solve": "converged", "implicit": "on_curve"}
+        rows = len(next(iter(arrays.values()))) if arrays else 0
+        if self.command in verdict:
+            good = np.asarray(arrays[verdict[self.command]], dtype=bool)
+            self.failed += [(self.rows + i + 1, _where(arrays, i)) for i in np.flatnonzero(~good)]
+        self.rows += rows
         if self.command == "check":
             self.disagree += int(np.count_nonzero(~np.asarray(arrays["passed"], dtype=bool)))
         elif self.command == "propagate":
@@ -131,6 +151,33 @@ class _Tally:
 
     def __getattr__(self, name):
         return getattr(self.writer, name)
+
+
+def _where(arrays, i: int) -> str:
+    """A row's inputs, ``a = -1, b = 2``: the columns that are not the report's."""
+    shown = []
+    for name, column in arrays.items():
+        if name.startswith(("point.", "derivative.")):
+            break  # the report's numbers follow the row's own columns
+        value = np.asarray(column[i])
+        if value.ndim == 0 and value.dtype.kind in "fiu":
+            shown.append(f"{name} = {float(value):.6g}")
+    return ", ".join(shown)
+
+
+def _say_failed(command: str, failed, rows: int) -> int:
+    """A solver's rows that did not converge (exit status 1), or implicit's rows off the
+    curve (a warning: their derivatives are of the level set through the point)."""
+    listed = "; ".join(f"row {row} ({where})" if where else f"row {row}" for row, where in
+                       failed[:SHOWN_SKIPPED])  # fmt: skip
+    more = f"; and {len(failed) - SHOWN_SKIPPED} more" if len(failed) > SHOWN_SKIPPED else ""
+    if command == "implicit":
+        say(f"warning: {len(failed)} of {rows} points are not on the curve (on_curve false): "
+            f"{listed}{more}")  # fmt: skip
+        return EXIT_OK
+    say(f"error: {command} did not converge at {len(failed)} of {rows} points (converged "
+        f"false): {listed}{more}")  # fmt: skip
+    return EXIT_NOT_CONVERGED
 
 
 def _bounded_chunk(size: int, reader, max_elements: int) -> int:

@@ -11,11 +11,21 @@ import time
 import click
 
 from ..core import bindings as _bindings
-from .analysis import REPORT_OPTIONS, analysis_command, run_report, strict_status
+from ..errors import GradcliError
+from .analysis import (
+    POINTS_REPORT_OPTIONS,
+    REPORT_OPTIONS,
+    analysis_command,
+    run_report,
+    run_report_or_rows,
+    strict_status,
+)
 from .common import cli, say
 from .options import OVER_HELP
+from .options import POINTS as _POINTS
 from .options import option as _option
 
+_POINTS_OVER = _POINTS[1]  # --over of many points, which critical spells its box with
 #: The exit status of a solver that stopped short of its tolerance (its last iterate shown).
 EXIT_NOT_CONVERGED = 1
 
@@ -108,7 +118,7 @@ def _converged(report, options, command: str) -> int:
         help="Also show every iteration's point, f and |grad f|: a table on a terminal, "
         "CSV with --format plain (or piped), one JSON object a line with --format json.",
     ),
-    shared=REPORT_OPTIONS,
+    shared=POINTS_REPORT_OPTIONS,
 )
 def minimize_command(
     source, wrt, method, bounds, maximize, tol, gtol, max_iter, covariance, trace, **options
@@ -169,10 +179,30 @@ def minimize_command(
       polish_steps 0
       converged true
       message Optimization terminated successfully.
+
+    Many points (--over, --points FILE): a row each, from the bound start; the
+    columns bind the inputs held fixed (the others are varied), or with --wrt
+    a column of an input varied is its start. Exit status 1 when a row does
+    not converge, naming it:
+
+    \b
+      $ gradcli minimize "(x - a)**2 + x**2" --x 0 --over a=1:2:2 --format csv
+      a,point.x,value,gradient_norm,scaled_gradient,classification,eigenvalues[0],iterations,evaluations,polish_steps,converged
+      1,0.5,0.5,0,0,local minimum,4,1,2,0,true
+      2,1,2,0,0,local minimum,4,1,2,0,true
     """
     from ..analysis.flat import parse_bounds
     from ..analysis.optimize import minimize
 
+    arguments = {
+        "wrt": _bindings.names_of(wrt), "method": method, "bounds": parse_bounds(bounds),
+        "maximize": maximize, "tol": tol, "gtol": gtol, "max_iter": max_iter,
+        "covariance": covariance,
+    }  # fmt: skip
+    if options["points"] is not None or options["over"]:
+        if trace:
+            raise GradcliError("--trace follows one run: leave out --points/--over")
+        return run_report_or_rows(minimize, "minimize", source, options, **arguments)[1]
     progress = _Progress("minimize") if _stderr_is_terminal() else None
 
     def run(*args, **kwargs):
@@ -182,20 +212,7 @@ def minimize_command(
             if progress is not None:
                 progress.close()
 
-    report = run_report(
-        run,
-        source,
-        options,
-        wrt=_bindings.names_of(wrt),
-        method=method,
-        bounds=parse_bounds(bounds),
-        maximize=maximize,
-        tol=tol,
-        gtol=gtol,
-        max_iter=max_iter,
-        covariance=covariance,
-        trace=trace,
-    )
+    report = run_report_or_rows(run, "minimize", source, options, **arguments, trace=trace)[0]
     return _converged(report, options, "minimize")
 
 
@@ -206,7 +223,7 @@ def minimize_command(
     _option("tol", type=float, default=1e-12, show_default=True,
             help="Converged when max |F| <= TOL * max(1, max |F(start)|)."),
     _MAX_ITER,
-    shared=REPORT_OPTIONS,
+    shared=POINTS_REPORT_OPTIONS,
 )  # fmt: skip
 def solve_command(source, wrt, tol, max_iter, **options):
     """A zero of SOURCE from the bound start: a scalar equation (write
@@ -228,13 +245,24 @@ def solve_command(source, wrt, tol, max_iter, **options):
       evaluations 7
       converged true
       message the residual is below the tolerance
+
+    Many points (--over, --points FILE): a row each, as minimize's (a root of
+    x**2 = a for each a; exit status 1 when a row does not converge):
+
+    \b
+      $ gradcli solve "x**2 - a" --x 1 --over a=1:4:4 --format csv
+      a,point.x,residual,residual_norm,determinant,iterations,evaluations,converged
+      1,1,0,0,2,0,3,true
+      2,1.4142135623730951,4.440892098500626e-16,4.440892098500626e-16,2.8284271247461903,5,8,true
+      3,1.7320508075688772,-4.440892098500626e-16,4.440892098500626e-16,3.464101615137755,5,8,true
+      4,2.000000000000002,8.881784197001252e-15,8.881784197001252e-15,4.000000000000004,5,8,true
     """
     from ..analysis.optimize import solve
 
-    report = run_report(
-        solve, source, options, wrt=_bindings.names_of(wrt), tol=tol, max_iter=max_iter
+    report, status = run_report_or_rows(
+        solve, "solve", source, options, wrt=_bindings.names_of(wrt), tol=tol, max_iter=max_iter
     )
-    return _converged(report, options, "solve")
+    return status if report is None else _converged(report, options, "solve")
 
 
 @analysis_command(
@@ -249,7 +277,8 @@ def solve_command(source, wrt, tol, max_iter, **options):
         "along it [default N: 21 for one input, 9 for two, 5 for three, 3 beyond]. "
         + OVER_HELP.format(default="as above"),
     ),
-    shared=REPORT_OPTIONS,
+    # --over is the box: many points come from --points FILE alone.
+    shared=[o for o in POINTS_REPORT_OPTIONS if o is not _POINTS_OVER],
 )
 def critical_command(source, over, **options):
     """Where the gradient of a scalar SOURCE is zero in a box: the critical points, by Newton's
@@ -273,11 +302,90 @@ def critical_command(source, over, **options):
       points.1.eigenvalues 2 6
       count 2
       starts 81
+
+    Many points: --points FILE binds the other inputs (--over is the box), a row
+    each: how many critical points of each kind, and the lowest (nan when the
+    box holds none):
+
+    \b
+      $ gradcli critical "x**4/4 - a*x**2/2 + x/10" --over x=-2:2 \
+          --points samples/critical_a.csv --format csv
+      a,count,minima,maxima,saddle_points,lowest.x,lowest.value
+      0.1,1,1,0,0,-0.5354866968099511,-0.047330152322257145
+      1,3,2,1,0,-1.046680531804674,-0.3523860738000364
     """
     from ..analysis.critical_points import critical
 
-    report = run_report(critical, source, options, over=[_bindings.parse_over(o) for o in over])
-    return strict_status(report, options)
+    box = [_bindings.parse_over(o) for o in over]
+    report, status = run_report_or_rows(
+        critical, "critical", source, {**options, "over": ()}, over=box
+    )
+    return status if report is None else strict_status(report, options)
+
+
+@analysis_command(
+    cli,
+    "implicit",
+    _option("solve-for", "solve_for", multiple=True, required=True, metavar="Y,Z",
+            help="The inputs the equations determine (as many entries as equations)."),
+    _option("wrt", multiple=True, metavar="X,Y",
+            help="The inputs they are functions of [default: every other]."),
+    _option("tol", type=float, default=1e-8, show_default=True,
+            help="On the curve when |F| <= TOL * max(1, the size of F's terms)."),
+    shared=POINTS_REPORT_OPTIONS,
+)  # fmt: skip
+def implicit_command(source, solve_for, wrt, tol, **options):
+    """The derivatives of the inputs --solve-for Y that the equations SOURCE
+    determine, with respect to the others, at the bound point: by the implicit
+    function theorem, dy/dx = -F_y^-1 F_x, and the second derivatives by
+    differentiating F(x, y(x)) = 0 twice, from the exact Jacobian and Hessians.
+    Write an equation "A = B" (one '='), several as "[A = B, C = D]"; an
+    expression F alone means F = 0. A point off the curve gets a warning with
+    the residual (the derivatives are then those of the level set through it);
+    where F_y is singular (a vertical tangent) Y is not determined: exit 2.
+
+    \b
+    Example:
+      $ gradcli implicit "x**2 + x*y + y**2 = 7" --x 1 --y 2 --solve-for y --format plain
+      derivative.y.x -0.8
+      second_derivative.y.x.x -0.336
+      residual 0
+      residual_norm 0
+      tolerance 1e-08
+      on_curve true
+      determinant 5
+      solve_for y
+      wrt x
+
+    Many points (--over, --points FILE): a row each, on points of the curve:
+
+    \b
+      $ gradcli implicit "x**2 + y**2 = 25" --points samples/circle.csv --solve-for y \
+          --format csv
+      x,y,derivative.y.x,second_derivative.y.x.x,residual,residual_norm,on_curve,determinant
+      3,4,-0.75,-0.390625,0,0,true,8
+      0,5,0,-0.2,0,0,true,10
+      -4,-3,-1.3333333333333333,0.9259259259259259,0,0,true,-6
+    """
+    from ..analysis.implicit_functions import implicit
+
+    report, status = run_report_or_rows(
+        implicit,
+        "implicit",
+        source,
+        options,
+        solve_for=_solved_for(solve_for),
+        wrt=_bindings.names_of(wrt),
+        tol=tol,
+    )
+    return status if report is None else strict_status(report, options)
+
+
+def _solved_for(texts) -> tuple[str, ...]:
+    names = tuple(n.strip() for text in texts for n in text.split(",") if n.strip())
+    if not names:
+        raise GradcliError("--solve-for needs the names of inputs: --solve-for y or y,z")
+    return names
 
 
 # A parameter starts a new NAME=VALUE after a comma: b1=500,b2=1e-4 (a value keeps its commas).

@@ -142,11 +142,41 @@ def _vector(report, console, precision: int) -> None:
     report_line(console, f"{report.command}:", format_array(report.value, precision))
 
 
+def _implicit(report, console, precision: int) -> None:
+    report_title(console, report)
+    unicode = console.encoding.lower().startswith("utf")
+    shown = lambda text: shown_text(text, console.encoding)  # noqa: E731
+    of = f"{', '.join(map(shown, report.solve_for))} as a function of"
+    heading = f"{of} {', '.join(map(shown, report.wrt))} at"
+    console.print(Text(heading, style="bold"), _point_table(console, report.point, precision))
+    partial = len(report.wrt) > 1
+    d = ("∂" if unicode else "d") if partial else "d"
+    squared = "²" if unicode else "2"
+    table = new_table(console, "", "value")
+    for y, row in report.derivative.items():
+        for x, block in row.items():
+            table.add_row(shown(f"{d}{y}/{d}{x}"), format_array(block, precision))
+    for y, row in report.second_derivative.items():
+        for i, (x, blocks) in enumerate(row.items()):
+            for u, block in list(blocks.items())[i:]:
+                below = f"{d}{x}{squared}" if u == x else f"{d}{x}{d}{u}"
+                table.add_row(shown(f"{d}{squared}{y}/{below}"), format_array(block, precision))
+    console.print(table)
+    where = "on the curve" if report.on_curve else "NOT on the curve"
+    report_line(console, "residual:", f"{format_array(report.residual, precision)} ({where})")
+    report_line(
+        console,
+        f"det {'∂' if unicode else 'd'}F/{'∂' if unicode else 'd'}y:",
+        format_number(report.determinant, precision),
+    )
+
+
 LAYOUTS = {
     "minimize": _minimize,
     "solve": _solve,
     "critical": _critical,
     "fit": _fit,
+    "implicit": _implicit,
     "div": _vector,
     "curl": _vector,
     "laplacian": _vector,
