@@ -49,25 +49,23 @@ def test_log_ndtr_far_in_the_tail_where_the_cdf_underflows(gradcli_json):
     assert got["grad"]["x"] == pytest.approx(40.02496884720726, rel=1e-12)  # mpmath.diff
 
 
-@pytest.mark.parametrize("name", ["log_ndtr", "ndtri"])
+@pytest.mark.parametrize("name", ["ndtr", "log_ndtr", "ndtri"])
 def test_their_nodes_are_torchs(gradcli_json, name):
-    nodes = gradcli_json("graph", f"{name}(x)", "--x", "0.3")["nodes"]
+    graph = gradcli_json("graph", f"{name}(x)", "--x", "0.3")
     x = torch.tensor(0.3, dtype=torch.float64, requires_grad=True)
     expected = _torch_nodes(getattr(torch.special, name)(x))
-    assert [n["name"] for n in nodes if n["leaf"] is None] == expected
-    assert expected == [{"log_ndtr": "SpecialLogNdtrBackward0"}.get(name, "SpecialNdtriBackward0")]
-
-
-def test_ndtrs_nodes_are_torchs_composite_but_for_the_products_by_a_number(gradcli_json):
-    # PyTorch's ndtr is (1 + erf(x * M_SQRT1_2)) * 0.5 in C++, whose products and sums with
-    # a number are MulBackward1 and AddBackward1; gradcli's are MulBackward0 and AddBackward0
-    # (the difference gradcli.special's docstring declares).
-    nodes = gradcli_json("graph", "ndtr(x)", "--x", "0.3")["nodes"]
-    x = torch.tensor(0.3, dtype=torch.float64, requires_grad=True)
-    expected = _torch_nodes(torch.special.ndtr(x))
-    assert expected == ["MulBackward1", "AddBackward1", "ErfBackward0", "MulBackward1"]
-    got = [n["name"] for n in nodes if n["leaf"] is None]
-    assert got == [name.replace("Backward1", "Backward0") for name in expected]
+    assert [n["name"] for n in graph["nodes"] if n["leaf"] is None] == expected
+    # PyTorch's ndtr is (1 + erf(x * M_SQRT1_2)) * 0.5 in C++: the Scalar overloads.
+    assert (
+        expected
+        == {
+            "ndtr": ["MulBackward1", "AddBackward1", "ErfBackward0", "MulBackward1"],
+            "log_ndtr": ["SpecialLogNdtrBackward0"],
+            "ndtri": ["SpecialNdtriBackward0"],
+        }[name]
+    )
+    # One edge a node: no number operand listed, as PyTorch's next_functions.
+    assert len(graph["edges"]) == len(expected)
 
 
 def test_the_function_listing_finds_them_by_normal_and_cdf(gradcli):

@@ -6,10 +6,8 @@ Each function is an entry's (``expit`` is ``sigmoid``'s, ``gammaln`` ``lgamma``'
 ``log_ndtr``, the Bessel functions ``i0`` ... ``i1e``, ``multigammaln`` and ``zeta``
 are declared in ``engine/ops/special_functions.py``); ``softmax`` and ``log_softmax``
 take ``dtype`` as PyTorch's do here. The functions of ``torch.special`` that gradcli
-lacks raise an error that says so. Two ops' nodes differ: ``round``'s is RoundBackward0
-(PyTorch's special.round is round with decimals, RoundBackward1), and ``ndtr``'s two
-products and its sum with a number are MulBackward0 and AddBackward0 (PyTorch's C++
-ones, MulBackward1 and AddBackward1).
+lacks raise an error that says so. One node differs: ``round``'s is RoundBackward0
+(PyTorch's special.round is round with decimals, RoundBackward1).
 """
 
 from __future__ import annotations

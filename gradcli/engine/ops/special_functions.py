@@ -124,6 +124,18 @@ entr = table.op(
 _NORMAL = dict(kind="elementwise", function=True, method=False)
 
 
+# PyTorch's ndtr is C++, whose products and sum with a number are the Scalar overloads:
+# MulBackward1 and AddBackward1, with no number among their next_functions.
+mul_scalar = table.internal(
+    "mul_scalar", np.multiply, "(input: Tensor, other: Number)", grad_fn="MulBackward1",
+    rules=(lambda g, ans, x, other: g * other,), doc="x * c for a number c, as C++ records it",
+    kind="elementwise", words="d(a*k)/da = k", saves=("other",))  # fmt: skip
+add_scalar = table.internal(
+    "add_scalar", np.add, "(input: Tensor, other: Number)", grad_fn="AddBackward1",
+    rules=(lambda g, ans, x, other: g,), doc="x + c for a number c, as C++ records it",
+    kind="elementwise", words="d(a+k)/da = 1", saves=False)  # fmt: skip
+
+
 @table.composite(
     "ndtr", "(input: Tensor)", **_NORMAL,
     doc="the standard normal CDF Phi(x), (1 + erf(x / sqrt(2))) / 2", domain=("real",),
@@ -132,9 +144,8 @@ _NORMAL = dict(kind="elementwise", function=True, method=False)
              Sample("at inf and nan", [[-math.inf, math.inf, math.nan, -0.0]])),
 )  # fmt: skip
 def ndtr(over, input):
-    # PyTorch's composite; its nodes MulBackward0 and AddBackward0 where PyTorch's C++
-    # products and sums with a number are MulBackward1 and AddBackward1.
-    return (1 + erf(input * _SQRT1_2)) * 0.5
+    # PyTorch's composite, node for node.
+    return mul_scalar(add_scalar(erf(mul_scalar(input, _SQRT1_2)), 1.0), 0.5)
 
 
 ndtri = table.op(
@@ -257,4 +268,13 @@ zeta = table.op(
 
 
 # The Taylor series rules (engine/jet.py).
-table.series(ndtri=R.ndtri, log_ndtr=R.log_ndtr)
+def _add_number(b, x, other):
+    out = np.array(x, dtype=np.float64)
+    out[0] += other
+    return out
+
+
+table.series(
+    ndtri=R.ndtri, log_ndtr=R.log_ndtr, mul_scalar=lambda b, x, other: x * other,
+    add_scalar=_add_number,
+)  # fmt: skip
