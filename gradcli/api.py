@@ -320,13 +320,19 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
     """Every function of the op table, grouped by kind in ``KINDS`` order (the op
     table's order within a kind); only ``name`` when given.
 
-    An unknown ``name`` is a ``GradcliError`` that suggests the closest one.
+    An unknown ``name`` is a ``GradcliError`` that suggests the closest one, and names the
+    functions whose description has it as a word (``cdf``: ndtr, ndtri, log_ndtr, ...).
     """
+    import re
+
     from gradcli.language.check import language_parameters, python_signature, suggest_function
 
     table = gradcli.ops.FUNCTIONS
     if name is not None and name not in table:
-        raise GradcliError(f"unknown function {name!r}{suggest_function(name)}")
+        word = re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE)
+        found = [f.name for f in table.values() if word.search((f.language_form or f).doc)]
+        mention = f"; {name!r} is in the description of {', '.join(found)}" if found else ""
+        raise GradcliError(f"unknown function {name!r}{suggest_function(name)}{mention}")
     chosen = [table[name]] if name is not None else table.values()
     # A kind missing from KINDS goes last rather than nowhere.
     ordered = sorted(chosen, key=lambda f: KINDS.index(f.kind) if f.kind in KINDS else len(KINDS))

@@ -3,6 +3,7 @@ series (one variable) and SymPy's partial derivatives over α! (several)."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -100,3 +101,126 @@ def test_table(gradcli):
     result = gradcli("taylor", "exp(x)*cos(y)", "--x", "0", "--y", "0", tty=True)
     assert "f ≈ 1 + x + 0.5*x**2 - 0.5*y**2" in result.stdout
     assert "│ y**2 │ -0.5        │" in result.stdout
+
+
+# ----- --exact and --format latex -----
+
+EXACT = [
+    ("exp(x)", sympy.exp(X), 0, 8),
+    ("log(1 + x) - 2*atan(x)", sympy.log(1 + X) - 2 * sympy.atan(X), 0, 9),
+    ("1 / (3 - x)", 1 / (3 - X), 0, 6),
+    ("(x+2)**5 / 7", (X + 2) ** 5 / 7, 1, 5),
+    ("sin(x) * cosh(x)", sympy.sin(X) * sympy.cosh(X), 0, 11),
+]
+
+
+@pytest.mark.parametrize("source, f, a, order", EXACT, ids=[s for s, *_ in EXACT])
+def test_exact_coefficients_are_sympys_series(source, f, a, order):
+    report = taylor(source, {"x": float(a)}, order=order, exact=True)
+    h = sympy.Symbol("h")
+    series = sympy.expand(sympy.series(f.subs(X, a + h), h, 0, order + 1).removeO())
+    expected = [sympy.Rational(series.coeff(h, k)) for k in range(order + 1)]
+    got = [sympy.Rational(t.fraction.numerator, t.fraction.denominator) for t in report.terms]
+    assert got == expected
+    assert report.warnings == ()
+
+
+def test_exact_in_several_variables_is_sympys_derivatives_over_factorials():
+    f = sympy.exp(X) * sympy.cos(Y) + (X - Y) ** 3 / 9
+    report = taylor("exp(x) * cos(y) + (x - y)**3 / 9", {"x": 0.0, "y": 0.0}, order=4, exact=True)
+    for term in report.terms:
+        i, j = term.powers.get("x", 0), term.powers.get("y", 0)
+        d = f
+        if i:
+            d = sympy.diff(d, X, i)
+        if j:
+            d = sympy.diff(d, Y, j)
+        expected = d.subs({X: 0, Y: 0}) / (sympy.factorial(i) * sympy.factorial(j))
+        assert sympy.Rational(str(term.fraction)) == expected, term.powers
+
+
+def test_rational_recovers_fractions_to_the_working_precision_and_nothing_else():
+    from fractions import Fraction
+
+    from gradcli.analysis.series import rational
+
+    assert rational(1 / math.factorial(12)) == Fraction(1, math.factorial(12))  # height 4.8e8
+    assert rational(1 / math.factorial(13)) is None  # height 6.2e9: above 1e9
+    assert rational(0.1) == Fraction(1, 10)
+    assert rational(-2 / 3) == Fraction(-2, 3)
+    assert rational(2 / 3 + 1e-11) is None  # 1.5e-11 relative: farther than 1e-12
+    assert rational(0.0) == 0 and rational(-0.0) == 0
+    for irrational in (math.pi, math.sqrt(2), math.e, 0.7234567891234, 1e-30, math.nan):
+        assert rational(irrational) is None, irrational
+
+
+def test_exact_keeps_the_other_coefficients_as_floats_and_says_so(gradcli):
+    result = gradcli(
+        "taylor", "exp(x) * cos(y) + sqrt(2)*x", "--x", "0", "--y", "0", "--exact",
+        "--format", "json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["polynomial"] == f"1 + {1 + math.sqrt(2)!r}*x + x**2/2 - y**2/2"
+    assert [t["exact"] for t in out["terms"]] == ["1", None, "0", "1/2", "0", "-1/2"]
+    assert out["terms"][1]["coefficient"] == 1 + math.sqrt(2)
+    assert "note: exact: the coefficient of x is not a fraction to 1e-12" in result.stderr
+    shifted = gradcli("taylor", "sin(x)", "--x", "1", "--order", "1", "--exact")
+    assert "coefficients of the constant, (x - 1) are not fractions" in shifted.stderr
+
+
+def test_exact_in_plain_and_the_table(gradcli):
+    plain = gradcli("taylor", "exp(x)", "--x", "0", "--order", "4", "--exact", "--format", "plain")
+    lines = plain.stdout.splitlines()
+    assert "polynomial 1 + x + x**2/2 + x**3/6 + x**4/24" in lines
+    assert "terms.4.exact 1/24" in lines and "terms.4.coefficient 0.041666666666666664" in lines
+    table = gradcli("taylor", "1/(1-x)**2", "--x", "0", "--order", "2", "--exact", tty=True)
+    assert "f ≈ 1 + 2*x + 3*x**2" in table.stdout
+    table = gradcli("taylor", "cosh(x)", "--x", "0", "--order", "2", "--exact", tty=True)
+    assert "│ x**2 │ 1/2         │" in table.stdout
+
+
+@pytest.mark.parametrize("source, f", [(s, f) for s, f, a, _ in EXACT if a == 0])
+def test_latex_of_an_exact_series_at_0_is_sympys(gradcli, source, f):
+    result = gradcli("taylor", source, "--x", "0", "--order", "5", "--exact", "--format", "latex")
+    assert result.exit_code == 0, result.output
+    series = sympy.series(f, X, 0, 6).removeO()
+    expected = sympy.latex(series, order="rev-lex")
+    if expected.startswith("- "):  # SymPy spaces a leading minus
+        expected = "-" + expected[2:]
+    assert result.stdout == expected + "\n"
+
+
+def test_latex_of_floats_shifted_points_and_entries(gradcli):
+    def latex(*args):
+        result = gradcli("taylor", *args, "--format", "latex")
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    # cos(1) = 0.5403023, sin(1) = 0.8414710; x**2 at -1.5: 2.25 - 3 (x + 1.5) + (x + 1.5)**2.
+    assert latex("cos(x)", "--x", "1", "--precision", "4") == (
+        "0.5403 - 0.8415 \\left(x - 1\\right) - 0.2702 \\left(x - 1\\right)^{2}\n"
+    )
+    assert (
+        latex("x**2", "--x", "-1.5")
+        == "2.25 - 3 \\left(x + 1.5\\right) + \\left(x + 1.5\\right)^{2}\n"
+    )
+    assert latex("w[0]**2 * w[1]", "--w", "[0, 0]", "--order", "3") == "w_{0}^{2} w_{1}\n"
+    assert latex("exp(sigma)", "--sigma", "0", "--order", "1") == "1 + \\mathrm{sigma}\n"
+    assert latex("1e-20 * x + 2.5e-30 * x**2", "--x", "0") == (
+        "10^{-20} x + 2.5 \\cdot 10^{-30} x^{2}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--over", "x=0:1:2", "--exact"], "--exact is for one point"),
+        (["--over", "x=0:1:2", "--format", "latex"], "--format latex is for one point"),
+        (["--x", "0", "--format", "latex", "--get", "value"], "leave out --format latex"),
+    ],
+)
+def test_exact_and_latex_are_for_one_point(gradcli, args, message):
+    result = gradcli("taylor", "exp(x)", *args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ") and message in result.stderr

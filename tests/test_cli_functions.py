@@ -85,6 +85,19 @@ def test_unknown_name_suggests_the_closest(gradcli):
     assert result.stderr == "error: unknown function 'sinn' (did you mean 'sin'?)\n"
 
 
+def test_an_unknown_name_names_the_functions_that_describe_it(gradcli):
+    result = gradcli("functions", "cdf")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: unknown function 'cdf'; 'cdf' is in the description of ndtr, ndtri, log_ndtr, "
+        "gelu\n"
+    )
+    # As a word: "normalized" (sinc's) is not "normal".
+    normal = gradcli("functions", "normal").stderr
+    assert normal.startswith("error: unknown function 'normal' (did you mean 'norm'?); ")
+    assert "ndtr" in normal and "sinc" not in normal
+
+
 def test_unknown_name_far_from_any(gradcli):
     result = gradcli("functions", "qqqqqq")
     assert result.exit_code == 2

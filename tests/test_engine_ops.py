@@ -554,6 +554,13 @@ CASES = [
     ),
     # zeta's derivative for x PyTorch does not implement: for q only.
     Case("zeta_q", ("zeta",), lambda m, q: m.special.zeta(2.5, q), (positive(3),)),
+    # ndtr's C++ products and sum with a number (MulBackward1, AddBackward1)
+    Case(
+        "ndtr_3x2",
+        ("ndtr", "mul_scalar", "add_scalar"),
+        lambda m, x: m.special.ndtr(x),
+        (uniform(-3, 3, 3, 2),),
+    ),  # fmt: skip
     Case(
         "ln",
         ("ln",),

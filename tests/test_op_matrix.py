@@ -37,6 +37,7 @@ WHOLE = os.environ.get("GRADCLI_MATRIX") == "all"
 #: The samples CI runs of each entry (with every transformation).
 CI_SAMPLES = {"2-d", "keywords", "0-d", "empty", "broadcast", "dim -1", "0-d dim -1", "at nan"}
 CI_SAMPLES |= {"tensor min, number max"}  # a declared difference
+CI_SAMPLES |= {"tails"}  # the normal distribution's, where its CDF underflows or its quantile grows
 
 #: Cases known to be wrong, until their fixes land: (op, sample, transformation), "*" for
 #: any. Each is a strict xfail: delete an entry once its fix is merged.

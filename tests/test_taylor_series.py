@@ -34,11 +34,17 @@ REFERENCE = {
     "gelu": lambda x: x * (1 + mp.erf(x / mp.sqrt(2))) / 2,
     "silu": lambda x: x / (1 + mp.exp(-x)),
     "leaky_relu": lambda x: x if x > 0 else x / 100, "elu": lambda x: x if x > 0 else mp.expm1(x),
-    "softsign": lambda x: x / (1 + abs(x)),
+    "softsign": lambda x: x / (1 + abs(x)), "ndtr": mp.ncdf,
+    "log_ndtr": lambda x: mp.log(mp.ncdf(x)), "ndtri": lambda p: mp.sqrt(2) * mp.erfinv(2 * p - 1),
 }  # fmt: skip
 CALL = {"clamp": "clamp(x, -0.5, 0.5)", "polygamma": "polygamma(2, x)"}
 # Points inside each domain, on both sides of 0 where the domain allows.
-POINTS = {"positive": (0.7, 2.3), "unit": (-0.6, 0.35), "above_one": (1.3, 3.1)}
+POINTS = {
+    "positive": (0.7, 2.3),
+    "unit": (-0.6, 0.35),
+    "above_one": (1.3, 3.1),
+    "probability": (0.15, 0.8),
+}
 ELEMENTWISE = sorted(name for name, e in FUNCTIONS.items() if e.kind == "elementwise")
 
 

@@ -5,14 +5,17 @@ recorded once and truncated power series in every variable are propagated
 through it, each op by its entry's series rule, so the cost grows with the
 number of coefficients, not exponentially with the order as nested reverse
 passes did. The coefficient of ``Π (v_i - a_i)**α_i`` is ``∂^α f(a) / α!``,
-with ``α! = Π α_i!``.
+with ``α! = Π α_i!``. With ``exact`` each coefficient is also recovered as a
+fraction where it is one to the working precision (``rational``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from types import MappingProxyType
 
 import numpy as np
@@ -20,7 +23,7 @@ import numpy as np
 import gradcli
 
 from ..core.evaluation import evaluation, require_scalar
-from ..core.result import source_title
+from ..core.result import Diagnostic, source_title
 from ..engine import jet
 from ..errors import GradcliError
 from .assembled import entry_labels
@@ -28,6 +31,28 @@ from .report import Report, frozen
 
 # More terms than this would be slow to compute and unreadable to print.
 MAX_TERMS = 2000
+#: ``--exact``: a coefficient is the fraction p/q within this relative distance of it...
+EXACT_RTOL = 1e-12
+#: ...of height |p|*q at most this (or an integer). Fractions of height <= H with q <= Q lie
+#: at least |c|/H apart near c, so at most one is that close; and a float that is no such
+#: fraction lands that close to one with odds of about (6/pi**2) * H * EXACT_RTOL = 6e-4.
+#: 1/12! (height 4.8e8) passes, 1/13! (6.2e9) stays a float.
+EXACT_HEIGHT = 10**9
+
+
+def rational(c: float) -> Fraction | None:
+    """``c`` as the fraction it is to the working precision (``EXACT_RTOL``, of height at
+    most ``EXACT_HEIGHT``), or None when it is not one."""
+    if c == 0:
+        return Fraction(0)
+    if not math.isfinite(c):
+        return None
+    # A fraction of height <= H near c has q <= sqrt(H / |c|): the closest of those.
+    bound = max(1, math.isqrt(int(EXACT_HEIGHT / abs(c))))
+    found = Fraction(c).limit_denominator(bound)
+    close = abs(found - Fraction(c)) <= EXACT_RTOL * abs(Fraction(c))
+    low = found.denominator == 1 or abs(found.numerator) * found.denominator <= EXACT_HEIGHT
+    return found if close and low else None
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,6 +62,8 @@ class Term:
     #: The power of each variable (an input, or one entry of it: ``w[0]``) that appears.
     powers: Mapping[str, int]
     coefficient: float
+    #: With ``exact``: the coefficient as a fraction, or None where it is not one.
+    fraction: Fraction | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,6 +78,8 @@ class TaylorReport(Report):
     #: Every term of degree 0 to ``order``, by degree, zero coefficients included.
     terms: tuple[Term, ...]
     warnings: tuple[str, ...] = ()
+    #: Whether the coefficients were recovered as fractions (``rational``).
+    exact: bool = False
 
     def monomial(self, term: Term, precision: int | None = None) -> str:
         """``(x - 2)**2*y``: the term's variables shifted to the point."""
@@ -68,7 +97,8 @@ class TaylorReport(Report):
         return "*".join(factors) or "1"
 
     def polynomial(self, precision: int | None = None) -> str:
-        """The polynomial as text, terms with a zero coefficient left out."""
+        """The polynomial as text, terms with a zero coefficient left out; a fraction's
+        denominator divides its term (``x**2/2``)."""
         from ..render.numbers import format_number
 
         text = ""
@@ -77,8 +107,13 @@ class TaylorReport(Report):
             if c == 0:
                 continue
             monomial = self.monomial(term, precision)
-            size = format_number(abs(c), precision)
+            if term.fraction is not None:
+                p, q = abs(term.fraction.numerator), term.fraction.denominator
+                size, under = str(p), "" if q == 1 else f"/{q}"
+            else:
+                size, under = format_number(abs(c), precision), ""
             body = size if monomial == "1" else monomial if size == "1" else f"{size}*{monomial}"
+            body += under
             if not text:
                 text = f"-{body}" if c < 0 else body
             else:
@@ -107,10 +142,15 @@ class TaylorReport(Report):
                     "powers": dict(t.powers),
                     "monomial": self.monomial(t),
                     "coefficient": t.coefficient,
+                    **({"exact": _fraction_text(t.fraction)} if self.exact else {}),
                 }
                 for t in self.terms
             ],
         }
+
+
+def _fraction_text(fraction: Fraction | None) -> str | None:
+    return None if fraction is None else str(fraction)
 
 
 def taylor(
@@ -122,9 +162,12 @@ def taylor(
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
+    exact: bool = False,
 ) -> TaylorReport:
     """The Taylor polynomial of ``source`` up to degree ``order`` at the bound point,
-    in the inputs ``wrt`` (by default all); the other inputs stay fixed."""
+    in the inputs ``wrt`` (by default all); the other inputs stay fixed. ``exact``: each
+    coefficient also as the fraction it is (``rational``), a warning naming the terms
+    whose coefficients are none."""
     if isinstance(order, bool) or not isinstance(order, int) or order < 0:
         raise GradcliError(f"--order must be an integer of at least 0, not {order!r}")
     with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
@@ -153,8 +196,9 @@ def taylor(
         powers: dict[str, int] = {}
         for i in index:
             powers[variables[i]] = powers.get(variables[i], 0) + 1
-        terms.append(Term(MappingProxyType(powers), float(value) + 0.0))  # no -0
-    return TaylorReport(
+        c = float(value) + 0.0  # no -0
+        terms.append(Term(MappingProxyType(powers), c, rational(c) if exact else None))
+    report = TaylorReport(
         source,
         source_title(source, filename),
         order,
@@ -162,4 +206,22 @@ def taylor(
         MappingProxyType(point),
         tuple(terms),
         result.warnings,
+        exact,
     )
+    floats = [
+        "the constant" if not t.powers else report.monomial(t)
+        for t in terms
+        if exact and t.fraction is None
+    ]
+    if floats:
+        shown = ", ".join(floats[:5]) + (f" and {len(floats) - 5} more" if len(floats) > 5 else "")
+        note = Diagnostic(
+            "note",
+            f"exact: the coefficient of {shown} is not a fraction to 1e-12 "
+            "(of numerator times denominator at most 1e9): left as a float"
+            if len(floats) == 1
+            else f"exact: the coefficients of {shown} are not fractions to 1e-12 "
+            "(of numerator times denominator at most 1e9): left as floats",
+        )
+        report = dataclasses.replace(report, warnings=(*report.warnings, note))
+    return report

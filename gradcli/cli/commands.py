@@ -276,7 +276,9 @@ def functions_command(name, fmt, debug):
 
     Grouped by kind, each with its parameters, a one-line description and its
     convention at kinks (points where it is not differentiable). A dim=
-    parameter may also be written axis=.
+    parameter may also be written axis=. A NAME that is no function is an
+    error that names the functions whose description has it as a word
+    (gradcli functions cdf: ndtr, ndtri, log_ndtr...).
 
     \b
     Example:

@@ -20,7 +20,7 @@ OPTION_NAMES = frozenset(
         "points", "over", "columns", "keep", "delimiter", "chunk-size", "skip-bad-rows", "dask",
         "dashboard", "scheduler",
         # the analyses
-        "order", "grad", "eps", "atol", "rtol", "sigma", "cov", "monte-carlo",
+        "order", "grad", "eps", "atol", "rtol", "sigma", "cov", "monte-carlo", "exact",
         # using the derivative (minimize, solve, critical, fit; jvp --unit)
         "method", "bounds", "maximize", "trace", "tol", "max-iter", "params", "response",
         "weights", "unit", "gtol", "covariance", "solve-for",

@@ -204,21 +204,47 @@ def erf(b, x, complement=False):
 
 
 def erfinv(b, x):
-    """``y' = (√π/2) exp(y**2) x'``: ``w = exp(y**2)`` follows ``w' = w (y**2)'``."""
+    """``y' = (√π/2) exp(y**2) x'``."""
     from scipy import special
 
-    ys = np.zeros(x.shape)  # y**2, degree by degree
-    w = np.zeros(x.shape)
+    square = lambda y, j: b.graded(y, y, j)  # noqa: E731
+    return ode(b, x, special.erfinv(x[0]), _exp_of(b, x.shape, square, math.sqrt(math.pi) / 2))
+
+
+def _exp_of(b, shape, u_part, scale):
+    """``d_part`` for ``ode``: ``scale * exp(u)``, where ``u_part(y, j)`` gives the degree-``j``
+    part of ``u`` from ``y``'s parts up to degree ``j``; ``w = exp(u)`` follows ``w' = w u'``."""
+    u, w = np.zeros(shape), np.zeros(shape)
 
     def d_part(y, d, j):
-        ys[b.part(j)] = b.graded(y, y, j)
+        u[b.part(j)] = u_part(y, j)
         if j == 0:
-            w[0] = np.exp(ys[0])
+            w[0] = np.exp(u[0])
         else:
-            w[b.part(j)] = b.graded(b.euler(ys), w, j) / j
-        return math.sqrt(math.pi) / 2 * w[b.part(j)]
+            w[b.part(j)] = b.graded(b.euler(u), w, j) / j
+        return scale * w[b.part(j)]
 
-    return ode(b, x, special.erfinv(x[0]), d_part)
+    return d_part
+
+
+def ndtri(b, x):
+    """``y' = sqrt(2 pi) exp(y**2 / 2) x'``."""
+    from scipy import special
+
+    half_square = lambda y, j: b.graded(y, y, j) / 2  # noqa: E731
+    d_part = _exp_of(b, x.shape, half_square, math.sqrt(2 * math.pi))
+    return ode(b, x, special.ndtri(x[0]), d_part)
+
+
+def log_ndtr(b, x):
+    """``y' = exp(-x**2 / 2 - y) x' / sqrt(2 pi)``: the exponent stays moderate where
+    the CDF underflows (log_ndtr(-40) = -804.6, x**2 / 2 = 800)."""
+    from scipy import special
+
+    x_squared = mul(b, x, x)
+    exponent = lambda y, j: -x_squared[b.part(j)] / 2 - y[b.part(j)]  # noqa: E731
+    d_part = _exp_of(b, x.shape, exponent, 1 / math.sqrt(2 * math.pi))
+    return ode(b, x, special.log_ndtr(x[0]), d_part)
 
 
 def atan2(b, y, x):

@@ -273,9 +273,10 @@ def _taylor(report, console, precision: int) -> None:
     console.print(Text(shown_text(f"f {about} {report.polynomial(precision)}", console.encoding)))
     table = new_table(console, "term", "coefficient")
     for term in report.terms:
+        exact = term.fraction
         table.add_row(
             Text(shown_text(report.monomial(term, precision), console.encoding)),
-            format_number(term.coefficient, precision),
+            format_number(term.coefficient, precision) if exact is None else str(exact),
         )
     console.print(table)
 

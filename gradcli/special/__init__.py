@@ -6,9 +6,8 @@ Each function is an entry's (``expit`` is ``sigmoid``'s, ``gammaln`` ``lgamma``'
 ``log_ndtr``, the Bessel functions ``i0`` ... ``i1e``, ``multigammaln`` and ``zeta``
 are declared in ``engine/ops/special_functions.py``); ``softmax`` and ``log_softmax``
 take ``dtype`` as PyTorch's do here. The functions of ``torch.special`` that gradcli
-lacks raise an error that says so. Two nodes differ: ``round``'s is RoundBackward0
-(PyTorch's special.round is round with decimals, RoundBackward1) and ``ndtr``'s last
-is MulBackward0 (PyTorch's C++ product by a number, MulBackward1).
+lacks raise an error that says so. One node differs: ``round``'s is RoundBackward0
+(PyTorch's special.round is round with decimals, RoundBackward1).
 """
 
 from __future__ import annotations

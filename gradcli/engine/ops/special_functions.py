@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ...errors import EngineError, NotImplementedByGradcli
+from .. import jet_rules as R
 from ..dtypes import to_numpy
 from ..opinfo import Difference, Sample
 from ..opsamples import Drawn
@@ -118,26 +119,51 @@ entr = table.op(
     words="d entr(a)/da = -(1 + log(a))", saves=("self",))  # fmt: skip
 
 
+# The normal distribution's CDF, its log and its inverse are functions of the language:
+# SymPy has none of them, so diff reads them through erfc and erfinv.
+_NORMAL = dict(kind="elementwise", function=True, method=False)
+
+
+# PyTorch's ndtr is C++, whose products and sum with a number are the Scalar overloads:
+# MulBackward1 and AddBackward1, with no number among their next_functions.
+mul_scalar = table.internal(
+    "mul_scalar", np.multiply, "(input: Tensor, other: Number)", grad_fn="MulBackward1",
+    rules=(lambda g, ans, x, other: g * other,), doc="x * c for a number c, as C++ records it",
+    kind="elementwise", words="d(a*k)/da = k", saves=("other",))  # fmt: skip
+add_scalar = table.internal(
+    "add_scalar", np.add, "(input: Tensor, other: Number)", grad_fn="AddBackward1",
+    rules=(lambda g, ans, x, other: g,), doc="x + c for a number c, as C++ records it",
+    kind="elementwise", words="d(a+k)/da = 1", saves=False)  # fmt: skip
+
+
 @table.composite(
-    "ndtr", "(input: Tensor)", kind="elementwise", function=False,
-    doc="the standard normal CDF, (1 + erf(x / sqrt(2))) / 2", domain=("real",),
+    "ndtr", "(input: Tensor)", **_NORMAL,
+    doc="the standard normal CDF Phi(x), (1 + erf(x / sqrt(2))) / 2", domain=("real",),
+    symbolic=lambda s, x: s.erfc(-x / s.sqrt(2)) / 2, other_names=("normcdf", "norm_cdf"),
+    samples=(Sample("tails", [[-40.0, -10.0, -1e-3, 8.0, 40.0]]),
+             Sample("at inf and nan", [[-math.inf, math.inf, math.nan, -0.0]])),
 )  # fmt: skip
 def ndtr(over, input):
-    # PyTorch's composite; its nodes MulBackward0 where PyTorch's C++ scalar product has
-    # MulBackward1.
-    return (1 + erf(input * _SQRT1_2)) * 0.5
+    # PyTorch's composite, node for node.
+    return mul_scalar(add_scalar(erf(mul_scalar(input, _SQRT1_2)), 1.0), 0.5)
 
 
 ndtri = table.op(
     "ndtri", _scipy("ndtri"), grad_fn="SpecialNdtriBackward0",
     rules=(lambda g, ans, x: g * _SQRT_2PI * exp(ans * ans / 2),), domain=("probability",),
-    doc="the inverse of the standard normal CDF", **_UNARY,
+    doc="the inverse of the standard normal CDF (the probit, the normal quantile)", **_NORMAL,
+    symbolic=lambda s, x: s.sqrt(2) * s.erfinv(2 * x - 1),
+    other_names=("norminv", "probit", "norm_ppf"),
     kink="value and derivative infinite at 0 and 1",
+    samples=(Sample("tails", [[1e-300, 1e-10, 0.025, 0.975, 1 - 1e-10]]),),
     words="d ndtri(a)/da = sqrt(2*pi)*exp(ndtri(a)**2/2)", saves=("result",))  # fmt: skip
 log_ndtr = table.op(
     "log_ndtr", _scipy("log_ndtr"), grad_fn="SpecialLogNdtrBackward0",
     rules=(lambda g, ans, x: g / _SQRT_2PI * exp(-(ans + x * x / 2)),), domain=("real",),
-    doc="log of the standard normal CDF", **_UNARY,
+    doc="log of the standard normal CDF, accurate where the CDF underflows", **_NORMAL,
+    symbolic=lambda s, x: s.log(s.erfc(-x / s.sqrt(2)) / 2),
+    other_names=("norm_logcdf", "lognormcdf"),
+    samples=(Sample("tails", [[-1e3, -40.0, -10.0, 10.0, 40.0]]),),
     words="d log_ndtr(a)/da = exp(-a**2/2 - log_ndtr(a))/sqrt(2*pi)",
     saves=("self", "result"))  # fmt: skip
 
@@ -239,3 +265,16 @@ zeta = table.op(
     kink="no derivative for x: backward raises, as in PyTorch",
     words=("d zeta(a, q)/da is not implemented", "d zeta(a, q)/dq = -a*zeta(a+1, q)"),
     saves={"other": None, "self": None})  # fmt: skip
+
+
+# The Taylor series rules (engine/jet.py).
+def _add_number(b, x, other):
+    out = np.array(x, dtype=np.float64)
+    out[0] += other
+    return out
+
+
+table.series(
+    ndtri=R.ndtri, log_ndtr=R.log_ndtr, mul_scalar=lambda b, x, other: x * other,
+    add_scalar=_add_number,
+)  # fmt: skip
