@@ -61,3 +61,33 @@ def test_a_const_vector_bound_from_a_file(gradcli_json, program, tmp_path):
     source = program("const y = [1, 2, 3]\nm = 0\nsum((y - m)**2)\n")
     shown = gradcli_json("minimize", source, "--y", f"@{tmp_path / 'y.csv'}")
     assert shown["point"]["m"] == pytest.approx(10, abs=1e-9)
+
+
+def test_an_implied_volatility_grid_agrees_with_brentq(gradcli, tmp_path):
+    # Each row's sigma against SciPy's bracketing root finder on a Black-Scholes
+    # price written with scipy.stats' normal CDF.
+    import csv
+    import io
+    from pathlib import Path
+
+    import scipy.optimize
+    from scipy.stats import norm
+
+    samples = Path(__file__).resolve().parent.parent / "samples"
+    result = gradcli(
+        "solve", str(samples / "implied_volatility.grad"), "--wrt", "sigma",
+        "--points", str(samples / "option_quotes.csv"), "--format", "csv",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert len(rows) == 5
+
+    def call(sigma, strike, s=100.0, r=0.05, t=0.5):
+        d1 = (np.log(s / strike) + (r + sigma**2 / 2) * t) / (sigma * np.sqrt(t))
+        return s * norm.cdf(d1) - strike * np.exp(-r * t) * norm.cdf(d1 - sigma * np.sqrt(t))
+
+    for row in rows:
+        strike, price = float(row["K"]), float(row["price"])
+        expected = scipy.optimize.brentq(lambda v: call(v, strike) - price, 0.01, 2, xtol=1e-15)
+        assert float(row["point.sigma"]) == pytest.approx(expected, rel=1e-12)
+        assert row["converged"] == "true"
