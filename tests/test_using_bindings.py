@@ -88,6 +88,8 @@ def test_an_implied_volatility_grid_agrees_with_brentq(gradcli, tmp_path):
 
     for row in rows:
         strike, price = float(row["K"]), float(row["price"])
-        expected = scipy.optimize.brentq(lambda v: call(v, strike) - price, 0.01, 2, xtol=1e-15)
+        expected = scipy.optimize.brentq(
+            lambda v, k=strike, p=price: call(v, k) - p, 0.01, 2, xtol=1e-15
+        )
         assert float(row["point.sigma"]) == pytest.approx(expected, rel=1e-12)
         assert row["converged"] == "true"
