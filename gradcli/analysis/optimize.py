@@ -82,6 +82,8 @@ class MinimizeReport(Report):
     trace: Mapping | None = None
     labels: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    #: d(point)/d(each other input) with ``--sensitivity`` (``analysis.sensitivity``).
+    sensitivity: Mapping | None = None
 
     def as_tree(self) -> dict:
         tree = {
@@ -97,7 +99,7 @@ class MinimizeReport(Report):
             "converged": self.converged,
             "message": self.message,
         }
-        return tree
+        return with_sensitivity(tree, self.sensitivity)
 
     def trace_rows(self) -> tuple[tuple[str, ...], list[tuple[float, ...]]]:
         """The trace as a header (iteration, each entry's label, f, gradient_norm) and
@@ -307,9 +309,11 @@ class SolveReport(Report):
     #: The Jacobian's determinant at the root.
     determinant: float
     warnings: tuple[str, ...] = ()
+    #: d(point)/d(each other input) with ``--sensitivity`` (``analysis.sensitivity``).
+    sensitivity: Mapping | None = None
 
     def as_tree(self) -> dict:
-        return {
+        tree = {
             "point": dict(self.point),
             "residual": self.residual,
             "residual_norm": self.residual_norm,
@@ -320,6 +324,7 @@ class SolveReport(Report):
             "converged": self.converged,
             "message": self.message,
         }
+        return with_sensitivity(tree, self.sensitivity)
 
 
 def solve(
@@ -459,6 +464,13 @@ def _singular(matrix: np.ndarray) -> bool:
         return True
     singular = np.linalg.svd(matrix, compute_uv=False)
     return bool(singular[-1] <= 1e-13 * max(1.0, float(singular[0])))
+
+
+def with_sensitivity(tree: dict, sensitivity: Mapping | None) -> dict:
+    """A report's tree, with its ``sensitivity`` section last when it has one."""
+    if sensitivity is not None:
+        tree["sensitivity"] = {x: dict(by) for x, by in sensitivity.items()}
+    return tree
 
 
 def scalar_of(value) -> float:

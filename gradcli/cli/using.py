@@ -26,6 +26,12 @@ _BOUNDS = _option(
     metavar="X=LOW:HIGH",
     help="Keep every entry of X within [LOW, HIGH] (repeatable; x=0: has no upper bound).",
 )
+_SENSITIVITY = _option(
+    "sensitivity",
+    is_flag=True,
+    help="Also the derivative of the solution with respect to every other input and "
+    "every const (bound or not), by the implicit function theorem.",
+)
 _MAX_ITER = _option(
     "max-iter", "max_iter", type=click.IntRange(1), default=1000, show_default=True,
     metavar="N", help="The most iterations.",
@@ -60,6 +66,12 @@ def _stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
+def _with_sensitivity(compute):
+    from ..analysis.sensitivity import with_sensitivity
+
+    return with_sensitivity(compute)
+
+
 def _converged(report, options, command: str) -> int:
     if not report.converged:
         say(f"error: {command} did not converge ({report.message}); the last iterate is shown")
@@ -89,9 +101,12 @@ def _converged(report, options, command: str) -> int:
         help="Also show every iteration's point, f and |grad f|: a table on a terminal, "
         "CSV with --format plain (or piped), one JSON object a line with --format json.",
     ),
+    _SENSITIVITY,
     shared=REPORT_OPTIONS,
 )
-def minimize_command(source, wrt, method, bounds, maximize, tol, max_iter, trace, **options):
+def minimize_command(
+    source, wrt, method, bounds, maximize, tol, max_iter, trace, sensitivity, **options
+):
     """A local minimum of a scalar SOURCE from the bound start, by
     scipy.optimize.minimize with the engine's exact gradient and Hessian; the
     end point is classified by its Hessian, as 'gradcli hessian' does. Exit
@@ -114,15 +129,26 @@ def minimize_command(source, wrt, method, bounds, maximize, tol, max_iter, trace
       evaluations 27
       converged true
       message Optimization terminated successfully.
+
+    With --sensitivity, how the minimiser moves with the other inputs and the
+    consts: dx/dp = -H_xx^-1 H_xp, where the gradient is zero (here
+    dx/dc = 1/(1 + 6x^2)):
+
+    \b
+      $ gradcli minimize "(x-c)**2 + x**4" --x 1 --c 2 --wrt x --sensitivity \
+          --get sensitivity.x.c --precision 10
+      0.1928798027
     """
     from ..analysis.flat import parse_bounds
     from ..analysis.optimize import minimize
 
     progress = _Progress("minimize") if _stderr_is_terminal() else None
 
+    compute = _with_sensitivity(minimize) if sensitivity else minimize
+
     def run(*args, **kwargs):
         try:
-            return minimize(*args, progress=progress, **kwargs)
+            return compute(*args, progress=progress, **kwargs)
         finally:  # the line wiped before the report is written
             if progress is not None:
                 progress.close()
@@ -149,9 +175,10 @@ def minimize_command(source, wrt, method, bounds, maximize, tol, max_iter, trace
     _option("tol", type=float, default=1e-12, show_default=True,
             help="Converged when max |F| <= TOL * max(1, max |F(start)|)."),
     _MAX_ITER,
+    _SENSITIVITY,
     shared=REPORT_OPTIONS,
 )  # fmt: skip
-def solve_command(source, wrt, tol, max_iter, **options):
+def solve_command(source, wrt, tol, max_iter, sensitivity, **options):
     """A zero of SOURCE from the bound start: a scalar equation (write
     x**3 = 2*x + 5 as "x**3 - 2*x - 5") or a square system ("[x**2 + y**2 - 4,
     x - y]"), by Newton's method with the exact Jacobian; when Newton stalls,
@@ -171,11 +198,20 @@ def solve_command(source, wrt, tol, max_iter, **options):
       evaluations 7
       converged true
       message the residual is below the tolerance
+
+    With --sensitivity, how the root moves with the other inputs and the consts:
+    dx/dp = -F_x^-1 F_p (here dx/da = x/(3x^2 - a)):
+
+    \b
+      $ gradcli solve "x**3 - a*x - 5" --x 2 --a 2 --wrt x --sensitivity \
+          --get sensitivity.x.a --precision 10
+      0.1876596486
     """
     from ..analysis.optimize import solve
 
+    compute = _with_sensitivity(solve) if sensitivity else solve
     report = run_report(
-        solve, source, options, wrt=_bindings.names_of(wrt), tol=tol, max_iter=max_iter
+        compute, source, options, wrt=_bindings.names_of(wrt), tol=tol, max_iter=max_iter
     )
     return _converged(report, options, "solve")
 

@@ -23,7 +23,7 @@ OPTION_NAMES = frozenset(
         "order", "grad", "eps", "atol", "rtol", "sigma", "cov", "monte-carlo",
         # using the derivative (minimize, solve, critical, fit; jvp --unit)
         "method", "bounds", "maximize", "trace", "tol", "max-iter", "params", "response",
-        "weights", "unit",
+        "weights", "unit", "sensitivity", "subject-to",
     }
 )  # fmt: skip
 

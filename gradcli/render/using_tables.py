@@ -7,6 +7,7 @@ from rich.text import Text
 
 from .numbers import format_array, format_number
 from .reports import new_table, report_line, report_title
+from .solution_tables import sensitivity_table
 from .terminal import shown_text
 
 
@@ -49,6 +50,7 @@ def _minimize(report, console, precision: int) -> None:
     counts = f"{report.method}, {report.iterations} iterations, {report.evaluations} evaluations"
     report_line(console, "method:", counts)
     _status(console, report.converged, report.message)
+    sensitivity_table(report, console, precision)
 
 
 def _solve(report, console, precision: int) -> None:
@@ -59,6 +61,7 @@ def _solve(report, console, precision: int) -> None:
     counts = f"{report.method}, {report.iterations} iterations, {report.evaluations} evaluations"
     report_line(console, "method:", counts)
     _status(console, report.converged, report.message)
+    sensitivity_table(report, console, precision)
 
 
 def _critical(report, console, precision: int) -> None:
