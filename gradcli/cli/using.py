@@ -102,11 +102,21 @@ def _converged(report, options, command: str) -> int:
         "CSV with --format plain (or piped), one JSON object a line with --format json.",
     ),
     _SENSITIVITY,
+    _option(
+        "subject-to",
+        "subject_to",
+        multiple=True,
+        metavar='"LHS == RHS"',
+        help="A constraint (repeatable): LHS == RHS, LHS <= RHS or LHS >= RHS, each side "
+        "an expression of the inputs and consts; trust-constr (exact Hessian of the "
+        "Lagrangian) or slsqp; prints the multipliers and checks the KKT conditions.",
+    ),
     shared=REPORT_OPTIONS,
 )
 def minimize_command(
-    source, wrt, method, bounds, maximize, tol, max_iter, trace, sensitivity, **options
-):
+    source, wrt, method, bounds, maximize, tol, max_iter, trace, sensitivity, subject_to,
+    **options,
+):  # fmt: skip
     """A local minimum of a scalar SOURCE from the bound start, by
     scipy.optimize.minimize with the engine's exact gradient and Hessian; the
     end point is classified by its Hessian, as 'gradcli hessian' does. Exit
@@ -142,6 +152,11 @@ def minimize_command(
     from ..analysis.flat import parse_bounds
     from ..analysis.optimize import minimize
 
+    if subject_to:
+        return _minimize_subject_to(
+            source, subject_to, wrt, method, bounds, maximize, tol, max_iter, trace,
+            sensitivity, options,
+        )  # fmt: skip
     progress = _Progress("minimize") if _stderr_is_terminal() else None
 
     compute = _with_sensitivity(minimize) if sensitivity else minimize
@@ -164,6 +179,34 @@ def minimize_command(
         tol=tol,
         max_iter=max_iter,
         trace=trace,
+    )
+    return _converged(report, options, "minimize")
+
+
+def _minimize_subject_to(
+    source, subject_to, wrt, method, bounds, maximize, tol, max_iter, trace, sensitivity, options
+) -> int:
+    from ..analysis.constrained import minimize_subject_to, parse_constraints
+    from ..errors import GradcliError
+
+    constraints = parse_constraints(subject_to)
+    for given, name, instead in (
+        (bounds, "--bounds", 'write them as constraints (--subject-to "x >= 0")'),
+        (trace, "--trace", "it is not implemented for a constrained problem"),
+        (sensitivity, "--sensitivity", "it is not implemented for a constrained problem"),
+    ):
+        if given:
+            raise GradcliError(f"{name} cannot go with --subject-to: {instead}")
+    report = run_report(
+        minimize_subject_to,
+        source,
+        options,
+        constraints=constraints,
+        wrt=_bindings.names_of(wrt),
+        method=method,
+        maximize=maximize,
+        tol=tol,
+        max_iter=max_iter,
     )
     return _converged(report, options, "minimize")
 

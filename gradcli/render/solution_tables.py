@@ -8,7 +8,7 @@ import numpy as np
 from rich.text import Text
 
 from ..analysis.assembled import entry_labels
-from .numbers import format_number
+from .numbers import format_array, format_number
 from .reports import new_table, stacked, table_width
 from .terminal import shown_text
 
@@ -40,3 +40,53 @@ def sensitivity_table(report, console, precision: int) -> None:
     for label, row in zip(labels, rows):
         table.add_row(label, *row)
     console.print(heading, table)
+
+
+_KKT = (
+    ("stationarity", "stationarity"),
+    ("feasibility", "feasibility"),
+    ("dual_feasibility", "dual feasibility"),
+    ("complementarity", "complementary slackness"),
+)
+
+
+def constrained(report, console, precision: int) -> None:
+    """minimize --subject-to: the point, f, each constraint with c(x) and its multiplier,
+    the KKT conditions' measures, the reduced Hessian's verdict, the status."""
+    from .reports import report_line, report_title
+    from .using_tables import point_table, status
+
+    unicode = console.encoding.lower().startswith("utf")
+    nabla, lam, sigma = ("∇", "λ", "Σ") if unicode else ("grad ", "lambda", "sum ")
+    report_title(console, report)
+    sought = "local maximum" if report.maximize else "local minimum"
+    heading = sought if report.classification == sought else "end point"
+    console.print(
+        Text(f"{heading} at", style="bold"), point_table(console, report.point, precision)
+    )
+    report_line(console, "f:", format_number(report.value, precision))
+    table = new_table(console, "constraint", "c(x)", lam, "active")
+    for c in report.constraints:
+        table.add_row(
+            Text(shown_text(c["text"], console.encoding)),
+            format_number(c["value"], precision),
+            format_number(c["multiplier"], precision),
+            "yes" if c["active"] else "no",
+        )
+    console.print(table)
+    kkt = report.kkt
+    rule = f"{nabla}f + {sigma}{lam}_i {nabla}c_i = 0, c_i = LHS - RHS (RHS - LHS for >=)"
+    console.print(Text(f"KKT conditions ({rule}), scaled", style="bold"))
+    checks = new_table(console, "condition", "measure", f"<= {kkt['tolerance']:g}")
+    for key, name in _KKT:
+        holds = kkt[key] <= kkt["tolerance"]
+        mark = Text("holds", style="green") if holds else Text("FAILS", style="bold red")
+        checks.add_row(name, format_number(kkt[key], 3), mark)
+    console.print(checks)
+    if report.eigenvalues is not None:
+        eigenvalues = format_array(report.eigenvalues, precision)
+        report_line(console, "reduced Hessian eigenvalues:", eigenvalues)
+    report_line(console, "Lagrangian's Hessian says:", report.classification or "no KKT point")
+    counts = f"{report.method}, {report.iterations} iterations, {report.evaluations} evaluations"
+    report_line(console, "method:", counts)
+    status(console, report.converged, report.message)

@@ -7,18 +7,18 @@ from rich.text import Text
 
 from .numbers import format_array, format_number
 from .reports import new_table, report_line, report_title
-from .solution_tables import sensitivity_table
+from .solution_tables import constrained, sensitivity_table
 from .terminal import shown_text
 
 
-def _point_table(console, point, precision: int, header: str = "value"):
+def point_table(console, point, precision: int, header: str = "value"):
     table = new_table(console, "input", header)
     for name, value in point.items():
         table.add_row(shown_text(name, console.encoding), format_array(value, precision))
     return table
 
 
-def _status(console, converged: bool, message: str) -> None:
+def status(console, converged: bool, message: str) -> None:
     if converged:
         console.print(Text("converged", style="green").append(f" ({message})", style=""))
     else:
@@ -40,7 +40,7 @@ def _minimize(report, console, precision: int) -> None:
     sought = "local maximum" if report.maximize else "local minimum"
     heading = sought if report.classification == sought else "end point"
     console.print(
-        Text(f"{heading} at", style="bold"), _point_table(console, report.point, precision)
+        Text(f"{heading} at", style="bold"), point_table(console, report.point, precision)
     )
     report_line(console, "f:", format_number(report.value, precision))
     report_line(console, "|grad f|:", format_number(report.gradient_norm, 3))
@@ -49,18 +49,18 @@ def _minimize(report, console, precision: int) -> None:
     report_line(console, "Hessian says:", report.classification or "")
     counts = f"{report.method}, {report.iterations} iterations, {report.evaluations} evaluations"
     report_line(console, "method:", counts)
-    _status(console, report.converged, report.message)
+    status(console, report.converged, report.message)
     sensitivity_table(report, console, precision)
 
 
 def _solve(report, console, precision: int) -> None:
     report_title(console, report)
-    console.print(Text("root at", style="bold"), _point_table(console, report.point, precision))
+    console.print(Text("root at", style="bold"), point_table(console, report.point, precision))
     report_line(console, "residual:", format_array(report.residual, precision))
     report_line(console, "Jacobian determinant:", format_number(report.determinant, precision))
     counts = f"{report.method}, {report.iterations} iterations, {report.evaluations} evaluations"
     report_line(console, "method:", counts)
-    _status(console, report.converged, report.message)
+    status(console, report.converged, report.message)
     sensitivity_table(report, console, precision)
 
 
@@ -111,17 +111,18 @@ def _fit(report, console, precision: int) -> None:
             corr.add_row(label, *(format_number(v, 3) for v in row))
         console.print(corr)
     report_line(console, "method:", f"{report.method}, {report.evaluations} evaluations")
-    _status(console, report.converged, report.message)
+    status(console, report.converged, report.message)
 
 
 def _vector(report, console, precision: int) -> None:
     report_title(console, report)
-    console.print(Text("at", style="bold"), _point_table(console, report.point, precision))
+    console.print(Text("at", style="bold"), point_table(console, report.point, precision))
     report_line(console, f"{report.command}:", format_array(report.value, precision))
 
 
 LAYOUTS = {
     "minimize": _minimize,
+    "constrained": constrained,
     "solve": _solve,
     "critical": _critical,
     "fit": _fit,
