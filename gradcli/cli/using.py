@@ -140,6 +140,21 @@ def minimize_command(
       converged true
       message Optimization terminated successfully.
 
+    With --subject-to, a minimum under constraints (LHS == RHS, LHS <= RHS,
+    LHS >= RHS; 0 <= x <= 1 is two), each side a program of the inputs and
+    consts. Each constraint gets its multiplier lambda_i, with grad f + sum
+    lambda_i grad c_i = 0 where c_i = LHS - RHS (RHS - LHS for >=), and the KKT
+    conditions (stationarity, feasibility, lambda_i >= 0 and lambda_i c_i = 0
+    for the inequalities) are checked, each scaled, to 1e-7; exit status 1
+    when one does not hold. The end point is classified by the Hessian of the
+    Lagrangian on the active constraints' tangent space. By trust-constr with
+    the exact Hessian of the Lagrangian, or slsqp with an inequality.
+
+    \b
+      $ gradcli minimize "x + y" --x 1 --y 0 --subject-to "x**2 + y**2 == 1" \
+          --get multipliers --precision 10
+      0.7071067812
+
     With --sensitivity, how the minimiser moves with the other inputs and the
     consts: dx/dp = -H_xx^-1 H_xp, where the gradient is zero (here
     dx/dc = 1/(1 + 6x^2)):

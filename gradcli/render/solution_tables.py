@@ -83,9 +83,11 @@ def constrained(report, console, precision: int) -> None:
         mark = Text("holds", style="green") if holds else Text("FAILS", style="bold red")
         checks.add_row(name, format_number(kkt[key], 3), mark)
     console.print(checks)
-    if report.eigenvalues is not None:
+    if report.eigenvalues is not None and report.eigenvalues.size:
         eigenvalues = format_array(report.eigenvalues, precision)
         report_line(console, "reduced Hessian eigenvalues:", eigenvalues)
+    elif report.eigenvalues is not None:
+        report_line(console, "reduced Hessian:", "none (the active constraints fix the point)")
     report_line(console, "Lagrangian's Hessian says:", report.classification or "no KKT point")
     counts = f"{report.method}, {report.iterations} iterations, {report.evaluations} evaluations"
     report_line(console, "method:", counts)

@@ -1,0 +1,167 @@
+"""minimize --subject-to: constrained minima, their multipliers (grad f + sum lambda_i
+grad c_i = 0, c = LHS - RHS, or RHS - LHS for >=) and the KKT verdict, against hand
+derivations and against SciPy's SLSQP given hand-written derivatives; bad constraints."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+CIRCLE = ["x + y", "--x", "1", "--y", "0"]
+
+
+@pytest.mark.parametrize("method", ["trust-constr", "slsqp"])
+def test_a_linear_function_on_the_unit_circle(gradcli_json, method):
+    # grad f = (1, 1), grad c = (2x, 2y): x = y = -1/sqrt(2) and 1 - lambda*sqrt(2) = 0.
+    shown = gradcli_json("minimize", *CIRCLE, "--subject-to", "x**2 + y**2 == 1",
+                         "--method", method)  # fmt: skip
+    s = 1 / math.sqrt(2)
+    assert shown["point"]["x"] == pytest.approx(-s, abs=1e-8)
+    assert shown["point"]["y"] == pytest.approx(-s, abs=1e-8)
+    assert shown["value"] == pytest.approx(-math.sqrt(2), abs=1e-10)
+    assert shown["multipliers"] == pytest.approx([s], abs=1e-8)
+    assert shown["converged"] and shown["classification"] == "local minimum"
+    # The Hessian of the Lagrangian is 2*lambda*I, on the circle's tangent: sqrt(2).
+    assert shown["reduced_eigenvalues"] == pytest.approx([math.sqrt(2)], abs=1e-7)
+    kkt = shown["kkt"]
+    assert all(kkt[key] <= kkt["tolerance"] for key in ("stationarity", "feasibility"))
+
+
+def test_an_active_inequality_has_a_positive_multiplier(gradcli_json):
+    shown = gradcli_json("minimize", *CIRCLE, "--subject-to", "x**2 + y**2 <= 1")
+    (constraint,) = shown["constraints"]
+    assert constraint["active"] and constraint["kind"] == "inequality"
+    assert constraint["multiplier"] == pytest.approx(1 / math.sqrt(2), abs=1e-8)
+    assert shown["point"]["x"] == pytest.approx(-1 / math.sqrt(2), abs=1e-8)
+
+
+def test_an_inactive_inequality_has_multiplier_zero(gradcli_json):
+    shown = gradcli_json("minimize", "(x-0.5)**2 + (y-0.2)**2", "--x", "0", "--y", "0",
+                         "--subject-to", "x**2 + y**2 <= 1")  # fmt: skip
+    (constraint,) = shown["constraints"]
+    assert not constraint["active"] and constraint["multiplier"] == 0
+    assert constraint["value"] == pytest.approx(0.25 + 0.04 - 1)
+    assert [shown["point"]["x"], shown["point"]["y"]] == pytest.approx([0.5, 0.2], abs=1e-8)
+    assert shown["converged"] and shown["classification"] == "local minimum"
+
+
+def test_greater_or_equal_is_rhs_minus_lhs_at_most_zero(gradcli_json):
+    # c = 1 - x - y <= 0; grad f = (2x, 2y) = (1, 1) at (1/2, 1/2) = -lambda grad c = lambda.
+    shown = gradcli_json("minimize", "x**2 + y**2", "--x", "0", "--y", "0",
+                         "--subject-to", "x + y >= 1")  # fmt: skip
+    assert [shown["point"]["x"], shown["point"]["y"]] == pytest.approx([0.5, 0.5], abs=1e-8)
+    assert shown["multipliers"] == pytest.approx([1.0], abs=1e-8)
+
+
+def test_an_equality_and_inequalities_against_scipy_slsqp(gradcli_json):
+    import scipy.optimize
+
+    f = lambda v: (v[0] - 2) ** 2 + (v[1] - 1) ** 2 + v[0] * v[1]  # noqa: E731
+    grad = lambda v: np.array([2 * (v[0] - 2) + v[1], 2 * (v[1] - 1) + v[0]])  # noqa: E731
+    constraints = [
+        {"type": "eq", "fun": lambda v: v[0] - 2 * v[1] + 1, "jac": lambda v: np.array([1, -2])},
+        # SciPy's inequalities are g >= 0: 1 - x²/4 - y² >= 0.
+        {"type": "ineq", "fun": lambda v: 1 - v[0] ** 2 / 4 - v[1] ** 2,
+         "jac": lambda v: np.array([-v[0] / 2, -2 * v[1]])},
+    ]  # fmt: skip
+    expected = scipy.optimize.minimize(
+        f, [0.5, 0.5], jac=grad, method="slsqp", constraints=constraints, tol=1e-12
+    )
+    shown = gradcli_json("minimize", "(x-2)**2 + (y-1)**2 + x*y", "--x", "0.5", "--y", "0.5",
+                         "--subject-to", "x - 2*y + 1 == 0",
+                         "--subject-to", "x**2/4 + y**2 <= 1")  # fmt: skip
+    np.testing.assert_allclose([shown["point"]["x"], shown["point"]["y"]], expected.x, atol=1e-8)
+    # SciPy: grad f = mu_eq grad c_eq + mu_ineq grad g, g = -c: lambda = (-mu_eq, mu_ineq).
+    mu = expected.multipliers
+    np.testing.assert_allclose(shown["multipliers"], [-mu[0], mu[1]], atol=1e-7)
+    assert shown["converged"]
+
+
+def test_a_kkt_point_that_is_a_constrained_maximum_says_so(gradcli):
+    result = gradcli("minimize", "x + y", "--x", "0.5", "--y", "0.5",
+                     "--subject-to", "x**2 + y**2 == 1", "--format", "plain")  # fmt: skip
+    assert result.exit_code == 0
+    assert "classification local maximum" in result.stdout.splitlines()
+    assert "point.x 0.7071067811865" in result.stdout
+    assert "warning: the end point is a KKT point but not a local minimum" in result.stderr
+
+
+def test_maximize_minimises_minus_f(gradcli_json):
+    shown = gradcli_json("minimize", *CIRCLE, "--subject-to", "x**2 + y**2 == 1", "--maximize")
+    assert shown["point"]["x"] == pytest.approx(1 / math.sqrt(2), abs=1e-8)
+    # grad(-f) = (-1, -1) and grad c = (sqrt 2, sqrt 2): lambda = 1/sqrt(2).
+    assert shown["multipliers"] == pytest.approx([1 / math.sqrt(2)], abs=1e-8)
+    assert shown["classification"] == "local maximum"
+
+
+def test_a_run_stopped_short_fails_the_kkt_check_with_exit_1(gradcli):
+    result = gradcli("minimize", *CIRCLE, "--subject-to", "x**2 + y**2 == 1",
+                     "--max-iter", "1", "--format", "plain")  # fmt: skip
+    assert result.exit_code == 1
+    assert "converged false" in result.stdout.splitlines()
+    assert "the KKT conditions do not hold (stationarity" in result.stderr
+
+
+def test_consts_bound_or_not_reach_the_constraints(gradcli_json, tmp_path):
+    program = tmp_path / "radius.grad"
+    program.write_text("const r = 2\nx + y\n")
+    for extra, r in (((), 2.0), (("--r", "3"), 3.0)):
+        shown = gradcli_json("minimize", program, "--x", "1", "--y", "0", *extra,
+                             "--subject-to", "x**2 + y**2 == r**2")  # fmt: skip
+        # x = y = -r/sqrt(2), and 1 + lambda*2x = 0: lambda = 1/(r*sqrt(2)).
+        assert shown["point"]["x"] == pytest.approx(-r / math.sqrt(2), abs=1e-8)
+        assert shown["multipliers"] == pytest.approx([1 / (r * math.sqrt(2))], abs=1e-8)
+
+
+def test_a_chained_inequality_is_two_constraints(gradcli_json):
+    shown = gradcli_json("minimize", "x + y", "--x", "0", "--y", "0",
+                         "--subject-to", "-1 <= x <= 0.5", "--subject-to", "y >= -2")  # fmt: skip
+    assert [c["text"] for c in shown["constraints"]] == ["-1 <= x", "x <= 0.5", "y >= -2"]
+    assert [shown["point"]["x"], shown["point"]["y"]] == pytest.approx([-1, -2], abs=1e-8)
+    assert shown["multipliers"] == pytest.approx([1, 0, 1], abs=1e-8)
+
+
+def test_the_table_shows_the_multipliers_and_the_kkt_conditions(gradcli):
+    result = gradcli("minimize", *CIRCLE, "--subject-to", "x**2 + y**2 == 1", tty=True)
+    assert result.exit_code == 0
+    assert "│ x**2 + y**2 == 1 │" in result.stdout and "0.707107" in result.stdout
+    assert "complementary slackness" in result.stdout
+    assert "Lagrangian's Hessian says: local minimum" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "constraint, message, caret",
+    [
+        ("x**2 + * y**2 == 1", "error: --subject-to: unexpected '*' after '+' at 1:8",
+         "         ^"),
+        ("x**2 + y**2", "error: --subject-to: needs an equation or inequality", "  ^~~~~~~~~~~"),
+        ("x**2 + y**2 < 1", "error: --subject-to: a constraint is LHS == RHS, LHS <= RHS or "
+         "LHS >= RHS: a strict inequality bounds no closed set at 1:13", "              ^"),
+        ("x**2 + z**2 == 1", "error: --subject-to: 'z' is no input or const of the program",
+         "         ^"),
+        ("x == foo(1)", "error: --subject-to: unknown function 'foo'", "       ^~~"),
+    ],
+)  # fmt: skip
+def test_a_bad_constraint_is_one_error_with_its_caret(gradcli, constraint, message, caret):
+    result = gradcli("minimize", *CIRCLE, "--subject-to", constraint)
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(message)
+    assert lines[1:] == ["  " + constraint, caret]
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--subject-to", "[x, y] == 1"], "give one --subject-to per entry"),
+        (["--wrt", "x", "--subject-to", "y == 1"], "it uses none of the inputs varied (x)"),
+        (["--subject-to", "x == 0", "--bounds", "x=0:1"], "--bounds cannot go with --subject-to"),
+        (["--subject-to", "x == 0", "--method", "bfgs"], "--method bfgs takes no constraints"),
+    ],
+)
+def test_what_a_constrained_run_refuses(gradcli, extra, message):
+    result = gradcli("minimize", *CIRCLE, *extra)
+    assert result.exit_code == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
