@@ -165,3 +165,65 @@ def test_what_a_constrained_run_refuses(gradcli, extra, message):
     result = gradcli("minimize", *CIRCLE, *extra)
     assert result.exit_code == 2
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_sensitivity_of_a_projection_onto_the_circle(gradcli_json, tmp_path):
+    # The nearest point of the unit circle to (2, c) is (2, c)/sqrt(4 + c²): by hand,
+    # dx/dc = -2c/(4 + c²)^(3/2) and dy/dc = 4/(4 + c²)^(3/2).
+    program = tmp_path / "nearest.grad"
+    program.write_text("const c = 1\n(x-2)**2 + (y-c)**2\n")
+    shown = gradcli_json("minimize", program, "--x", "1", "--y", "0",
+                         "--subject-to", "x**2 + y**2 == 1", "--sensitivity")  # fmt: skip
+    assert [shown["point"]["x"], shown["point"]["y"]] == pytest.approx(
+        [2 / math.sqrt(5), 1 / math.sqrt(5)], abs=1e-10
+    )
+    assert shown["sensitivity"]["x"]["c"] == pytest.approx(-2 / 5**1.5, abs=1e-9)
+    assert shown["sensitivity"]["y"]["c"] == pytest.approx(4 / 5**1.5, abs=1e-9)
+
+
+def test_sensitivity_where_the_active_constraints_fix_the_point(gradcli_json, tmp_path):
+    # x + y >= a and x <= b both active: x = b and y = a - b.
+    program = tmp_path / "corner.grad"
+    program.write_text("const a = 1\nconst b = 0.2\nx**2 + y**2\n")
+    shown = gradcli_json("minimize", program, "--x", "0", "--y", "0", "--subject-to",
+                         "x + y >= a", "--subject-to", "x <= b", "--sensitivity")  # fmt: skip
+    found = shown["sensitivity"]
+    assert [found["x"]["a"], found["x"]["b"], found["y"]["a"], found["y"]["b"]] == pytest.approx(
+        [0, 1, 1, -1], abs=1e-12
+    )
+
+
+def test_sensitivity_under_constraints_against_re_solving_with_scipy(gradcli_json, tmp_path):
+    import scipy.optimize
+
+    def minimiser(p):
+        constraints = [{"type": "eq", "fun": lambda v: v[0] * v[1] - p,
+                        "jac": lambda v: np.array([v[1], v[0]])}]  # fmt: skip
+        return scipy.optimize.minimize(
+            lambda v: (v[0] - 3) ** 2 + 2 * (v[1] - 1) ** 2,
+            [1.5, 1.0],
+            jac=lambda v: np.array([2 * (v[0] - 3), 4 * (v[1] - 1)]),
+            method="slsqp",
+            constraints=constraints,
+            tol=1e-14,
+        ).x
+
+    program = tmp_path / "hyperbola.grad"
+    program.write_text("const p = 2\n(x-3)**2 + 2*(y-1)**2\n")
+    shown = gradcli_json("minimize", program, "--x", "1.5", "--y", "1",
+                         "--subject-to", "x*y == p", "--sensitivity")  # fmt: skip
+    np.testing.assert_allclose(
+        [shown["point"]["x"], shown["point"]["y"]], minimiser(2.0), atol=1e-8
+    )
+    h = 1e-5
+    expected = (minimiser(2 + h) - minimiser(2 - h)) / (2 * h)
+    found = [shown["sensitivity"]["x"]["p"], shown["sensitivity"]["y"]["p"]]
+    np.testing.assert_allclose(found, expected, rtol=1e-5)
+
+
+def test_sensitivity_warns_of_an_active_constraint_with_multiplier_zero(gradcli, tmp_path):
+    program = tmp_path / "corner.grad"
+    program.write_text("const a = 1\nconst b = 0.2\nx**2 + y**2\n")
+    result = gradcli("minimize", program, "--x", "0", "--y", "0", "--subject-to", "x + y >= a",
+                     "--subject-to", "x <= 2.5*b", "--sensitivity")  # fmt: skip
+    assert "warning: --sensitivity: x <= 2.5*b is active with multiplier 0" in result.stderr

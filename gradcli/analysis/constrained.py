@@ -132,9 +132,13 @@ class ConstrainedReport(Report):
     converged: bool
     message: str
     warnings: tuple[str, ...] = ()
+    #: d(point)/d(each other input) with ``--sensitivity`` (``analysis.sensitivity``).
+    sensitivity: Mapping | None = None
 
     def as_tree(self) -> dict:
-        return {
+        from .optimize import with_sensitivity
+
+        tree = {
             "point": dict(self.point),
             "value": self.value,
             "constraints": [dict(c) for c in self.constraints],
@@ -149,6 +153,7 @@ class ConstrainedReport(Report):
             "converged": self.converged,
             "message": self.message,
         }
+        return with_sensitivity(tree, self.sensitivity)
 
 
 class _Program:

@@ -46,7 +46,8 @@ def parameter_program(source: str, bound: Mapping) -> str:
 
 
 def with_sensitivity(compute):
-    """``compute`` (``optimize.minimize`` or ``optimize.solve``), its report carrying the
+    """``compute`` (``optimize.minimize``, ``optimize.solve`` or
+    ``constrained.minimize_subject_to``), its report carrying the
     derivative of its solution with respect to every other input (``sensitivity``)."""
 
     def run(source: str, bindings: Mapping | None = None, **options):
@@ -65,6 +66,13 @@ def with_sensitivity(compute):
             )
         report = compute(source, bindings, **options)
         varied = tuple(report.point)
+        if report.command == "constrained":
+            table, warnings = constrained_sensitivity(
+                report, source, bindings, options["constraints"], settings
+            )
+            return dataclasses.replace(
+                report, sensitivity=table, warnings=(*report.warnings, *warnings)
+            )
         table, warnings = sensitivity(
             report.command,
             text,
@@ -112,16 +120,7 @@ def sensitivity(command: str, text: str, bindings: Mapping, varied, parameters, 
         warnings = (Diagnostic("warning", message),)
     else:
         derivative = -np.linalg.solve(square, moved)
-    table = {
-        name: MappingProxyType(
-            {
-                q: frozen(derivative[a:b, c:d].reshape(x.shapes[name] + p.shapes[q]))
-                for q, c, d in zip(p.names, p.stops[:-1], p.stops[1:])
-            }
-        )
-        for name, a, b in zip(x.names, x.stops[:-1], x.stops[1:])
-    }
-    return MappingProxyType(table), warnings
+    return _table(derivative, x, p), warnings
 
 
 def _cross(blocks: Mapping, x: Flat, p: Flat) -> np.ndarray:
@@ -142,3 +141,107 @@ def _singular(matrix: np.ndarray) -> bool:
         return True
     singular = np.linalg.svd(matrix, compute_uv=False)
     return bool(singular[-1] <= 1e-13 * max(1.0, float(singular[0])))
+
+
+# ----------------------------------------------------------------------------
+# Under constraints: the KKT system's implicit function
+# ----------------------------------------------------------------------------
+
+
+def constrained_sensitivity(report, source: str, bindings: Mapping, constraints, settings):
+    """``({x: {p: dx/dp}}, warnings)`` at a KKT point of ``minimize --subject-to``: the
+    equalities and the inequalities active with a multiplier not zero stay active as p
+    moves, so x(p) and their multipliers solve stationarity and c_A = 0, and
+
+        [[W_xx, J_x^T], [J_x, 0]] [dx/dp; dlambda/dp] = -[W_xp; J_p]
+
+    with W the Hessian of the Lagrangian and J the active constraints' Jacobian."""
+    from .constrained import KKT_TOLERANCE
+
+    bindings = dict(bindings)
+    text = parameter_program(source, bindings)
+    start = api.evaluate(text, bindings, **settings)
+    varied = tuple(report.point)
+    parameters = _parameters(start.point, varied)
+    if not parameters:
+        raise GradcliError(
+            "--sensitivity: the solution depends on no other input: every input is varied "
+            "(choose those with --wrt) and the program declares no const"
+        )
+    at = {**start.point, **report.point}
+    names = (*varied, *parameters)
+    sign = -1.0 if report.maximize else 1.0
+    f = api.hessian(text, {**bindings, **report.point}, wrt=names, **settings)
+    z = Flat(names, f.shapes, f.point)
+    hessian = sign * z.matrix(f.hessian)
+    scale = max(1.0, float(np.max(np.abs(z.vector(f.grad)[: _size(z, varied)]), initial=0.0)))
+    rows, warnings = [], []
+    for constraint, shown in zip(constraints, report.constraints):
+        multiplier = shown["multiplier"]
+        if not shown["active"]:
+            continue
+        c_hessian, gradient = _constraint_derivatives(constraint.function, at, z, settings)
+        weight = abs(multiplier) * float(np.max(np.abs(gradient), initial=0.0)) / scale
+        if constraint.kind == "ineq" and weight <= KKT_TOLERANCE:
+            message = (
+                f"--sensitivity: {constraint.text} is active with multiplier 0: the solution "
+                f"may leave it or not as the inputs move, and its derivative is one-sided"
+            )
+            warnings.append(Diagnostic("warning", message))
+            continue
+        hessian = hessian + multiplier * c_hessian
+        rows.append(gradient)
+    n = _size(z, varied)
+    jacobian = np.array(rows).reshape(len(rows), z.size)
+    system = np.block(
+        [[hessian[:n, :n], jacobian[:, :n].T], [jacobian[:, :n], np.zeros((len(rows),) * 2)]]
+    )
+    moved = np.concatenate([hessian[:n, n:], jacobian[:, n:]], 0)
+    x = Flat(varied, f.shapes, f.point)
+    p = Flat(parameters, f.shapes, f.point)
+    if _singular(system):
+        derivative = np.full((x.size, p.size), np.nan)
+        what = "the KKT system (the Lagrangian's Hessian and the active constraints) is singular"
+        warnings.append(
+            Diagnostic("warning", f"--sensitivity: {what}: the derivative is undefined")
+        )
+    else:
+        derivative = -np.linalg.solve(system, moved)[:n]
+    return _table(derivative, x, p), tuple(warnings)
+
+
+def _size(flat: Flat, names) -> int:
+    return int(sum(s for n, s in zip(flat.names, flat.sizes) if n in names))
+
+
+def _constraint_derivatives(function: str, at: Mapping, z: Flat, settings):
+    """A constraint's Hessian and gradient over every entry of ``z`` (zero where it
+    does not read the input)."""
+    from ..language import compile_source
+
+    program = compile_source(function)
+    reads = set(program.inputs)
+    wrt = tuple(n for n in z.names if n in reads)
+    options = {k: v for k, v in settings.items() if k != "filename"}
+    result = api.hessian(function, {n: v for n, v in at.items() if n in reads}, wrt=wrt, **options)
+    zero = lambda a, b: np.zeros(z.shapes[a] + z.shapes[b])  # noqa: E731
+    blocks = {
+        a: {b: result.hessian[a][b] if a in wrt and b in wrt else zero(a, b) for b in z.names}
+        for a in z.names
+    }
+    grad = {n: result.grad[n] if n in wrt else np.zeros(z.shapes[n]) for n in z.names}
+    return z.matrix(blocks), z.vector(grad)
+
+
+def _table(derivative: np.ndarray, x: Flat, p: Flat) -> Mapping:
+    return MappingProxyType(
+        {
+            name: MappingProxyType(
+                {
+                    q: frozen(derivative[a:b, c:d].reshape(x.shapes[name] + p.shapes[q]) + 0.0)
+                    for q, c, d in zip(p.names, p.stops[:-1], p.stops[1:])
+                }
+            )
+            for name, a, b in zip(x.names, x.stops[:-1], x.stops[1:])
+        }
+    )

@@ -30,7 +30,8 @@ _SENSITIVITY = _option(
     "sensitivity",
     is_flag=True,
     help="Also the derivative of the solution with respect to every other input and "
-    "every const (bound or not), by the implicit function theorem.",
+    "every const (bound or not), by the implicit function theorem (of the KKT system, "
+    "the active constraints held, with --subject-to).",
 )
 _MAX_ITER = _option(
     "max-iter", "max_iter", type=click.IntRange(1), default=1000, show_default=True,
@@ -208,12 +209,12 @@ def _minimize_subject_to(
     for given, name, instead in (
         (bounds, "--bounds", 'write them as constraints (--subject-to "x >= 0")'),
         (trace, "--trace", "it is not implemented for a constrained problem"),
-        (sensitivity, "--sensitivity", "it is not implemented for a constrained problem"),
     ):
         if given:
             raise GradcliError(f"{name} cannot go with --subject-to: {instead}")
+    compute = _with_sensitivity(minimize_subject_to) if sensitivity else minimize_subject_to
     report = run_report(
-        minimize_subject_to,
+        compute,
         source,
         options,
         constraints=constraints,

@@ -92,3 +92,4 @@ def constrained(report, console, precision: int) -> None:
     counts = f"{report.method}, {report.iterations} iterations, {report.evaluations} evaluations"
     report_line(console, "method:", counts)
     status(console, report.converged, report.message)
+    sensitivity_table(report, console, precision)
