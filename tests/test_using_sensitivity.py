@@ -115,3 +115,12 @@ def test_a_singular_hessian_leaves_the_derivative_undefined_with_a_warning(gradc
                      "--wrt", "x,y", "--sensitivity", "--format", "plain")  # fmt: skip
     assert "sensitivity.x.c nan" in result.stdout.splitlines()
     assert "warning: --sensitivity: the Hessian is singular at the end point" in result.stderr
+
+
+def test_a_vector_input_gives_a_block_per_pair_of_inputs(gradcli_json):
+    # The entries are apart: dw_i/dv_j = 1/(1 + 6 w_i²) when i = j, else 0.
+    shown = gradcli_json("minimize", "sum((w - v)**2) + sum(w**4)", "--w", "[0, 0]",
+                         "--v", "[1, 2]", "--wrt", "w", "--sensitivity")  # fmt: skip
+    w = np.array(shown["point"]["w"])
+    expected = np.diag(1 / (1 + 6 * w**2))
+    np.testing.assert_allclose(shown["sensitivity"]["w"]["v"], expected, rtol=1e-9, atol=1e-15)

@@ -156,8 +156,6 @@ def constrained_sensitivity(report, source: str, bindings: Mapping, constraints,
         [[W_xx, J_x^T], [J_x, 0]] [dx/dp; dlambda/dp] = -[W_xp; J_p]
 
     with W the Hessian of the Lagrangian and J the active constraints' Jacobian."""
-    from .constrained import KKT_TOLERANCE
-
     bindings = dict(bindings)
     text = parameter_program(source, bindings)
     start = api.evaluate(text, bindings, **settings)
@@ -182,7 +180,7 @@ def constrained_sensitivity(report, source: str, bindings: Mapping, constraints,
             continue
         c_hessian, gradient = _constraint_derivatives(constraint.function, at, z, settings)
         weight = abs(multiplier) * float(np.max(np.abs(gradient), initial=0.0)) / scale
-        if constraint.kind == "ineq" and weight <= KKT_TOLERANCE:
+        if constraint.kind == "ineq" and weight <= report.kkt["tolerance"]:
             message = (
                 f"--sensitivity: {constraint.text} is active with multiplier 0: the solution "
                 f"may leave it or not as the inputs move, and its derivative is one-sided"
