@@ -124,3 +124,14 @@ def test_a_vector_input_gives_a_block_per_pair_of_inputs(gradcli_json):
     w = np.array(shown["point"]["w"])
     expected = np.diag(1 / (1 + 6 * w**2))
     np.testing.assert_allclose(shown["sensitivity"]["w"]["v"], expected, rtol=1e-9, atol=1e-15)
+
+
+def test_a_const_no_derivative_reaches_is_no_parameter(gradcli_json, tmp_path):
+    # n is a size. The gradient 2 sum(x - c t_i) + 4x³ = 6x - 3c + 4x³ over t = 0, 1/2, 1
+    # is zero at the minimum: (6 + 12x²) dx = 3 dc.
+    program = tmp_path / "sized.grad"
+    program.write_text("const c = 2\nconst n = 3\nsum((x - c*linspace(0, 1, n))**2) + x**4\n")
+    shown = gradcli_json("minimize", program, "--x", "1", "--sensitivity")
+    x = shown["point"]["x"]
+    assert list(shown["sensitivity"]["x"]) == ["c"]
+    assert shown["sensitivity"]["x"]["c"] == pytest.approx(1 / (2 + 4 * x**2), rel=1e-9)

@@ -57,9 +57,9 @@ def with_sensitivity(compute):
         settings = {k: options[k] for k in ("dtype", "seed", "filename") if k in options}
         text = parameter_program(source, bindings)
         # What the solution is a function of, known before the (long) run.
-        start = api.evaluate(text, bindings, **settings)
+        start = _inputs(text, bindings, settings)
         varied = options.get("wrt") or compile_source(source).inputs
-        if not _parameters(start.point, varied):
+        if not _parameters(start, varied):
             raise GradcliError(
                 "--sensitivity: the solution depends on no other input: every input is varied "
                 "(choose those with --wrt) and the program declares no const"
@@ -78,7 +78,7 @@ def with_sensitivity(compute):
             text,
             {**bindings, **report.point},
             varied,
-            _parameters(start.point, varied),
+            _parameters(start, varied),
             settings,
         )
         return dataclasses.replace(
@@ -88,10 +88,23 @@ def with_sensitivity(compute):
     return run
 
 
-def _parameters(point: Mapping, varied) -> tuple[str, ...]:
-    """The inputs of floating point not varied, consts included (``parameter_program``)."""
+def _inputs(text: str, bindings: Mapping, settings: Mapping):
+    """The evaluation of ``text`` (``parameter_program``'s) at ``bindings``: every input's
+    value (``values``) and those no derivative reaches (``left_out``)."""
+    from ..core.evaluation import evaluation
+
+    o = {"dtype": "float64", "seed": 0, "filename": "<expr>", **settings}
+    with evaluation(text, bindings, None, o["dtype"], o["seed"], o["filename"]) as s:
+        return s
+
+
+def _parameters(start, varied) -> tuple[str, ...]:
+    """The inputs of floating point not varied, consts included (``parameter_program``),
+    but those no derivative reaches (class indices, a size: ``core.reach``)."""
     return tuple(
-        name for name in point if name not in varied and np.asarray(point[name]).dtype.kind == "f"
+        name
+        for name, value in start.values.items()
+        if name not in varied and name not in start.left_out and value.dtype.kind == "f"
     )
 
 
@@ -158,15 +171,15 @@ def constrained_sensitivity(report, source: str, bindings: Mapping, constraints,
     with W the Hessian of the Lagrangian and J the active constraints' Jacobian."""
     bindings = dict(bindings)
     text = parameter_program(source, bindings)
-    start = api.evaluate(text, bindings, **settings)
+    start = _inputs(text, bindings, settings)
     varied = tuple(report.point)
-    parameters = _parameters(start.point, varied)
+    parameters = _parameters(start, varied)
     if not parameters:
         raise GradcliError(
             "--sensitivity: the solution depends on no other input: every input is varied "
             "(choose those with --wrt) and the program declares no const"
         )
-    at = {**start.point, **report.point}
+    at = {**start.values, **report.point}
     names = (*varied, *parameters)
     sign = -1.0 if report.maximize else 1.0
     f = api.hessian(text, {**bindings, **report.point}, wrt=names, **settings)
