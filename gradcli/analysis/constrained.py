@@ -187,7 +187,6 @@ class _Program:
 
     def hessian(self, x) -> np.ndarray:
         result = api.hessian(self.text, self.bindings(x), wrt=self.wrt, **self.options)
-        zeros = {n: np.zeros(self.flat.shapes[n]) for n in self.flat.names}
         blocks = {
             a: {
                 b: result.hessian[a][b]
@@ -195,7 +194,7 @@ class _Program:
                 else np.zeros(self.flat.shapes[a] + self.flat.shapes[b])
                 for b in self.flat.names
             }
-            for a in zeros
+            for a in self.flat.names
         }
         return self.flat.matrix(blocks)
 
@@ -221,7 +220,7 @@ def minimize_subject_to(
     ``constraints`` (``parse_constraints``), from the bound point, with its KKT check."""
     import scipy.optimize
 
-    from .sensitivity import parameter_program
+    from .sensitivity import every_input, parameter_program
 
     inequalities = any(c.kind == "ineq" for c in constraints)
     method = (method or ("slsqp" if inequalities else "trust-constr")).lower()
@@ -235,13 +234,12 @@ def minimize_subject_to(
     # Every input and const at its value (a const not bound: the program's), for the
     # constraints, which may read any of them.
     given = dict(bindings or {})
-    every = api.evaluate(parameter_program(source, given), given, filename=filename, **options)
-    fixed = {**every.point, **flat.fixed}
-    known = set(every.point)
+    every = every_input(parameter_program(source, given), given, {**options, "filename": filename})
+    fixed = {**every.values, **flat.fixed}
+    known = set(every.values)
     count = [0]
     sign = -1.0 if maximize else 1.0
     objective = _Program(source, flat, fixed, options, count)
-    objective.wrt = flat.names
     parts = [_constraint_program(c, flat, fixed, known, options, count) for c in constraints]
 
     def f(x):
@@ -274,7 +272,7 @@ def minimize_subject_to(
         ) from None
     x = np.asarray(found.x, dtype=np.float64)
     value, gradient = objective.value_and_gradient(x)
-    check = _kkt(sign * gradient, x, constraints, parts, objective, options, fixed)
+    check = _kkt(sign * gradient, x, constraints, parts, options)
     message = " ".join(str(found.message).split())
     if not check["holds"]:
         message = f"the KKT conditions do not hold ({check['failed']}); SciPy: {message}"
@@ -379,7 +377,7 @@ def _scipy_constraints(method, constraints, parts):
     ]
 
 
-def _kkt(gradient, x, constraints, parts, objective, options, fixed) -> dict:
+def _kkt(gradient, x, constraints, parts, options) -> dict:
     """The KKT measures at ``x``, each scaled (see the module's docstring), the
     least-squares multipliers, which constraints are active, and whether all hold."""
     values, gradients, scales = [], [], []

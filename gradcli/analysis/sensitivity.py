@@ -57,7 +57,7 @@ def with_sensitivity(compute):
         settings = {k: options[k] for k in ("dtype", "seed", "filename") if k in options}
         text = parameter_program(source, bindings)
         # What the solution is a function of, known before the (long) run.
-        start = _inputs(text, bindings, settings)
+        start = every_input(text, bindings, settings)
         varied = options.get("wrt") or compile_source(source).inputs
         if not _parameters(start, varied):
             raise GradcliError(
@@ -88,7 +88,7 @@ def with_sensitivity(compute):
     return run
 
 
-def _inputs(text: str, bindings: Mapping, settings: Mapping):
+def every_input(text: str, bindings: Mapping, settings: Mapping):
     """The evaluation of ``text`` (``parameter_program``'s) at ``bindings``: every input's
     value (``values``) and those no derivative reaches (``left_out``)."""
     from ..core.evaluation import evaluation
@@ -171,7 +171,7 @@ def constrained_sensitivity(report, source: str, bindings: Mapping, constraints,
     with W the Hessian of the Lagrangian and J the active constraints' Jacobian."""
     bindings = dict(bindings)
     text = parameter_program(source, bindings)
-    start = _inputs(text, bindings, settings)
+    start = every_input(text, bindings, settings)
     varied = tuple(report.point)
     parameters = _parameters(start, varied)
     if not parameters:
