@@ -90,7 +90,8 @@ def _converged(report, options, command: str) -> int:
         help="scipy.optimize.minimize's method: trust-exact, newton-cg, trust-ncg, "
         "trust-krylov, dogleg (with the exact Hessian; Hessian-vector products for "
         "newton-cg, trust-ncg and trust-krylov over 200 entries), bfgs, l-bfgs-b, cg, tnc, "
-        "slsqp [default: trust-exact; newton-cg over 200 entries; l-bfgs-b with --bounds].",
+        "slsqp [default: trust-exact; newton-cg over 200 entries; l-bfgs-b with --bounds]; "
+        "with --subject-to, trust-constr or slsqp [default: slsqp with an inequality].",
     ),
     _BOUNDS,
     _option("maximize", is_flag=True, help="Find a local maximum instead."),
