@@ -227,3 +227,22 @@ def test_sensitivity_warns_of_an_active_constraint_with_multiplier_zero(gradcli,
     result = gradcli("minimize", program, "--x", "0", "--y", "0", "--subject-to", "x + y >= a",
                      "--subject-to", "x <= 2.5*b", "--sensitivity")  # fmt: skip
     assert "warning: --sensitivity: x <= 2.5*b is active with multiplier 0" in result.stderr
+
+
+def test_hock_schittkowski_71(gradcli_json):
+    # The published solution of problem 71 (Hock and Schittkowski, 1981), and its
+    # multipliers as Ipopt's example prints them: lambda = (-0.55229366, 0.16146856)
+    # for a*b*c*d >= 25 and the sum of squares == 40 (with our c = 25 - a*b*c*d,
+    # 0.55229366), and 1.0878712 for the lower bound of a.
+    shown = gradcli_json(
+        "minimize", "a*d*(a+b+c) + c", "--a", "1", "--b", "5", "--c", "5", "--d", "1",
+        "--subject-to", "a*b*c*d >= 25", "--subject-to", "a**2 + b**2 + c**2 + d**2 == 40",
+        *(option for name in "abcd" for option in ("--subject-to", f"1 <= {name} <= 5")),
+    )  # fmt: skip
+    point = [shown["point"][name] for name in "abcd"]
+    np.testing.assert_allclose(point, [1, 4.7429994, 3.8211503, 1.3794082], atol=1e-6)
+    assert shown["value"] == pytest.approx(17.0140173, abs=1e-6)
+    multipliers = shown["multipliers"]
+    np.testing.assert_allclose(multipliers[:3], [0.55229366, 0.16146856, 1.0878712], atol=1e-6)
+    assert multipliers[3:] == [0] * 7
+    assert shown["converged"] and shown["classification"] == "local minimum"
