@@ -142,6 +142,7 @@ def test_the_table_shows_the_multipliers_and_the_kkt_conditions(gradcli):
         ("x**2 + z**2 == 1", "error: --subject-to: 'z' is no input or const of the program",
          "         ^"),
         ("x == foo(1)", "error: --subject-to: unknown function 'foo'", "       ^~~"),
+        ("x = 1", "error: --subject-to: an equation is written LHS == RHS: = assigns", "  ^"),
     ],
 )  # fmt: skip
 def test_a_bad_constraint_is_one_error_with_its_caret(gradcli, constraint, message, caret):

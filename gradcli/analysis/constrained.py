@@ -73,6 +73,8 @@ def _parse_constraint(text: str) -> list[Constraint]:
             where = statements[1].span if len(statements) > 1 else None
             raise GradcliError("write one equation or inequality", where)
         compare = statements[0]
+        if isinstance(compare, ir.Assign):
+            raise GradcliError("an equation is written LHS == RHS: = assigns", compare.span)
         if not isinstance(compare, ir.Compare):
             raise GradcliError(
                 "needs an equation or inequality: LHS == RHS, LHS <= RHS or LHS >= RHS",
