@@ -135,3 +135,10 @@ def test_a_const_no_derivative_reaches_is_no_parameter(gradcli_json, tmp_path):
     x = shown["point"]["x"]
     assert list(shown["sensitivity"]["x"]) == ["c"]
     assert shown["sensitivity"]["x"]["c"] == pytest.approx(1 / (2 + 4 * x**2), rel=1e-9)
+
+
+def test_bounds_are_refused_they_would_make_the_gradient_not_zero(gradcli):
+    result = gradcli("minimize", "(x-c)**2", "--x", "0", "--c", "2", "--wrt", "x",
+                     "--bounds", "x=0:1", "--sensitivity")  # fmt: skip
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: --sensitivity cannot go with --bounds")

@@ -53,6 +53,12 @@ def with_sensitivity(compute):
     def run(source: str, bindings: Mapping | None = None, **options):
         from ..language import compile_source
 
+        if options.get("bounds"):
+            # At an active bound the gradient is not zero: -H^-1 H_xp would be wrong there.
+            raise GradcliError(
+                "--sensitivity cannot go with --bounds: write the bounds as constraints "
+                '(--subject-to "x >= 0"), whose KKT system gives the derivative'
+            )
         bindings = dict(bindings or {})
         settings = {k: options[k] for k in ("dtype", "seed", "filename") if k in options}
         text = parameter_program(source, bindings)
