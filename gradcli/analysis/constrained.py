@@ -138,7 +138,7 @@ class ConstrainedReport(Report):
     sensitivity: Mapping | None = None
 
     def as_tree(self) -> dict:
-        from .optimize import with_sensitivity
+        from .optimize import tree_with_sensitivity
 
         tree = {
             "point": dict(self.point),
@@ -155,7 +155,7 @@ class ConstrainedReport(Report):
             "converged": self.converged,
             "message": self.message,
         }
-        return with_sensitivity(tree, self.sensitivity)
+        return tree_with_sensitivity(tree, self.sensitivity)
 
 
 class _Program:

@@ -99,7 +99,7 @@ class MinimizeReport(Report):
             "converged": self.converged,
             "message": self.message,
         }
-        return with_sensitivity(tree, self.sensitivity)
+        return tree_with_sensitivity(tree, self.sensitivity)
 
     def trace_rows(self) -> tuple[tuple[str, ...], list[tuple[float, ...]]]:
         """The trace as a header (iteration, each entry's label, f, gradient_norm) and
@@ -324,7 +324,7 @@ class SolveReport(Report):
             "converged": self.converged,
             "message": self.message,
         }
-        return with_sensitivity(tree, self.sensitivity)
+        return tree_with_sensitivity(tree, self.sensitivity)
 
 
 def solve(
@@ -466,7 +466,7 @@ def _singular(matrix: np.ndarray) -> bool:
     return bool(singular[-1] <= 1e-13 * max(1.0, float(singular[0])))
 
 
-def with_sensitivity(tree: dict, sensitivity: Mapping | None) -> dict:
+def tree_with_sensitivity(tree: dict, sensitivity: Mapping | None) -> dict:
     """A report's tree, with its ``sensitivity`` section last when it has one."""
     if sensitivity is not None:
         tree["sensitivity"] = {x: dict(by) for x, by in sensitivity.items()}
