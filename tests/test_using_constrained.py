@@ -160,6 +160,7 @@ def test_a_bad_constraint_is_one_error_with_its_caret(gradcli, constraint, messa
         (["--wrt", "x", "--subject-to", "y == 1"], "it uses none of the inputs varied (x)"),
         (["--subject-to", "x == 0", "--bounds", "x=0:1"], "--bounds cannot go with --subject-to"),
         (["--subject-to", "x == 0", "--method", "bfgs"], "--method bfgs takes no constraints"),
+        (["--subject-to", "x == 0", "--trace"], "--trace cannot go with --subject-to"),
     ],
 )
 def test_what_a_constrained_run_refuses(gradcli, extra, message):
