@@ -187,3 +187,24 @@ def test_polar_to_cartesian_at_a_right_angle(gradcli_json, monkeypatch):
     out = gradcli_json("jacobian", "samples/polar_to_cartesian.grad", "--var", "θ=pi/2")
     close(out["value"], [0, 2], atol=1e-15)
     close(out["jacobian"]["θ"], [-2, 0], atol=1e-15)
+
+
+def _arm_angles(l1, l2, px, py):
+    """The two-link arm's joint angles by hand, elbow up (t2 > 0): the law of cosines
+    gives t2, the target's angle less the second link's gives t1."""
+    t2 = np.arccos((px**2 + py**2 - l1**2 - l2**2) / (2 * l1 * l2))
+    t1 = np.arctan2(py, px) - np.arctan2(l2 * np.sin(t2), l1 + l2 * np.cos(t2))
+    return np.array([t1, t2])
+
+
+def test_two_link_arm(gradcli_json, monkeypatch):
+    monkeypatch.chdir(SAMPLES.parent)
+    out = gradcli_json("solve", "samples/two_link_arm.grad", "--sensitivity")
+    given = {"l1": 1.0, "l2": 0.8, "px": 1.2, "py": 0.9}
+    close([out["point"]["t1"], out["point"]["t2"]], _arm_angles(**given))
+    h = 1e-6  # the closed form's derivative by central differences
+    for name, value in given.items():
+        up = _arm_angles(**{**given, name: value + h})
+        down = _arm_angles(**{**given, name: value - h})
+        found = [out["sensitivity"]["t1"][name], out["sensitivity"]["t2"][name]]
+        close(found, (up - down) / (2 * h), rtol=1e-7, atol=1e-8)

@@ -12,6 +12,9 @@ Each function returns a frozen report; ``gradcli.render`` lays it out:
   gradient, Hessian and Jacobian); ``critical``: the critical points in a box;
 - ``implicit``: the derivatives of inputs that equations determine (the
   implicit function theorem);
+- ``minimize_subject_to``: a minimum under constraints (``parse_constraints``),
+  with its multipliers and KKT check; ``with_sensitivity``: any of the three,
+  with the derivative of the solution with respect to the other inputs;
 - ``fit``: nonlinear least squares with NIST's standard errors;
 - ``div``, ``curl`` and ``laplacian``: vector calculus at a point;
 - ``assemble_hessian`` and ``assemble_jacobian``: the whole matrix over all
@@ -47,6 +50,10 @@ _LAZY = {
     "MinimizeReport": "optimize",
     "solve": "optimize",
     "SolveReport": "optimize",
+    "minimize_subject_to": "constrained",
+    "parse_constraints": "constrained",
+    "ConstrainedReport": "constrained",
+    "with_sensitivity": "sensitivity",
     # Not a module named "critical": importing it would shadow the function here.
     "critical": "critical_points",
     "CriticalReport": "critical_points",

@@ -98,6 +98,8 @@ class MinimizeReport(Report):
     covariance: np.ndarray | None = None
     standard_errors: Mapping[str, np.ndarray] | None = None
     correlation: np.ndarray | None = None
+    #: d(point)/d(each other input) with ``--sensitivity`` (``analysis.sensitivity``).
+    sensitivity: Mapping | None = None
 
     def as_tree(self) -> dict:
         tree = {
@@ -117,7 +119,7 @@ class MinimizeReport(Report):
             "converged": self.converged,
             "message": self.message,
         }
-        return tree
+        return tree_with_sensitivity(tree, self.sensitivity)
 
     def covariance_tree(self) -> dict:
         """With ``covariance``, the standard errors, the covariance and the correlation
@@ -402,9 +404,11 @@ class SolveReport(Report):
     #: The Jacobian's determinant at the root.
     determinant: float
     warnings: tuple[str, ...] = ()
+    #: d(point)/d(each other input) with ``--sensitivity`` (``analysis.sensitivity``).
+    sensitivity: Mapping | None = None
 
     def as_tree(self) -> dict:
-        return {
+        tree = {
             "point": dict(self.point),
             "residual": self.residual,
             "residual_norm": self.residual_norm,
@@ -415,6 +419,7 @@ class SolveReport(Report):
             "converged": self.converged,
             "message": self.message,
         }
+        return tree_with_sensitivity(tree, self.sensitivity)
 
     def row(self) -> dict:
         # Newton's or SciPy's: the method is a word, and the message one too.
@@ -560,6 +565,13 @@ def _singular(matrix: np.ndarray) -> bool:
         return True
     singular = np.linalg.svd(matrix, compute_uv=False)
     return bool(singular[-1] <= 1e-13 * max(1.0, float(singular[0])))
+
+
+def tree_with_sensitivity(tree: dict, sensitivity: Mapping | None) -> dict:
+    """A report's tree, with its ``sensitivity`` section last when it has one."""
+    if sensitivity is not None:
+        tree["sensitivity"] = {x: dict(by) for x, by in sensitivity.items()}
+    return tree
 
 
 def scalar_of(value) -> float:

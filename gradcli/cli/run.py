@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from . import using  # noqa: F401  (registered first: run is listed after the others)
+from . import fit, using, vector_calculus  # noqa: F401  (registered first: run is listed last)
 from .common import cli
 
 

@@ -1,10 +1,10 @@
-"""The commands that put the derivative to work (minimize, solve, critical, fit, div,
-curl, laplacian): thin Click commands over ``gradcli.analysis``, loaded with the
-analyses (``cli.analysis``), so that ``gradcli grad`` does not pay for them."""
+"""The commands that put the derivative to work (minimize, solve, critical, implicit;
+fit in ``cli.fit``, div, curl and laplacian in ``cli.vector_calculus``): thin Click
+commands over ``gradcli.analysis``, loaded with the analyses (``cli.analysis``), so
+that ``gradcli grad`` does not pay for them."""
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 
@@ -14,7 +14,6 @@ from ..core import bindings as _bindings
 from ..errors import GradcliError
 from .analysis import (
     POINTS_REPORT_OPTIONS,
-    REPORT_OPTIONS,
     analysis_command,
     run_report,
     run_report_or_rows,
@@ -30,11 +29,18 @@ _POINTS_OVER = _POINTS[1]  # --over of many points, which critical spells its bo
 EXIT_NOT_CONVERGED = 1
 
 _WRT = _option("wrt", multiple=True, metavar="X,Y", help="The inputs varied [default: all].")
-_BOUNDS = _option(
+BOUNDS = _option(
     "bounds",
     multiple=True,
     metavar="X=LOW:HIGH",
     help="Keep every entry of X within [LOW, HIGH] (repeatable; x=0: has no upper bound).",
+)
+_SENSITIVITY = _option(
+    "sensitivity",
+    is_flag=True,
+    help="Also the derivative of the solution with respect to every other input and "
+    "every const (bound or not), by the implicit function theorem (of the KKT system, "
+    "the active constraints held, with --subject-to).",
 )
 _MAX_ITER = _option(
     "max-iter", "max_iter", type=click.IntRange(1), default=1000, show_default=True,
@@ -70,7 +76,13 @@ def _stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
-def _converged(report, options, command: str) -> int:
+def _with_sensitivity(compute):
+    from ..analysis.sensitivity import with_sensitivity
+
+    return with_sensitivity(compute)
+
+
+def converged(report, options, command: str) -> int:
     if not report.converged:
         # minimize: its own test decides, SciPy's message says how the method stopped.
         why = getattr(report, "first_order", None)
@@ -90,9 +102,10 @@ def _converged(report, options, command: str) -> int:
         help="scipy.optimize.minimize's method: trust-exact, newton-cg, trust-ncg, "
         "trust-krylov, dogleg (with the exact Hessian; Hessian-vector products for "
         "newton-cg, trust-ncg and trust-krylov over 200 entries), bfgs, l-bfgs-b, cg, tnc, "
-        "slsqp [default: trust-exact; newton-cg over 200 entries; l-bfgs-b with --bounds].",
+        "slsqp [default: trust-exact; newton-cg over 200 entries; l-bfgs-b with --bounds]; "
+        "with --subject-to, trust-constr or slsqp [default: slsqp with an inequality].",
     ),
-    _BOUNDS,
+    BOUNDS,
     _option("maximize", is_flag=True, help="Find a local maximum instead."),
     _option("tol", type=float, default=1e-10, show_default=True, help="SciPy's tolerance."),
     _option(
@@ -118,11 +131,22 @@ def _converged(report, options, command: str) -> int:
         help="Also show every iteration's point, f and |grad f|: a table on a terminal, "
         "CSV with --format plain (or piped), one JSON object a line with --format json.",
     ),
+    _SENSITIVITY,
+    _option(
+        "subject-to",
+        "subject_to",
+        multiple=True,
+        metavar='"LHS == RHS"',
+        help="A constraint (repeatable): LHS == RHS, LHS <= RHS or LHS >= RHS, each side "
+        "an expression of the inputs and consts; trust-constr (exact Hessian of the "
+        "Lagrangian) or slsqp; prints the multipliers and checks the KKT conditions.",
+    ),
     shared=POINTS_REPORT_OPTIONS,
 )
 def minimize_command(
-    source, wrt, method, bounds, maximize, tol, gtol, max_iter, covariance, trace, **options
-):
+    source, wrt, method, bounds, maximize, tol, gtol, max_iter, covariance, trace, sensitivity,
+    subject_to, **options,
+):  # fmt: skip
     """A local minimum of a scalar SOURCE from the bound start, by
     scipy.optimize.minimize with the engine's exact gradient and Hessian; the
     end point is classified by its Hessian, as 'gradcli hessian' does.
@@ -190,10 +214,55 @@ def minimize_command(
       a,point.x,value,gradient_norm,scaled_gradient,classification,eigenvalues[0],iterations,evaluations,polish_steps,converged
       1,0.5,0.5,0,0,local minimum,4,1,2,0,true
       2,1,2,0,0,local minimum,4,1,2,0,true
+
+    With --subject-to, a minimum under constraints (LHS == RHS, LHS <= RHS,
+    LHS >= RHS; 0 <= x <= 1 is two), each side a program of the inputs and
+    consts. Each constraint gets its multiplier lambda_i, with grad f + sum
+    lambda_i grad c_i = 0 where c_i = LHS - RHS (RHS - LHS for >=), and the KKT
+    conditions (stationarity, feasibility, lambda_i >= 0 and lambda_i c_i = 0
+    for the inequalities) are checked, each scaled, to 1e-7; exit status 1
+    when one does not hold. The end point is classified by the Hessian of the
+    Lagrangian on the active constraints' tangent space. By trust-constr with
+    the exact Hessian of the Lagrangian, or slsqp with an inequality.
+
+    \b
+      $ gradcli minimize "x + y" --x 1 --y 0 --subject-to "x**2 + y**2 == 1" \
+          --get multipliers --precision 10
+      0.7071067812
+
+    With --sensitivity, how the minimiser moves with the other inputs and the
+    consts: dx/dp = -H_xx^-1 H_xp, where the gradient is zero (here
+    dx/dc = 1/(1 + 6x^2)):
+
+    \b
+      $ gradcli minimize "(x-c)**2 + x**4" --x 1 --c 2 --wrt x --sensitivity \
+          --get sensitivity.x.c --precision 10
+      0.1928798027
     """
     from ..analysis.flat import parse_bounds
     from ..analysis.optimize import minimize
 
+    if subject_to:
+        if options["points"] is not None or options["over"]:
+            raise GradcliError(
+                "--subject-to runs at one point: leave out --points/--over (a constrained "
+                "problem at many points is not implemented)"
+            )
+        if covariance:
+            raise GradcliError(
+                "--covariance cannot go with --subject-to: the inverse Hessian is not the "
+                "covariance of a constrained estimate (not implemented)"
+            )
+        if gtol is not None:
+            raise GradcliError(
+                "--gtol cannot go with --subject-to: the KKT conditions are checked, each "
+                "scaled, to 1e-7"
+            )
+        return _minimize_subject_to(
+            source, subject_to, wrt, method, bounds, maximize, tol, max_iter, trace,
+            sensitivity, options,
+        )  # fmt: skip
+    compute = _with_sensitivity(minimize) if sensitivity else minimize
     arguments = {
         "wrt": _bindings.names_of(wrt), "method": method, "bounds": parse_bounds(bounds),
         "maximize": maximize, "tol": tol, "gtol": gtol, "max_iter": max_iter,
@@ -202,18 +271,46 @@ def minimize_command(
     if options["points"] is not None or options["over"]:
         if trace:
             raise GradcliError("--trace follows one run: leave out --points/--over")
-        return run_report_or_rows(minimize, "minimize", source, options, **arguments)[1]
+        return run_report_or_rows(compute, "minimize", source, options, **arguments)[1]
     progress = _Progress("minimize") if _stderr_is_terminal() else None
 
     def run(*args, **kwargs):
         try:
-            return minimize(*args, progress=progress, **kwargs)
+            return compute(*args, progress=progress, **kwargs)
         finally:  # the line wiped before the report is written
             if progress is not None:
                 progress.close()
 
     report = run_report_or_rows(run, "minimize", source, options, **arguments, trace=trace)[0]
-    return _converged(report, options, "minimize")
+    return converged(report, options, "minimize")
+
+
+def _minimize_subject_to(
+    source, subject_to, wrt, method, bounds, maximize, tol, max_iter, trace, sensitivity, options
+) -> int:
+    from ..analysis.constrained import minimize_subject_to, parse_constraints
+    from ..errors import GradcliError
+
+    constraints = parse_constraints(subject_to)
+    for given, name, instead in (
+        (bounds, "--bounds", 'write them as constraints (--subject-to "x >= 0")'),
+        (trace, "--trace", "it is not implemented for a constrained problem"),
+    ):
+        if given:
+            raise GradcliError(f"{name} cannot go with --subject-to: {instead}")
+    compute = _with_sensitivity(minimize_subject_to) if sensitivity else minimize_subject_to
+    report = run_report(
+        compute,
+        source,
+        options,
+        constraints=constraints,
+        wrt=_bindings.names_of(wrt),
+        method=method,
+        maximize=maximize,
+        tol=tol,
+        max_iter=max_iter,
+    )
+    return converged(report, options, "minimize")
 
 
 @analysis_command(
@@ -223,9 +320,10 @@ def minimize_command(
     _option("tol", type=float, default=1e-12, show_default=True,
             help="Converged when max |F| <= TOL * max(1, max |F(start)|)."),
     _MAX_ITER,
+    _SENSITIVITY,
     shared=POINTS_REPORT_OPTIONS,
 )  # fmt: skip
-def solve_command(source, wrt, tol, max_iter, **options):
+def solve_command(source, wrt, tol, max_iter, sensitivity, **options):
     """A zero of SOURCE from the bound start: a scalar equation (write
     x**3 = 2*x + 5 as "x**3 - 2*x - 5") or a square system ("[x**2 + y**2 - 4,
     x - y]"), by Newton's method with the exact Jacobian; when Newton stalls,
@@ -256,13 +354,22 @@ def solve_command(source, wrt, tol, max_iter, **options):
       2,1.4142135623730951,4.440892098500626e-16,4.440892098500626e-16,2.8284271247461903,5,8,true
       3,1.7320508075688772,-4.440892098500626e-16,4.440892098500626e-16,3.464101615137755,5,8,true
       4,2.000000000000002,8.881784197001252e-15,8.881784197001252e-15,4.000000000000004,5,8,true
+
+    With --sensitivity, how the root moves with the other inputs and the consts:
+    dx/dp = -F_x^-1 F_p (here dx/da = x/(3x^2 - a)):
+
+    \b
+      $ gradcli solve "x**3 - a*x - 5" --x 2 --a 2 --wrt x --sensitivity \
+          --get sensitivity.x.a --precision 10
+      0.1876596486
     """
     from ..analysis.optimize import solve
 
+    compute = _with_sensitivity(solve) if sensitivity else solve
     report, status = run_report_or_rows(
-        solve, "solve", source, options, wrt=_bindings.names_of(wrt), tol=tol, max_iter=max_iter
+        compute, "solve", source, options, wrt=_bindings.names_of(wrt), tol=tol, max_iter=max_iter
     )
-    return status if report is None else _converged(report, options, "solve")
+    return status if report is None else converged(report, options, "solve")
 
 
 @analysis_command(
@@ -389,137 +496,3 @@ def _solved_for(texts) -> tuple[str, ...]:
 
 
 # A parameter starts a new NAME=VALUE after a comma: b1=500,b2=1e-4 (a value keeps its commas).
-_NEXT_PARAMETER = re.compile(r",\s*(?=[A-Za-z_]\w*\s*=)")
-
-
-def _parameters(texts) -> dict[str, str]:
-    parts = [part for text in texts for part in _NEXT_PARAMETER.split(text)]
-    return _bindings.named_texts(parts, "--params", "a starting value")
-
-
-@analysis_command(
-    cli,
-    "fit",
-    _option("points", required=True, metavar="FILE",
-            help="The data: .csv with a header, .jsonl, .npz, .parquet (as --points reads)."),
-    _option("params", multiple=True, required=True, metavar="B1=V,B2=V",
-            help="The parameters fitted and their starting values."),
-    _option("response", default="y", show_default=True, metavar="COLUMN",
-            help="The column of observed values (--y would bind an input named y)."),
-    _option("weights", metavar="COLUMN", help="A column of weights w: minimise sum w r^2."),
-    _option("sigma", metavar="COLUMN",
-            help="A column of standard deviations s: minimise sum (r/s)^2."),
-    _BOUNDS,
-    _option("output", "-o", metavar="FILE.png",
-            help="Also draw the data, the model and the residuals into FILE (.png, .svg)."),
-    shared=REPORT_OPTIONS,
-)  # fmt: skip
-def fit_command(source, points, params, response, weights, sigma, bounds, output, **options):
-    """Nonlinear least squares: the parameters of the model SOURCE that fit the
-    response column of the data best, every other input of the model being a
-    column. scipy.optimize.least_squares (Levenberg-Marquardt; trust-region
-    reflective with --bounds) gets the residuals' exact Jacobian at every row
-    at once. Prints each parameter with its standard error (from s^2 (J^T J)^-1,
-    as NIST certifies them), the residual sum of squares, s, the degrees of
-    freedom and the correlations; --output FILE.png also draws the data, the
-model and the residuals (with matplotlib). Exit status 1 when it does not
-converge.
-
-    \b
-    Example:
-      $ gradcli fit "b1*(1-exp(-b2*x))" --points samples/misra1a.csv \
-          --params b1=500,b2=1e-4 --format plain --precision 10
-      parameters.b1.value 238.9421292
-      parameters.b1.standard_error 2.707007524
-      parameters.b2.value 0.0005501564318
-      parameters.b2.standard_error 7.266868844e-06
-      rss 0.1245513889
-      residual_sd 0.1018787633
-      dof 12
-      observations 14
-      correlation.labels b1 b2
-      correlation.matrix 1 -0.998776192 -0.998776192 1
-      method levenberg-marquardt
-      evaluations 22
-      converged true
-      message `xtol` termination condition is satisfied.
-    """
-    from ..analysis.fitting import fit
-    from ..analysis.flat import parse_bounds
-
-    if output is not None:
-        from ..render.fit_image import check_output
-
-        output = check_output(output)  # before the fit: a picture it cannot draw fails first
-    report = run_report(
-        fit,
-        source,
-        options,
-        data=points,
-        params=_parameters(params),
-        response=response,
-        weights=weights,
-        sigma=sigma,
-        bounds=parse_bounds(bounds),
-    )
-    if output is not None:
-        from ..render.fit_image import write_fit_image
-
-        write_fit_image(report, output)
-    return _converged(report, options, "fit")
-
-
-_COORDINATES = _option(
-    "wrt", multiple=True, metavar="X,Y,Z",
-    help="The coordinates, in order [default: every input, alphabetically].",
-)  # fmt: skip
-
-
-def _vector(name: str, source, wrt, options) -> int:
-    from ..analysis import vector_calculus
-
-    compute = getattr(vector_calculus, name)
-    report = run_report(compute, source, options, wrt=_bindings.names_of(wrt))
-    return strict_status(report, options)
-
-
-@analysis_command(cli, "div", _COORDINATES, shared=REPORT_OPTIONS)
-def div_command(source, wrt, **options):
-    """The divergence of the field SOURCE (one entry per coordinate) at the
-    bound point: the trace of its exact Jacobian.
-
-    \b
-    Example:
-      $ gradcli div "[x*y, y*z, z*x]" --x 1 --y 2 --z 3 --format plain
-      div 6
-      coordinates x y z
-    """
-    return _vector("div", source, wrt, options)
-
-
-@analysis_command(cli, "curl", _COORDINATES, shared=REPORT_OPTIONS)
-def curl_command(source, wrt, **options):
-    """The rotation of the field SOURCE (three entries, three coordinates) at
-    the bound point: its curl, from the exact Jacobian.
-
-    \b
-    Example:
-      $ gradcli curl "[x*y, y*z, z*x]" --x 1 --y 2 --z 3 --format plain
-      curl -2 -3 -1
-      coordinates x y z
-    """
-    return _vector("curl", source, wrt, options)
-
-
-@analysis_command(cli, "laplacian", _COORDINATES, shared=REPORT_OPTIONS)
-def laplacian_command(source, wrt, **options):
-    """The Laplacian of a scalar SOURCE at the bound point: the trace of its
-    exact Hessian.
-
-    \b
-    Example:
-      $ gradcli laplacian "x**2*y + z**3" --x 1 --y 2 --z 3 --format plain
-      laplacian 22
-      coordinates x y z
-    """
-    return _vector("laplacian", source, wrt, options)

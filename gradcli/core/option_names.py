@@ -23,7 +23,7 @@ OPTION_NAMES = frozenset(
         "order", "grad", "eps", "atol", "rtol", "sigma", "cov", "monte-carlo", "exact",
         # using the derivative (minimize, solve, critical, fit; jvp --unit)
         "method", "bounds", "maximize", "trace", "tol", "max-iter", "params", "response",
-        "weights", "unit", "gtol", "covariance", "solve-for",
+        "weights", "unit", "gtol", "covariance", "solve-for", "sensitivity", "subject-to",
     }
 )  # fmt: skip
 

@@ -7,6 +7,7 @@ from rich.text import Text
 
 from .numbers import format_array, format_number
 from .reports import new_table, report_line, report_title
+from .solution_tables import sensitivity_table
 from .terminal import shown_text
 
 
@@ -70,6 +71,7 @@ def _minimize(report, console, precision: int) -> None:
     report_line(console, "method:", counts)
     # Converged is the first-order test's verdict; SciPy's message says how it stopped.
     _status(console, report.converged, f"SciPy: {report.message}")
+    sensitivity_table(report, console, precision)
 
 
 def _matrix(console, labels, matrix, precision: int, title: str) -> None:
@@ -87,6 +89,7 @@ def _solve(report, console, precision: int) -> None:
     counts = f"{report.method}, {report.iterations} iterations, {report.evaluations} evaluations"
     report_line(console, "method:", counts)
     _status(console, report.converged, report.message)
+    sensitivity_table(report, console, precision)
 
 
 def _critical(report, console, precision: int) -> None:
@@ -171,8 +174,59 @@ def _implicit(report, console, precision: int) -> None:
     )
 
 
+_KKT = (
+    ("stationarity", "stationarity"),
+    ("feasibility", "feasibility"),
+    ("dual_feasibility", "dual feasibility"),
+    ("complementarity", "complementary slackness"),
+)
+
+
+def _constrained(report, console, precision: int) -> None:
+    """minimize --subject-to: the point, f, each constraint with c(x) and its multiplier,
+    the KKT conditions' measures, the reduced Hessian's verdict, the status."""
+    unicode = console.encoding.lower().startswith("utf")
+    nabla, lam, sigma = ("∇", "λ", "Σ") if unicode else ("grad ", "lambda", "sum ")
+    report_title(console, report)
+    sought = "local maximum" if report.maximize else "local minimum"
+    heading = sought if report.classification == sought else "end point"
+    console.print(
+        Text(f"{heading} at", style="bold"), _point_table(console, report.point, precision)
+    )
+    report_line(console, "f:", format_number(report.value, precision))
+    table = new_table(console, "constraint", "c(x)", lam, "active")
+    for c in report.constraints:
+        table.add_row(
+            Text(shown_text(c["text"], console.encoding)),
+            format_number(c["value"], precision),
+            format_number(c["multiplier"], precision),
+            "yes" if c["active"] else "no",
+        )
+    console.print(table)
+    kkt = report.kkt
+    rule = f"{nabla}f + {sigma}{lam}_i {nabla}c_i = 0, c_i = LHS - RHS (RHS - LHS for >=)"
+    console.print(Text(f"KKT conditions ({rule}), scaled", style="bold"))
+    checks = new_table(console, "condition", "measure", f"<= {kkt['tolerance']:g}")
+    for key, name in _KKT:
+        holds = kkt[key] <= kkt["tolerance"]
+        mark = Text("holds", style="green") if holds else Text("FAILS", style="bold red")
+        checks.add_row(name, format_number(kkt[key], 3), mark)
+    console.print(checks)
+    if report.eigenvalues is not None and report.eigenvalues.size:
+        eigenvalues = format_array(report.eigenvalues, precision)
+        report_line(console, "reduced Hessian eigenvalues:", eigenvalues)
+    elif report.eigenvalues is not None:
+        report_line(console, "reduced Hessian:", "none (the active constraints fix the point)")
+    report_line(console, "Lagrangian's Hessian says:", report.classification or "no KKT point")
+    counts = f"{report.method}, {report.iterations} iterations, {report.evaluations} evaluations"
+    report_line(console, "method:", counts)
+    _status(console, report.converged, report.message)
+    sensitivity_table(report, console, precision)
+
+
 LAYOUTS = {
     "minimize": _minimize,
+    "constrained": _constrained,
     "solve": _solve,
     "critical": _critical,
     "fit": _fit,
