@@ -142,3 +142,26 @@ def test_bounds_are_refused_they_would_make_the_gradient_not_zero(gradcli):
                      "--bounds", "x=0:1", "--sensitivity")  # fmt: skip
     assert result.exit_code == 2
     assert result.stderr.startswith("error: --sensitivity cannot go with --bounds")
+
+
+def test_sensitivity_at_many_points(gradcli):
+    # A row each, with its own derivative: d sqrt(a)/da = 1/(2 sqrt(a)) for solve, and
+    # dx/da = 1/(1 + 6x^2) at the minimiser of (x - a)^2 + x^4 (by hand).
+    import csv
+    import io
+
+    result = gradcli(
+        "solve", "x**2 - a", "--x", "1", "--over", "a=1:4:4", "--sensitivity", "--format", "csv"
+    )
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    got = [float(r["sensitivity.x.a"]) for r in rows]
+    assert got == pytest.approx([1 / (2 * np.sqrt(a)) for a in (1, 2, 3, 4)], rel=1e-12)
+    result = gradcli(
+        "minimize", "(x-a)**2 + x**4", "--x", "1", "--over", "a=1:2:2", "--sensitivity",
+        "--format", "csv",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    for row in csv.DictReader(io.StringIO(result.stdout)):
+        x = float(row["point.x"])
+        assert float(row["sensitivity.x.a"]) == pytest.approx(1 / (1 + 6 * x**2), rel=1e-9)

@@ -69,6 +69,8 @@ class ReportRows:
             self.bindings = {n: read_once(v, f"--{n}") for n, v in (bindings or {}).items()}
         self.settings = {"dtype": dtype, "seed": seed, "filename": filename}
         self.max_elements = max_elements
+        #: A solver's ``--sensitivity``: its report with the derivative of its solution.
+        self.sensitivity = bool(arguments.pop("sensitivity", False))
         self.arguments = arguments
         #: The reports' ``variables()`` (taylor), once a row is computed here.
         self.variables: list[str] | None = None
@@ -84,6 +86,10 @@ class ReportRows:
         size = len(next(iter(batch.values()))) if batch else 0
         module = importlib.import_module(f"gradcli.analysis.{ANALYSES[self.command]}")
         analysis = getattr(module, self.command)
+        if self.sensitivity:
+            from .sensitivity import with_sensitivity
+
+            analysis = with_sensitivity(analysis)
         rows = []
         with limits.max_elements(self.max_elements):
             for i in range(size):

@@ -271,7 +271,9 @@ def minimize_command(
     if options["points"] is not None or options["over"]:
         if trace:
             raise GradcliError("--trace follows one run: leave out --points/--over")
-        return run_report_or_rows(compute, "minimize", source, options, **arguments)[1]
+        return run_report_or_rows(
+            minimize, "minimize", source, options, **arguments, sensitivity=sensitivity
+        )[1]
     progress = _Progress("minimize") if _stderr_is_terminal() else None
 
     def run(*args, **kwargs):
@@ -365,11 +367,14 @@ def solve_command(source, wrt, tol, max_iter, sensitivity, **options):
     """
     from ..analysis.optimize import solve
 
+    arguments = {"wrt": _bindings.names_of(wrt), "tol": tol, "max_iter": max_iter}
+    if options["points"] is not None or options["over"]:
+        return run_report_or_rows(
+            solve, "solve", source, options, **arguments, sensitivity=sensitivity
+        )[1]
     compute = _with_sensitivity(solve) if sensitivity else solve
-    report, status = run_report_or_rows(
-        compute, "solve", source, options, wrt=_bindings.names_of(wrt), tol=tol, max_iter=max_iter
-    )
-    return status if report is None else converged(report, options, "solve")
+    report, _ = run_report_or_rows(compute, "solve", source, options, **arguments)
+    return converged(report, options, "solve")
 
 
 @analysis_command(
