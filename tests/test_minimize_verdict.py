@@ -119,3 +119,16 @@ def test_gtol_is_the_tolerance_held_to(gradcli):
     assert result.exit_code == 1 and "gradient_tolerance 1e-30" in result.stdout
     result = gradcli("minimize", LOGISTIC, "--gtol", "1e-6", "--format", "plain")
     assert result.exit_code == 0 and "gradient_tolerance 1e-06" in result.stdout
+
+
+def test_a_converged_minimum_is_polished_to_newtons_digits(gradcli_json):
+    # SciPy's trust region stops at |grad| ~ 6e-10 (x = 0.999999998); the minimum of
+    # -x exp(-x) is x = 1 by hand ((x - 1) exp(-x) = 0), which Newton's steps reach.
+    shown = gradcli_json("minimize", "-x*exp(-x)", "--x", "1.5")
+    assert shown["converged"] and shown["polish_steps"] >= 1
+    assert shown["point"]["x"] == pytest.approx(1, abs=1e-14)
+    # The normal likelihood's covariance is diagonal by hand: diag(sigma^2/n, sigma^2/(2n)).
+    source = "const y = [2, 4, 3, 5, 6]; mu = 1; sigma = 2; "
+    source += "numel(y)*log(sigma) + sum((y - mu)**2)/(2*sigma**2)"
+    shown = gradcli_json("minimize", source, "--covariance")
+    np.testing.assert_allclose(shown["covariance"]["matrix"], [[0.4, 0], [0, 0.2]], atol=1e-14)

@@ -297,7 +297,7 @@ def minimize(
     gtol = optimum.default_gtol(dtype) if gtol is None else float(gtol)
     end, whole, verdict, doubt, scaled = _end_point(source, flat, options, objective, x, box)
     polished = 0
-    if scaled > gtol and flat.size <= HESSIAN_LIMIT:
+    if flat.size <= HESSIAN_LIMIT and scaled > 0:  # 0: no step can do better
         eps = float(np.finfo(np.dtype(dtype)).eps)
         x, polished = optimum.polish(objective.second_order, x, box, gtol, eps)
         if polished:

@@ -185,22 +185,22 @@ def minimize_command(
       point.mu 4
       point.sigma 1.41421
       value 4.23287
-      gradient_norm 8.52246e-14
-      scaled_gradient 1.99338e-14
+      gradient_norm 8.9509e-16
+      scaled_gradient 2.09829e-16
       gradient_tolerance 1.49012e-08
       classification local minimum
       eigenvalues 2.5 5
       standard_errors.mu 0.632456
       standard_errors.sigma 0.447214
       covariance.labels mu sigma
-      covariance.matrix 0.4 -1.38362e-15 -1.38362e-15 0.2
+      covariance.matrix 0.4 0 0 0.2
       correlation.labels mu sigma
-      correlation.matrix 1 -4.89183e-15 -4.89183e-15 1
+      correlation.matrix 1 0 0 1
       method trust-exact
       maximize false
       iterations 6
-      evaluations 7
-      polish_steps 0
+      evaluations 10
+      polish_steps 1
       converged true
       message Optimization terminated successfully.
 
