@@ -442,6 +442,25 @@ def programs(draw, names=None):
     return FuzzProgram(name, ir.Program(tuple(statements)), inputs, on_kink)
 
 
+#: The language's derivatives inside programs (``language.derivatives``).
+DERIVATIVES = ("grad", "jacobian", "hessian")
+
+
+@st.composite
+def derivative_programs(draw, names=None):
+    """A random program (``programs``) whose result is then differentiated inside the
+    program with respect to its input x: ``F = sum(result); grad(F, x)`` (or hessian),
+    or ``F = result; jacobian(F, x)``; PyTorch's autograd.grad(create_graph=True) is
+    the oracle. Not on kinks, where second derivatives differ by declaration."""
+    case = draw(programs(names).filter(lambda c: "x" in c.inputs and not c.on_kink))
+    form = draw(st.sampled_from(DERIVATIVES))
+    *head, last = case.program.statements
+    value = last if form == "jacobian" else _sum(last)
+    call = ir.Call(form, (ir.Name("F"), ir.Name("x")))
+    program = ir.Program((*head, ir.Assign("F", value), call))
+    return FuzzProgram(case.function, program, case.inputs, case.on_kink)
+
+
 def binding_text(array: np.ndarray) -> str:
     """An input's value as the language writes it, at full precision (nan and inf are
     names of the language)."""

@@ -28,6 +28,7 @@ from fuzzing import (
     accepts_more,
     binding_text,
     declared_differences,
+    derivative_programs,
     near_misses,
     oracle_rtol,
     programs,
@@ -324,6 +325,21 @@ def _kinked(name):
 @fuzz_settings(200)
 @given(programs(names=_kinked(None)), st.integers(0, 3))
 def test_random_programs_at_kinks_agree_with_pytorch(case, sample):
+    check_against_torch(case, sample)
+
+
+def _smooth(name):
+    """The functions whose second derivatives agree with PyTorch's everywhere (none
+    declared to differ): derivatives inside programs differentiate once more."""
+    second = {"grad", "grad2", "jvp", "hessian", "jacobian"}
+    return sorted(n for n in FUNCTIONS if not declared_differences(n) & second)
+
+
+@fuzz_settings(60)
+@given(derivative_programs(names=_smooth(None)), st.integers(0, 3))
+def test_random_derivatives_inside_programs_agree_with_pytorch(case, sample):
+    """grad(F, x), jacobian(F, x), hessian(F, x) of random programs: the value, its
+    gradient (one order more) and by ``sample`` its Jacobian, Hessian or jvp."""
     check_against_torch(case, sample)
 
 

@@ -223,6 +223,34 @@ TORCH = {
 }
 
 
+def _grad(f, x):
+    """``grad(F, x)``: torch.autograd.grad(create_graph=True) of a one-entry F, zeros where
+    F does not reach x (x: an input, a leaf that requires grad)."""
+    if f.numel() != 1:
+        raise ValueError(f"grad needs a scalar, not a tensor of shape {tuple(f.shape)}")
+    if not f.requires_grad:
+        return torch.zeros_like(x)
+    (g,) = torch.autograd.grad(
+        f.reshape(()), x, create_graph=True, allow_unused=True, materialize_grads=True
+    )
+    return g
+
+
+def _jacobian(f, x):
+    rows = [_grad(entry, x) for entry in f.reshape(-1)]
+    if not rows:
+        return torch.zeros((*f.shape, *x.shape), dtype=x.dtype)
+    return torch.stack(rows).reshape(*f.shape, *x.shape)
+
+
+def _hessian(f, x):
+    return _jacobian(_grad(f, x), x)
+
+
+#: The language's derivatives inside programs, as PyTorch's eager autograd.grad.
+_DERIVATIVES = {"grad": _grad, "jacobian": _jacobian, "hessian": _hessian}
+
+
 class TorchProgram:
     """Run ``program`` (an ``ir.Program``) on PyTorch with ``inputs`` (name -> tensor)
     bound to its inputs; ``signatures`` maps a function's name to its parameter names."""
@@ -380,6 +408,9 @@ class TorchProgram:
                 return self.evaluate(user.body)
             finally:
                 self.locals = saved
+        if node.func in _DERIVATIVES:
+            f, x = (self.evaluate(a) for a in node.args)
+            return _DERIVATIVES[node.func](as_tensor(f), x)
         return self.builtin(node.func, None, node.args, node.keywords)
 
     def Method(self, node):

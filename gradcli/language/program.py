@@ -78,6 +78,7 @@ class CompiledProgram:
             from .evaluate_points import BatchedEvaluator
 
             evaluator = BatchedEvaluator(points, generator)
+        evaluator.tracked = self.analysis.tracked
         values = {}
         try:
             quiet = np.errstate(all="ignore")
