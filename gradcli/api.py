@@ -326,6 +326,13 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
 
     table = gradcli.ops.FUNCTIONS
     if name is not None and name not in table:
+        from gradcli.language.derivatives import FORMS
+
+        if name in FORMS:
+            raise GradcliError(
+                f"{name}(F, x) is not a function of the op table but a derivative inside"
+                f" programs: {FORMS[name]} (docs/language.md, 'Derivatives inside programs')"
+            )
         raise GradcliError(f"unknown function {name!r}{suggest_function(name)}")
     chosen = [table[name]] if name is not None else table.values()
     # A kind missing from KINDS goes last rather than nowhere.

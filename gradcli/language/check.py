@@ -444,7 +444,7 @@ class _Checker:
                 f"'{node.func}' is not a function: to multiply, write {node.func}*(...)", span
             )
         else:
-            hint = suggest_function(node.func, self.functions)
+            hint = suggest_function(node.func, [*self.functions, *FORMS])
             raise GradcliError(f"unknown function '{node.func}'{hint}", span)
 
     def derivative(self, node: ir.Call, span: Span) -> None:

@@ -9,11 +9,12 @@ derivative of a derivative is a second derivative. The derivative goes through
 ``x`` holds is held fixed, as PyTorch's partial derivatives are.
 
 So that the derivative exists whatever the command differentiates, the evaluator
-*tracks* every name that is the second argument of one of these forms: when that
-name is bound to a tensor that does not require grad (an input the command does
-not differentiate, a const, anything under ``eval``), it is bound instead to a
-copy that does (``x.detach().requires_grad_()``), and a program that uses the
-forms is evaluated with grad mode on. At many points a tracked name holds one
+*tracks* every name that is the second argument of one of these forms: the name
+is bound to a tensor of its own, a copy of its value that requires grad (on the
+graph when the value requires grad, so the command differentiates through it; a
+new leaf when not: an input the command does not differentiate, a const,
+anything under ``eval``), and a program that uses the forms is evaluated with
+grad mode on. At many points a tracked name holds one
 copy at each point (``Batched``), so each point's F is differentiated with
 respect to that point's x alone.
 
@@ -32,11 +33,12 @@ from ..engine.state import enable_grad
 from ..engine.tensor import Tensor
 from ..errors import GradcliError, GradcliTypeError, Span
 
-#: Each form's parameters, as the language's signatures show them, and what it computes.
+#: What each form computes (``gradcli functions grad`` says it).
 FORMS = {
     "grad": "the gradient of the scalar F with respect to x, of x's shape",
     "jacobian": "the derivative of each entry of F with respect to x, of shape F.shape + x.shape",
-    "hessian": "the second derivative of the scalar F with respect to x, of shape x.shape * 2",
+    "hessian": "the second derivative of the scalar F with respect to x, of shape"
+    " x.shape + x.shape",
 }
 PARAMETERS = ("F", "x")
 
@@ -56,13 +58,20 @@ def tracked(value, size: int | None = None):
     if size is not None:
         if type(value) is not Batched:
             value = Batched.broadcast(_tensor(value), size)
-        if not value.physical.requires_grad:
-            value = Batched(value.physical.detach().requires_grad_())
-        return value
-    value = _tensor(value)
-    if not value.requires_grad:
-        value = value.detach().requires_grad_()
-    return value
+        return Batched(_own(value.physical))
+    return _own(_tensor(value))
+
+
+def _own(value: Tensor) -> Tensor:
+    """A tensor of its own standing for ``value``: a copy on the graph when ``value``
+    requires grad (so the command still differentiates through it), else a new leaf.
+    Never ``value`` itself: f(t) = grad(t**3 * y, t) called as f(y) differentiates
+    through t alone, whether or not the command differentiates y."""
+    if not value.dtype.is_floating_point:
+        return value  # indices (argmax's) have no derivative: ``derivative`` refuses them
+    if value.requires_grad:
+        return ops.clone(value)
+    return value.detach().requires_grad_()
 
 
 def _tensor(value) -> Tensor:
@@ -82,9 +91,7 @@ def derivative(form: str, f, x, f_span: Span, x_span: Span):
         f_phys = f.physical if type(f) is Batched else None
     else:
         size = None
-        if type(x) is not Tensor or not x.requires_grad:
-            raise GradcliError(f"{form}: the name is not tracked for a derivative", x_span)
-        x_phys = x
+        x_phys = _tensor(x)
         f_phys = _tensor(f)
     if f_phys is None:  # the same at every point: F does not reach any point's x
         f_shape = tuple(np.shape(f))
@@ -97,7 +104,11 @@ def derivative(form: str, f, x, f_span: Span, x_span: Span):
             f_span,
         )
     if not x_phys.dtype.is_floating_point:
-        raise GradcliTypeError(f"{form}: x must hold floating-point numbers", x_span)
+        raise GradcliTypeError(
+            f"the second argument of {form} holds integers (indices), which have no"
+            " derivative: a derivative is taken with respect to floating-point values",
+            x_span,
+        )
     with enable_grad():
         if form == "grad":
             return _rebatch(_gradient(f_phys, x_phys, size), size)
