@@ -449,14 +449,16 @@ DERIVATIVES = ("grad", "jacobian", "hessian")
 @st.composite
 def derivative_programs(draw, names=None):
     """A random program (``programs``) whose result is then differentiated inside the
-    program with respect to its input x: ``F = sum(result); grad(F, x)`` (or hessian),
-    or ``F = result; jacobian(F, x)``; PyTorch's autograd.grad(create_graph=True) is
-    the oracle. Not on kinks, where second derivatives differ by declaration."""
+    program with respect to its input x or its assigned name h: ``F = sum(result);
+    grad(F, x)`` (or hessian), or ``F = result; jacobian(F, x)``; PyTorch's
+    autograd.grad(create_graph=True) is the oracle. Not on kinks, where second
+    derivatives differ by declaration."""
     case = draw(programs(names).filter(lambda c: "x" in c.inputs and not c.on_kink))
     form = draw(st.sampled_from(DERIVATIVES))
+    target = draw(st.sampled_from(["x", "h"]))
     *head, last = case.program.statements
     value = last if form == "jacobian" else _sum(last)
-    call = ir.Call(form, (ir.Name("F"), ir.Name("x")))
+    call = ir.Call(form, (ir.Name("F"), ir.Name(target)))
     program = ir.Program((*head, ir.Assign("F", value), call))
     return FuzzProgram(case.function, program, case.inputs, case.on_kink)
 
