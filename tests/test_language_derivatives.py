@@ -303,3 +303,19 @@ def test_diff_on_the_command_line(gradcli):
     out = gradcli("diff", "grad(x**3, x)", "--x", "2", "--format", "plain")
     assert out.exit_code == 0
     assert "function 3*x**2\n" in out.output and "derivatives.x.formula 6*x\n" in out.output
+
+
+def test_the_forms_are_known_by_name(gradcli):
+    out = gradcli("eval", "grad + 1")
+    assert out.exit_code == 2
+    assert out.output.startswith("error: 'grad' is a function: call it as grad(...) at 1:1")
+    out = gradcli("eval", "gard(x**2, x)", "--x", "1")
+    assert out.output.startswith("error: unknown function 'gard' (did you mean 'grad'?)")
+    out = gradcli("functions", "hessian")
+    assert out.exit_code == 2 and "a derivative inside programs" in out.output
+    out = gradcli("eval", "v = [3, 1, 2]; i = argmax(v); grad(v[i]*i, i)")
+    assert out.exit_code == 2
+    assert "the second argument of grad holds integers (indices)" in out.output
+    from gradcli.cli.session import Session
+
+    assert Session().completions("hess") == (["hessian"], 4)

@@ -15,6 +15,7 @@ from ..engine.tensor import Tensor
 from ..errors import GradcliError
 from . import ir
 from .check import BUILTIN_CONSTANTS, Analysis, check, suggest
+from .derivatives import FORMS
 from .evaluate import Evaluator, as_tensor
 from .ir import deep_recursion
 from .parser import parse
@@ -151,7 +152,7 @@ class CompiledProgram:
             span = self.analysis.free_spans[name]
             if name in self.analysis.module_errors:
                 raise self.analysis.module_errors[name]
-            if name in FUNCTIONS or name in self._functions():
+            if name in FUNCTIONS or name in FORMS or name in self._functions():
                 raise GradcliError(f"'{name}' is a function: call it as {name}(...)", span)
             variables = [*bound, *self._assigned(), *BUILTIN_CONSTANTS]
             hint = suggest(name, variables) or suggest(name, FUNCTIONS) or ": it has no value"
