@@ -75,11 +75,10 @@ def _own(value: Tensor) -> Tensor:
 
 
 def _tensor(value) -> Tensor:
+    """A value of the language (a tensor or a number literal's) as a tensor."""
     if type(value) is Tensor:
         return value
-    from .evaluate import as_tensor  # evaluate imports this module
-
-    return as_tensor(value)
+    return ops.tensor(float(value))  # 0-d, of the default dtype, as evaluate.as_tensor
 
 
 def derivative(form: str, f, x, f_span: Span, x_span: Span):
