@@ -343,6 +343,36 @@ def test_random_derivatives_inside_programs_agree_with_pytorch(case, sample):
     check_against_torch(case, sample)
 
 
+@fuzz_settings(40)
+@given(derivative_programs(names=_smooth(None)), st.sampled_from(["eval", "jacobian"]))
+def test_random_derivatives_inside_programs_at_many_points_are_each_points(case, command):
+    """At two points at once, each point's value and derivatives are those of the
+    program run at that point alone (or many-point evaluation refuses the program)."""
+    compare_at_many_points(case, command)
+
+
+def compare_at_many_points(case: FuzzProgram, command: str) -> str:
+    x = case.inputs["x"]
+    batch = {"x": np.stack([x, x * 0.5 + 0.125])}
+    others = {name: v for name, v in case.inputs.items() if name != "x"}
+    one = api.evaluate if command == "eval" else api.jacobian
+    alone = []
+    for point in batch["x"]:
+        try:
+            alone.append(one(case.source, {**others, "x": point}).arrays())
+        except GradcliError:
+            alone.append(None)
+    try:
+        many = api.points(command, case.source, others, batch)
+    except GradcliError:
+        return "refused"
+    for i, arrays in enumerate(alone):
+        assert arrays is not None, f"point {i} alone raises, not at many points: {case.source}"
+        for key, array in arrays.items():
+            assert_agree(many.arrays[key][i], array, f"{key} at point {i}", case)
+    return "agree"
+
+
 def _exit_cleanly(args):
     result = CliRunner().invoke(cli, args)
     assert result.exit_code in (0, 2, 3), (args, result.output, result.exception)
