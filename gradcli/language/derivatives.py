@@ -14,15 +14,17 @@ is bound to a tensor of its own, a copy of its value that requires grad (on the
 graph when the value requires grad, so the command differentiates through it; a
 new leaf when not: an input the command does not differentiate, a const,
 anything under ``eval``), and a program that uses the forms is evaluated with
-grad mode on. At many points a tracked name holds one
-copy at each point (``Batched``), so each point's F is differentiated with
-respect to that point's x alone.
+grad mode on. At many points a tracked name holds one copy at each point
+(``Batched``), so each point's F is differentiated with respect to that point's
+x alone.
 
 This module imports no Lark; ``check`` reads ``FORMS`` and ``evaluate`` calls
 ``derivative``.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -53,8 +55,8 @@ def target_error(form: str, span: Span) -> GradcliError:
 
 
 def tracked(value, size: int | None = None):
-    """``value`` as a tensor a derivative can be taken with respect to: itself when it
-    requires grad, else a copy that does; at ``size`` points, a Batched one."""
+    """``value`` as a tensor a derivative can be taken with respect to, a tensor of its
+    own (``_own``); at ``size`` points, a Batched one, a copy at each point."""
     if size is not None:
         if type(value) is not Batched:
             value = Batched.broadcast(_tensor(value), size)
@@ -96,7 +98,7 @@ def derivative(form: str, f, x, f_span: Span, x_span: Span):
         f_shape = tuple(np.shape(f))
     else:
         f_shape = tuple(f_phys.shape[1:] if size is not None else f_phys.shape)
-    if form in ("grad", "hessian") and _count(f_shape) != 1:
+    if form in ("grad", "hessian") and math.prod(f_shape) != 1:
         raise GradcliTypeError(
             f"{form} needs a scalar F, but F has shape {f_shape}: for the derivative of"
             " each of its entries use jacobian(F, x)",
@@ -116,13 +118,6 @@ def derivative(form: str, f, x, f_span: Span, x_span: Span):
         first = _gradient(f_phys, x_phys, size)
         x_shape = tuple(x_phys.shape[1:] if size is not None else x_phys.shape)
         return _rebatch(_jacobian(first, x_shape, x_phys, size), size)
-
-
-def _count(shape) -> int:
-    n = 1
-    for k in shape:
-        n *= k
-    return n
 
 
 def _rebatch(value: Tensor, size: int | None):
@@ -149,7 +144,7 @@ def _jacobian(f, f_shape, x: Tensor, size: int | None) -> Tensor:
     respect to ``x``: one reverse pass per entry, stacked, of shape f_shape + x's shape."""
     x_shape = tuple(x.shape[1:] if size is not None else x.shape)
     lead = () if size is None else (size,)
-    n = _count(f_shape)
+    n = math.prod(f_shape)
     if n == 0 or f is None or not f.requires_grad:
         return ops.zeros((*lead, *f_shape, *x_shape), dtype=x.dtype)
     flat = ops.reshape(f, (*lead, n))

@@ -239,8 +239,8 @@ class Evaluator:
     # ----- statements -----
 
     def bind(self, name: str, value):
-        """Give ``name`` the value ``value``: a tracked copy if a derivative is taken
-        with respect to it (``derivatives.tracked``)."""
+        """Give ``name`` the value ``value``: a tensor of its own if a derivative is
+        taken with respect to the name (``derivatives.tracked``)."""
         if name in self.tracked:
             value = self.track(value)
         self.env[name] = value
@@ -278,12 +278,11 @@ class Evaluator:
                 self.call_op(ops.setitem, where, target, key, value)
             except GradcliError as err:
                 raise blame_subscript(err, node.subscripts, key) from None
-            target = self.bind(node.name, target)
             if self.sources is not None and target.grad_fn is not None:
                 end = node.value.span  # the statement: k[0] = value
                 extent = Span(node.span.line, node.span.column, end.end_line, end.end_column)
                 self.sources.setdefault(target.grad_fn, extent)
-            return target
+            return self.bind(node.name, target)
         if isinstance(node, ir.FuncDef):
             self.functions[node.name] = node
             return None
@@ -379,7 +378,8 @@ class Evaluator:
         )
         if self.origins is not None or self.sources is not None:
             # The nodes the reverse pass recorded came from this call (graph, --steps).
-            for made in derivatives.nodes_made(result, self.origins or self.sources):
+            known = self.origins if self.origins is not None else self.sources
+            for made in derivatives.nodes_made(result, known):
                 if self.origins is not None:
                     self.origins.setdefault(made, (node.func, span))
                 if self.sources is not None:
