@@ -12,6 +12,10 @@ program uses every construct of the language: operators, methods, ``.T``,
 indexing and slicing, masks, list literals, element assignment, ``const``,
 user functions and inputs with default values.
 
+``derivative_programs()`` differentiates such a program inside itself
+(``grad(F, x)``, ``jacobian(F, x)``, ``hessian(F, x)``), for PyTorch's eager
+``autograd.grad(create_graph=True)`` to check.
+
 ``near_misses()`` draws text that is almost a program, or is not one at all.
 """
 

@@ -6,6 +6,8 @@ node by node, on PyTorch (``torch_program.TorchProgram``), in float64: both rais
 or both give the same value and the same gradient (a vector-Jacobian product for
 a non-scalar output), and for a sample of programs the same Jacobian, Hessian
 and Jacobian-vector product, at rtol 1e-9 with nan and inf in the same places.
+Programs that differentiate themselves (``fuzzing.derivative_programs``) are checked
+the same way, and at two points at once against each point alone.
 The same programs, and near misses and garbage text (``fuzzing.near_misses``),
 run through the ``gradcli`` command, which ends every one with exit 0, 2 or 3
 and never a traceback.
