@@ -319,3 +319,49 @@ def test_the_forms_are_known_by_name(gradcli):
     from gradcli.cli.session import Session
 
     assert Session().completions("hess") == (["hessian"], 4)
+
+
+def _plain(out) -> dict:
+    assert out.exit_code == 0, out.output
+    lines = (line.split(" ", 1) for line in out.output.splitlines() if " " in line)
+    return {key: value for key, value in lines}
+
+
+def test_a_program_file_with_derivatives_runs_under_every_command(gradcli, tmp_path):
+    """The slope -(2x + y)/(x + 2y) of samples/implicit_curve.grad at (1, 2): its value
+    -0.8, gradient (-3y, 3x)/(x + 2y)**2 and Hessian (6y, 9/125; 9/125, -12x)/(x + 2y)**3."""
+    from pathlib import Path
+
+    curve = Path(__file__).resolve().parent.parent / "samples/implicit_curve.grad"
+    plain = ("--format", "plain")
+
+    def run(*args):
+        return _plain(gradcli(*args, *plain))
+
+    def close(text, expected):
+        np.testing.assert_allclose([float(v) for v in text.split()], expected, rtol=1e-12)
+
+    close(run("eval", curve)["value"], [-0.8])
+    close(run("grad", curve)["grad.x"], [-0.24])
+    close(run("jacobian", curve)["jacobian.y"], [0.12])
+    hessian = run("hessian", curve)
+    close(hessian["hessian.x.x"] + " " + hessian["hessian.x.y"], [12 / 125, 9 / 125])
+    close(hessian["hessian.y.y"], [-12 / 125])
+    close(run("jvp", curve, "--tangent", "x=1", "--tangent", "y=1")["jvp"], [-0.24 + 0.12])
+    assert run("check", curve)["passed"] == "true"
+    # Taylor: the second-order coefficient of (x - 1)**2 is half of hessian.x.x.
+    assert "0.048*(x - 1)**2" in run("taylor", curve)["polynomial"]
+    close(run("plot", curve, "--over", "x=0:2:3")["f"], [-0.5, -0.8, -1])  # -(2x+2)/(x+4)
+    sigma = run("propagate", curve, "--x", "1+-0.01", "--y", "2+-0.01")["sigma"]
+    close(sigma, [0.01 * np.hypot(0.24, 0.12)])
+    # Where the derivative of x**4/4 - 2x + y**2 vanishes: x = 2**(1/3), y = 0.
+    program = tmp_path / "stationary.grad"
+    program.write_text("f = x**4/4 - 2*x + y**2\ngrad(f, x)**2 + grad(f, y)**2\n")
+    found = run("minimize", program, "--x", "1", "--y", "1")
+    close(found["point.x"], [2 ** (1 / 3)])
+    assert abs(float(found["point.y"])) < 1e-8
+    close(run("solve", "grad(x**3/3 - 2*x, x)", "--x", "1")["point.x"], [2**0.5])
+    data = tmp_path / "line.csv"
+    data.write_text("x,y\n1,3\n2,6\n3,9\n")
+    fitted = run("fit", "F = b*x**2; grad(F, x)", "--points", data, "--params", "b=1")
+    close(fitted["parameters.b.value"], [1.5])  # 2*b*x = 3*x
