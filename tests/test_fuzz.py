@@ -392,6 +392,13 @@ def test_random_programs_through_the_command(case, command):
     _exit_cleanly([command, case.source, *bindings, "--format", "json"])
 
 
+@fuzz_settings(40)
+@given(derivative_programs(), st.sampled_from(["eval", "grad", "jacobian", "hessian", "vjp"]))
+def test_random_derivatives_inside_programs_through_the_command(case, command):
+    bindings = [f"--var={name}={binding_text(value)}" for name, value in case.inputs.items()]
+    _exit_cleanly([command, case.source, *bindings, "--format", "json"])
+
+
 _SOURCES = programs().map(lambda case: case.source)
 
 
