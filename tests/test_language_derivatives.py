@@ -260,6 +260,10 @@ def test_steps_and_graph_place_the_derivatives_nodes_at_its_call():
     assert (float(r.value), float(r.grad["x"]), float(r.grad["y"])) == (12, 6, 4)
     made = [node for node in r.graph.nodes if node.text == "grad(F, x)"]
     assert len(made) >= 3  # the nodes of 2*x*y that the reverse pass recorded
+    # x is tracked: a copy of its own on the graph, placed where x is first read.
+    r = api.gradient("grad(x**3, x)", {"x": 2}, steps=True)
+    copies = [(n.name, n.text) for n in r.graph.nodes if n.name == "CloneBackward0"]
+    assert copies == [("CloneBackward0", "x")]
 
 
 def test_diff_gives_sympys_derivative():

@@ -238,12 +238,23 @@ class Evaluator:
 
     # ----- statements -----
 
-    def bind(self, name: str, value):
+    def bind(self, name: str, value, span: Span | None = None):
         """Give ``name`` the value ``value``: a tensor of its own if a derivative is
         taken with respect to the name (``derivatives.tracked``)."""
         if name in self.tracked:
-            value = self.track(value)
+            value = self.tracked_value(value, span)
         self.env[name] = value
+        return value
+
+    def tracked_value(self, value, span: Span | None):
+        """``track``, its copy's graph node placed at ``span`` (graph, --steps)."""
+        value = self.track(value)
+        node = getattr(value, "grad_fn", None)
+        if node is not None and span is not None:
+            if self.origins is not None:
+                self.origins.setdefault(node, ("clone", span))
+            if self.sources is not None:
+                self.sources.setdefault(node, span)
         return value
 
     def track(self, value):
@@ -253,7 +264,7 @@ class Evaluator:
         """Run one statement; returns its value (None for a function definition)."""
         if isinstance(node, ir.Assign):
             value = input_value if input_value is not None else as_tensor(self.evaluate(node.value))
-            return self.bind(node.name, value)
+            return self.bind(node.name, value, name_span(node.span, node.name))
         if isinstance(node, ir.ConstDecl):
             if input_value is not None:
                 value = input_value.detach()
@@ -282,7 +293,7 @@ class Evaluator:
                 end = node.value.span  # the statement: k[0] = value
                 extent = Span(node.span.line, node.span.column, end.end_line, end.end_column)
                 self.sources.setdefault(target.grad_fn, extent)
-            return self.bind(node.name, target)
+            return self.bind(node.name, target, span)
         if isinstance(node, ir.FuncDef):
             self.functions[node.name] = node
             return None
@@ -456,8 +467,10 @@ class Evaluator:
     def call_user(self, function: ir.FuncDef, node: ir.Call, span: Span):
         values = dict(zip(function.params, (self.evaluate(a) for a in node.args)))
         values.update((k.name, self.evaluate(k.value)) for k in node.keywords)
+        spans = dict(zip(function.params, (a.span for a in node.args)))
+        spans.update((k.name, k.value.span) for k in node.keywords)
         for name in self.tracked.intersection(values):
-            values[name] = self.track(values[name])
+            values[name] = self.tracked_value(values[name], spans[name])
         saved, self.locals = self.locals, values
         try:
             return self.evaluate(function.body)

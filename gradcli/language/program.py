@@ -187,7 +187,7 @@ class CompiledProgram:
     def _statements(self, bindings, evaluator) -> Tensor:
         analysis = self.analysis
         for name in analysis.free:
-            evaluator.bind(name, as_tensor(bindings[name]))
+            evaluator.bind(name, as_tensor(bindings[name]), analysis.free_spans.get(name))
         result = None
         # nan and inf are values here (the watch reports them), not NumPy warnings.
         with deep_recursion(), np.errstate(all="ignore"):
