@@ -252,7 +252,7 @@ class Evaluator:
         node = getattr(value, "grad_fn", None)
         if node is not None and span is not None:
             if self.origins is not None:
-                self.origins.setdefault(node, ("clone", span))
+                self.origins.setdefault(node, (ops.clone.op.name, span))
             if self.sources is not None:
                 self.sources.setdefault(node, span)
         return value
