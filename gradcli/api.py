@@ -329,6 +329,13 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
 
     table = gradcli.ops.FUNCTIONS
     if name is not None and name not in table:
+        from gradcli.language.derivatives import FORMS
+
+        if name in FORMS:
+            raise GradcliError(
+                f"{name}(F, x) is not a function of the op table but a derivative inside"
+                f" programs: {FORMS[name]} (docs/language.md, 'Derivatives inside programs')"
+            )
         word = re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE)
         found = [f.name for f in table.values() if word.search((f.language_form or f).doc)]
         mention = f"; {name!r} is in the description of {', '.join(found)}" if found else ""

@@ -12,6 +12,10 @@ program uses every construct of the language: operators, methods, ``.T``,
 indexing and slicing, masks, list literals, element assignment, ``const``,
 user functions and inputs with default values.
 
+``derivative_programs()`` differentiates such a program inside itself
+(``grad(F, x)``, ``jacobian(F, x)``, ``hessian(F, x)``), for PyTorch's eager
+``autograd.grad(create_graph=True)`` to check.
+
 ``near_misses()`` draws text that is almost a program, or is not one at all.
 """
 
@@ -440,6 +444,27 @@ def programs(draw, names=None):
     used = {n.id for n in ir.walk(ir.Program(tuple(statements))) if isinstance(n, ir.Name)}
     inputs = {k: v for k, v in inputs.items() if k in used}
     return FuzzProgram(name, ir.Program(tuple(statements)), inputs, on_kink)
+
+
+#: The language's derivatives inside programs (``language.derivatives``).
+DERIVATIVES = ("grad", "jacobian", "hessian")
+
+
+@st.composite
+def derivative_programs(draw, names=None):
+    """A random program (``programs``) whose result is then differentiated inside the
+    program with respect to its input x or its assigned name h: ``F = sum(result);
+    grad(F, x)`` (or hessian), or ``F = result; jacobian(F, x)``; PyTorch's
+    autograd.grad(create_graph=True) is the oracle. Not on kinks, where second
+    derivatives differ by declaration."""
+    case = draw(programs(names).filter(lambda c: "x" in c.inputs and not c.on_kink))
+    form = draw(st.sampled_from(DERIVATIVES))
+    target = draw(st.sampled_from(["x", "h"]))
+    *head, last = case.program.statements
+    value = last if form == "jacobian" else _sum(last)
+    call = ir.Call(form, (ir.Name("F"), ir.Name(target)))
+    program = ir.Program((*head, ir.Assign("F", value), call))
+    return FuzzProgram(case.function, program, case.inputs, case.on_kink)
 
 
 def binding_text(array: np.ndarray) -> str:

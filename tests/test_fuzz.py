@@ -6,6 +6,8 @@ node by node, on PyTorch (``torch_program.TorchProgram``), in float64: both rais
 or both give the same value and the same gradient (a vector-Jacobian product for
 a non-scalar output), and for a sample of programs the same Jacobian, Hessian
 and Jacobian-vector product, at rtol 1e-9 with nan and inf in the same places.
+Programs that differentiate themselves (``fuzzing.derivative_programs``) are checked
+the same way, and at two points at once against each point alone.
 The same programs, and near misses and garbage text (``fuzzing.near_misses``),
 run through the ``gradcli`` command, which ends every one with exit 0, 2 or 3
 and never a traceback.
@@ -28,6 +30,7 @@ from fuzzing import (
     accepts_more,
     binding_text,
     declared_differences,
+    derivative_programs,
     near_misses,
     oracle_rtol,
     programs,
@@ -327,6 +330,51 @@ def test_random_programs_at_kinks_agree_with_pytorch(case, sample):
     check_against_torch(case, sample)
 
 
+def _smooth(name):
+    """The functions whose second derivatives agree with PyTorch's everywhere (none
+    declared to differ): derivatives inside programs differentiate once more."""
+    second = {"grad", "grad2", "jvp", "hessian", "jacobian"}
+    return sorted(n for n in FUNCTIONS if not declared_differences(n) & second)
+
+
+@fuzz_settings(60)
+@given(derivative_programs(names=_smooth(None)), st.integers(0, 3))
+def test_random_derivatives_inside_programs_agree_with_pytorch(case, sample):
+    """grad(F, x), jacobian(F, x), hessian(F, x) of random programs: the value, its
+    gradient (one order more) and by ``sample`` its Jacobian, Hessian or jvp."""
+    check_against_torch(case, sample)
+
+
+@fuzz_settings(40)
+@given(derivative_programs(names=_smooth(None)), st.sampled_from(["eval", "jacobian"]))
+def test_random_derivatives_inside_programs_at_many_points_are_each_points(case, command):
+    """At two points at once, each point's value and derivatives are those of the
+    program run at that point alone (or many-point evaluation refuses the program)."""
+    compare_at_many_points(case, command)
+
+
+def compare_at_many_points(case: FuzzProgram, command: str) -> str:
+    x = case.inputs["x"]
+    batch = {"x": np.stack([x, x * 0.5 + 0.125])}
+    others = {name: v for name, v in case.inputs.items() if name != "x"}
+    one = api.evaluate if command == "eval" else api.jacobian
+    alone = []
+    for point in batch["x"]:
+        try:
+            alone.append(one(case.source, {**others, "x": point}).arrays())
+        except GradcliError:
+            alone.append(None)
+    try:
+        many = api.points(command, case.source, others, batch)
+    except GradcliError:
+        return "refused"
+    for i, arrays in enumerate(alone):
+        assert arrays is not None, f"point {i} alone raises, not at many points: {case.source}"
+        for key, array in arrays.items():
+            assert_agree(many.arrays[key][i], array, f"{key} at point {i}", case)
+    return "agree"
+
+
 def _exit_cleanly(args):
     result = CliRunner().invoke(cli, args)
     assert result.exit_code in (0, 2, 3), (args, result.output, result.exception)
@@ -340,6 +388,13 @@ def _exit_cleanly(args):
 @fuzz_settings(200)
 @given(programs(), st.sampled_from(["eval", "grad", "jacobian", "hessian", "vjp"]))
 def test_random_programs_through_the_command(case, command):
+    bindings = [f"--var={name}={binding_text(value)}" for name, value in case.inputs.items()]
+    _exit_cleanly([command, case.source, *bindings, "--format", "json"])
+
+
+@fuzz_settings(40)
+@given(derivative_programs(), st.sampled_from(["eval", "grad", "jacobian", "hessian", "vjp"]))
+def test_random_derivatives_inside_programs_through_the_command(case, command):
     bindings = [f"--var={name}={binding_text(value)}" for name, value in case.inputs.items()]
     _exit_cleanly([command, case.source, *bindings, "--format", "json"])
 

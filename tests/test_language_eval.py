@@ -514,6 +514,10 @@ EXAMPLES = {
     "factorial": ("factorial([0, 1, 5, 0.5])", np.array([1, 1, 120, math.sqrt(math.pi) / 2])),
     "erfc": ("erfc(v)", np.array([math.erfc(x) for x in V])),
     "erfinv": ("erfinv([0, 0.5])", np.array([0.0, float(mpmath.erfinv(0.5))])),
+    # The normal CDF, its log and its inverse, by mpmath.
+    "ndtr": ("ndtr([0, 1])", np.array([0.5, float(mpmath.ncdf(1))])),
+    "log_ndtr": ("log_ndtr([0, -3])", np.array([np.log(0.5), float(mpmath.log(mpmath.ncdf(-3)))])),
+    "ndtri": ("ndtri([0.5, 0.975])", np.array([0.0, float(mpmath.sqrt(2) * mpmath.erfinv(0.95))])),
     "xlogy": ("xlogy([0, 2], [0, 3])", np.array([0.0, 2 * math.log(3)])),
     "cumsum": ("cumsum(v, 0)", np.array([0.5, -1.0, 1.0])),
     "cumprod": ("cumprod(v, dim=0)", np.array([0.5, -0.75, -1.5])),

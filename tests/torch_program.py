@@ -223,6 +223,34 @@ TORCH = {
 }
 
 
+def _grad(f, x):
+    """``grad(F, x)``: torch.autograd.grad(create_graph=True) of a one-entry F, zeros where
+    F does not reach x (x: an input, a leaf that requires grad)."""
+    if f.numel() != 1:
+        raise ValueError(f"grad needs a scalar, not a tensor of shape {tuple(f.shape)}")
+    if not f.requires_grad:
+        return torch.zeros_like(x)
+    (g,) = torch.autograd.grad(
+        f.reshape(()), x, create_graph=True, allow_unused=True, materialize_grads=True
+    )
+    return g
+
+
+def _jacobian(f, x):
+    rows = [_grad(entry, x) for entry in f.reshape(-1)]
+    if not rows:
+        return torch.zeros((*f.shape, *x.shape), dtype=x.dtype)
+    return torch.stack(rows).reshape((*f.shape, *x.shape))
+
+
+def _hessian(f, x):
+    return _jacobian(_grad(f, x), x)
+
+
+#: The language's derivatives inside programs, as PyTorch's eager autograd.grad.
+_DERIVATIVES = {"grad": _grad, "jacobian": _jacobian, "hessian": _hessian}
+
+
 class TorchProgram:
     """Run ``program`` (an ``ir.Program``) on PyTorch with ``inputs`` (name -> tensor)
     bound to its inputs; ``signatures`` maps a function's name to its parameter names."""
@@ -235,7 +263,14 @@ class TorchProgram:
         self.env = {}
         self.functions = {}
         self.locals = {}
-        self.env.update(inputs)
+        # The names derivatives are taken with respect to: each value they are given is a
+        # tensor of its own, as gradcli's evaluator binds them (language.derivatives).
+        self.tracked = {
+            n.args[1].id
+            for n in ir.walk(self.program)
+            if isinstance(n, ir.Call) and n.func in _DERIVATIVES
+        }
+        self.env.update({name: self.own(name, value) for name, value in inputs.items()})
         defined = set()
         result = None
         # In float64, as gradcli runs the program: tanh of an integer index is a float64.
@@ -257,7 +292,7 @@ class TorchProgram:
             else:
                 value = as_tensor(self.evaluate(node.value))
             defined.add(node.name)
-            self.env[node.name] = value
+            self.env[node.name] = value = self.own(node.name, value)
             return value
         if isinstance(node, ir.ConstDecl):
             with torch.no_grad():
@@ -273,12 +308,21 @@ class TorchProgram:
                 while value.ndim > len(selected) and value.shape[0] == 1:
                     value = value[0]  # leading axes of length 1 go, as the language says
             target[key] = value
-            self.env[node.name] = target
+            self.env[node.name] = target = self.own(node.name, target)
             return target
         if isinstance(node, ir.FuncDef):
             self.functions[node.name] = node
             return None
         return self.evaluate(node)
+
+    def own(self, name, value):
+        """``value``, or for a tracked name a tensor of its own that requires grad: its
+        clone, or a new leaf when it requires none (integers are left as they are)."""
+        if name not in self.tracked or not isinstance(value, torch.Tensor):
+            return value
+        if not value.is_floating_point():
+            return value
+        return value.clone() if value.requires_grad else value.detach().requires_grad_()
 
     # ----- expressions -----
 
@@ -375,11 +419,15 @@ class TorchProgram:
         if user is not None:
             values = dict(zip(user.params, (self.evaluate(a) for a in node.args)))
             values.update((k.name, self.evaluate(k.value)) for k in node.keywords)
+            values = {name: self.own(name, value) for name, value in values.items()}
             saved, self.locals = self.locals, values
             try:
                 return self.evaluate(user.body)
             finally:
                 self.locals = saved
+        if node.func in _DERIVATIVES:
+            f, x = (self.evaluate(a) for a in node.args)
+            return _DERIVATIVES[node.func](as_tensor(f), x)
         return self.builtin(node.func, None, node.args, node.keywords)
 
     def Method(self, node):

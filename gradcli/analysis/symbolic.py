@@ -28,7 +28,9 @@ from ..core.result import source_title
 from ..engine.ops import sympy_forms as forms
 from ..errors import GradcliError
 from ..language import ir
+from ..language.derivatives import FORMS
 from .report import Report, frozen
+from .symbolic_derivatives import StandIns
 
 # The engine's value and SymPy's agree when closer than this in float64 (looser in
 # float32: see ``agreement``).
@@ -304,6 +306,7 @@ class _ToSympy:
         self.env: dict[str, np.ndarray] = dict(self.symbols)
         self.functions: dict[str, ir.FuncDef] = {}
         self.locals: dict[str, np.ndarray] = {}
+        self.stand_ins = StandIns(sympy, self.analysis.tracked)
         s = sympy
         self.constants_by_name = {"pi": s.pi, "e": s.E, "inf": s.oo, "nan": s.nan}
 
@@ -332,7 +335,7 @@ class _ToSympy:
                     result = value
         except GradcliError as error:
             raise error.with_source(self.program.source) from None
-        return result
+        return self.stand_ins.replaced(result)
 
     def fail(self, what: str, node) -> GradcliError:
         return GradcliError(f"{what} has no symbolic form: gradcli diff cannot take it", node.span)
@@ -345,14 +348,15 @@ class _ToSympy:
             return None
         if isinstance(node, ir.ConstDecl):
             if node.name in self.constants:
-                self.env[node.name] = self.number_array(self.constants[node.name])
-            else:
-                self.env[node.name] = self.evaluate(node.value)
+                value = self.number_array(self.constants[node.name])
+            else:  # a number: the engine cuts a const from the graph
+                value = self.stand_ins.replaced(self.evaluate(node.value))
+            self.env[node.name] = self.stand_ins.bind(node.name, value)
             return self.env[node.name]
         if isinstance(node, ir.Assign):
             if self.analysis.input_statements.get(node.name) == i:
                 return self.env[node.name]  # an input: its symbol, whatever its value
-            self.env[node.name] = self.evaluate(node.value)
+            self.env[node.name] = self.stand_ins.bind(node.name, self.evaluate(node.value))
             return self.env[node.name]
         if isinstance(node, ir.IndexAssign):
             target = np.array(self.name(node.name, node), dtype=object)
@@ -361,8 +365,8 @@ class _ToSympy:
             value = self.evaluate(node.value)
             # A 0-d array would be stored as one object inside the array of objects.
             target[self.subscripts(node.subscripts)] = value.item() if value.ndim == 0 else value
-            self.env[node.name] = target
-            return target
+            self.env[node.name] = self.stand_ins.bind(node.name, target)
+            return self.env[node.name]
         return self.evaluate(node)
 
     def number_array(self, value) -> np.ndarray:
@@ -477,11 +481,15 @@ class _ToSympy:
         if function is not None:
             values = dict(zip(function.params, (self.evaluate(a) for a in node.args)))
             values.update((k.name, self.evaluate(k.value)) for k in node.keywords)
+            values = {name: self.stand_ins.bind(name, v) for name, v in values.items()}
             saved, self.locals = self.locals, values
             try:
                 return self.evaluate(function.body)
             finally:
                 self.locals = saved
+        if node.func in FORMS:  # grad(F, x): x is a name (the checker says so)
+            f, x = self.evaluate(node.args[0]), self.evaluate(node.args[1])
+            return self.stand_ins.derivative(node.func, f, x, node)
         return self.builtin(node.func, [self.evaluate(a) for a in node.args], node)
 
     def Method(self, node):

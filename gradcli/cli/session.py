@@ -35,6 +35,7 @@ from ..core.atomic import atomic_output
 from ..errors import GradcliError, out_of_memory, read_error
 from ..language import compile_source, ir, parse
 from ..language.check import BUILTIN_CONSTANTS, is_method, suggest
+from ..language.derivatives import FORMS as DERIVATIVE_FORMS
 from ..language.parser import statement_bounds, tokens
 from ..language.program import inputs_read
 from ..render import Format
@@ -477,6 +478,7 @@ class Session:
                 *self._names,
                 *self.functions(),
                 *(f.name for f in api.functions()),
+                *DERIVATIVE_FORMS,
                 *BUILTIN_CONSTANTS,
             ]
         return sorted({n for n in names if n.startswith(word) and n != word}), len(word)

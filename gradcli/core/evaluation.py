@@ -21,6 +21,7 @@ from ..engine.generator import seeded
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..engine.state import default_dtype_override
 from ..errors import GradcliError, Span
+from ..language.derivatives import FORMS
 from ..language.values import parse_value
 from .large_derivatives import large_derivative_note
 from .option_names import OPTION_NAMES
@@ -151,7 +152,7 @@ class Evaluation:
         module_error = self.program.analysis.module_errors.get(missing[0]) if missing else None
         if module_error is not None:  # torch.sum(x) without a value for torch
             raise module_error.with_source(self.program.source)
-        if missing and missing[0] in gradcli.ops.FUNCTIONS:
+        if missing and (missing[0] in gradcli.ops.FUNCTIONS or missing[0] in FORMS):
             # exp -x: a function's name read as an input, which check_free explains.
             self.program.check_free([n for n in self.inputs if n != missing[0]])
         if missing:

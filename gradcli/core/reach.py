@@ -22,6 +22,7 @@ from ..engine.ops import FUNCTIONS
 from ..engine.tensor import Tensor
 from ..language import ir
 from ..language.check import builtin_signature
+from ..language.derivatives import FORMS
 from ..language.ir import deep_recursion
 
 #: The schema's types whose argument keeps its derivative; ``Tensor|Index`` may not.
@@ -193,6 +194,8 @@ class _Walk:
         function = self.functions.get(node.func)
         if function is not None:
             return self.call_user(function, node)
+        if node.func in FORMS:  # grad(F, x): a derivative of F, through x
+            return _merge(*(self.expr(a) for a in node.args))
         return self.call(node.func, node.args, node.keywords)
 
     def Method(self, node: ir.Method) -> dict:

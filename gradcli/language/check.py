@@ -22,6 +22,7 @@ from ..core.record import Record
 from ..engine.ops import FUNCTIONS, OPERATORS, OPS
 from ..errors import GradcliError, GradcliTypeError, Span
 from . import ir
+from .derivatives import FORMS, PARAMETERS, target_error
 from .ir import NESTING_LIMIT
 from .operators import SYMBOLS, UNARY_OPS
 
@@ -250,6 +251,9 @@ class Analysis(Record):
     #: For a free name used as a Python module prefix (``np.sin(z)``), the error that
     #: explains it, raised if the name gets no value (an input may be named F).
     module_errors: dict[str, GradcliError]
+    #: The names a derivative is taken with respect to (``grad(F, x)``'s x): the evaluator
+    #: tracks them (``derivatives.tracked``), and a program with any runs with grad mode on.
+    tracked: frozenset[str] = frozenset()
 
 
 def check(program: ir.Program, inputs: Collection[str] = ()) -> Analysis:
@@ -280,6 +284,7 @@ class _Checker:
         self.input_statements: dict[str, int] = {}
         self.free_spans: dict[str, Span] = {}
         self.module_errors: dict[str, GradcliError] = {}
+        self.tracked: set[str] = set()
 
     def run(self) -> Analysis:
         result = None
@@ -300,6 +305,7 @@ class _Checker:
             free_spans=self.free_spans,
             module_errors=self.module_errors,
             result=result,
+            tracked=frozenset(self.tracked),
         )
 
     # ----- statements -----
@@ -365,7 +371,7 @@ class _Checker:
             raise GradcliError(f"cannot assign to '{name}': it is declared const", span)
 
     def function_definition(self, node: ir.FuncDef) -> None:
-        if node.name in FUNCTIONS:
+        if node.name in FUNCTIONS or node.name in FORMS:
             raise GradcliError(
                 f"cannot redefine the built-in function '{node.name}'",
                 name_span(node.span, node.name),
@@ -427,6 +433,8 @@ class _Checker:
             )
         if node.func in self.functions:
             bind(user_signature(self.functions[node.func]), len(node.args), node.keywords, span)
+        elif node.func in FORMS:
+            self.derivative(node, span)
         elif node.func in FUNCTIONS:
             bind(builtin_signature(node.func), len(node.args), node.keywords, span)
         elif node.func in self.function_names:
@@ -436,8 +444,18 @@ class _Checker:
                 f"'{node.func}' is not a function: to multiply, write {node.func}*(...)", span
             )
         else:
-            hint = suggest_function(node.func, self.functions)
+            hint = suggest_function(node.func, [*self.functions, *FORMS])
             raise GradcliError(f"unknown function '{node.func}'{hint}", span)
+
+    def derivative(self, node: ir.Call, span: Span) -> None:
+        """``grad(F, x)``: two arguments, the second a name, which is then tracked."""
+        shown = f"({', '.join(PARAMETERS)})"
+        sig = Signature(node.func, PARAMETERS, len(PARAMETERS), None, frozenset(), (), shown)
+        bind(sig, len(node.args), node.keywords, span)
+        target = node.args[1]
+        if not isinstance(target, ir.Name) or target.id in self.builtins:
+            raise target_error(node.func, target.span)
+        self.tracked.add(target.id)
 
     def module_prefix(self, node: ir.Method | ir.Attr, params) -> None:
         """``np.sin(z)``, ``F.softmax(z)``, ``math.pi``: Python's module prefixes, which

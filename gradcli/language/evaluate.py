@@ -25,7 +25,7 @@ from ..engine.batched_values import Batched
 from ..engine.explain import kink
 from ..engine.ops import FUNCTIONS, OPERATORS
 from ..engine.state import default_dtype as _engine_default_dtype
-from ..engine.state import no_grad
+from ..engine.state import enable_grad, no_grad
 from ..engine.tensor import Tensor
 from ..errors import (
     GradcliError,
@@ -34,7 +34,7 @@ from ..errors import (
     Span,
     out_of_memory,
 )
-from . import ir
+from . import derivatives, ir
 from .check import (
     BUILTIN_CONSTANTS,
     builtin_signature,
@@ -177,6 +177,8 @@ class Evaluator:
         self.notes = notes
         #: The span of the whole expression that made each graph node.
         self.sources = sources
+        #: The names derivatives are taken with respect to (``Analysis.tracked``).
+        self.tracked: frozenset[str] = frozenset()
 
     # ----- applying an engine operation, with its span and the non-finite watch -----
 
@@ -236,20 +238,41 @@ class Evaluator:
 
     # ----- statements -----
 
+    def bind(self, name: str, value, span: Span | None = None):
+        """Give ``name`` the value ``value``: a tensor of its own if a derivative is
+        taken with respect to the name (``derivatives.tracked``)."""
+        if name in self.tracked:
+            value = self.tracked_value(value, span)
+        self.env[name] = value
+        return value
+
+    def tracked_value(self, value, span: Span | None):
+        """``track``, its copy's graph node placed at ``span`` (graph, --steps)."""
+        value = self.track(value)
+        node = getattr(value, "grad_fn", None)
+        if node is not None and span is not None:
+            if self.origins is not None:
+                self.origins.setdefault(node, (ops.clone.op.name, span))
+            if self.sources is not None:
+                self.sources.setdefault(node, span)
+        return value
+
+    def track(self, value):
+        return derivatives.tracked(value)
+
     def statement(self, node, input_value=None):
         """Run one statement; returns its value (None for a function definition)."""
         if isinstance(node, ir.Assign):
             value = input_value if input_value is not None else as_tensor(self.evaluate(node.value))
-            self.env[node.name] = value
-            return value
+            return self.bind(node.name, value, name_span(node.span, node.name))
         if isinstance(node, ir.ConstDecl):
             if input_value is not None:
                 value = input_value.detach()
             else:
-                with no_grad():
+                # A const's own derivatives (const c = grad(...)) need their graph.
+                with enable_grad() if self.tracked else no_grad():
                     value = as_tensor(self.evaluate(node.value)).detach()
-            self.env[node.name] = value
-            return value
+            return self.bind(node.name, value)
         if isinstance(node, ir.IndexAssign):
             # Value semantics: the old tensor (maybe a leaf, maybe saved by the graph) is
             # left untouched; the name now holds a copy with the slice replaced (CopySlices).
@@ -266,12 +289,11 @@ class Evaluator:
                 self.call_op(ops.setitem, where, target, key, value)
             except GradcliError as err:
                 raise blame_subscript(err, node.subscripts, key) from None
-            self.env[node.name] = target
             if self.sources is not None and target.grad_fn is not None:
                 end = node.value.span  # the statement: k[0] = value
                 extent = Span(node.span.line, node.span.column, end.end_line, end.end_column)
                 self.sources.setdefault(target.grad_fn, extent)
-            return target
+            return self.bind(node.name, target, span)
         if isinstance(node, ir.FuncDef):
             self.functions[node.name] = node
             return None
@@ -351,7 +373,29 @@ class Evaluator:
         function = self.functions.get(node.func)
         if function is not None:
             return self.call_user(function, node, span)
+        if node.func in derivatives.FORMS:
+            return self.derivative(node, span)
         return self.call_builtin(node.func, node.args, node.keywords, span)
+
+    def derivative(self, node: ir.Call, span: Span):
+        """``grad(F, x)``, ``jacobian(F, x)``, ``hessian(F, x)`` (see ``derivatives``)."""
+        f_node, x_node = node.args
+        if not isinstance(x_node, ir.Name):  # the checker refuses it
+            raise derivatives.target_error(node.func, x_node.span)
+        f = self.evaluate(f_node)
+        x = self.name(x_node.id, x_node.span)
+        result = self.apply(
+            node.func, span, derivatives.derivative, node.func, f, x, f_node.span, x_node.span
+        )
+        if self.origins is not None or self.sources is not None:
+            # The nodes the reverse pass recorded came from this call (graph, --steps).
+            known = self.origins if self.origins is not None else self.sources
+            for made in derivatives.nodes_made(result, known):
+                if self.origins is not None:
+                    self.origins.setdefault(made, (node.func, span))
+                if self.sources is not None:
+                    self.sources.setdefault(made, node.span)
+        return result
 
     def Method(self, node: ir.Method):
         receiver = self.evaluate(node.obj)
@@ -423,6 +467,10 @@ class Evaluator:
     def call_user(self, function: ir.FuncDef, node: ir.Call, span: Span):
         values = dict(zip(function.params, (self.evaluate(a) for a in node.args)))
         values.update((k.name, self.evaluate(k.value)) for k in node.keywords)
+        spans = dict(zip(function.params, (a.span for a in node.args)))
+        spans.update((k.name, k.value.span) for k in node.keywords)
+        for name in self.tracked.intersection(values):
+            values[name] = self.tracked_value(values[name], spans[name])
         saved, self.locals = self.locals, values
         try:
             return self.evaluate(function.body)

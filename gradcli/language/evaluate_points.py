@@ -15,7 +15,7 @@ from ..engine import ops
 from ..engine.batched_values import Batched, any_batched
 from ..engine.state import no_grad
 from ..errors import GradcliError
-from . import ir
+from . import derivatives, ir
 from .evaluate import (
     INTEGER_OR_LIST_TYPES,
     INTEGER_TYPES,
@@ -67,6 +67,10 @@ class BatchedEvaluator(Evaluator):
         if getattr(fn, "takes_batched", False) or fn is TENSOR_ATTRIBUTES["shape"]:
             return fn  # its ops go through the batching rules; the shape is the logical one
         raise GradcliError(f"many-point evaluation of {description} is not implemented")
+
+    def track(self, value):
+        # Each point's own copy: F at a point is differentiated by that point's x alone.
+        return derivatives.tracked(value, self.size)
 
     def statement(self, node, input_value=None):
         if isinstance(node, ir.IndexAssign):

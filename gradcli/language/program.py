@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from contextlib import nullcontext
 
 import numpy as np
 
 from ..engine.batched_values import Batched
 from ..engine.generator import Generator, seeded
 from ..engine.ops import FUNCTIONS
-from ..engine.state import default_dtype_override, no_grad
+from ..engine.state import default_dtype_override, enable_grad, is_grad_enabled, no_grad
 from ..engine.tensor import Tensor
 from ..errors import GradcliError
 from . import ir
 from .check import BUILTIN_CONSTANTS, Analysis, check, suggest
+from .derivatives import FORMS
 from .evaluate import Evaluator, as_tensor
 from .ir import deep_recursion
 from .parser import parse
@@ -77,6 +79,7 @@ class CompiledProgram:
             from .evaluate_points import BatchedEvaluator
 
             evaluator = BatchedEvaluator(points, generator)
+        evaluator.tracked = self.analysis.tracked
         values = {}
         try:
             quiet = np.errstate(all="ignore")
@@ -149,7 +152,7 @@ class CompiledProgram:
             span = self.analysis.free_spans[name]
             if name in self.analysis.module_errors:
                 raise self.analysis.module_errors[name]
-            if name in FUNCTIONS or name in self._functions():
+            if name in FUNCTIONS or name in FORMS or name in self._functions():
                 raise GradcliError(f"'{name}' is a function: call it as {name}(...)", span)
             variables = [*bound, *self._assigned(), *BUILTIN_CONSTANTS]
             hint = suggest(name, variables) or suggest(name, FUNCTIONS) or ": it has no value"
@@ -171,8 +174,20 @@ class CompiledProgram:
 
     def _evaluate(self, bindings, evaluator) -> Tensor:
         analysis = self.analysis
+        evaluator.tracked = analysis.tracked
+        # grad(F, x) needs the graph from x to F whatever the caller's grad mode (eval
+        # runs under no_grad): the value is then cut from that graph, as no_grad gives it.
+        recording = is_grad_enabled()
+        with enable_grad() if analysis.tracked else nullcontext():
+            result = self._statements(bindings, evaluator)
+        if analysis.tracked and not recording:
+            result = _detached(result)
+        return result
+
+    def _statements(self, bindings, evaluator) -> Tensor:
+        analysis = self.analysis
         for name in analysis.free:
-            evaluator.env[name] = as_tensor(bindings[name])
+            evaluator.bind(name, as_tensor(bindings[name]), analysis.free_spans.get(name))
         result = None
         # nan and inf are values here (the watch reports them), not NumPy warnings.
         with deep_recursion(), np.errstate(all="ignore"):
@@ -221,6 +236,12 @@ def evaluate_constant(text: str, seed: int | None = None) -> np.ndarray:
     with no_grad():
         result = program.run({}, generator=None if seed is None else seeded(seed))
     return np.array(result.numpy())
+
+
+def _detached(value):
+    if type(value) is Batched:
+        return Batched(value.physical.detach())
+    return value.detach()
 
 
 def _array(value) -> np.ndarray | Batched:
