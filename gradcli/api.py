@@ -318,19 +318,21 @@ def input_names(source: str, filename: str = "<expr>") -> tuple[str, ...]:
 
 def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
     """Every function of the op table, grouped by kind in ``KINDS`` order (the op
-    table's order within a kind); only ``name`` when given.
+    table's order within a kind), then the transformations (``integrate``, ``root``,
+    ``minimizer``: functions that take a function); only ``name`` when given.
 
     An unknown ``name`` is a ``GradcliError`` that suggests the closest one.
     """
     from gradcli.language.check import language_parameters, python_signature, suggest_function
+    from gradcli.language.transformations import TRANSFORMATIONS
 
     table = gradcli.ops.FUNCTIONS
-    if name is not None and name not in table:
+    if name is not None and name not in table and name not in TRANSFORMATIONS:
         raise GradcliError(f"unknown function {name!r}{suggest_function(name)}")
-    chosen = [table[name]] if name is not None else table.values()
+    chosen = [table[name]] if name in table else table.values() if name is None else []
     # A kind missing from KINDS goes last rather than nowhere.
     ordered = sorted(chosen, key=lambda f: KINDS.index(f.kind) if f.kind in KINDS else len(KINDS))
-    return tuple(
+    listed = [
         FunctionInfo(
             f.name,
             str(language_parameters(python_signature(f.name))),
@@ -340,7 +342,13 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
             tuple(str(d) for d in f.differs),
         )
         for f in ordered
-    )
+    ]
+    listed += [
+        FunctionInfo(t.name, t.shown, "transformation", f"{t.doc}; diff: {t.symbolic}", None)
+        for t in TRANSFORMATIONS.values()
+        if name is None or name == t.name
+    ]
+    return tuple(listed)
 
 
 def _description(name: str, doc: str) -> str:

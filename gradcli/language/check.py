@@ -24,6 +24,8 @@ from ..errors import GradcliError, GradcliTypeError, Span
 from . import ir
 from .ir import NESTING_LIMIT
 from .operators import SYMBOLS, UNARY_OPS
+from .transformations import TRANSFORMATIONS, function_argument
+from .transformations import signature as transformation_signature
 
 if TYPE_CHECKING:
     import inspect
@@ -347,6 +349,10 @@ class _Checker:
             if isinstance(item, ir.Name) and item.id in variables:
                 used, span = item.id, item.span
             elif (
+                isinstance(item, ir.Name) and self.function_globals.get(item.id, set()) & variables
+            ):
+                used, span = sorted(self.function_globals[item.id] & variables)[0], item.span
+            elif (
                 isinstance(item, ir.Call)
                 and self.function_globals.get(item.func, set()) & variables
             ):
@@ -365,7 +371,7 @@ class _Checker:
             raise GradcliError(f"cannot assign to '{name}': it is declared const", span)
 
     def function_definition(self, node: ir.FuncDef) -> None:
-        if node.name in FUNCTIONS:
+        if node.name in FUNCTIONS or node.name in TRANSFORMATIONS:
             raise GradcliError(
                 f"cannot redefine the built-in function '{node.name}'",
                 name_span(node.span, node.name),
@@ -387,23 +393,85 @@ class _Checker:
 
     def expression(self, expr, params=frozenset(), function: str | None = None) -> None:
         arguments = set()  # the nodes that are arguments of built-in functions
-        for node in ir.walk(expr):
+        values = set()  # the nodes that are the function arguments of transformations
+        for node, scope in scoped_walk(expr, params):
             if isinstance(node, ir.Call) and node.func in FUNCTIONS or isinstance(node, ir.Method):
                 arguments.update(id(a) for a in node.args)
                 arguments.update(id(k.value) for k in node.keywords)
-            if isinstance(node, ir.Name):
-                self.use(node, params)
+            if isinstance(node, ir.Lambda):
+                self.anonymous_function(node, id(node) in values)
+            elif isinstance(node, ir.Name):
+                if id(node) in values:
+                    self.function_name(node, scope)
+                else:
+                    self.use(node, scope)
             elif isinstance(node, ir.Call):
-                self.call(node, params, function)
+                self.call(node, scope, function)
+                if node.func in TRANSFORMATIONS and node.func not in self.functions:
+                    given = function_argument(node)
+                    values.add(id(given))
+                    self.function_arity(node.func, given)
             elif isinstance(node, ir.Method):
-                self.method(node, params)
+                self.method(node, scope)
             elif isinstance(node, ir.Attr):
-                self.attribute(node, params)
+                self.attribute(node, scope)
             elif isinstance(node, ir.Str) and id(node) not in arguments:
                 raise GradcliError(
                     'text in quotes is only an argument of a function, as in reduction="sum"',
                     node.span,
                 )
+
+    def anonymous_function(self, node: ir.Lambda, passed: bool) -> None:
+        if not passed:
+            listed = ", ".join(TRANSFORMATIONS)
+            raise GradcliError(
+                f"an anonymous function is only an argument of {listed}, or the value of a"
+                " name (g = t -> t**2, then g(3))",
+                node.span,
+            )
+        seen = set()
+        for param, span in zip(node.params, node.param_spans):
+            if param in BUILTIN_CONSTANTS:
+                raise GradcliError(f"the constant '{param}' cannot be a parameter", span)
+            if param in seen:
+                raise GradcliError(f"parameter '{param}' appears twice", span)
+            seen.add(param)
+
+    def function_name(self, node: ir.Name, scope) -> None:
+        """``integrate(f, 0, 1)``: ``f`` must name a function defined before."""
+        if node.id in self.functions and node.id not in scope:
+            return
+        if node.id in self.function_names and node.id not in scope:
+            raise GradcliError(f"function '{node.id}' is used before it is defined", node.span)
+        hint = f" (write t -> {node.id}(t))" if node.id in FUNCTIONS else ""
+        raise GradcliError(
+            f"'{node.id}' is not a function of the program: pass an anonymous function"
+            f" (t -> ...) or the name of one defined as f(t) = ...{hint}",
+            node.span,
+        )
+
+    def function_arity(self, name: str, node) -> None:
+        """The function given to transformation ``name`` takes as many arguments as it calls
+        it with."""
+        wanted = TRANSFORMATIONS[name].arity
+        if isinstance(node, ir.Lambda):
+            params = node.params
+        elif isinstance(node, ir.Name) and node.id in self.functions:
+            params = self.functions[node.id].params
+        elif isinstance(node, ir.Name):
+            return  # function_name's error
+        else:
+            raise GradcliError(
+                f"{name} takes a function as its first argument: an anonymous function"
+                " (t -> ...) or the name of one defined as f(t) = ...",
+                node.span,
+            )
+        if len(params) != wanted:
+            takes = "1 argument" if wanted == 1 else f"{wanted} arguments"
+            raise GradcliTypeError(
+                f"{name} calls its function with {takes}, but it takes {len(params)}",
+                node.span,
+            )
 
     def is_variable(self, name: str, params) -> bool:
         """Whether ``name`` is an input or a computed variable (not a constant)."""
@@ -427,6 +495,8 @@ class _Checker:
             )
         if node.func in self.functions:
             bind(user_signature(self.functions[node.func]), len(node.args), node.keywords, span)
+        elif node.func in TRANSFORMATIONS:
+            bind(transformation_signature(node.func), len(node.args), node.keywords, span)
         elif node.func in FUNCTIONS:
             bind(builtin_signature(node.func), len(node.args), node.keywords, span)
         elif node.func in self.function_names:
@@ -524,12 +594,26 @@ class _Checker:
     def global_names(self, expr, params=frozenset()) -> set[str]:
         """The non-constant names ``expr`` reads, through the user functions it calls."""
         names = set()
-        for node in ir.walk(expr):
-            if isinstance(node, ir.Name) and self.is_variable(node.id, params):
+        for node, scope in scoped_walk(expr, params):
+            if isinstance(node, ir.Name) and node.id in self.function_globals:
+                names |= self.function_globals[node.id]  # a function passed by its name
+            elif isinstance(node, ir.Name) and self.is_variable(node.id, scope):
                 names.add(node.id)
             elif isinstance(node, ir.Call) and node.func in self.function_globals:
                 names |= self.function_globals[node.func]
         return names
+
+
+def scoped_walk(expr, params=frozenset()):
+    """``(node, names)`` for every node under ``expr`` as ``ir.walk`` yields them, with the
+    parameters in scope there: an anonymous function's own are in scope in its body."""
+    stack = [(expr, frozenset(params))]
+    while stack:
+        node, scope = stack.pop()
+        yield node, scope
+        if isinstance(node, ir.Lambda):
+            scope = scope | frozenset(node.params)
+        stack.extend((child, scope) for child in reversed(ir.children(node)))
 
 
 def is_method(name: str) -> bool:

@@ -34,7 +34,7 @@ from ..errors import (
     Span,
     out_of_memory,
 )
-from . import ir
+from . import ir, transformations
 from .check import (
     BUILTIN_CONSTANTS,
     builtin_signature,
@@ -50,6 +50,7 @@ from .subscripts import (
     fitted_shape,
     subscripts_span,
 )
+from .transformations import TRANSFORMATIONS
 
 
 def _cut(entry):
@@ -351,7 +352,13 @@ class Evaluator:
         function = self.functions.get(node.func)
         if function is not None:
             return self.call_user(function, node, span)
+        if node.func in TRANSFORMATIONS:
+            return transformations.evaluate(self, node, span)
         return self.call_builtin(node.func, node.args, node.keywords, span)
+
+    def Lambda(self, node: ir.Lambda):
+        # The checker lets an anonymous function stand only where a transformation takes it.
+        raise GradcliError("an anonymous function is not a value", node.span)
 
     def Method(self, node: ir.Method):
         receiver = self.evaluate(node.obj)
