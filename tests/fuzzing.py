@@ -537,7 +537,7 @@ def _function_of(text: str, variable: str, param: str) -> ir.Lambda:
 def transformation_programs(draw):
     """``p = ...; integrate(t -> ..., a, b)``, ``root(x -> ..., x0)`` or ``minimizer(...)``,
     the function drawn from the lists above, maybe scaled by an input w."""
-    kind = draw(st.sampled_from(["integrate"]))
+    kind = draw(st.sampled_from(["integrate", "root", "minimizer"]))
     p = draw(st.sampled_from([0.5, 0.75, 1.0, 1.5, 2.0, 3.0]))
     inputs = {"p": np.array(p)}
     statements = [ir.Assign("p", num(p))]

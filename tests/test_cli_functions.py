@@ -188,3 +188,7 @@ def test_the_transformations_are_listed_with_what_diff_does(gradcli):
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("integrate(f, a, b, rtol=1e-12, atol=0)  the definite integral")
     assert "diff: SymPy's Integral" in result.stdout
+    for name in ("root", "minimizer"):
+        [entry] = api.functions(name)
+        assert entry.kind == "transformation" and "implicit function theorem" in entry.doc
+        assert "diff: refused" in entry.doc

@@ -1,8 +1,8 @@
 """Transformations: the functions of the language that take a function.
 
-``integrate(f, a, b)`` takes a function
+``integrate(f, a, b)``, ``root(f, x0)`` and ``minimizer(f, x0)`` take a function
 value (an anonymous function ``t -> exp(-p*t**2)``, or the name of one defined
-as ``f(t) = ...`` or ``g = t -> ...``) and gives a tensor that is differentiable
+as ``f(t) = ...`` or ``g = t -> ...``) and give a tensor that is differentiable
 with respect to everything the function closes over. They are not ops of the op
 table: each needs the evaluator, to call its function at points it chooses.
 This table is the one place that declares them: the checker binds their
@@ -60,6 +60,28 @@ TRANSFORMATIONS = {
             " limit may be -inf or inf), differentiable with respect to the limits and to"
             " every input f reads",
             "SymPy's Integral, evaluated where SymPy can",
+        ),
+        Transformation(
+            "root",
+            ("f", "x0"),
+            2,
+            (("maxiter", "100"),),
+            1,
+            "a root of f near x0 (Newton's method; x0 a number or a vector, f(x) of its"
+            " shape), differentiable with respect to every input f reads by the implicit"
+            " function theorem",
+            "refused: diff has no closed form for it",
+        ),
+        Transformation(
+            "minimizer",
+            ("f", "x0"),
+            2,
+            (("maxiter", "200"),),
+            1,
+            "the point of a local minimum of f(x) near x0 (Newton's method on the gradient;"
+            " x0 a number or a vector), differentiable with respect to every input f reads"
+            " by the implicit function theorem",
+            "refused: diff has no closed form for it",
         ),
     )
 }
@@ -162,9 +184,18 @@ def evaluate(evaluator, node: ir.Call, span: Span):
     function = function_value(evaluator, given.pop("f"))
     values = {name: evaluator.evaluate(value) for name, value in given.items()}
     with quiet(evaluator):
-        from .quadrature import integrate
+        if node.func == "integrate":
+            from .quadrature import integrate
 
-        result = integrate(evaluator, function, span, **values)
+            result = integrate(evaluator, function, span, **values)
+        elif node.func == "root":
+            from .solvers import root
+
+            result = root(evaluator, function, span, **values)
+        else:
+            from .solvers import minimizer
+
+            result = minimizer(evaluator, function, span, **values)
     if evaluator.origins is not None and getattr(result, "grad_fn", None) is not None:
         evaluator.origins.setdefault(result.grad_fn, (node.func, span))
     return result
