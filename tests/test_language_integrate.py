@@ -363,3 +363,11 @@ def test_the_inputs_a_function_passed_by_name_reads_are_read():
 
     statements = parse("f(t) = t * w; integrate(f, 0, 1)").statements
     assert inputs_read(("w", "p"), statements) == ("w",)
+
+
+def test_taylor_of_an_integral_in_its_limit_to_order_sixteen(gradcli_json):
+    # The integral of exp(t) over [0, b] has the coefficients e/k! at b = 1 (k >= 1).
+    out = gradcli_json("taylor", "integrate(t -> exp(t), 0, b)", "--b", "1", "--order", "16")
+    coefficients = [t["coefficient"] for t in out["terms"]]
+    expected = [math.e - 1] + [math.e / math.factorial(k) for k in range(1, 17)]
+    np.testing.assert_allclose(coefficients, expected, rtol=1e-11)

@@ -299,3 +299,19 @@ def test_minimize_solve_and_fit_through_a_root(gradcli_json, tmp_path):
         "fit", "root(r -> r**3 + k*r - x, 1)", "--points", str(data), "--params", "k=1"
     )
     assert out["parameters"]["k"]["value"] == pytest.approx(0.8, rel=1e-10)
+
+
+def test_taylor_of_a_root_is_exact_through_order_fifteen(gradcli_json, gradcli):
+    # Newton steps on the graph: orders 4 and 5 too (three chord steps gave 1.08e-4, not
+    # 7.9e-5, for the fourth coefficient).
+    out = gradcli_json("taylor", CUBIC, "--a", "1", "--order", "5")
+    coefficients = [t["coefficient"] for t in out["terms"]]
+    with mpmath.workdps(40):
+        expected = mpmath.taylor(lambda a: mpmath.findroot(lambda x: x**3 - a * x - 5, 2), 1, 5)
+    np.testing.assert_allclose(coefficients, [float(c) for c in expected], rtol=1e-10)
+    result = gradcli("taylor", CUBIC, "--a", "1", "--order", "16")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: --order 16: the derivatives of root are exact through order 15:"
+        " choose --order 15 or lower\n"
+    )

@@ -23,6 +23,7 @@ from ..core.evaluation import evaluation, require_scalar
 from ..core.result import source_title
 from ..engine import jet
 from ..errors import GradcliError
+from ..language.transformations import exact_order
 from .assembled import entry_labels
 from .report import Report, frozen
 
@@ -128,6 +129,12 @@ def taylor(
     if isinstance(order, bool) or not isinstance(order, int) or order < 0:
         raise GradcliError(f"--order must be an integer of at least 0, not {order!r}")
     with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
+        exact = exact_order(s.program.ir)
+        if exact is not None and order > exact[0]:
+            raise GradcliError(
+                f"--order {order}: the derivatives of {exact[1]} are exact through order"
+                f" {exact[0]}: choose --order {exact[0]} or lower"
+            )
         names = s.wrt
         variables = [label for n in names for label in entry_labels(n, s.shape(n))]
         count = math.comb(len(variables) + order, order)

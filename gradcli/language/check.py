@@ -24,8 +24,14 @@ from ..errors import GradcliError, GradcliTypeError, Span
 from . import ir
 from .ir import NESTING_LIMIT
 from .operators import SYMBOLS, UNARY_OPS
-from .transformations import TRANSFORMATIONS, function_argument
-from .transformations import signature as transformation_signature
+from .transformations import (
+    TRANSFORMATIONS,
+    check_anonymous_function,
+    check_arity,
+    check_function_name,
+    function_argument,
+    keywords,
+)
 
 if TYPE_CHECKING:
     import inspect
@@ -188,6 +194,12 @@ def _from_python(name: str, signature: inspect.Signature) -> Signature:
     return Signature(
         name, tuple(positional), required, variadic, frozenset(keywords), tuple(aliases), shown
     )
+
+
+def transformation_signature(name: str) -> Signature:
+    """The signature of the transformation ``name`` (``integrate``, ``root``, ...)."""
+    t = TRANSFORMATIONS[name]
+    return Signature(name, t.positional, t.required, None, keywords(name), (), t.shown)
 
 
 def user_signature(node: ir.FuncDef) -> Signature:
@@ -399,10 +411,10 @@ class _Checker:
                 arguments.update(id(a) for a in node.args)
                 arguments.update(id(k.value) for k in node.keywords)
             if isinstance(node, ir.Lambda):
-                self.anonymous_function(node, id(node) in values)
+                check_anonymous_function(node, id(node) in values, BUILTIN_CONSTANTS)
             elif isinstance(node, ir.Name):
                 if id(node) in values:
-                    self.function_name(node, scope)
+                    check_function_name(node, scope, self.functions, self.function_names)
                 else:
                     self.use(node, scope)
             elif isinstance(node, ir.Call):
@@ -410,7 +422,7 @@ class _Checker:
                 if node.func in TRANSFORMATIONS and node.func not in self.functions:
                     given = function_argument(node)
                     values.add(id(given))
-                    self.function_arity(node.func, given)
+                    check_arity(node.func, given, self.functions)
             elif isinstance(node, ir.Method):
                 self.method(node, scope)
             elif isinstance(node, ir.Attr):
@@ -420,58 +432,6 @@ class _Checker:
                     'text in quotes is only an argument of a function, as in reduction="sum"',
                     node.span,
                 )
-
-    def anonymous_function(self, node: ir.Lambda, passed: bool) -> None:
-        if not passed:
-            listed = ", ".join(TRANSFORMATIONS)
-            raise GradcliError(
-                f"an anonymous function is only an argument of {listed}, or the value of a"
-                " name (g = t -> t**2, then g(3))",
-                node.span,
-            )
-        seen = set()
-        for param, span in zip(node.params, node.param_spans):
-            if param in BUILTIN_CONSTANTS:
-                raise GradcliError(f"the constant '{param}' cannot be a parameter", span)
-            if param in seen:
-                raise GradcliError(f"parameter '{param}' appears twice", span)
-            seen.add(param)
-
-    def function_name(self, node: ir.Name, scope) -> None:
-        """``integrate(f, 0, 1)``: ``f`` must name a function defined before."""
-        if node.id in self.functions and node.id not in scope:
-            return
-        if node.id in self.function_names and node.id not in scope:
-            raise GradcliError(f"function '{node.id}' is used before it is defined", node.span)
-        hint = f" (write t -> {node.id}(t))" if node.id in FUNCTIONS else ""
-        raise GradcliError(
-            f"'{node.id}' is not a function of the program: pass an anonymous function"
-            f" (t -> ...) or the name of one defined as f(t) = ...{hint}",
-            node.span,
-        )
-
-    def function_arity(self, name: str, node) -> None:
-        """The function given to transformation ``name`` takes as many arguments as it calls
-        it with."""
-        wanted = TRANSFORMATIONS[name].arity
-        if isinstance(node, ir.Lambda):
-            params = node.params
-        elif isinstance(node, ir.Name) and node.id in self.functions:
-            params = self.functions[node.id].params
-        elif isinstance(node, ir.Name):
-            return  # function_name's error
-        else:
-            raise GradcliError(
-                f"{name} takes a function as its first argument: an anonymous function"
-                " (t -> ...) or the name of one defined as f(t) = ...",
-                node.span,
-            )
-        if len(params) != wanted:
-            takes = "1 argument" if wanted == 1 else f"{wanted} arguments"
-            raise GradcliTypeError(
-                f"{name} calls its function with {takes}, but it takes {len(params)}",
-                node.span,
-            )
 
     def is_variable(self, name: str, params) -> bool:
         """Whether ``name`` is an input or a computed variable (not a constant)."""

@@ -36,7 +36,7 @@ from ..engine import ops
 from ..engine.batched_values import Batched
 from ..engine.state import no_grad
 from ..errors import GradcliError
-from .transformations import call, detached
+from .transformations import as_value, call, detached, number_of
 
 # The 15-point Kronrod rule on [-1, 1] (QUADPACK's qk15): nodes from the end inwards,
 # the last one 0; the 7-point Gauss rule uses every other node, starting at the second.
@@ -158,9 +158,7 @@ def _node_tensor(t: np.ndarray, varies: bool):
 
 
 def integrate(evaluator, function, span, a, b, rtol=1e-12, atol=0.0):
-    from .evaluate import as_tensor
-
-    a, b = as_tensor(a), as_tensor(b)
+    a, b = as_value(a), as_value(b)
     rtol, atol = _tolerance(rtol, "rtol", span), _tolerance(atol, "atol", span)
     a0, b0 = _limit(a, "a", span), _limit(b, "b", span)
     a0, b0 = np.broadcast_arrays(a0, b0)
@@ -172,7 +170,7 @@ def integrate(evaluator, function, span, a, b, rtol=1e-12, atol=0.0):
 
 
 def _tolerance(value, name, span) -> float:
-    number = float(np.asarray(value.detach().numpy() if hasattr(value, "detach") else value))
+    number = number_of(value)
     if not number >= 0 or math.isinf(number):
         raise GradcliError(f"integrate's {name} must be a number >= 0, not {number:g}", span)
     return number

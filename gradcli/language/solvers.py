@@ -4,20 +4,21 @@ with the derivatives of the implicit function theorem.
 The search is detached: Newton's method on NumPy numbers, with the exact Jacobian
 of f (root) or the exact gradient and Hessian (minimizer) from the engine's
 reverse mode, and a backtracking line search. Nothing of the iterations is on the
-graph. Then the point found, x*, is put on the graph by chord steps
+graph. Then the point found, x*, is put on the graph by Newton steps
 
-    x_{k+1} = x_k - J0^{-1} F(x_k, theta),    x_0 = x* (detached),
+    x_{k+1} = x_k - F_x(x_k, theta)^{-1} F(x_k, theta),    x_0 = x* (detached),
 
-with J0 the detached Jacobian of F at x* (F is f for root, the gradient of f for
-minimizer) and F evaluated on the graph, so it depends on every input theta that f
-reads. At theta0 each step moves x by the residual only (zero at an exact root).
-With x(theta) the implicit function, the chord map M(y) = y - J0^{-1} F(y, theta)
-has M(x(theta)) = x(theta) and dM/dy = I - J0^{-1} F_y(y, theta), which is
-O(|theta - theta0| + |y - x*|) near the solution; so |x_{k+1} - x(theta)| is
-O(|theta - theta0|) * |x_k - x(theta)|, and after k steps the error is
-O(|theta - theta0|^(k+1)): the derivatives of x_k are the implicit function's
-exactly through order k. ``STEPS`` = 3 steps give the first, second and third
-derivatives (first: dx/dtheta = -F_x^{-1} F_theta, the implicit function theorem).
+with F (f for root, the gradient of f for minimizer) and its Jacobian F_x
+evaluated on the graph, so they depend on every input theta that f reads. At
+theta0 each step moves x by the residual only (zero at an exact root). With
+x(theta) the implicit function, Newton's map N(y) = y - F_x^{-1} F(y, theta) has
+N(x(theta)) = x(theta) and dN/dy = 0 there, so |x_{k+1} - x(theta)| is
+O(|x_k - x(theta)|^2); x_0 is O(|theta - theta0|) away, so after k steps the error
+is O(|theta - theta0|^(2^k)): the derivatives of x_k are the implicit function's
+exactly through order 2^k - 1 (the first is dx/dtheta = -F_x^{-1} F_theta, the
+implicit function theorem). ``STEPS`` = 4 steps make every order through 15
+exact (``taylor`` refuses a higher order of a program that calls root or
+minimizer).
 
 At many points the search runs on every point at once (each point's own Newton
 iteration, the evaluations shared).
@@ -32,10 +33,12 @@ from ..engine import ops
 from ..engine.batched_values import Batched
 from ..engine.state import enable_grad, is_grad_enabled
 from ..errors import GradcliError
-from .transformations import call, detached
+from .transformations import as_value, call, detached, number_of
 
-#: Chord steps on the graph: the derivatives are exact through this order.
-STEPS = 3
+#: Newton steps on the graph: the derivatives are exact through order 2**STEPS - 1.
+STEPS = 4
+#: The highest order of derivative the steps make exact.
+EXACT_ORDER = 2**STEPS - 1
 #: Halvings of a step the line search tries.
 _HALVINGS = 40
 
@@ -131,9 +134,7 @@ def minimizer(evaluator, function, span, x0, maxiter=200):
 
 
 def _solve(evaluator, function, span, x0, maxiter, kind):
-    from .evaluate import as_tensor
-
-    x0 = as_tensor(x0)
+    x0 = as_value(x0)
     if len(x0.shape) > 1:
         raise GradcliError(
             f"{kind}'s x0 must be a number or a vector, not a value of shape {x0.shape}", span
@@ -145,26 +146,26 @@ def _solve(evaluator, function, span, x0, maxiter, kind):
     with detached(evaluator, function):
         try:
             problem = _Problem(evaluator, function, kind, span, tuple(x0.shape), points)
-            found, jacobian = _newton(problem, start, maxiter)
+            found = _newton(problem, start, maxiter)
         except _Restart as restart:
             problem = _Problem(evaluator, function, kind, span, tuple(x0.shape), restart.size)
             start = np.broadcast_to(start, (restart.size, start.shape[1])).copy()
-            found, jacobian = _newton(problem, start, maxiter)
+            found = _newton(problem, start, maxiter)
     x = problem.leaf(found, False)
     if not is_grad_enabled():
         return x
-    return _attach(evaluator, problem, x, jacobian)
+    return _attach(evaluator, problem, x)
 
 
 def _count(value, span, kind) -> int:
-    number = float(np.asarray(value.detach().numpy() if hasattr(value, "detach") else value))
+    number = number_of(value)
     if not number.is_integer() or number < 1:
         raise GradcliError(f"{kind}'s maxiter must be a whole number >= 1", span)
     return int(number)
 
 
 def _newton(problem, x: np.ndarray, maxiter: int):
-    """Newton's method at every point from ``x`` ``(P, n)``; the point and its Jacobian."""
+    """Newton's method at every point from ``x`` ``(P, n)``: the point found."""
     kind, span = problem.kind, problem.span
     done = np.zeros(len(x), dtype=bool)
     for _ in range(maxiter + 1):
@@ -179,7 +180,7 @@ def _newton(problem, x: np.ndarray, maxiter: int):
             )
         if done.all():
             _check_found(problem, x, F, J)
-            return x, J
+            return x
         step = _step(problem, F, J, x)
         tiny = np.abs(step).max(axis=1) <= 4 * np.finfo(float).eps * (1 + np.abs(x).max(axis=1))
         tiny |= (F == 0).all(axis=1)
@@ -258,40 +259,45 @@ def _at(i: int, problem) -> str:
     return f" at point {i}" if problem.points is not None else ""
 
 
-def _attach(evaluator, problem, x, jacobian):
-    """``STEPS`` chord steps on the graph from the detached point ``x``."""
+def _attach(evaluator, problem, x):
+    """``STEPS`` Newton steps on the graph from the detached point ``x``."""
     span = problem.span
 
     def op(fn, *args):
         return evaluator.apply(fn.op.name, span, fn, *args)
 
-    inverse = np.linalg.inv(jacobian)  # (P, n, n)
-    if problem.shape == ():
-        numbers = inverse.reshape(-1)
-    else:
-        numbers = inverse
-    if problem.points is None:
-        factor = ops.tensor(numbers[0])
-    else:
-        factor = Batched(ops.tensor(np.ascontiguousarray(numbers)))
-    if problem.kind == "minimizer":  # the gradient of f is taken with respect to x
-        x = problem.leaf(_numbers(x).reshape(len(jacobian), -1), True)
+    # Each step differentiates F with respect to x, so x starts as a leaf of its own.
+    x = problem.leaf(_numbers(x).reshape(problem.points or 1, -1), True)
     for _ in range(STEPS):
-        residual = _residual(evaluator, problem, x, op)
-        step = (
-            op(ops.mul, factor, residual)
-            if problem.shape == ()
-            else op(ops.matmul, factor, residual)
-        )
+        residual = _residual(problem, x)
+        jacobian = _jacobian(problem, residual, x)
+        if problem.shape == ():
+            step = op(ops.div, residual, jacobian)
+        else:
+            step = op(ops.solve, jacobian, residual)
         x = op(ops.sub, x, step)
     return x
 
 
-def _residual(evaluator, problem, x, op):
+def _residual(problem, x):
     """F(x) on the graph: f(x) for root, the gradient of f at x for minimizer."""
     y = problem.value(x)
     if problem.kind == "root":
         return y
-    inner = _physical(x)
-    (g,) = grad(ops.sum(_physical(y)), inner, create_graph=True)
+    (g,) = grad(ops.sum(_physical(y)), _physical(x), create_graph=True)
     return Batched(g) if type(x) is Batched else g
+
+
+def _jacobian(problem, residual, x):
+    """dF/dx on the graph (one reverse pass per entry of F, every point at once)."""
+    inner, values = _physical(x), _physical(residual)
+    if problem.shape == ():
+        rows = [values]
+    else:
+        rows = [ops.getitem(values, (Ellipsis, k)) for k in range(problem.n)]
+    found = []
+    for row in rows:
+        (d,) = grad(ops.sum(row), inner, create_graph=True, allow_unused=True)
+        found.append(ops.zeros_like(inner) if d is None else d)
+    jacobian = found[0] if problem.shape == () else ops.stack(found, -2)
+    return Batched(jacobian) if type(x) is Batched else jacobian

@@ -18,8 +18,13 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+import numpy as np
+
 from ..core.record import Record
-from ..errors import Span
+from ..engine import ops
+from ..engine.batched_values import Batched
+from ..engine.tensor import Tensor
+from ..errors import GradcliError, GradcliTypeError
 from . import ir
 
 
@@ -39,6 +44,8 @@ class Transformation(Record):
     doc: str
     #: What ``diff`` does with it (``gradcli functions`` and docs/language.md say so).
     symbolic: str
+    #: The highest order of derivative it gives exactly (``taylor`` refuses one beyond).
+    exact_order: int
 
     @property
     def shown(self) -> str:
@@ -60,6 +67,7 @@ TRANSFORMATIONS = {
             " limit may be -inf or inf), differentiable with respect to the limits and to"
             " every input f reads",
             "SymPy's Integral, evaluated where SymPy can",
+            16,  # the limits' terms: an 8-point Gauss-Legendre rule (see quadrature)
         ),
         Transformation(
             "root",
@@ -71,6 +79,7 @@ TRANSFORMATIONS = {
             " shape), differentiable with respect to every input f reads by the implicit"
             " function theorem",
             "refused: diff has no closed form for it",
+            15,  # four Newton steps on the graph (see solvers)
         ),
         Transformation(
             "minimizer",
@@ -82,18 +91,27 @@ TRANSFORMATIONS = {
             " x0 a number or a vector), differentiable with respect to every input f reads"
             " by the implicit function theorem",
             "refused: diff has no closed form for it",
+            15,  # four Newton steps on the graph (see solvers)
         ),
     )
 }
 
 
-def signature(name: str):
-    """The checker's ``Signature`` of transformation ``name``."""
-    from .check import Signature
+def exact_order(program: ir.Program) -> tuple[int, str] | None:
+    """``(order, name)``: the lowest order through which the transformations ``program``
+    calls give exact derivatives, and the one that sets it; None if it calls none."""
+    found = [
+        (TRANSFORMATIONS[node.func].exact_order, node.func)
+        for node in ir.walk(program)
+        if isinstance(node, ir.Call) and node.func in TRANSFORMATIONS
+    ]
+    return min(found) if found else None
 
+
+def keywords(name: str) -> frozenset[str]:
+    """Every parameter transformation ``name`` takes by keyword."""
     t = TRANSFORMATIONS[name]
-    keywords = frozenset(t.positional) | {o for o, _ in t.options}
-    return Signature(name, t.positional, t.required, None, keywords, (), t.shown)
+    return frozenset(t.positional) | {o for o, _ in t.options}
 
 
 def function_argument(node: ir.Call) -> ir.Expr | None:
@@ -109,6 +127,68 @@ def arguments(node: ir.Call) -> dict[str, ir.Expr]:
     given = dict(zip(t.positional, node.args))
     given.update((k.name, k.value) for k in node.keywords)
     return given
+
+
+# ----------------------------------------------------------------------------
+# The checker's rules for function values
+# ----------------------------------------------------------------------------
+
+
+def check_anonymous_function(node: ir.Lambda, passed: bool, constants) -> None:
+    """An anonymous function stands only where a transformation takes its function
+    (``passed``), with distinct parameters that are none of the built-in ``constants``."""
+    if not passed:
+        listed = ", ".join(TRANSFORMATIONS)
+        raise GradcliError(
+            f"an anonymous function is only an argument of {listed}, or the value of a"
+            " name (g = t -> t**2, then g(3))",
+            node.span,
+        )
+    seen = set()
+    for param, span in zip(node.params, node.param_spans):
+        if param in constants:
+            raise GradcliError(f"the constant '{param}' cannot be a parameter", span)
+        if param in seen:
+            raise GradcliError(f"parameter '{param}' appears twice", span)
+        seen.add(param)
+
+
+def check_function_name(node: ir.Name, scope, functions, function_names) -> None:
+    """``integrate(f, 0, 1)``: ``f`` must name a function defined before (``functions``;
+    ``function_names`` are those the program defines anywhere)."""
+    if node.id in functions and node.id not in scope:
+        return
+    if node.id in function_names and node.id not in scope:
+        raise GradcliError(f"function '{node.id}' is used before it is defined", node.span)
+    hint = f" (write t -> {node.id}(t))" if node.id in ops.FUNCTIONS else ""
+    raise GradcliError(
+        f"'{node.id}' is not a function of the program: pass an anonymous function"
+        f" (t -> ...) or the name of one defined as f(t) = ...{hint}",
+        node.span,
+    )
+
+
+def check_arity(name: str, node, functions) -> None:
+    """The function given to transformation ``name`` takes as many arguments as it is
+    called with."""
+    wanted = TRANSFORMATIONS[name].arity
+    if isinstance(node, ir.Lambda):
+        params = node.params
+    elif isinstance(node, ir.Name) and node.id in functions:
+        params = functions[node.id].params
+    elif isinstance(node, ir.Name):
+        return  # check_function_name's error
+    else:
+        raise GradcliError(
+            f"{name} takes a function as its first argument: an anonymous function"
+            " (t -> ...) or the name of one defined as f(t) = ...",
+            node.span,
+        )
+    if len(params) != wanted:
+        takes = "1 argument" if wanted == 1 else f"{wanted} arguments"
+        raise GradcliTypeError(
+            f"{name} calls its function with {takes}, but it takes {len(params)}", node.span
+        )
 
 
 # ----------------------------------------------------------------------------
@@ -139,12 +219,10 @@ def function_value(evaluator, node) -> FunctionValue:
 
 def call(evaluator, function: FunctionValue, *args):
     """``function(*args)`` on the evaluator: the body with the parameters bound."""
-    from .evaluate import as_tensor
-
     saved = evaluator.locals
     evaluator.locals = {**function.captured, **dict(zip(function.params, args))}
     try:
-        return as_tensor(evaluator.evaluate(function.body))
+        return as_value(evaluator.evaluate(function.body))
     finally:
         evaluator.locals = saved
 
@@ -175,27 +253,18 @@ def detached(evaluator, function: FunctionValue):
 
 
 def _detach(value):
-    return value.detach() if hasattr(value, "detach") else value
+    return value.detach() if type(value) is Tensor or type(value) is Batched else value
 
 
-def evaluate(evaluator, node: ir.Call, span: Span):
-    """The value of the transformation call ``node``."""
-    given = arguments(node)
-    function = function_value(evaluator, given.pop("f"))
-    values = {name: evaluator.evaluate(value) for name, value in given.items()}
-    with quiet(evaluator):
-        if node.func == "integrate":
-            from .quadrature import integrate
+def as_value(value):
+    """A function's result as a tensor: a number written in its body becomes one."""
+    if type(value) is Tensor or type(value) is Batched:
+        return value
+    return ops.tensor(float(value))
 
-            result = integrate(evaluator, function, span, **values)
-        elif node.func == "root":
-            from .solvers import root
 
-            result = root(evaluator, function, span, **values)
-        else:
-            from .solvers import minimizer
-
-            result = minimizer(evaluator, function, span, **values)
-    if evaluator.origins is not None and getattr(result, "grad_fn", None) is not None:
-        evaluator.origins.setdefault(result.grad_fn, (node.func, span))
-    return result
+def number_of(value) -> float:
+    """One number given as an option (rtol=, maxiter=), as a float."""
+    if type(value) is Tensor:
+        value = value.detach().numpy()
+    return float(np.asarray(value))
