@@ -371,3 +371,27 @@ def test_taylor_of_an_integral_in_its_limit_to_order_sixteen(gradcli_json):
     coefficients = [t["coefficient"] for t in out["terms"]]
     expected = [math.e - 1] + [math.e / math.factorial(k) for k in range(1, 17)]
     np.testing.assert_allclose(coefficients, expected, rtol=1e-11)
+
+
+def test_an_integral_of_a_root_nests():
+    # The integral over t in [0, 1] of the root of x^3 + x = c t, and its derivative in c.
+    value, grad, _ = run("integrate(t -> root(x -> x**3 + x - t*c, 0), 0, 1)", c=1.0)
+
+    def inner(c):
+        return mpmath.quad(lambda t: mpmath.findroot(lambda x: x**3 + x - t * c, 0), [0, 1])
+
+    with mpmath.workdps(30):
+        assert float(value) == pytest.approx(float(inner(1)), rel=1e-12)
+        assert grad[0] == pytest.approx(float(mpmath.diff(inner, 1)), rel=1e-11)
+
+
+def test_the_calculator_carries_an_anonymous_function_between_lines():
+    from gradcli.cli.session import Session, Shown
+
+    session = Session()
+    for line in ("a = 2", "g = t -> t**2 + a"):
+        assert list(session.run(line)) == []
+    [shown] = [o for o in session.run("integrate(g, 0, 1)") if isinstance(o, Shown)]
+    # The integral of t^2 + a over [0, 1] is 1/3 + a; d/da = 1.
+    assert float(shown.result.value) == pytest.approx(1 / 3 + 2, rel=1e-15)
+    assert float(shown.result.grad["a"]) == pytest.approx(1.0, rel=1e-15)
