@@ -5,6 +5,7 @@ order), at many points, and through the commands."""
 from __future__ import annotations
 
 import json
+import math
 
 import mpmath
 import numpy as np
@@ -184,6 +185,7 @@ def test_a_vector_minimizer_of_separable_terms():
         ),
         ("root(x -> x**2 + 1, 0.5, maxiter=3)", "root did not converge after 3 iterations"),
         ("minimizer(x -> -x**2, 0.5)", "minimizer did not converge after 200 iterations"),
+        ("minimizer(x -> x**4, 1)", "minimizer did not converge after 200 iterations"),
         ("minimizer(x -> x[0]**2 - x[1]**2, [1, 0])", "minimizer: the point found, x = ["),
         ("root(x -> [x, x], 1)", "root: the anonymous function must give the shape of x0, ()"),
         ("minimizer(x -> x, [1, 2])", "minimizer: the anonymous function must give one number"),
@@ -200,13 +202,28 @@ def test_a_point_not_found_is_an_error(gradcli, source, message):
 
 
 def test_the_error_names_the_last_iterate_and_its_residual(gradcli):
-    result = gradcli("eval", "root(x -> x**2 + 1, 0.5)")
+    result = gradcli("eval", "root(x -> exp(x), 0.5)")
     first = result.stderr.splitlines()[0]
     assert "has residual |f(x)| " in first
-    # x**2 + 1 is at least 1: the residual named is that of the iterate named.
+    # exp has no root: each Newton step is x - 1. The residual named is that of the iterate
+    # named, x = 0.5 - 100 (the one before had a residual e times larger).
     x = float(first.split("the last iterate x = ")[1].split(" ")[0])
     residual = float(first.split("has residual |f(x)| ")[1].split(" ")[0])
-    assert residual == pytest.approx(x**2 + 1, rel=1e-2)
+    assert x == pytest.approx(-99.5, rel=1e-12)
+    assert residual == pytest.approx(math.exp(x), rel=1e-2)
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        ("minimizer(x -> x**4, 1)", "its Hessian is nearly singular there (lowest eigenvalue"),
+        ("minimizer(x -> -x**2, 0.5)", "its Hessian there is not positive definite"),
+    ],
+)
+def test_a_minimizer_not_found_says_why_its_hessian_fails(gradcli, source, why):
+    result = gradcli("eval", source)
+    assert result.exit_code == 2
+    assert why in result.stderr.splitlines()[0]
 
 
 def test_diff_refuses_root_and_minimizer_by_name(gradcli):

@@ -168,7 +168,7 @@ def _newton(problem, x: np.ndarray, maxiter: int):
     """Newton's method at every point from ``x`` ``(P, n)``: the point found."""
     kind, span = problem.kind, problem.span
     done = np.zeros(len(x), dtype=bool)
-    for _ in range(maxiter + 1):
+    for iteration in range(maxiter + 1):
         F, J, f = problem.system(x)
         bad = ~np.isfinite(F).all(axis=1) | ~np.isfinite(J).all(axis=(1, 2))
         if bad.any():
@@ -181,18 +181,34 @@ def _newton(problem, x: np.ndarray, maxiter: int):
         if done.all():
             _check_found(problem, x, F, J)
             return x
+        if iteration == maxiter:
+            break
         step = _step(problem, F, J, x)
         tiny = np.abs(step).max(axis=1) <= 4 * np.finfo(float).eps * (1 + np.abs(x).max(axis=1))
         tiny |= (F == 0).all(axis=1)
         length = _line_search(problem, x, step, F, f, ~tiny)
         x = x + length[:, None] * step
         done |= tiny & (length == 1)
+    # F and J are those of the last iterate x.
     i = int(np.argmax(~done))
     residual = np.abs(F[i]).max() if problem.n else 0.0
     what = "residual |f(x)|" if kind == "root" else "gradient norm"
+    why = ""
+    if kind == "minimizer":
+        lowest = np.linalg.eigvalsh((J[i] + J[i].T) / 2)[0]
+        if lowest < 0:
+            why = (
+                f"; its Hessian there is not positive definite (lowest eigenvalue"
+                f" {lowest:.3g}): f may have no minimum near x0"
+            )
+        elif lowest <= 1e-8 * max(np.abs(J[i]).max(), 1.0):
+            why = (
+                f"; its Hessian is nearly singular there (lowest eigenvalue {lowest:.3g}):"
+                " no strict minimum, whose point would have derivatives, is near"
+            )
     raise GradcliError(
         f"{kind} did not converge after {maxiter} iterations{_at(i, problem)}: the last iterate"
-        f" x = {_shown(x[i], problem)} has {what} {residual:.3g}",
+        f" x = {_shown(x[i], problem)} has {what} {residual:.3g}{why}",
         span,
     )
 
