@@ -318,7 +318,10 @@ def input_names(source: str, filename: str = "<expr>") -> tuple[str, ...]:
 
 def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
     """Every function of the op table, grouped by kind in ``KINDS`` order (the op
-    table's order within a kind); only ``name`` when given.
+    table's order within a kind), then the derivatives inside programs (``grad(F,
+    x)``, ``jacobian``, ``hessian``) and the transformations (``integrate``, ``root``,
+    ``minimizer``, ``odeint``: functions that take a function); only ``name`` when
+    given.
 
     An unknown ``name`` is a ``GradcliError`` that suggests the closest one, and names the
     functions whose description has it as a word (``cdf``: ndtr, ndtri, log_ndtr, ...).
@@ -326,24 +329,19 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
     import re
 
     from gradcli.language.check import language_parameters, python_signature, suggest_function
+    from gradcli.language.derivatives import FORMS, PARAMETERS
+    from gradcli.language.transformations import TRANSFORMATIONS
 
     table = gradcli.ops.FUNCTIONS
-    if name is not None and name not in table:
-        from gradcli.language.derivatives import FORMS
-
-        if name in FORMS:
-            raise GradcliError(
-                f"{name}(F, x) is not a function of the op table but a derivative inside"
-                f" programs: {FORMS[name]} (docs/language.md, 'Derivatives inside programs')"
-            )
+    if name is not None and name not in table and name not in TRANSFORMATIONS | FORMS:
         word = re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE)
         found = [f.name for f in table.values() if word.search((f.language_form or f).doc)]
         mention = f"; {name!r} is in the description of {', '.join(found)}" if found else ""
         raise GradcliError(f"unknown function {name!r}{suggest_function(name)}{mention}")
-    chosen = [table[name]] if name is not None else table.values()
+    chosen = [table[name]] if name in table else table.values() if name is None else []
     # A kind missing from KINDS goes last rather than nowhere.
     ordered = sorted(chosen, key=lambda f: KINDS.index(f.kind) if f.kind in KINDS else len(KINDS))
-    return tuple(
+    listed = [
         FunctionInfo(
             f.name,
             str(language_parameters(python_signature(f.name))),
@@ -353,7 +351,25 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
             tuple(str(d) for d in f.differs),
         )
         for f in ordered
-    )
+    ]
+    listed += [
+        FunctionInfo(
+            form,
+            f"({', '.join(PARAMETERS)})",
+            "derivative",
+            f"{doc}, as torch.autograd.grad(..., create_graph=True): differentiable again;"
+            " x is a name; diff: SymPy's derivative",
+            None,
+        )
+        for form, doc in FORMS.items()
+        if name is None or name == form
+    ]
+    listed += [
+        FunctionInfo(t.name, t.shown, "transformation", f"{t.doc}; diff: {t.symbolic}", None)
+        for t in TRANSFORMATIONS.values()
+        if name is None or name == t.name
+    ]
+    return tuple(listed)
 
 
 def _description(name: str, doc: str) -> str:

@@ -1,4 +1,4 @@
-"""Write the function reference of docs/language.md from the op table.
+"""Write the function reference of docs/language.md from the op table and the transformations.
 
 The part between ``<!-- functions:start -->`` and ``<!-- functions:end -->``
 is generated: one table per kind, one row per function, with its parameters,
@@ -28,6 +28,8 @@ TITLES = {
     "shape": "Shapes",
     "constructor": "Constructors (constants, never differentiated)",
     "other": "Others",
+    "derivative": "Derivatives inside programs",
+    "transformation": "Transformations (functions of a function)",
 }
 
 

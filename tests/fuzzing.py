@@ -502,3 +502,109 @@ def near_misses(draw, sources):
         return raw.decode("utf-8", errors="surrogateescape").replace("\x00", "")
     a, b = draw(sources), draw(sources)
     return a[: draw(st.integers(0, len(a)))] + b[draw(st.integers(0, len(b))) :]
+
+
+# ----------------------------------------------------------------------------
+# Transformations: integrate, root and minimizer of a drawn anonymous function
+# ----------------------------------------------------------------------------
+
+# Integrands in t with a parameter p > 0: the language's text, mpmath's function, and
+# whether the integral over an infinite range converges (and is not oscillatory).
+INTEGRANDS = [
+    ("exp(-p*t**2)", lambda mp, t, p: mp.exp(-p * t**2), True),
+    ("1/(1 + p*t**2)", lambda mp, t, p: 1 / (1 + p * t**2), True),
+    ("t**2*exp(-p*t**2)", lambda mp, t, p: t**2 * mp.exp(-p * t**2), True),
+    ("sin(p*t)", lambda mp, t, p: mp.sin(p * t), False),
+    ("log(1 + p*t**2)", lambda mp, t, p: mp.log(1 + p * t**2), False),
+    ("sqrt(p + t**2)", lambda mp, t, p: mp.sqrt(p + t**2), False),
+    ("exp(p*t)/(2 + cos(t))", lambda mp, t, p: mp.exp(p * t) / (2 + mp.cos(t)), False),
+]
+# Functions of x with one root for p in [0.5, 3] (x0 a start Newton's method reaches it from).
+ROOTS = [
+    ("x**3 + p*x - 2", lambda mp, x, p: x**3 + p * x - 2, 1.0),
+    ("x + sin(x)/(p + 1) - 1", lambda mp, x, p: x + mp.sin(x) / (p + 1) - 1, 0.0),
+    ("atan(x) + p*x - 0.5", lambda mp, x, p: mp.atan(x) + p * x - 0.5, 0.0),
+    ("exp(x) - p - 1", lambda mp, x, p: mp.exp(x) - p - 1, 1.0),
+]
+# Strictly convex functions of x, with their minimum's point a smooth function of p.
+MINIMA = [
+    ("(x - p)**2 + x**4/2", lambda mp, x, p: (x - p) ** 2 + x**4 / 2, 0.0),
+    ("cosh(x - p) + x**2", lambda mp, x, p: mp.cosh(x - p) + x**2, 0.0),
+    ("exp(x) - p*x", lambda mp, x, p: mp.exp(x) - p * x, 0.0),
+]
+
+
+@dataclass
+class TransformationCase:
+    """A program around one transformation, its inputs, and mpmath's value of it."""
+
+    program: ir.Program
+    inputs: dict
+    #: ``oracle(mp, values)``: the program's value at ``values`` (a dict of mpf).
+    oracle: object
+
+    @property
+    def source(self) -> str:
+        return to_source(self.program)
+
+
+def _function_of(text: str, variable: str, param: str) -> ir.Lambda:
+    """``param -> text`` with the name ``variable`` of ``text`` renamed ``param``."""
+    import re
+
+    from gradcli.language.parser import parse
+
+    [body] = parse(re.sub(rf"\b{variable}\b", param, text)).statements
+    return ir.Lambda((param,), body)
+
+
+@st.composite
+def transformation_programs(draw):
+    """``p = ...; integrate(t -> ..., a, b)``, ``root(x -> ..., x0)`` or ``minimizer(...)``,
+    the function drawn from the lists above, maybe scaled by an input w."""
+    kind = draw(st.sampled_from(["integrate", "root", "minimizer"]))
+    p = draw(st.sampled_from([0.5, 0.75, 1.0, 1.5, 2.0, 3.0]))
+    inputs = {"p": np.array(p)}
+    statements = [ir.Assign("p", num(p))]
+    if kind == "integrate":
+        text, f, infinite = draw(st.sampled_from(INTEGRANDS))
+        ends = [-1.5, -0.5, 0.0, 0.25, 1.0, 2.0]
+        a, b = draw(st.sampled_from(ends)), draw(st.sampled_from(ends))
+        if infinite and draw(st.booleans()):
+            a, b = draw(st.sampled_from([(-math.inf, b), (a, math.inf), (-math.inf, math.inf)]))
+        limits = []
+        for name, value in (("a", a), ("b", b)):
+            if math.isinf(value):
+                limits.append(ir.UnaryOp("neg", ir.Name("inf")) if value < 0 else ir.Name("inf"))
+            else:
+                statements.append(ir.Assign(name, num(value)))
+                inputs[name] = np.array(value)
+                limits.append(ir.Name(name))
+        param = draw(st.sampled_from(["t", "s"]))
+        call = ir.Call("integrate", (_function_of(text, "t", param), *limits))
+
+        def oracle(mp, v):
+            lo = v.get("a", mp.mpf(a))
+            hi = v.get("b", mp.mpf(b))
+            return mp.quad(lambda t: f(mp, t, v["p"]), [lo, hi])
+
+    else:
+        text, f, x0 = draw(st.sampled_from(ROOTS if kind == "root" else MINIMA))
+        call = ir.Call(kind, (_function_of(text, "x", "x"), num(x0)))
+
+        def oracle(mp, v):
+            if kind == "root":
+                return mp.findroot(lambda x: f(mp, x, v["p"]), x0)
+            return mp.findroot(lambda x: mp.diff(lambda y: f(mp, y, v["p"]), x), x0)
+
+    if draw(st.booleans()):  # the result used in arithmetic with another input
+        statements.insert(0, ir.Assign("w", num(1.5)))
+        inputs["w"] = np.array(1.5)
+        statements.append(ir.Chain(ir.Name("w"), ("mul",), (call,)))
+
+        def scaled(mp, v, inner=oracle):
+            return v["w"] * inner(mp, v)
+
+        return TransformationCase(ir.Program(tuple(statements)), inputs, scaled)
+    statements.append(call)
+    return TransformationCase(ir.Program(tuple(statements)), inputs, oracle)

@@ -8,6 +8,11 @@ import pytest
 
 from gradcli import api
 from gradcli.engine.ops import FUNCTIONS
+from gradcli.language.derivatives import FORMS
+from gradcli.language.transformations import TRANSFORMATIONS
+
+#: Every name the listing has: the op table's functions, then the transformations.
+LISTED = [*FUNCTIONS, *FORMS, *TRANSFORMATIONS]
 
 
 def plain_names(stdout: str) -> list[str]:
@@ -18,7 +23,7 @@ def test_plain_lists_every_function_once(gradcli):
     result = gradcli("functions", "--format", "plain")
     assert result.exit_code == 0, result.output
     names = plain_names(result.stdout)
-    assert sorted(names) == sorted(FUNCTIONS)
+    assert sorted(names) == sorted(LISTED)
     assert len(names) == len(set(names))
 
 
@@ -32,6 +37,9 @@ def test_plain_lines_are_fields_separated_by_two_spaces(gradcli):
         name = signature.partition("(")[0]
         assert signature == name + api.functions(name)[0].signature
         assert doc == api.functions(name)[0].doc
+        if name in TRANSFORMATIONS or name in FORMS:
+            assert kink == []
+            continue
         differs = [f"differs from PyTorch {d}" for d in FUNCTIONS[name].differs]
         kinks = [f"at kinks: {FUNCTIONS[name].kink}"] if FUNCTIONS[name].kink else []
         assert kink == kinks + differs
@@ -39,8 +47,15 @@ def test_plain_lines_are_fields_separated_by_two_spaces(gradcli):
 
 def test_json_has_one_entry_per_function(gradcli_json):
     entries = gradcli_json("functions")["functions"]
-    assert sorted(e["name"] for e in entries) == sorted(FUNCTIONS)
+    assert sorted(e["name"] for e in entries) == sorted(LISTED)
     for entry in entries:
+        if entry["name"] in TRANSFORMATIONS:
+            t = TRANSFORMATIONS[entry["name"]]
+            assert (entry["kind"], entry["signature"]) == ("transformation", t.shown)
+            continue
+        if entry["name"] in FORMS:
+            assert (entry["kind"], entry["signature"]) == ("derivative", "(F, x)")
+            continue
         f = FUNCTIONS[entry["name"]]
         assert list(entry) == ["name", "signature", "kind", "doc", "kink", "differs"]
         assert entry["differs"] == [str(d) for d in f.differs]
@@ -147,8 +162,8 @@ def test_table_at_80_columns_without_colour(gradcli):
     assert lines[1].split() == ["│", "function", "│", "description", "│", "at", "kinks", "│"]
     cells = [line.split("│")[1].strip() for line in lines if line.startswith("│")]
     firsts = [cell.partition("(")[0] for cell in cells if "(" in cell]
-    firsts += [cell for cell in cells if cell in FUNCTIONS]  # a long name has its own line
-    for name in FUNCTIONS:
+    firsts += [cell for cell in cells if cell in LISTED]  # a long name has its own line
+    for name in LISTED:
         assert name in firsts, name
     headings = [cell for cell in cells if cell in api.KINDS]
     assert headings == list(api.KINDS)
@@ -183,3 +198,14 @@ def test_one_hot_is_a_function_of_its_own(gradcli):
     assert result.stdout.startswith("one_hot(input, num_classes=-1)  each class index as a row")
     rows = gradcli("eval", "one_hot(y, 3)", "--y", "[0, 2]", "--format", "json")
     assert json.loads(rows.stdout)["value"] == [[1, 0, 0], [0, 0, 1]]
+
+
+def test_the_transformations_are_listed_with_what_diff_does(gradcli):
+    result = gradcli("functions", "integrate", "--format", "plain")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("integrate(f, a, b, rtol=1e-12, atol=0)  the definite integral")
+    assert "diff: SymPy's Integral" in result.stdout
+    for name in ("root", "minimizer"):
+        [entry] = api.functions(name)
+        assert entry.kind == "transformation" and "implicit function theorem" in entry.doc
+        assert "diff: refused" in entry.doc

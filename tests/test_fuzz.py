@@ -34,6 +34,7 @@ from fuzzing import (
     near_misses,
     oracle_rtol,
     programs,
+    transformation_programs,
 )
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -447,3 +448,46 @@ def test_near_misses_through_a_real_process(gradcli_script, tmp_path, text):
     )
     assert run.returncode in (0, 2, 3), (text, run.stderr)
     assert "Traceback" not in run.stderr, (text, run.stderr)
+
+
+# ----------------------------------------------------------------------------
+# Transformations against mpmath
+# ----------------------------------------------------------------------------
+
+
+@fuzz_settings(12)
+@given(transformation_programs())
+def test_random_transformations_agree_with_mpmath(case):
+    """integrate, root and minimizer of a drawn function: the value, the gradient and the
+    Hessian's diagonal against mpmath (quad, findroot, and diff of them at 30 digits)."""
+    import mpmath
+
+    from gradcli import autograd, tensor
+    from gradcli.language import compile_source
+
+    program = compile_source(case.source)
+    leaves = {k: tensor(float(v), requires_grad=True) for k, v in case.inputs.items()}
+    out = program.run(leaves)
+    names = list(leaves)
+    grads = autograd.grad(out, [leaves[n] for n in names], create_graph=True)
+    with mpmath.workdps(30):
+        point = {k: mpmath.mpf(float(v)) for k, v in case.inputs.items()}
+
+        def at(name):
+            return lambda x: case.oracle(mpmath, {**point, name: x})
+
+        assert float(out.detach().numpy()) == pytest.approx(
+            float(case.oracle(mpmath, point)), rel=1e-10, abs=1e-12
+        ), case.source
+        for name, g in zip(names, grads):
+            first = float(mpmath.diff(at(name), point[name]))
+            assert float(g.detach().numpy()) == pytest.approx(first, rel=1e-8, abs=1e-10), (
+                case.source,
+                name,
+            )
+            second = 0.0
+            if g.requires_grad:
+                (h,) = autograd.grad(g, leaves[name], retain_graph=True, allow_unused=True)
+                second = 0.0 if h is None else float(h.detach().numpy())
+            expected = float(mpmath.diff(at(name), point[name], 2))
+            assert second == pytest.approx(expected, rel=1e-7, abs=1e-9), (case.source, name)

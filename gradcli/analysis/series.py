@@ -26,6 +26,7 @@ from ..core.evaluation import evaluation, require_scalar
 from ..core.result import Diagnostic, source_title
 from ..engine import jet
 from ..errors import GradcliError
+from ..language.transformations import exact_order
 from .assembled import entry_labels
 from .report import Report, frozen
 
@@ -171,6 +172,14 @@ def taylor(
     if isinstance(order, bool) or not isinstance(order, int) or order < 0:
         raise GradcliError(f"--order must be an integer of at least 0, not {order!r}")
     with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
+        # (Not ``exact``, the coefficients as fractions: a name of its own.)
+        exact_through = exact_order(s.program.ir)
+        if exact_through is not None and order > exact_through[0]:
+            highest, which = exact_through
+            raise GradcliError(
+                f"--order {order}: the derivatives of {which} are exact through order"
+                f" {highest}: choose --order {highest} or lower"
+            )
         names = s.wrt
         variables = [label for n in names for label in entry_labels(n, s.shape(n))]
         count = math.comb(len(variables) + order, order)

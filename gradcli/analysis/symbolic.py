@@ -29,6 +29,7 @@ from ..engine.ops import sympy_forms as forms
 from ..errors import GradcliError
 from ..language import ir
 from ..language.derivatives import FORMS
+from ..language.transformations import TRANSFORMATIONS, arguments
 from .report import Report, frozen
 from .symbolic_derivatives import StandIns
 
@@ -490,7 +491,41 @@ class _ToSympy:
         if node.func in FORMS:  # grad(F, x): x is a name (the checker says so)
             f, x = self.evaluate(node.args[0]), self.evaluate(node.args[1])
             return self.stand_ins.derivative(node.func, f, x, node)
+        if node.func in TRANSFORMATIONS:
+            return self.transformation(node)
         return self.builtin(node.func, [self.evaluate(a) for a in node.args], node)
+
+    def transformation(self, node):
+        """``integrate`` as SymPy's ``Integral`` (left unevaluated: SymPy differentiates it
+        under the integral sign, and evaluates it numerically); ``root`` and ``minimizer``
+        have no closed form."""
+        if node.func != "integrate":
+            raise self.fail(f"{node.func}(...), a point found by iteration,", node)
+        given = arguments(node)
+        function = given.pop("f")
+        if set(given) - {"a", "b"}:
+            raise self.fail("integrate(...) with rtol= or atol=", node)
+        if isinstance(function, ir.Lambda):
+            (param,), body, captured = function.params, function.body, self.locals
+        else:
+            definition = self.functions[function.id]
+            (param,), body, captured = definition.params, definition.body, {}
+        limits = []
+        for name in ("a", "b"):
+            value = self.evaluate(given[name])
+            if value.ndim != 0:
+                raise GradcliError(f"integrate's limit {name} must be one number", node.span)
+            limits.append(value.item())
+        # A symbol of its own name, unless an input has that name: then one that differs.
+        symbol = self.sympy.Dummy if param in self.symbols else self.sympy.Symbol
+        t = symbol(param, real=True)
+        saved, self.locals = self.locals, {**captured, param: _scalar(t)}
+        try:
+            integrand = self.evaluate(body)
+        finally:
+            self.locals = saved
+        entrywise = np.frompyfunc(lambda e: self.sympy.Integral(e, (t, *limits)), 1, 1)
+        return _array(entrywise(integrand))
 
     def Method(self, node):
         receiver = self.evaluate(node.obj)

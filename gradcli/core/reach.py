@@ -24,6 +24,7 @@ from ..language import ir
 from ..language.check import builtin_signature
 from ..language.derivatives import FORMS
 from ..language.ir import deep_recursion
+from ..language.transformations import TRANSFORMATIONS, arguments
 
 #: The schema's types whose argument keeps its derivative; ``Tensor|Index`` may not.
 _DIFFERENTIABLE_TYPES = frozenset({"Tensor", "Tensor|Number", "Number|Tensor", "Tensor[]"})
@@ -196,7 +197,31 @@ class _Walk:
             return self.call_user(function, node)
         if node.func in FORMS:  # grad(F, x): a derivative of F, through x
             return _merge(*(self.expr(a) for a in node.args))
+        if node.func in TRANSFORMATIONS:
+            return self.transformation(node)
         return self.call(node.func, node.args, node.keywords)
+
+    def transformation(self, node: ir.Call) -> dict:
+        """The flow through integrate, root or minimizer: everything its function reads;
+        integrate's limits too, but not a starting point or a tolerance."""
+        given = arguments(node)
+        function = given.pop("f")
+        if isinstance(function, ir.Lambda):
+            params, body, captured = function.params, function.body, self.locals or {}
+        else:
+            definition = self.functions[function.id]
+            params, body, captured = definition.params, definition.body, {}
+        saved, self.locals = self.locals, {**captured, **{p: {} for p in params}}
+        try:
+            flows = [self.expr(body)]
+        finally:
+            self.locals = saved
+        for name, value in given.items():
+            flow = self.expr(value)
+            if node.func != "integrate" or name not in ("a", "b"):
+                flow = _cut(flow, f"as the {name} of {node.func}")
+            flows.append(flow)
+        return _merge(*flows)
 
     def Method(self, node: ir.Method) -> dict:
         return self.call(node.name, node.args, node.keywords, self.expr(node.obj))

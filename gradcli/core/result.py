@@ -209,7 +209,18 @@ class GraphResult(Record, compared=False):
 
 
 #: The kinds of ``gradcli.ops.FUNCTIONS``, in the order they are listed.
-KINDS = ("elementwise", "binary", "reduction", "linalg", "loss", "shape", "constructor", "other")
+KINDS = (
+    "elementwise",
+    "binary",
+    "reduction",
+    "linalg",
+    "loss",
+    "shape",
+    "constructor",
+    "other",
+    "derivative",
+    "transformation",
+)
 
 
 class FunctionInfo(Record):

@@ -109,7 +109,10 @@ def propagate(out, leaves, b, seeds=None):
             if parent is None:
                 inputs.append(None if raw is None else _Constant(raw))
             elif type(parent) is Tensor:
-                inputs.append(jets[id(parent)])
+                # A leaf that is none of the variables (a point a transformation found,
+                # which it differentiates with respect to itself) is constant in them.
+                found = jets.get(id(parent))
+                inputs.append(constant(b, parent._data) if found is None else found)
             else:
                 inputs.append(jets[parent])
         jets[node] = apply(b, node, inputs)

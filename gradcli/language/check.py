@@ -25,6 +25,14 @@ from . import ir
 from .derivatives import FORMS, PARAMETERS, target_error
 from .ir import NESTING_LIMIT
 from .operators import SYMBOLS, UNARY_OPS
+from .transformations import (
+    TRANSFORMATIONS,
+    check_anonymous_function,
+    check_arity,
+    check_function_name,
+    function_argument,
+    keywords,
+)
 
 if TYPE_CHECKING:
     import inspect
@@ -187,6 +195,12 @@ def _from_python(name: str, signature: inspect.Signature) -> Signature:
     return Signature(
         name, tuple(positional), required, variadic, frozenset(keywords), tuple(aliases), shown
     )
+
+
+def transformation_signature(name: str) -> Signature:
+    """The signature of the transformation ``name`` (``integrate``, ``root``, ...)."""
+    t = TRANSFORMATIONS[name]
+    return Signature(name, t.positional, t.required, None, keywords(name), (), t.shown)
 
 
 def user_signature(node: ir.FuncDef) -> Signature:
@@ -353,6 +367,10 @@ class _Checker:
             if isinstance(item, ir.Name) and item.id in variables:
                 used, span = item.id, item.span
             elif (
+                isinstance(item, ir.Name) and self.function_globals.get(item.id, set()) & variables
+            ):
+                used, span = sorted(self.function_globals[item.id] & variables)[0], item.span
+            elif (
                 isinstance(item, ir.Call)
                 and self.function_globals.get(item.func, set()) & variables
             ):
@@ -371,7 +389,7 @@ class _Checker:
             raise GradcliError(f"cannot assign to '{name}': it is declared const", span)
 
     def function_definition(self, node: ir.FuncDef) -> None:
-        if node.name in FUNCTIONS or node.name in FORMS:
+        if node.name in FUNCTIONS or node.name in FORMS or node.name in TRANSFORMATIONS:
             raise GradcliError(
                 f"cannot redefine the built-in function '{node.name}'",
                 name_span(node.span, node.name),
@@ -393,18 +411,28 @@ class _Checker:
 
     def expression(self, expr, params=frozenset(), function: str | None = None) -> None:
         arguments = set()  # the nodes that are arguments of built-in functions
-        for node in ir.walk(expr):
+        values = set()  # the nodes that are the function arguments of transformations
+        for node, scope in scoped_walk(expr, params):
             if isinstance(node, ir.Call) and node.func in FUNCTIONS or isinstance(node, ir.Method):
                 arguments.update(id(a) for a in node.args)
                 arguments.update(id(k.value) for k in node.keywords)
-            if isinstance(node, ir.Name):
-                self.use(node, params)
+            if isinstance(node, ir.Lambda):
+                check_anonymous_function(node, id(node) in values, BUILTIN_CONSTANTS)
+            elif isinstance(node, ir.Name):
+                if id(node) in values:
+                    check_function_name(node, scope, self.functions, self.function_names)
+                else:
+                    self.use(node, scope)
             elif isinstance(node, ir.Call):
-                self.call(node, params, function)
+                self.call(node, scope, function)
+                if node.func in TRANSFORMATIONS and node.func not in self.functions:
+                    given = function_argument(node)
+                    values.add(id(given))
+                    check_arity(node.func, given, self.functions)
             elif isinstance(node, ir.Method):
-                self.method(node, params)
+                self.method(node, scope)
             elif isinstance(node, ir.Attr):
-                self.attribute(node, params)
+                self.attribute(node, scope)
             elif isinstance(node, ir.Str) and id(node) not in arguments:
                 raise GradcliError(
                     'text in quotes is only an argument of a function, as in reduction="sum"',
@@ -435,6 +463,8 @@ class _Checker:
             bind(user_signature(self.functions[node.func]), len(node.args), node.keywords, span)
         elif node.func in FORMS:
             self.derivative(node, span)
+        elif node.func in TRANSFORMATIONS:
+            bind(transformation_signature(node.func), len(node.args), node.keywords, span)
         elif node.func in FUNCTIONS:
             bind(builtin_signature(node.func), len(node.args), node.keywords, span)
         elif node.func in self.function_names:
@@ -542,12 +572,26 @@ class _Checker:
     def global_names(self, expr, params=frozenset()) -> set[str]:
         """The non-constant names ``expr`` reads, through the user functions it calls."""
         names = set()
-        for node in ir.walk(expr):
-            if isinstance(node, ir.Name) and self.is_variable(node.id, params):
+        for node, scope in scoped_walk(expr, params):
+            if isinstance(node, ir.Name) and node.id in self.function_globals:
+                names |= self.function_globals[node.id]  # a function passed by its name
+            elif isinstance(node, ir.Name) and self.is_variable(node.id, scope):
                 names.add(node.id)
             elif isinstance(node, ir.Call) and node.func in self.function_globals:
                 names |= self.function_globals[node.func]
         return names
+
+
+def scoped_walk(expr, params=frozenset()):
+    """``(node, names)`` for every node under ``expr`` as ``ir.walk`` yields them, with the
+    parameters in scope there: an anonymous function's own are in scope in its body."""
+    stack = [(expr, frozenset(params))]
+    while stack:
+        node, scope = stack.pop()
+        yield node, scope
+        if isinstance(node, ir.Lambda):
+            scope = scope | frozenset(node.params)
+        stack.extend((child, scope) for child in reversed(ir.children(node)))
 
 
 def is_method(name: str) -> bool:

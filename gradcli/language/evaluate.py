@@ -34,7 +34,7 @@ from ..errors import (
     Span,
     out_of_memory,
 )
-from . import derivatives, ir
+from . import derivatives, ir, transformations
 from .check import (
     BUILTIN_CONSTANTS,
     builtin_signature,
@@ -50,6 +50,7 @@ from .subscripts import (
     fitted_shape,
     subscripts_span,
 )
+from .transformations import TRANSFORMATIONS
 
 
 def _cut(entry):
@@ -375,6 +376,8 @@ class Evaluator:
             return self.call_user(function, node, span)
         if node.func in derivatives.FORMS:
             return self.derivative(node, span)
+        if node.func in TRANSFORMATIONS:
+            return self.transformation(node, span)
         return self.call_builtin(node.func, node.args, node.keywords, span)
 
     def derivative(self, node: ir.Call, span: Span):
@@ -395,6 +398,26 @@ class Evaluator:
                     self.origins.setdefault(made, (node.func, span))
                 if self.sources is not None:
                     self.sources.setdefault(made, node.span)
+        return result
+
+    def Lambda(self, node: ir.Lambda):
+        # The checker lets an anonymous function stand only where a transformation takes it.
+        raise GradcliError("an anonymous function is not a value", node.span)
+
+    def transformation(self, node: ir.Call, span: Span):
+        """``integrate``, ``root`` or ``minimizer``: its function value, its other arguments
+        evaluated, and its own evaluations recording no notes (see ``transformations``)."""
+        from .quadrature import integrate
+        from .solvers import minimizer, root
+
+        given = transformations.arguments(node)
+        function = transformations.function_value(self, given.pop("f"))
+        values = {name: self.evaluate(value) for name, value in given.items()}
+        compute = {"integrate": integrate, "root": root, "minimizer": minimizer}[node.func]
+        with transformations.quiet(self):
+            result = compute(self, function, span, **values)
+        if self.origins is not None and getattr(result, "grad_fn", None) is not None:
+            self.origins.setdefault(result.grad_fn, (node.func, span))
         return result
 
     def Method(self, node: ir.Method):

@@ -190,6 +190,17 @@ class Numbers(Record):
     span: Span = _span()
 
 
+class Lambda(Record):
+    """``t -> body`` or ``(y, t) -> body``: an anonymous function, a closure over the
+    program's names. Only an argument of a transformation (``integrate``, ``root``,
+    ``minimizer``); ``g = t -> body`` is parsed as the definition ``g(t) = body``."""
+
+    params: tuple[str, ...]
+    body: Expr
+    span: Span = _span()
+    param_spans: tuple[Span, ...] = _span()
+
+
 Expr = (
     Num
     | Str
@@ -204,6 +215,7 @@ Expr = (
     | Index
     | ListLit
     | Numbers
+    | Lambda
 )
 
 
@@ -286,7 +298,7 @@ def children(node: Node) -> tuple[Node, ...]:
         return (node.value,)
     if isinstance(node, IndexAssign):
         return (*node.subscripts, node.value)
-    if isinstance(node, FuncDef):
+    if isinstance(node, (FuncDef, Lambda)):
         return (node.body,)
     if isinstance(node, Program):
         return node.statements

@@ -121,6 +121,20 @@ class _Builder:
     def compare(self, first, *rest):
         return ir.Compare(*_operator_run(first, rest))
 
+    def lambda_(self, *items):
+        body, params = items[-1], []
+        for item in items[:-2]:  # the parameters, between brackets or not, then "->"
+            if isinstance(item, ir.Name):  # (t) -> ...: the name went through an expression
+                params.append((item.id, item.span))
+            elif not isinstance(item, lalr.Token):
+                raise GradcliError("an anonymous function's parameters must be names", item.span)
+            elif item.type == "NAME":
+                params.append((str(item), token_span(item)))
+        start = token_span(items[0]) if isinstance(items[0], lalr.Token) else items[0].span
+        names = tuple(name for name, _ in params)
+        spans = tuple(span for _, span in params)
+        return ir.Lambda(names, body, _join(start, body.span), spans)
+
     def keyword(self, name, value):
         return ir.Keyword(str(name), value, token_span(name))
 
@@ -155,6 +169,9 @@ class _Builder:
         return list_literal(rest[:-1], _join(token_span(lsqb), token_span(rest[-1])))
 
     def assign(self, target, value):
+        if isinstance(target, ir.Name) and isinstance(value, ir.Lambda):
+            # g = t -> t**2 is the definition g(t) = t**2.
+            return ir.FuncDef(target.id, value.params, value.body, target.span, value.param_spans)
         if isinstance(target, ir.Name):
             return ir.Assign(target.id, value, target.span)
         if isinstance(target, ir.Index) and isinstance(target.obj, ir.Name):
@@ -337,7 +354,7 @@ _PYTHON_KEYWORDS = {
     "for": "there are no loops: compute on whole tensors (sum(x), x * y, arange(n))",
     "while": "there are no loops: compute on whole tensors (sum(x), x * y, arange(n))",
     "in": "there are no loops: compute on whole tensors (sum(x), x * y, arange(n))",
-    "lambda": "define a function as f(x) = x**2",
+    "lambda": "write an anonymous function as x -> x**2, or define one as f(x) = x**2",
     "def": "define a function as f(x) = x**2",
     "return": "a function's body is its value: f(x) = x**2",
     "import": "there is nothing to import: the functions are built in ('gradcli functions')",

@@ -16,6 +16,7 @@ from .ir import (
     Index,
     IndexAssign,
     Keyword,
+    Lambda,
     ListLit,
     Method,
     Name,
@@ -31,10 +32,12 @@ from .ir import (
 from .operators import CHAIN_LEVELS, SYMBOLS
 
 # Binding strength of each kind of expression; an operand weaker than its slot needs brackets.
-_COMPARE, _SUM, _PRODUCT, _UNARY, _POWER, _POSTFIX, _ATOM = range(1, 8)
+_LAMBDA, _COMPARE, _SUM, _PRODUCT, _UNARY, _POWER, _POSTFIX, _ATOM = range(8)
 
 
 def _level(node: Expr) -> int:
+    if isinstance(node, Lambda):
+        return _LAMBDA
     if isinstance(node, Compare):
         return _COMPARE
     if isinstance(node, Chain):
@@ -104,6 +107,10 @@ class _Printer:
 
     def Compare(self, node: Compare) -> str:
         return self.operator_run(node, _SUM)
+
+    def Lambda(self, node: Lambda) -> str:
+        params = node.params[0] if len(node.params) == 1 else f"({', '.join(node.params)})"
+        return f"{params} -> {self.show(node.body)}"
 
     def Keyword(self, node: Keyword) -> str:
         return f"{node.name}={self.show(node.value)}"

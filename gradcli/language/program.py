@@ -254,7 +254,8 @@ def _array(value) -> np.ndarray | Batched:
 def inputs_read(inputs, statements) -> tuple[str, ...]:
     """Which of ``inputs`` the last of ``statements`` (IR nodes) reads: by name,
     through the statements that assign the names it reads, and through the bodies
-    of the functions it calls (what the calculator differentiates by default)."""
+    of the functions it calls or passes to a transformation (what the calculator
+    differentiates by default)."""
     assigned: dict[str, list] = {}
     bodies: dict[str, list] = {}
     for node in statements[:-1]:
@@ -271,7 +272,10 @@ def inputs_read(inputs, statements) -> tuple[str, ...]:
     while todo:
         expression, params = todo.pop()
         for item in ir.walk(expression):
-            if isinstance(item, ir.Name) and item.id not in params and item.id not in read:
+            if isinstance(item, ir.Name) and item.id in bodies and item.id not in called:
+                called.add(item.id)  # a function passed by its name: integrate(f, 0, 1)
+                todo.extend(bodies[item.id])
+            elif isinstance(item, ir.Name) and item.id not in params and item.id not in read:
                 read.add(item.id)
                 todo.extend(assigned.get(item.id, ()))
             elif isinstance(item, ir.Call) and item.func not in called:
