@@ -382,15 +382,15 @@ def _say_all(result, said=()) -> None:
 
 
 def _write_one(result, name: str, fmt: str | None, precision: int | None) -> None:
-    """``--get NAME``: the numbers of one result array, and nothing else."""
-    from ..render.plain import render_numbers
+    """``--get NAME``: what follows NAME on its line of --format plain, alone."""
+    from ..render.plain import render_line, result_lines
 
     if fmt is not None:
         raise GradcliError(f"--get prints plain numbers: leave out --format {fmt}")
-    arrays = result.arrays()
-    if name not in arrays:
-        raise GradcliError(f"--get {name}: no such result; the results are {', '.join(arrays)}")
-    write_output(lambda fmt: render_numbers(arrays[name], sys.stdout, precision), Format.PLAIN)
+    lines = result_lines(result, precision)
+    if name not in lines:
+        raise GradcliError(f"--get {name}: no such result; the results are {', '.join(lines)}")
+    write_output(lambda fmt: render_line(lines, name, sys.stdout), Format.PLAIN)
 
 
 def main() -> None:

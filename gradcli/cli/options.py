@@ -98,8 +98,8 @@ SHARED_OPTIONS = [
     GET := option(
         "get",
         metavar="NAME",
-        help="Print only the numbers of one result (value, grad.x, hessian.x.y),"
-        " separated by spaces: for $(...) in scripts.",
+        help="Print only what follows NAME on its line of --format plain (value, grad.x,"
+        " hessian.x.y, classification): for $(...) in scripts.",
     ),
     OUTPUT := option(
         "output",
