@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import api
-from ..core.evaluation import evaluation, no_such_input
+from ..core.evaluation import UnknownInput, evaluation, no_such_input
 from ..core.result import source_title
 from ..engine.ops import sympy_forms as forms
 from ..errors import GradcliError
@@ -141,6 +141,11 @@ def derivative(
         with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
             values, constants, names = dict(s.values), dict(s.constants), s.wrt
     else:
+        # Without the point nothing is evaluated, so nothing else refuses a binding
+        # of no input (--order 2, --X for x).
+        for name in bindings:
+            if name not in program.inputs and name not in program.constants:
+                raise UnknownInput(f"--{name}", name, (*program.inputs, *program.constants))
         names = program.inputs if wrt is None else tuple(wrt)
         for name in names:
             if name not in program.inputs:

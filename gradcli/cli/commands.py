@@ -267,7 +267,7 @@ def graph_command(source, wrt, grad_output, **options):
 
 # A plain click.Command: it computes nothing, so it takes no bindings (--x 2 is
 # an unknown option) and no SOURCE.
-@cli.command("functions")
+@cli.command("functions", cls=common.BindingFreeCommand)
 @click.argument("name", required=False)
 @options.FORMAT
 @options.DEBUG
@@ -290,7 +290,7 @@ def functions_command(name, fmt, debug):
     return EXIT_OK
 
 
-@cli.command("repl")
+@cli.command("repl", cls=common.BindingFreeCommand)
 @options.FORMAT
 @option(
     "dtype",

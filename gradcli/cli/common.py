@@ -15,7 +15,7 @@ import click
 
 from .. import __version__
 from ..core import bindings as _bindings
-from ..core.evaluation import UnknownInput
+from ..core.evaluation import UnknownInput, close_to
 from ..core.option_names import BIND_ELSEWHERE
 from ..errors import EXIT_BROKEN_PIPE, GradcliError, escape_controls, out_of_memory
 from ..render import Format
@@ -271,6 +271,7 @@ class _Command(click.Command):
         found = ctx.meta.get(_FOUND, {})
         if found.get("dangling") or found.get("short"):
             raise self._unknown_option(ctx, found)
+        self._refuse_unknown_bindings(ctx, found.get("bound", ()))
         _say_which_source(ctx.params)
         try:
             return super().invoke(ctx)
@@ -279,10 +280,27 @@ class _Command(click.Command):
             if error.option != f"--{name}" or name not in found.get("bound", ()):
                 raise  # --var NAME=VALUE, --wrt NAME: the program's names, not options
             inputs = _program_inputs(ctx.params) or error.inputs
+            if name in inputs:
+                raise  # an input of another of plot's SOURCEs
             raise self._neither(ctx, f"--{name}", inputs) from None
         except GradcliError as error:
             _name_the_file(error, ctx.params)
             raise
+
+    def _refuse_unknown_bindings(self, ctx, bound) -> None:
+        """``--order 2`` where the program has no input named order: no option and no
+        binding, refused before anything runs (a command that evaluates nothing, such
+        as ``diff`` without a point, would not meet it)."""
+        if not bound or _reads_stdin(ctx.params):
+            return  # standard input is read once, by the command
+        inputs = _program_inputs(ctx.params)
+        if inputs is None:
+            return
+        for name in bound:
+            # A name close to an input (--X for x) is a typo the evaluation words
+            # better: it shows where the input it meant is used.
+            if name not in inputs and not close_to(name, inputs):
+                raise self._neither(ctx, f"--{name}", inputs)
 
     def _unknown_option(self, ctx, found) -> click.UsageError:
         """``--quiet`` without a value, or ``-q``: an error, worded by the program's inputs."""
@@ -307,6 +325,9 @@ class _Command(click.Command):
         text = f"{self.name} has no option {option}{_closest_option(name, options)}"
         if option.startswith("--"):
             text += f", and the program has no input named {name!r}"
+            near = close_to(name, inputs or ())
+            if near and "(did you mean" not in text:
+                text += f" (did you mean --{near[0]}?)"
         elif inputs and name in inputs:
             return click.UsageError(f"{text}: to bind the input {name}, write --{name} VALUE", ctx)
         if inputs is not None:
@@ -338,6 +359,33 @@ class _Command(click.Command):
                     f"write --var {name}=VALUE)",
                     ctx,
                 )
+
+
+class BindingFreeCommand(click.Command):
+    """A command that computes nothing (``functions``, ``repl``): it takes no bindings,
+    and refuses an unknown option as the computing commands do."""
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as error:
+            raise no_such_option(ctx, error.option_name) from None
+
+
+def no_such_option(ctx, option: str) -> click.UsageError:
+    """``NAME has no option --formt (did you mean --format?)``."""
+    command = ctx.command
+    options = sorted(
+        opt[2:]
+        for param in command.get_params(ctx)
+        if isinstance(param, click.Option)
+        for opt in param.opts
+        if opt.startswith("--")
+    )
+    name = option.partition("=")[0]
+    return click.UsageError(
+        f"{command.name} has no option {name}{_closest_option(name.lstrip('-'), options)}", ctx
+    )
 
 
 _FOUND = "gradcli.unknown_options"  # ctx.meta: what parse_args found that is no option
@@ -385,14 +433,26 @@ def _source_path(params) -> str | None:
 
 
 def _program_inputs(params):
-    """The names the program's bindings may take, or None when it cannot be read."""
+    """The names the program's bindings may take (of every SOURCE, for plot's several),
+    or None when it cannot be read."""
     from .. import api
 
+    source = params.get("source")
+    sources = source if isinstance(source, (tuple, list)) and source else (source,)
+    names: dict[str, None] = {}
     try:
-        text, filename = _bindings.read_source(params.get("source"), params.get("file"))
-        return api.input_names(text, filename)
+        for one in sources:
+            text, filename = _bindings.read_source(one, params.get("file"))
+            names.update(dict.fromkeys(api.input_names(text, filename)))
     except (GradcliError, click.UsageError):
         return None
+    return tuple(names)
+
+
+def _reads_stdin(params) -> bool:
+    source = params.get("source")
+    sources = source if isinstance(source, (tuple, list)) else (source,)
+    return params.get("file") == "-" or "-" in sources
 
 
 def _say_which_source(params) -> None:
