@@ -303,11 +303,15 @@ def _jvp_of_order(s, names, directions, order):
                     tangents=directions)  # fmt: skip
 
 
-def input_names(source: str, filename: str = "<expr>") -> tuple[str, ...]:
-    """The names a binding may give a value: the program's inputs, then its consts."""
+def input_names(source: str, filename: str = "<expr>", bound=()) -> tuple[str, ...]:
+    """The names a binding may give a value: the program's inputs, then its consts.
+    ``bound``: the names bound, of which a constant the program uses (``--e 3``) is an
+    input of the run, as the evaluation makes it."""
     from .language import compile_source
+    from .language.check import BUILTIN_CONSTANTS
 
-    program = compile_source(source, filename=filename)
+    shadowed = [name for name in bound if name in BUILTIN_CONSTANTS]
+    program = compile_source(source, filename=filename, inputs=shadowed)
     return (*program.inputs, *program.constants)
 
 

@@ -132,9 +132,12 @@ def derivative(
     """
     sympy = _sympy()
     from gradcli.language import compile_source
+    from gradcli.language.check import BUILTIN_CONSTANTS
 
-    program = compile_source(source, filename=filename)
     bindings = dict(bindings or {})
+    # --e 3 makes e an input of the run, as the evaluation does.
+    shadowed = [name for name in bindings if name in BUILTIN_CONSTANTS]
+    program = compile_source(source, filename=filename, inputs=shadowed)
     unbound = [n for n in program.free if n not in bindings]
     values = constants = None
     if not unbound:

@@ -93,28 +93,26 @@ class _Group(click.Group):
         return code
 
     def _main(self, args, prog_name, complete_var, debug, **extra) -> int:
+        global _json_errors
+        _json_errors = _asks_for_json(args)
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
             code = code if isinstance(code, int) else EXIT_OK
         except GradcliError as error:
             _report(debug)
-            say(error.render())
-            code = EXIT_USAGE
+            code = say_error(error, EXIT_USAGE)
         except NoArgsIsHelpError as error:  # bare "gradcli": the help, as Click shows it
             click.echo(error.format_message(), err=True)
             code = error.exit_code
         except click.ClickException as error:
             _report(debug)
-            say(f"error: {_lower_first(error.format_message())}")
-            if isinstance(error, click.UsageError) and error.ctx is not None:
-                click.echo(f"(see '{error.ctx.command_path} --help')", err=True)
-            code = error.exit_code
+            ctx = getattr(error, "ctx", None)
+            see = ctx.command_path if isinstance(error, click.UsageError) and ctx else None
+            code = say_error(_lower_first(error.format_message()), error.exit_code, see)
         except (_Interrupted, click.Abort):
-            click.echo("error: interrupted", err=True)
-            code = EXIT_INTERRUPTED
+            code = say_error("interrupted", EXIT_INTERRUPTED)
         except _Terminated:
-            click.echo("error: terminated", err=True)
-            code = EXIT_TERMINATED
+            code = say_error("terminated", EXIT_TERMINATED)
         except _OutputClosed:
             # The reader (head, a closed pager) stopped reading: not an error of ours.
             # Python's last flush of stdout at exit would fail again: point it at nothing.
@@ -123,27 +121,50 @@ class _Group(click.Group):
             code = EXIT_BROKEN_PIPE
         except _CannotWrite as error:
             _report(debug)
-            click.echo(f"error: cannot write standard output: {error}", err=True)
-            code = EXIT_USAGE
+            code = say_error(f"cannot write standard output: {error}", EXIT_USAGE)
         except MemoryError as error:
             # zeros(1e10) and the like: the input asks for more than there is.
             _report(debug)
-            click.echo(f"error: {out_of_memory(error)}", err=True)
-            code = EXIT_USAGE
+            code = say_error(out_of_memory(error), EXIT_USAGE)
         except RecursionError:
             _report(debug)
-            click.echo("error: the input is nested too deeply", err=True)
-            code = EXIT_USAGE
+            code = say_error("the input is nested too deeply", EXIT_USAGE)
         except Exception as error:
             if debug:
                 raise
-            click.echo(
-                f"error: internal error ({type(error).__name__}: {error}); "
-                "rerun with --debug for a traceback",
-                err=True,
-            )
-            code = EXIT_INTERNAL
+            text = f"internal error ({type(error).__name__}: {error})"
+            code = say_error(f"{text}; rerun with --debug for a traceback", EXIT_INTERNAL)
         return _settle_stdout(code)
+
+
+#: Whether this run asked for --format json (or jsonl): its error is then one JSON object.
+_json_errors = False
+
+
+def _asks_for_json(args) -> bool:
+    args = args[: args.index("--") if "--" in args else len(args)]
+    pairs = zip(args, [*args[1:], None])
+    return any(a in ("--format=json", "--format=jsonl") or (a, b) in _JSON for a, b in pairs)
+
+
+_JSON = {("--format", "json"), ("--format", "jsonl")}
+
+
+def say_error(error, code: int, see: str | None = None) -> int:
+    """An error (a GradcliError, or its text) on standard error, and its exit status:
+    ``error: ...`` (and ``(see 'COMMAND --help')``), or with --format json one JSON
+    object on one line, ``{"error": ..., "exit": N}`` with the place in the source."""
+    if _json_errors:
+        from ..render.jsontext import error_json
+
+        click.echo(error_json(error, code, see), err=True)
+    elif isinstance(error, GradcliError):
+        say(error.render())
+    else:
+        say(f"error: {error}")
+        if see is not None:
+            click.echo(f"(see '{see} --help')", err=True)
+    return code
 
 
 def _settle_stdout(code: int) -> int:
@@ -159,8 +180,7 @@ def _settle_stdout(code: int) -> int:
             return code  # the error is said already
         if isinstance(error, BrokenPipeError):
             return EXIT_BROKEN_PIPE
-        click.echo(f"error: cannot write standard output: {_reason(error)}", err=True)
-        return EXIT_USAGE
+        return say_error(f"cannot write standard output: {_reason(error)}", EXIT_USAGE)
 
 
 def _reason(error: Exception) -> str:
@@ -293,7 +313,7 @@ class _Command(click.Command):
         as ``diff`` without a point, would not meet it)."""
         if not bound or _reads_stdin(ctx.params):
             return  # standard input is read once, by the command
-        inputs = _program_inputs(ctx.params)
+        inputs = _program_inputs(ctx.params, bound)
         if inputs is None:
             return
         for name in bound:
@@ -432,7 +452,7 @@ def _source_path(params) -> str | None:
     return None
 
 
-def _program_inputs(params):
+def _program_inputs(params, bound=()):
     """The names the program's bindings may take (of every SOURCE, for plot's several),
     or None when it cannot be read."""
     from .. import api
@@ -443,7 +463,7 @@ def _program_inputs(params):
     try:
         for one in sources:
             text, filename = _bindings.read_source(one, params.get("file"))
-            names.update(dict.fromkeys(api.input_names(text, filename)))
+            names.update(dict.fromkeys(api.input_names(text, filename, bound)))
     except (GradcliError, click.UsageError):
         return None
     return tuple(names)

@@ -12,7 +12,7 @@ import click
 
 from ..core import bindings as _bindings
 from .analysis import REPORT_OPTIONS, analysis_command, run_report, strict_status
-from .common import cli, say
+from .common import cli, say_error
 from .options import OVER_HELP
 from .options import option as _option
 
@@ -62,8 +62,8 @@ def _stderr_is_terminal() -> bool:
 
 def _converged(report, options, command: str) -> int:
     if not report.converged:
-        say(f"error: {command} did not converge ({report.message}); the last iterate is shown")
-        return EXIT_NOT_CONVERGED
+        message = f"{command} did not converge ({report.message}); the last iterate is shown"
+        return say_error(message, EXIT_NOT_CONVERGED)
     return strict_status(report, options)
 
 
