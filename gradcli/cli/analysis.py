@@ -77,6 +77,11 @@ def _show_report(report, options, *, fmt=None, quiet: bool = False) -> None:
     precision = options["precision"]
     if options.get("get") is not None:
         _write_one(report, options["get"], fmt, precision)
+    elif fmt == "csv":  # the analyses that give rows at many points (propagate, taylor, check)
+        from .point_runs import write_one_row
+
+        variables = report.variables() if hasattr(report, "variables") else None
+        write_one_row(report.row(), precision, variables)
     elif quiet:
         pass
     elif fmt == "latex":

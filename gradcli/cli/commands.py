@@ -365,6 +365,10 @@ def _run(compute, source, options, early=False, **arguments) -> int:
             raise GradcliError(f"cannot write {output}: {error.strerror or error}") from None
     if options["get"] is not None:
         _write_one(result, options["get"], options["fmt"], options["precision"])
+    elif options["fmt"] == "csv":
+        from .point_runs import write_one_row
+
+        write_one_row(result.arrays(), options["precision"])
     else:
         write_output(
             lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"]

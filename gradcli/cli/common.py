@@ -570,11 +570,6 @@ def refuse_points_options(options) -> None:
     chunk_size = click.get_current_context().get_parameter_source("chunk_size")
     if chunk_size is not None and chunk_size.name != "DEFAULT":
         raise GradcliError("--chunk-size is for many points: give --points FILE or --over")
-    if options.get("fmt") == "csv":
-        raise GradcliError(
-            "--format csv writes many points (--points FILE, --over NAME=VALUES); "
-            "one point is written as table, plain or json"
-        )
 
 
 def write_output(show, fmt: str | None) -> None:

@@ -144,9 +144,9 @@ COMPUTING_FORMAT = option(
     "fmt",
     type=click.Choice([*(f.value for f in Format), "csv", "jsonl"]),
     callback=lambda ctx, param, value: "json" if value == "jsonl" else value,
-    help="Output format [default: table on a terminal, plain otherwise]. Many points:"
-    " csv (a header, then a row per point; the default when piped), json or jsonl (JSON"
-    " lines) or table (the first and last rows).",
+    help="Output format [default: table on a terminal, plain otherwise]. csv: a header,"
+    " then a row per point (one row at one point). Many points: csv (the default when"
+    " piped), json or jsonl (JSON lines) or table (the first and last rows).",
 )
 
 POINTS = [

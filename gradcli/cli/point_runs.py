@@ -69,11 +69,7 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     for message in getattr(task, "notes", None) or ():
         say(f"note: {message}")
     if getattr(task, "variables", None):
-        count = len(task.variables)
-        say(
-            f"note: coefficients[0] to [{count - 1}] are those of "
-            f"{', '.join(task.variables)} (powers of the distance from each point)"
-        )
+        _say_variables(task.variables)
     if tally.blind:
         offer = "" if arguments.get("monte_carlo") else "; --monte-carlo 100000 samples the inputs"
         say(
@@ -84,6 +80,27 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
         say(f"warning: {tally.disagree} of {summary.rows} points disagree (passed false)")
         return EXIT_DISAGREE
     return EXIT_NONFINITE if options["strict"] and summary.nonfinite else EXIT_OK
+
+
+def write_one_row(arrays, precision, variables=None) -> None:
+    """``--format csv`` at one point: the header and the row a many-point run writes for
+    that point (``arrays``: a result's arrays, or an analysis report's row; ``variables``:
+    what taylor's coefficients are of)."""
+    from ..core.point_files.writers import open_writer
+
+    with open_writer(None, "csv", precision) as writer:
+        writer.write({name: np.asarray(array)[None] for name, array in arrays.items()})
+        writer.close()
+    sys.stdout.flush()
+    if variables:
+        _say_variables(variables)
+
+
+def _say_variables(variables) -> None:
+    say(
+        f"note: coefficients[0] to [{len(variables) - 1}] are those of "
+        f"{', '.join(variables)} (powers of the distance from each point)"
+    )
 
 
 def _task(command, text, bound, filename, options, arguments, rows: bool, program=None):
