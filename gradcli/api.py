@@ -141,11 +141,14 @@ def jacobian(
             value, blocks = f(), ()
         jac = {n: plain_array(b) for n, b in zip(s.wrt, blocks)}
         result = s.result("jacobian", value, jacobian=jac)
-        from .analysis.assembled import assemble_jacobian, wants_jacobian
+        from .analysis.assembled import assemble_jacobian, singular_note, wants_jacobian
 
         if wants_jacobian(result.value.shape, result.shapes, result.inputs):
             whole = assemble_jacobian(result.value, result.jacobian, result.shapes)
             result = replace(result, assembled=whole)
+            note = singular_note(whole)
+            if note is not None:
+                result = replace(result, notes=(*result.notes, Diagnostic("note", note)))
         return result
 
 

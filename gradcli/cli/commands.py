@@ -86,15 +86,18 @@ def grad_command(source, wrt, steps, **options):
 @subcommand(cli, "jacobian", options.WRT, *options.POINTS, shared=options.COMPUTING_OPTIONS)
 def jacobian_command(source, wrt, **options):
     """The value and, for each input x, the Jacobian of shape
-    output.shape + x.shape; with several inputs (or a matrix input or output),
-    also the whole Jacobian, outputs by inputs, and its determinant when it is
-    square.
+    output.shape + x.shape; with several inputs (or a matrix input or output,
+    or one vector input to as many outputs), also the whole Jacobian, outputs
+    by inputs, and its determinant when it is square (with a note when it is
+    singular).
 
     \b
     Example:
       $ gradcli jacobian "x**2 + 2*x + 1" --x "[2, 3]" --format plain
       value 9 16
       jacobian.x 6 0 0 8
+      assembled.matrix 6 0 0 8
+      determinant 48
     """
     return _run(api.jacobian, source, options, early=True, wrt=_bindings.names_of(wrt))
 
