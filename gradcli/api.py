@@ -141,11 +141,14 @@ def jacobian(
             value, blocks = f(), ()
         jac = {n: plain_array(b) for n, b in zip(s.wrt, blocks)}
         result = s.result("jacobian", value, jacobian=jac)
-        from .analysis.assembled import assemble_jacobian, wants_jacobian
+        from .analysis.assembled import assemble_jacobian, singular_note, wants_jacobian
 
         if wants_jacobian(result.value.shape, result.shapes, result.inputs):
             whole = assemble_jacobian(result.value, result.jacobian, result.shapes)
             result = replace(result, assembled=whole)
+            note = singular_note(whole)
+            if note is not None:
+                result = replace(result, notes=(*result.notes, Diagnostic("note", note)))
         return result
 
 
@@ -303,11 +306,15 @@ def _jvp_of_order(s, names, directions, order):
                     tangents=directions)  # fmt: skip
 
 
-def input_names(source: str, filename: str = "<expr>") -> tuple[str, ...]:
-    """The names a binding may give a value: the program's inputs, then its consts."""
+def input_names(source: str, filename: str = "<expr>", bound=()) -> tuple[str, ...]:
+    """The names a binding may give a value: the program's inputs, then its consts.
+    ``bound``: the names bound, of which a constant the program uses (``--e 3``) is an
+    input of the run, as the evaluation makes it."""
     from .language import compile_source
+    from .language.check import BUILTIN_CONSTANTS
 
-    program = compile_source(source, filename=filename)
+    shadowed = [name for name in bound if name in BUILTIN_CONSTANTS]
+    program = compile_source(source, filename=filename, inputs=shadowed)
     return (*program.inputs, *program.constants)
 
 

@@ -71,6 +71,15 @@ def test_values_and_derivatives(gradcli_json):
         ("exp(x)", "x=-3:3", []),
         ("tanh(20*x)", "x=-3:3", []),
         ("x**3 - 3*x", "x=-3:3", []),
+        # Past the ends nothing to compare with: by hand, x**2's slopes -2, 0, 2 on three
+        # points are a straight line, abs(x)'s -1, 0, 1 are not f's secants (-1, 1).
+        ("x**2", "x=-1:1:3", []),
+        ("abs(x)", "x=-1:1:3", [0.0]),
+        ("x**3", "x=-1:1:4", []),
+        ("x**3", "x=-1:1:7", []),
+        ("exp(3*x)", "x=-1:1:4", []),
+        ("abs(x - 0.95)", "x=-1:1:21", [0.95]),  # in the middle of the last interval
+        ("abs(x - 0.9)", "x=-1:1:11", [0.9]),  # on the last grid point but one
     ],
 )
 def test_kinks(source, over, kinks):
@@ -373,3 +382,9 @@ def test_poles_are_found_on_any_grid(source, poles, count):
     # Where the halvings end, 2**-30 of the grid's step from the pole (was its middle).
     np.testing.assert_allclose(report.poles, between, atol=step * 2**-29)
     np.testing.assert_allclose(report.nonfinite, on_the_grid, atol=1e-12)
+
+
+def test_no_kink_for_a_parabola_on_three_points(gradcli_json):
+    out = gradcli_json("plot", "x**2", "--over", "x=-1:1:3")
+    assert out["kinks"] == []
+    assert gradcli_json("plot", "abs(x)", "--over", "x=-1:1:3")["kinks"] == [0]

@@ -119,7 +119,6 @@ def test_an_error_at_a_row_names_the_row(gradcli, tmp_path):
     [
         (["propagate", "x", "--x", "1±0.1", "--output", "o.csv"],
          "--output writes the rows of many points"),
-        (["taylor", "x", "--x", "1", "--format", "csv"], "--format csv writes many points"),
         (["check", "x", "--x", "1", "--keep", "id"], "--keep is for many points"),
         (["taylor", "x", "--over", "x=0:1:2", "--format", "plain"], "--format plain is for one"),
     ],

@@ -329,8 +329,9 @@ def test_skip_bad_rows_reports_which(gradcli, tmp_path):
         (["x", "--points", "{dir}/p.xls"], "unknown kind of file"),
         (["x", "--over", "x=3"], "the points must be a 1-D value"),
         (["x", "--x", "1", "--chunk-size", "5"], "--chunk-size is for many points"),
-        (["x", "--x", "1", "--format", "csv"], "--format csv writes many points"),
         (["x", "--x", "1", "--skip-bad-rows"], "--skip-bad-rows is for many points"),
+        (["x", "--x", "1", "--format", "csv", "--precision", "3"],
+         "--precision: --format csv writes every digit"),
         (["x", "--over", "x=0:1", "--skip-bad-rows"], "--skip-bad-rows is for --points FILE"),
         (["x", "--over", "x=0:1", "--format", "csv", "--precision", "3"],
          "--precision: --format csv writes every digit"),
@@ -346,7 +347,8 @@ def test_option_errors(gradcli, tmp_path, args, message):
     names = {"csv": csv, "zcsv": zcsv, "dir": tmp_path}
     args = [a.format(**names) for a in args]
     text = failed(gradcli("eval", *args))
-    assert text.startswith("error: ") and message.format(**names) in text, text
+    # With --format json the error is a JSON object: {"error": "...", ...}.
+    assert text.startswith(("error: ", '{"error": ')) and message.format(**names) in text, text
 
 
 def test_steps_refused_with_many_points(gradcli):

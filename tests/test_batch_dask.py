@@ -362,3 +362,22 @@ def test_dask_workers_read_inputs_only_and_say_so(gradcli, tmp_path, scheduler):
     run = gradcli("eval", "x**2", "--points", path, "--scheduler", scheduler)
     assert run.exit_code == 2
     assert f"--dask: the workers read every column of {path} as an input's numbers" in run.stderr
+
+
+@pytest.mark.parametrize(
+    "options", [["--dask"], ["--dask", "--columns", "x"], ["--dask", "--keep", "id"]]
+)
+def test_the_columns_are_refused_before_a_cluster_starts(gradcli, tmp_path, monkeypatch, options):
+    # Refused after the cluster had started, some 10 s later; now before it does.
+    import distributed as dask_distributed
+
+    def no_cluster(*args, **kwargs):
+        raise AssertionError("a cluster was started to refuse the columns")
+
+    monkeypatch.setattr(dask_distributed, "LocalCluster", no_cluster)
+    monkeypatch.setattr(dask_distributed, "Client", no_cluster)
+    path = tmp_path / "p.csv"
+    path.write_text("id,x\na,1\nb,2\n")
+    run = gradcli("grad", "x**2", "--points", path, *options)
+    assert run.exit_code == 2, run.output
+    assert f"--dask: the workers read every column of {path} as an input's numbers" in run.stderr

@@ -116,7 +116,8 @@ def test_const_takes_a_bound_value(gradcli_json):
 
 def test_jacobian_of_an_elementwise_function_is_diagonal(gradcli_json):
     out = gradcli_json("jacobian", "x**2 + 2*x + 1", "--x", "[2, 3]")
-    assert out == {"value": [9, 16], "jacobian": {"x": [[6, 0], [0, 8]]}}
+    assert out["value"] == [9, 16] and out["jacobian"] == {"x": [[6, 0], [0, 8]]}
+    assert out["determinant"] == 48  # square: by hand 6 * 8, exactly
 
 
 def test_jacobian_shapes_are_output_then_input(gradcli_json):

@@ -59,6 +59,7 @@ x**2 + 2*x + 1
 │ ∂f/∂x │ (2, 2) │ [[6 0]  │
 │       │        │  [0 8]] │
 ╰───────┴────────┴─────────╯
+determinant: 48
 """
     )
 
@@ -197,7 +198,9 @@ def test_plain_unicode_names(gradcli):
         (["grad", "x*y", "--x", "2", "--y", "3"], '{"value": 6, "grad": {"x": 3, "y": 2}}'),
         (
             ["jacobian", "x*2", "--x", "[1, 2]"],
-            '{"value": [2, 4], "jacobian": {"x": [[2, 0], [0, 2]]}}',
+            '{"value": [2, 4], "jacobian": {"x": [[2, 0], [0, 2]]}, "assembled": {"rows": '
+            '["f[0]", "f[1]"], "columns": ["x[0]", "x[1]"], "matrix": [[2, 0], [0, 2]]}, '
+            '"determinant": 4}',
         ),
         (
             ["hessian", "x**2", "--x", "1"],
@@ -352,7 +355,7 @@ def test_table_never_shows_negative_zero(gradcli):
     assert "-0" not in out
     assert "│ ∂f/∂x │ (2, 2) │ [[-2  0]" in out
     # plain and json keep every number exactly as computed
-    assert gradcli("jacobian", "x**2", "--x", "[-1, -2]").stdout.endswith("-2 -0 -0 -4\n")
+    assert "jacobian.x -2 -0 -0 -4\n" in gradcli("jacobian", "x**2", "--x", "[-1, -2]").stdout
 
 
 def test_table_of_a_3d_array(gradcli):

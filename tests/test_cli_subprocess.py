@@ -278,7 +278,11 @@ def test_a_full_disk_is_an_error_not_a_traceback(gradcli_script, tmp_path, fmt):
             timeout=60,
         )
     assert result.returncode == 2  # the user's disk, not a bug of gradcli
-    assert result.stderr == "error: cannot write standard output: No space left on device\n"
+    message = "cannot write standard output: No space left on device"
+    if fmt == "json":
+        assert result.stderr == f'{{"error": "{message}", "exit": 2}}\n'
+    else:
+        assert result.stderr == f"error: {message}\n"
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -314,4 +318,5 @@ def test_ctrl_c_ends_a_computation_with_one_line_and_exit_130(gradcli_script, tm
         _, stderr = process.communicate(timeout=30)
     finally:
         process.kill()
-    assert (process.returncode, stderr) == (130, "error: interrupted\n")
+    # --format json: the error too is one JSON object.
+    assert (process.returncode, stderr) == (130, '{"error": "interrupted", "exit": 130}\n')

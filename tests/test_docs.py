@@ -174,7 +174,13 @@ def test_console_session(gradcli, gradcli_script, monkeypatch, page, command, ex
         output = result.output
         disagree = args[1] == "check" and " disagree (" in output
         assert result.exit_code == (
-            2 if output.startswith("error:") else 3 if "--strict" in args else 1 if disagree else 0
+            2
+            if output.startswith(("error:", '{"error": '))
+            else 3
+            if "--strict" in args
+            else 1
+            if disagree
+            else 0
         )
     assert_prints([line.rstrip() for line in output.splitlines()], expected, command)
 

@@ -308,10 +308,10 @@ def test_many_points_to_a_full_standard_output_is_an_error(gradcli, monkeypatch,
     for writer in (writers.CsvWriter, writers.JsonLinesWriter, writers.TableWriter):
         monkeypatch.setattr(writer, "_write" if fmt != "table" else "_finish", no_space)
     result = gradcli("eval", "x", "--over", "x=0:1:5", "--format", fmt)
-    assert (result.exit_code, result.stderr) == (
-        2,
-        "error: cannot write standard output: No space left on device\n",
-    )
+    message = "cannot write standard output: No space left on device"
+    # With --format json the error too is JSON.
+    said = f'{{"error": "{message}", "exit": 2}}\n' if fmt == "json" else f"error: {message}\n"
+    assert (result.exit_code, result.stderr) == (2, said)
 
 
 # ----- the other files: a graph, a plot, the session's :save -----

@@ -293,3 +293,41 @@ def test_a_long_run_shows_its_progress_on_a_terminal_only(gradcli, monkeypatch):
     result = gradcli(*args)
     assert "\rminimize: iteration 1, f = " in result.stderr and result.stderr.endswith("\r")
     assert result.stdout.startswith("point.x 1")
+
+
+@pytest.mark.parametrize(
+    "source, over",
+    [
+        # By hand: grad = (3x² - 3y², -6xy) vanishes only at 0, where H = 0.
+        ("x**3 - 3*x*y**2", ["x=-1:1", "y=-1:1"]),
+        # grad = (4x³, 4y³): only 0, where H = 0.
+        ("x**4 + y**4", ["x=-1:1", "y=-1:1"]),
+        # 3x² = 0 only at 0, where f'' = 0.
+        ("x**3", ["x=-1:1"]),
+    ],
+)
+def test_critical_merges_the_runs_ending_near_a_degenerate_point(gradcli_json, source, over):
+    args = [a for o in over for a in ("--over", o)]
+    shown = gradcli_json("critical", source, *args)
+    assert shown["count"] == 1, shown["points"]
+    (point,) = shown["points"]
+    assert point["classification"] == "degenerate"
+    assert all(abs(point[o[0]]) <= 1e-3 for o in over)
+
+
+def test_critical_says_degenerate_once_where_no_start_is_the_point(gradcli):
+    # x = -1, -1/3, 1/3, 1: no start at 0, the runs stop on either side of it.
+    result = gradcli("critical", "x**3", "--over", "x=-1:1:4", "--format", "plain")
+    assert result.exit_code == 0, result.output
+    assert "count 1" in result.stdout.splitlines()
+    assert "points.0.classification degenerate" in result.stdout.splitlines()
+    assert result.stderr.count("degenerate") == 1
+
+
+def test_critical_keeps_a_lattice_of_critical_points_apart(gradcli_json):
+    # By hand: sin(3x)cos(3y) is critical where cos(3x) = sin(3y) = 0 (4 x 3 points
+    # in the box) or sin(3x) = cos(3y) = 0 (3 x 4), all nondegenerate.
+    shown = gradcli_json("critical", "sin(3*x)*cos(3*y)", "--over", "x=-2:2:15", "--over",
+                         "y=-2:2:15")  # fmt: skip
+    assert shown["count"] == 24
+    assert {p["classification"] for p in shown["points"]} <= {"minimum", "maximum", "saddle point"}

@@ -80,9 +80,14 @@ def test_minimize_refuses_trace_at_many_points(gradcli):
     assert "--trace follows one run" in result.stderr
 
 
-def test_solve_at_one_point_still_refuses_csv(gradcli):
+def test_solve_at_one_point_writes_one_csv_row(gradcli):
+    # The row a many-point run writes for that point: sqrt(2), converged.
     result = gradcli("solve", "x**2 - 2", "--x", "1", "--format", "csv")
-    assert result.exit_code == 2 and "--format csv writes many points" in result.stderr
+    assert result.exit_code == 0, result.output
+    header, row = result.stdout.splitlines()
+    fields = dict(zip(header.split(","), row.split(",")))
+    assert float(fields["point.x"]) == pytest.approx(2**0.5, rel=1e-15)
+    assert fields["converged"] == "true"
 
 
 def test_critical_at_many_points_counts_each_kind(gradcli, tmp_path):

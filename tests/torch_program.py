@@ -183,6 +183,10 @@ TORCH = {
     "softmax": lambda x, dim=-1: torch.softmax(x, dim),
     "log_softmax": lambda x, dim=-1: torch.log_softmax(x, dim),
     "gelu": F.gelu,
+    # The normal CDF family is torch.special's alone.
+    "ndtr": torch.special.ndtr,
+    "log_ndtr": torch.special.log_ndtr,
+    "ndtri": torch.special.ndtri,
     "silu": F.silu,
     "leaky_relu": F.leaky_relu,
     "elu": F.elu,

@@ -90,8 +90,12 @@ def wants_hessian(shapes: Mapping[str, tuple[int, ...]], inputs) -> bool:
 
 
 def wants_jacobian(value_shape: tuple[int, ...], shapes: Mapping, inputs) -> bool:
-    """Whether the Jacobian is assembled: for several inputs, or when the one block is
-    not already a matrix of outputs by inputs (a matrix input or output)."""
+    """Whether the Jacobian is assembled: for several inputs, when the one block is
+    not already a matrix of outputs by inputs (a matrix input or output), or when it is
+    square (a vector q of n entries to n outputs, a robot's joints to its pose), for
+    its determinant."""
+    if len(inputs) == 1 and len(value_shape) == 1 and shapes[inputs[0]] == value_shape:
+        return True
     return len(inputs) > 1 or any(len(shapes[n]) > 1 for n in inputs) or len(value_shape) > 1
 
 
@@ -171,8 +175,52 @@ def assemble_jacobian(value, jacobian: Mapping, shapes: Mapping) -> Assembled:
     determinant = None
     if matrix.shape[0] == matrix.shape[1] and matrix.size:
         with np.errstate(all="ignore"):
-            determinant = np.asarray(np.linalg.det(matrix) if np.isfinite(matrix).all() else np.nan)
+            determinant = np.asarray(_determinant(matrix) if np.isfinite(matrix).all() else np.nan)
     return Assembled("jacobian", rows, columns, matrix, determinant=determinant)
+
+
+#: Up to this many rows the determinant is the product of LU's pivots, by elimination
+#: here; above, NumPy's, which goes through logarithms (det diag(6, 8) = 47.999999999999986).
+EXACT_DETERMINANT_LIMIT = 200
+
+
+def _determinant(matrix: np.ndarray) -> float:
+    """Gaussian elimination with partial pivoting, the pivots multiplied: exact where
+    the elimination is (a triangular or diagonal matrix, small integers)."""
+    if len(matrix) > EXACT_DETERMINANT_LIMIT:
+        return float(np.linalg.det(matrix))
+    a = np.array(matrix, dtype=matrix.dtype if matrix.dtype.kind == "f" else np.float64)
+    determinant = 1.0
+    for k in range(len(a)):
+        pivot = k + int(np.argmax(np.abs(a[k:, k])))
+        if a[pivot, k] == 0:
+            return 0.0
+        if pivot != k:
+            a[[k, pivot]] = a[[pivot, k]]
+            determinant = -determinant
+        determinant *= float(a[k, k])
+        a[k + 1 :, k:] -= np.outer(a[k + 1 :, k] / a[k, k], a[k, k:])
+    return determinant
+
+
+def singular_note(whole: Assembled) -> str | None:
+    """For a square Jacobian that is singular to working precision (its smallest singular
+    value at most n eps times its largest, as ``numpy.linalg.matrix_rank`` counts), the
+    note saying so, with the rank; else None."""
+    matrix = np.asarray(whole.matrix)
+    if whole.determinant is None or not np.isfinite(matrix).all():
+        return None
+    singular = np.linalg.svd(matrix.astype(np.float64), compute_uv=False)
+    eps = float(np.finfo(matrix.dtype if matrix.dtype.kind == "f" else np.float64).eps)
+    largest = float(singular[0])
+    if largest > 0 and singular[-1] > len(matrix) * eps * largest:
+        return None
+    ratio = float(singular[-1]) / largest if largest > 0 else 0.0
+    rank = int(np.sum(singular > len(matrix) * eps * largest)) if largest > 0 else 0
+    return (
+        f"the Jacobian is singular (rank {rank} of {len(matrix)}): its smallest singular "
+        f"value is {ratio:.3g} times its largest: the determinant is 0 up to rounding"
+    )
 
 
 def steady_verdict(whole: Assembled, gradient, hessian_at, x) -> tuple[str, str | None]:

@@ -2,9 +2,14 @@
 
 Newton's method on ∇f = 0, with the exact gradient and Hessian, runs from every
 point of a grid over the box (``--over x=A:B[:N]`` for each input varied);
-the points it reaches inside the box are merged when they agree to 1e-6 of the
-box's size, and each is classified by the Hessian's eigenvalues as ``gradcli
-hessian`` does (minimum, maximum, saddle, degenerate). A grid finds what its
+the points it reaches inside the box are merged when the gradient test of the
+classification (``assembled.py``) cannot tell them apart: it passes all along the
+way between them, as around a degenerate critical point, where the runs stop
+anywhere |∇f| is below Newton's tolerance (``x**4 + y**4``'s up to 3e-4 from 0);
+a run that reaches such a point is stopped there. The merged point is the end of
+smallest |∇f|, classified by the Hessian's eigenvalues as ``gradcli hessian``
+does (minimum, maximum, saddle, degenerate; ``steady_verdict``, once for the
+point). A grid finds what its
 starts lead to: a critical point between grid lines that no start reaches is
 missed, which a finer ``N`` remedies.
 """
@@ -115,24 +120,69 @@ def critical(
 
     low, high = np.array(box).T
     size = np.maximum(high - low, 1e-300)
-    found: list[np.ndarray] = []
+
+    def gradient_test(y) -> bool:
+        """The classification's gradient test at y: |∇f| <= sqrt(eps) max(1, |f|)."""
+        result = api.gradient(source, flat.bindings(y), **options)
+        gradient = flat.vector(result.grad)
+        f = abs(scalar_of(result.value))
+        return bool(np.max(np.abs(gradient), initial=0.0) <= _root_eps(gradient) * max(1.0, f))
+
+    def same_point(x, y) -> bool:
+        """Whether the gradient test cannot tell x from y: it passes all along the way
+        between them (a degenerate critical point's ends spread over that region)."""
+        if np.all(np.abs(x - y) <= 1e-6 * size):
+            return True
+        return all(gradient_test(x + t * (y - x)) for t in _ALONG)
+
+    # One entry [max |∇f|, point] for each critical point: of the runs' ends the
+    # gradient test cannot tell apart, the one of smallest |∇f|.
+    found: list[list] = []
+
+    def joins(x):
+        """The entry of found that x belongs to, if any: the nearest one, if the
+        gradient test cannot tell x from its point."""
+        if not found:
+            return None
+        entry = min(found, key=lambda e: float(np.sum((e[1] - x) ** 2)))
+        return entry if same_point(entry[1], x) else None
+
+    def joining(x):
+        """``system``, stopping a run once it meets the point of a group found before."""
+        gradient, hessian = system(x)
+        norm = float(np.max(np.abs(gradient), initial=0.0))
+        if norm <= _root_eps(gradient) and (entry := joins(x)) is not None:
+            raise _Joined(entry, norm, np.array(x))
+        return gradient, hessian
+
     grid = np.stack(np.meshgrid(*starts_of, indexing="ij"), -1).reshape(-1, len(names))
     for start in grid:
         try:
-            x, _, stopped = newton(system, start, tol, max_iter)
+            x, _, stopped = newton(joining, start, tol, max_iter)
         except Diverged:
             continue
-        if stopped is not None:
+        except _Joined as joined:
+            entry, norm, x = joined.entry, joined.norm, joined.x
+        else:
+            if stopped is not None:
+                continue
+            norm, entry = float(np.max(np.abs(system(x)[0]), initial=0.0)), joins(x)
+        if not (np.all(x >= low - 1e-9 * size) and np.all(x <= high + 1e-9 * size)):
             continue
-        inside = np.all(x >= low - 1e-9 * size) and np.all(x <= high + 1e-9 * size)
-        if inside and not any(np.all(np.abs(x - y) <= 1e-6 * size) for y in found):
-            found.append(x)
+        if entry is None:
+            found.append([norm, x])
+        elif norm < entry[0]:
+            entry[:] = [norm, x]
+
+    def hessian_at(y):
+        return system(y)[1]
+
     points, notes = [], []
-    for x in sorted(found, key=tuple):
+    for _, x in sorted(found, key=lambda e: tuple(e[1])):
         end = api.hessian(source, flat.bindings(x), **options)
         whole = assemble_hessian(end.value, end.grad, end.hessian, end.shapes)
         eigenvalues = whole.eigenvalues if whole.eigenvalues is not None else np.array([])
-        verdict, doubt = steady_verdict(whole, flat.vector(end.grad), lambda y: system(y)[1], x)
+        verdict, doubt = steady_verdict(whole, flat.vector(end.grad), hessian_at, x)
         if doubt:
             notes.append(f"at {tuple(float(v) for v in x)}: {doubt}")
         kind = verdict.replace("local ", "")
@@ -146,3 +196,22 @@ def critical(
         tuple(points),
         (*notes, *first.notes, *first.warnings),
     )
+
+
+#: Where between two end points the gradient test is asked: fractions no lattice of
+#: critical points (sin(x)*cos(y)'s) lands on at once.
+_ALONG = (0.5, 0.381966011250105, 0.618033988749895)
+
+
+class _Joined(Exception):
+    """A Newton run reached a point the gradient test cannot tell from one found before."""
+
+    def __init__(self, entry, norm, x):
+        super().__init__("joined")
+        self.entry, self.norm, self.x = entry, norm, x
+
+
+def _root_eps(gradient) -> float:
+    """sqrt(eps) of the gradient's dtype: the gradient test's tolerance where |f| <= 1."""
+    dtype = gradient.dtype if gradient.dtype.kind == "f" else np.float64
+    return float(np.sqrt(np.finfo(dtype).eps))

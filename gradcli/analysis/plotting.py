@@ -5,6 +5,11 @@ usual. A *kink* is where the derivative jumps: a change of f' between two
 neighbouring points more than ``KINK_RATIO`` times the changes beside it (and
 more than a millionth of f''s range), which a smooth f' does not do at this
 spacing. It is placed on the grid point between two such jumps, else midway.
+Past the grid's ends there are no changes to compare with: a jump that stands
+out only from those is a kink when f's values say so too (the secant differs
+from the mean of the slopes at the ends, as it does not for a smooth f), or, at
+an end, when it stands out ``KINK_RATIO``² times from its one side: ``x**2`` on
+-1, 0, 1 has no kink, ``abs(x)`` has one.
 Points where f or f' is nan or infinite are listed as non-finite.
 
 A *pole* is where f jumps through infinity between two neighbouring points:
@@ -200,7 +205,7 @@ def _report(source, title, name, xs, values, slopes, at) -> PlotReport:
         frozen(xs),
         frozen(values),
         frozen(slopes),
-        frozen(find_kinks(xs, slopes, broken)),
+        frozen(find_kinks(xs, slopes, broken, values)),
         frozen(nonfinite),
         frozen(poles),
         _limits(values, broken_or_not_finite) if drawn_apart else None,
@@ -277,9 +282,10 @@ def _limits(values: np.ndarray, broken: np.ndarray) -> tuple[float, float] | Non
     return float(max(low - margin, shown.min())), float(min(high + margin, shown.max()))
 
 
-def find_kinks(xs: np.ndarray, slopes: np.ndarray, broken=None) -> np.ndarray:
+def find_kinks(xs: np.ndarray, slopes: np.ndarray, broken=None, values=None) -> np.ndarray:
     """Where ``slopes`` jumps: see the module's docstring. ``broken``: the points beside
-    a pole, where f' is steep anyway."""
+    a pole, where f' is steep anyway; ``values``: f at ``xs``, which confirm a jump that
+    stands out only from the missing changes beyond the grid's ends."""
     finite = np.isfinite(slopes) & (True if broken is None else ~broken)
     if xs.size < 3 or not finite.any():
         return np.zeros(0)
@@ -287,7 +293,22 @@ def find_kinks(xs: np.ndarray, slopes: np.ndarray, broken=None) -> np.ndarray:
     valid = finite[1:] & finite[:-1]
     jumps[~valid] = 0.0
     size = np.ptp(slopes[finite])
-    steep = (jumps > KINK_RATIO * _others(jumps)) & (jumps > 1e-6 * max(size, 1.0))
+    large = jumps > 1e-6 * max(size, 1.0)
+    # Beyond the grid's ends there is nothing to compare with: a jump that stands out
+    # only from the missing ones there (x**2 on three points makes two equal jumps and
+    # nothing else) is a kink if f's values show it, or, at an end, if it stands out
+    # KINK_RATIO² times from the two jumps on its one side and what they grow to
+    # geometrically (exp(3*x)'s do; x**4's on five points grow seven times).
+    steep = large & (jumps > KINK_RATIO * _others(jumps, np.nan))
+    unsure = large & (jumps > KINK_RATIO * _others(jumps, 0.0)) & ~steep
+    one_side = np.full(jumps.size, np.inf)
+    if jumps.size >= 3:
+        near, far = jumps[[1, -2]], jumps[[2, -3]]
+        with np.errstate(all="ignore"):
+            grown = np.where(far > 0, near**2 / far, np.where(near > 0, np.inf, 0.0))
+        one_side[[0, -1]] = np.maximum(np.maximum(near, far), grown)
+    alone = jumps > KINK_RATIO**2 * one_side
+    steep |= unsure & (_not_smooth(xs, slopes, values, jumps) | alone)
     # Beside a non-finite point (a pole) f' is steep anyway; those are listed apart.
     invalid = np.r_[False, False, ~valid, False, False]
     near = np.any([invalid[k : k + jumps.size] for k in range(5)], axis=0)
@@ -307,12 +328,28 @@ def find_kinks(xs: np.ndarray, slopes: np.ndarray, broken=None) -> np.ndarray:
     return np.array(found)
 
 
-def _others(jumps: np.ndarray) -> np.ndarray:
+def _others(jumps: np.ndarray, beyond: float) -> np.ndarray:
     """For each jump, the larger of the jumps beside a pair around it: a kink on a grid
-    point makes two equal jumps, and each must still stand out from the ones around."""
-    padded = np.r_[0.0, 0.0, jumps, 0.0, 0.0]
+    point makes two equal jumps, and each must still stand out from the ones around.
+    ``beyond``: the jumps past the grid's ends; nan leaves out each comparison that
+    needs them (inf where none is left)."""
+    padded = np.r_[beyond, beyond, jumps, beyond, beyond]
     before2, before, after, after2 = padded[:-4], padded[1:-3], padded[3:-1], padded[4:]
     alone = np.maximum(before, after)
     paired_with_before = np.maximum(before2, after)
     paired_with_after = np.maximum(before, after2)
-    return np.minimum(alone, np.minimum(paired_with_before, paired_with_after))
+    least = np.fmin(alone, np.fmin(paired_with_before, paired_with_after))
+    return np.where(np.isnan(least), np.inf, least)
+
+
+def _not_smooth(xs, slopes, values, jumps) -> np.ndarray:
+    """For each interval, whether f's values disagree with a smooth f' there: the secant
+    differs from the mean of the end slopes (the trapezoidal rule, off by h² |f‴| / 12
+    for a smooth f) by more than 1/KINK_RATIO of the jump; at a kink on an end (abs(x)
+    at 0 on -1, 0, 1) by half the jump. A kink in an interval's middle shows in no values."""
+    if values is None:
+        return np.zeros(jumps.size, dtype=bool)
+    with np.errstate(all="ignore"):
+        secant = np.diff(values) / np.diff(xs)
+        mismatch = np.abs(secant - (slopes[1:] + slopes[:-1]) / 2)
+        return mismatch > jumps / KINK_RATIO

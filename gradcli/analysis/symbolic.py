@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import api
-from ..core.evaluation import evaluation, no_such_input
+from ..core.evaluation import UnknownInput, evaluation, no_such_input
 from ..core.result import source_title
 from ..engine.ops import sympy_forms as forms
 from ..errors import GradcliError
@@ -135,15 +135,23 @@ def derivative(
     """
     sympy = _sympy()
     from gradcli.language import compile_source
+    from gradcli.language.check import BUILTIN_CONSTANTS
 
-    program = compile_source(source, filename=filename)
     bindings = dict(bindings or {})
+    # --e 3 makes e an input of the run, as the evaluation does.
+    shadowed = [name for name in bindings if name in BUILTIN_CONSTANTS]
+    program = compile_source(source, filename=filename, inputs=shadowed)
     unbound = [n for n in program.free if n not in bindings]
     values = constants = None
     if not unbound:
         with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
             values, constants, names = dict(s.values), dict(s.constants), s.wrt
     else:
+        # Without the point nothing is evaluated, so nothing else refuses a binding
+        # of no input (--order 2, --X for x).
+        for name in bindings:
+            if name not in program.inputs and name not in program.constants:
+                raise UnknownInput(f"--{name}", name, (*program.inputs, *program.constants))
         names = program.inputs if wrt is None else tuple(wrt)
         for name in names:
             if name not in program.inputs:

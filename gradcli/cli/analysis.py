@@ -78,6 +78,11 @@ def _show_report(report, options, *, fmt=None, quiet: bool = False) -> None:
     precision = options["precision"]
     if options.get("get") is not None:
         _write_one(report, options["get"], fmt, precision)
+    elif fmt == "csv":  # the analyses that give rows at many points (propagate, taylor, check)
+        from .point_runs import write_one_row
+
+        variables = report.variables() if hasattr(report, "variables") else None
+        write_one_row(report.row(), precision, variables)
     elif quiet:
         pass
     elif fmt == "latex":
@@ -89,26 +94,15 @@ def _show_report(report, options, *, fmt=None, quiet: bool = False) -> None:
 
 
 def _write_one(report, name: str, fmt, precision) -> None:
-    """``--get NAME``: one entry of the report (named as plain output names it) alone."""
-    import numpy as np
-
-    from ..analysis.report import flat
-    from ..render.plain import render_numbers
+    """``--get NAME``: what follows NAME on its line of --format plain, alone."""
+    from ..render.plain import render_line, report_lines
 
     if fmt is not None:
         raise GradcliError(f"--get prints plain numbers: leave out --format {fmt}")
-    entries = flat(report.as_tree())
-    if name not in entries:
-        raise GradcliError(f"--get {name}: no such entry; the entries are {', '.join(entries)}")
-    value = entries[name]
-    if isinstance(value, (str, bool)):
-        text = value if isinstance(value, str) else str(value).lower()  # as plain lines say
-        write_output(lambda _: click.echo(text), Format.PLAIN)
-        return
-    if isinstance(value, (list, tuple)) and any(isinstance(v, (str, dict)) for v in value):
-        raise GradcliError(f"--get {name}: not numbers; --format json shows it")
-    numbers = np.asarray(value if value is not None else np.zeros(0))
-    write_output(lambda _: render_numbers(numbers, sys.stdout, precision), Format.PLAIN)
+    lines = report_lines(report.as_tree(), precision)
+    if name not in lines:
+        raise GradcliError(f"--get {name}: no such entry; the entries are {', '.join(lines)}")
+    write_output(lambda _: render_line(lines, name, sys.stdout), Format.PLAIN)
 
 
 def strict_status(report, options) -> int:

@@ -86,15 +86,18 @@ def grad_command(source, wrt, steps, **options):
 @subcommand(cli, "jacobian", options.WRT, *options.POINTS, shared=options.COMPUTING_OPTIONS)
 def jacobian_command(source, wrt, **options):
     """The value and, for each input x, the Jacobian of shape
-    output.shape + x.shape; with several inputs (or a matrix input or output),
-    also the whole Jacobian, outputs by inputs, and its determinant when it is
-    square.
+    output.shape + x.shape; with several inputs (or a matrix input or output,
+    or one vector input to as many outputs), also the whole Jacobian, outputs
+    by inputs, and its determinant when it is square (with a note when it is
+    singular).
 
     \b
     Example:
       $ gradcli jacobian "x**2 + 2*x + 1" --x "[2, 3]" --format plain
       value 9 16
       jacobian.x 6 0 0 8
+      assembled.matrix 6 0 0 8
+      determinant 48
     """
     return _run(api.jacobian, source, options, early=True, wrt=_bindings.names_of(wrt))
 
@@ -267,7 +270,7 @@ def graph_command(source, wrt, grad_output, **options):
 
 # A plain click.Command: it computes nothing, so it takes no bindings (--x 2 is
 # an unknown option) and no SOURCE.
-@cli.command("functions")
+@cli.command("functions", cls=common.BindingFreeCommand)
 @click.argument("name", required=False)
 @options.FORMAT
 @options.DEBUG
@@ -292,7 +295,7 @@ def functions_command(name, fmt, debug):
     return EXIT_OK
 
 
-@cli.command("repl")
+@cli.command("repl", cls=common.BindingFreeCommand)
 @options.FORMAT
 @option(
     "dtype",
@@ -367,6 +370,10 @@ def _run(compute, source, options, early=False, **arguments) -> int:
             raise GradcliError(f"cannot write {output}: {error.strerror or error}") from None
     if options["get"] is not None:
         _write_one(result, options["get"], options["fmt"], options["precision"])
+    elif options["fmt"] == "csv":
+        from .point_runs import write_one_row
+
+        write_one_row(result.arrays(), options["precision"])
     else:
         write_output(
             lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"]
@@ -384,15 +391,15 @@ def _say_all(result, said=()) -> None:
 
 
 def _write_one(result, name: str, fmt: str | None, precision: int | None) -> None:
-    """``--get NAME``: the numbers of one result array, and nothing else."""
-    from ..render.plain import render_numbers
+    """``--get NAME``: what follows NAME on its line of --format plain, alone."""
+    from ..render.plain import render_line, result_lines
 
     if fmt is not None:
         raise GradcliError(f"--get prints plain numbers: leave out --format {fmt}")
-    arrays = result.arrays()
-    if name not in arrays:
-        raise GradcliError(f"--get {name}: no such result; the results are {', '.join(arrays)}")
-    write_output(lambda fmt: render_numbers(arrays[name], sys.stdout, precision), Format.PLAIN)
+    lines = result_lines(result, precision)
+    if name not in lines:
+        raise GradcliError(f"--get {name}: no such result; the results are {', '.join(lines)}")
+    write_output(lambda fmt: render_line(lines, name, sys.stdout), Format.PLAIN)
 
 
 def main() -> None:

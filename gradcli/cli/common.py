@@ -15,7 +15,7 @@ import click
 
 from .. import __version__
 from ..core import bindings as _bindings
-from ..core.evaluation import UnknownInput
+from ..core.evaluation import UnknownInput, close_to
 from ..core.option_names import BIND_ELSEWHERE
 from ..errors import EXIT_BROKEN_PIPE, GradcliError, escape_controls, out_of_memory
 from ..render import Format
@@ -93,28 +93,26 @@ class _Group(click.Group):
         return code
 
     def _main(self, args, prog_name, complete_var, debug, **extra) -> int:
+        global _json_errors
+        _json_errors = _asks_for_json(args)
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
             code = code if isinstance(code, int) else EXIT_OK
         except GradcliError as error:
             _report(debug)
-            say(error.render())
-            code = EXIT_USAGE
+            code = say_error(error, EXIT_USAGE)
         except NoArgsIsHelpError as error:  # bare "gradcli": the help, as Click shows it
             click.echo(error.format_message(), err=True)
             code = error.exit_code
         except click.ClickException as error:
             _report(debug)
-            say(f"error: {_lower_first(error.format_message())}")
-            if isinstance(error, click.UsageError) and error.ctx is not None:
-                click.echo(f"(see '{error.ctx.command_path} --help')", err=True)
-            code = error.exit_code
+            ctx = getattr(error, "ctx", None)
+            see = ctx.command_path if isinstance(error, click.UsageError) and ctx else None
+            code = say_error(_lower_first(error.format_message()), error.exit_code, see)
         except (_Interrupted, click.Abort):
-            click.echo("error: interrupted", err=True)
-            code = EXIT_INTERRUPTED
+            code = say_error("interrupted", EXIT_INTERRUPTED)
         except _Terminated:
-            click.echo("error: terminated", err=True)
-            code = EXIT_TERMINATED
+            code = say_error("terminated", EXIT_TERMINATED)
         except _OutputClosed:
             # The reader (head, a closed pager) stopped reading: not an error of ours.
             # Python's last flush of stdout at exit would fail again: point it at nothing.
@@ -123,27 +121,50 @@ class _Group(click.Group):
             code = EXIT_BROKEN_PIPE
         except _CannotWrite as error:
             _report(debug)
-            click.echo(f"error: cannot write standard output: {error}", err=True)
-            code = EXIT_USAGE
+            code = say_error(f"cannot write standard output: {error}", EXIT_USAGE)
         except MemoryError as error:
             # zeros(1e10) and the like: the input asks for more than there is.
             _report(debug)
-            click.echo(f"error: {out_of_memory(error)}", err=True)
-            code = EXIT_USAGE
+            code = say_error(out_of_memory(error), EXIT_USAGE)
         except RecursionError:
             _report(debug)
-            click.echo("error: the input is nested too deeply", err=True)
-            code = EXIT_USAGE
+            code = say_error("the input is nested too deeply", EXIT_USAGE)
         except Exception as error:
             if debug:
                 raise
-            click.echo(
-                f"error: internal error ({type(error).__name__}: {error}); "
-                "rerun with --debug for a traceback",
-                err=True,
-            )
-            code = EXIT_INTERNAL
+            text = f"internal error ({type(error).__name__}: {error})"
+            code = say_error(f"{text}; rerun with --debug for a traceback", EXIT_INTERNAL)
         return _settle_stdout(code)
+
+
+#: Whether this run asked for --format json (or jsonl): its error is then one JSON object.
+_json_errors = False
+
+
+def _asks_for_json(args) -> bool:
+    args = args[: args.index("--") if "--" in args else len(args)]
+    pairs = zip(args, [*args[1:], None])
+    return any(a in ("--format=json", "--format=jsonl") or (a, b) in _JSON for a, b in pairs)
+
+
+_JSON = {("--format", "json"), ("--format", "jsonl")}
+
+
+def say_error(error, code: int, see: str | None = None) -> int:
+    """An error (a GradcliError, or its text) on standard error, and its exit status:
+    ``error: ...`` (and ``(see 'COMMAND --help')``), or with --format json one JSON
+    object on one line, ``{"error": ..., "exit": N}`` with the place in the source."""
+    if _json_errors:
+        from ..render.jsontext import error_json
+
+        click.echo(error_json(error, code, see), err=True)
+    elif isinstance(error, GradcliError):
+        say(error.render())
+    else:
+        say(f"error: {error}")
+        if see is not None:
+            click.echo(f"(see '{see} --help')", err=True)
+    return code
 
 
 def _settle_stdout(code: int) -> int:
@@ -159,8 +180,7 @@ def _settle_stdout(code: int) -> int:
             return code  # the error is said already
         if isinstance(error, BrokenPipeError):
             return EXIT_BROKEN_PIPE
-        click.echo(f"error: cannot write standard output: {_reason(error)}", err=True)
-        return EXIT_USAGE
+        return say_error(f"cannot write standard output: {_reason(error)}", EXIT_USAGE)
 
 
 def _reason(error: Exception) -> str:
@@ -271,6 +291,7 @@ class _Command(click.Command):
         found = ctx.meta.get(_FOUND, {})
         if found.get("dangling") or found.get("short"):
             raise self._unknown_option(ctx, found)
+        self._refuse_unknown_bindings(ctx, found.get("bound", ()))
         _say_which_source(ctx.params)
         try:
             return super().invoke(ctx)
@@ -279,10 +300,27 @@ class _Command(click.Command):
             if error.option != f"--{name}" or name not in found.get("bound", ()):
                 raise  # --var NAME=VALUE, --wrt NAME: the program's names, not options
             inputs = _program_inputs(ctx.params) or error.inputs
+            if name in inputs:
+                raise  # an input of another of plot's SOURCEs
             raise self._neither(ctx, f"--{name}", inputs) from None
         except GradcliError as error:
             _name_the_file(error, ctx.params)
             raise
+
+    def _refuse_unknown_bindings(self, ctx, bound) -> None:
+        """``--order 2`` where the program has no input named order: no option and no
+        binding, refused before anything runs (a command that evaluates nothing, such
+        as ``diff`` without a point, would not meet it)."""
+        if not bound or _reads_stdin(ctx.params):
+            return  # standard input is read once, by the command
+        inputs = _program_inputs(ctx.params, bound)
+        if inputs is None:
+            return
+        for name in bound:
+            # A name close to an input (--X for x) is a typo the evaluation words
+            # better: it shows where the input it meant is used.
+            if name not in inputs and not close_to(name, inputs):
+                raise self._neither(ctx, f"--{name}", inputs)
 
     def _unknown_option(self, ctx, found) -> click.UsageError:
         """``--quiet`` without a value, or ``-q``: an error, worded by the program's inputs."""
@@ -307,6 +345,9 @@ class _Command(click.Command):
         text = f"{self.name} has no option {option}{_closest_option(name, options)}"
         if option.startswith("--"):
             text += f", and the program has no input named {name!r}"
+            near = close_to(name, inputs or ())
+            if near and "(did you mean" not in text:
+                text += f" (did you mean --{near[0]}?)"
         elif inputs and name in inputs:
             return click.UsageError(f"{text}: to bind the input {name}, write --{name} VALUE", ctx)
         if inputs is not None:
@@ -338,6 +379,33 @@ class _Command(click.Command):
                     f"write --var {name}=VALUE)",
                     ctx,
                 )
+
+
+class BindingFreeCommand(click.Command):
+    """A command that computes nothing (``functions``, ``repl``): it takes no bindings,
+    and refuses an unknown option as the computing commands do."""
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as error:
+            raise no_such_option(ctx, error.option_name) from None
+
+
+def no_such_option(ctx, option: str) -> click.UsageError:
+    """``NAME has no option --formt (did you mean --format?)``."""
+    command = ctx.command
+    options = sorted(
+        opt[2:]
+        for param in command.get_params(ctx)
+        if isinstance(param, click.Option)
+        for opt in param.opts
+        if opt.startswith("--")
+    )
+    name = option.partition("=")[0]
+    return click.UsageError(
+        f"{command.name} has no option {name}{_closest_option(name.lstrip('-'), options)}", ctx
+    )
 
 
 _FOUND = "gradcli.unknown_options"  # ctx.meta: what parse_args found that is no option
@@ -384,15 +452,27 @@ def _source_path(params) -> str | None:
     return None
 
 
-def _program_inputs(params):
-    """The names the program's bindings may take, or None when it cannot be read."""
+def _program_inputs(params, bound=()):
+    """The names the program's bindings may take (of every SOURCE, for plot's several),
+    or None when it cannot be read."""
     from .. import api
 
+    source = params.get("source")
+    sources = source if isinstance(source, (tuple, list)) and source else (source,)
+    names: dict[str, None] = {}
     try:
-        text, filename = _bindings.read_source(params.get("source"), params.get("file"))
-        return api.input_names(text, filename)
+        for one in sources:
+            text, filename = _bindings.read_source(one, params.get("file"))
+            names.update(dict.fromkeys(api.input_names(text, filename, bound)))
     except (GradcliError, click.UsageError):
         return None
+    return tuple(names)
+
+
+def _reads_stdin(params) -> bool:
+    source = params.get("source")
+    sources = source if isinstance(source, (tuple, list)) else (source,)
+    return params.get("file") == "-" or "-" in sources
 
 
 def _say_which_source(params) -> None:
@@ -490,11 +570,6 @@ def refuse_points_options(options) -> None:
     chunk_size = click.get_current_context().get_parameter_source("chunk_size")
     if chunk_size is not None and chunk_size.name != "DEFAULT":
         raise GradcliError("--chunk-size is for many points: give --points FILE or --over")
-    if options.get("fmt") == "csv":
-        raise GradcliError(
-            "--format csv writes many points (--points FILE, --over NAME=VALUES); "
-            "one point is written as table, plain or json"
-        )
 
 
 def write_output(show, fmt: str | None) -> None:

@@ -98,8 +98,8 @@ SHARED_OPTIONS = [
     GET := option(
         "get",
         metavar="NAME",
-        help="Print only the numbers of one result (value, grad.x, hessian.x.y),"
-        " separated by spaces: for $(...) in scripts.",
+        help="Print only what follows NAME on its line of --format plain (value, grad.x,"
+        " hessian.x.y, classification): for $(...) in scripts.",
     ),
     OUTPUT := option(
         "output",
@@ -144,9 +144,9 @@ COMPUTING_FORMAT = option(
     "fmt",
     type=click.Choice([*(f.value for f in Format), "csv", "jsonl"]),
     callback=lambda ctx, param, value: "json" if value == "jsonl" else value,
-    help="Output format [default: table on a terminal, plain otherwise]. Many points:"
-    " csv (a header, then a row per point; the default when piped), json or jsonl (JSON"
-    " lines) or table (the first and last rows).",
+    help="Output format [default: table on a terminal, plain otherwise]. csv: a header,"
+    " then a row per point (one row at one point). Many points: csv (the default when"
+    " piped), json or jsonl (JSON lines) or table (the first and last rows).",
 )
 
 POINTS = [

@@ -51,9 +51,17 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     if output is not None:
         output = os.path.expanduser(output)
     fmt = options["fmt"] or ("table" if cli_common.stdout_is_terminal() else "csv")
-    with _executor(options) as executor, _reader(options, executor) as reader:
+    workers_read = _read_by_dask(options)
+    with contextlib.ExitStack() as stack:
+        # The columns are checked before a cluster starts (seconds): the files the Dask
+        # workers read have their header read here, and the reader its executor after.
+        start_executor = _executor(options)
+        reader = stack.enter_context(_reader(options, None, workers_read))
         program = _choose_columns(reader, bound, text, filename, options, output)
         task = _task(command, text, bound, filename, options, arguments, rows, program)
+        executor = stack.enter_context(start_executor)
+        if workers_read:
+            reader.executor = executor
         # A file is written beside its name, renamed over it when complete: the
         # writer drops it on any failure, a signal's included.
         with _writer(
@@ -77,11 +85,7 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     for message in getattr(task, "notes", None) or ():
         say(f"note: {message}")
     if getattr(task, "variables", None):
-        count = len(task.variables)
-        say(
-            f"note: coefficients[0] to [{count - 1}] are those of "
-            f"{', '.join(task.variables)} (powers of the distance from each point)"
-        )
+        _say_variables(task.variables)
     if tally.blind:
         offer = "" if arguments.get("monte_carlo") else "; --monte-carlo 100000 samples the inputs"
         say(
@@ -94,6 +98,27 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     if tally.failed:
         return _say_failed(command, tally.failed, summary.rows)
     return EXIT_NONFINITE if options["strict"] and summary.nonfinite else EXIT_OK
+
+
+def write_one_row(arrays, precision, variables=None) -> None:
+    """``--format csv`` at one point: the header and the row a many-point run writes for
+    that point (``arrays``: a result's arrays, or an analysis report's row; ``variables``:
+    what taylor's coefficients are of)."""
+    from ..core.point_files.writers import open_writer
+
+    with open_writer(None, "csv", precision) as writer:
+        writer.write({name: np.asarray(array)[None] for name, array in arrays.items()})
+        writer.close()
+    sys.stdout.flush()
+    if variables:
+        _say_variables(variables)
+
+
+def _say_variables(variables) -> None:
+    say(
+        f"note: coefficients[0] to [{len(variables) - 1}] are those of "
+        f"{', '.join(variables)} (powers of the distance from each point)"
+    )
 
 
 def _task(command, text, bound, filename, options, arguments, rows: bool, program=None):
@@ -226,8 +251,10 @@ def _executor(options):
         from ..core.point_files.run import InProcess
 
         return contextlib.nullcontext(InProcess())
-    from ..core.point_files.distributed import dask_executor
+    from ..core.point_files.distributed import check_scheduler, dask_executor
 
+    if options["scheduler"] is not None:
+        check_scheduler(options["scheduler"])  # before the points are read, as the options
     if not options["dashboard"]:
         return dask_executor(options["scheduler"])
     return _saying_the_dashboard(dask_executor(dashboard=True))
@@ -274,20 +301,30 @@ def _writer(executor, output: str | None, fmt: str | None, precision: int | None
     return open_writer(output, fmt, precision, rows)
 
 
-def _reader(options, executor):
+def _read_by_dask(options) -> bool:
+    """Whether Dask's workers read the file of points (CSV or Parquet, on --dask or
+    --scheduler), not this process."""
+    points = options["points"]
+    if points is None or points == "-" or not (options["dask"] or options["scheduler"] is not None):
+        return False
+    from ..core.point_files.dask_files import dask_format
+
+    return dask_format(points) is not None
+
+
+def _reader(options, executor, workers_read: bool = False):
     from ..core.point_files.grid import GridReader
     from ..core.point_files.readers import open_points
 
     points = options["points"]
-    if points is not None and points != "-" and getattr(executor, "client", None) is not None:
-        from ..core.point_files.dask_files import DaskFiles, dask_format
+    if workers_read:
+        from ..core.point_files.dask_files import DaskFiles
 
-        if dask_format(points) is not None:
-            if options["skip_bad_rows"]:
-                raise GradcliError(
-                    f"--skip-bad-rows: the Dask workers read {points}, and stop at a bad row"
-                )
-            return DaskFiles(points, executor)
+        if options["skip_bad_rows"]:
+            raise GradcliError(
+                f"--skip-bad-rows: the Dask workers read {points}, and stop at a bad row"
+            )
+        return DaskFiles(points, executor)
     if options["over"]:
         given = [f"--{o}" for o in ("columns", "keep", "delimiter") if options[o] is not None]
         given += ["--skip-bad-rows"] if options["skip_bad_rows"] else []

@@ -7,7 +7,7 @@ import sys
 import click
 
 from . import fit, using, vector_calculus  # noqa: F401  (registered first: run is listed last)
-from .common import cli
+from .common import cli, no_such_option
 
 
 @cli.command(
@@ -33,4 +33,8 @@ def run_command(program, args):
     """  # noqa: E501  (the program's line, as it prints it)
     from ..torch import main
 
+    if program.startswith("-") and program != "-":
+        # Before PROGRAM, an option is run's (it has none but --help); after it, the
+        # program's own.
+        raise no_such_option(click.get_current_context(), program)
     sys.exit(main([program, *args]))

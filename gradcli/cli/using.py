@@ -19,7 +19,7 @@ from .analysis import (
     run_report_or_rows,
     strict_status,
 )
-from .common import cli, say
+from .common import cli, say_error
 from .options import OVER_HELP
 from .options import POINTS as _POINTS
 from .options import option as _option
@@ -87,8 +87,8 @@ def converged(report, options, command: str) -> int:
         # minimize: its own test decides, SciPy's message says how the method stopped.
         why = getattr(report, "first_order", None)
         said = report.message if why is None else f"{why}; SciPy: {report.message}"
-        say(f"error: {command} did not converge ({said}); the last iterate is shown")
-        return EXIT_NOT_CONVERGED
+        message = f"{command} did not converge ({said}); the last iterate is shown"
+        return say_error(message, EXIT_NOT_CONVERGED)
     return strict_status(report, options)
 
 
@@ -424,7 +424,7 @@ def critical_command(source, over, **options):
           --points samples/critical_a.csv --format csv
       a,count,minima,maxima,saddle_points,lowest.x,lowest.value
       0.1,1,1,0,0,-0.5354866968099511,-0.047330152322257145
-      1,3,2,1,0,-1.046680531804674,-0.3523860738000364
+      1,3,2,1,0,-1.0466805318046024,-0.3523860738000364
     """
     from ..analysis.critical_points import critical
 

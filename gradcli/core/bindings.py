@@ -59,7 +59,9 @@ def extract(
             continue
         if eq:
             value = inline
-        elif i < len(args):
+        elif i < len(args) and args[i].partition("=")[0] not in takes_value | flags:
+            # The next token is the value, even -1; but not an option of the command
+            # (--normalize --format json: --normalize has no value).
             value = args[i]
             i += 1
         elif found is not None:

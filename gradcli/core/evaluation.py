@@ -138,7 +138,7 @@ class Evaluation:
         missing = [n for n in self.inputs if n not in bindings and n not in {**defaults, **varying}]
         named = [*bindings, *(n for n in varying if n not in self.program.constants)]
         stray = [name for name in named if name not in self.inputs]
-        close = [(name, _close_to(name, stray)) for name in missing]
+        close = [(name, close_to(name, stray)) for name in missing]
         close = [(name, found[0]) for name, found in close if found]
         if close:
             # A free name and a binding close to it: a typo on one side or the other.
@@ -526,7 +526,7 @@ def leaf_grads(out, leaves: Mapping) -> dict[str, np.ndarray]:
     return {name: plain_array(g) for name, g in zip(leaves, found)}
 
 
-def _close_to(name: str, names: Sequence[str]) -> list[str]:
+def close_to(name: str, names: Sequence[str]) -> list[str]:
     """The name in ``names`` that ``name`` is most likely a typo of (a list of 0 or 1)."""
     import difflib
 
@@ -547,7 +547,7 @@ class UnknownInput(GradcliError):
 
 def no_such_input(name: str, inputs: Sequence[str]) -> str:
     text = f"the program has no input named {name!r}"
-    close = _close_to(name, inputs)
+    close = close_to(name, inputs)
     if close:
         text += f" (did you mean {close[0]!r}?)"
     if inputs:

@@ -93,3 +93,21 @@ def diagnostic_json(d) -> str:
 
 def json_int(n) -> str:
     return "null" if n is None else str(n)
+
+
+def error_json(error, code: int, see: str | None = None) -> str:
+    """An error as one JSON object: ``{"error": message, "exit": N}``, then where it
+    points in the source (``"file"`` when read from one, ``"line"``, ``"column"``,
+    ``"end_line"``, ``"end_column"``, counted from 1) and ``"help"``, the command whose
+    --help says more."""
+    fields = [f'"error": {string(getattr(error, "message", str(error)))}', f'"exit": {code}']
+    span = getattr(error, "span", None)
+    if span is not None:
+        if error.filename is not None:
+            fields.append(f'"file": {string(error.filename)}')
+        fields += [f'"line": {span.line}', f'"column": {span.column}']
+        fields += [f'"end_line": {json_int(span.end_line)}']
+        fields += [f'"end_column": {json_int(span.end_column)}']
+    if see is not None:
+        fields.append(f'"help": {string(see + " --help")}')
+    return "{" + ", ".join(fields) + "}"

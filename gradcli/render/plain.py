@@ -28,15 +28,22 @@ def render(result, stream, precision: int | None = None) -> None:
         from .graph import render_steps_plain
 
         render_steps_plain(result.graph, stream, precision)
-    for path, array in leaves(result.as_tree()):
-        numbers = flat_text(array, precision)
-        stream.write(f"{'.'.join(path)} {numbers}\n" if numbers else f"{'.'.join(path)}\n")
+    _write_lines(result_lines(result, precision), stream)
+
+
+def result_lines(result, precision: int | None = None) -> dict[str, str]:
+    """A result's lines by their keys (``grad.x``, ``classification``): what follows
+    the key on each, which ``--get KEY`` prints."""
+    lines = {
+        ".".join(path): flat_text(array, precision) for path, array in leaves(result.as_tree())
+    }
     if getattr(result, "assembled", None) is not None:
         # Numbers only: the rows and columns are the inputs' entries in order (JSON
         # names them), and `read name numbers` takes every line apart.
         tree = result.assembled.as_tree()
         tree["assembled"] = {"matrix": tree["assembled"]["matrix"]}
-        render_report_tree(tree, stream, precision)
+        lines.update(report_lines(tree, precision))
+    return lines
 
 
 def render_report(report, stream, precision: int | None = None) -> None:
@@ -56,8 +63,20 @@ def render_report_tree(tree: Mapping, stream, precision: int | None = None) -> N
     """``path value...`` for every leaf: numbers flattened, text as it is, lists (of
     names, of formulas) flattened into fields, a list of dicts numbered
     (``terms.0.coefficient``), None as ``none``, booleans as ``true``/``false``."""
-    for path, node in leaves(_numbered(tree)):
-        stream.write(" ".join([".".join(map(str, path)), *_words(node, precision)]) + "\n")
+    _write_lines(report_lines(tree, precision), stream)
+
+
+def report_lines(tree: Mapping, precision: int | None = None) -> dict[str, str]:
+    """``render_report_tree``'s lines by their keys: what follows the key on each."""
+    return {
+        ".".join(map(str, path)): " ".join(_words(node, precision))
+        for path, node in leaves(_numbered(tree))
+    }
+
+
+def _write_lines(lines: Mapping[str, str], stream) -> None:
+    for key, text in lines.items():
+        stream.write(f"{key} {text}\n" if text else f"{key}\n")
 
 
 def _numbered(node):
@@ -81,9 +100,9 @@ def _words(node, precision) -> list[str]:
     return flat_numbers(node, precision)
 
 
-def render_numbers(array, stream, precision: int | None = None) -> None:
-    """One array's numbers alone, flattened, on one line (``--get NAME``)."""
-    stream.write(flat_text(array, precision) + "\n")
+def render_line(lines: Mapping[str, str], name: str, stream) -> None:
+    """What follows the key ``name`` on its plain line, alone (``--get NAME``)."""
+    stream.write(lines[name] + "\n")
 
 
 def render_functions(functions, stream) -> None:

@@ -58,9 +58,14 @@ def render(result, stream, precision: int | None = None, console=None) -> None:
         from .reports import assembled_table
 
         # A Jacobian of scalar inputs alone is one row above already (∂f/∂(r, θ)), and
-        # so is the Hessian of one scalar input.
+        # so is the Hessian of one scalar input, and the square Jacobian of one vector.
         scalars = all(result.shapes[name] == () for name in result.inputs)
         shown = scalars and (result.command == "jacobian" or len(result.inputs) == 1)
+        shown |= (
+            result.command == "jacobian"
+            and len(result.inputs) == 1
+            and (len(result.shapes[result.inputs[0]]) == 1)
+        )
         assembled_table(result.assembled, console, precision, matrix=not shown)
 
 
