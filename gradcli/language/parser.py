@@ -181,6 +181,51 @@ class _Builder:
     def const_decl(self, name, value):
         return ir.ConstDecl(str(name), value, token_span(name))
 
+    def break_stmt(self, token):
+        return ir.Break(token_span(token))
+
+    def continue_stmt(self, token):
+        return ir.Continue(token_span(token))
+
+    def if_exp(self, body, test, orelse):
+        return ir.IfExp(test, body, orelse, _join(body.span, orelse.span))
+
+    def suite(self, *statements):
+        return statements
+
+    def for_loop(self, keyword, name, iterable, body):
+        span = _join(token_span(keyword), iterable.span)
+        if not (
+            isinstance(iterable, ir.Call)
+            and iterable.func == "range"
+            and 1 <= len(iterable.args) <= 3
+            and not iterable.keywords
+        ):
+            raise GradcliError(
+                "a for loop runs over range(n), range(start, stop) or range(start, stop, step)",
+                iterable.span,
+            )
+        return ir.For(str(name), iterable.args, body, span, token_span(name))
+
+    def while_loop(self, keyword, test, body):
+        return ir.While(test, body, _join(token_span(keyword), test.span))
+
+    def elif_clause(self, keyword, test, body):
+        return (keyword, test, body)
+
+    def else_clause(self, body):
+        return (None, None, body)
+
+    def if_stmt(self, keyword, test, body, *clauses):
+        orelse: tuple = ()
+        if clauses and clauses[-1][0] is None:  # else
+            orelse = clauses[-1][2]
+            clauses = clauses[:-1]
+        for elif_keyword, elif_test, elif_body in reversed(clauses):
+            span = _join(token_span(elif_keyword), elif_test.span)
+            orelse = (ir.If(elif_test, elif_body, orelse, span),)
+        return ir.If(test, body, orelse, _join(token_span(keyword), test.span))
+
     def program(self, *statements):
         return ir.Program(statements, Span(1, 1))
 
@@ -203,9 +248,26 @@ _OPENERS = {"LPAR": ")", "LSQB": "]"}
 _CLOSERS = {"RPAR", "RSQB"}
 
 
+def _made(kind: str, place) -> lalr.Token:
+    """A token the post-lexer adds (an indentation's), at the place of ``place``."""
+    return lalr.Token(kind, "", *(getattr(place, a) for a in lalr.PLACE))
+
+
+_ONE_LINE_BODY = (
+    "a body on the line of its 'for', 'while' or 'if' holds one statement:"
+    " write the statements on indented lines below it"
+)
+
+
 class _Brackets:
     """Drops newlines inside brackets (a matrix may span lines) and remembers, for
     error messages, the open brackets and the last two tokens.
+
+    It also reads indentation as Python's tokenizer does: after a line that ends with
+    ``:`` (outside brackets a colon only ends a ``for``, ``while``, ``if``, ``elif`` or
+    ``else`` header) the next line must be indented deeper, which opens a body
+    (``_INDENT``); a line indented less closes bodies (``_DEDENT``) back to a level
+    that was open. Elsewhere a line keeps the indentation of the lines before it.
 
     Its state belongs to the parse in progress: parsing is not thread-safe.
     """
@@ -222,6 +284,77 @@ class _Brackets:
         self.after_newline = False  # whether a dropped newline came just before `current`
 
     def process(self, stream):
+        return self._indented(self._bracketed(stream))
+
+    def _indented(self, stream):
+        """The tokens with ``_INDENT`` and ``_DEDENT`` where indentation opens and closes
+        bodies; a newline separator waits for the next token, whose column is the
+        indentation of its line."""
+        levels: list[int] = []
+        pending = None  # a separator with a newline, outside brackets
+        header = False  # the token before was a header's ':'
+        one_line = False  # in a body written on its header's line
+        blocks = False  # the program has a header
+        last = None
+        for token in stream:
+            kind = token.type
+            if kind == "_SEP":
+                if "\n" in token:
+                    pending = token
+                    continue
+                if one_line:
+                    raise GradcliError(_ONE_LINE_BODY, Span(token.line, token.column))
+                last = token
+                yield token
+                continue
+            if not levels:
+                levels.append(token.column - 1)
+            if pending is not None:
+                yield pending
+                yield from self._indentation(token, levels, header)
+                pending, one_line = None, False
+            elif header:
+                one_line = True
+            header = kind == "COLON" and not self.open
+            blocks = blocks or header
+            last = token
+            yield token
+        if pending is not None:
+            last = pending
+            yield pending
+        if blocks and last is not None and last.type not in ("_SEP", "COLON"):
+            last = _made("_SEP", last)
+            yield last
+        if last is not None:
+            for _ in levels[1:]:
+                yield _made("_DEDENT", last)
+
+    @staticmethod
+    def _indentation(token, levels: list[int], header: bool):
+        """The ``_INDENT`` or ``_DEDENT`` tokens before ``token``, first on its line."""
+        width = token.column - 1
+        span = Span(token.line, token.column)
+        if header:
+            if width <= levels[-1]:
+                raise GradcliError("expected an indented body after the line ending in ':'", span)
+            levels.append(width)
+            yield _made("_INDENT", token)
+        elif width > levels[-1]:
+            raise GradcliError(
+                "unexpected indent: only the body of a for, while or if is indented", span
+            )
+        else:
+            while width < levels[-1]:
+                levels.pop()
+                yield _made("_DEDENT", token)
+            if width != levels[-1]:
+                raise GradcliError(
+                    "this line's indentation matches no line before it: indent a body's"
+                    " lines alike",
+                    span,
+                )
+
+    def _bracketed(self, stream):
         self.reset()
         newline = False
         count = 0
@@ -288,6 +421,10 @@ def _describe(token) -> str:
         return "'['" if token[0] == "[" else f"number '{token}'"  # [ begins a list
     if token.type == "STRING":
         return f"string {token}"
+    if token.type == "_INDENT":
+        return "indented line"
+    if token.type == "_DEDENT":
+        return "end of an indented body"
     return f"'{token}'"
 
 
@@ -331,12 +468,6 @@ def _malformed_number(left, right) -> str | None:
 # one gets this message.
 _NOT_PYTHON = "gradcli's language is not Python"
 _PYTHON_KEYWORDS = {
-    "if": "for a choice, write where(condition, a, b)",
-    "else": "for a choice, write where(condition, a, b)",
-    "elif": "for a choice, write where(condition, a, b)",
-    "for": "there are no loops: compute on whole tensors (sum(x), x * y, arange(n))",
-    "while": "there are no loops: compute on whole tensors (sum(x), x * y, arange(n))",
-    "in": "there are no loops: compute on whole tensors (sum(x), x * y, arange(n))",
     "lambda": "define a function as f(x) = x**2",
     "def": "define a function as f(x) = x**2",
     "return": "a function's body is its value: f(x) = x**2",
@@ -531,6 +662,8 @@ def statement_bounds(text: str) -> list[tuple[int, int]]:
     bounds: list[tuple[int, int]] = []
     start = stop = None
     for token in _parser().lex(text):  # with the post-lexer: no newlines inside brackets
+        if token.type in ("_INDENT", "_DEDENT"):
+            continue
         if token.type == "_SEP":
             if start is not None:
                 bounds.append((start, stop))
