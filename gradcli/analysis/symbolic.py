@@ -29,6 +29,7 @@ from ..engine.ops import sympy_forms as forms
 from ..errors import GradcliError
 from ..language import ir
 from .report import Report, frozen
+from .symbolic_control import SymbolicControl
 
 # The engine's value and SymPy's agree when closer than this in float64 (looser in
 # float32: see ``agreement``).
@@ -290,7 +291,7 @@ def _real(sympy, number) -> float:
 # ----------------------------------------------------------------------------
 
 
-class _ToSympy:
+class _ToSympy(SymbolicControl):
     """Walks a checked program into a NumPy array of SymPy expressions (0-d for a scalar)."""
 
     def __init__(self, sympy, program, shapes, constants):
@@ -304,6 +305,8 @@ class _ToSympy:
         self.env: dict[str, np.ndarray] = dict(self.symbols)
         self.functions: dict[str, ir.FuncDef] = {}
         self.locals: dict[str, np.ndarray] = {}
+        # How many branches of ifs on the inputs hold the statement walked, in this loop.
+        self.branches = 0
         s = sympy
         self.constants_by_name = {"pi": s.pi, "e": s.E, "inf": s.oo, "nan": s.nan}
 
@@ -354,6 +357,9 @@ class _ToSympy:
                 return self.env[node.name]  # an input: its symbol, whatever its value
             self.env[node.name] = self.evaluate(node.value)
             return self.env[node.name]
+        if isinstance(node, (*ir.COMPOUND, ir.Break, ir.Continue)):
+            self.control(node)
+            return None
         if isinstance(node, ir.IndexAssign):
             target = np.array(self.name(node.name, node), dtype=object)
             if target.ndim == 0:

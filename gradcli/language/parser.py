@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from ..errors import GradcliError, Span
 from . import characters, ir, lalr
 from .ir import NESTING_LIMIT
+from .lines import indented
 from .operators import BINARY_OPS, PYTHON, UNARY_OPS
 
 if TYPE_CHECKING:
@@ -248,17 +249,6 @@ _OPENERS = {"LPAR": ")", "LSQB": "]"}
 _CLOSERS = {"RPAR", "RSQB"}
 
 
-def _made(kind: str, place) -> lalr.Token:
-    """A token the post-lexer adds (an indentation's), at the place of ``place``."""
-    return lalr.Token(kind, "", *(getattr(place, a) for a in lalr.PLACE))
-
-
-_ONE_LINE_BODY = (
-    "a body on the line of its 'for', 'while' or 'if' holds one statement:"
-    " write the statements on indented lines below it"
-)
-
-
 class _Brackets:
     """Drops newlines inside brackets (a matrix may span lines) and remembers, for
     error messages, the open brackets and the last two tokens.
@@ -267,7 +257,7 @@ class _Brackets:
     ``:`` (outside brackets a colon only ends a ``for``, ``while``, ``if``, ``elif`` or
     ``else`` header) the next line must be indented deeper, which opens a body
     (``_INDENT``); a line indented less closes bodies (``_DEDENT``) back to a level
-    that was open. Elsewhere a line keeps the indentation of the lines before it.
+    that was open. Outside bodies a line may be indented as it likes (as always).
 
     Its state belongs to the parse in progress: parsing is not thread-safe.
     """
@@ -284,75 +274,7 @@ class _Brackets:
         self.after_newline = False  # whether a dropped newline came just before `current`
 
     def process(self, stream):
-        return self._indented(self._bracketed(stream))
-
-    def _indented(self, stream):
-        """The tokens with ``_INDENT`` and ``_DEDENT`` where indentation opens and closes
-        bodies; a newline separator waits for the next token, whose column is the
-        indentation of its line."""
-        levels: list[int] = []
-        pending = None  # a separator with a newline, outside brackets
-        header = False  # the token before was a header's ':'
-        one_line = False  # in a body written on its header's line
-        blocks = False  # the program has a header
-        last = None
-        for token in stream:
-            kind = token.type
-            if kind == "_SEP":
-                if "\n" in token:
-                    pending = token
-                    continue
-                if one_line:
-                    raise GradcliError(_ONE_LINE_BODY, Span(token.line, token.column))
-                last = token
-                yield token
-                continue
-            if not levels:
-                levels.append(token.column - 1)
-            if pending is not None:
-                yield pending
-                yield from self._indentation(token, levels, header)
-                pending, one_line = None, False
-            elif header:
-                one_line = True
-            header = kind == "COLON" and not self.open
-            blocks = blocks or header
-            last = token
-            yield token
-        if pending is not None:
-            last = pending
-            yield pending
-        if blocks and last is not None and last.type not in ("_SEP", "COLON"):
-            last = _made("_SEP", last)
-            yield last
-        if last is not None:
-            for _ in levels[1:]:
-                yield _made("_DEDENT", last)
-
-    @staticmethod
-    def _indentation(token, levels: list[int], header: bool):
-        """The ``_INDENT`` or ``_DEDENT`` tokens before ``token``, first on its line."""
-        width = token.column - 1
-        span = Span(token.line, token.column)
-        if header:
-            if width <= levels[-1]:
-                raise GradcliError("expected an indented body after the line ending in ':'", span)
-            levels.append(width)
-            yield _made("_INDENT", token)
-        elif width > levels[-1]:
-            raise GradcliError(
-                "unexpected indent: only the body of a for, while or if is indented", span
-            )
-        else:
-            while width < levels[-1]:
-                levels.pop()
-                yield _made("_DEDENT", token)
-            if width != levels[-1]:
-                raise GradcliError(
-                    "this line's indentation matches no line before it: indent a body's"
-                    " lines alike",
-                    span,
-                )
+        return indented(self._bracketed(stream), self)
 
     def _bracketed(self, stream):
         self.reset()
@@ -377,7 +299,6 @@ class _Brackets:
                 self.open.append(token)
             elif kind in _CLOSERS and self.open and _OPENERS[self.open[-1].type] == token:
                 self.open.pop()
-            self.previous, self.current = self.current, token
             yield token
 
 
