@@ -32,8 +32,13 @@ class Jump(Exception):
 
 def loop_name(node) -> str:
     """How an error names a loop or an if: its keyword and its line."""
-    what = {ir.For: "'for' loop", ir.While: "'while' loop", ir.If: "'if'"}
-    return f"the {what.get(type(node), 'if ... else')} at line {node.span.line}"
+    what = {
+        ir.For: "'for' loop",
+        ir.While: "'while' loop",
+        ir.If: "'if'",
+        ir.IfExp: "'if ... else'",
+    }
+    return f"the {what[type(node)]} at line {node.span.line}"
 
 
 class ControlFlow:
