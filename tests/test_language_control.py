@@ -366,3 +366,32 @@ def test_dh_arm_sample_matches_forward_kinematics_and_its_jacobian_central_diffe
     # The arm at rest (PUMA 560's zero pose): x = a2 + a3, y = -d3, z = d4.
     rest = api.evaluate(source, {"q": [0] * 6}).value
     np.testing.assert_allclose(rest, [0.4318 + 0.0203, -0.15005, 0.4318], atol=1e-15)
+
+
+# ----------------------------------------------------------------------------
+# The editor's statements and the prompt
+# ----------------------------------------------------------------------------
+
+
+def test_a_loop_or_an_if_is_one_statement_for_the_editor():
+    from gradcli.language.parser import statement_bounds
+
+    text = (
+        "x = 1\nfor i in range(3):\n    x = x + i\n    if x > 2:\n        x = 0\n    else:\n"
+        "        x = 1\ny = x\nif x: y = 2\nelse: y = 3\ny"
+    )
+    assert [text[a:b] for a, b in statement_bounds(text)] == [
+        "x = 1",
+        "for i in range(3):\n    x = x + i\n    if x > 2:\n        x = 0\n    else:\n        x = 1",
+        "y = x",
+        "if x: y = 2\nelse: y = 3",
+        "y",
+    ]
+
+
+def test_the_prompt_takes_a_loop_until_an_empty_line(gradcli):
+    typed = "x = 2\ns = 0 * x\nfor i in range(3):\n    s = s + x**i\n\ns\n"
+    result = gradcli("repl", input=typed)
+    assert result.exit_code == 0, result.output
+    # 1 + x + x**2 and its derivative 1 + 2x at x = 2.
+    assert result.stdout.split() == ["value", "7", "grad.x", "5"]

@@ -102,3 +102,31 @@ def _indentation(token, levels: list[int], header: bool):
                 span,
             )
         levels[-1] = width  # outside bodies, lines may be indented freely
+
+
+def statements_in(tokens) -> list[tuple[int, int]]:
+    """``(start, stop)`` of each statement among the parser's ``tokens``: a loop or an if
+    is one statement, its body, elif and else lines included."""
+    bounds: list[tuple[int, int]] = []
+    start = stop = None
+    depth = 0  # how many bodies of for, while and if hold the token
+    found = [*tokens, None]
+    for i, token in enumerate(found[:-1]):
+        depth += (token.type == "_INDENT") - (token.type == "_DEDENT")
+        if token.type in ("_INDENT", "_DEDENT"):
+            continue
+        # A loop or an if is one statement: its body, elif and else lines included.
+        after, closed = i + 1, 0
+        while found[after] is not None and found[after].type == "_DEDENT":
+            after, closed = after + 1, closed + 1
+        goes_on = found[after] is not None and found[after].type in ("_INDENT", "ELIF", "ELSE")
+        if token.type == "_SEP" and depth == closed and not goes_on:
+            if start is not None:
+                bounds.append((start, stop))
+            start = None
+        elif token.type != "_SEP":
+            start = token.start_pos if start is None else start
+            stop = token.end_pos
+    if start is not None:
+        bounds.append((start, stop))
+    return bounds

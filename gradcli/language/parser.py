@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from ..errors import GradcliError, Span
 from . import characters, ir, lalr
 from .ir import NESTING_LIMIT
-from .lines import indented
+from .lines import indented, statements_in
 from .operators import BINARY_OPS, PYTHON, UNARY_OPS
 
 if TYPE_CHECKING:
@@ -580,18 +580,5 @@ def tokens(text: str) -> list[tuple[str, int, int]]:
 def statement_bounds(text: str) -> list[tuple[int, int]]:
     """``(start, stop)`` of each statement of a program that parses, in order: from its
     first token to its last, so without the comments and separators around it."""
-    bounds: list[tuple[int, int]] = []
-    start = stop = None
-    for token in _parser().lex(text):  # with the post-lexer: no newlines inside brackets
-        if token.type in ("_INDENT", "_DEDENT"):
-            continue
-        if token.type == "_SEP":
-            if start is not None:
-                bounds.append((start, stop))
-            start = None
-        else:
-            start = token.start_pos if start is None else start
-            stop = token.end_pos
-    if start is not None:
-        bounds.append((start, stop))
-    return bounds
+    # With the post-lexer: no newlines inside brackets, and the bodies' indentation.
+    return statements_in(list(_parser().lex(text)))
