@@ -328,6 +328,13 @@ def test_newton_sample_differentiates_to_the_implicit_function_theorem():
         assert math.isclose(float(result.value), r_true, rel_tol=1e-14)
         assert math.isclose(float(result.grad["a"]), r_true / (3 * r_true**2 - a), rel_tol=1e-12)
         assert abs(float(result.grad["x0"])) < 1e-15
+        # By hand, differentiating r' = r/(3r^2 - a) once more in a.
+        slope = r_true / (3 * r_true**2 - a)
+        curvature = (slope * (3 * r_true**2 - a) - r_true * (6 * r_true * slope - 1)) / (
+            3 * r_true**2 - a
+        ) ** 2
+        hessian = api.hessian(source, {"a": a}, wrt=["a"]).hessian["a"]["a"]
+        assert math.isclose(float(hessian), curvature, rel_tol=1e-10)
 
 
 def dh_position(q):
@@ -395,3 +402,14 @@ def test_the_prompt_takes_a_loop_until_an_empty_line(gradcli):
     assert result.exit_code == 0, result.output
     # 1 + x + x**2 and its derivative 1 + 2x at x = 2.
     assert result.stdout.split() == ["value", "7", "grad.x", "5"]
+
+
+def test_the_prompt_highlights_the_keywords_of_loops_and_conditions():
+    from prompt_toolkit.document import Document
+
+    from gradcli.cli.repl import _highlighter
+    from gradcli.cli.session import Session
+
+    line = _highlighter(Session()).lex_document(Document("for i in range(2): y = 1 if i else 2"))
+    keywords = [text.strip() for style, text in line(0) if style == "class:keyword"]
+    assert keywords == ["for", "in", "if", "else"]
