@@ -11,10 +11,13 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_language_properties import _extend, leaves
 
 from gradcli import api
 from gradcli.errors import GradcliError
-from gradcli.language import compile_source, control, parse
+from gradcli.language import compile_source, control, ir, parse
 from gradcli.language.printing import to_source
 
 torch = pytest.importorskip("torch", reason="PyTorch is the oracle of these tests")
@@ -41,6 +44,43 @@ PROGRAMS = [
     "v = zeros(3)\nfor i in range(3):\n    v[i] = x**(i + 1) * y\nsum(v * v)",
     "f(t) = t if t > 0 else -t\nif x < 0: x = -x\nf(x - 2)",
 ]
+
+
+if_exps = st.recursive(
+    leaves,
+    lambda inner: st.one_of(_extend(inner), st.builds(ir.IfExp, inner, inner, inner)),
+    max_leaves=5,
+)
+
+
+def _blocks(body):
+    bodies = st.lists(body, min_size=1, max_size=2).map(tuple)
+    return st.one_of(
+        st.builds(
+            ir.For, st.just("i"), st.lists(if_exps, min_size=1, max_size=3).map(tuple), bodies
+        ),
+        st.builds(ir.While, if_exps, bodies),
+        st.builds(ir.If, if_exps, bodies, st.one_of(st.just(()), bodies)),
+    )
+
+
+blocks = st.recursive(
+    st.one_of(
+        st.builds(ir.Assign, st.sampled_from(["s", "t"]), if_exps),
+        st.builds(ir.Break),
+        st.builds(ir.Continue),
+        if_exps,
+    ),
+    _blocks,
+    max_leaves=6,
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(blocks, min_size=1, max_size=3))
+def test_random_blocks_and_conditional_expressions_print_and_parse_back(statements):
+    program = ir.Program(tuple(statements))
+    assert parse(to_source(program)) == program, to_source(program)
 
 
 @pytest.mark.parametrize("text", PROGRAMS)
