@@ -453,3 +453,9 @@ def test_the_prompt_highlights_the_keywords_of_loops_and_conditions():
     line = _highlighter(Session()).lex_document(Document("for i in range(2): y = 1 if i else 2"))
     keywords = [text.strip() for style, text in line(0) if style == "class:keyword"]
     assert keywords == ["for", "in", "if", "else"]
+
+
+def test_a_header_without_its_colon_says_so():
+    err = error_of("if x > 0\n    y = 1\ny", x=1)
+    assert err.message == "expected ':' at the end of the line of a for, while or if"
+    assert (err.span.line, err.span.column) == (1, 9)

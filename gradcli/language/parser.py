@@ -469,6 +469,8 @@ def _syntax_error(err, brackets: _Brackets) -> GradcliError:
     span = token_span(token)
     if token.type == "_SEP":  # the caret goes where the line ends
         span = Span(token.line, token.column)
+        if "COLON" in err.expected:  # outside brackets, only a header takes a colon
+            return GradcliError("expected ':' at the end of the line of a for, while or if", span)
     malformed = _malformed_number(previous, token) if previous is not None else None
     if malformed is not None:
         return GradcliError(malformed, _join(token_span(previous), token_span(token)))
