@@ -375,9 +375,43 @@ def _flat(expression):
     return ir.Call("flatten", (expression,))
 
 
+def _loops_and_conditions(draw, h: ir.Name) -> list:
+    """Statements that compute ``t`` from ``h`` through a loop or a condition: a for loop
+    with or without break and continue, a while loop, if/elif/else or a if c else b (the
+    conditions one value each, of the data or of the loop's counter)."""
+    t, i, n = ir.Name("t"), ir.Name("i"), ir.Name("n")
+    positive = ir.Compare(_sum(h), ("gt",), (num(0),))
+    step = ir.Chain(ir.Chain(t, ("mul",), (num(0.5),)), ("add",), (h,))
+    kind = draw(st.sampled_from(["for", "jumps", "while", "if", "if_exp"]))
+    start = ir.Assign("t", ir.Chain(h, ("mul",), (num(1),)))
+    if kind == "for":
+        count = draw(st.integers(0, 3))
+        grow = ir.Chain(t, ("add",), (ir.Chain(h, ("mul",), (ir.Chain(i, ("add",), (num(1),)),)),))
+        return [start, ir.For("i", (num(count),), (ir.Assign("t", grow),))]
+    if kind == "jumps":
+        skip = ir.If(ir.Compare(i, ("eq",), (num(1),)), (ir.Continue(),))
+        leave = ir.If(positive, (ir.Break(),)) if draw(st.booleans()) else ir.Break()
+        leave = ir.If(ir.Compare(i, ("eq",), (num(3),)), (leave,))
+        return [start, ir.For("i", (num(0), num(5)), (skip, leave, ir.Assign("t", step)))]
+    if kind == "while":
+        count = ir.Assign("n", ir.Chain(n, ("add",), (num(1),)))
+        loop = ir.While(ir.Compare(n, ("lt",), (num(3),)), (ir.Assign("t", step), count))
+        return [start, ir.Assign("n", num(0)), loop]
+    double, squared = ir.Chain(h, ("mul",), (num(2),)), ir.BinOp("pow", h, num(2))
+    if kind == "if":
+        below = ir.If(
+            ir.Compare(_sum(h), ("lt",), (num(-1),)),
+            (ir.Assign("t", ir.UnaryOp("neg", h)),),
+            (ir.Assign("t", squared),),
+        )
+        return [ir.If(positive, (ir.Assign("t", double),), (below,))]
+    return [ir.Assign("t", ir.IfExp(positive, double, squared))]
+
+
 @st.composite
-def programs(draw, names=None):
-    """A random program around one call of a function of the op table."""
+def programs(draw, names=None, control=False):
+    """A random program around one call of a function of the op table; with ``control``,
+    its value goes through a loop or a condition."""
     name = draw(st.sampled_from(sorted(names or FUNCTIONS)))
     call, inputs, on_kink = draw(call_of(name))
     statements = []
@@ -400,6 +434,9 @@ def programs(draw, names=None):
         statements.append(ir.FuncDef("g", ("a",), body))
         value = ir.Call("g", (value,))
     statements.append(ir.Assign("h", value))
+    if control:
+        statements += _loops_and_conditions(draw, h)
+        h = ir.Name("t")
     if draw(st.integers(0, 3)) == 0:
         # Element assignment into a flattened copy: k[0] = ..., k[1:] = ...
         statements.append(ir.Assign("k", _flat(h)))

@@ -477,15 +477,17 @@ def caret(result) -> tuple[str, int, int]:
             7,
         ),
         (
-            "x if x > 0 else 0",
-            "'if': gradcli's language is not Python; for a choice, write where(",
-            3,
-            4,
+            "x if [1, 2] > 0 else 0",
+            "the condition of the 'if ... else' at line 1 has 2 values (shape (2,)), not one"
+            " truth value: to choose entry by entry write where(",
+            6,
+            15,
         ),
-        ("for i in x: i", "'for': gradcli's language is not Python; there are no loops", 1, 3),
+        ("for i in x: i", "a for loop runs over range(n), range(start, stop) or range(", 10, 10),
         (
             "lambda t: t**2",
-            "'lambda': gradcli's language is not Python; define a function as f(x) = x**2",
+            "'lambda': gradcli's language is not Python; write an anonymous function as "
+            "x -> x**2, or define one as f(x) = x**2",
             1,
             6,
         ),

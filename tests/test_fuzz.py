@@ -319,6 +319,12 @@ def test_random_programs_agree_with_pytorch(case, sample):
     check_against_torch(case, sample)
 
 
+@fuzz_settings(60)
+@given(programs(control=True), st.integers(0, 3))
+def test_random_programs_with_loops_and_conditions_agree_with_pytorch(case, sample):
+    check_against_torch(case, sample)
+
+
 def _kinked(name):
     from fuzzing import KINKS
 

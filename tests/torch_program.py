@@ -317,6 +317,23 @@ class TorchProgram:
         if isinstance(node, ir.FuncDef):
             self.functions[node.name] = node
             return None
+        if isinstance(node, (ir.Break, ir.Continue)):
+            raise _Jump(node)
+        if isinstance(node, ir.If):  # Python's if, on PyTorch's bool of the condition
+            for inner in node.body if bool(self.evaluate(node.test)) else node.orelse:
+                self.statement(inner, {}, defined)
+            return None
+        if isinstance(node, ir.For):
+            for i in range(*(_integer(self.evaluate(a)) for a in node.args)):
+                self.env[node.var] = i
+                if self.block(node.body, defined):
+                    break
+            return None
+        if isinstance(node, ir.While):
+            while bool(self.evaluate(node.test)):
+                if self.block(node.body, defined):
+                    break
+            return None
         return self.evaluate(node)
 
     def own(self, name, value):
@@ -327,6 +344,18 @@ class TorchProgram:
         if not value.is_floating_point():
             return value
         return value.clone() if value.requires_grad else value.detach().requires_grad_()
+
+    def block(self, statements, defined) -> bool:
+        """Run a loop's body; whether a break left it (an assignment there is no input)."""
+        try:
+            for inner in statements:
+                self.statement(inner, {}, defined)
+        except _Jump as jump:
+            return isinstance(jump.node, ir.Break)
+        return False
+
+    def IfExp(self, node):
+        return self.evaluate(node.body if bool(self.evaluate(node.test)) else node.orelse)
 
     # ----- expressions -----
 
@@ -461,6 +490,14 @@ class TorchProgram:
         if name not in _INDEX_RESULTS and not result.is_floating_point():
             result = result.to(F64)
         return result
+
+
+class _Jump(Exception):
+    """break or continue (``node``), to the innermost loop."""
+
+    def __init__(self, node):
+        super().__init__()
+        self.node = node
 
 
 def _integer(value) -> int:

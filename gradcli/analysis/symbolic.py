@@ -31,6 +31,7 @@ from ..language import ir
 from ..language.derivatives import FORMS
 from ..language.transformations import TRANSFORMATIONS, arguments
 from .report import Report, frozen
+from .symbolic_control import SymbolicControl
 from .symbolic_derivatives import StandIns
 
 # The engine's value and SymPy's agree when closer than this in float64 (looser in
@@ -301,7 +302,7 @@ def _real(sympy, number) -> float:
 # ----------------------------------------------------------------------------
 
 
-class _ToSympy:
+class _ToSympy(SymbolicControl):
     """Walks a checked program into a NumPy array of SymPy expressions (0-d for a scalar)."""
 
     def __init__(self, sympy, program, shapes, constants):
@@ -316,6 +317,8 @@ class _ToSympy:
         self.functions: dict[str, ir.FuncDef] = {}
         self.locals: dict[str, np.ndarray] = {}
         self.stand_ins = StandIns(sympy, self.analysis.tracked)
+        # How many branches of ifs on the inputs hold the statement walked, in this loop.
+        self.branches = 0
         s = sympy
         self.constants_by_name = {"pi": s.pi, "e": s.E, "inf": s.oo, "nan": s.nan}
 
@@ -367,6 +370,9 @@ class _ToSympy:
                 return self.env[node.name]  # an input: its symbol, whatever its value
             self.env[node.name] = self.stand_ins.bind(node.name, self.evaluate(node.value))
             return self.env[node.name]
+        if isinstance(node, (*ir.COMPOUND, ir.Break, ir.Continue)):
+            self.control(node)
+            return None
         if isinstance(node, ir.IndexAssign):
             target = np.array(self.name(node.name, node), dtype=object)
             if target.ndim == 0:

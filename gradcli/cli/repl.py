@@ -215,7 +215,9 @@ STYLE = {
 }
 _KINDS = {
     "NUMBER": "number",
-    "CONST": "keyword",
+    **dict.fromkeys(
+        ["CONST", "FOR", "IN", "WHILE", "IF", "ELIF", "ELSE", "BREAK", "CONTINUE"], "keyword"
+    ),
     "COMMENT": "comment",
     "ERROR": "error",
     **dict.fromkeys(["POW", "MUL_OP", "ADD_OP", "COMPARE", "EQUAL", "COLON"], "operator"),

@@ -70,7 +70,7 @@ class Problem:
 
 Output = Shown | Message | Problem
 
-_DEFINITIONS = (ir.Assign, ir.IndexAssign, ir.ConstDecl, ir.FuncDef)
+_DEFINITIONS = (ir.Assign, ir.IndexAssign, ir.ConstDecl, ir.FuncDef, *ir.COMPOUND)
 # What a one-shot command of each name computes (steps: grad --steps).
 _COMPUTE = {
     "eval": api.evaluate,
@@ -144,11 +144,14 @@ class Session:
             return False
         if text.rstrip(" \t").endswith("\\"):
             return True
-        depth = 0
+        depth, header = 0, False
         for kind, _, _ in tokens(text):
             depth += kind in ("LPAR", "LSQB")
             depth -= kind in ("RPAR", "RSQB")
-        return depth > 0
+            header |= kind == "COLON" and depth == 0
+        # A for, while or if goes on, as in Python's prompt, until an empty line.
+        lines = text.removesuffix("\n").split("\n")
+        return depth > 0 or (header and bool(lines[-1].strip()))
 
     def _block(self, text: str) -> Iterator[Output]:
         if all(kind in ("COMMENT", "_SEP") for kind, _, _ in tokens(text)):
@@ -566,7 +569,9 @@ COMMAND_CHOICES: dict[str, Callable[[Session], tuple[str, ...]]] = {
 def _compiled(statements):
     """The statements as one program; functions alone get an expression to compute."""
     text = _program_text(statements)
-    if all(isinstance(s.node, ir.FuncDef) for s in statements):
+    if all(isinstance(s.node, ir.FuncDef) for s in statements) or isinstance(
+        statements[-1].node, ir.COMPOUND
+    ):
         text += "\n0"
     return compile_source(text, "<session>")
 
@@ -583,7 +588,7 @@ def _definition(statements, node) -> int | None:
 
 
 def _assigned(statements) -> list[str]:
-    return [s.node.name for s in statements if isinstance(s.node, (ir.Assign, ir.IndexAssign))]
+    return ir.assigned_names(s.node for s in statements)
 
 
 def _file_name(argument: str, command: str) -> str:

@@ -138,25 +138,62 @@ class _Walk:
             self.env[name] = {name: _LIVE}
         result: dict = {}
         for i, node in enumerate(self.program.ir.statements):
-            if isinstance(node, ir.Assign):
-                defining = analysis.input_statements.get(node.name) == i
-                flow = {node.name: _LIVE} if defining else self.expr(node.value)
-                self.env[node.name] = flow
-            elif isinstance(node, ir.ConstDecl):
-                flow = _cut(self.expr(node.value), f"in the const {node.name}")
-                self.env[node.name] = flow
-            elif isinstance(node, ir.IndexAssign):
-                key = _cut(self.subscripts(node.subscripts), "as an index")
-                flow = _merge(self.env.get(node.name, {}), self.expr(node.value), key)
-                self.env[node.name] = flow
-            elif isinstance(node, ir.FuncDef):
-                self.functions[node.name] = node
-                flow = {}
-            else:
-                flow = self.expr(node)
+            flow = self.statement(i, node)
             if i == analysis.result:
                 result = flow
         return result
+
+    def statement(self, i: int, node, top: bool = True) -> dict:
+        analysis = self.program.analysis
+        if isinstance(node, ir.Assign):
+            defining = top and analysis.input_statements.get(node.name) == i
+            flow = {node.name: _LIVE} if defining else self.expr(node.value)
+            self.env[node.name] = flow
+        elif isinstance(node, ir.ConstDecl):
+            flow = _cut(self.expr(node.value), f"in the const {node.name}")
+            self.env[node.name] = flow
+        elif isinstance(node, ir.IndexAssign):
+            key = _cut(self.subscripts(node.subscripts), "as an index")
+            flow = _merge(self.env.get(node.name, {}), self.expr(node.value), key)
+            self.env[node.name] = flow
+        elif isinstance(node, ir.FuncDef):
+            self.functions[node.name] = node
+            flow = {}
+        elif isinstance(node, ir.COMPOUND):
+            self.control(node)
+            flow = {}
+        elif isinstance(node, (ir.Break, ir.Continue)):
+            flow = {}
+        else:
+            flow = self.expr(node)
+        return flow
+
+    def control(self, node) -> None:
+        """A loop or an if: what its bodies assign depends on its condition (or range)
+        too, where no derivative exists; a loop's body is walked twice, so that what one
+        step assigns reaches the next."""
+        if isinstance(node, ir.For):
+            guard = _cut(_merge(*(self.expr(a) for a in node.args)), "in a loop's range")
+            self.env[node.var] = guard
+        else:
+            guard = _cut(self.expr(node.test), "in a condition")
+        before = dict(self.env)
+        loop = not isinstance(node, ir.If)
+        branches = (node.body,) if loop else (node.body, node.orelse)
+        merged = dict(before)
+        for body in branches:
+            self.env = dict(before)
+            for _ in range(2 if loop else 1):
+                for statement in body:
+                    self.statement(-1, statement, top=False)
+            for name, flow in self.env.items():
+                if flow is not before.get(name):
+                    merged[name] = _merge(merged.get(name, {}), flow, guard)
+        self.env = merged
+
+    def IfExp(self, node: ir.IfExp) -> dict:
+        guard = _cut(self.expr(node.test), "in a condition")
+        return _merge(self.expr(node.body), self.expr(node.orelse), guard)
 
     # ----- expressions -----
 

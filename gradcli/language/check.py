@@ -284,8 +284,15 @@ class _Checker:
         self.program = program
         self.builtins = frozenset(BUILTIN_CONSTANTS) - inputs
         self.assigned_somewhere = {
-            s.name for s in program.statements if isinstance(s, (ir.Assign, ir.ConstDecl))
+            node.var if isinstance(node, ir.For) else node.name
+            for s in program.statements
+            for node in ir.walk(s)
+            if isinstance(node, (ir.Assign, ir.ConstDecl, ir.For))
         }
+        # How many loops, and how many bodies of loops and branches, hold the statement
+        # being checked.
+        self.loops = 0
+        self.blocks = 0
         self.defined: set[str] = set()
         self.constants: dict[str, None] = {}
         self.functions: dict[str, ir.FuncDef] = {}
@@ -311,6 +318,13 @@ class _Checker:
             raise GradcliError(
                 "the program only defines functions: add an expression to compute", last.span
             )
+        last = self.program.statements[result]
+        if isinstance(last, ir.COMPOUND):
+            raise GradcliError(
+                "the program ends with a loop or an if, which has no value: add the"
+                " expression to compute after it",
+                last.span,
+            )
         return Analysis(
             inputs=tuple(self.inputs),
             free=tuple(n for n in self.inputs if n in self.free_spans),
@@ -330,10 +344,23 @@ class _Checker:
             self.nesting(node, 1)  # the program is level 0, its statements level 1
 
     def check_statement(self, i: int, node) -> None:
-        if isinstance(node, ir.Assign):
+        if isinstance(node, ir.COMPOUND + (ir.Break, ir.Continue)):
+            self.control(i, node)
+        elif self.blocks and isinstance(node, (ir.FuncDef, ir.ConstDecl)):
+            what = "a function" if isinstance(node, ir.FuncDef) else "a const"
+            raise GradcliError(
+                f"{what} is declared at the top level, not in the body of a for, while or if",
+                node.span,
+            )
+        elif isinstance(node, ir.Assign):
             self.expression(node.value)
             self.assignable(node.name, node.span)
-            if node.name not in self.defined and not self.global_names(node.value):
+            # In a body, an assignment computes a value: never an input's definition.
+            if (
+                not self.blocks
+                and node.name not in self.defined
+                and not self.global_names(node.value)
+            ):
                 self.inputs[node.name] = None
                 self.input_statements[node.name] = i
             self.defined.add(node.name)
@@ -360,6 +387,30 @@ class _Checker:
             self.defined.add(node.name)
         else:
             self.expression(node)
+
+    def control(self, i: int, node) -> None:
+        """A loop, an if, a break or a continue, and the statements of its bodies."""
+        if isinstance(node, (ir.Break, ir.Continue)):
+            if not self.loops:
+                word = "break" if isinstance(node, ir.Break) else "continue"
+                raise GradcliError(f"'{word}' outside a loop", node.span)
+            return
+        loop = not isinstance(node, ir.If)
+        if isinstance(node, ir.For):
+            for arg in node.args:
+                self.expression(arg)
+            self.assignable(node.var, node.var_span)
+            self.defined.add(node.var)
+        else:
+            self.expression(node.test)
+        self.loops += loop
+        self.blocks += 1
+        try:
+            for statement in (*node.body, *getattr(node, "orelse", ())):
+                self.check_statement(i, statement)
+        finally:
+            self.loops -= loop
+            self.blocks -= 1
 
     def constant_value(self, node: ir.ConstDecl) -> None:
         variables = self.global_names(node.value)

@@ -41,6 +41,7 @@ from .check import (
     name_span,
     suggest,
 )
+from .control import ControlFlow, Jump
 from .operators import PYTHON
 from .subscripts import (
     blame_subscript,
@@ -150,7 +151,7 @@ def _number(value: float) -> int | float:
     return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
 
 
-class Evaluator:
+class Evaluator(ControlFlow):
     """Runs one program once: a fresh environment and a fresh graph."""
 
     def __init__(
@@ -298,6 +299,11 @@ class Evaluator:
         if isinstance(node, ir.FuncDef):
             self.functions[node.name] = node
             return None
+        if isinstance(node, ir.COMPOUND):
+            getattr(self, type(node).__name__)(node)
+            return None
+        if isinstance(node, (ir.Break, ir.Continue)):
+            raise Jump(node)
         return self.evaluate(node)
 
     # ----- expressions -----

@@ -16,6 +16,7 @@ from ..engine.batched_values import Batched, any_batched
 from ..engine.state import no_grad
 from ..errors import GradcliError
 from . import derivatives, ir
+from .control import loop_name
 from .evaluate import (
     INTEGER_OR_LIST_TYPES,
     INTEGER_TYPES,
@@ -92,6 +93,37 @@ class BatchedEvaluator(Evaluator):
         if type(value) is Batched:
             raise GradcliError(VARYING_INDEX, node.span)
         return checked_integer(value, what, node.span)
+
+    def truth_of(self, value, test, node) -> bool:
+        """A condition the same at every point is that point's; one that differs is
+        refused: the points would take different branches, which one evaluation of
+        them all cannot (and the value of one branch at every point would be wrong)."""
+        if type(value) is not Batched:
+            return super().truth_of(value, test, node)
+        each = value.physical.detach().numpy()
+        if each.ndim > 1 and each[0].size != 1:  # the error of a vector condition
+            return super().truth_of(as_tensor(each[0]), test, node)
+        held = each.reshape(len(each)) != 0
+        if held.all() or not held.any():
+            return bool(held[0]) if len(held) else False
+        true, false = int(held.argmax()), int((~held).argmax())
+        raise GradcliError(
+            f"the condition of {loop_name(node)} differs between points (true at point"
+            f" {true}, false at point {false}): one evaluation at many points takes one"
+            " branch at all of them; evaluate those points one at a time, or choose entry"
+            " by entry with where(condition, a, b)",
+            test.span,
+        )
+
+    def loop_bound(self, node, loop) -> int:
+        value = self.evaluate(node)
+        if type(value) is Batched:
+            raise GradcliError(
+                f"the number of steps of {loop_name(loop)} varies from point to point:"
+                " it must be the same at every point",
+                node.span,
+            )
+        return checked_integer(value, "range's argument", node.span)
 
     def adapt(self, param, type_, value, span, variadic=False):
         if type(value) is Batched and type_ in _FIXED_TYPES:

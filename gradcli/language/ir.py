@@ -201,8 +201,18 @@ class Lambda(Record):
     param_spans: tuple[Span, ...] = _span()
 
 
+class IfExp(Record):
+    """``body if test else orelse``: only the branch taken is evaluated (and differentiated)."""
+
+    test: Expr
+    body: Expr
+    orelse: Expr
+    span: Span = _span()
+
+
 Expr = (
-    Num
+    IfExp
+    | Num
     | Str
     | Name
     | UnaryOp
@@ -259,7 +269,50 @@ class ConstDecl(Record):
     span: Span = _span()
 
 
-Stmt = Expr | Assign | IndexAssign | FuncDef | ConstDecl
+class For(Record):
+    """``for var in range(*args):`` then ``body``: ``args`` are range's one to three
+    arguments, whole numbers known when the loop starts. ``span`` is the header's."""
+
+    var: str
+    args: tuple[Expr, ...]
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+    var_span: Span = _span()
+
+
+class While(Record):
+    """``while test:`` then ``body``, while ``test`` is one true value."""
+
+    test: Expr
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+class If(Record):
+    """``if test:`` ``body``, else ``orelse`` (an ``elif`` is an If alone in ``orelse``)."""
+
+    test: Expr
+    body: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...] = ()
+    span: Span = _span()
+
+
+class Break(Record):
+    """``break``: leave the innermost loop."""
+
+    span: Span = _span()
+
+
+class Continue(Record):
+    """``continue``: go on with the innermost loop's next step."""
+
+    span: Span = _span()
+
+
+#: Statements that hold statements; they have no value.
+COMPOUND = (For, While, If)
+
+Stmt = Expr | Assign | IndexAssign | FuncDef | ConstDecl | For | While | If | Break | Continue
 
 
 class Program(Record):
@@ -274,8 +327,16 @@ Node = Stmt | Keyword | Slice | Program
 
 def children(node: Node) -> tuple[Node, ...]:
     """The direct sub-nodes of ``node``, in source order."""
-    if isinstance(node, (Num, Str, Name, Numbers)):
+    if isinstance(node, (Num, Str, Name, Numbers, Break, Continue)):
         return ()
+    if isinstance(node, IfExp):
+        return (node.body, node.test, node.orelse)
+    if isinstance(node, For):
+        return (*node.args, *node.body)
+    if isinstance(node, While):
+        return (node.test, *node.body)
+    if isinstance(node, If):
+        return (node.test, *node.body, *node.orelse)
     if isinstance(node, UnaryOp):
         return (node.operand,)
     if isinstance(node, BinOp):
@@ -303,6 +364,18 @@ def children(node: Node) -> tuple[Node, ...]:
     if isinstance(node, Program):
         return node.statements
     raise TypeError(f"not an IR node: {node!r}")
+
+
+def assigned_names(statements) -> list[str]:
+    """The names the statements assign, those in loops and branches included, in order."""
+    names: list[str] = []
+    for statement in statements:
+        for node in walk(statement):
+            if isinstance(node, (Assign, IndexAssign, ConstDecl)):
+                names.append(node.name)
+            elif isinstance(node, For):
+                names.append(node.var)
+    return names
 
 
 def walk(node: Node):

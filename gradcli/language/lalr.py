@@ -170,7 +170,7 @@ class Parser:
         if token is None:
             end = Token("$END", "")
         else:
-            end = Token("$END", "", *(getattr(token, a) for a in _PLACE))
+            end = Token("$END", "", *(getattr(token, a) for a in PLACE))
         return self._feed(end, states, rules, state_stack, value_stack)
 
     @staticmethod
@@ -200,4 +200,4 @@ class Parser:
                 return value
 
 
-_PLACE = ("start_pos", "line", "column", "end_line", "end_column", "end_pos")
+PLACE = ("start_pos", "line", "column", "end_line", "end_column", "end_pos")

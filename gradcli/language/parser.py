@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from ..errors import GradcliError, Span
 from . import characters, ir, lalr
 from .ir import NESTING_LIMIT
+from .lines import indented, statements_in
 from .operators import BINARY_OPS, PYTHON, UNARY_OPS
 
 if TYPE_CHECKING:
@@ -198,6 +199,51 @@ class _Builder:
     def const_decl(self, name, value):
         return ir.ConstDecl(str(name), value, token_span(name))
 
+    def break_stmt(self, token):
+        return ir.Break(token_span(token))
+
+    def continue_stmt(self, token):
+        return ir.Continue(token_span(token))
+
+    def if_exp(self, body, test, orelse):
+        return ir.IfExp(test, body, orelse, _join(body.span, orelse.span))
+
+    def suite(self, *statements):
+        return statements
+
+    def for_loop(self, keyword, name, iterable, body):
+        span = _join(token_span(keyword), iterable.span)
+        if not (
+            isinstance(iterable, ir.Call)
+            and iterable.func == "range"
+            and 1 <= len(iterable.args) <= 3
+            and not iterable.keywords
+        ):
+            raise GradcliError(
+                "a for loop runs over range(n), range(start, stop) or range(start, stop, step)",
+                iterable.span,
+            )
+        return ir.For(str(name), iterable.args, body, span, token_span(name))
+
+    def while_loop(self, keyword, test, body):
+        return ir.While(test, body, _join(token_span(keyword), test.span))
+
+    def elif_clause(self, keyword, test, body):
+        return (keyword, test, body)
+
+    def else_clause(self, body):
+        return (None, None, body)
+
+    def if_stmt(self, keyword, test, body, *clauses):
+        orelse: tuple = ()
+        if clauses and clauses[-1][0] is None:  # else
+            orelse = clauses[-1][2]
+            clauses = clauses[:-1]
+        for elif_keyword, elif_test, elif_body in reversed(clauses):
+            span = _join(token_span(elif_keyword), elif_test.span)
+            orelse = (ir.If(elif_test, elif_body, orelse, span),)
+        return ir.If(test, body, orelse, _join(token_span(keyword), test.span))
+
     def program(self, *statements):
         return ir.Program(statements, Span(1, 1))
 
@@ -224,6 +270,12 @@ class _Brackets:
     """Drops newlines inside brackets (a matrix may span lines) and remembers, for
     error messages, the open brackets and the last two tokens.
 
+    It also reads indentation as Python's tokenizer does: after a line that ends with
+    ``:`` (outside brackets a colon only ends a ``for``, ``while``, ``if``, ``elif`` or
+    ``else`` header) the next line must be indented deeper, which opens a body
+    (``_INDENT``); a line indented less closes bodies (``_DEDENT``) back to a level
+    that was open. Outside bodies a line may be indented as it likes (as always).
+
     Its state belongs to the parse in progress: parsing is not thread-safe.
     """
 
@@ -239,6 +291,9 @@ class _Brackets:
         self.after_newline = False  # whether a dropped newline came just before `current`
 
     def process(self, stream):
+        return indented(self._bracketed(stream), self)
+
+    def _bracketed(self, stream):
         self.reset()
         newline = False
         count = 0
@@ -261,7 +316,6 @@ class _Brackets:
                 self.open.append(token)
             elif kind in _CLOSERS and self.open and _OPENERS[self.open[-1].type] == token:
                 self.open.pop()
-            self.previous, self.current = self.current, token
             yield token
 
 
@@ -305,6 +359,10 @@ def _describe(token) -> str:
         return "'['" if token[0] == "[" else f"number '{token}'"  # [ begins a list
     if token.type == "STRING":
         return f"string {token}"
+    if token.type == "_INDENT":
+        return "indented line"
+    if token.type == "_DEDENT":
+        return "end of an indented body"
     return f"'{token}'"
 
 
@@ -348,12 +406,6 @@ def _malformed_number(left, right) -> str | None:
 # one gets this message.
 _NOT_PYTHON = "gradcli's language is not Python"
 _PYTHON_KEYWORDS = {
-    "if": "for a choice, write where(condition, a, b)",
-    "else": "for a choice, write where(condition, a, b)",
-    "elif": "for a choice, write where(condition, a, b)",
-    "for": "there are no loops: compute on whole tensors (sum(x), x * y, arange(n))",
-    "while": "there are no loops: compute on whole tensors (sum(x), x * y, arange(n))",
-    "in": "there are no loops: compute on whole tensors (sum(x), x * y, arange(n))",
     "lambda": "write an anonymous function as x -> x**2, or define one as f(x) = x**2",
     "def": "define a function as f(x) = x**2",
     "return": "a function's body is its value: f(x) = x**2",
@@ -434,6 +486,8 @@ def _syntax_error(err, brackets: _Brackets) -> GradcliError:
     span = token_span(token)
     if token.type == "_SEP":  # the caret goes where the line ends
         span = Span(token.line, token.column)
+        if "COLON" in err.expected:  # outside brackets, only a header takes a colon
+            return GradcliError("expected ':' at the end of the line of a for, while or if", span)
     malformed = _malformed_number(previous, token) if previous is not None else None
     if malformed is not None:
         return GradcliError(malformed, _join(token_span(previous), token_span(token)))
@@ -545,16 +599,5 @@ def tokens(text: str) -> list[tuple[str, int, int]]:
 def statement_bounds(text: str) -> list[tuple[int, int]]:
     """``(start, stop)`` of each statement of a program that parses, in order: from its
     first token to its last, so without the comments and separators around it."""
-    bounds: list[tuple[int, int]] = []
-    start = stop = None
-    for token in _parser().lex(text):  # with the post-lexer: no newlines inside brackets
-        if token.type == "_SEP":
-            if start is not None:
-                bounds.append((start, stop))
-            start = None
-        else:
-            start = token.start_pos if start is None else start
-            stop = token.end_pos
-    if start is not None:
-        bounds.append((start, stop))
-    return bounds
+    # With the post-lexer: no newlines inside brackets, and the bodies' indentation.
+    return statements_in(list(_parser().lex(text)))

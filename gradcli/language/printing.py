@@ -7,12 +7,17 @@ from .ir import (
     Assign,
     Attr,
     BinOp,
+    Break,
     Call,
     Chain,
     Compare,
     ConstDecl,
+    Continue,
     Expr,
+    For,
     FuncDef,
+    If,
+    IfExp,
     Index,
     IndexAssign,
     Keyword,
@@ -27,17 +32,23 @@ from .ir import (
     Slice,
     Str,
     UnaryOp,
+    While,
     deep_recursion,
 )
 from .operators import CHAIN_LEVELS, SYMBOLS
 
 # Binding strength of each kind of expression; an operand weaker than its slot needs brackets.
-_LAMBDA, _COMPARE, _SUM, _PRODUCT, _UNARY, _POWER, _POSTFIX, _ATOM = range(8)
+# An anonymous function's body and a conditional expression's last part reach as far
+# as an expression does: both are the loosest.
+_LAMBDA = _IF_EXP = 0
+_COMPARE, _SUM, _PRODUCT, _UNARY, _POWER, _POSTFIX, _ATOM = range(1, 8)
 
 
 def _level(node: Expr) -> int:
     if isinstance(node, Lambda):
         return _LAMBDA
+    if isinstance(node, IfExp):
+        return _IF_EXP
     if isinstance(node, Compare):
         return _COMPARE
     if isinstance(node, Chain):
@@ -163,3 +174,33 @@ class _Printer:
 
     def Program(self, node: Program) -> str:
         return "\n".join(self.show(s) for s in node.statements)
+
+    def IfExp(self, node: IfExp) -> str:
+        body, test = self.operand(node.body, _COMPARE), self.operand(node.test, _COMPARE)
+        return f"{body} if {test} else {self.show(node.orelse)}"
+
+    def body(self, statements) -> str:
+        """A block's statements, each line indented four spaces."""
+        lines = "\n".join(self.show(s) for s in statements).split("\n")
+        return "\n".join("    " + line for line in lines)
+
+    def For(self, node: For) -> str:
+        args = ", ".join(self.show(a) for a in node.args)
+        return f"for {node.var} in range({args}):\n{self.body(node.body)}"
+
+    def While(self, node: While) -> str:
+        return f"while {self.show(node.test)}:\n{self.body(node.body)}"
+
+    def If(self, node: If, keyword: str = "if") -> str:
+        text = f"{keyword} {self.show(node.test)}:\n{self.body(node.body)}"
+        if len(node.orelse) == 1 and isinstance(node.orelse[0], If):
+            return f"{text}\n{self.If(node.orelse[0], 'elif')}"
+        if node.orelse:
+            text += f"\nelse:\n{self.body(node.orelse)}"
+        return text
+
+    def Break(self, node: Break) -> str:
+        return "break"
+
+    def Continue(self, node: Continue) -> str:
+        return "continue"

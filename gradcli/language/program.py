@@ -170,7 +170,7 @@ class CompiledProgram:
         return [s.name for s in self.ir.statements if isinstance(s, ir.FuncDef)]
 
     def _assigned(self) -> list[str]:
-        return [s.name for s in self.ir.statements if isinstance(s, (ir.Assign, ir.ConstDecl))]
+        return ir.assigned_names(self.ir.statements)
 
     def _evaluate(self, bindings, evaluator) -> Tensor:
         analysis = self.analysis
@@ -266,6 +266,10 @@ def inputs_read(inputs, statements) -> tuple[str, ...]:
             assigned.setdefault(node.name, []).extend((p, frozenset()) for p in parts)
         elif isinstance(node, ir.FuncDef):
             bodies.setdefault(node.name, []).append((node.body, frozenset(node.params)))
+        elif isinstance(node, ir.COMPOUND):
+            # What a loop or an if assigns depends on all it reads (its conditions too).
+            for name in ir.assigned_names([node]):
+                assigned.setdefault(name, []).append((node, frozenset()))
     read: set[str] = set()
     called: set[str] = set()
     todo = [(statements[-1], frozenset())]
