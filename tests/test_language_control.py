@@ -459,3 +459,59 @@ def test_a_header_without_its_colon_says_so():
     err = error_of("if x > 0\n    y = 1\ny", x=1)
     assert err.message == "expected ':' at the end of the line of a for, while or if"
     assert (err.span.line, err.span.column) == (1, 9)
+
+
+def test_dh_manipulability_sample_against_mpmath():
+    """Yoshikawa's manipulability sqrt(det(J J^T)) of the PUMA 560's position, J taken
+    inside the program by jacobian(p, q) through the loop over the joints, and its
+    gradient: against the same kinematics in mpmath at 40 digits, J and the gradient
+    by central differences there (errors far below float64's)."""
+    from pathlib import Path
+
+    import mpmath
+
+    from gradcli import api
+
+    path = Path(__file__).resolve().parent.parent / "samples" / "dh_manipulability.grad"
+    result = api.gradient(path.read_text(), filename="samples/dh_manipulability.grad")
+    mp = mpmath.mp.clone()
+    mp.dps = 40
+    pi = mp.pi
+    d = [0, 0, mp.mpf("0.15005"), mp.mpf("0.4318"), 0, 0]
+    a = [0, mp.mpf("0.4318"), mp.mpf("0.0203"), 0, 0, 0]
+    alpha = [pi / 2, 0, -pi / 2, pi / 2, -pi / 2, 0]
+
+    def position(q):
+        t = mp.eye(4)
+        for i in range(6):
+            c, s, ca, sa = mp.cos(q[i]), mp.sin(q[i]), mp.cos(alpha[i]), mp.sin(alpha[i])
+            t = t * mp.matrix(
+                [[c, -s * ca, s * sa, a[i] * c], [s, c * ca, -c * sa, a[i] * s],
+                 [0, sa, ca, d[i]], [0, 0, 0, 1]]
+            )  # fmt: skip
+        return mp.matrix([t[0, 3], t[1, 3], t[2, 3]])
+
+    def manipulability(q):
+        h = mp.mpf("1e-15")
+        columns = []
+        for j in range(6):
+            up, down = list(q), list(q)
+            up[j] += h
+            down[j] -= h
+            columns.append((position(up) - position(down)) / (2 * h))
+        jac = mp.matrix(3, 6)
+        for j, column in enumerate(columns):
+            for i in range(3):
+                jac[i, j] = column[i]
+        return mp.sqrt(mp.det(jac * jac.T))
+
+    q = [0, pi / 4, -pi / 4, 0, pi / 6, 0]
+    assert float(result.value) == pytest.approx(float(manipulability(q)), rel=1e-13)
+    h = mp.mpf("1e-12")
+    gradient = []
+    for j in range(6):
+        up, down = list(q), list(q)
+        up[j] += h
+        down[j] -= h
+        gradient.append(float((manipulability(up) - manipulability(down)) / (2 * h)))
+    np.testing.assert_allclose(result.grad["q"], gradient, rtol=1e-10, atol=1e-14)
