@@ -154,10 +154,32 @@ class PointsProgram:
             with limits.max_elements(every_point):
                 varying = {name: _cast(a, s.dtype) for name, a in varying.items()}
                 varying.update(self._defined_from(varying, size))
-                arrays = _Points(s, varying, size).command(self)
+                arrays = self._evaluated(varying, size)
             given = {id(a) for a in varying.values()}
             arrays = {key: _frozen(s._numeric(a), given) for key, a in arrays.items()}
         return arrays, tuple(varying), size
+
+    def _evaluated(self, varying, size) -> dict[str, np.ndarray]:
+        """The command's arrays at every point: in one evaluation of them all, or, where
+        the points take different paths through the program (an if true at some, a loop
+        of other lengths), in one evaluation a point, each on its own path."""
+        from ..language.evaluate_points import PointsDiffer
+
+        try:
+            return _Points(self.evaluation, varying, size).command(self)
+        except PointsDiffer:
+            pass
+        parts = []
+        for i in range(size):
+            at_point = {name: a[i : i + 1] for name, a in varying.items()}
+            try:
+                parts.append(_Points(self.evaluation, at_point, 1).command(self))
+            except GradcliError as error:
+                if getattr(error, "row", None) is not None:  # at point 0 of one: point i
+                    error.message = error.message.replace(" at point 0", f" at point {i}")
+                    error.args, error.row = (error.message,), i
+                raise
+        return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
     def _defined_from(self, varying, size) -> dict[str, np.ndarray]:
         """The inputs the program defines from a const that varies (``const c = 2;

@@ -41,6 +41,12 @@ VARYING_INDEX = (
 _FIXED_TYPES = INTEGER_TYPES | INTEGER_OR_LIST_TYPES | {"bool"}
 
 
+class PointsDiffer(GradcliError):
+    """The points take different paths through the program (a condition true at some,
+    false at others; a loop's count that varies): one evaluation of them all cannot
+    follow them, and the caller evaluates them one at a time."""
+
+
 class BatchedEvaluator(Evaluator):
     """Runs one program once at ``size`` points."""
 
@@ -107,7 +113,7 @@ class BatchedEvaluator(Evaluator):
         if held.all() or not held.any():
             return bool(held[0]) if len(held) else False
         true, false = int(held.argmax()), int((~held).argmax())
-        raise GradcliError(
+        raise PointsDiffer(
             f"the condition of {loop_name(node)} differs between points (true at point"
             f" {true}, false at point {false}): one evaluation at many points takes one"
             " branch at all of them; evaluate those points one at a time, or choose entry"
@@ -118,7 +124,11 @@ class BatchedEvaluator(Evaluator):
     def loop_bound(self, node, loop) -> int:
         value = self.evaluate(node)
         if type(value) is Batched:
-            raise GradcliError(
+            each = value.physical.detach().numpy()
+            if each.ndim == 1 and len(each) and (each == each[0]).all():
+                value = as_tensor(each[0])  # the same count at every point
+        if type(value) is Batched:
+            raise PointsDiffer(
                 f"the number of steps of {loop_name(loop)} varies from point to point:"
                 " it must be the same at every point",
                 node.span,
