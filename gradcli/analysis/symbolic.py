@@ -491,6 +491,8 @@ class _ToSympy:
         """``integrate`` as SymPy's ``Integral`` (left unevaluated: SymPy differentiates it
         under the integral sign, and evaluates it numerically); ``root`` and ``minimizer``
         have no closed form."""
+        if node.func == "odeint":
+            raise self.fail("odeint(...), the solution of an ODE by steps,", node)
         if node.func != "integrate":
             raise self.fail(f"{node.func}(...), a point found by iteration,", node)
         given = arguments(node)

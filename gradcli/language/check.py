@@ -398,6 +398,9 @@ class _Checker:
             if isinstance(node, ir.Call) and node.func in FUNCTIONS or isinstance(node, ir.Method):
                 arguments.update(id(a) for a in node.args)
                 arguments.update(id(k.value) for k in node.keywords)
+            elif isinstance(node, ir.Call) and node.func in TRANSFORMATIONS:
+                texts = TRANSFORMATIONS[node.func].texts
+                arguments.update(id(k.value) for k in node.keywords if k.name in texts)
             if isinstance(node, ir.Lambda):
                 self.anonymous_function(node, id(node) in values)
             elif isinstance(node, ir.Name):

@@ -1,6 +1,6 @@
 """Transformations: the functions of the language that take a function.
 
-``integrate(f, a, b)`` takes a function
+``integrate(f, a, b)`` and ``odeint(f, y0, t)`` take a function
 value (an anonymous function ``t -> exp(-p*t**2)``, or the name of one defined
 as ``f(t) = ...`` or ``g = t -> ...``) and gives a tensor that is differentiable
 with respect to everything the function closes over. They are not ops of the op
@@ -39,6 +39,10 @@ class Transformation(Record):
     doc: str
     #: What ``diff`` does with it (``gradcli functions`` and docs/language.md say so).
     symbolic: str
+    #: The parameters besides f whose derivatives the result carries (the others are cut).
+    through: tuple[str, ...] = ()
+    #: The keyword parameters that take text in quotes.
+    texts: tuple[str, ...] = ()
 
     @property
     def shown(self) -> str:
@@ -60,6 +64,21 @@ TRANSFORMATIONS = {
             " limit may be -inf or inf), differentiable with respect to the limits and to"
             " every input f reads",
             "SymPy's Integral, evaluated where SymPy can",
+            ("a", "b"),
+        ),
+        Transformation(
+            "odeint",
+            ("f", "y0", "t"),
+            3,
+            (("rtol", "1e-10"), ("atol", "1e-12"), ("method", '"auto"')),
+            2,
+            "the solution of dy/dt = f(y, t) with y(t[0]) = y0 at the times of the increasing"
+            " vector t, of shape (len(t),) + y0.shape (adaptive: Dormand-Prince 5(4), or Radau"
+            ' IIA of order 5 for stiff problems; method="auto", "dopri5" or "radau"),'
+            " differentiable with respect to y0, t and every input f reads",
+            "refused by name (an ODE's solution has no symbolic form)",
+            ("y0", "t"),
+            ("method",),
         ),
     )
 }
@@ -162,9 +181,14 @@ def evaluate(evaluator, node: ir.Call, span: Span):
     function = function_value(evaluator, given.pop("f"))
     values = {name: evaluator.evaluate(value) for name, value in given.items()}
     with quiet(evaluator):
-        from .quadrature import integrate
+        if node.func == "odeint":
+            from .ode import odeint
 
-        result = integrate(evaluator, function, span, **values)
+            result = odeint(evaluator, function, span, **values)
+        else:
+            from .quadrature import integrate
+
+            result = integrate(evaluator, function, span, **values)
     if evaluator.origins is not None and getattr(result, "grad_fn", None) is not None:
         evaluator.origins.setdefault(result.grad_fn, (node.func, span))
     return result
