@@ -302,3 +302,81 @@ def test_an_input_read_only_inside_the_function_is_differentiated():
 
     statements = parse("g(y, s) = -k*y; odeint(g, y0, [0, 1])").statements
     assert inputs_read(("k", "y0", "q"), statements) == ("k", "y0")
+
+
+# ----------------------------------------------------------------------------
+# The sample: an ODE fitted to data
+# ----------------------------------------------------------------------------
+
+SAMPLE = "samples/ode_fit.grad"
+DATA = "samples/logistic.csv"
+
+
+def _logistic(t, r, capacity):
+    """The closed form of y' = r y (1 - y/K), y(0) = 0.5."""
+    return capacity / (1 + (capacity / 0.5 - 1) * np.exp(-r * t))
+
+
+def test_fit_of_the_sample_agrees_with_curve_fit_on_the_closed_form(gradcli_json):
+    from scipy.optimize import curve_fit
+
+    data = np.loadtxt(DATA, delimiter=",", skiprows=1)
+    best, covariance = curve_fit(_logistic, data[:, 0], data[:, 1], p0=[1, 8], xtol=1e-14)
+    out = gradcli_json("fit", SAMPLE, "--points", DATA, "--params", "r=1,K=8")
+    fitted = out["parameters"]
+    assert fitted["r"]["value"] == pytest.approx(best[0], rel=1e-8)
+    assert fitted["K"]["value"] == pytest.approx(best[1], rel=1e-8)
+    errors = np.sqrt(np.diag(covariance))
+    assert fitted["r"]["standard_error"] == pytest.approx(errors[0], rel=1e-5)
+    assert fitted["K"]["standard_error"] == pytest.approx(errors[1], rel=1e-5)
+    assert fitted["r"]["value"] == pytest.approx(0.8, abs=3 * errors[0])  # the rate used
+
+
+def test_fit_recovers_the_rate_of_noiseless_data(gradcli_json, tmp_path):
+    times = np.arange(1, 9) * 0.75
+    rows = ["t,y"] + [
+        f"{t!r},{y!r}" for t, y in zip(times.tolist(), _logistic(times, 0.8, 10).tolist())
+    ]
+    data = tmp_path / "exact.csv"
+    data.write_text("\n".join(rows) + "\n")
+    out = gradcli_json("fit", SAMPLE, "--points", str(data), "--params", "r=1,K=8")
+    assert out["parameters"]["r"]["value"] == pytest.approx(0.8, rel=1e-9)
+    assert out["parameters"]["K"]["value"] == pytest.approx(10, rel=1e-9)
+
+
+def test_the_sample_differentiates_as_the_closed_form(gradcli_json):
+    import sympy
+
+    r, capacity, t = sympy.symbols("r K t")
+    y = capacity / (1 + (capacity / sympy.Rational(1, 2) - 1) * sympy.exp(-r * t))
+    at = {r: sympy.Rational(8, 10), capacity: 10, t: 2}
+    out = gradcli_json("hessian", SAMPLE)
+    assert out["value"] == pytest.approx(float(y.subs(at)), rel=1e-10)
+    for name, symbol in (("r", r), ("K", capacity), ("t", t)):
+        assert out["grad"][name] == pytest.approx(float(y.diff(symbol).subs(at)), rel=1e-9)
+    assert out["hessian"]["r"]["r"] == pytest.approx(float(y.diff(r, 2).subs(at)), rel=1e-8)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("eval",),
+        ("jacobian",),
+        ("check",),
+        ("jvp", "--tangent", "r=1"),
+        ("taylor", "--order", "2"),
+        ("propagate", "--sigma", "r=0.01"),
+    ],
+)
+def test_the_sample_runs_under_the_other_commands(gradcli, args):
+    result = gradcli(args[0], SAMPLE, *args[1:], "--format", "json")
+    assert result.exit_code == 0, result.output
+
+
+def test_solve_and_minimize_through_an_ode(gradcli_json):
+    # y' = r y, y(0) = 1: y(1) = 2 at r = log 2; (y(1) - 1/2)^2 with y' = -k y is least
+    # at k = log 2.
+    out = gradcli_json("solve", "odeint((y, s) -> r*y, 1, [0, 1])[1] - 2", "--r", "1")
+    assert out["point"]["r"] == pytest.approx(math.log(2), rel=1e-9)
+    out = gradcli_json("minimize", "(odeint((y, s) -> -k*y, 1, [0, 1])[1] - 0.5)**2", "--k", "1")
+    assert out["point"]["k"] == pytest.approx(math.log(2), rel=1e-7)
