@@ -109,6 +109,23 @@ def test_a_non_autonomous_equation_reads_its_time():
     assert grad[1] == pytest.approx(math.cos(2.0) * expected, rel=1e-9)
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_a_solution_at_rest_still_has_its_sensitivities(method):
+    # y' = p y (1 - y) from the equilibrium y0 = 1: the solution never moves, but its
+    # derivatives do: y = 1/(1 + (1/y0 - 1) exp(-p t)), dy/dy0 = exp(-p t) there.
+    import sympy
+
+    source = f'odeint((y, s) -> p*y*(1 - y), y0, [0, 2], method="{method}")[1]'
+    value, grad, hessian = run(source, p=1.0, y0=1.0)
+    p, y0 = sympy.symbols("p y0")
+    y = 1 / (1 + (1 / y0 - 1) * sympy.exp(-2 * p))
+    at = {p: 1, y0: 1}
+    assert value == pytest.approx(1.0, rel=1e-12)
+    assert grad[1] == pytest.approx(float(y.diff(y0).subs(at)), rel=1e-8)
+    assert hessian[1, 1] == pytest.approx(float(y.diff(y0, 2).subs(at)), rel=1e-7)
+    assert hessian[0, 1] == pytest.approx(float(y.diff(y0, p).subs(at)), rel=1e-7)
+
+
 # ----------------------------------------------------------------------------
 # SciPy and mpmath
 # ----------------------------------------------------------------------------

@@ -47,6 +47,8 @@ from .transformations import call, detached
 #: Most steps (accepted and rejected) over the whole of t.
 LIMIT = 20000
 METHODS = ("auto", "dopri5", "radau")
+#: How far the shadow solution starts from y0, relative to y0's size.
+SHADOW = 1e-3
 #: Chord-Newton steps of the Radau stages on the graph.
 CHORD_STEPS = 3
 
@@ -87,6 +89,18 @@ def _numbers(value) -> np.ndarray:
     return np.asarray(value.detach().numpy(), dtype=float)[None]
 
 
+def _norm(y, y_new, error, rtol, atol) -> float:
+    """The error's size relative to the tolerance, the largest over the rows: the points'
+    solutions within ``atol + rtol*|y|``, and the differences of their shadows from them
+    (the second half of the rows) within ``rtol*|difference| + SHADOW*atol``."""
+    points = len(y) // 2
+    scale = atol + rtol * np.maximum(np.abs(y[:points]), np.abs(y_new[:points]))
+    own = _rms(error[:points] / scale)
+    apart = np.maximum(np.abs(y[points:] - y[:points]), np.abs(y_new[points:] - y_new[:points]))
+    shadow = _rms((error[points:] - error[:points]) / (SHADOW * atol + rtol * apart))
+    return float(max(np.max(own), np.max(shadow)))
+
+
 def _rms(x: np.ndarray) -> np.ndarray:
     """The root mean square over the last axis: one number per point."""
     return np.sqrt(np.mean(x * x, axis=-1))
@@ -108,6 +122,11 @@ class _Problem:
         return ops.tensor(np.array(numbers[0].reshape(shape)))
 
     def f(self, y: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """f at every row: the points' states, then their shadows' (see ``_steps``)."""
+        if len(y) > self.points:
+            parts = range(0, len(y), self.points)
+            cut = [slice(i, i + self.points) for i in parts]
+            return np.concatenate([self.f(y[c], t[c]) for c in cut])
         self.calls += 1
         value = call(
             self.evaluator, self.function, self.constant(y, self.shape), self.constant(t, ())
@@ -217,9 +236,23 @@ class _Stiff(Exception):
     """Raised by dopri5 under method="auto" when the problem is stiff."""
 
 
+def _shadow(start: np.ndarray) -> np.ndarray:
+    """A solution started nearby: y0 + 1e-3 w, w of y0's size, its signs alternating."""
+    size = np.max(np.abs(start), axis=1, keepdims=True)
+    size = np.where(size > 0, size, 1.0)
+    signs = np.where(np.arange(start.shape[1]) % 2, -0.7, 1.0)
+    return start + SHADOW * np.maximum(np.abs(start), 1e-3 * size) * signs
+
+
 def _steps(problem, times, start, solver) -> list:
-    y, found, taken = start, [], 0
-    physical = _first_step(problem, times[:, 0], start, solver)
+    """The steps, with error control on the solution and on its difference from a shadow
+    solution started nearby: so the steps resolve how the solution moves when y0 or what f
+    reads does (its sensitivities), not only the solution (a solution at rest at an
+    equilibrium would otherwise take one step whose derivatives are far off)."""
+    points = len(start)
+    y, found, taken = np.concatenate([start, _shadow(start)]), [], 0
+    times = np.concatenate([times, times])
+    physical = _first_step(problem, times[:, 0], y, solver)
     for k in range(1, times.shape[1]):
         length = times[:, k] - times[:, k - 1]
         widest = float(np.max(length))
@@ -249,7 +282,7 @@ def _steps(problem, times, start, solver) -> list:
             end = 1.0 if s + ds >= 1.0 else s + ds
             accepted, y_new, factor, stages = solver.step(y, now, (end - s) * length)
             if accepted:
-                interval.append((s, end - s, stages))
+                interval.append((s, end - s, None if stages is None else stages(points)))
                 y, s = y_new, end
             ds = (end - s if not accepted else ds) * factor
         found.append(interval)
@@ -295,8 +328,7 @@ class _Dopri:
             k.append(f(stages[-1], t + DP_C[i] * h))
         y_new, before = stages[5], stages[4]  # the 5th-order solution, the 6th stage's value
         error = hh * sum(e * kj for e, kj in zip(DP_E, k) if e)
-        scale = self.atol + self.rtol * np.maximum(np.abs(y), np.abs(y_new))
-        norm = float(np.max(_rms(error / scale)))
+        norm = _norm(y, y_new, error, self.rtol, self.atol)
         if norm > 1:
             return False, None, max(0.2, 0.9 * norm ** (-1 / 5)), None
         if self.detect:
@@ -367,21 +399,25 @@ class _Radau:
         ze = np.einsum("i,pin->pn", RADAU_E, z) / hh
         lu = MU_REAL / h[:, None, None] * eye - jac
         error = np.linalg.solve(lu, (f0 + ze)[..., None])[..., 0]
-        scale = self.atol + self.rtol * np.maximum(np.abs(y), np.abs(y_new))
-        norm = float(np.max(_rms(error / scale)))
+        norm = _norm(y, y_new, error, self.rtol, self.atol)
         if norm > 1 and self.rejected:
             error = np.linalg.solve(lu, (problem.f(y + error, t) + ze)[..., None])[..., 0]
-            norm = float(np.max(_rms(error / scale)))
+            norm = _norm(y, y_new, error, self.rtol, self.atol)
         factor = min(10.0, max(0.2, 0.9 * max(norm, 1e-10) ** (-1 / 4)))
         if norm > 1:
             self.rejected = True
             return False, None, factor, None
         self.rejected = False
-        # The chord matrix of the graph: I - h (A x J) with J at each stage's value.
-        at = [problem.jacobian(y + z[:, i], t + RADAU_C[i] * h) for i in range(3)]
+        return True, y_new, factor, lambda points: self._chord(y, t, h, z, points)
+
+    def _chord(self, y, t, h, z, points):
+        """The stages of the first ``points`` rows, and the chord matrix of the graph:
+        I - h (A x J) with J at each stage's value."""
+        y, t, h, z = y[:points], t[:points], h[:points], z[:points]
+        at = [self.problem.jacobian(y + z[:, i], t + RADAU_C[i] * h) for i in range(3)]
         blocks = np.block([[RADAU_A[i, j] * at[j] for j in range(3)] for i in range(3)])
-        chord = np.linalg.inv(np.eye(3 * n) - h[:, None, None] * blocks)
-        return True, y_new, factor, (z, chord)
+        chord = np.linalg.inv(np.eye(3 * self.problem.n) - h[:, None, None] * blocks)
+        return z, chord
 
 
 # ----------------------------------------------------------------------------
