@@ -273,6 +273,9 @@ def test_many_starting_values_of_a_vector_problem(gradcli):
         ('odeint((y, s) -> -y, 1, [0, 1], method="euler")', "odeint's method must be one of"),
         ("odeint((y, s) -> [y, y], 1, [0, 1])", "odeint: the anonymous function gives a value"),
         ("odeint(y -> -y, 1, [0, 1])", "odeint calls its function with 2 arguments"),
+        ("odeint((y, s) -> -y, nan, [0, 1])", "odeint's y0 is not finite at 1:1"),
+        ("odeint((y, s) -> -y, 1, [0, 1], method=3)", "odeint's method must be one of 'auto',"),
+        ("odeint((y, s) -> -y, 1, [0, 1], rtol=0, atol=0)", "odeint's rtol and atol cannot"),
         ("odeint((y, s) -> y**2, 1, [0, 2])", "odeint: "),
     ],
 )
@@ -397,3 +400,9 @@ def test_solve_and_minimize_through_an_ode(gradcli_json):
     assert out["point"]["r"] == pytest.approx(math.log(2), rel=1e-9)
     out = gradcli_json("minimize", "(odeint((y, s) -> -k*y, 1, [0, 1])[1] - 0.5)**2", "--k", "1")
     assert out["point"]["k"] == pytest.approx(math.log(2), rel=1e-7)
+
+
+def test_a_point_whose_times_are_not_increasing_is_named(gradcli):
+    result = gradcli("eval", "odeint((y, s) -> -y, 1, [0, t])[1]", "--over", "t=1:-1:3")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: odeint's t must be increasing at point 1: t[0] <")

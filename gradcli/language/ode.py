@@ -171,15 +171,17 @@ def odeint(evaluator, function, span, y0, t, rtol=1e-10, atol=1e-12, method="aut
     if rtol == 0 and atol == 0:
         raise GradcliError("odeint's rtol and atol cannot both be 0", span)
     if method not in METHODS:
-        shown = method if isinstance(method, str) else "a number"
+        shown = repr(method) if isinstance(method, str) else "a number"
         raise GradcliError(
-            f"odeint's method must be one of {', '.join(map(repr, METHODS))}, not {shown!r}", span
+            f"odeint's method must be one of {', '.join(map(repr, METHODS))}, not {shown}", span
         )
     times = _times(t, span)
     start = _numbers(y0)
     shape = start.shape[1:]
     if 0 in shape:
         raise GradcliError("odeint's y0 has no entries", span)
+    if not np.isfinite(start).all():
+        raise GradcliError(f"odeint's y0 is not finite{_at(~np.isfinite(start))}", span)
     with no_grad(), detached(evaluator, function):
         t0 = evaluator.apply("getitem", span, ops.getitem, t.detach(), 0)
         first = call(evaluator, function, y0.detach(), t0)
@@ -209,10 +211,20 @@ def _times(t, span) -> np.ndarray:
             span,
         )
     if not np.isfinite(numbers).all():
-        raise GradcliError("odeint's t must be finite", span)
-    if (np.diff(numbers, axis=1) <= 0).any():
-        raise GradcliError("odeint's t must be increasing: t[0] < t[1] < ...", span)
+        raise GradcliError(f"odeint's t must be finite{_at(~np.isfinite(numbers))}", span)
+    backwards = np.diff(numbers, axis=1) <= 0
+    if backwards.any():
+        raise GradcliError(
+            f"odeint's t must be increasing{_at(backwards)}: t[0] < t[1] < ...", span
+        )
     return numbers
+
+
+def _at(bad: np.ndarray) -> str:
+    """`` at point i``, the first point where ``bad`` (points first) holds, at many points."""
+    if len(bad) == 1:
+        return ""
+    return f" at point {int(np.argwhere(bad)[0][0])}"
 
 
 # ----------------------------------------------------------------------------
