@@ -406,3 +406,10 @@ def test_a_point_whose_times_are_not_increasing_is_named(gradcli):
     result = gradcli("eval", "odeint((y, s) -> -y, 1, [0, t])[1]", "--over", "t=1:-1:3")
     assert result.exit_code == 2
     assert result.stderr.startswith("error: odeint's t must be increasing at point 1: t[0] <")
+
+
+def test_plot_draws_the_sample_over_its_time(gradcli, tmp_path):
+    out = tmp_path / "plot.png"
+    result = gradcli("plot", SAMPLE, "--over", "t=0.5:8", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert out.stat().st_size > 0
