@@ -92,12 +92,14 @@ def _numbers(value) -> np.ndarray:
 def _norm(y, y_new, error, rtol, atol) -> float:
     """The error's size relative to the tolerance, the largest over the rows: the points'
     solutions within ``atol + rtol*|y|``, and the differences of their shadows from them
-    (the second half of the rows) within ``rtol*|difference| + SHADOW*atol``."""
+    (the second half of the rows) within ``rtol*|difference|`` plus SHADOW times the
+    solution's own tolerance: a sensitivity is then as accurate, relative to its own size
+    or to the solution's, as the solution is."""
     points = len(y) // 2
     scale = atol + rtol * np.maximum(np.abs(y[:points]), np.abs(y_new[:points]))
     own = _rms(error[:points] / scale)
     apart = np.maximum(np.abs(y[points:] - y[:points]), np.abs(y_new[points:] - y_new[:points]))
-    shadow = _rms((error[points:] - error[:points]) / (SHADOW * atol + rtol * apart))
+    shadow = _rms((error[points:] - error[:points]) / (SHADOW * scale + rtol * apart))
     return float(max(np.max(own), np.max(shadow)))
 
 
