@@ -24,7 +24,7 @@ from ..errors import GradcliError, GradcliTypeError, Span
 from . import ir
 from .ir import NESTING_LIMIT
 from .operators import SYMBOLS, UNARY_OPS
-from .transformations import TRANSFORMATIONS, function_argument
+from .transformations import TRANSFORMATIONS, function_argument, text_arguments
 from .transformations import signature as transformation_signature
 
 if TYPE_CHECKING:
@@ -398,9 +398,7 @@ class _Checker:
             if isinstance(node, ir.Call) and node.func in FUNCTIONS or isinstance(node, ir.Method):
                 arguments.update(id(a) for a in node.args)
                 arguments.update(id(k.value) for k in node.keywords)
-            elif isinstance(node, ir.Call) and node.func in TRANSFORMATIONS:
-                texts = TRANSFORMATIONS[node.func].texts
-                arguments.update(id(k.value) for k in node.keywords if k.name in texts)
+            arguments.update(text_arguments(node))  # odeint's method="radau"
             if isinstance(node, ir.Lambda):
                 self.anonymous_function(node, id(node) in values)
             elif isinstance(node, ir.Name):

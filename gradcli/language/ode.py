@@ -185,7 +185,7 @@ def odeint(evaluator, function, span, y0, t, rtol=1e-10, atol=1e-12, method="aut
     if not np.isfinite(start).all():
         raise GradcliError(f"odeint's y0 is not finite{_at(~np.isfinite(start))}", span)
     with no_grad(), detached(evaluator, function):
-        t0 = evaluator.apply("getitem", span, ops.getitem, t.detach(), 0)
+        t0 = evaluator.apply(ops.getitem.op.name, span, ops.getitem, t.detach(), 0)
         first = call(evaluator, function, y0.detach(), t0)
         varies = type(first) is Batched or type(y0) is Batched or type(t) is Batched
         points = evaluator.size if varies else 1
@@ -197,9 +197,12 @@ def odeint(evaluator, function, span, y0, t, rtol=1e-10, atol=1e-12, method="aut
 
 
 def _tolerance(value, name, span) -> float:
-    if isinstance(value, str):
-        raise GradcliError(f"odeint's {name} must be a number, not text", span)
-    number = float(np.asarray(value.detach().numpy() if hasattr(value, "detach") else value))
+    from .evaluate import as_tensor
+
+    numbers = _numbers(as_tensor(value))
+    if numbers.size != 1:
+        raise GradcliError(f"odeint's {name} must be one number, the same at every point", span)
+    number = float(numbers.ravel()[0])
     if not number >= 0 or math.isinf(number):
         raise GradcliError(f"odeint's {name} must be a number >= 0, not {number:g}", span)
     return number

@@ -100,6 +100,15 @@ def function_argument(node: ir.Call) -> ir.Expr | None:
     return next((k.value for k in node.keywords if k.name == "f"), None)
 
 
+def text_arguments(node) -> set[int]:
+    """The ids of the nodes that may be text in quotes: ``node``'s keyword arguments that
+    the table says take text, if it is a transformation's call."""
+    if not isinstance(node, ir.Call) or node.func not in TRANSFORMATIONS:
+        return set()
+    texts = TRANSFORMATIONS[node.func].texts
+    return {id(k.value) for k in node.keywords if k.name in texts}
+
+
 def arguments(node: ir.Call) -> dict[str, ir.Expr]:
     """Every argument of a transformation's call, by parameter name."""
     t = TRANSFORMATIONS[node.func]
