@@ -413,3 +413,12 @@ def test_plot_draws_the_sample_over_its_time(gradcli, tmp_path):
     result = gradcli("plot", SAMPLE, "--over", "t=0.5:8", "-o", str(out))
     assert result.exit_code == 0, result.output
     assert out.stat().st_size > 0
+
+
+def test_an_integral_of_an_ode_solution_over_its_time():
+    # The integral of y(t) = exp(-k t) over [0.1, 1]: (exp(-0.1 k) - exp(-k))/k, and its
+    # derivative, minus the integral of t exp(-k t): 2 exp(-1) - 1.1 exp(-0.1) at k = 1.
+    source = "integrate(t -> odeint((y, s) -> -k*y, 1, [0, t], rtol=1e-12)[1], 0.1, 1)"
+    value, grad, _ = run(source, k=1.0)
+    assert value == pytest.approx(math.exp(-0.1) - math.exp(-1), rel=1e-11)
+    assert grad[0] == pytest.approx(2 * math.exp(-1) - 1.1 * math.exp(-0.1), rel=1e-10)
