@@ -13,6 +13,13 @@ solution at t[k] depends on t[k] as f(y(t[k]), t[k]) and on t[0] as the solution
 does. At many points every point takes the same fractions (the step is chosen for
 the point that needs the smallest).
 
+The error control holds a shadow solution too, started 1e-3 (relative) above
+y0: the difference between the two is held to rtol of itself. So the steps
+resolve how the solution moves when its data do, which the derivatives are; a
+solution at rest at an equilibrium would otherwise be crossed in one step, its
+value exact and its derivatives far off (as a forward-sensitivity solver puts
+the sensitivities in its error norm).
+
 Methods:
 
 - ``dopri5``: the explicit Dormand-Prince 5(4) pair (Hairer's DOPRI5 error
