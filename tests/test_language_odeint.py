@@ -422,3 +422,21 @@ def test_an_integral_of_an_ode_solution_over_its_time():
     value, grad, _ = run(source, k=1.0)
     assert value == pytest.approx(math.exp(-0.1) - math.exp(-1), rel=1e-11)
     assert grad[0] == pytest.approx(2 * math.exp(-1) - 1.1 * math.exp(-0.1), rel=1e-10)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_the_solution_is_in_the_programs_dtype(method):
+    old = gradcli.get_default_dtype()
+    gradcli.set_default_dtype(gradcli.float32)
+    try:
+        program = compile_source(f'odeint((y, s) -> -k*y, [1, 2], [0, 1], method="{method}")')
+        k = gradcli.tensor(0.5, requires_grad=True)
+        out = program.run({"k": k})
+        (grad,) = autograd.grad(out.sum(), k)
+    finally:
+        gradcli.set_default_dtype(old)
+    assert out.dtype == gradcli.float32
+    np.testing.assert_allclose(
+        out.detach().numpy()[1], [math.exp(-0.5), 2 * math.exp(-0.5)], rtol=1e-6
+    )
+    assert float(grad) == pytest.approx(-3 * math.exp(-0.5), rel=1e-6)

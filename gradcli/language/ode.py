@@ -124,11 +124,12 @@ class _Problem:
         self.n = int(np.prod(shape, dtype=int))
         self.calls = 0
 
-    def constant(self, numbers: np.ndarray, shape):
+    def constant(self, numbers: np.ndarray, shape, dtype=None):
         """``numbers`` ``(P, ...)`` as a value of logical shape ``shape`` (a Batched if varying)."""
         if self.varies:
-            return Batched(ops.tensor(np.ascontiguousarray(numbers.reshape((-1, *shape)))))
-        return ops.tensor(np.array(numbers[0].reshape(shape)))
+            numbers = np.ascontiguousarray(numbers.reshape((-1, *shape)))
+            return Batched(ops.tensor(numbers, dtype=dtype))
+        return ops.tensor(np.array(numbers[0].reshape(shape)), dtype=dtype)
 
     def f(self, y: np.ndarray, t: np.ndarray) -> np.ndarray:
         """f at every row: the points' states, then their shadows' (see ``_steps``)."""
@@ -498,8 +499,11 @@ def _dopri_on_graph(problem, y, now, h, combine, op):
 def _radau_on_graph(problem, y, now, h, stages, weighted, op):
     run, shape = problem.evaluator, problem.shape
     z_numbers, chord = stages
-    z = [problem.constant(z_numbers[:, i], shape) for i in range(3)]
-    chord = problem.constant(chord, chord.shape[1:])
+    # The constants in the solution's dtype (float32 where the program computes in it).
+    dtype = getattr(y, "dtype", None)
+    dtype = dtype if dtype is not None and dtype.is_floating_point else None
+    z = [problem.constant(z_numbers[:, i], shape, dtype) for i in range(3)]
+    chord = problem.constant(chord, chord.shape[1:], dtype)
     times = [op(ops.add, now, op(ops.mul, h, float(c))) for c in RADAU_C]
     for _ in range(CHORD_STEPS):
         values = [call(run, problem.function, op(ops.add, y, z[i]), times[i]) for i in range(3)]
