@@ -388,14 +388,27 @@ class _Radau:
         eps = np.finfo(float).eps
         self.newton_tol = max(10 * eps / rtol if rtol else 0.03, min(0.03, rtol**0.5))
         self.rejected = True  # the first step's error is estimated as after a rejection
+        #: ``(y, f(y), df/dy)`` at the last step's start, and ``(y, df/dy)`` at the points'
+        #: next start (the last stage of the step before).
+        self.known = self.ahead = None
 
     def start(self, y, t):
         return self.problem.f(y, t)
 
     def step(self, y, t, h):
         problem, n = self.problem, self.problem.n
-        f0 = problem.f(y, t)
-        jac = problem.jacobian(y, t)
+        half = len(y) // 2
+        if self.known is None or not np.array_equal(self.known[0], y):
+            # The points' Jacobian is the last stage's of the step before, when there was one.
+            own = (
+                self.ahead
+                if self.ahead is not None and np.array_equal(self.ahead[0], y[:half])
+                else None
+            )
+            own = problem.jacobian(y[:half], t[:half]) if own is None else own[1]
+            shadow = problem.jacobian(y[half:], t[half:])
+            self.known = (y.copy(), problem.f(y, t), np.concatenate([own, shadow]))
+        f0, jac = self.known[1], self.known[2]  # the same after a rejected step
         eye = np.eye(n)
         hh = h[:, None]
         system = np.eye(3 * n) - h[:, None, None] * np.stack([np.kron(RADAU_A, j) for j in jac])
@@ -441,6 +454,7 @@ class _Radau:
         I - h (A x J) with J at each stage's value."""
         y, t, h, z = y[:points], t[:points], h[:points], z[:points]
         at = [self.problem.jacobian(y + z[:, i], t + RADAU_C[i] * h) for i in range(3)]
+        self.ahead = (y + z[:, 2], at[2])
         blocks = np.block([[RADAU_A[i, j] * at[j] for j in range(3)] for i in range(3)])
         chord = np.linalg.inv(np.eye(3 * self.problem.n) - h[:, None, None] * blocks)
         return z, chord
