@@ -86,6 +86,14 @@ RADAU_A = np.array(
 )
 RADAU_E = np.array([-13 - 7 * _S6, -13 + 7 * _S6, -1]) / 3
 MU_REAL = 3 + 3 ** (2 / 3) - 3 ** (1 / 3)
+#: The collocation polynomial from the stages: y(t0 + x h) = y0 + Z^T P (x, x^2, x^3).
+RADAU_P = np.array(
+    [
+        [13 / 3 + 7 * _S6 / 3, -23 / 3 - 22 * _S6 / 3, 10 / 3 + 5 * _S6],
+        [13 / 3 - 7 * _S6 / 3, -23 / 3 + 22 * _S6 / 3, 10 / 3 - 5 * _S6],
+        [1 / 3, -8 / 3, 10 / 3],
+    ]
+)
 NEWTON_ITERATIONS = 7
 
 
@@ -391,6 +399,8 @@ class _Radau:
         #: ``(y, f(y), df/dy)`` at the last step's start, and ``(y, df/dy)`` at the points'
         #: next start (the last stage of the step before).
         self.known = self.ahead = None
+        #: ``(y, Z, h)`` of the last step accepted, whose polynomial predicts the next stages.
+        self.dense = None
 
     def start(self, y, t):
         return self.problem.f(y, t)
@@ -413,7 +423,7 @@ class _Radau:
         hh = h[:, None]
         system = np.eye(3 * n) - h[:, None, None] * np.stack([np.kron(RADAU_A, j) for j in jac])
         scale = self.atol + self.rtol * np.abs(y)
-        z = np.zeros((len(y), 3, n))
+        z = self._predicted(y, h)
         converged, previous = False, None
         for _ in range(NEWTON_ITERATIONS):
             values = np.stack(
@@ -447,7 +457,19 @@ class _Radau:
             self.rejected = True
             return False, None, factor, None
         self.rejected = False
+        self.dense = (y, z, h)
         return True, y_new, factor, lambda points: self._chord(y, t, h, z, points)
+
+    def _predicted(self, y, h):
+        """The stages' starting values: the collocation polynomial of the step before,
+        extrapolated (as RADAU5 and SciPy), or zero on the first step."""
+        if self.dense is None:
+            return np.zeros((len(y), 3, self.problem.n))
+        before, z, h_before = self.dense
+        x = 1 + (h / h_before)[:, None] * RADAU_C  # the stages' times in the last step's units
+        powers = np.stack([x, x**2, x**3], axis=2)  # (rows, stage, power)
+        polynomial = np.einsum("pjn,jk->pnk", z, RADAU_P)
+        return before[:, None, :] + np.einsum("pnk,pik->pin", polynomial, powers) - y[:, None, :]
 
     def _chord(self, y, t, h, z, points):
         """The stages of the first ``points`` rows, and the chord matrix of the graph:
