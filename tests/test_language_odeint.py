@@ -440,3 +440,15 @@ def test_the_solution_is_in_the_programs_dtype(method):
         out.detach().numpy()[1], [math.exp(-0.5), 2 * math.exp(-0.5)], rtol=1e-6
     )
     assert float(grad) == pytest.approx(-3 * math.exp(-0.5), rel=1e-6)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_the_third_derivative_of_exponential_decay(method):
+    # d3/dk3 of y0 exp(-k t) = -t^3 y0 exp(-k t).
+    program = compile_source(f'odeint((y, s) -> -k*y, 2, [0, 1.5], method="{method}")[1]')
+    k = gradcli.tensor(0.7, requires_grad=True)
+    out = program.run({"k": k})
+    (first,) = autograd.grad(out, k, create_graph=True)
+    (second,) = autograd.grad(first, k, create_graph=True)
+    (third,) = autograd.grad(second, k)
+    assert float(third) == pytest.approx(-(1.5**3) * 2 * math.exp(-1.05), rel=1e-8)

@@ -4,8 +4,9 @@ Two stages, as ``integrate``. The search is NumPy on detached values: it chooses
 the steps with error control, each step's end no further than the next requested
 time, so the last step of each interval ends on it. Then the same steps are taken
 once more on the engine's graph, so the derivatives of the result with respect to
-y0, t and every input f reads are the exact derivatives of the discrete solution,
-to every order: they converge to the true sensitivities at the method's order.
+y0, t and every input f reads are the exact derivatives of the discrete solution
+(dopri5's to every order, radau's to the third): they converge to the true
+sensitivities at the method's order.
 
 Steps are fractions of the interval [t[k-1], t[k]] they lie in: on the graph a step
 starts at ``t[k-1] + s (t[k] - t[k-1])`` and is ``ds (t[k] - t[k-1])`` long, so the
@@ -29,8 +30,9 @@ Methods:
   Hairer and Wanner's RADAU5 (as SciPy's Radau). On the graph the stage values
   start at the search's and take three chord-Newton steps with the matrix
   ``I - h (A x J)`` of the search's stage values held fixed (J by central
-  differences): each step multiplies the error of the derivatives by a factor of
-  the size of the matrix's own error, so three give the first and second
+  differences): from values exact at the point of evaluation, m steps leave an
+  error of order m + 1 in the distance from it (times powers of the matrix's own
+  error, that of the differences), so three give the first, second and third
   derivatives of the implicit stages (the implicit function theorem), never
   the iterations'.
 - ``auto`` (the default): dopri5, switching to radau from the start when the
