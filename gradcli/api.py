@@ -335,8 +335,9 @@ def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
     """
     import re
 
-    from gradcli.language.check import language_parameters, python_signature, suggest_function
+    from gradcli.language.check import suggest_function
     from gradcli.language.derivatives import FORMS, PARAMETERS
+    from gradcli.language.signatures import language_parameters, python_signature
     from gradcli.language.transformations import TRANSFORMATIONS
 
     table = gradcli.ops.FUNCTIONS

@@ -645,3 +645,86 @@ def transformation_programs(draw):
         return TransformationCase(ir.Program(tuple(statements)), inputs, scaled)
     statements.append(call)
     return TransformationCase(ir.Program(tuple(statements)), inputs, oracle)
+
+
+# ----------------------------------------------------------------------------
+# odeint of a drawn right-hand side
+# ----------------------------------------------------------------------------
+
+# Scalar right-hand sides f(y, s) with a parameter p, smooth and bounded on [0, 2] for
+# p in [0.5, 2] and y0 in [0.5, 1.5] (SymPy's text, the language's is the same).
+RIGHT_HAND_SIDES = [
+    "-p*y",
+    "p*y*(1 - y)",
+    "sin(s) - p*y**2",
+    "cos(s) - p*y",
+    "p*cos(y) - y",
+    "s - p*y**3",
+    "y/(1 + p*s**2)",
+]
+
+
+@dataclass
+class OdeCase:
+    """``p = ...; y0 = ...; T = ...; odeint((y, s) -> rhs, y0, [0, T])[1]``."""
+
+    rhs: str
+    inputs: dict
+    method: str
+
+    @property
+    def source(self) -> str:
+        p, y0, end = (self.inputs[k] for k in ("p", "y0", "T"))
+        return (
+            f"p = {p!r}; y0 = {y0!r}; T = {end!r}\n"
+            f'odeint((y, s) -> {self.rhs}, y0, [0, T], method="{self.method}")[1]'
+        )
+
+
+@st.composite
+def ode_programs(draw):
+    """odeint of a right-hand side from the list, at drawn p, y0, end time and method."""
+    return OdeCase(
+        draw(st.sampled_from(RIGHT_HAND_SIDES)),
+        {
+            "p": draw(st.sampled_from([0.5, 0.75, 1.0, 1.5, 2.0])),
+            "y0": draw(st.sampled_from([0.5, 0.8, 1.0, 1.5])),
+            "T": draw(st.sampled_from([0.5, 1.0, 2.0])),
+        },
+        draw(st.sampled_from(["auto", "dopri5", "radau"])),
+    )
+
+
+def ode_oracle(case: OdeCase) -> dict:
+    """solve_ivp (DOP853, rtol 1e-13) of the equation with its first and second forward
+    sensitivities to p and y0 (their equations by SymPy), and, at the end time, f and
+    df/dt along the solution: ``{"value", "grad": {...}, "second": {...}}``."""
+    import sympy
+    from scipy.integrate import solve_ivp
+
+    y, s, p = sympy.symbols("y s p")
+    f = sympy.sympify(case.rhs)
+    parts = [f, f.diff(y), f.diff(p), f.diff(y, 2), f.diff(y, p), f.diff(p, 2), f.diff(s)]
+    fn = [sympy.lambdify((y, s, p), e, "math") for e in parts]
+    pv, y0, end = (case.inputs[k] for k in ("p", "y0", "T"))
+
+    def rhs(t, v):
+        yy, sp, sy, wpp, wyy = v
+        f0, fy, fp, fyy, fyp, fpp = (g(yy, t, pv) for g in fn[:6])
+        return [
+            f0,
+            fy * sp + fp,
+            fy * sy,
+            fyy * sp * sp + 2 * fyp * sp + fpp + fy * wpp,
+            fyy * sy * sy + fy * wyy,
+        ]
+
+    solved = solve_ivp(rhs, (0, end), [y0, 0, 1, 0, 0], method="DOP853", rtol=1e-13, atol=1e-14)
+    yy, sp, sy, wpp, wyy = solved.y[:, -1]
+    f_end = fn[0](yy, end, pv)
+    second_t = fn[1](yy, end, pv) * f_end + fn[6](yy, end, pv)
+    return {
+        "value": yy,
+        "grad": {"p": sp, "y0": sy, "T": f_end},
+        "second": {"p": wpp, "y0": wyy, "T": second_t},
+    }

@@ -32,6 +32,8 @@ from fuzzing import (
     declared_differences,
     derivative_programs,
     near_misses,
+    ode_oracle,
+    ode_programs,
     oracle_rtol,
     programs,
     transformation_programs,
@@ -497,3 +499,30 @@ def test_random_transformations_agree_with_mpmath(case):
                 second = 0.0 if h is None else float(h.detach().numpy())
             expected = float(mpmath.diff(at(name), point[name], 2))
             assert second == pytest.approx(expected, rel=1e-7, abs=1e-9), (case.source, name)
+
+
+@fuzz_settings(6)
+@given(ode_programs())
+def test_random_odes_agree_with_solve_ivp(case):
+    """odeint of a drawn right-hand side: the value, the gradient with respect to p, y0 and
+    the end time, and the Hessian's diagonal, against solve_ivp of the equation with its
+    forward sensitivities (first and second)."""
+    from gradcli import autograd, tensor
+    from gradcli.language import compile_source
+
+    program = compile_source(case.source)
+    leaves = {k: tensor(float(v), requires_grad=True) for k, v in case.inputs.items()}
+    out = program.run(leaves)
+    expected = ode_oracle(case)
+    assert float(out.detach().numpy()) == pytest.approx(expected["value"], rel=1e-8), case.source
+    grads = autograd.grad(out, list(leaves.values()), create_graph=True)
+    for (name, leaf), g in zip(leaves.items(), grads):
+        assert float(g.detach().numpy()) == pytest.approx(
+            expected["grad"][name], rel=1e-7, abs=1e-9
+        ), (case.source, name)
+        (h,) = autograd.grad(g, leaf, retain_graph=True, allow_unused=True)
+        second = 0.0 if h is None else float(h.detach().numpy())
+        assert second == pytest.approx(expected["second"][name], rel=1e-6, abs=1e-8), (
+            case.source,
+            name,
+        )

@@ -29,10 +29,11 @@ from ..engine.ops import sympy_forms as forms
 from ..errors import GradcliError
 from ..language import ir
 from ..language.derivatives import FORMS
-from ..language.transformations import TRANSFORMATIONS, arguments
+from ..language.transformations import TRANSFORMATIONS
 from .report import Report, frozen
 from .symbolic_control import SymbolicControl
 from .symbolic_derivatives import StandIns
+from .symbolic_transformations import SymbolicTransformations, array_of, scalar_of
 
 # The engine's value and SymPy's agree when closer than this in float64 (looser in
 # float32: see ``agreement``).
@@ -302,7 +303,7 @@ def _real(sympy, number) -> float:
 # ----------------------------------------------------------------------------
 
 
-class _ToSympy(SymbolicControl):
+class _ToSympy(SymbolicControl, SymbolicTransformations):
     """Walks a checked program into a NumPy array of SymPy expressions (0-d for a scalar)."""
 
     def __init__(self, sympy, program, shapes, constants):
@@ -324,7 +325,7 @@ class _ToSympy(SymbolicControl):
 
     def _symbols(self, name: str, shape) -> np.ndarray:
         if not shape:
-            return _scalar(self.sympy.Symbol(name, real=True))
+            return scalar_of(self.sympy.Symbol(name, real=True))
         out = np.empty(shape, dtype=object)
         for index in np.ndindex(*shape):
             out[index] = self.sympy.Symbol(f"{name}[{','.join(map(str, index))}]", real=True)
@@ -360,7 +361,7 @@ class _ToSympy(SymbolicControl):
             return None
         if isinstance(node, ir.ConstDecl):
             if node.name in self.constants:
-                value = self.number_array(self.constants[node.name])
+                value = self.numberarray_of(self.constants[node.name])
             else:  # a number: the engine cuts a const from the graph
                 value = self.stand_ins.replaced(self.evaluate(node.value))
             self.env[node.name] = self.stand_ins.bind(node.name, value)
@@ -384,7 +385,7 @@ class _ToSympy(SymbolicControl):
             return self.env[node.name]
         return self.evaluate(node)
 
-    def number_array(self, value) -> np.ndarray:
+    def numberarray_of(self, value) -> np.ndarray:
         value = np.asarray(value, dtype=np.float64)
         out = np.empty(value.shape, dtype=object)
         for index in np.ndindex(*value.shape):
@@ -415,13 +416,13 @@ class _ToSympy(SymbolicControl):
         if name in self.env:
             return self.env[name]
         if name in self.constants_by_name:
-            return _scalar(self.constants_by_name[name])
+            return scalar_of(self.constants_by_name[name])
         if name in ("True", "False"):
-            return _scalar(self.sympy.Integer(name == "True"))
+            return scalar_of(self.sympy.Integer(name == "True"))
         raise self.fail(f"the name {name!r}", node)
 
     def Num(self, node):
-        return _scalar(self.number(node.value))
+        return scalar_of(self.number(node.value))
 
     def Name(self, node):
         return self.name(node.id, node)
@@ -445,7 +446,7 @@ class _ToSympy(SymbolicControl):
         for op, operand in zip(node.ops, node.rest):
             right = self.evaluate(operand)
             holds = self.apply(op, [value, right], node)
-            held = holds if held is None else _array(forms.each(self._both, held, holds))
+            held = holds if held is None else array_of(forms.each(self._both, held, holds))
             value = right
         return held
 
@@ -454,10 +455,10 @@ class _ToSympy(SymbolicControl):
 
     def ListLit(self, node):
         items = [self.evaluate(item) for item in node.items]
-        return _array(np.stack(items) if items else np.empty(0, dtype=object))
+        return array_of(np.stack(items) if items else np.empty(0, dtype=object))
 
     def Numbers(self, node):
-        return _array(
+        return array_of(
             np.stack([self.Num(ir.Num(v)) for v in node.values])
             if node.values
             else np.empty(0, dtype=object)
@@ -471,7 +472,7 @@ class _ToSympy(SymbolicControl):
     def Index(self, node):
         value = self.evaluate(node.obj)
         try:
-            return _array(value[self.subscripts(node.subscripts)])
+            return array_of(value[self.subscripts(node.subscripts)])
         except (IndexError, TypeError) as error:
             raise GradcliError(f"index: {error}", node.span) from None
 
@@ -509,38 +510,6 @@ class _ToSympy(SymbolicControl):
             return self.transformation(node)
         return self.builtin(node.func, [self.evaluate(a) for a in node.args], node)
 
-    def transformation(self, node):
-        """``integrate`` as SymPy's ``Integral`` (left unevaluated: SymPy differentiates it
-        under the integral sign, and evaluates it numerically); ``root`` and ``minimizer``
-        have no closed form."""
-        if node.func != "integrate":
-            raise self.fail(f"{node.func}(...), a point found by iteration,", node)
-        given = arguments(node)
-        function = given.pop("f")
-        if set(given) - {"a", "b"}:
-            raise self.fail("integrate(...) with rtol= or atol=", node)
-        if isinstance(function, ir.Lambda):
-            (param,), body, captured = function.params, function.body, self.locals
-        else:
-            definition = self.functions[function.id]
-            (param,), body, captured = definition.params, definition.body, {}
-        limits = []
-        for name in ("a", "b"):
-            value = self.evaluate(given[name])
-            if value.ndim != 0:
-                raise GradcliError(f"integrate's limit {name} must be one number", node.span)
-            limits.append(value.item())
-        # A symbol of its own name, unless an input has that name: then one that differs.
-        symbol = self.sympy.Dummy if param in self.symbols else self.sympy.Symbol
-        t = symbol(param, real=True)
-        saved, self.locals = self.locals, {**captured, param: _scalar(t)}
-        try:
-            integrand = self.evaluate(body)
-        finally:
-            self.locals = saved
-        entrywise = np.frompyfunc(lambda e: self.sympy.Integral(e, (t, *limits)), 1, 1)
-        return _array(entrywise(integrand))
-
     def Method(self, node):
         receiver = self.evaluate(node.obj)
         return self.builtin(node.name, [receiver, *(self.evaluate(a) for a in node.args)], node)
@@ -562,8 +531,8 @@ class _ToSympy(SymbolicControl):
         try:
             if entry.kind in _ENTRYWISE:
                 entrywise = np.frompyfunc(lambda *xs: form(self.sympy, *xs), len(args), 1)
-                return _array(entrywise(*args))
-            return _array(form(self.sympy, *args))
+                return array_of(entrywise(*args))
+            return array_of(form(self.sympy, *args))
         except (ValueError, IndexError) as error:
             raise GradcliError(f"{name}(): {error}", node.span) from None
 
@@ -601,18 +570,3 @@ def _takes(form, n: int) -> bool:
     except TypeError:
         return False
     return True
-
-
-def _scalar(value) -> np.ndarray:
-    out = np.empty((), dtype=object)
-    out[()] = value
-    return out
-
-
-def _array(value) -> np.ndarray:
-    """Any NumPy result as an array of objects (a 0-d one for a scalar)."""
-    if isinstance(value, np.ndarray) and value.dtype == object:
-        return value
-    if isinstance(value, np.ndarray):
-        return value.astype(object)
-    return _scalar(value)

@@ -240,7 +240,8 @@ class _Walk:
 
     def transformation(self, node: ir.Call) -> dict:
         """The flow through integrate, root or minimizer: everything its function reads;
-        integrate's limits too, but not a starting point or a tolerance."""
+        the arguments the table says it is differentiable in (integrate's limits, odeint's
+        y0 and t) too, but not a starting point or a tolerance."""
         given = arguments(node)
         function = given.pop("f")
         if isinstance(function, ir.Lambda):
@@ -255,7 +256,7 @@ class _Walk:
             self.locals = saved
         for name, value in given.items():
             flow = self.expr(value)
-            if node.func != "integrate" or name not in ("a", "b"):
+            if name not in TRANSFORMATIONS[node.func].through:
                 flow = _cut(flow, f"as the {name} of {node.func}")
             flows.append(flow)
         return _merge(*flows)

@@ -34,7 +34,7 @@ from ..errors import (
     Span,
     out_of_memory,
 )
-from . import derivatives, ir, transformations
+from . import derivatives, ir
 from .check import (
     BUILTIN_CONSTANTS,
     builtin_signature,
@@ -42,6 +42,7 @@ from .check import (
     suggest,
 )
 from .control import ControlFlow, Jump
+from .function_calls import FunctionsOfFunctions
 from .operators import PYTHON
 from .subscripts import (
     blame_subscript,
@@ -151,7 +152,7 @@ def _number(value: float) -> int | float:
     return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
 
 
-class Evaluator(ControlFlow):
+class Evaluator(ControlFlow, FunctionsOfFunctions):
     """Runs one program once: a fresh environment and a fresh graph."""
 
     def __init__(
@@ -385,46 +386,6 @@ class Evaluator(ControlFlow):
         if node.func in TRANSFORMATIONS:
             return self.transformation(node, span)
         return self.call_builtin(node.func, node.args, node.keywords, span)
-
-    def derivative(self, node: ir.Call, span: Span):
-        """``grad(F, x)``, ``jacobian(F, x)``, ``hessian(F, x)`` (see ``derivatives``)."""
-        f_node, x_node = node.args
-        if not isinstance(x_node, ir.Name):  # the checker refuses it
-            raise derivatives.target_error(node.func, x_node.span)
-        f = self.evaluate(f_node)
-        x = self.name(x_node.id, x_node.span)
-        result = self.apply(
-            node.func, span, derivatives.derivative, node.func, f, x, f_node.span, x_node.span
-        )
-        if self.origins is not None or self.sources is not None:
-            # The nodes the reverse pass recorded came from this call (graph, --steps).
-            known = self.origins if self.origins is not None else self.sources
-            for made in derivatives.nodes_made(result, known):
-                if self.origins is not None:
-                    self.origins.setdefault(made, (node.func, span))
-                if self.sources is not None:
-                    self.sources.setdefault(made, node.span)
-        return result
-
-    def Lambda(self, node: ir.Lambda):
-        # The checker lets an anonymous function stand only where a transformation takes it.
-        raise GradcliError("an anonymous function is not a value", node.span)
-
-    def transformation(self, node: ir.Call, span: Span):
-        """``integrate``, ``root`` or ``minimizer``: its function value, its other arguments
-        evaluated, and its own evaluations recording no notes (see ``transformations``)."""
-        from .quadrature import integrate
-        from .solvers import minimizer, root
-
-        given = transformations.arguments(node)
-        function = transformations.function_value(self, given.pop("f"))
-        values = {name: self.evaluate(value) for name, value in given.items()}
-        compute = {"integrate": integrate, "root": root, "minimizer": minimizer}[node.func]
-        with transformations.quiet(self):
-            result = compute(self, function, span, **values)
-        if self.origins is not None and getattr(result, "grad_fn", None) is not None:
-            self.origins.setdefault(result.grad_fn, (node.func, span))
-        return result
 
     def Method(self, node: ir.Method):
         receiver = self.evaluate(node.obj)

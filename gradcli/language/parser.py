@@ -22,6 +22,7 @@ from . import characters, ir, lalr
 from .ir import NESTING_LIMIT
 from .lines import indented, statements_in
 from .operators import BINARY_OPS, PYTHON, UNARY_OPS
+from .parse_hints import degrees, describe, implicit_product, malformed_number
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -348,59 +349,6 @@ def _name_error(token) -> GradcliError:
 _OPERATOR_TOKENS = {"ADD_OP", "MUL_OP", "POW", "COMPARE", "EQUAL", "COMMA", "DOT", "COLON"}
 
 
-def _describe(token) -> str:
-    if token.type == "$END":
-        return "end of input"
-    if token.type == "_SEP":
-        return "';'" if ";" in token else "end of line"
-    if token.type == "NAME":
-        return f"name '{token}'"
-    if token.type == "NUMBER":
-        return "'['" if token[0] == "[" else f"number '{token}'"  # [ begins a list
-    if token.type == "STRING":
-        return f"string {token}"
-    if token.type == "_INDENT":
-        return "indented line"
-    if token.type == "_DEDENT":
-        return "end of an indented body"
-    return f"'{token}'"
-
-
-def _implicit_product(left, right) -> str | None:
-    """``2*x`` for the tokens ``2`` and ``x`` written side by side, or None."""
-
-    def number(token):
-        return "[...]" if token[0] == "[" else str(token)  # a list of numbers is one token
-
-    texts = {"NUMBER": number, "NAME": str, "RPAR": lambda t: "(...)", "RSQB": lambda t: "[...]"}
-    if left.type not in texts or right.type not in ("NUMBER", "NAME", "LPAR"):
-        return None
-    if left.type == right.type == "NUMBER":  # 1.5.3 is a typo, not a product
-        return None
-    right_text = "(...)" if right.type == "LPAR" else texts[right.type](right)
-    return f"{texts[left.type](left)}*{right_text}"
-
-
-def _malformed_number(left, right) -> str | None:
-    """``1_000``, ``0x10`` or ``1e3e3``: a number run into a name that is no product."""
-    if left.type != "NUMBER" or right.type != "NAME" or left.end_pos != right.start_pos:
-        return None
-    if left[0] == "[":  # a list of numbers, not a number
-        return None
-    text = f"{left}{right}"
-    if right.startswith("_"):
-        return f"invalid number '{text}': write it without '_'"
-    if str(left) == "0" and right[0] in "xXbBoO":
-        return f"invalid number '{text}': numbers are decimal"
-    if str(right) in ("j", "J"):
-        return f"'{text}': complex numbers are not supported"
-    if str(right) in _DEGREES:
-        return f"'{text}': units are not supported; {_degrees(str(left))}"
-    if right[0] in "eE" and any(c in "eE" for c in left):
-        return f"invalid number '{text}'"
-    return None
-
-
 # Python's words for what the language writes otherwise. A keyword is still a name
 # (lambda may be a regularization weight): only a program that fails to parse next to
 # one gets this message.
@@ -416,8 +364,6 @@ _PYTHON_KEYWORDS = {
     "not": "conditions are 0 or 1: 1 - (x > 0) is the opposite",
     "None": "there is no None",
 }
-# Written after a number, units that are no names of the language.
-_DEGREES = ("deg", "degree", "degrees", "°")
 
 
 def _python_keyword(tokens) -> GradcliError | None:
@@ -447,23 +393,12 @@ def _end_span(token) -> Span:
     return Span(token.end_line, token.end_column)
 
 
-def _degrees(number: str) -> str:
-    """How to write ``number`` degrees: in radians, with the function NumPy calls
-    ``radians`` where the language has one (its entry's ``other_names``)."""
-    from ..engine.ops import FUNCTIONS
-
-    found = [name for name, entry in FUNCTIONS.items() if "radians" in entry.other_names]
-    if found:
-        return f"write {found[0]}({number}) or {number}*pi/180 (radians)"
-    return f"write {number}*pi/180 (radians)"
-
-
 def _syntax_error(err, brackets: _Brackets) -> GradcliError:
     if isinstance(err, lalr.UnexpectedCharacters):
         span = Span(err.line, err.column)
         before = brackets.current
         if err.char == "°" and before is not None and before.type == "NUMBER":
-            return GradcliError(f"'{before}°': units are not supported; {_degrees(before)}", span)
+            return GradcliError(f"'{before}°': units are not supported; {degrees(before)}", span)
         return GradcliError(f"unknown character {err.char!r}", span)
     token = err.token
     previous = brackets.previous if brackets.current is token else brackets.current
@@ -488,7 +423,7 @@ def _syntax_error(err, brackets: _Brackets) -> GradcliError:
         span = Span(token.line, token.column)
         if "COLON" in err.expected:  # outside brackets, only a header takes a colon
             return GradcliError("expected ':' at the end of the line of a for, while or if", span)
-    malformed = _malformed_number(previous, token) if previous is not None else None
+    malformed = malformed_number(previous, token) if previous is not None else None
     if malformed is not None:
         return GradcliError(malformed, _join(token_span(previous), token_span(token)))
     call = _call_without_brackets(previous, token) if previous is not None else None
@@ -497,10 +432,10 @@ def _syntax_error(err, brackets: _Brackets) -> GradcliError:
         return GradcliError(
             f"'{previous}' is a function: write {call}", _join(token_span(previous), span)
         )
-    product = _implicit_product(previous, token) if previous is not None else None
+    product = implicit_product(previous, token) if previous is not None else None
     if product is not None and "MUL_OP" in err.expected:
         return GradcliError(f"implicit multiplication: write {product}", span)
-    message = f"unexpected {_describe(token)}"
+    message = f"unexpected {describe(token)}"
     if token.type in _CLOSERS and brackets.open:
         opener = brackets.open[-1]
         message += f": '{opener}' at {opener.line}:{opener.column} is not closed"

@@ -1,8 +1,9 @@
 """Transformations: the functions of the language that take a function.
 
-``integrate(f, a, b)``, ``root(f, x0)`` and ``minimizer(f, x0)`` take a function
-value (an anonymous function ``t -> exp(-p*t**2)``, or the name of one defined
-as ``f(t) = ...`` or ``g = t -> ...``) and give a tensor that is differentiable
+``integrate(f, a, b)``, ``root(f, x0)``, ``minimizer(f, x0)`` and
+``odeint(f, y0, t)`` take a function value (an anonymous function
+``t -> exp(-p*t**2)``, or the name of one defined as ``f(t) = ...`` or
+``g = t -> ...``) and give a tensor that is differentiable
 with respect to everything the function closes over. They are not ops of the op
 table: each needs the evaluator, to call its function at points it chooses.
 This table is the one place that declares them: the checker binds their
@@ -46,6 +47,10 @@ class Transformation(Record):
     symbolic: str
     #: The highest order of derivative it gives exactly (``taylor`` refuses one beyond).
     exact_order: int
+    #: The parameters besides f whose derivatives the result carries (the others are cut).
+    through: tuple[str, ...] = ()
+    #: The keyword parameters that take text in quotes.
+    texts: tuple[str, ...] = ()
 
     @property
     def shown(self) -> str:
@@ -68,6 +73,7 @@ TRANSFORMATIONS = {
             " every input f reads",
             "SymPy's Integral, evaluated where SymPy can",
             16,  # the limits' terms: an 8-point Gauss-Legendre rule (see quadrature)
+            ("a", "b"),
         ),
         Transformation(
             "root",
@@ -92,6 +98,21 @@ TRANSFORMATIONS = {
             " by the implicit function theorem",
             "refused: diff has no closed form for it",
             15,  # four Newton steps on the graph (see solvers)
+        ),
+        Transformation(
+            "odeint",
+            ("f", "y0", "t"),
+            3,
+            (("rtol", "1e-10"), ("atol", "1e-12"), ("method", '"auto"')),
+            2,
+            "the solution of dy/dt = f(y, t) with y(t[0]) = y0 at the times of the increasing"
+            " vector t, of shape (len(t),) + y0.shape (adaptive: Dormand-Prince 5(4), or Radau"
+            ' IIA of order 5 for stiff problems; method="auto", "dopri5" or "radau"),'
+            " differentiable with respect to y0, t and every input f reads",
+            "refused by name (an ODE's solution has no symbolic form)",
+            3,  # the Radau stages' three Newton steps on the graph (see ode)
+            ("y0", "t"),
+            ("method",),
         ),
     )
 }
@@ -119,6 +140,15 @@ def function_argument(node: ir.Call) -> ir.Expr | None:
     if node.args:
         return node.args[0]
     return next((k.value for k in node.keywords if k.name == "f"), None)
+
+
+def text_arguments(node) -> set[int]:
+    """The ids of the nodes that may be text in quotes: ``node``'s keyword arguments that
+    the table says take text, if it is a transformation's call."""
+    if not isinstance(node, ir.Call) or node.func not in TRANSFORMATIONS:
+        return set()
+    texts = TRANSFORMATIONS[node.func].texts
+    return {id(k.value) for k in node.keywords if k.name in texts}
 
 
 def arguments(node: ir.Call) -> dict[str, ir.Expr]:
