@@ -5,6 +5,7 @@ output path before the run is still there, byte for byte."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -191,7 +192,11 @@ def test_a_full_standard_output_is_exit_2_in_one_line(gradcli_script, tmp_path, 
             env=_environment(),
             timeout=60,
         )
-    assert (done.returncode, done.stderr) == (
-        2,
-        "error: cannot write standard output: No space left on device\n",
+    message = "cannot write standard output: No space left on device"
+    # With --format json an error is one JSON object on its line of standard error.
+    said = (
+        json.dumps({"error": message, "exit": 2}) + "\n"
+        if "json" in args
+        else f"error: {message}\n"
     )
+    assert (done.returncode, done.stderr) == (2, said)

@@ -77,6 +77,7 @@ CASES = [
     ("cumprod", "cumprod(x, 0)", {"x": [2.0, 0.0, 3.0]}, lambda t: torch.cumprod(t["x"], 0)),
     ("logdet", "logdet(A)", {"A": [[1.0, 2.0], [3.0, 4.0]]}, lambda t: torch.logdet(t["A"])),
     ("erfinv", "erfinv(x)", {"x": 1.0}, lambda t: torch.erfinv(t["x"])),
+    ("ndtri", "ndtri(x)", {"x": 1.0}, lambda t: torch.special.ndtri(t["x"])),
     ("digamma", "digamma(x)", {"x": 0.0}, lambda t: torch.digamma(t["x"])),  # a pole: inf
     ("lgamma", "lgamma(x)", {"x": 0.0}, lambda t: torch.lgamma(t["x"])),
     ("polygamma", "polygamma(1, x)", {"x": 0.0}, lambda t: torch.polygamma(1, t["x"])),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Mapping
 from contextlib import nullcontext
 
@@ -209,7 +210,15 @@ def compile_source(
     """Parse and check ``text``; raises GradcliError with its span and the source.
 
     ``inputs``: built-in constants (pi, e, ...) that are inputs of this program instead.
+    A compiled program is immutable: the last few are kept, so that a command that
+    reads its program's inputs before it runs (the command line's check of its
+    bindings) does not parse it twice.
     """
+    return _compiled(text, filename, frozenset(inputs))
+
+
+@functools.lru_cache(maxsize=4)
+def _compiled(text: str, filename: str, inputs: frozenset[str]) -> CompiledProgram:
     tree = parse(text)
     try:
         analysis = check(tree, inputs)
