@@ -20,6 +20,7 @@ from ..core.option_names import BIND_ELSEWHERE
 from ..errors import EXIT_BROKEN_PIPE, GradcliError, escape_controls, out_of_memory
 from ..render import Format
 from . import options
+from .streams import mend_closed_streams
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -78,6 +79,7 @@ class _Group(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         args = sys.argv[1:] if args is None else list(args)
+        mend_closed_streams()
         if not args and sys.stdin.isatty() and sys.stdout.isatty():
             args = ["repl"]  # "gradcli" alone on a terminal: the interactive session
         _tolerate_any_encoding()

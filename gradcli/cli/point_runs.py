@@ -72,7 +72,8 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     if summary.skipped:
         _say_skipped(summary.skipped)
     if output is not None:
-        click.echo(f"{summary.rows} rows in {summary.seconds:.2f} s to {output}")
+        line = f"{summary.rows} rows in {summary.seconds:.2f} s to {output}"
+        cli_common.write_output(lambda fmt: click.echo(line), "plain")
     sys.stdout.flush()
     for message in getattr(task, "notes", None) or ():
         say(f"note: {message}")
