@@ -82,3 +82,54 @@ def test_closed_standard_error_keeps_the_exit_status(run):
     assert result.returncode == 2
     result = run(["eval", "x", "--x", "2"], redirect="2>&-")
     assert (result.returncode, result.stdout) == (0, "value 2\n")
+
+
+# ----------------------------------------------------------------------------
+# --skip-bad-rows when a whole block of rows is bad
+# ----------------------------------------------------------------------------
+
+
+def test_skip_bad_rows_of_a_file_of_bad_rows_only(run):
+    result = run(["eval", "x", "--points", "-", "--skip-bad-rows"], input="x\nabc\n")
+    assert (result.returncode, result.stdout) == (0, "x,value\n")
+    assert result.stderr == (
+        "warning: skipped 1 bad row:\n  line 2: 'abc' in column x is not a number\n"
+    )
+
+
+@pytest.mark.parametrize("to_file", [False, True])
+def test_skip_bad_rows_of_a_whole_block_mid_file_keeps_the_rows_after(run, tmp_path, to_file):
+    points, output = tmp_path / "p.csv", tmp_path / "o.csv"
+    good = [str(i) for i in range(20_000)] + [str(-i) for i in range(1, 11)]
+    points.write_text("\n".join(["x", *good[:20_000], *["abc"] * 30_000, *good[20_000:]]) + "\n")
+    args = ["eval", "2*x", "--points", str(points), "--skip-bad-rows", "--chunk-size", "1000"]
+    result = run([*args, "--output", str(output)] if to_file else args)
+    assert result.returncode == 0, result.stderr
+    written = output.read_text() if to_file else result.stdout
+    rows = written.splitlines()
+    assert rows[0] == "x,value"
+    assert len(rows) == 1 + 20_010
+    assert rows[-1] == "-10,-20"  # the last good row, after the bad block, doubled
+    assert "skipped 30000 bad rows" in result.stderr
+
+
+# ----------------------------------------------------------------------------
+# Work that grows as the input does, not faster
+# ----------------------------------------------------------------------------
+
+
+def test_a_csv_of_many_columns_reads_in_linear_time(run, tmp_path):
+    # 30,000 columns copied to the output took a minute (a set of the column names
+    # made once per column); in linear time a few seconds.
+    count = 30_000
+    points, output = tmp_path / "wide.csv", tmp_path / "o.csv"
+    names = [f"c{i}" for i in range(count)]
+    points.write_text(",".join(names) + "\n" + ",".join(["1"] * count) + "\n")
+    result = run(
+        ["eval", f"c0 + 2*c{count - 1}", "--points", str(points), "--output", str(output)],
+        timeout=30,
+    )
+    assert result.returncode == 0, result.stderr
+    header, row = output.read_text().splitlines()
+    assert header.split(",") == [*names, "value"]
+    assert row.split(",")[-1] == "3"

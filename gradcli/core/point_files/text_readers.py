@@ -137,7 +137,7 @@ class CsvReader(_TextReader):
 
         from .arrow import texts, to_numpy
 
-        header = self.header
+        header, wanted = self.header, self._read  # a set made once: columns by the million
         read = arrow_csv.ReadOptions(column_names=header)
         parse = arrow_csv.ParseOptions(delimiter=self.delimiter, ignore_empty_lines=False)
         convert = arrow_csv.ConvertOptions(
@@ -145,7 +145,7 @@ class CsvReader(_TextReader):
                 **dict.fromkeys(self.names, pyarrow.float64()),
                 **dict.fromkeys(self.kept, pyarrow.string()),
             },
-            include_columns=[n for n in header if n in self._read],
+            include_columns=[n for n in header if n in wanted],
             null_values=[],  # an empty field is a bad row, not a missing value
             strings_can_be_null=False,
             quoted_strings_can_be_null=False,
@@ -178,6 +178,8 @@ class CsvReader(_TextReader):
                 lines = self._counted(block, table.num_rows)
             except pyarrow.ArrowInvalid as error:
                 block, lines = self._without_bad_rows(block, error)
+                if not len(lines):
+                    continue  # every row of the block was bad: pyarrow reads no rows from none
                 table = parsed(block)
             del block  # not held while the chunk is computed
             columns = {n: to_numpy(table.column(n)) for n in self.names}
