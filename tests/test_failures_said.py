@@ -4,7 +4,9 @@ closed standard stream, a file of bad rows under --skip-bad-rows, and the like."
 from __future__ import annotations
 
 import os
+import re
 import subprocess
+import time
 
 import pytest
 
@@ -133,3 +135,48 @@ def test_a_csv_of_many_columns_reads_in_linear_time(run, tmp_path):
     header, row = output.read_text().splitlines()
     assert header.split(",") == [*names, "value"]
     assert row.split(",")[-1] == "3"
+
+
+def _doubling(levels: int) -> str:
+    """f0(t) = t*t, then f1 .. f{levels}, each calling the one before twice: the
+    value at x is 2**levels * x**2, and the work 2**levels calls."""
+    lines = ["f0(t) = t*t"]
+    lines += [f"f{i}(t) = f{i - 1}(t) + f{i - 1}(t)" for i in range(1, levels + 1)]
+    return "\n".join([*lines, f"f{levels}(x)"]) + "\n"
+
+
+@pytest.mark.parametrize("command", ["eval", "grad"])
+def test_a_program_that_doubles_its_work_forty_times_is_refused_at_once(run, tmp_path, command):
+    program = tmp_path / "doubling.grad"
+    program.write_text(_doubling(40))
+    started = time.monotonic()
+    result = run([command, str(program), "--x", "1"], timeout=30)
+    assert time.monotonic() - started < 5
+    assert result.returncode == 2
+    first, line, caret = result.stderr.splitlines()
+    assert first.startswith("error: the program does more than 200,000 operations")
+    assert "raise the limit with --max-operations N" in first
+    assert re.search(rf"at {re.escape(str(program))}:[12]:\d+$", first)  # the place
+    assert line.strip().startswith(("f1(t) =", "f0(t) ="))
+
+
+def test_max_operations_lets_a_large_program_finish(run, tmp_path):
+    # 2**12 * x**2 at x = 3, and its derivative 2**13 * x: by hand.
+    program = tmp_path / "doubling.grad"
+    program.write_text(_doubling(12))
+    result = run(["grad", str(program), "--x", "3", "--max-operations", "100000"])
+    assert (result.returncode, result.stdout) == (0, f"value {2**12 * 9}\ngrad.x {2**13 * 3}\n")
+    result = run(["grad", str(program), "--x", "3", "--max-operations", "1000"])
+    assert result.returncode == 2
+    assert "more than 1,000 operations" in result.stderr
+
+
+def test_max_operations_holds_at_many_points(run, tmp_path):
+    program, points = tmp_path / "doubling.grad", tmp_path / "p.csv"
+    program.write_text(_doubling(12))
+    points.write_text("x\n1\n2\n")
+    result = run(["eval", str(program), "--points", str(points), "--max-operations", "1000"])
+    assert result.returncode == 2
+    assert "more than 1,000 operations" in result.stderr
+    result = run(["eval", str(program), "--points", str(points)])
+    assert (result.returncode, result.stdout) == (0, f"x,value\n1,{2**12}\n2,{2**14}\n")

@@ -275,7 +275,8 @@ class _Command(click.Command):
             raise self._unknown_option(ctx, found)
         _say_which_source(ctx.params)
         try:
-            return super().invoke(ctx)
+            with _operations_limit(ctx.params):
+                return super().invoke(ctx)
         except UnknownInput as error:
             name = error.name
             if error.option != f"--{name}" or name not in found.get("bound", ()):
@@ -340,6 +341,13 @@ class _Command(click.Command):
                     f"write --var {name}=VALUE)",
                     ctx,
                 )
+
+
+def _operations_limit(params):
+    """``--max-operations N`` for the whole command (taken out of the options it passes on)."""
+    from ..engine import limits
+
+    return limits.max_operations(params.pop("max_operations", limits.DEFAULT_MAX_OPERATIONS))
 
 
 _FOUND = "gradcli.unknown_options"  # ctx.meta: what parse_args found that is no option
