@@ -180,3 +180,25 @@ def test_max_operations_holds_at_many_points(run, tmp_path):
     assert "more than 1,000 operations" in result.stderr
     result = run(["eval", str(program), "--points", str(points)])
     assert (result.returncode, result.stdout) == (0, f"x,value\n1,{2**12}\n2,{2**14}\n")
+
+
+def test_a_long_repl_session_costs_each_line_what_it_reads(run):
+    # 1,000 lines: each pair defines a new name and shows twice it. Every line compiled
+    # and ran the whole session so far: 500 lines took 21 s, 1,000 over a minute.
+    lines = []
+    for i in range(500):
+        lines += [f"a{i} = {i} * 0.5 + 1", f"a{i} * 2"]
+    result = run(["repl"], input="\n".join(lines) + "\n", timeout=30)
+    assert (result.returncode, result.stderr) == (0, "")
+    shown = result.stdout.splitlines()
+    assert len(shown) == 2 * 500
+    assert shown[-2:] == [f"value {(499 * 0.5 + 1) * 2:g}", "grad.a499 2"]
+
+
+def test_a_long_repl_paste_with_one_error_keeps_the_other_lines(run):
+    lines = [f"a{i} = {i} + 1" for i in range(2000)]
+    lines[1000] = "a1000 = nothing + 1"
+    result = run(["repl"], input="\n".join([*lines, "a1999 + a999"]) + "\n", timeout=30)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: unknown name 'nothing'")
+    assert result.stdout.splitlines() == ["value 3000", "grad.a999 1", "grad.a1999 1"]

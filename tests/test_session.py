@@ -485,9 +485,9 @@ def test_a_pasted_program_is_compiled_once_not_once_a_line(monkeypatch):
     from gradcli.cli import session as session_module
 
     compiled = []
-    original = session_module._compiled
+    original = session_module.compiled
     monkeypatch.setattr(
-        session_module, "_compiled", lambda s: compiled.append(len(s)) or original(s)
+        session_module, "compiled", lambda s: compiled.append(len(s)) or original(s)
     )
     s = Session()
     text = "a0 = 1.5\n" + "".join(f"a{i} = a{i - 1} * 2 + {i}\n" for i in range(1, 200))
