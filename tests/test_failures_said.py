@@ -202,3 +202,18 @@ def test_a_long_repl_paste_with_one_error_keeps_the_other_lines(run):
     assert result.returncode == 2
     assert result.stderr.startswith("error: unknown name 'nothing'")
     assert result.stdout.splitlines() == ["value 3000", "grad.a999 1", "grad.a1999 1"]
+
+
+# ----------------------------------------------------------------------------
+# Under Dask: the same messages as in one process
+# ----------------------------------------------------------------------------
+
+
+def test_a_field_not_a_number_under_dask_is_said_as_without_it(run, tmp_path):
+    pytest.importorskip("distributed")
+    pytest.importorskip("dask.dataframe")
+    points = tmp_path / "b.csv"
+    points.write_text("x\n1\nabc\n")
+    result = run(["eval", "x", "--points", str(points), "--dask"], timeout=120)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == f"error: {points} line 3: 'abc' in column x is not a number\n"

@@ -168,10 +168,10 @@ class DaskFiles(Reader):
             except StopIteration:
                 return
             except GradcliError as error:
-                path = paths[0]
                 row = getattr(error, "row", None)
-                if row is None:  # not of one row, or placed already (a file's columns)
-                    raise
+                if row is None:  # not of one row, or placed already (a file's columns, or
+                    raise  # a field Dask's reader refused in the rows it sampled)
+                path = paths[0]
                 where = self._in_file(path, rows_before[path] + row)
                 raise GradcliError(placed(error.message, row, where)) from None
             except ValueError as error:  # Dask's reader: a field or a line it cannot parse
