@@ -141,13 +141,51 @@ def check_scheduler(address: str) -> None:
     if scheme not in ("tcp", "tls"):
         return
     try:
-        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+        peer = socket.create_connection((host, port), timeout=CONNECT_SECONDS)
     except ConnectionRefusedError:
         raise refuse(f"connection refused: nothing listens on port {port} of {host}") from None
     except TimeoutError:
         raise refuse(f"no answer from {host}:{port} within {CONNECT_SECONDS:g} s") from None
     except OSError as error:
         raise refuse(error.strerror or str(error)) from None
+    if scheme == "tcp":
+        with peer:
+            why = _not_a_scheduler(peer)
+        if why is not None:
+            raise refuse(f"{host}:{port} {why}: it is not a Dask scheduler")
+    else:
+        peer.close()
+
+
+#: A scheduler's first message, its handshake, is a few hundred bytes.
+_HANDSHAKE_BYTES = 2**26
+
+
+def _not_a_scheduler(peer) -> str | None:
+    """Why the peer of a new connection is no Dask scheduler, or None: a scheduler
+    speaks first, with its handshake, whose first 8 bytes are its length (little
+    endian). Whatever says nothing (a silent listener, an HTTP server waiting for a
+    request) would hold Dask's client until the peer closes; an HTTP answer, read as
+    that length, asks for exabytes."""
+    import struct
+
+    received = b""
+    try:
+        while len(received) < 8:
+            more = peer.recv(8 - len(received))
+            if not more:
+                return "closed the connection without a word"
+            received += more
+    except TimeoutError:
+        return f"accepted the connection but said nothing within {CONNECT_SECONDS:g} s"
+    except OSError as error:
+        return f"broke the connection ({error.strerror or error})"
+    if received.startswith(b"HTTP"):
+        return "answered as an HTTP server"
+    (length,) = struct.unpack("<Q", received)
+    if not 0 < length <= _HANDSHAKE_BYTES:
+        return "answered in another protocol than Dask's"
+    return None
 
 
 class DaskExecutor:
