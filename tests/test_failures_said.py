@@ -3,6 +3,7 @@ closed standard stream, a file of bad rows under --skip-bad-rows, and the like."
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -217,3 +218,67 @@ def test_a_field_not_a_number_under_dask_is_said_as_without_it(run, tmp_path):
     result = run(["eval", "x", "--points", str(points), "--dask"], timeout=120)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == f"error: {points} line 3: 'abc' in column x is not a number\n"
+
+
+@pytest.fixture
+def silent_listener():
+    """A port of this machine that accepts connections and never says a word."""
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    held = []
+
+    def accept():
+        with contextlib.suppress(OSError):
+            while True:
+                held.append(server.accept()[0])
+
+    threading.Thread(target=accept, daemon=True).start()
+    yield server.getsockname()[1]
+    server.close()
+    for peer in held:
+        peer.close()
+
+
+@pytest.fixture
+def http_server():
+    import http.server
+    import threading
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("peer", ["silent_listener", "http_server"])
+def test_a_scheduler_address_where_no_scheduler_answers(run, tmp_path, request, peer):
+    pytest.importorskip("distributed")
+    port = request.getfixturevalue(peer)
+    points = tmp_path / "p.csv"
+    points.write_text("x\n1\n")
+    address = f"tcp://127.0.0.1:{port}"
+    started = time.monotonic()
+    result = run(["eval", "x", "--points", str(points), "--scheduler", address], timeout=30)
+    assert time.monotonic() - started < 15  # it waited until the peer closed (121 s)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"error: cannot reach the Dask scheduler at {address}: 127.0.0.1:{port} accepted the "
+        "connection but said nothing within 3 s: it is not a Dask scheduler\n"
+    )
+
+
+# ----------------------------------------------------------------------------
+# Smaller ones
+# ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["١٢", "[1 ٢]", "١٢%"])
+def test_a_value_of_other_than_ascii_digits_is_refused_as_in_programs(run, value):
+    # float("١٢") is 12.0: the value was read as twelve, where the language refuses it.
+    result = run(["eval", "x*2", "--x", value])
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith("error: in the value of --x: '")
+    assert "is not an ASCII digit: write 0-9" in result.stderr.splitlines()[0]
