@@ -282,3 +282,31 @@ def test_a_value_of_other_than_ascii_digits_is_refused_as_in_programs(run, value
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr.startswith("error: in the value of --x: '")
     assert "is not an ASCII digit: write 0-9" in result.stderr.splitlines()[0]
+
+
+@pytest.mark.parametrize("dask", [False, True])
+def test_a_blank_first_line_is_not_called_empty(run, tmp_path, dask):
+    if dask:
+        pytest.importorskip("distributed")
+        pytest.importorskip("dask.dataframe")
+    points = tmp_path / "p.csv"
+    points.write_text("\nx\n1\n")
+    result = run(["eval", "x", "--points", str(points), *(["--dask"] if dask else [])], timeout=120)
+    assert (result.returncode, result.stderr) == (
+        2,
+        f"error: {points} line 1 is blank: the first line must be a header naming the columns"
+        " (x,y)\n",
+    )
+
+
+def test_a_link_to_a_device_under_dask_is_said_to_be_one(run, tmp_path):
+    pytest.importorskip("distributed")
+    pytest.importorskip("dask.dataframe")
+    link = tmp_path / "zero.csv"
+    link.symlink_to("/dev/zero")
+    for dask in ([], ["--dask"]):  # as without Dask
+        result = run(["eval", "x", "--points", str(link), *dask], timeout=120)
+        assert (result.returncode, result.stderr) == (
+            2,
+            f"error: cannot read {link}: it is a device, not a regular file\n",
+        )

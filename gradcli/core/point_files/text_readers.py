@@ -73,8 +73,10 @@ class _TextReader(Reader):
     def _header_line(self, what: str) -> str:
         first = capped_line(self.stream, f"{self.path} line 1")
         self.line = 1
-        if not first.strip():
+        if not first:
             raise GradcliError(f"{self.path} is empty: its first line must be {what}")
+        if not first.strip():
+            raise GradcliError(f"{self.path} line 1 is blank: the first line must be {what}")
         try:
             return first.decode("utf-8-sig")
         except UnicodeDecodeError:
