@@ -310,3 +310,30 @@ def test_a_link_to_a_device_under_dask_is_said_to_be_one(run, tmp_path):
             2,
             f"error: cannot read {link}: it is a device, not a regular file\n",
         )
+
+
+def test_points_from_a_terminal_say_so_and_one_ctrl_d_ends_them(gradcli_script):
+    import pty
+
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        [*gradcli_script, "eval", "2*x", "--points", "-"],
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    os.close(slave)
+    try:
+        os.write(master, b"x\n1\n2\n")
+        time.sleep(0.5)
+        os.write(master, b"\x04")  # one Ctrl-D: the end (it took two)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+        os.close(master)
+    assert (process.returncode, out) == (0, b"x,value\n1,2\n2,4\n")
+    assert err == (
+        b"reading the points from standard input: a header of the columns (x,y), a line per "
+        b"point, then Ctrl-D\n"
+    )

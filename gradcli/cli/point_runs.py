@@ -51,6 +51,9 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     if output is not None:
         output = os.path.expanduser(output)
     fmt = options["fmt"] or ("table" if cli_common.stdout_is_terminal() else "csv")
+    if points == "-" and sys.stdin.isatty():  # else it would seem to hang
+        say("reading the points from standard input: a header of the columns (x,y), a line "
+            "per point, then Ctrl-D")  # fmt: skip
     with _executor(options) as executor, _reader(options, executor) as reader:
         program = _choose_columns(reader, bound, text, filename, options, output)
         task = _task(command, text, bound, filename, options, arguments, rows, program)

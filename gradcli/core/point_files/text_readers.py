@@ -87,12 +87,18 @@ class _TextReader(Reader):
         (``row_bytes``, which the caller updates). The caller counts the lines
         (``line``): a parser counts them for free."""
         while True:
-            block = self.stream.read(max(size * self.row_bytes, 1))
+            wanted = max(size * self.row_bytes, 1)
+            block = self.stream.read(wanted)
             if not block:
                 return
-            if not block.endswith(b"\n"):
+            # Fewer bytes than asked for: read() met the end, which a terminal says once
+            # (Ctrl-D), and reading again would wait for another.
+            ended = len(block) < wanted
+            if not ended and not block.endswith(b"\n"):
                 block += capped_line(self.stream, f"{self.path} after line {self.line}")
             yield block
+            if ended:
+                return
 
     def _counted(self, block: bytes, rows: int) -> np.ndarray:
         """The lines of a block whose every line is a row, counted."""
