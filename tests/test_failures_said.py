@@ -337,3 +337,18 @@ def test_points_from_a_terminal_say_so_and_one_ctrl_d_ends_them(gradcli_script):
         b"reading the points from standard input: a header of the columns (x,y), a line per "
         b"point, then Ctrl-D\n"
     )
+
+
+def test_a_header_letter_that_only_looks_like_an_input_is_flagged(run, tmp_path):
+    points = tmp_path / "p.csv"
+    points.write_text("х\n1\n")  # Cyrillic х (U+0445), not x
+    result = run(["eval", "x*2", "--points", str(points)])
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"error: {points} line 1: the column name 'х' holds 'х' (U+0445 CYRILLIC SMALL LETTER"
+        " HA), which looks like 'x': write 'x'\n"
+    )
+    # A column of another script that names no input is copied, as before.
+    points.write_text("цена,x\nа,1\n")
+    result = run(["eval", "x*2", "--points", str(points)])
+    assert (result.returncode, result.stdout) == (0, "цена,x,value\nа,1,2\n")

@@ -329,6 +329,7 @@ def _choose_columns(reader, bound, text: str, filename: str, options, output):
     from ..core.point_files.grid import GridReader
     from ..core.point_files.readers import NpyReader
     from ..language import compile_source
+    from ..language.characters import lookalike_problem
     from ..language.check import BUILTIN_CONSTANTS
 
     header = list(reader.header)
@@ -337,6 +338,10 @@ def _choose_columns(reader, bound, text: str, filename: str, options, output):
     constants = [n for n in (*bound, *candidates) if n in BUILTIN_CONSTANTS]
     program = compile_source(text, filename=filename, inputs=constants)
     inputs = tuple(program.inputs)
+    for base in bases.values():
+        why = base is not None and lookalike_problem(base, inputs)
+        if why:  # х for x: the column would bind nothing, silently
+            raise GradcliError(f"{reader.path} line 1: the column {why}")
     chosen = header
     if isinstance(reader, GridReader):
         pass
