@@ -352,3 +352,78 @@ def test_a_header_letter_that_only_looks_like_an_input_is_flagged(run, tmp_path)
     points.write_text("цена,x\nа,1\n")
     result = run(["eval", "x*2", "--points", str(points)])
     assert (result.returncode, result.stdout) == (0, "цена,x,value\nа,1,2\n")
+
+
+@pytest.mark.parametrize("limit", [12, 20])
+def test_dask_under_a_low_limit_of_open_files_is_refused_at_once(gradcli_script, tmp_path, limit):
+    # ulimit -n 20: "internal error (RuntimeError: Nanny failed to start.)" and Dask's
+    # tracebacks; ulimit -n 12: a hang, with megabytes of tracebacks.
+    pytest.importorskip("distributed")
+    pytest.importorskip("dask.dataframe")
+    points = tmp_path / "p.csv"
+    points.write_text("x\n1\n2\n")
+    result = _run(
+        ["sh", "-c", f'ulimit -n {limit} && exec "$@"', "sh", *gradcli_script],
+        ["eval", "x", "--points", str(points), "--dask"],
+        timeout=60,
+    )
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith(f"error: --dask: the limit on open files is {limit} (ulimit")
+    assert result.stderr.endswith("raise it (ulimit -n 1024), or run without --dask\n")
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_a_scheduler_lost_mid_run_is_said_in_one_line(gradcli_script, tmp_path):
+    pytest.importorskip("distributed")
+    import signal
+    import sys
+
+    started, command = [], None
+
+    def start(*args):
+        process = subprocess.Popen(
+            [sys.executable, "-m", *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        started.append(process)
+        return process
+
+    try:
+        scheduler = start(
+            "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+            "--no-dashboard",
+        )  # fmt: skip
+        address = None
+        deadline = time.monotonic() + 60
+        while address is None and time.monotonic() < deadline:
+            found = re.search(r"tcp://127\.0\.0\.1:\d+", scheduler.stderr.readline())
+            address = found and found.group()
+        assert address, "the scheduler did not start"
+        start(
+            "distributed.cli.dask_worker", address, "--nthreads", "1", "--nworkers", "1",
+            "--no-dashboard", "--host", "127.0.0.1",
+        )  # fmt: skip
+        points, output = tmp_path / "p.csv", tmp_path / "o.csv"
+        points.write_text("x\n" + "".join(f"{i}\n" for i in range(200_000)))
+        command = subprocess.Popen(
+            [*gradcli_script, "eval", "sum(sin(x*ones(20000)))", "--points", str(points),
+             "--chunk-size", "1000", "--scheduler", address, "--output", str(output)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        time.sleep(8)
+        os.killpg(scheduler.pid, signal.SIGKILL)
+        out, err = command.communicate(timeout=120)
+    finally:
+        for process in started:  # the scheduler, the worker and its nanny: each its group
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        if command is not None and command.poll() is None:
+            command.kill()
+            command.wait()
+    assert (command.returncode, out) == (2, "")
+    assert err == "error: the Dask scheduler was lost mid-run (scheduler-connection-lost)\n"
+    assert not output.exists()

@@ -232,9 +232,10 @@ def _executor(options):
         return contextlib.nullcontext(InProcess())
     from ..core.point_files.distributed import dask_executor
 
+    logs = bool(options.get("debug"))  # Dask's own logging, with --debug alone
     if not options["dashboard"]:
-        return dask_executor(options["scheduler"])
-    return _saying_the_dashboard(dask_executor(dashboard=True))
+        return dask_executor(options["scheduler"], logs=logs)
+    return _saying_the_dashboard(dask_executor(dashboard=True, logs=logs))
 
 
 @contextlib.contextmanager

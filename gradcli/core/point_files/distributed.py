@@ -48,7 +48,10 @@ LOCAL_HOST = "127.0.0.1"
 
 @contextlib.contextmanager
 def dask_executor(
-    scheduler: str | None = None, workers: int | None = None, dashboard: bool = False
+    scheduler: str | None = None,
+    workers: int | None = None,
+    dashboard: bool = False,
+    logs: bool = False,
 ):
     """A ``DaskExecutor`` on a running cluster at ``scheduler``, or on a new
     ``LocalCluster`` of ``workers`` processes (default: one per core) that ends
@@ -59,7 +62,8 @@ def dask_executor(
     ``dashboard``: then the scheduler's serves the dashboard, its logs, call
     stacks and worker pages, at ``executor.client.dashboard_link``, to this
     machine alone too (Dask's own default would serve them, without a password,
-    on every interface).
+    on every interface). Dask's logging (and that of the event loop it runs on) is
+    silent unless ``logs``: gradcli says what failed, in one line.
     """
     if scheduler is not None:
         check_scheduler(scheduler)  # at once, where Dask's client would wait out its timeout
@@ -69,7 +73,11 @@ def dask_executor(
     import dask
     from distributed import Client, LocalCluster
 
+    if scheduler is None:
+        _check_open_files(workers)
     with contextlib.ExitStack() as stack:
+        if not logs:
+            stack.enter_context(_silent(logging))
         if scheduler is not None:
             try:
                 client = stack.enter_context(Client(scheduler, timeout="10s"))
@@ -87,19 +95,55 @@ def dask_executor(
                         }
                     )
                 )
-            cluster = stack.enter_context(
-                LocalCluster(
-                    n_workers=workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    host=LOCAL_HOST,
-                    # Any free port: another cluster of this machine may hold the usual one.
-                    dashboard_address=f"{LOCAL_HOST}:0",
-                    silence_logs=logging.CRITICAL,
+            try:
+                cluster = stack.enter_context(
+                    LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        host=LOCAL_HOST,
+                        # Any free port: another cluster of this machine may hold the usual one.
+                        dashboard_address=f"{LOCAL_HOST}:0",
+                        silence_logs=logging.CRITICAL,
+                    )
                 )
-            )
+            except (OSError, RuntimeError, TimeoutError) as error:
+                raise GradcliError(
+                    f"--dask: the cluster of this machine did not start: {error}"
+                ) from None
             client = stack.enter_context(Client(cluster))
         yield DaskExecutor(client)
+
+
+@contextlib.contextmanager
+def _silent(logging):
+    """No logging within the block: Dask's loggers (``distributed.client`` has a level
+    of its own) and the event loop's say what gradcli says in one line."""
+    logging.disable(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logging.disable(logging.NOTSET)
+
+
+def _check_open_files(workers: int | None) -> None:
+    """Refuse a cluster of this machine the limit on open files cannot hold: under it,
+    Dask's nannies fail to start, or (fewer still) the scheduler retries for ever."""
+    import os
+
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit
+        return
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    count = workers or os.cpu_count() or 1
+    needed = max(64, 32 + 8 * count)
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        raise GradcliError(
+            f"--dask: the limit on open files is {soft} (ulimit -n), too few for a cluster of "
+            f"this machine ({count} workers, their scheduler and connections need about "
+            f"{needed}): raise it (ulimit -n 1024), or run without --dask"
+        )
 
 
 # Dask's schemes of a host and a port; others (inproc://, ucx://) are left to Dask.
@@ -215,9 +259,25 @@ def in_order(futures: Iterator, limit: int) -> Iterator:
         for future in futures:
             pending.append(future)
             if len(pending) >= limit:
-                yield pending.popleft().result()
+                yield _result(pending.popleft())
         while pending:
-            yield pending.popleft().result()
+            yield _result(pending.popleft())
     finally:
         for future in pending:  # an error or an early stop: drop what is still queued
             future.cancel()
+
+
+def _result(future):
+    """A future's result; the scheduler lost (its connection closed, the future cancelled
+    for it), a one-line error rather than Dask's own."""
+    import concurrent.futures
+
+    from distributed.comm.core import CommClosedError
+
+    try:
+        return future.result()
+    except concurrent.futures.CancelledError as error:
+        why = getattr(error, "reason", None) or "the task was cancelled"
+        raise GradcliError(f"the Dask scheduler was lost mid-run ({why})") from None
+    except CommClosedError as error:  # not a task's own OSError, which is its error
+        raise GradcliError(f"the Dask scheduler was lost mid-run ({error})") from None
