@@ -220,9 +220,9 @@ def test_a_field_not_a_number_under_dask_is_said_as_without_it(run, tmp_path):
     assert result.stderr == f"error: {points} line 3: 'abc' in column x is not a number\n"
 
 
-@pytest.fixture
-def silent_listener():
-    """A port of this machine that accepts connections and never says a word."""
+def _listener(greeting: bytes):
+    """A port of this machine that accepts connections, sends each ``greeting``, and
+    says nothing more."""
     import socket
     import threading
 
@@ -232,13 +232,28 @@ def silent_listener():
     def accept():
         with contextlib.suppress(OSError):
             while True:
-                held.append(server.accept()[0])
+                peer = server.accept()[0]
+                peer.sendall(greeting)
+                held.append(peer)
 
     threading.Thread(target=accept, daemon=True).start()
-    yield server.getsockname()[1]
-    server.close()
-    for peer in held:
-        peer.close()
+    return server, held
+
+
+@pytest.fixture
+def listener():
+    opened = []
+
+    def open_one(greeting: bytes) -> int:
+        server, held = _listener(greeting)
+        opened.append((server, held))
+        return server.getsockname()[1]
+
+    yield open_one
+    for server, held in opened:
+        server.close()
+        for peer in held:
+            peer.close()
 
 
 @pytest.fixture
@@ -253,20 +268,34 @@ def http_server():
     server.server_close()
 
 
-@pytest.mark.parametrize("peer", ["silent_listener", "http_server"])
-def test_a_scheduler_address_where_no_scheduler_answers(run, tmp_path, request, peer):
+_SILENT = "accepted the connection but did not say who it is within 3 s"
+
+
+@pytest.mark.parametrize(
+    "greeting, why",
+    [
+        (b"", _SILENT),  # it waited until the peer closed (121 s)
+        (b"\x10" + bytes(7), _SILENT),  # a length, and nothing after it: the same
+        (b"HTTP/1.0 400 Bad Request\r\n\r\n", "answered as an HTTP server"),  # 3.07 EiB
+        (b"\xff" * 8, "answered in another protocol than Dask's"),
+        (None, _SILENT),  # an HTTP server, waiting for a request
+    ],
+)
+def test_a_scheduler_address_where_no_scheduler_answers(
+    run, tmp_path, listener, http_server, greeting, why
+):
     pytest.importorskip("distributed")
-    port = request.getfixturevalue(peer)
+    port = http_server if greeting is None else listener(greeting)
     points = tmp_path / "p.csv"
     points.write_text("x\n1\n")
     address = f"tcp://127.0.0.1:{port}"
     started = time.monotonic()
     result = run(["eval", "x", "--points", str(points), "--scheduler", address], timeout=30)
-    assert time.monotonic() - started < 15  # it waited until the peer closed (121 s)
+    assert time.monotonic() - started < 15
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (
-        f"error: cannot reach the Dask scheduler at {address}: 127.0.0.1:{port} accepted the "
-        "connection but said nothing within 3 s: it is not a Dask scheduler\n"
+        f"error: cannot reach the Dask scheduler at {address}: 127.0.0.1:{port} {why}: "
+        "it is not a Dask scheduler\n"
     )
 
 

@@ -132,9 +132,10 @@ def needed(statements, index: int) -> list[Statement]:
     numbers (the draws after it depend on it). A line of the session costs what it
     reads, not the whole session; its places count lines as the whole program's do."""
     from ..engine.ops import FUNCTIONS
-    from ..language.evaluate import _parameter_types
 
-    random = {n for n, f in FUNCTIONS.items() if "generator" in _parameter_types(f)}
+    random = {
+        n for n, f in FUNCTIONS.items() if any(p.name == "generator" for p in f.schema.params)
+    }
     draws = []
     for s in statements[: index + 1]:
         draws.append(not random.isdisjoint(s.called))

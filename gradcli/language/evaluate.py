@@ -180,11 +180,9 @@ class Evaluator:
         #: The names derivatives are taken with respect to (``Analysis.tracked``).
         self.tracked: frozenset[str] = frozenset()
         #: The operations left before the evaluation stops (``limits.max_operations``).
-        self.operation_limit = limits.MaxOperations.value
-        self.operations_left = self.operation_limit
+        self.operations_left = self.operation_limit = limits.MaxOperations.value
 
-    def count_operation(self, span: Span) -> None:
-        """One more operation; past the limit, an error at ``span``."""
+    def count_operation(self, span: Span) -> None:  # past the limit, an error at span
         self.operations_left -= 1
         if self.operations_left < 0:
             raise GradcliError(limits.too_many_operations(self.operation_limit), span)

@@ -202,33 +202,45 @@ def check_scheduler(address: str) -> None:
 
 
 #: A scheduler's first message, its handshake, is a few hundred bytes.
-_HANDSHAKE_BYTES = 2**26
+_HANDSHAKE_BYTES = 2**20
 
 
 def _not_a_scheduler(peer) -> str | None:
     """Why the peer of a new connection is no Dask scheduler, or None: a scheduler
     speaks first, with its handshake, whose first 8 bytes are its length (little
-    endian). Whatever says nothing (a silent listener, an HTTP server waiting for a
-    request) would hold Dask's client until the peer closes; an HTTP answer, read as
-    that length, asks for exabytes."""
+    endian), all within ``CONNECT_SECONDS``. Whatever says nothing (a silent listener,
+    an HTTP server waiting for a request) or stops halfway would hold Dask's client
+    until the peer closes; an HTTP answer, read as that length, asks for exabytes."""
     import struct
+    import time
 
-    received = b""
-    try:
-        while len(received) < 8:
-            more = peer.recv(8 - len(received))
+    deadline = time.monotonic() + CONNECT_SECONDS
+
+    def received(count: int) -> bytes | None:
+        found = b""
+        while len(found) < count:
+            peer.settimeout(max(deadline - time.monotonic(), 0.001))
+            more = peer.recv(min(count - len(found), 65536))
             if not more:
-                return "closed the connection without a word"
-            received += more
+                return None
+            found += more
+        return found
+
+    try:
+        head = received(8)
+        if head is None:
+            return "closed the connection without a word"
+        if head.startswith(b"HTTP"):
+            return "answered as an HTTP server"
+        (length,) = struct.unpack("<Q", head)
+        if not 0 < length <= _HANDSHAKE_BYTES:
+            return "answered in another protocol than Dask's"
+        if received(length) is None:
+            return "closed the connection within its first message"
     except TimeoutError:
-        return f"accepted the connection but said nothing within {CONNECT_SECONDS:g} s"
+        return f"accepted the connection but did not say who it is within {CONNECT_SECONDS:g} s"
     except OSError as error:
         return f"broke the connection ({error.strerror or error})"
-    if received.startswith(b"HTTP"):
-        return "answered as an HTTP server"
-    (length,) = struct.unpack("<Q", received)
-    if not 0 < length <= _HANDSHAKE_BYTES:
-        return "answered in another protocol than Dask's"
     return None
 
 
