@@ -456,3 +456,16 @@ def test_a_scheduler_lost_mid_run_is_said_in_one_line(gradcli_script, tmp_path):
     assert (command.returncode, out) == (2, "")
     assert err == "error: the Dask scheduler was lost mid-run (scheduler-connection-lost)\n"
     assert not output.exists()
+
+
+def test_a_repl_script_whose_reader_leaves_ends_quietly(gradcli_script):
+    # | head: each later line said "internal error (BrokenPipeError ...)", 249 of them.
+    script = "".join(f"a{i} = {i}\na{i} * 2\n" for i in range(500))
+    result = subprocess.run(
+        ["sh", "-c", '"$@" | head -2', "sh", *gradcli_script, "repl"],
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (result.stdout, result.stderr) == ("value 0\ngrad.a0 2\n", "")
