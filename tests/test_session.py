@@ -485,9 +485,9 @@ def test_a_pasted_program_is_compiled_once_not_once_a_line(monkeypatch):
     from gradcli.cli import session as session_module
 
     compiled = []
-    original = session_module._compiled
+    original = session_module.compiled
     monkeypatch.setattr(
-        session_module, "_compiled", lambda s: compiled.append(len(s)) or original(s)
+        session_module, "compiled", lambda s: compiled.append(len(s)) or original(s)
     )
     s = Session()
     text = "a0 = 1.5\n" + "".join(f"a{i} = a{i - 1} * 2 + {i}\n" for i in range(1, 200))
@@ -507,3 +507,22 @@ def test_a_pasted_program_with_an_error_keeps_the_lines_before_it():
     assert problem.text.startswith("error: add: The size of tensor a (2) must match")
     assert " at 3:7\n" in problem.text
     assert [st.text for st in s.statements] == ["a = [1, 2]", "b = [1, 2, 3]"]
+
+
+def test_a_line_after_a_loop_or_a_branch_sees_what_its_body_assigned():
+    # Each line runs the statements it needs: a loop or an if whose body assigns a name
+    # the line reads is one of them (by hand: 0+1+2+3 = 6; [0, 1, 4]; 10).
+    s = Session()
+    assert run(s, "s = 0") == []
+    assert run(s, "for i in range(4):\n    s = s + i\n") == []
+    assert float(shown(s, "s").value) == 6
+    assert run(s, "A = zeros(3)") == []
+    assert run(s, "for k in range(3): A[k] = k*k\n") == []
+    assert shown(s, "A").value.tolist() == [0, 1, 4]
+    assert run(s, "x = 2") == []
+    assert run(s, "if x > 1:\n    y = 10\nelse:\n    y = 20\n") == []
+    assert float(shown(s, "y").value) == 10
+    # A name defined from an input, then changed by a loop: 2*2 + 1 + 1 = 6.
+    assert run(s, "u = x * 2") == []
+    assert run(s, "for i in range(2):\n    u = u + 1\n") == []
+    assert float(shown(s, "u").value) == 6

@@ -69,6 +69,7 @@ class ReportRows:
             self.bindings = {n: read_once(v, f"--{n}") for n, v in (bindings or {}).items()}
         self.settings = {"dtype": dtype, "seed": seed, "filename": filename}
         self.max_elements = max_elements
+        self.max_operations = limits.MaxOperations.value  # for each thread and worker
         #: A solver's ``--sensitivity``: its report with the derivative of its solution.
         self.sensitivity = bool(arguments.pop("sensitivity", False))
         self.arguments = arguments
@@ -91,7 +92,7 @@ class ReportRows:
 
             analysis = with_sensitivity(analysis)
         rows = []
-        with limits.max_elements(self.max_elements):
+        with limits.max_elements(self.max_elements), limits.max_operations(self.max_operations):
             for i in range(size):
                 bound = {**self.bindings, **{n: np.asarray(a[i]) for n, a in batch.items()}}
                 try:

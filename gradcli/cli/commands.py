@@ -29,6 +29,7 @@ from ..render import Format
 from . import common, options
 from .common import EXIT_NONFINITE, EXIT_OK, cli, say, subcommand, write_output
 from .options import option
+from .unknown_options import BindingFreeCommand
 
 # ----------------------------------------------------------------------------
 # The commands
@@ -270,7 +271,7 @@ def graph_command(source, wrt, grad_output, **options):
 
 # A plain click.Command: it computes nothing, so it takes no bindings (--x 2 is
 # an unknown option) and no SOURCE.
-@cli.command("functions", cls=common.BindingFreeCommand)
+@cli.command("functions", cls=BindingFreeCommand)
 @click.argument("name", required=False)
 @options.FORMAT
 @options.DEBUG
@@ -295,7 +296,7 @@ def functions_command(name, fmt, debug):
     return EXIT_OK
 
 
-@cli.command("repl", cls=common.BindingFreeCommand)
+@cli.command("repl", cls=BindingFreeCommand)
 @options.FORMAT
 @option(
     "dtype",

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import signal
 import sys
 
@@ -20,6 +19,8 @@ from ..core.option_names import BIND_ELSEWHERE
 from ..errors import EXIT_BROKEN_PIPE, GradcliError, escape_controls, out_of_memory
 from ..render import Format
 from . import options
+from .streams import mend_closed_streams
+from .unknown_options import closest_option, unknown_short_options
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -78,6 +79,7 @@ class _Group(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         args = sys.argv[1:] if args is None else list(args)
+        mend_closed_streams()
         if not args and sys.stdin.isatty() and sys.stdout.isatty():
             args = ["repl"]  # "gradcli" alone on a terminal: the interactive session
         _tolerate_any_encoding()
@@ -276,7 +278,7 @@ class _Command(click.Command):
         found = ctx.meta[_FOUND] = {}
         args = _bindings.extract(args, takes_value, flags, found)
         args = _bindings.source_last(args, takes_value, flags)
-        unknown = _unknown_short_options(args, takes_value, takes_value | flags)
+        unknown = unknown_short_options(args, takes_value, takes_value | flags)
         found["short"] = [args[i] for i in unknown]
         try:
             return super().parse_args(ctx, [a for i, a in enumerate(args) if i not in unknown])
@@ -294,7 +296,8 @@ class _Command(click.Command):
         self._refuse_unknown_bindings(ctx, found.get("bound", ()))
         _say_which_source(ctx.params)
         try:
-            return super().invoke(ctx)
+            with _operations_limit(ctx.params):
+                return super().invoke(ctx)
         except UnknownInput as error:
             name = error.name
             if error.option != f"--{name}" or name not in found.get("bound", ()):
@@ -342,7 +345,7 @@ class _Command(click.Command):
             if opt.startswith("--")
         )
         name = option.lstrip("-")
-        text = f"{self.name} has no option {option}{_closest_option(name, options)}"
+        text = f"{self.name} has no option {option}{closest_option(name, options)}"
         if option.startswith("--"):
             text += f", and the program has no input named {name!r}"
             near = close_to(name, inputs or ())
@@ -381,65 +384,14 @@ class _Command(click.Command):
                 )
 
 
-class BindingFreeCommand(click.Command):
-    """A command that computes nothing (``functions``, ``repl``): it takes no bindings,
-    and refuses an unknown option as the computing commands do."""
+def _operations_limit(params):
+    """``--max-operations N`` for the whole command (taken out of the options it passes on)."""
+    from ..engine import limits
 
-    def parse_args(self, ctx, args):
-        try:
-            return super().parse_args(ctx, args)
-        except click.NoSuchOption as error:
-            raise no_such_option(ctx, error.option_name) from None
-
-
-def no_such_option(ctx, option: str) -> click.UsageError:
-    """``NAME has no option --formt (did you mean --format?)``."""
-    command = ctx.command
-    options = sorted(
-        opt[2:]
-        for param in command.get_params(ctx)
-        if isinstance(param, click.Option)
-        for opt in param.opts
-        if opt.startswith("--")
-    )
-    name = option.partition("=")[0]
-    return click.UsageError(
-        f"{command.name} has no option {name}{_closest_option(name.lstrip('-'), options)}", ctx
-    )
+    return limits.max_operations(params.pop("max_operations", limits.DEFAULT_MAX_OPERATIONS))
 
 
 _FOUND = "gradcli.unknown_options"  # ctx.meta: what parse_args found that is no option
-_SHORT = re.compile(r"-[^\W\d]\w*")  # -q, -v: a short option (not -1, nor -x**2)
-
-
-def _unknown_short_options(args, takes_value, known) -> list[int]:
-    """Where the tokens before ``--`` read as a short option the command lacks (``-q``);
-    the values of its options are no such tokens."""
-    found, i = [], 0
-    while i < len(args) and args[i] != "--":
-        token = args[i]
-        if token in takes_value:
-            i += 2
-            continue
-        if _SHORT.fullmatch(token) and token[:2] not in known:
-            found.append(i)
-        i += 1
-    return found
-
-
-def _closest_option(name: str, options) -> str:
-    """`` (did you mean --format?)``: the command's option nearest ``name`` (difflib),
-    ``--format json`` for a format's name, or the empty string."""
-    import difflib
-
-    if name in {f.value for f in Format} and "format" in options:
-        return f" (did you mean --format {name}?)"
-    near = difflib.get_close_matches(name, options, n=3, cutoff=0.6)
-    # A close spelling starts as the name does (--wtr, --formt); --quiet is not --unit.
-    near = [n for n in near if n[:1] == name[:1]] or difflib.get_close_matches(
-        name, options, n=1, cutoff=0.8
-    )
-    return f" (did you mean --{near[0]}?)" if near else ""
 
 
 def _source_path(params) -> str | None:

@@ -8,6 +8,7 @@ import click
 
 from .. import api
 from ..core.option_names import OPTION_NAMES
+from ..engine import limits
 from ..render import Format
 
 
@@ -117,6 +118,15 @@ SHARED_OPTIONS = [
         show_default=True,
         metavar="N",
         help="Refuse any result (or Jacobian, Hessian) of more than N numbers.",
+    ),
+    option(
+        "max-operations",
+        type=click.IntRange(min=1),
+        default=limits.DEFAULT_MAX_OPERATIONS,
+        show_default=True,
+        metavar="N",
+        help="Stop an evaluation of the program at its N-th operation (operator, function"
+        " or call): a few lines that double the work at each may ask for years of it.",
     ),
     DEBUG,
 ]

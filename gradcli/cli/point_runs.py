@@ -51,6 +51,9 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     if output is not None:
         output = os.path.expanduser(output)
     fmt = options["fmt"] or ("table" if cli_common.stdout_is_terminal() else "csv")
+    if points == "-" and sys.stdin.isatty():  # else it would seem to hang
+        say("reading the points from standard input: a header of the columns (x,y), a line "
+            "per point, then Ctrl-D")  # fmt: skip
     workers_read = _read_by_dask(options)
     with contextlib.ExitStack() as stack:
         # The columns are checked before a cluster starts (seconds): the files the Dask
@@ -80,7 +83,8 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     if summary.skipped:
         _say_skipped(summary.skipped)
     if output is not None:
-        click.echo(f"{summary.rows} rows in {summary.seconds:.2f} s to {output}")
+        line = f"{summary.rows} rows in {summary.seconds:.2f} s to {output}"
+        cli_common.write_output(lambda fmt: click.echo(line), "plain")
     sys.stdout.flush()
     for message in getattr(task, "notes", None) or ():
         say(f"note: {message}")
@@ -255,9 +259,10 @@ def _executor(options):
 
     if options["scheduler"] is not None:
         check_scheduler(options["scheduler"])  # before the points are read, as the options
+    logs = bool(options.get("debug"))  # Dask's own logging, with --debug alone
     if not options["dashboard"]:
-        return dask_executor(options["scheduler"])
-    return _saying_the_dashboard(dask_executor(dashboard=True))
+        return dask_executor(options["scheduler"], logs=logs)
+    return _saying_the_dashboard(dask_executor(dashboard=True, logs=logs))
 
 
 @contextlib.contextmanager
@@ -362,6 +367,7 @@ def _choose_columns(reader, bound, text: str, filename: str, options, output):
     from ..core.point_files.grid import GridReader
     from ..core.point_files.readers import NpyReader
     from ..language import compile_source
+    from ..language.characters import lookalike_problem
     from ..language.check import BUILTIN_CONSTANTS
 
     header = list(reader.header)
@@ -370,6 +376,10 @@ def _choose_columns(reader, bound, text: str, filename: str, options, output):
     constants = [n for n in (*bound, *candidates) if n in BUILTIN_CONSTANTS]
     program = compile_source(text, filename=filename, inputs=constants)
     inputs = tuple(program.inputs)
+    for base in bases.values():
+        why = base is not None and lookalike_problem(base, inputs)
+        if why:  # х for x: the column would bind nothing, silently
+            raise GradcliError(f"{reader.path} line 1: the column {why}")
     chosen = header
     if isinstance(reader, GridReader):
         pass

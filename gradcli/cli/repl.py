@@ -117,6 +117,8 @@ def _show(session: Session, text: str, say, debug: bool, discard=None) -> bool:
         # On a terminal, the line after the ^C it shows.
         say(("\n" if sys.stdin.isatty() else "") + "error: interrupted")
         failed = True
+    except BrokenPipeError:
+        raise  # its reader has gone (| head): the session ends, as a command does
     except Exception as error:  # a bug: said, and the session goes on
         if debug:
             import traceback

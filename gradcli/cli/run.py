@@ -7,7 +7,8 @@ import sys
 import click
 
 from . import fit, using, vector_calculus  # noqa: F401  (registered first: run is listed last)
-from .common import cli, no_such_option
+from .common import cli
+from .unknown_options import no_such_option
 
 
 @cli.command(

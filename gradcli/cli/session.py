@@ -33,13 +33,22 @@ from .. import api
 from ..analysis.report import Report
 from ..core.atomic import atomic_output
 from ..errors import GradcliError, out_of_memory, read_error
-from ..language import compile_source, ir, parse
+from ..language import ir, parse
 from ..language.check import BUILTIN_CONSTANTS, is_method, suggest
 from ..language.derivatives import FORMS as DERIVATIVE_FORMS
 from ..language.parser import statement_bounds, tokens
 from ..language.program import inputs_read
 from ..render import Format
-from .typed_statements import Place, Statement, Typed, located
+from .typed_statements import (
+    Place,
+    Statement,
+    Typed,
+    assigned,
+    compiled,
+    definition,
+    fewest,
+    program_text,
+)
 
 # ----------------------------------------------------------------------------
 # What a line shows
@@ -89,10 +98,6 @@ _NOT_CONVERGED = "error: {command} did not converge ({message}); the last iterat
 #: ``--precision``'s cap: 17 digits tell any two float64 numbers apart.
 MAX_DIGITS = 17
 _IDENTIFIER_END = re.compile(r"[^\W\d]\w*$")
-
-
-def _program_text(statements) -> str:
-    return "\n".join(s.text for s in statements)
 
 
 # ----------------------------------------------------------------------------
@@ -178,7 +183,7 @@ class Session:
         if len(pending) > 1 and self._all_new(pending):
             statements = [*self.statements, *(statement for statement, _ in pending)]
             try:
-                program = _compiled(statements)
+                program = compiled(statements)
                 program.check_free(())
                 if not all(isinstance(s.node, ir.FuncDef) for s in statements):
                     api.evaluate(program.source, dtype=self.dtype, seed=self.seed)
@@ -186,7 +191,7 @@ class Session:
                 pass  # told below, at its line
             else:
                 self.statements = statements
-                self._names = (*program.inputs, *program.constants, *_assigned(statements))
+                self._names = (*program.inputs, *program.constants, *assigned(statements))
                 return
         for statement, typed in pending:
             self._define(statement, typed)
@@ -204,25 +209,35 @@ class Session:
 
     def _define(self, statement: Statement, typed: Typed) -> None:
         statements, index = self._placed(statement)
-        with located(statements, index, typed):
-            program = _compiled(statements)
-            program.check_free(())
-            if not all(isinstance(s.node, ir.FuncDef) for s in statements):
-                # Run now, so that a wrong shape shows on this line, not on a later one.
-                api.evaluate(program.source, dtype=self.dtype, seed=self.seed)
+        # A new statement last: what it reads is run (a replaced one: all after it too).
+        run, program = fewest(statements, index, typed, self._run, index == len(self.statements))
+        if run is statements:
+            self._names = (*program.inputs, *program.constants, *assigned(statements))
+        else:  # what the new statement names joins those named before
+            named = (*program.inputs, *program.constants, *assigned([statement]))
+            self._names = tuple(dict.fromkeys((*self._names, *named)))
         self.statements = statements
-        self._names = (*program.inputs, *program.constants, *_assigned(statements))
+
+    def _run(self, statements):
+        program = compiled(statements)
+        program.check_free(())
+        if not all(isinstance(s.node, (ir.FuncDef, type(None))) for s in statements):
+            # Run now, so that a wrong shape shows on this line, not on a later one.
+            api.evaluate(program.source, dtype=self.dtype, seed=self.seed)
+        return program
 
     def _placed(self, statement: Statement) -> tuple[list[Statement], int]:
         """The statements with ``statement`` in its place, and its index: in place of
         the definition of the input (or const) it gives a new constant value, else last."""
         node, statements = statement.node, list(self.statements)
-        if isinstance(node, (ir.Assign, ir.ConstDecl)) and statements:
-            index = _definition(statements, node)
+        if isinstance(node, (ir.Assign, ir.ConstDecl)) and any(
+            getattr(s.node, "name", None) == node.name for s in statements
+        ):
+            index = definition(statements, node)
             if index is not None:
                 statements[index] = statement
                 with contextlib.suppress(GradcliError):
-                    if _definition(statements, node) == index:
+                    if definition(statements, node) == index:
                         return statements, index
         return [*self.statements, statement], len(self.statements)
 
@@ -230,29 +245,15 @@ class Session:
         """The expression's result: ``command``'s (a key of ``_COMPUTE``), or by default
         its value and, when it reads inputs, its gradient or Jacobian. ``data``: the
         file and response column ``fit`` reads."""
-        statements = [*self.statements, statement]
-        with located(statements, len(self.statements), typed):
-            program = _compiled(statements)
-            if command != "fit":  # the model's columns are free
-                program.check_free(())
-            wrt = (
-                self.wrt
-                if self.wrt is not None
-                else inputs_read(program.inputs, [s.node for s in statements])
-            )
-            options = {"dtype": self.dtype, "seed": self.seed}
-            if command is None:
-                command = "eval"
-                if wrt:
-                    value = api.evaluate(program.source, **options).value
-                    command = "grad" if value.size == 1 else "jacobian"
-            if command == "fit":
-                options.update(self._fit_options(wrt, *data))
-            elif command != "eval":
-                options["wrt"] = wrt
-            result = _COMPUTE[command](program.source, **options)
+        index = len(self.statements)
+        statements, (command, result) = fewest(
+            [*self.statements, statement],
+            index,
+            typed,
+            lambda run: self._compute(run, command, data),
+        )
         self.last = statement
-        place = Place(statements, len(self.statements), typed)
+        place = Place(statements, index, typed)
         # The title is the expression as typed, not the whole session.
         yield Shown(place.result(result, title=statement.text))
         if isinstance(result, Report):  # an analysis's notes are text, as the commands say
@@ -265,6 +266,26 @@ class Session:
             return
         for message in (*result.notes, *result.warnings):  # as the commands say them
             yield Problem(place.diagnostic(message))
+
+    def _compute(self, statements, command: str | None, data) -> tuple:
+        """The command that shows the last of ``statements`` (``command``, or eval, grad
+        or jacobian), and its result."""
+        program = compiled(statements)
+        if command != "fit":  # the model's columns are free
+            program.check_free(())
+        nodes = [s.node for s in statements if s.node is not None]
+        wrt = self.wrt if self.wrt is not None else inputs_read(program.inputs, nodes)
+        options = {"dtype": self.dtype, "seed": self.seed}
+        if command is None:
+            command = "eval"
+            if wrt:
+                value = api.evaluate(program.source, **options).value
+                command = "grad" if value.size == 1 else "jacobian"
+        if command == "fit":
+            options.update(self._fit_options(wrt, *data))
+        elif command != "eval":
+            options["wrt"] = wrt
+        return command, _COMPUTE[command](program.source, **options)
 
     def _fit_options(self, read: tuple[str, ...], path: str, response: str) -> dict:
         """``:fit``'s parameters: the inputs read that have a value and no column in the
@@ -423,7 +444,7 @@ class Session:
             raise GradcliError("nothing to save: the session has no statements yet")
         try:
             with atomic_output(path, "w", encoding="utf-8") as stream:
-                stream.write(_program_text(statements) + "\n")
+                stream.write(program_text(statements) + "\n")
         except OSError as error:
             raise GradcliError(f"cannot write {argument}: {error.strerror or error}") from None
         count = sum(s.lines for s in statements)
@@ -458,7 +479,7 @@ class Session:
     def _values(self) -> dict:
         if not any(isinstance(s.node, (ir.Assign, ir.ConstDecl)) for s in self.statements):
             return {}
-        source = _program_text(self.statements)
+        source = program_text(self.statements)
         return dict(api.evaluate(source, dtype=self.dtype, seed=self.seed).point)
 
     def completions(self, before: str) -> tuple[list[str], int]:
@@ -564,31 +585,6 @@ COMMAND_CHOICES: dict[str, Callable[[Session], tuple[str, ...]]] = {
 # ----------------------------------------------------------------------------
 # Helpers
 # ----------------------------------------------------------------------------
-
-
-def _compiled(statements):
-    """The statements as one program; functions alone get an expression to compute."""
-    text = _program_text(statements)
-    if all(isinstance(s.node, ir.FuncDef) for s in statements) or isinstance(
-        statements[-1].node, ir.COMPOUND
-    ):
-        text += "\n0"
-    return compile_source(text, "<session>")
-
-
-def _definition(statements, node) -> int | None:
-    """The index of the statement that gives the input or const ``node.name`` its value."""
-    program = _compiled(statements)
-    if isinstance(node, ir.Assign):
-        return program.analysis.input_statements.get(node.name)
-    for i, s in enumerate(statements):
-        if isinstance(s.node, ir.ConstDecl) and s.node.name == node.name:
-            return i
-    return None
-
-
-def _assigned(statements) -> list[str]:
-    return ir.assigned_names(s.node for s in statements)
 
 
 def _file_name(argument: str, command: str) -> str:

@@ -13,7 +13,7 @@ OPTION_NAMES = frozenset(
     {
         # every computing command (options.SHARED_OPTIONS), and Click's own
         "file", "var", "seed", "dtype", "format", "precision", "get", "output",
-        "strict", "max-elements", "debug", "help", "version",
+        "strict", "max-elements", "max-operations", "debug", "help", "version",
         # some commands
         "wrt", "steps", "grad-output", "tangent",
         # many points

@@ -131,6 +131,10 @@ class _Walk:
         self.env: dict[str, dict] = {}
         self.locals: dict[str, dict] | None = None
         self.functions: dict[str, ir.FuncDef] = {}
+        #: A call's flow by its function and its arguments' flows, within one statement
+        #: (the names a body reads outside its parameters change between statements):
+        #: a function that calls another twice is walked once per flow, not twice.
+        self.calls: dict = {}
 
     def run(self) -> dict:
         analysis = self.program.analysis
@@ -144,6 +148,7 @@ class _Walk:
         return result
 
     def statement(self, i: int, node, top: bool = True) -> dict:
+        self.calls.clear()  # the names the functions' bodies read may change with each
         analysis = self.program.analysis
         if isinstance(node, ir.Assign):
             defining = top and analysis.input_statements.get(node.name) == i
@@ -284,11 +289,14 @@ class _Walk:
     def call_user(self, function: ir.FuncDef, node: ir.Call) -> dict:
         values = dict(zip(function.params, (self.expr(a) for a in node.args)))
         values.update((k.name, self.expr(k.value)) for k in node.keywords)
-        saved, self.locals = self.locals, values
-        try:
-            return self.expr(function.body)
-        finally:
-            self.locals = saved
+        key = (function.name, *((n, tuple(f.items())) for n, f in sorted(values.items())))
+        if key not in self.calls:
+            saved, self.locals = self.locals, values
+            try:
+                self.calls[key] = self.expr(function.body)
+            finally:
+                self.locals = saved
+        return self.calls[key]
 
     def call(self, name: str, arg_nodes, keyword_nodes, receiver=None) -> dict:
         entry = FUNCTIONS[name]

@@ -76,6 +76,43 @@ def max_elements(limit: int):
         _opened(limit, False)
 
 
+#: The default limit on the operations one evaluation of a program does: about a
+#: second of work. A program of a few lines may ask for far more (f1(t) = f0(t) + f0(t),
+#: and so on: each line doubles the work), which no limit on a result's size catches.
+DEFAULT_MAX_OPERATIONS = 200_000
+
+
+class _ThreadOperations(threading.local):
+    value = DEFAULT_MAX_OPERATIONS
+
+
+MaxOperations = _ThreadOperations()
+
+
+@contextmanager
+def max_operations(limit: int):
+    """Within the block, an evaluation of a program stops, with an error, at its
+    ``limit``-th operation (an operator, a function, a call of the program's functions)."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise EngineError(
+            f"the limit on a program's operations must be a positive integer, not {limit!r}"
+        )
+    before, MaxOperations.value = MaxOperations.value, limit
+    try:
+        yield
+    finally:
+        MaxOperations.value = before
+
+
+def too_many_operations(limit: int) -> str:
+    """The message of an evaluation stopped at its ``limit``-th operation."""
+    return (
+        f"the program does more than {limit:,} operations (each operator, function and call "
+        "counts one; a function that calls another twice doubles them); raise the limit "
+        "with --max-operations N (max_operations in gradcli.engine.limits)"
+    )
+
+
 def check(what: str, shape) -> None:
     """Raise ``ResultTooLarge`` when a result of ``shape`` (a shape, or a count of
     numbers) would hold more numbers than the limit."""

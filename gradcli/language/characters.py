@@ -69,3 +69,14 @@ def _plain(char: str) -> str | None:
     """The ASCII letter a compatibility form stands for (``ｘ``, ``𝑥``), or None."""
     plain = unicodedata.normalize("NFKC", char)
     return plain if plain.isascii() and plain.isalnum() else None
+
+
+def lookalike_problem(name: str, names) -> str | None:
+    """Why ``name`` (a column's) is refused, as a program refuses it, when it reads as
+    one of ``names`` but holds a letter that only looks like one (Cyrillic ``х``), or None."""
+    plain = "".join(
+        char if char.isascii() else (_LOOKALIKES.get(char) or _plain(char) or char) for char in name
+    )
+    if plain == name or plain not in names:
+        return None
+    return name_problem(name)

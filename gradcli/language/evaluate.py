@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..engine import ops
+from ..engine import limits, ops
 from ..engine.batched_values import Batched
 from ..engine.explain import kink
 from ..engine.ops import FUNCTIONS, OPERATORS
@@ -182,10 +182,18 @@ class Evaluator(ControlFlow, FunctionsOfFunctions):
         self.sources = sources
         #: The names derivatives are taken with respect to (``Analysis.tracked``).
         self.tracked: frozenset[str] = frozenset()
+        #: The operations left before the evaluation stops (``limits.max_operations``).
+        self.operations_left = self.operation_limit = limits.MaxOperations.value
+
+    def count_operation(self, span: Span) -> None:  # past the limit, an error at span
+        self.operations_left -= 1
+        if self.operations_left < 0:
+            raise GradcliError(limits.too_many_operations(self.operation_limit), span)
 
     # ----- applying an engine operation, with its span and the non-finite watch -----
 
     def apply(self, description: str, span: Span, fn, *args, **kwargs):
+        self.count_operation(span)
         try:
             result = fn(*args, **kwargs)
         except GradcliError as err:
@@ -455,6 +463,7 @@ class Evaluator(ControlFlow, FunctionsOfFunctions):
     # ----- calls -----
 
     def call_user(self, function: ir.FuncDef, node: ir.Call, span: Span):
+        self.count_operation(span)
         values = dict(zip(function.params, (self.evaluate(a) for a in node.args)))
         values.update((k.name, self.evaluate(k.value)) for k in node.keywords)
         spans = dict(zip(function.params, (a.span for a in node.args)))

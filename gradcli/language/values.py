@@ -36,8 +36,9 @@ from .check import BUILTIN_CONSTANTS
 from .program import evaluate_constant
 
 FILE_SUFFIXES = (".npy", ".npz", ".csv", ".txt", ".json")
-# The language's NUMBER token (grammar/gradcli.lark), with a sign.
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# The language's NUMBER token (grammar/gradcli.lark), with a sign: ASCII digits only
+# (Python's \d and float() also take "١٢"; the language refuses them, and says why).
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 # A number with its uncertainty, which only gradcli propagate reads: 1.00+-0.01.
 _UNCERTAIN = rf"{_NUMBER.pattern}\s*(\+-|\+/-)\s*{_NUMBER.pattern}"
 # A number followed by what reads as a unit: 1.00 m, 9.81 m/s^2, 20 °C, 2.5mm.
@@ -47,7 +48,7 @@ _MALFORMED = r"0[xXbBoO]\w*|[\d.]+[jJ]|[\d.]+[eE][+-]?\w*"
 # A percentage, which gradcli propagate reads as a relative uncertainty.
 _PERCENT = rf"{_NUMBER.pattern}\s*%"
 # A number as NumPy prints one: the above, or nan and inf with their signs.
-_PRINTED = r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf)"
+_PRINTED = r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf)"
 # 1,2,3: numbers separated by commas, without brackets.
 _COMMA_LIST = rf"\s*{_PRINTED}(?:\s*,\s*{_PRINTED})+\s*,?\s*"
 # NumPy's printed form: brackets, and numbers separated by whitespace alone. A sign

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from ...errors import GradcliError
+from ..files import path_problem
 from .columns import columns_from_arrays
 from .run import computed, learned, placed
 from .source import Chunk, Reader
@@ -66,7 +67,10 @@ def source_files(source: str) -> list[str]:
         if len({FORMATS.get(_ending(name)) for name in names}) > 1:
             raise GradcliError(f"--points {source}: the files matched mix CSV and Parquet")
     else:
-        names = [source] if os.path.isfile(source) else []
+        why = path_problem(source)  # a link to /dev/zero is a device, not "no such file"
+        if why is not None:
+            raise GradcliError(f"cannot read {source}: {why}")
+        names = [source]
     if not names:
         raise GradcliError(f"cannot read {source}: no such file")
     return sorted(names)
@@ -168,10 +172,10 @@ class DaskFiles(Reader):
             except StopIteration:
                 return
             except GradcliError as error:
-                path = paths[0]
                 row = getattr(error, "row", None)
-                if row is None:  # not of one row, or placed already (a file's columns)
-                    raise
+                if row is None:  # not of one row, or placed already (a file's columns, or
+                    raise  # a field Dask's reader refused in the rows it sampled)
+                path = paths[0]
                 where = self._in_file(path, rows_before[path] + row)
                 raise GradcliError(placed(error.message, row, where)) from None
             except ValueError as error:  # Dask's reader: a field or a line it cannot parse
@@ -204,7 +208,13 @@ def _header(path: str, kind: str) -> list[str]:
             with pyarrow.parquet.ParquetFile(path) as file:
                 return list(file.schema_arrow.names)
         with open(path, encoding="utf-8-sig", newline="") as lines:
-            return [name.strip() for name in next(csv.reader(lines), [])]
+            first = next(csv.reader(lines), None)
+        what = "a header naming the columns (x,y)"
+        if first is None:
+            raise GradcliError(f"{path} is empty: its first line must be {what}")
+        if not "".join(first).strip():
+            raise GradcliError(f"{path} line 1 is blank: the first line must be {what}")
+        return [name.strip() for name in first]
     except (OSError, ValueError, csv.Error) as error:
         raise GradcliError(_unreadable(path, error)) from None
 

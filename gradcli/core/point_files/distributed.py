@@ -48,7 +48,10 @@ LOCAL_HOST = "127.0.0.1"
 
 @contextlib.contextmanager
 def dask_executor(
-    scheduler: str | None = None, workers: int | None = None, dashboard: bool = False
+    scheduler: str | None = None,
+    workers: int | None = None,
+    dashboard: bool = False,
+    logs: bool = False,
 ):
     """A ``DaskExecutor`` on a running cluster at ``scheduler``, or on a new
     ``LocalCluster`` of ``workers`` processes (default: one per core) that ends
@@ -59,7 +62,8 @@ def dask_executor(
     ``dashboard``: then the scheduler's serves the dashboard, its logs, call
     stacks and worker pages, at ``executor.client.dashboard_link``, to this
     machine alone too (Dask's own default would serve them, without a password,
-    on every interface).
+    on every interface). Dask's logging (and that of the event loop it runs on) is
+    silent unless ``logs``: gradcli says what failed, in one line.
     """
     if scheduler is not None:
         check_scheduler(scheduler)  # at once, where Dask's client would wait out its timeout
@@ -69,7 +73,11 @@ def dask_executor(
     import dask
     from distributed import Client, LocalCluster
 
+    if scheduler is None:
+        _check_open_files(workers)
     with contextlib.ExitStack() as stack:
+        if not logs:
+            stack.enter_context(_silent(logging))
         if scheduler is not None:
             try:
                 client = stack.enter_context(Client(scheduler, timeout="10s"))
@@ -87,19 +95,55 @@ def dask_executor(
                         }
                     )
                 )
-            cluster = stack.enter_context(
-                LocalCluster(
-                    n_workers=workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    host=LOCAL_HOST,
-                    # Any free port: another cluster of this machine may hold the usual one.
-                    dashboard_address=f"{LOCAL_HOST}:0",
-                    silence_logs=logging.CRITICAL,
+            try:
+                cluster = stack.enter_context(
+                    LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        host=LOCAL_HOST,
+                        # Any free port: another cluster of this machine may hold the usual one.
+                        dashboard_address=f"{LOCAL_HOST}:0",
+                        silence_logs=logging.CRITICAL,
+                    )
                 )
-            )
+            except (OSError, RuntimeError, TimeoutError) as error:
+                raise GradcliError(
+                    f"--dask: the cluster of this machine did not start: {error}"
+                ) from None
             client = stack.enter_context(Client(cluster))
         yield DaskExecutor(client)
+
+
+@contextlib.contextmanager
+def _silent(logging):
+    """No logging within the block: Dask's loggers (``distributed.client`` has a level
+    of its own) and the event loop's say what gradcli says in one line."""
+    logging.disable(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logging.disable(logging.NOTSET)
+
+
+def _check_open_files(workers: int | None) -> None:
+    """Refuse a cluster of this machine the limit on open files cannot hold: under it,
+    Dask's nannies fail to start, or (fewer still) the scheduler retries for ever."""
+    import os
+
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit
+        return
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    count = workers or os.cpu_count() or 1
+    needed = max(64, 32 + 8 * count)
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        raise GradcliError(
+            f"--dask: the limit on open files is {soft} (ulimit -n), too few for a cluster of "
+            f"this machine ({count} workers, their scheduler and connections need about "
+            f"{needed}): raise it (ulimit -n 1024), or run without --dask"
+        )
 
 
 # Dask's schemes of a host and a port; others (inproc://, ucx://) are left to Dask.
@@ -141,13 +185,63 @@ def check_scheduler(address: str) -> None:
     if scheme not in ("tcp", "tls"):
         return
     try:
-        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+        peer = socket.create_connection((host, port), timeout=CONNECT_SECONDS)
     except ConnectionRefusedError:
         raise refuse(f"connection refused: nothing listens on port {port} of {host}") from None
     except TimeoutError:
         raise refuse(f"no answer from {host}:{port} within {CONNECT_SECONDS:g} s") from None
     except OSError as error:
         raise refuse(error.strerror or str(error)) from None
+    if scheme == "tcp":
+        with peer:
+            why = _not_a_scheduler(peer)
+        if why is not None:
+            raise refuse(f"{host}:{port} {why}: it is not a Dask scheduler")
+    else:
+        peer.close()
+
+
+#: A scheduler's first message, its handshake, is a few hundred bytes.
+_HANDSHAKE_BYTES = 2**20
+
+
+def _not_a_scheduler(peer) -> str | None:
+    """Why the peer of a new connection is no Dask scheduler, or None: a scheduler
+    speaks first, with its handshake, whose first 8 bytes are its length (little
+    endian), all within ``CONNECT_SECONDS``. Whatever says nothing (a silent listener,
+    an HTTP server waiting for a request) or stops halfway would hold Dask's client
+    until the peer closes; an HTTP answer, read as that length, asks for exabytes."""
+    import struct
+    import time
+
+    deadline = time.monotonic() + CONNECT_SECONDS
+
+    def received(count: int) -> bytes | None:
+        found = b""
+        while len(found) < count:
+            peer.settimeout(max(deadline - time.monotonic(), 0.001))
+            more = peer.recv(min(count - len(found), 65536))
+            if not more:
+                return None
+            found += more
+        return found
+
+    try:
+        head = received(8)
+        if head is None:
+            return "closed the connection without a word"
+        if head.startswith(b"HTTP"):
+            return "answered as an HTTP server"
+        (length,) = struct.unpack("<Q", head)
+        if not 0 < length <= _HANDSHAKE_BYTES:
+            return "answered in another protocol than Dask's"
+        if received(length) is None:
+            return "closed the connection within its first message"
+    except TimeoutError:
+        return f"accepted the connection but did not say who it is within {CONNECT_SECONDS:g} s"
+    except OSError as error:
+        return f"broke the connection ({error.strerror or error})"
+    return None
 
 
 class DaskExecutor:
@@ -177,9 +271,25 @@ def in_order(futures: Iterator, limit: int) -> Iterator:
         for future in futures:
             pending.append(future)
             if len(pending) >= limit:
-                yield pending.popleft().result()
+                yield _result(pending.popleft())
         while pending:
-            yield pending.popleft().result()
+            yield _result(pending.popleft())
     finally:
         for future in pending:  # an error or an early stop: drop what is still queued
             future.cancel()
+
+
+def _result(future):
+    """A future's result; the scheduler lost (its connection closed, the future cancelled
+    for it), a one-line error rather than Dask's own."""
+    import concurrent.futures
+
+    from distributed.comm.core import CommClosedError
+
+    try:
+        return future.result()
+    except concurrent.futures.CancelledError as error:
+        why = getattr(error, "reason", None) or "the task was cancelled"
+        raise GradcliError(f"the Dask scheduler was lost mid-run ({why})") from None
+    except CommClosedError as error:  # not a task's own OSError, which is its error
+        raise GradcliError(f"the Dask scheduler was lost mid-run ({error})") from None

@@ -65,6 +65,9 @@ class PointsTask:
             "filename": filename,
             "max_elements": max_elements,
         }
+        #: The limit on an evaluation's operations in force here, for every thread and
+        #: worker that computes a chunk.
+        self.max_operations = limits.MaxOperations.value
         #: The notes of the first chunk computed here (an input left out, a constant
         #: bound as an input): the same at every point, said once by the caller.
         self.notes: tuple[str, ...] | None = None
@@ -87,7 +90,8 @@ class PointsTask:
             )
         if self.notes is None:
             self.notes = tuple(n.message for n in self._program.evaluation.binding_notes)
-        return {**batch, **self._program.arrays(batch)}
+        with limits.max_operations(self.max_operations):
+            return {**batch, **self._program.arrays(batch)}
 
     def __getstate__(self) -> dict:
         # Sent to a Dask worker without its compiled program: the worker compiles its own.

@@ -73,8 +73,10 @@ class _TextReader(Reader):
     def _header_line(self, what: str) -> str:
         first = capped_line(self.stream, f"{self.path} line 1")
         self.line = 1
-        if not first.strip():
+        if not first:
             raise GradcliError(f"{self.path} is empty: its first line must be {what}")
+        if not first.strip():
+            raise GradcliError(f"{self.path} line 1 is blank: the first line must be {what}")
         try:
             return first.decode("utf-8-sig")
         except UnicodeDecodeError:
@@ -85,12 +87,18 @@ class _TextReader(Reader):
         (``row_bytes``, which the caller updates). The caller counts the lines
         (``line``): a parser counts them for free."""
         while True:
-            block = self.stream.read(max(size * self.row_bytes, 1))
+            wanted = max(size * self.row_bytes, 1)
+            block = self.stream.read(wanted)
             if not block:
                 return
-            if not block.endswith(b"\n"):
+            # Fewer bytes than asked for: read() met the end, which a terminal says once
+            # (Ctrl-D), and reading again would wait for another.
+            ended = len(block) < wanted
+            if not ended and not block.endswith(b"\n"):
                 block += capped_line(self.stream, f"{self.path} after line {self.line}")
             yield block
+            if ended:
+                return
 
     def _counted(self, block: bytes, rows: int) -> np.ndarray:
         """The lines of a block whose every line is a row, counted."""
@@ -137,7 +145,7 @@ class CsvReader(_TextReader):
 
         from .arrow import texts, to_numpy
 
-        header = self.header
+        header, wanted = self.header, self._read  # a set made once: columns by the million
         read = arrow_csv.ReadOptions(column_names=header)
         parse = arrow_csv.ParseOptions(delimiter=self.delimiter, ignore_empty_lines=False)
         convert = arrow_csv.ConvertOptions(
@@ -145,7 +153,7 @@ class CsvReader(_TextReader):
                 **dict.fromkeys(self.names, pyarrow.float64()),
                 **dict.fromkeys(self.kept, pyarrow.string()),
             },
-            include_columns=[n for n in header if n in self._read],
+            include_columns=[n for n in header if n in wanted],
             null_values=[],  # an empty field is a bad row, not a missing value
             strings_can_be_null=False,
             quoted_strings_can_be_null=False,
@@ -178,6 +186,8 @@ class CsvReader(_TextReader):
                 lines = self._counted(block, table.num_rows)
             except pyarrow.ArrowInvalid as error:
                 block, lines = self._without_bad_rows(block, error)
+                if not len(lines):
+                    continue  # every row of the block was bad: pyarrow reads no rows from none
                 table = parsed(block)
             del block  # not held while the chunk is computed
             columns = {n: to_numpy(table.column(n)) for n in self.names}

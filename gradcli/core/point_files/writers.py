@@ -192,17 +192,23 @@ def _csv_rows(columns) -> bytes:
 
     from .arrow import from_numpy
 
-    fields = []
+    fields: list = []
+    texts = []  # the columns of text, quoted together: ten thousand columns are one array
     for column in columns.values():
-        array = from_numpy(np.asarray(column))
-        if not pyarrow.types.is_string(array.type) and not pyarrow.types.is_large_string(
-            array.type
-        ):
-            fields.append(pc.cast(array, pyarrow.string()))
-            continue
+        column = np.asarray(column)
+        if column.dtype.kind in "OU":
+            texts.append(len(fields))
+            fields.append(column)
+        else:
+            fields.append(pc.cast(from_numpy(column), pyarrow.string()))
+    if texts:
+        rows = len(fields[texts[0]])
+        array = from_numpy(np.concatenate([fields[i] for i in texts]).astype(object))
         needs = pc.match_substring_regex(array, r'[,"\r\n]|^\s|\s$')
         quoted = pc.binary_join_element_wise('"', pc.replace_substring(array, '"', '""'), '"', "")
-        fields.append(pc.fill_null(pc.if_else(needs, quoted, array), ""))
+        array = pc.fill_null(pc.if_else(needs, quoted, array), "")
+        for k, i in enumerate(texts):
+            fields[i] = array.slice(k * rows, rows)
     rows = pc.binary_join_element_wise(*fields, ",") if len(fields) > 1 else fields[0]
     return "".join(f"{row}\n" for row in rows.to_pylist()).encode("utf-8")
 
