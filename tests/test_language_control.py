@@ -518,3 +518,14 @@ def test_dh_manipulability_sample_against_mpmath():
         down[j] -= h
         gradient.append(float((manipulability(up) - manipulability(down)) / (2 * h)))
     np.testing.assert_allclose(result.grad["q"], gradient, rtol=1e-10, atol=1e-14)
+
+
+def test_every_loop_step_counts_against_the_operation_limit():
+    # 1000 x 1000 steps of a bare assignment are 10^6 operations, past the default
+    # 200,000: refused at the inner loop; 100 x 100 are well within it.
+    inner = "for i in range({n}):\n    for j in range({n}):\n        k = j\nx"
+    with pytest.raises(GradcliError) as caught:
+        api.evaluate(inner.format(n=1000), {"x": 1.0})
+    assert "does more than 200,000 operations" in caught.value.message
+    assert "loop step" in caught.value.message
+    assert float(api.evaluate(inner.format(n=100), {"x": 1.0}).value) == 1.0

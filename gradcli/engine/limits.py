@@ -107,8 +107,8 @@ def max_operations(limit: int):
 def too_many_operations(limit: int) -> str:
     """The message of an evaluation stopped at its ``limit``-th operation."""
     return (
-        f"the program does more than {limit:,} operations (each operator, function and call "
-        "counts one; a function that calls another twice doubles them); raise the limit "
+        f"the program does more than {limit:,} operations (each operator, function, call and "
+        "loop step counts one; a function that calls another twice doubles them); raise the limit "
         "with --max-operations N (max_operations in gradcli.engine.limits)"
     )
 

@@ -60,6 +60,9 @@ class ControlFlow:
         steps = range(*bounds)
         self.steps(node, len(steps))
         for i in steps:
+            # Each step is an operation (--max-operations), its body's own ops besides:
+            # nested loops of bare assignments are bounded too.
+            self.count_operation(node.span)
             self.env[node.var] = i
             if self.block(node.body):
                 break
@@ -69,6 +72,7 @@ class ControlFlow:
         while self.truth(node.test, node):
             count += 1
             self.steps(node, count)
+            self.count_operation(node.span)
             if self.block(node.body):
                 break
 
