@@ -94,7 +94,10 @@ SIGNATURES = {
 
 def assert_agree(ours, theirs, what: str, case: FuzzProgram, rtol: float = RTOL):
     ours = np.asarray(ours, dtype=float)
-    theirs = np.asarray(theirs.detach().numpy() if hasattr(theirs, "detach") else theirs, float)
+    # force: PyTorch gives an unused input's gradient as a ZeroTensor, which asks for it.
+    theirs = np.asarray(
+        theirs.detach().numpy(force=True) if hasattr(theirs, "detach") else theirs, float
+    )
     context = f"{what} of {case.source!r} at {case.inputs}"
     assert ours.shape == theirs.shape, f"shape {ours.shape} != {theirs.shape}: {context}"
     assert np.array_equal(np.isnan(ours), np.isnan(theirs)), f"nan differs: {context}"
@@ -522,7 +525,9 @@ def test_random_odes_agree_with_solve_ivp(case):
         ), (case.source, name)
         (h,) = autograd.grad(g, leaf, retain_graph=True, allow_unused=True)
         second = 0.0 if h is None else float(h.detach().numpy())
-        assert second == pytest.approx(expected["second"][name], rel=1e-6, abs=1e-8), (
+        # A second derivative of the discrete solution is less accurate than the first
+        # (docs/language.md: 1.5e-8 off a true 0 at rtol 1e-10).
+        assert second == pytest.approx(expected["second"][name], rel=1e-6, abs=1e-7), (
             case.source,
             name,
         )
