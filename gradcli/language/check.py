@@ -38,6 +38,7 @@ from .transformations import (
     check_anonymous_function,
     check_arity,
     check_function_name,
+    check_parameters,
     function_argument,
     text_arguments,
 )
@@ -320,13 +321,7 @@ class _Checker:
                 f"cannot redefine the built-in function '{node.name}'",
                 name_span(node.span, node.name),
             )
-        seen = set()
-        for param, span in zip(node.params, node.param_spans):
-            if param in BUILTIN_CONSTANTS:
-                raise GradcliError(f"the constant '{param}' cannot be a parameter", span)
-            if param in seen:
-                raise GradcliError(f"parameter '{param}' appears twice", span)
-            seen.add(param)
+        check_parameters(node.params, node.param_spans, BUILTIN_CONSTANTS)
         params = frozenset(node.params)
         self.expression(node.body, params, node.name)
         self.function_globals[node.name] = frozenset(self.global_names(node.body, params))

@@ -174,8 +174,14 @@ def check_anonymous_function(node: ir.Lambda, passed: bool, constants) -> None:
             " name (g = t -> t**2, then g(3))",
             node.span,
         )
+    check_parameters(node.params, node.param_spans, constants)
+
+
+def check_parameters(params, spans, constants) -> None:
+    """A function's parameters (an anonymous one's, or ``f(a, b) = ...``'s): distinct,
+    and none of the built-in ``constants``."""
     seen = set()
-    for param, span in zip(node.params, node.param_spans):
+    for param, span in zip(params, spans):
         if param in constants:
             raise GradcliError(f"the constant '{param}' cannot be a parameter", span)
         if param in seen:
