@@ -232,6 +232,9 @@ def _grad(f, x):
     F does not reach x (x: an input, a leaf that requires grad)."""
     if f.numel() != 1:
         raise ValueError(f"grad needs a scalar, not a tensor of shape {tuple(f.shape)}")
+    if not x.is_floating_point():
+        # As x.requires_grad_() says of integers (argmax's indices) in PyTorch itself.
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
     if not f.requires_grad:
         return torch.zeros_like(x)
     (g,) = torch.autograd.grad(
