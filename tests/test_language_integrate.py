@@ -395,3 +395,17 @@ def test_the_calculator_carries_an_anonymous_function_between_lines():
     # The integral of t^2 + a over [0, 1] is 1/3 + a; d/da = 1.
     assert float(shown.result.value) == pytest.approx(1 / 3 + 2, rel=1e-15)
     assert float(shown.result.grad["a"]) == pytest.approx(1.0, rel=1e-15)
+
+
+def test_a_transformations_own_steps_are_bounded_by_its_limits_each_call_by_the_budget():
+    # A stiff ODE takes thousands of steps, each a few operations: its own limits bound
+    # them, not --max-operations (y = cos(s) + sin(s)/1000 - ..., 0.5411432357 at s = 1,
+    # by hand); a function that itself exceeds the budget is refused at its first call.
+    from gradcli import api
+
+    stiff = "odeint((y, s) -> -1000*(y - cos(s)), 0, [0, 1])[1]"
+    assert float(api.evaluate(stiff).value) == pytest.approx(0.5411432357, rel=1e-9)
+    doubling = ["f0(t) = t", *(f"f{i}(t) = f{i - 1}(t) + f{i - 1}(t)" for i in range(1, 41))]
+    with pytest.raises(GradcliError) as caught:
+        api.evaluate("\n".join([*doubling, "integrate(s -> f40(s), 0, 1)"]))
+    assert "does more than 200,000 operations" in caught.value.message

@@ -17,6 +17,7 @@ program's tensors, so a derivative flows through them.
 
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 
 import numpy as np
@@ -255,24 +256,32 @@ def function_value(evaluator, node) -> FunctionValue:
 
 def call(evaluator, function: FunctionValue, *args):
     """``function(*args)`` on the evaluator: the body with the parameters bound."""
-    saved = evaluator.locals
+    saved, outer = evaluator.locals, evaluator.operations_left
     evaluator.locals = {**function.captured, **dict(zip(function.params, args))}
+    # Each call has the budget of operations a program has (--max-operations): the
+    # transformation's own limits (steps, subintervals, iterations) bound the calls.
+    evaluator.operations_left = evaluator.operation_limit
     try:
         return as_value(evaluator.evaluate(function.body))
     finally:
-        evaluator.locals = saved
+        evaluator.locals, evaluator.operations_left = saved, outer
 
 
 @contextmanager
 def quiet(evaluator):
     """The transformation's own evaluations record no notes, origins or sources and are
-    not watched for nan: the transformation's result is, as one operation."""
+    not watched for nan: the transformation's result is, as one operation. Its own
+    steps count against no budget of operations (its limits bound them; each call of
+    its function has a budget of its own, ``call``)."""
     saved = evaluator.watch, evaluator.origins, evaluator.notes, evaluator.sources
+    left = evaluator.operations_left
     evaluator.watch = evaluator.origins = evaluator.notes = evaluator.sources = None
+    evaluator.operations_left = math.inf
     try:
         yield
     finally:
         evaluator.watch, evaluator.origins, evaluator.notes, evaluator.sources = saved
+        evaluator.operations_left = left
 
 
 @contextmanager
