@@ -230,6 +230,14 @@ def minimize_command(
           --get multipliers --precision 10
       0.7071067812
 
+    --gtol asks more (or less) of the first-order test: x**4's minimum is flat,
+    and its gradient after Newton's polish, 7.4e-14 of max(1, |f|), passes even
+    1e-12 (exit status 1 where it does not):
+
+    \b
+      $ gradcli minimize "x**4" --x 1 --gtol 1e-12 --get scaled_gradient --precision 3
+      7.36e-14
+
     With --sensitivity, how the minimiser moves with the other inputs and the
     consts: dx/dp = -H_xx^-1 H_xp, where the gradient is zero (here
     dx/dc = 1/(1 + 6x^2)):
