@@ -120,6 +120,16 @@ def parse_bounds(texts) -> dict[str, tuple[float, float]]:
     return bounds
 
 
+def singular(matrix: np.ndarray) -> bool:
+    """Whether a Jacobian or Hessian is singular to working precision (its smallest
+    singular value within 1e-13 of its largest), or not finite: the solvers' Newton
+    steps, and the implicit function theorem, have no solution there."""
+    if not np.all(np.isfinite(matrix)):
+        return True
+    values = np.linalg.svd(matrix, compute_uv=False)
+    return bool(values[-1] <= 1e-13 * max(1.0, float(values[0])))
+
+
 class Diverged(Exception):
     """The iterates left every finite number: raised inside a SciPy callback."""
 

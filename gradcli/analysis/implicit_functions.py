@@ -30,7 +30,7 @@ import numpy as np
 from .. import api
 from ..core.result import source_title
 from ..errors import GradcliError, Span
-from .flat import Flat
+from .flat import Flat, singular
 from .report import Report, flat, frozen
 
 _OPENING, _CLOSING = "([{", ")]}"
@@ -132,7 +132,7 @@ def implicit(
     z = whole.start
     scale = np.maximum(1.0, np.abs(jacobian * z).sum(axis=1))
     on_curve = bool(np.all(np.abs(value) <= tol * scale))
-    if not np.all(np.isfinite(jacobian)) or _singular(f_y):
+    if not np.all(np.isfinite(jacobian)) or singular(f_y):
         raise GradcliError(_not_determined(solve_for, whole, equations))
     dy = -np.linalg.solve(f_y, f_x) + 0.0  # + 0.0: no sign on a zero slope
     ddy = _second(text, whole, n, dy, f_y, options)
@@ -215,11 +215,6 @@ def _blocks(whole: Flat, others, solve_for, dy, ddy):
             for x in others
         })  # fmt: skip
     return MappingProxyType(first), MappingProxyType(second)
-
-
-def _singular(matrix: np.ndarray) -> bool:
-    singular = np.linalg.svd(matrix, compute_uv=False)
-    return bool(singular[-1] <= 1e-13 * max(1.0, float(singular[0])))
 
 
 def _not_determined(solve_for, whole: Flat, equations: int) -> str:

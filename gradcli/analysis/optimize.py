@@ -36,7 +36,7 @@ from .assembled import (
     assemble_hessian,
     steady_verdict,
 )
-from .flat import Diverged, Flat
+from .flat import Diverged, Flat, singular
 from .report import Report, flat, frozen
 from .varied import default_inputs
 
@@ -471,7 +471,7 @@ def solve(
         return value, matrix
 
     start_value, start_jacobian = system(flat.start)
-    if _singular(start_jacobian):
+    if singular(start_jacobian):
         where = ", ".join(f"{label} = {v:.6g}" for label, v in zip(flat.labels, flat.start))
         raise GradcliError(
             f"solve: the Jacobian is singular at the start ({where}): Newton's step is "
@@ -505,7 +505,7 @@ def solve(
     residual_norm = float(np.max(np.abs(value), initial=0.0))
     converged = residual_norm <= goal
     determinant = float(np.linalg.det(matrix))
-    if converged and _singular(matrix):
+    if converged and singular(matrix):
         notes.append("the Jacobian is singular at the root: a multiple root, found slowly")
     return SolveReport(
         source,
@@ -531,7 +531,7 @@ def newton(system, x, goal: float, max_iter: int):
         norm = float(np.linalg.norm(value))
         if np.max(np.abs(value), initial=0.0) <= goal:
             return x, iteration, None
-        if _singular(matrix):
+        if singular(matrix):
             return x, iteration, "met a singular Jacobian"
         step = np.linalg.solve(matrix, -value)
         t = 1.0
@@ -558,13 +558,6 @@ def _root_options(method: str, max_iter: int) -> dict:
     if method == "hybr":
         return {"maxfev": max_iter, "xtol": 1e-14}
     return {"maxiter": max_iter, "xtol": 1e-14, "ftol": 1e-14}
-
-
-def _singular(matrix: np.ndarray) -> bool:
-    if not np.all(np.isfinite(matrix)):
-        return True
-    singular = np.linalg.svd(matrix, compute_uv=False)
-    return bool(singular[-1] <= 1e-13 * max(1.0, float(singular[0])))
 
 
 def tree_with_sensitivity(tree: dict, sensitivity: Mapping | None) -> dict:

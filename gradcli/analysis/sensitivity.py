@@ -22,7 +22,7 @@ import numpy as np
 from .. import api
 from ..core.result import Diagnostic
 from ..errors import GradcliError
-from .flat import Flat
+from .flat import Flat, singular
 from .report import frozen
 
 
@@ -133,7 +133,7 @@ def sensitivity(command: str, text: str, bindings: Mapping, varied, parameters, 
         moved = _cross(result.hessian, x, p)
         what = "the Hessian is singular at the end point"
     warnings: tuple[str, ...] = ()
-    if _singular(square):
+    if singular(square):
         derivative = np.full((x.size, p.size), np.nan)
         message = f"--sensitivity: {what}: the solution's derivative is undefined"
         warnings = (Diagnostic("warning", message),)
@@ -153,13 +153,6 @@ def _cross(blocks: Mapping, x: Flat, p: Flat) -> np.ndarray:
         ],
         0,
     )
-
-
-def _singular(matrix: np.ndarray) -> bool:
-    if not np.all(np.isfinite(matrix)):
-        return True
-    singular = np.linalg.svd(matrix, compute_uv=False)
-    return bool(singular[-1] <= 1e-13 * max(1.0, float(singular[0])))
 
 
 # ----------------------------------------------------------------------------
@@ -216,7 +209,7 @@ def constrained_sensitivity(report, source: str, bindings: Mapping, constraints,
     moved = np.concatenate([hessian[:n, n:], jacobian[:, n:]], 0)
     x = Flat(varied, f.shapes, f.point)
     p = Flat(parameters, f.shapes, f.point)
-    if _singular(system):
+    if singular(system):
         derivative = np.full((x.size, p.size), np.nan)
         what = "the KKT system (the Lagrangian's Hessian and the active constraints) is singular"
         warnings.append(

@@ -125,8 +125,9 @@ SHARED_OPTIONS = [
         default=limits.DEFAULT_MAX_OPERATIONS,
         show_default=True,
         metavar="N",
-        help="Stop an evaluation of the program at its N-th operation (operator, function"
-        " or call): a few lines that double the work at each may ask for years of it.",
+        help="Stop an evaluation of the program at its N-th operation (operator, function,"
+        " call or loop step): a few lines that double the work at each may ask for years"
+        " of it.",
     ),
     DEBUG,
 ]

@@ -261,7 +261,7 @@ def _executor(options):
         check_scheduler(options["scheduler"])  # before the points are read, as the options
     logs = bool(options.get("debug"))  # Dask's own logging, with --debug alone
     if not options["dashboard"]:
-        return dask_executor(options["scheduler"], logs=logs)
+        return dask_executor(options["scheduler"], logs=logs, checked=True)
     return _saying_the_dashboard(dask_executor(dashboard=True, logs=logs))
 
 

@@ -52,6 +52,7 @@ def dask_executor(
     workers: int | None = None,
     dashboard: bool = False,
     logs: bool = False,
+    checked: bool = False,
 ):
     """A ``DaskExecutor`` on a running cluster at ``scheduler``, or on a new
     ``LocalCluster`` of ``workers`` processes (default: one per core) that ends
@@ -65,7 +66,7 @@ def dask_executor(
     on every interface). Dask's logging (and that of the event loop it runs on) is
     silent unless ``logs``: gradcli says what failed, in one line.
     """
-    if scheduler is not None:
+    if scheduler is not None and not checked:  # checked: by the caller, before its reading
         check_scheduler(scheduler)  # at once, where Dask's client would wait out its timeout
     require_dask("--scheduler" if scheduler is not None else "--dask")
     import logging
