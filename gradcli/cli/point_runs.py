@@ -32,10 +32,22 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     """Run ``command`` at every row of ``--points`` or point of the ``--over`` grid;
     ``rows``: an analysis (propagate, taylor, check, the solvers, implicit), a report's
     row at each."""
-    from ..core.point_files.progress import Progress
-    from ..core.point_files.run import run
-
     _refuse_single_point_options(options, {} if rows else arguments)
+    limit = _max_memory(options["max_memory"])
+    text, filename, bound = _program_and_bindings(command, source, options)
+    output = options["output"]
+    if output is not None:
+        output = os.path.expanduser(output)
+    if options["points"] == "-" and sys.stdin.isatty():  # else it would seem to hang
+        say("reading the points from standard input: a header of the columns (x,y), a line "
+            "per point, then Ctrl-D")  # fmt: skip
+    run = _Run(command, options, arguments, rows, output, limit)
+    summary, task, tally = run(text, filename, bound)
+    return _said(summary, task, tally, options, arguments, output)
+
+
+def _program_and_bindings(command: str, source, options):
+    """``(text, filename, bound)``: the program, where it is from, what options bind."""
     text, filename = _bindings.read_source(source, options["file"])
     if command == "implicit":
         from ..analysis.implicit_functions import program_text
@@ -47,41 +59,99 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     bound = _bindings.bind_assignments(options["var"], program_from_stdin=filename == "<stdin>")
     if points == "-" and any(v.strip() == "@-" for v in bound.values()):
         raise GradcliError("--points - and a binding @- both read standard input")
-    output = options["output"]
-    if output is not None:
-        output = os.path.expanduser(output)
-    fmt = options["fmt"] or ("table" if cli_common.stdout_is_terminal() else "csv")
-    if points == "-" and sys.stdin.isatty():  # else it would seem to hang
-        say("reading the points from standard input: a header of the columns (x,y), a line "
-            "per point, then Ctrl-D")  # fmt: skip
-    workers_read = _read_by_dask(options)
-    with contextlib.ExitStack() as stack:
-        # The columns are checked before a cluster starts (seconds): the files the Dask
-        # workers read have their header read here, and the reader its executor after.
-        start_executor = _executor(options)
-        reader = stack.enter_context(_reader(options, None, workers_read))
-        program = _choose_columns(reader, bound, text, filename, options, output)
-        task = _task(command, text, bound, filename, options, arguments, rows, program)
-        executor = stack.enter_context(start_executor)
-        if workers_read:
-            reader.executor = executor
-        # A file is written beside its name, renamed over it when complete: the
-        # writer drops it on any failure, a signal's included.
-        with _writer(
-            executor, output, None if output else fmt, options["precision"], reader.total
-        ) as writer:
-            tally = _Tally(writer, command if rows else "")
-            summary = run(
-                reader,
-                task,
-                tally,
-                chunk_size=_bounded_chunk(options["chunk_size"], reader, options["max_elements"]),
-                executor=_executor_of(reader, executor),
-                progress=Progress(reader.extent),
-                warn=say,
-            )
-    if summary.skipped:
-        _say_skipped(summary.skipped)
+    return text, filename, bound
+
+
+def _max_memory(text: str | None) -> int:
+    """``--max-memory``'s bytes, or the default from this machine's memory."""
+    from ..core.point_files.budget import default_max_memory, parse_size
+
+    if text is None:
+        return default_max_memory()
+    try:
+        return parse_size(text)
+    except ValueError as error:
+        raise GradcliError(f"--max-memory: {error}") from None
+
+
+class _Run:
+    """A run of a command at many points: the reader, the task, the executor, the
+    writer, and the memory budget that sizes the chunks."""
+
+    def __init__(self, command: str, options, arguments, rows: bool, output, limit: int):
+        self.command, self.options, self.arguments, self.rows = command, options, arguments, rows
+        self.output, self.limit = output, limit
+
+    def __call__(self, text: str, filename: str, bound):
+        from ..core.point_files.progress import Progress
+        from ..core.point_files.run import run
+
+        options, output = self.options, self.output
+        fmt = options["fmt"] or ("table" if cli_common.stdout_is_terminal() else "csv")
+        workers_read = _read_by_dask(options)
+        with contextlib.ExitStack() as stack:
+            # The columns are checked before a cluster starts (seconds): the files the Dask
+            # workers read have their header read here, and the reader its executor after.
+            start_executor = _executor(options)
+            reader = stack.enter_context(_reader(options, None, workers_read))
+            program = _choose_columns(reader, bound, text, filename, options, output)
+            task = _task(self.command, text, bound, filename, options, self.arguments, self.rows,
+                         program)  # fmt: skip
+            executor = stack.enter_context(start_executor)
+            budget = _budget(self.limit, executor)
+            if workers_read:
+                reader.executor = executor
+                reader.budget = budget
+            # A file is written beside its name, renamed over it when complete: the
+            # writer drops it on any failure, a signal's included.
+            precision = options["precision"]
+            with _writer(executor, output, None if output else fmt, precision, reader.total) as w:
+                tally = _Tally(w, self.command if self.rows else "")
+                summary = run(
+                    reader,
+                    task,
+                    tally,
+                    chunk_size=self._chunk_size(reader, budget),
+                    executor=_executor_of(reader, executor),
+                    progress=Progress(reader.extent),
+                    warn=say,
+                    budget=None if workers_read else budget,
+                )
+        return summary, task, tally
+
+    def _chunk_size(self, reader, budget) -> int:
+        """The rows read at a time: ``--chunk-size``, fewer where their inputs would hold
+        more than ``--max-elements`` numbers (said) or more than the budget allows."""
+        size = _bounded_chunk(self.options["chunk_size"], reader, self.options["max_elements"])
+        return budget.rows_read(reader.numbers_per_row, size)
+
+
+def _budget(limit: int, executor):
+    """The memory budget of a run: this process alone, or shared by it and a Dask
+    cluster's workers (a few chunks in flight per worker thread), less what each holds
+    before its first chunk."""
+    from ..core.point_files.budget import Budget
+
+    client = getattr(executor, "client", None)
+    if client is None:
+        budget = Budget(limit)
+    else:
+        from ..core.point_files.budget import resident
+        from ..core.point_files.distributed import IN_FLIGHT_PER_THREAD
+
+        threads = client.nthreads()
+        slots = IN_FLIGHT_PER_THREAD * max(1, sum(threads.values()))
+        held = resident() + sum(client.run(resident).values())  # the workers' own, measured
+        budget = Budget(limit, slots=slots, processes=1 + len(threads), held=held)
+    budget.require_room()
+    return budget
+
+
+def _said(summary, task, tally, options, arguments, output) -> int:
+    """What a run says when it is done (the rows skipped, written, noted, warned of),
+    and its exit status."""
+    if summary.skipped_count:
+        _say_skipped(summary.skipped, summary.skipped_count)
     if output is not None:
         line = f"{summary.rows} rows in {summary.seconds:.2f} s to {output}"
         cli_common.write_output(lambda fmt: click.echo(line), "plain")
@@ -100,7 +170,7 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
         say(f"warning: {tally.disagree} of {summary.rows} points disagree (passed false)")
         return EXIT_DISAGREE
     if tally.failed:
-        return _say_failed(command, tally.failed, summary.rows)
+        return _say_failed(tally.command, tally.failed, summary.rows)
     return EXIT_NONFINITE if options["strict"] and summary.nonfinite else EXIT_OK
 
 
@@ -496,10 +566,11 @@ def _refuse_a_close_miss(program, bound, varying, others, path: str, columns=Non
             )
 
 
-def _say_skipped(skipped) -> None:
-    count = len(skipped)
+def _say_skipped(skipped, count: int) -> None:
+    """The bad rows passed over: the first few (those the reader kept), and a count."""
     say(f"warning: skipped {count} bad row{'s' if count != 1 else ''}:")
-    for line, why in skipped[:SHOWN_SKIPPED]:
+    shown = skipped[:SHOWN_SKIPPED]
+    for line, why in shown:
         say(f"  line {line}: {why}")
-    if count > SHOWN_SKIPPED:
-        say(f"  and {count - SHOWN_SKIPPED} more")
+    if count > len(shown):
+        say(f"  and {count - len(shown)} more")
