@@ -21,6 +21,7 @@ the inputs that vary have no value until a batch gives theirs.
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
@@ -34,7 +35,6 @@ from ..engine.generator import seeded
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..errors import GradcliError
 from .evaluation import Evaluation, require_scalar, settings, value_kinds
-from .point_files.budget import CHUNK_LIMIT
 from .result import SECTIONS, Diagnostic, PointsResult
 
 
@@ -152,7 +152,7 @@ class PointsProgram:
                 f"{_described(self.layout)}"
             )
         every_point = self.settings[2] * max(size, 1)
-        budget = CHUNK_LIMIT.value  # --max-memory's share of a chunk, in numbers
+        budget = _chunk_limit()  # --max-memory's share of a chunk, in numbers
         limit = every_point if budget is None else min(every_point, budget)
         with settings(*self.settings):
             with limits.max_elements(limit), _over_budget(limit < every_point, size):
@@ -205,6 +205,13 @@ class PointsProgram:
             for name, value in found.items()
             if type(value) is Batched and name not in self.bindings and name not in varying
         }
+
+
+def _chunk_limit() -> int | None:
+    """The memory budget's limit on a chunk's arrays (``point_files.budget.bounded``),
+    where a run of many points has loaded it: a call of ``points`` alone has none."""
+    module = sys.modules.get("gradcli.core.point_files.budget")
+    return None if module is None else module.CHUNK_LIMIT.value
 
 
 @contextlib.contextmanager
