@@ -1,10 +1,12 @@
 """The memory a many-point run may take (``--max-memory``), and the chunks it allows.
 
-The default is half the memory this process may have: the machine's physical
-memory, or a smaller limit of its cgroup (``memory.max``) or of its address space
-(``ulimit -v``). What this process holds before the first chunk (the interpreter,
-NumPy, pyarrow) is counted against the budget; the rest is shared by the chunks
-computed at once (one here, a few per worker thread under Dask).
+The default is half the memory this process may have (the machine's physical
+memory, or a smaller limit of its cgroup, ``memory.max``, or of its address space,
+``ulimit -v``), and at most ``DEFAULT_CAP``: chunks larger than that compute no faster,
+and a calculator should not take a big machine's memory unasked. What this process
+holds before the first chunk (the interpreter, NumPy, pyarrow) is counted against
+the budget; the rest is shared by the chunks computed at once (one here, a few per
+worker thread under Dask).
 
 A row's cost is measured, not guessed: the first row, then the next few, are
 evaluated here once more while ``tracemalloc`` follows every array the evaluation
@@ -24,6 +26,9 @@ from ...errors import GradcliError
 
 #: The share of this process's memory a run takes by default: one half.
 DEFAULT_SHARE = 2
+
+#: The most a run takes by default, however large the machine.
+DEFAULT_CAP = 2 * 2**30
 
 #: What a row's results cost again as they are written (text, a table's columns),
 #: as a multiple of their numbers' bytes.
@@ -88,8 +93,8 @@ def machine_memory() -> tuple[int, str]:
 
 
 def default_max_memory() -> int:
-    """``--max-memory``'s default: half of ``machine_memory``."""
-    return machine_memory()[0] // DEFAULT_SHARE
+    """``--max-memory``'s default: half of ``machine_memory``, at most ``DEFAULT_CAP``."""
+    return min(machine_memory()[0] // DEFAULT_SHARE, DEFAULT_CAP)
 
 
 def _physical() -> int:
