@@ -513,6 +513,7 @@ def refuse_points_options(options) -> None:
         ("keep", "--keep"),
         ("delimiter", "--delimiter"),
         ("skip_bad_rows", "--skip-bad-rows"),
+        ("max_memory", "--max-memory"),
         ("dask", "--dask"),
         ("dashboard", "--dashboard"),
         ("scheduler", "--scheduler"),

@@ -199,7 +199,16 @@ POINTS = [
         default=100_000,
         show_default=True,
         metavar="N",
-        help="Rows read, computed and written at a time (memory grows with it).",
+        help="Rows read, computed and written at a time, at most (fewer when --max-memory"
+        " holds fewer).",
+    ),
+    option(
+        "max-memory",
+        metavar="SIZE",
+        help="The memory a many-point run may take (2GiB, 1.5G, 500MB): chunks hold the"
+        " rows that fit, by the cost of the first rows, measured; a row that alone needs"
+        " more is refused. Under Dask, shared by the workers. [default: half of this"
+        " machine's memory, or of a smaller cgroup or ulimit -v limit, at most 2GiB]",
     ),
     option(
         "skip-bad-rows",

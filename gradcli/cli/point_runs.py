@@ -13,10 +13,10 @@ import click
 import numpy as np
 
 from ..core import bindings as _bindings
-from ..core.evaluation import no_such_input
 from ..errors import GradcliError
 from . import common as cli_common
 from .common import EXIT_NONFINITE, EXIT_OK, say
+from .point_columns import choose_columns
 
 #: ``check``'s exit status when a row disagrees, as at one point.
 EXIT_DISAGREE = 1
@@ -32,10 +32,22 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     """Run ``command`` at every row of ``--points`` or point of the ``--over`` grid;
     ``rows``: an analysis (propagate, taylor, check, the solvers, implicit), a report's
     row at each."""
-    from ..core.point_files.progress import Progress
-    from ..core.point_files.run import run
-
     _refuse_single_point_options(options, {} if rows else arguments)
+    limit = _max_memory(options["max_memory"])
+    text, filename, bound = _program_and_bindings(command, source, options)
+    output = options["output"]
+    if output is not None:
+        output = os.path.expanduser(output)
+    if options["points"] == "-" and sys.stdin.isatty():  # else it would seem to hang
+        say("reading the points from standard input: a header of the columns (x,y), a line "
+            "per point, then Ctrl-D")  # fmt: skip
+    run = _Run(command, options, arguments, rows, output, limit)
+    summary, task, tally = run(text, filename, bound)
+    return _said(summary, task, tally, options, arguments, output)
+
+
+def _program_and_bindings(command: str, source, options):
+    """``(text, filename, bound)``: the program, where it is from, what options bind."""
     text, filename = _bindings.read_source(source, options["file"])
     if command == "implicit":
         from ..analysis.implicit_functions import program_text
@@ -47,41 +59,99 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     bound = _bindings.bind_assignments(options["var"], program_from_stdin=filename == "<stdin>")
     if points == "-" and any(v.strip() == "@-" for v in bound.values()):
         raise GradcliError("--points - and a binding @- both read standard input")
-    output = options["output"]
-    if output is not None:
-        output = os.path.expanduser(output)
-    fmt = options["fmt"] or ("table" if cli_common.stdout_is_terminal() else "csv")
-    if points == "-" and sys.stdin.isatty():  # else it would seem to hang
-        say("reading the points from standard input: a header of the columns (x,y), a line "
-            "per point, then Ctrl-D")  # fmt: skip
-    workers_read = _read_by_dask(options)
-    with contextlib.ExitStack() as stack:
-        # The columns are checked before a cluster starts (seconds): the files the Dask
-        # workers read have their header read here, and the reader its executor after.
-        start_executor = _executor(options)
-        reader = stack.enter_context(_reader(options, None, workers_read))
-        program = _choose_columns(reader, bound, text, filename, options, output)
-        task = _task(command, text, bound, filename, options, arguments, rows, program)
-        executor = stack.enter_context(start_executor)
-        if workers_read:
-            reader.executor = executor
-        # A file is written beside its name, renamed over it when complete: the
-        # writer drops it on any failure, a signal's included.
-        with _writer(
-            executor, output, None if output else fmt, options["precision"], reader.total
-        ) as writer:
-            tally = _Tally(writer, command if rows else "")
-            summary = run(
-                reader,
-                task,
-                tally,
-                chunk_size=_bounded_chunk(options["chunk_size"], reader, options["max_elements"]),
-                executor=_executor_of(reader, executor),
-                progress=Progress(reader.extent),
-                warn=say,
-            )
-    if summary.skipped:
-        _say_skipped(summary.skipped)
+    return text, filename, bound
+
+
+def _max_memory(text: str | None) -> int:
+    """``--max-memory``'s bytes, or the default from this machine's memory."""
+    from ..core.point_files.budget import default_max_memory, parse_size
+
+    if text is None:
+        return default_max_memory()
+    try:
+        return parse_size(text)
+    except ValueError as error:
+        raise GradcliError(f"--max-memory: {error}") from None
+
+
+class _Run:
+    """A run of a command at many points: the reader, the task, the executor, the
+    writer, and the memory budget that sizes the chunks."""
+
+    def __init__(self, command: str, options, arguments, rows: bool, output, limit: int):
+        self.command, self.options, self.arguments, self.rows = command, options, arguments, rows
+        self.output, self.limit = output, limit
+
+    def __call__(self, text: str, filename: str, bound):
+        from ..core.point_files.progress import Progress
+        from ..core.point_files.run import run
+
+        options, output = self.options, self.output
+        fmt = options["fmt"] or ("table" if cli_common.stdout_is_terminal() else "csv")
+        workers_read = _read_by_dask(options)
+        with contextlib.ExitStack() as stack:
+            # The columns are checked before a cluster starts (seconds): the files the Dask
+            # workers read have their header read here, and the reader its executor after.
+            start_executor = _executor(options)
+            reader = stack.enter_context(_reader(options, None, workers_read))
+            program = choose_columns(reader, bound, text, filename, options, output)
+            task = _task(self.command, text, bound, filename, options, self.arguments, self.rows,
+                         program)  # fmt: skip
+            executor = stack.enter_context(start_executor)
+            budget = _budget(self.limit, executor)
+            if workers_read:
+                reader.executor = executor
+                reader.budget = budget
+            # A file is written beside its name, renamed over it when complete: the
+            # writer drops it on any failure, a signal's included.
+            precision = options["precision"]
+            with _writer(executor, output, None if output else fmt, precision, reader.total) as w:
+                tally = _Tally(w, self.command if self.rows else "")
+                summary = run(
+                    reader,
+                    task,
+                    tally,
+                    chunk_size=self._chunk_size(reader, budget),
+                    executor=_executor_of(reader, executor),
+                    progress=Progress(reader.extent),
+                    warn=say,
+                    budget=None if workers_read else budget,
+                )
+        return summary, task, tally
+
+    def _chunk_size(self, reader, budget) -> int:
+        """The rows read at a time: ``--chunk-size``, fewer where their inputs would hold
+        more than ``--max-elements`` numbers (said) or more than the budget allows."""
+        size = _bounded_chunk(self.options["chunk_size"], reader, self.options["max_elements"])
+        return budget.rows_read(reader.numbers_per_row, size)
+
+
+def _budget(limit: int, executor):
+    """The memory budget of a run: this process alone, or shared by it and a Dask
+    cluster's workers (a few chunks in flight per worker thread), less what each holds
+    before its first chunk."""
+    from ..core.point_files.budget import Budget
+
+    client = getattr(executor, "client", None)
+    if client is None:
+        budget = Budget(limit)
+    else:
+        from ..core.point_files.budget import resident
+        from ..core.point_files.distributed import IN_FLIGHT_PER_THREAD
+
+        threads = client.nthreads()
+        slots = IN_FLIGHT_PER_THREAD * max(1, sum(threads.values()))
+        held = resident() + sum(client.run(resident).values())  # the workers' own, measured
+        budget = Budget(limit, slots=slots, processes=1 + len(threads), held=held)
+    budget.require_room()
+    return budget
+
+
+def _said(summary, task, tally, options, arguments, output) -> int:
+    """What a run says when it is done (the rows skipped, written, noted, warned of),
+    and its exit status."""
+    if summary.skipped_count:
+        _say_skipped(summary.skipped, summary.skipped_count)
     if output is not None:
         line = f"{summary.rows} rows in {summary.seconds:.2f} s to {output}"
         cli_common.write_output(lambda fmt: click.echo(line), "plain")
@@ -100,7 +170,7 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
         say(f"warning: {tally.disagree} of {summary.rows} points disagree (passed false)")
         return EXIT_DISAGREE
     if tally.failed:
-        return _say_failed(command, tally.failed, summary.rows)
+        return _say_failed(tally.command, tally.failed, summary.rows)
     return EXIT_NONFINITE if options["strict"] and summary.nonfinite else EXIT_OK
 
 
@@ -352,154 +422,11 @@ def _delimiter(text: str | None) -> str | None:
     return text
 
 
-def _read_by_workers(reader) -> bool:
-    """Whether Dask's workers read ``reader``'s file: only a Dask run loads their module."""
-    module = sys.modules.get("gradcli.core.point_files.dask_files")
-    return module is not None and isinstance(reader, module.DaskFiles)
-
-
-def _choose_columns(reader, bound, text: str, filename: str, options, output):
-    """Which columns bind inputs (those named like an input of the program, or those
-    of ``--columns``) and which are copied to the output (the others, or those of
-    ``--keep``); none binds an input an option binds too. Returns the program
-    compiled, for the run."""
-    from ..core.point_files.columns import parse_column
-    from ..core.point_files.grid import GridReader
-    from ..core.point_files.readers import NpyReader
-    from ..language import compile_source
-    from ..language.characters import lookalike_problem
-    from ..language.check import BUILTIN_CONSTANTS
-
-    header = list(reader.header)
-    bases = {name: _base(name, parse_column) for name in header}
-    candidates = [b for b in bases.values() if b is not None]
-    constants = [n for n in (*bound, *candidates) if n in BUILTIN_CONSTANTS]
-    program = compile_source(text, filename=filename, inputs=constants)
-    inputs = tuple(program.inputs)
-    for base in bases.values():
-        why = base is not None and lookalike_problem(base, inputs)
-        if why:  # х for x: the column would bind nothing, silently
-            raise GradcliError(f"{reader.path} line 1: the column {why}")
-    chosen = header
-    if isinstance(reader, GridReader):
-        pass
-    elif options["columns"] is not None and not isinstance(reader, NpyReader):
-        chosen = _listed(options["columns"], "--columns", header, reader.path)
-        for name in chosen:
-            parse_column(name)
-    else:
-        chosen = [name for name in header if bases[name] in inputs or bases[name] in bound]
-    varying = list(dict.fromkeys(parse_column(name)[0] for name in chosen))
-    for name in varying:
-        if name in bound:
-            where = "--over" if isinstance(reader, GridReader) else f"a column of {reader.path}"
-            hint = "" if isinstance(reader, GridReader) else " (--columns picks those that do)"
-            raise GradcliError(
-                f"{name} is both {where} and bound by --{name}: give one or the other{hint}"
-            )
-        if name not in inputs:
-            where = "--over" if isinstance(reader, GridReader) else "column"
-            column = f"--over {name}" if where == "--over" else f"column {name} of {reader.path}"
-            raise GradcliError(f"{column}: {no_such_input(name, inputs)}")
-    if not chosen:
-        raise GradcliError(_no_input_column(reader.path, header, inputs))
-    others = [name for name in header if name not in chosen]
-    _refuse_a_close_miss(program, bound, varying, others, reader.path, options["columns"])
-    # A column named like an input that --columns leaves out is not copied: it would
-    # read as the value used, which an option gives.
-    others = [name for name in others if bases[name] not in inputs]
-    if options["keep"] is None:
-        kept = others
-    else:
-        wanted = _listed(options["keep"], "--keep", header, reader.path)
-        for name in wanted:
-            if name not in chosen and name not in others:
-                raise GradcliError(
-                    f"--keep {name}: {name} names an input of the program, which --{bases[name]} "
-                    "binds: its column would read as the value used"
-                )
-        kept = [name for name in others if name in wanted]
-    if _read_by_workers(reader):
-        tuned = [options[o] is not None for o in ("columns", "keep", "delimiter")]
-        if len(chosen) < len(header) or any(tuned):
-            raise GradcliError(
-                f"--dask: the workers read every column of {reader.path} as an input's numbers;"
-                " without --dask, its other columns are copied, and --columns, --keep and"
-                " --delimiter apply"
-            )
-        return program
-    if kept and output is not None and output.lower().endswith(".npz"):
-        if options["keep"] is not None:
-            raise GradcliError(
-                f"--keep: {output} holds arrays of numbers; write .csv, .parquet or .jsonl "
-                "to keep columns"
-            )
-        say(
-            f"note: {output} holds arrays of numbers: column{'s' if len(kept) > 1 else ''} "
-            f"{', '.join(kept)} of {reader.path} not copied (.csv, .parquet and .jsonl keep them)"
-        )
-    reader.select(chosen, kept)
-    return program
-
-
-def _base(name: str, parse_column) -> str | None:
-    """The input a column would bind (``v`` of ``v[0]``), or None for a name no input has."""
-    try:
-        return parse_column(name)[0]
-    except GradcliError:
-        return None
-
-
-def _listed(text: str, option: str, header, path: str) -> list[str]:
-    """The column names of ``--columns`` or ``--keep`` (``''``: none), each in ``header``."""
-    names = [n.strip() for n in text.split(",")] if text.strip() else []
-    for name in names:
-        if name not in header:
-            raise GradcliError(
-                f"{option} {text}: {path} has no column {name!r}; its columns are "
-                + ", ".join(header)
-            )
-    return names
-
-
-def _no_input_column(path: str, header, inputs) -> str:
-    message = (
-        f"no column of {path} names an input of the program: its columns are "
-        f"{', '.join(header)}; its inputs {', '.join(inputs) or 'none'}"
-    )
-    if len(header) == 1 and any(d in header[0] for d in ";\t|"):
-        message += " (are the fields separated by something else? --delimiter says by what)"
-    return message
-
-
-def _refuse_a_close_miss(program, bound, varying, others, path: str, columns=None) -> None:
-    """An input with no value and a column named close to it: a typo on one side, or
-    its own column, which ``--columns`` left out."""
-    import difflib
-
-    from ..core.option_names import OPTION_NAMES
-
-    missing = [n for n in program.free if n not in bound and n not in varying]
-    for name in missing:
-        if name in others and columns is not None:
-            listed = ",".join([*(c.strip() for c in columns.split(",") if c.strip()), name])
-            bind = f"--var {name}=VALUE" if name in OPTION_NAMES else f"--{name} VALUE"
-            raise GradcliError(
-                f"no value for {name}: --columns {columns} leaves out column {name} of {path}: "
-                f"add it (--columns {listed}), or bind {name} with {bind}"
-            )
-        close = difflib.get_close_matches(name, others, n=1)
-        if close:
-            raise GradcliError(
-                f"no value for {name}: column {close[0]} of {path} binds no input "
-                f"(did you mean {name}?); --columns names the columns that bind inputs"
-            )
-
-
-def _say_skipped(skipped) -> None:
-    count = len(skipped)
+def _say_skipped(skipped, count: int) -> None:
+    """The bad rows passed over: the first few (those the reader kept), and a count."""
     say(f"warning: skipped {count} bad row{'s' if count != 1 else ''}:")
-    for line, why in skipped[:SHOWN_SKIPPED]:
+    shown = skipped[:SHOWN_SKIPPED]
+    for line, why in shown:
         say(f"  line {line}: {why}")
-    if count > SHOWN_SKIPPED:
-        say(f"  and {count - SHOWN_SKIPPED} more")
+    if count > len(shown):
+        say(f"  and {count - len(shown)} more")

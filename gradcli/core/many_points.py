@@ -20,6 +20,8 @@ the inputs that vary have no value until a batch gives theirs.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
@@ -150,8 +152,10 @@ class PointsProgram:
                 f"{_described(self.layout)}"
             )
         every_point = self.settings[2] * max(size, 1)
+        budget = _chunk_limit()  # --max-memory's share of a chunk, in numbers
+        limit = every_point if budget is None else min(every_point, budget)
         with settings(*self.settings):
-            with limits.max_elements(every_point):
+            with limits.max_elements(limit), _over_budget(limit < every_point, size):
                 varying = {name: _cast(a, s.dtype) for name, a in varying.items()}
                 varying.update(self._defined_from(varying, size))
                 arrays = self._evaluated(varying, size)
@@ -201,6 +205,33 @@ class PointsProgram:
             for name, value in found.items()
             if type(value) is Batched and name not in self.bindings and name not in varying
         }
+
+
+def _chunk_limit() -> int | None:
+    """The memory budget's limit on a chunk's arrays (``point_files.budget.bounded``),
+    where a run of many points has loaded it: a call of ``points`` alone has none."""
+    module = sys.modules.get("gradcli.core.point_files.budget")
+    return None if module is None else module.CHUNK_LIMIT.value
+
+
+@contextlib.contextmanager
+def _over_budget(budget_binds: bool, size: int):
+    """A result refused for the memory budget's share of a chunk, said as such (not as
+    the --max-elements it would name): ``over_budget`` marks it for the caller."""
+    try:
+        yield
+    except limits.ResultTooLarge as error:
+        if not budget_binds:
+            raise
+        what, _, rest = error.message.partition(": the result would hold ")
+        count = rest.partition(" numbers")[0]
+        points = "one point" if size == 1 else f"{size:,} points"
+        refused = GradcliError(
+            f"{what} at {points} would make an array of {count} numbers, more than "
+            "--max-memory leaves a chunk"
+        )
+        refused.over_budget = True
+        raise refused from None
 
 
 def _known(command: str) -> None:

@@ -17,8 +17,8 @@ OPTION_NAMES = frozenset(
         # some commands
         "wrt", "steps", "grad-output", "tangent",
         # many points
-        "points", "over", "columns", "keep", "delimiter", "chunk-size", "skip-bad-rows", "dask",
-        "dashboard", "scheduler",
+        "points", "over", "columns", "keep", "delimiter", "chunk-size", "max-memory",
+        "skip-bad-rows", "dask", "dashboard", "scheduler",
         # the analyses
         "order", "grad", "eps", "atol", "rtol", "sigma", "cov", "monte-carlo", "exact",
         # using the derivative (minimize, solve, critical, fit; jvp --unit)

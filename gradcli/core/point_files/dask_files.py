@@ -26,6 +26,7 @@ import numpy as np
 
 from ...errors import GradcliError
 from ..files import path_problem
+from .budget import PROBE_ROWS, shown
 from .columns import columns_from_arrays
 from .run import computed, learned, placed
 from .source import Chunk, Reader
@@ -100,6 +101,8 @@ class DaskFiles(Reader):
         self.names = _header(self.files[0], self.kind)
         self._task: Callable | None = None
         self._results: collections.deque = collections.deque()
+        #: The memory budget (``budget.Budget``) that bounds each partition, if any.
+        self.budget = None
 
     def _frame(self, path: str, block_bytes: int):
         """``path`` as a Dask dataframe (which reads a sample of it here, for its columns)."""
@@ -108,7 +111,8 @@ class DaskFiles(Reader):
         try:
             if self.kind == "csv":
                 return dd.read_csv(path, blocksize=block_bytes, dtype=np.float64)
-            return dd.read_parquet(path)
+            # A partition a row group, never several joined: each is checked (_row_groups).
+            return dd.read_parquet(path, split_row_groups=True)
         except (ValueError, OSError) as error:
             raise GradcliError(_unreadable(path, error)) from None
 
@@ -147,11 +151,14 @@ class DaskFiles(Reader):
         import dask
 
         compute = dask.delayed(_compute_partition, pure=False)
-        block = self._block_bytes(size)
+        held = self._rows_held()
+        block = self._block_bytes(min(size, held))
         paths: collections.deque = collections.deque()
 
         def submitted():
             for path in self.files:
+                if self.kind == "parquet":
+                    self._check_row_groups(path, held)
                 frame = self._frame(path, block)
                 if list(frame.columns) != self.names:
                     raise GradcliError(
@@ -160,7 +167,7 @@ class DaskFiles(Reader):
                     )
                 for partition in frame.to_delayed():
                     paths.append(path)
-                    yield self.executor.client.compute(compute(self._task, partition))
+                    yield self.executor.client.compute(compute(self._task, partition, held))
 
         from .distributed import in_order
 
@@ -184,6 +191,45 @@ class DaskFiles(Reader):
             path = paths.popleft()
             yield path, self.names, rows, columns
             rows_before[path] += rows
+
+    def _rows_held(self) -> int:
+        """The rows of a partition the budget allows, by the cost of the first rows of the
+        first file, measured here (as a run in one process measures them)."""
+        if self.budget is None:
+            return 2**62
+        from .readers import open_points
+
+        with open_points(self.files[0]) as reader:
+            try:
+                first = next(iter(reader.chunks(PROBE_ROWS)), None)
+            except GradcliError:  # a bad first row: the workers say where, as they read it
+                first = None
+            if first is not None:
+                self.budget.measure(self._task, first.columns, lambda i: reader.where(first, i))
+        if hasattr(self._task, "chunk_limit"):  # no array of a worker's chunk over its share
+            self._task.chunk_limit = max(1, self.budget.free // 8)
+        return self.budget.rows_held(len(self.names), 2**62)
+
+    def _check_row_groups(self, path: str, rows: int) -> None:
+        """Refuse a row group of more than ``rows`` rows: a worker reads one whole."""
+        import pyarrow.parquet
+
+        if self.budget is None:
+            return
+        with pyarrow.parquet.ParquetFile(path) as file:
+            metadata = file.metadata
+            first = 0
+            for group in range(metadata.num_row_groups):
+                count = metadata.row_group(group).num_rows
+                if count > rows:
+                    raise GradcliError(
+                        f"{path}: row group {group + 1} (rows {first + 1:,} to {first + count:,})"
+                        f" holds {count:,} rows, which a Dask worker reads at once; "
+                        f"--max-memory {shown(self.budget.limit)} lets it hold {rows:,}: write "
+                        "the file in smaller row groups, or run without --dask (which reads "
+                        "it a chunk at a time)"
+                    )
+                first += count
 
     def _block_bytes(self, rows: int) -> int | None:
         """The bytes of about ``rows`` rows of the first CSV file (None for Parquet,
@@ -219,11 +265,30 @@ def _header(path: str, kind: str) -> list[str]:
         raise GradcliError(_unreadable(path, error)) from None
 
 
-def _compute_partition(task: Callable, frame) -> tuple[int, dict[str, np.ndarray], dict]:
-    """In a worker: a partition's rows through ``task``, and what the task learned there."""
+def _compute_partition(
+    task: Callable, frame, rows: int | None = None
+) -> tuple[int, dict[str, np.ndarray], dict]:
+    """In a worker: a partition's rows through ``task``, ``rows`` at a time (what the
+    memory budget allows), and what the task learned there."""
     columns = {name: _numbers(frame[name]) for name in frame.columns}
-    arrays, found = computed(task, columns)
-    return len(frame), columns_from_arrays(arrays), found  # CSV and Parquet: columns
+    size = len(frame)
+    step = size if not rows or rows >= size else rows
+    parts, found = [], {}
+    for start in range(0, max(size, 1), max(step, 1)):
+        part = {name: column[start : start + step] for name, column in columns.items()}
+        try:
+            arrays, found = computed(task, part)
+        except GradcliError as error:
+            if getattr(error, "row", None) is not None and start:  # a row of the partition
+                error.message = error.message.replace(
+                    f"at point {error.row}", f"at point {error.row + start}"
+                )
+                error.row += start
+            raise
+        parts.append(columns_from_arrays(arrays))  # CSV and Parquet: columns
+    if len(parts) == 1:
+        return size, parts[0], found
+    return size, {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}, found
 
 
 def _numbers(column) -> np.ndarray:

@@ -60,6 +60,7 @@ class Summary(Record):
     seconds: float
     nonfinite: int
     skipped: tuple = ()
+    skipped_count: int = 0
 
 
 def run(
@@ -71,17 +72,21 @@ def run(
     executor=None,
     progress=None,
     warn: Callable[[str], None] = lambda message: None,
+    budget=None,
 ) -> Summary:
     """Every chunk of ``reader`` through ``task`` into ``writer``; ``warn`` says which
-    rows are non-finite. The writer is closed at the end, or aborted on an error."""
+    rows are non-finite. The writer is closed at the end, or aborted on an error.
+    ``budget`` (``budget.Budget``): the memory a chunk may take, which the first rows'
+    cost, measured, divides into rows (a chunk read is computed in parts that fit)."""
     executor = executor or InProcess()
     started = time.perf_counter()
     pending: collections.deque[Chunk] = collections.deque()  # chunks sent, not yet written
 
     def sent(chunks: Iterable[Chunk]) -> Iterator[dict]:
         for chunk in chunks:
-            pending.append(chunk)
-            yield chunk.columns
+            for part in _parts(reader, task, chunk, budget):
+                pending.append(part)
+                yield part.columns
 
     nonfinite = 0
     keeps = getattr(writer, "keeps_columns", True) and bool(reader.kept)
@@ -107,7 +112,8 @@ def run(
     if nonfinite > SHOWN_WARNINGS:
         warn(f"warning: {nonfinite} rows in all have a nan or infinite result")
     seconds = time.perf_counter() - started
-    return Summary(writer.rows, seconds, nonfinite, tuple(reader.skipped))
+    skipped = tuple(reader.skipped)
+    return Summary(writer.rows, seconds, nonfinite, skipped, reader.skipped_count or len(skipped))
 
 
 def with_kept(reader, kept, arrays: dict, before: int = 0) -> dict:
@@ -150,6 +156,40 @@ def _flat_names(arrays: dict) -> set[str]:
         if np.ndim(a) > 1
         for index in np.ndindex(np.shape(a)[1:])
     }
+
+
+def _parts(reader, task, chunk: Chunk, budget) -> Iterator[Chunk]:
+    """``chunk`` in parts of the rows ``budget`` allows, measured on its first rows
+    when it is the first chunk."""
+    if budget is None or not len(chunk):
+        yield chunk
+        return
+    if budget.row_bytes is None:
+        try:
+            budget.measure(task, chunk.columns, lambda i: reader.where(chunk, i))
+        except GradcliError as error:
+            if getattr(error, "row", None) is not None:
+                error.message = placed(error.message, error.row, reader.where(chunk, error.row))
+            raise
+        if hasattr(task, "chunk_limit"):
+            task.chunk_limit = max(1, budget.free // 8)
+    size = budget.rows_computed(len(chunk))
+    if size >= len(chunk):
+        yield chunk
+        return
+    for at in range(0, len(chunk), size):
+        yield part_of(chunk, at, at + size)
+
+
+def part_of(chunk: Chunk, start: int, stop: int) -> Chunk:
+    """Rows ``start`` to ``stop`` of ``chunk``, a chunk of their own."""
+    rows = slice(start, stop)
+    return type(chunk)(
+        {name: column[rows] for name, column in chunk.columns.items()},
+        chunk.start + start,
+        None if chunk.lines is None else chunk.lines[rows],
+        None if chunk.kept is None else {name: c[rows] for name, c in chunk.kept.items()},
+    )
 
 
 def _at_least_one(reader, chunk_size: int) -> Iterator[Chunk]:

@@ -57,7 +57,12 @@ class Reader:
 
     @property
     def skipped(self) -> list[tuple[int, str]]:
+        """The first bad rows passed over, ``(line, why)``; ``skipped_count`` counts all."""
         return []
+
+    @property
+    def skipped_count(self) -> int:
+        return 0
 
     @property
     def numbers_per_row(self) -> int:

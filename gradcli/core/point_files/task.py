@@ -4,12 +4,14 @@ object, so that a chunk can be computed in this process or in a Dask worker.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 
 import numpy as np
 
 from ...engine import limits
 from ...engine.limits import DEFAULT_MAX_ELEMENTS
+from .budget import CHUNK_LIMIT, bounded
 from .columns import inputs_from_columns
 
 
@@ -68,6 +70,9 @@ class PointsTask:
         #: The limit on an evaluation's operations in force here, for every thread and
         #: worker that computes a chunk.
         self.max_operations = limits.MaxOperations.value
+        #: The most numbers one array of a chunk may hold (the memory budget's share of a
+        #: chunk, ``budget.bounded``), for every thread and worker that computes one.
+        self.chunk_limit: int | None = None
         #: The notes of the first chunk computed here (an input left out, a constant
         #: bound as an input): the same at every point, said once by the caller.
         self.notes: tuple[str, ...] | None = None
@@ -90,8 +95,14 @@ class PointsTask:
             )
         if self.notes is None:
             self.notes = tuple(n.message for n in self._program.evaluation.binding_notes)
-        with limits.max_operations(self.max_operations):
+        with limits.max_operations(self.max_operations), self._bounded():
             return {**batch, **self._program.arrays(batch)}
+
+    def _bounded(self):
+        # A limit set around the call (the probe's of the first rows) stays in force.
+        if self.chunk_limit is None or CHUNK_LIMIT.value is not None:
+            return contextlib.nullcontext()
+        return bounded(self.chunk_limit)
 
     def __getstate__(self) -> dict:
         # Sent to a Dask worker without its compiled program: the worker compiles its own.

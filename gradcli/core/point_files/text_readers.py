@@ -4,10 +4,10 @@ A text file is read in blocks of whole lines, about a chunk's worth each, so a
 file of any length runs in bounded memory and every row keeps its line number:
 errors and warnings name the line. A bad row (a field that is not a number, the
 wrong number of fields) stops the run with ``FILE line N: why``, or is passed
-over under ``skip_bad_rows`` and listed at the end; only the columns that bind
-inputs must be numbers (a kept column is read as text). A line is at most
-``bounded.MAX_TEXT_BYTES`` long: a file without line ends (``/dev/zero``) is
-refused at that size rather than read whole.
+over under ``skip_bad_rows`` and listed at the end (the first few, and a count);
+only the columns that bind inputs must be numbers (a kept column is read as
+text). A line is at most ``bounded.MAX_TEXT_BYTES`` long: a file without line
+ends (``/dev/zero``) is refused at that size rather than read whole.
 """
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ from ...errors import GradcliError, os_reason
 from ..bounded import capped_line
 from .source import Chunk, JsonText, Reader
 
+#: The bad rows kept to be listed, with their line and why; the others are counted.
+SHOWN_SKIPPED = 10
+
 # A first guess at a row's length in bytes; the blocks after the first use the
 # length measured.
 _GUESSED_ROW_BYTES = 32
@@ -34,7 +37,8 @@ class _TextReader(Reader):
     def __init__(self, path: str, skip_bad_rows: bool):
         self.path = "standard input" if path == "-" else path
         self.skip_bad_rows = skip_bad_rows
-        self._skipped: list[tuple[int, str]] = []
+        self._skipped: list[tuple[int, str]] = []  # the first SHOWN_SKIPPED
+        self._skipped_count = 0
         if path == "-":
             self.stream, self.size = sys.stdin.buffer, None
         else:
@@ -55,6 +59,10 @@ class _TextReader(Reader):
     @property
     def skipped(self) -> list[tuple[int, str]]:
         return self._skipped
+
+    @property
+    def skipped_count(self) -> int:
+        return self._skipped_count
 
     @property
     def extent(self) -> int | None:
@@ -111,7 +119,10 @@ class _TextReader(Reader):
         """A bad row: an error, or under ``skip_bad_rows`` one more skipped row."""
         if not self.skip_bad_rows:
             raise GradcliError(f"{self.path} line {line}: {why} (--skip-bad-rows passes over it)")
-        self._skipped.append((line, why))
+        # Counted, and the first few kept: millions of bad rows cost no memory.
+        self._skipped_count += 1
+        if len(self._skipped) < SHOWN_SKIPPED:
+            self._skipped.append((line, why))
 
 
 class CsvReader(_TextReader):
