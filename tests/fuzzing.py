@@ -123,7 +123,8 @@ def num(value) -> ir.Expr:
         return ir.Name("inf")
     if value < 0 or (value == 0 and math.copysign(1, value) < 0):
         return ir.UnaryOp("neg", num(-value))
-    return ir.Num(float(value))
+    # A float zero is written 0.0, so that -(0.0) is negative zero, as Python reads it.
+    return ir.Num(float(value), float_zero=isinstance(value, float) and value == 0)
 
 
 def ints(values) -> ir.ListLit:
@@ -205,7 +206,7 @@ ARGUMENTS = {
     "beta": lambda draw, call: num(draw(st.sampled_from([1, 2, 0.5]))),
     "threshold": lambda draw, call: num(draw(st.sampled_from([20, 3, 1]))),
     "decimals": lambda draw, call: num(draw(st.sampled_from([0, 1, 2]))),
-    "min": lambda draw, call: _bound(draw, [-0.5, 0]),
+    "min": lambda draw, call: _bound(draw, [-0.5, 0, -0.0]),
     "max": lambda draw, call: _bound(draw, [0.5, 1]),
     "dim0": lambda draw, call: num(_dim(draw, call.x.ndim)),
     "dim1": lambda draw, call: num(_dim(draw, call.x.ndim)),
@@ -418,7 +419,7 @@ def programs(draw, names=None, control=False):
     h = ir.Name("h")
     value = call
     if draw(st.integers(0, 3)) == 0:
-        statements.append(ir.ConstDecl("c", num(draw(st.sampled_from([2, 0.5, -1.5])))))
+        statements.append(ir.ConstDecl("c", num(draw(st.sampled_from([2, 0.5, -1.5, -0.0])))))
         value = ir.Chain(ir.Name("c"), ("mul",), (value,))
     if draw(st.integers(0, 3)) == 0:
         body = draw(

@@ -61,3 +61,38 @@ def test_bad_arguments_raise_as_in_torch(call):
         call(torch)
     with pytest.raises(type(theirs.value)):
         call(gradcli)
+
+
+# ----- nan among the extremes, as PyTorch -----
+
+
+@pytest.mark.parametrize("p", [float("inf"), float("-inf")])
+def test_an_inf_norm_over_a_nan_entry_gives_that_entry_the_gradient(p):
+    # PyTorch's rule: the extremes are the entries equal to the norm or nan; with a nan
+    # entry the norm is nan, the nan entry takes g, and x's entry none (by hand: 0).
+    x = gradcli.tensor(1.0, dtype=gradcli.float64, requires_grad=True)
+    norm = gradcli.linalg.vector_norm(gradcli.stack([x, gradcli.tensor(np.nan)]), ord=p)
+    (grad,) = gradcli.autograd.grad(norm + x, x)
+    assert np.isnan(norm.item()) and grad.item() == 1.0
+
+
+def test_an_inf_norm_without_nan_still_shares_ties():
+    x = gradcli.tensor([3.0, -3.0, 1.0], requires_grad=True)
+    gradcli.linalg.vector_norm(x, ord=float("inf")).backward()
+    assert x.grad.tolist() == [0.5, -0.5, 0.0]  # by hand: sign(x) * g / 2 at the tie
+
+
+@pytest.mark.parametrize(
+    "data, descending, order",
+    [
+        ([1.0, np.nan, 2.0], True, [1, 2, 0]),  # nan is the largest: first descending
+        ([1.0, np.nan, 2.0], False, [0, 2, 1]),  # and last ascending
+        ([np.nan, 2.0, np.nan, -np.inf], True, [0, 2, 1, 3]),  # nan ties keep their order
+        ([0.0, -0.0, 1.0, 0.0], True, [2, 0, 1, 3]),  # -0 == 0: a tie, kept in order
+    ],
+)
+def test_a_descending_sort_puts_nan_first_as_pytorch(data, descending, order):
+    _, indices = gradcli.sort(gradcli.tensor(data), descending=descending, stable=True)
+    assert indices.tolist() == order
+    if descending:  # topk takes the largest: the first of the descending order
+        assert gradcli.topk(gradcli.tensor(data), 2).indices.tolist() == order[:2]

@@ -101,6 +101,17 @@ def test_scalar_values(text, expected):
     assert evaluate_constant(text) == pytest.approx(expected, rel=1e-12)
 
 
+@pytest.mark.parametrize(
+    "text, sign",
+    [("-0.0", -1.0), ("-0", 1.0), ("-0e0", -1.0), ("[-0][0]", 1.0), ("[-0.0][0]", -1.0),
+     ("[1, -0][1]", 1.0), ("-(0.0)", -1.0), ("0.0", 1.0)],
+)  # fmt: skip
+def test_a_zero_keeps_the_sign_python_gives_the_same_literal(text, sign):
+    # Python (and so PyTorch): -0.0 is negative zero, -0 is the integer 0, which has none.
+    result = value(text)
+    assert float(result) == 0 and math.copysign(1.0, float(result)) == sign
+
+
 def test_nan_constant():
     assert np.isnan(evaluate_constant("nan")) and np.isnan(evaluate_constant("0 * inf"))
 

@@ -70,7 +70,7 @@ def n(value):
     ],
 )
 def test_numbers(text, value):
-    assert expr(text) == Num(value)
+    assert expr(text) == Num(value, float_zero=text == "0.000")
 
 
 @pytest.mark.parametrize("name", ["x", "θ", "α_1", "_tmp", "x2", "Δt", "pi", "e", "inf", "nan"])
@@ -405,7 +405,8 @@ def test_a_subscript_is_never_taken_for_a_list_of_numbers(text, tree):
         ("[(2)]", (2.0,)),
         ("[+ 2, -(3.5)]", (2.0, -3.5)),
         ("[(-1e400)]", (-float("inf"),)),
-        ("[-(0)]", (-0.0,)),
+        ("[-(0)]", (0.0,)),  # the integer 0 has no sign, as in torch.tensor([-0])
+        ("[-(0.0)]", (-0.0,)),
     ],
 )
 def test_a_list_of_signed_numbers_is_one_node_however_it_is_written(text, values):

@@ -373,6 +373,8 @@ class TorchProgram:
 
     def Num(self, node):
         v = node.value
+        if node.float_zero:  # 0.0, which negation makes -0.0, as Python reads the text
+            return 0.0
         return int(v) if float(v).is_integer() and abs(v) < 2**53 else float(v)
 
     def Name(self, node):

@@ -80,3 +80,11 @@ def lookalike_problem(name: str, names) -> str | None:
     if plain == name or plain not in names:
         return None
     return name_problem(name)
+
+
+def number(text: str) -> float:
+    """A number as written, with its sign: ``-0.0`` is negative zero, as Python and PyTorch
+    read it, while ``-0`` is the integer 0, whose sign ``torch.tensor([30, -0])`` does not
+    keep."""
+    value = float(text)
+    return 0.0 if value == 0 and not any(c in text for c in ".eE") else value

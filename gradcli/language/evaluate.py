@@ -334,7 +334,7 @@ class Evaluator(ControlFlow, FunctionsOfFunctions):
         raise GradcliError(f"unknown name '{name}'{suggest(name, known)}", span)
 
     def Num(self, node: ir.Num):
-        return _number(node.value)
+        return 0.0 if node.float_zero else _number(node.value)
 
     def Str(self, node: ir.Str):
         return node.value

@@ -58,10 +58,15 @@ def _span() -> Span:
 
 
 class Num(Record):
-    """A number literal; the parser only makes non-negative ones (``-2`` is a UnaryOp)."""
+    """A number literal; the parser only makes non-negative ones (``-2`` is a UnaryOp).
+
+    ``float_zero``: a zero written as a float (``0.0``, ``0e0``), which stays a float so
+    that ``-0.0`` is negative zero, as Python reads it; ``-0`` is the integer 0.
+    """
 
     value: float
     span: Span = _span()
+    float_zero: bool = False
 
 
 class Str(Record):

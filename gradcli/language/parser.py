@@ -74,7 +74,7 @@ def _numbers(token) -> ir.Numbers:
     parts = token[1:-1].split(",")
     if not parts[-1].strip():  # a comma after the last number
         parts.pop()
-    return ir.Numbers(tuple(map(float, parts)), token_span(token))
+    return ir.Numbers(tuple(map(characters.number, parts)), token_span(token))
 
 
 _NO_SPAN = Span(0, 0)
@@ -91,8 +91,10 @@ def list_literal(items, span: Span = _NO_SPAN) -> ir.ListLit | ir.Numbers:
 
 def _signed(node) -> float | None:
     signed = isinstance(node, ir.UnaryOp) and isinstance(node.operand, ir.Num)
-    if signed:  # the sign's own operator on the number: -0 stays -0
-        return PYTHON[node.op](node.operand.value) if node.operand.value >= 0 else None
+    if signed:  # the sign's own operator on the number: -0.0 stays -0.0, -0 is 0
+        operand = node.operand
+        value = 0 if operand.value == 0 and not operand.float_zero else operand.value
+        return float(PYTHON[node.op](value)) if operand.value >= 0 else None
     if isinstance(node, ir.Num) and node.value >= 0:
         return node.value
     return None
@@ -102,7 +104,9 @@ class _Builder:
     def num(self, token):
         if token[0] == "[":
             return _numbers(token)
-        return ir.Num(float(token), token_span(token))
+        value = float(token)
+        float_zero = value == 0 and any(c in token for c in ".eE")
+        return ir.Num(value, token_span(token), float_zero)
 
     def string(self, token):
         return ir.Str(str(token)[1:-1], token_span(token))

@@ -96,6 +96,8 @@ class _Printer:
         return " ".join(parts)
 
     def Num(self, node: Num) -> str:
+        if node.float_zero:
+            return "0.0"
         return _number(node.value) if node.value >= 0 else f"({_number(node.value)})"
 
     def Str(self, node: Str) -> str:
@@ -155,7 +157,8 @@ class _Printer:
 
     def Numbers(self, node: Numbers) -> str:
         shown = (
-            _number(v) if v >= 0 and str(v)[0] != "-" else f"-{_number(-v)}" for v in node.values
+            _number(v) if v >= 0 and str(v)[0] != "-" else "-0.0" if v == 0 else f"-{_number(-v)}"
+            for v in node.values
         )
         return "[" + ", ".join(shown) + "]"
 

@@ -32,6 +32,7 @@ from ..core import bounded
 from ..core.files import npy_problem, path_problem, refusal
 from ..engine import limits
 from ..errors import GradcliError, read_error
+from . import characters
 from .check import BUILTIN_CONSTANTS
 from .program import evaluate_constant
 
@@ -63,8 +64,7 @@ def parse_value(text: str, *, name: str, seed: int | None = None) -> np.ndarray:
     stripped = text.strip()
     if _NUMBER.fullmatch(stripped):
         # A plain number means the same to the language; skip parsing it (start-up).
-        # "+ 0.0" turns -0 into 0, as the language's unary minus does.
-        return np.asarray(float(stripped) + 0.0)
+        return np.asarray(characters.number(stripped))
     if stripped.startswith("@"):
         return load_file(stripped[1:], name=name)
     if not stripped:
@@ -88,7 +88,7 @@ def parse_value(text: str, *, name: str, seed: int | None = None) -> np.ndarray:
             f"uncertainty (--sigma L=1%, --L 2.5±1%); give the value as a number ({fraction:g})"
         )
     if re.fullmatch(_COMMA_LIST, stripped):
-        return np.array([float(n) for n in stripped.rstrip(",").split(",")])
+        return np.array([characters.number(n) for n in stripped.rstrip(",").split(",")])
     try:
         printed = _numpy_printed(stripped)
     except ValueError as error:

@@ -17,7 +17,10 @@ table = Table("ordering")
 
 
 def _order(data, d, descending):
-    # A stable sort; descending keeps equal entries in their order too.
+    # A stable sort; descending keeps equal entries in their order too. nan is the largest
+    # entry, as in PyTorch: last ascending, first descending (negating would leave it last).
+    if descending and data.dtype.kind in "fc":
+        return np.lexsort((-data, ~np.isnan(data)), axis=d)
     return np.argsort(-data if descending else data, axis=d, kind="stable")
 
 

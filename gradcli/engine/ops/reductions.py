@@ -205,10 +205,12 @@ prod_others = table.internal("prod_others", prod_others_array, "(input: Tensor, 
 # ----- largest and smallest -----
 
 
-def _extreme_rule(g, ans, x, dim=None, keepdim=False):
+def _extreme_rule(g, ans, x, dim=None, keepdim=False, nan_entries=False):
     # Ties share the gradient evenly, as PyTorch does for amax/amin and max()/min().
     mask = x == expand_reduced(ans, np.shape(x), dim, keepdim)
     mask = mask._data if type(mask) is Tensor else mask
+    if nan_entries:  # the inf-norms: a nan entry is one of the extremes, as in PyTorch
+        mask = mask | np.isnan(raw(x))
     share = mask / np.sum(mask, axis=axis(dim, mask.ndim), keepdims=True)
     return expand_reduced(g, x.shape, dim, keepdim) * share.astype(np.result_type(raw(x), 1.0))
 
@@ -415,7 +417,7 @@ def _norm_rule(g, ans, x, p=2, dim=None, keepdim=False):
     if p == 1:
         return ge * sign(x)
     if p in (math.inf, -math.inf):
-        return _extreme_rule(g, ans, abs(x), dim, keepdim) * sign(x)
+        return _extreme_rule(g, ans, abs(x), dim, keepdim, nan_entries=True) * sign(x)
     norm_e = expand_reduced(ans, shape, dim, keepdim)
     # PyTorch's three forms. The gradient is 0 where the norm is 0 (a subgradient), and
     # for p < 1 at a zero entry, where |x|**p has no derivative. The masks sit on the
