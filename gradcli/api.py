@@ -35,8 +35,11 @@ gets a note naming the convention that decides the derivative there.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -73,60 +76,85 @@ __all__ = [
 # ----------------------------------------------------------------------------
 
 
-def evaluate(
-    source: str,
-    bindings: Mapping | None = None,
-    *,
-    dtype: str = "float64",
-    seed: int = 0,
-    filename: str = "<expr>",
-    max_elements: int = DEFAULT_MAX_ELEMENTS,
-) -> Result:
+@dataclass(frozen=True)
+class _Run:
+    """What every command evaluates: the program's source and bindings, and the settings
+    of its evaluation. Declared once here; each command's public signature is built from
+    these fields and the command's own keywords (``_command``)."""
+
+    source: str
+    bindings: Mapping | None = None
+    dtype: str = "float64"
+    seed: int = 0
+    filename: str = "<expr>"
+    max_elements: int = DEFAULT_MAX_ELEMENTS
+
+    def evaluation(self, wrt, announce=None):
+        return evaluation(
+            self.source, self.bindings, wrt, self.dtype, self.seed, self.filename,
+            self.max_elements, announce,
+        )  # fmt: skip
+
+
+def _command(body):
+    """``body(run, *, own keywords)`` as the public ``name(source, bindings=None, *, own
+    keywords, dtype=..., seed=..., filename=..., max_elements=...)``: arguments are
+    bound and checked as that signature says, the run's gathered into a ``_Run``."""
+    own = list(inspect.signature(body).parameters.values())[1:]
+    source, bindings, *settings = fields(_Run)
+    positional, keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY
+    public = inspect.Signature(
+        [
+            inspect.Parameter(source.name, positional, annotation=source.type),
+            inspect.Parameter(bindings.name, positional, default=None, annotation=bindings.type),
+            *own,
+            *(
+                inspect.Parameter(f.name, keyword, default=f.default, annotation=f.type)
+                for f in settings
+            ),
+        ],
+        return_annotation=inspect.signature(body).return_annotation,
+    )
+    names = tuple(f.name for f in fields(_Run))
+
+    @functools.wraps(body)
+    def command(*args, **kwargs):
+        arguments = public.bind(*args, **kwargs).arguments
+        return body(_Run(**{n: arguments.pop(n) for n in names if n in arguments}), **arguments)
+
+    command.__signature__ = public
+    return command
+
+
+@_command
+def evaluate(run: _Run) -> Result:
     """The program's value."""
-    with evaluation(source, bindings, (), dtype, seed, filename, max_elements) as s:
+    with run.evaluation(()) as s:
         with gradcli.no_grad():
             value = s.run(s.leaves(()))
         return s.result("eval", value)
 
 
-def gradient(
-    source: str,
-    bindings: Mapping | None = None,
-    *,
-    wrt: Sequence[str] | None = None,
-    dtype: str = "float64",
-    seed: int = 0,
-    filename: str = "<expr>",
-    steps: bool = False,
-    max_elements: int = DEFAULT_MAX_ELEMENTS,
-) -> Result:
+@_command
+def gradient(run: _Run, *, wrt: Sequence[str] | None = None, steps: bool = False) -> Result:
     """The value and the gradient of a scalar output with respect to each input.
 
     ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
     """
-    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
+    with run.evaluation(wrt) as s:
         out, grads = s.scalar_gradient("grad")
         traced = s.graph(np.ones(out.shape, s.dtype)) if steps else None
         return s.result("grad", out, grad=grads, graph=traced)
 
 
-def jacobian(
-    source: str,
-    bindings: Mapping | None = None,
-    *,
-    wrt: Sequence[str] | None = None,
-    dtype: str = "float64",
-    seed: int = 0,
-    filename: str = "<expr>",
-    max_elements: int = DEFAULT_MAX_ELEMENTS,
-    announce=None,
-) -> Result:
+@_command
+def jacobian(run: _Run, *, wrt: Sequence[str] | None = None, announce=None) -> Result:
     """The value and, for each input x, the Jacobian of shape ``value.shape + x.shape``.
 
     ``announce(note)``: called before the Jacobian is computed with a note when, over
     every input, it would hold over 10^6 numbers (the note is in the result too).
     """
-    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements, announce) as s:
+    with run.evaluation(wrt, announce) as s:
         f, outputs = s.function(s.wrt)
         if s.default_wrt and len(s.wrt) > 1:
             with gradcli.no_grad():
@@ -152,23 +180,14 @@ def jacobian(
         return result
 
 
-def hessian(
-    source: str,
-    bindings: Mapping | None = None,
-    *,
-    wrt: Sequence[str] | None = None,
-    dtype: str = "float64",
-    seed: int = 0,
-    filename: str = "<expr>",
-    max_elements: int = DEFAULT_MAX_ELEMENTS,
-    announce=None,
-) -> Result:
+@_command
+def hessian(run: _Run, *, wrt: Sequence[str] | None = None, announce=None) -> Result:
     """The value, the gradient and every block ``H[x][y]`` of the Hessian of a scalar output.
 
     ``announce(note)``: called before the Hessian is computed with a note when, over every
     input, it would hold over 10^6 numbers (the note is in the result too).
     """
-    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements, announce) as s:
+    with run.evaluation(wrt, announce) as s:
         s.size_note("Hessian", lambda entries: entries * entries)
         out, grads = s.scalar_gradient("hessian")
         hess: dict[str, dict[str, np.ndarray]] = {}
@@ -192,24 +211,16 @@ def hessian(
         return result
 
 
+@_command
 def vjp(
-    source: str,
-    bindings: Mapping | None = None,
-    *,
-    grad_output=None,
-    wrt: Sequence[str] | None = None,
-    dtype: str = "float64",
-    seed: int = 0,
-    filename: str = "<expr>",
-    steps: bool = False,
-    max_elements: int = DEFAULT_MAX_ELEMENTS,
+    run: _Run, *, grad_output=None, wrt: Sequence[str] | None = None, steps: bool = False
 ) -> Result:
     """``backward(grad_output)``: the vector-Jacobian product for each input.
 
     ``grad_output`` has the output's shape; it may be left out for a scalar output.
     ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
     """
-    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
+    with run.evaluation(wrt) as s:
         f, _ = s.function(s.wrt)
         with gradcli.no_grad():
             value = f(*s.point(s.wrt))
@@ -224,17 +235,8 @@ def vjp(
         return s.result("vjp", value, vjp=products, grad_output=v, graph=traced)
 
 
-def graph(
-    source: str,
-    bindings: Mapping | None = None,
-    *,
-    grad_output=None,
-    wrt: Sequence[str] | None = None,
-    dtype: str = "float64",
-    seed: int = 0,
-    filename: str = "<expr>",
-    max_elements: int = DEFAULT_MAX_ELEMENTS,
-) -> GraphResult:
+@_command
+def graph(run: _Run, *, grad_output=None, wrt: Sequence[str] | None = None) -> GraphResult:
     """The autograd graph of the output, from the output down to the inputs in
     ``wrt`` (the leaves), each node with its value and the gradient that reached it
     in ``output.backward(grad_output)``.
@@ -242,7 +244,7 @@ def graph(
     ``grad_output`` may be left out for a scalar output (it is 1); for another
     output, leaving it out gives the graph without gradients.
     """
-    with evaluation(source, bindings, wrt, dtype, seed, filename, max_elements) as s:
+    with run.evaluation(wrt) as s:
         leaves = s.leaves(s.wrt)
         value = s.run(leaves)
         v = None
@@ -253,17 +255,9 @@ def graph(
         return replace(traced, warnings=finished.warnings, notes=finished.notes)
 
 
+@_command
 def jvp(
-    source: str,
-    bindings: Mapping | None = None,
-    *,
-    tangents: Mapping | None = None,
-    unit: bool = False,
-    order: int = 1,
-    dtype: str = "float64",
-    seed: int = 0,
-    filename: str = "<expr>",
-    max_elements: int = DEFAULT_MAX_ELEMENTS,
+    run: _Run, *, tangents: Mapping | None = None, unit: bool = False, order: int = 1
 ) -> Result:
     """The directional derivative: the Jacobian times the tangent of each named input.
 
@@ -275,7 +269,7 @@ def jvp(
     """
     if isinstance(order, bool) or not isinstance(order, int) or order < 1:
         raise GradcliError(f"--order must be an integer of at least 1, not {order!r}")
-    with evaluation(source, bindings, (), dtype, seed, filename, max_elements) as s:
+    with run.evaluation(()) as s:
         directions = s.directions(tangents, unit)
         names = s.wrt
         if order > 1:

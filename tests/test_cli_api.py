@@ -106,3 +106,35 @@ def test_errors_are_gradcli_errors():
         api.evaluate("x", {"x": 1, "y": 2})
     with pytest.raises(GradcliError, match="grad needs a scalar output"):
         api.gradient("[x, x]", {"x": 1})
+
+
+@pytest.mark.parametrize(
+    "name, options",
+    [
+        ("evaluate", {}),
+        ("gradient", {"wrt": ["x"], "steps": False}),
+        ("jacobian", {"wrt": ["x"], "announce": None}),
+        ("hessian", {"wrt": ["x"], "announce": None}),
+        ("vjp", {"wrt": ["x"], "grad_output": 1.0, "steps": False}),
+        ("graph", {"wrt": ["x"], "grad_output": 1.0}),
+        ("jvp", {"tangents": {"x": 1.0}, "unit": False, "order": 1}),
+    ],
+)
+def test_each_command_takes_the_shared_keywords_and_refuses_others(name, options):
+    import inspect
+
+    command = getattr(api, name)
+    shared = {"dtype": "float32", "seed": 1, "filename": "f.grad", "max_elements": 10}
+    params = inspect.signature(command).parameters
+    assert list(params)[:2] == ["source", "bindings"]
+    assert set(shared) | set(options) == set(list(params)[2:])
+    # x**3 at x = 2: value 8, d/dx = 3 x**2 = 12.
+    r = command(source="x**3", bindings={"x": 2}, **options, **shared)
+    if name != "graph":
+        assert r.value.dtype == np.float32 and float(r.value) == 8
+    if name in ("gradient", "hessian"):
+        assert float(r.grad["x"]) == 12
+    with pytest.raises(TypeError):
+        command("x**3", {"x": 2}, "float32")  # the settings are keywords only
+    with pytest.raises(TypeError):
+        command("x**3", {"x": 2}, max_element=10)

@@ -84,19 +84,19 @@ def test_pass_to_some_leaves_matches_torch(steps):
 
 
 def test_no_pruning_when_every_leaf_is_an_input():
-    from gradcli.engine.backward import _schedule
+    from gradcli.engine.schedule import schedule
 
     x = gradcli.tensor([1.0, 2.0], requires_grad=True)
     w = gradcli.tensor([3.0, 4.0], requires_grad=True)
     y = ((x * w).sin() * x).sum()
-    pending, ready, pruning = _schedule({y.grad_fn: None}, (x, w))
+    pending, ready, pruning = schedule({y.grad_fn: None}, (x, w))
     assert pruning is None  # the plain count: nothing to mark
     assert ready == [y.grad_fn] and pending[y.grad_fn.p0] == 1
     # w is not an input, but every node has x on a path: still nothing pruned
-    assert _schedule({y.grad_fn: None}, (x,))[2] is None
-    assert _schedule({y.grad_fn: None}, (x, w))[0] == _schedule({y.grad_fn: None}, None)[0]
+    assert schedule({y.grad_fn: None}, (x,))[2] is None
+    assert schedule({y.grad_fn: None}, (x, w))[0] == schedule({y.grad_fn: None}, None)[0]
     z = (x.sin() * w.exp()).sum()
-    needed = _schedule({z.grad_fn: None}, (x,))[2].needed
+    needed = schedule({z.grad_fn: None}, (x,))[2].needed
     mul = z.grad_fn.p0
     assert mul in needed and mul.p0 in needed and mul.p1 not in needed  # exp(w) is not run
 

@@ -226,9 +226,7 @@ def minimize_subject_to(
     from .sensitivity import every_input, parameter_program
 
     inequalities = any(c.kind == "ineq" for c in constraints)
-    method = (method or ("slsqp" if inequalities else "trust-constr")).lower()
-    if method not in METHODS:
-        raise GradcliError(f"--method {method} takes no constraints: use trust-constr or slsqp")
+    method = _checked_method(method, inequalities)
     options = {"dtype": dtype, "seed": seed}
     first, chosen = default_inputs(
         api.gradient, "minimize", source, bindings, wrt, {**options, "filename": filename}
@@ -252,19 +250,7 @@ def minimize_subject_to(
         return sign * value, sign * gradient
 
     scipy_constraints = _scipy_constraints(method, constraints, parts)
-    extra = {}
-    if method == "trust-constr":
-        extra = {
-            "hess": lambda x: sign * objective.hessian(x),
-            "options": {"maxiter": max_iter, "gtol": tol, "xtol": tol * 1e-4},
-        }
-        if inequalities:  # the interior point method's barrier, small from the start
-            extra["options"] |= {
-                "initial_barrier_parameter": 1e-8,
-                "initial_barrier_tolerance": 1e-8,
-            }
-    else:
-        extra = {"options": {"maxiter": max_iter, "ftol": tol}}
+    extra = _method_options(method, inequalities, sign, objective, max_iter, tol)
     try:
         found = scipy.optimize.minimize(
             f, flat.start, jac=True, method=method, constraints=scipy_constraints, **extra
@@ -283,21 +269,9 @@ def minimize_subject_to(
         message = f"the KKT conditions do not hold ({check['failed']}); SciPy: {message}"
     classification, eigenvalues = None, None
     if check["holds"]:
-        hessian = sign * objective.hessian(x)
-        for i, part in enumerate(parts):
-            if check["multipliers"][i] != 0:
-                hessian = hessian + check["multipliers"][i] * part.hessian(x)
+        hessian = _lagrangian_hessian(sign * objective.hessian(x), parts, check, x)
         classification, eigenvalues = _classify(hessian, check, constraints, maximize)
-    sought = "local maximum" if maximize else "local minimum"
-    doubt = ()
-    if classification not in (None, sought):
-        doubt = (
-            Diagnostic(
-                "warning",
-                f"the end point is a KKT point but not a {sought}: the Hessian of the "
-                f"Lagrangian on the constraints' tangent space says {classification}",
-            ),
-        )
+    doubt = _not_sought(classification, maximize)
     return ConstrainedReport(
         source,
         source_title(source, filename),
@@ -305,18 +279,7 @@ def minimize_subject_to(
         maximize,
         flat.frozen_arrays(x),
         value,
-        tuple(
-            {
-                "text": c.text,
-                "kind": "equality" if c.kind == "eq" else "inequality",
-                "value": float(v),
-                "multiplier": float(m),
-                "active": bool(a),
-            }
-            for c, v, m, a in zip(
-                constraints, check["values"], check["multipliers"], check["active"]
-            )
-        ),
+        _constraint_rows(constraints, check),
         frozen(check["multipliers"]),
         {key: check[key] for key in _MEASURES} | {"tolerance": KKT_TOLERANCE},
         classification,
@@ -330,6 +293,61 @@ def minimize_subject_to(
 
 
 _MEASURES = ("stationarity", "feasibility", "dual_feasibility", "complementarity")
+
+
+def _checked_method(method: str | None, inequalities: bool) -> str:
+    method = (method or ("slsqp" if inequalities else "trust-constr")).lower()
+    if method not in METHODS:
+        raise GradcliError(f"--method {method} takes no constraints: use trust-constr or slsqp")
+    return method
+
+
+def _method_options(method, inequalities, sign, objective, max_iter, tol) -> dict:
+    """SciPy's options: trust-constr's with the Hessian, else SLSQP's."""
+    if method != "trust-constr":
+        return {"options": {"maxiter": max_iter, "ftol": tol}}
+    extra = {
+        "hess": lambda x: sign * objective.hessian(x),
+        "options": {"maxiter": max_iter, "gtol": tol, "xtol": tol * 1e-4},
+    }
+    if inequalities:  # the interior point method's barrier, small from the start
+        extra["options"] |= {"initial_barrier_parameter": 1e-8, "initial_barrier_tolerance": 1e-8}
+    return extra
+
+
+def _lagrangian_hessian(hessian, parts, check, x) -> np.ndarray:
+    """The objective's Hessian plus each constraint's, times its multiplier."""
+    for i, part in enumerate(parts):
+        if check["multipliers"][i] != 0:
+            hessian = hessian + check["multipliers"][i] * part.hessian(x)
+    return hessian
+
+
+def _not_sought(classification, maximize: bool) -> tuple[Diagnostic, ...]:
+    """A warning when a KKT point is not the kind of point sought."""
+    sought = "local maximum" if maximize else "local minimum"
+    if classification in (None, sought):
+        return ()
+    return (
+        Diagnostic(
+            "warning",
+            f"the end point is a KKT point but not a {sought}: the Hessian of the "
+            f"Lagrangian on the constraints' tangent space says {classification}",
+        ),
+    )
+
+
+def _constraint_rows(constraints, check) -> tuple[dict, ...]:
+    return tuple(
+        {
+            "text": c.text,
+            "kind": "equality" if c.kind == "eq" else "inequality",
+            "value": float(v),
+            "multiplier": float(m),
+            "active": bool(a),
+        }
+        for c, v, m, a in zip(constraints, check["values"], check["multipliers"], check["active"])
+    )
 
 
 def _constraint_program(constraint, flat, fixed, known, options, count) -> _Program:

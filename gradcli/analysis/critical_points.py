@@ -110,83 +110,11 @@ def critical(
     for name in names:
         if flat.shapes[name] != ():
             raise GradcliError(f"--over {name}: critical varies scalar inputs, not {name}")
-
-    def system(x):
-        result = api.hessian(source, flat.bindings(x), **options)
-        gradient = flat.vector(result.grad)
-        if not np.all(np.isfinite(gradient)) or np.max(np.abs(x)) > 1e100:
-            raise Diverged(np.array(x), scalar_of(result.value))
-        return gradient, flat.matrix(result.hessian)
-
-    low, high = np.array(box).T
-    size = np.maximum(high - low, 1e-300)
-
-    def gradient_test(y) -> bool:
-        """The classification's gradient test at y: |∇f| <= sqrt(eps) max(1, |f|)."""
-        result = api.gradient(source, flat.bindings(y), **options)
-        gradient = flat.vector(result.grad)
-        f = abs(scalar_of(result.value))
-        return bool(np.max(np.abs(gradient), initial=0.0) <= _root_eps(gradient) * max(1.0, f))
-
-    def same_point(x, y) -> bool:
-        """Whether the gradient test cannot tell x from y: it passes all along the way
-        between them (a degenerate critical point's ends spread over that region)."""
-        if np.all(np.abs(x - y) <= 1e-6 * size):
-            return True
-        return all(gradient_test(x + t * (y - x)) for t in _ALONG)
-
-    # One entry [max |∇f|, point] for each critical point: of the runs' ends the
-    # gradient test cannot tell apart, the one of smallest |∇f|.
-    found: list[list] = []
-
-    def joins(x):
-        """The entry of found that x belongs to, if any: the nearest one, if the
-        gradient test cannot tell x from its point."""
-        if not found:
-            return None
-        entry = min(found, key=lambda e: float(np.sum((e[1] - x) ** 2)))
-        return entry if same_point(entry[1], x) else None
-
-    def joining(x):
-        """``system``, stopping a run once it meets the point of a group found before."""
-        gradient, hessian = system(x)
-        norm = float(np.max(np.abs(gradient), initial=0.0))
-        if norm <= _root_eps(gradient) and (entry := joins(x)) is not None:
-            raise _Joined(entry, norm, np.array(x))
-        return gradient, hessian
-
+    search = _Search(source, flat, options, box)
     grid = np.stack(np.meshgrid(*starts_of, indexing="ij"), -1).reshape(-1, len(names))
     for start in grid:
-        try:
-            x, _, stopped = newton(joining, start, tol, max_iter)
-        except Diverged:
-            continue
-        except _Joined as joined:
-            entry, norm, x = joined.entry, joined.norm, joined.x
-        else:
-            if stopped is not None:
-                continue
-            norm, entry = float(np.max(np.abs(system(x)[0]), initial=0.0)), joins(x)
-        if not (np.all(x >= low - 1e-9 * size) and np.all(x <= high + 1e-9 * size)):
-            continue
-        if entry is None:
-            found.append([norm, x])
-        elif norm < entry[0]:
-            entry[:] = [norm, x]
-
-    def hessian_at(y):
-        return system(y)[1]
-
-    points, notes = [], []
-    for _, x in sorted(found, key=lambda e: tuple(e[1])):
-        end = api.hessian(source, flat.bindings(x), **options)
-        whole = assemble_hessian(end.value, end.grad, end.hessian, end.shapes)
-        eigenvalues = whole.eigenvalues if whole.eigenvalues is not None else np.array([])
-        verdict, doubt = steady_verdict(whole, flat.vector(end.grad), hessian_at, x)
-        if doubt:
-            notes.append(f"at {tuple(float(v) for v in x)}: {doubt}")
-        kind = verdict.replace("local ", "")
-        points.append(CriticalPoint(frozen(x), scalar_of(end.value), kind, frozen(eigenvalues)))
+        search.run(start, tol, max_iter)
+    points, notes = search.classified()
     return CriticalReport(
         source,
         source_title(source, filename),
@@ -196,6 +124,93 @@ def critical(
         tuple(points),
         (*notes, *first.notes, *first.warnings),
     )
+
+
+class _Search:
+    """Newton runs from the starts of a grid, their ends grouped into critical points."""
+
+    def __init__(self, source, flat, options, box):
+        self.source, self.flat, self.options = source, flat, options
+        self.low, self.high = np.array(box).T
+        self.size = np.maximum(self.high - self.low, 1e-300)
+        # One entry [max |∇f|, point] for each critical point: of the runs' ends the
+        # gradient test cannot tell apart, the one of smallest |∇f|.
+        self.found: list[list] = []
+
+    def system(self, x):
+        result = api.hessian(self.source, self.flat.bindings(x), **self.options)
+        gradient = self.flat.vector(result.grad)
+        if not np.all(np.isfinite(gradient)) or np.max(np.abs(x)) > 1e100:
+            raise Diverged(np.array(x), scalar_of(result.value))
+        return gradient, self.flat.matrix(result.hessian)
+
+    def gradient_test(self, y) -> bool:
+        """The classification's gradient test at y: |∇f| <= sqrt(eps) max(1, |f|)."""
+        result = api.gradient(self.source, self.flat.bindings(y), **self.options)
+        gradient = self.flat.vector(result.grad)
+        f = abs(scalar_of(result.value))
+        return bool(np.max(np.abs(gradient), initial=0.0) <= _root_eps(gradient) * max(1.0, f))
+
+    def same_point(self, x, y) -> bool:
+        """Whether the gradient test cannot tell x from y: it passes all along the way
+        between them (a degenerate critical point's ends spread over that region)."""
+        if np.all(np.abs(x - y) <= 1e-6 * self.size):
+            return True
+        return all(self.gradient_test(x + t * (y - x)) for t in _ALONG)
+
+    def joins(self, x):
+        """The entry of found that x belongs to, if any: the nearest one, if the
+        gradient test cannot tell x from its point."""
+        if not self.found:
+            return None
+        entry = min(self.found, key=lambda e: float(np.sum((e[1] - x) ** 2)))
+        return entry if self.same_point(entry[1], x) else None
+
+    def joining(self, x):
+        """``system``, stopping a run once it meets the point of a group found before."""
+        gradient, hessian = self.system(x)
+        norm = float(np.max(np.abs(gradient), initial=0.0))
+        if norm <= _root_eps(gradient) and (entry := self.joins(x)) is not None:
+            raise _Joined(entry, norm, np.array(x))
+        return gradient, hessian
+
+    def run(self, start, tol, max_iter) -> None:
+        """One Newton run from ``start``: its end, inside the box, joins a critical point
+        found before or is a new one."""
+        try:
+            x, _, stopped = newton(self.joining, start, tol, max_iter)
+        except Diverged:
+            return
+        except _Joined as joined:
+            entry, norm, x = joined.entry, joined.norm, joined.x
+        else:
+            if stopped is not None:
+                return
+            norm, entry = float(np.max(np.abs(self.system(x)[0]), initial=0.0)), self.joins(x)
+        low, high, size = self.low, self.high, self.size
+        if not (np.all(x >= low - 1e-9 * size) and np.all(x <= high + 1e-9 * size)):
+            return
+        if entry is None:
+            self.found.append([norm, x])
+        elif norm < entry[0]:
+            entry[:] = [norm, x]
+
+    def hessian_at(self, y):
+        return self.system(y)[1]
+
+    def classified(self) -> tuple[list[CriticalPoint], list[str]]:
+        """Each critical point found, in order, with its kind; notes where it is in doubt."""
+        points, notes = [], []
+        for _, x in sorted(self.found, key=lambda e: tuple(e[1])):
+            end = api.hessian(self.source, self.flat.bindings(x), **self.options)
+            whole = assemble_hessian(end.value, end.grad, end.hessian, end.shapes)
+            eigenvalues = whole.eigenvalues if whole.eigenvalues is not None else np.array([])
+            verdict, doubt = steady_verdict(whole, self.flat.vector(end.grad), self.hessian_at, x)
+            if doubt:
+                notes.append(f"at {tuple(float(v) for v in x)}: {doubt}")
+            kind = verdict.replace("local ", "")
+            points.append(CriticalPoint(frozen(x), scalar_of(end.value), kind, frozen(eigenvalues)))
+        return points, notes
 
 
 #: Where between two end points the gradient test is asked: fractions no lattice of

@@ -86,6 +86,149 @@ def read_columns(path: str) -> dict[str, np.ndarray]:
     return {n: np.concatenate([c.columns[n] for c in chunks]) for n in names}
 
 
+def _column(columns: Mapping, where: str, name: str, option: str) -> np.ndarray:
+    if name not in columns:
+        raise GradcliError(
+            f"{option} {name}: {where} has no column {name!r}; its columns are "
+            f"{', '.join(columns) or 'none'}"
+        )
+    return columns[name]
+
+
+def _check_params(params: Mapping, inputs) -> None:
+    if not params:
+        raise GradcliError("fit needs the parameters and their starting values: --params b1=1,b2=2")
+    for name in params:
+        if name not in inputs:
+            raise GradcliError(f"--params {name}: {no_such_input(name, inputs)}")
+
+
+def _predictors(free, columns: Mapping, where: str) -> dict[str, np.ndarray]:
+    """The columns that bind the model's inputs that are neither parameters nor bound."""
+    for name in free:
+        if name not in columns:
+            raise GradcliError(
+                f"the model's input {name!r} is neither a parameter (--params) nor a column "
+                f"of {where} (its columns are {', '.join(columns) or 'none'}); bind it with "
+                f"--{name} VALUE if it is a constant"
+            )
+    return {n: columns[n] for n in free}
+
+
+def _row_scale(columns, where, observed, weights, sigma) -> np.ndarray:
+    """Each row's residual weight: sqrt(weight), 1/σ, else 1."""
+    if weights is not None and sigma is not None:
+        raise GradcliError("give --weights or --sigma, not both")
+    if weights is not None:
+        w = _column(columns, where, weights, "--weights")
+        if np.any(~np.isfinite(w)) or np.any(w < 0):
+            raise GradcliError(f"--weights {weights}: weights must be finite and not negative")
+        return np.sqrt(w)
+    if sigma is not None:
+        s = _column(columns, where, sigma, "--sigma")
+        if np.any(~np.isfinite(s)) or np.any(s <= 0):
+            raise GradcliError(f"--sigma {sigma}: standard deviations must be finite and positive")
+        return 1.0 / s
+    return np.ones_like(observed)
+
+
+def _first_row(model, bindings, params, predictors, where, n, options):
+    """The first row alone: the parameters' values and shapes, and a scalar model checked."""
+    if n == 0:
+        raise GradcliError(f"{where} has no rows to fit")
+    first_row = {k: v[0] for k, v in predictors.items()}
+    first = api.jacobian(model, {**bindings, **params, **first_row}, wrt=tuple(params), **options)
+    if np.asarray(first.value).size != 1:
+        raise GradcliError(
+            f"fit needs a model with one value per row, but its value has shape "
+            f"{np.shape(first.value)}"
+        )
+    flat = Flat.of(first)
+    if n <= flat.size:
+        raise GradcliError(
+            f"fit needs more rows than parameters: {where} has {n} rows for {flat.size} parameters"
+        )
+    return first, flat
+
+
+class _Residuals:
+    """The weighted residuals and their Jacobian at parameters b, every row in one batched
+    pass; the last point is kept, since least_squares asks for both at the same b."""
+
+    def __init__(self, model, flat, predictors, observed, scale, options):
+        self.model, self.flat, self.predictors = model, flat, predictors
+        self.observed, self.scale, self.options = observed, scale, options
+        self.fixed = {k: v for k, v in flat.fixed.items() if k not in predictors}
+        self.cache: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+
+    def __call__(self, b) -> tuple[np.ndarray, np.ndarray]:
+        key = np.asarray(b, dtype=np.float64).tobytes()
+        if key not in self.cache:
+            self.cache.clear()
+            self.cache[key] = self._evaluate(b)
+        return self.cache[key]
+
+    def _evaluate(self, b) -> tuple[np.ndarray, np.ndarray]:
+        flat, n = self.flat, self.observed.size
+        got = api.points(
+            "grad",
+            self.model,
+            {**self.fixed, **flat.arrays(b)},
+            self.predictors,
+            wrt=flat.names,
+            **self.options,
+        )
+        value = np.asarray(got.arrays["value"], dtype=np.float64).reshape(n)
+        jacobian = np.concatenate(
+            [np.reshape(got.arrays[f"grad.{name}"], (n, -1)) for name in flat.names], 1
+        )
+        residual = self.scale * (value - self.observed)
+        if not np.all(np.isfinite(residual)) or not np.all(np.isfinite(jacobian)):
+            residual = np.where(np.isfinite(residual), residual, 1e150)
+            jacobian = np.where(np.isfinite(jacobian), jacobian, 0.0)
+        return residual, self.scale[:, None] * jacobian
+
+
+def _least_squares(residuals: _Residuals, flat: Flat, bounds, tol, max_evaluations):
+    """scipy's least_squares: Levenberg-Marquardt, or trust-region reflective under bounds."""
+    import scipy.optimize
+
+    box = flat.bounds(bounds or {})
+    method = "trf" if box is not None else "lm"
+    found = scipy.optimize.least_squares(
+        lambda b: residuals(b)[0],
+        flat.start if box is None else np.clip(flat.start, *box),
+        jac=lambda b: residuals(b)[1],
+        method=method,
+        bounds=(-np.inf, np.inf) if box is None else box,
+        x_scale="jac",
+        xtol=tol,
+        ftol=tol,
+        gtol=tol,
+        max_nfev=max_evaluations,
+    )
+    return found, method
+
+
+def _covariance(jacobian: np.ndarray, s2: float):
+    """s²(JᵀJ)⁻¹ through the SVD of J, the standard errors, the correlation, and a note
+    when J is nearly singular."""
+    _, singular, vt = np.linalg.svd(jacobian, full_matrices=False)
+    notes = []
+    if singular[-1] <= 1e-12 * singular[0]:
+        notes.append(
+            "the Jacobian of the residuals is nearly singular: the standard errors are unreliable"
+        )
+    with np.errstate(divide="ignore"):
+        inverse = (vt.T / singular**2) @ vt
+    covariance = s2 * inverse
+    errors = np.sqrt(np.clip(np.diag(covariance), 0, None))
+    with np.errstate(all="ignore"):
+        correlation = covariance / np.outer(errors, errors)
+    np.fill_diagonal(correlation, 1.0)  # not 0.9999999999999999
+    return covariance, errors, correlation, notes
+
+
 def fit(
     model: str,
     bindings: Mapping | None = None,
@@ -107,8 +250,6 @@ def fit(
     the model that is not a parameter nor bound in ``bindings`` is a column.
     ``response`` names the observed column; ``weights`` or ``sigma`` a column of
     weights or of standard deviations (not both)."""
-    import scipy.optimize
-
     from ..language import compile_source
 
     where = data if isinstance(data, str) else "the data"
@@ -116,100 +257,18 @@ def fit(
     columns = {n: np.asarray(c, dtype=np.float64).reshape(-1) for n, c in columns.items()}
     program = compile_source(model, filename)
     bindings = dict(bindings or {})
-    if not params:
-        raise GradcliError("fit needs the parameters and their starting values: --params b1=1,b2=2")
-    for name in params:
-        if name not in program.inputs:
-            raise GradcliError(f"--params {name}: {no_such_input(name, program.inputs)}")
-
-    def column(name: str, option: str) -> np.ndarray:
-        if name not in columns:
-            raise GradcliError(
-                f"{option} {name}: {where} has no column {name!r}; its columns are "
-                f"{', '.join(columns) or 'none'}"
-            )
-        return columns[name]
-
-    observed = column(response, "--response")
+    _check_params(params, program.inputs)
+    observed = _column(columns, where, response, "--response")
     free = [n for n in program.inputs if n not in params and n not in bindings]
-    for name in free:
-        if name not in columns:
-            raise GradcliError(
-                f"the model's input {name!r} is neither a parameter (--params) nor a column "
-                f"of {where} (its columns are {', '.join(columns) or 'none'}); bind it with "
-                f"--{name} VALUE if it is a constant"
-            )
-    predictors = {n: columns[n] for n in free}
-    if weights is not None and sigma is not None:
-        raise GradcliError("give --weights or --sigma, not both")
-    scale = np.ones_like(observed)
-    if weights is not None:
-        w = column(weights, "--weights")
-        if np.any(~np.isfinite(w)) or np.any(w < 0):
-            raise GradcliError(f"--weights {weights}: weights must be finite and not negative")
-        scale = np.sqrt(w)
-    if sigma is not None:
-        s = column(sigma, "--sigma")
-        if np.any(~np.isfinite(s)) or np.any(s <= 0):
-            raise GradcliError(f"--sigma {sigma}: standard deviations must be finite and positive")
-        scale = 1.0 / s
+    predictors = _predictors(free, columns, where)
+    scale = _row_scale(columns, where, observed, weights, sigma)
     n = observed.size
     options = {"dtype": dtype, "seed": seed, "filename": filename}
-    if n == 0:
-        raise GradcliError(f"{where} has no rows to fit")
-    # The first row alone: the parameters' values and shapes, and a scalar model checked.
-    first_row = {k: v[0] for k, v in predictors.items()}
-    first = api.jacobian(model, {**bindings, **params, **first_row}, wrt=tuple(params), **options)
-    if np.asarray(first.value).size != 1:
-        raise GradcliError(
-            f"fit needs a model with one value per row, but its value has shape "
-            f"{np.shape(first.value)}"
-        )
-    flat = Flat.of(first)
-    p = flat.size
-    if n <= p:
-        raise GradcliError(
-            f"fit needs more rows than parameters: {where} has {n} rows for {p} parameters"
-        )
-    fixed = {k: v for k, v in flat.fixed.items() if k not in predictors}
-    cache: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
-    count = [0]
-
-    def at(b):
-        key = np.asarray(b, dtype=np.float64).tobytes()
-        if key not in cache:
-            got = api.points(
-                "grad", model, {**fixed, **flat.arrays(b)}, predictors, wrt=flat.names, **options
-            )
-            count[0] += 1
-            value = np.asarray(got.arrays["value"], dtype=np.float64).reshape(n)
-            jacobian = np.concatenate(
-                [np.reshape(got.arrays[f"grad.{name}"], (n, -1)) for name in flat.names], 1
-            )
-            residual = scale * (value - observed)
-            if not np.all(np.isfinite(residual)) or not np.all(np.isfinite(jacobian)):
-                residual = np.where(np.isfinite(residual), residual, 1e150)
-                jacobian = np.where(np.isfinite(jacobian), jacobian, 0.0)
-            cache.clear()
-            cache[key] = (residual, scale[:, None] * jacobian)
-        return cache[key]
-
-    box = flat.bounds(bounds or {})
-    method = "trf" if box is not None else "lm"
-    found = scipy.optimize.least_squares(
-        lambda b: at(b)[0],
-        flat.start if box is None else np.clip(flat.start, *box),
-        jac=lambda b: at(b)[1],
-        method=method,
-        bounds=(-np.inf, np.inf) if box is None else box,
-        x_scale="jac",
-        xtol=tol,
-        ftol=tol,
-        gtol=tol,
-        max_nfev=max_evaluations,
-    )
+    first, flat = _first_row(model, bindings, params, predictors, where, n, options)
+    residuals = _Residuals(model, flat, predictors, observed, scale, options)
+    found, method = _least_squares(residuals, flat, bounds, tol, max_evaluations)
     b = np.asarray(found.x, dtype=np.float64)
-    residual, jacobian = at(b)
+    residual, jacobian = residuals(b)
     if not np.all(np.abs(residual) < 1e150):
         raise GradcliError(
             "fit diverged: the model is not finite at some rows for the parameters reached ("
@@ -217,21 +276,9 @@ def fit(
             + "); start nearer"
         )
     rss = float(residual @ residual)
-    dof = n - p
+    dof = n - flat.size
     s2 = rss / dof
-    _, singular, vt = np.linalg.svd(jacobian, full_matrices=False)
-    notes = []
-    if singular[-1] <= 1e-12 * singular[0]:
-        notes.append(
-            "the Jacobian of the residuals is nearly singular: the standard errors are unreliable"
-        )
-    with np.errstate(divide="ignore"):
-        inverse = (vt.T / singular**2) @ vt
-    covariance = s2 * inverse
-    errors = np.sqrt(np.clip(np.diag(covariance), 0, None))
-    with np.errstate(all="ignore"):
-        correlation = covariance / np.outer(errors, errors)
-    np.fill_diagonal(correlation, 1.0)  # not 0.9999999999999999
+    covariance, errors, correlation, notes = _covariance(jacobian, s2)
     fitted = np.asarray(observed + residual / scale)
     converged = bool(found.success) and found.status > 0
     return FitReport(

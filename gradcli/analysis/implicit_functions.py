@@ -250,47 +250,63 @@ def program_text(source: str) -> str:
     when it is one statement, or each entry of a list ``[A = B, C = D]``. A source of
     several statements (assignments) is left as it is. Errors point at the ``=``, and
     a parse error in ``A`` or ``B`` at its place in ``source``."""
-    from ..language import compile_source
-
     if _statements(source) > 1:
         return source
-    stripped = source.strip()
-    entries = [(0, len(source))]
-    lead = len(source) - len(source.lstrip())
-    if stripped.startswith("[") and _closing(source, lead) == lead + len(stripped) - 1:
-        entries = _split(source, lead + 1, lead + len(stripped) - 1)
     pieces: list[tuple[str, int]] = []  # text, and the index in source it stands for
     last = 0
-    changed = False
-    for start, stop in entries:
+    for start, stop in _entries(source):
         sign = _equals(source, start, stop)
         if sign is None:
             continue
-        left, right = source[start:sign].strip(), source[sign + 1 : stop].strip()
-        if not left or not right:
-            side = "left" if not left else "right"
-            raise _at(source, sign, f"the equation has no {side} side of '='")
-        for a, b in ((start, sign), (sign + 1, stop)):
-            _check_side(source, a, b)
         pieces += [(c, i) for i, c in enumerate(source[last:start], last)]
-        pieces += [("(", start)]
-        pieces += [(c, i) for i, c in enumerate(source[start:sign], start)]
-        pieces += [(c, sign) for c in ") - ("]
-        pieces += [(c, i) for i, c in enumerate(source[sign + 1 : stop], sign + 1)]
-        pieces += [(")", stop - 1)]
+        pieces += _difference(source, start, sign, stop)
         last = stop
-        changed = True
-    if not changed:
+    if not pieces:
         return source
     pieces += [(c, i) for i, c in enumerate(source[last:], last)]
     text = "".join(c for c, _ in pieces)
+    _compile_in_place(text, [i for _, i in pieces], source)
+    return text
+
+
+def _entries(source: str) -> list[tuple[int, int]]:
+    """Where each entry of a list ``[A = B, C = D]`` is in ``source``, else the whole."""
+    stripped = source.strip()
+    lead = len(source) - len(source.lstrip())
+    if stripped.startswith("[") and _closing(source, lead) == lead + len(stripped) - 1:
+        return _split(source, lead + 1, lead + len(stripped) - 1)
+    return [(0, len(source))]
+
+
+def _difference(source: str, start: int, sign: int, stop: int) -> list[tuple[str, int]]:
+    """The equation ``A = B`` at source[start:stop] as ``(A) - (B)``, each character
+    with the index in source it stands for; each side checked alone."""
+    left, right = source[start:sign].strip(), source[sign + 1 : stop].strip()
+    if not left or not right:
+        side = "left" if not left else "right"
+        raise _at(source, sign, f"the equation has no {side} side of '='")
+    for a, b in ((start, sign), (sign + 1, stop)):
+        _check_side(source, a, b)
+    return [
+        ("(", start),
+        *((c, i) for i, c in enumerate(source[start:sign], start)),
+        *((c, sign) for c in ") - ("),
+        *((c, i) for i, c in enumerate(source[sign + 1 : stop], sign + 1)),
+        (")", stop - 1),
+    ]
+
+
+def _compile_in_place(text: str, where: list[int], source: str) -> None:
+    """Compile ``text``; an error on its line is placed back in ``source``, ``where[i]``
+    the index in source of text's character i."""
+    from ..language import compile_source
+
     try:
         compile_source(text)
     except GradcliError as error:
         span = error.span
         if span is None or span.line != 1 or "\n" in source:
             raise
-        where = [i for _, i in pieces]
 
         def back(column):
             return None if column is None else where[min(column, len(where)) - 1] + 1
@@ -298,7 +314,6 @@ def program_text(source: str) -> str:
         error.span = Span(1, back(span.column), span.end_line, back(span.end_column))
         error.source = source
         raise error from None
-    return text
 
 
 def _check_side(source: str, start: int, stop: int) -> None:

@@ -256,18 +256,9 @@ def minimize(
         raise GradcliError("minimize needs an input to vary: the program has none")
     options["wrt"] = flat.names
     box = flat.bounds(bounds or {})
-    method = (method or default_method(flat.size, box is not None)).lower()
-    if method not in METHODS:
-        raise GradcliError(f"--method {method}: use one of {', '.join(METHODS)}")
-    if box is not None and method not in ("l-bfgs-b", "tnc", "slsqp"):
-        raise GradcliError(f"--method {method} takes no bounds: use l-bfgs-b, tnc or slsqp")
+    method = _checked_method(method, flat.size, box)
     objective = _Objective(source, flat, -1.0 if maximize else 1.0, options)
     iterates = [flat.start]
-    extra = {}
-    if method in HESSP_METHODS and flat.size > HESSIAN_LIMIT:
-        extra = {"hessp": objective.hessp}
-    elif method in HESSIAN_METHODS:
-        extra = {"hess": objective.hessian}
 
     def step(xk, *_):
         iterates.append(np.array(xk))
@@ -286,7 +277,7 @@ def minimize(
             tol=tol,
             options={"maxiter": max_iter},
             callback=step,
-            **extra,
+            **_second_order_options(method, objective),
         )
     except Diverged as gone:
         raise _diverged("minimize", flat, gone) from None
@@ -295,15 +286,9 @@ def minimize(
         # Stopped far out with f still falling: an unbounded objective, not a slow one.
         raise _diverged("minimize", flat, Diverged(x, float(found.fun) * objective.sign))
     gtol = optimum.default_gtol(dtype) if gtol is None else float(gtol)
-    end, whole, verdict, doubt, scaled = _end_point(source, flat, options, objective, x, box)
-    polished = 0
-    if flat.size <= HESSIAN_LIMIT and scaled > 0:  # 0: no step can do better
-        eps = float(np.finfo(np.dtype(dtype)).eps)
-        x, polished = optimum.polish(objective.second_order, x, box, gtol, eps)
-        if polished:
-            end, whole, verdict, doubt, scaled = _end_point(
-                source, flat, options, objective, x, box
-            )
+    x, polished, (end, whole, verdict, doubt, scaled) = _polished_end(
+        source, flat, options, objective, x, box, gtol
+    )
     gradient_norm = float(np.linalg.norm(flat.vector(end.grad)))
     inverse = errors = correlation = None
     if covariance:
@@ -338,6 +323,36 @@ def minimize(
         standard_errors=errors,
         correlation=correlation,
     )
+
+
+def _checked_method(method: str | None, size: int, box) -> str:
+    method = (method or default_method(size, box is not None)).lower()
+    if method not in METHODS:
+        raise GradcliError(f"--method {method}: use one of {', '.join(METHODS)}")
+    if box is not None and method not in ("l-bfgs-b", "tnc", "slsqp"):
+        raise GradcliError(f"--method {method} takes no bounds: use l-bfgs-b, tnc or slsqp")
+    return method
+
+
+def _second_order_options(method: str, objective: _Objective) -> dict:
+    """Hessian-vector products above ``HESSIAN_LIMIT`` entries, for the methods that take
+    them; else the whole Hessian, for the methods that use one."""
+    if method in HESSP_METHODS and objective.flat.size > HESSIAN_LIMIT:
+        return {"hessp": objective.hessp}
+    return {"hess": objective.hessian} if method in HESSIAN_METHODS else {}
+
+
+def _polished_end(source, flat: Flat, options, objective: _Objective, x, box, gtol):
+    """The end point after Newton steps that lower the first-order test's scaled gradient
+    (``optimum.polish``), how many it took, and ``_end_point`` there."""
+    end_point = _end_point(source, flat, options, objective, x, box)
+    if flat.size > HESSIAN_LIMIT or not end_point[-1] > 0:  # 0: no step can do better
+        return x, 0, end_point
+    eps = float(np.finfo(np.dtype(options["dtype"])).eps)
+    x, polished = optimum.polish(objective.second_order, x, box, gtol, eps)
+    if polished:
+        end_point = _end_point(source, flat, options, objective, x, box)
+    return x, polished, end_point
 
 
 def _end_point(source, flat: Flat, options, objective: _Objective, x, box):

@@ -172,22 +172,10 @@ def taylor(
     if isinstance(order, bool) or not isinstance(order, int) or order < 0:
         raise GradcliError(f"--order must be an integer of at least 0, not {order!r}")
     with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
-        # (Not ``exact``, the coefficients as fractions: a name of its own.)
-        exact_through = exact_order(s.program.ir)
-        if exact_through is not None and order > exact_through[0]:
-            highest, which = exact_through
-            raise GradcliError(
-                f"--order {order}: the derivatives of {which} are exact through order"
-                f" {highest}: choose --order {highest} or lower"
-            )
+        _check_exact_through(order, s.program.ir)
         names = s.wrt
         variables = [label for n in names for label in entry_labels(n, s.shape(n))]
-        count = math.comb(len(variables) + order, order)
-        if count > MAX_TERMS:
-            raise GradcliError(
-                f"a Taylor polynomial of degree {order} in {len(variables)} variables has "
-                f"{count} terms, more than {MAX_TERMS}: lower --order, or choose inputs with --wrt"
-            )
+        _check_term_count(order, len(variables))
         f, _ = s.function(names)
         leaves = [gradcli.tensor(s.values[n], requires_grad=True) for n in names]
         out = f(*leaves)
@@ -200,13 +188,7 @@ def taylor(
             for label, x in zip(entry_labels(n, s.shape(n)), np.reshape(s.values[n], -1))
         }
         result = s.result("eval", out.detach())
-    terms = []
-    for index, value in zip(jet.basis(len(variables), order).monomials, coefficients):
-        powers: dict[str, int] = {}
-        for i in index:
-            powers[variables[i]] = powers.get(variables[i], 0) + 1
-        c = float(value) + 0.0  # no -0
-        terms.append(Term(MappingProxyType(powers), c, rational(c) if exact else None))
+    terms = _terms(variables, order, coefficients, exact)
     report = TaylorReport(
         source,
         source_title(source, filename),
@@ -223,14 +205,51 @@ def taylor(
         if exact and t.fraction is None
     ]
     if floats:
-        shown = ", ".join(floats[:5]) + (f" and {len(floats) - 5} more" if len(floats) > 5 else "")
-        note = Diagnostic(
-            "note",
-            f"exact: the coefficient of {shown} is not a fraction to 1e-12 "
-            "(of numerator times denominator at most 1e9): left as a float"
-            if len(floats) == 1
-            else f"exact: the coefficients of {shown} are not fractions to 1e-12 "
-            "(of numerator times denominator at most 1e9): left as floats",
-        )
-        report = dataclasses.replace(report, warnings=(*report.warnings, note))
+        report = dataclasses.replace(report, warnings=(*report.warnings, _floats_note(floats)))
     return report
+
+
+def _check_exact_through(order: int, program_ir) -> None:
+    """Refuse a degree above that through which the program's derivatives are exact."""
+    # (Not ``exact``, the coefficients as fractions: a name of its own.)
+    exact_through = exact_order(program_ir)
+    if exact_through is not None and order > exact_through[0]:
+        highest, which = exact_through
+        raise GradcliError(
+            f"--order {order}: the derivatives of {which} are exact through order"
+            f" {highest}: choose --order {highest} or lower"
+        )
+
+
+def _check_term_count(order: int, variables: int) -> None:
+    count = math.comb(variables + order, order)
+    if count > MAX_TERMS:
+        raise GradcliError(
+            f"a Taylor polynomial of degree {order} in {variables} variables has "
+            f"{count} terms, more than {MAX_TERMS}: lower --order, or choose inputs with --wrt"
+        )
+
+
+def _terms(variables, order: int, coefficients, exact: bool) -> list[Term]:
+    """Each monomial's powers, by variable, and its coefficient."""
+    terms = []
+    for index, value in zip(jet.basis(len(variables), order).monomials, coefficients):
+        powers: dict[str, int] = {}
+        for i in index:
+            powers[variables[i]] = powers.get(variables[i], 0) + 1
+        c = float(value) + 0.0  # no -0
+        terms.append(Term(MappingProxyType(powers), c, rational(c) if exact else None))
+    return terms
+
+
+def _floats_note(floats: list[str]) -> Diagnostic:
+    """The note naming the monomials whose coefficients are no fraction."""
+    shown = ", ".join(floats[:5]) + (f" and {len(floats) - 5} more" if len(floats) > 5 else "")
+    return Diagnostic(
+        "note",
+        f"exact: the coefficient of {shown} is not a fraction to 1e-12 "
+        "(of numerator times denominator at most 1e9): left as a float"
+        if len(floats) == 1
+        else f"exact: the coefficients of {shown} are not fractions to 1e-12 "
+        "(of numerator times denominator at most 1e9): left as floats",
+    )

@@ -143,39 +143,18 @@ def derivative(
     # --e 3 makes e an input of the run, as the evaluation does.
     shadowed = [name for name in bindings if name in BUILTIN_CONSTANTS]
     program = compile_source(source, filename=filename, inputs=shadowed)
-    unbound = [n for n in program.free if n not in bindings]
-    values = constants = None
-    if not unbound:
-        with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
-            values, constants, names = dict(s.values), dict(s.constants), s.wrt
-    else:
-        # Without the point nothing is evaluated, so nothing else refuses a binding
-        # of no input (--order 2, --X for x).
-        for name in bindings:
-            if name not in program.inputs and name not in program.constants:
-                raise UnknownInput(f"--{name}", name, (*program.inputs, *program.constants))
-        names = program.inputs if wrt is None else tuple(wrt)
-        for name in names:
-            if name not in program.inputs:
-                raise GradcliError(f"--wrt {name}: {no_such_input(name, program.inputs)}")
-        constants = {}
+    settings = dict(dtype=dtype, seed=seed, filename=filename)
+    values, constants, names = _point(program, source, bindings, wrt, settings)
     shapes = {n: np.shape(values[n]) if values else () for n in program.inputs}
     walker = _ToSympy(sympy, program, shapes, constants)
     out = walker.run()
     kind = "grad" if out.size == 1 else "jacobian"
-    derivatives = []
     substitutions = walker.substitutions(values) if values else None
-    for name in names:
-        symbols = walker.symbols[name]
-        formulas = _derivatives(sympy, out, symbols)
-        value = _evaluate(sympy, formulas, substitutions) if substitutions is not None else None
-        derivatives.append(
-            [name, _texts(formulas, sympy.sstr), _texts(formulas, sympy.latex), value]
-        )
+    derivatives = _each_derivative(sympy, out, walker, names, substitutions)
     engine, notes = None, ()
     if values is not None and names:
         compute = api.gradient if kind == "grad" else api.jacobian
-        result = compute(source, bindings, wrt=names, dtype=dtype, seed=seed, filename=filename)
+        result = compute(source, bindings, wrt=names, **settings)
         engine = result.grad if kind == "grad" else result.jacobian
         notes = result.notes
     report_derivatives = tuple(
@@ -202,6 +181,36 @@ def derivative(
         report_derivatives,
         warnings,
     )
+
+
+def _point(program, source, bindings, wrt, settings):
+    """The inputs' values, the consts' and the inputs to differentiate by, all checked; the
+    values None when some input has no value."""
+    if not [n for n in program.free if n not in bindings]:
+        with evaluation(source, bindings, wrt, **settings) as s:
+            return dict(s.values), dict(s.constants), s.wrt
+    # Without the point nothing is evaluated, so nothing else refuses a binding
+    # of no input (--order 2, --X for x).
+    for name in bindings:
+        if name not in program.inputs and name not in program.constants:
+            raise UnknownInput(f"--{name}", name, (*program.inputs, *program.constants))
+    names = program.inputs if wrt is None else tuple(wrt)
+    for name in names:
+        if name not in program.inputs:
+            raise GradcliError(f"--wrt {name}: {no_such_input(name, program.inputs)}")
+    return None, {}, names
+
+
+def _each_derivative(sympy, out, walker, names, substitutions) -> list:
+    """Each input's name, derivative as text and as LaTeX, and its value (None without one)."""
+    derivatives = []
+    for name in names:
+        formulas = _derivatives(sympy, out, walker.symbols[name])
+        value = _evaluate(sympy, formulas, substitutions) if substitutions is not None else None
+        derivatives.append(
+            [name, _texts(formulas, sympy.sstr), _texts(formulas, sympy.latex), value]
+        )
+    return derivatives
 
 
 def _shown(array) -> str:

@@ -121,6 +121,72 @@ def split_uncertain(text: str) -> tuple[str, str] | None:
     return found["value"], found["sigma"]
 
 
+def _split_uncertainties(bindings, sigmas, cov, monte_carlo) -> tuple[dict, dict]:
+    """The bindings' plain values, and each input's σ from ``NAME=VALUE±S`` or ``sigmas``."""
+    if monte_carlo is not None and (isinstance(monte_carlo, bool) or monte_carlo < 2):
+        raise GradcliError(f"--monte-carlo takes at least 2 samples, not {monte_carlo!r}")
+    plain: dict = {}
+    given: dict[str, object] = {}
+    for name, value in dict(bindings or {}).items():
+        parts = split_uncertain(value) if isinstance(value, str) else None
+        if parts is None:
+            plain[name] = value
+        else:
+            plain[name], given[name] = parts
+    for name, sigma in dict(sigmas or {}).items():
+        if name in given:
+            raise GradcliError(f"--sigma {name}: {name} already has its uncertainty in --{name}")
+        given[name] = sigma
+    if cov is not None and given:
+        raise GradcliError("give the covariance with --cov or the σ of each input, not both")
+    if cov is None and not given:
+        raise GradcliError(
+            "propagate needs uncertainties: --sigma NAME=S, a binding NAME=VALUE±S, or --cov FILE"
+        )
+    return plain, given
+
+
+def _first_order(scaled, exponent, correlation_in, shape):
+    """The output's variance and σ, and the products and covariance J Σ Jᵀ, from the rows
+    of J scaled by the inputs' σ (``exponent`` each row's power of two taken out)."""
+    with np.errstate(all="ignore"):  # inf and nan from a non-finite derivative are the answer
+        variance = np.maximum(_quadratic(scaled, correlation_in), 0)
+        sigma = np.ldexp(np.sqrt(variance), exponent).reshape(shape)
+        products = scaled @ (scaled if correlation_in is None else scaled @ correlation_in).T
+        products = (products + products.T) / 2  # symmetric to the last digit
+        covariance = np.ldexp(products, exponent[:, None] + exponent[None, :])
+    return variance, sigma, products, covariance
+
+
+def _shares(scaled, correlation_in, names, columns, variance, shape):
+    """Each input's share of the variance, and the correlations' share (None when the
+    inputs are uncorrelated)."""
+    with np.errstate(all="ignore"):
+        shares, own = {}, np.zeros_like(variance)
+        for name, start, stop in zip(names, columns[:-1], columns[1:]):
+            block = None if correlation_in is None else correlation_in[start:stop, start:stop]
+            part = _quadratic(scaled[:, start:stop], block)
+            own += part
+            shares[name] = frozen(_share(part, variance).reshape(shape))
+        correlated = correlation_in is not None and np.any(
+            correlation_in - np.diag(np.diag(correlation_in))
+        )
+        correlation = (
+            frozen(_share(variance - own, variance).reshape(shape)) if correlated else None
+        )
+    return shares, correlation
+
+
+def _range_warnings(size, covariance, products) -> tuple[Diagnostic, ...]:
+    if size > 1 and _out_of_range(covariance, products):
+        message = (
+            "the outputs' covariance has entries beyond float64's range (shown as inf or 0); "
+            "each output's sigma is in range"
+        )
+        return (Diagnostic("warning", message),)
+    return ()
+
+
 def propagate(
     source: str,
     bindings: Mapping | None = None,
@@ -142,30 +208,10 @@ def propagate(
     that many draws of the inputs (seeded by ``seed``), which first order cannot
     replace where f is far from linear over the inputs' spread.
     """
-    if monte_carlo is not None and (isinstance(monte_carlo, bool) or monte_carlo < 2):
-        raise GradcliError(f"--monte-carlo takes at least 2 samples, not {monte_carlo!r}")
-    plain: dict = {}
-    given: dict[str, object] = {}
-    for name, value in dict(bindings or {}).items():
-        parts = split_uncertain(value) if isinstance(value, str) else None
-        if parts is None:
-            plain[name] = value
-        else:
-            plain[name], given[name] = parts
-    for name, sigma in dict(sigmas or {}).items():
-        if name in given:
-            raise GradcliError(f"--sigma {name}: {name} already has its uncertainty in --{name}")
-        given[name] = sigma
-    if cov is not None and given:
-        raise GradcliError("give the covariance with --cov or the σ of each input, not both")
-    if cov is None and not given:
-        raise GradcliError(
-            "propagate needs uncertainties: --sigma NAME=S, a binding NAME=VALUE±S, or --cov FILE"
-        )
-    jac = api.jacobian(
-        source, plain, dtype=dtype, seed=seed, filename=filename, max_elements=max_elements
-    )
-    names = jac.inputs
+    plain, given = _split_uncertainties(bindings, sigmas, cov, monte_carlo)
+    settings = dict(dtype=dtype, seed=seed, filename=filename, max_elements=max_elements)
+    jac = api.jacobian(source, plain, **settings)
+    names, shape = jac.inputs, jac.value.shape
     whole = jac.assembled or assemble_jacobian(jac.value, jac.jacobian, jac.shapes)
     matrix = np.asarray(whole.matrix, dtype=np.float64)
     sizes = [int(np.prod(jac.shapes[n], dtype=int)) for n in names]
@@ -175,44 +221,19 @@ def propagate(
     else:
         sigma_in, correlation_in = _sigmas(given, names, jac), None
     scaled, exponent = _scaled_rows(matrix, sigma_in)
-    with np.errstate(all="ignore"):  # inf and nan from a non-finite derivative are the answer
-        quadratic = _quadratic(scaled, correlation_in)
-        variance = np.maximum(quadratic, 0)
-        sigma = np.ldexp(np.sqrt(variance), exponent).reshape(jac.value.shape)
-        products = scaled @ (scaled if correlation_in is None else scaled @ correlation_in).T
-        products = (products + products.T) / 2  # symmetric to the last digit
-        covariance = np.ldexp(products, exponent[:, None] + exponent[None, :])
-        shares, own = {}, np.zeros_like(variance)
-        for name, start, stop in zip(names, columns[:-1], columns[1:]):
-            block = None if correlation_in is None else correlation_in[start:stop, start:stop]
-            part = _quadratic(scaled[:, start:stop], block)
-            own += part
-            shares[name] = frozen(_share(part, variance).reshape(jac.value.shape))
-        correlated = correlation_in is not None and np.any(
-            correlation_in - np.diag(np.diag(correlation_in))
-        )
-        correlation = (
-            frozen(_share(variance - own, variance).reshape(jac.value.shape))
-            if correlated
-            else None
-        )
-    warnings = ()
-    if jac.value.size > 1 and _out_of_range(covariance, products):
-        message = (
-            "the outputs' covariance has entries beyond float64's range (shown as inf or 0); "
-            "each output's sigma is in range"
-        )
-        warnings = (Diagnostic("warning", message),)
-    blind = _first_order_blind(sigma, sigma_in, jac.value.shape, monte_carlo is None)
-    warnings = (*warnings, *blind)
+    variance, sigma, products, covariance = _first_order(scaled, exponent, correlation_in, shape)
+    shares, correlation = _shares(scaled, correlation_in, names, columns, variance, shape)
+    warnings = (
+        *_range_warnings(jac.value.size, covariance, products),
+        *_first_order_blind(sigma, sigma_in, shape, monte_carlo is None),
+    )
     sampled = None
     if monte_carlo is not None:
         point = np.concatenate([np.reshape(jac.point[n], -1) for n in names] or [np.zeros(0)])
-        settings = dict(dtype=dtype, seed=seed, filename=filename, max_elements=max_elements)
         fixed = {n: v for n, v in plain.items() if n not in names}
         sampled = _monte_carlo(
             source, fixed, names, jac.shapes, point, sigma_in, correlation_in, monte_carlo,
-            jac.value.shape, settings,
+            shape, settings,
         )  # fmt: skip
     sigmas_out = {
         name: frozen(sigma_in[start:stop].reshape(jac.shapes[name]))

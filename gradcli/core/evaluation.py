@@ -137,6 +137,17 @@ class Evaluation:
         varying = self.varying
         missing = [n for n in self.inputs if n not in bindings and n not in {**defaults, **varying}]
         named = [*bindings, *(n for n in varying if n not in self.program.constants)]
+        self._refuse_unbound(missing, named)
+        return {
+            name: self.value_of(f"--{name}", bindings[name])
+            if name in bindings
+            else self._cast(np.asarray(defaults[name]))
+            for name in self.inputs
+            if name not in varying
+        }
+
+    def _refuse_unbound(self, missing, named) -> None:
+        """The error for a binding that names no input, or for inputs left without a value."""
         stray = [name for name in named if name not in self.inputs]
         close = [(name, close_to(name, stray)) for name in missing]
         close = [(name, found[0]) for name, found in close if found]
@@ -149,29 +160,23 @@ class Evaluation:
                 self.program.source,
             )
         self.check_names(named, "--{}")
-        module_error = self.program.analysis.module_errors.get(missing[0]) if missing else None
+        if not missing:
+            return
+        module_error = self.program.analysis.module_errors.get(missing[0])
         if module_error is not None:  # torch.sum(x) without a value for torch
             raise module_error.with_source(self.program.source)
-        if missing and (missing[0] in gradcli.ops.FUNCTIONS or missing[0] in FORMS):
+        if missing[0] in gradcli.ops.FUNCTIONS or missing[0] in FORMS:
             # exp -x: a function's name read as an input, which check_free explains.
             self.program.check_free([n for n in self.inputs if n != missing[0]])
-        if missing:
-            listed = ", ".join(missing)
-            hint = " ".join(
-                f"--var {n}=VALUE" if n in OPTION_NAMES else f"--{n} VALUE" for n in missing
-            )
-            raise GradcliError(
-                f"no value for {listed}: bind {'it' if len(missing) == 1 else 'them'} with {hint}",
-                self.program.analysis.free_spans.get(missing[0]),
-                self.program.source,
-            )
-        return {
-            name: self.value_of(f"--{name}", bindings[name])
-            if name in bindings
-            else self._cast(np.asarray(defaults[name]))
-            for name in self.inputs
-            if name not in varying
-        }
+        listed = ", ".join(missing)
+        hint = " ".join(
+            f"--var {n}=VALUE" if n in OPTION_NAMES else f"--{n} VALUE" for n in missing
+        )
+        raise GradcliError(
+            f"no value for {listed}: bind {'it' if len(missing) == 1 else 'them'} with {hint}",
+            self.program.analysis.free_spans.get(missing[0]),
+            self.program.source,
+        )
 
     def check_names(self, names, option: str) -> tuple[str, ...]:
         """``names`` in order, each an input of the program, else a did-you-mean error."""

@@ -414,24 +414,11 @@ def _size_of(node, found) -> bool | None:
     if isinstance(node, ir.Name):
         return True if node.id in found else (False if node.id in BUILTIN_CONSTANTS else None)
     if isinstance(node, (ir.Call, ir.Method)):
-        name = node.func if isinstance(node, ir.Call) else node.name
-        if name in _SIZE_FUNCTIONS:
-            return True
-        if isinstance(node, ir.Call) and name not in FUNCTIONS:
-            return None  # a function of the program's own
-        parts = [*node.args, *(k.value for k in node.keywords)]
-        return _all_sizes([*((node.obj,) if isinstance(node, ir.Method) else ()), *parts], found)
+        return _call_size(node, found)
     if isinstance(node, ir.Attr):
         return True if node.name == "shape" else _size_of(node.obj, found)
     if isinstance(node, ir.Index):
-        parts = [
-            p
-            for s in node.subscripts
-            for p in (ir.children(s) if isinstance(s, ir.Slice) else (s,))
-        ]
-        if any(_size_of(p, found) is None for p in parts if p is not None):
-            return None
-        return _size_of(node.obj, found)
+        return _index_size(node, found)
     if isinstance(node, ir.UnaryOp):
         return _size_of(node.operand, found)
     if isinstance(node, ir.BinOp):
@@ -441,6 +428,27 @@ def _size_of(node, found) -> bool | None:
     if isinstance(node, ir.ListLit):
         return _all_sizes(node.items, found)
     return None
+
+
+def _call_size(node, found) -> bool | None:
+    """``numel(y)`` and ``len(y)`` are sizes; a table function of sizes is one too."""
+    name = node.func if isinstance(node, ir.Call) else node.name
+    if name in _SIZE_FUNCTIONS:
+        return True
+    if isinstance(node, ir.Call) and name not in FUNCTIONS:
+        return None  # a function of the program's own
+    parts = [*node.args, *(k.value for k in node.keywords)]
+    return _all_sizes([*((node.obj,) if isinstance(node, ir.Method) else ()), *parts], found)
+
+
+def _index_size(node, found) -> bool | None:
+    """``y.shape[0]``: an entry of a size, by subscripts that are sizes or numbers."""
+    parts = [
+        p for s in node.subscripts for p in (ir.children(s) if isinstance(s, ir.Slice) else (s,))
+    ]
+    if any(_size_of(p, found) is None for p in parts if p is not None):
+        return None
+    return _size_of(node.obj, found)
 
 
 def _all_sizes(nodes, found) -> bool | None:

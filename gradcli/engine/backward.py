@@ -1,10 +1,10 @@
 """The reverse pass, and the two ways to start it: ``backward`` and ``autograd.grad``.
 
 The pass (``run_backward``) has three steps:
-1. schedule: count, for each node, the edges that lead into it from the roots
-   (a node runs once every gradient for it has arrived), and with ``inputs``
-   mark, in the same walk, the nodes that lead to one of them (only these run,
-   as in PyTorch; nothing is marked when every node does);
+1. schedule (``schedule.py``): count, for each node, the edges that lead into it
+   from the roots (a node runs once every gradient for it has arrived), and with
+   ``inputs`` mark, in the same walk, the nodes that lead to one of them (only these
+   run, as in PyTorch; nothing is marked when every node does);
 2. a loop that takes a ready node and calls its overload's rule per input, in
    one of two modes sharing the same rules (as in HIPS autograd):
    - fast (``create_graph=False``): rules see the saved raw NumPy arrays, so
@@ -33,6 +33,7 @@ from .messages import IMPLICIT_NONSCALAR, NO_GRAD_FN, SECOND_BACKWARD
 from .ops import sum_to, to_dtype, zeros_like
 from .saved import MODIFIED, unpacked
 from .saved import check as check_saved
+from .schedule import schedule
 from .tensor import Size, Tensor
 
 
@@ -42,11 +43,17 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
     Returns ``(leaf_grads, captured)``: ``leaf_grads`` maps ``id(leaf)`` to
     ``[leaf, grad]``; ``captured`` maps the grad_fn of each non-leaf tensor in
     ``inputs`` to the gradient that reached it. Gradients are raw arrays unless
-    ``create_graph``. The rules are called in this loop, not through a helper: on
-    a deep chain of scalar ops, one call more per node is a pass a third slower.
+    ``create_graph``.
+
+    What every node does (its rules' call, each gradient summed to its input's shape and
+    added to its parent's total) stays in this loop, not in helpers: with those steps
+    split out too, the backward of a 300-op scalar chain (bench_engine's case (a), 75
+    steps) took 1.14-1.20x as long, a 40,000-op chain's 1.09-1.29x (runs interleaved
+    with this loop, min and median). What only some nodes do is named (``_release``,
+    ``_observed``, ``_differentiable_inputs``, ``_whole_gradients``): 0.98-1.02x.
     """
     node_grads, leaf_grads = _seed(roots, root_grads)
-    pending, ready, pruning = _schedule(node_grads, inputs)  # 1. schedule
+    pending, ready, pruning = schedule(node_grads, inputs)  # 1. schedule
     anomaly = state.PER_THREAD.anomaly
     free = not retain_graph
     outputs = {}  # differentiable mode: each node's result as a tensor, made once per pass
@@ -59,18 +66,11 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
         n = node.n
         parents = (node.p0,) if n == 1 else (node.p0, node.p1) if n == 2 else node.pn
         if g is None:  # nothing reached it (or pruned): its parents only count it as done
-            for parent in parents:
-                if parent is not None and type(parent) is not Tensor:
-                    count = pending[parent] - 1
-                    pending[parent] = count
-                    if count == 0:
-                        add_ready(parent)
+            _release(parents, pending, add_ready)
             continue
         hooks = node.hooks
-        if hooks is not None:  # observers of this tensor's gradient, the node's prehooks
-            g = run_hooks(hooks, g, create_graph)
-            if hooks.node_pre:
-                g = _node_prehooks(hooks, g, create_graph)
+        if hooks is not None:
+            g = _observed(hooks, g, create_graph)
         op, saved = node.op, node.sn
         if saved is IN_SLOTS:  # an op of one or two inputs: they are in the node's slots
             saved = (node.s0,) if n == 1 else (node.s0, node.s1)
@@ -79,32 +79,13 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
         if MODIFIED and op.saves:  # only once an in-place op has run
             check_saved(node)
         if create_graph:  # differentiable mode: the rules see tensors wired to the graph
-            # The node's result is wrapped once a pass (``outputs``: its own rules and
-            # its children's read it), its inputs once for all passes (each higher
-            # derivative's pass runs the original nodes again): kept on the node, which
-            # may refer to its parents' tensors but not to its own (a cycle).
-            if type(g) is not Tensor:
-                g = Tensor._make(g)
-            if op.reads_result or op.reads_result is None and op.decide_reads_result():
-                ans = outputs.get(node)
-                if ans is None:
-                    ans = outputs[node] = _on_graph(node.ans, node)
-            else:  # no rule of the op reads it (optable.reads_result): not wrapped
-                ans = node.ans
-            args = node.wired
-            if args is None:
-                node.wired = args = _wired_inputs(parents, saved, outputs)
+            g, ans, args = _differentiable_inputs(node, g, parents, saved, outputs)
         else:  # fast mode: they see the saved raw arrays, so nothing is recorded
             ans, args = node.ans, saved
-        if hooks is not None and hooks.packed is not None:
-            ans, args = unpacked(node, ans, args, create_graph)
         rules, params, kwargs = op.rules, node.params, node.kwargs
         grads = None
-        if op.variadic:  # one rule gives the gradients of all the inputs at once
-            grads, rules = op.variadic_backward(g, ans, args, params, kwargs), None
-        if hooks is not None and hooks.node_post:
-            grads = _node_posthooks(node, g, ans, args, rules, grads, batch_dims, create_graph)
-            rules = None
+        if hooks is not None or op.variadic:
+            ans, args, grads, rules = _whole_gradients(node, g, ans, args, batch_dims, create_graph)
         if free and op.saves:
             node.saved = node.wired = None
         # The rules' arguments, made once for all the node's inputs.
@@ -144,35 +125,58 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
     return leaf_grads, {} if pruning is None else pruning.captured
 
 
-def _schedule(node_grads, inputs):
-    """``(pending, ready, pruning)``: how many edges lead into each node from the
-    roots (a node runs once every gradient for it has arrived), the nodes ready now,
-    and with ``inputs`` what prunes the pass to them (else None)."""
-    if inputs is None:
-        pending, pruning = _count_incoming(node_grads), None
-    else:
-        pending, pruning = _count_and_prune(node_grads, inputs)
-    ready = [node for node in node_grads if node not in pending]
-    return pending, ready, pruning
+def _release(parents, pending, add_ready):
+    """A node no gradient reached: each parent counts its edge as done."""
+    for parent in parents:
+        if parent is not None and type(parent) is not Tensor:
+            count = pending[parent] - 1
+            pending[parent] = count
+            if count == 0:
+                add_ready(parent)
 
 
-class _Pruning:
-    """With ``inputs``: only the nodes on a path to one of them run (as in PyTorch),
-    and the gradient that reaches a non-leaf input is captured. ``needed`` is None
-    when every node reached leads to an input."""
+def _observed(hooks, g, create_graph):
+    """The gradient after the observers of this tensor's gradient and the node's prehooks."""
+    g = run_hooks(hooks, g, create_graph)
+    return _node_prehooks(hooks, g, create_graph) if hooks.node_pre else g
 
-    def __init__(self, capture, needed):
-        self.capture = capture
-        self.needed = needed
-        self.captured = {}
 
-    def gradient(self, node, g):
-        """What of ``g``, the gradient that reached ``node``, the pass carries on."""
-        if g is None:
-            return None
-        if node in self.capture:
-            self.captured[node] = g
-        return g if self.needed is None or node in self.needed else None
+def _differentiable_inputs(node, g, parents, saved, outputs):
+    """``(g, ans, args)`` as tensors wired to the graph, for a differentiable pass.
+
+    The node's result is wrapped once a pass (``outputs``: its own rules and its
+    children's read it), its inputs once for all passes (each higher derivative's pass
+    runs the original nodes again): kept on the node, which may refer to its parents'
+    tensors but not to its own (a cycle)."""
+    if type(g) is not Tensor:
+        g = Tensor._make(g)
+    op = node.op
+    if op.reads_result or op.reads_result is None and op.decide_reads_result():
+        ans = outputs.get(node)
+        if ans is None:
+            ans = outputs[node] = _on_graph(node.ans, node)
+    else:  # no rule of the op reads it (optable.reads_result): not wrapped
+        ans = node.ans
+    args = node.wired
+    if args is None:
+        node.wired = args = _wired_inputs(parents, saved, outputs)
+    return g, ans, args
+
+
+def _whole_gradients(node, g, ans, args, batch_dims, create_graph):
+    """``(ans, args, grads, rules)`` for a node with hooks or a variadic op: its saved
+    values unpacked, and the gradients of all its inputs at once (``rules`` None) when
+    one rule gives them all or the node's posthooks may replace them."""
+    op, hooks = node.op, node.hooks
+    if hooks is not None and hooks.packed is not None:
+        ans, args = unpacked(node, ans, args, create_graph)
+    rules, grads = op.rules, None
+    if op.variadic:  # one rule gives the gradients of all the inputs at once
+        grads, rules = op.variadic_backward(g, ans, args, node.params, node.kwargs), None
+    if hooks is not None and hooks.node_post:
+        grads = _node_posthooks(node, g, ans, args, rules, grads, batch_dims, create_graph)
+        rules = None
+    return ans, args, grads, rules
 
 
 def _seed(roots, root_grads):
@@ -185,79 +189,6 @@ def _seed(roots, root_grads):
         elif root.requires_grad:
             _accumulate_leaf(leaf_grads, root, g)
     return node_grads, leaf_grads
-
-
-def _count_incoming(starts, leaf_ids=None):
-    """For each node reachable from ``starts``, how many edges lead into it; with
-    ``leaf_ids``, None as soon as a leaf outside them is met."""
-    pending = {}
-    stack = list(starts)
-    while stack:
-        node = stack.pop()
-        for parent in (node.p0, node.p1) if node.pn is None else node.pn:
-            if parent is None:
-                continue
-            if type(parent) is Tensor:
-                if leaf_ids is not None and id(parent) not in leaf_ids:
-                    return None
-            else:  # a Node of any kind
-                count = pending.get(parent)
-                if count is None:
-                    pending[parent] = 1
-                    if parent not in starts:
-                        stack.append(parent)
-                else:
-                    pending[parent] = count + 1
-    return pending
-
-
-def _count_and_prune(starts, inputs):
-    """``(pending, pruning)``: ``_count_incoming``'s counts and, in the same walk, the
-    nodes that have a parent on a path to one of ``inputs`` (only these need to run: a
-    non-leaf input's own node only has its gradient read). ``pruning`` is None when
-    every node leads to an input and none is a non-leaf (the usual ``grad(y, x)``),
-    which the plain count finds when every leaf it meets is an input."""
-    capture = {t._grad_fn for t in inputs if t._grad_fn is not None}
-    leaf_ids = {id(t) for t in inputs if t._grad_fn is None}
-    if not capture:
-        # Every leaf an input: every node leads to one (each has a parent that is a leaf
-        # or a node), so nothing is pruned and the plain count is the whole walk.
-        pending = _count_incoming(starts, leaf_ids)
-        if pending is not None:
-            return pending, None
-    pending = {}
-    reaches = {}  # a node decided (its parents first): whether it is or leads to an input
-    leads = set()
-    every_node_leads = True
-    stack = [(node, False) for node in starts]
-    while stack:  # an iterative post-order walk; each node's edges are counted on expanding it
-        node, parents_done = stack.pop()
-        parents = (node.p0, node.p1) if node.pn is None else node.pn
-        if parents_done:
-            lead = False
-            for p in parents:
-                if p is not None and (
-                    id(p) in leaf_ids if type(p) is Tensor else reaches[p] is True
-                ):
-                    lead = True
-                    break
-            if lead:
-                leads.add(node)
-            else:
-                every_node_leads = False
-            reaches[node] = lead or node in capture
-        elif node not in reaches:
-            reaches[node] = None  # expanded, not yet decided
-            stack.append((node, True))
-            for parent in parents:
-                if parent is not None and type(parent) is not Tensor:  # a Node of any kind
-                    count = pending.get(parent)
-                    pending[parent] = 1 if count is None else count + 1
-                    if parent not in reaches:
-                        stack.append((parent, False))
-    if every_node_leads and not capture:
-        return pending, None
-    return pending, _Pruning(capture, None if every_node_leads else leads)
 
 
 def _wired_inputs(parents, saved, outputs):
