@@ -530,7 +530,7 @@ def write_output(show, fmt: str | None) -> None:
     table on a terminal, plain lines otherwise), and flush it."""
     fmt = fmt or (Format.TABLE if stdout_is_terminal() else Format.PLAIN)
     try:
-        show(Format(fmt))
+        show(fmt.value if isinstance(fmt, Format) else fmt)
         sys.stdout.flush()  # the result before any warnings, wherever the two streams go
     except BrokenPipeError:
         raise _OutputClosed from None
