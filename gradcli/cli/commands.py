@@ -412,10 +412,20 @@ def main() -> None:
 
 
 def _load_analyses() -> None:
-    from . import analysis, run, using  # noqa: F401  (they register themselves on ``cli``)
+    from . import analysis, declared, fit, using  # noqa: F401  (they register themselves on ``cli``)
+
+    declared.add_all(cli)  # the commands of the registry, before run, listed last
+    from . import run  # noqa: F401
+
+
+def _find_declared(name: str):
+    from .declared import command_for
+
+    return command_for(cli, name)
 
 
 cli.load_more = _load_analyses
+cli.find_declared = _find_declared
 if _collecting:
     gc.freeze()  # to the oldest generation, without the passes (see gradcli/__init__.py)
     gc.unfreeze()

@@ -123,7 +123,7 @@ def many_point_names() -> list[str]:
 
 def endings() -> tuple[str, ...]:
     """Every ending of a file of many points, as ``--output FILE`` may name it."""
-    return tuple(e for f in every() for e in f.endings)
+    return tuple(sorted(e for f in every() for e in f.endings))
 
 
 def open_writer(
@@ -147,7 +147,7 @@ def open_writer(
     if fmt not in many_point_names():
         get(fmt)  # an unknown name is said as such
         raise GradcliError(
-            f"--format {fmt}: many points are written as {_listed(many_point_names())} "
+            f"--format {fmt}: many points are written as {_listed(sorted(many_point_names()))} "
             "(or --output FILE)"
         )
     return get(fmt).writer(sys.stdout, None, precision, rows)
