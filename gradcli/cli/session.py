@@ -285,6 +285,11 @@ class Session:
             options.update(self._fit_options(wrt, *data))
         elif command != "eval":
             options["wrt"] = wrt
+        if command not in _COMPUTE:
+            declared = _declared(command)
+            if all(o.name != "wrt" for o in declared.options):
+                del options["wrt"]
+            return command, declared.function(program.source, **options)
         return command, _COMPUTE[command](program.source, **options)
 
     def _fit_options(self, read: tuple[str, ...], path: str, response: str) -> dict:
@@ -314,9 +319,12 @@ class Session:
             if argument and " " not in command.usage:
                 raise GradcliError(f":{name} takes nothing after it")
             yield from command.run(self, argument)
+        elif _declared(name) is not None:  # a command of the registry, on the session's program
+            yield from self._derivative(name, argument)
         else:
             raise GradcliError(
-                f"unknown command :{name}{suggest(name, COMMANDS)}: :help lists the commands"
+                f"unknown command :{name}{suggest(name, [*COMMANDS, *_declared_commands()])}: "
+                ":help lists the commands"
             )
 
     def _derivative(self, command: str, argument: str, data=None) -> Iterator[Output]:
@@ -460,6 +468,9 @@ class Session:
             "",
             *(f"  {c.usage:<{width}}  {c.help}" for c in COMMANDS.values()),
         ]
+        for name, declared in _declared_commands().items():  # the registry's, by name
+            summary = " ".join(declared.help.split()).split(": ")[0].split(". ")[0]
+            lines.append(f"  {f':{name} [EXPR]':<{width}}  {summary[:1].lower()}{summary[1:]}")
         yield Message("\n".join(lines))
 
     def quit(self, argument: str) -> Iterator[Output]:
@@ -585,6 +596,17 @@ COMMAND_CHOICES: dict[str, Callable[[Session], tuple[str, ...]]] = {
 # ----------------------------------------------------------------------------
 # Helpers
 # ----------------------------------------------------------------------------
+
+
+def _declared_commands() -> dict:
+    from ..analysis.commands import commands
+
+    return commands()
+
+
+def _declared(name: str):
+    """The command the registry declares as ``name`` (``:NAME [EXPR]``), or None."""
+    return _declared_commands().get(name)
 
 
 def _file_name(argument: str, command: str) -> str:
