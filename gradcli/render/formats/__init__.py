@@ -81,10 +81,18 @@ def _overrides(fmt: OutputFormat, method: str) -> bool:
     return getattr(type(fmt), method) is not getattr(OutputFormat, method)
 
 
-@cache
+#: The formats loaded so far, by name.
+LOADED: dict[str, OutputFormat] = {}
+
+
 def names() -> tuple[str, ...]:
     """Every format's name, from the modules of this package (none is imported)."""
-    return tuple(sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.ispkg))
+    return tuple(sorted({*_modules(), *LOADED}))
+
+
+@cache
+def _modules() -> tuple[str, ...]:
+    return tuple(m.name for m in pkgutil.iter_modules(__path__) if not m.ispkg)
 
 
 def get(name: str) -> OutputFormat:
@@ -102,12 +110,13 @@ def every() -> list[OutputFormat]:
     return sorted((_load(name) for name in names()), key=lambda f: (f.rank, f.name))
 
 
-@cache
 def _load(name: str) -> OutputFormat:
-    fmt = importlib.import_module(f".{name}", __name__).FORMAT
-    if fmt.name != name:
-        raise TypeError(f"gradcli/render/formats/{name}.py declares the format {fmt.name!r}")
-    return fmt
+    if name not in LOADED:
+        fmt = importlib.import_module(f".{name}", __name__).FORMAT
+        if fmt.name != name:
+            raise TypeError(f"gradcli/render/formats/{name}.py declares the format {fmt.name!r}")
+        LOADED[name] = fmt
+    return LOADED[name]
 
 
 def one_point_names(kind: str = "render") -> list[str]:
