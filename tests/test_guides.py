@@ -72,6 +72,18 @@ def test_the_example_command_on_the_command_line(slope, gradcli):
     assert table.exit_code == 0 and "direction.x" in table.stdout and "0.6" in table.stdout
 
 
+def test_the_example_command_at_many_points(slope, gradcli):
+    # x**2 + y**2 with y = 1: at x = 0, grad (0, 2), slope 2, direction (0, 1); at x = 1,
+    # grad (2, 2), slope 2*sqrt(2), direction (1/sqrt(2), 1/sqrt(2)).
+    shown = gradcli("slope", "x**2 + y**2", "--over", "x=0:1:2", "--y", "1", "--format", "csv")
+    assert shown.exit_code == 0, shown.output
+    header, *rows = list(csv.reader(shown.stdout.splitlines()))
+    assert header == ["x", "slope", "direction.x", "direction.y"]
+    expected = [[0, 2, 0, 1], [1, 2 * 2**0.5, 2**-0.5, 2**-0.5]]
+    for row, wanted in zip(rows, expected, strict=True):
+        assert [float(v) for v in row] == pytest.approx(wanted, rel=1e-15)
+
+
 def test_the_example_command_has_help_options_and_errors(slope, gradcli):
     helped = gradcli("slope", "--help")
     assert helped.stdout.startswith("Usage: gradcli slope [OPTIONS] [SOURCE]")

@@ -8,7 +8,9 @@ options, as data. Every place that needs a command reads it from here:
   options of every analysis (``-f``, ``--var``, ``--NAME VALUE`` bindings, ``--seed``,
   ``--dtype``, ``--format``, ``--precision``, ``--get``, ``--strict``) and its own;
 - the library: ``gradcli.api.NAME`` and ``gradcli.analysis.NAME`` are its function;
-- the interactive calculator: ``:NAME [EXPR]``, on the session's program.
+- the interactive calculator: ``:NAME [EXPR]``, on the session's program;
+- with ``points``, many points: ``--over`` and ``--points FILE``, a row of the report
+  at each (``analysis.rows``), written as ``--format csv``, ``json`` or ``--output FILE``.
 
 The function takes ``(source, bindings, *, dtype, seed, filename, **options)`` and
 returns a report (``analysis.report.Report``); the report's ``as_tree()`` is what
@@ -59,7 +61,9 @@ class Command:
 
     ``help`` is its ``--help``: a summary, then examples in ``$ gradcli ...`` lines that
     ``tests/test_cli_help.py`` runs. ``exit_status``, when given, is the exit status a
-    report calls for (``check``: 1 when a derivative disagrees), else --strict's.
+    report calls for at one point (``check``: 1 when a derivative disagrees), else
+    --strict's. ``points``: it also runs at many points (``--over``, ``--points FILE``),
+    a row at each, which its report's ``row()`` gives (``analysis.rows``).
     """
 
     name: str
@@ -67,6 +71,7 @@ class Command:
     help: str
     options: tuple[Option, ...] = ()
     exit_status: Callable | None = None
+    points: bool = False
 
     @property
     def module(self) -> str:

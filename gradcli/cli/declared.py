@@ -12,7 +12,14 @@ import click
 
 from ..analysis.commands import Command, Option, commands, find
 from ..core import bindings as _bindings
-from .analysis import REPORT_OPTIONS, analysis_command, run_report, strict_status
+from .analysis import (
+    POINTS_REPORT_OPTIONS,
+    REPORT_OPTIONS,
+    analysis_command,
+    run_report,
+    run_report_or_rows,
+    strict_status,
+)
 from .options import option
 
 _TYPES = {"text": None, "int": int, "float": float}
@@ -38,7 +45,13 @@ def add(group, declared: Command) -> click.Command:
 
     def run(source, **options):
         arguments = {o.keyword: _value(o, options.pop(o.keyword)) for o in declared.options}
-        report = run_report(declared.function, source, options, **arguments)
+        name, function = declared.name, declared.function
+        if declared.points:
+            report, status = run_report_or_rows(function, name, source, options, **arguments)
+            if report is None:
+                return status
+        else:
+            report = run_report(function, source, options, **arguments)
         if declared.exit_status is not None:
             status = declared.exit_status(report)
             if status:
@@ -47,7 +60,8 @@ def add(group, declared: Command) -> click.Command:
 
     run.__doc__ = declared.help
     made = [_click_option(o) for o in declared.options]
-    return analysis_command(group, declared.name, *made, shared=REPORT_OPTIONS)(run)
+    shared = POINTS_REPORT_OPTIONS if declared.points else REPORT_OPTIONS
+    return analysis_command(group, declared.name, *made, shared=shared)(run)
 
 
 def _click_option(declared: Option):

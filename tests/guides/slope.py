@@ -10,7 +10,7 @@ import numpy as np
 from .. import api
 from ..core.result import source_title
 from .commands import Command, Option
-from .report import Report, frozen
+from .report import Report, flat, frozen
 
 
 @dataclass(frozen=True, eq=False)
@@ -24,6 +24,9 @@ class SlopeReport(Report):
 
     def as_tree(self) -> dict:
         return {"slope": self.slope, "direction": dict(self.direction)}
+
+    def row(self) -> dict:  # at many points: a row of numbers at each
+        return flat(self.as_tree())
 
 
 def slope(
@@ -57,7 +60,10 @@ COMMANDS = (
           slope 10
           direction.x 0.6
           direction.y 0.8
+
+        Many points (--over, --points FILE): a row each.
         """,
         (Option("wrt", "The inputs [default: all].", kind="names"),),
+        points=True,
     ),
 )
