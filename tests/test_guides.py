@@ -143,6 +143,11 @@ def test_the_example_format_at_one_point(markdown, gradcli):
                      "--format", "markdown")  # fmt: skip
     assert report.stdout.splitlines()[2] == "| div | 6 |"
     assert "markdown" in gradcli("grad", "--help").stdout
+    from gradcli.cli.session import Session
+
+    session = Session(fmt="plain")
+    (chosen,) = session.run(":format markdown")
+    assert session.format == "markdown", chosen
 
 
 def test_the_example_format_at_many_points(markdown, gradcli):

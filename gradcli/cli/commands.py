@@ -202,7 +202,7 @@ def jvp_command(source, tangent, unit, order, **options):
     return _run(api.jvp, source, options, tangents=tangents, unit=unit, order=order)
 
 
-_GRAPH_FORMATS = ("table", "plain", "json", "dot")
+GRAPH_FORMATS = ("table", "plain", "json", "dot")
 
 
 @subcommand(
@@ -219,7 +219,7 @@ _GRAPH_FORMATS = ("table", "plain", "json", "dot")
         option(
             "format",
             "fmt",
-            type=click.Choice(_GRAPH_FORMATS),
+            type=click.Choice(GRAPH_FORMATS),
             help="table: a tree; dot: Graphviz [default: table on a terminal, plain otherwise].",
         ),
         option(

@@ -38,7 +38,7 @@ from ..language.check import BUILTIN_CONSTANTS, is_method, suggest
 from ..language.derivatives import FORMS as DERIVATIVE_FORMS
 from ..language.parser import statement_bounds, tokens
 from ..language.program import inputs_read
-from ..render import Format
+from ..render import formats
 from .typed_statements import (
     Place,
     Statement,
@@ -112,7 +112,8 @@ class Session:
         self.statements: list[Statement] = []
         #: The last expression shown: what ``:grad`` alone and ``:save`` use.
         self.last: Statement | None = None
-        self.format = Format(fmt)
+        #: The name of a format of ``render.formats`` that renders results.
+        self.format = fmt
         self.precision: int | None = None
         self.dtype = dtype
         self.seed = seed
@@ -386,10 +387,10 @@ class Session:
         yield Message(f"derivatives with respect to {', '.join(names)}")
 
     def choose_format(self, argument: str) -> Iterator[Output]:
-        choices = [f.value for f in Format]
+        choices = formats.one_point_names("render")
         if argument not in choices:
             raise GradcliError(f":format takes one of {', '.join(choices)}")
-        self.format = Format(argument)
+        self.format = argument
         yield Message(f"format {argument}")
 
     def choose_precision(self, argument: str) -> Iterator[Output]:
@@ -586,7 +587,7 @@ COMMANDS: dict[str, Command] = {
 }
 #: What completes the argument of a command.
 COMMAND_CHOICES: dict[str, Callable[[Session], tuple[str, ...]]] = {
-    "format": lambda session: tuple(f.value for f in Format),
+    "format": lambda session: tuple(formats.one_point_names("render")),
     "dtype": lambda session: api.DTYPES,
     "keys": lambda session: ("emacs", "vi"),
     "wrt": lambda session: session.inputs(),
