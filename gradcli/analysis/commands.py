@@ -24,6 +24,7 @@ up that the command line and the library do not load at start-up.
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -77,6 +78,18 @@ class Command:
     def module(self) -> str:
         """The module that declares it."""
         return self.function.__module__
+
+    @property
+    def summary(self) -> str:
+        """The first sentence of its help, as a list of commands shows it."""
+        first = " ".join(self.help.split()).split(": ")[0].split(". ")[0]
+        return first[:1].lower() + first[1:]
+
+    def run(self, source: str, **settings):
+        """The function on ``source``, given those of ``settings`` it takes (the calculator
+        passes all it has: dtype, seed, wrt)."""
+        taken = inspect.signature(self.function).parameters
+        return self.function(source, **{k: v for k, v in settings.items() if k in taken})
 
 
 @cache

@@ -202,7 +202,10 @@ def jvp_command(source, tangent, unit, order, **options):
     return _run(api.jvp, source, options, tangents=tangents, unit=unit, order=order)
 
 
-GRAPH_FORMATS = ("table", "plain", "json", "dot")
+def _graph_formats() -> list[str]:
+    from ..render.graph import FORMATS
+
+    return list(FORMATS)
 
 
 @subcommand(
@@ -219,7 +222,7 @@ GRAPH_FORMATS = ("table", "plain", "json", "dot")
         option(
             "format",
             "fmt",
-            type=click.Choice(GRAPH_FORMATS),
+            type=options.FormatChoice(_graph_formats),
             help="table: a tree; dot: Graphviz [default: table on a terminal, plain otherwise].",
         ),
         option(

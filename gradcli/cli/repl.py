@@ -95,11 +95,10 @@ def _show(session: Session, text: str, say, debug: bool, discard=None) -> bool:
     try:
         for output in session.run(text):
             if isinstance(output, Shown) and isinstance(output.result, GraphResult):
-                from ..render.graph import render_graph
-                from .commands import GRAPH_FORMATS
+                from ..render.graph import FORMATS, render_graph
 
                 # The graph has formats of its own; for the others, its plain lines.
-                shown = session.format if session.format in GRAPH_FORMATS else "plain"
+                shown = session.format if session.format in FORMATS else "plain"
                 render_graph(output.result, shown, sys.stdout, session.precision)
             elif isinstance(output, Shown) and isinstance(output.result, Report):
                 render_report(output.result, session.format, sys.stdout, session.precision)

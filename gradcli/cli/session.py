@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .. import api
+from ..analysis.commands import commands as declared_commands
 from ..analysis.report import Report
 from ..core.atomic import atomic_output
 from ..errors import GradcliError, out_of_memory, read_error
@@ -112,8 +113,7 @@ class Session:
         self.statements: list[Statement] = []
         #: The last expression shown: what ``:grad`` alone and ``:save`` use.
         self.last: Statement | None = None
-        #: The name of a format of ``render.formats`` that renders results.
-        self.format = fmt
+        self.format = fmt  # a name of render.formats
         self.precision: int | None = None
         self.dtype = dtype
         self.seed = seed
@@ -286,12 +286,8 @@ class Session:
             options.update(self._fit_options(wrt, *data))
         elif command != "eval":
             options["wrt"] = wrt
-        if command not in _COMPUTE:
-            declared = _declared(command)
-            if all(o.name != "wrt" for o in declared.options):
-                del options["wrt"]
-            return command, declared.function(program.source, **options)
-        return command, _COMPUTE[command](program.source, **options)
+        compute = _COMPUTE.get(command) or declared_commands()[command].run
+        return command, compute(program.source, **options)
 
     def _fit_options(self, read: tuple[str, ...], path: str, response: str) -> dict:
         """``:fit``'s parameters: the inputs read that have a value and no column in the
@@ -320,12 +316,11 @@ class Session:
             if argument and " " not in command.usage:
                 raise GradcliError(f":{name} takes nothing after it")
             yield from command.run(self, argument)
-        elif _declared(name) is not None:  # a command of the registry, on the session's program
+        elif name in declared_commands():  # the registry's, on the session's program
             yield from self._derivative(name, argument)
         else:
             raise GradcliError(
-                f"unknown command :{name}{suggest(name, [*COMMANDS, *_declared_commands()])}: "
-                ":help lists the commands"
+                f"unknown command :{name}{suggest(name, COMMANDS)}: :help lists the commands"
             )
 
     def _derivative(self, command: str, argument: str, data=None) -> Iterator[Output]:
@@ -468,10 +463,8 @@ class Session:
             "Ctrl-D leaves.",
             "",
             *(f"  {c.usage:<{width}}  {c.help}" for c in COMMANDS.values()),
+            *(f"  {f':{n} [EXPR]':<{width}}  {c.summary}" for n, c in declared_commands().items()),
         ]
-        for name, declared in _declared_commands().items():  # the registry's, by name
-            summary = " ".join(declared.help.split()).split(": ")[0].split(". ")[0]
-            lines.append(f"  {f':{name} [EXPR]':<{width}}  {summary[:1].lower()}{summary[1:]}")
         yield Message("\n".join(lines))
 
     def quit(self, argument: str) -> Iterator[Output]:
@@ -597,17 +590,6 @@ COMMAND_CHOICES: dict[str, Callable[[Session], tuple[str, ...]]] = {
 # ----------------------------------------------------------------------------
 # Helpers
 # ----------------------------------------------------------------------------
-
-
-def _declared_commands() -> dict:
-    from ..analysis.commands import commands
-
-    return commands()
-
-
-def _declared(name: str):
-    """The command the registry declares as ``name`` (``:NAME [EXPR]``), or None."""
-    return _declared_commands().get(name)
 
 
 def _file_name(argument: str, command: str) -> str:
