@@ -12,10 +12,12 @@ A format renders one point and many points through one interface:
   chooses by its ending (``endings``).
 
 What a format does not override it refuses, in one line that says what it is for.
-The package is listed, not imported, to know the formats' names (``names()``): a
-format's module loads only when it is chosen, so Rich never loads for ``json``, nor
-pyarrow for one point. Adding a format is adding a module here (and its tests); the
-options of the commands, their help and the writers of many points read this registry.
+The package is listed, not imported, to know the formats' names (``names()``); what
+each format does needs its module, which imports what it draws with (Rich, pyarrow)
+inside its methods only: Rich never loads for ``json``, nor pyarrow for one point.
+Adding a format is adding a module here (and its tests); the options of the
+commands, their help, the calculator's ``:format`` and the writers of many points
+read this registry.
 """
 
 from __future__ import annotations
