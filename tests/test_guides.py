@@ -23,7 +23,7 @@ import pytest
 
 import gradcli
 from gradcli import api
-from gradcli.analysis.commands import commands
+from gradcli.analysis.commands import commands, declares
 from gradcli.cli import cli
 from gradcli.render import formats
 
@@ -52,6 +52,13 @@ def slope(monkeypatch):
     monkeypatch.setitem(commands(), declared.name, declared)
     yield declared
     cli.loaded_commands().pop(declared.name, None)
+
+
+def test_the_registry_reads_the_example_as_it_reads_gradclis_modules():
+    # It imports the modules of gradcli/analysis/ whose text assigns COMMANDS.
+    assert declares(str(GUIDES / "slope.py"))
+    assert not declares(str(GUIDES / "markdown.py"))
+    assert declares(str(PACKAGE / "analysis" / "vector_calculus.py"))
 
 
 def test_the_example_command_on_the_command_line(slope, gradcli):

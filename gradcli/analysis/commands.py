@@ -17,14 +17,16 @@ returns a report (``analysis.report.Report``); the report's ``as_tree()`` is wha
 ``--format json`` writes and, a line per leaf, ``--format plain`` (and ``--get``);
 ``--format table`` draws the layout its ``layout`` names (``render.reports``), or a row
 per line. Nothing is registered as a side effect of an import: the modules of the
-package are listed and their ``COMMANDS`` read, once, the first time a name is looked
-up that the command line and the library do not load at start-up.
+package are listed and the ``COMMANDS`` of those that assign it at their top level
+read, once, the first time a name is looked up that the command line and the library
+do not load at start-up.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -98,6 +100,9 @@ def commands() -> dict[str, Command]:
     package = importlib.import_module(__package__)
     found: dict[str, Command] = {}
     for info in pkgutil.iter_modules(package.__path__):
+        path = os.path.join(info.module_finder.path, f"{info.name}.py")
+        if not declares(path):
+            continue  # importing every analysis was a tenth of gradcli --help
         module = importlib.import_module(f"{__package__}.{info.name}")
         for command in getattr(module, "COMMANDS", ()):
             if command.name in found:
@@ -105,6 +110,16 @@ def commands() -> dict[str, Command]:
                                  f"{found[command.name].module}")  # fmt: skip
             found[command.name] = command
     return found
+
+
+def declares(path: str) -> bool:
+    """Whether the module's text assigns ``COMMANDS`` at its top level (else it declares
+    none, and is not imported)."""
+    try:
+        with open(path, "rb") as file:
+            return b"\nCOMMANDS = " in file.read()
+    except OSError:
+        return True  # not a plain file: ask the module itself
 
 
 def find(name: str) -> Command | None:
