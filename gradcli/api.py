@@ -14,9 +14,9 @@ differentiated in ``wrt`` order, by default every input of the program
 (``program.inputs``); names declared ``const`` are never inputs.
 
 The commands that put the derivative to work are here too, loaded (with SciPy)
-on first use: ``minimize``, ``solve``, ``critical``, ``implicit``, ``fit``, ``div``,
-``curl`` and ``laplacian`` return the frozen report their command prints (its
-``as_tree()`` is the command's JSON object)::
+on first use: ``minimize``, ``solve``, ``critical``, ``implicit``, ``fit`` and every
+command of the registry (``gradcli.analysis.commands``: ``div``, ...) return the frozen
+report their command prints (its ``as_tree()`` is the command's JSON object)::
 
     >>> r = api.minimize("(x-3)**2 + 1", {"x": 0})
     >>> round(float(r.point["x"]), 9), r.classification
@@ -64,7 +64,7 @@ from .engine.limits import DEFAULT_MAX_ELEMENTS
 from .errors import GradcliError
 
 #: The analyses' functions this module re-exports, from ``gradcli.analysis``.
-_ANALYSES = ("minimize", "solve", "critical", "implicit", "fit", "div", "curl", "laplacian")
+_ANALYSES = ("minimize", "solve", "critical", "implicit", "fit")
 __all__ = [
     "DTYPES", "KINDS", "SECTIONS", "Diagnostic", "FunctionInfo", "GraphResult", "Result",
     "evaluate", "finite", "functions", "gradient", "graph", "hessian", "input_names",
@@ -383,9 +383,16 @@ def _description(name: str, doc: str) -> str:
 
 
 def __getattr__(name: str):
-    # The analyses import this module: they load with their first use.
+    # The analyses import this module: they load with their first use, and so do the
+    # commands of the registry (``analysis.commands``), each its function.
     if name in _ANALYSES:
         from . import analysis
 
         return getattr(analysis, name)
+    if not name.startswith("_"):
+        from .analysis.commands import find
+
+        declared = find(name)
+        if declared is not None:
+            return declared.function
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

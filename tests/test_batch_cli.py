@@ -322,7 +322,7 @@ def test_skip_bad_rows_reports_which(gradcli, tmp_path):
         (["x*y*w", "--points", "{csv}"], "no value for w"),
         (["x+y", "--points", "{csv}", "--format", "plain"], "--format plain is for one point"),
         (["x+y", "--points", "{csv}", "--get", "value"], "--get prints one point's numbers"),
-        (["x+y", "--points", "{csv}", "--output", "o.txt"], "many points are written to .npz"),
+        (["x+y", "--points", "{csv}", "--output", "o.txt"], "are written to .csv, .jsonl"),
         (["x+y", "--points", "{csv}", "--output", "o.csv", "--format", "json"],
          "--output writes the rows to a file: leave out --format json"),
         (["x", "--points", "{dir}/nothing.csv"], "cannot read {dir}/nothing.csv: no such file"),

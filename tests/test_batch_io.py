@@ -17,8 +17,9 @@ from gradcli.core.point_files.columns import columns_from_arrays, inputs_from_co
 from gradcli.core.point_files.grid import GridReader
 from gradcli.core.point_files.progress import Progress
 from gradcli.core.point_files.readers import open_points
-from gradcli.core.point_files.writers import TABLE_EDGE_ROWS, open_writer
+from gradcli.core.point_files.writers import TABLE_EDGE_ROWS
 from gradcli.errors import GradcliError
+from gradcli.render.formats import open_writer
 
 # ----------------------------------------------------------------------------
 # Columns
@@ -449,7 +450,7 @@ def test_parquet_and_csv_output_files(tmp_path):
 
 
 def test_writer_errors(tmp_path):
-    with pytest.raises(GradcliError, match="many points are written to .npz, .csv, .parquet"):
+    with pytest.raises(GradcliError, match="written to .csv, .jsonl, .ndjson, .npz, .parquet"):
         open_writer(str(tmp_path / "out.txt"), None)
     with pytest.raises(GradcliError, match="--format plain: many points are written as csv"):
         open_writer(None, "plain")

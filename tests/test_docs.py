@@ -12,7 +12,8 @@ names) runs or checks:
 - ``python``: the library's examples, run in one namespace per page;
   ``expression  # shown`` compares the repr.
 - ``text``: the calculator's session (replayed by ``test_repl.py``), or a
-  verbatim excerpt of a file of the repository.
+  verbatim excerpt of gradcli's code or of the guides' examples (``tests/guides/``,
+  run by ``test_guides.py``).
 - ``sh``: set-up commands (checked against .ci/run), or ``gradcli`` commands
   that write a file (run with the file sent to a temporary directory).
 """
@@ -141,9 +142,10 @@ def test_the_function_reference_is_generated():
 
 
 def test_text_blocks_are_the_session_or_excerpts_of_the_code():
-    sources = "\n".join(
-        path.read_text(encoding="utf-8") for path in (ROOT / "gradcli").rglob("*.py")
-    )
+    # The guides of docs/architecture.md quote their examples, which tests/test_guides.py
+    # runs, from tests/guides/.
+    paths = [*(ROOT / "gradcli").rglob("*.py"), *(ROOT / "tests" / "guides").glob("*.py")]
+    sources = "\n".join(path.read_text(encoding="utf-8") for path in paths)
     for page, block in blocks("text"):
         if block.startswith("$ gradcli\n"):
             assert page == "docs/calculator.md"  # test_repl.test_the_docs_session replays it

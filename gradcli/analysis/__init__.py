@@ -16,7 +16,8 @@ Each function returns a frozen report; ``gradcli.render`` lays it out:
   with its multipliers and KKT check; ``with_sensitivity``: any of the three,
   with the derivative of the solution with respect to the other inputs;
 - ``fit``: nonlinear least squares with NIST's standard errors;
-- ``div``, ``curl`` and ``laplacian``: vector calculus at a point;
+- the commands of the registry (``commands``), each declared beside its function:
+  ``vector_calculus``'s div, curl and laplacian;
 - ``assemble_hessian`` and ``assemble_jacobian``: the whole matrix over all
   inputs, which ``api.hessian`` and ``api.jacobian`` attach to their results.
 
@@ -61,9 +62,6 @@ _LAZY = {
     "ImplicitReport": "implicit_functions",
     "fit": "fitting",
     "FitReport": "fitting",
-    "div": "vector_calculus",
-    "curl": "vector_calculus",
-    "laplacian": "vector_calculus",
     "VectorCalculusReport": "vector_calculus",
 }
 
@@ -73,4 +71,10 @@ __all__ = ["Assembled", "assemble_hessian", "assemble_jacobian", *_LAZY]
 def __getattr__(name: str):
     if name in _LAZY:
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    if not name.startswith("_"):
+        from .commands import find
+
+        declared = find(name)
+        if declared is not None:
+            return declared.function
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

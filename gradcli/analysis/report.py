@@ -13,6 +13,9 @@ class Report:
 
     command: str = ""
     warnings: tuple[str, ...] = ()
+    #: The layout of ``--format table`` that draws it (``render.using_tables.LAYOUTS``,
+    #: ``render.reports``); by default its command's, else a row per line of plain.
+    layout: str = ""
 
     def as_tree(self) -> dict:
         raise NotImplementedError

@@ -1,6 +1,7 @@
 """An analysis at many points: ``ReportRows(chunk)`` is the chunk's rows through one
 analysis (``propagate``, ``taylor``, ``check``, ``minimize``, ``solve``,
-``implicit``, ``critical``), one report per row, laid out as
+``implicit``, ``critical``, and the registry's commands declared with ``points``),
+one report per row, laid out as
 the many-point run's arrays (batch axis first, named as plain output names the
 report's numbers: ``sigma``, ``shares.x``, ``checks.grad.x.passed``).
 
@@ -61,7 +62,7 @@ class ReportRows:
     ):
         from ..core.point_files.task import read_once
 
-        if command not in ANALYSES:
+        if command not in ANALYSES and not _declared_rows(command):
             raise GradcliError(f"{command} gives no rows: use one of {', '.join(ANALYSES)}")
         self.command = command
         self.source = source
@@ -85,8 +86,7 @@ class ReportRows:
 
         batch = inputs_from_columns(chunk)
         size = len(next(iter(batch.values()))) if batch else 0
-        module = importlib.import_module(f"gradcli.analysis.{ANALYSES[self.command]}")
-        analysis = getattr(module, self.command)
+        analysis = _function(self.command)
         if self.sensitivity:
             from .sensitivity import with_sensitivity
 
@@ -127,6 +127,25 @@ class ReportRows:
                 "leave the unknowns to the bindings (their starts), or name them with --wrt"
             )
         return {**self.arguments, "wrt": varied}
+
+
+def _declared_rows(command: str) -> bool:
+    """Whether the registry declares ``command`` with rows at many points."""
+    from .commands import find
+
+    declared = find(command)
+    return declared is not None and declared.points
+
+
+def _function(command: str):
+    """The analysis's function: of ``ANALYSES``, else the registry's (``commands``); by
+    name, so that the task travels to a Dask worker as text."""
+    if command in ANALYSES:
+        module = importlib.import_module(f"gradcli.analysis.{ANALYSES[command]}")
+        return getattr(module, command)
+    from .commands import find
+
+    return find(command).function
 
 
 def _stacked(rows: list[dict]) -> dict[str, np.ndarray]:

@@ -20,6 +20,7 @@ import numpy as np
 from .. import api
 from ..core.result import source_title
 from ..errors import GradcliError
+from .commands import Command, Option
 from .flat import Flat
 from .report import Report, frozen
 
@@ -35,6 +36,7 @@ class VectorCalculusReport(Report):
     point: Mapping[str, np.ndarray]
     value: np.ndarray
     warnings: tuple[str, ...] = ()
+    layout = "vector"  # a point and a value
 
     @property
     def command(self) -> str:
@@ -125,3 +127,54 @@ def laplacian(
     return _report(
         "laplacian", source, filename, flat, result, np.trace(flat.matrix(result.hessian))
     )
+
+
+_COORDINATES = Option(
+    "wrt", "The coordinates, in order [default: every input, alphabetically].", kind="names",
+    metavar="X,Y,Z",
+)  # fmt: skip
+
+COMMANDS = (
+    Command(
+        "div",
+        div,
+        """The divergence of the field SOURCE (one entry per coordinate) at the
+        bound point: the trace of its exact Jacobian.
+
+        \b
+        Example:
+          $ gradcli div "[x*y, y*z, z*x]" --x 1 --y 2 --z 3 --format plain
+          div 6
+          coordinates x y z
+        """,
+        (_COORDINATES,),
+    ),
+    Command(
+        "curl",
+        curl,
+        """The rotation of the field SOURCE (three entries, three coordinates) at
+        the bound point: its curl, from the exact Jacobian.
+
+        \b
+        Example:
+          $ gradcli curl "[x*y, y*z, z*x]" --x 1 --y 2 --z 3 --format plain
+          curl -2 -3 -1
+          coordinates x y z
+        """,
+        (_COORDINATES,),
+    ),
+    Command(
+        "laplacian",
+        laplacian,
+        """The Laplacian of a scalar SOURCE at the bound point: the trace of its
+        exact Hessian.
+
+        \b
+        Example:
+          $ gradcli laplacian "x**2*y + z**3" --x 1 --y 2 --z 3 --format plain
+          laplacian 22
+          coordinates x y z
+        """,
+        (_COORDINATES,),
+    ),
+)

@@ -202,7 +202,10 @@ def jvp_command(source, tangent, unit, order, **options):
     return _run(api.jvp, source, options, tangents=tangents, unit=unit, order=order)
 
 
-_GRAPH_FORMATS = ("table", "plain", "json", "dot")
+def _graph_formats() -> list[str]:
+    from ..render.graph import FORMATS
+
+    return list(FORMATS)
 
 
 @subcommand(
@@ -219,7 +222,7 @@ _GRAPH_FORMATS = ("table", "plain", "json", "dot")
         option(
             "format",
             "fmt",
-            type=click.Choice(_GRAPH_FORMATS),
+            type=options.FormatChoice(_graph_formats),
             help="table: a tree; dot: Graphviz [default: table on a terminal, plain otherwise].",
         ),
         option(
@@ -412,10 +415,20 @@ def main() -> None:
 
 
 def _load_analyses() -> None:
-    from . import analysis, run, using  # noqa: F401  (they register themselves on ``cli``)
+    from . import analysis, declared, fit, using  # noqa: F401  (they register themselves on ``cli``)
+
+    declared.add_all(cli)  # the commands of the registry, before run, listed last
+    from . import run  # noqa: F401
+
+
+def _find_declared(name: str):
+    from .declared import command_for
+
+    return command_for(cli, name)
 
 
 cli.load_more = _load_analyses
+cli.find_declared = _find_declared
 if _collecting:
     gc.freeze()  # to the oldest generation, without the passes (see gradcli/__init__.py)
     gc.unfreeze()

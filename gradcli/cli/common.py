@@ -40,6 +40,9 @@ class _Group(click.Group):
 
     #: Loads the rest of the commands; set by the module that knows them (``cli``).
     load_more = None
+    #: ``find_declared(name)``: the command the registry declares as ``name``
+    #: (``gradcli.analysis.commands``), added to the group, or None; set by ``cli``.
+    find_declared = None
 
     @property
     def commands(self):
@@ -61,7 +64,11 @@ class _Group(click.Group):
 
     def get_command(self, ctx, cmd_name):
         found = self._commands.get(cmd_name)
-        return found if found is not None else self.commands.get(cmd_name)
+        if found is None:
+            found = self.commands.get(cmd_name)
+        if found is None and self.find_declared is not None:
+            found = self.find_declared(cmd_name)
+        return found
 
     def invoke(self, ctx):
         # Click answers Ctrl-C with an empty line and Abort: gradcli says it in one line.
@@ -530,7 +537,7 @@ def write_output(show, fmt: str | None) -> None:
     table on a terminal, plain lines otherwise), and flush it."""
     fmt = fmt or (Format.TABLE if stdout_is_terminal() else Format.PLAIN)
     try:
-        show(Format(fmt))
+        show(fmt.value if isinstance(fmt, Format) else fmt)
         sys.stdout.flush()  # the result before any warnings, wherever the two streams go
     except BrokenPipeError:
         raise _OutputClosed from None

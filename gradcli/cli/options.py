@@ -9,7 +9,7 @@ import click
 from .. import api
 from ..core.option_names import OPTION_NAMES
 from ..engine import limits
-from ..render import Format
+from ..render import formats
 
 
 def option(name: str, *decls: str, **attrs):
@@ -50,10 +50,40 @@ Exit status: 0 success, 2 bad input or an output that cannot be written (a
 full disk), 3 a non-finite result under --strict, 1 an internal error, 130
 interrupted (Ctrl-C), 143 terminated (SIGTERM)."""
 
+
+class FormatChoice(click.Choice):
+    """``--format``'s choices, read from the registry of formats (``render.formats``)
+    when a value is checked or the help shown, not at start-up: ``names`` gives them."""
+
+    def __init__(self, names):
+        self._names = names
+        super().__init__(())
+
+    @property
+    def choices(self):
+        return self._names()
+
+    @choices.setter
+    def choices(self, value):
+        pass  # Click sets its own; the registry has them
+
+
+def result_formats() -> list[str]:
+    """The formats of one point's result (and report): table, plain, json..."""
+    return formats.one_point_names("render")
+
+
+def computing_formats() -> list[str]:
+    """The formats of the computing commands: one point's, and many points' (csv, jsonl)."""
+    many = formats.many_point_names()
+    aliases = [a for f in many for a in formats.get(f).aliases]
+    return list(dict.fromkeys([*result_formats(), *many, *aliases]))
+
+
 FORMAT = option(
     "format",
     "fmt",
-    type=click.Choice([f.value for f in Format]),
+    type=FormatChoice(result_formats),
     help="Output format [default: table on a terminal, plain otherwise].",
 )
 DEBUG = option("debug", is_flag=True, help="Show tracebacks of errors.")
@@ -153,7 +183,7 @@ OVER_HELP = (
 COMPUTING_FORMAT = option(
     "format",
     "fmt",
-    type=click.Choice([*(f.value for f in Format), "csv", "jsonl"]),
+    type=FormatChoice(computing_formats),
     callback=lambda ctx, param, value: "json" if value == "jsonl" else value,
     help="Output format [default: table on a terminal, plain otherwise]. csv: a header,"
     " then a row per point (one row at one point). Many points: csv (the default when"

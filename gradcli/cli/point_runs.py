@@ -178,7 +178,7 @@ def write_one_row(arrays, precision, variables=None) -> None:
     """``--format csv`` at one point: the header and the row a many-point run writes for
     that point (``arrays``: a result's arrays, or an analysis report's row; ``variables``:
     what taylor's coefficients are of)."""
-    from ..core.point_files.writers import open_writer
+    from ..render.formats import open_writer
 
     with open_writer(None, "csv", precision) as writer:
         writer.write({name: np.asarray(array)[None] for name, array in arrays.items()})
@@ -361,7 +361,7 @@ def _executor_of(reader, executor):
 
 def _writer(executor, output: str | None, fmt: str | None, precision: int | None, rows: int | None):
     """The writer of the rows; under Dask, Parquet output is a directory of part files."""
-    from ..core.point_files.writers import open_writer
+    from ..render.formats import open_writer
 
     if (
         getattr(executor, "client", None) is not None

@@ -95,11 +95,13 @@ def _show(session: Session, text: str, say, debug: bool, discard=None) -> bool:
     try:
         for output in session.run(text):
             if isinstance(output, Shown) and isinstance(output.result, GraphResult):
-                from ..render.graph import render_graph
+                from ..render.graph import FORMATS, render_graph
 
-                render_graph(output.result, session.format.value, sys.stdout, session.precision)
+                # The graph has formats of its own; for the others, its plain lines.
+                shown = session.format if session.format in FORMATS else "plain"
+                render_graph(output.result, shown, sys.stdout, session.precision)
             elif isinstance(output, Shown) and isinstance(output.result, Report):
-                render_report(output.result, session.format.value, sys.stdout, session.precision)
+                render_report(output.result, session.format, sys.stdout, session.precision)
             elif isinstance(output, Shown):
                 render(output.result, session.format, sys.stdout, session.precision)
             elif isinstance(output, Message):

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .. import api
+from ..analysis.commands import commands as declared_commands
 from ..analysis.report import Report
 from ..core.atomic import atomic_output
 from ..errors import GradcliError, out_of_memory, read_error
@@ -38,7 +39,7 @@ from ..language.check import BUILTIN_CONSTANTS, is_method, suggest
 from ..language.derivatives import FORMS as DERIVATIVE_FORMS
 from ..language.parser import statement_bounds, tokens
 from ..language.program import inputs_read
-from ..render import Format
+from ..render import formats
 from .typed_statements import (
     Place,
     Statement,
@@ -112,7 +113,7 @@ class Session:
         self.statements: list[Statement] = []
         #: The last expression shown: what ``:grad`` alone and ``:save`` use.
         self.last: Statement | None = None
-        self.format = Format(fmt)
+        self.format = fmt  # a name of render.formats
         self.precision: int | None = None
         self.dtype = dtype
         self.seed = seed
@@ -285,7 +286,8 @@ class Session:
             options.update(self._fit_options(wrt, *data))
         elif command != "eval":
             options["wrt"] = wrt
-        return command, _COMPUTE[command](program.source, **options)
+        compute = _COMPUTE.get(command) or declared_commands()[command].run
+        return command, compute(program.source, **options)
 
     def _fit_options(self, read: tuple[str, ...], path: str, response: str) -> dict:
         """``:fit``'s parameters: the inputs read that have a value and no column in the
@@ -314,6 +316,8 @@ class Session:
             if argument and " " not in command.usage:
                 raise GradcliError(f":{name} takes nothing after it")
             yield from command.run(self, argument)
+        elif name in declared_commands():  # the registry's, on the session's program
+            yield from self._derivative(name, argument)
         else:
             raise GradcliError(
                 f"unknown command :{name}{suggest(name, COMMANDS)}: :help lists the commands"
@@ -378,10 +382,10 @@ class Session:
         yield Message(f"derivatives with respect to {', '.join(names)}")
 
     def choose_format(self, argument: str) -> Iterator[Output]:
-        choices = [f.value for f in Format]
+        choices = formats.one_point_names("render")
         if argument not in choices:
             raise GradcliError(f":format takes one of {', '.join(choices)}")
-        self.format = Format(argument)
+        self.format = argument
         yield Message(f"format {argument}")
 
     def choose_precision(self, argument: str) -> Iterator[Output]:
@@ -459,6 +463,7 @@ class Session:
             "Ctrl-D leaves.",
             "",
             *(f"  {c.usage:<{width}}  {c.help}" for c in COMMANDS.values()),
+            *(f"  {f':{n} [EXPR]':<{width}}  {c.summary}" for n, c in declared_commands().items()),
         ]
         yield Message("\n".join(lines))
 
@@ -575,7 +580,7 @@ COMMANDS: dict[str, Command] = {
 }
 #: What completes the argument of a command.
 COMMAND_CHOICES: dict[str, Callable[[Session], tuple[str, ...]]] = {
-    "format": lambda session: tuple(f.value for f in Format),
+    "format": lambda session: tuple(formats.one_point_names("render")),
     "dtype": lambda session: api.DTYPES,
     "keys": lambda session: ("emacs", "vi"),
     "wrt": lambda session: session.inputs(),

@@ -9,7 +9,7 @@ import re
 
 import click
 
-from ..render import Format
+from ..render import formats
 
 _SHORT = re.compile(r"-[^\W\d]\w*")  # -q, -v: a short option (not -1, nor -x**2)
 
@@ -34,7 +34,7 @@ def closest_option(name: str, options) -> str:
     ``--format json`` for a format's name, or the empty string."""
     import difflib
 
-    if name in {f.value for f in Format} and "format" in options:
+    if name in formats.names() and "format" in options:
         return f" (did you mean --format {name}?)"
     near = difflib.get_close_matches(name, options, n=3, cutoff=0.6)
     # A close spelling starts as the name does (--wtr, --formt); --quiet is not --unit.

@@ -1,5 +1,5 @@
 """The commands that put the derivative to work (minimize, solve, critical, implicit;
-fit in ``cli.fit``, div, curl and laplacian in ``cli.vector_calculus``): thin Click
+fit in ``cli.fit``; div, curl and laplacian are the registry's, ``cli.declared``): thin Click
 commands over ``gradcli.analysis``, loaded with the analyses (``cli.analysis``), so
 that ``gradcli grad`` does not pay for them."""
 

@@ -2,18 +2,18 @@
 nothing: it only lays out the arrays the result holds.
 
 A result's ``as_tree()`` is a nested dict of arrays, in the order they are
-shown: ``{"value": V, "grad": {"x": G}}``. Each format module also renders the
-listing of ``gradcli functions`` (``render_functions``). Each format lives in its
-own module, imported only when chosen, so Rich is never loaded for ``json`` or
-``plain``.
+shown: ``{"value": V, "grad": {"x": G}}``. The formats are one registry,
+``render.formats``: a module each, with one interface for one point (a result, a
+report, the listing of ``gradcli functions``) and many points (a writer of rows).
+Each is imported only when chosen, so Rich is never loaded for ``json`` or ``plain``.
 """
 
 from __future__ import annotations
 
 import enum
-import importlib
 
 from ..core.result import leaves
+from . import formats
 
 
 class Format(str, enum.Enum):
@@ -25,23 +25,22 @@ class Format(str, enum.Enum):
 
 
 def render(result, fmt: Format, stream, precision: int | None = None) -> None:
-    """Write ``result`` to ``stream`` in format ``fmt``."""
-    module = importlib.import_module(f".{Format(fmt).value}", __name__)
-    module.render(result, stream, precision)
+    """Write ``result`` to ``stream`` in format ``fmt`` (a name of ``formats``)."""
+    formats.get(_name(fmt)).render(result, stream, precision)
 
 
 def render_report(report, fmt: str, stream, precision: int | None = None) -> None:
-    """Write an analysis report (``gradcli.analysis``) to ``stream`` in format ``fmt``:
-    one of ``Format``, or ``latex`` for the reports that have it."""
-    name = fmt if fmt == "latex" else Format(fmt).value
-    module = importlib.import_module(f".{name}", __name__)
-    module.render_report(report, stream, precision)
+    """Write an analysis report (``gradcli.analysis``) to ``stream`` in format ``fmt``."""
+    formats.get(_name(fmt)).render_report(report, stream, precision)
 
 
 def render_functions(functions, fmt: Format, stream) -> None:
     """Write the listing ``functions`` (``api.functions()``) to ``stream`` in format ``fmt``."""
-    module = importlib.import_module(f".{Format(fmt).value}", __name__)
-    module.render_functions(functions, stream)
+    formats.get(_name(fmt)).render_functions(functions, stream)
+
+
+def _name(fmt) -> str:
+    return fmt.value if isinstance(fmt, Format) else fmt
 
 
 def write_npz(result, path: str) -> None:

@@ -24,6 +24,10 @@ _INSTALL_GRAPHVIZ = (
 )
 
 
+#: The formats of a graph (``gradcli graph --format``, the calculator's ``:graph``).
+FORMATS = ("table", "plain", "json", "dot")
+
+
 def render_graph(graph, fmt: str, stream, precision: int | None = None) -> None:
     """Write ``graph`` (an ``api.GraphResult``) to ``stream`` as ``fmt``: table (a tree),
     plain, json or dot."""

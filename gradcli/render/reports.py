@@ -118,7 +118,19 @@ def report_table(report, console, precision: int) -> None:
         from .plot_text import LAYOUTS
 
         return LAYOUTS[report.command](report, console, precision)
-    _LAYOUTS[report.command](report, console, precision)
+    _LAYOUTS.get(report.command, _lines)(report, console, precision)
+
+
+def _lines(report, console, precision: int) -> None:
+    """A report no layout knows: its title, then a row per line of ``--format plain``."""
+    from .plain import report_lines
+
+    title = getattr(report, "title", None) or report.command
+    console.print(Text(shown_text(title, console.encoding), style="bold"))
+    table = new_table(console, "", "")
+    for key, text in report_lines(report.as_tree(), precision).items():
+        table.add_row(*(Text(shown_text(t, console.encoding)) for t in (key, text)))
+    console.print(table)
 
 
 _LAYOUTS: dict = {}

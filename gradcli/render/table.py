@@ -141,7 +141,7 @@ def render_report(report, stream, precision: int | None = None, console=None) ->
     from .using_tables import LAYOUTS
 
     console = _console(stream, console)
-    layout = LAYOUTS.get(report.command, report_table)
+    layout = LAYOUTS.get(getattr(report, "layout", "") or report.command, report_table)
     layout(report, console, DEFAULT_PRECISION if precision is None else precision)
 
 

@@ -1,5 +1,6 @@
 """Tables of the commands that put the derivative to work (minimize, solve, critical,
-fit, div, curl, laplacian), for ``--format table``. They only lay out a report."""
+fit; ``vector``: a point and a value, div's, curl's, laplacian's), for ``--format
+table``. They only lay out a report."""
 
 from __future__ import annotations
 
@@ -231,7 +232,5 @@ LAYOUTS = {
     "critical": _critical,
     "fit": _fit,
     "implicit": _implicit,
-    "div": _vector,
-    "curl": _vector,
-    "laplacian": _vector,
+    "vector": _vector,
 }

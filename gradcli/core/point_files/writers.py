@@ -1,6 +1,7 @@
 """Where the rows of a many-point run go, a chunk at a time, in order.
 
-``open_writer(output, fmt)`` gives a writer with ``write(arrays)`` (batch axis
+A writer (``gradcli.render.formats.open_writer(output, fmt)`` gives the one a
+format declares) has ``write(arrays)`` (batch axis
 first: flat 1-D columns named as plain output names the numbers, or whole
 arrays, which only CSV, Parquet, JSON lines and tables split into columns) and
 ``close()``; ``abort()``
@@ -38,40 +39,8 @@ from ...errors import GradcliError
 from .columns import columns_from_arrays, inputs_from_columns
 from .source import JsonText
 
-OUTPUT_ENDINGS = (".npz", ".csv", ".parquet", ".jsonl", ".ndjson")
 #: Rows shown at each end by ``--format table``.
 TABLE_EDGE_ROWS = 5
-
-
-def open_writer(
-    output: str | None, fmt: str | None, precision: int | None = None, rows: int | None = None
-):
-    """The writer of ``--output FILE`` (by its ending), else of ``--format`` on
-    standard output; ``rows``, when known, is how many rows will come."""
-    if output is not None:
-        ending = os.path.splitext(output)[1].lower()
-        if ending not in OUTPUT_ENDINGS:
-            raise GradcliError(
-                f"--output {output}: many points are written to {', '.join(OUTPUT_ENDINGS)}"
-            )
-        if precision is not None:
-            raise GradcliError(f"--precision: --output {output} keeps every digit")
-        if ending == ".npz":
-            return NpzWriter(output, rows)
-        if ending in (".jsonl", ".ndjson"):
-            return JsonLinesWriter(None, None, output)
-        return {".csv": CsvWriter, ".parquet": ParquetWriter}[ending](output)
-    if fmt == "csv" and precision is not None:
-        raise GradcliError("--precision: --format csv writes every digit")
-    if fmt == "csv":
-        return CsvWriter(None)
-    if fmt in ("json", "jsonl"):
-        return JsonLinesWriter(sys.stdout, precision)
-    if fmt == "table":
-        return TableWriter(sys.stdout, precision)
-    raise GradcliError(
-        f"--format {fmt}: many points are written as csv, json or table (or --output FILE)"
-    )
 
 
 class Writer:

@@ -1,0 +1,127 @@
+"""The registry of commands: a command is declared once, beside its library function.
+
+A module of ``gradcli.analysis`` declares its commands as ``COMMANDS``, a tuple of
+``Command``: the name, the library function, the help with its examples, and the
+options, as data. Every place that needs a command reads it from here:
+
+- the command line builds ``gradcli NAME`` from it (``gradcli.cli.declared``): the
+  options of every analysis (``-f``, ``--var``, ``--NAME VALUE`` bindings, ``--seed``,
+  ``--dtype``, ``--format``, ``--precision``, ``--get``, ``--strict``) and its own;
+- the library: ``gradcli.api.NAME`` and ``gradcli.analysis.NAME`` are its function;
+- the interactive calculator: ``:NAME [EXPR]``, on the session's program;
+- with ``points``, many points: ``--over`` and ``--points FILE``, a row of the report
+  at each (``analysis.rows``), written as ``--format csv``, ``json`` or ``--output FILE``.
+
+The function takes ``(source, bindings, *, dtype, seed, filename, **options)`` and
+returns a report (``analysis.report.Report``); the report's ``as_tree()`` is what
+``--format json`` writes and, a line per leaf, ``--format plain`` (and ``--get``);
+``--format table`` draws the layout its ``layout`` names (``render.reports``), or a row
+per line. Nothing is registered as a side effect of an import: the modules of the
+package are listed and the ``COMMANDS`` of those that assign it at their top level
+read, once, the first time a name is looked up that the command line and the library
+do not load at start-up.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+#: The kinds of an option's value: what ``--NAME`` takes, and what the function receives.
+KINDS = ("text", "int", "float", "flag", "names")
+
+
+@dataclass(frozen=True)
+class Option:
+    """``--NAME`` of one command: its name (declared in ``core/option_names.py``, which
+    the library's hints read too), which is the function's keyword with dashes as
+    underscores; its help; ``kind`` (``KINDS``: ``names`` is ``--wrt X,Y``, repeatable, a
+    tuple of names); its default and the word for its value in the help."""
+
+    name: str
+    help: str
+    kind: str = "text"
+    default: object = None
+    metavar: str | None = None
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"--{self.name}: kind {self.kind!r} is none of {', '.join(KINDS)}")
+
+    @property
+    def keyword(self) -> str:
+        return self.name.replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command: ``gradcli NAME``, ``api.NAME`` and ``:NAME`` (see the module's docstring).
+
+    ``help`` is its ``--help``: a summary, then examples in ``$ gradcli ...`` lines that
+    ``tests/test_cli_help.py`` runs. ``exit_status``, when given, is the exit status a
+    report calls for at one point (``check``: 1 when a derivative disagrees), else
+    --strict's. ``points``: it also runs at many points (``--over``, ``--points FILE``),
+    a row at each, which its report's ``row()`` gives (``analysis.rows``).
+    """
+
+    name: str
+    function: Callable
+    help: str
+    options: tuple[Option, ...] = ()
+    exit_status: Callable | None = None
+    points: bool = False
+
+    @property
+    def module(self) -> str:
+        """The module that declares it."""
+        return self.function.__module__
+
+    @property
+    def summary(self) -> str:
+        """The first sentence of its help, as a list of commands shows it."""
+        first = " ".join(self.help.split()).split(": ")[0].split(". ")[0]
+        return first[:1].lower() + first[1:]
+
+    def run(self, source: str, **settings):
+        """The function on ``source``, given those of ``settings`` it takes (the calculator
+        passes all it has: dtype, seed, wrt)."""
+        taken = inspect.signature(self.function).parameters
+        return self.function(source, **{k: v for k, v in settings.items() if k in taken})
+
+
+@cache
+def commands() -> dict[str, Command]:
+    """Every declared command by name, read from the modules of ``gradcli.analysis``."""
+    package = importlib.import_module(__package__)
+    found: dict[str, Command] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        path = os.path.join(info.module_finder.path, f"{info.name}.py")
+        if not declares(path):
+            continue  # importing every analysis was a tenth of gradcli --help
+        module = importlib.import_module(f"{__package__}.{info.name}")
+        for command in getattr(module, "COMMANDS", ()):
+            if command.name in found:
+                raise ValueError(f"two commands named {command.name!r}: in {info.name} and "
+                                 f"{found[command.name].module}")  # fmt: skip
+            found[command.name] = command
+    return found
+
+
+def declares(path: str) -> bool:
+    """Whether the module's text assigns ``COMMANDS`` at its top level (else it declares
+    none, and is not imported)."""
+    try:
+        with open(path, "rb") as file:
+            return b"\nCOMMANDS = " in file.read()
+    except OSError:
+        return True  # not a plain file: ask the module itself
+
+
+def find(name: str) -> Command | None:
+    """The command declared as ``name``, or None."""
+    return commands().get(name)

@@ -1,0 +1,164 @@
+"""The output formats, one registry: each format is a module of this package, named as
+``--format`` names it, whose ``FORMAT`` is an ``OutputFormat``.
+
+A format renders one point and many points through one interface:
+
+- one point: ``render(result, stream, precision)`` a computing command's result,
+  ``render_report(report, stream, precision)`` an analysis's report,
+  ``render_functions(functions, stream)`` the listing of ``gradcli functions``;
+- many points: ``writer(stream, path, precision, rows)``, a
+  ``gradcli.core.point_files.writers.Writer`` that takes the rows a chunk at a time,
+  on ``stream`` (standard output) or into the file ``path``, which ``--output FILE``
+  chooses by its ending (``endings``).
+
+What a format does not override it refuses, in one line that says what it is for.
+The package is listed, not imported, to know the formats' names (``names()``); what
+each format does needs its module, which imports what it draws with (Rich, pyarrow)
+inside its methods only: Rich never loads for ``json``, nor pyarrow for one point.
+Adding a format is adding a module here (and its tests); the options of the
+commands, their help, the calculator's ``:format`` and the writers of many points
+read this registry.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+from functools import cache
+
+from ...errors import GradcliError
+
+
+class OutputFormat:
+    """An output format (subclass it in a module of this package and name it ``FORMAT``).
+
+    ``name`` is the module's name, as ``--format`` gives it; ``aliases`` other names
+    it answers to (``jsonl``); ``endings`` the file endings (``.csv``) of the files of
+    many points it writes, as ``--output FILE`` names them; ``help`` a few words for
+    the options' help.
+    """
+
+    name: str = ""
+    aliases: tuple[str, ...] = ()
+    endings: tuple[str, ...] = ()
+    #: Whether ``writer`` writes many points to standard output (else only to files).
+    standard_output: bool = True
+    help: str = ""
+    #: Where it stands in the lists of formats (the options' help): table, plain and
+    #: json first, as a person reaches for them.
+    rank: int = 100
+
+    def render(self, result, stream, precision: int | None = None) -> None:
+        """One point: a computing command's result (``gradcli.core.result.Result``)."""
+        raise GradcliError(f"--format {self.name} {self._for()}")
+
+    def render_report(self, report, stream, precision: int | None = None) -> None:
+        """One point: an analysis's report (``gradcli.analysis.report.Report``)."""
+        raise GradcliError(f"--format {self.name} {self._for()}")
+
+    def render_functions(self, functions, stream) -> None:
+        """The listing of the functions a program can call (``api.functions()``)."""
+        raise GradcliError(f"--format {self.name} {self._for()}")
+
+    def writer(self, stream, path: str | None, precision: int | None, rows: int | None):
+        """Many points: the writer of the rows, on ``stream`` or (``path``) into a file;
+        ``rows``, when known, is how many will come."""
+        raise NotImplementedError  # open_writer asks only the formats that override it
+
+    def _for(self) -> str:
+        if self.endings or _overrides(self, "writer"):
+            return "is for many points: give --points FILE or --over"
+        return "is not written here"
+
+    def __repr__(self) -> str:
+        return f"<format {self.name}>"
+
+
+def _listed(words) -> str:
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else "".join(words)
+
+
+def _overrides(fmt: OutputFormat, method: str) -> bool:
+    return getattr(type(fmt), method) is not getattr(OutputFormat, method)
+
+
+#: The formats loaded so far, by name.
+LOADED: dict[str, OutputFormat] = {}
+
+
+def names() -> tuple[str, ...]:
+    """Every format's name, from the modules of this package (none is imported)."""
+    return tuple(sorted({*_modules(), *LOADED}))
+
+
+@cache
+def _modules() -> tuple[str, ...]:
+    return tuple(m.name for m in pkgutil.iter_modules(__path__) if not m.ispkg)
+
+
+def get(name: str) -> OutputFormat:
+    """The format ``--format name`` (or one of its aliases) chooses."""
+    if name in names():
+        return _load(name)
+    for fmt in every():
+        if name in fmt.aliases:
+            return fmt
+    raise GradcliError(f"--format {name}: no such format; the formats are {', '.join(names())}")
+
+
+def every() -> list[OutputFormat]:
+    """Every format (each module imported), in ``rank`` order."""
+    return sorted((_load(name) for name in names()), key=lambda f: (f.rank, f.name))
+
+
+def _load(name: str) -> OutputFormat:
+    if name not in LOADED:
+        fmt = importlib.import_module(f".{name}", __name__).FORMAT
+        if fmt.name != name:
+            raise TypeError(f"gradcli/render/formats/{name}.py declares the format {fmt.name!r}")
+        LOADED[name] = fmt
+    return LOADED[name]
+
+
+def one_point_names(kind: str = "render") -> list[str]:
+    """The formats that write one point's ``kind``: ``render`` (a result),
+    ``render_report`` or ``render_functions``."""
+    return [f.name for f in every() if _overrides(f, kind)]
+
+
+def many_point_names() -> list[str]:
+    """The formats that write many points to standard output."""
+    return [f.name for f in every() if _overrides(f, "writer") and f.standard_output]
+
+
+def endings() -> tuple[str, ...]:
+    """Every ending of a file of many points, as ``--output FILE`` may name it."""
+    return tuple(sorted(e for f in every() for e in f.endings))
+
+
+def open_writer(
+    output: str | None, fmt: str | None, precision: int | None = None, rows: int | None = None
+):
+    """The writer of many points: of ``--output FILE`` (the format its ending names),
+    else of ``--format fmt`` on standard output; ``rows``, when known, is how many rows
+    will come."""
+    import sys
+
+    if output is not None:
+        ending = os.path.splitext(output)[1].lower()
+        chosen = [f for f in every() if ending in f.endings]
+        if not chosen:
+            raise GradcliError(
+                f"--output {output}: many points are written to {', '.join(endings())}"
+            )
+        if precision is not None:
+            raise GradcliError(f"--precision: --output {output} keeps every digit")
+        return chosen[0].writer(None, output, None, rows)
+    if fmt not in many_point_names():
+        get(fmt)  # an unknown name is said as such
+        raise GradcliError(
+            f"--format {fmt}: many points are written as {_listed(sorted(many_point_names()))} "
+            "(or --output FILE)"
+        )
+    return get(fmt).writer(sys.stdout, None, precision, rows)
