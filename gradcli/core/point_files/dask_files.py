@@ -32,7 +32,7 @@ from ..bounded import MAX_TEXT_BYTES
 from ..files import path_problem
 from .budget import PROBE_ROWS, shown
 from .columns import columns_from_arrays
-from .run import computed, learned, placed
+from .run import computed, learned, measured, placed
 from .source import Chunk, Reader
 from .writers import Writer, cannot_write
 
@@ -228,7 +228,8 @@ class DaskFiles(Reader):
             where = f"row {start + error.part_row + 1}, line {before + line} of {path}"
         else:
             where = self._in_file(path, before + row + 1)
-        return GradcliError(placed(error.message, row, where))
+        error.message = placed(error.message, row, where)  # its place in the program kept
+        return error
 
     def _rows_held(self) -> int:
         """The rows of a partition the budget allows, by the cost of the first rows of the
@@ -245,7 +246,7 @@ class DaskFiles(Reader):
             except GradcliError:  # a bad first row: the workers say where, as they read it
                 first = None
             if first is not None:
-                self.budget.measure(self._task, first.columns, lambda i: reader.where(first, i))
+                measured(self.budget, self._task, first, reader.where)
         if hasattr(self._task, "chunk_limit"):  # no array of a worker's chunk over its share
             self._task.chunk_limit = max(1, self.budget.free // 8)
         return self.budget.rows_held(len(self.names), 2**62)
