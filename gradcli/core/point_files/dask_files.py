@@ -356,7 +356,7 @@ def _compute_partition(task: Callable, frame, rows: int | None = None) -> tuple:
                 )
                 error.row += start
             raise
-        parts.append(columns_from_arrays(arrays))  # CSV and Parquet: columns
+        parts.append(columns_from_arrays(arrays))
     if len(parts) == 1:
         return size, parts[0], found, size, None
     joined = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
