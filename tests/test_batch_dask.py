@@ -194,7 +194,32 @@ def test_a_bad_row_in_the_second_file_names_it_and_its_line(
     (tmp_path / "b.csv").write_text(text)
     run = gradcli("grad", F, "--points", tmp_path / "*.csv", "--scheduler", scheduler)
     assert run.exit_code == 2
-    assert run.output == f"error: {tmp_path / 'b.csv'} {why}\n"
+    assert run.stderr == f"error: {tmp_path / 'b.csv'} {why}\n"
+    # The rows of a.csv were written as they came, as a run in one process writes them.
+    assert run.stdout.count("\n") == 6, run.stdout
+
+
+def test_a_csv_file_in_many_parts_gives_the_single_process_rows_and_lines(
+    gradcli, scheduler, tmp_path
+):
+    # Parts of 64 KiB (for --chunk-size 100) of 840 kB: most start within a line.
+    path = tmp_path / "p.csv"
+    write_csv(path, table_of(7, 20_000))
+    one, many = tmp_path / "one.csv", tmp_path / "many.csv"
+    assert gradcli("grad", F, "--points", path, "--output", one).exit_code == 0
+    run = gradcli(
+        "grad", F, "--points", path, "--scheduler", scheduler, "--chunk-size", "100",
+        "--output", many,
+    )  # fmt: skip
+    assert run.exit_code == 0, run.output
+    assert many.read_bytes() == one.read_bytes()
+    lines = path.read_text().splitlines()
+    lines.insert(9_000, "")  # line 9,001 blank: passed over, and counted
+    lines[15_001] = "1,abc"
+    path.write_text("\n".join(lines) + "\n")
+    run = gradcli("grad", F, "--points", path, "--scheduler", scheduler, "--chunk-size", "100")
+    assert run.exit_code == 2
+    assert run.stderr == f"error: {path} line 15002: 'abc' in column y is not a number\n"
 
 
 def test_an_error_of_a_row_names_its_file_and_line(gradcli, scheduler, tmp_path):
@@ -206,6 +231,19 @@ def test_an_error_of_a_row_names_its_file_and_line(gradcli, scheduler, tmp_path)
     run = gradcli("eval", program, "--points", tmp_path / "*.csv", "--scheduler", scheduler)
     assert run.exit_code == 2
     assert f"line 8 of {tmp_path / 'b.csv'}" in run.output, run.output
+
+
+def test_an_error_of_one_of_the_first_rows_is_said_as_without_dask(gradcli, scheduler, tmp_path):
+    # The first rows are measured in this process before the workers read: an error
+    # there was said "at point 2", of no file.
+    path = tmp_path / "p.csv"
+    path.write_text("x,y\n1,2\n3,4\n\n1,1\n5,6\n")
+    program = "sum(inverse([[x, 1], [1, y]]))"
+    alone = gradcli("eval", program, "--points", path)
+    run = gradcli("eval", program, "--points", path, "--scheduler", scheduler)
+    assert run.exit_code == alone.exit_code == 2
+    assert run.stderr == alone.stderr
+    assert f"at row 3, line 5 of {path} at 1:5" in run.stderr
 
 
 def test_dask_is_for_many_points(gradcli):

@@ -3,13 +3,16 @@ the measured cost of the first rows. Each case runs the real command in a proces
 own, most under a limit on its address space (``ulimit -v``), and measures its peak
 resident memory (``peak_memory``) against what the same run took before the budget:
 gigabytes for rows whose evaluation is wide, 200 bytes per row ``--skip-bad-rows``
-passed over, a Dask worker reading a whole row group or a whole CSV file at once."""
+passed over, a Dask worker reading a whole row group or a whole CSV file at once, or a
+line of gigabytes to its end."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import time
 import tracemalloc
 
 import numpy as np
@@ -172,3 +175,37 @@ def test_dask_workers_read_and_compute_within_the_budget(tmp_path):
     assert peak < GiB // 2, peak  # of the largest process: the client or a worker
     with np.load(out) as written:
         np.testing.assert_allclose(written["value"], 10_000 * xs, rtol=1e-12)
+
+
+def _sparse_line(path, size: int) -> None:
+    """A CSV file of ``size`` bytes: a row, then one line of NUL bytes to the end, a
+    sparse file (they take no disk)."""
+    with open(path, "wb") as file:
+        file.write(b"x\n1\n")
+        file.seek(size)
+        file.write(b"2\n")
+
+
+@dask
+def test_a_line_longer_than_a_dask_worker_may_hold_is_refused_as_without_dask(tmp_path):
+    # A line of 3 GB: Dask's reader read on to its end (in this process as it sampled
+    # the file, then in a worker), and had said nothing after 120 s.
+    path = tmp_path / "long.csv"
+    _sparse_line(path, 3 * GiB)
+    args = ["eval", "x", "--points", str(path), "--max-memory", "1GiB"]
+    said = re.escape(f"error: {path} line 3: a line longer than ") + r"(\d+) MiB"
+    said += re.escape(" (is it a file of text?)")
+    code, _, err, _ = peak_memory.run(args, address_space=2 * GiB)
+    alone = re.fullmatch(said, err)
+    assert code == 2 and alone, err
+    started = time.monotonic()
+    code, stdout, err, peak = peak_memory.run([*args, "--dask"], address_space=2 * GiB)
+    seconds = time.monotonic() - started
+    assert (code, stdout) == (2, "")
+    found = re.fullmatch(said, err)
+    assert found, err
+    # The cap is the budget's share of a partition, of four computed at once (two
+    # workers of one thread, two in flight each): less than this process's own.
+    assert int(found[1]) < int(alone[1]) <= 64
+    assert seconds < 60, seconds  # a cluster of this machine takes 3 to 12 s to start
+    assert peak < 512 * MiB, peak

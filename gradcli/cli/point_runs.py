@@ -102,6 +102,8 @@ class _Run:
             if workers_read:
                 reader.executor = executor
                 reader.budget = budget
+            elif hasattr(reader, "line_cap"):  # a text file's: no line longer than it allows
+                reader.line_cap = budget.longest_line
             # A file is written beside its name, renamed over it when complete: the
             # writer drops it on any failure, a signal's included.
             precision = options["precision"]

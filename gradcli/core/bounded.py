@@ -63,9 +63,18 @@ def read_capped(stream, what: str, cap: int = MAX_TEXT_BYTES):
     return data
 
 
-def capped_line(stream, what: str, cap: int = MAX_TEXT_BYTES) -> bytes:
-    """One line of ``stream`` (with its newline), refused past ``cap`` bytes."""
-    line = stream.readline(cap + 1)
-    if len(line) > cap:
-        raise GradcliError(f"{what}: a line longer than {cap >> 20} MiB (is it a file of text?)")
+def capped_line(stream, what: str, cap: int = MAX_TEXT_BYTES, begun: int = 0) -> bytes:
+    """One line of ``stream`` (with its newline), refused past ``cap`` bytes; or the rest
+    of one whose first ``begun`` bytes were read already, refused past ``cap`` in all."""
+    if begun > cap:
+        raise GradcliError(f"{what}: {too_long(cap)}")
+    line = stream.readline(cap - begun + 1)
+    if begun + len(line) > cap:
+        raise GradcliError(f"{what}: {too_long(cap)}")
     return line
+
+
+def too_long(cap: int) -> str:
+    """Why a line is refused: longer than ``cap`` bytes, which no row of numbers is."""
+    size = f"{cap >> 20} MiB" if cap >= 2**20 else f"{cap >> 10} KiB"
+    return f"a line longer than {size} (is it a file of text?)"

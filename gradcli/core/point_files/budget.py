@@ -23,6 +23,7 @@ import re
 import threading
 
 from ...errors import GradcliError
+from ..bounded import MAX_TEXT_BYTES
 
 #: The share of this process's memory a run takes by default: one half.
 DEFAULT_SHARE = 2
@@ -41,6 +42,13 @@ SLACK = 1.5
 #: The copies of a partition's numbers a Dask worker holds as it reads them (the file's
 #: table, its DataFrame, the arrays of the task).
 READ_COPIES = 3
+
+#: The share of a chunk's memory one line of text may take: a reader holds it as read,
+#: as pyarrow's copy of it, and as its fields parsed.
+LINE_SHARE = 8
+
+#: The longest line a budget allows however small it is.
+SHORTEST_LINE_CAP = 64 * 2**10
 
 #: The rows of the second probe, after the first row's (which compiles the program).
 PROBE_ROWS = 64
@@ -172,6 +180,16 @@ class Budget:
                 f"--max-memory {shown(self.limit)}: {who} {shown(self.held)} before they read "
                 f"a row; give at least {shown(2 * self.held)}"
             )
+
+    @property
+    def longest_line(self) -> int:
+        """The longest line of text a reader of the run takes, in bytes (also the most it
+        reads at once): a share of a chunk's memory, at most ``bounded.MAX_TEXT_BYTES``;
+        whole MiB, as the refusal of a longer one says it."""
+        cap = min(MAX_TEXT_BYTES, self.free // LINE_SHARE)
+        if cap >= 2**20:
+            return cap >> 20 << 20
+        return max(SHORTEST_LINE_CAP, cap >> 10 << 10)
 
     def rows_read(self, numbers_per_row: int, wanted: int) -> int:
         """Rows a reader may read at a time: their inputs take at most a quarter of

@@ -1,10 +1,13 @@
-"""CSV and Parquet inputs read by Dask's own readers in the workers, and Parquet
-output as a directory of part files.
+"""CSV and Parquet inputs read by the Dask workers, and Parquet output as a directory
+of part files.
 
 ``DaskFiles(source, executor)`` reads a file, a directory of such files or a
 glob, file after file in sorted order, each in partitions of about a chunk's
 rows. A worker reads a partition and computes it in one task, so the rows never
-pass through the client on their way in. It is both the reader and the
+pass through the client on their way in. A CSV file's partitions are ranges of
+its bytes, each read by the reader of one process (``text_readers.CsvPart``: the
+same parser, the same errors, no line longer than the budget allows); a Parquet
+file's are its row groups, read by Dask's reader. It is both the reader and the
 executor of the chunk loop (``run(reader, task, writer, executor=reader)``): by
 the time the loop takes a chunk (the partition's input columns, which come back
 with its results), its results are already computed, and ``map`` hands them
@@ -25,10 +28,11 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from ...errors import GradcliError
+from ..bounded import MAX_TEXT_BYTES
 from ..files import path_problem
 from .budget import PROBE_ROWS, shown
 from .columns import columns_from_arrays
-from .run import computed, learned, placed
+from .run import computed, learned, measured, placed
 from .source import Chunk, Reader
 from .writers import Writer, cannot_write
 
@@ -78,13 +82,15 @@ def source_files(source: str) -> list[str]:
 
 
 class FileChunk(Chunk):
-    """A partition's rows: a ``Chunk``, and the file they come from, where they start in it."""
+    """A partition's rows: a ``Chunk``, the file they come from and where the first is in
+    it (a CSV file's line, a Parquet file's row, from 1); ``lines``, each row's line when
+    they are not the lines from ``first`` on (a CSV file's blank lines)."""
 
     columns: dict
     start: int
     lines: object = None
     path: str = ""
-    file_start: int = 0
+    first: int = 1
 
 
 class DaskFiles(Reader):
@@ -104,24 +110,13 @@ class DaskFiles(Reader):
         #: The memory budget (``budget.Budget``) that bounds each partition, if any.
         self.budget = None
 
-    def _frame(self, path: str, block_bytes: int):
-        """``path`` as a Dask dataframe (which reads a sample of it here, for its columns)."""
-        import dask.dataframe as dd
-
-        try:
-            if self.kind == "csv":
-                return dd.read_csv(path, blocksize=block_bytes, dtype=np.float64)
-            # A partition a row group, never several joined: each is checked (_row_groups).
-            return dd.read_parquet(path, split_row_groups=True)
-        except (ValueError, OSError) as error:
-            raise GradcliError(_unreadable(path, error)) from None
-
     def where(self, chunk: FileChunk, i: int) -> str:
-        return f"row {chunk.start + i + 1}, {self._in_file(chunk.path, chunk.file_start + i)}"
+        place = chunk.first + i if chunk.lines is None else int(chunk.lines[i])
+        return f"row {chunk.start + i + 1}, {self._in_file(chunk.path, place)}"
 
-    def _in_file(self, path: str, row: int) -> str:
-        """Where row ``row`` (from 0) of ``path`` is: a CSV's line counts its header."""
-        return f"line {row + 2} of {path}" if self.kind == "csv" else f"row {row + 1} of {path}"
+    def _in_file(self, path: str, place: int) -> str:
+        """Where line ``place`` of a CSV file, or row ``place`` of a Parquet file, is."""
+        return f"{'line' if self.kind == 'csv' else 'row'} {place} of {path}"
 
     def map(self, task: Callable, chunks: Iterable) -> Iterator:
         """The results of ``chunks`` (this reader's), computed when they were read."""
@@ -134,63 +129,107 @@ class DaskFiles(Reader):
         if self._task is None:
             raise RuntimeError("DaskFiles.chunks runs inside its own map(task, chunks)")
         start = 0
-        rows_before = collections.Counter()
-        for path, partition, rows, columns in self._computed(size):
+        for path, rows, columns, first, lines in self._computed(size):
             self._results.append(columns)
-            inputs = {name: columns[name] for name in partition}
-            yield FileChunk(inputs, start, None, path, rows_before[path])
-            rows_before[path] += rows
+            inputs = {name: columns[name] for name in self.names}
+            yield FileChunk(inputs, start, lines, path, first)
             start += rows
 
     def _computed(self, size: int) -> Iterator:
-        """``(path, input names, rows, output columns)`` of each partition, in order.
+        """``(path, rows, output columns, first, lines)`` of each partition that has rows,
+        in order (``FileChunk`` says what ``first`` and ``lines`` are).
 
-        A row's error is placed in its file here: the partitions before it have
-        come back, so where the failing one starts in its file is known.
+        An error is placed in its file here: the partitions before it have come back, so
+        where the failing one starts in its file (its line, or row) is known.
         """
-        import dask
-
-        compute = dask.delayed(_compute_partition, pure=False)
         held = self._rows_held()
         block = self._block_bytes(min(size, held))
         paths: collections.deque = collections.deque()
+        # Of each file: the lines (a CSV file's header is one) or rows of its partitions
+        # come back so far.
+        before = collections.Counter()
 
         def submitted():
             for path in self.files:
-                if self.kind == "parquet":
-                    self._check_row_groups(path, held)
-                frame = self._frame(path, block)
-                if list(frame.columns) != self.names:
-                    raise GradcliError(
-                        f"{path} has the columns {', '.join(frame.columns)}, but "
-                        f"{self.files[0]} has {', '.join(self.names)}"
-                    )
-                for partition in frame.to_delayed():
+                before[path] = 1 if self.kind == "csv" else 0
+                for part in self._parts(path, block, held):
                     paths.append(path)
-                    yield self.executor.client.compute(compute(self._task, partition, held))
+                    yield part
 
         from .distributed import in_order
 
-        rows_before = collections.Counter()
         results = in_order(submitted(), self.executor.in_flight())
+        start = 0
         while True:
             try:
-                rows, columns, found = next(results)
+                rows, columns, found, read, lines = next(results)
             except StopIteration:
                 return
             except GradcliError as error:
-                row = getattr(error, "row", None)
-                if row is None:  # not of one row, or placed already (a file's columns, or
-                    raise  # a field Dask's reader refused in the rows it sampled)
+                if getattr(error, "row", None) is None and getattr(error, "line", None) is None:
+                    raise  # not of one row or line (a file's columns, its row groups)
                 path = paths[0]
-                where = self._in_file(path, rows_before[path] + row)
-                raise GradcliError(placed(error.message, row, where)) from None
-            except ValueError as error:  # Dask's reader: a field or a line it cannot parse
+                raise self._placed(error, path, before[path], start) from None
+            except ValueError as error:  # Dask's reader: a Parquet file it cannot read
                 raise GradcliError(_unreadable(paths[0], error)) from None
             learned(self._task, found)  # the notes of the worker's copy of the task
             path = paths.popleft()
-            yield path, self.names, rows, columns
-            rows_before[path] += rows
+            if rows:
+                lines = None if lines is None else lines + before[path]
+                yield path, rows, columns, before[path] + 1, lines
+            before[path] += read
+            start += rows
+
+    def _parts(self, path: str, block: int | None, held: int) -> Iterator:
+        """The futures of ``path``'s partitions, each read and computed by a worker
+        ``held`` rows at a time: a CSV file's ranges of ``block`` bytes, a Parquet
+        file's row groups."""
+        import dask
+        import dask.dataframe
+
+        client = self.executor.client
+        if self.kind == "parquet":
+            self._check_row_groups(path, held)
+            try:
+                # A partition a row group, never several joined: each is checked above.
+                frame = dask.dataframe.read_parquet(path, split_row_groups=True)
+            except (ValueError, OSError) as error:
+                raise GradcliError(_unreadable(path, error)) from None
+            self._check_columns(path, list(frame.columns))
+            compute = dask.delayed(_compute_partition, pure=False)
+            for partition in frame.to_delayed():
+                yield client.compute(compute(self._task, partition, held))
+            return
+        names, delimiter, begin, end = _csv_layout(path)
+        self._check_columns(path, names)
+        cap = MAX_TEXT_BYTES if self.budget is None else self.budget.longest_line
+        for start in range(begin, end, block):
+            stop = min(start + block, end)
+            yield client.submit(
+                _compute_part, self._task, path, start, stop, names, delimiter, cap, held,
+                pure=False,
+            )  # fmt: skip
+
+    def _check_columns(self, path: str, names: list[str]) -> None:
+        if names != self.names:
+            raise GradcliError(
+                f"{path} has the columns {', '.join(names)}, but "
+                f"{self.files[0]} has {', '.join(self.names)}"
+            )
+
+    def _placed(self, error: GradcliError, path: str, before: int, start: int) -> GradcliError:
+        """A partition's error placed in its file: a line a CSV part refused (its ``line``
+        counted from the part's first), or a row (its ``row`` in the chunk computed, and,
+        of a CSV part, ``line`` and ``part_row``, its row in the part)."""
+        row, line = getattr(error, "row", None), getattr(error, "line", None)
+        if row is None:
+            return GradcliError(f"{path} line {before + line}: {error.why}")
+        if line is not None:
+            where = f"row {start + error.part_row + 1}, line {before + line} of {path}"
+        else:
+            where = self._in_file(path, before + row + 1)
+        error.message = placed(error.message, row, where)  # its place in the program kept
+        return error
 
     def _rows_held(self) -> int:
         """The rows of a partition the budget allows, by the cost of the first rows of the
@@ -200,12 +239,14 @@ class DaskFiles(Reader):
         from .readers import open_points
 
         with open_points(self.files[0]) as reader:
+            if hasattr(reader, "line_cap"):
+                reader.line_cap = self.budget.longest_line
             try:
                 first = next(iter(reader.chunks(PROBE_ROWS)), None)
             except GradcliError:  # a bad first row: the workers say where, as they read it
                 first = None
             if first is not None:
-                self.budget.measure(self._task, first.columns, lambda i: reader.where(first, i))
+                measured(self.budget, self._task, first, reader.where)
         if hasattr(self._task, "chunk_limit"):  # no array of a worker's chunk over its share
             self._task.chunk_limit = max(1, self.budget.free // 8)
         return self.budget.rows_held(len(self.names), 2**62)
@@ -245,31 +286,61 @@ class DaskFiles(Reader):
 def _header(path: str, kind: str) -> list[str]:
     """The columns of a file, read from its header (no field is converted): the
     command line checks them before the workers read numbers."""
-    import csv
+    if kind == "csv":
+        return _csv_layout(path)[0]
+    import pyarrow.parquet
 
     try:
-        if kind == "parquet":
-            import pyarrow.parquet
-
-            with pyarrow.parquet.ParquetFile(path) as file:
-                return list(file.schema_arrow.names)
-        with open(path, encoding="utf-8-sig", newline="") as lines:
-            first = next(csv.reader(lines), None)
-        what = "a header naming the columns (x,y)"
-        if first is None:
-            raise GradcliError(f"{path} is empty: its first line must be {what}")
-        if not "".join(first).strip():
-            raise GradcliError(f"{path} line 1 is blank: the first line must be {what}")
-        return [name.strip() for name in first]
-    except (OSError, ValueError, csv.Error) as error:
+        with pyarrow.parquet.ParquetFile(path) as file:
+            return list(file.schema_arrow.names)
+    except (OSError, ValueError) as error:
         raise GradcliError(_unreadable(path, error)) from None
 
 
-def _compute_partition(
-    task: Callable, frame, rows: int | None = None
-) -> tuple[int, dict[str, np.ndarray], dict]:
-    """In a worker: a partition's rows through ``task``, ``rows`` at a time (what the
-    memory budget allows), and what the task learned there."""
+def _csv_layout(path: str) -> tuple[list[str], str, int, int]:
+    """A CSV file's columns and delimiter, read from its header as a run in one process
+    reads them, where its rows begin and where they end (its size), in bytes."""
+    from .text_readers import CsvReader
+
+    with CsvReader(path, skip_bad_rows=False) as reader:
+        return reader.names, reader.delimiter, reader.stream.tell(), reader.size
+
+
+def _compute_part(
+    task: Callable, path, start: int, stop: int, header, delimiter: str, line_cap: int, rows: int
+) -> tuple:
+    """In a worker: the rows of the CSV file ``path`` on the lines that start in bytes
+    ``start`` to ``stop``, read and computed ``rows`` at a time (what the memory budget
+    allows): ``(rows, output columns, what the task learned, lines read, each row's line
+    counted from the part's first)``, the last None when the rows are lines 1, 2, ...
+    and the output None when there are no rows (the part is within a line)."""
+    from .text_readers import CsvPart
+
+    parts, lines, found, count = [], [], {}, 0
+    with CsvPart(path, start, stop, header, delimiter, line_cap) as reader:
+        for chunk in reader.chunks(rows):
+            try:
+                arrays, found = computed(task, chunk.columns)
+            except GradcliError as error:
+                if getattr(error, "row", None) is not None:
+                    error.line, error.part_row = int(chunk.lines[error.row]), count + error.row
+                raise
+            parts.append(columns_from_arrays(arrays))
+            lines.append(chunk.lines)
+            count += len(chunk)
+        read = reader.line
+    if not parts:
+        return 0, None, found, read, None
+    every = np.concatenate(lines)
+    every = None if every[0] == 1 and every[-1] == count else every
+    if len(parts) == 1:
+        return count, parts[0], found, read, every
+    return count, {n: np.concatenate([p[n] for p in parts]) for n in parts[0]}, found, read, every
+
+
+def _compute_partition(task: Callable, frame, rows: int | None = None) -> tuple:
+    """In a worker: a Parquet partition's rows through ``task``, ``rows`` at a time (what
+    the memory budget allows): as ``_compute_part`` says, its rows read one each."""
     columns = {name: _numbers(frame[name]) for name in frame.columns}
     size = len(frame)
     step = size if not rows or rows >= size else rows
@@ -285,10 +356,11 @@ def _compute_partition(
                 )
                 error.row += start
             raise
-        parts.append(columns_from_arrays(arrays))  # CSV and Parquet: columns
+        parts.append(columns_from_arrays(arrays))
     if len(parts) == 1:
-        return size, parts[0], found
-    return size, {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}, found
+        return size, parts[0], found, size, None
+    joined = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+    return size, joined, found, size, None
 
 
 def _numbers(column) -> np.ndarray:
@@ -310,17 +382,7 @@ def _numbers(column) -> np.ndarray:
 
 
 def _unreadable(path: str, error: Exception) -> str:
-    """The message for a file Dask's reader failed on: for CSV, its first bad line,
-    found here as the reader of one process finds it."""
-    if dask_format(path) == "csv":
-        from .text_readers import CsvReader
-
-        with CsvReader(path, skip_bad_rows=False) as reader, open(path, "rb") as lines:
-            next(lines)  # the header
-            for line, text in enumerate(lines, start=2):
-                why = reader._bad_row(text)
-                if why is not None:
-                    return f"{path} line {line}: {why}"
+    """The message for a file Dask's reader failed on."""
     return f"cannot read {path}: {str(error).splitlines()[-1]}"
 
 

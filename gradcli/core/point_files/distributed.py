@@ -7,8 +7,8 @@ owns its dtype and random numbers, so a worker gives what this process gives).
 At most a few chunks per worker are in flight, and results come back in the
 order of the chunks, for the client to write in order.
 
-CSV and Parquet inputs (a file, a directory of files or a glob) are read by
-Dask's own readers in the workers: ``gradcli.core.point_files.dask_files``.
+CSV and Parquet inputs (a file, a directory of files or a glob) are read in the
+workers (CSV by gradcli's reader, Parquet by Dask's): ``gradcli.core.point_files.dask_files``.
 
 Dask is an optional extra, imported only here and in ``dask_files``, and only when a run
 uses it: ``pip install 'gradcli[dask]'``.

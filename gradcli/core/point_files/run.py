@@ -165,12 +165,7 @@ def _parts(reader, task, chunk: Chunk, budget) -> Iterator[Chunk]:
         yield chunk
         return
     if budget.row_bytes is None:
-        try:
-            budget.measure(task, chunk.columns, lambda i: reader.where(chunk, i))
-        except GradcliError as error:
-            if getattr(error, "row", None) is not None:
-                error.message = placed(error.message, error.row, reader.where(chunk, error.row))
-            raise
+        measured(budget, task, chunk, reader.where)
         if hasattr(task, "chunk_limit"):
             task.chunk_limit = max(1, budget.free // 8)
     size = budget.rows_computed(len(chunk))
@@ -179,6 +174,17 @@ def _parts(reader, task, chunk: Chunk, budget) -> Iterator[Chunk]:
         return
     for at in range(0, len(chunk), size):
         yield part_of(chunk, at, at + size)
+
+
+def measured(budget, task, chunk: Chunk, where) -> None:
+    """``budget.measure`` of ``task`` on ``chunk``'s first rows; an error of one of them
+    placed in the input (``where(chunk, i)`` says where row i is)."""
+    try:
+        budget.measure(task, chunk.columns, lambda i: where(chunk, i))
+    except GradcliError as error:
+        if getattr(error, "row", None) is not None:
+            error.message = placed(error.message, error.row, where(chunk, error.row))
+        raise
 
 
 def part_of(chunk: Chunk, start: int, stop: int) -> Chunk:

@@ -6,8 +6,12 @@ errors and warnings name the line. A bad row (a field that is not a number, the
 wrong number of fields) stops the run with ``FILE line N: why``, or is passed
 over under ``skip_bad_rows`` and listed at the end (the first few, and a count);
 only the columns that bind inputs must be numbers (a kept column is read as
-text). A line is at most ``bounded.MAX_TEXT_BYTES`` long: a file without line
-ends (``/dev/zero``) is refused at that size rather than read whole.
+text). A line is at most ``line_cap`` bytes long (``bounded.MAX_TEXT_BYTES``, or less
+as the memory budget says: ``Budget.longest_line``): a file without line ends
+(``/dev/zero``, a sparse file) is refused at that size rather than read whole.
+
+``CsvPart`` reads the lines that start in a range of a CSV file's bytes, as a Dask
+worker reads its part of the file (``dask_files``), with the same parser and errors.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import sys
 import numpy as np
 
 from ...errors import GradcliError, os_reason
-from ..bounded import capped_line
+from ..bounded import MAX_TEXT_BYTES, capped_line, too_long
 from .source import Chunk, JsonText, Reader
 
 #: The bad rows kept to be listed, with their line and why; the others are counted.
@@ -33,6 +37,13 @@ _GUESSED_ROW_BYTES = 32
 
 class _TextReader(Reader):
     """Whole lines, a block at a time, from a file or standard input."""
+
+    #: The longest line read, in bytes, and the most read at once.
+    line_cap = MAX_TEXT_BYTES
+    #: Where reading stops: the end of the file, or (``CsvPart``) the end of a part.
+    stop: int | None = None
+    #: What a bad row's error adds: how to pass over it.
+    skip_hint = " (--skip-bad-rows passes over it)"
 
     def __init__(self, path: str, skip_bad_rows: bool):
         self.path = "standard input" if path == "-" else path
@@ -92,10 +103,15 @@ class _TextReader(Reader):
 
     def _blocks(self, size: int):
         """Bytes of whole lines, about ``size`` rows each by the row length measured
-        (``row_bytes``, which the caller updates). The caller counts the lines
-        (``line``): a parser counts them for free."""
+        (``row_bytes``, which the caller updates), and at most ``line_cap``: a long
+        line measured does not make the next block the rest of the file. The caller
+        counts the lines (``line``): a parser counts them for free."""
         while True:
-            wanted = max(size * self.row_bytes, 1)
+            wanted = max(min(size * self.row_bytes, self.line_cap), 1)
+            if self.stop is not None:
+                wanted = min(wanted, self.stop - self.stream.tell())
+                if wanted <= 0:
+                    return
             block = self.stream.read(wanted)
             if not block:
                 return
@@ -103,10 +119,27 @@ class _TextReader(Reader):
             # (Ctrl-D), and reading again would wait for another.
             ended = len(block) < wanted
             if not ended and not block.endswith(b"\n"):
-                block += capped_line(self.stream, f"{self.path} after line {self.line}")
+                block += self._rest_of_line(block)
             yield block
             if ended:
                 return
+
+    def _rest_of_line(self, block: bytes) -> bytes:
+        """The rest of the line ``block`` ends within, refused (naming the line where it
+        starts) when the whole is longer than ``line_cap``, and no more of it read."""
+        begun = len(block) - block.rfind(b"\n") - 1
+        line = self.line + block.count(b"\n") + 1
+        try:
+            return capped_line(self.stream, self.path, self.line_cap, begun)
+        except GradcliError:
+            raise self._refused(line, too_long(self.line_cap)) from None
+
+    def _refused(self, line: int, why: str) -> GradcliError:
+        """The error of a line, ``FILE line N: why``; ``line`` and ``why`` are kept on it for
+        a reader of part of the file (``CsvPart``), whose lines the caller places."""
+        error = GradcliError(f"{self.path} line {line}: {why}")
+        error.line, error.why = line, why
+        return error
 
     def _counted(self, block: bytes, rows: int) -> np.ndarray:
         """The lines of a block whose every line is a row, counted."""
@@ -118,7 +151,7 @@ class _TextReader(Reader):
     def _fail(self, line: int, why: str) -> None:
         """A bad row: an error, or under ``skip_bad_rows`` one more skipped row."""
         if not self.skip_bad_rows:
-            raise GradcliError(f"{self.path} line {line}: {why} (--skip-bad-rows passes over it)")
+            raise self._refused(line, why + self.skip_hint)
         # Counted, and the first few kept: millions of bad rows cost no memory.
         self._skipped_count += 1
         if len(self._skipped) < SHOWN_SKIPPED:
@@ -232,7 +265,7 @@ class CsvReader(_TextReader):
                 self._fail(number, why)
         if not bad and len(lines) == self.line - first + 1:
             # pyarrow refused a block in which every row reads as numbers here.
-            raise GradcliError(f"{self.path} lines {first}-{self.line}: {error}")
+            raise self._refused(first, f"{error} (in the {self.line - first + 1} lines from it)")
         self.row_bytes = max(1, len(block) // max(self.line - first + 1, 1))
         return b"".join(kept), np.array(lines, dtype=np.int64)
 
@@ -256,6 +289,41 @@ class CsvReader(_TextReader):
                     )
                 return why
         return None
+
+
+class CsvPart(CsvReader):
+    """The rows of the CSV file ``path`` whose lines start at byte ``start`` or after it
+    and before ``stop``: a Dask worker's part of the file (its ``header`` and
+    ``delimiter`` read by the client). Its lines are counted from its first (1), and an
+    error keeps its line and why (``_refused``) for the client, which knows the lines of
+    the parts before, to place."""
+
+    skip_hint = ""  # a Dask run stops at a bad row
+
+    def __init__(self, path: str, start: int, stop: int, header, delimiter: str, line_cap: int):
+        self.start, self.stop, self.line_cap = start, stop, line_cap
+        self._names = list(header)
+        super().__init__(path, False, delimiter)
+
+    def _read_header(self) -> None:
+        self.names, self.total = list(self._names), None
+        self._to_first_line()
+
+    def _to_first_line(self) -> None:
+        """To the first line that starts in the part: past the rest of one begun before
+        ``start``, found a MiB at a time (none kept); at ``stop`` when none starts there."""
+        at = self.start - 1  # the first part starts after the header's newline
+        self.stream.seek(at)
+        while at < self.stop - 1:
+            piece = self.stream.read(min(2**20, self.stop - 1 - at))
+            if not piece:
+                break
+            newline = piece.find(b"\n")
+            if newline >= 0:
+                self.stream.seek(at + newline + 1)
+                return
+            at += len(piece)
+        self.stream.seek(self.stop)
 
 
 #: What may separate the fields, in the order a header's are looked for.
