@@ -11,8 +11,8 @@ from gradcli import __version__
 from gradcli.cli import cli
 
 COMPUTING = ["eval", "grad", "jacobian", "hessian", "vjp", "jvp", "graph"]
-ANALYSES = ["check", "diff", "propagate", "taylor", "plot"]
-USING = ["minimize", "solve", "critical", "implicit", "fit", "div", "curl", "laplacian"]
+ANALYSES = ["diff", "propagate", "taylor", "plot"]
+USING = ["minimize", "solve", "critical", "implicit", "fit", "check", "div", "curl", "laplacian"]
 COMMANDS = [*COMPUTING, "functions", "repl", *ANALYSES, *USING, "run"]
 RUNS_A_PROGRAM = {"run"}  # its output is the program's: no --format
 

@@ -33,7 +33,6 @@ from .assembled import Assembled, assemble_hessian, assemble_jacobian
 
 # Each analysis loads with its first use: ``gradcli.api`` imports this package.
 _LAZY = {
-    "check": "checks",
     "CheckReport": "checks",
     "derivative": "symbolic",
     "DiffReport": "symbolic",

@@ -26,7 +26,6 @@ from ..errors import GradcliError
 ANALYSES = {
     "propagate": "uncertainty",
     "taylor": "series",
-    "check": "checks",
     "minimize": "optimize",
     "solve": "optimize",
     "implicit": "implicit_functions",

@@ -118,7 +118,8 @@ def report_table(report, console, precision: int) -> None:
         from .plot_text import LAYOUTS
 
         return LAYOUTS[report.command](report, console, precision)
-    _LAYOUTS.get(report.command, _lines)(report, console, precision)
+    layout = _LAYOUTS.get(getattr(report, "layout", "") or report.command, _lines)
+    layout(report, console, precision)
 
 
 def _lines(report, console, precision: int) -> None:
@@ -186,7 +187,7 @@ def _check(report, console, precision: int) -> None:
     console.print(verdict.append(f" ({against}; agree when {rule})", style=""))
 
 
-_LAYOUTS["check"] = _check
+_LAYOUTS["comparisons"] = _check
 
 
 def _formula_lines(formula) -> str:
