@@ -70,6 +70,7 @@ class Term:
 @dataclass(frozen=True, eq=False)
 class TaylorReport(Report):
     command = "taylor"
+    layout = "polynomial"
     source: str
     title: str
     order: int

@@ -23,7 +23,6 @@ from .common import (
 )
 from .options import COMPUTING_FORMAT as _COMPUTING_FORMAT
 from .options import COMPUTING_OPTIONS as _COMPUTING_OPTIONS
-from .options import FORMAT as _FORMAT
 from .options import OUTPUT as _OUTPUT
 from .options import OVER_HELP
 from .options import POINTS as _POINTS
@@ -114,56 +113,6 @@ def strict_status(report, options) -> int:
 def analysis_command(group, name, *extra_options, **kwargs):
     """An analysis command: its own options bind inputs on the other commands."""
     return subcommand(group, name, *extra_options, cls=AnalysisCommand, **kwargs)
-
-
-# ----------------------------------------------------------------------------
-# diff
-# ----------------------------------------------------------------------------
-
-
-@analysis_command(
-    cli,
-    "diff",
-    _option("wrt", multiple=True, metavar="X,Y", help="The inputs [default: all]."),
-    shared=[
-        _option(
-            "format",
-            "fmt",
-            type=click.Choice([*(f.value for f in Format), "latex"]),
-            help="Output format [default: table on a terminal, plain otherwise].",
-        )
-        if option is _FORMAT
-        else option
-        for option in REPORT_OPTIONS
-    ],
-)
-def diff_command(source, wrt, **options):
-    """The symbolic derivative of SOURCE with respect to each input, simplified
-    by SymPy (pip install 'gradcli[symbolic]'). When every input has a value,
-    also its value there, which must agree with the engine's gradient (exit
-    status 1 when it does not). --format latex writes LaTeX.
-
-    \b
-    Examples:
-      $ gradcli diff "(x+2)**2+3" --format plain
-      function (x + 2)**2 + 3
-      value none
-      derivatives.x.formula 2*x + 4
-      derivatives.x.latex 2 x + 4
-      derivatives.x.value none
-      derivatives.x.engine none
-      derivatives.x.agrees none
-      $ gradcli diff "x**2 * sin(y)" --format latex
-      f = x^{2} \\sin{\\left(y \\right)}
-      \\frac{\\partial f}{\\partial x} = 2 x \\sin{\\left(y \\right)}
-      \\frac{\\partial f}{\\partial y} = x^{2} \\cos{\\left(y \\right)}
-    """
-    from ..analysis import derivative
-
-    report = run_report(derivative, source, options, wrt=_bindings.names_of(wrt))
-    if not report.agrees:
-        return EXIT_DISAGREE
-    return strict_status(report, options)
 
 
 # ----------------------------------------------------------------------------

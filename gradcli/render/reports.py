@@ -238,7 +238,7 @@ def _diff(report, console, precision: int) -> None:
     console.print(table)
 
 
-_LAYOUTS["diff"] = _diff
+_LAYOUTS["derivatives"] = _diff
 
 
 def _propagate(report, console, precision: int) -> None:
@@ -294,4 +294,4 @@ def _taylor(report, console, precision: int) -> None:
     console.print(table)
 
 
-_LAYOUTS["taylor"] = _taylor
+_LAYOUTS["polynomial"] = _taylor
