@@ -36,7 +36,6 @@ _LAZY = {
     "CheckReport": "checks",
     "derivative": "symbolic",
     "DiffReport": "symbolic",
-    "propagate": "uncertainty",
     "PropagateReport": "uncertainty",
     "taylor": "series",
     "TaylorReport": "series",

@@ -159,12 +159,6 @@ def _said(summary, task, tally, options, arguments, output) -> int:
         say(f"note: {message}")
     if getattr(task, "variables", None):
         _say_variables(task.variables)
-    if tally.blind:
-        offer = "" if arguments.get("monte_carlo") else "; --monte-carlo 100000 samples the inputs"
-        say(
-            f"warning: at {tally.blind} of {summary.rows} points σ is 0 to first order (a "
-            f"stationary point, or f does not depend on the uncertain inputs){offer}"
-        )
     status = tally.said(summary.rows, arguments)
     if status is not None:
         return status
@@ -231,7 +225,6 @@ class _Tally:
         self.flagged = 0
         self.first_flagged: list[tuple[int, str]] = []
         self.rows = 0
-        self.blind = 0
         #: The rows (from 1) that did not converge, or are off the curve, and where.
         self.failed: list[tuple[int, str]] = []
 
@@ -247,14 +240,6 @@ class _Tally:
             room = SHOWN_SKIPPED - len(self.first_flagged)
             self.first_flagged += [(self.rows + i + 1, _where(arrays, i)) for i in flagged[:room]]
         self.rows += rows
-        if self.command == "propagate":
-            rows = len(arrays["sigma"])
-            zero = (np.asarray(arrays["sigma"]).reshape(rows, -1) == 0).any(axis=1)
-            spread = np.zeros(rows, dtype=bool)
-            for name, a in arrays.items():
-                if name.startswith("inputs.") and name.endswith(".sigma"):
-                    spread |= (np.asarray(a).reshape(rows, -1) > 0).any(axis=1)
-            self.blind += int(np.count_nonzero(zero & spread))
         self.writer.write(arrays)
 
     def said(self, rows: int, arguments) -> int | None:

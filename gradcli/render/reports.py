@@ -276,7 +276,7 @@ def _propagate(report, console, precision: int) -> None:
         console.print(format_array(report.covariance, precision))
 
 
-_LAYOUTS["propagate"] = _propagate
+_LAYOUTS["uncertainty"] = _propagate
 
 
 def _taylor(report, console, precision: int) -> None:
