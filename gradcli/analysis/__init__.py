@@ -37,7 +37,6 @@ _LAZY = {
     "derivative": "symbolic",
     "DiffReport": "symbolic",
     "PropagateReport": "uncertainty",
-    "taylor": "series",
     "TaylorReport": "series",
     "plot": "plotting",
     "PlotReport": "plotting",

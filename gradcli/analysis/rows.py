@@ -24,7 +24,6 @@ from ..errors import GradcliError
 
 #: The analyses that give rows, and the module of each one's function.
 ANALYSES = {
-    "taylor": "series",
     "minimize": "optimize",
     "solve": "optimize",
     "implicit": "implicit_functions",

@@ -21,7 +21,6 @@ from .common import (
     subcommand,
     write_output,
 )
-from .options import COMPUTING_FORMAT as _COMPUTING_FORMAT
 from .options import COMPUTING_OPTIONS as _COMPUTING_OPTIONS
 from .options import OUTPUT as _OUTPUT
 from .options import OVER_HELP
@@ -113,109 +112,6 @@ def strict_status(report, options) -> int:
 def analysis_command(group, name, *extra_options, **kwargs):
     """An analysis command: its own options bind inputs on the other commands."""
     return subcommand(group, name, *extra_options, cls=AnalysisCommand, **kwargs)
-
-
-# ----------------------------------------------------------------------------
-# taylor
-# ----------------------------------------------------------------------------
-
-
-#: taylor's --format: the computing commands' formats, and latex at one point.
-_TAYLOR_OPTIONS = [
-    _option(
-        "format",
-        "fmt",
-        type=click.Choice([*(f.value for f in Format), "csv", "jsonl", "latex"]),
-        callback=lambda ctx, param, value: "json" if value == "jsonl" else value,
-        help="Output format [default: table on a terminal, plain otherwise]; latex: the"
-        " polynomial in LaTeX, on one line. Many points: csv (a header, then a row per"
-        " point; the default when piped), json or jsonl (JSON lines) or table (the first"
-        " and last rows).",
-    )
-    if option is _COMPUTING_FORMAT
-    else option
-    for option in POINTS_REPORT_OPTIONS
-]
-
-
-@analysis_command(
-    cli,
-    "taylor",
-    _option("wrt", multiple=True, metavar="X,Y", help="The variables [default: all]."),
-    _option("order", type=click.IntRange(0), default=2, show_default=True, help="The degree."),
-    _option(
-        "exact",
-        is_flag=True,
-        help="Also each coefficient as the fraction it is to 1e-12 (of numerator times"
-        " denominator at most 1e9); a note names the ones left as floats.",
-    ),
-    shared=_TAYLOR_OPTIONS,
-)
-def taylor_command(source, wrt, order, exact, **options):
-    """The Taylor polynomial of a scalar output at the bound point, up to
-    degree --order, in one or more inputs; its coefficients come from Taylor
-    arithmetic (power series propagated through the expression).
-
-    \b
-    Example:
-      $ gradcli taylor "exp(x)" --x 0 --order 3 --format plain
-      value 1
-      order 3
-      point.x 0
-      polynomial 1 + x + 0.5*x**2 + 0.16666666666666666*x**3
-      terms.0.monomial 1
-      terms.0.coefficient 1
-      terms.1.powers.x 1
-      terms.1.monomial x
-      terms.1.coefficient 1
-      terms.2.powers.x 2
-      terms.2.monomial x**2
-      terms.2.coefficient 0.5
-      terms.3.powers.x 3
-      terms.3.monomial x**3
-      terms.3.coefficient 0.16666666666666666
-
-    --exact writes each coefficient that is a fraction to the working precision
-    as one (in plain and json also as terms.N.exact); --format latex writes the
-    polynomial as LaTeX, one line to paste:
-
-    \b
-      $ gradcli taylor "exp(x)" --x 0 --order 4 --exact --get polynomial
-      1 + x + x**2/2 + x**3/6 + x**4/24
-      $ gradcli taylor "exp(x)" --x 0 --order 4 --exact --format latex
-      1 + x + \\frac{x^{2}}{2} + \\frac{x^{3}}{6} + \\frac{x^{4}}{24}
-      $ gradcli taylor "cos(x)" --x 1 --order 2 --format latex --precision 4
-      0.5403 - 0.8415 \\left(x - 1\\right) - 0.2702 \\left(x - 1\\right)^{2}
-
-    Many points (--over, --points FILE): a row each, the value and the
-    coefficients, in the order of the terms above:
-
-    \b
-      $ gradcli taylor "exp(x)" --over x=0:1:2 --order 2 --format csv
-      x,value,coefficients[0],coefficients[1],coefficients[2]
-      0,1,1,1,0.5
-      1,2.718281828459045,2.718281828459045,2.718281828459045,1.3591409142295225
-    """
-    from ..analysis import taylor
-
-    if options["points"] is not None or options["over"]:
-        if exact or options["fmt"] == "latex":
-            given = "--exact" if exact else "--format latex"
-            raise GradcliError(
-                f"{given} is for one point: many points (--over, --points) write numbers"
-            )
-    elif options["fmt"] == "latex" and options["get"] is not None:
-        raise GradcliError("--get prints plain numbers: leave out --format latex")
-    report, status = run_report_or_rows(
-        taylor,
-        "taylor",
-        source,
-        options,
-        wrt=_bindings.names_of(wrt),
-        order=order,
-        exact=exact,
-    )
-    return status if report is None else strict_status(report, options)
 
 
 # ----------------------------------------------------------------------------
