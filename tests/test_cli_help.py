@@ -11,11 +11,10 @@ from gradcli import __version__
 from gradcli.cli import cli
 
 COMPUTING = ["eval", "grad", "jacobian", "hessian", "vjp", "jvp", "graph"]
-ANALYSES = ["plot"]
 USING = ["minimize", "solve", "critical", "implicit", "fit"]
 #: The registry's commands (analysis/commands.py), in the order of their modules.
-DECLARED = ["check", "taylor", "diff", "propagate", "div", "curl", "laplacian"]
-COMMANDS = [*COMPUTING, "functions", "repl", *ANALYSES, *USING, *DECLARED, "run"]
+DECLARED = ["check", "plot", "taylor", "diff", "propagate", "div", "curl", "laplacian"]
+COMMANDS = [*COMPUTING, "functions", "repl", *USING, *DECLARED, "run"]
 RUNS_A_PROGRAM = {"run"}  # its output is the program's: no --format
 
 

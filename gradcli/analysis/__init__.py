@@ -38,7 +38,6 @@ _LAZY = {
     "DiffReport": "symbolic",
     "PropagateReport": "uncertainty",
     "TaylorReport": "series",
-    "plot": "plotting",
     "PlotReport": "plotting",
     "plots": "plotting",
     "PlotsReport": "plotting",

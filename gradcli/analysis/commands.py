@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import cache
 
 #: The kinds of an option's value: what ``--NAME`` takes, and what the function receives.
-KINDS = ("text", "int", "float", "flag", "names", "assignments")
+KINDS = ("text", "int", "float", "flag", "names", "assignments", "texts")
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,9 @@ class Option:
     underscores unless ``parameter`` names it; its help; ``kind`` (``KINDS``: ``names``
     is ``--wrt X,Y``, repeatable, a tuple of names; ``assignments`` is ``--grad X=TEXT``,
     repeatable, a dict of texts by name, each needing what ``needs`` says after its
-    ``=``); its default and the word for its value in the help; ``minimum`` and
-    ``maximum``, an ``int``'s range. ``one_point``: it is refused at many points."""
+    ``=``; ``texts``, repeatable, a tuple of texts); its default and the word for its
+    value in the help; ``minimum`` and ``maximum``, an ``int``'s range. ``one_point``:
+    it is refused at many points; ``required``: the command needs it."""
 
     name: str
     help: str
@@ -56,6 +57,7 @@ class Option:
     maximum: int | None = None
     needs: str | None = None
     one_point: bool = False
+    required: bool = False
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -86,6 +88,21 @@ class Flagged:
 
 
 @dataclass(frozen=True)
+class Picture:
+    """``--output FILE`` of a command that draws its report as a picture: ``check(path)``
+    refuses a file it cannot draw, before anything is computed, and gives the path to
+    write; ``draw(report, path)`` draws it; ``help`` is ``--output``'s. With ``said``
+    (formatted with ``path``), that line stands for the report unless ``--format`` asks
+    for it; else the report is shown as always."""
+
+    check: Callable
+    draw: Callable
+    help: str
+    metavar: str = "FILE.png"
+    said: str | None = None
+
+
+@dataclass(frozen=True)
 class Command:
     """A command: ``gradcli NAME``, ``api.NAME`` and ``:NAME`` (see the module's docstring).
 
@@ -96,7 +113,9 @@ class Command:
     each, which its report's ``row()`` gives (``analysis.rows``); ``flagged`` the rows
     it warns of there (``Flagged``). ``formats``: the formats of its report beyond those
     of every result (``latex``), at one point only; ``format_help`` the help of its
-    ``--format`` when those need saying.
+    ``--format`` when those need saying. ``sources``: it takes several SOURCEs, and
+    its function a tuple of texts and a tuple of ``filename``. ``picture``: its
+    ``--output FILE`` draws the report (``Picture``).
     """
 
     name: str
@@ -108,6 +127,8 @@ class Command:
     flagged: Flagged | None = None
     formats: tuple[str, ...] = ()
     format_help: str | None = None
+    sources: bool = False
+    picture: Picture | None = None
 
     @property
     def module(self) -> str:

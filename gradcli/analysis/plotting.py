@@ -38,6 +38,7 @@ from ..core import bindings as _bindings
 from ..core.evaluation import evaluation, require_scalar
 from ..core.result import source_title
 from ..errors import GradcliError
+from .commands import Command, Option, Picture
 from .report import Report, frozen
 
 DEFAULT_POINTS = _bindings.DEFAULT_OVER_COUNT
@@ -52,6 +53,7 @@ GROWTH = 10.0
 @dataclass(frozen=True, eq=False)
 class PlotReport(Report):
     command = "plot"
+    layout = "curve"
     source: str
     title: str
     #: The input along the x axis.
@@ -87,6 +89,37 @@ class PlotReport(Report):
 
 
 def plot(
+    source,
+    bindings: Mapping | None = None,
+    *,
+    over,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename="<expr>",
+) -> Report:
+    """f and df/d(over) at the points of ``over`` (``"x=-3:3"`` or ``"x=-3:3:N"``): a
+    ``PlotReport``. Several sources (a sequence of texts, a ``filename`` each) share the
+    axes: a ``PlotsReport`` (``plots``); two ``over`` (a sequence) draw one source over
+    their grid, with its gradient: a ``FieldReport`` (``surface.field``)."""
+    sources = [source] if isinstance(source, str) else list(source)
+    filenames = [filename] if isinstance(filename, str) else list(filename)
+    ranges = [over] if isinstance(over, (str, _bindings.Over)) else list(over)
+    if len(ranges) > 2:
+        raise GradcliError("--over is given at most twice: one input, or two for a field")
+    if len(ranges) == 2 and len(sources) > 1:
+        raise GradcliError("a field (two --over) is drawn for one SOURCE at a time")
+    ranges = [_bindings.parse_over(o) if isinstance(o, str) else o for o in ranges]
+    common = {"dtype": dtype, "seed": seed}
+    if len(ranges) == 2:
+        from .surface import field  # it draws on this module's evaluation
+
+        return field(sources[0], bindings, over=tuple(ranges), filename=filenames[0], **common)
+    if len(sources) == 1:
+        return curve(sources[0], bindings, over=ranges[0], filename=filenames[0], **common)
+    return plots(sources, bindings, over=ranges[0], filenames=filenames, **common)
+
+
+def curve(
     source: str,
     bindings: Mapping | None = None,
     *,
@@ -95,7 +128,7 @@ def plot(
     seed: int = 0,
     filename: str = "<expr>",
 ) -> PlotReport:
-    """f and df/d(over) at the points of ``over`` (``"x=-3:3"`` or ``"x=-3:3:N"``)."""
+    """One function: f and df/d(over) at the points of ``over``."""
     if isinstance(over, str):
         over = _bindings.parse_over(over)
     xs = over.values(DEFAULT_POINTS)
@@ -126,7 +159,7 @@ def plots(
         over = _bindings.parse_over(over)
     filenames = filenames or ["<expr>"] * len(sources)
     reports = tuple(
-        plot(text, bindings, over=over, dtype=dtype, seed=seed, filename=name)
+        curve(text, bindings, over=over, dtype=dtype, seed=seed, filename=name)
         for text, name in zip(sources, filenames)
     )
     titles = [r.title for r in reports]
@@ -353,3 +386,64 @@ def _not_smooth(xs, slopes, values, jumps) -> np.ndarray:
         secant = np.diff(values) / np.diff(xs)
         mismatch = np.abs(secant - (slopes[1:] + slopes[:-1]) / 2)
         return mismatch > jumps / KINK_RATIO
+
+
+def _picture_path(path: str) -> str:
+    """``--output FILE``, checked before anything is computed or printed."""
+    import os
+
+    from ..render.image import require_matplotlib
+
+    path = os.path.expanduser(path)
+    require_matplotlib(path)
+    return path
+
+
+def _draw(report, path: str) -> None:
+    from ..render.image import write_image
+
+    write_image(report, path)
+
+
+COMMANDS = (
+    Command(
+        "plot",
+        plot,
+        """The function and its derivative over a range of one input (the others
+        bound as usual), drawn in the terminal, with kinks (where f' jumps), poles
+        and non-finite points marked. Several SOURCEs share the axes; two --over
+        draw f over a grid of two inputs, with arrows along its gradient.
+        --output FILE.png or FILE.svg draws it with matplotlib instead (pip install
+        'gradcli[plot]') and says where; --format plain or json gives the numbers.
+
+        \b
+        Example:
+          $ gradcli plot "abs(x)" --over x=-1:1:5 --format plain
+          over x
+          x -1 -0.5 0 0.5 1
+          f 1 0.5 0 0.5 1
+          df -1 -1 0 1 1
+          kinks 0
+          nonfinite
+          poles
+        """,
+        (
+            Option(
+                "over",
+                "The input along the x axis and its points. "
+                + _bindings.OVER_HELP.format(default=201)
+                + " Twice for two inputs: f over the grid, with its gradient.",
+                kind="texts",
+                metavar="X=VALUES",
+                required=True,
+            ),
+        ),
+        sources=True,
+        picture=Picture(
+            _picture_path,
+            _draw,
+            "Draw the plot into FILE (.png, .svg).",
+            said="plot written to {path}",
+        ),
+    ),
+)

@@ -1,12 +1,11 @@
-"""The analysis commands of the command line (check, diff, propagate, taylor, plot):
-thin Click commands over ``gradcli.analysis``, registered on ``gradcli.cli.cli``."""
+"""What the analysis commands share on the command line: their options, reading SOURCE
+and the bindings, a report computed and shown (or its rows at many points), their exit
+status. The commands are declared in ``gradcli.analysis`` (``cli.declared`` makes them);
+``using`` and ``fit`` write theirs by hand on these."""
 
 from __future__ import annotations
 
-import os
 import sys
-
-import click
 
 from ..core import bindings as _bindings
 from ..errors import GradcliError
@@ -15,7 +14,6 @@ from .common import (
     EXIT_NONFINITE,
     EXIT_OK,
     AnalysisCommand,
-    cli,
     refuse_points_options,
     say,
     subcommand,
@@ -23,10 +21,8 @@ from .common import (
 )
 from .options import COMPUTING_OPTIONS as _COMPUTING_OPTIONS
 from .options import OUTPUT as _OUTPUT
-from .options import OVER_HELP
 from .options import POINTS as _POINTS
 from .options import SHARED_OPTIONS as _SHARED_OPTIONS
-from .options import option as _option
 
 #: ``check``'s exit status when a derivative disagrees, so that it works in a script's ``if``.
 EXIT_DISAGREE = 1
@@ -53,9 +49,14 @@ def run_report_or_rows(compute, command: str, source, options, **arguments) -> t
     return run_report(compute, source, options, **arguments), None
 
 
-def run_report(compute, source, options, *, fmt=None, **arguments):
-    """Read SOURCE and the bindings, compute the report, write it; returns the report."""
-    text, filename = _bindings.read_source(source, options["file"])
+def run_report(compute, source, options, *, fmt=None, quiet=False, **arguments):
+    """Read SOURCE (each of several, when it is a tuple) and the bindings, compute the
+    report, write it (not when ``quiet``, but its warnings); returns the report."""
+    if isinstance(source, tuple):  # SOURCE...: the function takes the texts and filenames
+        read = [_bindings.read_source(s, options["file"]) for s in (source or (None,))]
+        text, filename = (tuple(column) for column in zip(*read))
+    else:
+        text, filename = _bindings.read_source(source, options["file"])
     report = compute(
         text,
         _bindings.bind_assignments(options["var"]),
@@ -64,7 +65,7 @@ def run_report(compute, source, options, *, fmt=None, **arguments):
         filename=filename,
         **arguments,
     )
-    _show_report(report, options, fmt=fmt)
+    _show_report(report, options, fmt=fmt, quiet=quiet)
     return report
 
 
@@ -112,86 +113,3 @@ def strict_status(report, options) -> int:
 def analysis_command(group, name, *extra_options, **kwargs):
     """An analysis command: its own options bind inputs on the other commands."""
     return subcommand(group, name, *extra_options, cls=AnalysisCommand, **kwargs)
-
-
-# ----------------------------------------------------------------------------
-# plot
-# ----------------------------------------------------------------------------
-
-
-@analysis_command(
-    cli,
-    "plot",
-    _option(
-        "over",
-        required=True,
-        multiple=True,
-        metavar="X=VALUES",
-        help="The input along the x axis and its points. "
-        + OVER_HELP.format(default=201)
-        + " Twice for two inputs: f over the grid, with its gradient.",
-    ),
-    shared=[
-        click.argument("source", nargs=-1)
-        if option is _SHARED_OPTIONS[0]
-        else _option(
-            "output", "-o", metavar="FILE.png", help="Draw the plot into FILE (.png, .svg)."
-        )
-        if option is _OUTPUT
-        else option
-        for option in _SHARED_OPTIONS
-    ],
-)
-def plot_command(source, over, **options):
-    """The function and its derivative over a range of one input (the others
-    bound as usual), drawn in the terminal, with kinks (where f' jumps), poles
-    and non-finite points marked. Several SOURCEs share the axes; two --over
-    draw f over a grid of two inputs, with arrows along its gradient.
-    --output FILE.png or FILE.svg draws it with matplotlib instead (pip install
-    'gradcli[plot]') and says where; --format plain or json gives the numbers.
-
-    \b
-    Example:
-      $ gradcli plot "abs(x)" --over x=-1:1:5 --format plain
-      over x
-      x -1 -0.5 0 0.5 1
-      f 1 0.5 0 0.5 1
-      df -1 -1 0 1 1
-      kinks 0
-      nonfinite
-      poles
-    """
-    from ..analysis import field, plot, plots
-    from ..render.image import require_matplotlib, write_image
-
-    output = options["output"]
-    if output is not None:
-        output = os.path.expanduser(output)
-        require_matplotlib(output)  # before anything is computed or printed
-    if len(over) > 2:
-        raise GradcliError("--over is given at most twice: one input, or two for a field")
-    sources = [_bindings.read_source(s, options["file"]) for s in (source or (None,))]
-    if len(over) == 2 and len(sources) > 1:
-        raise GradcliError("a field (two --over) is drawn for one SOURCE at a time")
-    ranges = [_bindings.parse_over(o) for o in over]
-    common = {
-        "dtype": options["dtype"],
-        "seed": options["seed"],
-    }
-    bound = _bindings.bind_assignments(options["var"])
-    if len(ranges) == 2:
-        ((text, filename),) = sources
-        report = field(text, bound, over=tuple(ranges), filename=filename, **common)
-    elif len(sources) == 1:
-        ((text, filename),) = sources
-        report = plot(text, bound, over=ranges[0], filename=filename, **common)
-    else:
-        texts, filenames = zip(*sources)
-        report = plots(texts, bound, over=ranges[0], filenames=filenames, **common)
-    _show_report(report, options, quiet=output is not None and options["fmt"] is None)
-    if output is not None:
-        write_image(report, output)
-        if options["fmt"] is None:
-            # In place of the numbers, which --format plain or json still gives.
-            write_output(lambda _: click.echo(f"plot written to {output}"), Format.PLAIN)
-    return strict_status(report, options)

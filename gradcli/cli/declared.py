@@ -15,6 +15,7 @@ import click
 from ..analysis.commands import Command, Option, commands, find
 from ..core import bindings as _bindings
 from ..errors import GradcliError
+from ..render import Format
 from .analysis import (
     POINTS_REPORT_OPTIONS,
     REPORT_OPTIONS,
@@ -23,11 +24,14 @@ from .analysis import (
     run_report_or_rows,
     strict_status,
 )
+from .common import write_output
 from .options import (
     COMPUTING_FORMAT,
     COMPUTING_FORMAT_HELP,
     FORMAT,
     FORMAT_HELP,
+    OUTPUT,
+    SHARED_OPTIONS,
     FormatChoice,
     computing_formats,
     option,
@@ -68,7 +72,7 @@ def add(group, declared: Command) -> click.Command:
             if report is None:
                 return status
         else:
-            report = run_report(function, source, options, **arguments)
+            report = _one_point(declared, source, options, arguments)
         if declared.exit_status is not None:
             status = declared.exit_status(report)
             if status:
@@ -78,10 +82,31 @@ def add(group, declared: Command) -> click.Command:
     run.__doc__ = declared.help
     made = [_click_option(o) for o in declared.options]
     shared = POINTS_REPORT_OPTIONS if declared.points else REPORT_OPTIONS
+    if declared.picture is not None:  # --output FILE draws it
+        picture = declared.picture
+        drawn = option("output", "-o", metavar=picture.metavar, help=picture.help)
+        shared = [drawn if o is OUTPUT else o for o in SHARED_OPTIONS]
+    if declared.sources:
+        shared = [click.argument("source", nargs=-1), *shared[1:]]
     if declared.formats or declared.format_help:
         shared = [_format_option(declared) if o in (FORMAT, COMPUTING_FORMAT) else o
                   for o in shared]  # fmt: skip
     return analysis_command(group, declared.name, *made, shared=shared)(run)
+
+
+def _one_point(declared: Command, source, options, arguments):
+    """The report at one point, shown; with ``picture`` and --output FILE, drawn there."""
+    picture, path = declared.picture, options.get("output")
+    if picture is None or path is None:
+        return run_report(declared.function, source, options, **arguments)
+    path = picture.check(path)  # before anything is computed or printed
+    instead = picture.said is not None and options["fmt"] is None
+    report = run_report(declared.function, source, options, quiet=instead, **arguments)
+    picture.draw(report, path)
+    if instead:  # in place of the numbers, which --format plain or json still gives
+        line = picture.said.format(path=path)
+        write_output(lambda _: click.echo(line), Format.PLAIN)
+    return report
 
 
 def _format_option(declared: Command):
@@ -122,6 +147,9 @@ def _click_option(declared: Option):
     if declared.kind == "names":
         metavar = declared.metavar or "X,Y"
         return option(declared.name, keyword, multiple=True, metavar=metavar, help=declared.help)
+    if declared.kind == "texts":
+        return option(declared.name, keyword, multiple=True, required=declared.required,
+                      metavar=declared.metavar, help=declared.help)  # fmt: skip
     if declared.kind == "assignments":
         metavar = declared.metavar or "X=TEXT"
         return option(declared.name, keyword, multiple=True, metavar=metavar, help=declared.help)

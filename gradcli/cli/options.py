@@ -7,6 +7,7 @@ from __future__ import annotations
 import click
 
 from .. import api
+from ..core import bindings as _bindings
 from ..core.option_names import OPTION_NAMES
 from ..engine import limits
 from ..render import formats
@@ -169,10 +170,7 @@ STEPS = option(
 # Many points: --points FILE, --over NAME=VALUES (plot's --over too)
 # ----------------------------------------------------------------------------
 
-OVER_HELP = (
-    "NAME=A:B[:N] is N evenly spaced points from A to B (default {default}); NAME=VALUES the"
-    " entries of a 1-D value (x=linspace(-2, 2, 101), x=[1, 2, 5])."
-)
+OVER_HELP = _bindings.OVER_HELP
 
 #: The formats of the computing commands: csv is for many points; jsonl is json's other
 #: name (JSON lines: one object per point).

@@ -114,11 +114,10 @@ def _unicode(console) -> bool:
 
 
 def report_table(report, console, precision: int) -> None:
-    if report.command in ("plot", "plots", "field"):
-        from .plot_text import LAYOUTS
+    from .plot_text import LAYOUTS as PLOTS
 
-        return LAYOUTS[report.command](report, console, precision)
-    layout = _LAYOUTS.get(getattr(report, "layout", "") or report.command, _lines)
+    name = getattr(report, "layout", "") or report.command
+    layout = PLOTS.get(name) or _LAYOUTS.get(name, _lines)
     layout(report, console, precision)
 
 
