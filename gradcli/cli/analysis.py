@@ -24,8 +24,6 @@ from .options import OUTPUT as _OUTPUT
 from .options import POINTS as _POINTS
 from .options import SHARED_OPTIONS as _SHARED_OPTIONS
 
-#: ``check``'s exit status when a derivative disagrees, so that it works in a script's ``if``.
-EXIT_DISAGREE = 1
 #: The shared options but --output: a report's numbers are kept with --format json.
 REPORT_OPTIONS = [option for option in _SHARED_OPTIONS if option is not _OUTPUT]
 #: Those of the analyses that also run at many points (--over, --points): a row each,
