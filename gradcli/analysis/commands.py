@@ -8,7 +8,8 @@ options, as data. Every place that needs a command reads it from here:
   options of every analysis (``-f``, ``--var``, ``--NAME VALUE`` bindings, ``--seed``,
   ``--dtype``, ``--format``, ``--precision``, ``--get``, ``--strict``) and its own;
 - the library: ``gradcli.api.NAME`` and ``gradcli.analysis.NAME`` are its function;
-- the interactive calculator: ``:NAME [EXPR]``, on the session's program;
+- the interactive calculator: ``:NAME [EXPR]``, on the session's program (unless
+  it requires an option: ``calculator_commands``);
 - with ``points``, many points: ``--over`` and ``--points FILE``, a row of the report
   at each (``analysis.rows``), written as ``--format csv``, ``json`` or ``--output FILE``.
 
@@ -164,6 +165,12 @@ def commands() -> dict[str, Command]:
                                  f"{found[command.name].module}")  # fmt: skip
             found[command.name] = command
     return found
+
+
+def calculator_commands() -> dict[str, Command]:
+    """The commands the calculator runs as ``:NAME [EXPR]``: on its program and its
+    settings alone, so none that requires an option (plot's ``--over``)."""
+    return {n: c for n, c in commands().items() if not any(o.required for o in c.options)}
 
 
 def declares(path: str) -> bool:
