@@ -11,9 +11,10 @@ from gradcli import __version__
 from gradcli.cli import cli
 
 COMPUTING = ["eval", "grad", "jacobian", "hessian", "vjp", "jvp", "graph"]
-ANALYSES = ["check", "diff", "propagate", "taylor", "plot"]
-USING = ["minimize", "solve", "critical", "implicit", "fit", "div", "curl", "laplacian"]
-COMMANDS = [*COMPUTING, "functions", "repl", *ANALYSES, *USING, "run"]
+USING = ["minimize", "solve", "critical", "implicit", "fit"]
+#: The registry's commands (analysis/commands.py), in the order of their modules.
+DECLARED = ["check", "plot", "taylor", "diff", "propagate", "div", "curl", "laplacian"]
+COMMANDS = [*COMPUTING, "functions", "repl", *USING, *DECLARED, "run"]
 RUNS_A_PROGRAM = {"run"}  # its output is the program's: no --format
 
 

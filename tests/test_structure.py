@@ -307,12 +307,12 @@ def test_a_composite_takes_the_parameters_its_schema_declares():
 def test_gradcli_diff_keeps_no_table_of_ops():
     """``gradcli diff`` reads each entry's symbolic form (``Op.symbolic``): no op's name is
     a string of its own."""
-    path = Path(gradcli.__file__).parent / "analysis" / "symbolic.py"
+    analysis = Path(gradcli.__file__).parent / "analysis"
     names = set(ops.OPS) | {a for e in ops.OPS.values() for a in e.aliases}
-    tree = ast.parse(path.read_text())
     found = {
         node.value
-        for node in ast.walk(tree)
+        for path in (analysis / "symbolic.py", analysis / "symbolic_walk.py")
+        for node in ast.walk(ast.parse(path.read_text()))
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names
     }
     # "int", "bool": the schema's type names (ops of those names convert a tensor's dtype).

@@ -33,20 +33,16 @@ from .assembled import Assembled, assemble_hessian, assemble_jacobian
 
 # Each analysis loads with its first use: ``gradcli.api`` imports this package.
 _LAZY = {
-    "check": "checks",
     "CheckReport": "checks",
     "derivative": "symbolic",
     "DiffReport": "symbolic",
-    "propagate": "uncertainty",
     "PropagateReport": "uncertainty",
-    "taylor": "series",
     "TaylorReport": "series",
-    "plot": "plotting",
     "PlotReport": "plotting",
     "plots": "plotting",
     "PlotsReport": "plotting",
-    "field": "surface",
-    "FieldReport": "surface",
+    "field": "plotting",
+    "FieldReport": "plotting",
     "minimize": "optimize",
     "MinimizeReport": "optimize",
     "solve": "optimize",

@@ -26,6 +26,7 @@ from .. import api
 from ..core.evaluation import evaluation, leaf_grads, plain_array
 from ..core.result import source_title
 from ..errors import GradcliError
+from .commands import Command, Flagged, Option
 from .report import Report, flat, frozen
 
 FINITE_DIFFERENCES = "finite differences"
@@ -59,6 +60,7 @@ class Comparison:
 @dataclass(frozen=True, eq=False)
 class CheckReport(Report):
     command = "check"
+    layout = "comparisons"
     source: str
     title: str
     #: ``FINITE_DIFFERENCES`` or ``HAND_FORMULAS``.
@@ -367,3 +369,70 @@ def _after_statements(program, text: str, option: str):
     except GradcliError as error:
         raise error.with_source(text) from None
     return CompiledProgram(tree, analysis, text, option)
+
+
+def _disagree(arrays) -> np.ndarray:
+    """The rows of many points whose derivatives disagree."""
+    return ~np.asarray(arrays["passed"], dtype=bool)
+
+
+COMMANDS = (
+    Command(
+        "check",
+        check,
+        """The engine's gradient (and with --order 2 its Hessian) against central
+        finite differences in float64, as torch.autograd.gradcheck; with --grad,
+        against derivatives derived by hand. Exit status 1 when any disagrees.
+
+        \b
+        Example:
+          $ gradcli check "x**2*y" --x 3 --y 2 --grad x=2*x*y --grad y=x**2 --format plain
+          passed true
+          against hand formulas
+          atol 1e-05
+          rtol 0.001
+          checks.grad.x.formula 2*x*y
+          checks.grad.x.expected 12
+          checks.grad.x.engine 12
+          checks.grad.x.max_abs_error 0
+          checks.grad.x.max_rel_error 0
+          checks.grad.x.passed true
+          checks.grad.y.formula x**2
+          checks.grad.y.expected 9
+          checks.grad.y.engine 9
+          checks.grad.y.max_abs_error 0
+          checks.grad.y.max_rel_error 0
+          checks.grad.y.passed true
+
+        Many points (--over, --points FILE): a row each, passed and the errors
+        (exit status 1 when a row disagrees):
+
+        \b
+          $ gradcli check "x**2*y" --over x=1:3:3 --y 2 --grad x=2*x*y --format csv
+          x,passed,checks.grad.x.expected,checks.grad.x.engine,checks.grad.x.max_abs_error,checks.grad.x.max_rel_error,checks.grad.x.passed
+          1,true,4,4,0,0,true
+          2,true,8,8,0,0,true
+          3,true,12,12,0,0,true
+        """,
+        (
+            Option("wrt", "The inputs to check [default: all].", kind="names"),
+            Option("order", "2 also checks the Hessian.", "int", 1, minimum=1, maximum=2),
+            Option(
+                "grad",
+                "A hand-derived derivative with respect to X to compare (repeatable).",
+                kind="assignments",
+                metavar="X=EXPR",
+                parameter="grads",
+                needs="a formula, as in --grad {name}=2*{name}",
+            ),
+            Option("eps", "Finite-difference step.", "float", 1e-6),
+            Option("atol", "Absolute tolerance.", "float", 1e-5),
+            Option("rtol", "Relative tolerance.", "float", 1e-3),
+        ),
+        exit_status=lambda report: 0 if report.passed else 1,
+        points=True,
+        flagged=Flagged(
+            _disagree, "warning: {count} of {rows} points disagree (passed false)", status=1
+        ),
+    ),
+)

@@ -8,7 +8,8 @@ options, as data. Every place that needs a command reads it from here:
   options of every analysis (``-f``, ``--var``, ``--NAME VALUE`` bindings, ``--seed``,
   ``--dtype``, ``--format``, ``--precision``, ``--get``, ``--strict``) and its own;
 - the library: ``gradcli.api.NAME`` and ``gradcli.analysis.NAME`` are its function;
-- the interactive calculator: ``:NAME [EXPR]``, on the session's program;
+- the interactive calculator: ``:NAME [EXPR]``, on the session's program (unless
+  it requires an option: ``calculator_commands``);
 - with ``points``, many points: ``--over`` and ``--points FILE``, a row of the report
   at each (``analysis.rows``), written as ``--format csv``, ``json`` or ``--output FILE``.
 
@@ -33,21 +34,31 @@ from dataclasses import dataclass
 from functools import cache
 
 #: The kinds of an option's value: what ``--NAME`` takes, and what the function receives.
-KINDS = ("text", "int", "float", "flag", "names")
+KINDS = ("text", "int", "float", "flag", "names", "assignments", "texts")
 
 
 @dataclass(frozen=True)
 class Option:
     """``--NAME`` of one command: its name (declared in ``core/option_names.py``, which
     the library's hints read too), which is the function's keyword with dashes as
-    underscores; its help; ``kind`` (``KINDS``: ``names`` is ``--wrt X,Y``, repeatable, a
-    tuple of names); its default and the word for its value in the help."""
+    underscores unless ``parameter`` names it; its help; ``kind`` (``KINDS``: ``names``
+    is ``--wrt X,Y``, repeatable, a tuple of names; ``assignments`` is ``--grad X=TEXT``,
+    repeatable, a dict of texts by name, each needing what ``needs`` says after its
+    ``=``; ``texts``, repeatable, a tuple of texts); its default and the word for its
+    value in the help; ``minimum`` and ``maximum``, an ``int``'s range. ``one_point``:
+    it is refused at many points; ``required``: the command needs it."""
 
     name: str
     help: str
     kind: str = "text"
     default: object = None
     metavar: str | None = None
+    parameter: str | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+    needs: str | None = None
+    one_point: bool = False
+    required: bool = False
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -55,7 +66,41 @@ class Option:
 
     @property
     def keyword(self) -> str:
-        return self.name.replace("-", "_")
+        return self.parameter or self.name.replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Flagged:
+    """The rows of a many-point run a command warns of: ``rows(arrays)`` says, for a
+    chunk of rows (``analysis.rows``' arrays by name), which are flagged (booleans).
+    When any is, the run says ``message`` (a text, or a function of the fields that
+    gives it), formatted with ``count`` (those flagged), ``rows`` (all), ``listed`` (the
+    first flagged, ``row 3 (x = -1)``, and how many more) and ``arguments`` (the
+    function's); and exits with ``status`` (None: as it would without)."""
+
+    rows: Callable
+    message: str | Callable
+    status: int | None = None
+
+    def said(self, **fields) -> str:
+        if callable(self.message):
+            return self.message(fields)
+        return self.message.format(**fields)
+
+
+@dataclass(frozen=True)
+class Picture:
+    """``--output FILE`` of a command that draws its report as a picture: ``check(path)``
+    refuses a file it cannot draw, before anything is computed, and gives the path to
+    write; ``draw(report, path)`` draws it; ``help`` is ``--output``'s. With ``said``
+    (formatted with ``path``), that line stands for the report unless ``--format`` asks
+    for it; else the report is shown as always."""
+
+    check: Callable
+    draw: Callable
+    help: str
+    metavar: str = "FILE.png"
+    said: str | None = None
 
 
 @dataclass(frozen=True)
@@ -64,9 +109,14 @@ class Command:
 
     ``help`` is its ``--help``: a summary, then examples in ``$ gradcli ...`` lines that
     ``tests/test_cli_help.py`` runs. ``exit_status``, when given, is the exit status a
-    report calls for at one point (``check``: 1 when a derivative disagrees), else
-    --strict's. ``points``: it also runs at many points (``--over``, ``--points FILE``),
-    a row at each, which its report's ``row()`` gives (``analysis.rows``).
+    report calls for at one point (1 when a derivative disagrees), else --strict's.
+    ``points``: it also runs at many points (``--over``, ``--points FILE``), a row at
+    each, which its report's ``row()`` gives (``analysis.rows``); ``flagged`` the rows
+    it warns of there (``Flagged``). ``formats``: the formats of its report beyond those
+    of every result (``latex``), at one point only; ``format_help`` the help of its
+    ``--format`` when those need saying. ``sources``: it takes several SOURCEs, and
+    its function a tuple of texts and a tuple of ``filename``. ``picture``: its
+    ``--output FILE`` draws the report (``Picture``).
     """
 
     name: str
@@ -75,6 +125,11 @@ class Command:
     options: tuple[Option, ...] = ()
     exit_status: Callable | None = None
     points: bool = False
+    flagged: Flagged | None = None
+    formats: tuple[str, ...] = ()
+    format_help: str | None = None
+    sources: bool = False
+    picture: Picture | None = None
 
     @property
     def module(self) -> str:
@@ -110,6 +165,12 @@ def commands() -> dict[str, Command]:
                                  f"{found[command.name].module}")  # fmt: skip
             found[command.name] = command
     return found
+
+
+def calculator_commands() -> dict[str, Command]:
+    """The commands the calculator runs as ``:NAME [EXPR]``: on its program and its
+    settings alone, so none that requires an option (plot's ``--over``)."""
+    return {n: c for n, c in commands().items() if not any(o.required for o in c.options)}
 
 
 def declares(path: str) -> bool:

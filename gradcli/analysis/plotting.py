@@ -22,13 +22,14 @@ is broken there, as at non-finite points, and the range drawn leaves out the
 values near the poles (``limits``), which would flatten the rest.
 
 Several functions share one axis (``plots``); two inputs make a field
-(``gradcli.analysis.surface``).
+(``field``: f and its gradient over a grid).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -38,6 +39,7 @@ from ..core import bindings as _bindings
 from ..core.evaluation import evaluation, require_scalar
 from ..core.result import source_title
 from ..errors import GradcliError
+from .commands import Command, Option, Picture
 from .report import Report, frozen
 
 DEFAULT_POINTS = _bindings.DEFAULT_OVER_COUNT
@@ -52,6 +54,7 @@ GROWTH = 10.0
 @dataclass(frozen=True, eq=False)
 class PlotReport(Report):
     command = "plot"
+    layout = "curve"
     source: str
     title: str
     #: The input along the x axis.
@@ -64,7 +67,7 @@ class PlotReport(Report):
     #: Where f or f' is nan or infinite.
     nonfinite: np.ndarray
     #: Where f jumps through infinity, midway between two points.
-    poles: np.ndarray = field(default_factory=lambda: frozen(np.zeros(0)))
+    poles: np.ndarray = dataclasses.field(default_factory=lambda: frozen(np.zeros(0)))
     #: The range of f and of f' to draw, or None for all of it.
     limits: tuple | None = None
     df_limits: tuple | None = None
@@ -87,6 +90,35 @@ class PlotReport(Report):
 
 
 def plot(
+    source,
+    bindings: Mapping | None = None,
+    *,
+    over,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename="<expr>",
+) -> Report:
+    """f and df/d(over) at the points of ``over`` (``"x=-3:3"`` or ``"x=-3:3:N"``): a
+    ``PlotReport``. Several sources (a sequence of texts, a ``filename`` each) share the
+    axes: a ``PlotsReport`` (``plots``); two ``over`` (a sequence) draw one source over
+    their grid, with its gradient: a ``FieldReport`` (``field``)."""
+    sources = [source] if isinstance(source, str) else list(source)
+    filenames = [filename] if isinstance(filename, str) else list(filename)
+    ranges = [over] if isinstance(over, (str, _bindings.Over)) else list(over)
+    if len(ranges) > 2:
+        raise GradcliError("--over is given at most twice: one input, or two for a field")
+    if len(ranges) == 2 and len(sources) > 1:
+        raise GradcliError("a field (two --over) is drawn for one SOURCE at a time")
+    ranges = [_bindings.parse_over(o) if isinstance(o, str) else o for o in ranges]
+    common = {"dtype": dtype, "seed": seed}
+    if len(ranges) == 2:
+        return field(sources[0], bindings, over=tuple(ranges), filename=filenames[0], **common)
+    if len(sources) == 1:
+        return curve(sources[0], bindings, over=ranges[0], filename=filenames[0], **common)
+    return plots(sources, bindings, over=ranges[0], filenames=filenames, **common)
+
+
+def curve(
     source: str,
     bindings: Mapping | None = None,
     *,
@@ -95,7 +127,7 @@ def plot(
     seed: int = 0,
     filename: str = "<expr>",
 ) -> PlotReport:
-    """f and df/d(over) at the points of ``over`` (``"x=-3:3"`` or ``"x=-3:3:N"``)."""
+    """One function: f and df/d(over) at the points of ``over``."""
     if isinstance(over, str):
         over = _bindings.parse_over(over)
     xs = over.values(DEFAULT_POINTS)
@@ -126,7 +158,7 @@ def plots(
         over = _bindings.parse_over(over)
     filenames = filenames or ["<expr>"] * len(sources)
     reports = tuple(
-        plot(text, bindings, over=over, dtype=dtype, seed=seed, filename=name)
+        curve(text, bindings, over=over, dtype=dtype, seed=seed, filename=name)
         for text, name in zip(sources, filenames)
     )
     titles = [r.title for r in reports]
@@ -353,3 +385,160 @@ def _not_smooth(xs, slopes, values, jumps) -> np.ndarray:
         secant = np.diff(values) / np.diff(xs)
         mismatch = np.abs(secant - (slopes[1:] + slopes[:-1]) / 2)
         return mismatch > jumps / KINK_RATIO
+
+
+# ----------------------------------------------------------------------------
+# Two --over: f and its gradient on a grid of two inputs. Each grid point is one
+# evaluation and one reverse pass, as for a curve; the grid is y by x (rows up the
+# second input), as an image is laid out.
+# ----------------------------------------------------------------------------
+
+#: The points along each axis of a grid without N: a picture needs fewer along each
+#: axis than a curve does, and the cost is their product.
+GRID_POINTS = 41
+
+
+@dataclass(frozen=True, eq=False)
+class FieldReport(Report):
+    command = "field"
+    source: str
+    title: str
+    #: The inputs across and up.
+    names: tuple[str, str]
+    x: np.ndarray
+    y: np.ndarray
+    #: f at (y[j], x[i]) in row j, column i.
+    f: np.ndarray
+    #: df/dx and df/dy on the same grid.
+    gradient: tuple[np.ndarray, np.ndarray]
+    #: How many grid points have f or its gradient not finite.
+    nonfinite: int
+    #: (f, x, y) of the lowest and the highest finite f, or None when none is finite.
+    lowest: tuple[float, float, float] | None
+    highest: tuple[float, float, float] | None
+    warnings: tuple[str, ...] = ()
+
+    def as_tree(self) -> dict:
+        x, y = self.names
+        return {
+            "over": list(self.names),
+            "x": self.x,
+            "y": self.y,
+            "f": self.f,
+            "grad": {x: self.gradient[0], y: self.gradient[1]},
+            "nonfinite": self.nonfinite,
+        }
+
+    @property
+    def finite(self) -> bool:
+        return self.nonfinite == 0
+
+
+def field(
+    source: str,
+    bindings: Mapping | None = None,
+    *,
+    over: tuple,
+    dtype: str = "float64",
+    seed: int = 0,
+    filename: str = "<expr>",
+) -> FieldReport:
+    """f and its gradient at every pair of points of ``over``'s two ranges."""
+    across, up = (_bindings.parse_over(o) if isinstance(o, str) else o for o in over)
+    if across.name == up.name:
+        raise GradcliError(f"--over {up.name} is given twice; a field needs two inputs")
+    xs, ys = across.values(GRID_POINTS), up.values(GRID_POINTS)
+    if xs.size * ys.size > MAX_POINTS:
+        raise GradcliError(f"--over: at most {MAX_POINTS} grid points, not {xs.size * ys.size}")
+    bindings = dict(bindings or {})
+    for name in (across.name, up.name):
+        if name in bindings:
+            raise GradcliError(f"--over {name}: {name} is bound too; give one or the other")
+    grid_x, grid_y = np.meshgrid(xs, ys)
+    points = np.stack([grid_x.ravel(), grid_y.ravel()], axis=1)
+    values, slopes = evaluate_along(
+        source, bindings, across.name, points, dtype, seed, filename, others=(up.name,)
+    )
+    shape = (ys.size, xs.size)
+    f = values.reshape(shape)
+    gx, gy = slopes[:, 0].reshape(shape), slopes[:, 1].reshape(shape)
+    finite = np.isfinite(f) & np.isfinite(gx) & np.isfinite(gy)
+    lowest = highest = None
+    if np.isfinite(f).any():
+        shown = np.where(np.isfinite(f), f, np.nan)
+        low, high = np.nanargmin(shown), np.nanargmax(shown)
+        lowest = (float(f.flat[low]), float(grid_x.flat[low]), float(grid_y.flat[low]))
+        highest = (float(f.flat[high]), float(grid_x.flat[high]), float(grid_y.flat[high]))
+    return FieldReport(
+        source,
+        source_title(source, filename),
+        (across.name, up.name),
+        frozen(xs),
+        frozen(ys),
+        frozen(f),
+        (frozen(gx), frozen(gy)),
+        int((~finite).sum()),
+        lowest,
+        highest,
+    )
+
+
+def _picture_path(path: str) -> str:
+    """``--output FILE``, checked before anything is computed or printed."""
+    import os
+
+    from ..render.image import require_matplotlib
+
+    path = os.path.expanduser(path)
+    require_matplotlib(path)
+    return path
+
+
+def _draw(report, path: str) -> None:
+    from ..render.image import write_image
+
+    write_image(report, path)
+
+
+COMMANDS = (
+    Command(
+        "plot",
+        plot,
+        """The function and its derivative over a range of one input (the others
+        bound as usual), drawn in the terminal, with kinks (where f' jumps), poles
+        and non-finite points marked. Several SOURCEs share the axes; two --over
+        draw f over a grid of two inputs, with arrows along its gradient.
+        --output FILE.png or FILE.svg draws it with matplotlib instead (pip install
+        'gradcli[plot]') and says where; --format plain or json gives the numbers.
+
+        \b
+        Example:
+          $ gradcli plot "abs(x)" --over x=-1:1:5 --format plain
+          over x
+          x -1 -0.5 0 0.5 1
+          f 1 0.5 0 0.5 1
+          df -1 -1 0 1 1
+          kinks 0
+          nonfinite
+          poles
+        """,
+        (
+            Option(
+                "over",
+                "The input along the x axis and its points. "
+                + _bindings.OVER_HELP.format(default=201)
+                + " Twice for two inputs: f over the grid, with its gradient.",
+                kind="texts",
+                metavar="X=VALUES",
+                required=True,
+            ),
+        ),
+        sources=True,
+        picture=Picture(
+            _picture_path,
+            _draw,
+            "Draw the plot into FILE (.png, .svg).",
+            said="plot written to {path}",
+        ),
+    ),
+)

@@ -24,9 +24,6 @@ from ..errors import GradcliError
 
 #: The analyses that give rows, and the module of each one's function.
 ANALYSES = {
-    "propagate": "uncertainty",
-    "taylor": "series",
-    "check": "checks",
     "minimize": "optimize",
     "solve": "optimize",
     "implicit": "implicit_functions",

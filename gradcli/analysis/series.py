@@ -28,6 +28,7 @@ from ..engine import jet
 from ..errors import GradcliError
 from ..language.transformations import exact_order
 from .assembled import entry_labels
+from .commands import Command, Option
 from .report import Report, frozen
 
 # More terms than this would be slow to compute and unreadable to print.
@@ -70,6 +71,7 @@ class Term:
 @dataclass(frozen=True, eq=False)
 class TaylorReport(Report):
     command = "taylor"
+    layout = "polynomial"
     source: str
     title: str
     order: int
@@ -253,3 +255,72 @@ def _floats_note(floats: list[str]) -> Diagnostic:
         else f"exact: the coefficients of {shown} are not fractions to 1e-12 "
         "(of numerator times denominator at most 1e9): left as floats",
     )
+
+
+COMMANDS = (
+    Command(
+        "taylor",
+        taylor,
+        """The Taylor polynomial of a scalar output at the bound point, up to
+        degree --order, in one or more inputs; its coefficients come from Taylor
+        arithmetic (power series propagated through the expression).
+
+        \b
+        Example:
+          $ gradcli taylor "exp(x)" --x 0 --order 3 --format plain
+          value 1
+          order 3
+          point.x 0
+          polynomial 1 + x + 0.5*x**2 + 0.16666666666666666*x**3
+          terms.0.monomial 1
+          terms.0.coefficient 1
+          terms.1.powers.x 1
+          terms.1.monomial x
+          terms.1.coefficient 1
+          terms.2.powers.x 2
+          terms.2.monomial x**2
+          terms.2.coefficient 0.5
+          terms.3.powers.x 3
+          terms.3.monomial x**3
+          terms.3.coefficient 0.16666666666666666
+
+        --exact writes each coefficient that is a fraction to the working precision
+        as one (in plain and json also as terms.N.exact); --format latex writes the
+        polynomial as LaTeX, one line to paste:
+
+        \b
+          $ gradcli taylor "exp(x)" --x 0 --order 4 --exact --get polynomial
+          1 + x + x**2/2 + x**3/6 + x**4/24
+          $ gradcli taylor "exp(x)" --x 0 --order 4 --exact --format latex
+          1 + x + \\frac{x^{2}}{2} + \\frac{x^{3}}{6} + \\frac{x^{4}}{24}
+          $ gradcli taylor "cos(x)" --x 1 --order 2 --format latex --precision 4
+          0.5403 - 0.8415 \\left(x - 1\\right) - 0.2702 \\left(x - 1\\right)^{2}
+
+        Many points (--over, --points FILE): a row each, the value and the
+        coefficients, in the order of the terms above:
+
+        \b
+          $ gradcli taylor "exp(x)" --over x=0:1:2 --order 2 --format csv
+          x,value,coefficients[0],coefficients[1],coefficients[2]
+          0,1,1,1,0.5
+          1,2.718281828459045,2.718281828459045,2.718281828459045,1.3591409142295225
+        """,
+        (
+            Option("wrt", "The variables [default: all].", kind="names"),
+            Option("order", "The degree.", "int", 2, minimum=0),
+            Option(
+                "exact",
+                "Also each coefficient as the fraction it is to 1e-12 (of numerator times"
+                " denominator at most 1e9); a note names the ones left as floats.",
+                kind="flag",
+                one_point=True,
+            ),
+        ),
+        points=True,
+        formats=("latex",),
+        format_help="Output format [default: table on a terminal, plain otherwise]; latex:"
+        " the polynomial in LaTeX, on one line. Many points: csv (a header, then a row per"
+        " point; the default when piped), json or jsonl (JSON lines) or table (the first"
+        " and last rows).",
+    ),
+)

@@ -26,7 +26,7 @@ class _Continue(Exception):
 
 
 class SymbolicControl:
-    """The SymPy walk's methods for loops and conditions (``_ToSympy`` has them)."""
+    """The SymPy walk's methods for loops and conditions (``symbolic_walk.ToSympy`` has them)."""
 
     def control(self, node) -> None:
         if isinstance(node, (ir.Break, ir.Continue)):

@@ -1,6 +1,6 @@
 """``gradcli diff`` of the transformations of a program: ``integrate`` as SymPy's
 ``Integral``; ``root``, ``minimizer`` and ``odeint`` refused by name (no closed form).
-A mixin of the walk into SymPy (``symbolic._ToSympy``), with the helpers that make
+A mixin of the walk into SymPy (``symbolic_walk.ToSympy``), with the helpers that make
 its values arrays of SymPy objects."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from ..language.transformations import arguments
 
 
 class SymbolicTransformations:
-    """The transformations' part of the walk into SymPy (``symbolic._ToSympy``)."""
+    """The transformations' part of the walk into SymPy (``symbolic_walk.ToSympy``)."""
 
     def transformation(self, node):
         """``integrate`` as SymPy's ``Integral`` (left unevaluated: SymPy differentiates it

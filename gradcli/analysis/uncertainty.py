@@ -37,6 +37,7 @@ from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..errors import GradcliError
 from ..language.values import load_file, parse_value
 from .assembled import assemble_jacobian, entry_labels
+from .commands import Command, Flagged, Option
 from .report import Report, flat, frozen
 
 # value±sigma, value +- sigma, value+/-sigma; the value is anything before the sign.
@@ -48,6 +49,7 @@ _PERCENT = re.compile(r"^\s*(?P<percent>\+?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
 @dataclass(frozen=True, eq=False)
 class PropagateReport(Report):
     command = "propagate"
+    layout = "uncertainty"
     source: str
     title: str
     value: np.ndarray
@@ -468,3 +470,84 @@ def _round(number: Decimal, decimals: int) -> Decimal:
     """``number`` to ``decimals`` places (tens, hundreds when negative), ties to even
     as ``round`` rounds floats."""
     return number.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_EVEN)
+
+
+def _blind(arrays) -> np.ndarray:
+    """The rows of many points whose σ is 0 to first order though an input's is not."""
+    rows = len(arrays["sigma"])
+    zero = (np.asarray(arrays["sigma"]).reshape(rows, -1) == 0).any(axis=1)
+    spread = np.zeros(rows, dtype=bool)
+    for name, a in arrays.items():
+        if name.startswith("inputs.") and name.endswith(".sigma"):
+            spread |= (np.asarray(a).reshape(rows, -1) > 0).any(axis=1)
+    return zero & spread
+
+
+def _blind_said(fields) -> str:
+    sampled = fields["arguments"].get("monte_carlo")
+    offer = "" if sampled else "; --monte-carlo 100000 samples the inputs"
+    return (
+        f"warning: at {fields['count']} of {fields['rows']} points σ is 0 to first order (a "
+        f"stationary point, or f does not depend on the uncertain inputs){offer}"
+    )
+
+
+COMMANDS = (
+    Command(
+        "propagate",
+        propagate,
+        """First-order propagation of uncertainties: sigma_f^2 = J Sigma J^T. A
+        binding may carry its uncertainty: --L "1.00±0.01" or --L 1.00+-0.01, or
+        a relative one, --L "1.00±1%". Values are numbers: gradcli has no units.
+        Prints f ± sigma_f rounded as a lab report would, each input's share of
+        the variance and, for a vector output, its covariance matrix.
+
+        \b
+        Example:
+          $ gradcli propagate "4*pi**2*L/T**2" --L 1.00+-0.01 --T 2.00+-0.02 --format plain
+          value 9.869604401089358
+          sigma 0.22069106351866907
+          rounded 9.9 ± 0.2
+          inputs.L.value 1
+          inputs.L.sigma 0.01
+          inputs.T.value 2
+          inputs.T.sigma 0.02
+          shares.L 0.19999999999999998
+          shares.T 0.7999999999999999
+
+        Many points (--over, --points FILE): a row each, sigma and the shares:
+
+        \b
+          $ gradcli propagate "x**2" --over x=1:3:3 --sigma x=0.1 --format csv
+          x,value,sigma,inputs.x.sigma,shares.x
+          1,1,0.2,0.1,1
+          2,4,0.4,0.1,1
+          3,9,0.6000000000000001,0.1,1
+        """,
+        (
+            Option(
+                "sigma",
+                "The standard uncertainty of input X (repeatable; a number, one per entry, or"
+                " relative: X=1%).",
+                kind="assignments",
+                metavar="X=S",
+                parameter="sigmas",
+            ),
+            Option(
+                "cov",
+                "The covariance of all inputs' entries, in order (.npy, .csv, .txt, .json).",
+                metavar="FILE",
+            ),
+            Option(
+                "monte-carlo",
+                "Also the output's mean and sigma over N normal draws of the inputs (--seed):"
+                " a check of first order where f is curved over their spread.",
+                kind="int",
+                metavar="N",
+                minimum=2,
+            ),
+        ),
+        points=True,
+        flagged=Flagged(_blind, _blind_said),
+    ),
+)

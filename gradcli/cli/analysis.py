@@ -1,12 +1,11 @@
-"""The analysis commands of the command line (check, diff, propagate, taylor, plot):
-thin Click commands over ``gradcli.analysis``, registered on ``gradcli.cli.cli``."""
+"""What the analysis commands share on the command line: their options, reading SOURCE
+and the bindings, a report computed and shown (or its rows at many points), their exit
+status. The commands are declared in ``gradcli.analysis`` (``cli.declared`` makes them);
+``using`` and ``fit`` write theirs by hand on these."""
 
 from __future__ import annotations
 
-import os
 import sys
-
-import click
 
 from ..core import bindings as _bindings
 from ..errors import GradcliError
@@ -15,23 +14,16 @@ from .common import (
     EXIT_NONFINITE,
     EXIT_OK,
     AnalysisCommand,
-    cli,
     refuse_points_options,
     say,
     subcommand,
     write_output,
 )
-from .options import COMPUTING_FORMAT as _COMPUTING_FORMAT
 from .options import COMPUTING_OPTIONS as _COMPUTING_OPTIONS
-from .options import FORMAT as _FORMAT
 from .options import OUTPUT as _OUTPUT
-from .options import OVER_HELP
 from .options import POINTS as _POINTS
 from .options import SHARED_OPTIONS as _SHARED_OPTIONS
-from .options import option as _option
 
-#: ``check``'s exit status when a derivative disagrees, so that it works in a script's ``if``.
-EXIT_DISAGREE = 1
 #: The shared options but --output: a report's numbers are kept with --format json.
 REPORT_OPTIONS = [option for option in _SHARED_OPTIONS if option is not _OUTPUT]
 #: Those of the analyses that also run at many points (--over, --points): a row each,
@@ -55,9 +47,14 @@ def run_report_or_rows(compute, command: str, source, options, **arguments) -> t
     return run_report(compute, source, options, **arguments), None
 
 
-def run_report(compute, source, options, *, fmt=None, **arguments):
-    """Read SOURCE and the bindings, compute the report, write it; returns the report."""
-    text, filename = _bindings.read_source(source, options["file"])
+def run_report(compute, source, options, *, fmt=None, quiet=False, **arguments):
+    """Read SOURCE (each of several, when it is a tuple) and the bindings, compute the
+    report, write it (not when ``quiet``, but its warnings); returns the report."""
+    if isinstance(source, tuple):  # SOURCE...: the function takes the texts and filenames
+        read = [_bindings.read_source(s, options["file"]) for s in (source or (None,))]
+        text, filename = (tuple(column) for column in zip(*read))
+    else:
+        text, filename = _bindings.read_source(source, options["file"])
     report = compute(
         text,
         _bindings.bind_assignments(options["var"]),
@@ -66,7 +63,7 @@ def run_report(compute, source, options, *, fmt=None, **arguments):
         filename=filename,
         **arguments,
     )
-    _show_report(report, options, fmt=fmt)
+    _show_report(report, options, fmt=fmt, quiet=quiet)
     return report
 
 
@@ -114,403 +111,3 @@ def strict_status(report, options) -> int:
 def analysis_command(group, name, *extra_options, **kwargs):
     """An analysis command: its own options bind inputs on the other commands."""
     return subcommand(group, name, *extra_options, cls=AnalysisCommand, **kwargs)
-
-
-# ----------------------------------------------------------------------------
-# check
-# ----------------------------------------------------------------------------
-
-
-@analysis_command(
-    cli,
-    "check",
-    _option("wrt", multiple=True, metavar="X,Y", help="The inputs to check [default: all]."),
-    _option(
-        "order",
-        type=click.IntRange(1, 2),
-        default=1,
-        show_default=True,
-        help="2 also checks the Hessian.",
-    ),
-    _option(
-        "grad",
-        "grads",
-        multiple=True,
-        metavar="X=EXPR",
-        help="A hand-derived derivative with respect to X to compare (repeatable).",
-    ),
-    _option("eps", type=float, default=1e-6, show_default=True, help="Finite-difference step."),
-    _option("atol", type=float, default=1e-5, show_default=True, help="Absolute tolerance."),
-    _option("rtol", type=float, default=1e-3, show_default=True, help="Relative tolerance."),
-    shared=POINTS_REPORT_OPTIONS,
-)
-def check_command(source, wrt, order, grads, eps, atol, rtol, **options):
-    """The engine's gradient (and with --order 2 its Hessian) against central
-    finite differences in float64, as torch.autograd.gradcheck; with --grad,
-    against derivatives derived by hand. Exit status 1 when any disagrees.
-
-    \b
-    Example:
-      $ gradcli check "x**2*y" --x 3 --y 2 --grad x=2*x*y --grad y=x**2 --format plain
-      passed true
-      against hand formulas
-      atol 1e-05
-      rtol 0.001
-      checks.grad.x.formula 2*x*y
-      checks.grad.x.expected 12
-      checks.grad.x.engine 12
-      checks.grad.x.max_abs_error 0
-      checks.grad.x.max_rel_error 0
-      checks.grad.x.passed true
-      checks.grad.y.formula x**2
-      checks.grad.y.expected 9
-      checks.grad.y.engine 9
-      checks.grad.y.max_abs_error 0
-      checks.grad.y.max_rel_error 0
-      checks.grad.y.passed true
-
-    Many points (--over, --points FILE): a row each, passed and the errors
-    (exit status 1 when a row disagrees):
-
-    \b
-      $ gradcli check "x**2*y" --over x=1:3:3 --y 2 --grad x=2*x*y --format csv
-      x,passed,checks.grad.x.expected,checks.grad.x.engine,checks.grad.x.max_abs_error,checks.grad.x.max_rel_error,checks.grad.x.passed
-      1,true,4,4,0,0,true
-      2,true,8,8,0,0,true
-      3,true,12,12,0,0,true
-    """
-    from ..analysis import check
-
-    report, status = run_report_or_rows(
-        check,
-        "check",
-        source,
-        options,
-        wrt=_bindings.names_of(wrt),
-        order=order,
-        grads=_hand_formulas(grads),
-        eps=eps,
-        atol=atol,
-        rtol=rtol,
-    )
-    if report is None:
-        return status
-    if not report.passed:
-        return EXIT_DISAGREE
-    return strict_status(report, options)
-
-
-def _hand_formulas(options) -> dict[str, str]:
-    return _bindings.named_texts(options, "--grad", "a formula, as in --grad {name}=2*{name}")
-
-
-# ----------------------------------------------------------------------------
-# diff
-# ----------------------------------------------------------------------------
-
-
-@analysis_command(
-    cli,
-    "diff",
-    _option("wrt", multiple=True, metavar="X,Y", help="The inputs [default: all]."),
-    shared=[
-        _option(
-            "format",
-            "fmt",
-            type=click.Choice([*(f.value for f in Format), "latex"]),
-            help="Output format [default: table on a terminal, plain otherwise].",
-        )
-        if option is _FORMAT
-        else option
-        for option in REPORT_OPTIONS
-    ],
-)
-def diff_command(source, wrt, **options):
-    """The symbolic derivative of SOURCE with respect to each input, simplified
-    by SymPy (pip install 'gradcli[symbolic]'). When every input has a value,
-    also its value there, which must agree with the engine's gradient (exit
-    status 1 when it does not). --format latex writes LaTeX.
-
-    \b
-    Examples:
-      $ gradcli diff "(x+2)**2+3" --format plain
-      function (x + 2)**2 + 3
-      value none
-      derivatives.x.formula 2*x + 4
-      derivatives.x.latex 2 x + 4
-      derivatives.x.value none
-      derivatives.x.engine none
-      derivatives.x.agrees none
-      $ gradcli diff "x**2 * sin(y)" --format latex
-      f = x^{2} \\sin{\\left(y \\right)}
-      \\frac{\\partial f}{\\partial x} = 2 x \\sin{\\left(y \\right)}
-      \\frac{\\partial f}{\\partial y} = x^{2} \\cos{\\left(y \\right)}
-    """
-    from ..analysis import derivative
-
-    report = run_report(derivative, source, options, wrt=_bindings.names_of(wrt))
-    if not report.agrees:
-        return EXIT_DISAGREE
-    return strict_status(report, options)
-
-
-# ----------------------------------------------------------------------------
-# propagate
-# ----------------------------------------------------------------------------
-
-
-@analysis_command(
-    cli,
-    "propagate",
-    _option(
-        "sigma",
-        "sigmas",
-        multiple=True,
-        metavar="X=S",
-        help="The standard uncertainty of input X (repeatable; a number, one per entry, or"
-        " relative: X=1%).",
-    ),
-    _option(
-        "cov",
-        metavar="FILE",
-        help="The covariance of all inputs' entries, in order (.npy, .csv, .txt, .json).",
-    ),
-    _option(
-        "monte-carlo",
-        "monte_carlo",
-        type=click.IntRange(min=2),
-        metavar="N",
-        help="Also the output's mean and sigma over N normal draws of the inputs (--seed):"
-        " a check of first order where f is curved over their spread.",
-    ),
-    shared=POINTS_REPORT_OPTIONS,
-)
-def propagate_command(source, sigmas, cov, monte_carlo, **options):
-    """First-order propagation of uncertainties: sigma_f^2 = J Sigma J^T. A
-    binding may carry its uncertainty: --L "1.00±0.01" or --L 1.00+-0.01, or
-    a relative one, --L "1.00±1%". Values are numbers: gradcli has no units.
-    Prints f ± sigma_f rounded as a lab report would, each input's share of
-    the variance and, for a vector output, its covariance matrix.
-
-    \b
-    Example:
-      $ gradcli propagate "4*pi**2*L/T**2" --L 1.00+-0.01 --T 2.00+-0.02 --format plain
-      value 9.869604401089358
-      sigma 0.22069106351866907
-      rounded 9.9 ± 0.2
-      inputs.L.value 1
-      inputs.L.sigma 0.01
-      inputs.T.value 2
-      inputs.T.sigma 0.02
-      shares.L 0.19999999999999998
-      shares.T 0.7999999999999999
-
-    Many points (--over, --points FILE): a row each, sigma and the shares:
-
-    \b
-      $ gradcli propagate "x**2" --over x=1:3:3 --sigma x=0.1 --format csv
-      x,value,sigma,inputs.x.sigma,shares.x
-      1,1,0.2,0.1,1
-      2,4,0.4,0.1,1
-      3,9,0.6000000000000001,0.1,1
-    """
-    from ..analysis import propagate
-
-    named = _bindings.named_texts(sigmas, "--sigma")
-    report, status = run_report_or_rows(
-        propagate,
-        "propagate",
-        source,
-        options,
-        sigmas=named,
-        cov=cov,
-        monte_carlo=monte_carlo,
-        max_elements=options["max_elements"],
-    )
-    return status if report is None else strict_status(report, options)
-
-
-# ----------------------------------------------------------------------------
-# taylor
-# ----------------------------------------------------------------------------
-
-
-#: taylor's --format: the computing commands' formats, and latex at one point.
-_TAYLOR_OPTIONS = [
-    _option(
-        "format",
-        "fmt",
-        type=click.Choice([*(f.value for f in Format), "csv", "jsonl", "latex"]),
-        callback=lambda ctx, param, value: "json" if value == "jsonl" else value,
-        help="Output format [default: table on a terminal, plain otherwise]; latex: the"
-        " polynomial in LaTeX, on one line. Many points: csv (a header, then a row per"
-        " point; the default when piped), json or jsonl (JSON lines) or table (the first"
-        " and last rows).",
-    )
-    if option is _COMPUTING_FORMAT
-    else option
-    for option in POINTS_REPORT_OPTIONS
-]
-
-
-@analysis_command(
-    cli,
-    "taylor",
-    _option("wrt", multiple=True, metavar="X,Y", help="The variables [default: all]."),
-    _option("order", type=click.IntRange(0), default=2, show_default=True, help="The degree."),
-    _option(
-        "exact",
-        is_flag=True,
-        help="Also each coefficient as the fraction it is to 1e-12 (of numerator times"
-        " denominator at most 1e9); a note names the ones left as floats.",
-    ),
-    shared=_TAYLOR_OPTIONS,
-)
-def taylor_command(source, wrt, order, exact, **options):
-    """The Taylor polynomial of a scalar output at the bound point, up to
-    degree --order, in one or more inputs; its coefficients come from Taylor
-    arithmetic (power series propagated through the expression).
-
-    \b
-    Example:
-      $ gradcli taylor "exp(x)" --x 0 --order 3 --format plain
-      value 1
-      order 3
-      point.x 0
-      polynomial 1 + x + 0.5*x**2 + 0.16666666666666666*x**3
-      terms.0.monomial 1
-      terms.0.coefficient 1
-      terms.1.powers.x 1
-      terms.1.monomial x
-      terms.1.coefficient 1
-      terms.2.powers.x 2
-      terms.2.monomial x**2
-      terms.2.coefficient 0.5
-      terms.3.powers.x 3
-      terms.3.monomial x**3
-      terms.3.coefficient 0.16666666666666666
-
-    --exact writes each coefficient that is a fraction to the working precision
-    as one (in plain and json also as terms.N.exact); --format latex writes the
-    polynomial as LaTeX, one line to paste:
-
-    \b
-      $ gradcli taylor "exp(x)" --x 0 --order 4 --exact --get polynomial
-      1 + x + x**2/2 + x**3/6 + x**4/24
-      $ gradcli taylor "exp(x)" --x 0 --order 4 --exact --format latex
-      1 + x + \\frac{x^{2}}{2} + \\frac{x^{3}}{6} + \\frac{x^{4}}{24}
-      $ gradcli taylor "cos(x)" --x 1 --order 2 --format latex --precision 4
-      0.5403 - 0.8415 \\left(x - 1\\right) - 0.2702 \\left(x - 1\\right)^{2}
-
-    Many points (--over, --points FILE): a row each, the value and the
-    coefficients, in the order of the terms above:
-
-    \b
-      $ gradcli taylor "exp(x)" --over x=0:1:2 --order 2 --format csv
-      x,value,coefficients[0],coefficients[1],coefficients[2]
-      0,1,1,1,0.5
-      1,2.718281828459045,2.718281828459045,2.718281828459045,1.3591409142295225
-    """
-    from ..analysis import taylor
-
-    if options["points"] is not None or options["over"]:
-        if exact or options["fmt"] == "latex":
-            given = "--exact" if exact else "--format latex"
-            raise GradcliError(
-                f"{given} is for one point: many points (--over, --points) write numbers"
-            )
-    elif options["fmt"] == "latex" and options["get"] is not None:
-        raise GradcliError("--get prints plain numbers: leave out --format latex")
-    report, status = run_report_or_rows(
-        taylor,
-        "taylor",
-        source,
-        options,
-        wrt=_bindings.names_of(wrt),
-        order=order,
-        exact=exact,
-    )
-    return status if report is None else strict_status(report, options)
-
-
-# ----------------------------------------------------------------------------
-# plot
-# ----------------------------------------------------------------------------
-
-
-@analysis_command(
-    cli,
-    "plot",
-    _option(
-        "over",
-        required=True,
-        multiple=True,
-        metavar="X=VALUES",
-        help="The input along the x axis and its points. "
-        + OVER_HELP.format(default=201)
-        + " Twice for two inputs: f over the grid, with its gradient.",
-    ),
-    shared=[
-        click.argument("source", nargs=-1)
-        if option is _SHARED_OPTIONS[0]
-        else _option(
-            "output", "-o", metavar="FILE.png", help="Draw the plot into FILE (.png, .svg)."
-        )
-        if option is _OUTPUT
-        else option
-        for option in _SHARED_OPTIONS
-    ],
-)
-def plot_command(source, over, **options):
-    """The function and its derivative over a range of one input (the others
-    bound as usual), drawn in the terminal, with kinks (where f' jumps), poles
-    and non-finite points marked. Several SOURCEs share the axes; two --over
-    draw f over a grid of two inputs, with arrows along its gradient.
-    --output FILE.png or FILE.svg draws it with matplotlib instead (pip install
-    'gradcli[plot]') and says where; --format plain or json gives the numbers.
-
-    \b
-    Example:
-      $ gradcli plot "abs(x)" --over x=-1:1:5 --format plain
-      over x
-      x -1 -0.5 0 0.5 1
-      f 1 0.5 0 0.5 1
-      df -1 -1 0 1 1
-      kinks 0
-      nonfinite
-      poles
-    """
-    from ..analysis import field, plot, plots
-    from ..render.image import require_matplotlib, write_image
-
-    output = options["output"]
-    if output is not None:
-        output = os.path.expanduser(output)
-        require_matplotlib(output)  # before anything is computed or printed
-    if len(over) > 2:
-        raise GradcliError("--over is given at most twice: one input, or two for a field")
-    sources = [_bindings.read_source(s, options["file"]) for s in (source or (None,))]
-    if len(over) == 2 and len(sources) > 1:
-        raise GradcliError("a field (two --over) is drawn for one SOURCE at a time")
-    ranges = [_bindings.parse_over(o) for o in over]
-    common = {
-        "dtype": options["dtype"],
-        "seed": options["seed"],
-    }
-    bound = _bindings.bind_assignments(options["var"])
-    if len(ranges) == 2:
-        ((text, filename),) = sources
-        report = field(text, bound, over=tuple(ranges), filename=filename, **common)
-    elif len(sources) == 1:
-        ((text, filename),) = sources
-        report = plot(text, bound, over=ranges[0], filename=filename, **common)
-    else:
-        texts, filenames = zip(*sources)
-        report = plots(texts, bound, over=ranges[0], filenames=filenames, **common)
-    _show_report(report, options, quiet=output is not None and options["fmt"] is None)
-    if output is not None:
-        write_image(report, output)
-        if options["fmt"] is None:
-            # In place of the numbers, which --format plain or json still gives.
-            write_output(lambda _: click.echo(f"plot written to {output}"), Format.PLAIN)
-    return strict_status(report, options)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import click
 
 from .. import api
+from ..core import bindings as _bindings
 from ..core.option_names import OPTION_NAMES
 from ..engine import limits
 from ..render import formats
@@ -80,12 +81,8 @@ def computing_formats() -> list[str]:
     return list(dict.fromkeys([*result_formats(), *many, *aliases]))
 
 
-FORMAT = option(
-    "format",
-    "fmt",
-    type=FormatChoice(result_formats),
-    help="Output format [default: table on a terminal, plain otherwise].",
-)
+FORMAT_HELP = "Output format [default: table on a terminal, plain otherwise]."
+FORMAT = option("format", "fmt", type=FormatChoice(result_formats), help=FORMAT_HELP)
 DEBUG = option("debug", is_flag=True, help="Show tracebacks of errors.")
 
 SHARED_OPTIONS = [
@@ -173,21 +170,21 @@ STEPS = option(
 # Many points: --points FILE, --over NAME=VALUES (plot's --over too)
 # ----------------------------------------------------------------------------
 
-OVER_HELP = (
-    "NAME=A:B[:N] is N evenly spaced points from A to B (default {default}); NAME=VALUES the"
-    " entries of a 1-D value (x=linspace(-2, 2, 101), x=[1, 2, 5])."
-)
+OVER_HELP = _bindings.OVER_HELP
 
 #: The formats of the computing commands: csv is for many points; jsonl is json's other
 #: name (JSON lines: one object per point).
+COMPUTING_FORMAT_HELP = (
+    "Output format [default: table on a terminal, plain otherwise]. csv: a header,"
+    " then a row per point (one row at one point). Many points: csv (the default when"
+    " piped), json or jsonl (JSON lines) or table (the first and last rows)."
+)
 COMPUTING_FORMAT = option(
     "format",
     "fmt",
     type=FormatChoice(computing_formats),
     callback=lambda ctx, param, value: "json" if value == "jsonl" else value,
-    help="Output format [default: table on a terminal, plain otherwise]. csv: a header,"
-    " then a row per point (one row at one point). Many points: csv (the default when"
-    " piped), json or jsonl (JSON lines) or table (the first and last rows).",
+    help=COMPUTING_FORMAT_HELP,
 )
 
 POINTS = [

@@ -18,9 +18,6 @@ from . import common as cli_common
 from .common import EXIT_NONFINITE, EXIT_OK, say
 from .point_columns import choose_columns
 
-#: ``check``'s exit status when a row disagrees, as at one point.
-EXIT_DISAGREE = 1
-
 #: A solver's exit status when a row did not converge, as at one point.
 EXIT_NOT_CONVERGED = 1
 
@@ -162,15 +159,9 @@ def _said(summary, task, tally, options, arguments, output) -> int:
         say(f"note: {message}")
     if getattr(task, "variables", None):
         _say_variables(task.variables)
-    if tally.blind:
-        offer = "" if arguments.get("monte_carlo") else "; --monte-carlo 100000 samples the inputs"
-        say(
-            f"warning: at {tally.blind} of {summary.rows} points σ is 0 to first order (a "
-            f"stationary point, or f does not depend on the uncertain inputs){offer}"
-        )
-    if tally.disagree:
-        say(f"warning: {tally.disagree} of {summary.rows} points disagree (passed false)")
-        return EXIT_DISAGREE
+    status = tally.said(summary.rows, arguments)
+    if status is not None:
+        return status
     if tally.failed:
         return _say_failed(tally.command, tally.failed, summary.rows)
     return EXIT_NONFINITE if options["strict"] and summary.nonfinite else EXIT_OK
@@ -217,16 +208,22 @@ def _task(command, text, bound, filename, options, arguments, rows: bool, progra
 
 
 class _Tally:
-    """The writer, counting the rows an analysis warns of: those of ``check`` that
-    disagree (``passed`` false), those of ``propagate`` whose σ is 0 to first order
-    though an input's is not (a stationary point), those of a solver that did not
-    converge (and where), those of ``implicit`` off the curve."""
+    """The writer, counting the rows an analysis warns of: those its declaration flags
+    (``analysis.commands.Flagged``: ``check``'s that disagree, ``propagate``'s whose σ is
+    0 to first order), those of a solver that did not converge (and where), those of
+    ``implicit`` off the curve."""
 
     def __init__(self, writer, command: str):
+        from ..analysis.commands import find
+
         self.writer = writer
         self.command = command
-        self.disagree = 0
-        self.blind = 0
+        declared = find(command) if command else None
+        #: What the command's declaration flags (``Flagged``), if anything.
+        self.flags = None if declared is None else declared.flagged
+        #: How many rows are flagged, and the first few of them (from 1) with where.
+        self.flagged = 0
+        self.first_flagged: list[tuple[int, str]] = []
         self.rows = 0
         #: The rows (from 1) that did not converge, or are off the curve, and where.
         self.failed: list[tuple[int, str]] = []
@@ -237,21 +234,32 @@ class _Tally:
         if self.command in verdict:
             good = np.asarray(arrays[verdict[self.command]], dtype=bool)
             self.failed += [(self.rows + i + 1, _where(arrays, i)) for i in np.flatnonzero(~good)]
+        if self.flags is not None:
+            flagged = np.flatnonzero(np.asarray(self.flags.rows(arrays), dtype=bool))
+            self.flagged += len(flagged)
+            room = SHOWN_SKIPPED - len(self.first_flagged)
+            self.first_flagged += [(self.rows + i + 1, _where(arrays, i)) for i in flagged[:room]]
         self.rows += rows
-        if self.command == "check":
-            self.disagree += int(np.count_nonzero(~np.asarray(arrays["passed"], dtype=bool)))
-        elif self.command == "propagate":
-            rows = len(arrays["sigma"])
-            zero = (np.asarray(arrays["sigma"]).reshape(rows, -1) == 0).any(axis=1)
-            spread = np.zeros(rows, dtype=bool)
-            for name, a in arrays.items():
-                if name.startswith("inputs.") and name.endswith(".sigma"):
-                    spread |= (np.asarray(a).reshape(rows, -1) > 0).any(axis=1)
-            self.blind += int(np.count_nonzero(zero & spread))
         self.writer.write(arrays)
+
+    def said(self, rows: int, arguments) -> int | None:
+        """Say what the declaration says of the rows it flags; the exit status it asks
+        for (None: as without)."""
+        if not self.flagged:
+            return None
+        listed = _listed(self.first_flagged, self.flagged)
+        say(self.flags.said(count=self.flagged, rows=rows, listed=listed, arguments=arguments))
+        return self.flags.status
 
     def __getattr__(self, name):
         return getattr(self.writer, name)
+
+
+def _listed(first, count: int) -> str:
+    """``row 3 (x = -1); row 5 (x = 1)``, and how many more there are."""
+    listed = "; ".join(f"row {row} ({where})" if where else f"row {row}" for row, where in first)
+    more = f"; and {count - len(first)} more" if count > len(first) else ""
+    return listed + more
 
 
 def _where(arrays, i: int) -> str:
@@ -269,15 +277,13 @@ def _where(arrays, i: int) -> str:
 def _say_failed(command: str, failed, rows: int) -> int:
     """A solver's rows that did not converge (exit status 1), or implicit's rows off the
     curve (a warning: their derivatives are of the level set through the point)."""
-    listed = "; ".join(f"row {row} ({where})" if where else f"row {row}" for row, where in
-                       failed[:SHOWN_SKIPPED])  # fmt: skip
-    more = f"; and {len(failed) - SHOWN_SKIPPED} more" if len(failed) > SHOWN_SKIPPED else ""
+    listed = _listed(failed[:SHOWN_SKIPPED], len(failed))
     if command == "implicit":
         say(f"warning: {len(failed)} of {rows} points are not on the curve (on_curve false): "
-            f"{listed}{more}")  # fmt: skip
+            f"{listed}")  # fmt: skip
         return EXIT_OK
     say(f"error: {command} did not converge at {len(failed)} of {rows} points (converged "
-        f"false): {listed}{more}")  # fmt: skip
+        f"false): {listed}")  # fmt: skip
     return EXIT_NOT_CONVERGED
 
 

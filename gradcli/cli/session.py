@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .. import api
-from ..analysis.commands import commands as declared_commands
+from ..analysis.commands import calculator_commands as declared_commands
 from ..analysis.report import Report
 from ..core.atomic import atomic_output
 from ..errors import GradcliError, out_of_memory, read_error

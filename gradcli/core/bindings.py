@@ -239,6 +239,11 @@ def tangents_of(options) -> dict[str | None, str]:
 
 #: How many points ``NAME=A:B`` has when N is left out.
 DEFAULT_OVER_COUNT = 201
+#: What ``--over NAME=VALUES`` takes, as its help says it (``{default}``: the points).
+OVER_HELP = (
+    "NAME=A:B[:N] is N evenly spaced points from A to B (default {default}); NAME=VALUES the"
+    " entries of a 1-D value (x=linspace(-2, 2, 101), x=[1, 2, 5])."
+)
 
 
 class Over(Record):

@@ -13,9 +13,15 @@ import re
 
 
 def render_report(report, stream, precision: int | None = None) -> None:
-    if report.command == "taylor":
-        stream.write(taylor_polynomial(report, precision) + "\n")
-        return
+    """The report in LaTeX, by its layout (one of ``LAYOUTS``)."""
+    LAYOUTS[report.layout](report, stream, precision)
+
+
+def _polynomial(report, stream, precision: int | None = None) -> None:
+    stream.write(taylor_polynomial(report, precision) + "\n")
+
+
+def _derivatives(report, stream, precision: int | None = None) -> None:
     stream.write(f"f = {_latex(report.function_latex)}\n")
     for d in report.derivatives:
         name = _name(d.name)
@@ -97,3 +103,8 @@ def _number(x: float, precision: int | None) -> str:
     mantissa, exponent = found[1], int(found[2])
     power = f"10^{{{exponent}}}"
     return power if mantissa == "1" else f"{mantissa} \\cdot {power}"
+
+
+#: The layouts of reports (``Report.layout``) that LaTeX writes: diff's formulas and
+#: taylor's polynomial.
+LAYOUTS = {"derivatives": _derivatives, "polynomial": _polynomial}

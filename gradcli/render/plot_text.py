@@ -241,4 +241,5 @@ def _field(report, console, precision: int) -> None:
                            style="red"))  # fmt: skip
 
 
-LAYOUTS = {"plot": _plot, "plots": _plots, "field": _field}
+#: The layouts of the plots' reports (``Report.layout``, else its command).
+LAYOUTS = {"curve": _plot, "plots": _plots, "field": _field}

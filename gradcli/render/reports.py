@@ -114,11 +114,11 @@ def _unicode(console) -> bool:
 
 
 def report_table(report, console, precision: int) -> None:
-    if report.command in ("plot", "plots", "field"):
-        from .plot_text import LAYOUTS
+    from .plot_text import LAYOUTS as PLOTS
 
-        return LAYOUTS[report.command](report, console, precision)
-    _LAYOUTS.get(report.command, _lines)(report, console, precision)
+    name = getattr(report, "layout", "") or report.command
+    layout = PLOTS.get(name) or _LAYOUTS.get(name, _lines)
+    layout(report, console, precision)
 
 
 def _lines(report, console, precision: int) -> None:
@@ -186,7 +186,7 @@ def _check(report, console, precision: int) -> None:
     console.print(verdict.append(f" ({against}; agree when {rule})", style=""))
 
 
-_LAYOUTS["check"] = _check
+_LAYOUTS["comparisons"] = _check
 
 
 def _formula_lines(formula) -> str:
@@ -237,7 +237,7 @@ def _diff(report, console, precision: int) -> None:
     console.print(table)
 
 
-_LAYOUTS["diff"] = _diff
+_LAYOUTS["derivatives"] = _diff
 
 
 def _propagate(report, console, precision: int) -> None:
@@ -275,7 +275,7 @@ def _propagate(report, console, precision: int) -> None:
         console.print(format_array(report.covariance, precision))
 
 
-_LAYOUTS["propagate"] = _propagate
+_LAYOUTS["uncertainty"] = _propagate
 
 
 def _taylor(report, console, precision: int) -> None:
@@ -293,4 +293,4 @@ def _taylor(report, console, precision: int) -> None:
     console.print(table)
 
 
-_LAYOUTS["taylor"] = _taylor
+_LAYOUTS["polynomial"] = _taylor

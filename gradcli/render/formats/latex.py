@@ -11,9 +11,9 @@ class Latex(OutputFormat):
     help = "LaTeX"
 
     def render_report(self, report, stream, precision=None):
-        from ..latex import render_report
+        from ..latex import LAYOUTS, render_report
 
-        if report.command not in ("diff", "taylor"):
+        if getattr(report, "layout", "") not in LAYOUTS:
             raise GradcliError("--format latex writes diff's formulas and taylor's polynomial")
         render_report(report, stream, precision)
 
