@@ -51,14 +51,20 @@ def _pending(entry, sample, transform):
     return None
 
 
-ENTRIES = [e for e in ops.OPS.values() if op_matrix.has_reference(e) and opinfo.samples_of(e)]
+#: Every entry with samples: the public ones against their reference and finite
+#: differences, the internal ones (only rules call them) against finite differences and,
+#: where aten has them, PyTorch.
+ENTRIES = [
+    e for e in (*ops.OPS.values(), *ops.INTERNAL.values())
+    if (op_matrix.has_reference(e) or e.internal) and op_matrix.samples_of(e)
+]  # fmt: skip
 CASES = list(op_matrix.all_cases(ENTRIES))
 
 
 #: The entries none of whose samples is in CI_SAMPLES (the kinds listed op by op, with a
 #: few samples each): CI runs all of theirs.
 ALL_SAMPLES = {
-    e.name for e in ENTRIES if not {b.name for b in opinfo.samples_of(e)} & CI_SAMPLES
+    e.name for e in ENTRIES if not {b.name for b in op_matrix.samples_of(e)} & CI_SAMPLES
 } | {e.name for e in ENTRIES if e.kind in opinfo.LISTED}
 
 
@@ -77,6 +83,13 @@ def _param(case):
 
 @pytest.mark.parametrize("entry, built, transform", [_param(c) for c in CASES if _chosen(c)])
 def test_each_op_sample_and_transformation_agrees_with_the_reference(entry, built, transform):
+    if transform in op_matrix.FINITE_DIFFERENCES:
+        try:
+            why = op_matrix.finite_difference_check(built, transform)
+        except op_matrix.NoReference as reason:
+            pytest.skip(str(reason))
+        assert why is None, why
+        return
     try:
         outcome, detail = op_matrix.compare(built, transform)
     except op_matrix.NoReference as why:
@@ -106,11 +119,15 @@ def test_every_declared_difference_names_cases_of_the_matrix():
 
 
 def test_every_entry_of_the_table_is_in_the_matrix():
-    # No silent gaps: every public op has samples and a reference (internal ones are
-    # only the rules' helpers, checked through the rules that use them).
+    # No silent gaps: every public op has samples and a reference, every internal one
+    # (the rules' helpers) samples of its own, checked against finite differences.
     assert all(opinfo.samples_of(e) for e in ops.OPS.values())
-    assert {e.name for e in ENTRIES} == set(ops.OPS)
-    assert {e.name for e, _, _ in CASES} == set(ops.OPS)
+    assert all(op_matrix.samples_of(e) for e in ops.INTERNAL.values())
+    everything = set(ops.OPS) | set(ops.INTERNAL)
+    assert {e.name for e in ENTRIES} == everything
+    assert {e.name for e, _, _ in CASES} == everything
+    differenced = {e.name for e, _, t in CASES if t in op_matrix.FINITE_DIFFERENCES}
+    assert set(ops.INTERNAL) <= differenced
 
 
 def test_every_function_of_a_kind_with_samples_has_them():
@@ -166,7 +183,8 @@ def test_the_matrix_counts_its_cases():
     chosen = [c for c in CASES if _chosen(c)]
     assert len({c[0].name for c in chosen}) == len(ENTRIES)
     assert len(CASES) > 5000 and len(chosen) > 2000
-    assert np.unique([t for *_, t in chosen]).tolist() == sorted(opinfo.TRANSFORMS)
+    transforms = (*opinfo.TRANSFORMS, *op_matrix.FINITE_DIFFERENCES)
+    assert np.unique([t for *_, t in chosen]).tolist() == sorted(transforms)
 
 
 def test_xlogy_jacobian_rows_stay_zero_off_their_entry_beside_a_negative_y():
