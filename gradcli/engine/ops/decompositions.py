@@ -250,7 +250,7 @@ logabsdet = table.internal(
 
 
 @table.composite(
-    "logdet", "(input: Tensor)",
+    "logdet", "(input: Tensor)", domain=("well_conditioned",),
     doc="log of the determinant; nan where it is negative, -inf where it is 0",
     symbolic=sym.logdet,
     kink="gradient 0 where det < 0 (the value is nan); where det = 0 the gradient is an "

@@ -164,7 +164,7 @@ elu = table.op("elu", _elu, "(input: Tensor, alpha: float = 1.0)",
 
 
 @table.composite(
-    "softsign", "(input: Tensor)", doc="x / (1 + |x|)",
+    "softsign", "(input: Tensor)", doc="x / (1 + |x|)", domain=("nonzero",),
     symbolic=lambda s, x: x / (1 + s.Abs(x)),
     kink="second derivative 0 at 0, where it jumps from 2 to -2", **_ACTIVATION,
     kink_at=at_zero,

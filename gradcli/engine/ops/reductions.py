@@ -293,6 +293,7 @@ _MinValuesIndices = return_type("min")
 @table.composite(
     "max",
     _MAX_MIN,
+    domain=("distinct",),
     words="g goes to the entries taken (max/min along a dim: the index found)",
     kink_at=max_min_ties(largest=True),
     overloads=_extreme_overloads("Max", _amax),
@@ -318,6 +319,7 @@ def max(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
 @table.composite(
     "min",
     _MAX_MIN,
+    domain=("distinct",),
     words="g goes to the entries taken (max/min along a dim: the index found)",
     kink_at=max_min_ties(largest=False),
     overloads=_extreme_overloads("Min", _amin),

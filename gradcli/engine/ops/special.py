@@ -236,6 +236,7 @@ def factorial(over, input):
 @table.composite(
     "ln",
     "(input: Tensor)",
+    domain=("positive",),
     doc="natural logarithm, the same as log",
     symbolic=lambda s, x: s.log(x),
     library=False,
