@@ -44,9 +44,10 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   words, as ``--steps`` shows it: ``"d sin(a)/da = cos(a)"``; another name than a, b, c
   is the variable of its rule: ``d(a**p)/dp``),
   ``domain`` (the inputs its samples draw, one name per input, and a dict
-  of keyword arguments where it needs some: ``opinfo.DOMAINS``), ``batching`` (the rule that evaluates the op at
-  many points at once, ``engine.batching_rules``; left out, the entry takes its kind's
-  rule, and ``False`` says it has none), ``samples`` (sample calls beside its
+  of keyword arguments where it needs some: ``opinfo.DOMAINS``),
+  ``batching`` (the rule that evaluates the op at many points at once,
+  ``engine.batching_rules``; left out, the entry takes its kind's rule, and
+  ``False`` says it has none), ``samples`` (sample calls beside its
   kind's), ``special`` (points where it is singular beside its kink points) and
   ``differs`` (each deliberate difference from PyTorch, with the samples and
   transformations where it shows): see ``opinfo``.
