@@ -4,8 +4,8 @@
 of the op table: the function is drawn from ``ops.FUNCTIONS`` and its arguments
 from its signature, parameter by parameter (``ARGUMENTS``), so a new function is
 fuzzed without touching the tests; a parameter name with no strategy fails
-``test_every_parameter_has_a_strategy``. Inputs come from the function's test
-domains (the gradcheck table of ``test_engine_ops.py``), and a share of them is
+``test_every_parameter_has_a_strategy``. Inputs come from the function's samples
+in the op-sample matrix (``opinfo.samples_of``: their shapes and domains), and a share of them is
 moved exactly onto the function's kinks (``KINKS``, from the entries' ``kink_at`` and
 ``special``). Around the call the
 program uses every construct of the language: operators, methods, ``.T``,
@@ -26,10 +26,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from hypothesis import strategies as st
-from test_engine_ops import CASES, real
 
-from gradcli.engine.opinfo import kink_points
+from gradcli.engine import opinfo
+from gradcli.engine.opinfo import DOMAINS, kink_points
 from gradcli.engine.ops import FUNCTIONS
+from gradcli.engine.opsamples import Drawn
 from gradcli.language import ir
 from gradcli.language.check import builtin_signature
 from gradcli.language.printing import to_source
@@ -54,17 +55,52 @@ RANDOM = {"rand", "randn"}
 # ----------------------------------------------------------------------------
 
 
+def real(*shape):
+    """Inputs of ``shape`` drawn from the domain "real": rng -> array."""
+    return lambda rng: DOMAINS["real"](rng, shape)
+
+
+def _drawn(domain, shape):
+    return lambda rng: DOMAINS[domain](rng, shape)
+
+
 def domains(name: str):
-    """The input domains of every gradcheck case that covers function ``name``."""
-    found = [case.domains for case in CASES if name in case.covers]
+    """The input domains of function ``name``: one draw per input, for each sample of the
+    op matrix (``opinfo.samples_of``) away from special points whose one or two inputs are
+    non-empty arrays drawn from a domain (its entry's, or a ``Drawn`` one)."""
+    entry = FUNCTIONS.get(name)
+    named = [d for d in (entry.domain or ()) if isinstance(d, str)] if entry else []
+    found = []
+    for sample in (built.sample for built in (opinfo.samples_of(entry) if entry else ())):
+        if sample.special or not 1 <= len(sample.inputs) <= 2:
+            continue
+        draws = []
+        for i, spec in enumerate(sample.inputs):
+            if i == 0 and isinstance(spec, int) and len(sample.inputs) == 2:
+                continue  # polygamma(n, x): the order is the fuzzer's own argument
+            if isinstance(spec, Drawn):
+                spec, domain = spec.shape, spec.domain
+            else:
+                domain = named[i] if i < len(named) else "real"
+            if not isinstance(spec, tuple) or 0 in spec:
+                break
+            draws.append(_drawn(domain, spec))
+        else:
+            found.append(tuple(draws))
     return found or [(real(2, 3), real(2, 3))]
 
 
+#: Where PyTorch computes a function less accurately than gradcli (its trigamma, 5e-10
+#: by mpmath, under lgamma's and polygamma's second derivatives).
+LESS_ACCURATE_ORACLE = dict.fromkeys(
+    ("factorial", "lgamma", "polygamma", "multigammaln", "gamma", "digamma"), 1e-8
+)
+
+
 def oracle_rtol(name: str) -> float | None:
-    """How closely PyTorch computes function ``name``, where the gradcheck table says it is
-    less accurate than gradcli (``Case.oracle_rtol``: its trigamma, 5e-10); else None."""
-    found = [case.oracle_rtol for case in CASES if name in case.covers and case.oracle_rtol]
-    return max(found, default=None)
+    """How closely PyTorch computes function ``name``, where it is less accurate than
+    gradcli; else None."""
+    return LESS_ACCURATE_ORACLE.get(name)
 
 
 #: Points where each function is not differentiable, or is singular: a share of the

@@ -11,7 +11,14 @@ libraries (``m`` is ``gradcli`` or ``torch``):
 - ``jvp``: the Jacobian-vector product with a fixed tangent;
 - ``jacobian`` and ``hessian`` (of ``sum(out * w)``), by ``autograd.functional``;
 - ``batched``: the value at three points at once (``gradcli.func.vmap``) against
-  the reference point by point.
+  the reference point by point;
+- ``gradcheck`` and ``gradgradcheck`` (``FINITE_DIFFERENCES``): against central finite
+  differences of gradcli's own forward values in float64, which owe nothing to the
+  derivative rules, as PyTorch's ``gradcheck``: the reverse pass, a batch of three
+  cotangents in one reverse pass (``is_grads_batched``) and forward mode against the
+  numerical Jacobian; the second derivative by double backward and by forward over
+  reverse against the differences of the first. These need no reference: every op
+  with a floating-point input has them, the internal ones (``ops.INTERNAL``) included.
 
 The reference is PyTorch 2.13 where it has the op; for the few it lacks
 (``sec``, ``gamma``...) it is mpmath: the op is elementwise and every transformation
@@ -70,7 +77,28 @@ REFERENCES = {
     "copy": lambda input, src: input.clone().copy_(src),  # noqa: A006
     "solve": lambda *a, **k: torch.linalg.solve(*a, **k),  # torch.solve is gone
     "rdiv": lambda input, other: other / input,  # noqa: A006  (2 / x)
+    # The internal ops that aten has under another name or signature.
+    "tanh_backward": lambda g, y: torch.ops.aten.tanh_backward(g, y),
+    "sigmoid_backward": lambda g, y: torch.ops.aten.sigmoid_backward(g, y),
+    "threshold_backward": lambda g, x, t: torch.ops.aten.threshold_backward(g, x, t),
+    "leaky_relu_backward": lambda g, x, s: torch.ops.aten.leaky_relu_backward(g, x, s, False),
+    "softmax_backward_data": lambda g, y, dim: torch.ops.aten._softmax_backward_data(
+        g, y, dim, torch.float64
+    ),
+    "log_softmax_backward_data": lambda g, y, dim: torch.ops.aten._log_softmax_backward_data(
+        g, y, dim, torch.float64
+    ),
+    "div_floor": lambda input, other: torch.div(input, other, rounding_mode="floor"),  # noqa: A006
+    "mul_scalar": lambda input, other: torch.mul(input, other),  # noqa: A006
+    "add_scalar": lambda input, other: torch.add(input, other),  # noqa: A006
+    "polygamma_op": lambda input, n: torch.polygamma(n, input),  # noqa: A006
+    "cross_op": lambda input, other, dim: torch.linalg.cross(input, other, dim=dim),  # noqa: A006
+    "logabsdet": lambda input: torch.linalg.slogdet(input)[1],  # noqa: A006
+    # Square: the samples' rows and cols are the input's last size.
+    "diag_embed": lambda input, rows, cols: torch.diag_embed(input),  # noqa: A006
 }
+#: The ops that draw random numbers from a tensor input (vmap's randomness="error").
+RANDOM_UNDER_VMAP = ("dropout",)
 #: The kinds whose ops make new tensors, in the default dtype (float64 in the tests).
 SEEDED = ("constructor", "random")
 
@@ -132,14 +160,16 @@ def _is_float(value):
 
 
 class Program:
-    """The sample as a function of its floating-point inputs, on module ``m``."""
+    """The sample as a function of its floating-point inputs, on module ``m``: each float
+    array, and each tensor of a list of tensors (``stack``'s), is a variable, named by
+    ``(position, index in the list or None)``."""
 
     def __init__(self, m, built, values=None, numbers_as_tensors=False):
         self.m, self.built = m, built
         # PyTorch's maximum, atan2... take no Python number: the reference takes it as 0-d.
         self.numbers_as_tensors = numbers_as_tensors
         self.values = built.values if values is None else values
-        self.variables = [i for i, v in enumerate(self.values) if _is_float(v)]
+        self.variables = variables_of(self.values)
         self.fn = entry_function(m, built.entry)
 
     def tensor(self, value, grad=True):
@@ -152,21 +182,30 @@ class Program:
             return [m.tensor(v, dtype=m.float64) for v in value.shapes]
         if _is_float(value):
             entry = self.built.entry  # no gradient for a random op that fills its input
-            grad = grad and (entry.differentiable or entry.kind not in opinfo.LISTED)
+            grad = grad and (entry.kind not in opinfo.LISTED or differentiates(entry))
             return m.tensor(value, dtype=m.float64, requires_grad=grad)
         if isinstance(value, np.ndarray):
             return m.tensor(value)
         return value
 
+    def arrays(self, values=None):
+        """The variables' values (of ``values``, the sample's by default)."""
+        return arrays_of(self.values if values is None else values, self.variables)
+
     def point(self, grad=True):
-        return tuple(self.tensor(self.values[i], grad) for i in self.variables)
+        return tuple(self.tensor(a, grad) for a in self.arrays())
 
     def __call__(self, *xs):
         values = list(self.values)
         given = dict(zip(self.variables, xs))
 
         def wrap(v, i):
-            return given[i] if i in given else self.tensor(v, grad=False)
+            if isinstance(v, opsamples.Tensors):
+                return [
+                    given[i, j] if (i, j) in given else self.tensor(a, grad=False)
+                    for j, a in enumerate(v.shapes)
+                ]
+            return given[i, None] if (i, None) in given else self.tensor(v, grad=False)
 
         args, kwargs = self.built.arguments(wrap)
         kwargs = {k: _param(self.m, k, v) for k, v in kwargs.items()}
@@ -181,6 +220,22 @@ class Program:
             return _first(self.fn(*args, **kwargs))
         finally:
             self.m.set_default_dtype(old)
+
+
+def variables_of(values):
+    """The variables of a sample's values: ``(position, None)`` for a float array,
+    ``(position, index)`` for each tensor of a list."""
+    found = []
+    for i, v in enumerate(values):
+        if isinstance(v, opsamples.Tensors):
+            found += [(i, j) for j, a in enumerate(v.shapes) if _is_float(a)]
+        elif _is_float(v):
+            found.append((i, None))
+    return found
+
+
+def arrays_of(values, variables):
+    return [values[i] if j is None else values[i].shapes[j] for i, j in variables]
 
 
 def entry_function(m, entry):
@@ -229,7 +284,10 @@ def _run(m, built, transform, values, numbers_as_tensors):
         return tuple(map(_array, found))
     if transform == "grad2":
         found = m.autograd.grad(out, x, v, create_graph=True, allow_unused=True)
-        weights = [m.tensor(cotangent(tuple(g.shape), 0.25), dtype=m.float64) for g in found]
+        weights = [
+            None if g is None else m.tensor(cotangent(tuple(g.shape), 0.25), dtype=m.float64)
+            for g in found
+        ]
         total = sum((g * w).sum() for g, w in zip(found, weights) if g is not None)
         found = m.autograd.grad(total, x, allow_unused=True, materialize_grads=True)
         return tuple(map(_array, found))
@@ -270,7 +328,8 @@ def _batched(m, built, numbers_as_tensors):
         each = [Program(m, built, r, numbers_as_tensors) for r in rows]
         return (np.stack([_array(f(*f.point(False))) for f in each]),)
     f = Program(m, built)
-    stacked = tuple(m.tensor(np.stack([r[i] for r in rows]), dtype=m.float64) for i in f.variables)
+    columns = zip(*(f.arrays(r) for r in rows))
+    stacked = tuple(m.tensor(np.stack(c), dtype=m.float64) for c in columns)
     return (_array(gradcli.func.vmap(f)(*stacked)),)
 
 
@@ -406,15 +465,240 @@ def _empty(built):
     return out.size == 0 or any(isinstance(v, np.ndarray) and v.size == 0 for v in built.values)
 
 
+def samples_of(entry):
+    """The entry's samples (``opinfo.samples_of``); an internal elementwise or reduction op's
+    are its own only: rules call it with arguments its kind's generic samples do not make
+    (a gradient and the output it belongs to)."""
+    found = opinfo.samples_of(entry)
+    if entry.internal and entry.kind in opinfo.BY_KIND:
+        own = {s.name for s in entry.samples}
+        found = [b for b in found if b.name in own]
+    return found
+
+
+def differentiates(entry) -> bool:
+    """Whether the op's result carries a gradient: an entry that records a node of its own,
+    or a composite whose first differentiable sample gives a result that requires grad
+    (``cross``, ``mse_loss``: their gradients are their parts')."""
+    if entry.name not in _DIFFERENTIATES:
+        _DIFFERENTIATES[entry.name] = entry.differentiable or _composite_differentiates(entry)
+    return _DIFFERENTIATES[entry.name]
+
+
+_DIFFERENTIATES: dict[str, bool] = {}
+
+
+def _composite_differentiates(entry):
+    if entry.kind in SEEDED:
+        return False
+    for built in samples_of(entry):
+        if built.sample.special or not variables_of(built.values):
+            continue
+        f = Program(gradcli, built)
+        xs = [gradcli.tensor(a, dtype=gradcli.float64, requires_grad=True)
+              for a in f.arrays()]  # fmt: skip
+        try:
+            out = f(*xs)
+        except Exception:  # noqa: BLE001  (a sample that raises says nothing of gradients)
+            continue
+        return bool(getattr(out, "requires_grad", False))
+    return False
+
+
 def all_cases(entries):
-    """Every ``(entry, built sample, transform)`` of the matrix."""
+    """Every ``(entry, built sample, transform)`` of the matrix: the reference's
+    transformations where the entry has a reference, the finite differences' where it
+    differentiates."""
     for entry in entries:
-        for built in opinfo.samples_of(entry):
-            for transform in opinfo.TRANSFORMS:
-                if transform != "value" and not (entry.differentiable or entry.name in MPMATH):
+        referenced = has_reference(entry)
+        for built in samples_of(entry):
+            for transform in (*opinfo.TRANSFORMS, *FINITE_DIFFERENCES):
+                if transform in FINITE_DIFFERENCES:
+                    if differentiates(entry) and _by_differences(built):
+                        yield entry, built, transform
                     continue
-                if transform != "value" and not any(map(_is_float, built.values)):
+                if not referenced:
+                    continue
+                if transform != "value" and not (differentiates(entry) or entry.name in MPMATH):
+                    continue
+                if transform != "value" and not variables_of(built.values):
                     continue  # no floating-point input to differentiate by
+                if transform == "batched" and entry.name in RANDOM_UNDER_VMAP:
+                    continue  # vmap refuses randomness by default, as PyTorch's
                 if transform == "batched" and not entry.library:
                     continue  # vmap batches the gradcli.<name> functions
                 yield entry, built, transform
+
+
+# ----------------------------------------------------------------------------
+# Finite differences: PyTorch's gradcheck and gradgradcheck, in float64
+# ----------------------------------------------------------------------------
+
+FINITE_DIFFERENCES = ("gradcheck", "gradgradcheck")
+#: Ops of a symmetric matrix that read one triangle, with the symmetric gradient of the
+#: convention PyTorch's: differenced along symmetric perturbations, as its tests do.
+SYMMETRIC = ("eigvalsh", "eigenvectors")
+#: Samples where differences lose the digits they check: the normal distribution's far
+#: tails (the reference transformations check them against PyTorch).
+NOT_SMOOTH = ("tails",)
+#: The step, and the tolerances of a derivative against its differences (PyTorch's
+#: gradcheck takes eps 1e-6, atol 1e-5, rtol 1e-3; the samples here are away from kinks).
+STEP, FD_RTOL, FD_ATOL = 1e-6, 1e-4, 1e-6
+
+
+def _by_differences(built):
+    # Finite differences need a smooth neighbourhood: no kink, pole, ±0, inf, nan or
+    # extreme scale (the special samples), and a floating-point input to perturb.
+    floats = arrays_of(built.values, variables_of(built.values))
+    return (
+        not built.sample.special
+        and built.name not in NOT_SMOOTH
+        and any(v.size for v in floats)
+        and all(np.isfinite(v).all() for v in floats)
+    )
+
+
+def _float_out(out):
+    # float64 only, as PyTorch's gradcheck: a float32 result's rounding swamps the differences.
+    return hasattr(out, "dtype") and str(out.dtype).endswith("float64")
+
+
+def _numerical_jacobian(f, point, step=STEP):
+    """The Jacobian of ``f`` at ``point`` (float64 arrays) by central differences: one
+    ``(out.size, x.size)`` block per input."""
+    blocks = []
+    for k, x in enumerate(point):
+        block = []
+        for i in range(x.size):
+            shifted = []
+            for sign in (1.0, -1.0):
+                moved = [p.copy() for p in point]
+                moved[k].reshape(-1)[i] += sign * step
+                shifted.append(np.asarray(f(*moved), float).reshape(-1))
+            block.append((shifted[0] - shifted[1]) / (2 * step))
+        blocks.append(np.stack(block, axis=1) if block else np.zeros((0, 0)))
+    return blocks
+
+
+def _close(found, expected, what):
+    found, expected = np.asarray(found, float), np.asarray(expected, float)
+    if found.shape != expected.shape:
+        return f"{what}: shape {found.shape} != {expected.shape}"
+    scale = float(np.max(np.abs(expected), initial=1.0))
+    if not np.allclose(found, expected, rtol=FD_RTOL, atol=FD_ATOL * scale):
+        return f"{what}: {found.reshape(-1)} != finite differences {expected.reshape(-1)}"
+    return None
+
+
+def finite_difference_check(built, transform) -> str | None:
+    """Why gradcli's derivatives of the sample differ from finite differences of its
+    values, or None. Raises ``NoReference`` where the sample has no float result."""
+    try:
+        return _finite_difference_check(built, transform)
+    except gradcli.GradcliError as err:  # a refusal the reference transformations check
+        raise NoReference(f"gradcli raises {type(err).__name__}: {err}") from None
+
+
+def _finite_difference_check(built, transform):
+    f = Program(gradcli, built)
+    point = [np.array(a, dtype=float) for a in f.arrays()]
+    if built.entry.name in SYMMETRIC:
+        f = _symmetrised(f)
+
+    def value(*arrays):
+        with gradcli.no_grad():
+            return _array(f(*(gradcli.tensor(a, dtype=gradcli.float64) for a in arrays)))
+
+    xs = [gradcli.tensor(a, dtype=gradcli.float64, requires_grad=True) for a in point]
+    out = f(*xs)
+    if not _float_out(out) or not out.requires_grad or out.numel() == 0:
+        raise NoReference("no float64 result that requires grad")
+    if not np.isfinite(_array(out)).all():
+        raise NoReference("a value that is not finite: no differences there")
+    v = cotangent(tuple(out.shape))
+    if transform == "gradcheck":
+        return _gradcheck(f, point, xs, out, v, value)
+    return _gradgradcheck(f, point, v)
+
+
+def _symmetrised(f):
+    def g(a, *rest):
+        return f((a + a.mT) / 2, *rest)
+
+    g.variables = f.variables
+    return g
+
+
+def _gradcheck(f, point, xs, out, v, value):
+    jacobian = _numerical_jacobian(value, point)
+    if not all(np.isfinite(block).all() for block in jacobian):
+        raise NoReference("the differences leave the op's domain")
+    found = gradcli.autograd.grad(
+        out, xs, gradcli.tensor(v), retain_graph=True, allow_unused=True, materialize_grads=True
+    )
+    for k, (g, block) in enumerate(zip(found, jacobian)):
+        why = _close(_array(g), (v.reshape(-1) @ block).reshape(point[k].shape), f"grad {k}")
+        if why:
+            return why
+    # Three cotangents in one reverse pass: the batched rules against the same Jacobian.
+    vs = np.stack([v, cotangent(v.shape, 0.3), cotangent(v.shape, -0.6)])
+    batch = gradcli.tensor(vs)
+    found = gradcli.autograd.grad(out, xs, batch, is_grads_batched=True, allow_unused=True)
+    for k, (g, block) in enumerate(zip(found, jacobian)):
+        expected = (vs.reshape(3, -1) @ block).reshape((3, *point[k].shape))
+        g = np.zeros(expected.shape) if g is None else _array(g)
+        why = _close(g, expected, f"batched grad {k}")
+        if why:
+            return why
+    # Forward mode: the tangent of the dual numbers along u.
+    us = [cotangent(p.shape, 0.5) for p in point]
+    fwad = gradcli.autograd.forward_ad
+    with fwad.dual_level():
+        duals = [fwad.make_dual(gradcli.tensor(p), gradcli.tensor(u)) for p, u in zip(point, us)]
+        tangent = fwad.unpack_dual(f(*duals)).tangent
+    expected = sum(block @ u.reshape(-1) for block, u in zip(jacobian, us))
+    found = np.zeros(out.shape) if tangent is None else _array(tangent)
+    return _close(found, np.reshape(expected, tuple(out.shape)), "jvp")
+
+
+def _gradgradcheck(f, point, v):
+    """The derivative of ``g(x) = vᵀ J(x)`` along ``w``, by double backward and by forward
+    over reverse, against ``(g(x + h w) - g(x - h w)) / 2h``."""
+
+    def first(*arrays, create_graph=False):
+        xs = [gradcli.tensor(a, dtype=gradcli.float64, requires_grad=True) for a in arrays]
+        found = gradcli.autograd.grad(
+            f(*xs), xs, gradcli.tensor(v), create_graph=create_graph, allow_unused=True,
+            materialize_grads=True,
+        )  # fmt: skip
+        return xs, found
+
+    ws = [cotangent(p.shape, 0.25) for p in point]
+    up = first(*(p + STEP * w for p, w in zip(point, ws)))[1]
+    down = first(*(p - STEP * w for p, w in zip(point, ws)))[1]
+    expected = [(_array(a) - _array(b)) / (2 * STEP) for a, b in zip(up, down)]
+    # Double backward: H w is the gradient of <g(x), w>.
+    xs, found = first(*point, create_graph=True)
+    total = sum((g * gradcli.tensor(w)).sum() for g, w in zip(found, ws) if g.requires_grad)
+    if isinstance(total, int):  # g does not depend on x: a linear op, H = 0
+        second = [np.zeros(p.shape) for p in point]
+    else:
+        second = gradcli.autograd.grad(total, xs, allow_unused=True, materialize_grads=True)
+        second = [_array(s) for s in second]
+    for k, (a, b) in enumerate(zip(second, expected)):
+        why = _close(a, b, f"double backward {k}")
+        if why:
+            return why
+    # Forward over reverse: the tangent of g along w (func.hessian's way, jacfwd(jacrev)).
+    func = gradcli.func
+    cot = gradcli.tensor(v)
+    _, tangents = func.jvp(
+        lambda *xs: func.vjp(f, *xs)[1](cot),
+        tuple(gradcli.tensor(p) for p in point),
+        tuple(gradcli.tensor(w) for w in ws),
+    )
+    for k, (a, b) in enumerate(zip(tangents, expected)):
+        why = _close(_array(a), b, f"forward over reverse {k}")
+        if why:
+            return why
+    return None

@@ -1,10 +1,11 @@
-"""gradcli against PyTorch 2.13, the test oracle: values, gradients, names and errors.
+"""gradcli against PyTorch 2.13, the test oracle: flags, names and errors.
 
 Each test runs the same code twice, with ``m = gradcli`` and ``m = torch``, and
-compares: every case of the op table (value, first and second derivatives in
-float64 to rtol 1e-10, grad_fn name), the kinks and edge values, the errors
-(same exception type, same gist of message), the autograd API semantics, and
-the tensor API (compared through ``repr``, which prints as PyTorch does).
+compares: the ops without a gradient or a derivative, the kinks and edge values, the
+errors (same exception type, same gist of message), the autograd API semantics, and
+the tensor API (compared through ``repr``, which prints as PyTorch does). Every op's
+value, derivatives and grad_fn on its samples are the op-sample matrix's
+(``test_op_matrix.py``).
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from test_engine_ops import CASES, NO_DERIVATIVE_CASES, NONDIFF_CASES, SAME, nn
 
 import gradcli
+from gradcli.engine import ops
 from gradcli.errors import GradcliError
 
 torch = pytest.importorskip(
@@ -59,44 +60,61 @@ def _derivatives(m, fn, arrays, seed=1):
     return [out, *first, *second]
 
 
-ORACLE_CASES = [c for c in CASES if c.torch_call() is not None]
+def nn(m):
+    """torch.nn.functional for PyTorch; gradcli keeps those functions at the top level."""
+    return m.nn.functional if m.__name__ == "torch" else m
 
 
-@pytest.mark.parametrize("case", ORACLE_CASES, ids=lambda c: c.name)
-def test_case_value_and_derivatives_match_torch(case):
-    arrays = case.arrays()
-    ours = _derivatives(gradcli, case.fn, arrays)
-    theirs = _derivatives(torch, case.torch_call(), arrays)
-    for k, (a, b) in enumerate(zip(ours, theirs)):
-        what = f"{case.name}: result {k} (value, first, then second derivatives)"
-        _assert_close(a, b, what, case.oracle_rtol or RTOL)
+# Ops without a gradient: their results never require grad, as PyTorch's.
+NONDIFF_CASES = [
+    ("lt", lambda m, x, y: x < y),
+    ("le", lambda m, x, y: x <= y),
+    ("gt", lambda m, x, y: m.gt(x, y)),
+    ("ge", lambda m, x, y: x >= y),
+    ("eq", lambda m, x, y: x == y),
+    ("ne", lambda m, x, y: x.ne(y)),
+    ("logical_and", lambda m, x, y: (x > 0) & (y > 0)),
+    ("logical_or", lambda m, x, y: (x > 0) | (y > 0)),
+    ("logical_not", lambda m, x, y: ~(x > y)),
+    ("isnan", lambda m, x, y: m.isnan(m.log(x))),
+    ("isinf", lambda m, x, y: m.isinf(1.0 / m.relu(x))),
+    ("isfinite", lambda m, x, y: m.isfinite(m.log(x))),
+    ("argmax", lambda m, x, y: m.argmax(x, 1)),
+    ("argmin", lambda m, x, y: x.argmin()),
+    ("all", lambda m, x, y: (x > -0.5).all(1)),
+    ("any", lambda m, x, y: m.any(x > y)),
+    ("isclose", lambda m, x, y: m.isclose(x, y)),
+    ("nonzero", lambda m, x, y: (x > y).nonzero()),
+    ("argsort", lambda m, x, y: x.argsort(1, descending=True)),
+    ("detach", lambda m, x, y: m.detach(x * y)),
+    ("one_hot", lambda m, x, y: m.nn.functional.one_hot((x > y).long(), 3)),
+    # A cast to integers or bool: its result carries no gradient (ToCopyBackward0 it was).
+    ("long", lambda m, x, y: x.long()),
+    ("to int32", lambda m, x, y: x.to(m.int32)),
+    ("bool", lambda m, x, y: x.bool()),
+]
+
+# Ops whose derivative PyTorch does not implement: grad_fn NotImplemented, backward
+# raises.
+NO_DERIVATIVE_CASES = [
+    ("floor_divide", lambda m, x: x // 0.3),
+    ("rfloor_divide", lambda m, x: 2.0 // x),
+    ("remainder", lambda m, x: 2.0 % x),
+]
 
 
-@pytest.mark.parametrize("case", ORACLE_CASES, ids=lambda c: c.name)
-def test_case_batched_jacobian_matches_torch(case):
-    # One reverse pass over the identity (is_grads_batched) against torch's row-by-row Jacobian.
-    arrays = case.arrays()
-    xs = [gradcli.tensor(a, requires_grad=True) for a in arrays]
-    out = case.fn(gradcli, *xs)
-    n = out.numel()
-    eye = gradcli.eye(n, dtype=gradcli.float64).reshape(n, *out.shape)
-    ours = gradcli.autograd.grad(out, xs, eye, is_grads_batched=True, allow_unused=True)
-    theirs = torch.autograd.functional.jacobian(
-        lambda *ts: case.torch_call()(torch, *ts), tuple(torch.tensor(a) for a in arrays)
-    )
-    for k, (a, b) in enumerate(zip(ours, theirs)):
-        a = np.zeros(b.shape) if a is None else _np(a).reshape(tuple(b.shape))
-        _assert_close(a, b, f"{case.name}: Jacobian for input {k}", case.oracle_rtol or RTOL)
-
-
-@pytest.mark.parametrize("case", [c for c in CASES if c.torch_fn == SAME], ids=lambda c: c.name)
-def test_case_grad_fn_name_and_flags_match_torch(case):
-    arrays = case.arrays()
-    ours = case.fn(gradcli, *[gradcli.tensor(a, requires_grad=True) for a in arrays])
-    theirs = case.fn(torch, *[torch.tensor(a, requires_grad=True) for a in arrays])
-    assert ours.grad_fn.name() == theirs.grad_fn.name()
-    assert (ours.requires_grad, ours.is_leaf) == (theirs.requires_grad, theirs.is_leaf)
-    assert repr(ours) == repr(theirs)
+def test_sizes_are_torchs():
+    # numel and len give Python ints, never tensors.
+    for shape in [(2, 3), (4,), (0, 5), ()]:
+        x = np.zeros(shape)
+        assert ops.numel(gradcli.tensor(x)) == torch.numel(torch.tensor(x))
+        if shape:
+            assert ops.FUNCTIONS["len"].call(gradcli.tensor(x)) == len(torch.tensor(x))
+        else:
+            with pytest.raises(TypeError, match="len\\(\\) of a 0-d tensor"):
+                len(torch.tensor(x))
+            with pytest.raises(TypeError, match="len\\(\\) of a 0-d tensor"):
+                ops.FUNCTIONS["len"].call(gradcli.tensor(x))
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")

@@ -1,16 +1,12 @@
-"""Forward-mode AD and ``func`` against PyTorch 2.13: every op's tangent, and the transforms.
-
-For every case of the op table that PyTorch can replay (``test_engine_ops.CASES``),
-the tangent that ``forward_ad`` gives equals PyTorch's ``forward_ad`` tangent of
-the same function, in float64. The ``func`` transforms are compared with
-``torch.func`` on functions that mix the ops.
+"""The ``func`` transforms against ``torch.func`` (PyTorch 2.13) on functions that mix the
+ops, in float64. Every op's tangent against PyTorch's is the op-sample matrix's ``jvp``
+(``test_op_matrix.py``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_engine_ops import CASES
 
 import gradcli
 
@@ -18,38 +14,9 @@ torch = pytest.importorskip(
     "torch", reason="PyTorch 2.13 is the test oracle; install torch==2.13.0"
 )
 
-ORACLE_CASES = [c for c in CASES if c.torch_call() is not None]
-
-
-def _tangent(m, fn, arrays, tangents):
-    fwad = m.autograd.forward_ad
-    with fwad.dual_level():
-        duals = [fwad.make_dual(m.tensor(a), m.tensor(t)) for a, t in zip(arrays, tangents)]
-        out = fn(m, *duals)
-        outs = out if isinstance(out, (tuple, list)) else [out]
-        return [fwad.unpack_dual(o).tangent for o in outs]
-
 
 def _np(t):
     return t.detach().numpy() if isinstance(t, torch.Tensor) else np.asarray(t._data)
-
-
-@pytest.mark.parametrize("case", ORACLE_CASES, ids=lambda c: c.name)
-def test_tangent_of_each_case_matches_torch(case):
-    arrays = case.arrays()
-    rng = np.random.default_rng(11)
-    tangents = [rng.uniform(-1, 1, a.shape) for a in arrays]
-    try:
-        theirs = _tangent(torch, case.torch_call(), arrays, tangents)
-    except NotImplementedError as err:  # PyTorch has no forward-mode formula for it
-        pytest.skip(f"PyTorch: {err}")
-    ours = _tangent(gradcli, case.fn, arrays, tangents)
-    assert len(ours) == len(theirs)
-    for a, b in zip(ours, theirs):
-        if b is None:
-            assert a is None or not np.any(_np(a))
-            continue
-        np.testing.assert_allclose(_np(a), _np(b), rtol=1e-9, atol=1e-12, err_msg=case.name)
 
 
 def _mixed(m, x, y):

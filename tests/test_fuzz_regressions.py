@@ -202,8 +202,8 @@ def test_values_on_either_side_of_a_jump_are_not_a_disagreement(sample):
 
 
 def test_digamma_s_hessian_is_compared_to_pytorch_within_its_trigamma_s_accuracy():
-    # PyTorch's trigamma is good to 5e-10 (Case.oracle_rtol): tanh(digamma(x))'' was 1e-8
-    # apart from PyTorch's (the fuzzer, seed 3), and gradcli's is mpmath's.
+    # PyTorch's trigamma is good to 5e-10 (fuzzing.LESS_ACCURATE_ORACLE): tanh(digamma(x))''
+    # was 1e-8 apart from PyTorch's (the fuzzer, seed 3), and gradcli's is mpmath's.
     import mpmath
 
     x = np.array([[0.88130895, 1.02515242, 1.25745902], [0.95564108, 1.77882123, 1.36538446]])

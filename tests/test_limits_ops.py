@@ -74,8 +74,8 @@ def test_a_growing_op_runs_at_the_limit_and_is_refused_one_number_below(op, call
 
 
 def _broadcasting_entries():
-    """The elementwise and binary entries of two inputs or more that the gradcheck sweep
-    samples: each broadcasts, so each must be checked by the default size."""
+    """The elementwise and binary entries of two inputs or more that declare a domain:
+    each broadcasts, so each must be checked by the default size."""
     return [
         e
         for e in ops.OPS.values()

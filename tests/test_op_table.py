@@ -1,9 +1,9 @@
-"""The gradcheck sweep generated from the op table: every entry that declares the
-domain of its inputs (``Op.domain``: one name per input, and a dict of keyword
-arguments where the op needs some) passes ``gradcheck`` and ``gradgradcheck`` in
-float64 on inputs drawn from it (``opinfo.DOMAINS``, which the op-sample matrix draws
-from too), through its public function. Nothing here lists ops or domains: an entry
-that gains a domain is swept.
+"""The entries' input domains (``Op.domain``: one name per input, and a dict of keyword
+arguments where the op needs some): every elementwise and binary function declares
+one, each names a domain of ``opinfo.DOMAINS``, and the helpers that draw an entry's
+inputs from it (for ``test_keyword_arguments.py`` and ``test_forward_ad.py``). The
+gradcheck and gradgradcheck of every entry on its samples, drawn from these domains,
+are the op-sample matrix's (``test_op_matrix.py``).
 """
 
 from __future__ import annotations
@@ -11,10 +11,8 @@ from __future__ import annotations
 import zlib
 
 import numpy as np
-import pytest
 
 import gradcli
-from gradcli.autograd import gradcheck, gradgradcheck
 from gradcli.engine import ops
 from gradcli.engine.opinfo import DOMAINS  # the domains the entries name
 
@@ -54,10 +52,3 @@ def test_the_sweep_covers_the_elementwise_and_binary_entries():
         if entry.kind in ("elementwise", "binary") and entry.differentiable and entry.function:
             assert entry.name in swept, f"{entry.name} declares no domain"
     assert all(d in DOMAINS for e in SWEPT for d in e.domain if isinstance(d, str))
-
-
-@pytest.mark.parametrize("entry", SWEPT, ids=lambda e: e.name)
-def test_gradcheck_of_each_entry(entry):
-    f, xs = _function(entry, _inputs(entry))
-    assert gradcheck(f, xs, eps=1e-6, atol=1e-5, rtol=1e-3)
-    assert gradgradcheck(f, xs, eps=1e-6, atol=1e-5, rtol=1e-3)

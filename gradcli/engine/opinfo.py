@@ -219,18 +219,25 @@ def _elementwise(entry, n):
         Sample("0-d", [()] * n, req),
         Sample("one element", [(1,)] * n, req),
         Sample("empty", [(0,)] * n, req),
+        Sample("1-d", [(3,)] * n, req),
     ]
     if n == 2:
         found += [
             Sample("broadcast", [(2, 1, 3), (4, 1)], req),
             Sample("broadcast 0-d", [(2, 3), ()], req),
             Sample("broadcast empty", [(2, 0), (1,)], req),
+            Sample("broadcast rows", [(2, 3), (3,)], req),
+            Sample("broadcast columns", [(2, 3), (2, 1)], req),
+            Sample("broadcast outer", [(3, 1), (1, 4)], req),
+            Sample("broadcast column and row", [(3, 1), (2,)], req),
         ]
         kinds = [p.type for p in _inputs_of(entry)]
         if "Number" in kinds[1]:
             found.append(Sample("number other", [(2, 3), 0.75], req))
+            found.append(Sample("1-d, number other", [(3,), 0.75], req))
         if "Number" in kinds[0]:
             found.append(Sample("number input", [0.75, (2, 3)], req))
+            found.append(Sample("number input, 1-d", [0.75, (3,)], req))
     return found
 
 

@@ -76,7 +76,11 @@ def _shape_ops():
             _s("keywords", [(2, 3, 2)], {"start_dim": -2}, keywords=True),
             _s("0-d", [()]),
         ],
-        "squeeze": [_s("all", [(2, 1, 3)]), *_dims("squeeze", "dim", (2, 1, 3), (1, -2))],
+        "squeeze": [
+            _s("all", [(2, 1, 3)]),
+            _s("all, 4-d", [(2, 1, 3, 1)]),
+            *_dims("squeeze", "dim", (2, 1, 3), (1, -2)),
+        ],
         "unsqueeze": _dims("unsqueeze", "dim", (2, 3), (0, -1)),
         "transpose": [
             _s("2-d", [(2, 3)], {"dim0": 0, "dim1": -1}),
@@ -105,6 +109,7 @@ def _shape_ops():
         "flip": [
             _s("dim 0", [(2, 3)], {"dims": [0]}),
             _s("dims", [(2, 3)], {"dims": [0, -1]}),
+            _s("3-d dims", [(2, 3, 2)], {"dims": [0, -1]}),
             _s("0-d dim 0", [()], {"dims": [0]}),
             _s("0-d dim -1", [()], {"dims": [-1]}),
         ],
@@ -121,23 +126,37 @@ def _shape_ops():
             _s("indices", [(3, 2), _ints(2, 0, 2)]),
             _s("0-d", [(), Raw(())]),
             _s("mask", [(2, 3), np.array([[True, False, True], [False, True, True]])]),
+            _s("slices", [(2, 4), Raw((slice(None), slice(1, 3)))]),
+            _s("step", [(5,), Raw(slice(None, None, 2))]),
+            _s("ellipsis", [(2, 2, 3), Raw((Ellipsis, 0))]),
+            _s("None", [(3,), Raw((None, slice(None), None))]),
+            _s("list", [(3,), Raw([1, 1, 0])]),
         ],
         "setitem": [
             _s("int", [(2, 3), 1, (3,)]),
             _s("number", [(2, 3), Raw((0, -1)), 0.5]),
             _s("indices", [(3, 2), _ints(2, 0), (2, 2)]),
+            _s("slices", [(2, 3), Raw((slice(None), slice(0, 2))), (2, 2)]),
+            _s("broadcast", [(3, 2), Raw(slice(0, 2)), (1,)]),
+            _s("mask", [(2, 3), np.array([[True, False, True], [False, True, True]]), (4,)]),
+            _s("0-d into 1-d", [(3,), 0, ()]),
         ],
         "stack": [
             _s("2", [Tensors(((2, 3), (2, 3)))]),
             _s("dim -1", [Tensors(((2, 3), (2, 3)))], {"dim": -1}),
+            _s("3, dim -1", [Tensors(((2, 3), (2, 3), (2, 3)))], {"dim": -1}),
             _s("0-d", [Tensors(((), ()))]),
         ],
         "cat": [
             _s("dim 0", [Tensors(((2, 3), (1, 3)))]),
             _s("dim -1", [Tensors(((2, 3), (2, 1)))], {"dim": -1}),
+            _s("3, dim -1", [Tensors(((2, 1), (2, 3), (2, 1)))], {"dim": -1}),
         ],
-        "hstack": [_s("2-d", [Tensors(((2, 3), (2, 1)))])],
-        "vstack": [_s("1-d", [Tensors(((3,), (3,)))])],
+        "hstack": [
+            _s("2-d", [Tensors(((2, 3), (2, 1)))]),
+            _s("column", [Tensors(((2, 1), (2, 3)))]),
+        ],
+        "vstack": [_s("1-d", [Tensors(((3,), (3,)))]), _s("1-d, 2-d", [Tensors(((3,), (2, 3)))])],
         "unbind": _dims("unbind", "dim", (2, 3), (0, -1), zero_d=False),
         "split": [
             _s("size", [(4, 3)], {"split_size_or_sections": 3}),
@@ -148,8 +167,22 @@ def _shape_ops():
             _s("2", [(4, 3)], {"chunks": 2}),
             _s("dim -1", [(4, 3)], {"chunks": 2, "dim": -1}),
         ],
-        "repeat": [_s("2-d", [(2, 3)], {"sizes": [2, 1]}), _s("0-d", [()], {"sizes": [3]})],
+        "repeat": [
+            _s("2-d", [(2, 3)], {"sizes": [2, 1]}),
+            _s("1-d", [(2,)], {"sizes": [3]}),
+            _s("0-d", [()], {"sizes": [3]}),
+        ],
         "sum_to_size": [_s("2-d", [(2, 3)], {"size": [1, 3]})],
+        # The internal ops that x[index]'s and take_along_dim's rules call.
+        "index_scatter": [_s("rows", [(3, 2)], {"index": (_ints(0, 2, 0),), "size": [3, 2]})],
+        "zero_at": [_s("rows", [(3, 2)], {"index": (slice(1, None),), "batch_dims": 0})],
+        "put_along_dim": [
+            _s(
+                "dim 1",
+                [(2, 2)],
+                {"indices": _ints(0, 2, 1, 0).reshape(2, 2), "dim": 1, "size": [2, 3]},
+            )
+        ],
     }
     t["view"] = t["reshape"][:3]
     return t
@@ -165,6 +198,13 @@ def _linalg_ops():
             _s("2-d 1-d", [(2, 3), (3,)]),
             _s("1-d 2-d", [(3,), (3, 2)]),
             _s("batch broadcast", [(2, 1, 2, 3), (4, 3, 2)]),
+            _s("batch broadcast, column", [(2, 1, 2, 3), (3, 3, 1)]),
+            _s("inner 1", [(3, 1), (1, 2)]),
+            _s("1-d 3-d", [(3,), (2, 3, 2)]),
+            _s("3-d 1-d", [(2, 2, 3), (3,)]),
+            _s("2-d 3-d", [(2, 3), (2, 3, 2)]),
+            _s("3-d 2-d", [(2, 2, 3), (3, 2)]),
+            _s("3-d 3-d", [(2, 2, 3), (2, 3, 2)]),
             _s("keywords", [(2, 3), (3, 4)], keywords=True),
         ],
         "mm": [_s("2-d", [(2, 3), (3, 4)])],
@@ -191,6 +231,8 @@ def _linalg_ops():
             _s("offset", [(3, 4)], {"offset": 1}),
             _s("negative dims", [(2, 3, 3)], {"offset": -1, "dim1": -2, "dim2": -1}),
             _s("keywords", [(3, 4)], {"offset": 1, "dim1": 1, "dim2": 0}, keywords=True),
+            _s("3-d", [(3, 3, 2)]),
+            _s("3-d dims", [(3, 2, 3)], {"offset": 0, "dim1": 2, "dim2": 0}),
         ],
         "diag": [_s("1-d", [(3,)]), _s("2-d", [(3, 4)])],
         "tril": [
@@ -214,7 +256,11 @@ def _linalg_ops():
             _s("left=False", [Drawn(W, (3, 3)), (2, 3)], {"left": False}),
             _s("batch", [Drawn(W, (2, 3, 3)), (2, 3, 1)]),
         ],
-        "eigvalsh": [_s("symmetric", [sym]), _s("UPLO", [sym], {"UPLO": "U"})],
+        "eigvalsh": [
+            _s("symmetric", [sym]),
+            _s("UPLO", [sym], {"UPLO": "U"}),
+            _s("batch UPLO", [(2, 3, 3)], {"UPLO": "U"}),
+        ],
     }
 
 
@@ -241,6 +287,15 @@ def _loss_ops():
     t["nll_loss"] = [_s(r, [(3, 4)], {"target": target, "reduction": r}) for r in REDUCTIONS] + [
         _s("weight", [(3, 4)], {"target": target, "weight": weight}),
         _s("ignore_index", [(3, 4)], {"target": target, "ignore_index": 3}),
+        _s("1-d", [(4,)], {"target": np.array(2)}),
+        _s(
+            "spatial", [(2, 3, 2)], {"target": _ints(0, 2, 1, 1).reshape(2, 2), "reduction": "none"}
+        ),
+        _s(
+            "2-d spatial",
+            [(2, 3, 2, 2)],
+            {"target": _ints(0, 2, 1, 1, 2, 2, 0, 1).reshape(2, 2, 2)},
+        ),
     ]
     t["cross_entropy"] = [_s(r, [(3, 4), target], {"reduction": r}) for r in REDUCTIONS] + [
         _s("weight", [(3, 4), target], {"weight": weight}),
@@ -363,7 +418,11 @@ def _others():
     sortable = {"dim": -1}
     t = {
         "zero": [_s("2-d", [(2, 3)])],
-        "fill": [_s("number", [(2, 3), 0.5]), _s("0-d", [(2, 3), ()])],
+        "fill": [
+            _s("number", [(2, 3), 0.5]),
+            _s("1-d, number", [(3,), 1.5]),
+            _s("0-d", [(2, 3), ()]),
+        ],
         "copy": [_s("2-d", [(2, 3), (2, 3)]), _s("broadcast", [(2, 3), (3,)])],
         "dropout": [
             _s("2-d", [(4, 5)], {"p": 0.5, "train": True}),
@@ -375,13 +434,19 @@ def _others():
             _s("broadcast", [(2, 3), (3,), ()]),
             _s("keywords", [(2, 3), (2, 3), (2, 3)], keywords=True),
             _s("0-d", [(), (), ()]),
+            _s("mask, broadcast", [np.array([[True, False, True], [False] * 3]), (2, 3), (3,)]),
         ],
         "masked_fill": [
             _s(
                 "2-d",
                 [(2, 3)],
                 {"mask": np.array([[True, False, True], [False] * 3]), "value": 0.5},
-            )
+            ),
+            _s(
+                "0-d tensor value",
+                [(2, 3)],
+                {"mask": np.array([[True, False, True], [False] * 3]), "value": np.array(0.5)},
+            ),
         ],
         "take_along_dim": [
             _s("dim 1", [(2, 3)], {"indices": _ints(2, 0, 1, 1, 0, 2).reshape(2, 3), "dim": 1}),
@@ -395,6 +460,7 @@ def _others():
         "gather": [
             _s("dim 1", [(2, 3)], {"dim": 1, "index": _ints(2, 0, 1, 1).reshape(2, 2)}),
             _s("dim -2", [(2, 3)], {"dim": -2, "index": _ints(1, 0, 1).reshape(1, 3)}),
+            _s("smaller index", [(3, 2)], {"dim": 0, "index": _ints(2, 0, 2).reshape(3, 1)}),
         ],
         "index_select": [
             _s("dim 0", [(2, 3)], {"dim": 0, "index": _ints(1, 0, 1)}),

@@ -4,8 +4,8 @@ Every op gradcli has is one entry, declared once, in the module of its kind
 (``ops/elementwise.py``, ``ops/reductions.py``, ...). From the entries the
 package generates the library's functions (``gradcli.sin``), the Tensor methods
 and operators (``x.sin()``, ``x.sin_()``, ``x + y``), the language's functions
-and how it converts their arguments, ``gradcli functions``, and the gradcheck
-sweep of the tests: nothing else lists ops.
+and how it converts their arguments, ``gradcli functions``, and the op-sample
+matrix of the tests: nothing else lists ops.
 
 Declaring an op
 ---------------
@@ -43,11 +43,11 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   checks tells an evaluation it sits on a kink), ``words`` (the rule of each input in
   words, as ``--steps`` shows it: ``"d sin(a)/da = cos(a)"``; another name than a, b, c
   is the variable of its rule: ``d(a**p)/dp``),
-  ``domain`` (the inputs its gradcheck samples, one name per input, and a dict
-  of keyword arguments where it needs some: ``tests/test_op_table.py`` sweeps
-  every entry that has one), ``batching`` (the rule that evaluates the op at
-  many points at once, ``engine.batching_rules``; left out, the entry takes its kind's
-  rule, and ``False`` says it has none), ``samples`` (sample calls beside its
+  ``domain`` (the inputs its samples draw, one name per input, and a dict
+  of keyword arguments where it needs some: ``opinfo.DOMAINS``),
+  ``batching`` (the rule that evaluates the op at many points at once,
+  ``engine.batching_rules``; left out, the entry takes its kind's rule, and
+  ``False`` says it has none), ``samples`` (sample calls beside its
   kind's), ``special`` (points where it is singular beside its kink points) and
   ``differs`` (each deliberate difference from PyTorch, with the samples and
   transformations where it shows): see ``opinfo``.
@@ -115,8 +115,8 @@ Conventions of the rules
   from its reverse rules, exactly: a rule is the linear map ``g -> J^T g`` in
   differentiable ops, and its own vector-Jacobian product with a tangent ``t``
   is ``J t``. So a rule must stay linear in ``g`` and differentiable in it
-  (``tests/test_forward_ad.py`` checks every entry's tangent against central
-  differences).
+  (the op-sample matrix checks every entry's tangent against central
+  differences, ``tests/op_matrix.py``).
 - Kinks follow PyTorch: d|x|/dx = 0 at 0, relu'(0) = 0, sqrt'(0) = inf, clamp
   passes the gradient on its bounds, ties in max/min/amax/amin share the
   gradient evenly (``max(x, dim)`` gives it to the index it returns), the

@@ -10,7 +10,8 @@ import numpy as np
 from ...errors import EngineError
 from .. import jet_rules as R
 from ..explain import at_tie, pow_zero_base
-from ..opinfo import Difference
+from ..opinfo import Difference, Sample
+from ..opsamples import Drawn
 from ..optable import Table, over
 from ..tensor import Tensor
 from . import sympy_forms as sym
@@ -271,6 +272,7 @@ div_floor = table.internal(
     "div_floor", _floor_quotient, "(input: Tensor, other: Tensor)", grad_fn="DivBackward2",
     rules=(zero_rule, zero_rule), saves=False, doc="x // y of floats, with derivative 0",
     kind="binary", words=("d(a // b)/da = 0", "d(a // b)/db = 0"),
+    samples=(Sample("broadcast", [Drawn("off_integers", (2, 3)), Drawn("positive", (3,))]),)
 )  # fmt: skip
 
 

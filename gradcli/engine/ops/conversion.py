@@ -37,6 +37,8 @@ def to_dtype(over, input, dtype):
     dtype = dtypes.to_numpy(dtype)
     if type(input) is Tensor and input._data.dtype == dtype:
         return input  # as PyTorch: no conversion, the tensor itself
+    if type(input) is Tensor and dtype.kind not in "fc":
+        input = input.detach()  # as PyTorch: an integer or bool result carries no gradient
     return over["ToCopyBackward0"](input, dtype)
 
 

@@ -12,7 +12,8 @@ import numpy as np
 from ...errors import EngineError, NotImplementedByGradcli, ShapeError
 from .. import batching_rules as batching
 from .. import limits
-from ..opinfo import Difference
+from ..opinfo import Difference, Sample
+from ..opsamples import Drawn
 from ..optable import Table
 from ..tensor import Tensor
 from . import sympy_forms as sym
@@ -155,6 +156,10 @@ solve_op = table.internal(
     doc="X with A @ X = B (X @ A = B if not left), B a (batch of) vector(s) or matrices",
     kind="linalg",
     words=("d solve(a, b)/da: g -> -solve(a.T, g) @ x.T", "d solve(a, b)/db: g -> solve(a.T, g)"),
+    samples=(Sample("matrix", [Drawn("well_conditioned", (3, 3)), (3, 2)], {"vector": False}),
+             Sample("vector", [Drawn("well_conditioned", (3, 3)), (3,)], {"vector": True}),
+             Sample("batch of vectors", [Drawn("well_conditioned", (2, 3, 3)), (2, 3)],
+                    {"vector": True}))
 )  # fmt: skip
 
 
@@ -217,7 +222,8 @@ eigenvectors = table.internal("eigenvectors", _eigh(1), "(A: Tensor, UPLO: 'L'|'
                               doc="eigenvectors of a symmetric matrix (eigvalsh's rule)",
                               kind="linalg", kink=_REPEATED,
                               words="g -> V (skew(V.T g) / (L_j - L_i)) V.T,"
-                              " L the eigenvalues of a")
+                              " L the eigenvalues of a",
+                              samples=(Sample("3x3", [(3, 3)]), Sample("batch", [(2, 3, 3)])))
 # fmt: on
 
 # ----- log-determinants -----
@@ -238,11 +244,13 @@ logabsdet = table.internal(
     "logabsdet", _logabsdet, "(input: Tensor)", grad_fn="LinalgSlogdetBackward0",
     rules=(_logabsdet_rule,), doc="log |det A|", kind="linalg",
     words="d log|det(a)|/da = inverse(a).T",
+    samples=(Sample("3x3", [Drawn("well_conditioned", (3, 3))]),
+             Sample("batch", [Drawn("well_conditioned", (2, 2, 2))]))
 )  # fmt: skip
 
 
 @table.composite(
-    "logdet", "(input: Tensor)",
+    "logdet", "(input: Tensor)", domain=("well_conditioned",),
     doc="log of the determinant; nan where it is negative, -inf where it is 0",
     symbolic=sym.logdet,
     kink="gradient 0 where det < 0 (the value is nan); where det = 0 the gradient is an "

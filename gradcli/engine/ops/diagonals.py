@@ -8,6 +8,7 @@ import numpy as np
 from ...errors import GradcliIndexError, NotImplementedByGradcli, ShapeError
 from .. import batching_rules as batching
 from .. import limits
+from ..opinfo import Sample
 from ..optable import Table, over
 from .common import dims, raw
 from .shape import permute_op, unsqueeze
@@ -66,7 +67,8 @@ diag_embed = table.internal("diag_embed", _diag_embed, "(input: Tensor, rows: in
                             rules=(lambda g, ans, x, rows, cols:
                                    _DIAGONAL.fn(g)[..., : x.shape[-1]],),
                             doc="a matrix with x on its diagonal", kind="linalg",
-                            words="g's diagonal")
+                            words="g's diagonal",
+                            samples=(Sample("batch", [(2, 3)], {"rows": 3, "cols": 3}),))
 # fmt: on
 
 

@@ -12,6 +12,7 @@ from .. import jet_rules as R
 from .. import limits
 from ..explain import at_half_integer, at_integer, at_nonzero_integer, at_zero, on_bound
 from ..opinfo import TRANSFORMS, Difference, Sample
+from ..opsamples import Drawn
 from ..optable import Table, form, over
 from ..tensor import Tensor
 from . import language_forms as lf
@@ -61,14 +62,15 @@ tanh_backward = table.internal(
     grad_fn="TanhBackwardBackward0",
     rules=(lambda gg, ans, g, y: tanh_backward(gg, y), lambda gg, ans, g, y: gg * (-2 * y * g)),
     doc="g * (1 - y**2): the gradient of tanh from its output", kind="elementwise",
-    words=("d/dg = 1 - y**2", "d/dy = -2*y*g"))
+    words=("d/dg = 1 - y**2", "d/dy = -2*y*g"), samples=(Sample("2-d", [(2, 3), (2, 3)]),))
 sigmoid_backward = table.internal(
     "sigmoid_backward", lambda g, y: g * (1 - y) * y, "(grad_output: Tensor, output: Tensor)",
     grad_fn="SigmoidBackwardBackward0",
     rules=(lambda gg, ans, g, y: sigmoid_backward(gg, y),
            lambda gg, ans, g, y: gg * g * (-2 * y + 1)),
     doc="g * (1 - y) * y: the gradient of sigmoid from its output", kind="elementwise",
-    words=("d/dg = (1-y)*y", "d/dy = g*(1-2*y)"))
+    words=("d/dg = (1-y)*y", "d/dy = g*(1-2*y)"),
+    samples=(Sample("2-d", [(2, 3), Drawn("probability", (2, 3))]),))
 threshold_backward = table.internal(
     "threshold_backward", lambda g, x, threshold: np.where(x <= threshold, 0.0, g).astype(
         np.result_type(g, x)),
@@ -76,7 +78,8 @@ threshold_backward = table.internal(
     grad_fn="ThresholdBackwardBackward0",
     rules=(lambda gg, ans, g, x, threshold: threshold_backward(gg, x, threshold), zero_rule),
     doc="g where input > threshold, else 0: the gradient of relu", kind="elementwise",
-    words=("d/dg = 1 where input > threshold, else 0", "d/dinput = 0"))
+    words=("d/dg = 1 where input > threshold, else 0", "d/dinput = 0"),
+    samples=(Sample("2-d", [(2, 3), Drawn("nonzero", (2, 3))], {"threshold": 0}),))
 leaky_relu_backward = table.internal(
     "leaky_relu_backward", lambda g, x, negative_slope: np.where(
         x > 0, g, g * negative_slope).astype(np.result_type(g, x)),
@@ -84,7 +87,8 @@ leaky_relu_backward = table.internal(
     grad_fn="LeakyReluBackwardBackward0",
     rules=(lambda gg, ans, g, x, slope: leaky_relu_backward(gg, x, slope), zero_rule),
     doc="g where input > 0, else negative_slope * g: the gradient of leaky_relu",
-    kind="elementwise", words=("d/dg = 1 where input > 0, else negative_slope", "d/dinput = 0"))
+    kind="elementwise", words=("d/dg = 1 where input > 0, else negative_slope", "d/dinput = 0"),
+    samples=(Sample("2-d", [(2, 3), Drawn("nonzero", (2, 3))], {"negative_slope": 0.2}),))
 # fmt: on
 
 
@@ -311,7 +315,8 @@ clamp = table.op("clamp", _clamp,
                  domain=("real", {"min": -0.5, "max": 0.5}),
                  words="d clamp(a, min, max)/da = 1 where min <= a <= max, else 0",
                  kink_at=on_bound,
-                 samples=(Sample("tensor min, number max", [(2, 3), (2, 3)], {"max": 0.5}),),
+                 samples=(Sample("tensor min, number max", [(2, 3), (2, 3)], {"max": 0.5}),
+                          Sample("1-d", [(6,)], {"min": -0.5, "max": 0.5})),
                  differs=(Difference("a tensor bound beside a number bound",
                                      "accepted: each bound broadcasts against x",
                                      "PyTorch's overloads take both bounds as tensors or both "

@@ -244,17 +244,27 @@ _PAIRS = {name: [_pad_and_gradient(name, k) for k in (1, 2, 3)] for name, _ in _
 _BY_MODE = [padding for pairs in _PAIRS.values() for padding, _ in pairs]
 
 
-def _pad_gradient(name):
+def _pad_gradient(name, *samples):
     return table.internal(
         f"{name.lower()}_pad_backward", None, "(grad_output: Tensor, input: Tensor, index)",
         overloads=[gradient for _, gradient in _PAIRS[name]], saves=False, batching=False,
         doc=f"the gradient of a {name.lower()} pad: g added back where entries repeat",
         kind="shape", words=("d/dgrad_output: gg -> gg padded again", "d/dinput = 0"),
+        samples=samples,
     )  # fmt: skip
 
 
-reflection_pad_backward = _pad_gradient("Reflection")
-replication_pad_backward = _pad_gradient("Replication")
+# The index reads the padded result from x: np.pad(np.arange(n), (before, after), mode).
+reflection_pad_backward = _pad_gradient(
+    "Reflection",
+    Sample(
+        "1-d (2, 1)", [(2, 7), (2, 4)], {"index": (slice(None), np.array([2, 1, 0, 1, 2, 3, 2]))}
+    ),
+)
+replication_pad_backward = _pad_gradient("Replication", Sample(
+    "2-d (1, 0, 0, 1)", [(1, 4, 5), (1, 3, 4)],
+    {"index": (slice(None), np.array([[0], [1], [2], [2]]), np.array([0, 0, 1, 2, 3]))},
+))  # fmt: skip
 
 
 def _pad_batching(entry, found):
@@ -282,6 +292,8 @@ def _pad_batching(entry, found):
     samples=(Sample("2-d", [(2, 3)], {"pad": [1, 2]}),
              Sample("reflect", [(1, 2, 3)], {"pad": [2, 1], "mode": "reflect"}),
              Sample("replicate", [(1, 2, 3)], {"pad": [1, 1, 0, 2], "mode": "replicate"}),
+             Sample("reflect 2-d", [(1, 3, 4)], {"pad": [2, 1, 1, 1], "mode": "reflect"}),
+             Sample("replicate 1-d", [(2, 3)], {"pad": [1, 2], "mode": "replicate"}),
              Sample("circular", [(1, 2, 3)], {"pad": [2, 1], "mode": "circular"}),
              Sample("circular 2-d", [(1, 3, 4)], {"pad": [1, 2, -1, 2], "mode": "circular"}),
              Sample("circular 3-d", [(1, 2, 2, 3)], {"pad": [1, 0, 2, 1, 0, 1],

@@ -14,6 +14,8 @@ import math
 import numpy as np
 
 from ...errors import GradcliIndexError
+from ..opinfo import Sample
+from ..opsamples import Drawn
 from ..optable import Table, over
 from .creation import zero_rule
 from .elementwise import clamp
@@ -89,6 +91,8 @@ bce_backward = table.internal(
     words=("d/dg = (a - t)/((a + eps)(1 - a + eps))",
            "d/da = g*(a**2 - 2*a*t + t)/((a + eps)**2 (1 - a + eps)**2)",
            "d/dt = -g/max(a (1 - a), eps)"),
+           samples=(Sample("mean", [(), Drawn("probability", (2, 3)), Drawn("probability", (2, 3))],
+                    {"weight": None, "reduction": "mean"}),)
 )  # fmt: skip
 
 
@@ -168,4 +172,16 @@ nll_loss_backward = table.internal(
     doc="the gradient of nll_loss: -g times the class weight at each target class",
     kind="loss",
     words=("d/dg = -(the class weight) at each target class", "d/dinput = 0"),
+    samples=(
+        Sample(
+            "mean",
+            [(), (3, 4)],
+            {
+                "target": np.array([2, 0, 2]),
+                "weight": None,
+                "ignore_index": -100,
+                "reduction": "mean",
+            },
+        ),
+    ),
 )

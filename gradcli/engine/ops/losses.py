@@ -107,6 +107,8 @@ huber_op = table.internal(
     doc="Huber loss, reduced", kind="loss", size=limits.broadcast_size,
     words=("d huber_loss(a, b)/da = clamp(a - b, -delta, delta)/n",
            "d huber_loss(a, b)/db = -clamp(a - b, -delta, delta)/n"),
+           samples=(Sample("mean", [(2, 3), (2, 3)], {"reduction": "mean", "delta": 0.6}),
+             Sample("none", [(2, 3), (2, 3)], {"reduction": "none", "delta": 1.0}))
 )  # fmt: skip
 
 

@@ -116,11 +116,15 @@ svdvals = table.op("svdvals", _svd(1), "(A: Tensor)", grad_fn="LinalgSvdBackward
 svd_u = table.internal("svd_u", _svd(0), "(A: Tensor)", grad_fn="LinalgSvdBackward0",
                        rules=(_svd_u_rule,), doc="left singular vectors (svdvals' rule)",
                        kind="linalg", kink=_REPEATED,
-                       words="g -> U ((skew(U^H g) / E) S) V^H + (I - U U^H) g S^-1 V^H")
+                       words="g -> U ((skew(U^H g) / E) S) V^H + (I - U U^H) g S^-1 V^H",
+                       samples=(Sample("tall", [(3, 2)]), Sample("wide", [(2, 3)]),
+                                Sample("batch", [(2, 3, 3)])))
 svd_vh = table.internal("svd_vh", _svd(2), "(A: Tensor)", grad_fn="LinalgSvdBackward0",
                         rules=(_svd_vh_rule,), doc="right singular vectors, as rows",
                         kind="linalg", kink=_REPEATED,
-                        words="g -> U (S (skew(V^H g^H) / E)) V^H + U S^-1 g (I - V V^H)")
+                        words="g -> U (S (skew(V^H g^H) / E)) V^H + U S^-1 g (I - V V^H)",
+                        samples=(Sample("tall", [(3, 2)]), Sample("wide", [(2, 3)]),
+                                 Sample("batch", [(2, 3, 3)])))
 # fmt: on
 
 

@@ -20,7 +20,8 @@ from .. import jet_rules as R
 from .. import limits, state
 from ..batched_values import Batched
 from ..explain import at_zero
-from ..opinfo import Difference
+from ..opinfo import Difference, Sample
+from ..opsamples import Drawn
 from ..optable import Table, over
 from ..tensor import Tensor
 from . import sympy_forms as sym
@@ -163,7 +164,7 @@ elu = table.op("elu", _elu, "(input: Tensor, alpha: float = 1.0)",
 
 
 @table.composite(
-    "softsign", "(input: Tensor)", doc="x / (1 + |x|)",
+    "softsign", "(input: Tensor)", doc="x / (1 + |x|)", domain=("nonzero",),
     symbolic=lambda s, x: x / (1 + s.Abs(x)),
     kink="second derivative 0 at 0, where it jumps from 2 to -2", **_ACTIVATION,
     kink_at=at_zero,
@@ -228,6 +229,9 @@ mse_op = table.internal(
     grad_fn="MseLossBackward0", rules=(_mse_rule(1), _mse_rule(-1)),
     doc="squared error, reduced", kind="loss", promotes=True,
     words=("d mse_loss(a, b)/da = 2*(a - b)/n", "d mse_loss(a, b)/db = -2*(a - b)/n"),
+    samples=(Sample("mean", [(2, 3), (2, 3)], {"reduction": "mean"}),
+             Sample("sum", [(2, 3), (2, 3)], {"reduction": "sum"}),
+             Sample("none", [(2, 3), (2, 3)], {"reduction": "none"}))
 )  # fmt: skip
 
 
@@ -310,7 +314,10 @@ bce_op = table.internal(
     words=(
         "d binary_cross_entropy(a, b)/da = (a - b)/(a*(1 - a))/n",
         "d binary_cross_entropy(a, b)/db = (log(1 - a) - log(a))/n",
-    ),
+    ), samples=(Sample("mean", [Drawn("probability", (2, 3)), Drawn("probability", (2, 3))],
+                    {"weight": None, "reduction": "mean"}),
+             Sample("weight", [Drawn("probability", (2, 3)), Drawn("probability", (2, 3))],
+                    {"weight": np.array([1.0, 2.0, 0.5]), "reduction": "none"}))
 )  # fmt: skip
 
 
@@ -373,7 +380,11 @@ bce_logits_op = table.internal(
     words=(
         "d binary_cross_entropy_with_logits(a, b)/da = (sigmoid(a) - b)/n",
         "d binary_cross_entropy_with_logits(a, b)/db = -a/n",
-    ),
+    ), samples=(Sample("mean", [(2, 3), Drawn("probability", (2, 3))],
+                    {"weight": None, "reduction": "mean", "pos_weight": None}),
+             Sample("weights", [(2, 3), Drawn("probability", (2, 3))],
+                    {"weight": np.array([2.0, 1.0, 0.5]), "reduction": "sum",
+                     "pos_weight": np.array([1.0, 3.0, 0.5])}))
 )  # fmt: skip
 
 

@@ -43,6 +43,7 @@ _TopkResult = return_type("topk")
 @table.composite(
     "sort",
     "(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False)",
+    domain=("distinct",),
     words="g goes to the entries taken (max/min along a dim: the index found)",
     kind="other",
     method=True,

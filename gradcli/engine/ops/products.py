@@ -8,6 +8,7 @@ import numpy as np
 from ...errors import ShapeError
 from .. import batching_rules as batching
 from .. import limits
+from ..opinfo import Sample
 from ..optable import Table, over
 from ..tensor import Tensor
 from . import sympy_forms as sym
@@ -283,6 +284,9 @@ cross_op = table.internal(
     ),
     doc="the cross product along a negative dim", kind="linalg",
     words=("d cross(a, b)/da: g -> cross(b, g)", "d cross(a, b)/db: g -> cross(g, a)"),
+    samples=(Sample("dim -1", [(2, 3), (2, 3)], {"dim": -1}),
+             Sample("broadcast", [(2, 3), (1, 3)], {"dim": -1}),
+             Sample("dim -2", [(3, 2), (3, 2)], {"dim": -2}))
 )  # fmt: skip
 
 

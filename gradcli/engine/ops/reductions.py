@@ -11,7 +11,7 @@ from ...errors import EngineError, GradcliIndexError, GradcliTypeError
 from .. import batching_rules as batching
 from .. import dtypes, limits, opinfo
 from ..explain import extreme_ties, max_min_ties, norm_origin
-from ..opinfo import Difference
+from ..opinfo import Difference, Sample
 from ..optable import Table, form, over
 from ..tensor import Tensor
 from . import language_forms as lf
@@ -198,7 +198,9 @@ prod = table.op("prod", _prod, _SUM_SCHEMA,
                                     "raises", ("0-d", "0-d dim 0", "0-d dim -1"), ("grad2",))))
 prod_others = table.internal("prod_others", prod_others_array, "(input: Tensor, dim: int = None)",
                              grad_fn="ProdOthersBackward", rules=(_prod_others_rule,),
-                             doc="the product of the other entries (prod's rule)", kind="reduction")
+                             doc="the product of the other entries (prod's rule)", kind="reduction",
+                             samples=(Sample("dim 1", [(2, 3)], {"dim": 1}),
+                                      Sample("all", [(2, 3)])))
 # fmt: on
 
 
@@ -291,6 +293,7 @@ _MinValuesIndices = return_type("min")
 @table.composite(
     "max",
     _MAX_MIN,
+    domain=("distinct",),
     words="g goes to the entries taken (max/min along a dim: the index found)",
     kink_at=max_min_ties(largest=True),
     overloads=_extreme_overloads("Max", _amax),
@@ -316,6 +319,7 @@ def max(over, input, dim=None, keepdim=False, *, other=None):  # noqa: A001
 @table.composite(
     "min",
     _MAX_MIN,
+    domain=("distinct",),
     words="g goes to the entries taken (max/min along a dim: the index found)",
     kink_at=max_min_ties(largest=False),
     overloads=_extreme_overloads("Min", _amin),

@@ -68,6 +68,8 @@ index_add_op = table.internal(
     rules=(lambda g, ans, x, s, dim, index, alpha=1: g, _source_rule),
     doc="x with alpha * source added at index along dim", kind="other",
     words=("d index_add/dx = 1", "d index_add/dsource: g -> alpha * g at index"),
+    samples=(Sample("rows", [(3, 2), (3, 2)], {"dim": 0, "index": np.array([2, 0, 2]),
+                                                "alpha": 1.5}),)
 )  # fmt: skip
 
 

@@ -10,6 +10,7 @@ from ...errors import EngineError, GradcliIndexError, ShapeError
 from .. import batching_rules as batching
 from .. import limits
 from ..messages import expand_mismatch
+from ..opinfo import Sample
 from ..optable import Table, over
 from ..tensor import Tensor
 from . import sympy_forms as sym
@@ -366,7 +367,8 @@ sum_to = table.internal("sum_to", _sum_to, "(input: Tensor, size: int[], batch_d
                                    over("SumToSizeBackward0", (_sum_to_rule,))],
                         saves=False, doc="a broadcast gradient summed back to a shape",
                         kind="shape",
-                        words="g broadcast back to a's shape")
+                        words="g broadcast back to a's shape",
+                        samples=(Sample("3-d to 2-d", [(2, 3, 4)], {"size": [3, 1]}),))
 broadcast_to = table.op("broadcast_to", broadcast_array, "(input: Tensor, size: int[])",
                         grad_fn="ExpandBackward0",
                         # A view, but what is computed from it has its logical size.

@@ -7,6 +7,8 @@ import numpy as np
 from ...errors import NotImplementedByGradcli
 from .. import batching_rules as batching
 from .. import dtypes
+from ..opinfo import Sample
+from ..opsamples import Drawn
 from ..optable import Table, form
 from . import language_forms as lf
 from . import sympy_forms as sym
@@ -79,6 +81,7 @@ softmax_backward_data = table.internal(
     doc="s * (g - sum(g * s)): the gradient of softmax from its output",
     kind="reduction",
     words=("d/dg = diag(s) - s s^T", "d/ds = g - sum(g*s) - sum(gg*s) g"),
+    samples=(Sample("dim 1", [(2, 3), Drawn("probability", (2, 3))], {"dim": 1}),),
 )
 
 
@@ -104,6 +107,7 @@ log_softmax_backward_data = table.internal(
     doc="g - exp(y) * sum(g): the gradient of log_softmax from its output",
     kind="reduction",
     words=("d/dg = I - exp(y) 1^T", "d/dy = -sum(g)*exp(y)"),
+    samples=(Sample("dim 1", [(2, 3), (2, 3)], {"dim": 1}),),
 )
 
 
@@ -118,7 +122,8 @@ softmax = table.op("softmax", _softmax, "(input: Tensor, dim: int)", grad_fn="So
                    language_form=form(lf.ALONG_LAST, "exp(x) / sum(exp(x)) along dim (the last "
                                       "without one)", lf.along_last),
                    nn_functional="implicit dim", **_REDUCTION, batching=batching.along,
-                   words="g -> s*(g - sum(g*s)), s = softmax(a)", saves=("dim", "result"))
+                   words="g -> s*(g - sum(g*s)), s = softmax(a)", saves=("dim", "result"),
+                   samples=(Sample("1-d", [(3,)], {"dim": 0}),))
 log_softmax = table.op("log_softmax", _log_softmax, "(input: Tensor, dim: int)",
                        grad_fn="LogSoftmaxBackward0", rules=(_log_softmax_rule,),
                        doc="log of softmax, stably", nn_functional="implicit dim", **_REDUCTION,

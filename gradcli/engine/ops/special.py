@@ -13,7 +13,8 @@ import numpy as np
 
 from .. import jet_rules as R
 from ..explain import at_origin, at_zero, pole
-from ..opinfo import Difference
+from ..opinfo import Difference, Sample
+from ..opsamples import Drawn
 from ..optable import Table
 from . import sympy_forms as sym
 from .common import by_tensor_operands
@@ -189,7 +190,8 @@ polygamma_op = table.internal("polygamma_op", _polygamma, "(input: Tensor, n: in
                               grad_fn="PolygammaBackward0",
                               rules=(lambda g, ans, x, n: g * polygamma_op(x, n + 1),),
                               doc="polygamma(n, x) with x first", kind="elementwise", kink=_POLES,
-                              words="d polygamma(n, a)/da = polygamma(n+1, a)")
+                              words="d polygamma(n, a)/da = polygamma(n+1, a)",
+                              samples=(Sample("n 2", [Drawn("positive", (2, 3))], {"n": 2}),))
 erfc = table.op("erfc", _erfc, grad_fn="ErfcBackward0",
                 rules=(lambda g, ans, x: g * (-2 / _SQRT_PI) * exp(-(x * x)),),
                 doc="complementary error function 1 - erf(x)", domain=("real",),
@@ -234,6 +236,7 @@ def factorial(over, input):
 @table.composite(
     "ln",
     "(input: Tensor)",
+    domain=("positive",),
     doc="natural logarithm, the same as log",
     symbolic=lambda s, x: s.log(x),
     library=False,

@@ -129,11 +129,13 @@ _NORMAL = dict(kind="elementwise", function=True, method=False)
 mul_scalar = table.internal(
     "mul_scalar", np.multiply, "(input: Tensor, other: Number)", grad_fn="MulBackward1",
     rules=(lambda g, ans, x, other: g * other,), doc="x * c for a number c, as C++ records it",
-    kind="elementwise", words="d(a*k)/da = k", saves=("other",))  # fmt: skip
+    kind="elementwise", words="d(a*k)/da = k", saves=("other",),
+    samples=(Sample("2-d", [(3, 2)], {"other": 0.5}),))  # fmt: skip
 add_scalar = table.internal(
     "add_scalar", np.add, "(input: Tensor, other: Number)", grad_fn="AddBackward1",
     rules=(lambda g, ans, x, other: g,), doc="x + c for a number c, as C++ records it",
-    kind="elementwise", words="d(a+k)/da = 1", saves=False)  # fmt: skip
+    kind="elementwise", words="d(a+k)/da = 1", saves=False,
+    samples=(Sample("2-d", [(3, 2)], {"other": 0.5}),))  # fmt: skip
 
 
 @table.composite(
