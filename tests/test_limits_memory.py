@@ -57,20 +57,21 @@ def test_the_default_is_half_the_limit_on_the_address_space():
     space = 3 * GiB
     code = (
         f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({space}, {space}));"
-        "from gradcli.core.point_files.budget import default_max_memory;"
-        "print(default_max_memory())"
+        "from gradcli.core.point_files.budget import default_max_memory, resident;"
+        "print(default_max_memory() - resident())"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert int(done.stdout) == space // 2  # the machine here has more than 3 GiB
+    # Half the limit beyond what the process holds (the machine here has more than 3 GiB).
+    assert abs(int(done.stdout) - space // 2) < 16 * MiB
 
 
 def test_the_default_is_at_most_2_gib_on_a_large_machine():
     done = subprocess.run(
-        [sys.executable, "-c", "from gradcli.core.point_files.budget import default_max_memory;"
-         "print(default_max_memory())"], capture_output=True, text=True,
+        [sys.executable, "-c", "from gradcli.core.point_files.budget import default_max_memory,"
+         " resident; print(default_max_memory() - resident())"], capture_output=True, text=True,
     )  # fmt: skip
     physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    assert int(done.stdout) == min(physical // 2, 2 * GiB)
+    assert abs(int(done.stdout) - min(physical // 2, 2 * GiB)) < 16 * MiB
 
 
 def test_wide_rows_are_computed_a_few_at_a_time_within_the_budget(tmp_path):

@@ -235,7 +235,8 @@ POINTS = [
         help="The memory a many-point run may take (2GiB, 1.5G, 500MB): chunks hold the"
         " rows that fit, by the cost of the first rows, measured; a row that alone needs"
         " more is refused. Under Dask, shared by the workers. [default: half of this"
-        " machine's memory, or of a smaller cgroup or ulimit -v limit, at most 2GiB]",
+        " machine's memory, or of a smaller cgroup or ulimit -v limit, at most 2GiB,"
+        " beyond what the process holds at the start]",
     ),
     option(
         "skip-bad-rows",

@@ -101,8 +101,11 @@ def machine_memory() -> tuple[int, str]:
 
 
 def default_max_memory() -> int:
-    """``--max-memory``'s default: half of ``machine_memory``, at most ``DEFAULT_CAP``."""
-    return min(machine_memory()[0] // DEFAULT_SHARE, DEFAULT_CAP)
+    """``--max-memory``'s default: half of ``machine_memory``, at most ``DEFAULT_CAP``,
+    beyond what this process holds already (a library caller's own data, a long test
+    session's), and never more than the machine's limit."""
+    limit = machine_memory()[0]
+    return min(min(limit // DEFAULT_SHARE, DEFAULT_CAP) + resident(), limit)
 
 
 def _physical() -> int:
