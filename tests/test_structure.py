@@ -105,9 +105,6 @@ IMPORT_EACH_ALONE = """
 import os, sys
 
 folder, waiting, running, failures = sys.argv[1], sys.argv[2:], {}, {}
-# What one child compiles, the next reads: a bytecode cache of this run's own, whether or
-# not the environment lets Python write one (PYTHONDONTWRITEBYTECODE).
-sys.pycache_prefix, sys.dont_write_bytecode = os.path.join(folder, "bytecode"), False
 while waiting or running:
     if waiting and len(running) < min(2, os.cpu_count() or 1):
         name = waiting.pop(0)
