@@ -25,6 +25,7 @@ import numpy as np
 from .. import api
 from ..core.evaluation import UnknownInput, evaluation, no_such_input
 from ..core.result import source_title
+from ..engine.ops import sympy_forms as forms
 from ..errors import GradcliError
 from .commands import Command, Option
 from .report import Report, frozen
