@@ -118,6 +118,18 @@ def test_kinks_and_choices_are_written_readably(gradcli_json, source, formula):
     assert gradcli_json("diff", source)["derivatives"]["x"]["formula"] == formula
 
 
+def test_a_tie_among_many_entries_is_one_term_per_entry():
+    # d min(x)/dx[i] = [x[i] is the min] / (the number of entries that are): simplify would
+    # fold the quotient into a branch per way four entries can tie, a minute of SymPy's time.
+    report = derivative("min(x)", {"x": "[2, 2, 2, 3]"})
+    (d,) = report.derivatives
+    is_min = [
+        f"Piecewise((1, Eq(x[{i}], Min(x[0], x[1], x[2], x[3]))), (0, True))" for i in range(4)
+    ]
+    assert d.formula == tuple(f"{term}/({' + '.join(is_min)})" for term in is_min)
+    np.testing.assert_array_equal(d.value, [1 / 3, 1 / 3, 1 / 3, 0])  # PyTorch's even share
+
+
 def test_latex(gradcli):
     result = gradcli("diff", "x**2 * sin(y)", "--format", "latex")
     assert result.stdout.splitlines() == [

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -94,12 +95,84 @@ def test_the_static_import_graph_has_no_cycle():
             visit(name, [name])
 
 
-@pytest.mark.parametrize("name", [n for n in module_names() if not n.endswith("__main__")])
-def test_each_module_imports_alone_in_a_fresh_interpreter(name):
+#: Run by one fresh interpreter as ``python -c IMPORT_EACH_ALONE FOLDER NAME...``: a child
+#: forked per name (two at a time, the machine's cores) from the interpreter as it started,
+#: with no module imported but those of its start-up, imports that module as
+#: ``python -c "import NAME"`` would, its standard error to ``FOLDER/NAME.stderr``, and ends
+#: as that interpreter would (atexit, threads). Prints ``{name: "exit N\\n" + its standard
+#: error}`` for each child that did not exit 0. One interpreter's start-up, not one a module.
+IMPORT_EACH_ALONE = """
+import os, sys
+
+folder, waiting, running, failures = sys.argv[1], sys.argv[2:], {}, {}
+while waiting or running:
+    if waiting and len(running) < min(2, os.cpu_count() or 1):
+        name = waiting.pop(0)
+        said = os.path.join(folder, name + ".stderr")
+        child = os.fork()
+        if child == 0:
+            break
+        running[child] = name, said
+        continue
+    child, status = os.wait()
+    name, said = running.pop(child)
+    if os.waitstatus_to_exitcode(status):
+        with open(said, encoding="utf-8", errors="replace") as text:
+            failures[name] = f"exit {os.waitstatus_to_exitcode(status)}\\n{text.read()}"
+else:
+    import json
+
+    print(json.dumps(failures))
+    sys.exit()
+os.dup2(os.open(said, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), 2)
+import faulthandler
+
+faulthandler.dump_traceback_later(120, exit=True)  # a hang: its stack, and exit 1
+__import__(name)
+"""
+
+
+def import_each_alone(names, folder: Path, **kwargs) -> dict[str, str]:
+    """What each of ``names`` said when it failed to import alone (``IMPORT_EACH_ALONE``),
+    its files in ``folder``."""
+    folder.mkdir(exist_ok=True)
     done = subprocess.run(
-        [sys.executable, "-c", f"import {name}"], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", IMPORT_EACH_ALONE, folder, *names],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        **kwargs,
     )
     assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+IMPORTABLE = [n for n in module_names() if not n.endswith("__main__")]
+
+
+@pytest.fixture(scope="module")
+def import_failures(tmp_path_factory):
+    return import_each_alone(IMPORTABLE, tmp_path_factory.mktemp("imports"))
+
+
+@pytest.mark.parametrize("name", IMPORTABLE)
+def test_each_module_imports_alone_in_a_fresh_interpreter(name, import_failures):
+    assert name not in import_failures, import_failures[name]
+
+
+def test_importing_each_alone_tells_a_failure_from_a_success(tmp_path):
+    (tmp_path / "fine.py").write_text("import json\n")
+    (tmp_path / "broken.py").write_text("import fine\nraise ValueError('at import')\n")
+    (tmp_path / "cut.py").write_text("import os\nos._exit(3)\n")
+    (tmp_path / "seen.py").write_text("import sys\nassert 'fine' not in sys.modules\n")
+    names = ["fine", "broken", "cut", "seen", "missing"]
+    failures = import_each_alone(names, tmp_path / "imports", cwd=tmp_path)
+    assert sorted(failures) == ["broken", "cut", "missing"]
+    assert (
+        failures["broken"].startswith("exit 1\n") and "ValueError: at import" in failures["broken"]
+    )
+    assert failures["cut"] == "exit 3\n"
+    assert "No module named 'missing'" in failures["missing"]
 
 
 def test_no_module_is_over_about_600_lines_but_the_generated_parser():

@@ -25,6 +25,7 @@ import numpy as np
 from .. import api
 from ..core.evaluation import UnknownInput, evaluation, no_such_input
 from ..core.result import source_title
+from ..engine.ops import sympy_forms as forms
 from ..errors import GradcliError
 from .commands import Command, Option
 from .report import Report, frozen
@@ -228,7 +229,7 @@ def _derivatives(sympy, out: np.ndarray, symbols: np.ndarray) -> np.ndarray:
 
 
 def _simplified(sympy, expression):
-    if sympy.count_ops(expression) > SIMPLIFY_LIMIT:
+    if sympy.count_ops(expression) > SIMPLIFY_LIMIT or _shares_a_tie(sympy, expression):
         return expression
     # simplify writes sign(x - 1) as (x - 1)/|x - 1| and that as a Piecewise at x = 1, the
     # derivatives of abs, max, relu...: sign and Heaviside are held as functions it cannot
@@ -242,6 +243,15 @@ def _simplified(sympy, expression):
     for kind, stand_in in held.items():
         expression = expression.replace(stand_in, kind)
     return expression
+
+
+def _shares_a_tie(sympy, expression) -> bool:
+    """Whether ``expression`` holds the even share of a tie among three entries or more
+    (the derivative of max(x), ``forms.tied``): simplify folds its quotient of Piecewise
+    into one branch per way the entries can tie, a longer formula that takes a minute
+    from four entries."""
+    shared = (forms.tied(sympy, "Max"), forms.tied(sympy, "Min"))
+    return expression.has(sympy.Piecewise) and bool(expression.atoms(*shared))
 
 
 @functools.cache
