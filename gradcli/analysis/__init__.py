@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import importlib
 
-from .assembled import Assembled, assemble_hessian, assemble_jacobian
+from ..core.assembled import Assembled, assemble_hessian, assemble_jacobian
 
-# Each analysis loads with its first use: ``gradcli.api`` imports this package.
+# Each analysis loads with its first use (SciPy, SymPy): ``gradcli.api`` imports this package.
 _LAZY = {
     "CheckReport": "checks",
     "derivative": "symbolic",

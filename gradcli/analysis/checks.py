@@ -22,7 +22,7 @@ import numpy as np
 
 import gradcli
 
-from .. import api
+from ..core import computing
 from ..core.evaluation import evaluation, leaf_grads, plain_array
 from ..core.result import source_title
 from ..errors import GradcliError
@@ -202,10 +202,10 @@ def _against_differences(source, bindings, order, eps, atol, rtol, wrt, dtype, s
             raise
     kind = "grad" if value.size == 1 else "jacobian"
     if order == 2:
-        engine = api.hessian(source, bindings, wrt=wrt, dtype=dtype, **settings)
+        engine = computing.hessian(source, bindings, wrt=wrt, dtype=dtype, **settings)
         firsts = engine.grad
     else:
-        engine = api.jacobian(source, bindings, wrt=wrt, dtype=dtype, **settings)
+        engine = computing.jacobian(source, bindings, wrt=wrt, dtype=dtype, **settings)
         firsts = engine.jacobian
     comparisons = []
     for name, (block,) in zip(names, numerical):

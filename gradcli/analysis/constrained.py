@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import api
+from ..core import computing
 from ..core.result import Diagnostic, source_title
 from ..errors import GradcliError
 from .flat import Diverged, Flat
@@ -179,7 +179,7 @@ class _Program:
     def value_and_gradient(self, x):
         key = np.asarray(x, dtype=np.float64).tobytes()
         if key not in self.cache:
-            result = api.gradient(self.text, self.bindings(x), wrt=self.wrt, **self.options)
+            result = computing.gradient(self.text, self.bindings(x), wrt=self.wrt, **self.options)
             self.counter[0] += 1
             value = float(np.asarray(result.value).reshape(-1)[0])
             gradient = self.flat.vector({**self._zeros(), **result.grad})
@@ -189,7 +189,7 @@ class _Program:
         return self.cache[key]
 
     def hessian(self, x) -> np.ndarray:
-        result = api.hessian(self.text, self.bindings(x), wrt=self.wrt, **self.options)
+        result = computing.hessian(self.text, self.bindings(x), wrt=self.wrt, **self.options)
         blocks = {
             a: {
                 b: result.hessian[a][b]
@@ -229,7 +229,7 @@ def minimize_subject_to(
     method = _checked_method(method, inequalities)
     options = {"dtype": dtype, "seed": seed}
     first, chosen = default_inputs(
-        api.gradient, "minimize", source, bindings, wrt, {**options, "filename": filename}
+        computing.gradient, "minimize", source, bindings, wrt, {**options, "filename": filename}
     )
     flat = Flat.of(first)
     if flat.size == 0:
@@ -360,7 +360,9 @@ def _constraint_program(constraint, flat, fixed, known, options, count) -> _Prog
                 constraint.given,
             )
     part = _Program(constraint.function, flat, fixed, options, count)
-    shape = np.shape(api.evaluate(constraint.function, part.bindings(flat.start), **options).value)
+    shape = np.shape(
+        computing.evaluate(constraint.function, part.bindings(flat.start), **options).value
+    )
     if int(np.prod(shape, dtype=int)) != 1:
         raise GradcliError(
             f"--subject-to {constraint.text}: a constraint compares two numbers, but its sides "
@@ -459,7 +461,7 @@ def _side_scale(constraint, part, x, options) -> float:
     for side in constraint.sides:
         names = set(compile_source(side).inputs)
         bindings = {n: v for n, v in part.bindings(x).items() if n in names}
-        value = api.evaluate(side, bindings, **options).value
+        value = computing.evaluate(side, bindings, **options).value
         sizes.append(float(np.max(np.abs(value), initial=0.0)))
     return max(sizes)
 

@@ -20,7 +20,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .. import api
+from ..core import computing, many_points
 from ..core.evaluation import no_such_input
 from ..core.result import source_title
 from ..errors import GradcliError
@@ -137,7 +137,9 @@ def _first_row(model, bindings, params, predictors, where, n, options):
     if n == 0:
         raise GradcliError(f"{where} has no rows to fit")
     first_row = {k: v[0] for k, v in predictors.items()}
-    first = api.jacobian(model, {**bindings, **params, **first_row}, wrt=tuple(params), **options)
+    first = computing.jacobian(
+        model, {**bindings, **params, **first_row}, wrt=tuple(params), **options
+    )
     if np.asarray(first.value).size != 1:
         raise GradcliError(
             f"fit needs a model with one value per row, but its value has shape "
@@ -170,7 +172,7 @@ class _Residuals:
 
     def _evaluate(self, b) -> tuple[np.ndarray, np.ndarray]:
         flat, n = self.flat, self.observed.size
-        got = api.points(
+        got = many_points.points(
             "grad",
             self.model,
             {**self.fixed, **flat.arrays(b)},

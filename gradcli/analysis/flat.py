@@ -14,8 +14,8 @@ from types import MappingProxyType
 
 import numpy as np
 
+from ..core.assembled import entry_labels
 from ..errors import GradcliError
-from .assembled import entry_labels
 
 
 class Flat:

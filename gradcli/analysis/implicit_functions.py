@@ -27,7 +27,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .. import api
+from ..core import computing
 from ..core.result import source_title
 from ..errors import GradcliError, Span
 from .flat import Flat, singular
@@ -105,7 +105,7 @@ def implicit(
         raise GradcliError("implicit needs the inputs the equations determine: --solve-for y")
     options = {"dtype": dtype, "seed": seed, "filename": filename}
     names = None if wrt is None else (*dict.fromkeys(n for n in wrt if n not in solve_for),)
-    first = api.jacobian(text, bindings, wrt=None if names is None else (*names, *solve_for),
+    first = computing.jacobian(text, bindings, wrt=None if names is None else (*names, *solve_for),
                          **options)  # fmt: skip
     for name in solve_for:
         if name not in first.inputs:

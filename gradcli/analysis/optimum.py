@@ -113,8 +113,8 @@ def covariance(whole, sign: float, verdict: str, doubt, x, box, labels) -> np.nd
     negative log-likelihood, the observed-information covariance of the estimates.
     A GradcliError when the end point is no strict minimum of it (``verdict`` and
     ``doubt`` are ``steady_verdict``'s), is held at a bound, or has no Hessian."""
+    from ..core.assembled import DEGENERATE
     from ..errors import GradcliError
-    from .assembled import DEGENERATE
 
     sought = "maximum" if sign < 0 else "minimum"
     if whole.eigenvalues is None:

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ..core import computing
 from ..engine import limits
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..errors import GradcliError
@@ -113,9 +114,7 @@ class ReportRows:
         if self.command not in SOLVERS or self.arguments.get("wrt"):
             return self.arguments
         if self.varied is None:  # the same at every row: the program's inputs decide
-            from .. import api
-
-            inputs = api.jacobian(self.source, bound, **self.settings).inputs
+            inputs = computing.jacobian(self.source, bound, **self.settings).inputs
             self.varied = tuple(n for n in inputs if n not in columns)
         varied = self.varied
         if not varied:

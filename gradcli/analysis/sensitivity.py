@@ -19,7 +19,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .. import api
+from ..core import computing
 from ..core.result import Diagnostic
 from ..errors import GradcliError
 from .flat import Flat, singular
@@ -118,7 +118,7 @@ def sensitivity(command: str, text: str, bindings: Mapping, varied, parameters, 
     """``({x: {p: dx/dp}}, warnings)`` at the solution bound in ``bindings``."""
     names = (*varied, *parameters)
     if command == "solve":
-        result = api.jacobian(text, bindings, wrt=names, **settings)
+        result = computing.jacobian(text, bindings, wrt=names, **settings)
         shapes = result.shapes
         x, p = Flat(varied, shapes, result.point), Flat(parameters, shapes, result.point)
         blocks = result.jacobian
@@ -126,7 +126,7 @@ def sensitivity(command: str, text: str, bindings: Mapping, varied, parameters, 
         moved = p.matrix(blocks).reshape(-1, p.size)
         what = "the Jacobian with respect to the unknowns is singular at the root"
     else:
-        result = api.hessian(text, bindings, wrt=names, **settings)
+        result = computing.hessian(text, bindings, wrt=names, **settings)
         shapes = result.shapes
         x, p = Flat(varied, shapes, result.point), Flat(parameters, shapes, result.point)
         square = x.matrix(result.hessian)
@@ -181,7 +181,7 @@ def constrained_sensitivity(report, source: str, bindings: Mapping, constraints,
     at = {**start.values, **report.point}
     names = (*varied, *parameters)
     sign = -1.0 if report.maximize else 1.0
-    f = api.hessian(text, {**bindings, **report.point}, wrt=names, **settings)
+    f = computing.hessian(text, {**bindings, **report.point}, wrt=names, **settings)
     z = Flat(names, f.shapes, f.point)
     hessian = sign * z.matrix(f.hessian)
     scale = max(1.0, float(np.max(np.abs(z.vector(f.grad)[: _size(z, varied)]), initial=0.0)))
@@ -233,7 +233,9 @@ def _constraint_derivatives(function: str, at: Mapping, z: Flat, settings):
     reads = set(program.inputs)
     wrt = tuple(n for n in z.names if n in reads)
     options = {k: v for k, v in settings.items() if k != "filename"}
-    result = api.hessian(function, {n: v for n, v in at.items() if n in reads}, wrt=wrt, **options)
+    result = computing.hessian(
+        function, {n: v for n, v in at.items() if n in reads}, wrt=wrt, **options
+    )
     zero = lambda a, b: np.zeros(z.shapes[a] + z.shapes[b])  # noqa: E731
     blocks = {
         a: {b: result.hessian[a][b] if a in wrt and b in wrt else zero(a, b) for b in z.names}

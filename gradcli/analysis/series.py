@@ -22,12 +22,12 @@ import numpy as np
 
 import gradcli
 
+from ..core.assembled import entry_labels
 from ..core.evaluation import evaluation, require_scalar
 from ..core.result import Diagnostic, source_title
 from ..engine import jet
 from ..errors import GradcliError
 from ..language.transformations import exact_order
-from .assembled import entry_labels
 from .commands import Command, Option
 from .report import Report, frozen
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import api
+from ..core import computing
 from ..core.evaluation import UnknownInput, evaluation, no_such_input
 from ..core.result import source_title
 from ..engine.ops import sympy_forms as forms
@@ -150,7 +150,7 @@ def derivative(
     derivatives = _each_derivative(sympy, out, walker, names, substitutions)
     engine, notes = None, ()
     if values is not None and names:
-        compute = api.gradient if kind == "grad" else api.jacobian
+        compute = computing.gradient if kind == "grad" else computing.jacobian
         result = compute(source, bindings, wrt=names, **settings)
         engine = result.grad if kind == "grad" else result.jacobian
         notes = result.notes
