@@ -9,7 +9,7 @@ returns a result holding NumPy arrays; the command line only renders them::
     (19.0, 8.0)
 
 A binding is an array-like, or a string: a constant expression (``"pi/4"``,
-``"randn(3, 2)"``) or ``"@FILE"`` (see ``gradcli.language.values``). Inputs are
+``"randn(3, 2)"``) or ``"@FILE"`` (see ``gradcli.core.values``). Inputs are
 differentiated in ``wrt`` order, by default every input of the program
 (``program.inputs``); names declared ``const`` are never inputs.
 

@@ -7,7 +7,7 @@ import pytest
 
 from gradcli.core.bindings import extract, split_assignment
 from gradcli.errors import GradcliError
-from gradcli.language.values import load_file
+from gradcli.core.values import load_file
 
 TAKES_VALUE = {"--format", "--seed", "-f", "--file", "--var", "--wrt"}
 FLAGS = {"--strict", "--debug", "--help"}
@@ -200,7 +200,7 @@ def test_directory(tmp_path):
 def test_plain_numbers_mean_what_the_language_says(text):
     import gradcli
     from gradcli.language import evaluate_constant
-    from gradcli.language.values import parse_value
+    from gradcli.core.values import parse_value
 
     before = gradcli.get_default_dtype()
     gradcli.set_default_dtype(gradcli.float64)

@@ -34,9 +34,9 @@ from ..core import computing, many_points
 from ..core.assembled import assemble_jacobian, entry_labels
 from ..core.evaluation import no_such_input
 from ..core.result import Diagnostic, source_title
+from ..core.values import load_file, parse_value
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..errors import GradcliError
-from ..language.values import load_file, parse_value
 from .commands import Command, Flagged, Option
 from .report import Report, flat, frozen
 

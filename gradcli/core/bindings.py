@@ -1,7 +1,7 @@
 """What the command line reads: the program's source (an expression, a file, or
 standard input) and its bindings, written ``--x 2``, ``--x=2`` or ``--var x=2``
 (the last for names that clash with one of gradcli's options). What a value
-means (``pi/4``, ``randn(3)``, ``@FILE``) is the language's: ``language.values``.
+means (``pi/4``, ``randn(3)``, ``@FILE``) is read by ``values.py``.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import click
 import numpy as np
 
 from ..errors import GradcliError, read_error
-from .files import path_problem
 from .record import Record
+from .files import path_problem
 
 _NAMED = re.compile(r"\s*([^\W\d]\w*)\s*=(?!=)")
 
@@ -324,7 +324,7 @@ def _vector(text: str, what: str) -> np.ndarray:
 def _constant(text: str, what: str) -> np.ndarray:
     import gradcli
 
-    from ..language.values import parse_value
+    from .values import parse_value
 
     before = gradcli.get_default_dtype()
     gradcli.set_default_dtype(gradcli.float64)  # the ends of a range in full precision

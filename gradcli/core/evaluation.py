@@ -22,11 +22,11 @@ from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..engine.state import default_dtype_override
 from ..errors import GradcliError, Span
 from ..language.derivatives import FORMS
-from ..language.values import parse_value
 from .large_derivatives import large_derivative_note
 from .option_names import OPTION_NAMES
 from .reach import left_out_of
 from .result import SECTIONS, Diagnostic, GraphResult, Result, finite, leaves
+from .values import parse_value
 
 DTYPES = ("float64", "float32")
 #: How many numbers a derivative over every input (no --wrt) may hold before a note says

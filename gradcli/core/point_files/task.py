@@ -113,7 +113,7 @@ def read_once(value, name: str):
     """A binding's value: a file (``@w.npy``) or standard input (``@-``) read now, once;
     any other text as it is, for the library to read at each point."""
     if isinstance(value, str) and value.strip().startswith("@"):
-        from ...language.values import parse_value
+        from ..values import parse_value
 
         return parse_value(value, name=name)
     return value

@@ -28,13 +28,12 @@ import re
 
 import numpy as np
 
-from ..core import bounded
-from ..core.files import npy_problem, path_problem, refusal
 from ..engine import limits
 from ..errors import GradcliError, read_error
-from . import characters
-from .check import BUILTIN_CONSTANTS
-from .program import evaluate_constant
+from ..language.check import BUILTIN_CONSTANTS
+from ..language.program import evaluate_constant
+from . import bounded, characters
+from .files import npy_problem, path_problem, refusal
 
 FILE_SUFFIXES = (".npy", ".npz", ".csv", ".txt", ".json")
 # The language's NUMBER token (grammar/gradcli.lark), with a sign: ASCII digits only
