@@ -8,7 +8,7 @@ raises for the same mistake, so code written against ``torch`` keeps working.
 
 from __future__ import annotations
 
-from .core.record import Record
+from .record import Record
 
 #: The exit status when the reader of standard output left (| head): 128 + SIGPIPE, as
 #: shells report it; every command and ``gradcli run`` end with it, quietly.

@@ -183,10 +183,11 @@ def test_no_module_is_over_about_600_lines_but_the_generated_parser():
 
 # ----- the layout -----
 
-#: What the package root holds: PyTorch's namespace, the library's facade and the
-#: exception family every layer raises; everything else lives in a folder.
+#: What the package root holds: PyTorch's namespace, the library's facade, the
+#: exception family every layer raises and the records its spans (and every layer's
+#: small data) are made of; everything else lives in a folder.
 # torch.py runs a PyTorch program on gradcli (python -m gradcli.torch), at its public path.
-ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "torch.py"}
+ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "record.py", "torch.py"}
 FOLDERS = {
     "cli",  # the command-line application
     "autograd", "func", "linalg", "nn", "optim", "special",  # PyTorch's API, at its paths
@@ -298,9 +299,9 @@ def test_the_private_names_check_sees_both_forms(tmp_path):
     # The check above reads ``from .x import _y`` and ``x._y``: shown on a module of its own.
     sample = tmp_path / "sample.py"
     sample.write_text("from . import record\nfrom .record import _x\nrecord._y\n")
-    assert _private_imports("gradcli.core.sample", sample) == [
-        ("gradcli.core.record", "_x"),
-        ("gradcli.core.record", "_y"),
+    assert _private_imports("gradcli.sample", sample) == [
+        ("gradcli.record", "_x"),
+        ("gradcli.record", "_y"),
     ]
 
 

@@ -8,9 +8,8 @@ import contextlib
 import dataclasses
 import functools
 
-from .. import api
+from .. import api, record
 from ..analysis.report import Report
-from ..core import record
 from ..errors import GradcliError, Span
 from ..language import compile_source, ir
 

@@ -15,7 +15,7 @@ import click
 import numpy as np
 
 from ..errors import GradcliError, read_error
-from .record import Record
+from ..record import Record
 from .files import path_problem
 
 _NAMED = re.compile(r"\s*([^\W\d]\w*)\s*=(?!=)")

@@ -24,6 +24,7 @@ from ..language.check import BUILTIN_CONSTANTS, suggest_function
 from ..language.derivatives import FORMS, PARAMETERS
 from ..language.signatures import language_parameters, python_signature
 from ..language.transformations import TRANSFORMATIONS
+from ..record import replace
 from .assembled import (
     assemble_hessian,
     assemble_jacobian,
@@ -32,7 +33,6 @@ from .assembled import (
     wants_jacobian,
 )
 from .evaluation import evaluation, plain_array
-from .record import replace
 from .result import KINDS, Diagnostic, FunctionInfo, GraphResult, Result
 
 # ----------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ..errors import GradcliError
-from .record import Record
+from ..record import Record
 
 
 class Diagnostic(str):
