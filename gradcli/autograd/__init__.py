@@ -61,7 +61,7 @@ def grad(
 ):
     args = (outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
     if _subclassed(outputs) or _subclassed(inputs) or _subclassed(grad_outputs):
-        from ..func.batched_autograd import grad as batched  # inside vmap
+        from .batched_autograd import grad as batched  # inside vmap
 
         return batched(*args, materialize_grads, is_grads_batched=is_grads_batched)
     return _backward.grad(*args, materialize_grads, is_grads_batched=is_grads_batched)

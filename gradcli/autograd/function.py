@@ -341,7 +341,7 @@ class Function(FunctionCtx):
         separate_setup = cls.setup_context is not Function.setup_context
         batched = _batched(args) or _batched(kwargs.values())
         if "gradcli.func" in sys.modules:  # no transform runs before func is imported
-            from ..func import custom_rules
+            from . import custom_rules
 
             own_vmap = cls.vmap is not Function.vmap
             custom_rules.check_transformable(cls, separate_setup, own_vmap, batched)

@@ -370,10 +370,10 @@ def _forward_jacobians(func, inputs, wrt):
 def _batched_forward_jacobians(func, inputs, wrt, i):
     """The Jacobians of every float output with respect to input ``i`` from one forward
     pass whose tangents are a batch of every basis vector (``vmap``)."""
-    from ..func import vmap
-    from ..func.batched_tensor import batched_callable
-    from ..func.custom_rules import LEGACY_VMAPS
     from . import forward_ad
+    from .batched_tensor import batched_callable
+    from .custom_rules import LEGACY_VMAPS
+    from .mapping import vmap
 
     func = batched_callable(func)
     x = inputs[i]

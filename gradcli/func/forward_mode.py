@@ -10,13 +10,9 @@ are vmap's.
 
 from __future__ import annotations
 
-from ..engine import generator, ops
-from ..engine.state import PER_THREAD
-from ..engine.tensor import Tensor
-from ..errors import EngineError
-from . import pytree
-from .batched_tensor import apply, batched_callable, refusing_draws
-from .copies import (
+from ..autograd import pytree
+from ..autograd.batched_tensor import apply, batched_callable, refusing_draws
+from ..autograd.copies import (
     JVP_API,
     alias,
     argnums_tuple,
@@ -27,7 +23,11 @@ from .copies import (
     taken_out,
     tracked,
 )
-from .custom_rules import MAPPED_BASES
+from ..autograd.custom_rules import MAPPED_BASES
+from ..engine import generator, ops
+from ..engine.state import PER_THREAD
+from ..engine.tensor import Tensor
+from ..errors import EngineError
 from .outputs import split_aux, tensor_outputs
 
 __all__ = ["jvp", "jacfwd", "linearize"]
@@ -182,7 +182,7 @@ def _mapped_jacfwd(func, nums, trees, single, has_aux, args, kwargs):
     """jacfwd as PyTorch computes it: ``jvp`` vmapped over the standard basis of all the
     inputs' entries together (randomness='different': the draws are vmap's, of the whole
     basis' shape)."""
-    from .mapping import vmap as mapped
+    from ..autograd.mapping import vmap as mapped
 
     flat = [x for leaves, _ in trees for x in leaves]
     numels = [x.numel() for x in flat]
