@@ -33,6 +33,7 @@ from ..autograd.copies import (
     tracked,
     zeros_for,
 )
+from ..autograd.mapping import vmap as mapped
 from ..engine import ops
 from ..engine.state import enable_grad
 from ..errors import EngineError, GradcliValueError
@@ -191,6 +192,4 @@ def hessian(func, argnums=0):
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """``func`` of one point applied to a batch of points (``func/mapping.py``)."""
-    from ..autograd.mapping import vmap as mapped
-
     return mapped(func, in_dims, out_dims, randomness, chunk_size=chunk_size)
