@@ -15,8 +15,11 @@ walk over the IR (checker, evaluator, printer).
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..engine.ops import FUNCTIONS
 from ..errors import GradcliError, Span
 from . import characters, ir, lalr
 from .ir import NESTING_LIMIT
@@ -383,7 +386,6 @@ def _call_without_brackets(left, right) -> str | None:
     """``sin(x)`` for ``sin x``: a function's name before an operand."""
     if left.type != "NAME" or right.type not in ("NAME", "NUMBER"):
         return None
-    from ..engine.ops import FUNCTIONS  # only when there is an error to explain
 
     if str(left) not in FUNCTIONS:
         return None
@@ -456,8 +458,6 @@ def _syntax_error(err, brackets: _Brackets) -> GradcliError:
 def grammar_path() -> Path:
     """The grammar file: shipped in the package as ``gradcli/grammar/gradcli.lark`` (see
     pyproject.toml), or ``grammar/gradcli.lark`` in a source checkout."""
-    from pathlib import Path  # not on the start path: importing pathlib costs milliseconds
-
     package = Path(__file__).resolve().parent.parent
     for path in (package / "grammar" / "gradcli.lark", package.parent / "grammar" / "gradcli.lark"):
         if path.is_file():
@@ -472,8 +472,6 @@ _BRACKETS = _Brackets()
 def _parser():
     global _PARSER
     if _PARSER is None:
-        import re
-
         # After an operand, "[" opens a subscript (x[0], f(x)[1], x [0]), not a list.
         operand_ends = frozenset({"NAME", "NUMBER", "STRING", "RPAR", "RSQB"})
         shortcuts = {"[": (re.compile(NUMBER_LIST).match, "NUMBER", operand_ends)}
