@@ -25,6 +25,9 @@ from __future__ import annotations
 
 import os
 import re
+import sys
+import zipfile
+import zlib
 
 import numpy as np
 
@@ -207,8 +210,6 @@ MAX_STDIN_BYTES = bounded.MAX_TEXT_BYTES
 
 
 def _read_stdin(name: str) -> np.ndarray:
-    import sys
-
     data = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
     if len(data) > MAX_STDIN_BYTES:
         raise GradcliError(f"cannot read {name} from standard input: larger than 64 MiB")
@@ -227,8 +228,6 @@ def _read_stdin(name: str) -> np.ndarray:
 
 
 def _load_npz(path: str, key: str | None) -> np.ndarray:
-    import zipfile
-
     if not zipfile.is_zipfile(path):  # np.load would read a .npy, or a pickle, too
         raise ValueError(refusal(zipfile.BadZipFile("File is not a zip file")))
     try:
@@ -359,6 +358,4 @@ def _json_numbers(node):
 def _seed_for(seed: int, name: str) -> int:
     """Each bound name draws its own random stream, fixed by ``--seed`` and the name,
     so adding one binding never changes another's numbers."""
-    import zlib
-
     return (seed * 1_000_003 + zlib.crc32(name.encode())) % 2**32

@@ -36,6 +36,7 @@ import numpy as np
 
 from ...errors import GradcliError
 from .columns import columns_from_arrays, inputs_from_columns
+from .npz_layout import ZipLayout
 
 
 class Writer:
@@ -228,8 +229,6 @@ class NpzWriter(Writer):
         # Whole arrays pass through as they are; flat columns are put together.
         arrays = {n: np.ascontiguousarray(a) for n, a in inputs_from_columns(columns).items()}
         if self.directory is None:
-            from .npz_layout import ZipLayout
-
             if self.layout is None:
                 self.layout = ZipLayout(self.output.open("w+b"), self.path, arrays, self.expected)
             self.layout.write(arrays)
