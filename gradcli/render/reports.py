@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .numbers import format_array, format_number
+from .terminal import label as path_label
 from .terminal import shown_text
 
 # Wider than this, a matrix is left to --format json or plain rather than squeezed.
@@ -141,9 +142,7 @@ def report_title(console, report) -> None:
 
 
 def _path_label(path, unicode: bool, encoding: str = "utf-8") -> str:
-    from .terminal import label
-
-    return shown_text(label(path, unicode), encoding)
+    return shown_text(path_label(path, unicode), encoding)
 
 
 def _mark(passed: bool) -> Text:
@@ -193,7 +192,6 @@ def _formula_lines(formula) -> str:
     """A formula, or nested tuples of them, one entry a line with its index."""
     if isinstance(formula, str):
         return formula
-    import numpy as np
 
     array = np.empty(_shape(formula), dtype=object)
     _fill(array, formula)
