@@ -32,6 +32,9 @@ import numpy as np
 from ..core import computing
 from ..core.result import Diagnostic, source_title
 from ..errors import GradcliError
+from ..language import compile_source, ir, parse
+from ..language.check import check
+from ..language.printing import to_source
 from .flat import Diverged, Flat
 from .report import Report, frozen
 from .varied import default_inputs
@@ -63,10 +66,6 @@ def parse_constraints(texts: Sequence[str]) -> tuple[Constraint, ...]:
 
 
 def _parse_constraint(text: str) -> list[Constraint]:
-    from ..language import ir, parse
-    from ..language.check import check
-    from ..language.printing import to_source
-
     try:
         tree = parse(text)
         statements = tree.statements
@@ -164,8 +163,6 @@ class _Program:
     entries varied, evaluated once per point."""
 
     def __init__(self, text, flat: Flat, fixed: Mapping, options: Mapping, counter: list):
-        from ..language import compile_source
-
         self.text, self.flat, self.options, self.counter = text, flat, options, counter
         program = compile_source(text)
         names = {*program.inputs, *program.constants}
@@ -455,8 +452,6 @@ def _kkt(gradient, x, constraints, parts, options) -> dict:
 
 def _side_scale(constraint, part, x, options) -> float:
     """max(1, |LHS|, |RHS|): what a constraint's value is measured against."""
-    from ..language import compile_source
-
     sizes = [1.0]
     for side in constraint.sides:
         names = set(compile_source(side).inputs)

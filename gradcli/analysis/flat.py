@@ -15,6 +15,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ..core.assembled import entry_labels
+from ..core.bindings import number_from_text, split_assignment
 from ..errors import GradcliError
 
 
@@ -102,8 +103,6 @@ class Flat:
 
 def parse_bounds(texts) -> dict[str, tuple[float, float]]:
     """``["x=0:10", "y=:5"]`` -> ``{"x": (0, 10), "y": (-inf, 5)}``: an empty side is no bound."""
-    from ..core.bindings import number_from_text, split_assignment
-
     bounds: dict[str, tuple[float, float]] = {}
     for text in texts or ():
         name, value = split_assignment(text, "--bounds")

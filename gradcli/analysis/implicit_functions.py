@@ -28,8 +28,10 @@ from types import MappingProxyType
 import numpy as np
 
 from ..core import computing
+from ..core.evaluation import evaluation, no_such_input, plain_array
 from ..core.result import source_title
 from ..errors import GradcliError, Span
+from ..language import compile_source
 from .flat import Flat, singular
 from .report import Report, flat, frozen
 
@@ -167,8 +169,6 @@ def _second(text, whole: Flat, n: int, dy, f_y, options) -> np.ndarray:
     over every input, seen along ``T = [I; dy/dx]``."""
     from gradcli.autograd import functional
 
-    from ..core.evaluation import evaluation, plain_array
-
     names = whole.names
     turn = np.concatenate([np.eye(n), dy], axis=0)
     bound = whole.bindings(whole.start)
@@ -231,7 +231,6 @@ def _not_determined(solve_for, whole: Flat, equations: int) -> str:
 def _not_varied(name: str, result) -> str:
     if name in result.point:
         return f"{name} is not differentiated (it is a const, or used only as an index)"
-    from ..core.evaluation import no_such_input
 
     return no_such_input(name, tuple(result.point))
 
@@ -318,8 +317,6 @@ def _compile_in_place(text: str, where: list[int], source: str) -> None:
 
 def _check_side(source: str, start: int, stop: int) -> None:
     """Compile one side of an equation alone: its errors, placed in ``source``."""
-    from ..language import compile_source
-
     try:
         compile_source(source[start:stop])
     except GradcliError as error:

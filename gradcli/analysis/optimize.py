@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import gradcli
+
 from ..core import computing
 from ..core.assembled import (
     EIGENVALUE_LIMIT,
@@ -189,7 +191,6 @@ class _Objective:
 
     def hessp(self, x, p):
         """H p, without forming H: one forward-over-reverse pass."""
-        import gradcli
         from gradcli.autograd import functional
 
         names, o = self.flat.names, self.options

@@ -20,8 +20,11 @@ from types import MappingProxyType
 import numpy as np
 
 from ..core import computing
+from ..core.evaluation import evaluation
 from ..core.result import Diagnostic
 from ..errors import GradcliError
+from ..language import compile_source, ir, parse
+from ..language.printing import to_source
 from .flat import Flat, singular
 from .report import frozen
 
@@ -30,9 +33,6 @@ def parameter_program(source: str, bound: Mapping) -> str:
     """``source`` with every ``const NAME = VALUE`` an assignment, so that NAME is an
     input the engine differentiates: ``NAME = VALUE``, or ``NAME = 0`` when ``bound``
     gives NAME a value (the binding replaces it, as it replaces the const's)."""
-    from ..language import ir, parse
-    from ..language.printing import to_source
-
     tree = parse(source)
     if not any(isinstance(s, ir.ConstDecl) for s in tree.statements):
         return source
@@ -51,8 +51,6 @@ def with_sensitivity(compute):
     derivative of its solution with respect to every other input (``sensitivity``)."""
 
     def run(source: str, bindings: Mapping | None = None, **options):
-        from ..language import compile_source
-
         if options.get("bounds"):
             # At an active bound the gradient is not zero: -H^-1 H_xp would be wrong there.
             raise GradcliError(
@@ -97,8 +95,6 @@ def with_sensitivity(compute):
 def every_input(text: str, bindings: Mapping, settings: Mapping):
     """The evaluation of ``text`` (``parameter_program``'s) at ``bindings``: every input's
     value (``values``) and those no derivative reaches (``left_out``)."""
-    from ..core.evaluation import evaluation
-
     o = {"dtype": "float64", "seed": 0, "filename": "<expr>", **settings}
     with evaluation(text, bindings, None, o["dtype"], o["seed"], o["filename"]) as s:
         return s
@@ -227,8 +223,6 @@ def _size(flat: Flat, names) -> int:
 def _constraint_derivatives(function: str, at: Mapping, z: Flat, settings):
     """A constraint's Hessian and gradient over every entry of ``z`` (zero where it
     does not read the input)."""
-    from ..language import compile_source
-
     program = compile_source(function)
     reads = set(program.inputs)
     wrt = tuple(n for n in z.names if n in reads)
