@@ -96,6 +96,5 @@ def replace(record: Record, **changes) -> Record:
 
 
 def _frozen(message: str) -> Exception:
-    # The exception frozen dataclasses raise; imported only when someone tries to assign.
-
+    # The exception frozen dataclasses raise, as a Record is one.
     return FrozenInstanceError(message)

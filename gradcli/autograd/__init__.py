@@ -1,8 +1,10 @@
 """``gradcli.autograd``: as ``torch.autograd``."""
 
 import functools
+import importlib
 
 from ..engine import backward as _backward
+from ..engine import ops
 from ..engine.backward import backward
 from ..engine.state import enable_grad, no_grad, set_grad_enabled
 from ..engine.tensor import Tensor
@@ -73,9 +75,7 @@ class _VariableType(type):
         # As PyTorch: a new leaf that shares data's memory, with its own requires_grad
         # (data itself is left alone).
         if type(data) is not Tensor:
-            from ..engine.ops import tensor
-
-            return tensor([] if data is None else data, requires_grad=requires_grad)
+            return ops.tensor([] if data is None else data, requires_grad=requires_grad)
         return data.detach().requires_grad_(requires_grad)
 
     def __instancecheck__(cls, obj):
@@ -88,8 +88,6 @@ class Variable(metaclass=_VariableType):
 
 def __getattr__(name):
     # Loaded on first use, keeping the command line's start-up path short.
-    import importlib
-
     if name == "functional":
         return importlib.import_module(".functional", __name__)
     raise AttributeError(f"module 'gradcli.autograd' has no attribute '{name}'")

@@ -28,6 +28,7 @@ Inside the ``func`` transforms a Function needs what PyTorch's needs
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 
 import numpy as np
@@ -385,8 +386,6 @@ def _batched(values) -> bool:
 def _bind_arguments(forward, args, kwargs, separate_setup):
     """Keyword arguments as positional ones, as PyTorch's apply binds them; with
     setup_context the defaults too (its ``inputs`` has every argument)."""
-    import inspect
-
     lead = () if separate_setup else (None,)  # the ctx parameter
     try:
         bound = inspect.signature(forward).bind(*lead, *args, **kwargs)

@@ -17,7 +17,7 @@ import numpy as np
 import gradcli
 
 from ..errors import GradcliError, read_error
-from ..language.characters import name_problem
+from ..language.characters import name_problem  # the program's names obey the same rule
 from ..record import Record
 from .files import path_problem
 from .values import parse_value

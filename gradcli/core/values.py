@@ -26,7 +26,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import zipfile
 import zlib
 
 import numpy as np
@@ -228,6 +227,8 @@ def _read_stdin(name: str) -> np.ndarray:
 
 
 def _load_npz(path: str, key: str | None) -> np.ndarray:
+    import zipfile  # with bz2 and lzma, milliseconds a one-line command need not spend
+
     if not zipfile.is_zipfile(path):  # np.load would read a .npy, or a pickle, too
         raise ValueError(refusal(zipfile.BadZipFile("File is not a zip file")))
     try:

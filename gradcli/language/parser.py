@@ -16,7 +16,6 @@ walk over the IR (checker, evaluator, printer).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..engine.ops import FUNCTIONS
@@ -386,7 +385,6 @@ def _call_without_brackets(left, right) -> str | None:
     """``sin(x)`` for ``sin x``: a function's name before an operand."""
     if left.type != "NAME" or right.type not in ("NAME", "NUMBER"):
         return None
-
     if str(left) not in FUNCTIONS:
         return None
     return f"{left}({right})"
@@ -458,6 +456,8 @@ def _syntax_error(err, brackets: _Brackets) -> GradcliError:
 def grammar_path() -> Path:
     """The grammar file: shipped in the package as ``gradcli/grammar/gradcli.lark`` (see
     pyproject.toml), or ``grammar/gradcli.lark`` in a source checkout."""
+    from pathlib import Path  # not on the start path: importing pathlib costs milliseconds
+
     package = Path(__file__).resolve().parent.parent
     for path in (package / "grammar" / "gradcli.lark", package.parent / "grammar" / "gradcli.lark"):
         if path.is_file():
