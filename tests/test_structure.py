@@ -404,6 +404,13 @@ HEAVY = {"scipy", "sympy", "mpmath", "matplotlib", "dask", "distributed", "pyarr
          "pandas", "prompt_toolkit", "rich"}  # fmt: skip
 #: Modules of the standard library on POSIX only, imported where they are used.
 POSIX_ONLY = {"fcntl", "resource", "termios"}
+#: vmap's machinery, which autograd imports inside the functions that meet a transform.
+VMAP_MACHINERY = {
+    "gradcli.autograd.batched_autograd": "autograd on vmap's batched tensors",
+    "gradcli.autograd.custom_rules": "a custom autograd.Function inside a transform",
+    "gradcli.autograd.mapping": "vmap, for gradcheck's batched checks",
+    "gradcli.autograd.batched_tensor": "vmap's batched tensor",
+}
 #: Modules (a package: each of its modules) imported inside functions with no heavy
 #: package behind them, to keep a one-line ``gradcli grad``'s start-up short; the reason
 #: each is left out of it. A test checks that such a command loads none of them.
@@ -417,7 +424,10 @@ DEFERRED = {
     "gradcli.cli.session": "the interactive calculator's statements",
     "gradcli.analysis": "the analyses, each loaded by its command",
     # What only some commands compute.
-    "gradcli.autograd": "Jacobians, Hessians, vjp and jvp, and the graph --steps shows",
+    "gradcli.autograd.functional": "Jacobians, Hessians, vjp and jvp",
+    "gradcli.autograd.traced": "the graph --steps and the graph command show",
+    # vmap's machinery, loaded by a transform: gradcli jacobian loads autograd without it.
+    **VMAP_MACHINERY,
     "gradcli.func": "torch.func, for gradcli.vmap",
     "gradcli.engine.jet": "the Taylor arithmetic of jvp --order",
     "gradcli.engine.format": "a tensor's printed form (its repr)",
@@ -527,6 +537,14 @@ def test_a_one_line_command_loads_no_module_deferred_for_it():
     loaded = set(done.stderr.split())
     assert done.stdout == "value 9\ngrad.x 6\n"
     assert sorted(m for m in loaded if _listed(m, DEFERRED)) == []
+    # A Jacobian loads autograd, and none of vmap's machinery.
+    probe = probe.replace("'grad', 'x**2', '--x', '3'", "'jacobian', 'x*2', '--x', '1'")
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", probe], capture_output=True, text=True, timeout=60
+    )
+    loaded = set(done.stderr.split())
+    assert "gradcli.autograd.functional" in loaded
+    assert sorted(loaded & set(VMAP_MACHINERY)) == []
 
 
 # ----- one op table -----

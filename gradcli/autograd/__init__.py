@@ -13,7 +13,6 @@ from ..engine.tensor import Tensor
 # submodule would bind the module, not the function, to the name ``gradcheck``.
 from . import forward_ad, function, graph
 from .anomaly import detect_anomaly, first_nonfinite, is_anomaly_enabled, set_detect_anomaly
-from .batched_autograd import grad as batched_grad
 from .function import Function, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
@@ -64,6 +63,8 @@ def grad(
 ):
     args = (outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
     if _subclassed(outputs) or _subclassed(inputs) or _subclassed(grad_outputs):
+        from .batched_autograd import grad as batched_grad  # vmap's, inside vmap
+
         return batched_grad(*args, materialize_grads, is_grads_batched=is_grads_batched)
     return _backward.grad(*args, materialize_grads, is_grads_batched=is_grads_batched)
 

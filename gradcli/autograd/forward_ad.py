@@ -18,7 +18,6 @@ from ..engine.forward import DualLevel
 from ..engine.state import DUAL_LEVELS, DUAL_LEVELS_LOCK, PER_THREAD
 from ..engine.tensor import Tensor
 from ..errors import EngineError, GradcliTypeError, GradcliValueError
-from . import batched_autograd
 
 __all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual"]
 __all__ += ["UnpackedDualTensor"]
@@ -91,7 +90,9 @@ def make_dual(tensor, tangent, *, level=None):
             "to enter_dual_level() first."
         )
     if _batched(tensor) or _batched(tangent):  # inside vmap: every point's
-        return batched_autograd.make_dual(tensor, tangent, make_dual)
+        from .batched_autograd import make_dual as batched  # vmap's machinery
+
+        return batched(tensor, tangent, make_dual)
     for name, t in (("primal", tensor), ("tangent", tangent)):
         if type(t) is not Tensor:
             raise GradcliTypeError(
@@ -128,7 +129,9 @@ def unpack_dual(tensor, *, level=None):
     """``(primal, tangent)`` of ``tensor``: a view of its values without the tangent, and
     the tangent (None where it has none, or outside a dual level)."""
     if _batched(tensor):
-        return UnpackedDualTensor(*batched_autograd.unpack_dual(tensor, unpack_dual))
+        from .batched_autograd import unpack_dual as batched  # vmap's machinery
+
+        return UnpackedDualTensor(*batched(tensor, unpack_dual))
     if type(tensor) is not Tensor:
         raise GradcliTypeError(
             f"unpack_dual(): argument 'tensor' must be Tensor, not {type(tensor).__name__}"

@@ -39,7 +39,6 @@ from ..engine.messages import SECOND_BACKWARD
 from ..engine.state import PER_THREAD, no_grad
 from ..engine.tensor import Tensor
 from ..errors import EngineError, GradcliTypeError, NotImplementedByGradcli
-from . import custom_rules
 
 _DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
 
@@ -343,6 +342,8 @@ class Function(FunctionCtx):
         separate_setup = cls.setup_context is not Function.setup_context
         batched = _batched(args) or _batched(kwargs.values())
         if "gradcli.func" in sys.modules:  # no transform runs before func is imported
+            from . import custom_rules  # vmap's machinery, loaded by a transform
+
             own_vmap = cls.vmap is not Function.vmap
             custom_rules.check_transformable(cls, separate_setup, own_vmap, batched)
             if batched:

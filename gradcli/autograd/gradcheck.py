@@ -30,9 +30,6 @@ from ..engine.backward import grad
 from ..engine.tensor import Tensor
 from ..errors import EngineError, GradcliTypeError
 from . import forward_ad
-from .batched_tensor import batched_callable
-from .custom_rules import LEGACY_VMAPS
-from .mapping import vmap
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
@@ -372,6 +369,11 @@ def _forward_jacobians(func, inputs, wrt):
 def _batched_forward_jacobians(func, inputs, wrt, i):
     """The Jacobians of every float output with respect to input ``i`` from one forward
     pass whose tangents are a batch of every basis vector (``vmap``)."""
+    # vmap's machinery, loaded by the check that needs it
+    from .batched_tensor import batched_callable
+    from .custom_rules import LEGACY_VMAPS
+    from .mapping import vmap
+
     func = batched_callable(func)
     x = inputs[i]
     size = x._data.size
