@@ -420,6 +420,8 @@ DEFERRED = {
     "gradcli.cli.using": "the commands that use the derivative (minimize, solve, ...)",
     "gradcli.cli.run": "gradcli run, a PyTorch program",
     "gradcli.cli.point_runs": "--points and --over",
+    "gradcli.core.point_files.dask_files": "a run on Dask (--dask, --scheduler)",
+    "gradcli.core.point_files.distributed": "a run on Dask (--dask, --scheduler)",
     "gradcli.cli.repl": "the interactive calculator",
     "gradcli.cli.session": "the interactive calculator's statements",
     "gradcli.analysis": "the analyses, each loaded by its command",
