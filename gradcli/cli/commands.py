@@ -22,10 +22,10 @@ import sys
 
 import click
 
-from .. import api
+from .. import api, render
 from ..core import bindings as _bindings
 from ..errors import GradcliError
-from ..render import Format, render, render_functions, write_npz
+from ..render import Format, render_functions
 from ..render.plain import render_line, result_lines
 from . import common, options
 from .common import EXIT_NONFINITE, EXIT_OK, cli, say, subcommand, write_output
@@ -366,7 +366,7 @@ def _run(compute, source, options, early=False, **arguments) -> int:
     if output is not None:
         # Before printing: a file that cannot be written fails the command.
         try:
-            write_npz(result, output)
+            render.write_npz(result, output)
         except OSError as error:
             raise GradcliError(f"cannot write {output}: {error.strerror or error}") from None
     if options["get"] is not None:
@@ -377,7 +377,7 @@ def _run(compute, source, options, early=False, **arguments) -> int:
         write_one_row(result.arrays(), options["precision"])
     else:
         write_output(
-            lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"]
+            lambda fmt: render.render(result, fmt, sys.stdout, options["precision"]), options["fmt"]
         )
     _say_all(result, said)
     return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
