@@ -22,8 +22,10 @@ import numpy as np
 
 from ..core import computing, many_points
 from ..core.evaluation import no_such_input
+from ..core.point_files.readers import open_points
 from ..core.result import source_title
 from ..errors import GradcliError
+from ..language import compile_source
 from .flat import Flat
 from .report import Report, frozen
 
@@ -76,8 +78,6 @@ class FitReport(Report):
 
 def read_columns(path: str) -> dict[str, np.ndarray]:
     """Every column of a ``--points`` file, whole."""
-    from ..core.point_files.readers import open_points
-
     with open_points(path) as reader:
         chunks = list(reader.chunks(1 << 20))
         names = reader.names
@@ -252,8 +252,6 @@ def fit(
     the model that is not a parameter nor bound in ``bindings`` is a column.
     ``response`` names the observed column; ``weights`` or ``sigma`` a column of
     weights or of standard deviations (not both)."""
-    from ..language import compile_source
-
     where = data if isinstance(data, str) else "the data"
     columns = read_columns(data) if isinstance(data, str) else dict(data)
     columns = {n: np.asarray(c, dtype=np.float64).reshape(-1) for n, c in columns.items()}

@@ -298,8 +298,6 @@ def _difference(source: str, start: int, sign: int, stop: int) -> list[tuple[str
 def _compile_in_place(text: str, where: list[int], source: str) -> None:
     """Compile ``text``; an error on its line is placed back in ``source``, ``where[i]``
     the index in source of text's character i."""
-    from ..language import compile_source
-
     try:
         compile_source(text)
     except GradcliError as error:

@@ -32,9 +32,10 @@ import numpy as np
 
 from ..engine import limits
 from ..errors import GradcliError, read_error
+from ..language import characters
 from ..language.check import BUILTIN_CONSTANTS
 from ..language.program import evaluate_constant
-from . import bounded, characters
+from . import bounded
 from .files import npy_problem, path_problem, refusal
 
 FILE_SUFFIXES = (".npy", ".npz", ".csv", ".txt", ".json")
