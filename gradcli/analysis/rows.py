@@ -19,6 +19,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..core import computing
+from ..core.reach import note
 from ..engine import limits
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..errors import GradcliError
@@ -102,8 +103,6 @@ class ReportRows:
                 if self.variables is None and hasattr(report, "variables"):
                     self.variables = report.variables()
                 if self.notes is None:
-                    from ..core.reach import note
-
                     left_out = getattr(report, "left_out", {})
                     self.notes = tuple(note(n, why) for n, why in left_out.items())
                 rows.append(report.row())

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .numbers import format_array, format_number
+from .plain import report_lines
 from .terminal import label as path_label
 from .terminal import shown_text
 
@@ -124,8 +125,6 @@ def report_table(report, console, precision: int) -> None:
 
 def _lines(report, console, precision: int) -> None:
     """A report no layout knows: its title, then a row per line of ``--format plain``."""
-    from .plain import report_lines
-
     title = getattr(report, "title", None) or report.command
     console.print(Text(shown_text(title, console.encoding), style="bold"))
     table = new_table(console, "", "")
