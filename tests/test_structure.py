@@ -460,6 +460,12 @@ def _listed(name, names):
     return any(name == n or name.startswith(n + ".") for n in names)
 
 
+def _deferred_as(name):
+    """The entry of ``DEFERRED`` that lists module ``name`` (its longest), or None."""
+    found = [n for n in DEFERRED if _listed(name, [n])]
+    return max(found, key=len) if found else None
+
+
 @functools.cache
 def heavy_packages_reached(name):
     """The heavy packages module ``name``'s top-level imports reach, at any depth
@@ -484,11 +490,14 @@ def heavy_packages_reached(name):
 def needless_deferrals(name, path=None):
     """``"name:line imports dep"`` for each import inside a function of module ``name``
     that defers nothing heavy: not a heavy package, nor a module of gradcli whose
-    top-level imports reach one, nor a module of ``DEFERRED`` or ``POSIX_ONLY``."""
+    top-level imports reach one, nor a module of ``DEFERRED`` (imported from outside its
+    entry: inside it, the entry is already loaded) or ``POSIX_ONLY``."""
     found = []
     for statement, inside in import_statements(name, path):
         for dep in sorted(imported(statement, name)) if inside else ():
-            if dep.split(".")[0] in HEAVY or dep in POSIX_ONLY or _listed(dep, DEFERRED):
+            if dep.split(".")[0] in HEAVY or dep in POSIX_ONLY:
+                continue
+            if _listed(dep, DEFERRED) and _deferred_as(dep) != _deferred_as(name):
                 continue
             if dep.split(".")[0] == "gradcli" and heavy_packages_reached(dep):
                 continue
@@ -515,13 +524,16 @@ def test_the_deferral_check_sees_a_light_import_inside_a_function(tmp_path):
         "def read():\n"
         "    import scipy.optimize\n"  # heavy
         "    import fcntl\n"  # POSIX only
-        "    from .point_files import arrow\n"  # pyarrow behind it
-        "    from . import result\n"  # light: belongs at the top
+        "    from ..core.point_files import arrow\n"  # pyarrow behind it
+        "    from ..render import graph\n"  # deferred, with its reason
+        "    from . import sensitivity\n"  # deferred, but this module is of its entry
+        "    from ..core import result\n"  # light: belongs at the top
         "    import textwrap\n"  # light
     )
-    assert needless_deferrals("gradcli.core.sample", sample) == [
-        "gradcli.core.sample:6 imports gradcli.core.result",
-        "gradcli.core.sample:7 imports textwrap",
+    assert needless_deferrals("gradcli.analysis.sample", sample) == [
+        "gradcli.analysis.sample:7 imports gradcli.analysis.sensitivity",
+        "gradcli.analysis.sample:8 imports gradcli.core.result",
+        "gradcli.analysis.sample:9 imports textwrap",
     ]
 
 

@@ -36,7 +36,9 @@ from ..language import compile_source, ir, parse
 from ..language.check import check
 from ..language.printing import to_source
 from .flat import Diverged, Flat
+from .optimize import tree_with_sensitivity
 from .report import Report, frozen
+from .sensitivity import every_input, parameter_program
 from .varied import default_inputs
 
 METHODS = ("trust-constr", "slsqp")
@@ -138,8 +140,6 @@ class ConstrainedReport(Report):
     sensitivity: Mapping | None = None
 
     def as_tree(self) -> dict:
-        from .optimize import tree_with_sensitivity
-
         tree = {
             "point": dict(self.point),
             "value": self.value,
@@ -219,8 +219,6 @@ def minimize_subject_to(
     """A local minimum (maximum with ``maximize``) of a scalar program under
     ``constraints`` (``parse_constraints``), from the bound point, with its KKT check."""
     import scipy.optimize
-
-    from .sensitivity import every_input, parameter_program
 
     inequalities = any(c.kind == "ineq" for c in constraints)
     method = _checked_method(method, inequalities)

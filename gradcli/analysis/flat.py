@@ -17,6 +17,7 @@ import numpy as np
 from ..core.assembled import entry_labels
 from ..core.bindings import number_from_text, split_assignment
 from ..errors import GradcliError
+from .report import frozen
 
 
 class Flat:
@@ -57,8 +58,6 @@ class Flat:
         return {**self.fixed, **self.arrays(x)}
 
     def frozen_arrays(self, x) -> Mapping[str, np.ndarray]:
-        from .report import frozen
-
         return MappingProxyType({n: frozen(a) for n, a in self.arrays(x).items()})
 
     def matrix(self, blocks: Mapping) -> np.ndarray:

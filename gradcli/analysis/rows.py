@@ -23,6 +23,8 @@ from ..core.reach import note
 from ..engine import limits
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..errors import GradcliError
+from .commands import find
+from .sensitivity import with_sensitivity
 
 #: The analyses that give rows, and the module of each one's function.
 ANALYSES = {
@@ -87,8 +89,6 @@ class ReportRows:
         size = len(next(iter(batch.values()))) if batch else 0
         analysis = _function(self.command)
         if self.sensitivity:
-            from .sensitivity import with_sensitivity
-
             analysis = with_sensitivity(analysis)
         rows = []
         with limits.max_elements(self.max_elements), limits.max_operations(self.max_operations):
@@ -126,8 +126,6 @@ class ReportRows:
 
 def _declared_rows(command: str) -> bool:
     """Whether the registry declares ``command`` with rows at many points."""
-    from .commands import find
-
     declared = find(command)
     return declared is not None and declared.points
 
@@ -138,7 +136,6 @@ def _function(command: str):
     if command in ANALYSES:
         module = importlib.import_module(f"gradcli.analysis.{ANALYSES[command]}")
         return getattr(module, command)
-    from .commands import find
 
     return find(command).function
 
