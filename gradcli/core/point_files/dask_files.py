@@ -30,6 +30,7 @@ import numpy as np
 from ...errors import GradcliError
 from ..bounded import MAX_TEXT_BYTES
 from ..files import path_problem
+from . import distributed  # through the module: a test replaces require_dask there
 from .budget import PROBE_ROWS, shown
 from .columns import columns_from_arrays
 from .run import computed, learned, measured, placed
@@ -97,9 +98,7 @@ class DaskFiles(Reader):
     """The reader (and executor) of CSV and Parquet files read by the workers."""
 
     def __init__(self, source: str, executor):
-        from .distributed import require_dask
-
-        require_dask()
+        distributed.require_dask()
         self.path = source
         self.files = source_files(source)
         self.kind = dask_format(self.files[0])
@@ -156,9 +155,7 @@ class DaskFiles(Reader):
                     paths.append(path)
                     yield part
 
-        from .distributed import in_order
-
-        results = in_order(submitted(), self.executor.in_flight())
+        results = distributed.in_order(submitted(), self.executor.in_flight())
         start = 0
         while True:
             try:
