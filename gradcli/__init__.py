@@ -15,6 +15,8 @@ from types import SimpleNamespace as _SimpleNamespace
 _collecting = _gc.isenabled()
 _gc.disable()
 
+import importlib
+
 from .engine import ops as ops
 from .engine.devices import device, get_default_device, set_default_device
 from .engine.devices import on_cpu as _on_cpu
@@ -100,8 +102,6 @@ long = int64
 def __getattr__(name):
     # Imported on first use, so the command line's start-up path skips them.
     if name in ("autograd", "func", "linalg", "nn", "optim", "special"):
-        import importlib
-
         return importlib.import_module("." + name, __name__)
     if name == "vmap":  # torch.vmap is torch.func.vmap
         from .func import vmap

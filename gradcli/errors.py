@@ -8,7 +8,10 @@ raises for the same mistake, so code written against ``torch`` keeps working.
 
 from __future__ import annotations
 
-from .core.record import Record
+import errno
+import unicodedata
+
+from .record import Record
 
 #: The exit status when the reader of standard output left (| head): 128 + SIGPIPE, as
 #: shells report it; every command and ``gradcli run`` end with it, quietly.
@@ -73,8 +76,6 @@ def _is_control(char: str) -> bool:
     """A character a terminal acts on instead of showing: C0/C1 controls, and format
     characters (the bidirectional overrides U+202A-U+202E and isolates U+2066-U+2069,
     the marks U+200E/U+200F, zero-width spaces) that would reorder or hide the text."""
-    import unicodedata
-
     return unicodedata.category(char) in ("Cc", "Cf")
 
 
@@ -96,7 +97,6 @@ def _excerpt(text: str, start: int, stop: int) -> tuple[str, str]:
     count two columns, so the caret stays under its character; control characters
     (a right-to-left override) are shown escaped, never sent to the terminal.
     """
-    import unicodedata
 
     def shown(chars):
         return "".join(_escaped(c) if _is_control(c) else c for c in chars)
@@ -162,8 +162,6 @@ def out_of_memory(error: MemoryError) -> str:
 
 def os_reason(error: OSError) -> str:
     """Why a file could not be opened, in a few words."""
-    import errno
-
     reasons = {
         errno.ENOENT: "no such file",
         errno.EISDIR: "it is a directory",

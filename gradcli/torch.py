@@ -22,6 +22,8 @@ import os
 import sys
 import types
 
+import gradcli
+
 from .errors import EXIT_BROKEN_PIPE
 
 __all__ = ["MissingTorchModule", "resolve", "torch_import", "run_program"]
@@ -33,8 +35,6 @@ class MissingTorchModule(ModuleNotFoundError):
 
 def resolve(name: str):
     """The gradcli module (or namespace) that stands for ``torch`` module ``name``."""
-    import gradcli
-
     module = gradcli
     parts = name.split(".")[1:]
     for i, part in enumerate(parts):

@@ -31,7 +31,7 @@ LAYERS = [
     ("PyTorch's API", ("gradcli", "gradcli.autograd", "gradcli.func", "gradcli.linalg",
                        "gradcli.nn", "gradcli.optim", "gradcli.special")),
     ("engine", ("gradcli.engine",)),
-    ("errors", ("gradcli.errors",)),
+    ("errors and records", ("gradcli.errors", "gradcli.record")),
 ]  # fmt: skip
 
 

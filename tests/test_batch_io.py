@@ -17,9 +17,9 @@ from gradcli.core.point_files.columns import columns_from_arrays, inputs_from_co
 from gradcli.core.point_files.grid import GridReader
 from gradcli.core.point_files.progress import Progress
 from gradcli.core.point_files.readers import open_points
-from gradcli.core.point_files.writers import TABLE_EDGE_ROWS
 from gradcli.errors import GradcliError
 from gradcli.render.formats import open_writer
+from gradcli.render.point_writers import TABLE_EDGE_ROWS
 
 # ----------------------------------------------------------------------------
 # Columns

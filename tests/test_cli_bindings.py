@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from gradcli.core.bindings import extract, split_assignment
+from gradcli.core.values import load_file
 from gradcli.errors import GradcliError
-from gradcli.language.values import load_file
 
 TAKES_VALUE = {"--format", "--seed", "-f", "--file", "--var", "--wrt"}
 FLAGS = {"--strict", "--debug", "--help"}
@@ -199,8 +199,8 @@ def test_directory(tmp_path):
 @pytest.mark.parametrize("text", ["2", "-1.5e3", "+.5", "2.", "1E-7", "0", "-0", "123456789012"])
 def test_plain_numbers_mean_what_the_language_says(text):
     import gradcli
+    from gradcli.core.values import parse_value
     from gradcli.language import evaluate_constant
-    from gradcli.language.values import parse_value
 
     before = gradcli.get_default_dtype()
     gradcli.set_default_dtype(gradcli.float64)

@@ -303,9 +303,10 @@ def test_a_full_disk_at_any_step_is_an_error_naming_the_file(
 
 @pytest.mark.parametrize("fmt", ["csv", "json", "table"])
 def test_many_points_to_a_full_standard_output_is_an_error(gradcli, monkeypatch, fmt):
-    from gradcli.core.point_files import writers
+    from gradcli.core.point_files.writers import CsvWriter
+    from gradcli.render.point_writers import JsonLinesWriter, TableWriter
 
-    for writer in (writers.CsvWriter, writers.JsonLinesWriter, writers.TableWriter):
+    for writer in (CsvWriter, JsonLinesWriter, TableWriter):
         monkeypatch.setattr(writer, "_write" if fmt != "table" else "_finish", no_space)
     result = gradcli("eval", "x", "--over", "x=0:1:5", "--format", fmt)
     message = "cannot write standard output: No space left on device"

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import subprocess
 import sys
@@ -49,29 +50,67 @@ def _is_module(name):
     return _is_package(name) or (PACKAGE.parent / (name.replace(".", "/") + ".py")).exists()
 
 
-def imports_of(name):
-    """The gradcli modules ``name`` imports anywhere in its code."""
+def _path_of(name):
     path = PACKAGE.parent / name.replace(".", "/")
-    path = path / "__init__.py" if _is_package(name) else path.with_suffix(".py")
+    return path / "__init__.py" if _is_package(name) else path.with_suffix(".py")
+
+
+def import_statements(name, path=None):
+    """``(statement, inside_a_function)`` for each import statement of module ``name``."""
+    if path is None:
+        return _import_statements(name)
+    return _statements_in(ast.parse(path.read_text()))
+
+
+@functools.cache
+def _import_statements(name):
+    return _statements_in(ast.parse(_path_of(name).read_text()))
+
+
+def _statements_in(tree):
+    found = []
+
+    def walk(node, inside):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                found.append((child, inside))
+            walk(child, inside or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef))
+
+    walk(tree, False)
+    return found
+
+
+def imported(statement, name):
+    """The modules an import statement of module ``name`` loads: gradcli's by their full
+    names (``from . import x`` is module ``x``), others by the name written."""
+    if isinstance(statement, ast.Import):
+        return {a.name for a in statement.names}
     package = name if _is_package(name) else name.rpartition(".")[0]
+    if statement.level:
+        base = package.split(".")[: len(package.split(".")) - statement.level + 1]
+        target = ".".join(base + ([statement.module] if statement.module else []))
+    else:
+        target = statement.module or ""
+    if target.split(".")[0] != "gradcli":
+        return {target}
+    if not _is_module(target):
+        return set()  # a module that does not exist (dead code of the generated parser)
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.split(".")[0] == "gradcli")
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            if target.split(".")[0] != "gradcli" or not _is_module(target):
-                continue  # not ours, or a module that does not exist (dead code of the parser)
-            for alias in node.names:
-                sub = f"{target}.{alias.name}"
-                if _is_module(sub):
-                    found.add(sub)
-                elif not name.endswith("_standalone_parser"):  # Lark's own code, never run here
-                    found.add(target)
+    for alias in statement.names:
+        sub = f"{target}.{alias.name}"
+        if _is_module(sub):
+            found.add(sub)
+        elif not name.endswith("_standalone_parser"):  # Lark's own code, never run here
+            found.add(target)
+    return found
+
+
+def imports_of(name, path=None, *, top_level_only=False):
+    """The gradcli modules ``name`` imports anywhere in its code (or at its top level)."""
+    found = set()
+    for statement, inside in import_statements(name, path):
+        if not (inside and top_level_only):
+            found |= {m for m in imported(statement, name) if m.split(".")[0] == "gradcli"}
     found.discard(name)
     return found
 
@@ -183,27 +222,61 @@ def test_no_module_is_over_about_600_lines_but_the_generated_parser():
 
 # ----- the layout -----
 
-#: What the package root holds: PyTorch's namespace, the library's facade and the
-#: exception family every layer raises; everything else lives in a folder.
+#: What the package root holds: PyTorch's namespace, the library's facade, the
+#: exception family every layer raises and the records its spans (and every layer's
+#: small data) are made of; everything else lives in a folder.
 # torch.py runs a PyTorch program on gradcli (python -m gradcli.torch), at its public path.
-ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "torch.py"}
+ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "record.py", "torch.py"}
 FOLDERS = {
     "cli",  # the command-line application
     "autograd", "func", "linalg", "nn", "optim", "special",  # PyTorch's API, at its paths
     "core",  # the library's core, under api.py
     "analysis", "render", "language", "engine",  # the layers below
 }  # fmt: skip
-#: Each layer, and the layers it must never import (the data flows down).
-NEVER_IMPORTS = {
-    "gradcli.engine": ("gradcli.cli", "gradcli.api", "gradcli.analysis", "gradcli.render",
-                       "gradcli.language", "gradcli.func", "gradcli.linalg", "gradcli.nn",
-                       "gradcli.optim", "gradcli.special"),
-    "gradcli.language": ("gradcli.cli", "gradcli.api", "gradcli.analysis", "gradcli.render"),
-    "gradcli.core": ("gradcli.cli",),
-    "gradcli.api": ("gradcli.cli",),
-    "gradcli.analysis": ("gradcli.cli",),
-    "gradcli.render": ("gradcli.cli", "gradcli.analysis"),
-}  # fmt: skip
+#: The layers, from the top: a module imports (at any depth of its code) only modules of
+#: its own layer and of the layers below it. The data flows down: the command line
+#: calls the library's facade, the analyses build on one evaluation and many, which
+#: run the language, which runs on PyTorch's surface and the engine; every layer raises
+#: the one exception family, whose spans are records.
+LAYERS = (
+    ("gradcli.__main__", "gradcli.cli"),  # the application
+    ("gradcli.torch",),  # a PyTorch program run on gradcli (gradcli run)
+    ("gradcli.api",),  # the library's facade
+    ("gradcli.analysis",),  # reports built on the computing commands
+    ("gradcli.render",),  # results and reports as text, tables, files and pictures
+    ("gradcli.core",),  # one evaluation and many, their results, files of points
+    ("gradcli.language",),  # text to IR, checked, evaluated on the engine
+    ("gradcli",),  # PyTorch's namespace (``import gradcli as torch``)
+    ("gradcli.func",),  # torch.func's transforms, built on autograd
+    ("gradcli.autograd",),  # torch.autograd, and vmap's machinery the transforms share
+    ("gradcli.optim",),
+    ("gradcli.nn",),
+    ("gradcli.linalg",),
+    ("gradcli.special",),
+    ("gradcli.engine",),  # tensors, the op table, the reverse pass
+    ("gradcli.errors",),  # the one exception family
+    ("gradcli.record",),  # small immutable records
+)
+
+
+def layer_of(name):
+    """The index in ``LAYERS`` of module ``name``'s layer (its longest prefix there)."""
+    best = None
+    for index, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if name == prefix or (prefix != "gradcli" and name.startswith(prefix + ".")):
+                if best is None or len(prefix) > len(best[1]):
+                    best = (index, prefix)
+    return None if best is None else best[0]
+
+
+def upward_imports(name, path=None):
+    """``"name imports dep"`` for each module of a layer above ``name``'s that it imports."""
+    return sorted(
+        f"{name} ({LAYERS[layer_of(name)][-1]}) imports {dep} ({LAYERS[layer_of(dep)][-1]})"
+        for dep in imports_of(name, path)
+        if layer_of(dep) < layer_of(name)
+    )
 
 
 def test_the_package_root_shows_its_parts_as_folders():
@@ -242,12 +315,31 @@ def test_no_submodule_shadows_a_name_of_its_package():
             assert not _is_module(f"{name}.{sub}"), f"{name}.{sub} is both a name and a module"
 
 
-@pytest.mark.parametrize("layer", sorted(NEVER_IMPORTS))
-def test_layers_depend_one_way(layer):
-    for name in module_names():
-        if name == layer or name.startswith(layer + "."):
-            for dep in imports_of(name):
-                assert not dep.startswith(NEVER_IMPORTS[layer]), f"{name} imports {dep}"
+def test_every_module_is_in_a_layer():
+    assert [n for n in module_names() if layer_of(n) is None] == []
+
+
+def test_no_module_imports_a_module_of_a_layer_above_its_own():
+    found = [line for name in module_names() for line in upward_imports(name)]
+    assert not found, "\n".join(found)
+
+
+def test_the_layer_check_sees_an_upward_import_inside_a_function(tmp_path):
+    # A module of the language that imports the command line, at its top and hidden in a
+    # function, as a module of its own beside the real ones.
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "from ..engine import ops\n"
+        "from . import ir\n"
+        "def run():\n"
+        "    from ..cli import commands\n"
+        "    from ..core.point_files import readers\n"
+    )
+    assert upward_imports("gradcli.language.sample", sample) == [
+        "gradcli.language.sample (gradcli.language) imports gradcli.cli.commands (gradcli.cli)",
+        "gradcli.language.sample (gradcli.language) imports gradcli.core.point_files.readers"
+        " (gradcli.core)",
+    ]
 
 
 def _private_imports(name, path=None):
@@ -298,10 +390,194 @@ def test_the_private_names_check_sees_both_forms(tmp_path):
     # The check above reads ``from .x import _y`` and ``x._y``: shown on a module of its own.
     sample = tmp_path / "sample.py"
     sample.write_text("from . import record\nfrom .record import _x\nrecord._y\n")
-    assert _private_imports("gradcli.core.sample", sample) == [
-        ("gradcli.core.record", "_x"),
-        ("gradcli.core.record", "_y"),
+    assert _private_imports("gradcli.sample", sample) == [
+        ("gradcli.record", "_x"),
+        ("gradcli.record", "_y"),
     ]
+
+
+# ----- imports inside functions -----
+
+#: Packages heavy enough to be imported inside the function that needs them: a one-line
+#: command loads none (tests/test_cli_subprocess.py's start-up test).
+HEAVY = {"scipy", "sympy", "mpmath", "matplotlib", "dask", "distributed", "pyarrow",
+         "pandas", "prompt_toolkit", "rich"}  # fmt: skip
+#: Modules of the standard library on POSIX only, imported where they are used.
+POSIX_ONLY = {"fcntl", "resource", "termios"}
+#: vmap's machinery, which autograd imports inside the functions that meet a transform.
+VMAP_MACHINERY = {
+    "gradcli.autograd.batched_autograd": "autograd on vmap's batched tensors",
+    "gradcli.autograd.custom_rules": "a custom autograd.Function inside a transform",
+    "gradcli.autograd.mapping": "vmap, for gradcheck's batched checks",
+    "gradcli.autograd.batched_tensor": "vmap's batched tensor",
+}
+#: Modules (a package: each of its modules) imported inside functions with no heavy
+#: package behind them, to keep a one-line ``gradcli grad``'s start-up short; the reason
+#: each is left out of it. A test checks that such a command loads none of them.
+DEFERRED = {
+    # A command's own module, loaded when the command is asked for.
+    "gradcli.cli.analysis": "the analyses' commands (check, diff, propagate, taylor, plot)",
+    "gradcli.cli.using": "the commands that use the derivative (minimize, solve, ...)",
+    "gradcli.cli.run": "gradcli run, a PyTorch program",
+    "gradcli.cli.point_runs": "--points and --over",
+    "gradcli.cli.fit": "gradcli fit",
+    "gradcli.cli.declared": "the commands the registry declares (analysis.commands)",
+    "gradcli.torch": "gradcli run, a PyTorch program",
+    "gradcli.core.point_files": "the files and chunks of many points (--points, --over)",
+    "gradcli.cli.repl": "the interactive calculator",
+    "gradcli.cli.session": "the interactive calculator's statements",
+    "gradcli.analysis": "the analyses, each loaded by its command",
+    # What only some commands compute.
+    "gradcli.autograd.functional": "Jacobians, Hessians, vjp and jvp",
+    "gradcli.autograd.traced": "the graph --steps and the graph command show",
+    # vmap's machinery, loaded by a transform: gradcli jacobian loads autograd without it.
+    **VMAP_MACHINERY,
+    "gradcli.func": "torch.func, for gradcli.vmap",
+    "gradcli.engine.jet": "the Taylor arithmetic of jvp --order",
+    "gradcli.engine.format": "a tensor's printed form (its repr)",
+    "gradcli.language.evaluate_points": "a program at many points",
+    "gradcli.language.ode": "odeint, for a program that calls it",
+    "gradcli.language.quadrature": "integrate, for a program that calls it",
+    "gradcli.language.solvers": "root and minimizer, for a program that calls them",
+    # What only some outputs write.
+    "gradcli.render.graph": "the steps of --steps and the graph command",
+    "gradcli.render.table": "--format table, a format's renderer loaded when it renders",
+    "gradcli.render.json": "--format json, a format's renderer loaded when it renders",
+    "gradcli.render.latex": "--format latex, a format's renderer loaded when it renders",
+    "gradcli.render.point_writers": "the json and table formats' writers of many points",
+    "gradcli.render.jsontext": "an error written as JSON",
+    "gradcli.core.atomic": "a file written by --output",
+    # The standard library's, for a mistake or a file.
+    "difflib": "the suggestion for a mistyped name",
+    "traceback": "the report of a crash",
+    "json": "a value read from a .json file",
+    "zipfile": "a value read from a .npz file (zipfile loads bz2 and lzma)",
+    "pathlib": "the grammar's file, read only to build the parser again",
+}
+
+
+def _listed(name, names):
+    return any(name == n or name.startswith(n + ".") for n in names)
+
+
+def _deferred_as(name):
+    """The entry of ``DEFERRED`` that lists module ``name`` (its longest), or None."""
+    found = [n for n in DEFERRED if _listed(name, [n])]
+    return max(found, key=len) if found else None
+
+
+@functools.cache
+def heavy_packages_reached(name):
+    """The heavy packages module ``name``'s top-level imports reach, at any depth
+    (importing a module runs its packages' ``__init__`` too)."""
+    seen, todo, found = set(), [name], set()
+    while todo:
+        module = todo.pop()
+        parts = module.split(".")
+        for n in (".".join(parts[:i]) for i in range(1, len(parts) + 1)):
+            if n in seen or not _is_module(n):
+                continue
+            seen.add(n)
+            for statement, inside in import_statements(n):
+                for dep in imported(statement, n) if not inside else ():
+                    if dep.split(".")[0] == "gradcli":
+                        todo.append(dep)
+                    elif dep.split(".")[0] in HEAVY:
+                        found.add(dep.split(".")[0])
+    return found
+
+
+def needless_deferrals(name, path=None):
+    """``"name:line imports dep"`` for each import inside a function of module ``name``
+    that defers nothing heavy: not a heavy package, nor a module of gradcli whose
+    top-level imports reach one, nor a module of ``DEFERRED`` (imported from outside its
+    entry: inside it, the entry is already loaded) or ``POSIX_ONLY``."""
+    found = []
+    for statement, inside in import_statements(name, path):
+        for dep in sorted(imported(statement, name)) if inside else ():
+            if dep.split(".")[0] in HEAVY or dep in POSIX_ONLY:
+                continue
+            if _listed(dep, DEFERRED) and _deferred_as(dep) != _deferred_as(name):
+                continue
+            if dep.split(".")[0] == "gradcli" and heavy_packages_reached(dep):
+                continue
+            found.append(f"{name}:{statement.lineno} imports {dep}")
+    return found
+
+
+def test_a_function_imports_a_module_only_to_defer_a_heavy_one():
+    """Every other import is at the top of its module, where a reader sees what the
+    module depends on (and the layer test, upward links)."""
+    found = [
+        line
+        for name in module_names()
+        if not name.endswith("_standalone_parser")  # Lark's own code
+        for line in needless_deferrals(name)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_deferral_check_sees_a_light_import_inside_a_function(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "import json\n"
+        "def read():\n"
+        "    import scipy.optimize\n"  # heavy
+        "    import fcntl\n"  # POSIX only
+        "    from ..core.point_files import arrow\n"  # pyarrow behind it
+        "    from ..render import graph\n"  # deferred, with its reason
+        "    from . import sensitivity\n"  # deferred, but this module is of its entry
+        "    from ..core import result\n"  # light: belongs at the top
+        "    import textwrap\n"  # light
+    )
+    assert needless_deferrals("gradcli.analysis.sample", sample) == [
+        "gradcli.analysis.sample:7 imports gradcli.analysis.sensitivity",
+        "gradcli.analysis.sample:8 imports gradcli.core.result",
+        "gradcli.analysis.sample:9 imports textwrap",
+    ]
+
+
+def test_every_module_listed_as_deferred_is_imported_inside_a_function():
+    # An entry no function imports any more is removed, so the list stays short.
+    deferred = {
+        dep
+        for name in module_names()
+        if not name.endswith("_standalone_parser")
+        for statement, inside in import_statements(name)
+        if inside
+        for dep in imported(statement, name)
+    }
+    assert [n for n in DEFERRED if not any(_listed(d, [n]) for d in deferred)] == []
+
+
+def test_a_one_line_command_loads_no_module_deferred_for_it():
+    # The reason a module of DEFERRED is deferred: an entry this command loads anyway is
+    # one to remove. Run without site (-S): its .pth files may load pathlib before us.
+    import sysconfig
+
+    probe = (
+        "import sys\n"
+        f"sys.path[:0] = [{str(PACKAGE.parent)!r}]\n"
+        f"sys.path.append({sysconfig.get_paths()['purelib']!r})\n"
+        "from gradcli.cli import main\n"
+        "sys.argv = ['gradcli', 'grad', 'x**2', '--x', '3']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(' '.join(sys.modules), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", probe], capture_output=True, text=True, timeout=60
+    )
+    loaded = set(done.stderr.split())
+    assert done.stdout == "value 9\ngrad.x 6\n"
+    assert sorted(m for m in loaded if _listed(m, DEFERRED)) == []
+    # A Jacobian loads autograd, and none of vmap's machinery.
+    probe = probe.replace("'grad', 'x**2', '--x', '3'", "'jacobian', 'x*2', '--x', '1'")
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", probe], capture_output=True, text=True, timeout=60
+    )
+    loaded = set(done.stderr.split())
+    assert "gradcli.autograd.functional" in loaded
+    assert sorted(loaded & set(VMAP_MACHINERY)) == []
 
 
 # ----- one op table -----

@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import importlib
 
-from .assembled import Assembled, assemble_hessian, assemble_jacobian
+from ..core.assembled import Assembled, assemble_hessian, assemble_jacobian
+from .commands import find
 
-# Each analysis loads with its first use: ``gradcli.api`` imports this package.
+# Each analysis loads with its first use (SciPy, SymPy): ``gradcli.api`` imports this package.
 _LAZY = {
     "CheckReport": "checks",
     "derivative": "symbolic",
@@ -68,8 +69,6 @@ def __getattr__(name: str):
     if name in _LAZY:
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     if not name.startswith("_"):
-        from .commands import find
-
         declared = find(name)
         if declared is not None:
             return declared.function

@@ -21,9 +21,15 @@ from types import MappingProxyType
 import numpy as np
 
 import gradcli
+from gradcli.engine.generator import seeded
+from gradcli.language import ir
+from gradcli.language.check import check as check_names
+from gradcli.language.parser import parse
+from gradcli.language.program import CompiledProgram
 
-from .. import api
+from ..core import computing
 from ..core.evaluation import evaluation, leaf_grads, plain_array
+from ..core.reach import reasons
 from ..core.result import source_title
 from ..errors import GradcliError
 from .commands import Command, Flagged, Option
@@ -202,10 +208,10 @@ def _against_differences(source, bindings, order, eps, atol, rtol, wrt, dtype, s
             raise
     kind = "grad" if value.size == 1 else "jacobian"
     if order == 2:
-        engine = api.hessian(source, bindings, wrt=wrt, dtype=dtype, **settings)
+        engine = computing.hessian(source, bindings, wrt=wrt, dtype=dtype, **settings)
         firsts = engine.grad
     else:
-        engine = api.jacobian(source, bindings, wrt=wrt, dtype=dtype, **settings)
+        engine = computing.jacobian(source, bindings, wrt=wrt, dtype=dtype, **settings)
         firsts = engine.jacobian
     comparisons = []
     for name, (block,) in zip(names, numerical):
@@ -226,8 +232,6 @@ def _against_differences(source, bindings, order, eps, atol, rtol, wrt, dtype, s
 def _say_what_was_moved(error, program, names, asked: bool) -> None:
     """The point itself ran: a step of the differences failed. When an input moved has
     no derivative somewhere (labels moved off their whole numbers), the error says so."""
-    from ..core.reach import reasons
-
     found = reasons(program)
     moved = [n for n in names if n in found]
     if moved:
@@ -331,8 +335,6 @@ def evaluate_formula(
     program assigns (``h``, ``logits``) and the functions it defines, as the program
     leaves them with its inputs and constants bound to ``values`` (its random draws
     those of ``seed``)."""
-    from gradcli.engine.generator import seeded
-
     before = gradcli.get_default_dtype()
     gradcli.set_default_dtype(gradcli.float64)
     try:
@@ -357,11 +359,6 @@ def evaluate_formula(
 def _after_statements(program, text: str, option: str):
     """The formula ``text`` compiled as the statements of ``program`` followed by its own:
     its result is the formula's, and its names are read where the program ends."""
-    from gradcli.language import ir
-    from gradcli.language.check import check as check_names
-    from gradcli.language.parser import parse
-    from gradcli.language.program import CompiledProgram
-
     formula = parse(text)
     tree = ir.Program((*program.ir.statements, *formula.statements))
     try:

@@ -29,11 +29,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import api
+from ..core import computing
 from ..core.result import Diagnostic, source_title
 from ..errors import GradcliError
+from ..language import compile_source, ir, parse
+from ..language.check import check
+from ..language.printing import to_source
 from .flat import Diverged, Flat
+from .optimize import tree_with_sensitivity
 from .report import Report, frozen
+from .sensitivity import every_input, parameter_program
 from .varied import default_inputs
 
 METHODS = ("trust-constr", "slsqp")
@@ -63,10 +68,6 @@ def parse_constraints(texts: Sequence[str]) -> tuple[Constraint, ...]:
 
 
 def _parse_constraint(text: str) -> list[Constraint]:
-    from ..language import ir, parse
-    from ..language.check import check
-    from ..language.printing import to_source
-
     try:
         tree = parse(text)
         statements = tree.statements
@@ -139,8 +140,6 @@ class ConstrainedReport(Report):
     sensitivity: Mapping | None = None
 
     def as_tree(self) -> dict:
-        from .optimize import tree_with_sensitivity
-
         tree = {
             "point": dict(self.point),
             "value": self.value,
@@ -164,8 +163,6 @@ class _Program:
     entries varied, evaluated once per point."""
 
     def __init__(self, text, flat: Flat, fixed: Mapping, options: Mapping, counter: list):
-        from ..language import compile_source
-
         self.text, self.flat, self.options, self.counter = text, flat, options, counter
         program = compile_source(text)
         names = {*program.inputs, *program.constants}
@@ -179,7 +176,7 @@ class _Program:
     def value_and_gradient(self, x):
         key = np.asarray(x, dtype=np.float64).tobytes()
         if key not in self.cache:
-            result = api.gradient(self.text, self.bindings(x), wrt=self.wrt, **self.options)
+            result = computing.gradient(self.text, self.bindings(x), wrt=self.wrt, **self.options)
             self.counter[0] += 1
             value = float(np.asarray(result.value).reshape(-1)[0])
             gradient = self.flat.vector({**self._zeros(), **result.grad})
@@ -189,7 +186,7 @@ class _Program:
         return self.cache[key]
 
     def hessian(self, x) -> np.ndarray:
-        result = api.hessian(self.text, self.bindings(x), wrt=self.wrt, **self.options)
+        result = computing.hessian(self.text, self.bindings(x), wrt=self.wrt, **self.options)
         blocks = {
             a: {
                 b: result.hessian[a][b]
@@ -223,13 +220,11 @@ def minimize_subject_to(
     ``constraints`` (``parse_constraints``), from the bound point, with its KKT check."""
     import scipy.optimize
 
-    from .sensitivity import every_input, parameter_program
-
     inequalities = any(c.kind == "ineq" for c in constraints)
     method = _checked_method(method, inequalities)
     options = {"dtype": dtype, "seed": seed}
     first, chosen = default_inputs(
-        api.gradient, "minimize", source, bindings, wrt, {**options, "filename": filename}
+        computing.gradient, "minimize", source, bindings, wrt, {**options, "filename": filename}
     )
     flat = Flat.of(first)
     if flat.size == 0:
@@ -360,7 +355,9 @@ def _constraint_program(constraint, flat, fixed, known, options, count) -> _Prog
                 constraint.given,
             )
     part = _Program(constraint.function, flat, fixed, options, count)
-    shape = np.shape(api.evaluate(constraint.function, part.bindings(flat.start), **options).value)
+    shape = np.shape(
+        computing.evaluate(constraint.function, part.bindings(flat.start), **options).value
+    )
     if int(np.prod(shape, dtype=int)) != 1:
         raise GradcliError(
             f"--subject-to {constraint.text}: a constraint compares two numbers, but its sides "
@@ -453,13 +450,11 @@ def _kkt(gradient, x, constraints, parts, options) -> dict:
 
 def _side_scale(constraint, part, x, options) -> float:
     """max(1, |LHS|, |RHS|): what a constraint's value is measured against."""
-    from ..language import compile_source
-
     sizes = [1.0]
     for side in constraint.sides:
         names = set(compile_source(side).inputs)
         bindings = {n: v for n, v in part.bindings(x).items() if n in names}
-        value = api.evaluate(side, bindings, **options).value
+        value = computing.evaluate(side, bindings, **options).value
         sizes.append(float(np.max(np.abs(value), initial=0.0)))
     return max(sizes)
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import api
+from ..core import computing
+from ..core.assembled import assemble_hessian, steady_verdict
 from ..core.result import source_title
 from ..errors import GradcliError
-from .assembled import assemble_hessian, steady_verdict
 from .flat import Diverged, Flat
 from .optimize import newton, scalar_of
 from .report import Report, frozen
@@ -105,7 +105,7 @@ def critical(
     box = tuple((float(v.min()), float(v.max())) for v in starts_of)
     bindings = {**dict(bindings or {}), **{o.name: v[0] for o, v in zip(over, starts_of)}}
     options = {"wrt": names, "dtype": dtype, "seed": seed, "filename": filename}
-    first = api.gradient(source, bindings, **options)
+    first = computing.gradient(source, bindings, **options)
     flat = Flat.of(first)
     for name in names:
         if flat.shapes[name] != ():
@@ -138,7 +138,7 @@ class _Search:
         self.found: list[list] = []
 
     def system(self, x):
-        result = api.hessian(self.source, self.flat.bindings(x), **self.options)
+        result = computing.hessian(self.source, self.flat.bindings(x), **self.options)
         gradient = self.flat.vector(result.grad)
         if not np.all(np.isfinite(gradient)) or np.max(np.abs(x)) > 1e100:
             raise Diverged(np.array(x), scalar_of(result.value))
@@ -146,7 +146,7 @@ class _Search:
 
     def gradient_test(self, y) -> bool:
         """The classification's gradient test at y: |∇f| <= sqrt(eps) max(1, |f|)."""
-        result = api.gradient(self.source, self.flat.bindings(y), **self.options)
+        result = computing.gradient(self.source, self.flat.bindings(y), **self.options)
         gradient = self.flat.vector(result.grad)
         f = abs(scalar_of(result.value))
         return bool(np.max(np.abs(gradient), initial=0.0) <= _root_eps(gradient) * max(1.0, f))
@@ -202,7 +202,7 @@ class _Search:
         """Each critical point found, in order, with its kind; notes where it is in doubt."""
         points, notes = [], []
         for _, x in sorted(self.found, key=lambda e: tuple(e[1])):
-            end = api.hessian(self.source, self.flat.bindings(x), **self.options)
+            end = computing.hessian(self.source, self.flat.bindings(x), **self.options)
             whole = assemble_hessian(end.value, end.grad, end.hessian, end.shapes)
             eigenvalues = whole.eigenvalues if whole.eigenvalues is not None else np.array([])
             verdict, doubt = steady_verdict(whole, self.flat.vector(end.grad), self.hessian_at, x)

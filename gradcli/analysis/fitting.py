@@ -20,10 +20,12 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .. import api
+from ..core import computing, many_points
 from ..core.evaluation import no_such_input
+from ..core.point_files.readers import open_points
 from ..core.result import source_title
 from ..errors import GradcliError
+from ..language import compile_source
 from .flat import Flat
 from .report import Report, frozen
 
@@ -76,8 +78,6 @@ class FitReport(Report):
 
 def read_columns(path: str) -> dict[str, np.ndarray]:
     """Every column of a ``--points`` file, whole."""
-    from ..core.point_files.readers import open_points
-
     with open_points(path) as reader:
         chunks = list(reader.chunks(1 << 20))
         names = reader.names
@@ -137,7 +137,9 @@ def _first_row(model, bindings, params, predictors, where, n, options):
     if n == 0:
         raise GradcliError(f"{where} has no rows to fit")
     first_row = {k: v[0] for k, v in predictors.items()}
-    first = api.jacobian(model, {**bindings, **params, **first_row}, wrt=tuple(params), **options)
+    first = computing.jacobian(
+        model, {**bindings, **params, **first_row}, wrt=tuple(params), **options
+    )
     if np.asarray(first.value).size != 1:
         raise GradcliError(
             f"fit needs a model with one value per row, but its value has shape "
@@ -170,7 +172,7 @@ class _Residuals:
 
     def _evaluate(self, b) -> tuple[np.ndarray, np.ndarray]:
         flat, n = self.flat, self.observed.size
-        got = api.points(
+        got = many_points.points(
             "grad",
             self.model,
             {**self.fixed, **flat.arrays(b)},
@@ -250,8 +252,6 @@ def fit(
     the model that is not a parameter nor bound in ``bindings`` is a column.
     ``response`` names the observed column; ``weights`` or ``sigma`` a column of
     weights or of standard deviations (not both)."""
-    from ..language import compile_source
-
     where = data if isinstance(data, str) else "the data"
     columns = read_columns(data) if isinstance(data, str) else dict(data)
     columns = {n: np.asarray(c, dtype=np.float64).reshape(-1) for n, c in columns.items()}

@@ -14,8 +14,10 @@ from types import MappingProxyType
 
 import numpy as np
 
+from ..core.assembled import entry_labels
+from ..core.bindings import number_from_text, split_assignment
 from ..errors import GradcliError
-from .assembled import entry_labels
+from .report import frozen
 
 
 class Flat:
@@ -56,8 +58,6 @@ class Flat:
         return {**self.fixed, **self.arrays(x)}
 
     def frozen_arrays(self, x) -> Mapping[str, np.ndarray]:
-        from .report import frozen
-
         return MappingProxyType({n: frozen(a) for n, a in self.arrays(x).items()})
 
     def matrix(self, blocks: Mapping) -> np.ndarray:
@@ -102,8 +102,6 @@ class Flat:
 
 def parse_bounds(texts) -> dict[str, tuple[float, float]]:
     """``["x=0:10", "y=:5"]`` -> ``{"x": (0, 10), "y": (-inf, 5)}``: an empty side is no bound."""
-    from ..core.bindings import number_from_text, split_assignment
-
     bounds: dict[str, tuple[float, float]] = {}
     for text in texts or ():
         name, value = split_assignment(text, "--bounds")

@@ -27,9 +27,11 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .. import api
+from ..core import computing
+from ..core.evaluation import evaluation, no_such_input, plain_array
 from ..core.result import source_title
 from ..errors import GradcliError, Span
+from ..language import compile_source
 from .flat import Flat, singular
 from .report import Report, flat, frozen
 
@@ -105,7 +107,7 @@ def implicit(
         raise GradcliError("implicit needs the inputs the equations determine: --solve-for y")
     options = {"dtype": dtype, "seed": seed, "filename": filename}
     names = None if wrt is None else (*dict.fromkeys(n for n in wrt if n not in solve_for),)
-    first = api.jacobian(text, bindings, wrt=None if names is None else (*names, *solve_for),
+    first = computing.jacobian(text, bindings, wrt=None if names is None else (*names, *solve_for),
                          **options)  # fmt: skip
     for name in solve_for:
         if name not in first.inputs:
@@ -166,8 +168,6 @@ def _second(text, whole: Flat, n: int, dy, f_y, options) -> np.ndarray:
     """``d²y/dx_i dx_j`` as an array (entries of y, of x, of x): each equation's Hessian
     over every input, seen along ``T = [I; dy/dx]``."""
     from gradcli.autograd import functional
-
-    from ..core.evaluation import evaluation, plain_array
 
     names = whole.names
     turn = np.concatenate([np.eye(n), dy], axis=0)
@@ -231,7 +231,6 @@ def _not_determined(solve_for, whole: Flat, equations: int) -> str:
 def _not_varied(name: str, result) -> str:
     if name in result.point:
         return f"{name} is not differentiated (it is a const, or used only as an index)"
-    from ..core.evaluation import no_such_input
 
     return no_such_input(name, tuple(result.point))
 
@@ -299,8 +298,6 @@ def _difference(source: str, start: int, sign: int, stop: int) -> list[tuple[str
 def _compile_in_place(text: str, where: list[int], source: str) -> None:
     """Compile ``text``; an error on its line is placed back in ``source``, ``where[i]``
     the index in source of text's character i."""
-    from ..language import compile_source
-
     try:
         compile_source(text)
     except GradcliError as error:
@@ -318,8 +315,6 @@ def _compile_in_place(text: str, where: list[int], source: str) -> None:
 
 def _check_side(source: str, start: int, stop: int) -> None:
     """Compile one side of an equation alone: its errors, placed in ``source``."""
-    from ..language import compile_source
-
     try:
         compile_source(source[start:stop])
     except GradcliError as error:

@@ -24,18 +24,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import api
-from ..core.evaluation import evaluation, plain_array
-from ..core.result import source_title
-from ..errors import GradcliError
-from . import optimum
-from .assembled import (
+import gradcli
+
+from ..core import computing
+from ..core.assembled import (
     EIGENVALUE_LIMIT,
     TOO_LARGE,
     Assembled,
     assemble_hessian,
     steady_verdict,
 )
+from ..core.evaluation import evaluation, plain_array
+from ..core.result import source_title
+from ..errors import GradcliError
+from . import optimum
 from .flat import Diverged, Flat, singular
 from .report import Report, flat, frozen
 from .varied import default_inputs
@@ -173,7 +175,7 @@ class _Objective:
         self.seen: dict[bytes, tuple[float, float]] = {}
 
     def value_and_gradient(self, x):
-        result = api.gradient(self.source, self.flat.bindings(x), **self.options)
+        result = computing.gradient(self.source, self.flat.bindings(x), **self.options)
         self.evaluations += 1
         value = scalar_of(result.value)
         gradient = self.flat.vector(result.grad)
@@ -189,7 +191,6 @@ class _Objective:
 
     def hessp(self, x, p):
         """H p, without forming H: one forward-over-reverse pass."""
-        import gradcli
         from gradcli.autograd import functional
 
         names, o = self.flat.names, self.options
@@ -203,7 +204,7 @@ class _Objective:
 
     def second_order(self, x):
         """The value, gradient and Hessian of the signed objective at x (for ``polish``)."""
-        result = api.hessian(self.source, self.flat.bindings(x), **self.options)
+        result = computing.hessian(self.source, self.flat.bindings(x), **self.options)
         self.evaluations += 1
         gradient = self.flat.vector(result.grad)
         matrix = self.flat.matrix(result.hessian)
@@ -211,7 +212,7 @@ class _Objective:
 
     def whole_hessian(self, x):
         """The Hessian of f itself (not of the signed objective) as one matrix."""
-        result = api.hessian(self.source, self.flat.bindings(x), **self.options)
+        result = computing.hessian(self.source, self.flat.bindings(x), **self.options)
         return self.flat.matrix(result.hessian)
 
 
@@ -250,7 +251,7 @@ def minimize(
     import scipy.optimize
 
     options = {"dtype": dtype, "seed": seed, "filename": filename}
-    first, chosen = default_inputs(api.gradient, "minimize", source, bindings, wrt, options)
+    first, chosen = default_inputs(computing.gradient, "minimize", source, bindings, wrt, options)
     flat = Flat.of(first)
     if flat.size == 0:
         raise GradcliError("minimize needs an input to vary: the program has none")
@@ -359,11 +360,11 @@ def _end_point(source, flat: Flat, options, objective: _Objective, x, box):
     """The engine's result at the end point x, its whole Hessian, the Hessian's verdict
     with its doubt, and the first-order test's scaled gradient (``optimum``)."""
     if flat.size > EIGENVALUE_LIMIT:  # no n² Hessian, no n³ eigenvalues
-        end = api.gradient(source, flat.bindings(x), **options)
+        end = computing.gradient(source, flat.bindings(x), **options)
         whole = Assembled("hessian", (), (), np.zeros((0, 0)), classification=TOO_LARGE)
         verdict, doubt = TOO_LARGE, None
     else:
-        end = api.hessian(source, flat.bindings(x), **options)
+        end = computing.hessian(source, flat.bindings(x), **options)
         whole = assemble_hessian(end.value, end.grad, end.hessian, end.shapes)
         verdict, doubt = steady_verdict(whole, flat.vector(end.grad), objective.whole_hessian, x)
     gradient = objective.sign * flat.vector(end.grad)
@@ -461,7 +462,7 @@ def solve(
     import scipy.optimize
 
     options = {"dtype": dtype, "seed": seed, "filename": filename}
-    first, chosen = default_inputs(api.jacobian, "solve", source, bindings, wrt, options)
+    first, chosen = default_inputs(computing.jacobian, "solve", source, bindings, wrt, options)
     flat = Flat.of(first)
     options["wrt"] = flat.names
     equations = int(np.asarray(first.value).size)
@@ -477,7 +478,7 @@ def solve(
     calls = [0]
 
     def system(x):
-        result = api.jacobian(source, flat.bindings(x), **options)
+        result = computing.jacobian(source, flat.bindings(x), **options)
         calls[0] += 1
         value = np.asarray(result.value, dtype=np.float64).reshape(-1)
         matrix = flat.matrix(result.jacobian).reshape(equations, flat.size)

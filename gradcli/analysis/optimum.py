@@ -33,6 +33,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.assembled import DEGENERATE
+from ..errors import GradcliError
+
 #: The most Newton steps taken to polish an end point.
 POLISH_STEPS = 5
 
@@ -113,9 +116,6 @@ def covariance(whole, sign: float, verdict: str, doubt, x, box, labels) -> np.nd
     negative log-likelihood, the observed-information covariance of the estimates.
     A GradcliError when the end point is no strict minimum of it (``verdict`` and
     ``doubt`` are ``steady_verdict``'s), is held at a bound, or has no Hessian."""
-    from ..errors import GradcliError
-    from .assembled import DEGENERATE
-
     sought = "maximum" if sign < 0 else "minimum"
     if whole.eigenvalues is None:
         raise GradcliError(

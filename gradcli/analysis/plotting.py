@@ -28,6 +28,7 @@ Several functions share one axis (``plots``); two inputs make a field
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -39,6 +40,7 @@ from ..core import bindings as _bindings
 from ..core.evaluation import evaluation, require_scalar
 from ..core.result import source_title
 from ..errors import GradcliError
+from ..render.image import require_matplotlib, write_image
 from .commands import Command, Option, Picture
 from .report import Report, frozen
 
@@ -485,18 +487,12 @@ def field(
 
 def _picture_path(path: str) -> str:
     """``--output FILE``, checked before anything is computed or printed."""
-    import os
-
-    from ..render.image import require_matplotlib
-
     path = os.path.expanduser(path)
     require_matplotlib(path)
     return path
 
 
 def _draw(report, path: str) -> None:
-    from ..render.image import write_image
-
     write_image(report, path)
 
 

@@ -18,9 +18,13 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ..core import computing
+from ..core.reach import note
 from ..engine import limits
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..errors import GradcliError
+from .commands import find
+from .sensitivity import with_sensitivity
 
 #: The analyses that give rows, and the module of each one's function.
 ANALYSES = {
@@ -85,8 +89,6 @@ class ReportRows:
         size = len(next(iter(batch.values()))) if batch else 0
         analysis = _function(self.command)
         if self.sensitivity:
-            from .sensitivity import with_sensitivity
-
             analysis = with_sensitivity(analysis)
         rows = []
         with limits.max_elements(self.max_elements), limits.max_operations(self.max_operations):
@@ -101,8 +103,6 @@ class ReportRows:
                 if self.variables is None and hasattr(report, "variables"):
                     self.variables = report.variables()
                 if self.notes is None:
-                    from ..core.reach import note
-
                     left_out = getattr(report, "left_out", {})
                     self.notes = tuple(note(n, why) for n, why in left_out.items())
                 rows.append(report.row())
@@ -113,9 +113,7 @@ class ReportRows:
         if self.command not in SOLVERS or self.arguments.get("wrt"):
             return self.arguments
         if self.varied is None:  # the same at every row: the program's inputs decide
-            from .. import api
-
-            inputs = api.jacobian(self.source, bound, **self.settings).inputs
+            inputs = computing.jacobian(self.source, bound, **self.settings).inputs
             self.varied = tuple(n for n in inputs if n not in columns)
         varied = self.varied
         if not varied:
@@ -128,8 +126,6 @@ class ReportRows:
 
 def _declared_rows(command: str) -> bool:
     """Whether the registry declares ``command`` with rows at many points."""
-    from .commands import find
-
     declared = find(command)
     return declared is not None and declared.points
 
@@ -140,7 +136,6 @@ def _function(command: str):
     if command in ANALYSES:
         module = importlib.import_module(f"gradcli.analysis.{ANALYSES[command]}")
         return getattr(module, command)
-    from .commands import find
 
     return find(command).function
 

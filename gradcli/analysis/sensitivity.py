@@ -19,9 +19,12 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .. import api
+from ..core import computing
+from ..core.evaluation import evaluation
 from ..core.result import Diagnostic
 from ..errors import GradcliError
+from ..language import compile_source, ir, parse
+from ..language.printing import to_source
 from .flat import Flat, singular
 from .report import frozen
 
@@ -30,9 +33,6 @@ def parameter_program(source: str, bound: Mapping) -> str:
     """``source`` with every ``const NAME = VALUE`` an assignment, so that NAME is an
     input the engine differentiates: ``NAME = VALUE``, or ``NAME = 0`` when ``bound``
     gives NAME a value (the binding replaces it, as it replaces the const's)."""
-    from ..language import ir, parse
-    from ..language.printing import to_source
-
     tree = parse(source)
     if not any(isinstance(s, ir.ConstDecl) for s in tree.statements):
         return source
@@ -51,8 +51,6 @@ def with_sensitivity(compute):
     derivative of its solution with respect to every other input (``sensitivity``)."""
 
     def run(source: str, bindings: Mapping | None = None, **options):
-        from ..language import compile_source
-
         if options.get("bounds"):
             # At an active bound the gradient is not zero: -H^-1 H_xp would be wrong there.
             raise GradcliError(
@@ -97,8 +95,6 @@ def with_sensitivity(compute):
 def every_input(text: str, bindings: Mapping, settings: Mapping):
     """The evaluation of ``text`` (``parameter_program``'s) at ``bindings``: every input's
     value (``values``) and those no derivative reaches (``left_out``)."""
-    from ..core.evaluation import evaluation
-
     o = {"dtype": "float64", "seed": 0, "filename": "<expr>", **settings}
     with evaluation(text, bindings, None, o["dtype"], o["seed"], o["filename"]) as s:
         return s
@@ -118,7 +114,7 @@ def sensitivity(command: str, text: str, bindings: Mapping, varied, parameters, 
     """``({x: {p: dx/dp}}, warnings)`` at the solution bound in ``bindings``."""
     names = (*varied, *parameters)
     if command == "solve":
-        result = api.jacobian(text, bindings, wrt=names, **settings)
+        result = computing.jacobian(text, bindings, wrt=names, **settings)
         shapes = result.shapes
         x, p = Flat(varied, shapes, result.point), Flat(parameters, shapes, result.point)
         blocks = result.jacobian
@@ -126,7 +122,7 @@ def sensitivity(command: str, text: str, bindings: Mapping, varied, parameters, 
         moved = p.matrix(blocks).reshape(-1, p.size)
         what = "the Jacobian with respect to the unknowns is singular at the root"
     else:
-        result = api.hessian(text, bindings, wrt=names, **settings)
+        result = computing.hessian(text, bindings, wrt=names, **settings)
         shapes = result.shapes
         x, p = Flat(varied, shapes, result.point), Flat(parameters, shapes, result.point)
         square = x.matrix(result.hessian)
@@ -181,7 +177,7 @@ def constrained_sensitivity(report, source: str, bindings: Mapping, constraints,
     at = {**start.values, **report.point}
     names = (*varied, *parameters)
     sign = -1.0 if report.maximize else 1.0
-    f = api.hessian(text, {**bindings, **report.point}, wrt=names, **settings)
+    f = computing.hessian(text, {**bindings, **report.point}, wrt=names, **settings)
     z = Flat(names, f.shapes, f.point)
     hessian = sign * z.matrix(f.hessian)
     scale = max(1.0, float(np.max(np.abs(z.vector(f.grad)[: _size(z, varied)]), initial=0.0)))
@@ -227,13 +223,13 @@ def _size(flat: Flat, names) -> int:
 def _constraint_derivatives(function: str, at: Mapping, z: Flat, settings):
     """A constraint's Hessian and gradient over every entry of ``z`` (zero where it
     does not read the input)."""
-    from ..language import compile_source
-
     program = compile_source(function)
     reads = set(program.inputs)
     wrt = tuple(n for n in z.names if n in reads)
     options = {k: v for k, v in settings.items() if k != "filename"}
-    result = api.hessian(function, {n: v for n, v in at.items() if n in reads}, wrt=wrt, **options)
+    result = computing.hessian(
+        function, {n: v for n, v in at.items() if n in reads}, wrt=wrt, **options
+    )
     zero = lambda a, b: np.zeros(z.shapes[a] + z.shapes[b])  # noqa: E731
     blocks = {
         a: {b: result.hessian[a][b] if a in wrt and b in wrt else zero(a, b) for b in z.names}

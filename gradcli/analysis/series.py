@@ -22,12 +22,13 @@ import numpy as np
 
 import gradcli
 
+from ..core.assembled import entry_labels
 from ..core.evaluation import evaluation, require_scalar
 from ..core.result import Diagnostic, source_title
 from ..engine import jet
 from ..errors import GradcliError
 from ..language.transformations import exact_order
-from .assembled import entry_labels
+from ..render.numbers import format_number
 from .commands import Command, Option
 from .report import Report, frozen
 
@@ -86,8 +87,6 @@ class TaylorReport(Report):
 
     def monomial(self, term: Term, precision: int | None = None) -> str:
         """``(x - 2)**2*y``: the term's variables shifted to the point."""
-        from ..render.numbers import format_number
-
         factors = []
         for name, power in term.powers.items():
             at = self.point[name]
@@ -102,8 +101,6 @@ class TaylorReport(Report):
     def polynomial(self, precision: int | None = None) -> str:
         """The polynomial as text, terms with a zero coefficient left out; a fraction's
         denominator divides its term (``x**2/2``)."""
-        from ..render.numbers import format_number
-
         text = ""
         for term in self.terms:
             c = term.coefficient

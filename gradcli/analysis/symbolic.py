@@ -22,11 +22,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import api
+from gradcli.language import compile_source
+from gradcli.language.check import BUILTIN_CONSTANTS
+
+from ..core import computing
 from ..core.evaluation import UnknownInput, evaluation, no_such_input
 from ..core.result import source_title
 from ..engine.ops import sympy_forms as forms
 from ..errors import GradcliError
+from ..render.numbers import format_array
 from .commands import Command, Option
 from .report import Report, frozen
 from .symbolic_walk import ToSympy
@@ -133,8 +137,6 @@ def derivative(
     (its Jacobian for a non-scalar output); a disagreement is a warning.
     """
     sympy = _sympy()
-    from gradcli.language import compile_source
-    from gradcli.language.check import BUILTIN_CONSTANTS
 
     bindings = dict(bindings or {})
     # --e 3 makes e an input of the run, as the evaluation does.
@@ -150,7 +152,7 @@ def derivative(
     derivatives = _each_derivative(sympy, out, walker, names, substitutions)
     engine, notes = None, ()
     if values is not None and names:
-        compute = api.gradient if kind == "grad" else api.jacobian
+        compute = computing.gradient if kind == "grad" else computing.jacobian
         result = compute(source, bindings, wrt=names, **settings)
         engine = result.grad if kind == "grad" else result.jacobian
         notes = result.notes
@@ -211,8 +213,6 @@ def _each_derivative(sympy, out, walker, names, substitutions) -> list:
 
 
 def _shown(array) -> str:
-    from ..render.numbers import format_array
-
     return format_array(array)
 
 

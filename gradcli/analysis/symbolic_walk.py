@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
+from ..engine.ops import OPS
 from ..engine.ops import sympy_forms as forms
 from ..errors import GradcliError
 from ..language import ir
@@ -270,15 +272,11 @@ _ENTRYWISE = ("elementwise", "binary")
 @functools.cache
 def _entries() -> dict:
     """The table's entries by every name the language calls them (aliases too)."""
-    from ..engine.ops import OPS
-
     return {alias: e for e in OPS.values() for alias in (e.name, *e.aliases)}
 
 
 def _takes(form, n: int) -> bool:
     """Whether the form takes ``n`` arguments after SymPy's module."""
-    import inspect
-
     try:
         inspect.signature(form).bind(None, *range(n))
     except TypeError:

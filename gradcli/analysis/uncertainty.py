@@ -30,13 +30,13 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .. import api
+from ..core import computing, many_points
+from ..core.assembled import assemble_jacobian, entry_labels
 from ..core.evaluation import no_such_input
 from ..core.result import Diagnostic, source_title
+from ..core.values import load_file, parse_value
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..errors import GradcliError
-from ..language.values import load_file, parse_value
-from .assembled import assemble_jacobian, entry_labels
 from .commands import Command, Flagged, Option
 from .report import Report, flat, frozen
 
@@ -212,7 +212,7 @@ def propagate(
     """
     plain, given = _split_uncertainties(bindings, sigmas, cov, monte_carlo)
     settings = dict(dtype=dtype, seed=seed, filename=filename, max_elements=max_elements)
-    jac = api.jacobian(source, plain, **settings)
+    jac = computing.jacobian(source, plain, **settings)
     names, shape = jac.inputs, jac.value.shape
     whole = jac.assembled or assemble_jacobian(jac.value, jac.jacobian, jac.shapes)
     matrix = np.asarray(whole.matrix, dtype=np.float64)
@@ -316,7 +316,7 @@ def _monte_carlo(
             n: draws[:, a:b].reshape(k, *shapes[n])
             for n, a, b in zip(names, columns[:-1], columns[1:])
         }
-        result = api.points("eval", source, fixed, batch, **settings)
+        result = many_points.points("eval", source, fixed, batch, **settings)
         found.append(np.asarray(result.arrays["value"], dtype=np.float64).reshape(k, -1))
     values = np.concatenate(found)
     with np.errstate(all="ignore"):

@@ -17,6 +17,7 @@ import math
 from ..core.reach import sizes
 from ..core.result import Diagnostic
 from ..errors import GradcliError
+from ..language import compile_source
 
 
 def default_inputs(compute, command: str, source: str, bindings, wrt, options: dict):
@@ -26,7 +27,6 @@ def default_inputs(compute, command: str, source: str, bindings, wrt, options: d
     first = compute(source, bindings, wrt=wrt, **options)
     if wrt is not None:
         return first, ()
-    from ..language import compile_source
 
     found = sizes(compile_source(source, options["filename"]))
     kept = tuple(n for n in first.inputs if n not in found)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import api
+from ..core import computing
 from ..core.result import source_title
 from ..errors import GradcliError
 from .commands import Command, Option
@@ -68,7 +68,7 @@ def _by_coordinates(derivative, source, bindings, wrt, dtype, seed, filename):
 
 
 def _field(source, bindings, wrt, dtype, seed, filename):
-    result, flat = _by_coordinates(api.jacobian, source, bindings, wrt, dtype, seed, filename)
+    result, flat = _by_coordinates(computing.jacobian, source, bindings, wrt, dtype, seed, filename)
     entries = int(np.asarray(result.value).size)
     matrix = flat.matrix(result.jacobian).reshape(entries, flat.size)
     return result, flat, matrix, entries
@@ -123,7 +123,7 @@ def laplacian(
     filename: str = "<expr>",
 ) -> VectorCalculusReport:
     """The Laplacian ∇²f of a scalar: the sum of its second derivatives by each coordinate."""
-    result, flat = _by_coordinates(api.hessian, source, bindings, wrt, dtype, seed, filename)
+    result, flat = _by_coordinates(computing.hessian, source, bindings, wrt, dtype, seed, filename)
     return _report(
         "laplacian", source, filename, flat, result, np.trace(flat.matrix(result.hessian))
     )

@@ -1,8 +1,10 @@
 """``gradcli.autograd``: as ``torch.autograd``."""
 
 import functools
+import importlib
 
 from ..engine import backward as _backward
+from ..engine import ops
 from ..engine.backward import backward
 from ..engine.state import enable_grad, no_grad, set_grad_enabled
 from ..engine.tensor import Tensor
@@ -61,9 +63,9 @@ def grad(
 ):
     args = (outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
     if _subclassed(outputs) or _subclassed(inputs) or _subclassed(grad_outputs):
-        from ..func.batched_autograd import grad as batched  # inside vmap
+        from .batched_autograd import grad as batched_grad  # vmap's, inside vmap
 
-        return batched(*args, materialize_grads, is_grads_batched=is_grads_batched)
+        return batched_grad(*args, materialize_grads, is_grads_batched=is_grads_batched)
     return _backward.grad(*args, materialize_grads, is_grads_batched=is_grads_batched)
 
 
@@ -74,9 +76,7 @@ class _VariableType(type):
         # As PyTorch: a new leaf that shares data's memory, with its own requires_grad
         # (data itself is left alone).
         if type(data) is not Tensor:
-            from ..engine.ops import tensor
-
-            return tensor([] if data is None else data, requires_grad=requires_grad)
+            return ops.tensor([] if data is None else data, requires_grad=requires_grad)
         return data.detach().requires_grad_(requires_grad)
 
     def __instancecheck__(cls, obj):
@@ -89,8 +89,6 @@ class Variable(metaclass=_VariableType):
 
 def __getattr__(name):
     # Loaded on first use, keeping the command line's start-up path short.
-    import importlib
-
     if name == "functional":
         return importlib.import_module(".functional", __name__)
     raise AttributeError(f"module 'gradcli.autograd' has no attribute '{name}'")

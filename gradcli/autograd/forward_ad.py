@@ -90,7 +90,7 @@ def make_dual(tensor, tangent, *, level=None):
             "to enter_dual_level() first."
         )
     if _batched(tensor) or _batched(tangent):  # inside vmap: every point's
-        from ..func.batched_autograd import make_dual as batched
+        from .batched_autograd import make_dual as batched  # vmap's machinery
 
         return batched(tensor, tangent, make_dual)
     for name, t in (("primal", tensor), ("tangent", tangent)):
@@ -129,7 +129,7 @@ def unpack_dual(tensor, *, level=None):
     """``(primal, tangent)`` of ``tensor``: a view of its values without the tangent, and
     the tangent (None where it has none, or outside a dual level)."""
     if _batched(tensor):
-        from ..func.batched_autograd import unpack_dual as batched
+        from .batched_autograd import unpack_dual as batched  # vmap's machinery
 
         return UnpackedDualTensor(*batched(tensor, unpack_dual))
     if type(tensor) is not Tensor:

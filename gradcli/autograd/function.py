@@ -28,6 +28,7 @@ Inside the ``func`` transforms a Function needs what PyTorch's needs
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 
 import numpy as np
@@ -341,7 +342,7 @@ class Function(FunctionCtx):
         separate_setup = cls.setup_context is not Function.setup_context
         batched = _batched(args) or _batched(kwargs.values())
         if "gradcli.func" in sys.modules:  # no transform runs before func is imported
-            from ..func import custom_rules
+            from . import custom_rules  # vmap's machinery, loaded by a transform
 
             own_vmap = cls.vmap is not Function.vmap
             custom_rules.check_transformable(cls, separate_setup, own_vmap, batched)
@@ -386,8 +387,6 @@ def _batched(values) -> bool:
 def _bind_arguments(forward, args, kwargs, separate_setup):
     """Keyword arguments as positional ones, as PyTorch's apply binds them; with
     setup_context the defaults too (its ``inputs`` has every argument)."""
-    import inspect
-
     lead = () if separate_setup else (None,)  # the ctx parameter
     try:
         bound = inspect.signature(forward).bind(*lead, *args, **kwargs)

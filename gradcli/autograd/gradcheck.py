@@ -29,6 +29,7 @@ import numpy as np
 from ..engine.backward import grad
 from ..engine.tensor import Tensor
 from ..errors import EngineError, GradcliTypeError
+from . import forward_ad
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
@@ -344,8 +345,6 @@ def _float_outputs(outputs):
 def _forward_jacobians(func, inputs, wrt):
     """For each input in ``wrt``, one Jacobian per float output, by forward-mode AD: one
     pass per input entry."""
-    from . import forward_ad
-
     base = _float_outputs(func(*inputs))
     result = []
     for i in wrt:
@@ -370,10 +369,10 @@ def _forward_jacobians(func, inputs, wrt):
 def _batched_forward_jacobians(func, inputs, wrt, i):
     """The Jacobians of every float output with respect to input ``i`` from one forward
     pass whose tangents are a batch of every basis vector (``vmap``)."""
-    from ..func import vmap
-    from ..func.batched_tensor import batched_callable
-    from ..func.custom_rules import LEGACY_VMAPS
-    from . import forward_ad
+    # vmap's machinery, loaded by the check that needs it
+    from .batched_tensor import batched_callable
+    from .custom_rules import LEGACY_VMAPS
+    from .mapping import vmap
 
     func = batched_callable(func)
     x = inputs[i]

@@ -20,6 +20,7 @@ from ..engine.graph import Node
 from ..engine.graph import short_name as _short
 from ..engine.state import PER_THREAD
 from ..engine.tensor import Tensor
+from . import grad
 
 
 @dataclass(frozen=True, eq=False)
@@ -187,7 +188,6 @@ def _walk(out: Tensor):
 
 def _reverse_pass(out, leaves, grad_output, ids, grads, backward) -> list[Step]:
     if backward is None:
-        from . import grad
 
         def backward(out, leaves, grad_output):
             return grad(out, leaves, grad_output, allow_unused=True)

@@ -9,7 +9,8 @@ import sys
 
 from ..core import bindings as _bindings
 from ..errors import GradcliError
-from ..render import Format
+from ..render import Format, render_report
+from ..render.plain import render_line, report_lines
 from .common import (
     EXIT_NONFINITE,
     EXIT_OK,
@@ -69,8 +70,6 @@ def run_report(compute, source, options, *, fmt=None, quiet=False, **arguments):
 
 def _show_report(report, options, *, fmt=None, quiet: bool = False) -> None:
     """Write the report in its format (nothing when ``quiet``), then its warnings."""
-    from ..render import render_report
-
     fmt = fmt or options["fmt"]
     precision = options["precision"]
     if options.get("get") is not None:
@@ -92,8 +91,6 @@ def _show_report(report, options, *, fmt=None, quiet: bool = False) -> None:
 
 def _write_one(report, name: str, fmt, precision) -> None:
     """``--get NAME``: what follows NAME on its line of --format plain, alone."""
-    from ..render.plain import render_line, report_lines
-
     if fmt is not None:
         raise GradcliError(f"--get prints plain numbers: leave out --format {fmt}")
     lines = report_lines(report.as_tree(), precision)

@@ -22,10 +22,11 @@ import sys
 
 import click
 
-from .. import api
+from .. import api, render
 from ..core import bindings as _bindings
 from ..errors import GradcliError
-from ..render import Format
+from ..render import Format, render_functions
+from ..render.plain import render_line, result_lines
 from . import common, options
 from .common import EXIT_NONFINITE, EXIT_OK, cli, say, subcommand, write_output
 from .options import option
@@ -292,8 +293,6 @@ def functions_command(name, fmt, debug):
       $ gradcli functions relu --format plain
       relu(input)  max(x, 0)  at kinks: relu'(0) = 0; at nan the gradient passes, as PyTorch
     """
-    from ..render import render_functions
-
     listing = api.functions(name)
     write_output(lambda fmt: render_functions(listing, fmt, sys.stdout), fmt)
     return EXIT_OK
@@ -338,8 +337,6 @@ def repl_command(fmt, dtype, debug):
 def _run(compute, source, options, early=False, **arguments) -> int:
     """``early``: ``compute`` takes ``announce``, for the notes said before it computes
     (a large derivative), on a terminal."""
-    from ..render import render, write_npz
-
     if options["points"] is not None or options["over"]:
         from .point_runs import run_batch
 
@@ -369,7 +366,7 @@ def _run(compute, source, options, early=False, **arguments) -> int:
     if output is not None:
         # Before printing: a file that cannot be written fails the command.
         try:
-            write_npz(result, output)
+            render.write_npz(result, output)
         except OSError as error:
             raise GradcliError(f"cannot write {output}: {error.strerror or error}") from None
     if options["get"] is not None:
@@ -380,7 +377,7 @@ def _run(compute, source, options, early=False, **arguments) -> int:
         write_one_row(result.arrays(), options["precision"])
     else:
         write_output(
-            lambda fmt: render(result, fmt, sys.stdout, options["precision"]), options["fmt"]
+            lambda fmt: render.render(result, fmt, sys.stdout, options["precision"]), options["fmt"]
         )
     _say_all(result, said)
     return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
@@ -396,8 +393,6 @@ def _say_all(result, said=()) -> None:
 
 def _write_one(result, name: str, fmt: str | None, precision: int | None) -> None:
     """``--get NAME``: what follows NAME on its line of --format plain, alone."""
-    from ..render.plain import render_line, result_lines
-
     if fmt is not None:
         raise GradcliError(f"--get prints plain numbers: leave out --format {fmt}")
     lines = result_lines(result, precision)

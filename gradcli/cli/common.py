@@ -12,10 +12,11 @@ import sys
 
 import click
 
-from .. import __version__
+from .. import __version__, api
 from ..core import bindings as _bindings
 from ..core.evaluation import UnknownInput, close_to
 from ..core.option_names import BIND_ELSEWHERE
+from ..engine import limits
 from ..errors import EXIT_BROKEN_PIPE, GradcliError, escape_controls, out_of_memory
 from ..render import Format
 from . import options
@@ -393,8 +394,6 @@ class _Command(click.Command):
 
 def _operations_limit(params):
     """``--max-operations N`` for the whole command (taken out of the options it passes on)."""
-    from ..engine import limits
-
     return limits.max_operations(params.pop("max_operations", limits.DEFAULT_MAX_OPERATIONS))
 
 
@@ -414,8 +413,6 @@ def _source_path(params) -> str | None:
 def _program_inputs(params, bound=()):
     """The names the program's bindings may take (of every SOURCE, for plot's several),
     or None when it cannot be read."""
-    from .. import api
-
     source = params.get("source")
     sources = source if isinstance(source, (tuple, list)) and source else (source,)
     names: dict[str, None] = {}
@@ -442,7 +439,6 @@ def _say_which_source(params) -> None:
         return
     if _source_path(params) != source:
         return
-    from .. import api
 
     try:
         api.input_names(source)

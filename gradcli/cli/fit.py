@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ..core import bindings as _bindings
+from ..render.fit_image import check_output, write_fit_image
 from .analysis import REPORT_OPTIONS, analysis_command, run_report
 from .common import cli
 from .options import option as _option
@@ -71,8 +72,6 @@ converge.
     from ..analysis.flat import parse_bounds
 
     if output is not None:
-        from ..render.fit_image import check_output
-
         output = check_output(output)  # before the fit: a picture it cannot draw fails first
     report = run_report(
         fit,
@@ -86,7 +85,5 @@ converge.
         bounds=parse_bounds(bounds),
     )
     if output is not None:
-        from ..render.fit_image import write_fit_image
-
         write_fit_image(report, output)
     return _converged(report, options, "fit")

@@ -7,7 +7,14 @@ from __future__ import annotations
 import sys
 
 from ..core.evaluation import no_such_input
+from ..core.option_names import OPTION_NAMES
+from ..core.point_files.columns import parse_column
+from ..core.point_files.grid import GridReader
+from ..core.point_files.readers import NpyReader
 from ..errors import GradcliError
+from ..language import compile_source
+from ..language.characters import lookalike_problem
+from ..language.check import BUILTIN_CONSTANTS
 from .common import say
 
 
@@ -22,8 +29,6 @@ def choose_columns(reader, bound, text: str, filename: str, options, output):
     of ``--columns``) and which are copied to the output (the others, or those of
     ``--keep``); none binds an input an option binds too. Returns the program
     compiled, for the run."""
-    from ..core.point_files.columns import parse_column
-
     header = list(reader.header)
     bases = {name: _base(name, parse_column) for name in header}
     program = _compiled_for(reader, bound, text, filename, bases)
@@ -49,10 +54,6 @@ def choose_columns(reader, bound, text: str, filename: str, options, output):
 def _compiled_for(reader, bound, text: str, filename: str, bases):
     """The program compiled with the built-in constants a column or an option binds as
     inputs; a column named with a confusable letter (Cyrillic х for x) is refused."""
-    from ..language import compile_source
-    from ..language.characters import lookalike_problem
-    from ..language.check import BUILTIN_CONSTANTS
-
     candidates = [b for b in bases.values() if b is not None]
     constants = [n for n in (*bound, *candidates) if n in BUILTIN_CONSTANTS]
     program = compile_source(text, filename=filename, inputs=constants)
@@ -67,10 +68,6 @@ def _compiled_for(reader, bound, text: str, filename: str, bases):
 def _input_columns(reader, options, header, bases, inputs, bound) -> list[str]:
     """The columns that bind inputs: a grid's every one, ``--columns``, or those named
     like an input of the program or an option's binding."""
-    from ..core.point_files.columns import parse_column
-    from ..core.point_files.grid import GridReader
-    from ..core.point_files.readers import NpyReader
-
     if isinstance(reader, GridReader):
         return header
     if options["columns"] is not None and not isinstance(reader, NpyReader):
@@ -84,9 +81,6 @@ def _input_columns(reader, options, header, bases, inputs, bound) -> list[str]:
 def _varying(reader, chosen, bound, inputs) -> list[str]:
     """The inputs the chosen columns bind, each an input of the program that no option
     binds too."""
-    from ..core.point_files.columns import parse_column
-    from ..core.point_files.grid import GridReader
-
     grid = isinstance(reader, GridReader)
     varying = list(dict.fromkeys(parse_column(name)[0] for name in chosen))
     for name in varying:
@@ -178,8 +172,6 @@ def _refuse_a_close_miss(program, bound, varying, others, path: str, columns=Non
     """An input with no value and a column named close to it: a typo on one side, or
     its own column, which ``--columns`` left out."""
     import difflib
-
-    from ..core.option_names import OPTION_NAMES
 
     missing = [n for n in program.free if n not in bound and n not in varying]
     for name in missing:

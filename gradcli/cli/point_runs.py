@@ -6,6 +6,7 @@ package's; this only checks the options and says what happened.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import sys
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from ..core import bindings as _bindings
 from ..errors import GradcliError
+from ..render.formats import open_writer
 from . import common as cli_common
 from .common import EXIT_NONFINITE, EXIT_OK, say
 from .point_columns import choose_columns
@@ -171,8 +173,6 @@ def write_one_row(arrays, precision, variables=None) -> None:
     """``--format csv`` at one point: the header and the row a many-point run writes for
     that point (``arrays``: a result's arrays, or an analysis report's row; ``variables``:
     what taylor's coefficients are of)."""
-    from ..render.formats import open_writer
-
     with open_writer(None, "csv", precision) as writer:
         writer.write({name: np.asarray(array)[None] for name, array in arrays.items()})
         writer.close()
@@ -346,8 +346,6 @@ def _executor(options):
 @contextlib.contextmanager
 def _saying_the_dashboard(executor):
     """The executor, once it has said where its dashboard is, on standard error."""
-    import importlib.util
-
     with executor as running:
         link = running.client.dashboard_link
         if importlib.util.find_spec("bokeh") is None:  # Dask draws its plots with Bokeh
@@ -369,8 +367,6 @@ def _executor_of(reader, executor):
 
 def _writer(executor, output: str | None, fmt: str | None, precision: int | None, rows: int | None):
     """The writer of the rows; under Dask, Parquet output is a directory of part files."""
-    from ..render.formats import open_writer
-
     if (
         getattr(executor, "client", None) is not None
         and output

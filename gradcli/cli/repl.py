@@ -20,7 +20,10 @@ from pathlib import Path
 
 from ..analysis.report import Report
 from ..api import GraphResult
+from ..engine.ops import FUNCTIONS
 from ..errors import GradcliError
+from ..language.check import BUILTIN_CONSTANTS
+from ..language.parser import tokens
 from ..render import render, render_report
 from .session import Message, Session, Shown
 
@@ -230,10 +233,6 @@ _KINDS = {
 
 def _highlighter(session: Session):
     from prompt_toolkit.lexers import Lexer
-
-    from ..engine.ops import FUNCTIONS
-    from ..language.check import BUILTIN_CONSTANTS
-    from ..language.parser import tokens
 
     def styles(text: str) -> list[str]:
         """The style class of each character of ``text``."""

@@ -40,6 +40,7 @@ from ..language.derivatives import FORMS as DERIVATIVE_FORMS
 from ..language.parser import statement_bounds, tokens
 from ..language.program import inputs_read
 from ..render import formats
+from ..render.numbers import format_array, shape_text
 from .typed_statements import (
     Place,
     Statement,
@@ -411,8 +412,6 @@ class Session:
         yield Message(f"{argument} keys")
 
     def show_inputs(self, argument: str) -> Iterator[Output]:
-        from ..render.numbers import format_array, shape_text
-
         values = self._values()
         if not values:
             yield Message("no inputs: bind one with NAME = VALUE")

@@ -8,9 +8,9 @@ import contextlib
 import dataclasses
 import functools
 
-from .. import api
+from .. import api, record
 from ..analysis.report import Report
-from ..core import record
+from ..engine.ops import FUNCTIONS
 from ..errors import GradcliError, Span
 from ..language import compile_source, ir
 
@@ -142,8 +142,6 @@ def needed(statements, index: int) -> list[Statement]:
     the bodies of the functions it calls, and every statement that draws random
     numbers (the draws after it depend on it). A line of the session costs what it
     reads, not the whole session; its places count lines as the whole program's do."""
-    from ..engine.ops import FUNCTIONS
-
     random = {
         n for n, f in FUNCTIONS.items() if any(p.name == "generator" for p in f.schema.params)
     }

@@ -299,7 +299,6 @@ def _minimize_subject_to(
     source, subject_to, wrt, method, bounds, maximize, tol, max_iter, trace, sensitivity, options
 ) -> int:
     from ..analysis.constrained import minimize_subject_to, parse_constraints
-    from ..errors import GradcliError
 
     constraints = parse_constraints(subject_to)
     for given, name, instead in (

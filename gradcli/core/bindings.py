@@ -1,7 +1,7 @@
 """What the command line reads: the program's source (an expression, a file, or
 standard input) and its bindings, written ``--x 2``, ``--x=2`` or ``--var x=2``
 (the last for names that clash with one of gradcli's options). What a value
-means (``pi/4``, ``randn(3)``, ``@FILE``) is the language's: ``language.values``.
+means (``pi/4``, ``randn(3)``, ``@FILE``) is read by ``values.py``.
 """
 
 from __future__ import annotations
@@ -14,9 +14,13 @@ from collections.abc import Iterable, Sequence
 import click
 import numpy as np
 
+import gradcli
+
 from ..errors import GradcliError, read_error
+from ..language.characters import name_problem  # the program's names obey the same rule
+from ..record import Record
 from .files import path_problem
-from .record import Record
+from .values import parse_value
 
 _NAMED = re.compile(r"\s*([^\W\d]\w*)\s*=(?!=)")
 
@@ -83,7 +87,6 @@ def split_assignment(text: str, option: str = "--var") -> tuple[str, str]:
         raise GradcliError(f"{option} expects NAME=VALUE, got {text!r}")
     if not name.isidentifier():
         raise GradcliError(f"{option}: {name!r} is not a valid name")
-    from ..language.characters import name_problem  # the program's names obey the same rule
 
     why = name_problem(name)
     if why is not None:
@@ -322,10 +325,6 @@ def _vector(text: str, what: str) -> np.ndarray:
 
 
 def _constant(text: str, what: str) -> np.ndarray:
-    import gradcli
-
-    from ..language.values import parse_value
-
     before = gradcli.get_default_dtype()
     gradcli.set_default_dtype(gradcli.float64)  # the ends of a range in full precision
     try:

@@ -8,12 +8,16 @@ process-wide, so evaluations in several threads never see each other's.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 import numpy as np
 
 import gradcli
+from gradcli.engine.ops import FUNCTIONS
+from gradcli.language import compile_source
+from gradcli.language.check import BUILTIN_CONSTANTS
 
 from ..engine import limits
 from ..engine.backward import grad as autograd_grad
@@ -22,11 +26,11 @@ from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..engine.state import default_dtype_override
 from ..errors import GradcliError, Span
 from ..language.derivatives import FORMS
-from ..language.values import parse_value
 from .large_derivatives import large_derivative_note
 from .option_names import OPTION_NAMES
-from .reach import left_out_of
+from .reach import left_out_of, note
 from .result import SECTIONS, Diagnostic, GraphResult, Result, finite, leaves
+from .values import parse_value
 
 DTYPES = ("float64", "float32")
 #: How many numbers a derivative over every input (no --wrt) may hold before a note says
@@ -69,9 +73,6 @@ class Evaluation:
         ``{name: (shape at a point, dtype)}``, bound to nothing here; ``program``:
         ``source`` compiled already, with the built-in constants bound or varying as
         inputs."""
-        from gradcli.language import compile_source
-        from gradcli.language.check import BUILTIN_CONSTANTS
-
         self.source = source
         self.filename = filename
         self.seed = seed
@@ -114,7 +115,6 @@ class Evaluation:
             floats = tuple(n for n in self.inputs if self.dtype_of(n).kind == "f")
             self.left_out = left_out_of(self, floats)
             self.wrt = tuple(n for n in floats if n not in self.left_out)
-            from .reach import note
 
             self.binding_notes += tuple(
                 Diagnostic("note", note(name, why)) for name, why in self.left_out.items()
@@ -313,8 +313,6 @@ class Evaluation:
     def graph(self, grad_output) -> GraphResult:
         """One more evaluation, recording where each node came from, and its graph with
         the reverse pass from ``grad_output`` (None: no pass)."""
-        import dataclasses
-
         from gradcli.autograd.traced import trace
 
         leaves = self.leaves(self.wrt)
@@ -402,8 +400,6 @@ class Evaluation:
     def _notes(self) -> tuple[Diagnostic, ...]:
         """A note for each call that landed on a kink, once each (a Jacobian evaluates
         the program more than once)."""
-        from gradcli.engine.ops import FUNCTIONS
-
         notes = {}
         for function, span, where, convention in self.notes:
             known = FUNCTIONS.get(function)

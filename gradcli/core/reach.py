@@ -18,12 +18,18 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
+from ..engine.generator import seeded
 from ..engine.ops import FUNCTIONS
+from ..engine.ops.creation import tensor
 from ..engine.tensor import Tensor
+from ..errors import GradcliError
 from ..language import ir
-from ..language.check import builtin_signature
+from ..language.check import BUILTIN_CONSTANTS, builtin_signature
 from ..language.derivatives import FORMS
 from ..language.ir import deep_recursion
+from ..language.printing import to_source
 from ..language.transformations import TRANSFORMATIONS, arguments
 
 #: The schema's types whose argument keeps its derivative; ``Tensor|Index`` may not.
@@ -359,11 +365,6 @@ def _has_derivative(name: str, param: str) -> bool:
 def left_out_of(s, candidates) -> dict[str, str]:
     """``left_out`` for the evaluation ``s``: the inputs among ``candidates`` that its
     output reaches through no derivative."""
-    import numpy as np
-
-    from ..engine.generator import seeded
-    from ..engine.ops.creation import tensor
-    from ..errors import GradcliError
 
     def run(names):
         leaves = s.leaves(names)
@@ -392,8 +393,6 @@ def sizes(program) -> dict[str, str]:
     anything, or by arithmetic on such sizes and numbers alone (``numel(y) - 1``,
     ``y.shape[0]``), each with its definition. A size is data about the program's
     arrays, not a parameter: ``minimize`` and ``solve`` never vary one by default."""
-    from ..language.printing import to_source
-
     found: dict[str, str] = {}
     statements = program.analysis.input_statements
     with deep_recursion():
@@ -407,8 +406,6 @@ def sizes(program) -> dict[str, str]:
 def _size_of(node, found) -> bool | None:
     """True for an expression computed from sizes (and numbers), False for numbers
     alone, None for anything else."""
-    from ..language.check import BUILTIN_CONSTANTS
-
     if isinstance(node, (ir.Num, ir.Numbers, ir.Str)):
         return False
     if isinstance(node, ir.Name):

@@ -11,7 +11,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ..errors import GradcliError
-from .record import Record
+from ..record import Record
 
 
 class Diagnostic(str):
@@ -84,7 +84,7 @@ class Result(Record, compared=False):
     notes: tuple[Diagnostic, ...] = ()
     #: With ``steps=True`` (gradient, vjp): the graph and the steps of the reverse pass.
     graph: GraphResult | None = None
-    #: The whole Hessian or Jacobian over all inputs (``gradcli.analysis.Assembled``),
+    #: The whole Hessian or Jacobian over all inputs (``gradcli.core.assembled.Assembled``),
     #: when there are several inputs or one is not a scalar (hessian, jacobian).
     assembled: object | None = None
     #: The inputs left out of the default derivatives, each with why: used only where

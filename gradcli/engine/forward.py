@@ -33,7 +33,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import EngineError, NotImplementedByGradcli
-from . import state
+from . import ops, state
+from .backward import grad
 from .tensor import Tensor
 
 
@@ -109,7 +110,6 @@ class DualLevel:
                 f"the custom Function {cls.__name__} inside nested forward-mode transforms "
                 "(jacfwd or jvp inside jacfwd or jvp) is not supported in gradcli"
             )
-        from . import ops
 
         tangents = [
             ops.zeros_like(a) if t is None and type(a) is Tensor else t
@@ -186,9 +186,6 @@ def _recorded(t):
 def _pushforward(overload, inputs, params, kwargs, result, tangents):
     """``sum_i J_i t_i`` for the result of ``overload``: the vector-Jacobian product of its
     reverse rules (linear in their gradient ``u``) with the tangents."""
-    from . import ops
-    from .backward import grad
-
     if state.PER_THREAD.forward_ad is not None:  # nested: the outer levels' tangents kept
         inputs = [_recorded(a) for a in inputs]
         result = _recorded(result)

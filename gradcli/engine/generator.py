@@ -21,6 +21,8 @@ import threading
 import numpy as np
 
 from ..errors import EngineError, GradcliTypeError
+from .devices import on_cpu
+from .tensor import Tensor
 
 _N = 624  # words of the twister's state
 # PyTorch's seed for a new torch.Generator() (default_rng_seed_val).
@@ -63,8 +65,6 @@ class Generator:
 
     def __init__(self, device="cpu"):
         if str(device) != "cpu":
-            from .devices import on_cpu
-
             on_cpu(device)  # the error that says gradcli computes on the CPU
         self.device = "cpu"
         self._lock = threading.Lock()
@@ -124,8 +124,6 @@ class Generator:
 
     def get_state(self):
         """The state as PyTorch's ``get_state()`` gives it: 5056 bytes (a uint8 tensor)."""
-        from .tensor import Tensor
-
         return Tensor._make(np.frombuffer(self._state_bytes(), dtype=np.uint8).copy())
 
     def _state_bytes(self) -> bytes:

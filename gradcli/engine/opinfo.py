@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gradcli.engine import opsamples
+
 #: The transformations the op-sample matrix runs (``tests/test_op_matrix.py``).
 TRANSFORMS = ("value", "grad", "grad2", "jvp", "jacobian", "hessian", "batched")
 
@@ -147,8 +149,6 @@ def _domain_params(entry):
 
 
 def _materialize(entry, sample: Sample) -> Built:
-    from gradcli.engine import opsamples
-
     rng = np.random.default_rng(zlib.crc32(f"{entry.name} {sample.name}".encode()))
     values = []
     for i, spec in enumerate(sample.inputs):
@@ -346,8 +346,6 @@ def _specials(entry, n):
 def samples_of(entry) -> list[Built]:
     """Every sample of ``entry``: its kind's, then its own (an own sample replaces the
     kind's of the same name), then one per special point."""
-    from gradcli.engine import opsamples
-
     by_kind = BY_KIND.get(entry.kind)
     own = list(entry.samples or ())
     n = n_inputs(entry)

@@ -28,7 +28,7 @@ import weakref
 import numpy as np
 
 from ..errors import EngineError
-from . import dtypes, graph
+from . import dtypes, graph, state
 from .messages import SECOND_BACKWARD
 from .tensor import Tensor
 
@@ -201,8 +201,6 @@ def check(node):
 
 
 def _modified_message(array, owner, now, expected):
-    from . import state
-
     kind = dtypes.tensor_type_name(dtypes.from_numpy(array.dtype))
     text = (
         "one of the variables needed for gradient computation has been modified by an "

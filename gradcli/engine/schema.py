@@ -3,6 +3,8 @@ a call's arguments to them in PyTorch's names and order (see ``optable`` for the
 
 from __future__ import annotations
 
+import inspect
+
 from ..errors import GradcliTypeError, NotImplementedByGradcli
 
 REQUIRED = object()  # a parameter's default when it has none
@@ -97,8 +99,6 @@ class Schema:
 
     def python_signature(self):
         """The parameters as an ``inspect.Signature``, in PyTorch's names."""
-        import inspect
-
         P = inspect.Parameter
         params = []
         for p in self.params:

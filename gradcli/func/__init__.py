@@ -18,12 +18,9 @@ place of its own (``func/stateless.py``).
 
 from __future__ import annotations
 
-from ..engine import ops
-from ..engine.state import enable_grad
-from ..errors import EngineError, GradcliValueError
-from . import pytree
-from .batched_tensor import apply, batched_callable
-from .copies import (
+from ..autograd import pytree
+from ..autograd.batched_tensor import apply, batched_callable
+from ..autograd.copies import (
     GRAD_API,
     VJP_API,
     argnums_tuple,
@@ -36,6 +33,10 @@ from .copies import (
     tracked,
     zeros_for,
 )
+from ..autograd.mapping import vmap as mapped
+from ..engine import ops
+from ..engine.state import enable_grad
+from ..errors import EngineError, GradcliValueError
 from .forward_mode import jacfwd, jvp, linearize
 from .outputs import check_scalar, split_aux, tensor_outputs
 from .stateless import functional_call
@@ -191,6 +192,4 @@ def hessian(func, argnums=0):
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """``func`` of one point applied to a batch of points (``func/mapping.py``)."""
-    from .mapping import vmap as mapped
-
     return mapped(func, in_dims, out_dims, randomness, chunk_size=chunk_size)

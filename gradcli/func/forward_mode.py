@@ -10,13 +10,9 @@ are vmap's.
 
 from __future__ import annotations
 
-from ..engine import generator, ops
-from ..engine.state import PER_THREAD
-from ..engine.tensor import Tensor
-from ..errors import EngineError
-from . import pytree
-from .batched_tensor import apply, batched_callable, refusing_draws
-from .copies import (
+from ..autograd import forward_ad, pytree
+from ..autograd.batched_tensor import apply, batched_callable, refusing_draws
+from ..autograd.copies import (
     JVP_API,
     alias,
     argnums_tuple,
@@ -27,7 +23,13 @@ from .copies import (
     taken_out,
     tracked,
 )
-from .custom_rules import MAPPED_BASES
+from ..autograd.custom_rules import MAPPED_BASES
+from ..autograd.forward_ad import NESTED
+from ..autograd.mapping import vmap as mapped
+from ..engine import generator, ops
+from ..engine.state import PER_THREAD
+from ..engine.tensor import Tensor
+from ..errors import EngineError
 from .outputs import split_aux, tensor_outputs
 
 __all__ = ["jvp", "jacfwd", "linearize"]
@@ -36,8 +38,6 @@ __all__ = ["jvp", "jacfwd", "linearize"]
 @tracked
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """``(func(*primals), J tangents)``: the Jacobian-vector product, by forward-mode AD."""
-    from ..autograd import forward_ad
-
     func = batched_callable(func)  # an op's own function, taken before vmap ran
 
     if not isinstance(primals, tuple):
@@ -111,8 +111,6 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
 
 def _jacfwd(func, argnums, has_aux, randomness, args, kwargs):
-    from ..autograd import forward_ad
-
     if randomness not in ("error", "same", "different"):
         raise EngineError(
             "Only allowed values for randomness are 'error', 'different', or 'same'. "
@@ -182,8 +180,6 @@ def _mapped_jacfwd(func, nums, trees, single, has_aux, args, kwargs):
     """jacfwd as PyTorch computes it: ``jvp`` vmapped over the standard basis of all the
     inputs' entries together (randomness='different': the draws are vmap's, of the whole
     basis' shape)."""
-    from .mapping import vmap as mapped
-
     flat = [x for leaves, _ in trees for x in leaves]
     numels = [x.numel() for x in flat]
     total, starts = sum(numels), [sum(numels[:j]) for j in range(len(numels))]
@@ -241,8 +237,6 @@ def linearize(func, *primals):
     """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian-vector product at
     ``primals``. PyTorch traces the forward-mode pass once and replays it; gradcli, with no
     tracer, runs it again at the same primals on each call (the same arithmetic)."""
-    from ..autograd.forward_ad import NESTED
-
     func = batched_callable(func)  # an op's own function, taken before vmap ran
 
     if PER_THREAD.forward_ad is not None:  # PyTorch traces in a dual level of its own

@@ -18,9 +18,9 @@ import math
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
-from ..core.record import Record
 from ..engine.ops import FUNCTIONS, OPERATORS, OPS
 from ..errors import GradcliError, Span
+from ..record import Record
 from . import ir
 from .derivatives import FORMS, PARAMETERS, target_error
 from .ir import NESTING_LIMIT

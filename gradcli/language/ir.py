@@ -19,8 +19,8 @@ from __future__ import annotations
 import sys
 from contextlib import contextmanager
 
-from ..core.record import Record, uncompared
 from ..errors import Span
+from ..record import Record, uncompared
 
 #: How deeply expressions may nest (brackets, calls, operators), documented in docs/language.md.
 #: The parser rejects deeper programs, so the recursive walks below stay bounded.

@@ -4,6 +4,8 @@ run into a name, and how to write degrees in radians."""
 
 from __future__ import annotations
 
+from ..engine.ops import FUNCTIONS
+
 # Written after a number, units that are no names of the language.
 DEGREES = ("deg", "degree", "degrees", "°")
 
@@ -64,8 +66,6 @@ def malformed_number(left, right) -> str | None:
 def degrees(number: str) -> str:
     """How to write ``number`` degrees: in radians, with the function NumPy calls
     ``radians`` where the language has one (its entry's ``other_names``)."""
-    from ..engine.ops import FUNCTIONS
-
     found = [name for name, entry in FUNCTIONS.items() if "radians" in entry.other_names]
     if found:
         return f"write {found[0]}({number}) or {number}*pi/180 (radians)"

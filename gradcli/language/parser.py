@@ -15,8 +15,10 @@ walk over the IR (checker, evaluator, printer).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
+from ..engine.ops import FUNCTIONS
 from ..errors import GradcliError, Span
 from . import characters, ir, lalr
 from .ir import NESTING_LIMIT
@@ -383,8 +385,6 @@ def _call_without_brackets(left, right) -> str | None:
     """``sin(x)`` for ``sin x``: a function's name before an operand."""
     if left.type != "NAME" or right.type not in ("NAME", "NUMBER"):
         return None
-    from ..engine.ops import FUNCTIONS  # only when there is an error to explain
-
     if str(left) not in FUNCTIONS:
         return None
     return f"{left}({right})"
@@ -472,8 +472,6 @@ _BRACKETS = _Brackets()
 def _parser():
     global _PARSER
     if _PARSER is None:
-        import re
-
         # After an operand, "[" opens a subscript (x[0], f(x)[1], x [0]), not a list.
         operand_ends = frozenset({"NAME", "NUMBER", "STRING", "RPAR", "RSQB"})
         shortcuts = {"[": (re.compile(NUMBER_LIST).match, "NUMBER", operand_ends)}

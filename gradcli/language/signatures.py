@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import inspect
 
-from ..core.record import Record
 from ..engine.ops import FUNCTIONS
 from ..errors import GradcliError, GradcliTypeError, Span
+from ..record import Record
 from . import ir
 from .transformations import TRANSFORMATIONS, keywords
 

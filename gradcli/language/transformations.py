@@ -22,11 +22,11 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..core.record import Record
 from ..engine import ops
 from ..engine.batched_values import Batched
 from ..engine.tensor import Tensor
 from ..errors import GradcliError, GradcliTypeError
+from ..record import Record
 from . import ir
 
 

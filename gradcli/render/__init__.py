@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import enum
 
+import numpy as np
+
 from ..core.result import leaves
 from . import formats
 
@@ -46,8 +48,6 @@ def _name(fmt) -> str:
 def write_npz(result, path: str) -> None:
     """Every result array into one ``.npz``, keyed by its path: ``value``, ``grad.x``;
     written whole or not at all (``gradcli.core.atomic``)."""
-    import numpy as np
-
     from ..core.atomic import atomic_output
 
     with atomic_output(path) as stream:

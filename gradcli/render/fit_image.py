@@ -10,7 +10,10 @@ it once complete, so a failed write leaves no half picture.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+
+import numpy as np
 
 from ..errors import GradcliError
 
@@ -21,8 +24,6 @@ DPI = 100
 
 def check_output(path: str) -> str:
     """``path`` with ``~`` expanded, refused before any computing if it cannot be drawn."""
-    import importlib.util
-
     path = os.path.expanduser(path)
     if os.path.splitext(path)[1].lower() not in IMAGE_SUFFIXES:
         raise GradcliError(f"--output {path}: the fit is drawn as .png or .svg")
@@ -38,7 +39,6 @@ def check_output(path: str) -> str:
 
 
 def write_fit_image(report, path: str) -> None:
-    import numpy as np
     from matplotlib.figure import Figure
 
     observed, fitted = np.asarray(report.observed), np.asarray(report.fitted)

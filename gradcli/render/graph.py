@@ -10,10 +10,16 @@ node received and sent. Rich is imported only for the tree and the table.
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 
+import numpy as np
+
+from ..errors import GradcliError
 from .jsontext import diagnostics_json, encode, json_int
 from .jsontext import string as json_string
 from .numbers import flat_numbers, format_array, format_number, shape_text
+from .terminal import MIN_WIDTH, shown_text
 
 DEFAULT_PRECISION = 6
 _NO_STEPS = "backward: no operation lies between the output and the inputs"
@@ -84,8 +90,6 @@ def _tree(graph, stream, precision) -> None:
     from rich.console import Console
     from rich.text import Text
     from rich.tree import Tree
-
-    from .terminal import MIN_WIDTH, shown_text
 
     console = Console(file=stream, highlight=False)
     if console.width < MIN_WIDTH:
@@ -238,8 +242,6 @@ DOT_WIDTH = 40
 
 def _summary(name: str, array, precision: int | None) -> list[str]:
     """``value 1.5`` or, for a large array, its range and its first entries."""
-    import numpy as np
-
     array = np.asarray(array)
     if array.ndim == 0:
         return [_cut(f"{name} {_numbers(array, precision)}")]
@@ -271,11 +273,7 @@ def _dot_string(text: str) -> str:
 def write_image(graph, path: str, precision: int | None = None) -> None:
     """Render the graph into ``path`` (.svg, .png, .pdf) with Graphviz's ``dot``, or
     write its DOT text (.dot, .gv). Raises GradcliError when ``dot`` is missing or fails."""
-    import shutil
-    import subprocess
-
     from ..core.atomic import atomic_output
-    from ..errors import GradcliError
 
     text = dot(graph, precision)
     kind = path.rpartition(".")[2].lower()
@@ -366,8 +364,6 @@ def render_steps_table(graph, console, precision: int | None = None) -> None:
     from rich import box
     from rich.table import Table
     from rich.text import Text
-
-    from .terminal import shown_text
 
     if not graph.steps:
         console.print(_NO_STEPS)

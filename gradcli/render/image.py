@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from ..errors import GradcliError
 
 IMAGE_SUFFIXES = (".png", ".svg")
@@ -54,8 +56,6 @@ def write_image(report, path: str) -> None:
 
 
 def _curves(figure, report, plots) -> None:
-    import numpy as np
-
     top, bottom = figure.subplots(2, 1, sharex=True)
     several = len(plots) > 1
     colours = [f"C{i}" for i in range(10)] if several else ["tab:blue"]
@@ -99,8 +99,6 @@ def _curves(figure, report, plots) -> None:
 
 
 def _field(figure, report) -> None:
-    import numpy as np
-
     axes = figure.subplots()
     shown = np.where(np.isfinite(report.f), report.f, np.nan)
     filled = axes.contourf(report.x, report.y, shown, levels=20, cmap="viridis")

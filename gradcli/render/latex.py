@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from .numbers import format_number
+
 
 def render_report(report, stream, precision: int | None = None) -> None:
     """The report in LaTeX, by its layout (one of ``LAYOUTS``)."""
@@ -92,8 +94,6 @@ def _power(base: str, power: int) -> str:
 
 def _number(x: float, precision: int | None) -> str:
     """A number as ``format_number`` writes it, its exponent as a power of ten."""
-    from .numbers import format_number
-
     text = format_number(x, precision)
     if text in ("inf", "nan"):
         return "\\infty" if text == "inf" else "\\mathrm{nan}"

@@ -1,6 +1,6 @@
 """``--format table`` of a many-point run: the first and last rows, under the
 column names plain output gives the numbers, and the count of rows. The rows
-come from ``gradcli.core.point_files.writers.TableWriter``; this only lays them out.
+come from ``gradcli.render.point_writers.TableWriter``; this only lays them out.
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ from rich.table import Table
 from rich.text import Text
 
 from .numbers import format_array, format_number
+from .plain import report_lines
+from .terminal import label as path_label
 from .terminal import shown_text
 
 # Wider than this, a matrix is left to --format json or plain rather than squeezed.
@@ -123,8 +125,6 @@ def report_table(report, console, precision: int) -> None:
 
 def _lines(report, console, precision: int) -> None:
     """A report no layout knows: its title, then a row per line of ``--format plain``."""
-    from .plain import report_lines
-
     title = getattr(report, "title", None) or report.command
     console.print(Text(shown_text(title, console.encoding), style="bold"))
     table = new_table(console, "", "")
@@ -141,9 +141,7 @@ def report_title(console, report) -> None:
 
 
 def _path_label(path, unicode: bool, encoding: str = "utf-8") -> str:
-    from .terminal import label
-
-    return shown_text(label(path, unicode), encoding)
+    return shown_text(path_label(path, unicode), encoding)
 
 
 def _mark(passed: bool) -> Text:
@@ -193,7 +191,6 @@ def _formula_lines(formula) -> str:
     """A formula, or nested tuples of them, one entry a line with its index."""
     if isinstance(formula, str):
         return formula
-    import numpy as np
 
     array = np.empty(_shape(formula), dtype=object)
     _fill(array, formula)

@@ -43,7 +43,7 @@ def sensitivity_table(report, console, precision: int) -> None:
 
 def _labels(name: str, shape) -> list[str]:
     """``x`` for a scalar, else one label per entry in row-major order, as the rows of
-    the assembled Hessian are named (``analysis.assembled.entry_labels``)."""
+    the assembled Hessian are named (``core.assembled.entry_labels``)."""
     if not shape:
         return [name]
     return [f"{name}[{','.join(map(str, index))}]" for index in np.ndindex(*shape)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from . import leaves
+from . import boxes, leaves
 from .numbers import format_array, shape_text
 from .terminal import MIN_WIDTH, label, shown_text
 
@@ -36,8 +36,6 @@ class Layout(NamedTuple):
 def render(result, stream, precision: int | None = None, console=None) -> None:
     precision = DEFAULT_PRECISION if precision is None else precision
     if console is None and result.graph is None and getattr(result, "assembled", None) is None:
-        from . import boxes
-
         terminal = boxes.terminal(stream)
         if terminal is not None:
             layout = _layout(result, usable_width(terminal.width), terminal.encoding, precision)

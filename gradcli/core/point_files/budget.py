@@ -20,7 +20,11 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import sys
 import threading
+import tracemalloc
+
+import numpy as np
 
 from ...errors import GradcliError
 from ..bounded import MAX_TEXT_BYTES
@@ -144,7 +148,6 @@ def resident() -> int:
             return int(file.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError, AttributeError):
         import resource
-        import sys
 
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return peak if sys.platform == "darwin" else peak * 1024  # macOS says bytes
@@ -218,8 +221,6 @@ class Budget:
         """The cost of a row (``row_bytes``), from the peak of ``task``'s evaluation of
         the first row of ``columns``, then of its first ``PROBE_ROWS``; a first row
         that needs more than a chunk may take is refused (``where(i)`` names row i)."""
-        import tracemalloc
-
         rows = len(next(iter(columns.values()))) if columns else 0
         started = not tracemalloc.is_tracing()
         if started:
@@ -249,10 +250,6 @@ class Budget:
     def _peak(self, task, columns: dict, rows: int, where) -> float:
         """The bytes ``task`` holds at its peak computing the first ``rows`` rows, and
         those its results take again as they are written."""
-        import tracemalloc
-
-        import numpy as np
-
         part = {name: column[:rows] for name, column in columns.items()}
         tracemalloc.reset_peak()
         before = tracemalloc.get_traced_memory()[0]

@@ -30,10 +30,13 @@ import numpy as np
 from ...errors import GradcliError
 from ..bounded import MAX_TEXT_BYTES
 from ..files import path_problem
+from . import distributed  # through the module: a test replaces require_dask there
 from .budget import PROBE_ROWS, shown
 from .columns import columns_from_arrays
+from .readers import open_points
 from .run import computed, learned, measured, placed
 from .source import Chunk, Reader
+from .text_readers import CsvPart, CsvReader
 from .writers import Writer, cannot_write
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
@@ -97,9 +100,7 @@ class DaskFiles(Reader):
     """The reader (and executor) of CSV and Parquet files read by the workers."""
 
     def __init__(self, source: str, executor):
-        from .distributed import require_dask
-
-        require_dask()
+        distributed.require_dask()
         self.path = source
         self.files = source_files(source)
         self.kind = dask_format(self.files[0])
@@ -156,9 +157,7 @@ class DaskFiles(Reader):
                     paths.append(path)
                     yield part
 
-        from .distributed import in_order
-
-        results = in_order(submitted(), self.executor.in_flight())
+        results = distributed.in_order(submitted(), self.executor.in_flight())
         start = 0
         while True:
             try:
@@ -236,7 +235,6 @@ class DaskFiles(Reader):
         first file, measured here (as a run in one process measures them)."""
         if self.budget is None:
             return 2**62
-        from .readers import open_points
 
         with open_points(self.files[0]) as reader:
             if hasattr(reader, "line_cap"):
@@ -300,8 +298,6 @@ def _header(path: str, kind: str) -> list[str]:
 def _csv_layout(path: str) -> tuple[list[str], str, int, int]:
     """A CSV file's columns and delimiter, read from its header as a run in one process
     reads them, where its rows begin and where they end (its size), in bytes."""
-    from .text_readers import CsvReader
-
     with CsvReader(path, skip_bad_rows=False) as reader:
         return reader.names, reader.delimiter, reader.stream.tell(), reader.size
 
@@ -314,8 +310,6 @@ def _compute_part(
     allows): ``(rows, output columns, what the task learned, lines read, each row's line
     counted from the part's first)``, the last None when the rows are lines 1, 2, ...
     and the output None when there are no rows (the part is within a line)."""
-    from .text_readers import CsvPart
-
     parts, lines, found, count = [], [], {}, 0
     with CsvPart(path, start, stop, header, delimiter, line_cap) as reader:
         for chunk in reader.chunks(rows):

@@ -17,12 +17,20 @@ uses it: ``pip install 'gradcli[dask]'``.
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import contextlib
+import logging
+import os
+import socket
+import struct
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from urllib.parse import urlsplit
 
 import numpy as np
 
 from ...errors import GradcliError
+from .run import computed, learned
 
 INSTALL = "pip install 'gradcli[dask]'"
 # Chunks in flight per worker thread: enough to keep each busy while the client
@@ -69,7 +77,6 @@ def dask_executor(
     if scheduler is not None and not checked:  # checked: by the caller, before its reading
         check_scheduler(scheduler)  # at once, where Dask's client would wait out its timeout
     require_dask("--scheduler" if scheduler is not None else "--dask")
-    import logging
 
     import dask
     from distributed import Client, LocalCluster
@@ -130,8 +137,6 @@ def _silent(logging):
 def _check_open_files(workers: int | None) -> None:
     """Refuse a cluster of this machine the limit on open files cannot hold: under it,
     Dask's nannies fail to start, or (fewer still) the scheduler retries for ever."""
-    import os
-
     try:
         import resource
     except ImportError:  # Windows: no such limit
@@ -156,8 +161,6 @@ CONNECT_SECONDS = 3.0
 def check_scheduler(address: str) -> None:
     """Raise at once when ``address`` cannot be a scheduler's: empty, a port out of
     range, a host that does not resolve, or nothing listening there."""
-    import socket
-    from urllib.parse import urlsplit
 
     def refuse(why: str):
         return GradcliError(f"cannot reach the Dask scheduler at {address}: {why}")
@@ -212,9 +215,6 @@ def _not_a_scheduler(peer) -> str | None:
     endian), all within ``CONNECT_SECONDS``. Whatever says nothing (a silent listener,
     an HTTP server waiting for a request) or stops halfway would hold Dask's client
     until the peer closes; an HTTP answer, read as that length, asks for exabytes."""
-    import struct
-    import time
-
     deadline = time.monotonic() + CONNECT_SECONDS
 
     def received(count: int) -> bytes | None:
@@ -257,8 +257,6 @@ class DaskExecutor:
 
     def map(self, task: Callable, chunks: Iterable[Mapping[str, np.ndarray]]) -> Iterator:
         """``task(chunk)`` for each chunk, computed by the workers, yielded in order."""
-        from .run import computed, learned
-
         futures = (self.client.submit(computed, task, chunk, pure=False) for chunk in chunks)
         for arrays, found in in_order(futures, self.in_flight()):
             learned(task, found)  # the notes of the worker's copy of the task
@@ -283,8 +281,6 @@ def in_order(futures: Iterator, limit: int) -> Iterator:
 def _result(future):
     """A future's result; the scheduler lost (its connection closed, the future cancelled
     for it), a one-line error rather than Dask's own."""
-    import concurrent.futures
-
     from distributed.comm.core import CommClosedError
 
     try:

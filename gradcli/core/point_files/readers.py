@@ -18,12 +18,15 @@ CSV: ``bench/bench_batch_csv.py``); the text formats live in ``text_readers``.
 from __future__ import annotations
 
 import os
+import zipfile
 
 import numpy as np
 
 from ...errors import GradcliError
 from ..files import npy_problem, path_problem, refusal
+from .npz_layout import stored_arrays
 from .source import DEFAULT_CHUNK_SIZE, Chunk, Reader
+from .text_readers import CsvReader, JsonLinesReader
 
 FORMATS = {
     ".csv": "csv",
@@ -58,12 +61,8 @@ def open_points(
     if problem is not None:
         raise GradcliError(f"cannot read {path}: {problem}")
     if kind == "csv":
-        from .text_readers import CsvReader
-
         return CsvReader(path, skip_bad_rows, delimiter)
     if kind == "jsonl":
-        from .text_readers import JsonLinesReader
-
         return JsonLinesReader(path, skip_bad_rows)
     if kind == "npz":
         return NpzReader(path)
@@ -83,10 +82,6 @@ class NpzReader(Reader):
     stored or compressed (``npz_layout``)."""
 
     def __init__(self, path: str):
-        import zipfile
-
-        from .npz_layout import stored_arrays
-
         self.path = path
         self.arrays = {}
         try:

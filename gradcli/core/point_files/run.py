@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from ...errors import GradcliError
-from ..record import Record
+from ...record import Record
 from .columns import column_name, parse_column
 from .source import DEFAULT_CHUNK_SIZE, Chunk
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..record import Record
+from ...record import Record
 
 #: Rows per chunk unless ``--chunk-size`` says otherwise: a few megabytes of
 #: columns, enough that the per-chunk overhead is lost in the arithmetic.

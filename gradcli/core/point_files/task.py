@@ -11,6 +11,8 @@ import numpy as np
 
 from ...engine import limits
 from ...engine.limits import DEFAULT_MAX_ELEMENTS
+from ..many_points import PointsProgram, layout
+from ..values import parse_value
 from .budget import CHUNK_LIMIT, bounded
 from .columns import inputs_from_columns
 
@@ -78,8 +80,6 @@ class PointsTask:
         self.notes: tuple[str, ...] | None = None
 
     def __call__(self, chunk: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        from ..many_points import PointsProgram, layout
-
         batch = inputs_from_columns(chunk)
         # Compiled at the first chunk, for the shapes its columns give, and kept: every
         # chunk of a run has the same.
@@ -113,7 +113,5 @@ def read_once(value, name: str):
     """A binding's value: a file (``@w.npy``) or standard input (``@-``) read now, once;
     any other text as it is, for the library to read at each point."""
     if isinstance(value, str) and value.strip().startswith("@"):
-        from ...language.values import parse_value
-
         return parse_value(value, name=name)
     return value

@@ -11,8 +11,8 @@ interrupted run leaves the file that was there before.
 
 - ``--format csv``: a header row, then one row per point (pyarrow writes the
   numbers, the shortest text that reads back as the same number);
-- ``--format json``: JSON lines, one object per point;
-- ``--format table``: the first and last rows and the count (``render.points``);
+- ``--format json``: JSON lines, one object per point (``render.point_writers``);
+- ``--format table``: the first and last rows and the count (``render.point_writers``);
 - ``--output FILE.npz``: arrays with the batch axis first (``value``, ``grad.x``,
   ``grad.v`` of shape ``(B, 3)``), streamed to disk, so memory stays bounded;
 - ``--output FILE.csv``, ``FILE.parquet`` or ``FILE.jsonl``.
@@ -23,7 +23,6 @@ Parquet, JSON lines and tables; an ``.npz`` holds arrays of numbers only.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import csv
 import io
@@ -37,10 +36,7 @@ import numpy as np
 
 from ...errors import GradcliError
 from .columns import columns_from_arrays, inputs_from_columns
-from .source import JsonText
-
-#: Rows shown at each end by ``--format table``.
-TABLE_EDGE_ROWS = 5
+from .npz_layout import ZipLayout
 
 
 class Writer:
@@ -205,80 +201,6 @@ class ParquetWriter(Writer):
         self._finish()
 
 
-class JsonLinesWriter(Writer):
-    """One object per point: ``{"x": 0.5, "value": 0.25, "grad.x": 1}`` (nan, inf and
-    -inf as strings, as ``--format json`` writes them)."""
-
-    def __init__(self, stream, precision: int | None, path: str | None = None):
-        super().__init__(path)
-        self.stream = self.output.open("w", encoding="utf-8") if path is not None else stream
-        self.precision = precision
-
-    def _write(self, columns):
-        from ...render.jsontext import string
-
-        names = (string(n).replace("{", "{{").replace("}", "}}") for n in columns)
-        template = "{{" + ", ".join(f"{n}: {{}}" for n in names) + "}}\n"
-        texts = [_json_numbers(c, self.precision) for c in columns.values()]
-        self.stream.write("".join(template.format(*row) for row in zip(*texts)))
-
-    def _finish(self):
-        self.stream.flush()
-
-
-def _json_numbers(column: np.ndarray, precision: int | None) -> list[str]:
-    from ...render.jsontext import string
-    from ...render.numbers import format_number
-
-    column = np.asarray(column)
-    if column.dtype.kind in "OU":  # a kept column of text (JSON's own values as they were)
-        return [
-            "null" if t is None else t if isinstance(t, JsonText) else string(str(t))
-            for t in column.tolist()
-        ]
-    if column.dtype.kind == "b":
-        return ["true" if t else "false" for t in column.tolist()]
-    if precision is None and column.dtype == np.float64:
-        texts = [t[:-2] if t.endswith(".0") else t for t in map(repr, column.tolist())]
-    else:
-        texts = [format_number(x, precision) for x in column]
-    if column.dtype.kind == "f" and not np.isfinite(column).all():
-        texts = [f'"{t}"' if t in ("nan", "inf", "-inf") else t for t in texts]
-    return texts
-
-
-class TableWriter(Writer):
-    """The first and last ``TABLE_EDGE_ROWS`` rows and the count, drawn at the end."""
-
-    def __init__(self, stream, precision: int | None):
-        super().__init__()
-        self.stream = stream
-        self.precision = precision
-        self.names: list[str] = []
-        self.head: list[list] = []
-        self.tail: collections.deque = collections.deque(maxlen=TABLE_EDGE_ROWS)
-
-    def _write(self, columns):
-        self.names = list(columns)
-        arrays = [np.asarray(c) for c in columns.values()]
-        if any(a.dtype.kind in "bOU" for a in arrays):  # text and booleans stay as they are
-            rows = np.empty((len(arrays[0]), len(arrays)), dtype=object)
-            for i, a in enumerate(arrays):
-                rows[:, i] = a
-        else:
-            rows = np.column_stack(arrays)
-        wanted = TABLE_EDGE_ROWS - len(self.head)
-        self.head.extend(rows[:wanted])
-        self.tail.extend(rows[-TABLE_EDGE_ROWS:])
-
-    def _finish(self):
-        from ...render.points import render_points_table
-
-        render_points_table(
-            self.names, self.head, list(self.tail), self.rows, self.stream, self.precision
-        )
-
-
 class NpzWriter(Writer):
     """The arrays of a ``.npz`` (a zip of ``.npy`` files, as ``numpy.savez`` writes it),
     streamed. With ``rows`` known, each chunk is written once, at its place in the zip
@@ -307,8 +229,6 @@ class NpzWriter(Writer):
         # Whole arrays pass through as they are; flat columns are put together.
         arrays = {n: np.ascontiguousarray(a) for n, a in inputs_from_columns(columns).items()}
         if self.directory is None:
-            from .npz_layout import ZipLayout
-
             if self.layout is None:
                 self.layout = ZipLayout(self.output.open("w+b"), self.path, arrays, self.expected)
             self.layout.write(arrays)

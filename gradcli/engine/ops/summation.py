@@ -34,6 +34,7 @@ import math
 import numpy as np
 
 from .. import state
+from .common import axis
 
 GRAIN = 32768  # PyTorch's grain size: sums of this many entries or more are split
 _LANES = 8  # float32 entries in a 32-byte vector
@@ -59,7 +60,6 @@ def float32_sum(x, dim, keepdim):
     NumPy's order stands for (another dtype)."""
     if type(x) is not np.ndarray or x.dtype != _F32:
         return None
-    from .common import axis
 
     axes = tuple(range(x.ndim)) if dim is None else axis(dim, x.ndim)
     total = sum_over(x, axes)

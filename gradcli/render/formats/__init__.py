@@ -25,6 +25,7 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
+import sys
 from functools import cache
 
 from ...errors import GradcliError
@@ -143,8 +144,6 @@ def open_writer(
     """The writer of many points: of ``--output FILE`` (the format its ending names),
     else of ``--format fmt`` on standard output; ``rows``, when known, is how many rows
     will come."""
-    import sys
-
     if output is not None:
         ending = os.path.splitext(output)[1].lower()
         chosen = [f for f in every() if ending in f.endings]

@@ -29,7 +29,7 @@ class Json(OutputFormat):
         render_functions(functions, stream)
 
     def writer(self, stream, path, precision, rows):
-        from ...core.point_files.writers import JsonLinesWriter
+        from ..point_writers import JsonLinesWriter
 
         if path is not None:
             return JsonLinesWriter(None, None, path)

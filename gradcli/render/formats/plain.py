@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..plain import render, render_functions, render_report
 from . import OutputFormat
 
 
@@ -11,18 +12,12 @@ class Plain(OutputFormat):
     help = "lines of numbers for scripts"
 
     def render(self, result, stream, precision=None):
-        from ..plain import render
-
         render(result, stream, precision)
 
     def render_report(self, report, stream, precision=None):
-        from ..plain import render_report
-
         render_report(report, stream, precision)
 
     def render_functions(self, functions, stream):
-        from ..plain import render_functions
-
         render_functions(functions, stream)
 
 

@@ -27,7 +27,7 @@ class Table(OutputFormat):
         render_functions(functions, stream)
 
     def writer(self, stream, path, precision, rows):
-        from ...core.point_files.writers import TableWriter
+        from ..point_writers import TableWriter
 
         return TableWriter(stream, precision)
 

@@ -10,6 +10,8 @@ left out of equality, hashing and repr. A subclass declared with
 
 from __future__ import annotations
 
+from dataclasses import FrozenInstanceError
+
 _NO_DEFAULT = object()
 
 
@@ -94,7 +96,5 @@ def replace(record: Record, **changes) -> Record:
 
 
 def _frozen(message: str) -> Exception:
-    # The exception frozen dataclasses raise; imported only when someone tries to assign.
-    from dataclasses import FrozenInstanceError
-
+    # The exception frozen dataclasses raise, as a Record is one.
     return FrozenInstanceError(message)

@@ -30,12 +30,14 @@ import sys
 
 import numpy as np
 
+from .. import linalg
 from ..engine import batching_rules as batching
 from ..engine import dtypes, generator, ops
 from ..engine.batched_values import Batched, each
 from ..engine.ops import NN_FUNCTIONAL, OPS
 from ..engine.tensor import Size, Tensor
 from ..errors import EngineError, NotImplementedByGradcli
+from ..nn import functional as nn
 
 __all__ = ["BatchedTensor", "Level", "LEVELS", "lifted", "level_of", "apply", "wrap", "per_point"]
 __all__ += ["batched_callable", "dispatching"]
@@ -441,8 +443,6 @@ class LibraryPatch:
                 for name in names:
                     self.methods[name] = Tensor.__dict__[name]
                     setattr(Tensor, name, _random_method(entry))
-        from .. import linalg
-        from ..nn import functional as nn
 
         self.nn = {}
         for name, entry in NN_FUNCTIONAL.items():

@@ -25,16 +25,18 @@ from __future__ import annotations
 
 import os
 import re
+import sys
+import zlib
 
 import numpy as np
 
-from ..core import bounded
-from ..core.files import npy_problem, path_problem, refusal
 from ..engine import limits
 from ..errors import GradcliError, read_error
-from . import characters
-from .check import BUILTIN_CONSTANTS
-from .program import evaluate_constant
+from ..language import characters
+from ..language.check import BUILTIN_CONSTANTS
+from ..language.program import evaluate_constant
+from . import bounded
+from .files import npy_problem, path_problem, refusal
 
 FILE_SUFFIXES = (".npy", ".npz", ".csv", ".txt", ".json")
 # The language's NUMBER token (grammar/gradcli.lark), with a sign: ASCII digits only
@@ -208,8 +210,6 @@ MAX_STDIN_BYTES = bounded.MAX_TEXT_BYTES
 
 
 def _read_stdin(name: str) -> np.ndarray:
-    import sys
-
     data = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
     if len(data) > MAX_STDIN_BYTES:
         raise GradcliError(f"cannot read {name} from standard input: larger than 64 MiB")
@@ -228,7 +228,7 @@ def _read_stdin(name: str) -> np.ndarray:
 
 
 def _load_npz(path: str, key: str | None) -> np.ndarray:
-    import zipfile
+    import zipfile  # with bz2 and lzma, milliseconds a one-line command need not spend
 
     if not zipfile.is_zipfile(path):  # np.load would read a .npy, or a pickle, too
         raise ValueError(refusal(zipfile.BadZipFile("File is not a zip file")))
@@ -360,6 +360,4 @@ def _json_numbers(node):
 def _seed_for(seed: int, name: str) -> int:
     """Each bound name draws its own random stream, fixed by ``--seed`` and the name,
     so adding one binding never changes another's numbers."""
-    import zlib
-
     return (seed * 1_000_003 + zlib.crc32(name.encode())) % 2**32

@@ -1,0 +1,332 @@
+"""What each computing command computes, on one evaluation: ``evaluate``, ``gradient``,
+``jacobian``, ``hessian``, ``vjp``, ``jvp`` and ``graph``, each returning a frozen result,
+and ``functions()``, the functions a program can call. ``gradcli.api`` is their public
+path; the analyses build on them from here, below the facade.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+import gradcli
+
+from ..engine.limits import DEFAULT_MAX_ELEMENTS
+from ..errors import GradcliError
+from ..language import compile_source
+from ..language.check import BUILTIN_CONSTANTS, suggest_function
+from ..language.derivatives import FORMS, PARAMETERS
+from ..language.signatures import language_parameters, python_signature
+from ..language.transformations import TRANSFORMATIONS
+from ..record import replace
+from .assembled import (
+    assemble_hessian,
+    assemble_jacobian,
+    singular_note,
+    wants_hessian,
+    wants_jacobian,
+)
+from .evaluation import evaluation, plain_array
+from .result import KINDS, Diagnostic, FunctionInfo, GraphResult, Result
+
+# ----------------------------------------------------------------------------
+# The commands
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What every command evaluates: the program's source and bindings, and the settings
+    of its evaluation. Declared once here; each command's public signature is built from
+    these fields and the command's own keywords (``_command``)."""
+
+    source: str
+    bindings: Mapping | None = None
+    dtype: str = "float64"
+    seed: int = 0
+    filename: str = "<expr>"
+    max_elements: int = DEFAULT_MAX_ELEMENTS
+
+    def evaluation(self, wrt, announce=None):
+        return evaluation(
+            self.source, self.bindings, wrt, self.dtype, self.seed, self.filename,
+            self.max_elements, announce,
+        )  # fmt: skip
+
+
+def _command(body):
+    """``body(run, *, own keywords)`` as the public ``name(source, bindings=None, *, own
+    keywords, dtype=..., seed=..., filename=..., max_elements=...)``: arguments are
+    bound and checked as that signature says, the run's gathered into a ``_Run``."""
+    own = list(inspect.signature(body).parameters.values())[1:]
+    source, bindings, *settings = fields(_Run)
+    positional, keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY
+    public = inspect.Signature(
+        [
+            inspect.Parameter(source.name, positional, annotation=source.type),
+            inspect.Parameter(bindings.name, positional, default=None, annotation=bindings.type),
+            *own,
+            *(
+                inspect.Parameter(f.name, keyword, default=f.default, annotation=f.type)
+                for f in settings
+            ),
+        ],
+        return_annotation=inspect.signature(body).return_annotation,
+    )
+    names = tuple(f.name for f in fields(_Run))
+
+    @functools.wraps(body)
+    def command(*args, **kwargs):
+        arguments = public.bind(*args, **kwargs).arguments
+        return body(_Run(**{n: arguments.pop(n) for n in names if n in arguments}), **arguments)
+
+    command.__signature__ = public
+    return command
+
+
+@_command
+def evaluate(run: _Run) -> Result:
+    """The program's value."""
+    with run.evaluation(()) as s:
+        with gradcli.no_grad():
+            value = s.run(s.leaves(()))
+        return s.result("eval", value)
+
+
+@_command
+def gradient(run: _Run, *, wrt: Sequence[str] | None = None, steps: bool = False) -> Result:
+    """The value and the gradient of a scalar output with respect to each input.
+
+    ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
+    """
+    with run.evaluation(wrt) as s:
+        out, grads = s.scalar_gradient("grad")
+        traced = s.graph(np.ones(out.shape, s.dtype)) if steps else None
+        return s.result("grad", out, grad=grads, graph=traced)
+
+
+@_command
+def jacobian(run: _Run, *, wrt: Sequence[str] | None = None, announce=None) -> Result:
+    """The value and, for each input x, the Jacobian of shape ``value.shape + x.shape``.
+
+    ``announce(note)``: called before the Jacobian is computed with a note when, over
+    every input, it would hold over 10^6 numbers (the note is in the result too).
+    """
+    with run.evaluation(wrt, announce) as s:
+        f, outputs = s.function(s.wrt)
+        if s.default_wrt and len(s.wrt) > 1:
+            with gradcli.no_grad():
+                size = f(*s.point(s.wrt)).numel()  # the output's size, before the Jacobian
+            s.size_note("Jacobian", lambda entries: size * entries)
+        if s.wrt:
+            from ..autograd import functional
+
+            blocks = functional.jacobian(f, s.point(s.wrt))
+            value = outputs[0]
+        else:
+            value, blocks = f(), ()
+        jac = {n: plain_array(b) for n, b in zip(s.wrt, blocks)}
+        result = s.result("jacobian", value, jacobian=jac)
+        if wants_jacobian(result.value.shape, result.shapes, result.inputs):
+            whole = assemble_jacobian(result.value, result.jacobian, result.shapes)
+            result = replace(result, assembled=whole)
+            note = singular_note(whole)
+            if note is not None:
+                result = replace(result, notes=(*result.notes, Diagnostic("note", note)))
+        return result
+
+
+@_command
+def hessian(run: _Run, *, wrt: Sequence[str] | None = None, announce=None) -> Result:
+    """The value, the gradient and every block ``H[x][y]`` of the Hessian of a scalar output.
+
+    ``announce(note)``: called before the Hessian is computed with a note when, over every
+    input, it would hold over 10^6 numbers (the note is in the result too).
+    """
+    with run.evaluation(wrt, announce) as s:
+        s.size_note("Hessian", lambda entries: entries * entries)
+        out, grads = s.scalar_gradient("hessian")
+        hess: dict[str, dict[str, np.ndarray]] = {}
+        if s.wrt:
+            from ..autograd import functional
+
+            f, _ = s.function(s.wrt)
+            blocks = functional.hessian(f, s.point(s.wrt))
+            for x, row in zip(s.wrt, blocks):
+                # reshape: an output of shape (1,) would add its own axes.
+                hess[x] = {
+                    y: plain_array(block).reshape(s.shape(x) + s.shape(y))
+                    for y, block in zip(s.wrt, row)
+                }
+        result = s.result("hessian", out, grad=grads, hessian=hess)
+        if wants_hessian(result.shapes, result.inputs):
+            whole = assemble_hessian(result.value, result.grad, result.hessian, result.shapes)
+            result = replace(result, assembled=whole)
+        return result
+
+
+@_command
+def vjp(
+    run: _Run, *, grad_output=None, wrt: Sequence[str] | None = None, steps: bool = False
+) -> Result:
+    """``backward(grad_output)``: the vector-Jacobian product for each input.
+
+    ``grad_output`` has the output's shape; it may be left out for a scalar output.
+    ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
+    """
+    with run.evaluation(wrt) as s:
+        f, _ = s.function(s.wrt)
+        with gradcli.no_grad():
+            value = f(*s.point(s.wrt))
+        v = s.grad_output(grad_output, value, "vjp")
+        products: dict[str, np.ndarray] = {}
+        if s.wrt:
+            from ..autograd import functional
+
+            _, vjps = functional.vjp(f, s.point(s.wrt), gradcli.tensor(v, dtype=s.gdtype))
+            products = {n: plain_array(g) for n, g in zip(s.wrt, vjps)}
+        traced = s.graph(v) if steps else None
+        return s.result("vjp", value, vjp=products, grad_output=v, graph=traced)
+
+
+@_command
+def graph(run: _Run, *, grad_output=None, wrt: Sequence[str] | None = None) -> GraphResult:
+    """The autograd graph of the output, from the output down to the inputs in
+    ``wrt`` (the leaves), each node with its value and the gradient that reached it
+    in ``output.backward(grad_output)``.
+
+    ``grad_output`` may be left out for a scalar output (it is 1); for another
+    output, leaving it out gives the graph without gradients.
+    """
+    with run.evaluation(wrt) as s:
+        leaves = s.leaves(s.wrt)
+        value = s.run(leaves)
+        v = None
+        if grad_output is not None or value.numel() == 1:
+            v = s.grad_output(grad_output, value, "graph")
+        traced = s.graph(v)
+        finished = s.result("eval", value)
+        return replace(traced, warnings=finished.warnings, notes=finished.notes)
+
+
+@_command
+def jvp(
+    run: _Run, *, tangents: Mapping | None = None, unit: bool = False, order: int = 1
+) -> Result:
+    """The directional derivative: the Jacobian times the tangent of each named input.
+
+    Inputs without a tangent are held fixed. A tangent has its input's shape.
+    ``unit``: along the unit vector of the tangents, J t/|t| with |t| the norm of
+    all of them together (the result's ``tangents`` are the unit ones).
+    ``order`` k: the k-th derivative ``d^k/ds^k f(x + s t)`` at s = 0, by Taylor
+    arithmetic (``engine/jet.py``).
+    """
+    if isinstance(order, bool) or not isinstance(order, int) or order < 1:
+        raise GradcliError(f"--order must be an integer of at least 1, not {order!r}")
+    with run.evaluation(()) as s:
+        directions = s.directions(tangents, unit)
+        names = s.wrt
+        if order > 1:
+            return _jvp_of_order(s, names, directions, order)
+        from ..autograd import functional
+
+        f, _ = s.function(names)
+        value, product = functional.jvp(
+            f, s.point(names), tuple(gradcli.tensor(directions[n]) for n in names)
+        )
+        return s.result("jvp", value, jvp=plain_array(product), tangents=directions)
+
+
+def _jvp_of_order(s, names, directions, order):
+    from ..engine import jet
+
+    f, _ = s.function(names)
+    leaves = [gradcli.tensor(s.values[n], requires_grad=True) for n in names]
+    out = f(*leaves)
+    b = jet.basis(1, order)
+    # One variable s moves every input along its tangent: x + s t.
+    seeds = [jet.constant(b, np.asarray(leaf._data)) for leaf in leaves]
+    for seed, name in zip(seeds, names):
+        seed[1] = directions[name]
+    series = jet.propagate(out, leaves, b, seeds)
+    derivative = series[order] * math.factorial(order)
+    return s.result("jvp", out.detach(), jvp=plain_array(derivative.astype(out._data.dtype)),
+                    tangents=directions)  # fmt: skip
+
+
+def input_names(source: str, filename: str = "<expr>", bound=()) -> tuple[str, ...]:
+    """The names a binding may give a value: the program's inputs, then its consts.
+    ``bound``: the names bound, of which a constant the program uses (``--e 3``) is an
+    input of the run, as the evaluation makes it."""
+    shadowed = [name for name in bound if name in BUILTIN_CONSTANTS]
+    program = compile_source(source, filename=filename, inputs=shadowed)
+    return (*program.inputs, *program.constants)
+
+
+# ----------------------------------------------------------------------------
+# The functions a program can call
+# ----------------------------------------------------------------------------
+
+
+def functions(name: str | None = None) -> tuple[FunctionInfo, ...]:
+    """Every function of the op table, grouped by kind in ``KINDS`` order (the op
+    table's order within a kind), then the derivatives inside programs (``grad(F,
+    x)``, ``jacobian``, ``hessian``) and the transformations (``integrate``, ``root``,
+    ``minimizer``, ``odeint``: functions that take a function); only ``name`` when
+    given.
+
+    An unknown ``name`` is a ``GradcliError`` that suggests the closest one, and names the
+    functions whose description has it as a word (``cdf``: ndtr, ndtri, log_ndtr, ...).
+    """
+    table = gradcli.ops.FUNCTIONS
+    if name is not None and name not in table and name not in TRANSFORMATIONS | FORMS:
+        word = re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE)
+        found = [f.name for f in table.values() if word.search((f.language_form or f).doc)]
+        mention = f"; {name!r} is in the description of {', '.join(found)}" if found else ""
+        raise GradcliError(f"unknown function {name!r}{suggest_function(name)}{mention}")
+    chosen = [table[name]] if name in table else table.values() if name is None else []
+    # A kind missing from KINDS goes last rather than nowhere.
+    ordered = sorted(chosen, key=lambda f: KINDS.index(f.kind) if f.kind in KINDS else len(KINDS))
+    listed = [
+        FunctionInfo(
+            f.name,
+            str(language_parameters(python_signature(f.name))),
+            f.kind,
+            _description(f.name, (f.language_form or f).doc),  # the language's form, if any
+            f.kink,
+            tuple(str(d) for d in f.differs),
+        )
+        for f in ordered
+    ]
+    listed += [
+        FunctionInfo(
+            form,
+            f"({', '.join(PARAMETERS)})",
+            "derivative",
+            f"{doc}, as torch.autograd.grad(..., create_graph=True): differentiable again;"
+            " x is a name; diff: SymPy's derivative",
+            None,
+        )
+        for form, doc in FORMS.items()
+        if name is None or name == form
+    ]
+    listed += [
+        FunctionInfo(t.name, t.shown, "transformation", f"{t.doc}; diff: {t.symbolic}", None)
+        for t in TRANSFORMATIONS.values()
+        if name is None or name == t.name
+    ]
+    return tuple(listed)
+
+
+def _description(name: str, doc: str) -> str:
+    """The one-line doc without the call it often starts with
+    (``sum(x, dim=None): sum of entries``): the listing shows the signature beside it."""
+    if doc.startswith(name + "(") and "): " in doc:
+        doc = doc.split("): ", 1)[1]
+    return doc.removesuffix(".")
