@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import EngineError, GradcliTypeError
 from . import state
 from .graph import IN_SLOTS
-from .messages import IMPLICIT_NONSCALAR, NO_GRAD_FN, SECOND_BACKWARD
+from .messages import IMPLICIT_NONSCALAR, IMPLICIT_REAL, NO_GRAD_FN, SECOND_BACKWARD
 from .ops import sum_to, to_dtype, zeros_like
 from .saved import MODIFIED, unpacked
 from .saved import check as check_saved
@@ -353,8 +353,8 @@ def _check_roots(roots, root_grads, create_graph, batch_dims=0):
             raise GradcliTypeError(f"expected a Tensor as output {i}, got {type(root).__name__}")
         g = None if root_grads is None else root_grads[i]
         if g is None:
-            if root.requires_grad and root._data.size != 1:
-                raise EngineError(IMPLICIT_NONSCALAR)
+            if root.requires_grad and (root._data.size != 1 or root._data.dtype.kind == "c"):
+                raise EngineError(IMPLICIT_NONSCALAR if root._data.size != 1 else IMPLICIT_REAL)
             g = np.ones_like(root._data)
         else:
             if type(g) is Tensor:

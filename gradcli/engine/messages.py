@@ -6,7 +6,13 @@ import re
 
 import numpy as np
 
-from ..errors import GradcliError, GradcliIndexError, GradcliTypeError, ShapeError
+from ..errors import (
+    GradcliError,
+    GradcliIndexError,
+    GradcliTypeError,
+    NotImplementedByGradcli,
+    ShapeError,
+)
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -18,6 +24,7 @@ SECOND_BACKWARD = (
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 NO_GRAD_FN = "element {} of tensors does not require grad and does not have a grad_fn"
 IMPLICIT_NONSCALAR = "grad can be implicitly created only for scalar outputs"
+IMPLICIT_REAL = "grad can be implicitly created only for real scalar outputs"
 OVERLAPPING_WRITE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
     "memory location. Please clone() the tensor before performing the operation."
@@ -50,6 +57,11 @@ def forward_error(name, raws, err):
     if mismatch is not None:
         return ShapeError(f"{name}: {mismatch}")
     return ShapeError(f"{name}: shapes {' and '.join(map(str, shapes))} do not fit: {err}")
+
+
+def complex_refused(name):
+    """The error of an op that does not take complex numbers (yet)."""
+    return NotImplementedByGradcli(f"complex input is not supported by gradcli's {name} yet")
 
 
 def operand_error(name, x, y):
