@@ -22,7 +22,7 @@ def _points(shape, rng=RNG, lo=-1.5, hi=1.5):
 
 def _both(values, real=False):
     """The same leaves in gradcli and in PyTorch, requiring grad."""
-    dtype = (np.float64 if real else np.complex128)
+    dtype = np.float64 if real else np.complex128
     ours = gradcli.tensor(np.asarray(values, dtype=dtype), requires_grad=True)
     theirs = torch.tensor(np.asarray(values, dtype=dtype), requires_grad=True)
     return ours, theirs
@@ -263,7 +263,5 @@ def test_an_entry_without_complex_support_refuses_it_by_name(name):
 
 def test_every_entry_says_whether_it_takes_complex_numbers():
     taking = sorted(e.name for e in OPS.values() if e.complex)
-    assert {"exp", "abs", "angle", "matmul", "sum", "prod", "polar", "view_as_real"} <= set(
-        taking
-    )
+    assert {"exp", "abs", "angle", "matmul", "sum", "prod", "polar", "view_as_real"} <= set(taking)
     assert not OPS["floor"].complex and not OPS["clamp"].complex
