@@ -53,10 +53,11 @@ class _Run:
     filename: str = "<expr>"
     max_elements: int = DEFAULT_MAX_ELEMENTS
 
-    def evaluation(self, wrt, announce=None):
+    def evaluation(self, wrt, announce=None, command=None):
+        """The evaluation ``command`` runs (it names itself where complex inputs are refused)."""
         return evaluation(
             self.source, self.bindings, wrt, self.dtype, self.seed, self.filename,
-            self.max_elements, announce,
+            self.max_elements, announce, command=command,
         )  # fmt: skip
 
 
@@ -93,7 +94,7 @@ def _command(body):
 @_command
 def evaluate(run: _Run) -> Result:
     """The program's value."""
-    with run.evaluation(()) as s:
+    with run.evaluation((), command="eval") as s:
         with gradcli.no_grad():
             value = s.run(s.leaves(()))
         return s.result("eval", value)
@@ -105,7 +106,7 @@ def gradient(run: _Run, *, wrt: Sequence[str] | None = None, steps: bool = False
 
     ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
     """
-    with run.evaluation(wrt) as s:
+    with run.evaluation(wrt, command="grad") as s:
         out, grads = s.scalar_gradient("grad")
         traced = s.graph(np.ones(out.shape, s.dtype)) if steps else None
         return s.result("grad", out, grad=grads, graph=traced)
@@ -118,7 +119,7 @@ def jacobian(run: _Run, *, wrt: Sequence[str] | None = None, announce=None) -> R
     ``announce(note)``: called before the Jacobian is computed with a note when, over
     every input, it would hold over 10^6 numbers (the note is in the result too).
     """
-    with run.evaluation(wrt, announce) as s:
+    with run.evaluation(wrt, announce, command="jacobian") as s:
         f, outputs = s.function(s.wrt)
         if s.default_wrt and len(s.wrt) > 1:
             with gradcli.no_grad():
@@ -149,7 +150,7 @@ def hessian(run: _Run, *, wrt: Sequence[str] | None = None, announce=None) -> Re
     ``announce(note)``: called before the Hessian is computed with a note when, over every
     input, it would hold over 10^6 numbers (the note is in the result too).
     """
-    with run.evaluation(wrt, announce) as s:
+    with run.evaluation(wrt, announce, command="hessian") as s:
         s.size_note("Hessian", lambda entries: entries * entries)
         out, grads = s.scalar_gradient("hessian")
         hess: dict[str, dict[str, np.ndarray]] = {}
@@ -180,7 +181,7 @@ def vjp(
     ``grad_output`` has the output's shape; it may be left out for a scalar output.
     ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
     """
-    with run.evaluation(wrt) as s:
+    with run.evaluation(wrt, command="vjp") as s:
         f, _ = s.function(s.wrt)
         with gradcli.no_grad():
             value = f(*s.point(s.wrt))
@@ -204,7 +205,7 @@ def graph(run: _Run, *, grad_output=None, wrt: Sequence[str] | None = None) -> G
     ``grad_output`` may be left out for a scalar output (it is 1); for another
     output, leaving it out gives the graph without gradients.
     """
-    with run.evaluation(wrt) as s:
+    with run.evaluation(wrt, command="graph") as s:
         leaves = s.leaves(s.wrt)
         value = s.run(leaves)
         v = None
@@ -229,7 +230,7 @@ def jvp(
     """
     if isinstance(order, bool) or not isinstance(order, int) or order < 1:
         raise GradcliError(f"--order must be an integer of at least 1, not {order!r}")
-    with run.evaluation(()) as s:
+    with run.evaluation((), command="jvp") as s:
         directions = s.directions(tangents, unit)
         names = s.wrt
         if order > 1:

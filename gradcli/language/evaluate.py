@@ -147,8 +147,10 @@ def _infinities(values) -> str:
     return " and ".join(found)
 
 
-def _number(value: float) -> int | float:
+def _number(value: float) -> int | float | complex:
     """A literal's Python value: integral literals are ints (sizes, axes, indices)."""
+    if isinstance(value, complex):
+        return value
     return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
 
 

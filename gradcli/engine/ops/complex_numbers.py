@@ -75,11 +75,11 @@ def _unit(theta):
 real = table.op("real", _real, grad_fn="RealBackward0", rules=(lambda g, ans, x: g,),
                 saves=False, doc="the real part of z (x itself for a real x)",
                 words="d re(a)/d(re a) = 1", complex=(lambda g, ans, x: g + 0j,), **_FUNCTION,
-                domain=("real",), symbolic=lambda s, x: s.re(x), attribute=True)
+                domain=("real",), symbolic=lambda s, x: s.re(x), attribute="language")
 imag = table.op("imag", _imag, grad_fn="ImagBackward0", rules=(lambda g, ans, x: g * 1j,),
                 saves=False, doc="the imaginary part of z (complex input only, as PyTorch)",
                 words="d im(a)/d(im a) = 1", complex=(lambda g, ans, x: g * 1j,), **_FUNCTION,
-                symbolic=lambda s, x: s.im(x), attribute=True,
+                symbolic=lambda s, x: s.im(x), attribute="language",
                 samples=(Sample("complex only", [(3,)]),))
 conj = table.op("conj", np.conj, grad_fn="ConjBackward0", rules=(lambda g, ans, x: g,),
                 saves=False, doc="the complex conjugate of z (x itself for a real x)",
