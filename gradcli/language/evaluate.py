@@ -22,6 +22,7 @@ import numpy as np
 
 from ..engine import limits, ops
 from ..engine.batched_values import Batched
+from ..engine.dtypes import complex_of
 from ..engine.explain import kink
 from ..engine.ops import FUNCTIONS, OPERATORS
 from ..engine.state import default_dtype as _engine_default_dtype
@@ -429,7 +430,10 @@ class Evaluator(ControlFlow, FunctionsOfFunctions):
                     item.span,
                 )
         if all(type(item) is not Tensor and type(item) is not Batched for item in items):
-            return ops.tensor(np.array(items, dtype=default_dtype()).reshape(len(items)))
+            dtype = default_dtype()
+            if any(isinstance(item, complex) for item in items):
+                dtype = complex_of(dtype)
+            return ops.tensor(np.array(items, dtype=dtype).reshape(len(items)))
         tensors = [as_tensor(item) for item in items]
         return self.call_op(ops.stack, node.span, tensors)
 

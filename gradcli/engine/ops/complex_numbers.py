@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ...errors import EngineError
+from .. import batching_rules as batching
 from ..opinfo import Sample
 from ..optable import Table
 from .comparison import where
@@ -19,7 +20,11 @@ from .creation import zero_rule
 from .elementwise import abs, cos, sgn, sin  # noqa: F401  (sgn: a function here too)
 
 table = Table("complex")
-_FUNCTION = dict(kind="complex", function=True)
+# Their samples for the op-sample matrix: real inputs (the matrix runs in float64).
+_SAMPLES = (Sample("2-d", [(2, 3)]), Sample("0-d", [()]))
+# diff differentiates real programs: complex numbers have no symbolic derivative there.
+_NO_FORM = "diff differentiates real programs only; complex numbers have no form there yet"
+_FUNCTION = dict(kind="complex", function=True, batching=batching.elementwise, symbolic=_NO_FORM)
 _PARTS = dict(_FUNCTION, method=True)
 
 
@@ -75,38 +80,36 @@ def _unit(theta):
 real = table.op("real", _real, grad_fn="RealBackward0", rules=(lambda g, ans, x: g,),
                 saves=False, doc="the real part of z (x itself for a real x)",
                 words="d re(a)/d(re a) = 1", complex=(lambda g, ans, x: g + 0j,), **_FUNCTION,
-                domain=("real",), symbolic=lambda s, x: s.re(x), attribute="language")
+                domain=("real",), attribute="language",
+                samples=_SAMPLES)
 imag = table.op("imag", _imag, grad_fn="ImagBackward0", rules=(lambda g, ans, x: g * 1j,),
                 saves=False, doc="the imaginary part of z (complex input only, as PyTorch)",
                 words="d im(a)/d(im a) = 1", complex=(lambda g, ans, x: g * 1j,), **_FUNCTION,
-                symbolic=lambda s, x: s.im(x), attribute="language",
+                attribute="language",
                 samples=(Sample("complex only", [(3,)]),))
 conj = table.op("conj", np.conj, grad_fn="ConjBackward0", rules=(lambda g, ans, x: g,),
                 saves=False, doc="the complex conjugate of z (x itself for a real x)",
-                words="d conj(a) = conj(d a)", domain=("real",),
-                complex=(lambda g, ans, x: conj(g),), **_PARTS,
-                symbolic=lambda s, x: s.conjugate(x))
+                words="d conj(a) = conj(d a)", domain=("real",), samples=_SAMPLES,
+                complex=(lambda g, ans, x: conj(g),), **_PARTS)
 angle = table.op("angle", _angle, grad_fn="AngleBackward0", rules=(zero_rule,),
                  doc="the argument of z in (-pi, pi]; pi below 0 and 0 above for a real x",
-                 words="d angle(a)/da = i*a/|a|**2", domain=("nonzero",),
+                 words="d angle(a)/da = i*a/|a|**2", domain=("nonzero",), samples=_SAMPLES,
                  complex=(_angle_rule,), **_PARTS, other_names=("arg",),
-                 symbolic=lambda s, x: s.arg(x), kink="gradient 0 at 0, as PyTorch")
+                 kink="gradient 0 at 0, as PyTorch")
 view_as_real = table.op(
     "view_as_real", _view_as_real, grad_fn="ViewAsRealBackward0", saves=False,
     rules=(lambda g, ans, x: g[..., 0] + g[..., 1] * 1j,),
     doc="z as its real and imaginary parts, a last dimension of 2 (complex input only)",
     words="d view_as_real(a) = (d re a, d im a)", **_FUNCTION,
     complex=(lambda g, ans, x: g[..., 0] + g[..., 1] * 1j,),
-    samples=(Sample("complex only", [(3,)]),),
-    symbolic="a view of the parts has no SymPy form")
+    samples=(Sample("complex only", [(3,)]),))
 complex = table.op(  # noqa: A001  (PyTorch's name)
     "complex", _from_parts, "(real: Tensor, imag: Tensor)", grad_fn="ComplexBackward0",
     rules=(lambda g, ans, re, im: real(g), lambda g, ans, re, im: imag(g)), saves=False,
     complex=(lambda g, ans, re, im: real(g), lambda g, ans, re, im: imag(g)),
     doc="complex(re, im): re + i*im, of two float tensors", **_FUNCTION,
     words=("d complex(a, b)/da = 1", "d complex(a, b)/db = i"),
-    samples=(Sample("2-d", [(2, 3), (2, 3)]),),
-    symbolic=lambda s, re, im: re + s.I * im)
+    samples=(Sample("2-d", [(2, 3), (2, 3)]),))
 polar = table.op(
     "polar", _polar, "(abs: Tensor, angle: Tensor)", grad_fn="PolarBackward0",
     rules=(lambda g, ans, r, t: real(conj(g) * _unit(t)),
@@ -115,6 +118,5 @@ polar = table.op(
              lambda g, ans, r, t: real(conj(g) * ans * 1j)),
     doc="polar(r, theta): r * (cos(theta) + i*sin(theta))", **_FUNCTION,
     words=("d polar(r, t)/dr = exp(i*t)", "d polar(r, t)/dt = i*polar(r, t)"),
-    samples=(Sample("2-d", [(2, 3), (2, 3)]),), domain=("positive", "real"),
-    symbolic=lambda s, r, t: r * s.exp(s.I * t))
+    samples=(Sample("2-d", [(2, 3), (2, 3)]),), domain=("positive", "real"))
 # fmt: on
