@@ -113,13 +113,19 @@ def gradient(run: _Run, *, wrt: Sequence[str] | None = None, steps: bool = False
 
 
 @_command
-def jacobian(run: _Run, *, wrt: Sequence[str] | None = None, announce=None) -> Result:
+def jacobian(
+    run: _Run, *, wrt: Sequence[str] | None = None, announce=None, holomorphic: bool = False
+) -> Result:
     """The value and, for each input x, the Jacobian of shape ``value.shape + x.shape``.
 
     ``announce(note)``: called before the Jacobian is computed with a note when, over
     every input, it would hold over 10^6 numbers (the note is in the result too).
+    ``holomorphic``: the complex derivative f'(z) instead, of a program holomorphic in
+    its inputs (real ones are taken as complex), refused where the Cauchy–Riemann
+    equations fail (``core/holomorphic.py``).
     """
-    with run.evaluation(wrt, announce, command="jacobian") as s:
+    command = "jacobian --holomorphic" if holomorphic else "jacobian"
+    with run.evaluation(wrt, announce, command=command) as s:
         f, outputs = s.function(s.wrt)
         if s.default_wrt and len(s.wrt) > 1:
             with gradcli.no_grad():
@@ -128,13 +134,19 @@ def jacobian(run: _Run, *, wrt: Sequence[str] | None = None, announce=None) -> R
         if s.wrt:
             from ..autograd import functional
 
-            blocks = functional.jacobian(f, s.point(s.wrt))
+            if holomorphic:
+                from .holomorphic import holomorphic_jacobian
+
+                blocks = holomorphic_jacobian(f, s.point(s.wrt), s.wrt)
+            else:
+                blocks = functional.jacobian(f, s.point(s.wrt))
             value = outputs[0]
         else:
             value, blocks = f(), ()
         jac = {n: plain_array(b) for n, b in zip(s.wrt, blocks)}
         result = s.result("jacobian", value, jacobian=jac)
-        if wants_jacobian(result.value.shape, result.shapes, result.inputs):
+        # The whole Jacobian and its determinant are of real ones (assembled.py) for now.
+        if not holomorphic and wants_jacobian(result.value.shape, result.shapes, result.inputs):
             whole = assemble_jacobian(result.value, result.jacobian, result.shapes)
             result = replace(result, assembled=whole)
             note = singular_note(whole)

@@ -27,6 +27,7 @@ from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..engine.state import default_dtype_override
 from ..errors import GradcliError, Span
 from ..language.derivatives import FORMS
+from .complex_inputs import refuse_complex
 from .large_derivatives import large_derivative_note
 from .option_names import OPTION_NAMES
 from .reach import left_out_of, note
@@ -38,22 +39,15 @@ DTYPES = ("float64", "float32")
 #: which input makes it that large and what --wrt would spare (it is computed anyway).
 
 
-COMPLEX_COMMANDS = frozenset({"eval", "grad"})
-
-
 @contextlib.contextmanager
 def evaluation(
     source, bindings, wrt, dtype, seed, filename, max_elements=DEFAULT_MAX_ELEMENTS, announce=None,
     command=None,
 ):  # fmt: skip
-    """The Evaluation of ``source``, in its settings, for ``command`` (which names it when
-    complex inputs are refused: only COMPLEX_COMMANDS take them yet)."""
+    """The Evaluation of ``source``, in its settings, for ``command`` (``complex_inputs``)."""
     with settings(dtype, seed, max_elements):
         s = Evaluation(source, dict(bindings or {}), wrt, dtype, seed, filename)
-        complex_inputs = [f"--{n}" for n, v in s.values.items() if v.dtype.kind == "c"]
-        if complex_inputs and command not in COMPLEX_COMMANDS:
-            raise GradcliError(f"complex input ({complex_inputs[0]}) is not supported by "
-                               f"gradcli's {command or 'this command'} yet")  # fmt: skip
+        refuse_complex(s.values, command)
         s.announce = announce
         yield s
 
