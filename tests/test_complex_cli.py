@@ -135,3 +135,13 @@ def test_an_op_without_complex_support_refuses_it_in_one_line(gradcli):
     result = gradcli("eval", "floor(z) + 1", "--z", "1+2j")
     assert result.exit_code == 2
     assert result.output.startswith("error: complex input is not supported by gradcli's floor yet")
+
+
+def test_many_points_refuse_complex_values_and_take_complex_steps(gradcli):
+    result = gradcli("eval", "x*1j + 1", "--over", "x=0:1:3", "--format", "csv")
+    assert result.exit_code == 2
+    assert "complex values at many points" in result.output
+    # A real result through complex steps: d|1 + ix|/dx = x / sqrt(1 + x**2).
+    rows = gradcli("grad", "abs(x*1j + 1)", "--over", "x=0:1:3", "--format", "csv").stdout
+    grads = [float(line.split(",")[2]) for line in rows.splitlines()[1:]]
+    np.testing.assert_allclose(grads, [0, 0.5 / np.sqrt(1.25), 1 / np.sqrt(2)], rtol=1e-14)
