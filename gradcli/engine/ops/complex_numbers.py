@@ -14,7 +14,8 @@ import numpy as np
 from ...errors import EngineError
 from .. import batching_rules as batching
 from ..opinfo import Sample
-from ..optable import Table
+from ..optable import Table, over
+from ..tensor import Tensor
 from .comparison import where
 from .creation import zero_rule
 from .elementwise import abs, cos, sgn, sin  # noqa: F401  (sgn: a function here too)
@@ -77,20 +78,11 @@ def _unit(theta):
 
 
 # fmt: off
-real = table.op("real", _real, grad_fn="RealBackward0", rules=(lambda g, ans, x: g,),
-                saves=False, doc="the real part of z (x itself for a real x)",
-                words="d re(a)/d(re a) = 1", complex=(lambda g, ans, x: g + 0j,), **_FUNCTION,
-                domain=("real",), attribute="language",
-                samples=_SAMPLES)
 imag = table.op("imag", _imag, grad_fn="ImagBackward0", rules=(lambda g, ans, x: g * 1j,),
                 saves=False, doc="the imaginary part of z (complex input only, as PyTorch)",
                 words="d im(a)/d(im a) = 1", complex=(lambda g, ans, x: g * 1j,), **_FUNCTION,
                 attribute="language",
                 samples=(Sample("complex only", [(3,)]),))
-conj = table.op("conj", np.conj, grad_fn="ConjBackward0", rules=(lambda g, ans, x: g,),
-                saves=False, doc="the complex conjugate of z (x itself for a real x)",
-                words="d conj(a) = conj(d a)", domain=("real",), samples=_SAMPLES,
-                complex=(lambda g, ans, x: conj(g),), **_PARTS)
 angle = table.op("angle", _angle, grad_fn="AngleBackward0", rules=(zero_rule,),
                  doc="the argument of z in (-pi, pi]; pi below 0 and 0 above for a real x",
                  words="d angle(a)/da = i*a/|a|**2", domain=("nonzero",), samples=_SAMPLES,
@@ -120,3 +112,34 @@ polar = table.op(
     words=("d polar(r, t)/dr = exp(i*t)", "d polar(r, t)/dt = i*polar(r, t)"),
     samples=(Sample("2-d", [(2, 3), (2, 3)]),), domain=("positive", "real"))
 # fmt: on
+
+
+def _itself_if_real(name):
+    """real(x) and conj(x) of a real tensor are x itself, as in PyTorch (no node)."""
+
+    def call(over, input):  # noqa: A002  (the schema's name)
+        if type(input) is Tensor and not input.is_complex():
+            return input
+        return over[name](input)
+
+    return call
+
+
+real = table.composite(
+    "real",
+    "(input: Tensor)",
+    doc="the real part of z (x itself for a real x)",
+    overloads=[over("RealBackward0", (lambda g, ans, x: g,), forward=_real, saves=False)],
+    words="d re(a)/d(re a) = 1",
+    complex=(lambda g, ans, x: g + 0j,),
+    **_FUNCTION,
+    domain=("real",),
+    attribute="language",
+    samples=_SAMPLES,
+)(_itself_if_real("RealBackward0"))
+conj = table.composite(
+    "conj", "(input: Tensor)", doc="the complex conjugate of z (x itself for a real x)",
+    overloads=[over("ConjBackward0", (lambda g, ans, x: g,), forward=np.conj, saves=False)],
+    words="d conj(a) = conj(d a)", domain=("real",), samples=_SAMPLES,
+    complex=(lambda g, ans, x: conj(g),), **_PARTS,
+)(_itself_if_real("ConjBackward0"))  # fmt: skip
