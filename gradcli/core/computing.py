@@ -33,6 +33,7 @@ from .assembled import (
     wants_jacobian,
 )
 from .evaluation import evaluation, plain_array
+from .holomorphic import holomorphic_jacobian
 from .result import KINDS, Diagnostic, FunctionInfo, GraphResult, Result
 
 # ----------------------------------------------------------------------------
@@ -135,8 +136,6 @@ def jacobian(
             from ..autograd import functional
 
             if holomorphic:
-                from .holomorphic import holomorphic_jacobian
-
                 blocks = holomorphic_jacobian(f, s.point(s.wrt), s.wrt)
             else:
                 blocks = functional.jacobian(f, s.point(s.wrt))
