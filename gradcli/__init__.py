@@ -24,6 +24,8 @@ from .engine.dtypes import (
     bool_ as bool,  # noqa: A004  (PyTorch's name)
 )
 from .engine.dtypes import (
+    complex64,
+    complex128,
     dtype,
     float16,
     float32,
@@ -97,6 +99,8 @@ accelerator = _SimpleNamespace(is_available=lambda: False, current_accelerator=l
 float = float32  # noqa: A001  (torch.float is float32)
 double = float64
 long = int64
+cfloat = complex64
+cdouble = complex128
 
 
 def __getattr__(name):

@@ -23,6 +23,7 @@ TITLES = {
     "elementwise": "Elementwise",
     "binary": "Two operands",
     "reduction": "Reductions",
+    "complex": "Complex numbers (see [Complex numbers](complex-numbers.md))",
     "linalg": "Linear algebra",
     "loss": "Losses",
     "shape": "Shapes",

@@ -342,6 +342,7 @@ def _array(t):
         return np.zeros(tuple(t.shape))
     if hasattr(t, "detach"):
         t = t.detach()
+        t = t.resolve_conj() if hasattr(t, "resolve_conj") else t
         t = t.numpy() if hasattr(t, "numpy") else np.asarray(t)
     a = np.asarray(t)
     if a.dtype in (np.float16, np.float32):
@@ -414,6 +415,8 @@ def disagreement(ours, theirs, rtol=RTOL) -> str | None:
         # float32 results to 2 ulp: PyTorch's vectorised kernels round per lane of the CPU.
         low = [np.finfo(x.dtype).eps for x in map(np.asarray, (a, b)) if x.dtype.kind == "f"]
         rtol = max([rtol, *(2 * e for e in low)])
+        # A complex result is compared part by part, its real and imaginary parts last.
+        a, b = (np.stack([x.real, x.imag], -1) if np.iscomplexobj(x) else x for x in (a, b))
         a, b = np.asarray(a, float), np.asarray(b, float)
         if a.shape != b.shape:
             return f"result {k}: shape {a.shape} != {b.shape}"

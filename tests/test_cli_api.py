@@ -113,7 +113,7 @@ def test_errors_are_gradcli_errors():
     [
         ("evaluate", {}),
         ("gradient", {"wrt": ["x"], "steps": False}),
-        ("jacobian", {"wrt": ["x"], "announce": None}),
+        ("jacobian", {"wrt": ["x"], "announce": None, "holomorphic": False}),
         ("hessian", {"wrt": ["x"], "announce": None}),
         ("vjp", {"wrt": ["x"], "grad_output": 1.0, "steps": False}),
         ("graph", {"wrt": ["x"], "grad_output": 1.0}),

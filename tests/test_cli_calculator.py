@@ -463,7 +463,6 @@ def caret(result) -> tuple[str, int, int]:
     [
         ("sin x", "'sin' is a function: write sin(x)", 1, 5),
         ("2 * exp 1", "'exp' is a function: write exp(1)", 5, 9),
-        ("2+3j", "'3j': complex numbers are not supported", 3, 4),
         (
             "30deg",
             "'30deg': units are not supported; write deg2rad(30) or 30*pi/180 (radians)",

@@ -427,6 +427,14 @@ A = np.array([[2.0, 1.0], [0.5, 3.0]])
 
 EXAMPLES = {
     "abs": ("abs(v)", np.abs(V)),
+    "sgn": ("sgn(v)", np.sign(V)),
+    "real": ("real(v + 2j)", V),
+    "imag": ("imag(v * 1j)", V),
+    "conj": ("imag(conj(v + 1j))", -np.ones(3)),
+    "angle": ("angle(v)", np.where(V < 0, np.pi, 0.0)),
+    "complex": ("imag(complex(v, 2 * v))", 2 * V),
+    "polar": ("abs(polar(abs(v), v))", np.abs(V)),
+    "view_as_real": ("view_as_real(v * 1j)", np.stack([0 * V, V], -1)),
     "reciprocal": ("reciprocal(v)", 1 / V),
     "sign": ("sign(v)", np.sign(V)),
     "sqrt": ("sqrt(abs(v))", np.sqrt(np.abs(V))),

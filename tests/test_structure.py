@@ -636,8 +636,9 @@ def test_every_entry_declares_its_parameters_in_pytorchs_names():
             n = 1 if entry.variadic else entry.schema.n_inputs
             assert 1 <= len(overload.rules) <= n, (entry.name, overload.grad_fn)
     first = {e.schema.params[0].name for e in ops.FUNCTIONS.values() if e.kind != "constructor"}
-    # PyTorch's own exceptions: polygamma(n, input), and torch.linalg's A (solve, eigvalsh).
-    assert first <= {"input", "condition", "tensors", "n", "A"}
+    # PyTorch's own exceptions: polygamma(n, input), torch.linalg's A (solve, eigvalsh),
+    # complex(real, imag) and polar(abs, angle).
+    assert first <= {"input", "condition", "tensors", "n", "A", "real", "abs"}
 
 
 def test_a_composite_takes_the_parameters_its_schema_declares():
@@ -725,7 +726,7 @@ NOT_OP_NAMES = {
     "engine/explain.py": {"zeros": "a kink point's name (an input all 0)"},
     "engine/jet.py": {"linear": "a kind of series rule (an entry's series=\"linear\")"},
     "engine/opinfo.py": {
-        "positive": "a domain's name", "nonzero": "a domain's name",
+        "positive": "a domain's name", "nonzero": "a domain's name", "real": "a domain's name",
         "empty": "a sample's name", "zeros": "a kink point's name",
         "diagonal": "a parameter's name (tril's)", "tanh": "a text of approximate=",
         "sum": "a text of reduction=",

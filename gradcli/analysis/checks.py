@@ -187,7 +187,9 @@ def compare(path, engine, expected, atol: float, rtol: float, formula=None) -> C
 
 
 def _against_differences(source, bindings, order, eps, atol, rtol, wrt, dtype, settings):
-    with evaluation(source, bindings, wrt, "float64", settings["seed"], settings["filename"]) as s:
+    with evaluation(
+        source, bindings, wrt, "float64", settings["seed"], settings["filename"], command="check"
+    ) as s:
         names = s.wrt
         if not names:
             raise GradcliError("check: the program has no input to differentiate")
@@ -298,7 +300,9 @@ def central_differences(outputs_at, point: Sequence[np.ndarray], eps: float) -> 
 
 
 def _against_formulas(source, bindings, grads, dtype, atol, rtol, settings):
-    with evaluation(source, bindings, None, dtype, settings["seed"], settings["filename"]) as s:
+    with evaluation(
+        source, bindings, None, dtype, settings["seed"], settings["filename"], command="check"
+    ) as s:
         names = s.differentiable(s.check_names(grads, "--grad {}=..."))
         s.wrt = names
         leaves = s.leaves(names)

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core.assembled import entry_labels
 from ..core.bindings import number_from_text, split_assignment
+from ..core.complex_inputs import refuse_complex
 from ..errors import GradcliError
 from .report import frozen
 
@@ -36,7 +37,9 @@ class Flat:
 
     @classmethod
     def of(cls, result) -> Flat:
-        """The inputs a result was differentiated by, at its point."""
+        """The inputs a result was differentiated by, at its point (real ones: the
+        analyses that vary inputs take no complex ones yet)."""
+        refuse_complex(result.point, None)
         return cls(result.inputs, result.shapes, result.point, result.constants)
 
     @property

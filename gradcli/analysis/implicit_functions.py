@@ -175,7 +175,9 @@ def _second(text, whole: Flat, n: int, dy, f_y, options) -> np.ndarray:
     o = options
     equations = len(f_y)
     curvature = np.empty((equations, n, n))
-    with evaluation(text, bound, names, o["dtype"], o["seed"], o["filename"]) as s:
+    with evaluation(
+        text, bound, names, o["dtype"], o["seed"], o["filename"], command="implicit"
+    ) as s:
         f, _ = s.function(names)
         point = s.point(names)
         for a in range(equations):

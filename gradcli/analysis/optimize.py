@@ -195,7 +195,15 @@ class _Objective:
 
         names, o = self.flat.names, self.options
         bindings = self.flat.bindings(x)
-        with evaluation(self.source, bindings, names, o["dtype"], o["seed"], o["filename"]) as s:
+        with evaluation(
+            self.source,
+            bindings,
+            names,
+            o["dtype"],
+            o["seed"],
+            o["filename"],
+            command="minimize and solve",
+        ) as s:
             f, _ = s.function(names)
             moves = tuple(gradcli.tensor(v, dtype=s.gdtype) for v in self.flat.arrays(p).values())
             _, products = functional.hvp(f, s.point(names), moves)

@@ -200,7 +200,7 @@ def evaluate_along(source, bindings, name, xs, dtype, seed, filename, others=())
     # The range's first point stands for the input while the program is bound.
     for n, x in zip(names, points[0]):
         bindings[n] = float(x)
-    with evaluation(source, bindings, names, dtype, seed, filename) as s:
+    with evaluation(source, bindings, names, dtype, seed, filename, command="plot") as s:
         for n in names:
             if s.shape(n) != ():
                 raise GradcliError(f"--over {n}: {n} must be a scalar input")

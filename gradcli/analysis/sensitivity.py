@@ -96,7 +96,9 @@ def every_input(text: str, bindings: Mapping, settings: Mapping):
     """The evaluation of ``text`` (``parameter_program``'s) at ``bindings``: every input's
     value (``values``) and those no derivative reaches (``left_out``)."""
     o = {"dtype": "float64", "seed": 0, "filename": "<expr>", **settings}
-    with evaluation(text, bindings, None, o["dtype"], o["seed"], o["filename"]) as s:
+    with evaluation(
+        text, bindings, None, o["dtype"], o["seed"], o["filename"], command="--sensitivity"
+    ) as s:
         return s
 
 

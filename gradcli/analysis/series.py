@@ -170,7 +170,7 @@ def taylor(
     whose coefficients are none."""
     if isinstance(order, bool) or not isinstance(order, int) or order < 0:
         raise GradcliError(f"--order must be an integer of at least 0, not {order!r}")
-    with evaluation(source, bindings, wrt, dtype, seed, filename) as s:
+    with evaluation(source, bindings, wrt, dtype, seed, filename, command="taylor") as s:
         _check_exact_through(order, s.program.ir)
         names = s.wrt
         variables = [label for n in names for label in entry_labels(n, s.shape(n))]

@@ -186,7 +186,7 @@ def _point(program, source, bindings, wrt, settings):
     """The inputs' values, the consts' and the inputs to differentiate by, all checked; the
     values None when some input has no value."""
     if not [n for n in program.free if n not in bindings]:
-        with evaluation(source, bindings, wrt, **settings) as s:
+        with evaluation(source, bindings, wrt, **settings, command="diff") as s:
             return dict(s.values), dict(s.constants), s.wrt
     # Without the point nothing is evaluated, so nothing else refuses a binding
     # of no input (--order 2, --X for x).

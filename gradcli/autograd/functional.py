@@ -23,6 +23,7 @@ import numpy as np
 from ..engine import limits, ops
 from ..engine.backward import grad, grad_reaching, run_backward
 from ..engine.graph import Node
+from ..engine.messages import implicit_gradient
 from ..engine.state import enable_grad, set_grad_enabled
 from ..engine.tensor import Tensor
 from ..errors import EngineError, GradcliTypeError, NotImplementedByGradcli
@@ -480,6 +481,9 @@ def jacobian(
             func(*inputs), "outputs of the user-provided function", "jacobian"
         )
         _check_requires_grad(outputs, "outputs", strict)
+        for out in outputs:  # PyTorch's rows are gradients of the outputs' entries: real ones
+            if out.is_complex():
+                raise EngineError(implicit_gradient(np.empty((), out._data.dtype)))
         limits.check("jacobian", sum(o.numel() for o in outputs) * sum(x.numel() for x in inputs))
         result = _jacobian_tuple(outputs, inputs, create_graph, strict)
     result = _grad_postprocess(result, create_graph)

@@ -85,8 +85,15 @@ def grad_command(source, wrt, steps, **options):
     return _run(api.gradient, source, options, wrt=_bindings.names_of(wrt), steps=steps)
 
 
-@subcommand(cli, "jacobian", options.WRT, *options.POINTS, shared=options.COMPUTING_OPTIONS)
-def jacobian_command(source, wrt, **options):
+@subcommand(
+    cli,
+    "jacobian",
+    options.WRT,
+    options.HOLOMORPHIC,
+    *options.POINTS,
+    shared=options.COMPUTING_OPTIONS,
+)
+def jacobian_command(source, wrt, holomorphic, **options):
     """The value and, for each input x, the Jacobian of shape
     output.shape + x.shape; with several inputs (or a matrix input or output,
     or one vector input to as many outputs), also the whole Jacobian, outputs
@@ -100,8 +107,16 @@ def jacobian_command(source, wrt, **options):
       jacobian.x 6 0 0 8
       assembled.matrix 6 0 0 8
       determinant 48
+      $ gradcli jacobian "z**2" --z 1+2j --holomorphic --format plain
+      value -3+4j
+      jacobian.z 2+4j
     """
-    return _run(api.jacobian, source, options, early=True, wrt=_bindings.names_of(wrt))
+    complex_derivative = {"holomorphic": True} if holomorphic else {}
+    if holomorphic and (options["points"] is not None or options["over"]):
+        raise GradcliError("--holomorphic does not take --points or --over yet")
+    return _run(
+        api.jacobian, source, options, early=True, wrt=_bindings.names_of(wrt), **complex_derivative
+    )
 
 
 @subcommand(cli, "hessian", options.WRT, *options.POINTS, shared=options.COMPUTING_OPTIONS)

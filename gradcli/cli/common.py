@@ -6,6 +6,7 @@ result. ``cli`` declares the computing commands on it, ``cli.analysis`` the anal
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import sys
@@ -14,6 +15,7 @@ import click
 
 from .. import __version__, api
 from ..core import bindings as _bindings
+from ..core.complex_inputs import running
 from ..core.evaluation import UnknownInput, close_to
 from ..core.option_names import BIND_ELSEWHERE
 from ..engine import limits
@@ -472,10 +474,22 @@ class AnalysisCommand(_Command):
     options_bind_elsewhere = True
 
 
+def _naming_itself(name, function):
+    """``function`` run as the command ``name``: what its refusals of complex inputs name."""
+
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        with running(name):
+            return function(*args, **kwargs)
+
+    return run
+
+
 def subcommand(group, name, *extra_options, shared=options.SHARED_OPTIONS, cls=_Command):
     """Subcommand ``name`` of ``group``, with the ``shared`` options and ``extra_options``."""
 
     def decorate(function):
+        function = _naming_itself(name, function)
         for option in reversed([*shared[:1], *extra_options, *shared[1:]]):
             function = option(function)
         return group.command(name, cls=cls, epilog=options.EPILOG)(function)

@@ -159,6 +159,13 @@ SHARED_OPTIONS = [
     DEBUG,
 ]
 
+HOLOMORPHIC = option(
+    "holomorphic",
+    is_flag=True,
+    help="The complex derivative f'(z) of a holomorphic program (an input taken as complex);"
+    " refused where the Cauchy-Riemann equations fail.",
+)
+
 STEPS = option(
     "steps",
     is_flag=True,

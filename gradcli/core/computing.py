@@ -33,6 +33,7 @@ from .assembled import (
     wants_jacobian,
 )
 from .evaluation import evaluation, plain_array
+from .holomorphic import holomorphic_jacobian
 from .result import KINDS, Diagnostic, FunctionInfo, GraphResult, Result
 
 # ----------------------------------------------------------------------------
@@ -53,10 +54,11 @@ class _Run:
     filename: str = "<expr>"
     max_elements: int = DEFAULT_MAX_ELEMENTS
 
-    def evaluation(self, wrt, announce=None):
+    def evaluation(self, wrt, announce=None, command=None):
+        """The evaluation ``command`` runs (it names itself where complex inputs are refused)."""
         return evaluation(
             self.source, self.bindings, wrt, self.dtype, self.seed, self.filename,
-            self.max_elements, announce,
+            self.max_elements, announce, command=command,
         )  # fmt: skip
 
 
@@ -93,7 +95,7 @@ def _command(body):
 @_command
 def evaluate(run: _Run) -> Result:
     """The program's value."""
-    with run.evaluation(()) as s:
+    with run.evaluation((), command="eval") as s:
         with gradcli.no_grad():
             value = s.run(s.leaves(()))
         return s.result("eval", value)
@@ -105,20 +107,26 @@ def gradient(run: _Run, *, wrt: Sequence[str] | None = None, steps: bool = False
 
     ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
     """
-    with run.evaluation(wrt) as s:
+    with run.evaluation(wrt, command="grad") as s:
         out, grads = s.scalar_gradient("grad")
         traced = s.graph(np.ones(out.shape, s.dtype)) if steps else None
         return s.result("grad", out, grad=grads, graph=traced)
 
 
 @_command
-def jacobian(run: _Run, *, wrt: Sequence[str] | None = None, announce=None) -> Result:
+def jacobian(
+    run: _Run, *, wrt: Sequence[str] | None = None, announce=None, holomorphic: bool = False
+) -> Result:
     """The value and, for each input x, the Jacobian of shape ``value.shape + x.shape``.
 
     ``announce(note)``: called before the Jacobian is computed with a note when, over
     every input, it would hold over 10^6 numbers (the note is in the result too).
+    ``holomorphic``: the complex derivative f'(z) instead, of a program holomorphic in
+    its inputs (real ones are taken as complex), refused where the Cauchy–Riemann
+    equations fail (``core/holomorphic.py``).
     """
-    with run.evaluation(wrt, announce) as s:
+    command = "jacobian --holomorphic" if holomorphic else "jacobian"
+    with run.evaluation(wrt, announce, command=command) as s:
         f, outputs = s.function(s.wrt)
         if s.default_wrt and len(s.wrt) > 1:
             with gradcli.no_grad():
@@ -127,13 +135,17 @@ def jacobian(run: _Run, *, wrt: Sequence[str] | None = None, announce=None) -> R
         if s.wrt:
             from ..autograd import functional
 
-            blocks = functional.jacobian(f, s.point(s.wrt))
+            if holomorphic:
+                blocks = holomorphic_jacobian(f, s.point(s.wrt), s.wrt)
+            else:
+                blocks = functional.jacobian(f, s.point(s.wrt))
             value = outputs[0]
         else:
             value, blocks = f(), ()
         jac = {n: plain_array(b) for n, b in zip(s.wrt, blocks)}
         result = s.result("jacobian", value, jacobian=jac)
-        if wants_jacobian(result.value.shape, result.shapes, result.inputs):
+        # The whole Jacobian and its determinant are of real ones (assembled.py) for now.
+        if not holomorphic and wants_jacobian(result.value.shape, result.shapes, result.inputs):
             whole = assemble_jacobian(result.value, result.jacobian, result.shapes)
             result = replace(result, assembled=whole)
             note = singular_note(whole)
@@ -149,7 +161,7 @@ def hessian(run: _Run, *, wrt: Sequence[str] | None = None, announce=None) -> Re
     ``announce(note)``: called before the Hessian is computed with a note when, over every
     input, it would hold over 10^6 numbers (the note is in the result too).
     """
-    with run.evaluation(wrt, announce) as s:
+    with run.evaluation(wrt, announce, command="hessian") as s:
         s.size_note("Hessian", lambda entries: entries * entries)
         out, grads = s.scalar_gradient("hessian")
         hess: dict[str, dict[str, np.ndarray]] = {}
@@ -180,7 +192,7 @@ def vjp(
     ``grad_output`` has the output's shape; it may be left out for a scalar output.
     ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
     """
-    with run.evaluation(wrt) as s:
+    with run.evaluation(wrt, command="vjp") as s:
         f, _ = s.function(s.wrt)
         with gradcli.no_grad():
             value = f(*s.point(s.wrt))
@@ -204,7 +216,7 @@ def graph(run: _Run, *, grad_output=None, wrt: Sequence[str] | None = None) -> G
     ``grad_output`` may be left out for a scalar output (it is 1); for another
     output, leaving it out gives the graph without gradients.
     """
-    with run.evaluation(wrt) as s:
+    with run.evaluation(wrt, command="graph") as s:
         leaves = s.leaves(s.wrt)
         value = s.run(leaves)
         v = None
@@ -229,7 +241,7 @@ def jvp(
     """
     if isinstance(order, bool) or not isinstance(order, int) or order < 1:
         raise GradcliError(f"--order must be an integer of at least 1, not {order!r}")
-    with run.evaluation(()) as s:
+    with run.evaluation((), command="jvp") as s:
         directions = s.directions(tangents, unit)
         names = s.wrt
         if order > 1:

@@ -21,11 +21,13 @@ from gradcli.language.check import BUILTIN_CONSTANTS
 
 from ..engine import limits
 from ..engine.backward import grad as autograd_grad
+from ..engine.dtypes import complex_of
 from ..engine.generator import seeded
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..engine.state import default_dtype_override
 from ..errors import GradcliError, Span
 from ..language.derivatives import FORMS
+from .complex_inputs import refuse_complex
 from .large_derivatives import large_derivative_note
 from .option_names import OPTION_NAMES
 from .reach import left_out_of, note
@@ -39,11 +41,13 @@ DTYPES = ("float64", "float32")
 
 @contextlib.contextmanager
 def evaluation(
-    source, bindings, wrt, dtype, seed, filename, max_elements=DEFAULT_MAX_ELEMENTS, announce=None
-):
-    """The Evaluation of ``source``, in its settings."""
+    source, bindings, wrt, dtype, seed, filename, max_elements=DEFAULT_MAX_ELEMENTS, announce=None,
+    command=None,
+):  # fmt: skip
+    """The Evaluation of ``source``, in its settings, for ``command`` (``complex_inputs``)."""
     with settings(dtype, seed, max_elements):
         s = Evaluation(source, dict(bindings or {}), wrt, dtype, seed, filename)
+        refuse_complex(s.values, command)
         s.announce = announce
         yield s
 
@@ -112,7 +116,7 @@ class Evaluation:
         if wrt is None:
             # Every input that can be differentiated: a boolean one (a mask) cannot, nor
             # one used only where no derivative exists (class indices, a size).
-            floats = tuple(n for n in self.inputs if self.dtype_of(n).kind == "f")
+            floats = tuple(n for n in self.inputs if self.dtype_of(n).kind in "fc")
             self.left_out = left_out_of(self, floats)
             self.wrt = tuple(n for n in floats if n not in self.left_out)
 
@@ -193,7 +197,7 @@ class Evaluation:
     def differentiable(self, names) -> tuple[str, ...]:
         """``names``, each an input of floating point, else an error."""
         for name in names:
-            if self.dtype_of(name).kind != "f":
+            if self.dtype_of(name).kind not in "fc":
                 raise GradcliError(f"cannot differentiate with respect to {name}: it is boolean")
         return tuple(names)
 
@@ -206,6 +210,8 @@ class Evaluation:
     def _cast(self, array: np.ndarray, name: str | None = None) -> np.ndarray:
         if array.dtype.kind in "iuf":
             return array.astype(self.dtype)
+        if array.dtype.kind == "c":  # complex128 beside float64, complex64 beside float32
+            return array.astype(complex_of(self.dtype))
         if array.dtype.kind == "b":
             return array
         raise GradcliError(f"{name or 'a value'} is not numeric (dtype {array.dtype})")

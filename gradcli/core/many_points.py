@@ -161,6 +161,10 @@ class PointsProgram:
                 arrays = self._evaluated(varying, size)
             given = {id(a) for a in varying.values()}
             arrays = {key: _frozen(s._numeric(a), given) for key, a in arrays.items()}
+        if any(a.dtype.kind == "c" for a in arrays.values()):
+            raise GradcliError(
+                "complex values at many points (--points, --over) are not supported by gradcli yet"
+            )
         return arrays, tuple(varying), size
 
     def _evaluated(self, varying, size) -> dict[str, np.ndarray]:

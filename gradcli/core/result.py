@@ -213,6 +213,7 @@ KINDS = (
     "elementwise",
     "binary",
     "reduction",
+    "complex",
     "linalg",
     "loss",
     "shape",

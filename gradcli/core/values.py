@@ -252,8 +252,14 @@ def _load_npz(path: str, key: str | None) -> np.ndarray:
             raise
         raise ValueError(refusal(error)) from None
     if array.dtype.kind not in "biuf":
-        raise ValueError(f"its dtype {array.dtype} is not numeric")
+        raise ValueError(_not_numeric(array))
     return array
+
+
+def _not_numeric(array) -> str:
+    if array.dtype.kind == "c":
+        return f"complex arrays in files ({array.dtype}) are not supported by gradcli yet"
+    return f"its dtype {array.dtype} is not numeric"
 
 
 def _load_npy(path: str) -> np.ndarray:
@@ -267,7 +273,7 @@ def _load_npy(path: str) -> np.ndarray:
     except (ValueError, EOFError) as error:
         raise ValueError(refusal(error)) from None
     if array.dtype.kind not in "biuf":
-        raise ValueError(f"its dtype {array.dtype} is not numeric")
+        raise ValueError(_not_numeric(array))
     return array
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import GradcliTypeError
-from . import graph, limits, state
+from . import dtypes, graph, limits, state
+from .complex_rules import is_complex
 from .graph import IN_SLOTS, NO_KWARGS, Node
-from .messages import forward_error, operand_error
+from .messages import complex_refused, forward_error, operand_error
 from .out_argument import with_out
 from .tensor import Tensor
 
@@ -49,6 +50,21 @@ def public(entry):
 # ----------------------------------------------------------------------------
 
 
+def _recorded_overload(overload, raws, out):
+    """``overload``, or its complex twin where an input or the result is complex (refused
+    where the entry takes no complex numbers), for the paths of many inputs."""
+    if out.dtype.kind == "c" or any(is_complex(r) for r in raws):
+        return complex_overload(overload)
+    return overload
+
+
+def complex_overload(overload):
+    """The overload recorded for complex numbers (``complex_rules``), or the refusal."""
+    if overload.complex is None:
+        raise complex_refused(overload.entry.name)
+    return overload.complex
+
+
 def _record(overload, inputs, raws, out, params, kwargs):
     t = Tensor._make(out, None, True)
     parents = tuple(
@@ -59,6 +75,7 @@ def _record(overload, inputs, raws, out, params, kwargs):
 
 
 _F64 = np.dtype(np.float64)
+_C128 = np.dtype(np.complex128)
 _ARRAY = np.ndarray
 _new = object.__new__
 
@@ -67,14 +84,27 @@ def _promote(out, x, y=None):
     """NumPy's result dtype made PyTorch's: an integer or bool meeting a float takes that
     float's dtype (the default dtype for a Python float), not float64; int / int, exp(int)
     are in the default dtype too. NumPy's choice stands where a float64 operand is involved."""
+    if out.dtype is _C128:
+        return _promote_complex(out, x, y)
     if out.dtype is not _F64:
         return out
     floats = [
-        a.dtype for a in (x, y) if isinstance(a, (np.ndarray, np.generic)) and a.dtype.kind == "f"
+        a.dtype for a in (x, y) if isinstance(a, (np.ndarray, np.generic)) and a.dtype.kind in "fc"
     ]
-    if _F64 in floats:
+    if _F64 in floats or _C128 in floats:
         return out
-    return out.astype(floats[0] if floats else state.default_dtype())
+    return out.astype(np.finfo(floats[0]).dtype if floats else state.default_dtype())
+
+
+def _promote_complex(out, x, y):
+    """A complex result without a float64 or complex128 operand is in the default float's
+    complex dtype (int * 1j is complex64 under float32), as PyTorch's."""
+    wide = [
+        a.dtype
+        for a in (x, y)
+        if isinstance(a, (np.ndarray, np.generic)) and a.dtype in (_F64, _C128)
+    ]
+    return out if wide else out.astype(dtypes.complex_of(state.default_dtype()))
 
 
 def bind(overload):
@@ -116,16 +146,21 @@ def bind(overload):
                 limits.check(name, size(raws, *params))
             try:
                 out = forward(raws, *params)
-            except (ValueError, IndexError) as err:
+            except (ValueError, IndexError, TypeError) as err:
+                if any(is_complex(r) for r in raws):
+                    complex_overload(overload)
+                if isinstance(err, TypeError):
+                    raise
                 raise forward_error(name, raws, err) from None
+            used = _recorded_overload(overload, raws, np.asarray(out))
             if _PER_THREAD.grad_enabled and any(
                 type(t) is Tensor and t.requires_grad for t in tensors
             ):
-                t = _record(overload, tensors, raws, out, params, None)
+                t = _record(used, tensors, raws, out, params, None)
             else:
                 t = Tensor._make(out)
             if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
-                _PER_THREAD.forward_ad.propagate(overload, tensors, params, None, t)
+                _PER_THREAD.forward_ad.propagate(used, tensors, params, None, t)
             return t
     elif n == 1:
 
@@ -140,12 +175,19 @@ def bind(overload):
             try:
                 # A call without * is quicker, and most calls have no params.
                 out = forward(xd, *params) if params else forward(xd)
-            except (ValueError, IndexError) as err:
+            except (ValueError, IndexError, TypeError) as err:
+                if xd.dtype.kind == "c":
+                    complex_overload(overload)
+                if isinstance(err, TypeError):
+                    raise
                 raise forward_error(name, (xd,), err) from None
             if promotes and out.dtype is not xd.dtype:
                 out = _promote(out, xd)
             if type(out) is not _ARRAY:  # a NumPy scalar of a 0-d input
                 out = np.asarray(out)
+            used = overload
+            if out.dtype.kind == "c" or xd.dtype.kind == "c":
+                used = overload.complex or complex_overload(overload)
             t = _new(Tensor)  # Tensor._make, inline: this is every op's result
             t._data = out
             t.grad = None
@@ -155,7 +197,7 @@ def bind(overload):
                 # finds __init__, builds the parents tuple and tests the arity), the largest
                 # part of recording an op after NumPy's own work.
                 node = _new(Node)
-                node.op = overload
+                node.op = used
                 node.n = 1
                 node.p0 = x._grad_fn or x
                 node.p1 = node.pn = node.s1 = None
@@ -174,7 +216,7 @@ def bind(overload):
                 t.requires_grad = False
                 t._grad_fn = None
             if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
-                _PER_THREAD.forward_ad.propagate(overload, (x,), params, None, t)
+                _PER_THREAD.forward_ad.propagate(used, (x,), params, None, t)
             return t
     elif n == 2:
 
@@ -204,8 +246,12 @@ def bind(overload):
             try:
                 out = forward(xd, yd, *params) if params else forward(xd, yd)
             except (ValueError, IndexError) as err:
+                if is_complex(xd) or is_complex(yd):
+                    complex_overload(overload)
                 raise forward_error(name, (xd, yd), err) from None
             except TypeError:
+                if is_complex(xd) or is_complex(yd):
+                    complex_overload(overload)
                 if params:  # a wrong argument, not an operand NumPy cannot take
                     raise
                 raise operand_error(name, x, y) from None
@@ -213,6 +259,13 @@ def bind(overload):
                 out = _promote(out, xd, yd)
             if type(out) is not _ARRAY:  # a NumPy scalar of 0-d inputs
                 out = np.asarray(out)
+            used = overload
+            if (
+                out.dtype.kind == "c"
+                or (xd.dtype.kind == "c" if type(xd) is _ARRAY else type(xd) is complex)
+                or (yd.dtype.kind == "c" if type(yd) is _ARRAY else type(yd) is complex)
+            ):
+                used = overload.complex or complex_overload(overload)
             t = _new(Tensor)  # Tensor._make, inline: this is every op's result
             t._data = out
             t.grad = None
@@ -221,7 +274,7 @@ def bind(overload):
             ):
                 t.requires_grad = True
                 node = _new(Node)  # as for one input, above
-                node.op = overload
+                node.op = used
                 node.n = 2
                 node.p0 = px
                 node.p1 = py
@@ -239,12 +292,12 @@ def bind(overload):
                     graph.on_record(node)
                 t._grad_fn = node
                 if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
-                    _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
+                    _PER_THREAD.forward_ad.propagate(used, (x, y), params, None, t)
                 return t
             t.requires_grad = False
             t._grad_fn = None
             if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
-                _PER_THREAD.forward_ad.propagate(overload, (x, y), params, None, t)
+                _PER_THREAD.forward_ad.propagate(used, (x, y), params, None, t)
             return t
     else:
 
@@ -259,16 +312,21 @@ def bind(overload):
                 limits.check(name, size(*raws, *params))
             try:
                 out = forward(*raws, *params)
-            except (ValueError, IndexError) as err:
+            except (ValueError, IndexError, TypeError) as err:
+                if any(is_complex(r) for r in raws):
+                    complex_overload(overload)
+                if isinstance(err, TypeError):
+                    raise
                 raise forward_error(name, raws, err) from None
+            used = _recorded_overload(overload, raws, np.asarray(out))
             if _PER_THREAD.grad_enabled and any(
                 type(a) is Tensor and a.requires_grad for a in inputs
             ):
-                t = _record(overload, inputs, raws, out, params, None)
+                t = _record(used, inputs, raws, out, params, None)
             else:
                 t = Tensor._make(out)
             if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
-                _PER_THREAD.forward_ad.propagate(overload, inputs, params, None, t)
+                _PER_THREAD.forward_ad.propagate(used, inputs, params, None, t)
             return t
 
     fn.__name__ = fn.__qualname__ = name
@@ -307,6 +365,8 @@ def bind_nondiff(entry):
             return forward(*raws)
         if size is not None and size(*raws) > limits.MaxElements.value:
             limits.check(name, size(*raws))
+        if not entry.complex and any(is_complex(r) for r in raws[:n]):
+            raise complex_refused(name)
         try:
             out = forward(*raws)
         except (ValueError, IndexError) as err:

@@ -27,9 +27,9 @@ import sys
 import numpy as np
 
 from ..errors import EngineError, GradcliTypeError
-from . import state
+from . import messages, state
 from .graph import IN_SLOTS
-from .messages import IMPLICIT_NONSCALAR, NO_GRAD_FN, SECOND_BACKWARD
+from .messages import NO_GRAD_FN, SECOND_BACKWARD
 from .ops import sum_to, to_dtype, zeros_like
 from .saved import MODIFIED, unpacked
 from .saved import check as check_saved
@@ -352,34 +352,31 @@ def _check_roots(roots, root_grads, create_graph, batch_dims=0):
         if type(root) is not Tensor:
             raise GradcliTypeError(f"expected a Tensor as output {i}, got {type(root).__name__}")
         g = None if root_grads is None else root_grads[i]
+        root_kind = root._data.dtype.kind
         if g is None:
-            if root.requires_grad and root._data.size != 1:
-                raise EngineError(IMPLICIT_NONSCALAR)
+            if root.requires_grad and (root._data.size != 1 or root_kind == "c"):
+                raise EngineError(messages.implicit_gradient(root._data))
             g = np.ones_like(root._data)
         else:
             if type(g) is Tensor:
                 g_data = g._data
             elif type(g) is np.ndarray:
-                g_data = g.astype(root._data.dtype, copy=False)
+                g_data = g if g.dtype.kind == "c" else g.astype(root._data.dtype, copy=False)
             else:
                 raise GradcliTypeError(
                     f"gradients can be either Tensors or None, but got {type(g).__name__}"
                 )
             if g_data.shape[batch_dims:] != root._data.shape or g_data.ndim < batch_dims:
-                if batch_dims:  # PyTorch's words, and its shape: the grad's with two dims cut
+                if batch_dims:
                     raise EngineError(
-                        "If `is_grads_batched=True`, we interpret the first dimension of each "
-                        "grad_output as the batch dimension. The sizes of the remaining "
-                        "dimensions are expected to match the shape of corresponding output, "
-                        f"but a mismatch was detected: grad_output[{i}] has a shape of "
-                        f"{Size(g_data.shape[2:])} and output[{i}] has a shape of "
-                        f"{Size(root._data.shape)}. If you only want some tensors in "
-                        "`grad_output` to be considered batched, consider using vmap."
+                        messages.batched_shape_mismatch(i, g_data.shape, root._data.shape)
                     )
                 raise EngineError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g_data.shape)} "
                     f"and output[{i}] has a shape of {Size(root._data.shape)}."
                 )
+            if g_data.dtype != root._data.dtype and "c" in (g_data.dtype.kind, root_kind):
+                raise EngineError(messages.complex_mismatch(i, g_data.dtype, root._data.dtype))
             if create_graph and type(g) is Tensor:
                 grads.append(g)
                 continue

@@ -10,12 +10,13 @@ from . import state
 class dtype:
     """A tensor element type: ``gradcli.float32`` wraps ``numpy.float32``."""
 
-    __slots__ = ("name", "numpy", "is_floating_point")
+    __slots__ = ("name", "numpy", "is_floating_point", "is_complex")
 
     def __init__(self, name: str, numpy_dtype):
         self.name = name
         self.numpy = np.dtype(numpy_dtype)
         self.is_floating_point = self.numpy.kind == "f"
+        self.is_complex = self.numpy.kind == "c"
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"  # as PyTorch prints it: the program says ``torch``
@@ -36,8 +37,13 @@ int32 = dtype("int32", np.int32)
 int64 = dtype("int64", np.int64)
 uint8 = dtype("uint8", np.uint8)  # of a generator's state
 bool_ = dtype("bool", np.bool_)
+complex64 = dtype("complex64", np.complex64)
+complex128 = dtype("complex128", np.complex128)
 
-_BY_NUMPY = {d.numpy: d for d in (float32, float64, float16, int32, int64, uint8, bool_)}
+_BY_NUMPY = {
+    d.numpy: d
+    for d in (float32, float64, float16, int32, int64, uint8, bool_, complex64, complex128)
+}
 
 
 # The scalar type names PyTorch's messages use ("Got: Long").
@@ -49,6 +55,8 @@ _SCALAR_NAMES = {
     "int64": "Long",
     "uint8": "Byte",
     "bool": "Bool",
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
 }
 
 
@@ -102,7 +110,8 @@ def to_numpy(d):
 
 def repr_suffix(np_dtype) -> str | None:
     """The ``dtype=...`` a tensor's repr shows: none for the default float, int64 and bool."""
-    if np_dtype == state.default_dtype() or np_dtype == np.int64 or np_dtype == np.bool_:
+    default = state.default_dtype()
+    if np_dtype in (default, np.int64, np.bool_) or np_dtype == complex_of(default):
         return None
     return f"torch.{from_numpy(np_dtype).name}"
 
@@ -112,6 +121,12 @@ def set_default_dtype(d) -> None:
     if d.kind != "f":
         raise TypeError("only floating-point types are supported as the default type")
     state.set_default_dtype(d)
+
+
+def complex_of(np_dtype) -> np.dtype:
+    """The complex dtype of a float's precision, as PyTorch pairs them: float64 ->
+    complex128, any other -> complex64."""
+    return np.dtype(np.complex128 if np.dtype(np_dtype) == np.float64 else np.complex64)
 
 
 def get_default_dtype() -> dtype:

@@ -6,7 +6,13 @@ import re
 
 import numpy as np
 
-from ..errors import GradcliError, GradcliIndexError, GradcliTypeError, ShapeError
+from ..errors import (
+    GradcliError,
+    GradcliIndexError,
+    GradcliTypeError,
+    NotImplementedByGradcli,
+    ShapeError,
+)
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -50,6 +56,41 @@ def forward_error(name, raws, err):
     if mismatch is not None:
         return ShapeError(f"{name}: {mismatch}")
     return ShapeError(f"{name}: shapes {' and '.join(map(str, shapes))} do not fit: {err}")
+
+
+def implicit_gradient(output) -> str:
+    """Why backward() without a gradient refuses ``output`` (raw): not a real scalar."""
+    if output.size != 1:
+        return IMPLICIT_NONSCALAR
+    return (
+        f"grad can be implicitly created only for real scalar outputs but got torch.{output.dtype}"
+    )
+
+
+def complex_mismatch(i, given, dtype) -> str:
+    return (
+        "For complex Tensors, both grad_output and output are required to have the same "
+        f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of torch.{given} and "
+        f"output[{i}] has a dtype of torch.{dtype}."
+    )
+
+
+def batched_shape_mismatch(i, given, shape) -> str:
+    """PyTorch's words, and its shape: the grad's with two dims cut."""
+    return (
+        "If `is_grads_batched=True`, we interpret the first dimension of each "
+        "grad_output as the batch dimension. The sizes of the remaining "
+        "dimensions are expected to match the shape of corresponding output, "
+        f"but a mismatch was detected: grad_output[{i}] has a shape of "
+        f"torch.Size({list(given[2:])}) and output[{i}] has a shape of "
+        f"torch.Size({list(shape)}). If you only want some tensors in "
+        "`grad_output` to be considered batched, consider using vmap."
+    )
+
+
+def complex_refused(name):
+    """The error of an op that does not take complex numbers (yet)."""
+    return NotImplementedByGradcli(f"complex input is not supported by gradcli's {name} yet")
 
 
 def operand_error(name, x, y):

@@ -51,6 +51,11 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   kind's), ``special`` (points where it is singular beside its kink points) and
   ``differs`` (each deliberate difference from PyTorch, with the samples and
   transformations where it shows): see ``opinfo``.
+- ``complex``: whether it takes complex numbers, and its rules there (``complex_rules``):
+  ``"holomorphic"`` (its rules, evaluated as ``conj(rule(conj(g)))``: PyTorch's
+  conjugate-Wirtinger gradient of an op holomorphic in its inputs), its own rules
+  ``(rule, ...)`` (abs, angle, real, imag: not holomorphic), or ``True`` for an op without
+  a derivative (``eq``). Left out, a complex input is refused by the op's name.
 - ``series``: how Taylor coefficients pass through it (``jet.py``: ``taylor``,
   ``jvp --order``): ``"linear"`` (the forward applied to each coefficient),
   ``"bilinear"`` (a Cauchy product of the forward) or ``rule(basis, *input_jets,
@@ -128,6 +133,7 @@ from __future__ import annotations
 import dis
 
 from .applying import bind, public
+from .complex_rules import complex_twin
 from .graph import node_class
 from .out_argument import with_out
 from .saved import saved_names
@@ -148,7 +154,7 @@ class Overload:
 
     __slots__ = ("entry", "grad_fn", "key", "rules", "forward", "when", "saves", "fn")
     __slots__ += ("lists_numbers", "size", "variadic", "reads_result")
-    __slots__ += ("_shown_class",)
+    __slots__ += ("_shown_class", "complex")
 
     def __init__(
         self,
@@ -179,6 +185,9 @@ class Overload:
         # (``decide_reads_result``), not at import.
         self.reads_result = None
         self._shown_class = None
+        # The overload recorded where an input or the result is complex (``complex_twin``),
+        # or None where the entry refuses complex numbers.
+        self.complex = None
 
     def decide_reads_result(self):
         """Whether a rule of this overload reads its result (``reads_result`` below)."""
@@ -292,6 +301,7 @@ class Op:
         tensor_operands=False,
         language_constant=False,
         out=None,
+        complex=None,  # noqa: A002  (the field's name: see the docstring)
     ):
         self.name = name
         self.forward = forward
@@ -340,6 +350,7 @@ class Op:
         if grad_fn is not None:
             overloads = [Overload(grad_fn, rules)]
         self.overloads = tuple(overloads or ())
+        self.complex = complex
         self.over = {}
         for o in self.overloads:
             o.entry = self
@@ -350,6 +361,8 @@ class Op:
                 o.saves = saves
             if o.size is None:
                 o.size = size
+            if complex is not None:
+                o.complex = complex_twin(o, complex)
             o.fn = bind(o)
             self.over[o.key] = o.fn
         self.differentiable = bool(self.overloads)

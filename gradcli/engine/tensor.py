@@ -54,7 +54,7 @@ def as_array(value, dtype=None) -> np.ndarray:
         if not isinstance(value, (list, tuple)):
             raise
         raise GradcliValueError(_ragged(value)) from None
-    if array.dtype.kind not in "biuf":
+    if array.dtype.kind not in "biufc":
         first = array.reshape(-1)[0] if array.size else value
         kind = "str" if array.dtype.kind in "US" else type(first).__name__
         if isinstance(value, (list, tuple)):
@@ -64,6 +64,9 @@ def as_array(value, dtype=None) -> np.ndarray:
         return array.astype(dtype, copy=False)
     if array.dtype == np.float64 and not isinstance(value, (np.ndarray, np.generic)):
         return array.astype(state.default_dtype(), copy=False)
+    if array.dtype == np.complex128 and not isinstance(value, (np.ndarray, np.generic)):
+        # Python complex numbers take the complex dtype of the default float, as in PyTorch.
+        return array.astype(dtypes.complex_of(state.default_dtype()), copy=False)
     if array.dtype.kind in "iu" and array.dtype != np.int64:
         # A NumPy array keeps an integer dtype gradcli has (int32, uint8), as in PyTorch.
         if isinstance(value, np.ndarray) and array.dtype in (np.int32, np.uint8):
@@ -196,6 +199,9 @@ class Tensor:
 
     def cuda(self, device=None, non_blocking=False):
         on_cpu("cuda")
+
+    def is_complex(self) -> bool:
+        return self._data.dtype.kind == "c"
 
     @property
     def is_leaf(self) -> bool:

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..engine import limits, ops
 from ..engine.batched_values import Batched
+from ..engine.dtypes import complex_of
 from ..engine.explain import kink
 from ..engine.ops import FUNCTIONS, OPERATORS
 from ..engine.state import default_dtype as _engine_default_dtype
@@ -147,8 +148,10 @@ def _infinities(values) -> str:
     return " and ".join(found)
 
 
-def _number(value: float) -> int | float:
+def _number(value: float) -> int | float | complex:
     """A literal's Python value: integral literals are ints (sizes, axes, indices)."""
+    if isinstance(value, complex):
+        return value
     return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
 
 
@@ -427,7 +430,10 @@ class Evaluator(ControlFlow, FunctionsOfFunctions):
                     item.span,
                 )
         if all(type(item) is not Tensor and type(item) is not Batched for item in items):
-            return ops.tensor(np.array(items, dtype=default_dtype()).reshape(len(items)))
+            dtype = default_dtype()
+            if any(isinstance(item, complex) for item in items):
+                dtype = complex_of(dtype)
+            return ops.tensor(np.array(items, dtype=dtype).reshape(len(items)))
         tensors = [as_tensor(item) for item in items]
         return self.call_op(ops.stack, node.span, tensors)
 

@@ -54,8 +54,6 @@ def malformed_number(left, right) -> str | None:
         return f"invalid number '{text}': write it without '_'"
     if str(left) == "0" and right[0] in "xXbBoO":
         return f"invalid number '{text}': numbers are decimal"
-    if str(right) in ("j", "J"):
-        return f"'{text}': complex numbers are not supported"
     if str(right) in DEGREES:
         return f"'{text}': units are not supported; {degrees(str(left))}"
     if right[0] in "eE" and any(c in "eE" for c in left):

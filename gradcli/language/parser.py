@@ -92,7 +92,11 @@ def list_literal(items, span: Span = _NO_SPAN) -> ir.ListLit | ir.Numbers:
 
 
 def _signed(node) -> float | None:
+    if isinstance(node, ir.Num) and isinstance(node.value, complex):
+        return None  # an imaginary number: a list of them is a ListLit
     signed = isinstance(node, ir.UnaryOp) and isinstance(node.operand, ir.Num)
+    if signed and isinstance(node.operand.value, complex):
+        return None
     if signed:  # the sign's own operator on the number: -0.0 stays -0.0, -0 is 0
         operand = node.operand
         value = 0 if operand.value == 0 and not operand.float_zero else operand.value
@@ -106,6 +110,8 @@ class _Builder:
     def num(self, token):
         if token[0] == "[":
             return _numbers(token)
+        if token[-1] in "jJ":  # an imaginary number: 3j, 1.5e-3J
+            return ir.Num(complex(0.0, float(token[:-1])), token_span(token))
         value = float(token)
         float_zero = value == 0 and any(c in token for c in ".eE")
         return ir.Num(value, token_span(token), float_zero)

@@ -63,6 +63,8 @@ def _level(node: Expr) -> int:
 
 
 def _number(value: float) -> str:
+    if isinstance(value, complex):  # an imaginary literal: 3j
+        return _number(value.imag) + "j"
     if value == float("inf"):  # a literal too large for a float, such as 1e400
         return "1e999"
     if value == int(value) and abs(value) < 1e16:
@@ -98,7 +100,8 @@ class _Printer:
     def Num(self, node: Num) -> str:
         if node.float_zero:
             return "0.0"
-        return _number(node.value) if node.value >= 0 else f"({_number(node.value)})"
+        value = node.value.imag if isinstance(node.value, complex) else node.value
+        return _number(node.value) if value >= 0 else f"({_number(node.value)})"
 
     def Str(self, node: Str) -> str:
         return f"'{node.value}'" if '"' in node.value else f'"{node.value}"'

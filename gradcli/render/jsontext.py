@@ -49,6 +49,9 @@ _NONFINITE = {"nan": '"nan"', "inf": '"inf"', "-inf": '"-inf"'}
 def _number(x, precision: int | None) -> str:
     if isinstance(x, np.bool_):
         return "true" if x else "false"
+    if isinstance(x, np.complexfloating):  # a complex number: its two parts by name
+        return f'{{"real": {_number(x.real, precision)}, "imag": {_number(x.imag, precision)}}}'
+
     text = format_number(x, precision)
     return f'"{text}"' if text in ("nan", "inf", "-inf") else text
 

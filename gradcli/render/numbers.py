@@ -26,6 +26,10 @@ def format_number(x, precision: int | None = None) -> str:
         return "True" if x else "False"
     if isinstance(x, np.integer):
         return str(int(x))
+    if isinstance(x, np.complexfloating):  # as Python writes it, both parts: 2+4j, 0-1j
+        imag = format_number(x.imag, precision)
+        sign = "" if imag.startswith("-") else "+"
+        return f"{format_number(x.real, precision)}{sign}{imag}j"
     if not np.isfinite(x):
         return "nan" if np.isnan(x) else ("inf" if x > 0 else "-inf")
     size = abs(x)
@@ -104,6 +108,15 @@ def format_array(
         array = array + 0.0  # -0.0 + 0.0 is 0.0
     if array.ndim == 0:
         return format_number(array, precision)
+    if array.dtype.kind == "c":  # each number as format_number writes it, unaligned
+        return np.array2string(
+            array + 0.0,
+            max_line_width=line_width,
+            separator=" ",
+            threshold=SUMMARY_THRESHOLD if summarize else array.size + 1,
+            edgeitems=EDGE_ITEMS,
+            formatter={"complex_kind": lambda x: format_number(x, precision)},
+        )
     long = summarize and array.size > SUMMARY_THRESHOLD
     shown = _shown_part(array) if long else array
     number = _array_notation(shown, precision)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from . import (
     arithmetic,
     comparison,
+    complex_numbers,
     conversion,
     creation,
     decompositions,
@@ -46,6 +47,7 @@ TABLES = tuple(
         comparison,
         elementwise,
         arithmetic,
+        complex_numbers,
         shape,
         indexing,
         reductions,

@@ -9,6 +9,7 @@ import numpy as np
 
 from ...errors import EngineError
 from .. import jet_rules as R
+from ..complex_rules import is_complex, real_part
 from ..explain import at_tie, pow_zero_base
 from ..opinfo import Difference, Sample
 from ..opsamples import Drawn
@@ -32,20 +33,20 @@ add = table.op("add", np.add, _BINARY, grad_fn="AddBackward0",
                symbolic=lambda s, x, y: x + y,
                kind="binary", method=True, operators=("__add__",), reflected=("__radd__",),
                domain=("real", "real"),
-               words=("d(a+b)/da = 1", "d(a+b)/db = 1"))
+               words=("d(a+b)/da = 1", "d(a+b)/db = 1"), complex="holomorphic")
 sub = table.op("sub", np.subtract, _BINARY, grad_fn="SubBackward0",
                rules=(lambda g, ans, x, y: g, lambda g, ans, x, y: -g), saves=False, doc="x - y",
                symbol="-", precedence="sum",
                other_names=("subtract",),
                symbolic=lambda s, x, y: x - y,
                kind="binary", method=True, operators=("__sub__",), domain=("real", "real"),
-               words=("d(a-b)/da = 1", "d(a-b)/db = -1"))
+               words=("d(a-b)/da = 1", "d(a-b)/db = -1"), complex="holomorphic")
 _RSUB_RULES = (lambda g, ans, x, y: -g, lambda g, ans, x, y: g)
 rsub = table.op("rsub", lambda x, y: np.subtract(y, x), _BINARY,
                 overloads=[over("RsubBackward0", _RSUB_RULES, when=lambda x, y: type(y) is Tensor),
                            over("RsubBackward1", _RSUB_RULES, numbers=False)], saves=False,
                 doc="y - x (a number minus a tensor)", kind="binary", operators=("__rsub__",),
-                words=("d(b-a)/da = -1", "d(b-a)/db = 1"))
+                words=("d(b-a)/da = -1", "d(b-a)/db = 1"), complex="holomorphic")
 mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
                rules=(lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x), doc="x * y",
                symbol="*", precedence="product",
@@ -53,7 +54,8 @@ mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
                symbolic=lambda s, x, y: x * y,
                operators=("__mul__", "__imul__"), reflected=("__rmul__",),
                domain=("real", "real"), **_ARITHMETIC,
-               words=("d(a*b)/da = b", "d(a*b)/db = a"), saves={"other": 0, "self": 1})
+               words=("d(a*b)/da = b", "d(a*b)/db = a"), saves={"other": 0, "self": 1},
+               complex="holomorphic")
 # int / int is a float in the default dtype, as PyTorch: see applying._promote. The rule
 # for y divides twice, as PyTorch's: y * y would meet 0 * inf in second derivatives at an
 # infinite y (d2/dy2 of 2 / y at -inf is 0, not nan).
@@ -64,7 +66,8 @@ div = table.op("div", np.true_divide, _BINARY, grad_fn="DivBackward0",
                other_names=("truediv", "divide"),
                symbolic=lambda s, x, y: x / y,
                domain=("real", "nonzero"), **_ARITHMETIC,
-               words=("d(a/b)/da = 1/b", "d(a/b)/db = -a/b**2"), saves={"other": None, "self": 1})
+               words=("d(a/b)/da = 1/b", "d(a/b)/db = -a/b**2"), saves={"other": None, "self": 1},
+               complex="holomorphic")
 reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="ReciprocalBackward0",
                       rules=(lambda g, ans, x: -g * ans * ans,), doc="1 / x", kind="elementwise",
                       symbolic=lambda s, x: 1 / x,
@@ -75,14 +78,15 @@ reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="Rec
                       differs=(Difference("at |x| < 1e-154", "a zero gradient stays 0",
                                           "-g * ans * ans from the left; PyTorch squares first",
                                           ("scale 1e-300",), ("grad", "grad2", "jvp", "jacobian",
-                                                               "hessian")),), saves=("result",))
+                                                               "hessian")),), saves=("result",),
+                                                               complex="holomorphic")
 neg = table.op("neg", np.negative, grad_fn="NegBackward0", rules=(lambda g, ans, x: -g,),
                saves=False, doc="-x", kind="elementwise", method=True, inplace="library",
                symbol="-", precedence="unary",
                other_names=("negative",),
                symbolic=lambda s, x: -x,
                operators=("__neg__",), domain=("real",),
-               words="d(-a)/da = -1")
+               words="d(-a)/da = -1", complex="holomorphic")
 # fmt: on
 
 
@@ -146,7 +150,7 @@ def _pow_base_rule(g, ans, x, p):
 
 def _pow_exponent_rule(g, ans, x, p):
     # d/dp x**p = x**p log x; 0 where x == 0 and p >= 0 (the limit), as in PyTorch.
-    at_zero = logical_and(x == 0, p >= 0)  # x may be a Python number
+    at_zero = logical_and(x == 0, (real_part(p) if is_complex(p) else p) >= 0)  # x a number?
     return where(at_zero, 0.0, g * ans * log(where(at_zero, 1.0, x)))
 
 
@@ -221,6 +225,7 @@ pow = table.op(  # noqa: A001  (PyTorch's name)
             ("hessian",),
         ),
     ),
+    complex="holomorphic",
     **_ARITHMETIC,
 )
 

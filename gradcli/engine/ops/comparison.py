@@ -29,19 +29,19 @@ ge = table.op("ge", np.greater_equal, _BINARY, doc="x >= y", kind="binary", meth
               operators=("__ge__",))
 eq = table.op("eq", np.equal, _BINARY, doc="x == y", kind="binary", method=True,
               symbol="==", precedence="compare", symbolic=sym.compare("Eq"),
-              operators=("__eq__",))
+              operators=("__eq__",), complex=True)
 ne = table.op("ne", np.not_equal, _BINARY, doc="x != y", kind="binary", method=True,
               symbol="!=", precedence="compare", symbolic=sym.compare("Ne"),
-              operators=("__ne__",))
+              operators=("__ne__",), complex=True)
 logical_and = table.op("logical_and", np.logical_and, _BINARY, doc="x and y", kind="binary",
                        method=True, operators=("__and__",))
 logical_or = table.op("logical_or", np.logical_or, _BINARY, doc="x or y", kind="binary",
                       method=True, operators=("__or__",))
 logical_not = table.op("logical_not", np.logical_not, doc="not x", operators=("__invert__",),
                        **_TEST)
-isnan = table.op("isnan", np.isnan, doc="true where x is nan", **_TEST)
-isinf = table.op("isinf", np.isinf, doc="true where x is infinite", **_TEST)
-isfinite = table.op("isfinite", np.isfinite, doc="true where x is finite", **_TEST)
+isnan = table.op("isnan", np.isnan, doc="true where x is nan", **_TEST, complex=True)
+isinf = table.op("isinf", np.isinf, doc="true where x is infinite", **_TEST, complex=True)
+isfinite = table.op("isfinite", np.isfinite, doc="true where x is finite", **_TEST, complex=True)
 isclose = table.op("isclose",
                    lambda x, y, rtol=1e-05, atol=1e-08, equal_nan=False:
                    np.isclose(x, y, rtol, atol, equal_nan),
@@ -107,6 +107,7 @@ _WHERE_RULES = (
     overloads=[over("WhereBackward0", _WHERE_RULES, forward=_where_forward)],
     domain=("mask", "real", "real"),
     batching=batching.elementwise,
+    complex="holomorphic",
 )
 def where(over, condition, input, other):
     cond = condition._data if type(condition) is Tensor else condition

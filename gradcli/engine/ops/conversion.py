@@ -32,6 +32,7 @@ def _to_rule(g, ans, x, dtype):
         over("ToCopyBackward0", (_to_rule,), forward=lambda x, dtype: np.asarray(x).astype(dtype))
     ],
     batching=batching.elementwise,
+    complex="holomorphic",
 )
 def to_dtype(over, input, dtype):
     dtype = dtypes.to_numpy(dtype)

@@ -10,6 +10,7 @@ import numpy as np
 from ...errors import GradcliTypeError
 from .. import jet_rules as R
 from .. import limits
+from ..complex_rules import conjugate, real_part
 from ..explain import at_half_integer, at_integer, at_nonzero_integer, at_zero, on_bound
 from ..opinfo import TRANSFORMS, Difference, Sample
 from ..opsamples import Drawn
@@ -62,7 +63,8 @@ tanh_backward = table.internal(
     grad_fn="TanhBackwardBackward0",
     rules=(lambda gg, ans, g, y: tanh_backward(gg, y), lambda gg, ans, g, y: gg * (-2 * y * g)),
     doc="g * (1 - y**2): the gradient of tanh from its output", kind="elementwise",
-    words=("d/dg = 1 - y**2", "d/dy = -2*y*g"), samples=(Sample("2-d", [(2, 3), (2, 3)]),))
+    words=("d/dg = 1 - y**2", "d/dy = -2*y*g"), samples=(Sample("2-d", [(2, 3), (2, 3)]),),
+    complex="holomorphic")
 sigmoid_backward = table.internal(
     "sigmoid_backward", lambda g, y: g * (1 - y) * y, "(grad_output: Tensor, output: Tensor)",
     grad_fn="SigmoidBackwardBackward0",
@@ -92,6 +94,21 @@ leaky_relu_backward = table.internal(
 # fmt: on
 
 
+def _sgn(x):
+    if not np.iscomplexobj(x):
+        x = np.asarray(x)
+        return np.where(np.isnan(x), 0.0, np.sign(x)).astype(x.dtype)
+    magnitude = np.abs(x)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(magnitude == 0, 0, x / np.where(magnitude == 0, 1, magnitude))
+
+
+def _sgn_rule(g, ans, x):
+    # PyTorch's sgn_backward: only the angle moves sgn(z) = z/|z|; 0 at z = 0.
+    magnitude = abs(x)
+    return where(magnitude == 0, 0.0, (g - ans * real_part(g * conjugate(ans))) / magnitude)
+
+
 # fmt: off
 abs = elementwise("abs", np.abs, "AbsBackward0", lambda g, ans, x: g * sign(x), "absolute value",
                   "nonzero", operators=("__abs__",),
@@ -100,7 +117,14 @@ abs = elementwise("abs", np.abs, "AbsBackward0", lambda g, ans, x: g * sign(x), 
                   kink="d|x|/dx = 0 at x = 0; nan at nan (PyTorch gives 0: its sign(nan) is 0)",
                   words="d|a|/da = sign(a)", kink_at=at_zero,
                   differs=(Difference("at nan", "gradient nan", "sign(nan) is nan, not 0",
-                                      ("at nan",), ("grad", "jvp", "jacobian")),), saves=("self",))
+                                      ("at nan",), ("grad", "jvp", "jacobian")),), saves=("self",),
+                  complex=(lambda g, ans, x: g * sgn(x),))
+sgn = table.op("sgn", _sgn, grad_fn="SgnBackward0", rules=(zero_rule,),
+               doc="z / |z| (0 at 0); the sign of a real x", words="d sgn(a) = i*sgn(a)*d angle(a)",
+               domain=("nonzero",), complex=(_sgn_rule,), kind="elementwise", function=True,
+               method=True,
+               symbolic=lambda s, x: sym.step(s, "sign")(x),
+               kink="gradient 0 at 0, as PyTorch", saves=("self", "result"))
 sign = piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x",
                           symbolic=lambda s, x: sym.step(s, "sign")(x),
                           inplace=True,  # no torch.sign_
@@ -112,7 +136,8 @@ sign = piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the s
 sqrt = elementwise("sqrt", np.sqrt, "SqrtBackward0", lambda g, ans, x: g / (2 * ans), "square root",
                    "positive", kink="derivative inf at 0",
                    symbolic=lambda s, x: s.sqrt(x),
-                   words="d sqrt(a)/da = 1/(2*sqrt(a))", kink_at=at_zero, saves=("result",))
+                   words="d sqrt(a)/da = 1/(2*sqrt(a))", kink_at=at_zero, saves=("result",),
+                   complex="holomorphic")
 rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), "RsqrtBackward0",
                     lambda g, ans, x: -0.5 * g * ans * ans * ans, "1 / sqrt(x)", "positive",
                     function=False,
@@ -120,85 +145,93 @@ rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), "RsqrtBackward0",
                     differs=(Difference("at |x| < 1e-154", "a zero gradient stays 0",
                                         "-g * ans**3 from the left, as reciprocal",
                                         ("scale 1e-300",), ("grad", "grad2", "jvp", "jacobian",
-                                                             "hessian")),), saves=("result",))
+                                                             "hessian")),), saves=("result",),
+                                                             complex="holomorphic")
 exp = elementwise("exp", np.exp, "ExpBackward0", lambda g, ans, x: g * ans, "e ** x", "real",
                   symbolic=lambda s, x: s.exp(x),
-                  words="d exp(a)/da = exp(a)", saves=("result",))
+                  words="d exp(a)/da = exp(a)", saves=("result",), complex="holomorphic")
 expm1 = elementwise("expm1", np.expm1, "Expm1Backward0", lambda g, ans, x: g * (ans + 1),
                     "exp(x) - 1, accurate near 0", "real",
                     symbolic=lambda s, x: s.exp(x) - 1,
-                    words="d expm1(a)/da = exp(a)", saves=("result",))
+                    words="d expm1(a)/da = exp(a)", saves=("result",), complex="holomorphic")
 log = elementwise("log", np.log, "LogBackward0", lambda g, ans, x: g / x, "natural logarithm",
                   "positive",
                   symbolic=lambda s, x: s.log(x),
                   language_form=form(lf.WITH_BASE, "logarithm, natural or to a base", lf.with_base),
-                  words="d log(a)/da = 1/a", special=(0.0,), saves=("self",))
+                  words="d log(a)/da = 1/a", special=(0.0,), saves=("self",), complex="holomorphic")
 log2 = elementwise("log2", np.log2, "Log2Backward0", lambda g, ans, x: g / (x * _LN2),
                    "base-2 logarithm", "positive",
                    symbolic=lambda s, x: s.log(x, 2),
-                   words="d log2(a)/da = 1/(a*ln 2)", special=(0.0,), saves=("self",))
+                   words="d log2(a)/da = 1/(a*ln 2)", special=(0.0,), saves=("self",),
+                   complex="holomorphic")
 log10 = elementwise("log10", np.log10, "Log10Backward0", lambda g, ans, x: g / (x * _LN10),
                     "base-10 logarithm", "positive",
                     symbolic=lambda s, x: s.log(x, 10),
-                    words="d log10(a)/da = 1/(a*ln 10)", special=(0.0,), saves=("self",))
+                    words="d log10(a)/da = 1/(a*ln 10)", special=(0.0,), saves=("self",),
+                    complex="holomorphic")
 log1p = elementwise("log1p", np.log1p, "Log1PBackward0", lambda g, ans, x: g / (x + 1),
                     "log(1 + x), accurate near 0", "positive",
                     symbolic=lambda s, x: s.log(1 + x),
-                    words="d log1p(a)/da = 1/(1+a)", special=(-1.0,), saves=("self",))
+                    words="d log1p(a)/da = 1/(1+a)", special=(-1.0,), saves=("self",),
+                    complex="holomorphic")
 sin = elementwise("sin", np.sin, "SinBackward0", lambda g, ans, x: g * cos(x), "sine (radians)",
                   "real",
                   symbolic=lambda s, x: s.sin(x),
-                  words="d sin(a)/da = cos(a)", saves=("self",))
+                  words="d sin(a)/da = cos(a)", saves=("self",), complex="holomorphic")
 cos = elementwise("cos", np.cos, "CosBackward0", lambda g, ans, x: -g * sin(x), "cosine (radians)",
                   "real",
                   symbolic=lambda s, x: s.cos(x),
-                  words="d cos(a)/da = -sin(a)", saves=("self",))
+                  words="d cos(a)/da = -sin(a)", saves=("self",), complex="holomorphic")
 tan = elementwise("tan", np.tan, "TanBackward0", lambda g, ans, x: g * (1 + ans * ans),
                   "tangent (radians)", "real",
                   symbolic=lambda s, x: s.tan(x),
-                  words="d tan(a)/da = 1 + tan(a)**2", saves=("result",))
+                  words="d tan(a)/da = 1 + tan(a)**2", saves=("result",), complex="holomorphic")
 asin = elementwise("asin", np.arcsin, "AsinBackward0", lambda g, ans, x: g / sqrt(1 - x * x),
                    "inverse sine", "unit",
                    symbolic=lambda s, x: s.asin(x),
                    other_names=("arcsin",),
-                   words="d asin(a)/da = 1/sqrt(1-a**2)", special=(1.0, -1.0), saves=("self",))
+                   words="d asin(a)/da = 1/sqrt(1-a**2)", special=(1.0, -1.0), saves=("self",),
+                   complex="holomorphic")
 acos = elementwise("acos", np.arccos, "AcosBackward0", lambda g, ans, x: -g / sqrt(1 - x * x),
                    "inverse cosine", "unit",
                    symbolic=lambda s, x: s.acos(x),
                    other_names=("arccos",),
-                   words="d acos(a)/da = -1/sqrt(1-a**2)", special=(1.0, -1.0), saves=("self",))
+                   words="d acos(a)/da = -1/sqrt(1-a**2)", special=(1.0, -1.0), saves=("self",),
+                   complex="holomorphic")
 atan = elementwise("atan", np.arctan, "AtanBackward0", lambda g, ans, x: g / (1 + x * x),
                    "inverse tangent", "real",
                    symbolic=lambda s, x: s.atan(x),
                    other_names=("arctan",),
-                   words="d atan(a)/da = 1/(1+a**2)", saves=("self",))
+                   words="d atan(a)/da = 1/(1+a**2)", saves=("self",), complex="holomorphic")
 sinh = elementwise("sinh", np.sinh, "SinhBackward0", lambda g, ans, x: g * cosh(x),
                    "hyperbolic sine", "real",
                    symbolic=lambda s, x: s.sinh(x),
-                   words="d sinh(a)/da = cosh(a)", saves=("self",))
+                   words="d sinh(a)/da = cosh(a)", saves=("self",), complex="holomorphic")
 cosh = elementwise("cosh", np.cosh, "CoshBackward0", lambda g, ans, x: g * sinh(x),
                    "hyperbolic cosine", "real",
                    symbolic=lambda s, x: s.cosh(x),
-                   words="d cosh(a)/da = sinh(a)", saves=("self",))
+                   words="d cosh(a)/da = sinh(a)", saves=("self",), complex="holomorphic")
 tanh = elementwise("tanh", np.tanh, "TanhBackward0", lambda g, ans, x: tanh_backward(g, ans),
                    "hyperbolic tangent", "real", nn_functional=True,
                    symbolic=lambda s, x: s.tanh(x),
-                   words="d tanh(a)/da = 1 - tanh(a)**2", saves=("result",))
+                   words="d tanh(a)/da = 1 - tanh(a)**2", saves=("result",), complex="holomorphic")
 asinh = elementwise("asinh", np.arcsinh, "AsinhBackward0", lambda g, ans, x: g / sqrt(x * x + 1),
                     "inverse hyperbolic sine", "real",
                     symbolic=lambda s, x: s.asinh(x),
                     other_names=("arcsinh",),
-                    words="d asinh(a)/da = 1/sqrt(a**2+1)", saves=("self",))
+                    words="d asinh(a)/da = 1/sqrt(a**2+1)", saves=("self",), complex="holomorphic")
 acosh = elementwise("acosh", np.arccosh, "AcoshBackward0", lambda g, ans, x: g / sqrt(x * x - 1),
                     "inverse hyperbolic cosine", "above_one",
                     symbolic=lambda s, x: s.acosh(x),
                     other_names=("arccosh",),
-                    words="d acosh(a)/da = 1/sqrt(a**2-1)", special=(1.0,))
+                    words="d acosh(a)/da = 1/sqrt(a**2-1)", special=(1.0,),
+                    # sqrt(a**2-1) takes the other branch off the real line: PyTorch's form
+                    complex=(lambda g, ans, x: g / conjugate(sqrt(x - 1) * sqrt(x + 1)),))
 atanh = elementwise("atanh", np.arctanh, "AtanhBackward0", lambda g, ans, x: g / (1 - x * x),
                     "inverse hyperbolic tangent", "unit",
                     symbolic=lambda s, x: s.atanh(x),
                     other_names=("arctanh",),
-                    words="d atanh(a)/da = 1/(1-a**2)", special=(1.0, -1.0))
+                    words="d atanh(a)/da = 1/(1-a**2)", special=(1.0, -1.0), complex="holomorphic")
 # fmt: on
 
 

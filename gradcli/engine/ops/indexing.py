@@ -118,6 +118,7 @@ _INDEX = _indexed("IndexBackward0")
         _indexed("AliasBackward0"),
     ],
     batching=batching.index,
+    complex="holomorphic",
 )
 def getitem(over, input, index):
     index = _normalize_index(index)
@@ -148,6 +149,7 @@ index_scatter = table.internal(
     saves=False,
     doc="the gradient of x[index]",
     kind="shape",
+    complex="holomorphic",
 )
 
 
@@ -361,13 +363,14 @@ take_along_dim = table.op("take_along_dim", take_along,
                           doc="take_along_dim(x, index, dim): entries at index along dim",
                           kind="other", method=True,
                           words="g goes to the entries taken"
-                          " (max/min along a dim: the index found)")
+                          " (max/min along a dim: the index found)", complex="holomorphic")
 put_along_dim = table.internal("put_along_dim", _put_along,
                                "(input: Tensor, indices: Index, dim: int, size: int[])",
                                grad_fn="PutAlongDimBackward", size=_put_along_size,
                                rules=(lambda g, ans, x, index, dim, shape:
                                       take_along_dim(g, index, dim),),
-                               doc="the gradient of take_along_dim", kind="other")
+                               doc="the gradient of take_along_dim", kind="other",
+                               complex="holomorphic")
 # fmt: on
 
 
@@ -408,6 +411,7 @@ def gather(over, input, dim, index):
     method=True,
     overloads=[_indexed("IndexSelectBackward0")],
     doc="index_select(x, dim, index): the entries at the integers of index along dim",
+    complex="holomorphic",
 )
 def index_select(over, input, dim, index):
     index = np.asarray(raw(index))
@@ -490,7 +494,7 @@ stack = table.op("stack", _stack, "(tensors: Tensor[], dim: int = 0)", grad_fn="
                  symbolic=lambda s, xs, dim=0: np.moveaxis(xs, 0, dim),
                  other_names=("vstack",),
                  batching=batching.stack,
-                 words="each input gets its slice of g")
+                 words="each input gets its slice of g", complex="holomorphic")
 cat = table.op("cat", _cat, "(tensors: Tensor[], dim: int = 0)", grad_fn="CatBackward0",
                size=limits.joined_size,
                rules=(_cat_rule,), variadic=True, kind="shape", function=True,
@@ -498,7 +502,7 @@ cat = table.op("cat", _cat, "(tensors: Tensor[], dim: int = 0)", grad_fn="CatBac
                symbolic=lambda s, xs, dim=0: np.concatenate(list(xs), axis=dim),
                other_names=("concat", "hstack"),
                aliases=("concatenate",), batching=batching.join,
-               words="each input gets its part of g")
+               words="each input gets its part of g", complex="holomorphic")
 # fmt: on
 
 

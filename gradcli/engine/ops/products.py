@@ -171,6 +171,7 @@ _BY_NDIM = {
     **_LINALG,
     batching=batching.matmul,
     out=True,
+    complex="holomorphic",
 )
 def matmul(over, input, other):
     if type(input) is not Tensor and type(other) is not Tensor:
@@ -237,6 +238,7 @@ def mv(over, input, vec):
     doc="bmm(A, B): matrix products of two batches of matrices",
     overloads=[_product("BmmBackward0")],
     out=True,
+    complex="holomorphic",
 )
 def bmm(over, input, mat2):
     if np.ndim(input) != 3 or np.ndim(mat2) != 3:

@@ -170,13 +170,14 @@ sum = table.op("sum", _sum, _SUM_SCHEMA,  # noqa: A001
                overloads=_by_dim("SumBackward0", "SumBackward1", _sum_rule),
                doc="sum of entries", domain=("real",), **_REDUCTION,
                symbolic=sym.reduction(np.sum),
-               words="d sum(a)/da = 1 for every entry summed")
+               words="d sum(a)/da = 1 for every entry summed", complex="holomorphic")
 mean = table.op("mean", _mean, _SUM_SCHEMA,
                 overloads=_by_dim("MeanBackward0", "MeanBackward1", _mean_rule),
                 doc="average of entries", domain=("real",), **_REDUCTION,
                 symbolic=sym.reduction(np.mean),
                 other_names=("average",),
-                words="d mean(a)/da = 1/n for each of the n entries averaged")
+                words="d mean(a)/da = 1/n for each of the n entries averaged",
+                complex="holomorphic")
 prod = table.op("prod", _prod, _SUM_SCHEMA,
                 overloads=_by_dim("ProdBackward0", "ProdBackward1", _prod_rule),
                 doc="product of entries",
@@ -195,12 +196,14 @@ prod = table.op("prod", _prod, _SUM_SCHEMA,
                                     ("grad2",)),
                          Difference("of a 0-d tensor", "second derivatives 0",
                                     "PyTorch's gradient does not depend on x: double backward "
-                                    "raises", ("0-d", "0-d dim 0", "0-d dim -1"), ("grad2",))))
+                                    "raises", ("0-d", "0-d dim 0", "0-d dim -1"), ("grad2",))),
+                                    complex="holomorphic")
 prod_others = table.internal("prod_others", prod_others_array, "(input: Tensor, dim: int = None)",
                              grad_fn="ProdOthersBackward", rules=(_prod_others_rule,),
                              doc="the product of the other entries (prod's rule)", kind="reduction",
                              samples=(Sample("dim 1", [(2, 3)], {"dim": 1}),
-                                      Sample("all", [(2, 3)])))
+                                      Sample("all", [(2, 3)])),
+                             complex="holomorphic")
 # fmt: on
 
 

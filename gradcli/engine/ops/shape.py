@@ -67,6 +67,7 @@ _VIEW = over("ViewBackward0", (_reshape_rule,), forward=_reshape, saves=False)
     symbolic=lambda s, x, *shape: x.reshape(shape),
     overloads=[_VIEW, over("UnsafeViewBackward0", (_reshape_rule,), forward=_reshape, saves=False)],
     batching=batching.reshaping,
+    complex="holomorphic",
 )
 def reshape(over, input, *shape):
     shape = shape_arg(shape)
@@ -87,6 +88,7 @@ view_op = _VIEW.fn  # what rules use: a reshape recorded as a view
     overloads=[over("ViewBackward0", (_reshape_rule,), forward=_reshape, saves=False)],
     **_SHAPE,
     batching=batching.reshaping,
+    complex="holomorphic",
 )
 def view(over, input, *shape):
     shape = shape_arg(shape)
@@ -142,7 +144,7 @@ squeeze = table.op(
     doc="squeeze(x, dim=None): drop dimensions of size 1", inplace="reshapes", **_SHAPE,
     symbolic=sym.squeeze,
     batching=batching.reshaping,
-    words="g reshaped to a's shape")
+    words="g reshaped to a's shape", complex="holomorphic")
 def _unsqueeze_rule(g, ans, x, dim):
     # PyTorch's: g with the inserted dim squeezed (counted from the end: g may carry
     # leading batch dims), so a second pass records SqueezeBackward1, as PyTorch's.
@@ -156,7 +158,7 @@ unsqueeze = table.op("unsqueeze", lambda x, dim: np.expand_dims(x, dim),
                      doc="unsqueeze(x, dim): insert a dimension of size 1", inplace="reshapes",
                      symbolic=lambda s, x, dim: np.expand_dims(x, dim),
                      **_SHAPE, batching=batching.reshaping,
-                     words="g reshaped to a's shape")
+                     words="g reshaped to a's shape", complex="holomorphic")
 # fmt: on
 
 
@@ -195,7 +197,7 @@ transpose = table.op("transpose", _swapaxes, "(input: Tensor, dim0: int, dim1: i
                      symbolic=lambda s, x, dim0, dim1: np.swapaxes(x, dim0, dim1),
                      other_names=("transposed",),
                      **_SHAPE, batching=batching.transpose,
-                     words="g transposed back")
+                     words="g transposed back", complex="holomorphic")
 _PERMUTE = over("PermuteBackward0", (_permute_rule,), forward=_permute, saves=False)
 # fmt: on
 
@@ -209,6 +211,7 @@ _PERMUTE = over("PermuteBackward0", (_permute_rule,), forward=_permute, saves=Fa
     symbolic=lambda s, x, *dims: np.transpose(x, dims),
     **_SHAPE,
     batching=batching.permute,
+    complex="holomorphic",
 )
 def permute(over, input, *dims):
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
@@ -240,6 +243,7 @@ permute_op = _PERMUTE.fn
         over("TBackward0", (_permute_rule,), forward=_permute, saves=False, key="vector"),
     ],
     batching=batching.matrix_transpose,
+    complex="holomorphic",
 )
 def t(over, input):
     n = np.ndim(input)
@@ -261,6 +265,7 @@ def t(over, input):
     library=False,
     overloads=[over("PermuteBackward0", (_transpose_rule,), forward=_swapaxes, saves=False)],
     batching=batching.matrix_transpose,
+    complex="holomorphic",
 )
 def numpy_T(over, input):  # noqa: N802
     n = np.ndim(input)
@@ -368,7 +373,8 @@ sum_to = table.internal("sum_to", _sum_to, "(input: Tensor, size: int[], batch_d
                         saves=False, doc="a broadcast gradient summed back to a shape",
                         kind="shape",
                         words="g broadcast back to a's shape",
-                        samples=(Sample("3-d to 2-d", [(2, 3, 4)], {"size": [3, 1]}),))
+                        samples=(Sample("3-d to 2-d", [(2, 3, 4)], {"size": [3, 1]}),),
+                        complex="holomorphic")
 broadcast_to = table.op("broadcast_to", broadcast_array, "(input: Tensor, size: int[])",
                         grad_fn="ExpandBackward0",
                         # A view, but what is computed from it has its logical size.
@@ -377,7 +383,7 @@ broadcast_to = table.op("broadcast_to", broadcast_array, "(input: Tensor, size: 
                                sum_to(g, np.shape(x), g.ndim - len(tuple(shape))),),
                         saves=False, doc="broadcast_to(x, shape): repeat along new dimensions",
                         kind="shape",
-                        words="g summed over the broadcast dimensions")
+                        words="g summed over the broadcast dimensions", complex="holomorphic")
 # fmt: on
 
 
@@ -388,6 +394,7 @@ broadcast_to = table.op("broadcast_to", broadcast_array, "(input: Tensor, size: 
     doc="expand(x, *sizes): broadcast to a larger shape (-1 keeps a size)",
     symbolic=sym.expand,
     batching=batching.expand,
+    complex="holomorphic",
 )
 def expand(over, input, *sizes):
     return broadcast_to(input, expanded_shape(np.shape(input), shape_arg(sizes)))
@@ -444,6 +451,7 @@ _ROLL = over(
     symbolic=lambda s, x, *dims: np.flip(x, dims),
     overloads=[_FLIP],
     batching=batching.flip,
+    complex="holomorphic",
 )
 def flip(over, input, *dims):
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
@@ -461,6 +469,7 @@ def flip(over, input, *dims):
     method=True,
     overloads=[_ROLL],
     doc="roll(x, shifts, dims=None): shift entries around along dims (the flattened x if None)",
+    complex="holomorphic",
 )
 def roll(over, input, shifts, dims=None):
     if dims is None:
