@@ -447,7 +447,13 @@ def test_a_scheduler_lost_mid_run_is_said_in_one_line(gradcli_script, tmp_path):
              "--chunk-size", "1000", "--scheduler", address, "--output", str(output)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        time.sleep(8)
+        # Mid-run: once the scheduler has taken the run's client (a fixed wait was not
+        # enough on a loaded machine), and its first tasks are out.
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if "Receive client connection" in scheduler.stderr.readline():
+                break
+        time.sleep(3)
         os.killpg(scheduler.pid, signal.SIGKILL)
         out, err = command.communicate(timeout=120)
     finally:
