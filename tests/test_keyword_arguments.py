@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fuzzing import MAKE_COMPLEX
 from test_op_table import _inputs, _keywords
 
 import gradcli
@@ -92,6 +93,7 @@ SAMPLES = {
     "randint": lambda: (2, 9, (3,)),
     "randperm": lambda: (5,),
     "normal": lambda: (V, 2.0),
+    "complex": lambda: (X, X.flip(0)),
 }
 #: Entries that draw random numbers: the generator is seeded before each call.
 RANDOM = {"bernoulli", "multinomial", "dropout", "randint", "randperm", "normal"}
@@ -104,6 +106,7 @@ UNNAMED = {
     "positive", "reshape", "view", "permute", "t", "expand", "flip", "repeat", "hstack",
     "vstack", "trace", "diag", "factorial", "logdet", "softsign", "le", "gt", "ge", "eq", "ne",
     "logical_and", "logical_or", "equal",
+    "imag", "view_as_real",  # of a complex tensor only, which the language writes as a literal
 }  # fmt: skip
 
 
@@ -195,6 +198,8 @@ def test_every_parameter_by_keyword_in_the_language(gradcli_json, entry):
     results = []
     for call in (by_keyword, by_position):
         source = f"sum({entry.name}({', '.join(call)}))"
+        if entry.name in MAKE_COMPLEX:  # a complex value: its real part has a gradient
+            source = f"sum(real({entry.name}({', '.join(call)})))"
         results.append((source, gradcli_json("grad", source, *options, *wrt)))
     (keyword_source, keyword), (position_source, position) = results
     assert keyword == position, (keyword_source, position_source)

@@ -15,7 +15,7 @@ import zlib
 
 import numpy as np
 import pytest
-from fuzzing import programs
+from fuzzing import MAKE_COMPLEX, programs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -159,7 +159,8 @@ def test_an_op_without_a_rule_says_that_many_point_evaluation_is_not_implemented
         batching.call(entry, x, x)
 
 
-@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+# Complex values at many points are refused (complex and polar make them of real ones).
+@pytest.mark.parametrize("name", sorted(set(FUNCTIONS) - MAKE_COMPLEX))
 def test_each_function_at_many_points_equals_it_point_by_point(name):
     @examples(2)
     @given(programs(names=[name]), st.sampled_from(["jacobian", "hessian", "jvp"]))

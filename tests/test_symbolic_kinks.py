@@ -25,6 +25,7 @@ CASES = [
     ("relu", "relu(x)", {"x": 0.0}, lambda t: torch.relu(t["x"])),
     ("abs", "abs(x)", {"x": 0.0}, lambda t: t["x"].abs()),
     ("sign", "sign(x)", {"x": 0.0}, lambda t: torch.sign(t["x"])),  # was DiracDelta(0)
+    ("sgn", "sgn(x)", {"x": 0.0}, lambda t: torch.sgn(t["x"])),
     ("clamp", "clamp(x, 0, 1)", {"x": 0.0}, lambda t: torch.clamp(t["x"], 0, 1)),
     ("clamp", "clamp(x, 0, 1)", {"x": 1.0}, lambda t: torch.clamp(t["x"], 0, 1)),
     (

@@ -18,7 +18,7 @@ from gradcli.engine.ops import FUNCTIONS
 mp = mpmath
 #: mpmath's definition of each elementwise function of the language.
 REFERENCE = {
-    "abs": abs, "sign": mp.sign, "sqrt": mp.sqrt, "exp": mp.exp, "expm1": mp.expm1,
+    "abs": abs, "sign": mp.sign, "sgn": mp.sign, "sqrt": mp.sqrt, "exp": mp.exp, "expm1": mp.expm1,
     "log": mp.log, "log2": lambda x: mp.log(x, 2), "log10": mp.log10, "log1p": mp.log1p,
     "sin": mp.sin, "cos": mp.cos, "tan": mp.tan, "asin": mp.asin, "acos": mp.acos,
     "atan": mp.atan, "sinh": mp.sinh, "cosh": mp.cosh, "tanh": mp.tanh, "asinh": mp.asinh,

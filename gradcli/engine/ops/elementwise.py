@@ -384,9 +384,9 @@ def _softplus_series(b, x, beta=1.0, threshold=20.0):
 
 
 table.series(
-    abs="piecewise_linear", sign="piecewise_linear", relu="piecewise_linear",
-    floor="piecewise_linear", trunc="piecewise_linear", ceil="piecewise_linear",
-    round="piecewise_linear", clamp="piecewise_linear",
+    abs="piecewise_linear", sign="piecewise_linear", sgn="piecewise_linear",
+    relu="piecewise_linear", floor="piecewise_linear", trunc="piecewise_linear",
+    ceil="piecewise_linear", round="piecewise_linear", clamp="piecewise_linear",
     sqrt=R.sqrt, rsqrt=lambda b, x: R.power(b, x, -0.5), exp=R.exp,
     expm1=R.expm1, log=R.log, log2=_series_ln(1 / _LN2), log10=_series_ln(1 / _LN10),
     log1p=lambda b, x: R.integral(b, x, R.reciprocal(b, x + R.one(b, x)), np.log1p(x[0])),
