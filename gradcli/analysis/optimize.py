@@ -24,8 +24,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import gradcli
-
 from ..core import computing
 from ..core.assembled import (
     EIGENVALUE_LIMIT,
@@ -34,10 +32,10 @@ from ..core.assembled import (
     assemble_hessian,
     steady_verdict,
 )
-from ..core.evaluation import evaluation, plain_array
 from ..core.result import source_title
 from ..errors import GradcliError
 from . import optimum
+from .compiled import CompiledFunction
 from .flat import Diverged, Flat, singular
 from .report import Report, flat, frozen
 from .varied import default_inputs
@@ -167,18 +165,18 @@ class MinimizeReport(Report):
 
 
 class _Objective:
-    """f and its derivatives at a flat vector, counted and checked for divergence."""
+    """f and its derivatives at a flat vector, counted and checked for divergence; the
+    program is compiled and bound once for the whole run (``compiled``)."""
 
     def __init__(self, source, flat: Flat, sign: float, options: Mapping):
         self.source, self.flat, self.sign, self.options = source, flat, sign, options
+        self.function = CompiledFunction(source, flat, options, "minimize")
         self.evaluations = 0
         self.seen: dict[bytes, tuple[float, float]] = {}
 
     def value_and_gradient(self, x):
-        result = computing.gradient(self.source, self.flat.bindings(x), **self.options)
+        value, gradient = self.function.value_and_gradient(x)
         self.evaluations += 1
-        value = scalar_of(result.value)
-        gradient = self.flat.vector(result.grad)
         if not np.isfinite(value) or not np.all(np.isfinite(gradient)):
             raise Diverged(np.array(x), value)
         if np.max(np.abs(x), initial=0.0) > DIVERGED:
@@ -191,37 +189,18 @@ class _Objective:
 
     def hessp(self, x, p):
         """H p, without forming H: one forward-over-reverse pass."""
-        from gradcli.autograd import functional
-
-        names, o = self.flat.names, self.options
-        bindings = self.flat.bindings(x)
-        with evaluation(
-            self.source,
-            bindings,
-            names,
-            o["dtype"],
-            o["seed"],
-            o["filename"],
-            command="minimize and solve",
-        ) as s:
-            f, _ = s.function(names)
-            moves = tuple(gradcli.tensor(v, dtype=s.gdtype) for v in self.flat.arrays(p).values())
-            _, products = functional.hvp(f, s.point(names), moves)
-        product = self.flat.vector(dict(zip(names, (plain_array(v) for v in products))))
-        return self.sign * product
+        return self.sign * self.function.hessian_product(x, p)
 
     def second_order(self, x):
         """The value, gradient and Hessian of the signed objective at x (for ``polish``)."""
-        result = computing.hessian(self.source, self.flat.bindings(x), **self.options)
+        value, gradient = self.function.value_and_gradient(x)
+        matrix = self.function.hessian(x)
         self.evaluations += 1
-        gradient = self.flat.vector(result.grad)
-        matrix = self.flat.matrix(result.hessian)
-        return self.sign * scalar_of(result.value), self.sign * gradient, self.sign * matrix
+        return self.sign * value, self.sign * gradient, self.sign * matrix
 
     def whole_hessian(self, x):
         """The Hessian of f itself (not of the signed objective) as one matrix."""
-        result = computing.hessian(self.source, self.flat.bindings(x), **self.options)
-        return self.flat.matrix(result.hessian)
+        return self.function.hessian(x)
 
 
 def minimize(
