@@ -18,6 +18,7 @@ import numpy as np
 import gradcli
 
 from ..core.evaluation import Evaluation, leaf_grads, plain_array, require_scalar, settings
+from ..engine.backward import grad as autograd_grad
 from ..engine.generator import seeded
 from .flat import Flat
 
@@ -39,6 +40,8 @@ class CompiledFunction:
                 options["filename"],
             )
             self.fixed = {n: t for n, t in s.leaves(()).items() if n not in flat.names}
+        #: The last point's leaves and recorded gradient (``value_and_gradient(keep=True)``).
+        self.kept = None
 
     def _tensors(self, x, requires_grad: bool = False) -> list:
         dtype = self.evaluation.dtype
@@ -54,33 +57,64 @@ class CompiledFunction:
         # A new generator each time: every call draws the same random numbers.
         return s.program.run(leaves, generator=seeded(s.seed), dtype=s.dtype)
 
-    def value_and_gradient(self, x) -> tuple[float, np.ndarray]:
-        """f(x) and its gradient as a flat vector (float64)."""
+    def value_and_gradient(self, x, keep: bool = False) -> tuple[float, np.ndarray]:
+        """f(x) and its gradient as a flat vector (float64). ``keep``: the gradient is
+        recorded and kept, for ``hessian`` at the same x (SciPy's trust-region methods
+        ask for the Hessian at an iterate before its value, Newton's polish after)."""
+        if keep:
+            _, value, gradient, _ = self._recorded(x)
+            return value, gradient
         with settings(*self.settings):
             tensors = self._tensors(x, requires_grad=True)
             out = self._run(tensors)
             require_scalar(out, self.command)
             grads = leaf_grads(out, dict(zip(self.flat.names, tensors)))
-        value = float(np.asarray(plain_array(out), dtype=np.float64).reshape(-1)[0])
-        return value, self.flat.vector(grads)
+        return _number(out), self.flat.vector(grads)
 
     def hessian(self, x) -> np.ndarray:
-        """f's Hessian at x as one matrix, in the flat vector's order."""
-        from gradcli.autograd import functional
-
-        flat = self.flat
+        """f's Hessian at x as one matrix, in the flat vector's order: for each input's
+        recorded gradient, one reverse pass batched over the rows of the identity (as
+        ``functional.hessian`` takes it)."""
+        tensors, _, _, gradient = self._recorded(x)
+        flat, dtype = self.flat, self.evaluation.dtype
+        rows = {}
         with settings(*self.settings):
-            blocks = functional.hessian(self._function, tuple(self._tensors(x)))
-        shapes = [flat.shapes[n] for n in flat.names]
-        return flat.matrix(
-            {
-                a: {
-                    b: plain_array(block).reshape(sa + sb)
-                    for b, sb, block in zip(flat.names, shapes, row)
+            for a, g in zip(flat.names, gradient):
+                size = g.numel()
+                if not g.requires_grad or size == 0:
+                    blocks = [np.zeros((size, t.numel()), dtype) for t in tensors]
+                else:
+                    identity = np.eye(size, dtype=dtype).reshape((size, *g.shape))
+                    blocks = autograd_grad(
+                        g, tensors, gradcli.tensor(identity), retain_graph=True,
+                        allow_unused=True, materialize_grads=True, is_grads_batched=True,
+                    )  # fmt: skip
+                rows[a] = {
+                    b: plain_array(block).reshape(flat.shapes[a] + flat.shapes[b])
+                    for b, block in zip(flat.names, blocks)
                 }
-                for a, sa, row in zip(flat.names, shapes, blocks)
-            }
-        )
+        return flat.matrix(rows)
+
+    def _recorded(self, x):
+        """``(leaves, f, gradient vector, gradient tensors)`` at x, the gradient recorded
+        (``create_graph``) to be differentiated again; the last point's is kept."""
+        key = np.asarray(x, dtype=np.float64).tobytes()
+        if self.kept is None or self.kept[0] != key:
+            self.kept = None  # the last point's graph is let go first
+            with settings(*self.settings):
+                tensors = self._tensors(x, requires_grad=True)
+                out = self._run(tensors)
+                require_scalar(out, self.command)
+                if out.requires_grad:
+                    found = autograd_grad(
+                        out, tensors, allow_unused=True, materialize_grads=True,
+                        create_graph=True,
+                    )  # fmt: skip
+                else:
+                    found = [gradcli.zeros_like(t) for t in tensors]
+                vector = self.flat.vector(dict(zip(self.flat.names, map(plain_array, found))))
+            self.kept = (key, (tensors, _number(out), vector, found))
+        return self.kept[1]
 
     def hessian_product(self, x, p) -> np.ndarray:
         """H(x) p, without forming H: one forward-over-reverse pass."""
@@ -93,3 +127,8 @@ class CompiledFunction:
 
     def _function(self, *tensors):
         return self._run(tensors)
+
+
+def _number(out) -> float:
+    """A one-entry output as a Python float."""
+    return float(np.asarray(plain_array(out), dtype=np.float64).reshape(-1)[0])

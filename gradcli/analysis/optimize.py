@@ -171,11 +171,13 @@ class _Objective:
     def __init__(self, source, flat: Flat, sign: float, options: Mapping):
         self.source, self.flat, self.sign, self.options = source, flat, sign, options
         self.function = CompiledFunction(source, flat, options, "minimize")
+        #: Whether SciPy asks for the whole Hessian at its iterates (``_second_order_options``).
+        self.keep = False
         self.evaluations = 0
         self.seen: dict[bytes, tuple[float, float]] = {}
 
     def value_and_gradient(self, x):
-        value, gradient = self.function.value_and_gradient(x)
+        value, gradient = self.function.value_and_gradient(x, keep=self.keep)
         self.evaluations += 1
         if not np.isfinite(value) or not np.all(np.isfinite(gradient)):
             raise Diverged(np.array(x), value)
@@ -327,7 +329,8 @@ def _second_order_options(method: str, objective: _Objective) -> dict:
     them; else the whole Hessian, for the methods that use one."""
     if method in HESSP_METHODS and objective.flat.size > HESSIAN_LIMIT:
         return {"hessp": objective.hessp}
-    return {"hess": objective.hessian} if method in HESSIAN_METHODS else {}
+    objective.keep = method in HESSIAN_METHODS
+    return {"hess": objective.hessian} if objective.keep else {}
 
 
 def _polished_end(source, flat: Flat, options, objective: _Objective, x, box, gtol):
