@@ -155,13 +155,30 @@ def _first_row(model, bindings, params, predictors, where, n, options):
 
 class _Residuals:
     """The weighted residuals and their Jacobian at parameters b, every row in one batched
-    pass; the last point is kept, since least_squares asks for both at the same b."""
+    pass; the last point is kept, since least_squares asks for both at the same b.
+
+    The model is compiled and bound once for the whole fit (``PointsProgram``): the
+    parameters are given at each call as columns that repeat b on every row, so that
+    each row's gradient by its own copy is that row of the Jacobian."""
 
     def __init__(self, model, flat, predictors, observed, scale, options):
-        self.model, self.flat, self.predictors = model, flat, predictors
-        self.observed, self.scale, self.options = observed, scale, options
-        self.fixed = {k: v for k, v in flat.fixed.items() if k not in predictors}
+        self.flat, self.predictors = flat, predictors
+        self.observed, self.scale = observed, scale
+        fixed = {k: v for k, v in flat.fixed.items() if k not in predictors}
+        batch = {**predictors, **self._columns(flat.start)}
+        self.program = many_points.PointsProgram(
+            "grad", model, fixed, many_points.layout(batch), wrt=flat.names, **options
+        )
         self.cache: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+        self.rows = observed.size
+
+    def _columns(self, b) -> dict[str, np.ndarray]:
+        """Each parameter as a column: its value repeated on every row."""
+        n = self.observed.size
+        return {
+            name: np.broadcast_to(np.asarray(v, dtype=np.float64), (n, *np.shape(v)))
+            for name, v in self.flat.arrays(b).items()
+        }
 
     def __call__(self, b) -> tuple[np.ndarray, np.ndarray]:
         key = np.asarray(b, dtype=np.float64).tobytes()
@@ -171,18 +188,12 @@ class _Residuals:
         return self.cache[key]
 
     def _evaluate(self, b) -> tuple[np.ndarray, np.ndarray]:
-        flat, n = self.flat, self.observed.size
-        got = many_points.points(
-            "grad",
-            self.model,
-            {**self.fixed, **flat.arrays(b)},
-            self.predictors,
-            wrt=flat.names,
-            **self.options,
-        )
-        value = np.asarray(got.arrays["value"], dtype=np.float64).reshape(n)
+        flat, n = self.flat, self.rows
+        # nan and inf are looked for below, in the residuals and the Jacobian.
+        got = self.program.arrays({**self.predictors, **self._columns(b)})
+        value = np.asarray(got["value"], dtype=np.float64).reshape(n)
         jacobian = np.concatenate(
-            [np.reshape(got.arrays[f"grad.{name}"], (n, -1)) for name in flat.names], 1
+            [np.reshape(got[f"grad.{name}"], (n, -1)) for name in flat.names], 1
         )
         residual = self.scale * (value - self.observed)
         if not np.all(np.isfinite(residual)) or not np.all(np.isfinite(jacobian)):
