@@ -165,6 +165,7 @@ except SystemExit:
 heavy = {"rich", "sympy", "scipy", "matplotlib", "torch", "lark", "prompt_toolkit"}
 heavy |= {"pyarrow", "pandas", "dask", "distributed", "gradcli.core.point_files"}
 heavy.add("gradcli.autograd.functional")
+heavy.add("threadpoolctl")  # 10 ms: loaded by a product large enough to need threads
 heavy.add("pathlib")  # costs milliseconds at start-up; parsing and printing need no paths
 loaded = set(sys.modules) - already
 print(sorted(m for m in loaded if m in heavy or m.split(".")[0] in heavy), file=sys.stderr)
@@ -177,6 +178,7 @@ print(sorted(m for m in loaded if m in heavy or m.split(".")[0] in heavy), file=
         ([*EXAMPLE, "--format", "json"], "[]"),
         ([*EXAMPLE, "--format", "plain"], "[]"),
         (["jacobian", "x*2", "--x", "1", "--format", "json"], "['gradcli.autograd.functional']"),
+        (["grad", "sum(A @ x)", "--A", "ones(3, 4)", "--x", "ones(4)"], "[]"),
     ],
 )
 def test_start_up_imports_only_what_the_command_needs(tmp_path, args, expected):

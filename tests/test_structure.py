@@ -401,7 +401,7 @@ def test_the_private_names_check_sees_both_forms(tmp_path):
 #: Packages heavy enough to be imported inside the function that needs them: a one-line
 #: command loads none (tests/test_cli_subprocess.py's start-up test).
 HEAVY = {"scipy", "sympy", "mpmath", "matplotlib", "dask", "distributed", "pyarrow",
-         "pandas", "prompt_toolkit", "rich"}  # fmt: skip
+         "pandas", "prompt_toolkit", "rich", "threadpoolctl"}  # fmt: skip
 #: Modules of the standard library on POSIX only, imported where they are used.
 POSIX_ONLY = {"fcntl", "resource", "termios"}
 #: vmap's machinery, which autograd imports inside the functions that meet a transform.

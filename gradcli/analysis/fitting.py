@@ -24,6 +24,7 @@ from ..core import computing, many_points
 from ..core.evaluation import no_such_input
 from ..core.point_files.readers import open_points
 from ..core.result import source_title
+from ..engine import threads
 from ..errors import GradcliError
 from ..language import compile_source
 from .flat import Flat
@@ -242,6 +243,7 @@ def _covariance(jacobian: np.ndarray, s2: float):
     return covariance, errors, correlation, notes
 
 
+@threads.run()
 def fit(
     model: str,
     bindings: Mapping | None = None,

@@ -33,6 +33,7 @@ from ..core.assembled import (
     steady_verdict,
 )
 from ..core.result import source_title
+from ..engine import threads
 from ..errors import GradcliError
 from . import optimum
 from .compiled import CompiledFunction
@@ -205,6 +206,7 @@ class _Objective:
         return self.function.hessian(x)
 
 
+@threads.run()
 def minimize(
     source: str,
     bindings: Mapping | None = None,
@@ -433,6 +435,7 @@ class SolveReport(Report):
         return {n: v for n, v in found.items() if n not in ("method", "message")}
 
 
+@threads.run()
 def solve(
     source: str,
     bindings: Mapping | None = None,

@@ -7,7 +7,7 @@ import numpy as np
 
 from ...errors import ShapeError
 from .. import batching_rules as batching
-from .. import limits
+from .. import limits, threads
 from ..opinfo import Sample
 from ..optable import Table, over
 from ..tensor import Tensor
@@ -65,7 +65,7 @@ def _matmul(x, y):
         return x * y  # inner dimension 1: an outer product, cheaper than BLAS
     if x.ndim > 2 or y.ndim > 2:
         return _stacked_matmul(x, y)
-    return np.matmul(*_blas_operands(x, y))
+    return _blas_matmul(x, y)
 
 
 def _stacked_matmul(x, y):
@@ -79,10 +79,19 @@ def _stacked_matmul(x, y):
         if shape[i] > 1 and all(_only_broadcast(m, i) for m in (x, y))
     ]
     if not repeated:
-        return np.matmul(*_blas_operands(x, y))
+        return _blas_matmul(x, y)
     x, y = (_first_only(m, repeated) for m in (x, y))
-    out = np.matmul(*_blas_operands(x, y))
+    out = _blas_matmul(x, y)
     return np.broadcast_to(out, (*shape, *out.shape[-2:]))
+
+
+def _blas_matmul(x, y):
+    """``x @ y`` by BLAS, on the threads a product of its size gets (``threads``)."""
+    x, y = _blas_operands(x, y)
+    columns = y.shape[-1] if y.ndim > 1 else 1
+    rows = x.shape[-2] if x.ndim > 1 else 1
+    with threads.for_product(max(x.size * columns, y.size * rows)):
+        return np.matmul(x, y)
 
 
 def _blas_operands(x, y):

@@ -1,0 +1,134 @@
+"""The threads of the BLAS (and OpenMP) pools: as many as the work can use.
+
+With the pools' default of a thread per core, a small product shares its work with
+threads that spin while they wait; on a loaded machine a waiting thread loses its
+core, and a 784-256-10 network's step took 105 ms instead of 1.5 ms. So gradcli
+computes with one BLAS thread, and gives a matrix product of at least
+``LARGE_PRODUCT`` multiply-adds a thread for each core the load average leaves
+idle (up to the pool's own default): the sizes where more threads paid, measured by
+``bench/bench_threads.py``. A product below ``SMALL_PRODUCT`` is left alone, and
+threadpoolctl is not even imported for it: OpenBLAS runs one so small on one
+thread of its own accord.
+
+A user who sets ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` or
+``MKL_NUM_THREADS`` has chosen: gradcli then never changes the pools.
+
+``run()`` holds the pools at one thread for a whole run (the analyses, whose SciPy
+solvers call LAPACK between the engine's passes), restored when it ends; a product
+outside any run sets the pools for itself and puts them back, so that a program
+that imports gradcli keeps its own settings for its own NumPy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import threading
+
+#: The variables by which a user chooses the pools' threads; any of them set, and
+#: gradcli leaves the pools alone.
+USER_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+#: Below this many multiply-adds OpenBLAS computes a product on one thread itself.
+SMALL_PRODUCT = 1 << 18
+#: From this many multiply-adds (a 406-square product, about 2 ms on one thread of
+#: this machine) more threads are given, when the load leaves cores idle.
+LARGE_PRODUCT = 1 << 26
+
+_NOTHING = contextlib.nullcontext()
+_lock = threading.Lock()
+
+
+class _Pools:
+    controller = None  # threadpoolctl's, made on first need (it scans the loaded libraries)
+    #: The most threads a pool had before gradcli changed it: its default.
+    widest = 1
+    #: How many runs are open (``run``), and the limiter the first one set.
+    runs = 0
+    limiter = None
+
+
+def chosen_by_user() -> bool:
+    """Whether the environment sets the threads (``USER_VARIABLES``)."""
+    return any(os.environ.get(name, "").strip() for name in USER_VARIABLES)
+
+
+def pool_default() -> int:
+    """The most threads a BLAS or OpenMP pool had before gradcli changed any: its default."""
+    _controller()
+    return _Pools.widest
+
+
+def _controller():
+    if _Pools.controller is None:
+        from threadpoolctl import ThreadpoolController
+
+        controller = ThreadpoolController()
+        _Pools.widest = max((lib.num_threads for lib in controller.lib_controllers), default=1)
+        _Pools.controller = controller
+    return _Pools.controller
+
+
+@contextlib.contextmanager
+def run():
+    """The pools at one thread while the block runs (nested runs share the first's),
+    then as they were; nothing when the user chose."""
+    if chosen_by_user():
+        yield
+        return
+    controller = _controller()
+    with _lock:
+        if _Pools.runs == 0:
+            _Pools.limiter = controller.limit(limits=1)
+        _Pools.runs += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _Pools.runs -= 1
+            if _Pools.runs == 0:
+                _Pools.limiter.restore_original_limits()
+                _Pools.limiter = None
+
+
+def for_product(multiply_adds: int):
+    """The threads a matrix product of ``multiply_adds`` gets, as a context around it."""
+    if multiply_adds < SMALL_PRODUCT or chosen_by_user():
+        return _NOTHING
+    _controller()
+    wanted = spare_threads() if multiply_adds >= LARGE_PRODUCT else 1
+    return _BlasThreads(wanted)
+
+
+def spare_threads() -> int:
+    """One thread, and one more for each core the 1-minute load average leaves idle
+    (this process's own thread counts in the load), at most the pools' default."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    idle = cores - os.getloadavg()[0]
+    return max(1, min(_Pools.widest, 1 + math.floor(max(idle, 0.0))))
+
+
+class _BlasThreads:
+    """The BLAS pools at ``wanted`` threads for a block, then back as they were."""
+
+    def __init__(self, wanted: int):
+        self.wanted = wanted
+        self.changed = []
+
+    def __enter__(self):
+        for lib in _Pools.controller.lib_controllers:
+            if lib.user_api != "blas":
+                continue
+            before = lib.get_num_threads()
+            if before != self.wanted:
+                lib.set_num_threads(self.wanted)
+                self.changed.append((lib, before))
+        return self
+
+    def __exit__(self, *exc):
+        for lib, before in self.changed:
+            lib.set_num_threads(before)
+        return False
