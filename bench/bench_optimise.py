@@ -1,0 +1,163 @@
+"""``fit`` and ``minimize`` against SciPy with analytic derivatives, side by side in one
+process.
+
+    python bench/bench_optimise.py                # 20 rounds
+    python bench/bench_optimise.py --rounds 40
+
+The cases:
+  fit: NIST's Misra1a (samples/misra1a.csv, 14 rows, ``b1*(1-exp(-b2*x))``) from
+      each of NIST's two starts, by ``gradcli.analysis.fitting.fit``, against
+      ``scipy.optimize.least_squares`` (Levenberg-Marquardt, the same tolerances and
+      ``x_scale="jac"``) with the Jacobian written by hand;
+  minimize: Rosenbrock in 100 dimensions from (-1.2, 1, -1.2, 1, ...), by
+      ``gradcli.analysis.optimize.minimize`` (trust-exact, the engine's gradient
+      and Hessian), against ``scipy.optimize.minimize`` (trust-exact) with SciPy's
+      own ``rosen_der`` and ``rosen_hess``.
+Each round runs gradcli, then SciPy, on every case; SciPy runs with one BLAS thread
+(gradcli sets its own, ``engine/threads.py``). The table gives each one's minimum
+and median CPU time (user + system of the whole process over the call, every
+thread's) and the ratios gradcli/SciPy of the minima and of the medians; the target
+is at most 2. Both sides' results (parameters, minimum, iterations, evaluations)
+are printed, to show they solve the same problem the same way. It is a benchmark,
+not a test: pytest never collects it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+TARGET = 2.0
+ROOT = Path(__file__).resolve().parent.parent
+MISRA1A = "b1*(1-exp(-b2*x))"
+STARTS = {"start 1": {"b1": 500.0, "b2": 1e-4}, "start 2": {"b1": 250.0, "b2": 5e-4}}
+ROSENBROCK = "sum(100*(x[1:] - x[:-1]**2)**2 + (1 - x[:-1])**2)"
+N = 100
+
+
+def misra1a():
+    data = np.loadtxt(ROOT / "samples" / "misra1a.csv", delimiter=",", skiprows=1)
+    return {"x": data[:, 0], "y": data[:, 1]}
+
+
+def gradcli_fit(data, start):
+    from gradcli.analysis.fitting import fit
+
+    report = fit(MISRA1A, data=data, params=start)
+    b = [float(report.parameters[n]) for n in ("b1", "b2")]
+    return b, report.rss, report.evaluations
+
+
+def scipy_fit(data, start):
+    import scipy.optimize
+
+    x, y = data["x"], data["y"]
+
+    def residuals(b):
+        return b[0] * (1 - np.exp(-b[1] * x)) - y
+
+    def jacobian(b):
+        e = np.exp(-b[1] * x)
+        return np.stack([1 - e, b[0] * x * e], 1)
+
+    found = scipy.optimize.least_squares(
+        residuals, [start["b1"], start["b2"]], jac=jacobian, method="lm", x_scale="jac",
+        xtol=1e-15, ftol=1e-15, gtol=1e-15, max_nfev=10000,
+    )  # fmt: skip
+    return list(found.x), float(found.fun @ found.fun), found.nfev
+
+
+def start_point():
+    return np.tile([-1.2, 1.0], N // 2)
+
+
+def gradcli_minimize():
+    from gradcli.analysis.optimize import minimize
+
+    report = minimize(ROSENBROCK, {"x": start_point()})
+    return report.value, report.iterations, report.evaluations, report.method
+
+
+def scipy_minimize():
+    import scipy.optimize as so
+
+    found = so.minimize(
+        so.rosen, start_point(), jac=so.rosen_der, hess=so.rosen_hess, method="trust-exact",
+        tol=1e-10, options={"maxiter": 1000},
+    )  # fmt: skip
+    return float(found.fun), found.nit, found.nfev, "trust-exact"
+
+
+def timed(run):
+    """(cpu, wall) seconds of one call, and what it returned."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    found = run()
+    return (time.process_time() - cpu, time.perf_counter() - wall), found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=20)
+    rounds = parser.parse_args().rounds
+    from threadpoolctl import threadpool_limits
+
+    data = misra1a()
+    cases = {
+        f"fit Misra1a, {name}": (
+            lambda s=start: gradcli_fit(data, s),
+            lambda s=start: scipy_fit(data, s),
+        )
+        for name, start in STARTS.items()
+    }
+    cases[f"minimize Rosenbrock, n = {N}"] = (gradcli_minimize, scipy_minimize)
+    times = {(case, side): [] for case in cases for side in ("gradcli", "scipy")}
+    shown = {}
+    loads = [os.getloadavg()[0]]
+    for case, (ours, theirs) in cases.items():  # warm: imports, caches
+        shown[case] = (ours(), theirs())
+    for _ in range(rounds):
+        for case, (ours, theirs) in cases.items():
+            spent, _ = timed(ours)
+            times[case, "gradcli"].append(spent)
+            with threadpool_limits(1):
+                spent, _ = timed(theirs)
+            times[case, "scipy"].append(spent)
+        loads.append(os.getloadavg()[0])
+    print(
+        f"{rounds} rounds, load average {min(loads):.2f}-{max(loads):.2f} on {os.cpu_count()} "
+        "cores; CPU time in ms (wall in brackets)"
+    )
+    print(f"  {'':30} {'gradcli min':>18} {'median':>18} {'SciPy min':>16} {'median':>16}"
+          f"  {'ratio min':>9} {'median':>6}")  # fmt: skip
+    for case in cases:
+        ours, theirs = times[case, "gradcli"], times[case, "scipy"]
+        figures = []
+        for runs in (ours, theirs):
+            cpu, wall = zip(*runs)
+            figures += [(min(cpu), min(wall)), (statistics.median(cpu), statistics.median(wall))]
+        ratio_min = figures[0][0] / figures[2][0]
+        ratio_median = figures[1][0] / figures[3][0]
+        met = "met" if ratio_median <= TARGET else "NOT met"
+        cells = " ".join(f"{c * 1e3:8.2f} ({w * 1e3:7.2f})" for c, w in figures)
+        print(f"  {case:30} {cells}  {ratio_min:9.2f} {ratio_median:6.2f}"
+              f"  target <= {TARGET:g}: {met}")  # fmt: skip
+    print("results (gradcli | SciPy):")
+    for case, (ours, theirs) in shown.items():
+        print(f"  {case}: {_shown(ours)} | {_shown(theirs)}")
+
+
+def _shown(found) -> str:
+    return ", ".join(
+        "[" + ", ".join(f"{v:.10g}" for v in x) + "]" if isinstance(x, list)
+        else f"{x:.10g}" if isinstance(x, float) else str(x)
+        for x in found
+    )  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
