@@ -107,7 +107,10 @@ def spare_threads() -> int:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
-    idle = cores - os.getloadavg()[0]
+    try:
+        idle = cores - os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average here: no core is known to be idle
+        return 1
     return max(1, min(_Pools.widest, 1 + math.floor(max(idle, 0.0))))
 
 
