@@ -9,7 +9,7 @@ options, as data. Every place that needs a command reads it from here:
   ``--dtype``, ``--format``, ``--precision``, ``--get``, ``--strict``) and its own;
 - the library: ``gradcli.api.NAME`` and ``gradcli.analysis.NAME`` are its function;
 - the interactive calculator: ``:NAME [EXPR]``, on the session's program (unless
-  it requires an option: ``calculator_commands``);
+  it requires an option and says no other way, ``Calculator``: ``calculator_commands``);
 - with ``points``, many points: ``--over`` and ``--points FILE``, a row of the report
   at each (``analysis.rows``), written as ``--format csv``, ``json`` or ``--output FILE``.
 
