@@ -64,42 +64,7 @@ def add(group, declared: Command) -> click.Command:
     """``declared`` as a command of ``group``."""
 
     def run(source, **options):
-        variant = _variant(declared, options)
-        given = {o.keyword: options.pop(o.keyword) for o in declared.options}
-        for o in declared.options:  # one in the place of every analysis's: that one not given
-            if o.keyword in replaced:
-                options[o.keyword] = () if o.repeatable else None
-        arguments = {o.keyword: _value(o, given[o.keyword]) for o in declared.options}
-        _refuse_one_point_only(declared, options, arguments)
-        function = declared.function if variant is None else variant.function
-        takes = inspect.signature(function).parameters
-        if "max_elements" in takes:
-            arguments["max_elements"] = options["max_elements"]
-        wrappers = [o for o in declared.options if o.wraps is not None]
-        if options.get("points") is not None or options.get("over"):
-            # Each row's task wraps the function itself (``analysis.rows``).
-            report, status = run_report_or_rows(
-                function, declared.name, source, options, **_taken(takes, arguments, wrappers)
-            )
-            return status
-        for wrapper in wrappers:
-            if arguments.pop(wrapper.keyword):
-                function = wrapper.wraps(function)
-        arguments = _taken(takes, arguments)
-        with _progress(declared.name, takes, arguments):
-            if declared.points:  # at one point: --output and the options of many refused
-                report, _ = run_report_or_rows(
-                    function, declared.name, source, options, **arguments
-                )
-            else:
-                report = _one_point(declared, function, source, options, arguments)
-        if declared.exit_status is not None:
-            status = declared.exit_status(report)
-            if isinstance(status, tuple):  # and the error that says why
-                return say_error(status[1], status[0])
-            if status:
-                return status
-        return strict_status(report, options)
+        return _run(declared, replaced, source, options)
 
     run.__doc__ = declared.help
     shared = POINTS_REPORT_OPTIONS if declared.points else REPORT_OPTIONS
@@ -120,6 +85,47 @@ def add(group, declared: Command) -> click.Command:
         shared = [_format_option(declared) if o in (FORMAT, COMPUTING_FORMAT) else o
                   for o in shared]  # fmt: skip
     return analysis_command(group, declared.name, *made, shared=shared)(run)
+
+
+def _run(declared: Command, replaced, source, options) -> int:
+    """Read the command's options, compute its report (or its rows at many points), show
+    it; its exit status. ``replaced``: its options in the place of every analysis's."""
+    variant = _variant(declared, options)
+    arguments = _arguments(declared, replaced, options)
+    function = declared.function if variant is None else variant.function
+    takes = inspect.signature(function).parameters
+    if "max_elements" in takes:
+        arguments["max_elements"] = options["max_elements"]
+    wrappers = [o for o in declared.options if o.wraps is not None]
+    if options.get("points") is not None or options.get("over"):
+        # Each row's task wraps the function itself (``analysis.rows``).
+        kept = _taken(takes, arguments, wrappers)
+        return run_report_or_rows(function, declared.name, source, options, **kept)[1]
+    for wrapper in wrappers:
+        if arguments.pop(wrapper.keyword):
+            function = wrapper.wraps(function)
+    arguments = _taken(takes, arguments)
+    with _progress(declared.name, takes, arguments):
+        if declared.points:  # at one point: --output and the options of many refused
+            report, _ = run_report_or_rows(function, declared.name, source, options, **arguments)
+        else:
+            report = _one_point(declared, function, source, options, arguments)
+    status = 0 if declared.exit_status is None else declared.exit_status(report)
+    if isinstance(status, tuple):  # and the error that says why
+        return say_error(status[1], status[0])
+    return status or strict_status(report, options)
+
+
+def _arguments(declared: Command, replaced, options) -> dict:
+    """The command's own options, read, as the function's keywords (taken out of
+    ``options``, which keeps those every analysis takes)."""
+    given = {o.keyword: options.pop(o.keyword) for o in declared.options}
+    for o in declared.options:  # one in the place of every analysis's: that one not given
+        if o.keyword in replaced:
+            options[o.keyword] = () if o.repeatable else None
+    arguments = {o.keyword: _value(o, given[o.keyword]) for o in declared.options}
+    _refuse_one_point_only(declared, options, arguments)
+    return arguments
 
 
 def _variant(declared: Command, options) -> Variant | None:
