@@ -13,10 +13,10 @@ A binding is an array-like, or a string: a constant expression (``"pi/4"``,
 differentiated in ``wrt`` order, by default every input of the program
 (``program.inputs``); names declared ``const`` are never inputs.
 
-The commands that put the derivative to work are here too, loaded (with SciPy)
-on first use: ``minimize``, ``solve``, ``critical``, ``implicit``, ``fit`` and every
-command of the registry (``gradcli.analysis.commands``: ``div``, ...) return the frozen
-report their command prints (its ``as_tree()`` is the command's JSON object)::
+The analyses are here too, loaded (with SciPy) on first use: every command of the
+registry (``gradcli.analysis.commands``: ``minimize``, ``solve``, ``fit``, ``div``, ...)
+returns the frozen report its command prints (its ``as_tree()`` is the command's JSON
+object)::
 
     >>> r = api.minimize("(x-3)**2 + 1", {"x": 0})
     >>> round(float(r.point["x"]), 9), r.classification
@@ -62,23 +62,16 @@ from .core.result import (
 )
 from .engine.limits import DEFAULT_MAX_ELEMENTS  # noqa: F401  (the CLI's default)
 
-#: The analyses' functions this module re-exports, from ``gradcli.analysis``.
-_ANALYSES = ("minimize", "solve", "critical", "implicit", "fit")
 __all__ = [
     "DTYPES", "KINDS", "SECTIONS", "Diagnostic", "FunctionInfo", "GraphResult", "Result",
     "evaluate", "finite", "functions", "gradient", "graph", "hessian", "input_names",
     "jacobian", "jvp", "leaves", "points", "vjp", "PointsResult",
-    *_ANALYSES,
 ]  # fmt: skip
 
 
 def __getattr__(name: str):
-    # The analyses load with their first use (SciPy, SymPy), and so do the commands of
-    # the registry (``analysis.commands``), each its function.
-    if name in _ANALYSES:
-        from . import analysis
-
-        return getattr(analysis, name)
+    # The commands of the registry (``analysis.commands``) load with their first use
+    # (SciPy, SymPy), each its function.
     if not name.startswith("_"):
         from .analysis.commands import find
 

@@ -11,10 +11,13 @@ from gradcli import __version__
 from gradcli.cli import cli
 
 COMPUTING = ["eval", "grad", "jacobian", "hessian", "vjp", "jvp", "graph"]
-USING = ["minimize", "solve", "critical", "implicit", "fit"]
-#: The registry's commands (analysis/commands.py), in the order of their modules.
-DECLARED = ["check", "plot", "taylor", "diff", "propagate", "div", "curl", "laplacian"]
-COMMANDS = [*COMPUTING, "functions", "repl", *USING, *DECLARED, "run"]
+#: The registry's commands (analysis/commands.py), in the order of their modules (checks,
+#: critical_points, fitting, implicit_functions, optimize, plotting, roots, series, ...).
+DECLARED = [
+    "check", "critical", "fit", "implicit", "minimize", "plot", "solve", "taylor", "diff",
+    "propagate", "div", "curl", "laplacian",
+]  # fmt: skip
+COMMANDS = [*COMPUTING, "functions", "repl", *DECLARED, "run"]
 RUNS_A_PROGRAM = {"run"}  # its output is the program's: no --format
 
 

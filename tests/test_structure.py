@@ -416,11 +416,8 @@ VMAP_MACHINERY = {
 #: each is left out of it. A test checks that such a command loads none of them.
 DEFERRED = {
     # A command's own module, loaded when the command is asked for.
-    "gradcli.cli.analysis": "the analyses' commands (check, diff, propagate, taylor, plot)",
-    "gradcli.cli.using": "the commands that use the derivative (minimize, solve, ...)",
     "gradcli.cli.run": "gradcli run, a PyTorch program",
     "gradcli.cli.point_runs": "--points and --over",
-    "gradcli.cli.fit": "gradcli fit",
     "gradcli.cli.declared": "the commands the registry declares (analysis.commands)",
     "gradcli.torch": "gradcli run, a PyTorch program",
     "gradcli.core.point_files": "the files and chunks of many points (--points, --over)",

@@ -153,7 +153,7 @@ def test_each_function_stays_a_function_once_its_module_is_loaded():
     from gradcli.analysis.commands import commands
 
     for name in ("minimize", "solve", "critical", "fit"):
-        importlib.import_module(f"gradcli.analysis.{analysis._LAZY[name]}")
+        importlib.import_module(commands()[name].module)
         assert callable(getattr(api, name)) and getattr(api, name).__name__ == name
     # The registry's commands: their declaring modules loaded, each is still its function.
     for name, declared in commands().items():

@@ -283,13 +283,13 @@ def test_trace_is_csv_when_piped_and_json_lines_with_format_json(gradcli):
 
 
 def test_a_long_run_shows_its_progress_on_a_terminal_only(gradcli, monkeypatch):
-    from gradcli.cli import using as cli_using
+    from gradcli.cli import declared as cli_declared
 
-    monkeypatch.setattr(cli_using._Progress, "DELAY", 0.0)
-    monkeypatch.setattr(cli_using._Progress, "EVERY", 0.0)
+    monkeypatch.setattr(cli_declared._Progress, "DELAY", 0.0)
+    monkeypatch.setattr(cli_declared._Progress, "EVERY", 0.0)
     args = ("minimize", ROSENBROCK, "--x", "-1.2", "--y", "1", "--wrt", "x,y", "--format", "plain")
     assert "iteration" not in gradcli(*args).stderr  # not a terminal
-    monkeypatch.setattr(cli_using, "_stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(cli_declared, "_stderr_is_terminal", lambda: True)
     result = gradcli(*args)
     assert "\rminimize: iteration 1, f = " in result.stderr and result.stderr.endswith("\r")
     assert result.stdout.startswith("point.x 1")

@@ -16,10 +16,12 @@ Each function returns a frozen report; ``gradcli.render`` lays it out:
   with its multipliers and KKT check; ``with_sensitivity``: any of the three,
   with the derivative of the solution with respect to the other inputs;
 - ``fit``: nonlinear least squares with NIST's standard errors;
-- the commands of the registry (``commands``), each declared beside its function:
-  ``vector_calculus``'s div, curl and laplacian;
+- div, curl and laplacian (``vector_calculus``);
 - ``assemble_hessian`` and ``assemble_jacobian``: the whole matrix over all
   inputs, which ``api.hessian`` and ``api.jacobian`` attach to their results.
+
+Each command is the registry's (``commands``), declared beside its function, which
+this package gives by the command's name.
 
 A report's ``as_tree()`` is its JSON object (nested dicts of arrays, numbers,
 strings, booleans and None, in the order they are shown).
@@ -28,6 +30,7 @@ strings, booleans and None, in the order they are shown).
 from __future__ import annotations
 
 import importlib
+import os
 
 from ..core.assembled import Assembled, assemble_hessian, assemble_jacobian
 from .commands import find
@@ -44,31 +47,28 @@ _LAZY = {
     "PlotsReport": "plotting",
     "field": "plotting",
     "FieldReport": "plotting",
-    "minimize": "optimize",
     "MinimizeReport": "optimize",
-    "solve": "optimize",
-    "SolveReport": "optimize",
+    "SolveReport": "roots",
     "minimize_subject_to": "constrained",
     "parse_constraints": "constrained",
     "ConstrainedReport": "constrained",
     "with_sensitivity": "sensitivity",
-    # Not a module named "critical": importing it would shadow the function here.
-    "critical": "critical_points",
     "CriticalReport": "critical_points",
-    "implicit": "implicit_functions",
     "ImplicitReport": "implicit_functions",
-    "fit": "fitting",
     "FitReport": "fitting",
     "VectorCalculusReport": "vector_calculus",
 }
 
+_HERE = os.path.dirname(__file__)
 __all__ = ["Assembled", "assemble_hessian", "assemble_jacobian", *_LAZY]
 
 
 def __getattr__(name: str):
     if name in _LAZY:
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    if not name.startswith("_"):
+    # ``from . import optimum`` asks for a module not imported yet: not a command (reading
+    # the registry then would import the modules that are importing this one).
+    if not name.startswith("_") and not os.path.exists(os.path.join(_HERE, f"{name}.py")):
         declared = find(name)
         if declared is not None:
             return declared.function

@@ -9,7 +9,7 @@ options, as data. Every place that needs a command reads it from here:
   ``--dtype``, ``--format``, ``--precision``, ``--get``, ``--strict``) and its own;
 - the library: ``gradcli.api.NAME`` and ``gradcli.analysis.NAME`` are its function;
 - the interactive calculator: ``:NAME [EXPR]``, on the session's program (unless
-  it requires an option: ``calculator_commands``);
+  it requires an option and says no other way, ``Calculator``: ``calculator_commands``);
 - with ``points``, many points: ``--over`` and ``--points FILE``, a row of the report
   at each (``analysis.rows``), written as ``--format csv``, ``json`` or ``--output FILE``.
 
@@ -29,8 +29,8 @@ import importlib
 import inspect
 import os
 import pkgutil
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from functools import cache
 
 #: The kinds of an option's value: what ``--NAME`` takes, and what the function receives.
@@ -45,8 +45,13 @@ class Option:
     is ``--wrt X,Y``, repeatable, a tuple of names; ``assignments`` is ``--grad X=TEXT``,
     repeatable, a dict of texts by name, each needing what ``needs`` says after its
     ``=``; ``texts``, repeatable, a tuple of texts); its default and the word for its
-    value in the help; ``minimum`` and ``maximum``, an ``int``'s range. ``one_point``:
-    it is refused at many points; ``required``: the command needs it."""
+    value in the help; ``minimum`` and ``maximum``, an ``int``'s or a ``float``'s range
+    (``exclusive``: its ends left out). ``one_point``: it is refused at many points (a
+    text: the error said, in place of the usual one); ``required``: the command needs it.
+    ``parse``: what the function receives, made from the value (after the kind's own
+    reading; a ``GradcliError`` for a bad one). ``wraps``: a flag that, given, has
+    ``wraps(function)`` compute the report in the function's place (at one point and at
+    many). An option named as one every analysis takes (``--over``) takes its place."""
 
     name: str
     help: str
@@ -57,8 +62,11 @@ class Option:
     minimum: int | None = None
     maximum: int | None = None
     needs: str | None = None
-    one_point: bool = False
+    one_point: bool | str = False
     required: bool = False
+    exclusive: bool = False
+    parse: Callable | None = None
+    wraps: Callable | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -67,6 +75,11 @@ class Option:
     @property
     def keyword(self) -> str:
         return self.parameter or self.name.replace("-", "_")
+
+    @property
+    def repeatable(self) -> bool:
+        """Whether ``--NAME`` may be given again (its value a tuple)."""
+        return self.kind in ("names", "assignments", "texts")
 
 
 @dataclass(frozen=True)
@@ -94,13 +107,45 @@ class Picture:
     refuses a file it cannot draw, before anything is computed, and gives the path to
     write; ``draw(report, path)`` draws it; ``help`` is ``--output``'s. With ``said``
     (formatted with ``path``), that line stands for the report unless ``--format`` asks
-    for it; else the report is shown as always."""
+    for it; else the report is shown as always. ``own``: ``--output`` is listed last of
+    the command's own options, not in the place of every command's."""
 
     check: Callable
     draw: Callable
     help: str
     metavar: str = "FILE.png"
     said: str | None = None
+    own: bool = False
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The command computed another way when the option ``given`` is given: by
+    ``function``, which receives that option's value (as its ``Option`` says) with those
+    of the other arguments it takes. ``excludes``: the options refused beside it, each
+    with its reason (``--NAME cannot go with --GIVEN: REASON``); ``one_point``: why it is
+    refused at many points (``--GIVEN runs at one point: ...``)."""
+
+    given: str
+    function: Callable
+    excludes: Mapping[str, str] = field(default_factory=dict)
+    one_point: str = "not implemented"
+
+
+@dataclass(frozen=True)
+class Calculator:
+    """How the calculator runs a command otherwise than ``:NAME [EXPR]`` on its program
+    with its settings: ``usage`` and ``help``, its line of ``:help`` (by default
+    ``:NAME [EXPR]`` and the help's summary); ``read(argument)``, what is typed after
+    ``:NAME``, gives ``(EXPR, said)``; ``settings(said, values, read)`` the keywords of
+    the function in place of ``wrt``, from what was said, the session's values by name
+    and the inputs the expression reads; with ``settings``, inputs without a value may
+    stand in the program (the function binds them)."""
+
+    usage: str | None = None
+    help: str | None = None
+    read: Callable | None = None
+    settings: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +162,18 @@ class Command:
     ``--format`` when those need saying. ``sources``: it takes several SOURCEs, and
     its function a tuple of texts and a tuple of ``filename``. ``picture``: its
     ``--output FILE`` draws the report (``Picture``).
+
+    ``exit_status`` may also give ``(status, message)``: the message is said as an
+    ``error:`` line (a solver that did not converge), by the calculator too. A function
+    that takes ``progress`` is given, on a terminal, a function it calls as
+    ``progress(iteration, f, gradient_norm)`` at one point: a line on standard error.
+    ``variants``: other ways it computes, chosen by an option (``Variant``). ``solves``:
+    its ``wrt`` are unknowns it starts from their values; at many points, without
+    ``--wrt``, those no column binds. ``program``: the program whose inputs the columns
+    of many points bind, from SOURCE's text, when it is not that text (equations).
+    ``calculator``: how ``:NAME`` reads its line (``Calculator``), when it is not
+    ``:NAME [EXPR]``; a command that requires an option is left out of the calculator
+    unless it has one.
     """
 
     name: str
@@ -130,6 +187,10 @@ class Command:
     format_help: str | None = None
     sources: bool = False
     picture: Picture | None = None
+    variants: tuple[Variant, ...] = ()
+    solves: bool = False
+    program: Callable | None = None
+    calculator: Calculator | None = None
 
     @property
     def module(self) -> str:
@@ -169,8 +230,13 @@ def commands() -> dict[str, Command]:
 
 def calculator_commands() -> dict[str, Command]:
     """The commands the calculator runs as ``:NAME [EXPR]``: on its program and its
-    settings alone, so none that requires an option (plot's ``--over``)."""
-    return {n: c for n, c in commands().items() if not any(o.required for o in c.options)}
+    settings alone, so none that requires an option (plot's ``--over``), unless it says
+    how the calculator gives it (``Calculator``)."""
+    return {
+        n: c
+        for n, c in commands().items()
+        if c.calculator is not None or not any(o.required for o in c.options)
+    }
 
 
 def declares(path: str) -> bool:

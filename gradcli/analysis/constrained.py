@@ -36,8 +36,7 @@ from ..language import compile_source, ir, parse
 from ..language.check import check
 from ..language.printing import to_source
 from .flat import Diverged, Flat
-from .optimize import tree_with_sensitivity
-from .report import Report, frozen
+from .report import Report, frozen, tree_with_sensitivity
 from .sensitivity import every_input, parameter_program
 from .varied import default_inputs
 

@@ -23,11 +23,14 @@ import numpy as np
 
 from ..core import computing
 from ..core.assembled import assemble_hessian, steady_verdict
+from ..core.bindings import OVER_HELP, parse_over
 from ..core.result import source_title
 from ..errors import GradcliError
+from .commands import Command, Option
 from .flat import Diverged, Flat
-from .optimize import newton, scalar_of
+from .optimize import scalar_of
 from .report import Report, frozen
+from .roots import newton
 
 #: Grid points per input when ``--over`` gives no N, by the number of inputs.
 DEFAULT_COUNTS = {1: 21, 2: 9, 3: 5}
@@ -44,6 +47,7 @@ class CriticalPoint:
 @dataclass(frozen=True, eq=False)
 class CriticalReport(Report):
     command = "critical"
+    layout = "critical points"
     source: str
     title: str
     names: tuple[str, ...]
@@ -230,3 +234,62 @@ def _root_eps(gradient) -> float:
     """sqrt(eps) of the gradient's dtype: the gradient test's tolerance where |f| <= 1."""
     dtype = gradient.dtype if gradient.dtype.kind == "f" else np.float64
     return float(np.sqrt(np.finfo(dtype).eps))
+
+
+def _box(texts) -> list:
+    return [parse_over(text) for text in texts]
+
+
+COMMANDS = (
+    Command(
+        "critical",
+        critical,
+        """Where the gradient of a scalar SOURCE is zero in a box: the critical points, by Newton's
+        method on the exact gradient and Hessian from a grid of starts, the points
+        reached merged, each classified by the Hessian's eigenvalues (minimum,
+        maximum, saddle point, degenerate).
+
+        \b
+        Example:
+          $ gradcli critical "x**3 - 3*x + y**2" --over x=-2:2 --over y=-2:2 \
+          --format plain --precision 10
+          points.0.x -1
+          points.0.y 0
+          points.0.value 2
+          points.0.classification saddle point
+          points.0.eigenvalues -6 2
+          points.1.x 1
+          points.1.y 0
+          points.1.value -2
+          points.1.classification minimum
+          points.1.eigenvalues 2 6
+          count 2
+          starts 81
+
+        Many points: --points FILE binds the other inputs (--over is the box), a row
+        each: how many critical points of each kind, and the lowest (nan when the
+        box holds none):
+
+        \b
+          $ gradcli critical "x**4/4 - a*x**2/2 + x/10" --over x=-2:2 \
+          --points samples/critical_a.csv --format csv
+          a,count,minima,maxima,saddle_points,lowest.x,lowest.value
+          0.1,1,1,0,0,-0.5354866968099511,-0.047330152322257145
+          1,3,2,1,0,-1.0466805318046024,-0.3523860738000364
+        """,
+        (
+            # --over is the box: many points come from --points FILE alone.
+            Option(
+                "over",
+                "An input varied and its range (repeat for each): the box, and N starts "
+                "along it [default N: 21 for one input, 9 for two, 5 for three, 3 beyond]. "
+                + OVER_HELP.format(default="as above"),
+                kind="texts",
+                metavar="X=A:B[:N]",
+                required=True,
+                parse=_box,
+            ),
+        ),
+        points=True,
+    ),
+)

@@ -14,6 +14,8 @@ through the singular value decomposition of J, not by inverting JᵀJ).
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -21,19 +23,23 @@ from types import MappingProxyType
 import numpy as np
 
 from ..core import computing, many_points
+from ..core.bindings import named_texts
 from ..core.evaluation import no_such_input
 from ..core.point_files.readers import open_points
 from ..core.result import source_title
 from ..engine import threads
 from ..errors import GradcliError
 from ..language import compile_source
-from .flat import Flat
-from .report import Report, frozen
+from ..render.fit_image import check_output, write_fit_image
+from .commands import Calculator, Command, Option, Picture
+from .flat import BOUNDS, Flat
+from .report import Report, convergence, frozen
 
 
 @dataclass(frozen=True, eq=False)
 class FitReport(Report):
     command = "fit"
+    layout = "least squares"
     source: str
     title: str
     response: str
@@ -316,3 +322,121 @@ def fit(
         frozen(fitted),
         (*notes, *first.notes, *first.warnings),
     )
+
+
+# A parameter starts a new NAME=VALUE after a comma: b1=500,b2=1e-4 (a value keeps its commas).
+_NEXT_PARAMETER = re.compile(r",\s*(?=[A-Za-z_]\w*\s*=)")
+
+
+def _parameters(texts) -> dict[str, str]:
+    parts = [part for text in texts for part in _NEXT_PARAMETER.split(text)]
+    return named_texts(parts, "--params", "a starting value")
+
+
+def _calculator_line(argument: str) -> tuple[str, tuple[str, str]]:
+    """``:fit FILE [--response COLUMN] [EXPR]``: the expression, and the file and column."""
+    path, _, rest = argument.partition(" ")
+    response, rest = "y", rest.strip()
+    if rest.startswith("--response"):
+        _, _, rest = rest.partition(" ")
+        response, _, rest = rest.strip().partition(" ")
+    if not path or not response:
+        raise GradcliError(":fit needs the data: :fit FILE [--response COLUMN] [EXPR]")
+    return rest.strip(), (os.path.expanduser(path), response)
+
+
+def _calculator_settings(said, values: Mapping, read) -> dict:
+    """``:fit``'s parameters: the inputs read that have a value and no column in the
+    file, from their values; other inputs with a value are held at it."""
+    path, response = said
+    with open_points(path) as reader:
+        columns = set(reader.names)
+    params = {n: values[n] for n in read if n in values and n not in columns}
+    if not params:
+        raise GradcliError(
+            ":fit needs the parameters with their starting values: assign them first "
+            "(b1 = 500), then :fit FILE EXPR"
+        )
+    held = {n: v for n, v in values.items() if n not in params and n not in columns}
+    return {"bindings": held, "data": path, "params": params, "response": response}
+
+
+COMMANDS = (
+    Command(
+        "fit",
+        fit,
+        """Nonlinear least squares: the parameters of the model SOURCE that fit the
+    response column of the data best, every other input of the model being a
+    column. scipy.optimize.least_squares (Levenberg-Marquardt; trust-region
+    reflective with --bounds) gets the residuals' exact Jacobian at every row
+    at once. Prints each parameter with its standard error (from s^2 (J^T J)^-1,
+    as NIST certifies them), the residual sum of squares, s, the degrees of
+    freedom and the correlations; --output FILE.png also draws the data, the
+model and the residuals (with matplotlib). Exit status 1 when it does not
+converge.
+
+    \b
+    Example:
+      $ gradcli fit "b1*(1-exp(-b2*x))" --points samples/misra1a.csv \
+          --params b1=500,b2=1e-4 --format plain --precision 10
+      parameters.b1.value 238.9421292
+      parameters.b1.standard_error 2.707007524
+      parameters.b2.value 0.0005501564318
+      parameters.b2.standard_error 7.266868844e-06
+      rss 0.1245513889
+      residual_sd 0.1018787633
+      dof 12
+      observations 14
+      correlation.labels b1 b2
+      correlation.matrix 1 -0.998776192 -0.998776192 1
+      method levenberg-marquardt
+      evaluations 22
+      converged true
+      message `xtol` termination condition is satisfied.
+    """,
+        (
+            Option(
+                "points",
+                "The data: .csv with a header, .jsonl, .npz, .parquet (as --points reads).",
+                metavar="FILE",
+                parameter="data",
+                required=True,
+            ),
+            Option(
+                "params",
+                "The parameters fitted and their starting values.",
+                kind="texts",
+                metavar="B1=V,B2=V",
+                required=True,
+                parse=_parameters,
+            ),
+            Option(
+                "response",
+                "The column of observed values (--y would bind an input named y).",
+                default="y",
+                metavar="COLUMN",
+            ),
+            Option("weights", "A column of weights w: minimise sum w r^2.", metavar="COLUMN"),
+            Option(
+                "sigma",
+                "A column of standard deviations s: minimise sum (r/s)^2.",
+                metavar="COLUMN",
+            ),
+            BOUNDS,
+        ),
+        exit_status=convergence("fit"),
+        # Before the fit: a picture it cannot draw fails first.
+        picture=Picture(
+            check_output,
+            write_fit_image,
+            "Also draw the data, the model and the residuals into FILE (.png, .svg).",
+            own=True,
+        ),
+        calculator=Calculator(
+            ":fit FILE [EXPR]",
+            "fit the inputs with values to FILE's y (--response C); the rest are columns",
+            read=_calculator_line,
+            settings=_calculator_settings,
+        ),
+    ),
+)

@@ -18,6 +18,7 @@ from ..core.assembled import entry_labels
 from ..core.bindings import number_from_text, split_assignment
 from ..core.complex_inputs import refuse_complex
 from ..errors import GradcliError
+from .commands import Option
 from .report import frozen
 
 
@@ -137,3 +138,17 @@ class Diverged(Exception):
     def __init__(self, x, value):
         super().__init__("diverged")
         self.x, self.value = x, value
+
+
+# The options the solvers share (``analysis.commands``).
+WRT = Option("wrt", "The inputs varied [default: all].", kind="names")
+BOUNDS = Option(
+    "bounds",
+    "Keep every entry of X within [LOW, HIGH] (repeatable; x=0: has no upper bound).",
+    kind="texts",
+    metavar="X=LOW:HIGH",
+    parse=parse_bounds,
+)
+MAX_ITER = Option(
+    "max-iter", "The most iterations.", kind="int", default=1000, metavar="N", minimum=1
+)

@@ -32,6 +32,7 @@ from ..core.evaluation import evaluation, no_such_input, plain_array
 from ..core.result import source_title
 from ..errors import GradcliError, Span
 from ..language import compile_source
+from .commands import Command, Flagged, Option
 from .flat import Flat, singular
 from .report import Report, flat, frozen
 
@@ -41,6 +42,7 @@ _OPENING, _CLOSING = "([{", ")]}"
 @dataclass(frozen=True, eq=False)
 class ImplicitReport(Report):
     command = "implicit"
+    layout = "implicit derivatives"
     source: str
     title: str
     #: The inputs the equations determine, and those they are functions of.
@@ -415,3 +417,75 @@ def _at(text: str, index: int, message: str) -> GradcliError:
     line = text.count("\n", 0, index) + 1
     column = index - (text.rfind("\n", 0, index) + 1) + 1
     return GradcliError(message, Span(line, column), text)
+
+
+def _solved_for(texts) -> tuple[str, ...]:
+    names = tuple(n.strip() for text in texts for n in text.split(",") if n.strip())
+    if not names:
+        raise GradcliError("--solve-for needs the names of inputs: --solve-for y or y,z")
+    return names
+
+
+COMMANDS = (
+    Command(
+        "implicit",
+        implicit,
+        """The derivatives of the inputs --solve-for Y that the equations SOURCE
+        determine, with respect to the others, at the bound point: by the implicit
+        function theorem, dy/dx = -F_y^-1 F_x, and the second derivatives by
+        differentiating F(x, y(x)) = 0 twice, from the exact Jacobian and Hessians.
+        Write an equation "A = B" (one '='), several as "[A = B, C = D]"; an
+        expression F alone means F = 0. A point off the curve gets a warning with
+        the residual (the derivatives are then those of the level set through it);
+        where F_y is singular (a vertical tangent) Y is not determined: exit 2.
+
+        \b
+        Example:
+          $ gradcli implicit "x**2 + x*y + y**2 = 7" --x 1 --y 2 --solve-for y --format plain
+          derivative.y.x -0.8
+          second_derivative.y.x.x -0.336
+          residual 0
+          residual_norm 0
+          tolerance 1e-08
+          on_curve true
+          determinant 5
+          solve_for y
+          wrt x
+
+        Many points (--over, --points FILE): a row each, on points of the curve:
+
+        \b
+          $ gradcli implicit "x**2 + y**2 = 25" --points samples/circle.csv --solve-for y \
+          --format csv
+          x,y,derivative.y.x,second_derivative.y.x.x,residual,residual_norm,on_curve,determinant
+          3,4,-0.75,-0.390625,0,0,true,8
+          0,5,0,-0.2,0,0,true,10
+          -4,-3,-1.3333333333333333,0.9259259259259259,0,0,true,-6
+        """,
+        (
+            Option(
+                "solve-for",
+                "The inputs the equations determine (as many entries as equations).",
+                kind="texts",
+                metavar="Y,Z",
+                required=True,
+                parse=_solved_for,
+            ),
+            Option("wrt", "The inputs they are functions of [default: every other].", kind="names"),
+            Option(
+                "tol",
+                "On the curve when |F| <= TOL * max(1, the size of F's terms).",
+                kind="float",
+                default=1e-8,
+            ),
+        ),
+        points=True,
+        flagged=Flagged(
+            lambda rows: ~np.asarray(rows["on_curve"], dtype=bool),
+            # Their derivatives are those of the level set through the point.
+            "warning: {count} of {rows} points are not on the curve (on_curve false): {listed}",
+            status=0,
+        ),
+        program=program_text,
+    ),
+)

@@ -1,20 +1,16 @@
-"""``gradcli minimize`` and ``gradcli solve``: SciPy's solvers driven by the engine's
-exact derivatives.
+"""``gradcli minimize``: ``scipy.optimize.minimize`` driven by the engine's exact
+derivatives (``gradcli solve`` is ``roots``'; ``--subject-to``, ``constrained``').
 
 ``minimize`` hands ``scipy.optimize.minimize`` the value and gradient of one
 reverse pass and, for the methods that take it, the exact Hessian; its end
-point is classified by the Hessian as ``gradcli hessian`` does. ``solve`` finds
-a zero of a scalar equation or a square system with ``scipy.optimize.root``
-(Powell's hybrid Newton method, then Levenberg-Marquardt when that fails, with a
-note saying so), both with the exact Jacobian.
+point is classified by the Hessian as ``gradcli hessian`` does.
 
 An objective that leaves the finite numbers (``x**3`` from any start) is an
 error naming where it went. ``minimize`` has converged when the first-order
 conditions hold at its end point, whatever SciPy's message (``optimum``: the
-test, and the Newton steps that polish the end point first); ``solve`` when the
-residual is within its tolerance. A run that has not returns its report with
-``converged`` false (the command exits 1, showing the last iterate).
-SciPy is imported by these functions alone.
+test, and the Newton steps that polish the end point first). A run that has not
+returns its report with ``converged`` false (the command exits 1, showing the last
+iterate). SciPy is imported by these functions alone.
 """
 
 from __future__ import annotations
@@ -36,9 +32,12 @@ from ..core.result import source_title
 from ..engine import threads
 from ..errors import GradcliError
 from . import optimum
+from .commands import Calculator, Command, Option, Variant
 from .compiled import CompiledFunction
-from .flat import Diverged, Flat, singular
-from .report import Report, flat, frozen
+from .constrained import minimize_subject_to, parse_constraints
+from .flat import BOUNDS, MAX_ITER, WRT, Diverged, Flat
+from .report import Report, convergence, flat, frozen, tree_with_sensitivity, unconverged
+from .sensitivity import SENSITIVITY
 from .varied import default_inputs
 
 #: The methods of ``scipy.optimize.minimize`` that use a gradient; those that also
@@ -69,6 +68,7 @@ def default_method(size: int, bounded: bool) -> str:
 @dataclass(frozen=True, eq=False)
 class MinimizeReport(Report):
     command = "minimize"
+    layout = "minimum"
     source: str
     title: str
     method: str
@@ -272,11 +272,11 @@ def minimize(
             **_second_order_options(method, objective),
         )
     except Diverged as gone:
-        raise _diverged("minimize", flat, gone) from None
+        raise diverged("minimize", flat, gone) from None
     x = np.asarray(found.x, dtype=np.float64)
     if not found.success and np.linalg.norm(x) > ESCAPED * (1 + np.linalg.norm(flat.start)):
         # Stopped far out with f still falling: an unbounded objective, not a slow one.
-        raise _diverged("minimize", flat, Diverged(x, float(found.fun) * objective.sign))
+        raise diverged("minimize", flat, Diverged(x, float(found.fun) * objective.sign))
     gtol = optimum.default_gtol(dtype) if gtol is None else float(gtol)
     x, polished, (end, whole, verdict, doubt, scaled) = _polished_end(
         source, flat, options, objective, x, box, gtol
@@ -302,7 +302,7 @@ def minimize(
         int(getattr(found, "nit", len(iterates) - 1)),
         objective.evaluations,
         scaled <= gtol,
-        _words(found.message),
+        words(found.message),
         verdict,
         None if whole.eigenvalues is None else frozen(whole.eigenvalues),
         _trace(iterates, objective) if trace else None,
@@ -381,7 +381,7 @@ def _trace(iterates, objective: _Objective) -> Mapping:
     }
 
 
-def _diverged(command: str, flat: Flat, gone: Diverged) -> GradcliError:
+def diverged(command: str, flat: Flat, gone: Diverged) -> GradcliError:
     where = ", ".join(f"{label} = {v:.6g}" for label, v in zip(flat.labels, gone.x))
     return GradcliError(
         f"{command} diverged from this start: f = {gone.value:.6g} at {where} "
@@ -389,193 +389,192 @@ def _diverged(command: str, flat: Flat, gone: Diverged) -> GradcliError:
     )
 
 
-# ----------------------------------------------------------------------------
-# solve
-# ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, eq=False)
-class SolveReport(Report):
-    command = "solve"
-    source: str
-    title: str
-    #: The root, input by input.
-    point: Mapping[str, np.ndarray]
-    #: The program's value there (all zeros at an exact root) and its largest entry.
-    residual: np.ndarray
-    residual_norm: float
-    method: str
-    iterations: int
-    evaluations: int
-    converged: bool
-    message: str
-    #: The Jacobian's determinant at the root.
-    determinant: float
-    warnings: tuple[str, ...] = ()
-    #: d(point)/d(each other input) with ``--sensitivity`` (``analysis.sensitivity``).
-    sensitivity: Mapping | None = None
-
-    def as_tree(self) -> dict:
-        tree = {
-            "point": dict(self.point),
-            "residual": self.residual,
-            "residual_norm": self.residual_norm,
-            "determinant": self.determinant,
-            "method": self.method,
-            "iterations": self.iterations,
-            "evaluations": self.evaluations,
-            "converged": self.converged,
-            "message": self.message,
-        }
-        return tree_with_sensitivity(tree, self.sensitivity)
-
-    def row(self) -> dict:
-        # Newton's or SciPy's: the method is a word, and the message one too.
-        found = flat(self.as_tree())
-        return {n: v for n, v in found.items() if n not in ("method", "message")}
-
-
-@threads.run()
-def solve(
-    source: str,
-    bindings: Mapping | None = None,
-    *,
-    wrt: Sequence[str] | None = None,
-    tol: float = 1e-12,
-    max_iter: int = 200,
-    dtype: str = "float64",
-    seed: int = 0,
-    filename: str = "<expr>",
-) -> SolveReport:
-    """A zero of the program (a scalar equation, or a system with as many entries as
-    the inputs varied), from the bound point, with the exact Jacobian.
-
-    Converged means ``max |F| <= tol * max(1, max |F(start)|)``.
-    """
-    import scipy.optimize
-
-    options = {"dtype": dtype, "seed": seed, "filename": filename}
-    first, chosen = default_inputs(computing.jacobian, "solve", source, bindings, wrt, options)
-    flat = Flat.of(first)
-    options["wrt"] = flat.names
-    equations = int(np.asarray(first.value).size)
-    if flat.size == 0:
-        raise GradcliError("solve needs an unknown: the program has no input")
-    if equations != flat.size:
-        raise GradcliError(
-            f"solve needs as many equations as unknowns: the program has {equations} "
-            f"equation{'s' * (equations != 1)} (entries of its value) in {flat.size} "
-            f"unknown{'s' * (flat.size != 1)} ({', '.join(flat.labels)})"
-            + (": choose the unknowns with --wrt NAME,NAME" if wrt is None else "")
-        )
-    calls = [0]
-
-    def system(x):
-        result = computing.jacobian(source, flat.bindings(x), **options)
-        calls[0] += 1
-        value = np.asarray(result.value, dtype=np.float64).reshape(-1)
-        matrix = flat.matrix(result.jacobian).reshape(equations, flat.size)
-        if not np.all(np.isfinite(value)) or np.max(np.abs(x), initial=0.0) > DIVERGED:
-            raise Diverged(np.array(x), float(np.max(np.abs(value))))
-        return value, matrix
-
-    start_value, start_jacobian = system(flat.start)
-    if singular(start_jacobian):
-        where = ", ".join(f"{label} = {v:.6g}" for label, v in zip(flat.labels, flat.start))
-        raise GradcliError(
-            f"solve: the Jacobian is singular at the start ({where}): Newton's step is "
-            f"undefined there; start elsewhere"
-        )
-    goal = tol * max(1.0, float(np.max(np.abs(start_value), initial=0.0)))
-    notes: list[str] = []
-    x, iterations, message = newton(system, flat.start, goal, max_iter)
-    if message is not None:
-        # Newton stalled or met a singular Jacobian: SciPy's hybrid method, then
-        # Levenberg-Marquardt, from the same start, with the same exact Jacobian.
-        method = "newton"
-        for method in ("hybr", "lm"):
-            try:
-                found = scipy.optimize.root(
-                    system, flat.start, jac=True, method=method,
-                    options=_root_options(method, max_iter),
-                )  # fmt: skip
-            except Diverged as gone:
-                if method == "lm":
-                    raise _diverged("solve", flat, gone) from None
-                continue
-            iterations = int(found.get("nit", found.get("nfev", 0)))
-            if np.max(np.abs(found.fun), initial=0.0) <= goal:
-                break
-        notes.append(f"Newton's method {message}; scipy.optimize.root ({method}) was used instead")
-        x, message = np.asarray(found.x, dtype=np.float64), _words(found.message)
-    else:
-        method, message = "newton", "the residual is below the tolerance"
-    value, matrix = system(x)
-    residual_norm = float(np.max(np.abs(value), initial=0.0))
-    converged = residual_norm <= goal
-    determinant = float(np.linalg.det(matrix))
-    if converged and singular(matrix):
-        notes.append("the Jacobian is singular at the root: a multiple root, found slowly")
-    return SolveReport(
-        source,
-        source_title(source, filename),
-        flat.frozen_arrays(x),
-        frozen(np.asarray(value).reshape(np.shape(first.value))),
-        residual_norm,
-        method,
-        iterations,
-        calls[0],
-        converged,
-        message,
-        determinant,
-        (*chosen, *notes, *first.notes),
-    )
-
-
-def newton(system, x, goal: float, max_iter: int):
-    """Newton's method with the exact Jacobian, its step halved until |F| decreases.
-    Returns the last iterate, the iterations, and None or why it stopped short."""
-    value, matrix = system(x)
-    for iteration in range(max_iter):
-        norm = float(np.linalg.norm(value))
-        if np.max(np.abs(value), initial=0.0) <= goal:
-            return x, iteration, None
-        if singular(matrix):
-            return x, iteration, "met a singular Jacobian"
-        step = np.linalg.solve(matrix, -value)
-        t = 1.0
-        while True:
-            trial = x + t * step
-            trial_value, trial_matrix = system(trial)
-            if np.linalg.norm(trial_value) <= (1 - 1e-4 * t) * norm or t < 1e-10:
-                break
-            t /= 2
-        if t < 1e-10:
-            return x, iteration, "made no progress"
-        x, value, matrix = trial, trial_value, trial_matrix
-    if np.max(np.abs(value), initial=0.0) <= goal:
-        return x, max_iter, None
-    return x, max_iter, f"did not converge in {max_iter} iterations"
-
-
-def _words(message) -> str:
+def words(message) -> str:
     """SciPy's message on one line."""
     return " ".join(str(message).split())
-
-
-def _root_options(method: str, max_iter: int) -> dict:
-    if method == "hybr":
-        return {"maxfev": max_iter, "xtol": 1e-14}
-    return {"maxiter": max_iter, "xtol": 1e-14, "ftol": 1e-14}
-
-
-def tree_with_sensitivity(tree: dict, sensitivity: Mapping | None) -> dict:
-    """A report's tree, with its ``sensitivity`` section last when it has one."""
-    if sensitivity is not None:
-        tree["sensitivity"] = {x: dict(by) for x, by in sensitivity.items()}
-    return tree
 
 
 def scalar_of(value) -> float:
     """A one-entry value (of shape () or (1,)) as a number."""
     return float(np.asarray(value).reshape(-1)[0])
+
+
+COMMANDS = (
+    Command(
+        "minimize",
+        minimize,
+        """A local minimum of a scalar SOURCE from the bound start, by
+        scipy.optimize.minimize with the engine's exact gradient and Hessian; the
+        end point is classified by its Hessian, as 'gradcli hessian' does.
+        Converged means the first-order conditions hold there (see --gtol; a few
+        Newton steps polish the end point first), whatever SciPy's message, which
+        is shown too. Exit status 1 when they do not (the last iterate is shown),
+        2 when the iterates diverge.
+
+        \b
+        Example:
+          $ gradcli minimize "(1-x)**2 + 100*(y-x**2)**2" --x -1.2 --y 1 --format plain \
+          --precision 10
+          point.x 1
+          point.y 1
+          value 0
+          gradient_norm 0
+          scaled_gradient 0
+          gradient_tolerance 1.490116119e-08
+          classification local minimum
+          eigenvalues 0.3993607675 1001.600639
+          method trust-exact
+          maximize false
+          iterations 26
+          evaluations 27
+          polish_steps 0
+          converged true
+          message Optimization terminated successfully.
+
+        \b
+        --covariance: the standard errors of the maximum-likelihood estimates of
+        a normal sample's mean and standard deviation, from the inverse Hessian
+        of its negative log-likelihood (by hand: sigma/sqrt(n), sigma/sqrt(2n)):
+          $ gradcli minimize "const y = [2, 4, 3, 5, 6]; mu = 1; sigma = 2; \
+          numel(y)*log(sigma) + sum((y - mu)**2)/(2*sigma**2)" --covariance \
+          --format plain --precision 6
+          point.mu 4
+          point.sigma 1.41421
+          value 4.23287
+          gradient_norm 8.9509e-16
+          scaled_gradient 2.09829e-16
+          gradient_tolerance 1.49012e-08
+          classification local minimum
+          eigenvalues 2.5 5
+          standard_errors.mu 0.632456
+          standard_errors.sigma 0.447214
+          covariance.labels mu sigma
+          covariance.matrix 0.4 0 0 0.2
+          correlation.labels mu sigma
+          correlation.matrix 1 0 0 1
+          method trust-exact
+          maximize false
+          iterations 6
+          evaluations 10
+          polish_steps 1
+          converged true
+          message Optimization terminated successfully.
+
+        Many points (--over, --points FILE): a row each, from the bound start; the
+        columns bind the inputs held fixed (the others are varied), or with --wrt
+        a column of an input varied is its start. Exit status 1 when a row does
+        not converge, naming it:
+
+        \b
+          $ gradcli minimize "(x - a)**2 + x**2" --x 0 --over a=1:2:2 --format csv
+          a,point.x,value,gradient_norm,scaled_gradient,classification,eigenvalues[0],iterations,evaluations,polish_steps,converged
+          1,0.5,0.5,0,0,local minimum,4,1,2,0,true
+          2,1,2,0,0,local minimum,4,1,2,0,true
+
+        With --subject-to, a minimum under constraints (LHS == RHS, LHS <= RHS,
+        LHS >= RHS; 0 <= x <= 1 is two), each side a program of the inputs and
+        consts. Each constraint gets its multiplier lambda_i, with grad f + sum
+        lambda_i grad c_i = 0 where c_i = LHS - RHS (RHS - LHS for >=), and the KKT
+        conditions (stationarity, feasibility, lambda_i >= 0 and lambda_i c_i = 0
+        for the inequalities) are checked, each scaled, to 1e-7; exit status 1
+        when one does not hold. The end point is classified by the Hessian of the
+        Lagrangian on the active constraints' tangent space. By trust-constr with
+        the exact Hessian of the Lagrangian, or slsqp with an inequality.
+
+        \b
+          $ gradcli minimize "x + y" --x 1 --y 0 --subject-to "x**2 + y**2 == 1" \
+          --get multipliers --precision 10
+          0.7071067812
+
+        --gtol asks more (or less) of the first-order test: x**4's minimum is flat,
+        and its gradient after Newton's polish, 7.4e-14 of max(1, |f|), passes even
+        1e-12 (exit status 1 where it does not):
+
+        \b
+          $ gradcli minimize "x**4" --x 1 --gtol 1e-12 --get scaled_gradient --precision 3
+          7.36e-14
+
+        With --sensitivity, how the minimiser moves with the other inputs and the
+        consts: dx/dp = -H_xx^-1 H_xp, where the gradient is zero (here
+        dx/dc = 1/(1 + 6x^2)):
+
+        \b
+          $ gradcli minimize "(x-c)**2 + x**4" --x 1 --c 2 --wrt x --sensitivity \
+          --get sensitivity.x.c --precision 10
+          0.1928798027
+        """,
+        (
+            WRT,
+            Option(
+                "method",
+                "scipy.optimize.minimize's method: trust-exact, newton-cg, trust-ncg, "
+                "trust-krylov, dogleg (with the exact Hessian; Hessian-vector products for "
+                "newton-cg, trust-ncg and trust-krylov over 200 entries), bfgs, l-bfgs-b, cg, "
+                "tnc, slsqp [default: trust-exact; newton-cg over 200 entries; l-bfgs-b with "
+                "--bounds]; with --subject-to, trust-constr or slsqp [default: slsqp with an "
+                "inequality].",
+                metavar="NAME",
+            ),
+            BOUNDS,
+            Option("maximize", "Find a local maximum instead.", kind="flag"),
+            Option("tol", "SciPy's tolerance.", kind="float", default=1e-10),
+            Option(
+                "gtol",
+                "Converged when the first-order conditions hold: max |grad f| <= G * "
+                "max(1, |f|), the gradient projected onto --bounds [default: sqrt(eps) of the "
+                "dtype, 1.5e-8 in float64, the gradient test of the Hessian's verdict].",
+                kind="float",
+                metavar="G",
+                minimum=0,
+                exclusive=True,
+            ),
+            MAX_ITER,
+            Option(
+                "covariance",
+                "Also the inverse Hessian at the minimum (for a negative log-likelihood, the "
+                "observed-information covariance), the standard errors (the square roots of "
+                "its diagonal) and the correlations; with --maximize, of -f. An error when "
+                "the end point is no strict minimum (maximum) or is held at a bound.",
+                kind="flag",
+            ),
+            Option(
+                "trace",
+                "Also show every iteration's point, f and |grad f|: a table on a terminal, "
+                "CSV with --format plain (or piped), one JSON object a line with --format "
+                "json.",
+                kind="flag",
+                one_point="--trace follows one run: leave out --points/--over",
+            ),
+            SENSITIVITY,
+            Option(
+                "subject-to",
+                "A constraint (repeatable): LHS == RHS, LHS <= RHS or LHS >= RHS, each side "
+                "an expression of the inputs and consts; trust-constr (exact Hessian of the "
+                "Lagrangian) or slsqp; prints the multipliers and checks the KKT conditions.",
+                kind="texts",
+                metavar='"LHS == RHS"',
+                parameter="constraints",
+                parse=parse_constraints,
+            ),
+        ),
+        exit_status=convergence("minimize"),
+        points=True,
+        flagged=unconverged("minimize"),
+        variants=(
+            Variant(
+                "subject-to",
+                minimize_subject_to,
+                {
+                    "covariance": "the inverse Hessian is not the covariance of a constrained "
+                    "estimate (not implemented)",
+                    "gtol": "the KKT conditions are checked, each scaled, to 1e-7",
+                    "bounds": 'write them as constraints (--subject-to "x >= 0")',
+                    "trace": "it is not implemented for a constrained problem",
+                },
+                one_point="a constrained problem at many points is not implemented",
+            ),
+        ),
+        solves=True,
+        calculator=Calculator(help="a local minimum, from the inputs' values"),
+    ),
+)

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .commands import Flagged
+
 
 class Report:
     """A report's ``as_tree()`` is its JSON object; ``finite`` says whether every
@@ -29,6 +31,39 @@ class Report:
     @property
     def finite(self) -> bool:
         return all(_finite(node) for node in _leaves(self.as_tree()))
+
+
+def convergence(command: str):
+    """The exit status of a solver's report (``Command.exit_status``): 0 when it
+    converged, else 1 and the error that says so (minimize: its first-order test's
+    verdict, then SciPy's message, which says how the method stopped)."""
+
+    def status(report) -> int | tuple[int, str]:
+        if report.converged:
+            return 0
+        why = getattr(report, "first_order", None)
+        said = report.message if why is None else f"{why}; SciPy: {report.message}"
+        return 1, f"{command} did not converge ({said}); the last iterate is shown"
+
+    return status
+
+
+def unconverged(command: str) -> Flagged:
+    """The rows of a solver's many-point run that did not converge (``converged``
+    false): the run names them and exits 1, as at one point."""
+    return Flagged(
+        lambda rows: ~np.asarray(rows["converged"], dtype=bool),
+        f"error: {command} did not converge at {{count}} of {{rows}} points (converged false): "
+        "{listed}",
+        status=1,
+    )
+
+
+def tree_with_sensitivity(tree: dict, sensitivity: Mapping | None) -> dict:
+    """A report's tree, with its ``sensitivity`` section last when it has one."""
+    if sensitivity is not None:
+        tree["sensitivity"] = {x: dict(by) for x, by in sensitivity.items()}
+    return tree
 
 
 def flat(tree: Mapping, prefix: str = "") -> dict:

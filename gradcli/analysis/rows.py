@@ -1,6 +1,5 @@
 """An analysis at many points: ``ReportRows(chunk)`` is the chunk's rows through one
-analysis (``propagate``, ``taylor``, ``check``, ``minimize``, ``solve``,
-``implicit``, ``critical``, and the registry's commands declared with ``points``),
+analysis (a command of the registry declared with ``points``: ``analysis.commands``),
 one report per row, laid out as
 the many-point run's arrays (batch axis first, named as plain output names the
 report's numbers: ``sigma``, ``shares.x``, ``checks.grad.x.passed``).
@@ -13,7 +12,6 @@ It is a task of ``core.point_files.run``: a small picklable object.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 
 import numpy as np
@@ -23,19 +21,7 @@ from ..core.reach import note
 from ..engine import limits
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..errors import GradcliError
-from .commands import find
-from .sensitivity import with_sensitivity
-
-#: The analyses that give rows, and the module of each one's function.
-ANALYSES = {
-    "minimize": "optimize",
-    "solve": "optimize",
-    "implicit": "implicit_functions",
-    "critical": "critical_points",
-}
-#: The solvers: without ``wrt``, what they vary is every input no column binds (a
-#: column of a parameter); with it, a column of an input varied gives its start.
-SOLVERS = ("minimize", "solve")
+from .commands import commands, find
 
 
 class ReportRows:
@@ -63,8 +49,9 @@ class ReportRows:
     ):
         from ..core.point_files.task import read_once
 
-        if command not in ANALYSES and not _declared_rows(command):
-            raise GradcliError(f"{command} gives no rows: use one of {', '.join(ANALYSES)}")
+        if not _declared_rows(command):
+            rows = [name for name, declared in commands().items() if declared.points]
+            raise GradcliError(f"{command} gives no rows: use one of {', '.join(rows)}")
         self.command = command
         self.source = source
         with limits.max_elements(max_elements):
@@ -72,8 +59,10 @@ class ReportRows:
         self.settings = {"dtype": dtype, "seed": seed, "filename": filename}
         self.max_elements = max_elements
         self.max_operations = limits.MaxOperations.value  # for each thread and worker
-        #: A solver's ``--sensitivity``: its report with the derivative of its solution.
-        self.sensitivity = bool(arguments.pop("sensitivity", False))
+        #: The options given that wrap the function (a solver's ``--sensitivity``).
+        self.wrappers = tuple(
+            o.keyword for o in find(command).options if o.wraps and arguments.pop(o.keyword, False)
+        )
         self.arguments = arguments
         #: The reports' ``variables()`` (taylor), once a row is computed here.
         self.variables: list[str] | None = None
@@ -87,9 +76,11 @@ class ReportRows:
 
         batch = inputs_from_columns(chunk)
         size = len(next(iter(batch.values()))) if batch else 0
-        analysis = _function(self.command)
-        if self.sensitivity:
-            analysis = with_sensitivity(analysis)
+        declared = find(self.command)
+        analysis = declared.function
+        for option in declared.options:
+            if option.keyword in self.wrappers:
+                analysis = option.wraps(analysis)
         rows = []
         with limits.max_elements(self.max_elements), limits.max_operations(self.max_operations):
             for i in range(size):
@@ -110,7 +101,7 @@ class ReportRows:
 
     def _arguments(self, bound, columns) -> dict:
         """The analysis's arguments; a solver's ``wrt``: the inputs no column binds."""
-        if self.command not in SOLVERS or self.arguments.get("wrt"):
+        if not find(self.command).solves or self.arguments.get("wrt"):
             return self.arguments
         if self.varied is None:  # the same at every row: the program's inputs decide
             inputs = computing.jacobian(self.source, bound, **self.settings).inputs
@@ -128,16 +119,6 @@ def _declared_rows(command: str) -> bool:
     """Whether the registry declares ``command`` with rows at many points."""
     declared = find(command)
     return declared is not None and declared.points
-
-
-def _function(command: str):
-    """The analysis's function: of ``ANALYSES``, else the registry's (``commands``); by
-    name, so that the task travels to a Dask worker as text."""
-    if command in ANALYSES:
-        module = importlib.import_module(f"gradcli.analysis.{ANALYSES[command]}")
-        return getattr(module, command)
-
-    return find(command).function
 
 
 def _stacked(rows: list[dict]) -> dict[str, np.ndarray]:

@@ -25,6 +25,7 @@ from ..core.result import Diagnostic
 from ..errors import GradcliError
 from ..language import compile_source, ir, parse
 from ..language.printing import to_source
+from .commands import Option
 from .flat import Flat, singular
 from .report import frozen
 
@@ -78,7 +79,7 @@ def with_sensitivity(compute):
                 report, sensitivity=table, warnings=(*report.warnings, *warnings)
             )
         table, warnings = sensitivity(
-            report.command,
+            getattr(report, "zero", False),
             text,
             {**bindings, **report.point},
             varied,
@@ -112,10 +113,11 @@ def _parameters(start, varied) -> tuple[str, ...]:
     )
 
 
-def sensitivity(command: str, text: str, bindings: Mapping, varied, parameters, settings):
-    """``({x: {p: dx/dp}}, warnings)`` at the solution bound in ``bindings``."""
+def sensitivity(zero: bool, text: str, bindings: Mapping, varied, parameters, settings):
+    """``({x: {p: dx/dp}}, warnings)`` at the solution bound in ``bindings``: a zero of
+    the program (``zero``: of F, by its Jacobian), else a stationary point (by its Hessian)."""
     names = (*varied, *parameters)
-    if command == "solve":
+    if zero:
         result = computing.jacobian(text, bindings, wrt=names, **settings)
         shapes = result.shapes
         x, p = Flat(varied, shapes, result.point), Flat(parameters, shapes, result.point)
@@ -253,3 +255,14 @@ def _table(derivative: np.ndarray, x: Flat, p: Flat) -> Mapping:
             for name, a, b in zip(x.names, x.stops[:-1], x.stops[1:])
         }
     )
+
+
+#: ``--sensitivity`` of the solvers: their report with the derivative of the solution.
+SENSITIVITY = Option(
+    "sensitivity",
+    "Also the derivative of the solution with respect to every other input and every "
+    "const (bound or not), by the implicit function theorem (of the KKT system, the "
+    "active constraints held, with --subject-to).",
+    kind="flag",
+    wraps=with_sensitivity,
+)

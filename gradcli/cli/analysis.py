@@ -1,7 +1,6 @@
 """What the analysis commands share on the command line: their options, reading SOURCE
 and the bindings, a report computed and shown (or its rows at many points), their exit
-status. The commands are declared in ``gradcli.analysis`` (``cli.declared`` makes them);
-``using`` and ``fit`` write theirs by hand on these."""
+status. The commands are declared in ``gradcli.analysis`` (``cli.declared`` makes them)."""
 
 from __future__ import annotations
 

@@ -425,7 +425,7 @@ def main() -> None:
 
 
 def _load_analyses() -> None:
-    from . import analysis, declared, fit, using  # noqa: F401  (they register themselves on ``cli``)
+    from . import declared
 
     declared.add_all(cli)  # the commands of the registry, before run, listed last
     from . import run  # noqa: F401

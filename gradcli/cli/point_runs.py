@@ -20,20 +20,16 @@ from . import common as cli_common
 from .common import EXIT_NONFINITE, EXIT_OK, say
 from .point_columns import choose_columns
 
-#: A solver's exit status when a row did not converge, as at one point.
-EXIT_NOT_CONVERGED = 1
-
 #: Skipped rows listed one by one before the rest are only counted.
 SHOWN_SKIPPED = 10
 
 
 def run_batch(command: str, source, options, arguments, rows: bool = False) -> int:
     """Run ``command`` at every row of ``--points`` or point of the ``--over`` grid;
-    ``rows``: an analysis (propagate, taylor, check, the solvers, implicit), a report's
-    row at each."""
+    ``rows``: an analysis (a command of the registry), a report's row at each."""
     _refuse_single_point_options(options, {} if rows else arguments)
     limit = _max_memory(options["max_memory"])
-    text, filename, bound = _program_and_bindings(command, source, options)
+    text, filename, bound = _program_and_bindings(command if rows else None, source, options)
     output = options["output"]
     if output is not None:
         output = os.path.expanduser(output)
@@ -45,13 +41,17 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
     return _said(summary, task, tally, options, arguments, output)
 
 
-def _program_and_bindings(command: str, source, options):
-    """``(text, filename, bound)``: the program, where it is from, what options bind."""
+def _program_and_bindings(analysis: str | None, source, options):
+    """``(text, filename, bound)``: the program, where it is from, what options bind;
+    ``analysis``: the command of the registry that runs (its ``program``, equations
+    A = B as A - B, is the program the columns bind)."""
     text, filename = _bindings.read_source(source, options["file"])
-    if command == "implicit":
-        from ..analysis.implicit_functions import program_text
+    if analysis is not None:
+        from ..analysis.commands import find
 
-        text = program_text(text)  # its equations A = B as programs: A - B
+        program = find(analysis).program
+        if program is not None:
+            text = program(text)
     points = options["points"]
     if points == "-" and filename == "<stdin>":
         raise GradcliError("--points -: standard input holds the program; give a file of points")
@@ -164,8 +164,6 @@ def _said(summary, task, tally, options, arguments, output) -> int:
     status = tally.said(summary.rows, arguments)
     if status is not None:
         return status
-    if tally.failed:
-        return _say_failed(tally.command, tally.failed, summary.rows)
     return EXIT_NONFINITE if options["strict"] and summary.nonfinite else EXIT_OK
 
 
@@ -209,9 +207,8 @@ def _task(command, text, bound, filename, options, arguments, rows: bool, progra
 
 class _Tally:
     """The writer, counting the rows an analysis warns of: those its declaration flags
-    (``analysis.commands.Flagged``: ``check``'s that disagree, ``propagate``'s whose σ is
-    0 to first order), those of a solver that did not converge (and where), those of
-    ``implicit`` off the curve."""
+    (``analysis.commands.Flagged``: ``check``'s that disagree, a solver's that did not
+    converge, ...)."""
 
     def __init__(self, writer, command: str):
         from ..analysis.commands import find
@@ -225,15 +222,9 @@ class _Tally:
         self.flagged = 0
         self.first_flagged: list[tuple[int, str]] = []
         self.rows = 0
-        #: The rows (from 1) that did not converge, or are off the curve, and where.
-        self.failed: list[tuple[int, str]] = []
 
     def write(self, arrays) -> None:
-        verdict = {"minimize": "converged", "solve": "converged", "implicit": "on_curve"}
         rows = len(next(iter(arrays.values()))) if arrays else 0
-        if self.command in verdict:
-            good = np.asarray(arrays[verdict[self.command]], dtype=bool)
-            self.failed += [(self.rows + i + 1, _where(arrays, i)) for i in np.flatnonzero(~good)]
         if self.flags is not None:
             flagged = np.flatnonzero(np.asarray(self.flags.rows(arrays), dtype=bool))
             self.flagged += len(flagged)
@@ -272,19 +263,6 @@ def _where(arrays, i: int) -> str:
         if value.ndim == 0 and value.dtype.kind in "fiu":
             shown.append(f"{name} = {float(value):.6g}")
     return ", ".join(shown)
-
-
-def _say_failed(command: str, failed, rows: int) -> int:
-    """A solver's rows that did not converge (exit status 1), or implicit's rows off the
-    curve (a warning: their derivatives are of the level set through the point)."""
-    listed = _listed(failed[:SHOWN_SKIPPED], len(failed))
-    if command == "implicit":
-        say(f"warning: {len(failed)} of {rows} points are not on the curve (on_curve false): "
-            f"{listed}")  # fmt: skip
-        return EXIT_OK
-    say(f"error: {command} did not converge at {len(failed)} of {rows} points (converged "
-        f"false): {listed}")  # fmt: skip
-    return EXIT_NOT_CONVERGED
 
 
 def _bounded_chunk(size: int, reader, max_elements: int) -> int:

@@ -6,7 +6,6 @@ import sys
 
 import click
 
-from . import fit, using  # noqa: F401  (registered first: run is listed last)
 from .common import cli
 from .unknown_options import no_such_option
 

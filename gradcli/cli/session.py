@@ -90,13 +90,7 @@ _COMPUTE = {
     "hessian": api.hessian,
     "graph": api.graph,
     "steps": lambda source, **options: api.gradient(source, steps=True, **options),
-    # The analyses load (with SciPy) when first asked for.
-    "minimize": lambda source, **options: api.minimize(source, **options),
-    "solve": lambda source, **options: api.solve(source, **options),
-    "fit": lambda source, **options: api.fit(source, **options),
 }
-#: What a solver's report that stopped short of its tolerance adds, as the commands say it.
-_NOT_CONVERGED = "error: {command} did not converge ({message}); the last iterate is shown"
 #: ``--precision``'s cap: 17 digits tell any two float64 numbers apart.
 MAX_DIGITS = 17
 _IDENTIFIER_END = re.compile(r"[^\W\d]\w*$")
@@ -244,9 +238,9 @@ class Session:
         return [*self.statements, statement], len(self.statements)
 
     def _show(self, statement: Statement, typed: Typed, command: str | None = None, data=None):
-        """The expression's result: ``command``'s (a key of ``_COMPUTE``), or by default
-        its value and, when it reads inputs, its gradient or Jacobian. ``data``: the
-        file and response column ``fit`` reads."""
+        """The expression's result: ``command``'s (a key of ``_COMPUTE``, or of the
+        registry), or by default its value and, when it reads inputs, its gradient or
+        Jacobian. ``data``: what the line said besides (``Calculator.read``)."""
         index = len(self.statements)
         statements, (command, result) = fewest(
             [*self.statements, statement],
@@ -260,11 +254,10 @@ class Session:
         yield Shown(place.result(result, title=statement.text))
         if isinstance(result, Report):  # an analysis's notes are text, as the commands say
             yield from (Problem(message) for message in result.warnings)
-            if not getattr(result, "converged", True):
-                # minimize: its first-order test decides, SciPy's message says how it stopped.
-                why = getattr(result, "first_order", None)
-                said = result.message if why is None else f"{why}; SciPy: {result.message}"
-                yield Problem(_NOT_CONVERGED.format(command=command, message=said))
+            declared = declared_commands()[command]
+            status = declared.exit_status(result) if declared.exit_status else 0
+            if isinstance(status, tuple):  # the error its command says (did not converge)
+                yield Problem(f"error: {status[1]}")
             return
         for message in (*result.notes, *result.warnings):  # as the commands say them
             yield Problem(place.diagnostic(message))
@@ -273,7 +266,11 @@ class Session:
         """The command that shows the last of ``statements`` (``command``, or eval, grad
         or jacobian), and its result."""
         program = compiled(statements)
-        if command != "fit":  # the model's columns are free
+        analysis = command is not None and command not in _COMPUTE
+        declared = declared_commands()[command] if analysis else None
+        calculator = declared.calculator if declared is not None else None
+        settings = calculator.settings if calculator is not None else None
+        if settings is None:  # else its function binds the inputs without a value (columns)
             program.check_free(())
         nodes = [s.node for s in statements if s.node is not None]
         wrt = self.wrt if self.wrt is not None else inputs_read(program.inputs, nodes)
@@ -283,29 +280,12 @@ class Session:
             if wrt:
                 value = api.evaluate(program.source, **options).value
                 command = "grad" if value.size == 1 else "jacobian"
-        if command == "fit":
-            options.update(self._fit_options(wrt, *data))
+        if settings is not None:
+            options.update(settings(data, self._values(), wrt))
         elif command != "eval":
             options["wrt"] = wrt
-        compute = _COMPUTE.get(command) or declared_commands()[command].run
+        compute = _COMPUTE.get(command) or declared.run
         return command, compute(program.source, **options)
-
-    def _fit_options(self, read: tuple[str, ...], path: str, response: str) -> dict:
-        """``:fit``'s parameters: the inputs read that have a value and no column in the
-        file, from their values; other inputs with a value are held at it."""
-        from ..core.point_files.readers import open_points
-
-        with open_points(path) as reader:
-            columns = set(reader.names)
-        values = self._values()
-        params = {n: values[n] for n in read if n in values and n not in columns}
-        if not params:
-            raise GradcliError(
-                ":fit needs the parameters with their starting values: assign them first "
-                "(b1 = 500), then :fit FILE EXPR"
-            )
-        held = {n: v for n, v in values.items() if n not in params and n not in columns}
-        return {"bindings": held, "data": path, "params": params, "response": response}
 
     # ----- the commands -----
 
@@ -318,7 +298,11 @@ class Session:
                 raise GradcliError(f":{name} takes nothing after it")
             yield from command.run(self, argument)
         elif name in declared_commands():  # the registry's, on the session's program
-            yield from self._derivative(name, argument)
+            calculator = declared_commands()[name].calculator
+            data = None
+            if calculator is not None and calculator.read is not None:
+                argument, data = calculator.read(argument)
+            yield from self._derivative(name, argument, data)
         else:
             raise GradcliError(
                 f"unknown command :{name}{suggest(name, COMMANDS)}: :help lists the commands"
@@ -349,22 +333,6 @@ class Session:
 
     def steps(self, argument: str) -> Iterator[Output]:
         yield from self._derivative("steps", argument)
-
-    def minimize(self, argument: str) -> Iterator[Output]:
-        yield from self._derivative("minimize", argument)
-
-    def solve(self, argument: str) -> Iterator[Output]:
-        yield from self._derivative("solve", argument)
-
-    def fit(self, argument: str) -> Iterator[Output]:
-        path, _, rest = argument.partition(" ")
-        response, rest = "y", rest.strip()
-        if rest.startswith("--response"):
-            _, _, rest = rest.partition(" ")
-            response, _, rest = rest.strip().partition(" ")
-        if not path or not response:
-            raise GradcliError(":fit needs the data: :fit FILE [--response COLUMN] [EXPR]")
-        yield from self._derivative("fit", rest.strip(), (os.path.expanduser(path), response))
 
     def choose_wrt(self, argument: str) -> Iterator[Output]:
         names = tuple(n for n in re.split(r"[\s,]+", argument) if n)
@@ -462,7 +430,7 @@ class Session:
             "Ctrl-D leaves.",
             "",
             *(f"  {c.usage:<{width}}  {c.help}" for c in COMMANDS.values()),
-            *(f"  {f':{n} [EXPR]':<{width}}  {c.summary}" for n, c in declared_commands().items()),
+            *(f"  {usage:<{width}}  {said}" for usage, said in _declared_lines()),
         ]
         yield Message("\n".join(lines))
 
@@ -493,7 +461,8 @@ class Session:
         if stripped.startswith(":"):
             name, space, rest = stripped[1:].partition(" ")
             if not space:
-                return [f":{c}" for c in COMMANDS if c.startswith(name)], len(name) + 1
+                named = [*COMMANDS, *declared_commands()]
+                return [f":{c}" for c in named if c.startswith(name)], len(name) + 1
             word = rest.split(",")[-1].strip()
             choices = COMMAND_CHOICES.get(name, lambda session: ())(self)
             return [c for c in choices if c.startswith(word)], len(word)
@@ -548,15 +517,6 @@ COMMANDS: dict[str, Command] = {
     "steps": Command(
         ":steps [EXPR]", "the gradient and the steps of its reverse pass", Session.steps
     ),
-    "minimize": Command(
-        ":minimize [EXPR]", "a local minimum, from the inputs' values", Session.minimize
-    ),
-    "solve": Command(":solve [EXPR]", "a zero, from the inputs' values", Session.solve),
-    "fit": Command(
-        ":fit FILE [EXPR]",
-        "fit the inputs with values to FILE's y (--response C); the rest are columns",
-        Session.fit,
-    ),
     "wrt": Command(
         ":wrt [X,Y]",
         "differentiate with respect to X and Y (alone: the inputs read)",
@@ -589,6 +549,14 @@ COMMAND_CHOICES: dict[str, Callable[[Session], tuple[str, ...]]] = {
 # ----------------------------------------------------------------------------
 # Helpers
 # ----------------------------------------------------------------------------
+
+
+def _declared_lines() -> Iterator[tuple[str, str]]:
+    """The registry's commands as ``:help`` lists them: how each is typed, what it does."""
+    for name, declared in declared_commands().items():
+        calculator = declared.calculator
+        usage = calculator and calculator.usage or f":{name} [EXPR]"
+        yield usage, calculator and calculator.help or declared.summary
 
 
 def _file_name(argument: str, command: str) -> str:

@@ -1,6 +1,7 @@
-"""Tables of the commands that put the derivative to work (minimize, solve, critical,
-fit; ``vector``: a point and a value, div's, curl's, laplacian's), for ``--format
-table``. They only lay out a report."""
+"""Tables of the reports that put the derivative to work (a minimum, a root, the critical
+points, a least-squares fit, implicit derivatives; ``vector``: a point and a value, div's,
+curl's, laplacian's), for ``--format table``, by the layout a report names. They only lay
+out a report."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def _status(console, converged: bool, message: str) -> None:
         console.print(Text("DID NOT CONVERGE", style="bold red").append(f" ({message})", style=""))
 
 
-def _minimize(report, console, precision: int) -> None:
+def _minimum(report, console, precision: int) -> None:
     report_title(console, report)
     if report.trace is not None:
         trace = new_table(console, "iteration", *report.labels, "f", "|grad f|")
@@ -82,7 +83,7 @@ def _matrix(console, labels, matrix, precision: int, title: str) -> None:
     console.print(table)
 
 
-def _solve(report, console, precision: int) -> None:
+def _root(report, console, precision: int) -> None:
     report_title(console, report)
     console.print(Text("root at", style="bold"), _point_table(console, report.point, precision))
     report_line(console, "residual:", format_array(report.residual, precision))
@@ -93,7 +94,7 @@ def _solve(report, console, precision: int) -> None:
     sensitivity_table(report, console, precision)
 
 
-def _critical(report, console, precision: int) -> None:
+def _critical_points(report, console, precision: int) -> None:
     report_title(console, report)
     table = new_table(console, *report.names, "f", "kind", "Hessian eigenvalues")
     for c in report.points:
@@ -117,7 +118,7 @@ def _critical(report, console, precision: int) -> None:
     )
 
 
-def _fit(report, console, precision: int) -> None:
+def _least_squares(report, console, precision: int) -> None:
     report_title(console, report)
     table = new_table(console, "parameter", "value", "standard error")
     for name, value in report.parameters.items():
@@ -146,7 +147,7 @@ def _vector(report, console, precision: int) -> None:
     report_line(console, f"{report.command}:", format_array(report.value, precision))
 
 
-def _implicit(report, console, precision: int) -> None:
+def _implicit_derivatives(report, console, precision: int) -> None:
     report_title(console, report)
     unicode = console.encoding.lower().startswith("utf")
     shown = lambda text: shown_text(text, console.encoding)  # noqa: E731
@@ -225,12 +226,13 @@ def _constrained(report, console, precision: int) -> None:
     sensitivity_table(report, console, precision)
 
 
+#: The layouts by the name a report gives (``Report.layout``).
 LAYOUTS = {
-    "minimize": _minimize,
+    "minimum": _minimum,
     "constrained": _constrained,
-    "solve": _solve,
-    "critical": _critical,
-    "fit": _fit,
-    "implicit": _implicit,
+    "root": _root,
+    "critical points": _critical_points,
+    "least squares": _least_squares,
+    "implicit derivatives": _implicit_derivatives,
     "vector": _vector,
 }
