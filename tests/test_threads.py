@@ -79,3 +79,30 @@ def test_the_product_is_numpys_whatever_the_threads(unchosen):
     a, b = rng.standard_normal((300, 400)), rng.standard_normal((400, 200))
     product = gradcli.tensor(a) @ gradcli.tensor(b)
     np.testing.assert_allclose(product.numpy(), a @ b, rtol=1e-12, atol=1e-12)
+
+
+def test_a_run_that_calls_scipy_holds_scipys_own_pool_too():
+    # SciPy's LAPACK is a second OpenBLAS, loaded only when scipy.linalg is first
+    # imported: a fresh interpreter sees it loaded inside the run, and held there.
+    import subprocess
+    import sys
+
+    script = (
+        "import threadpoolctl\n"
+        "from gradcli.engine import threads\n"
+        "with threads.run(scipy=True):\n"
+        "    inside = {i['filepath']: i['num_threads'] for i in threadpoolctl.threadpool_info()"
+        " if i['user_api'] == 'blas'}\n"
+        "print(sorted(inside.values()), any('scipy.libs' in p for p in inside))\n"
+    )
+    environment = {
+        k: v for k, v in __import__("os").environ.items() if k not in threads.USER_VARIABLES
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=environment
+    )
+    assert done.returncode == 0, done.stderr
+    counts, has_scipy = done.stdout.split("] ")
+    assert set(counts.strip("[").split(", ")) == {"1"}
+    if has_scipy.strip() != "True":
+        pytest.skip("this SciPy shares NumPy's BLAS library")

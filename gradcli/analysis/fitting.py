@@ -249,7 +249,7 @@ def _covariance(jacobian: np.ndarray, s2: float):
     return covariance, errors, correlation, notes
 
 
-@threads.run()
+@threads.run(scipy=True)
 def fit(
     model: str,
     bindings: Mapping | None = None,

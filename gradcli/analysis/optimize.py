@@ -206,7 +206,7 @@ class _Objective:
         return self.function.hessian(x)
 
 
-@threads.run()
+@threads.run(scipy=True)
 def minimize(
     source: str,
     bindings: Mapping | None = None,

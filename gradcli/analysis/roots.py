@@ -70,7 +70,7 @@ class SolveReport(Report):
         return {n: v for n, v in found.items() if n not in ("method", "message")}
 
 
-@threads.run()
+@threads.run(scipy=True)
 def solve(
     source: str,
     bindings: Mapping | None = None,

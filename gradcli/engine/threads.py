@@ -59,24 +59,31 @@ def pool_default() -> int:
     return _Pools.widest
 
 
-def _controller():
-    if _Pools.controller is None:
+def _controller(rescan: bool = False):
+    # A library loaded after the last scan (SciPy's OpenBLAS) is seen only by a new
+    # scan, which costs a fraction of a millisecond: a run makes one.
+    if _Pools.controller is None or rescan:
         from threadpoolctl import ThreadpoolController
 
         controller = ThreadpoolController()
-        _Pools.widest = max((lib.num_threads for lib in controller.lib_controllers), default=1)
+        # A pool already held at one thread does not lower the default known before.
+        _Pools.widest = max(_Pools.widest, *(lib.num_threads for lib in controller.lib_controllers))
         _Pools.controller = controller
     return _Pools.controller
 
 
 @contextlib.contextmanager
-def run():
+def run(scipy: bool = False):
     """The pools at one thread while the block runs (nested runs share the first's),
-    then as they were; nothing when the user chose."""
+    then as they were; nothing when the user chose. ``scipy``: the block calls SciPy,
+    whose LAPACK is a second OpenBLAS that ``scipy.linalg`` loads; it is loaded first,
+    so that its pool is held too."""
     if chosen_by_user():
         yield
         return
-    controller = _controller()
+    if scipy:
+        import scipy.linalg  # noqa: F401
+    controller = _controller(rescan=True)
     with _lock:
         if _Pools.runs == 0:
             _Pools.limiter = controller.limit(limits=1)
