@@ -53,10 +53,17 @@ def _add(declared: Computing) -> None:
 
     def run(source, **given):
         many = given.get("points") is not None or bool(given.get("over"))
-        return _run(declared.function, source, given, early, **_arguments(declared, given, many))
+        arguments = _arguments(declared, given, many)
+        return _run(_library(declared), source, given, early, **arguments)
 
     run.__doc__ = declared.help
     subcommand(cli, declared.name, *made, *points, shared=options.COMPUTING_OPTIONS)(run)
+
+
+def _library(declared: Computing):
+    """The declared function as the library's facade has it (``api.gradient``): the
+    command line is a layer over ``api``."""
+    return getattr(api, declared.function.__name__)
 
 
 def _arguments(declared: Computing, given, many: bool = False) -> dict:
@@ -105,7 +112,7 @@ def _graph_runner(declared: Computing):
 
         text, filename = _bindings.read_source(source, given["file"])
         bound = _bindings.bind_assignments(given["var"])
-        result = declared.function(
+        result = _library(declared)(
             text,
             bound,
             **_arguments(declared, given),
@@ -134,7 +141,7 @@ def _listing_command(declared: Computing) -> None:
     and no SOURCE: a plain click.Command, of NAME."""
 
     def run(name, fmt, debug):
-        listing = declared.function(name)
+        listing = _library(declared)(name)
         write_output(lambda fmt: render_functions(listing, fmt, sys.stdout), fmt)
         return EXIT_OK
 
