@@ -1,5 +1,7 @@
 """The ``gradcli`` command line: a thin Click layer over ``gradcli.api``.
 
+The computing commands are made here from their declarations
+(``core.computing.COMMANDS``: name, help, own options, what the function returns).
 Each command reads its program, collects its bindings, calls one library
 function and hands the result to a renderer (``gradcli.render``). Errors are
 caught in one place, ``_Group.main``: a ``GradcliError`` or a usage error prints
