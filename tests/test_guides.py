@@ -172,6 +172,24 @@ def test_the_example_format_at_many_points(markdown, gradcli):
     ]
 
 
+def test_a_format_of_many_points_alone_writes_one_point_as_its_row(markdown, gradcli, monkeypatch):
+    # The example's writer, in a format that renders nothing of one point itself (as csv):
+    # one point is the one row many points would write of it.
+    class Rows(formats.OutputFormat):
+        name = "rows"
+
+        def writer(self, stream, path, precision, rows):
+            return markdown.writer(stream, path, precision, rows)
+
+    monkeypatch.setitem(formats.LOADED, "rows", Rows())
+    # x**2 * y at (3, 2): value 18, d/dx = 2xy = 12, d/dy = x**2 = 9.
+    shown = gradcli("grad", "x**2 * y", "--x", "3", "--y", "2", "--format", "rows")
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.splitlines() == ["| value | grad.x | grad.y |", "|---|---|---|",
+                                         "| 18 | 12 | 9 |"]  # fmt: skip
+    assert "rows" not in formats.one_point_names("render")  # not offered where rows are not
+
+
 # ----------------------------------------------------------------------------
 # How to add a file format
 # ----------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from .. import api, render
 from ..core import bindings as _bindings
 from ..core.computing import COMMANDS, Computing
 from ..errors import GradcliError
-from ..render import Format, render_functions
+from ..render import Format, formats, render_functions
 from ..render.plain import render_line, result_lines
 from . import common, options
 from .common import EXIT_NONFINITE, EXIT_OK, cli, say, subcommand, write_output
@@ -207,8 +207,7 @@ def _run(compute, source, options, early=False, **arguments) -> int:
     output = options["output"]
     if output is not None:
         output = os.path.expanduser(output)  # --output=~/r.npz: no shell expands that ~
-    if output is not None and not output.endswith(".npz"):
-        raise GradcliError(f"--output {output}: the file name must end in .npz")
+    saving = None if output is None else formats.saver(output)  # before anything is computed
     try:
         result = compute(
             text,
@@ -221,18 +220,14 @@ def _run(compute, source, options, early=False, **arguments) -> int:
         )
     except GradcliError as error:
         raise _bindings.with_file_hint(error, source) from None
-    if output is not None:
+    if saving is not None:
         # Before printing: a file that cannot be written fails the command.
         try:
-            render.write_npz(result, output)
+            saving.save(result, output)
         except OSError as error:
             raise GradcliError(f"cannot write {output}: {error.strerror or error}") from None
     if options["get"] is not None:
         _write_one(result, options["get"], options["fmt"], options["precision"])
-    elif options["fmt"] == "csv":
-        from .point_runs import write_one_row
-
-        write_one_row(result.arrays(), options["precision"])
     else:
         write_output(
             lambda fmt: render.render(result, fmt, sys.stdout, options["precision"]), options["fmt"]
