@@ -42,11 +42,12 @@ from .unknown_options import BindingFreeCommand
 
 
 def _add(declared: Computing) -> None:
-    """``gradcli NAME`` of the declared computing command, on ``cli``."""
-    made = [options.OWN[name].option for name in declared.options]
+    """``gradcli NAME`` of the declared computing command, on ``cli``: its own options
+    first, then those of what it shows."""
     if declared.shows == "listing":
         _listing_command(declared)
         return
+    made = [options.OWN[name].option for name in declared.options]
     if declared.shows == "graph":
         subcommand(cli, declared.name, *made, shared=_GRAPH_OPTIONS)(_graph_runner(declared))
         return
@@ -109,6 +110,9 @@ _GRAPH_OPTIONS = [
 
 
 def _graph_runner(declared: Computing):
+    """The run of a command that shows a graph: drawn into --output FILE, then written in
+    its format (table, plain, json or dot)."""
+
     def run(source, **given):
         from ..render.graph import render_graph, write_image
 

@@ -380,6 +380,16 @@ class Computing:
     points: bool = False
     calculator: str | None = None
 
+    def __post_init__(self):
+        if self.shows not in SHOWN:
+            raise ValueError(f"{self.name} shows {self.shows!r}: none of {', '.join(SHOWN)}")
+        if self.points and self.shows != "result":
+            raise ValueError(f"{self.name}: only a result runs at many points")
+
+
+#: What a computing command's function may return (``Computing.shows``).
+SHOWN = ("result", "graph", "listing")
+
 
 COMMANDS = (
     Computing(
