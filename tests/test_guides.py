@@ -19,12 +19,14 @@ import json
 import sys
 from pathlib import Path
 
+import click
 import pytest
 
 import gradcli
 from gradcli import api
 from gradcli.analysis.commands import commands, declares
 from gradcli.cli import cli
+from gradcli.core.computing import COMMANDS as COMPUTING_COMMANDS
 from gradcli.render import formats
 
 GUIDES = Path(__file__).parent / "guides"
@@ -170,6 +172,24 @@ def test_the_example_format_at_many_points(markdown, gradcli):
     ]
 
 
+def test_a_format_of_many_points_alone_writes_one_point_as_its_row(markdown, gradcli, monkeypatch):
+    # The example's writer, in a format that renders nothing of one point itself (as csv):
+    # one point is the one row many points would write of it.
+    class Rows(formats.OutputFormat):
+        name = "rows"
+
+        def writer(self, stream, path, precision, rows):
+            return markdown.writer(stream, path, precision, rows)
+
+    monkeypatch.setitem(formats.LOADED, "rows", Rows())
+    # x**2 * y at (3, 2): value 18, d/dx = 2xy = 12, d/dy = x**2 = 9.
+    shown = gradcli("grad", "x**2 * y", "--x", "3", "--y", "2", "--format", "rows")
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.splitlines() == ["| value | grad.x | grad.y |", "|---|---|---|",
+                                         "| 18 | 12 | 9 |"]  # fmt: skip
+    assert "rows" not in formats.one_point_names("render")  # not offered where rows are not
+
+
 # ----------------------------------------------------------------------------
 # How to add a file format
 # ----------------------------------------------------------------------------
@@ -227,11 +247,11 @@ def test_a_declared_command_is_named_in_its_module_alone():
         assert not elsewhere, f"the command {name} is named in {elsewhere} too"
 
 
-#: The commands still written by hand in gradcli/cli/: the computing commands, the
-#: calculator and run.
-WRITTEN_BY_HAND = {
-    "eval", "grad", "jacobian", "hessian", "vjp", "jvp", "graph", "functions", "repl", "run",
-}  # fmt: skip
+#: The commands still written by hand in gradcli/cli/: the calculator and run (they
+#: compute nothing on a program).
+WRITTEN_BY_HAND = {"repl", "run"}
+#: The computing commands, declared in gradcli/core/computing.py (``Computing``).
+COMPUTING = {"eval", "grad", "jacobian", "hessian", "vjp", "jvp", "graph", "functions"}
 
 
 def test_every_other_command_is_declared():
@@ -239,7 +259,29 @@ def test_every_other_command_is_declared():
     for moved in ("check", "diff", "propagate", "taylor", "plot", "div", "curl", "laplacian",
                   "minimize", "solve", "critical", "implicit", "fit"):  # fmt: skip
         assert moved in declared
-    assert set(cli.commands) - WRITTEN_BY_HAND == set(declared)
+    computing = [c.name for c in COMPUTING_COMMANDS]
+    assert set(computing) == COMPUTING and len(computing) == len(COMPUTING)
+    assert set(cli.commands) - WRITTEN_BY_HAND == set(declared) | COMPUTING
+    # As declared, in order: the computing commands first.
+    assert list(cli.commands)[: len(computing)] == computing
+
+
+def test_the_command_line_and_the_calculator_read_the_computing_declarations(gradcli):
+    from gradcli.cli.session import COMMANDS as CALCULATOR
+
+    for declared in COMPUTING_COMMANDS:
+        command = cli.commands[declared.name]
+        assert command.help == declared.help
+        own = [p.opts[0] for p in command.params if isinstance(p, click.Option)]
+        # Its own options first, in the declared order, then those every command takes.
+        assert own[: len(declared.options)] == [f"--{name}" for name in declared.options]
+        assert (declared.name in CALCULATOR) == (declared.calculator is not None)
+        if declared.calculator is not None:
+            assert CALCULATOR[declared.name].help == declared.calculator
+    # A one-point option refused at many points, by what its declaration says.
+    result = gradcli("jacobian", "z**2", "--over", "z=0:1:2", "--holomorphic")
+    assert result.exit_code == 2
+    assert "--holomorphic does not take --points or --over yet" in result.stderr
 
 
 def _an_op_named(name: str, path: Path) -> bool:

@@ -27,7 +27,7 @@ class CompiledFunction:
     """``source`` as a function of the flat vector of ``flat``'s inputs, the other inputs
     bound as ``flat.fixed`` binds them; ``command`` names it in its errors."""
 
-    def __init__(self, source: str, flat: Flat, options, command: str = "minimize"):
+    def __init__(self, source: str, flat: Flat, options, command: str):
         self.flat, self.command = flat, command
         self.settings = (options["dtype"], options["seed"])
         with settings(*self.settings):

@@ -8,7 +8,7 @@ import sys
 
 from ..core import bindings as _bindings
 from ..errors import GradcliError
-from ..render import Format, render_report
+from ..render import Format, formats, render_report
 from ..render.plain import render_line, report_lines
 from .common import (
     EXIT_NONFINITE,
@@ -73,19 +73,21 @@ def _show_report(report, options, *, fmt=None, quiet: bool = False) -> None:
     precision = options["precision"]
     if options.get("get") is not None:
         _write_one(report, options["get"], fmt, precision)
-    elif fmt == "csv":  # the analyses that give rows at many points (propagate, taylor, check)
-        from .point_runs import write_one_row
-
-        variables = report.variables() if hasattr(report, "variables") else None
-        write_one_row(report.row(), precision, variables)
-    elif quiet:
-        pass
-    elif fmt == "latex":
-        write_output(lambda _: render_report(report, "latex", sys.stdout, precision), Format.PLAIN)
-    else:
-        write_output(lambda chosen: render_report(report, chosen, sys.stdout, precision), fmt)
+    elif not quiet:
+        write_output(lambda chosen: _render(report, chosen, precision), fmt)
     for warning in report.warnings:
         say(warning)
+
+
+def _render(report, fmt: str, precision) -> None:
+    """The report in ``fmt``; written as a row (``--format csv``), what taylor's
+    coefficients are of, said after it."""
+    render_report(report, fmt, sys.stdout, precision)
+    if hasattr(report, "variables") and formats.get(fmt).one_point_as_row:
+        from .point_runs import say_variables
+
+        sys.stdout.flush()
+        say_variables(report.variables())
 
 
 def _write_one(report, name: str, fmt, precision) -> None:

@@ -4,6 +4,9 @@ and the few some add. ``cli`` puts them on its commands. Every option is made by
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import click
 
 from .. import api
@@ -278,5 +281,67 @@ WRT = option(
     help="The inputs to differentiate with respect to [default: all].",
 )
 
-#: The shared options of eval, grad, jacobian, hessian, vjp and jvp.
+#: The shared options of the computing commands that compute a result (eval, grad, ...).
 COMPUTING_OPTIONS = [COMPUTING_FORMAT if o is FORMAT else o for o in SHARED_OPTIONS]
+
+# ----------------------------------------------------------------------------
+# The computing commands' own options (``core.computing.COMMANDS`` names them)
+# ----------------------------------------------------------------------------
+
+
+def _as_given(given):
+    return given
+
+
+@dataclass(frozen=True)
+class Own:
+    """An option some computing commands take: the Click option, the function's
+    ``keyword`` (None: the option's name, with dashes as underscores), and ``value``,
+    what the function receives of what was given. ``one_point``: the error when it is
+    given with --points or --over (it is not passed there)."""
+
+    option: Callable
+    keyword: str | None = None
+    value: Callable = _as_given
+    one_point: str | None = None
+
+
+OWN = {
+    "wrt": Own(WRT, value=_bindings.names_of),
+    "steps": Own(STEPS),
+    "holomorphic": Own(HOLOMORPHIC, one_point="--holomorphic does not take --points or --over yet"),
+    "grad-output": Own(
+        option(
+            "grad-output",
+            "grad_output",
+            metavar="V",
+            help="The vector v of v^T J, of the output's shape (may be left out for a scalar).",
+        )
+    ),
+    "tangent": Own(
+        option(
+            "tangent",
+            multiple=True,
+            metavar="X=V",
+            help="The direction of input X (repeatable; just V when there is one input).",
+        ),
+        keyword="tangents",
+        value=_bindings.tangents_of,
+    ),
+    "unit": Own(
+        option(
+            "unit",
+            is_flag=True,
+            help="Along the unit vector of the tangents (all of them together): J t/|t|.",
+        )
+    ),
+    "order": Own(
+        option(
+            "order",
+            type=click.IntRange(1),
+            default=1,
+            show_default=True,
+            help="The k-th directional derivative d^k/ds^k f(x + s t) at s = 0 (one point).",
+        )
+    ),
+}

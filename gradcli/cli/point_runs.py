@@ -160,26 +160,15 @@ def _said(summary, task, tally, options, arguments, output) -> int:
     for message in getattr(task, "notes", None) or ():
         say(f"note: {message}")
     if getattr(task, "variables", None):
-        _say_variables(task.variables)
+        say_variables(task.variables)
     status = tally.said(summary.rows, arguments)
     if status is not None:
         return status
     return EXIT_NONFINITE if options["strict"] and summary.nonfinite else EXIT_OK
 
 
-def write_one_row(arrays, precision, variables=None) -> None:
-    """``--format csv`` at one point: the header and the row a many-point run writes for
-    that point (``arrays``: a result's arrays, or an analysis report's row; ``variables``:
-    what taylor's coefficients are of)."""
-    with open_writer(None, "csv", precision) as writer:
-        writer.write({name: np.asarray(array)[None] for name, array in arrays.items()})
-        writer.close()
-    sys.stdout.flush()
-    if variables:
-        _say_variables(variables)
-
-
-def _say_variables(variables) -> None:
+def say_variables(variables) -> None:
+    """What taylor's coefficients in a row are of."""
     say(
         f"note: coefficients[0] to [{len(variables) - 1}] are those of "
         f"{', '.join(variables)} (powers of the distance from each point)"

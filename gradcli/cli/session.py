@@ -33,6 +33,7 @@ from .. import api
 from ..analysis.commands import calculator_commands as declared_commands
 from ..analysis.report import Report
 from ..core.atomic import atomic_output
+from ..core.computing import COMMANDS as COMPUTING
 from ..errors import GradcliError, out_of_memory, read_error
 from ..language import ir, parse
 from ..language.check import BUILTIN_CONSTANTS, is_method, suggest
@@ -82,13 +83,10 @@ class Problem:
 Output = Shown | Message | Problem
 
 _DEFINITIONS = (ir.Assign, ir.IndexAssign, ir.ConstDecl, ir.FuncDef, *ir.COMPOUND)
-# What a one-shot command of each name computes (steps: grad --steps).
+# What a one-shot command of each name computes: the computing commands'
+# (``core.computing.COMMANDS``), and steps: grad --steps.
 _COMPUTE = {
-    "eval": api.evaluate,
-    "grad": api.gradient,
-    "jacobian": api.jacobian,
-    "hessian": api.hessian,
-    "graph": api.graph,
+    **{c.name: getattr(api, c.function.__name__) for c in COMPUTING if c.shows != "listing"},
     "steps": lambda source, **options: api.gradient(source, steps=True, **options),
 }
 #: ``--precision``'s cap: 17 digits tell any two float64 numbers apart.
@@ -319,18 +317,6 @@ class Session:
         typed = Typed(argument, 0, len(argument))
         yield from self._show(Statement(argument, statements[0]), typed, command, data)
 
-    def grad(self, argument: str) -> Iterator[Output]:
-        yield from self._derivative("grad", argument)
-
-    def jacobian(self, argument: str) -> Iterator[Output]:
-        yield from self._derivative("jacobian", argument)
-
-    def hessian(self, argument: str) -> Iterator[Output]:
-        yield from self._derivative("hessian", argument)
-
-    def graph(self, argument: str) -> Iterator[Output]:
-        yield from self._derivative("graph", argument)
-
     def steps(self, argument: str) -> Iterator[Output]:
         yield from self._derivative("steps", argument)
 
@@ -505,15 +491,18 @@ def _for_the_session(message: str) -> str:
     return re.sub(r",? or `gradcli \w+[^`]*` for [^;:\n]*", "", message)
 
 
+def _computing(name: str) -> Callable[[Session, str], Iterator[Output]]:
+    """``:NAME [EXPR]`` of a computing command: the command on the expression."""
+    return lambda session, argument: session._derivative(name, argument)
+
+
 COMMANDS: dict[str, Command] = {
-    "grad": Command(
-        ":grad [EXPR]", "the gradient (of the last expression by default)", Session.grad
-    ),
-    "jacobian": Command(":jacobian [EXPR]", "the Jacobian", Session.jacobian),
-    "hessian": Command(":hessian [EXPR]", "the gradient and the Hessian", Session.hessian),
-    "graph": Command(
-        ":graph [EXPR]", "the autograd graph, with each node's gradient", Session.graph
-    ),
+    # The computing commands the calculator runs, as declared (``core.computing``).
+    **{
+        c.name: Command(f":{c.name} [EXPR]", c.calculator, _computing(c.name))
+        for c in COMPUTING
+        if c.calculator is not None
+    },
     "steps": Command(
         ":steps [EXPR]", "the gradient and the steps of its reverse pass", Session.steps
     ),

@@ -1,8 +1,10 @@
-"""Which commands take complex inputs yet, and the refusal of the others.
+"""The refusal of complex inputs by the commands that do not take them yet.
 
-A command run from the command line names itself (``running``): the commands it calls
-inside (minimize calls grad) are its own steps, so the refusal names what the user ran.
-A library call names its own function's command.
+Which commands take them is said where each computes (``core/computing.py``: eval, grad,
+jacobian --holomorphic), by the evaluation it asks for. A command run from the command
+line names itself (``running``): the commands it calls inside (minimize calls grad) are
+its own steps, so the refusal names what the user ran. A library call names its own
+function's command.
 """
 
 from __future__ import annotations
@@ -12,8 +14,6 @@ from contextvars import ContextVar
 
 from ..errors import GradcliError
 
-#: The commands that take complex inputs.
-COMPLEX_COMMANDS = frozenset({"eval", "grad", "jacobian --holomorphic"})
 _RUNNING: ContextVar[str | None] = ContextVar("gradcli_command", default=None)
 
 
@@ -27,9 +27,10 @@ def running(command: str):
         _RUNNING.reset(token)
 
 
-def refuse_complex(values, command: str | None) -> None:
-    """An error where one of ``values`` (name -> array) is complex and the command
-    (the one running, else ``command``) does not take complex inputs."""
+def refuse_complex(values, command: str | None, takes_complex: bool = False) -> None:
+    """An error where one of ``values`` (name -> array) is complex and the command (the
+    one running, else ``command``) does not take complex inputs (``takes_complex``: the
+    evaluation's own command takes them)."""
     names = [
         f"--{n}"
         for n, v in values.items()
@@ -38,9 +39,9 @@ def refuse_complex(values, command: str | None) -> None:
     if not names:
         return
     outer = _RUNNING.get()
-    if outer is not None and (command or "").split(" ")[0] != outer:
-        command = outer  # a step of another command (minimize's grad): that command's say
-    if command not in COMPLEX_COMMANDS:
+    if outer is not None and command != outer:
+        command, takes_complex = outer, False  # a step of another command (minimize's grad)
+    if not takes_complex:
         raise GradcliError(
             f"complex input ({names[0]}) is not supported by gradcli's "
             f"{command or 'this command'} yet"

@@ -2,6 +2,9 @@
 ``jacobian``, ``hessian``, ``vjp``, ``jvp`` and ``graph``, each returning a frozen result,
 and ``functions()``, the functions a program can call. ``gradcli.api`` is their public
 path; the analyses build on them from here, below the facade.
+
+``COMMANDS`` declares them as commands, once (``Computing``): ``gradcli NAME`` with its
+help and options, and the calculator's ``:NAME``, are made from it.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import functools
 import inspect
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -54,11 +57,12 @@ class _Run:
     filename: str = "<expr>"
     max_elements: int = DEFAULT_MAX_ELEMENTS
 
-    def evaluation(self, wrt, announce=None, command=None):
-        """The evaluation ``command`` runs (it names itself where complex inputs are refused)."""
+    def evaluation(self, wrt, announce=None, command=None, complex_inputs=False):
+        """The evaluation ``command`` runs (it names itself where complex inputs are
+        refused; ``complex_inputs``: it takes them)."""
         return evaluation(
             self.source, self.bindings, wrt, self.dtype, self.seed, self.filename,
-            self.max_elements, announce, command=command,
+            self.max_elements, announce, command=command, complex_inputs=complex_inputs,
         )  # fmt: skip
 
 
@@ -95,7 +99,7 @@ def _command(body):
 @_command
 def evaluate(run: _Run) -> Result:
     """The program's value."""
-    with run.evaluation((), command="eval") as s:
+    with run.evaluation((), command="eval", complex_inputs=True) as s:
         with gradcli.no_grad():
             value = s.run(s.leaves(()))
         return s.result("eval", value)
@@ -107,7 +111,7 @@ def gradient(run: _Run, *, wrt: Sequence[str] | None = None, steps: bool = False
 
     ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
     """
-    with run.evaluation(wrt, command="grad") as s:
+    with run.evaluation(wrt, command="grad", complex_inputs=True) as s:
         out, grads = s.scalar_gradient("grad")
         traced = s.graph(np.ones(out.shape, s.dtype)) if steps else None
         return s.result("grad", out, grad=grads, graph=traced)
@@ -125,8 +129,7 @@ def jacobian(
     its inputs (real ones are taken as complex), refused where the Cauchy–Riemann
     equations fail (``core/holomorphic.py``).
     """
-    command = "jacobian --holomorphic" if holomorphic else "jacobian"
-    with run.evaluation(wrt, announce, command=command) as s:
+    with run.evaluation(wrt, announce, command="jacobian", complex_inputs=holomorphic) as s:
         f, outputs = s.function(s.wrt)
         if s.default_wrt and len(s.wrt) > 1:
             with gradcli.no_grad():
@@ -342,3 +345,223 @@ def _description(name: str, doc: str) -> str:
     if doc.startswith(name + "(") and "): " in doc:
         doc = doc.split("): ", 1)[1]
     return doc.removesuffix(".")
+
+
+# ----------------------------------------------------------------------------
+# The computing commands, declared once
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Computing:
+    """A computing command: ``gradcli NAME``, whose function is ``api``'s, and the
+    calculator's ``:NAME [EXPR]``. (The analyses are declared as ``analysis.commands``
+    declares them; these compute a result, not a report.)
+
+    ``help`` is its ``--help``: a summary, then examples in ``$ gradcli ...`` lines that
+    ``tests/test_cli_help.py`` runs. ``options``: its own options, by their names
+    (``core/option_names.py``), in the order ``--help`` lists them; the command line makes
+    each (``cli/options.py``'s ``OWN``), before the options every computing command takes.
+    ``shows``: what its function returns, which says how the command line writes it: a
+    ``result`` (``core.result.Result``, in every format, and ``--get``), a ``graph``
+    (``GraphResult``: a tree, plain lines, JSON or DOT) or a ``listing`` (of functions,
+    which takes a NAME, not a program). ``points``: it also runs at many points
+    (``--over``, ``--points FILE``), a row of the result's arrays at each
+    (``core/many_points.py``). ``calculator``: what the calculator's ``:help`` says of
+    ``:NAME [EXPR]`` (None: the calculator has no ``:NAME``). A function that takes
+    ``announce`` says its notes before it computes (a large derivative), on a terminal.
+    """
+
+    name: str
+    function: Callable
+    help: str
+    options: tuple[str, ...] = ()
+    shows: str = "result"
+    points: bool = False
+    calculator: str | None = None
+
+    def __post_init__(self):
+        if self.shows not in SHOWN:
+            raise ValueError(f"{self.name} shows {self.shows!r}: none of {', '.join(SHOWN)}")
+        if self.points and self.shows != "result":
+            raise ValueError(f"{self.name}: only a result runs at many points")
+
+
+#: What a computing command's function may return (``Computing.shows``).
+SHOWN = ("result", "graph", "listing")
+
+
+COMMANDS = (
+    Computing(
+        "eval",
+        evaluate,
+        """The value of SOURCE.
+
+        \b
+        Examples:
+          $ gradcli eval "x**2 + 2*x + 1" --x 2 --format plain
+          value 9
+          $ gradcli eval "linspace(0, 1, 5)**2" --format json
+          {"value": [0, 0.0625, 0.25, 0.5625, 1]}
+          $ gradcli eval "x + y" --points samples/points.csv --format csv
+          x,y,value
+          0,0,0
+          0.5,1,1.5
+          1,-1,0
+          2,0.5,2.5
+        """,
+        points=True,
+    ),
+    Computing(
+        "grad",
+        gradient,
+        """The value and the gradient of a scalar output with respect to every
+        input (or those named by --wrt).
+
+        \b
+        Examples:
+          $ gradcli grad "(x+2)**2+3" --x 2 --format plain
+          value 19
+          grad.x 8
+          $ gradcli grad "sum(w * x)" --w "[1, 2]" --x "[3, 4]" --wrt w --format json
+          {"value": 11, "grad": {"w": [3, 4]}}
+
+        Many points: --over x=A:B:N (or x=VALUES, repeated for a grid) or --points
+        FILE (one point a row), one row of output each:
+
+        \b
+          $ gradcli grad "x**2 * y" --over x=0:1:3 --y 2 --format csv
+          x,value,grad.x,grad.y
+          0,0,0,0
+          0.5,0.5,2,0.25
+          1,2,4,1
+        """,
+        ("wrt", "steps"),
+        points=True,
+        calculator="the gradient (of the last expression by default)",
+    ),
+    Computing(
+        "jacobian",
+        jacobian,
+        """The value and, for each input x, the Jacobian of shape
+        output.shape + x.shape; with several inputs (or a matrix input or output,
+        or one vector input to as many outputs), also the whole Jacobian, outputs
+        by inputs, and its determinant when it is square (with a note when it is
+        singular).
+
+        \b
+        Example:
+          $ gradcli jacobian "x**2 + 2*x + 1" --x "[2, 3]" --format plain
+          value 9 16
+          jacobian.x 6 0 0 8
+          assembled.matrix 6 0 0 8
+          determinant 48
+          $ gradcli jacobian "z**2" --z 1+2j --holomorphic --format plain
+          value -3+4j
+          jacobian.z 2+4j
+        """,
+        ("wrt", "holomorphic"),
+        points=True,
+        calculator="the Jacobian",
+    ),
+    Computing(
+        "hessian",
+        hessian,
+        """The value, the gradient and every Hessian block H[x][y] of a scalar
+        output; also the whole Hessian over all inputs (flattened), its
+        eigenvalues and, where the gradient is zero, whether the point is a local
+        minimum, maximum, saddle point or degenerate (a zero eigenvalue: the test
+        is inconclusive); for one scalar input, the sign of f''.
+
+        \b
+        Example:
+          $ gradcli hessian "x**3 * y" --x 2 --y 3 --format plain
+          value 24
+          grad.x 36
+          grad.y 8
+          hessian.x.x 36
+          hessian.x.y 12
+          hessian.y.x 12
+          hessian.y.y 0
+          assembled.matrix 36 12 12 0
+          eigenvalues -3.6333076527839356 39.63330765278394
+          classification not a critical point
+          tolerance.gradient 3.5762786865234375e-07
+          tolerance.eigenvalue 5.905823059794894e-07
+        """,
+        ("wrt",),
+        points=True,
+        calculator="the gradient and the Hessian",
+    ),
+    Computing(
+        "vjp",
+        vjp,
+        """The vector-Jacobian product v^T J for each input: PyTorch's
+        output.backward(V).
+
+        \b
+        Example:
+          $ gradcli vjp "k = zeros_like(x); k[0] = x[0]**2 + 3*x[1]; k[1] = 2*x[0] + x[1]**2; k" \\
+              --x "[2, 3]" --grad-output "[1, 0]" --format plain
+          value 13 13
+          vjp.x 4 3
+        """,
+        ("wrt", "grad-output", "steps"),
+        points=True,
+    ),
+    Computing(
+        "jvp",
+        jvp,
+        """The Jacobian-vector product J t: the directional derivative along the
+        tangents; inputs without one are held fixed. With --unit, along the unit
+        vector t/|t| (|t| over all the tangents together); with --order k, the k-th
+        derivative along them, by Taylor arithmetic (no Hessian is formed).
+
+        \b
+        Example:
+          $ gradcli jvp "x**2 + y" --x "[1, 2]" --y 3 --tangent "x=[1, 1]" --format plain
+          value 4 7
+          jvp 2 4
+        """,
+        ("tangent", "unit", "order"),
+        points=True,
+    ),
+    Computing(
+        "graph",
+        graph,
+        """The grad_fn nodes behind SOURCE's output, from the output down to the
+        inputs: each node's name, the source it came from, its shape, value and the
+        gradient that reached it in the reverse pass (--grad-output V for an output
+        that is not a scalar); the inputs (leaves) with their .grad.
+
+        \b
+        Example:
+          $ gradcli graph "x*y + x" --x 2 --y 3 --format plain
+          [0] AddBackward0  x*y + x  at 1:1  shape ()  value 8  grad 1  inputs 1 2
+          [1] MulBackward0  x*y  at 1:1  shape ()  value 6  grad 1  inputs 2 3
+          [2] x  shape ()  value 2  .grad 4
+          [3] y  shape ()  value 3  .grad 2
+        """,
+        ("wrt", "grad-output"),
+        shows="graph",
+        calculator="the autograd graph, with each node's gradient",
+    ),
+    Computing(
+        "functions",
+        functions,
+        """Every function a program can call (only NAME when given).
+
+        Grouped by kind, each with its parameters, a one-line description and its
+        convention at kinks (points where it is not differentiable). A dim=
+        parameter may also be written axis=. A NAME that is no function is an
+        error that names the functions whose description has it as a word
+        (gradcli functions cdf: ndtr, ndtri, log_ndtr...).
+
+        \b
+        Example:
+          $ gradcli functions relu --format plain
+          relu(input)  max(x, 0)  at kinks: relu'(0) = 0; at nan the gradient passes, as PyTorch
+        """,
+        shows="listing",
+    ),
+)

@@ -42,12 +42,13 @@ DTYPES = ("float64", "float32")
 @contextlib.contextmanager
 def evaluation(
     source, bindings, wrt, dtype, seed, filename, max_elements=DEFAULT_MAX_ELEMENTS, announce=None,
-    command=None,
+    command=None, complex_inputs=False,
 ):  # fmt: skip
-    """The Evaluation of ``source``, in its settings, for ``command`` (``complex_inputs``)."""
+    """The Evaluation of ``source``, in its settings, for ``command`` (``complex_inputs``:
+    it takes complex inputs, else they are refused, naming it)."""
     with settings(dtype, seed, max_elements):
         s = Evaluation(source, dict(bindings or {}), wrt, dtype, seed, filename)
-        refuse_complex(s.values, command)
+        refuse_complex(s.values, command, complex_inputs)
         s.announce = announce
         yield s
 

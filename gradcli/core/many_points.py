@@ -34,8 +34,9 @@ from ..engine.batched_values import Batched
 from ..engine.generator import seeded
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..errors import GradcliError
+from .computing import COMMANDS
 from .evaluation import Evaluation, require_scalar, settings, value_kinds
-from .result import SECTIONS, Diagnostic, PointsResult
+from .result import Diagnostic, PointsResult
 
 
 def points(
@@ -239,8 +240,10 @@ def _over_budget(budget_binds: bool, size: int):
 
 
 def _known(command: str) -> None:
-    if command not in SECTIONS:
-        raise GradcliError(f"unknown command {command!r}: use one of {', '.join(SECTIONS)}")
+    """Refuse a command not declared to run at many points (``Computing.points``)."""
+    known = [c.name for c in COMMANDS if c.points]
+    if command not in known:
+        raise GradcliError(f"unknown command {command!r}: use one of {', '.join(known)}")
 
 
 def _described(layout) -> str:

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import enum
 
-import numpy as np
-
-from ..core.result import leaves
+from ..core.result import leaves  # noqa: F401  (how the renderers walk a result tree)
 from . import formats
 
 
@@ -43,12 +41,3 @@ def render_functions(functions, fmt: Format, stream) -> None:
 
 def _name(fmt) -> str:
     return fmt.value if isinstance(fmt, Format) else fmt
-
-
-def write_npz(result, path: str) -> None:
-    """Every result array into one ``.npz``, keyed by its path: ``value``, ``grad.x``;
-    written whole or not at all (``gradcli.core.atomic``)."""
-    from ..core.atomic import atomic_output
-
-    with atomic_output(path) as stream:
-        np.savez(stream, **{".".join(key): array for key, array in leaves(result.as_tree())})

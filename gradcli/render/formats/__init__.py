@@ -5,7 +5,10 @@ A format renders one point and many points through one interface:
 
 - one point: ``render(result, stream, precision)`` a computing command's result,
   ``render_report(report, stream, precision)`` an analysis's report,
-  ``render_functions(functions, stream)`` the listing of ``gradcli functions``;
+  ``render_functions(functions, stream)`` the listing of ``gradcli functions``; a format
+  of many points that defines neither of the first two writes one point as the one row
+  it would write of it (``--format csv``); ``save(result, path)`` one point's arrays into
+  the file ``path`` (``--output FILE.npz``);
 - many points: ``writer(stream, path, precision, rows)``, a
   ``gradcli.core.point_files.writers.Writer`` that takes the rows a chunk at a time,
   on ``stream`` (standard output) or into the file ``path``, which ``--output FILE``
@@ -27,6 +30,8 @@ import os
 import pkgutil
 import sys
 from functools import cache
+
+import numpy as np
 
 from ...errors import GradcliError
 
@@ -51,12 +56,14 @@ class OutputFormat:
     rank: int = 100
 
     def render(self, result, stream, precision: int | None = None) -> None:
-        """One point: a computing command's result (``gradcli.core.result.Result``)."""
-        raise GradcliError(f"--format {self.name} {self._for()}")
+        """One point: a computing command's result (``gradcli.core.result.Result``); by
+        default the row of its arrays a run of many points writes for it."""
+        self._one_row(result.arrays, stream, precision)
 
     def render_report(self, report, stream, precision: int | None = None) -> None:
-        """One point: an analysis's report (``gradcli.analysis.report.Report``)."""
-        raise GradcliError(f"--format {self.name} {self._for()}")
+        """One point: an analysis's report (``gradcli.analysis.report.Report``); by
+        default its ``row()`` as a run of many points writes it."""
+        self._one_row(getattr(report, "row", None), stream, precision)
 
     def render_functions(self, functions, stream) -> None:
         """The listing of the functions a program can call (``api.functions()``)."""
@@ -66,6 +73,31 @@ class OutputFormat:
         """Many points: the writer of the rows, on ``stream`` or (``path``) into a file;
         ``rows``, when known, is how many will come."""
         raise NotImplementedError  # open_writer asks only the formats that override it
+
+    def save(self, result, path: str) -> None:
+        """One point: every array of ``result`` into the file ``path`` (one of
+        ``endings``), written whole or not at all."""
+        raise NotImplementedError  # saver asks only the formats that override it
+
+    @property
+    def one_point_as_row(self) -> bool:
+        """Whether it writes one point as the row of many points (it renders no result
+        of its own, and writes many points on standard output)."""
+        return not _overrides(self, "render") and self.writes_rows
+
+    @property
+    def writes_rows(self) -> bool:
+        """Whether it writes the rows of many points on standard output."""
+        return _overrides(self, "writer") and self.standard_output
+
+    def _one_row(self, row, stream, precision) -> None:
+        """``row()``'s arrays by name, as the one row a run of many points writes of
+        them; refused by a format that writes no rows on standard output."""
+        if row is None or not self.writes_rows:
+            raise GradcliError(f"--format {self.name} {self._for()}")
+        with self.writer(stream, None, precision, None) as writer:
+            writer.write({name: np.asarray(array)[None] for name, array in row().items()})
+            writer.close()
 
     def _for(self) -> str:
         if self.endings or _overrides(self, "writer"):
@@ -130,7 +162,18 @@ def one_point_names(kind: str = "render") -> list[str]:
 
 def many_point_names() -> list[str]:
     """The formats that write many points to standard output."""
-    return [f.name for f in every() if _overrides(f, "writer") and f.standard_output]
+    return [f.name for f in every() if f.writes_rows]
+
+
+def saver(path: str) -> OutputFormat:
+    """The format that saves one point's arrays into ``path`` (``--output FILE``), by
+    its ending; an error that names the endings when none does."""
+    saving = [f for f in every() if _overrides(f, "save")]
+    for fmt in saving:
+        if path.endswith(fmt.endings):
+            return fmt
+    ends = _listed([e for f in saving for e in f.endings])
+    raise GradcliError(f"--output {path}: the file name must end in {ends}")
 
 
 def endings() -> tuple[str, ...]:
