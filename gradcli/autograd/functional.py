@@ -464,6 +464,14 @@ def _jacobian_tuple(outputs, inputs, create_graph, strict):
     return tuple(jacobian)
 
 
+def _refuse_complex_rows(outputs, vectorize):
+    if vectorize:
+        return
+    for out in outputs:
+        if out is not None and out.is_complex():
+            raise EngineError(implicit_gradient(np.empty((), out._data.dtype)))
+
+
 def jacobian(
     func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"
 ):
@@ -481,9 +489,9 @@ def jacobian(
             func(*inputs), "outputs of the user-provided function", "jacobian"
         )
         _check_requires_grad(outputs, "outputs", strict)
-        for out in outputs:  # PyTorch's rows are gradients of the outputs' entries: real ones
-            if out.is_complex():
-                raise EngineError(implicit_gradient(np.empty((), out._data.dtype)))
+        # PyTorch's rows are gradients of the outputs' entries, implicitly created (real
+        # ones) unless vectorized: then row i is the vjp of the i-th unit vector, complex too.
+        _refuse_complex_rows(outputs, vectorize)
         limits.check("jacobian", sum(o.numel() for o in outputs) * sum(x.numel() for x in inputs))
         result = _jacobian_tuple(outputs, inputs, create_graph, strict)
     result = _grad_postprocess(result, create_graph)
@@ -525,6 +533,7 @@ def hessian(
                 g = ops.zeros_like(inputs[j])
             gradient.append(g)
         _check_requires_grad(gradient, "jacobian", strict)
+        _refuse_complex_rows(gradient, vectorize)
         result = _jacobian_tuple(gradient, inputs, create_graph, strict)
     result = _grad_postprocess(result, create_graph)
     return _tuple_postprocess(result, (inputs_tuple, inputs_tuple))

@@ -129,7 +129,7 @@ def jacobian(
     its inputs (real ones are taken as complex), refused where the Cauchy–Riemann
     equations fail (``core/holomorphic.py``).
     """
-    with run.evaluation(wrt, announce, command="jacobian", complex_inputs=holomorphic) as s:
+    with run.evaluation(wrt, announce, command="jacobian", complex_inputs=True) as s:
         f, outputs = s.function(s.wrt)
         if s.default_wrt and len(s.wrt) > 1:
             with gradcli.no_grad():
@@ -141,14 +141,16 @@ def jacobian(
             if holomorphic:
                 blocks = holomorphic_jacobian(f, s.point(s.wrt), s.wrt)
             else:
-                blocks = functional.jacobian(f, s.point(s.wrt))
+                # Vectorized, PyTorch's rows are vjps of unit vectors: complex outputs too.
+                blocks = functional.jacobian(f, s.point(s.wrt), vectorize=True)
             value = outputs[0]
         else:
             value, blocks = f(), ()
         jac = {n: plain_array(b) for n, b in zip(s.wrt, blocks)}
         result = s.result("jacobian", value, jacobian=jac)
         # The whole Jacobian and its determinant are of real ones (assembled.py) for now.
-        if not holomorphic and wants_jacobian(result.value.shape, result.shapes, result.inputs):
+        real = not holomorphic and not any(np.iscomplexobj(b) for b in jac.values())
+        if real and wants_jacobian(result.value.shape, result.shapes, result.inputs):
             whole = assemble_jacobian(result.value, result.jacobian, result.shapes)
             result = replace(result, assembled=whole)
             note = singular_note(whole)
@@ -164,7 +166,7 @@ def hessian(run: _Run, *, wrt: Sequence[str] | None = None, announce=None) -> Re
     ``announce(note)``: called before the Hessian is computed with a note when, over every
     input, it would hold over 10^6 numbers (the note is in the result too).
     """
-    with run.evaluation(wrt, announce, command="hessian") as s:
+    with run.evaluation(wrt, announce, command="hessian", complex_inputs=True) as s:
         s.size_note("Hessian", lambda entries: entries * entries)
         out, grads = s.scalar_gradient("hessian")
         hess: dict[str, dict[str, np.ndarray]] = {}
@@ -172,7 +174,7 @@ def hessian(run: _Run, *, wrt: Sequence[str] | None = None, announce=None) -> Re
             from ..autograd import functional
 
             f, _ = s.function(s.wrt)
-            blocks = functional.hessian(f, s.point(s.wrt))
+            blocks = functional.hessian(f, s.point(s.wrt), vectorize=True)
             for x, row in zip(s.wrt, blocks):
                 # reshape: an output of shape (1,) would add its own axes.
                 hess[x] = {
@@ -180,7 +182,9 @@ def hessian(run: _Run, *, wrt: Sequence[str] | None = None, announce=None) -> Re
                     for y, block in zip(s.wrt, row)
                 }
         result = s.result("hessian", out, grad=grads, hessian=hess)
-        if wants_hessian(result.shapes, result.inputs):
+        # Eigenvalues and the classification of a critical point are of real Hessians.
+        real = not any(np.iscomplexobj(b) for row in hess.values() for b in row.values())
+        if real and wants_hessian(result.shapes, result.inputs):
             whole = assemble_hessian(result.value, result.grad, result.hessian, result.shapes)
             result = replace(result, assembled=whole)
         return result
@@ -195,7 +199,7 @@ def vjp(
     ``grad_output`` has the output's shape; it may be left out for a scalar output.
     ``steps``: also the graph and the steps of the reverse pass (``Result.graph``).
     """
-    with run.evaluation(wrt, command="vjp") as s:
+    with run.evaluation(wrt, command="vjp", complex_inputs=True) as s:
         f, _ = s.function(s.wrt)
         with gradcli.no_grad():
             value = f(*s.point(s.wrt))
@@ -204,7 +208,7 @@ def vjp(
         if s.wrt:
             from ..autograd import functional
 
-            _, vjps = functional.vjp(f, s.point(s.wrt), gradcli.tensor(v, dtype=s.gdtype))
+            _, vjps = functional.vjp(f, s.point(s.wrt), gradcli.tensor(v))  # v in its dtype
             products = {n: plain_array(g) for n, g in zip(s.wrt, vjps)}
         traced = s.graph(v) if steps else None
         return s.result("vjp", value, vjp=products, grad_output=v, graph=traced)
@@ -244,7 +248,7 @@ def jvp(
     """
     if isinstance(order, bool) or not isinstance(order, int) or order < 1:
         raise GradcliError(f"--order must be an integer of at least 1, not {order!r}")
-    with run.evaluation((), command="jvp") as s:
+    with run.evaluation((), command="jvp", complex_inputs=True) as s:
         directions = s.directions(tangents, unit)
         names = s.wrt
         if order > 1:
@@ -252,8 +256,12 @@ def jvp(
         from ..autograd import functional
 
         f, _ = s.function(names)
+        point = s.point(names)
+        # A real tangent of a complex input moves along its real axis.
         value, product = functional.jvp(
-            f, s.point(names), tuple(gradcli.tensor(directions[n]) for n in names)
+            f,
+            point,
+            tuple(gradcli.tensor(directions[n], dtype=z.dtype) for n, z in zip(names, point)),
         )
         return s.result("jvp", value, jvp=plain_array(product), tangents=directions)
 

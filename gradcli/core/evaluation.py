@@ -315,6 +315,8 @@ class Evaluation:
                 f"--grad-output has shape {v.shape}, but the output has shape "
                 f"{tuple(value.shape)}: they must be the same"
             )
+        if value.is_complex() and v.dtype.kind != "c":
+            v = v.astype(value.numpy().dtype)  # a real direction of a complex output
         return v
 
     def graph(self, grad_output) -> GraphResult:
