@@ -34,11 +34,11 @@ ne = table.op("ne", np.not_equal, _BINARY, doc="x != y", kind="binary", method=T
               symbol="!=", precedence="compare", symbolic=sym.compare("Ne"),
               operators=("__ne__",), complex=True)
 logical_and = table.op("logical_and", np.logical_and, _BINARY, doc="x and y", kind="binary",
-                       method=True, operators=("__and__",))
+                       method=True, operators=("__and__",), complex=True)
 logical_or = table.op("logical_or", np.logical_or, _BINARY, doc="x or y", kind="binary",
-                      method=True, operators=("__or__",))
+                      method=True, operators=("__or__",), complex=True)
 logical_not = table.op("logical_not", np.logical_not, doc="not x", operators=("__invert__",),
-                       **_TEST)
+                       **_TEST, complex=True)
 isnan = table.op("isnan", np.isnan, doc="true where x is nan", **_TEST, complex=True)
 isinf = table.op("isinf", np.isinf, doc="true where x is infinite", **_TEST, complex=True)
 isfinite = table.op("isfinite", np.isfinite, doc="true where x is finite", **_TEST, complex=True)
@@ -49,10 +49,10 @@ isclose = table.op("isclose",
                    "atol: float = 1e-08, "
                    "equal_nan: bool = False)",
                    doc="isclose(x, y): true where |x - y| <= atol + rtol |y|", kind="binary",
-                   method=True)
+                   method=True, complex=True)
 nonzero = table.op("nonzero", lambda x: np.argwhere(x), doc="the indices of the nonzero entries",
                    size=lambda x: np.count_nonzero(x) * np.ndim(x),
-                   kind="other", method=True)
+                   kind="other", method=True, complex=True)
 # fmt: on
 
 
@@ -127,6 +127,7 @@ def where(over, condition, input, other):
         over("MaskedFillBackward0", _WHERE_RULES, forward=_where_forward, numbers=False),
         over("MaskedFillBackward1", _WHERE_RULES, forward=_where_forward),
     ],
+    complex="holomorphic",
 )
 def masked_fill(over, input, mask, value):
     cond = np.asarray(raw(mask), dtype=bool)

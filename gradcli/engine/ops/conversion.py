@@ -57,6 +57,7 @@ clone = table.op(
     method=True,
     domain=("real",),
     batching=batching.elementwise,
+    complex="holomorphic",
 )
 
 

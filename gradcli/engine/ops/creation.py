@@ -340,6 +340,7 @@ zero = table.op(
     inplace=True,
     library=False,
     kink="gradient 0 everywhere",
+    complex="holomorphic",
 )
 fill = table.op(
     "fill",
@@ -359,6 +360,7 @@ fill = table.op(
     kind="other",
     inplace=True,
     library=False,
+    complex="holomorphic",
 )
 copy = table.op(
     "copy",
@@ -372,4 +374,5 @@ copy = table.op(
     kind="other",
     inplace=True,
     library=False,
+    complex="holomorphic",
 )

@@ -104,7 +104,7 @@ det = table.op("det", on_square("det", np.linalg.det), grad_fn="LinalgDetBackwar
                                    ("singular", "rank 1 3x3"), ("grad", "jacobian")),
                         Difference("of a 1 x 1 matrix", "second derivatives 0",
                                    "PyTorch's gradient does not depend on a: double backward "
-                                   "raises", ("1x1",), ("grad2",))))
+                                   "raises", ("1x1",), ("grad2",))), complex="holomorphic")
 inverse = table.op("inverse", on_square("inverse", np.linalg.inv), grad_fn="LinalgInvExBackward0",
                    rules=(lambda g, ans, x: -matmul(matmul(transpose_last(ans), g),
                                                    transpose_last(ans)),),
@@ -112,7 +112,7 @@ inverse = table.op("inverse", on_square("inverse", np.linalg.inv), grad_fn="Lina
                    symbolic=lambda s, x: sym.array(sym.matrix(s, x).inv()), method=True,
                    other_names=("inv",),
                    batching=batching.stacked,
-                   words="g -> -inverse(a).T @ g @ inverse(a).T")
+                   words="g -> -inverse(a).T @ g @ inverse(a).T", complex="holomorphic")
 # fmt: on
 
 
@@ -159,7 +159,8 @@ solve_op = table.internal(
     samples=(Sample("matrix", [Drawn("well_conditioned", (3, 3)), (3, 2)], {"vector": False}),
              Sample("vector", [Drawn("well_conditioned", (3, 3)), (3,)], {"vector": True}),
              Sample("batch of vectors", [Drawn("well_conditioned", (2, 3, 3)), (2, 3)],
-                    {"vector": True}))
+                    {"vector": True})),
+    complex="holomorphic",
 )  # fmt: skip
 
 
@@ -168,6 +169,7 @@ solve_op = table.internal(
     doc="X with A @ X = B; B a vector, a matrix, or batches of either", **_LINALG,
     symbolic=sym.solve,
     batching=batching.solve,
+    complex="holomorphic",
 )  # fmt: skip
 def solve(over, A, B, *, left=True):
     a, b = np.shape(A), np.shape(B)
@@ -256,7 +258,12 @@ logabsdet = table.internal(
     kink="gradient 0 where det < 0 (the value is nan); where det = 0 the gradient is an "
          "error (PyTorch 2.13 gives inf or nan)",
     method=True, **_LINALG, batching=batching.stacked,
+    complex="holomorphic",
 )  # fmt: skip
 def logdet(over, input):
+    if np.iscomplexobj(raw(input)):  # log(det): its phase is the imaginary part, as PyTorch's
+        from .elementwise import log
+
+        return log(det(input))
     sign = np.linalg.slogdet(on_square("logdet", np.asarray)(raw(input)))[0]
     return where(sign < 0, math.nan, logabsdet(input))

@@ -35,7 +35,7 @@ trace = table.op("trace", _trace, grad_fn="TraceBackward0", rules=(_trace_rule,)
                  doc="sum of the diagonal of a matrix", **_LINALG, batching=batching.trace,
                  symbolic=lambda s, x: np.trace(x),
                  other_names=("tr",),
-                 words="d trace(a)/da = the identity")
+                 words="d trace(a)/da = the identity", complex="holomorphic")
 # fmt: on
 
 
@@ -68,7 +68,7 @@ diag_embed = table.internal("diag_embed", _diag_embed, "(input: Tensor, rows: in
                                    _DIAGONAL.fn(g)[..., : x.shape[-1]],),
                             doc="a matrix with x on its diagonal", kind="linalg",
                             words="g's diagonal",
-                            samples=(Sample("batch", [(2, 3)], {"rows": 3, "cols": 3}),))
+                            samples=(Sample("batch", [(2, 3)], {"rows": 3, "cols": 3}),), complex="holomorphic")
 # fmt: on
 
 
@@ -80,6 +80,7 @@ diag_embed = table.internal("diag_embed", _diag_embed, "(input: Tensor, rows: in
     kind="linalg",
     method=True,
     overloads=[_DIAGONAL],
+    complex="holomorphic",
 )
 def diagonal(over, input, offset=0, dim1=0, dim2=1):
     n = np.ndim(input)
@@ -109,6 +110,7 @@ def diagonal(over, input, offset=0, dim1=0, dim2=1):
     ],
     **_LINALG,
     batching=batching.diag,
+    complex="holomorphic",
 )
 def diag(over, input):
     n = np.ndim(input)
@@ -135,7 +137,7 @@ def _tri_rule(g, ans, x, diagonal=0, upper=False):
 tril_op = table.op("tril", _tri, "(input: Tensor, diagonal: int = 0)", grad_fn="TrilBackward0",
                    rules=(_tri_rule,), saves=False, kind="linalg", method=True, inplace=True,
                    doc="tril(x, diagonal=0): x on and below the diagonal, zeros above",
-                   words="g below the diagonal, 0 above")
+                   words="g below the diagonal, 0 above", complex="holomorphic")
 # fmt: on
 
 
@@ -148,6 +150,7 @@ tril_op = table.op("tril", _tri, "(input: Tensor, diagonal: int = 0)", grad_fn="
     inplace=True,
     doc="triu(x, diagonal=0): x on and above the diagonal, zeros below",
     overloads=[over("TriuBackward0", (_tri_rule,), forward=_tri, saves=False)],
+    complex="holomorphic",
 )
 def triu(over, input, diagonal=0):
     return over["TriuBackward0"](input, diagonal, True)

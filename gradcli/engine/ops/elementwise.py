@@ -72,7 +72,7 @@ sigmoid_backward = table.internal(
            lambda gg, ans, g, y: gg * g * (-2 * y + 1)),
     doc="g * (1 - y) * y: the gradient of sigmoid from its output", kind="elementwise",
     words=("d/dg = (1-y)*y", "d/dy = g*(1-2*y)"),
-    samples=(Sample("2-d", [(2, 3), Drawn("probability", (2, 3))]),))
+    samples=(Sample("2-d", [(2, 3), Drawn("probability", (2, 3))]),), complex="holomorphic")
 threshold_backward = table.internal(
     "threshold_backward", lambda g, x, threshold: np.where(x <= threshold, 0.0, g).astype(
         np.result_type(g, x)),
@@ -236,6 +236,8 @@ atanh = elementwise("atanh", np.arctanh, "AtanhBackward0", lambda g, ans, x: g /
 
 
 def sigmoid_array(x):
+    if np.iscomplexobj(x):
+        return 1 / (1 + np.exp(-x))
     # exp(-|x|) never overflows; the two branches agree where both are exact.
     e = np.exp(-np.abs(x))
     return np.where(np.asarray(x) >= 0, 1 / (1 + e), e / (1 + e)).astype(np.result_type(x, 1.0))
@@ -297,7 +299,7 @@ sigmoid = elementwise("sigmoid", sigmoid_array, "SigmoidBackward0",
                       "logistic function 1 / (1 + exp(-x))", "real", nn_functional=True,
                       symbolic=lambda s, x: 1 / (1 + s.exp(-x)),
                       other_names=("logistic", "expit"),
-                      words="d sigmoid(a)/da = sigmoid(a)*(1-sigmoid(a))", saves=("result",))
+                      words="d sigmoid(a)/da = sigmoid(a)*(1-sigmoid(a))", saves=("result",), complex="holomorphic")
 relu = elementwise("relu", lambda x: np.maximum(x, 0), "ReluBackward0",
                    lambda g, ans, x: threshold_backward(g, x, 0), "max(x, 0)", "nonzero",
                    symbolic=sym.relu,

@@ -239,6 +239,7 @@ def _picks_part(index, shape):
         over("IndexPutBackward0", _index_put_rules(), forward=_index_put, key="advanced"),
     ],
     batching=batching.setitem,
+    complex="holomorphic",
 )
 def setitem(over, input, index, value):
     target = input
@@ -538,6 +539,7 @@ def vstack(over, tensors):
     method=True,
     doc="unbind(x, dim=0): the slices of x along dim, as a tuple",
     overloads=[_indexed("UnbindBackward0")],
+    complex="holomorphic",
 )
 def unbind(over, input, dim=0):
     n = np.ndim(input)
@@ -556,6 +558,7 @@ def unbind(over, input, dim=0):
     method=True,
     doc="split(x, size or sizes, dim=0): x cut into pieces along dim",
     overloads=[_indexed("SplitBackward0"), _indexed("SplitWithSizesBackward0")],
+    complex="holomorphic",
 )
 def split(over, tensor, split_size_or_sections, dim=0):
     n = np.ndim(tensor)
@@ -586,6 +589,7 @@ def split(over, tensor, split_size_or_sections, dim=0):
     kind="shape",
     method=True,
     doc="chunk(x, chunks, dim=0): x cut into (at most) chunks equal pieces along dim",
+    complex="holomorphic",
 )
 def chunk(over, input, chunks, dim=0):
     if np.ndim(input) == 0:

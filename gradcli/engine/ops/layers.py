@@ -68,6 +68,7 @@ addmm = table.op(
            "d addmm/dmat2: g -> alpha * mat1.T @ g"),
     samples=(Sample("2-d", [(2, 3), (2, 4), (4, 3)]), Sample("bias", [(3,), (2, 4), (4, 3)]),
              Sample("scaled", [(2, 3), (2, 4), (4, 3)], {"beta": 0.5, "alpha": 2.0})),
+    complex="holomorphic",
 )  # fmt: skip
 
 
@@ -88,6 +89,7 @@ def _linear_batching(entry, found):
     batching=_linear_batching,
     samples=(Sample("2-d", [(2, 4), (3, 4), (3,)]), Sample("1-d", [(4,), (3, 4), (3,)]),
              Sample("3-d", [(2, 2, 4), (3, 4), (3,)]), Sample("no bias", [(2, 4), (3, 4)])),
+    complex="holomorphic",
 )  # fmt: skip
 def linear(over, input, weight, bias=None):
     weight_t = t(weight)
@@ -180,6 +182,7 @@ constant_pad_nd = table.op(
     kind="shape", domain=("real", {"pad": [1, 2]}),
     samples=(Sample("2-d", [(2, 3)], {"pad": [1, 2]}), Sample("crop", [(2, 3)], {"pad": [-1, 1]}),
              Sample("two dims", [(2, 3)], {"pad": [0, 1, 1, 0], "value": 2.0})),
+    complex="holomorphic",
 )  # fmt: skip
 
 
@@ -250,7 +253,7 @@ def _pad_gradient(name, *samples):
         overloads=[gradient for _, gradient in _PAIRS[name]], saves=False, batching=False,
         doc=f"the gradient of a {name.lower()} pad: g added back where entries repeat",
         kind="shape", words=("d/dgrad_output: gg -> gg padded again", "d/dinput = 0"),
-        samples=samples,
+        samples=samples, complex="holomorphic",
     )  # fmt: skip
 
 
@@ -298,6 +301,7 @@ def _pad_batching(entry, found):
              Sample("circular 2-d", [(1, 3, 4)], {"pad": [1, 2, -1, 2], "mode": "circular"}),
              Sample("circular 3-d", [(1, 2, 2, 3)], {"pad": [1, 0, 2, 1, 0, 1],
                                                      "mode": "circular"})),
+    complex="holomorphic",
 )  # fmt: skip
 def pad(over, input, pad, mode="constant", value=None):
     pad = [int(p) for p in pad]

@@ -269,7 +269,7 @@ outer = table.op("outer", lambda x, y: np.multiply.outer(_vector("outer", x), _v
                  doc="outer(x, y): outer product of two vectors", **_LINALG,
                  symbolic=lambda s, x, y: np.outer(x, y),
                  batching=batching.outer, out=True,
-                 words=("d outer(a, b)/da: g -> g @ b", "d outer(a, b)/db: g -> g.T @ a"))
+                 words=("d outer(a, b)/da: g -> g @ b", "d outer(a, b)/db: g -> g.T @ a"), complex="holomorphic")
 # fmt: on
 
 
@@ -297,7 +297,8 @@ cross_op = table.internal(
     words=("d cross(a, b)/da: g -> cross(b, g)", "d cross(a, b)/db: g -> cross(g, a)"),
     samples=(Sample("dim -1", [(2, 3), (2, 3)], {"dim": -1}),
              Sample("broadcast", [(2, 3), (1, 3)], {"dim": -1}),
-             Sample("dim -2", [(3, 2), (3, 2)], {"dim": -2}))
+             Sample("dim -2", [(3, 2), (3, 2)], {"dim": -2})),
+    complex="holomorphic",
 )  # fmt: skip
 
 
@@ -317,6 +318,7 @@ def _cross_shape(input, other):
     doc="cross product of 3-vectors along dim (the first of size 3)", **_LINALG,
     symbolic=sym.cross,
     batching=batching.cross,
+    complex="holomorphic",
 )  # fmt: skip
 def cross(over, input, other, dim=None):
     shape = _cross_shape(input, other)

@@ -363,11 +363,11 @@ argmin = table.op("argmin",
 all = table.op("all", lambda x, dim=None, keepdim=False:  # noqa: A001
                np.all(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim),
                f"(input: Tensor, {_DIM})", doc="true where every entry is nonzero",
-               kind="reduction", method=True)
+               kind="reduction", method=True, complex=True)
 any = table.op("any", lambda x, dim=None, keepdim=False:  # noqa: A001
                np.any(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim),
                f"(input: Tensor, {_DIM})", doc="true where some entry is nonzero",
-               kind="reduction", method=True)
+               kind="reduction", method=True, complex=True)
 # fmt: on
 
 
@@ -499,7 +499,7 @@ logsumexp = table.op("logsumexp", _logsumexp, f"(input: Tensor, {_DIM})",
                      differs=(Difference("without dim", "over every entry",
                                          "a calculator's default; PyTorch requires dim",
                                          ("2-d", "one element", "0-d", "empty"),
-                                         opinfo.TRANSFORMS, accepts=True),))
+                                         opinfo.TRANSFORMS, accepts=True),), complex="holomorphic")
 norm = table.op("norm", _norm, "(input: Tensor, p: Number = 2, dim: int|int[] = None, "
                 "keepdim: bool = False)", grad_fn="LinalgVectorNormBackward0", rules=(_norm_rule,),
                 doc="vector p-norm (p=0 counts non-zero entries)", domain=("nonzero",),
@@ -560,6 +560,7 @@ def _repeat_rule(g, ans, x, sizes):
             forward=lambda x, sizes: np.tile(x, sizes),
         )
     ],
+    complex="holomorphic",
 )
 def repeat(over, input, *sizes):
     sizes = shape_arg(sizes)

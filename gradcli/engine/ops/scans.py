@@ -48,6 +48,7 @@ cumsum = table.op(
     doc="cumsum(x, dim): running sums along dim",
     symbolic=lambda s, x, dim: np.cumsum(x, axis=dim),
     batching=batching.along,
+    complex="holomorphic",
 )
 
 
@@ -87,6 +88,7 @@ cumprod = table.op(
     symbolic=lambda s, x, dim: np.cumprod(x, axis=dim),
     kink="exact with zero entries", batching=batching.along,
     words="d cumprod(a)_k/da_i = the product of a_j for j <= k but i, for k >= i",
+    complex="holomorphic",
 )  # fmt: skip
 
 

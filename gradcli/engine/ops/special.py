@@ -134,7 +134,7 @@ sinc = table.op("sinc", lambda input: np.sinc(input), grad_fn="SincBackward0", r
                          Difference("near 0", "derivatives from the series, to double precision",
                                     "PyTorch's formula cancels: nan at 1e-300",
                                     ("scale 1e-300",), ("grad2", "jvp", "hessian"))),
-                saves=("self",))
+                saves=("self",), complex="holomorphic")
 deg2rad = table.op("deg2rad", np.deg2rad, grad_fn="Deg2RadBackward0",
                    rules=(lambda g, ans, x: g * _DEGREE,), saves=False, doc="degrees to radians",
                    symbolic=lambda s, x: x * s.pi / 180,
