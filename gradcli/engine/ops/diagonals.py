@@ -68,7 +68,8 @@ diag_embed = table.internal("diag_embed", _diag_embed, "(input: Tensor, rows: in
                                    _DIAGONAL.fn(g)[..., : x.shape[-1]],),
                             doc="a matrix with x on its diagonal", kind="linalg",
                             words="g's diagonal",
-                            samples=(Sample("batch", [(2, 3)], {"rows": 3, "cols": 3}),), complex="holomorphic")
+                            samples=(Sample("batch", [(2, 3)], {"rows": 3, "cols": 3}),),
+                            complex="holomorphic")
 # fmt: on
 
 

@@ -299,7 +299,8 @@ sigmoid = elementwise("sigmoid", sigmoid_array, "SigmoidBackward0",
                       "logistic function 1 / (1 + exp(-x))", "real", nn_functional=True,
                       symbolic=lambda s, x: 1 / (1 + s.exp(-x)),
                       other_names=("logistic", "expit"),
-                      words="d sigmoid(a)/da = sigmoid(a)*(1-sigmoid(a))", saves=("result",), complex="holomorphic")
+                      words="d sigmoid(a)/da = sigmoid(a)*(1-sigmoid(a))", saves=("result",),
+                      complex="holomorphic")
 relu = elementwise("relu", lambda x: np.maximum(x, 0), "ReluBackward0",
                    lambda g, ans, x: threshold_backward(g, x, 0), "max(x, 0)", "nonzero",
                    symbolic=sym.relu,

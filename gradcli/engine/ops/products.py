@@ -269,7 +269,8 @@ outer = table.op("outer", lambda x, y: np.multiply.outer(_vector("outer", x), _v
                  doc="outer(x, y): outer product of two vectors", **_LINALG,
                  symbolic=lambda s, x, y: np.outer(x, y),
                  batching=batching.outer, out=True,
-                 words=("d outer(a, b)/da: g -> g @ b", "d outer(a, b)/db: g -> g.T @ a"), complex="holomorphic")
+                 words=("d outer(a, b)/da: g -> g @ b", "d outer(a, b)/db: g -> g.T @ a"),
+                 complex="holomorphic")
 # fmt: on
 
 
