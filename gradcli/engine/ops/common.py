@@ -8,7 +8,7 @@ import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliTypeError
 from .. import limits
-from ..messages import dim_out_of_range
+from ..messages import complex_refused, dim_out_of_range
 from ..optable import over
 from ..tensor import Tensor
 
@@ -16,6 +16,14 @@ from ..tensor import Tensor
 def raw(x):
     """A tensor's array; anything else as it is."""
     return x._data if type(x) is Tensor else x
+
+
+def real_only(name, *values):
+    """An error naming ``name`` where one of ``values`` is complex: for the composites
+    that take no complex numbers (PyTorch neither) but whose parts do."""
+    for v in values:
+        if np.iscomplexobj(raw(v)):
+            raise complex_refused(name)
 
 
 def batch_of(g, ans):

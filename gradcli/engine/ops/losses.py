@@ -21,7 +21,7 @@ from .. import limits
 from ..batched_values import Batched
 from ..opinfo import Sample
 from ..optable import Table, over
-from .common import batch_of, raw
+from .common import batch_of, raw, real_only
 from .comparison import where
 from .elementwise import exp
 from .nn import l1_loss
@@ -206,6 +206,7 @@ def _kl_div_batching(entry, found):
 )  # fmt: skip
 def kl_div(over, input, target, size_average=None, reduce=None, reduction="mean",
            log_target=False):  # fmt: skip
+    real_only("kl_div", input, target)
     reduction = _checked(
         _legacy(size_average, reduce, reduction), ("mean", "batchmean", "sum", "none")
     )

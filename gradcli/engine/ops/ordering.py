@@ -9,7 +9,7 @@ from .. import batching_rules as batching
 from ..opinfo import Difference
 from ..optable import Table, over
 from ..tensor import Tensor
-from .common import one_axis, raw, return_type
+from .common import one_axis, raw, real_only, return_type
 from .conversion import clone
 from .indexing import take_along, take_along_rule
 
@@ -56,6 +56,7 @@ _TopkResult = return_type("topk")
     differs=(_STABLE,),
 )
 def sort(over, input, dim=-1, descending=False, *, stable=False):
+    real_only("sort", input)
     data = np.asarray(raw(input))
     d = one_axis(dim, data.ndim)
     if d is None:
@@ -73,6 +74,7 @@ def sort(over, input, dim=-1, descending=False, *, stable=False):
     differs=(_STABLE,),
 )
 def argsort(over, input, dim=-1, descending=False, *, stable=False):
+    real_only("argsort", input)
     data = np.asarray(raw(input))
     d = one_axis(dim, data.ndim)
     return Tensor._make(np.asarray(0) if d is None else _order(data, d, descending))

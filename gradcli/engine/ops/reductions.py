@@ -31,7 +31,7 @@ from .common import (
 )
 from .comparison import where
 from .creation import zeros_like
-from .elementwise import abs, exp, sign
+from .elementwise import abs, exp, sgn, sign
 from .indexing import take_along, take_along_rule
 from .shape import broadcast_to, reshape, transpose, unsqueeze, view_op
 from .summation import float32_sum
@@ -75,6 +75,18 @@ def _by_dim(all_grad_fn, dim_grad_fn, rule):
     return [over(all_grad_fn, (rule,), when=_dim_is_none), over(dim_grad_fn, (rule,))]
 
 
+def _accumulated(x, dtype):
+    """The NumPy dtype a reduction accumulates in; a complex input with a real one is an
+    error (PyTorch drops the imaginary part there, and its gradient is real)."""
+    found = dtypes.to_numpy(dtype)
+    if found is not None and np.iscomplexobj(x) and np.dtype(found).kind != "c":
+        raise GradcliTypeError(
+            f"a reduction of complex input with dtype {dtype} would drop its imaginary "
+            "part: take real(x) first"
+        )
+    return found
+
+
 @contiguous
 def _sum(x, dim=None, keepdim=False, dtype=None):
     if dim is None and dtype is None and not keepdim and type(x) is np.ndarray:
@@ -83,7 +95,7 @@ def _sum(x, dim=None, keepdim=False, dtype=None):
     total = None if dtype is not None else float32_sum(x, dim, keepdim)
     if total is not None:
         return total
-    return np.sum(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
+    return np.sum(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=_accumulated(x, dtype))
 
 
 def _sum_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
@@ -101,7 +113,7 @@ def _mean(x, dim=None, keepdim=False, dtype=None):
     total = None if dtype is not None or not x.size else float32_sum(x, dim, keepdim)
     if total is not None:  # as PyTorch: the sum, divided
         return np.asarray(total / x.dtype.type(_count(x.shape, dim)))
-    return np.mean(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
+    return np.mean(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=_accumulated(x, dtype))
 
 
 def _mean_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
@@ -111,7 +123,7 @@ def _mean_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
 @contiguous
 def _prod(x, dim=None, keepdim=False, dtype=None):
     one_dim("prod", dim)
-    return np.prod(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=dtypes.to_numpy(dtype))
+    return np.prod(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=_accumulated(x, dtype))
 
 
 def _prod_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
@@ -417,6 +429,15 @@ def _norm(x, p=2, dim=None, keepdim=False):
 
 
 def _norm_rule(g, ans, x, p=2, dim=None, keepdim=False):
+    return _norm_gradient(sign, g, ans, x, p, dim, keepdim)
+
+
+def _complex_norm_rule(g, ans, x, p=2, dim=None, keepdim=False):
+    # The gradient of |z| is sgn(z) = z/|z| (PyTorch's convention), where sign(x) is real.
+    return _norm_gradient(sgn, g, ans, x, p, dim, keepdim)
+
+
+def _norm_gradient(sign, g, ans, x, p, dim, keepdim):
     shape = np.shape(x)
     ge = expand_reduced(g, shape, dim, keepdim)
     if p == 0:
@@ -508,7 +529,7 @@ norm = table.op("norm", _norm, "(input: Tensor, p: Number = 2, dim: int|int[] = 
                 "second derivatives nan at the origin, as PyTorch",
                 **_REDUCTION,
                 words="d norm(a)/da = a/norm(a) for p = 2, sign(a)*|a|**(p-1)/norm(a)**(p-1)",
-                kink_at=norm_origin)
+                kink_at=norm_origin, complex=(_complex_norm_rule,))
 var = table.op("var", _var, _VAR_SCHEMA, grad_fn="VarBackward0", rules=(_var_rule,),
                doc="variance (correction=1: the sample variance)", domain=("real",),
                symbolic=sym.var,
@@ -519,7 +540,8 @@ var = table.op("var", _var, _VAR_SCHEMA, grad_fn="VarBackward0", rules=(_var_rul
                differs=(Difference("where correction >= N", "second derivatives nan",
                                    "the gradient is nan there (PyTorch's Hessian is 0)",
                                    ("one element", "0-d", "0-d dim 0", "0-d dim -1", "empty"),
-                                   ("grad2", "hessian")),))
+                                   ("grad2", "hessian")),),
+               complex=(_var_rule,))  # 2 (z - mean)/(n - correction): PyTorch's for complex z
 std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rule,),
                doc="standard deviation (correction=1: of a sample)", domain=("real",),
                symbolic=sym.std,
@@ -529,7 +551,8 @@ std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rul
                words="d std(a)/da = (a - mean(a))/((n - correction)*std(a))",
                differs=(Difference("at zero variance", "the tangent is 0, as the gradient",
                                    "PyTorch's jvp there is nan",
-                                   ("scale 1e-300",), ("jvp",)),))
+                                   ("scale 1e-300",), ("jvp",)),),
+               complex=(_std_rule,))
 # fmt: on
 
 

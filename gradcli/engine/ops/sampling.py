@@ -19,7 +19,7 @@ from .. import dtypes, generator, limits
 from ..devices import on_cpu
 from ..optable import Table
 from ..tensor import Tensor
-from .common import raw, shape_arg
+from .common import raw, real_only, shape_arg
 from .creation import CONSTRUCTOR, float_dtype, new_tensor, sized
 
 table = Table("sampling")
@@ -238,6 +238,7 @@ def bernoulli_(over, input, p=0.5, generator=None):
     doc="bernoulli(p): 1 with probability p (each entry of p), else 0",
 )
 def bernoulli(over, input, p=None, generator=None):
+    real_only("bernoulli", input)
     data = raw(input)
     if p is None:  # each entry of input is its own probability
         draws = dist.bernoulli(_gen(generator), data, data.dtype)
@@ -275,6 +276,7 @@ def dropout(over, input, p=0.5, train=True):
     data = raw(input)
     if p == 0 or not train or data.size == 0:
         return input
+    real_only("dropout", input)
     if p == 1:
         return input * Tensor._make(np.zeros((), data.dtype))
     keep = dist.bernoulli(generator.default_generator, np.full(data.shape, 1 - p))
