@@ -390,8 +390,10 @@ any = table.op("any", lambda x, dim=None, keepdim=False:  # noqa: A001
 def _logsumexp(x, dim=None, keepdim=False):
     x = np.asarray(x)
     ax = axis(dim, np.ndim(x))
-    empty = {"initial": -np.inf} if x.dtype.kind == "f" else {}  # -inf over an empty dim
-    peak = np.amax(x, axis=ax, keepdims=True, **empty)
+    # A real shift keeps the complex log's principal branch; -inf over an empty dim.
+    real = x.real if x.dtype.kind == "c" else x
+    empty = {"initial": -np.inf} if real.dtype.kind == "f" else {}
+    peak = np.amax(real, axis=ax, keepdims=True, **empty)
     peak = np.where(np.isfinite(peak), peak, 0)
     out = np.log(np.sum(np.exp(x - peak), axis=ax, keepdims=True)) + peak
     return out if keepdim else np.squeeze(out, axis=ax) if ax is not None else out.reshape(())
