@@ -215,3 +215,23 @@ def test_many_points_refuse_complex_values_and_take_complex_steps(gradcli):
     rows = gradcli("grad", "abs(x*1j + 1)", "--over", "x=0:1:3", "--format", "csv").stdout
     grads = [float(line.split(",")[2]) for line in rows.splitlines()[1:]]
     np.testing.assert_allclose(grads, [0, 0.5 / np.sqrt(1.25), 1 / np.sqrt(2)], rtol=1e-14)
+
+
+def test_complex_arrays_in_files_bind_an_input(gradcli, tmp_path):
+    z = np.array([1 + 2j, 3 - 0.5j])
+    np.save(tmp_path / "z.npy", z)
+    np.savez(tmp_path / "z.npz", z=z)
+    (tmp_path / "z.csv").write_text("z\n1+2j\n3-0.5j\n")
+    for name in ("z.npy", "z.npz", "z.csv"):
+        shown = _plain(gradcli, "grad", "sum(abs(z)**2)", "--z", f"@{tmp_path / name}")
+        # The gradient of |z|**2 is 2z in PyTorch's convention.
+        assert [complex(v) for v in shown["grad.z"].split()] == list(2 * z), name
+
+
+def test_many_points_refuse_complex_columns_by_name(gradcli, tmp_path):
+    np.savez(tmp_path / "z.npz", z=np.array([1 + 2j, 3]))
+    (tmp_path / "z.csv").write_text("z\n1+2j\n3\n")
+    for name in ("z.npz", "z.csv"):
+        result = gradcli("eval", "abs(z)", "--points", str(tmp_path / name), "--format", "csv")
+        assert result.exit_code == 2
+        assert "column z is complex: complex values at many points" in result.output

@@ -251,14 +251,12 @@ def _load_npz(path: str, key: str | None) -> np.ndarray:
         if isinstance(error, ValueError) and error.args and error.args[0].startswith("it "):
             raise
         raise ValueError(refusal(error)) from None
-    if array.dtype.kind not in "biuf":
+    if array.dtype.kind not in "biufc":
         raise ValueError(_not_numeric(array))
     return array
 
 
 def _not_numeric(array) -> str:
-    if array.dtype.kind == "c":
-        return f"complex arrays in files ({array.dtype}) are not supported by gradcli yet"
     return f"its dtype {array.dtype} is not numeric"
 
 
@@ -272,7 +270,7 @@ def _load_npy(path: str) -> np.ndarray:
         array = np.load(path, allow_pickle=False)
     except (ValueError, EOFError) as error:
         raise ValueError(refusal(error)) from None
-    if array.dtype.kind not in "biuf":
+    if array.dtype.kind not in "biufc":
         raise ValueError(_not_numeric(array))
     return array
 
@@ -293,9 +291,9 @@ def _parse_table(text: str) -> np.ndarray:
         if not rows and _is_header(fields):
             continue
         try:
-            rows.append([float(field) for field in fields])
+            rows.append([_number(field) for field in fields])
         except ValueError:
-            bad = next(f for f in fields if not _is_float(f))
+            bad = next(f for f in fields if not _is_number(f))
             raise ValueError(f"line {number}: {bad!r} is not a number") from None
         if len(rows[-1]) != len(rows[0]):
             raise ValueError(
@@ -304,7 +302,8 @@ def _parse_table(text: str) -> np.ndarray:
             )
     if not rows:
         raise ValueError("it holds no numbers")
-    array = np.array(rows, dtype=np.float64)
+    complex_cells = any(type(v) is complex for row in rows for v in row)
+    array = np.array(rows, dtype=np.complex128 if complex_cells else np.float64)
     if array.shape[0] == 1 or array.shape[1] == 1:
         return array.reshape(-1)
     return array
@@ -318,6 +317,24 @@ def _is_header(fields: list[str]) -> bool:
 
 def _count(n: int) -> str:
     return f"{n} number" if n == 1 else f"{n} numbers"
+
+
+def _number(text: str) -> float | complex:
+    """A cell's number: a float, or a complex one written as Python writes it (``1+2j``)."""
+    try:
+        return float(text)
+    except ValueError:
+        if text.strip().lower().endswith("j"):
+            return complex(text.strip())
+        raise
+
+
+def _is_number(text: str) -> bool:
+    try:
+        _number(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _is_float(text: str) -> bool:

@@ -71,7 +71,13 @@ def open_points(
     return ParquetReader(path)
 
 
+#: Complex numbers are taken at one point (``--z @file``), not yet at many.
+MANY_POINTS_COMPLEX = "complex values at many points (--points, --over) are not supported yet"
+
+
 def _numeric(path: str, name: str, array: np.ndarray) -> np.ndarray:
+    if array.dtype.kind == "c":
+        raise GradcliError(f"{path}: column {name} is complex: {MANY_POINTS_COMPLEX}")
     if array.dtype.kind not in "iufb":
         raise GradcliError(f"{path}: column {name} is not numeric (dtype {array.dtype})")
     return array

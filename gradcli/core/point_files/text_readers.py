@@ -283,6 +283,9 @@ class CsvReader(_TextReader):
         for name, field in zip(header, fields):
             if name in numbers and not _is_number(field):
                 why = f"{field.strip()!r} in column {name} is not a number"
+                if field.strip().lower().endswith("j") and _is_complex(field):
+                    why = f"{field.strip()!r} in column {name} is complex: complex values at "
+                    why += "many points (--points, --over) are not supported yet"
                 if _DECIMAL_COMMA.fullmatch(field.strip()):
                     why += (
                         f" (decimals are written with a point: {field.strip().replace(',', '.')})"
@@ -343,6 +346,14 @@ def _csv_problem(error: csv.Error) -> str:
     if "field limit" in str(error):
         return f"a field longer than {csv.field_size_limit():,} characters"
     return f"not CSV text ({error})"
+
+
+def _is_complex(field: str) -> bool:
+    try:
+        complex(field.strip())
+    except ValueError:
+        return False
+    return True
 
 
 def _is_number(field: str) -> bool:
