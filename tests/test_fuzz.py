@@ -25,6 +25,8 @@ import subprocess
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from complex_fuzzing import binding_text as complex_binding_text
+from complex_fuzzing import complex_programs
 from fuzzing import (
     FuzzProgram,
     accepts_more,
@@ -353,6 +355,68 @@ def _smooth(name):
     declared to differ): derivatives inside programs differentiate once more."""
     second = {"grad", "grad2", "jvp", "hessian", "jacobian"}
     return sorted(n for n in FUNCTIONS if not declared_differences(n) & second)
+
+
+def _as_real(array):
+    """A complex array as its parts along a last axis (``assert_agree`` compares floats)."""
+    if hasattr(array, "detach"):
+        array = array.detach().resolve_conj().numpy()
+    array = np.asarray(array)
+    return np.stack([array.real, array.imag], -1) if array.dtype.kind == "c" else array
+
+
+def _dtype(array):
+    if hasattr(array, "detach"):
+        array = array.detach().resolve_conj().numpy()
+    return np.asarray(array).dtype
+
+
+def check_complex_against_torch(case: FuzzProgram):
+    """A complex program on gradcli (its inputs bound as text, ``--z 1+2j``) and on
+    PyTorch in complex128: both raise, or the same value, dtype and gradient (of a real
+    scalar) or vector-Jacobian product (with a complex cotangent for a complex output)."""
+    program = TorchProgram(case.program, SIGNATURES)
+    bindings = {name: complex_binding_text(v) for name, v in case.inputs.items()}
+    names = list(case.inputs)
+
+    def leaves():
+        return {n: torch.tensor(v, requires_grad=True) for n, v in case.inputs.items()}
+
+    try:
+        expected = program.run(leaves())
+    except Exception as torch_error:  # noqa: BLE001  (any error PyTorch raises)
+        if isinstance(torch_error, TypeError) and accepts_more(case.function):
+            return "a declared difference: gradcli accepts the call"
+        with pytest.raises(GradcliError):
+            api.evaluate(case.source, bindings)
+        return f"both raise: {type(torch_error).__name__}"
+    ours = api.evaluate(case.source, bindings)
+    assert ours.value.dtype == _dtype(expected), case.source
+    assert_agree(_as_real(ours.value), _as_real(expected), "the value", case)
+    if not expected.requires_grad:
+        return "value"
+    tensors = leaves()
+    out = program.run(tensors)
+    if out.ndim == 0 and not out.is_complex():
+        found = torch.autograd.grad(out, list(tensors.values()), allow_unused=True,
+                                    materialize_grads=True)  # fmt: skip
+        result = api.gradient(case.source, bindings, wrt=names).grad
+    else:
+        v = _grad_output(tuple(out.shape))
+        if out.is_complex():  # a complex cotangent: both parts of the output weighted
+            v = v + 1j * np.flip(v) - 0.5j
+        found = torch.autograd.grad(out, list(tensors.values()), torch.tensor(v),
+                                    allow_unused=True, materialize_grads=True)  # fmt: skip
+        result = api.vjp(case.source, bindings, grad_output=v, wrt=names).vjp
+    for name, theirs in zip(names, found):
+        assert_agree(_as_real(result[name]), _as_real(theirs), f"grad {name}", case)
+    return "agree"
+
+
+@fuzz_settings(150)
+@given(complex_programs())
+def test_random_complex_programs_agree_with_pytorch(case):
+    check_complex_against_torch(case)
 
 
 @fuzz_settings(60)

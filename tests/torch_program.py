@@ -492,7 +492,7 @@ class TorchProgram:
         if isinstance(result, tuple):
             result = result[0]
         result = as_tensor(result)
-        if name not in _INDEX_RESULTS and not result.is_floating_point():
+        if name not in _INDEX_RESULTS and not (result.is_floating_point() or result.is_complex()):
             result = result.to(F64)
         return result
 

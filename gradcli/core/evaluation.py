@@ -588,6 +588,8 @@ def _frozen(section):
 
 def value_kinds(array) -> str:
     array = np.asarray(array)
+    if array.dtype.kind == "c":  # a complex number's parts: nan, inf and -inf in either
+        array = np.stack([array.real, array.imag])
     found = []
     if np.isnan(array).any():
         found.append("nan")

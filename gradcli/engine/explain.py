@@ -204,7 +204,8 @@ def pow_zero_base(a):
     if type(a["input"]) is not Tensor:
         return None
     base, exponent = _values(a["input"]), _values(a["exponent"])
-    fractional = np.isfinite(exponent) & (exponent != np.floor(exponent))
+    real = np.real(exponent)  # a complex exponent is an integer only on the real axis
+    fractional = np.isfinite(exponent) & ((real != np.floor(real)) | (np.imag(exponent) != 0))
     where = _count((base == 0) & fractional, "at base 0 with a non-integer exponent")
     return None if where is None else (where, _POW_CONVENTION)
 
