@@ -7,7 +7,7 @@ import functools
 import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliTypeError
-from .. import limits
+from .. import dtypes, limits
 from ..messages import complex_refused, dim_out_of_range
 from ..optable import over
 from ..tensor import Tensor
@@ -173,3 +173,32 @@ class ValuesIndices(tuple):
 def return_type(function):
     """The (values, indices) pair of ``function``, printed as torch.return_types.<function>."""
     return type(f"{function}_return", (ValuesIndices,), {"function": function})
+
+
+def accumulating(x, dtype):
+    """The NumPy dtype a reduction accumulates in; a complex input with a real one is an
+    error (PyTorch drops the imaginary part there, and its gradient is real)."""
+    found = dtypes.to_numpy(dtype)
+    if found is not None and np.iscomplexobj(x) and np.dtype(found).kind != "c":
+        raise GradcliTypeError(
+            f"a reduction of complex input with dtype {dtype} would drop its imaginary "
+            "part: take real(x) first"
+        )
+    return found
+
+
+def prod_others_array(x, dim=None):
+    """For each entry, the product of the other entries along ``dim``: exact with zeros."""
+    x = np.asarray(x)
+    if x.size == 0:  # no entries: no products (the cumulative ones below would make one)
+        return np.ones_like(x)
+    if dim is None:
+        return prod_others_array(x.reshape(-1), 0).reshape(x.shape)
+    if x.ndim == 0:
+        return np.ones_like(x)  # a 0-d tensor: no other entries, an empty product
+    moved = np.moveaxis(x, dim, -1)
+    ones = np.ones(moved.shape[:-1] + (1,), dtype=x.dtype)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is nan, silently
+        left = np.cumprod(np.concatenate([ones, moved[..., :-1]], axis=-1), axis=-1)
+        right = np.cumprod(np.concatenate([ones, moved[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+        return np.moveaxis(left * right, -1, dim)

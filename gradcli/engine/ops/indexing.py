@@ -529,17 +529,16 @@ def vstack(over, tensors):
 
 
 # ----- splitting -----
+_PIECES = {"kind": "shape", "method": True, "complex": "holomorphic"}  # unbind, split
 
 
 @table.composite(
     "unbind",
     "(input: Tensor, dim: int = 0)",
     words="g at the entries indexed, 0 elsewhere (added where an entry repeats)",
-    kind="shape",
-    method=True,
+    **_PIECES,
     doc="unbind(x, dim=0): the slices of x along dim, as a tuple",
     overloads=[_indexed("UnbindBackward0")],
-    complex="holomorphic",
 )
 def unbind(over, input, dim=0):
     n = np.ndim(input)
@@ -554,11 +553,9 @@ def unbind(over, input, dim=0):
     "split",
     "(tensor: Tensor, split_size_or_sections: int|int[], dim: int = 0)",
     words="g at the entries indexed, 0 elsewhere (added where an entry repeats)",
-    kind="shape",
-    method=True,
+    **_PIECES,
     doc="split(x, size or sizes, dim=0): x cut into pieces along dim",
     overloads=[_indexed("SplitBackward0"), _indexed("SplitWithSizesBackward0")],
-    complex="holomorphic",
 )
 def split(over, tensor, split_size_or_sections, dim=0):
     n = np.ndim(tensor)
@@ -589,7 +586,6 @@ def split(over, tensor, split_size_or_sections, dim=0):
     kind="shape",
     method=True,
     doc="chunk(x, chunks, dim=0): x cut into (at most) chunks equal pieces along dim",
-    complex="holomorphic",
 )
 def chunk(over, input, chunks, dim=0):
     if np.ndim(input) == 0:

@@ -19,12 +19,14 @@ from . import sympy_forms as sym
 from .arithmetic import maximum, minimum
 from .common import (
     ValuesIndices,
+    accumulating,
     axis,
     batch_of,
     contiguous,
     dims,
     nonempty_axes,
     one_dim,
+    prod_others_array,
     raw,
     return_type,
     shape_arg,
@@ -75,18 +77,6 @@ def _by_dim(all_grad_fn, dim_grad_fn, rule):
     return [over(all_grad_fn, (rule,), when=_dim_is_none), over(dim_grad_fn, (rule,))]
 
 
-def _accumulated(x, dtype):
-    """The NumPy dtype a reduction accumulates in; a complex input with a real one is an
-    error (PyTorch drops the imaginary part there, and its gradient is real)."""
-    found = dtypes.to_numpy(dtype)
-    if found is not None and np.iscomplexobj(x) and np.dtype(found).kind != "c":
-        raise GradcliTypeError(
-            f"a reduction of complex input with dtype {dtype} would drop its imaginary "
-            "part: take real(x) first"
-        )
-    return found
-
-
 @contiguous
 def _sum(x, dim=None, keepdim=False, dtype=None):
     if dim is None and dtype is None and not keepdim and type(x) is np.ndarray:
@@ -95,7 +85,7 @@ def _sum(x, dim=None, keepdim=False, dtype=None):
     total = None if dtype is not None else float32_sum(x, dim, keepdim)
     if total is not None:
         return total
-    return np.sum(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=_accumulated(x, dtype))
+    return np.sum(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=accumulating(x, dtype))
 
 
 def _sum_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
@@ -113,7 +103,7 @@ def _mean(x, dim=None, keepdim=False, dtype=None):
     total = None if dtype is not None or not x.size else float32_sum(x, dim, keepdim)
     if total is not None:  # as PyTorch: the sum, divided
         return np.asarray(total / x.dtype.type(_count(x.shape, dim)))
-    return np.mean(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=_accumulated(x, dtype))
+    return np.mean(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=accumulating(x, dtype))
 
 
 def _mean_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
@@ -123,28 +113,11 @@ def _mean_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
 @contiguous
 def _prod(x, dim=None, keepdim=False, dtype=None):
     one_dim("prod", dim)
-    return np.prod(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=_accumulated(x, dtype))
+    return np.prod(x, axis=axis(dim, np.ndim(x)), keepdims=keepdim, dtype=accumulating(x, dtype))
 
 
 def _prod_rule(g, ans, x, dim=None, keepdim=False, dtype=None):
     return expand_reduced(g, x.shape, dim, keepdim) * prod_others(x, dim)
-
-
-def prod_others_array(x, dim=None):
-    """For each entry, the product of the other entries along ``dim``: exact with zeros."""
-    x = np.asarray(x)
-    if x.size == 0:  # no entries: no products (the cumulative ones below would make one)
-        return np.ones_like(x)
-    if dim is None:
-        return prod_others_array(x.reshape(-1), 0).reshape(x.shape)
-    if x.ndim == 0:
-        return np.ones_like(x)  # a 0-d tensor: no other entries, an empty product
-    moved = np.moveaxis(x, dim, -1)
-    ones = np.ones(moved.shape[:-1] + (1,), dtype=x.dtype)
-    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is nan, silently
-        left = np.cumprod(np.concatenate([ones, moved[..., :-1]], axis=-1), axis=-1)
-        right = np.cumprod(np.concatenate([ones, moved[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-        return np.moveaxis(left * right, -1, dim)
 
 
 def _prod_others_rule(g, ans, x, dim=None):
