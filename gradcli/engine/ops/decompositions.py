@@ -20,6 +20,7 @@ from . import sympy_forms as sym
 from .common import raw
 from .comparison import where
 from .creation import ones_like
+from .elementwise import log
 from .indexing import getitem
 from .products import matmul, transpose_last
 from .reductions import prod_others_array as prod_others_values
@@ -262,8 +263,6 @@ logabsdet = table.internal(
 )  # fmt: skip
 def logdet(over, input):
     if np.iscomplexobj(raw(input)):  # log(det): its phase is the imaginary part, as PyTorch's
-        from .elementwise import log
-
         return log(det(input))
     sign = np.linalg.slogdet(on_square("logdet", np.asarray)(raw(input)))[0]
     return where(sign < 0, math.nan, logabsdet(input))
