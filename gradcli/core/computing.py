@@ -149,8 +149,12 @@ def jacobian(
         jac = {n: plain_array(b) for n, b in zip(s.wrt, blocks)}
         result = s.result("jacobian", value, jacobian=jac)
         # The whole Jacobian and its determinant are of real ones (assembled.py) for now.
-        real = not holomorphic and not any(np.iscomplexobj(b) for b in jac.values())
-        if real and wants_jacobian(result.value.shape, result.shapes, result.inputs):
+        real = not any(np.iscomplexobj(a) for a in (result.value, *jac.values()))
+        if (
+            real
+            and not holomorphic
+            and wants_jacobian(result.value.shape, result.shapes, result.inputs)
+        ):
             whole = assemble_jacobian(result.value, result.jacobian, result.shapes)
             result = replace(result, assembled=whole)
             note = singular_note(whole)
