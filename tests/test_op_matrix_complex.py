@@ -28,9 +28,6 @@ pytestmark = [
 
 #: The entries PyTorch runs with complex input that gradcli refuses by name, with why.
 UNSUPPORTED = {
-    "eigvalsh": "a Hermitian eigenproblem's derivatives (complex eigenvectors' phases)",
-    "svdvals": "the complex SVD's derivatives (its singular vectors' phases)",
-    "matrix_norm": "the nuclear and spectral norms rest on svdvals",
     "rand_like": "complex random numbers (PyTorch's stream of them)",
     "randn_like": "complex random numbers (PyTorch's stream of them)",
 }

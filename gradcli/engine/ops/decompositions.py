@@ -211,6 +211,27 @@ def _eigenvectors_rule(g, ans, A, UPLO="L"):  # noqa: N803
     return matmul(matmul(ans, scaled), transpose_last(ans))
 
 
+def _adjoint(x):
+    return transpose_last(x).conj()
+
+
+def _complex_eigvalsh_rule(g, ans, A, UPLO="L"):  # noqa: N803
+    # PyTorch's for a Hermitian A: V diag(g) V^H.
+    vectors = eigenvectors(A, UPLO)
+    return matmul(vectors * unsqueeze(g, -2), _adjoint(vectors))
+
+
+def _complex_eigenvectors_rule(g, ans, A, UPLO="L"):  # noqa: N803
+    # The real rule with V^H for V^T: V (skew-Hermitian part of V^H g / (L_j - L_i)) V^H.
+    values = eigvalsh(A, UPLO)
+    projected = matmul(_adjoint(ans), g)
+    skew = (projected - _adjoint(projected)) / 2
+    diagonal = np.eye(np.shape(A)[-1], dtype=bool)
+    gaps = unsqueeze(values, -2) - unsqueeze(values, -1)
+    scaled = where(diagonal, 0.0, skew / where(diagonal, 1.0, gaps))
+    return matmul(matmul(ans, scaled), _adjoint(ans))
+
+
 _REPEATED = "as for a symmetric input; repeated eigenvalues make second derivatives infinite"
 
 # fmt: off
@@ -219,14 +240,16 @@ eigvalsh = table.op("eigvalsh", _eigh(0), "(A: Tensor, UPLO: 'L'|'U' = 'L')",
                     doc="eigenvalues of a symmetric matrix, ascending", kink=_REPEATED,
                     symbolic="roots of the characteristic polynomial, sorted: none in closed form",
                     library=False, **_LINALG, batching=batching.stacked,
-                    words="g -> V diag(g) V.T, V the eigenvectors of a")
+                    words="g -> V diag(g) V.T, V the eigenvectors of a",
+                    complex=(_complex_eigvalsh_rule,))
 eigenvectors = table.internal("eigenvectors", _eigh(1), "(A: Tensor, UPLO: 'L'|'U' = 'L')",
                               grad_fn="LinalgEighBackward0", rules=(_eigenvectors_rule,),
                               doc="eigenvectors of a symmetric matrix (eigvalsh's rule)",
                               kind="linalg", kink=_REPEATED,
                               words="g -> V (skew(V.T g) / (L_j - L_i)) V.T,"
                               " L the eigenvalues of a",
-                              samples=(Sample("3x3", [(3, 3)]), Sample("batch", [(2, 3, 3)])))
+                              samples=(Sample("3x3", [(3, 3)]), Sample("batch", [(2, 3, 3)])),
+                              complex=(_complex_eigenvectors_rule,))
 # fmt: on
 
 # ----- log-determinants -----

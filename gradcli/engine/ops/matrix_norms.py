@@ -27,6 +27,7 @@ from ..tensor import Tensor
 from .common import raw
 from .comparison import where
 from .conversion import to_dtype
+from .diagonals import diag_embed, diagonal
 from .products import matmul, transpose_last
 from .reductions import amax, amin, norm
 from .reductions import sum as sum_op
@@ -73,34 +74,51 @@ def _gaps(s):
     return where(diagonal, 1.0, unsqueeze(s2, -2) - unsqueeze(s2, -1))
 
 
-def _skew(x):
-    return x - transpose_last(x)
+def _adjoint(x):
+    return transpose_last(x).conj()
 
 
-def _svd_u_rule(g, ans, A):  # noqa: N803
+def _skew(x, t=transpose_last):
+    return x - t(x)
+
+
+def _svd_u_rule(g, ans, A, t=transpose_last):  # noqa: N803
     # PyTorch's svd_backward with gU alone: U ((skew(U^H gU) / E) S) V^H, and for a tall A
-    # the part of gU outside U's span, (I - U U^H) gU S^-1 V^H.
+    # the part of gU outside U's span, (I - U U^H) gU S^-1 V^H. (t: the transpose, or
+    # the conjugate transpose for complex A.)
     u, s, vh = ans, svdvals(A), svd_vh(A)
-    core = _skew(matmul(transpose_last(u), g)) / _gaps(s) * unsqueeze(s, -2)
+    skew = _skew(matmul(t(u), g), t)
+    core = skew / _gaps(s) * unsqueeze(s, -2)
+    if t is _adjoint:  # U's phases: the imaginary diagonal of U^H gU, over 2S, as PyTorch
+        k = np.shape(s)[-1]
+        core = core + diag_embed(diagonal(skew, 0, -2, -1) / (2 * s), k, k)
     m, n = np.shape(A)[-2:]
     if m > n:
         core = matmul(u, core)
         scaled = g / unsqueeze(s, -2)
-        return matmul(core + scaled - matmul(u, matmul(transpose_last(u), scaled)), vh)
+        return matmul(core + scaled - matmul(u, matmul(t(u), scaled)), vh)
     return matmul(matmul(u, core), vh) if m < n else matmul(u, matmul(core, vh))
 
 
-def _svd_vh_rule(g, ans, A):  # noqa: N803
+def _svd_vh_rule(g, ans, A, t=transpose_last):  # noqa: N803
     # With gV^H alone: U (S (skew(V^H gV) / E)) V^H, and for a wide A the part of gV^H
     # outside V's span, U S^-1 gV^H (I - V V^H).
     u, s, vh = svd_u(A), svdvals(A), ans
-    core = unsqueeze(s, -1) * (_skew(matmul(vh, transpose_last(g))) / _gaps(s))
+    core = unsqueeze(s, -1) * (_skew(matmul(vh, t(g)), t) / _gaps(s))
     m, n = np.shape(A)[-2:]
     if m < n:
         core = matmul(core, vh)
         scaled = g / unsqueeze(s, -1)
-        return matmul(u, core + scaled - matmul(matmul(scaled, transpose_last(vh)), vh))
+        return matmul(u, core + scaled - matmul(matmul(scaled, t(vh)), vh))
     return matmul(u, matmul(core, vh)) if m >= n else matmul(matmul(u, core), vh)
+
+
+def _complex_svd_u_rule(g, ans, A):  # noqa: N803
+    return _svd_u_rule(g, ans, A, _adjoint)
+
+
+def _complex_svd_vh_rule(g, ans, A):  # noqa: N803
+    return _svd_vh_rule(g, ans, A, _adjoint)
 
 
 _REPEATED = "repeated singular values make the singular vectors' derivatives infinite"
@@ -112,19 +130,22 @@ svdvals = table.op("svdvals", _svd(1), "(A: Tensor)", grad_fn="LinalgSvdBackward
                    kink="at a repeated singular value the second derivatives are infinite",
                    words="g -> U diag(g) V^H, U and V the singular vectors of a",
                    samples=(Sample("3x2", [(3, 2)]), Sample("2x3", [(2, 3)]),
-                            Sample("batch", [(2, 3, 3)])))
+                            Sample("batch", [(2, 3, 3)])),
+                   complex=(_svdvals_rule,))  # U diag(g) V^H: V^H is NumPy's own
 svd_u = table.internal("svd_u", _svd(0), "(A: Tensor)", grad_fn="LinalgSvdBackward0",
                        rules=(_svd_u_rule,), doc="left singular vectors (svdvals' rule)",
                        kind="linalg", kink=_REPEATED,
                        words="g -> U ((skew(U^H g) / E) S) V^H + (I - U U^H) g S^-1 V^H",
                        samples=(Sample("tall", [(3, 2)]), Sample("wide", [(2, 3)]),
-                                Sample("batch", [(2, 3, 3)])))
+                                Sample("batch", [(2, 3, 3)])),
+                       complex=(_complex_svd_u_rule,))
 svd_vh = table.internal("svd_vh", _svd(2), "(A: Tensor)", grad_fn="LinalgSvdBackward0",
                         rules=(_svd_vh_rule,), doc="right singular vectors, as rows",
                         kind="linalg", kink=_REPEATED,
                         words="g -> U (S (skew(V^H g^H) / E)) V^H + U S^-1 g (I - V V^H)",
                         samples=(Sample("tall", [(3, 2)]), Sample("wide", [(2, 3)]),
-                                 Sample("batch", [(2, 3, 3)])))
+                                 Sample("batch", [(2, 3, 3)])),
+                        complex=(_complex_svd_vh_rule,))
 # fmt: on
 
 
