@@ -265,3 +265,29 @@ def test_every_entry_says_whether_it_takes_complex_numbers():
     taking = sorted(e.name for e in OPS.values() if e.complex)
     assert {"exp", "abs", "angle", "matmul", "sum", "prod", "polar", "view_as_real"} <= set(taking)
     assert not OPS["floor"].complex and not OPS["clamp"].complex
+
+
+def test_functional_jacobian_and_hessian_of_complex_values_are_pytorchs():
+    # Vectorized, PyTorch's rows are vjps of unit vectors, complex outputs included;
+    # unvectorized, it creates each row's gradient implicitly, which a complex one refuses.
+    rng = np.random.default_rng(17)
+    values = _points((3,), rng, 0.3, 1.2)
+
+    def f(m):
+        return lambda z: m.exp(z) * z.conj() + z**2
+
+    def loss(m):
+        return lambda z: (m.abs(z) ** 2 * z.real + (m.sin(z) * z).imag).sum()
+
+    for fn, call in ((f, "jacobian"), (loss, "hessian")):
+        ours = getattr(gradcli.autograd.functional, call)(
+            fn(gradcli), gradcli.tensor(values), vectorize=True
+        )
+        theirs = getattr(torch.autograd.functional, call)(
+            fn(torch), torch.tensor(values), vectorize=True
+        )
+        _close(ours, theirs)
+        with pytest.raises(gradcli.GradcliError, match="only for real scalar outputs"):
+            getattr(gradcli.autograd.functional, call)(fn(gradcli), gradcli.tensor(values))
+        with pytest.raises(RuntimeError, match="only for real scalar outputs"):
+            getattr(torch.autograd.functional, call)(fn(torch), torch.tensor(values))
