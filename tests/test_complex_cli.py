@@ -235,3 +235,12 @@ def test_many_points_refuse_complex_columns_by_name(gradcli, tmp_path):
         result = gradcli("eval", "abs(z)", "--points", str(tmp_path / name), "--format", "csv")
         assert result.exit_code == 2
         assert "column z is complex: complex values at many points" in result.output
+
+
+def test_jvp_along_a_complex_unit_tangent_and_refusing_higher_orders(gradcli):
+    # (3+4j)/5 times d(z**2)/dz = 2z at 1+2j: (0.6+0.8j)(2+4j) = -2+4j, by hand.
+    shown = _plain(gradcli, "jvp", "z**2", "--z", "1+2j", "--tangent", "z=3+4j", "--unit")
+    assert complex(shown["jvp"]) == pytest.approx(-2 + 4j, rel=1e-15)
+    result = gradcli("jvp", "exp(z)", "--z", "1+2j", "--tangent", "z=1j", "--order", "3")
+    assert result.exit_code == 2
+    assert "complex input is not supported by gradcli's jvp --order yet" in result.output

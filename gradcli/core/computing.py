@@ -273,6 +273,9 @@ def jvp(
 def _jvp_of_order(s, names, directions, order):
     from ..engine import jet
 
+    if any(np.iscomplexobj(a) for a in (*directions.values(), *s.values.values())):
+        raise GradcliError("complex input is not supported by gradcli's jvp --order yet")
+
     f, _ = s.function(names)
     leaves = [gradcli.tensor(s.values[n], requires_grad=True) for n in names]
     out = f(*leaves)

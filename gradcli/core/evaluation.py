@@ -246,7 +246,7 @@ class Evaluation:
             directions[name] = t
         if unit:
             norm = float(
-                np.sqrt(sum(np.sum(np.square(t, dtype=np.float64)) for t in directions.values()))
+                np.sqrt(sum(np.sum(np.abs(t, dtype=np.float64) ** 2) for t in directions.values()))
             )
             if not norm > 0 or not np.isfinite(norm):
                 raise GradcliError(
