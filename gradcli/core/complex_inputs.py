@@ -1,7 +1,7 @@
 """The refusal of complex inputs by the commands that do not take them yet.
 
 Which commands take them is said where each computes (``core/computing.py``: eval, grad,
-jacobian --holomorphic), by the evaluation it asks for. A command run from the command
+jacobian, hessian, vjp, jvp), by the evaluation it asks for. A command run from the command
 line names itself (``running``): the commands it calls inside (minimize calls grad) are
 its own steps, so the refusal names what the user ran. A library call names its own
 function's command.
