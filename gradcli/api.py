@@ -22,6 +22,10 @@ object)::
     >>> round(float(r.point["x"]), 9), r.classification
     (3.0, 'local minimum')
 
+``precise(command, source, bindings, dps)`` computes eval, grad, jacobian, hessian, vjp
+or jvp in mpmath to ``dps`` certified significant digits, the bindings decimal texts
+(``{"x": "0.1"}`` is one tenth); its numbers are texts (``core/precision.py``).
+
 ``functions()`` lists the functions a program can call, from the op table.
 ``graph()`` gives the program's autograd graph with the gradient that reached
 each node; ``gradient`` and ``vjp`` with ``steps=True`` also give the steps of
@@ -49,6 +53,7 @@ from .core.computing import (
 from .core.evaluation import DTYPES
 from .core.many_points import points
 from .core.option_names import OPTION_NAMES as _OPTION_NAMES  # noqa: F401  (the CLI's, for its checks)
+from .core.precision import PreciseResult, precise
 from .core.result import (
     KINDS,
     SECTIONS,
@@ -65,7 +70,7 @@ from .engine.limits import DEFAULT_MAX_ELEMENTS  # noqa: F401  (the CLI's defaul
 __all__ = [
     "DTYPES", "KINDS", "SECTIONS", "Diagnostic", "FunctionInfo", "GraphResult", "Result",
     "evaluate", "finite", "functions", "gradient", "graph", "hessian", "input_names",
-    "jacobian", "jvp", "leaves", "points", "vjp", "PointsResult",
+    "jacobian", "jvp", "leaves", "points", "vjp", "PointsResult", "precise", "PreciseResult",
 ]  # fmt: skip
 
 

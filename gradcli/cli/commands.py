@@ -28,9 +28,11 @@ import click
 from .. import api, render
 from ..core import bindings as _bindings
 from ..core.computing import COMMANDS, Computing
+from ..core.precision import COMMANDS as PRECISE_COMMANDS
 from ..errors import GradcliError
 from ..render import Format, formats, render_functions
 from ..render.plain import render_line, result_lines
+from ..render.precise import precise_lines, render_precise
 from . import common, options
 from .common import EXIT_NONFINITE, EXIT_OK, cli, say, subcommand, write_output
 from .options import option
@@ -54,12 +56,18 @@ def _add(declared: Computing) -> None:
     points = options.POINTS if declared.points else []
     early = "announce" in inspect.signature(declared.function).parameters
 
+    precise = [options.DPS] if declared.name in PRECISE_COMMANDS else []
+
     def run(source, **given):
+        dps = given.pop("dps", None)
         many = given.get("points") is not None or bool(given.get("over"))
+        if dps is not None:
+            return _run_precise(declared, source, given, dps)
         arguments = _arguments(declared, given, many)
         return _run(_library(declared), source, given, early, **arguments)
 
     run.__doc__ = declared.help
+    made += precise
     subcommand(cli, declared.name, *made, *points, shared=options.COMPUTING_OPTIONS)(run)
 
 
@@ -238,6 +246,45 @@ def _run(compute, source, options, early=False, **arguments) -> int:
         )
     _say_all(result, said)
     return EXIT_NONFINITE if options["strict"] and not result.finite else EXIT_OK
+
+
+def _run_precise(declared: Computing, source, given, dps) -> int:
+    """``--dps N``: the command in mpmath, to N certified digits (``api.precise``); of its
+    own options it takes --wrt, --grad-output and --tangent."""
+    if given.get("points") is not None or given.get("over"):
+        raise GradcliError(
+            "--dps computes at one point: --points, --over and Dask are float64-only"
+        )
+    arguments = _arguments(declared, given)
+    unsupported = {
+        "--output": given["output"] is not None,
+        "--steps": arguments.get("steps"),
+        "--holomorphic": arguments.get("holomorphic"),
+        "--unit": arguments.get("unit"),
+        "--order": arguments.get("order", 1) != 1,
+        "--dtype": given["dtype"] != "float64",
+        "--precision": given["precision"] is not None,
+    }
+    for name, said in unsupported.items():
+        if said:
+            raise GradcliError(f"--dps does not take {name}")
+    text, filename = _bindings.read_source(source, given["file"])
+    bindings = _bindings.bind_assignments(given["var"], program_from_stdin=filename == "<stdin>")
+    keep = ("wrt", "grad_output", "tangents")
+    result = api.precise(
+        declared.name, text, bindings, dps, filename=filename,
+        **{k: v for k, v in arguments.items() if k in keep},
+    )  # fmt: skip
+    if given["get"] is not None:
+        lines = precise_lines(result)
+        if given["get"] not in lines:
+            raise GradcliError(f"--get {given['get']}: no such result; the results are "
+                               f"{', '.join(lines)}")  # fmt: skip
+        write_output(lambda fmt: sys.stdout.write(lines[given["get"]] + "\n"), Format.PLAIN)
+    else:
+        write_output(lambda fmt: render_precise(result, fmt, sys.stdout), given["fmt"])
+    _say_all(result)
+    return EXIT_NONFINITE if given["strict"] and not result.finite else EXIT_OK
 
 
 def _say_all(result, said=()) -> None:

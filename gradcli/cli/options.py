@@ -306,6 +306,15 @@ class Own:
     one_point: str | None = None
 
 
+#: ``--dps N``: the computing commands of ``core/precision.py``'s ``COMMANDS`` take it.
+DPS = option(
+    "dps",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Compute in mpmath to N certified significant digits, the bindings and numbers"
+    " read as decimal text (--x 0.1 is one tenth); every digit is printed.",
+)
+
 OWN = {
     "wrt": Own(WRT, value=_bindings.names_of),
     "steps": Own(STEPS),

@@ -15,7 +15,7 @@ OPTION_NAMES = frozenset(
         "file", "var", "seed", "dtype", "format", "precision", "get", "output",
         "strict", "max-elements", "max-operations", "debug", "help", "version",
         # some commands
-        "wrt", "steps", "grad-output", "tangent", "holomorphic",
+        "wrt", "steps", "grad-output", "tangent", "holomorphic", "dps",
         # many points
         "points", "over", "columns", "keep", "delimiter", "chunk-size", "max-memory",
         "skip-bad-rows", "dask", "dashboard", "scheduler",

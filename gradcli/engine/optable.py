@@ -56,6 +56,10 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   conjugate-Wirtinger gradient of an op holomorphic in its inputs), its own rules
   ``(rule, ...)`` (abs, angle, real, imag: not holomorphic), or ``True`` for an op without
   a derivative (``eq``). Left out, a complex input is refused by the op's name.
+- ``mp``: its forward at any working precision (``--dps``, ``multiprecision``): ``OWN``
+  (its forward as it is, on arrays of mpmath numbers), an mpmath function's name
+  (``"sin"``, elementwise) or ``make(mpmath) -> forward``. Its rules are the same. Left
+  out, the entry refuses by name there.
 - ``series``: how Taylor coefficients pass through it (``jet.py``: ``taylor``,
   ``jvp --order``): ``"linear"`` (the forward applied to each coefficient),
   ``"bilinear"`` (a Cauchy product of the forward) or ``rule(basis, *input_jets,
@@ -135,6 +139,7 @@ import dis
 from .applying import bind, public
 from .complex_rules import complex_twin
 from .graph import node_class
+from .multiprecision import OWN  # noqa: F401  (declarations name it from here: ``mp=OWN``)
 from .out_argument import with_out
 from .saved import saved_names
 from .schema import Schema
@@ -302,6 +307,7 @@ class Op:
         language_constant=False,
         out=None,
         complex=None,  # noqa: A002  (the field's name: see the docstring)
+        mp=None,
     ):
         self.name = name
         self.forward = forward
@@ -351,6 +357,7 @@ class Op:
             overloads = [Overload(grad_fn, rules)]
         self.overloads = tuple(overloads or ())
         self.complex = complex
+        self.mp = mp
         self.over = {}
         for o in self.overloads:
             o.entry = self
@@ -399,13 +406,17 @@ class Op:
 class Table:
     """The entries one ``ops/<kind>.py`` module declares, in order; internal ones apart."""
 
-    def __init__(self, module):
+    def __init__(self, module, mp=None):
+        """``mp``: the multiprecision forward of every entry that does not declare its own
+        (``OWN`` for a module of entries that only move entries about: shape, indexing)."""
         self.module = module
+        self.mp = mp
         self.entries: list[Op] = []
         self.internal_entries: list[Op] = []
 
     def op(self, name, forward=None, schema="(input: Tensor)", **fields):
         """Declare an op; returns its public function."""
+        fields.setdefault("mp", self.mp)
         entry = Op(name, forward, schema, **fields)
         entry.call = public(entry)
         self._add(entry)
@@ -420,7 +431,7 @@ class Table:
         decorates ``f(over, *args)``; returns the public function ``f(*args)``."""
 
         def declare(f):
-            entry = Op(name, None, schema, **fields)
+            entry = Op(name, None, schema, **{"mp": self.mp, **fields})
             over_by_key = entry.over
 
             def call(*args, **kwargs):

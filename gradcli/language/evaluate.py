@@ -24,17 +24,12 @@ from ..engine import limits, ops
 from ..engine.batched_values import Batched
 from ..engine.dtypes import complex_of
 from ..engine.explain import kink
+from ..engine.multiprecision import ACTIVE
 from ..engine.ops import FUNCTIONS, OPERATORS
 from ..engine.state import default_dtype as _engine_default_dtype
 from ..engine.state import enable_grad, no_grad
 from ..engine.tensor import Tensor
-from ..errors import (
-    GradcliError,
-    GradcliIndexError,
-    GradcliTypeError,
-    Span,
-    out_of_memory,
-)
+from ..errors import GradcliError, GradcliIndexError, GradcliTypeError, Span, out_of_memory
 from . import derivatives, ir
 from .check import (
     BUILTIN_CONSTANTS,
@@ -43,6 +38,7 @@ from .check import (
     suggest,
 )
 from .control import ControlFlow, Jump
+from .exact_numbers import exact_constant, exact_number, exact_tensor
 from .function_calls import FunctionsOfFunctions
 from .operators import PYTHON
 from .subscripts import (
@@ -106,7 +102,7 @@ def as_tensor(value) -> Tensor:
     if type(value) is Tensor or type(value) is Batched:
         return value
     if isinstance(value, (int, float)):
-        return ops.tensor(float(value))
+        return exact_tensor(value) if ACTIVE[0] else ops.tensor(float(value))
     array = np.asarray(value)
     if array.dtype.kind == "f":
         array = array.astype(default_dtype())
@@ -332,11 +328,13 @@ class Evaluator(ControlFlow, FunctionsOfFunctions):
         if name in self.env:
             return self.env[name]
         if name in BUILTIN_CONSTANTS:
-            return BUILTIN_CONSTANTS[name]
+            return exact_constant(name) if ACTIVE[0] else BUILTIN_CONSTANTS[name]
         known = [*self.env, *self.locals, *BUILTIN_CONSTANTS]
         raise GradcliError(f"unknown name '{name}'{suggest(name, known)}", span)
 
     def Num(self, node: ir.Num):
+        if ACTIVE[0]:
+            return exact_number(node)
         return 0.0 if node.float_zero else _number(node.value)
 
     def Str(self, node: ir.Str):
@@ -438,6 +436,8 @@ class Evaluator(ControlFlow, FunctionsOfFunctions):
         return self.call_op(ops.stack, node.span, tensors)
 
     def Numbers(self, node: ir.Numbers):
+        if ACTIVE[0]:
+            return exact_tensor(node.texts or node.values)
         return ops.tensor(np.array(node.values, dtype=default_dtype()))
 
     # ----- indexing -----
@@ -525,7 +525,7 @@ class Evaluator(ControlFlow, FunctionsOfFunctions):
         if type(result) is not Tensor:
             result = as_tensor(result)
         data = (result.physical if type(result) is Batched else result)._data
-        if not function.indices and data.dtype.kind not in "fc":
+        if not function.indices and data.dtype.kind not in "fcO":  # O: --dps's mpf
             result = self.call_op(ops.to_dtype, span, result, default_dtype())
         return result
 

@@ -5,6 +5,7 @@ which call a function value at points they choose (``integrate``, ``root``,
 
 from __future__ import annotations
 
+from ..engine.multiprecision import ACTIVE
 from ..errors import GradcliError, Span
 from . import derivatives, ir, transformations
 
@@ -45,6 +46,8 @@ class FunctionsOfFunctions:
         from .quadrature import integrate
         from .solvers import minimizer, root
 
+        if ACTIVE[0]:  # their tolerances and searches are float64's
+            raise GradcliError(f"--dps: {node.func} has no multiprecision form", span)
         given = transformations.arguments(node)
         function = transformations.function_value(self, given.pop("f"))
         values = {name: self.evaluate(value) for name, value in given.items()}

@@ -67,6 +67,8 @@ class Num(Record):
     value: float
     span: Span = _span()
     float_zero: bool = False
+    #: The literal as written: ``--dps`` reads it exactly (``0.1`` is one tenth there).
+    text: str = uncompared("")
 
 
 class Str(Record):
@@ -193,6 +195,8 @@ class Numbers(Record):
 
     values: tuple[float, ...]
     span: Span = _span()
+    #: Each number as written, its sign included (``--dps`` reads them exactly).
+    texts: tuple[str, ...] = uncompared(())
 
 
 class Lambda(Record):

@@ -76,7 +76,8 @@ def _numbers(token) -> ir.Numbers:
     parts = token[1:-1].split(",")
     if not parts[-1].strip():  # a comma after the last number
         parts.pop()
-    return ir.Numbers(tuple(map(characters.number, parts)), token_span(token))
+    texts = tuple(part.strip() for part in parts)
+    return ir.Numbers(tuple(map(characters.number, parts)), token_span(token), texts)
 
 
 _NO_SPAN = Span(0, 0)
@@ -87,7 +88,7 @@ def list_literal(items, span: Span = _NO_SPAN) -> ir.ListLit | ir.Numbers:
     with at most a sign, else a ListLit."""
     values = [_signed(item) for item in items]
     if values and None not in values:
-        return ir.Numbers(tuple(values), span)
+        return ir.Numbers(tuple(values), span, tuple(map(_signed_text, items)))
     return ir.ListLit(tuple(items), span)
 
 
@@ -106,6 +107,13 @@ def _signed(node) -> float | None:
     return None
 
 
+def _signed_text(node) -> str:
+    """A number of a list as written, with its sign (``_signed``'s numbers)."""
+    if isinstance(node, ir.UnaryOp):
+        return ("-" if PYTHON[node.op](1) < 0 else "") + node.operand.text
+    return node.text
+
+
 class _Builder:
     def num(self, token):
         if token[0] == "[":
@@ -114,7 +122,7 @@ class _Builder:
             return ir.Num(complex(0.0, float(token[:-1])), token_span(token))
         value = float(token)
         float_zero = value == 0 and any(c in token for c in ".eE")
-        return ir.Num(value, token_span(token), float_zero)
+        return ir.Num(value, token_span(token), float_zero, str(token))
 
     def string(self, token):
         return ir.Str(str(token)[1:-1], token_span(token))

@@ -11,10 +11,12 @@ from ...errors import EngineError
 from .. import jet_rules as R
 from ..complex_rules import is_complex, real_part
 from ..explain import at_tie, pow_zero_base
+from ..multiprecision import OWN, quotient
 from ..opinfo import Difference, Sample
 from ..opsamples import Drawn
 from ..optable import Table, over
 from ..tensor import Tensor
+from . import multiprecision_forms as forms
 from . import sympy_forms as sym
 from .common import not_implemented
 from .comparison import logical_and, where
@@ -26,6 +28,7 @@ table = Table("arithmetic")
 _BINARY = "(input: Tensor|Number, other: Tensor|Number)"
 _ARITHMETIC = dict(kind="binary", method=True, inplace=True)
 
+
 # fmt: off
 add = table.op("add", np.add, _BINARY, grad_fn="AddBackward0",
                rules=(lambda g, ans, x, y: g, lambda g, ans, x, y: g), saves=False, doc="x + y",
@@ -33,20 +36,20 @@ add = table.op("add", np.add, _BINARY, grad_fn="AddBackward0",
                symbolic=lambda s, x, y: x + y,
                kind="binary", method=True, operators=("__add__",), reflected=("__radd__",),
                domain=("real", "real"),
-               words=("d(a+b)/da = 1", "d(a+b)/db = 1"), complex="holomorphic")
+               words=("d(a+b)/da = 1", "d(a+b)/db = 1"), complex="holomorphic", mp=OWN)
 sub = table.op("sub", np.subtract, _BINARY, grad_fn="SubBackward0",
                rules=(lambda g, ans, x, y: g, lambda g, ans, x, y: -g), saves=False, doc="x - y",
                symbol="-", precedence="sum",
                other_names=("subtract",),
                symbolic=lambda s, x, y: x - y,
                kind="binary", method=True, operators=("__sub__",), domain=("real", "real"),
-               words=("d(a-b)/da = 1", "d(a-b)/db = -1"), complex="holomorphic")
+               words=("d(a-b)/da = 1", "d(a-b)/db = -1"), complex="holomorphic", mp=OWN)
 _RSUB_RULES = (lambda g, ans, x, y: -g, lambda g, ans, x, y: g)
 rsub = table.op("rsub", lambda x, y: np.subtract(y, x), _BINARY,
                 overloads=[over("RsubBackward0", _RSUB_RULES, when=lambda x, y: type(y) is Tensor),
                            over("RsubBackward1", _RSUB_RULES, numbers=False)], saves=False,
                 doc="y - x (a number minus a tensor)", kind="binary", operators=("__rsub__",),
-                words=("d(b-a)/da = -1", "d(b-a)/db = 1"), complex="holomorphic")
+                words=("d(b-a)/da = -1", "d(b-a)/db = 1"), complex="holomorphic", mp=OWN)
 mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
                rules=(lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x), doc="x * y",
                symbol="*", precedence="product",
@@ -55,7 +58,7 @@ mul = table.op("mul", np.multiply, _BINARY, grad_fn="MulBackward0",
                operators=("__mul__", "__imul__"), reflected=("__rmul__",),
                domain=("real", "real"), **_ARITHMETIC,
                words=("d(a*b)/da = b", "d(a*b)/db = a"), saves={"other": 0, "self": 1},
-               complex="holomorphic")
+               complex="holomorphic", mp=OWN)
 # int / int is a float in the default dtype, as PyTorch: see applying._promote. The rule
 # for y divides twice, as PyTorch's: y * y would meet 0 * inf in second derivatives at an
 # infinite y (d2/dy2 of 2 / y at -inf is 0, not nan).
@@ -67,7 +70,7 @@ div = table.op("div", np.true_divide, _BINARY, grad_fn="DivBackward0",
                symbolic=lambda s, x, y: x / y,
                domain=("real", "nonzero"), **_ARITHMETIC,
                words=("d(a/b)/da = 1/b", "d(a/b)/db = -a/b**2"), saves={"other": None, "self": 1},
-               complex="holomorphic")
+               complex="holomorphic", mp=quotient)
 reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="ReciprocalBackward0",
                       rules=(lambda g, ans, x: -g * ans * ans,), doc="1 / x", kind="elementwise",
                       symbolic=lambda s, x: 1 / x,
@@ -79,14 +82,15 @@ reciprocal = table.op("reciprocal", lambda x: np.true_divide(1, x), grad_fn="Rec
                                           "-g * ans * ans from the left; PyTorch squares first",
                                           ("scale 1e-300",), ("grad", "grad2", "jvp", "jacobian",
                                                                "hessian")),), saves=("result",),
-                                                               complex="holomorphic")
+                                                               complex="holomorphic",
+                                                               mp=forms.reciprocal)
 neg = table.op("neg", np.negative, grad_fn="NegBackward0", rules=(lambda g, ans, x: -g,),
                saves=False, doc="-x", kind="elementwise", method=True, inplace="library",
                symbol="-", precedence="unary",
                other_names=("negative",),
                symbolic=lambda s, x: -x,
                operators=("__neg__",), domain=("real",),
-               words="d(-a)/da = -1", complex="holomorphic")
+               words="d(-a)/da = -1", complex="holomorphic", mp=OWN)
 # fmt: on
 
 
@@ -97,6 +101,7 @@ neg = table.op("neg", np.negative, grad_fn="NegBackward0", rules=(lambda g, ans,
     library=False,
     doc="a number divided by a tensor, recorded as PyTorch does (MulBackward0)",
     operators=("__rtruediv__",),
+    mp=OWN,
 )
 def rdiv(over, input, other):
     return mul(reciprocal(input), other)
@@ -111,6 +116,7 @@ def rdiv(over, input, other):
     precedence="unary",
     operators=("__pos__",),
     symbolic=lambda s, x: x,
+    mp=OWN,
 )
 def positive(over, input):
     return input
@@ -125,6 +131,7 @@ def _with_alpha(name, fn):
         library=False,
         doc=f"x = x {'+' if name == 'add' else '-'} alpha * y, in place",
         operators=(f"__i{name}__",),
+        mp=OWN,
     )
     def inplace(over, input, other, alpha=1):
         return apply_inplace(input, fn, (other if alpha == 1 else other * alpha,))
@@ -227,6 +234,7 @@ pow = table.op(  # noqa: A001  (PyTorch's name)
     ),
     complex="holomorphic",
     **_ARITHMETIC,
+    mp="power",
 )
 
 
@@ -238,6 +246,7 @@ pow = table.op(  # noqa: A001  (PyTorch's name)
     inplace=True,
     doc="square(x): x * x (recorded as x ** 2, as PyTorch does)",
     domain=("real",),
+    mp=OWN,
 )
 def square(over, input):
     return pow(input, 2)
@@ -353,7 +362,7 @@ maximum = table.op("maximum", np.maximum, _BINARY, grad_fn="MaximumBackward0",
                        "d maximum(a, b)/da = 1 where a > b, 1/2 at ties, else 0",
                        "d maximum(a, b)/db = 1 where b > a, 1/2 at ties, else 0",
                    ),
-                   kink_at=at_tie, saves={"other": None, "self": None})
+                   kink_at=at_tie, saves={"other": None, "self": None}, mp=OWN)
 minimum = table.op("minimum", np.minimum, _BINARY, grad_fn="MinimumBackward0",
                    rules=_pick_rules(lambda a, b: a < b), doc="elementwise smaller of x and y",
                    symbolic=lambda s, x, y: s.Min(x, y),
@@ -363,7 +372,7 @@ minimum = table.op("minimum", np.minimum, _BINARY, grad_fn="MinimumBackward0",
                        "d minimum(a, b)/da = 1 where a < b, 1/2 at ties, else 0",
                        "d minimum(a, b)/db = 1 where b < a, 1/2 at ties, else 0",
                    ),
-                   kink_at=at_tie, saves={"other": None, "self": None})
+                   kink_at=at_tie, saves={"other": None, "self": None}, mp=OWN)
 atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Number)",
                  grad_fn="Atan2Backward0",
                  rules=(_atan2_rule(1, lambda y, x: x), _atan2_rule(-1, lambda y, x: y)),
@@ -378,7 +387,7 @@ atan2 = table.op("atan2", np.arctan2, "(input: Tensor|Number, other: Tensor|Numb
                  differs=(Difference("where a**2 + b**2 is below 1e-154 but not 0",
                                      "second derivatives as away from it (0 on an axis)",
                                      "PyTorch squares the reciprocal of a**2 + b**2: nan",
-                                     (), ("grad2", "hessian")),))
+                                     (), ("grad2", "hessian")),), mp="atan2")
 # fmt: on
 
 

@@ -5,43 +5,52 @@ from __future__ import annotations
 import numpy as np
 
 from .. import batching_rules as batching
+from ..multiprecision import OWN
 from ..optable import Table, over
 from ..tensor import Tensor
+from . import multiprecision_forms as forms
 from . import sympy_forms as sym
 from .common import raw
 
 table = Table("comparison")
+
+
 _BINARY = "(input: Tensor|Number, other: Tensor|Number)"
 _TEST = dict(kind="elementwise", method=True, library=True)
 
 # fmt: off
 lt = table.op("lt", np.less, _BINARY, doc="x < y", kind="binary", method=True,
               symbol="<", precedence="compare", symbolic=sym.compare("Lt"),
-              operators=("__lt__",))
+              operators=("__lt__",), mp=OWN)
 le = table.op("le", np.less_equal, _BINARY, doc="x <= y", kind="binary", method=True,
               symbol="<=", precedence="compare", symbolic=sym.compare("Le"),
-              operators=("__le__",))
+              operators=("__le__",), mp=OWN)
 gt = table.op("gt", np.greater, _BINARY, doc="x > y", kind="binary", method=True,
               symbol=">", precedence="compare", symbolic=sym.compare("Gt"),
-              operators=("__gt__",))
+              operators=("__gt__",), mp=OWN)
 ge = table.op("ge", np.greater_equal, _BINARY, doc="x >= y", kind="binary", method=True,
               symbol=">=", precedence="compare", symbolic=sym.compare("Ge"),
-              operators=("__ge__",))
+              operators=("__ge__",), mp=OWN)
 eq = table.op("eq", np.equal, _BINARY, doc="x == y", kind="binary", method=True,
               symbol="==", precedence="compare", symbolic=sym.compare("Eq"),
-              operators=("__eq__",), complex=True)
+              operators=("__eq__",), complex=True, mp=OWN)
 ne = table.op("ne", np.not_equal, _BINARY, doc="x != y", kind="binary", method=True,
               symbol="!=", precedence="compare", symbolic=sym.compare("Ne"),
-              operators=("__ne__",), complex=True)
+              operators=("__ne__",), complex=True, mp=OWN)
 logical_and = table.op("logical_and", np.logical_and, _BINARY, doc="x and y", kind="binary",
-                       method=True, operators=("__and__",), complex=True)
+                       method=True, operators=("__and__",), complex=True,
+                       mp=forms.logical(np.logical_and))
 logical_or = table.op("logical_or", np.logical_or, _BINARY, doc="x or y", kind="binary",
-                      method=True, operators=("__or__",), complex=True)
+                      method=True, operators=("__or__",), complex=True,
+                      mp=forms.logical(np.logical_or))
 logical_not = table.op("logical_not", np.logical_not, doc="not x", operators=("__invert__",),
-                       **_TEST, complex=True)
-isnan = table.op("isnan", np.isnan, doc="true where x is nan", **_TEST, complex=True)
-isinf = table.op("isinf", np.isinf, doc="true where x is infinite", **_TEST, complex=True)
-isfinite = table.op("isfinite", np.isfinite, doc="true where x is finite", **_TEST, complex=True)
+                       **_TEST, complex=True, mp=lambda mpmath: lambda x: np.asarray(x) == 0)
+isnan = table.op("isnan", np.isnan, doc="true where x is nan", **_TEST, complex=True,
+                 mp=forms.test("isnan"))
+isinf = table.op("isinf", np.isinf, doc="true where x is infinite", **_TEST, complex=True,
+                 mp=forms.test("isinf"))
+isfinite = table.op("isfinite", np.isfinite, doc="true where x is finite", **_TEST,
+                    complex=True, mp=forms.test("isfinite"))
 isclose = table.op("isclose",
                    lambda x, y, rtol=1e-05, atol=1e-08, equal_nan=False:
                    np.isclose(x, y, rtol, atol, equal_nan),
@@ -108,6 +117,7 @@ _WHERE_RULES = (
     domain=("mask", "real", "real"),
     batching=batching.elementwise,
     complex="holomorphic",
+    mp=OWN,
 )
 def where(over, condition, input, other):
     cond = condition._data if type(condition) is Tensor else condition
@@ -128,6 +138,7 @@ def where(over, condition, input, other):
         over("MaskedFillBackward1", _WHERE_RULES, forward=_where_forward),
     ],
     complex="holomorphic",
+    mp=OWN,
 )
 def masked_fill(over, input, mask, value):
     cond = np.asarray(raw(mask), dtype=bool)

@@ -10,6 +10,7 @@ from .. import dtypes, saved, state
 from ..batched_values import Batched
 from ..devices import on_cpu
 from ..messages import OVERLAPPING_WRITE
+from ..multiprecision import OWN
 from ..optable import Table, over
 from ..tensor import Tensor
 from .common import raw
@@ -19,6 +20,13 @@ table = Table("conversion")
 
 def _to_rule(g, ans, x, dtype):
     return to_dtype(g, np.asarray(x).dtype)
+
+
+def _mp_to_dtype(x, dtype):
+    """At a working precision a float dtype keeps mpmath's numbers; anything else converts
+    (a bool mask made a float is 0 and 1 all the same)."""
+    x = np.asarray(x)
+    return x if x.dtype.kind == "O" and np.dtype(dtype).kind == "f" else x.astype(dtype)
 
 
 @table.composite(
@@ -33,6 +41,7 @@ def _to_rule(g, ans, x, dtype):
     ],
     batching=batching.elementwise,
     complex="holomorphic",
+    mp=lambda m: _mp_to_dtype,
 )
 def to_dtype(over, input, dtype):
     dtype = dtypes.to_numpy(dtype)
@@ -58,6 +67,7 @@ clone = table.op(
     domain=("real",),
     batching=batching.elementwise,
     complex="holomorphic",
+    mp=OWN,
 )
 
 
@@ -69,6 +79,7 @@ clone = table.op(
     kind="other",
     function=True,
     batching=batching.elementwise,
+    mp=OWN,
 )
 def detach(over, input):
     return input.detach() if type(input) is Tensor else input
@@ -145,6 +156,7 @@ def to(over, input, *args, dtype=None, device=None, copy=False, non_blocking=Fal
     kind="conversion",
     method=True,
     library=False,
+    mp=OWN,
 )
 def cpu(over, input):
     return input
@@ -157,6 +169,7 @@ def cpu(over, input):
     doc="x with its entries in row-major order (a copy if they are not)",
     method=True,
     library=False,
+    mp=OWN,
 )
 def contiguous(over, input, memory_format=None):
     return input if raw(input).flags.c_contiguous else clone(input, "C")
@@ -169,6 +182,7 @@ def contiguous(over, input, memory_format=None):
     doc="whether x's entries are in row-major order",
     method=True,
     library=False,
+    mp=OWN,
 )
 def is_contiguous(over, input, memory_format=None):
     return bool(raw(input).flags.c_contiguous)
@@ -185,7 +199,7 @@ def is_floating_point(over, input):
     return np.asarray(input).dtype.kind == "f"
 
 
-@table.composite("is_tensor", "(obj)", kind="conversion", doc="whether obj is a tensor")
+@table.composite("is_tensor", "(obj)", kind="conversion", doc="whether obj is a tensor", mp=OWN)
 def is_tensor(over, obj):
     return type(obj) is Tensor
 
@@ -199,6 +213,7 @@ def is_tensor(over, obj):
     symbolic=lambda s, x: s.Integer(x.size),
     other_names=("size",),
     batching=batching.same_at_every_point,
+    mp=OWN,
 )
 def numel(over, input):
     return int(np.size(raw(input)))
@@ -214,6 +229,7 @@ def numel(over, input):
     symbolic=lambda s, x: s.Integer(x.shape[0]),
     other_names=("length",),
     batching=batching.same_at_every_point,
+    mp=OWN,
 )
 def length(over, input):
     shape = np.shape(raw(input))

@@ -11,6 +11,7 @@ from ...errors import EngineError, GradcliTypeError
 from .. import batching_rules as batching
 from .. import dtypes, limits, state
 from ..devices import on_cpu
+from ..multiprecision import OWN
 from ..optable import Table, over
 from ..tensor import Tensor, as_array
 from . import sympy_forms as sym
@@ -51,11 +52,27 @@ def sized(f):
     return call
 
 
+def _mp_tensor(mpmath):
+    """``tensor`` at a working precision: every number of ``data`` an mpf."""
+
+    def tensor(over, data, dtype=None, device=None, requires_grad=False):
+        on_cpu(device)
+        array = np.array(data._data if type(data) is Tensor else data, dtype=object)
+        out = np.empty(array.shape, dtype=object)
+        out.reshape(-1)[:] = [mpmath.mpf(v) for v in array.reshape(-1).tolist()]
+        t = Tensor._make(out)
+        t.requires_grad = bool(requires_grad)
+        return t
+
+    return tensor
+
+
 @table.composite(
     "tensor",
     "(data, *, dtype: dtype = None, device: device = None, requires_grad: bool = False)",
     kind="constructor",
     doc="a new leaf tensor holding a copy of data",
+    mp=_mp_tensor,
 )
 def tensor(over, data, dtype=None, device=None, requires_grad=False):
     on_cpu(device)
@@ -69,6 +86,7 @@ def tensor(over, data, dtype=None, device=None, requires_grad=False):
     doc="zeros(2, 3): a tensor of zeros",
     symbolic=lambda s, *size: np.full(size, s.Integer(0), dtype=object),
     **CONSTRUCTOR,
+    mp=OWN,
 )
 @sized
 def zeros(over, *size, dtype=None, device=None, requires_grad=False):
@@ -82,6 +100,7 @@ def zeros(over, *size, dtype=None, device=None, requires_grad=False):
     doc="ones(2, 3): a tensor of ones",
     symbolic=lambda s, *size: np.full(size, s.Integer(1), dtype=object),
     **CONSTRUCTOR,
+    mp=OWN,
 )
 @sized
 def ones(over, *size, dtype=None, device=None, requires_grad=False):
@@ -129,6 +148,7 @@ def full(over, size, fill_value, dtype=None, device=None, requires_grad=False):
     symbolic=lambda s, n, m=None: np.eye(n, m, dtype=int).astype(object) * s.Integer(1),
     other_names=("identity",),
     **CONSTRUCTOR,
+    mp=OWN,
 )
 def eye(over, n, m=None, dtype=None, device=None, requires_grad=False):
     on_cpu(device)
@@ -215,6 +235,7 @@ _LIKE = "*, dtype: dtype = None, device: device = None, requires_grad: bool = Fa
     symbolic=lambda s, x: np.full(x.shape, s.Integer(0), dtype=object),
     **CONSTRUCTOR,
     batching=batching.same_at_every_point,
+    mp=OWN,
 )
 def zeros_like(over, input, dtype=None, device=None, requires_grad=False):
     on_cpu(device)
@@ -230,6 +251,7 @@ def zeros_like(over, input, dtype=None, device=None, requires_grad=False):
     symbolic=lambda s, x: np.full(x.shape, s.Integer(1), dtype=object),
     **CONSTRUCTOR,
     batching=batching.same_at_every_point,
+    mp=OWN,
 )
 def ones_like(over, input, dtype=None, device=None, requires_grad=False):
     on_cpu(device)

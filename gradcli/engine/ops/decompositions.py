@@ -12,10 +12,12 @@ import numpy as np
 from ...errors import EngineError, NotImplementedByGradcli, ShapeError
 from .. import batching_rules as batching
 from .. import limits
+from ..multiprecision import OWN
 from ..opinfo import Difference, Sample
 from ..opsamples import Drawn
 from ..optable import Table
 from ..tensor import Tensor
+from . import multiprecision_forms as forms
 from . import sympy_forms as sym
 from .common import raw
 from .comparison import where
@@ -100,6 +102,7 @@ det = table.op("det", on_square("det", np.linalg.det), grad_fn="LinalgDetBackwar
                "(PyTorch 2.13 gives zeros at rank n-1: gradcli follows mathematics)",
                domain=("well_conditioned",), method=True, **_LINALG, batching=batching.stacked,
                words="d det(a)/da = det(a)*inverse(a).T",
+               mp=lambda m: on_square("det", forms.det(m)),
                differs=(Difference("at a singular matrix", "the cofactor matrix",
                                    "PyTorch 2.13 gives zeros at rank n-1",
                                    ("singular", "rank 1 3x3"), ("grad", "jacobian")),
@@ -113,7 +116,8 @@ inverse = table.op("inverse", on_square("inverse", np.linalg.inv), grad_fn="Lina
                    symbolic=lambda s, x: sym.array(sym.matrix(s, x).inv()), method=True,
                    other_names=("inv",),
                    batching=batching.stacked,
-                   words="g -> -inverse(a).T @ g @ inverse(a).T", complex="holomorphic")
+                   words="g -> -inverse(a).T @ g @ inverse(a).T", complex="holomorphic",
+                   mp=lambda m: on_square("inverse", forms.inverse(m)))
 # fmt: on
 
 
@@ -155,7 +159,7 @@ solve_op = table.internal(
     grad_fn="LinalgSolveExBackward0", size=limits.broadcast_size,
     rules=(_solve_A_rule, _solve_B_rule),
     doc="X with A @ X = B (X @ A = B if not left), B a (batch of) vector(s) or matrices",
-    kind="linalg",
+    kind="linalg", mp=forms.solve,
     words=("d solve(a, b)/da: g -> -solve(a.T, g) @ x.T", "d solve(a, b)/db: g -> solve(a.T, g)"),
     samples=(Sample("matrix", [Drawn("well_conditioned", (3, 3)), (3, 2)], {"vector": False}),
              Sample("vector", [Drawn("well_conditioned", (3, 3)), (3,)], {"vector": True}),
@@ -171,6 +175,7 @@ solve_op = table.internal(
     symbolic=sym.solve,
     batching=batching.solve,
     complex="holomorphic",
+    mp=OWN,
 )  # fmt: skip
 def solve(over, A, B, *, left=True):
     a, b = np.shape(A), np.shape(B)
@@ -269,7 +274,7 @@ def _logabsdet_rule(g, ans, A):
 logabsdet = table.internal(
     "logabsdet", _logabsdet, "(input: Tensor)", grad_fn="LinalgSlogdetBackward0",
     rules=(_logabsdet_rule,), doc="log |det A|", kind="linalg",
-    words="d log|det(a)|/da = inverse(a).T",
+    words="d log|det(a)|/da = inverse(a).T", mp=forms.logabsdet,
     samples=(Sample("3x3", [Drawn("well_conditioned", (3, 3))]),
              Sample("batch", [Drawn("well_conditioned", (2, 2, 2))]))
 )  # fmt: skip

@@ -9,11 +9,11 @@ from ...errors import GradcliIndexError, NotImplementedByGradcli, ShapeError
 from .. import batching_rules as batching
 from .. import limits
 from ..opinfo import Sample
-from ..optable import Table, over
+from ..optable import OWN, Table, over
 from .common import dims, raw
 from .shape import permute_op, unsqueeze
 
-table = Table("diagonals")
+table = Table("diagonals", mp=OWN)
 _LINALG = dict(kind="linalg", method=True, function=True)
 
 # ----- the trace -----

@@ -12,11 +12,14 @@ from .. import jet_rules as R
 from .. import limits
 from ..complex_rules import conjugate, real_part
 from ..explain import at_half_integer, at_integer, at_nonzero_integer, at_zero, on_bound
+from ..multiprecision import OWN, constant
+from ..multiprecision import elementwise as mp_elementwise
 from ..opinfo import TRANSFORMS, Difference, Sample
 from ..opsamples import Drawn
 from ..optable import Table, form, over
 from ..tensor import Tensor
 from . import language_forms as lf
+from . import multiprecision_forms as forms
 from . import sympy_forms as sym
 from .comparison import where
 from .creation import zero_rule
@@ -25,6 +28,10 @@ table = Table("elementwise")
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+# The rules' constants, to every digit at a working precision (--dps).
+_ln2 = lambda: constant(_LN2, lambda m: m.ln2)  # noqa: E731
+_ln10 = lambda: constant(_LN10, lambda m: m.ln10)  # noqa: E731
+_erf_scale = lambda: constant(_TWO_OVER_SQRT_PI, lambda m: 2 / m.sqrt(m.pi))  # noqa: E731
 
 
 def elementwise(name, forward, grad_fn, rule, doc, domain, **fields):
@@ -64,7 +71,7 @@ tanh_backward = table.internal(
     rules=(lambda gg, ans, g, y: tanh_backward(gg, y), lambda gg, ans, g, y: gg * (-2 * y * g)),
     doc="g * (1 - y**2): the gradient of tanh from its output", kind="elementwise",
     words=("d/dg = 1 - y**2", "d/dy = -2*y*g"), samples=(Sample("2-d", [(2, 3), (2, 3)]),),
-    complex="holomorphic")
+    complex="holomorphic", mp=OWN)
 sigmoid_backward = table.internal(
     "sigmoid_backward", lambda g, y: g * (1 - y) * y, "(grad_output: Tensor, output: Tensor)",
     grad_fn="SigmoidBackwardBackward0",
@@ -72,7 +79,7 @@ sigmoid_backward = table.internal(
            lambda gg, ans, g, y: gg * g * (-2 * y + 1)),
     doc="g * (1 - y) * y: the gradient of sigmoid from its output", kind="elementwise",
     words=("d/dg = (1-y)*y", "d/dy = g*(1-2*y)"),
-    samples=(Sample("2-d", [(2, 3), Drawn("probability", (2, 3))]),), complex="holomorphic")
+    samples=(Sample("2-d", [(2, 3), Drawn("probability", (2, 3))]),), complex="holomorphic", mp=OWN)
 threshold_backward = table.internal(
     "threshold_backward", lambda g, x, threshold: np.where(x <= threshold, 0.0, g).astype(
         np.result_type(g, x)),
@@ -81,7 +88,7 @@ threshold_backward = table.internal(
     rules=(lambda gg, ans, g, x, threshold: threshold_backward(gg, x, threshold), zero_rule),
     doc="g where input > threshold, else 0: the gradient of relu", kind="elementwise",
     words=("d/dg = 1 where input > threshold, else 0", "d/dinput = 0"),
-    samples=(Sample("2-d", [(2, 3), Drawn("nonzero", (2, 3))], {"threshold": 0}),))
+    samples=(Sample("2-d", [(2, 3), Drawn("nonzero", (2, 3))], {"threshold": 0}),), mp=OWN)
 leaky_relu_backward = table.internal(
     "leaky_relu_backward", lambda g, x, negative_slope: np.where(
         x > 0, g, g * negative_slope).astype(np.result_type(g, x)),
@@ -90,8 +97,16 @@ leaky_relu_backward = table.internal(
     rules=(lambda gg, ans, g, x, slope: leaky_relu_backward(gg, x, slope), zero_rule),
     doc="g where input > 0, else negative_slope * g: the gradient of leaky_relu",
     kind="elementwise", words=("d/dg = 1 where input > 0, else negative_slope", "d/dinput = 0"),
-    samples=(Sample("2-d", [(2, 3), Drawn("nonzero", (2, 3))], {"negative_slope": 0.2}),))
+    samples=(Sample("2-d", [(2, 3), Drawn("nonzero", (2, 3))], {"negative_slope": 0.2}),), mp=OWN)
 # fmt: on
+
+
+def _mp_rsqrt(m):
+    return mp_elementwise(lambda x: 1 / m.sqrt(x), m)
+
+
+def _mp_trunc(m):
+    return mp_elementwise(lambda x: m.floor(x) if x >= 0 else m.ceil(x), m)
 
 
 def _sgn(x):
@@ -118,13 +133,13 @@ abs = elementwise("abs", np.abs, "AbsBackward0", lambda g, ans, x: g * sign(x), 
                   words="d|a|/da = sign(a)", kink_at=at_zero,
                   differs=(Difference("at nan", "gradient nan", "sign(nan) is nan, not 0",
                                       ("at nan",), ("grad", "jvp", "jacobian")),), saves=("self",),
-                  complex=(lambda g, ans, x: g * sgn(x),))
+                  complex=(lambda g, ans, x: g * sgn(x),), mp=OWN)
 sgn = table.op("sgn", _sgn, grad_fn="SgnBackward0", rules=(zero_rule,),
                doc="z / |z| (0 at 0); the sign of a real x", words="d sgn(a) = i*sgn(a)*d angle(a)",
                domain=("nonzero",), complex=(_sgn_rule,), kind="elementwise", function=True,
                method=True,
                symbolic=lambda s, x: sym.step(s, "sign")(x),
-               kink="gradient 0 at 0, as PyTorch", saves=("self", "result"))
+               kink="gradient 0 at 0, as PyTorch", saves=("self", "result"), mp="sign")
 sign = piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the sign of x",
                           symbolic=lambda s, x: sym.step(s, "sign")(x),
                           inplace=True,  # no torch.sign_
@@ -132,12 +147,12 @@ sign = piecewise_constant("sign", np.sign, "SignBackward0", "-1, 0 or 1 by the s
                           words="d sign(a)/da = 0", kink_at=at_zero,
                           differs=(Difference("at nan", "sign(nan) is nan (PyTorch: 0)",
                                               "nan in, nan out", ("at nan",),
-                                              ("value", "batched")),))
+                                              ("value", "batched")),), mp="sign")
 sqrt = elementwise("sqrt", np.sqrt, "SqrtBackward0", lambda g, ans, x: g / (2 * ans), "square root",
                    "positive", kink="derivative inf at 0",
                    symbolic=lambda s, x: s.sqrt(x),
                    words="d sqrt(a)/da = 1/(2*sqrt(a))", kink_at=at_zero, saves=("result",),
-                   complex="holomorphic")
+                   complex="holomorphic", mp="sqrt")
 rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), "RsqrtBackward0",
                     lambda g, ans, x: -0.5 * g * ans * ans * ans, "1 / sqrt(x)", "positive",
                     function=False,
@@ -146,92 +161,103 @@ rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), "RsqrtBackward0",
                                         "-g * ans**3 from the left, as reciprocal",
                                         ("scale 1e-300",), ("grad", "grad2", "jvp", "jacobian",
                                                              "hessian")),), saves=("result",),
-                                                             complex="holomorphic")
+                                                             complex="holomorphic",
+                                                             mp=_mp_rsqrt)
 exp = elementwise("exp", np.exp, "ExpBackward0", lambda g, ans, x: g * ans, "e ** x", "real",
                   symbolic=lambda s, x: s.exp(x),
-                  words="d exp(a)/da = exp(a)", saves=("result",), complex="holomorphic")
+                  words="d exp(a)/da = exp(a)", saves=("result",), complex="holomorphic", mp="exp")
 expm1 = elementwise("expm1", np.expm1, "Expm1Backward0", lambda g, ans, x: g * (ans + 1),
                     "exp(x) - 1, accurate near 0", "real",
                     symbolic=lambda s, x: s.exp(x) - 1,
-                    words="d expm1(a)/da = exp(a)", saves=("result",), complex="holomorphic")
+                    words="d expm1(a)/da = exp(a)", saves=("result",), complex="holomorphic",
+                    mp="expm1")
 log = elementwise("log", np.log, "LogBackward0", lambda g, ans, x: g / x, "natural logarithm",
                   "positive",
                   symbolic=lambda s, x: s.log(x),
                   language_form=form(lf.WITH_BASE, "logarithm, natural or to a base", lf.with_base),
-                  words="d log(a)/da = 1/a", special=(0.0,), saves=("self",), complex="holomorphic")
-log2 = elementwise("log2", np.log2, "Log2Backward0", lambda g, ans, x: g / (x * _LN2),
+                  words="d log(a)/da = 1/a", special=(0.0,), saves=("self",), complex="holomorphic",
+                  mp="ln")
+log2 = elementwise("log2", np.log2, "Log2Backward0", lambda g, ans, x: g / (x * _ln2()),
                    "base-2 logarithm", "positive",
                    symbolic=lambda s, x: s.log(x, 2),
                    words="d log2(a)/da = 1/(a*ln 2)", special=(0.0,), saves=("self",),
-                   complex="holomorphic")
-log10 = elementwise("log10", np.log10, "Log10Backward0", lambda g, ans, x: g / (x * _LN10),
+                   complex="holomorphic", mp=lambda m: mp_elementwise(lambda x: m.log(x, 2), m))
+log10 = elementwise("log10", np.log10, "Log10Backward0", lambda g, ans, x: g / (x * _ln10()),
                     "base-10 logarithm", "positive",
                     symbolic=lambda s, x: s.log(x, 10),
                     words="d log10(a)/da = 1/(a*ln 10)", special=(0.0,), saves=("self",),
-                    complex="holomorphic")
+                    complex="holomorphic", mp="log10")
 log1p = elementwise("log1p", np.log1p, "Log1PBackward0", lambda g, ans, x: g / (x + 1),
                     "log(1 + x), accurate near 0", "positive",
                     symbolic=lambda s, x: s.log(1 + x),
                     words="d log1p(a)/da = 1/(1+a)", special=(-1.0,), saves=("self",),
-                    complex="holomorphic")
+                    complex="holomorphic", mp="log1p")
 sin = elementwise("sin", np.sin, "SinBackward0", lambda g, ans, x: g * cos(x), "sine (radians)",
                   "real",
                   symbolic=lambda s, x: s.sin(x),
-                  words="d sin(a)/da = cos(a)", saves=("self",), complex="holomorphic")
+                  words="d sin(a)/da = cos(a)", saves=("self",), complex="holomorphic", mp="sin")
 cos = elementwise("cos", np.cos, "CosBackward0", lambda g, ans, x: -g * sin(x), "cosine (radians)",
                   "real",
                   symbolic=lambda s, x: s.cos(x),
-                  words="d cos(a)/da = -sin(a)", saves=("self",), complex="holomorphic")
+                  words="d cos(a)/da = -sin(a)", saves=("self",), complex="holomorphic", mp="cos")
 tan = elementwise("tan", np.tan, "TanBackward0", lambda g, ans, x: g * (1 + ans * ans),
                   "tangent (radians)", "real",
                   symbolic=lambda s, x: s.tan(x),
-                  words="d tan(a)/da = 1 + tan(a)**2", saves=("result",), complex="holomorphic")
+                  words="d tan(a)/da = 1 + tan(a)**2", saves=("result",), complex="holomorphic",
+                  mp="tan")
 asin = elementwise("asin", np.arcsin, "AsinBackward0", lambda g, ans, x: g / sqrt(1 - x * x),
                    "inverse sine", "unit",
                    symbolic=lambda s, x: s.asin(x),
                    other_names=("arcsin",),
                    words="d asin(a)/da = 1/sqrt(1-a**2)", special=(1.0, -1.0), saves=("self",),
-                   complex="holomorphic")
+                   complex="holomorphic", mp="asin")
 acos = elementwise("acos", np.arccos, "AcosBackward0", lambda g, ans, x: -g / sqrt(1 - x * x),
                    "inverse cosine", "unit",
                    symbolic=lambda s, x: s.acos(x),
                    other_names=("arccos",),
                    words="d acos(a)/da = -1/sqrt(1-a**2)", special=(1.0, -1.0), saves=("self",),
-                   complex="holomorphic")
+                   complex="holomorphic", mp="acos")
 atan = elementwise("atan", np.arctan, "AtanBackward0", lambda g, ans, x: g / (1 + x * x),
                    "inverse tangent", "real",
                    symbolic=lambda s, x: s.atan(x),
                    other_names=("arctan",),
-                   words="d atan(a)/da = 1/(1+a**2)", saves=("self",), complex="holomorphic")
+                   words="d atan(a)/da = 1/(1+a**2)", saves=("self",), complex="holomorphic",
+                   mp="atan")
 sinh = elementwise("sinh", np.sinh, "SinhBackward0", lambda g, ans, x: g * cosh(x),
                    "hyperbolic sine", "real",
                    symbolic=lambda s, x: s.sinh(x),
-                   words="d sinh(a)/da = cosh(a)", saves=("self",), complex="holomorphic")
+                   words="d sinh(a)/da = cosh(a)", saves=("self",), complex="holomorphic",
+                   mp="sinh")
 cosh = elementwise("cosh", np.cosh, "CoshBackward0", lambda g, ans, x: g * sinh(x),
                    "hyperbolic cosine", "real",
                    symbolic=lambda s, x: s.cosh(x),
-                   words="d cosh(a)/da = sinh(a)", saves=("self",), complex="holomorphic")
+                   words="d cosh(a)/da = sinh(a)", saves=("self",), complex="holomorphic",
+                   mp="cosh")
 tanh = elementwise("tanh", np.tanh, "TanhBackward0", lambda g, ans, x: tanh_backward(g, ans),
                    "hyperbolic tangent", "real", nn_functional=True,
                    symbolic=lambda s, x: s.tanh(x),
-                   words="d tanh(a)/da = 1 - tanh(a)**2", saves=("result",), complex="holomorphic")
+                   words="d tanh(a)/da = 1 - tanh(a)**2", saves=("result",), complex="holomorphic",
+                   mp="tanh")
 asinh = elementwise("asinh", np.arcsinh, "AsinhBackward0", lambda g, ans, x: g / sqrt(x * x + 1),
                     "inverse hyperbolic sine", "real",
                     symbolic=lambda s, x: s.asinh(x),
                     other_names=("arcsinh",),
-                    words="d asinh(a)/da = 1/sqrt(a**2+1)", saves=("self",), complex="holomorphic")
+                    words="d asinh(a)/da = 1/sqrt(a**2+1)", saves=("self",), complex="holomorphic",
+                    mp="asinh")
 acosh = elementwise("acosh", np.arccosh, "AcoshBackward0", lambda g, ans, x: g / sqrt(x * x - 1),
                     "inverse hyperbolic cosine", "above_one",
                     symbolic=lambda s, x: s.acosh(x),
                     other_names=("arccosh",),
                     words="d acosh(a)/da = 1/sqrt(a**2-1)", special=(1.0,),
                     # sqrt(a**2-1) takes the other branch off the real line: PyTorch's form
-                    complex=(lambda g, ans, x: g / conjugate(sqrt(x - 1) * sqrt(x + 1)),))
+                    complex=(lambda g, ans, x: g / conjugate(sqrt(x - 1) * sqrt(x + 1)),),
+                    mp="acosh")
 atanh = elementwise("atanh", np.arctanh, "AtanhBackward0", lambda g, ans, x: g / (1 - x * x),
                     "inverse hyperbolic tangent", "unit",
                     symbolic=lambda s, x: s.atanh(x),
                     other_names=("arctanh",),
-                    words="d atanh(a)/da = 1/(1-a**2)", special=(1.0, -1.0), complex="holomorphic")
+                    words="d atanh(a)/da = 1/(1-a**2)", special=(1.0, -1.0), complex="holomorphic",
+                    mp="atanh")
 # fmt: on
 
 
@@ -300,13 +326,15 @@ sigmoid = elementwise("sigmoid", sigmoid_array, "SigmoidBackward0",
                       symbolic=lambda s, x: 1 / (1 + s.exp(-x)),
                       other_names=("logistic", "expit"),
                       words="d sigmoid(a)/da = sigmoid(a)*(1-sigmoid(a))", saves=("result",),
-                      complex="holomorphic")
+                      complex="holomorphic",
+                      mp=lambda m: mp_elementwise(lambda x: 1 / (1 + m.exp(-x)), m))
 relu = elementwise("relu", lambda x: np.maximum(x, 0), "ReluBackward0",
                    lambda g, ans, x: threshold_backward(g, x, 0), "max(x, 0)", "nonzero",
                    symbolic=sym.relu,
                    kink="relu'(0) = 0; at nan the gradient passes, as PyTorch",
                    nn_functional="inplace, name_",
-                   words="d relu(a)/da = 1 where a > 0, else 0", kink_at=at_zero, saves=("result",))
+                   words="d relu(a)/da = 1 where a > 0, else 0", kink_at=at_zero, saves=("result",),
+                   mp=OWN)
 softplus = elementwise("softplus", _softplus, "SoftplusBackward0", _softplus_rule,
                        "log(1 + exp(x)), smooth relu", "real", inplace=False, nn_functional=True,
                        symbolic=sym.softplus,
@@ -318,24 +346,26 @@ softplus = elementwise("softplus", _softplus, "SoftplusBackward0", _softplus_rul
                        differs=(Difference("at beta*x == threshold",
                                            "every derivative is the smooth branch's",
                                            "PyTorch's second derivative there is 0", (),
-                                           ("grad2", "jvp", "hessian")),))
+                                           ("grad2", "jvp", "hessian")),), mp=forms.softplus)
 erf = elementwise("erf", erf_array, "ErfBackward0",
-                  lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-(x * x)), "error function", "real",
+                  lambda g, ans, x: g * _erf_scale() * exp(-(x * x)), "error function", "real",
                   symbolic=lambda s, x: s.erf(x),
-                  words="d erf(a)/da = 2/sqrt(pi)*exp(-a**2)", saves=("self",))
+                  words="d erf(a)/da = 2/sqrt(pi)*exp(-a**2)", saves=("self",), mp="erf")
 floor = piecewise_constant("floor", np.floor, "FloorBackward0", "round down",
                            symbolic=lambda s, x: sym.step(s, "floor")(x),
-                           words="d floor(a)/da = 0", kink_at=at_integer)
+                           words="d floor(a)/da = 0", kink_at=at_integer, mp="floor")
 trunc = piecewise_constant("trunc", np.trunc, "TruncBackward0", "round toward zero",
                            function=False,
-                           words="d trunc(a)/da = 0", kink_at=at_nonzero_integer)
+                           words="d trunc(a)/da = 0", kink_at=at_nonzero_integer,
+                           mp=_mp_trunc)
 ceil = piecewise_constant("ceil", np.ceil, "CeilBackward0", "round up",
                           symbolic=lambda s, x: sym.step(s, "ceiling")(x),
-                          words="d ceil(a)/da = 0", kink_at=at_integer)
+                          words="d ceil(a)/da = 0", kink_at=at_integer, mp="ceil")
 round = piecewise_constant("round", np.round, "RoundBackward0", "round half to even",
                            symbolic="round half to even has no SymPy function",
                            schema="(input: Tensor, *, decimals: int = 0)",
-                           words="d round(a)/da = 0", kink_at=at_half_integer)
+                           words="d round(a)/da = 0", kink_at=at_half_integer,
+                           mp=forms.round_half_even)
 clamp = table.op("clamp", _clamp,
                  "(input: Tensor, min: Number|Tensor = None, max: Number|Tensor = None)",
                  overloads=[over("ClampBackward0", (_clamp_rule, _clamp_min_rule, _clamp_max_rule),
@@ -359,7 +389,7 @@ clamp = table.op("clamp", _clamp,
                                      "as numbers: a TypeError; the call's meaning is plain",
                                      ("tensor min, number max",),
                                      tuple(t for t in TRANSFORMS if t != "grad2"),  # both raise
-                                     accepts=True),))
+                                     accepts=True),), mp=OWN)
 # fmt: on
 
 

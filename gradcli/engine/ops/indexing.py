@@ -12,13 +12,13 @@ from .. import batching_rules as batching
 from .. import limits, saved, state
 from ..batched_values import advanced_apart, advanced_rank
 from ..messages import LEAF_INPLACE, OVERLAPPING_WRITE, forward_error
-from ..optable import Table, over
+from ..optable import OWN, Table, over
 from ..tensor import Tensor
 from .common import batch_of, dims, one_axis, raw
 from .creation import zeros_like
 from .shape import broadcast_array, permute_op, reshape, unsqueeze
 
-table = Table("indexing")
+table = Table("indexing", mp=OWN)
 
 
 def _normalize_index(index):

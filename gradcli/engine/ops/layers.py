@@ -22,7 +22,7 @@ from .. import batching_rules as batching
 from .. import limits
 from ..batched_values import Batched, call_physical, probe
 from ..opinfo import Sample
-from ..optable import Table, over
+from ..optable import OWN, Table, over
 from ..tensor import Tensor
 from .arithmetic import add, div
 from .comparison import where
@@ -69,6 +69,7 @@ addmm = table.op(
     samples=(Sample("2-d", [(2, 3), (2, 4), (4, 3)]), Sample("bias", [(3,), (2, 4), (4, 3)]),
              Sample("scaled", [(2, 3), (2, 4), (4, 3)], {"beta": 0.5, "alpha": 2.0})),
     complex="holomorphic",
+    mp=OWN,
 )  # fmt: skip
 
 
@@ -90,6 +91,7 @@ def _linear_batching(entry, found):
     samples=(Sample("2-d", [(2, 4), (3, 4), (3,)]), Sample("1-d", [(4,), (3, 4), (3,)]),
              Sample("3-d", [(2, 2, 4), (3, 4), (3,)]), Sample("no bias", [(2, 4), (3, 4)])),
     complex="holomorphic",
+    mp=OWN,
 )  # fmt: skip
 def linear(over, input, weight, bias=None):
     weight_t = t(weight)
@@ -114,7 +116,7 @@ clamp_min = table.op(
     grad_fn="ClampMinBackward0", rules=(lambda g, ans, x, min: where(x >= min, g, 0.0),),
     doc="max(x, min): x limited from below", kind="elementwise", method=True, inplace="library",
     kink="x gets the gradient at min", domain=("real", {"min": 0.0}),
-    words="d clamp_min(a, min)/da = 1 where a >= min, else 0",
+    words="d clamp_min(a, min)/da = 1 where a >= min, else 0", mp=OWN,
 )  # fmt: skip
 
 
@@ -131,7 +133,7 @@ def _normalize_batching(entry, found):
     doc="input divided by its p-norm along dim (at least eps)",
     domain=("real",), **_LAYER, batching=_normalize_batching,
     samples=(Sample("2-d", [(2, 3)]), Sample("p 1 dim 0", [(2, 3)], {"p": 1.0, "dim": 0}),
-             Sample("at 0", [(2, 3)], {"eps": 1e-6}, special=True)),
+             Sample("at 0", [(2, 3)], {"eps": 1e-6}, special=True)), mp=OWN,
 )  # fmt: skip
 def normalize(over, input, p=2.0, dim=1, eps=1e-12):
     denominator = clamp_min(norm(input, p, dim, True), eps)
@@ -183,6 +185,7 @@ constant_pad_nd = table.op(
     samples=(Sample("2-d", [(2, 3)], {"pad": [1, 2]}), Sample("crop", [(2, 3)], {"pad": [-1, 1]}),
              Sample("two dims", [(2, 3)], {"pad": [0, 1, 1, 0], "value": 2.0})),
     complex="holomorphic",
+    mp=OWN,
 )  # fmt: skip
 
 

@@ -20,10 +20,12 @@ from .. import jet_rules as R
 from .. import limits, state
 from ..batched_values import Batched
 from ..explain import at_zero
+from ..multiprecision import constant
 from ..opinfo import Difference, Sample
 from ..opsamples import Drawn
-from ..optable import Table, over
+from ..optable import OWN, Table, over
 from ..tensor import Tensor
+from . import multiprecision_forms as forms
 from . import sympy_forms as sym
 from .arithmetic import neg, pow
 from .common import batch_of, raw
@@ -61,6 +63,11 @@ _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 _TANH_SCALE = math.sqrt(2 / math.pi)  # the tanh approximation of gelu: tanh(k (x + c x**3))
 _TANH_CUBIC = 0.044715
+# The rules' constants, to every digit at a working precision (--dps).
+_sqrt_half = lambda: constant(_SQRT_HALF, lambda m: m.sqrt(0.5))  # noqa: E731
+_inv_sqrt_2pi = lambda: constant(_INV_SQRT_2PI, lambda m: 1 / m.sqrt(2 * m.pi))  # noqa: E731
+_tanh_scale = lambda: constant(_TANH_SCALE, lambda m: m.sqrt(2 / m.pi))  # noqa: E731
+_tanh_cubic = lambda: constant(_TANH_CUBIC, lambda m: m.mpf(forms.GELU_CUBIC))  # noqa: E731
 
 
 def _gelu(input, approximate="none"):
@@ -76,10 +83,11 @@ def _gelu(input, approximate="none"):
 
 def _gelu_rule(g, ans, x, approximate="none"):
     if approximate == "tanh":
-        t = tanh(_TANH_SCALE * (x + _TANH_CUBIC * x * x * x))
-        slope = _TANH_SCALE * (1 + 3 * _TANH_CUBIC * x * x)
+        scale, cubic = _tanh_scale(), _tanh_cubic()
+        t = tanh(scale * (x + cubic * x * x * x))
+        slope = scale * (1 + 3 * cubic * x * x)
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * slope)
-    return g * (0.5 * (1 + erf(x * _SQRT_HALF)) + x * exp(-0.5 * x * x) * _INV_SQRT_2PI)
+    return g * (0.5 * (1 + erf(x * _sqrt_half())) + x * exp(-0.5 * x * x) * _inv_sqrt_2pi())
 
 
 def _silu_rule(g, ans, x):
@@ -134,14 +142,15 @@ gelu = table.op("gelu", _gelu, "(input: Tensor, *, approximate: 'none'|'tanh' = 
                 words="d gelu(a)/da = Phi(a) + a*phi(a), Phi and phi the normal CDF and density",
                 differs=(Difference("second order at +-1e300", "0, the limit of "
                                     "phi(a)*(2 - a**2)", "PyTorch gives nan (a**2 overflows)",
-                                    ("scale 1e+300",), ("grad2", "hessian")),))
+                                    ("scale 1e+300",), ("grad2", "hessian")),), mp=forms.gelu)
 silu = table.op("silu", lambda input: np.asarray(input) * sigmoid_array(input),
                 grad_fn="SiluBackward0",
                 rules=(_silu_rule,), doc="x * sigmoid(x), also called swish", domain=("real",),
                 symbolic=lambda s, x: x / (1 + s.exp(-x)),
                 other_names=("swish",),
                 **_IN_PLACE_ACTIVATION,
-                words="d silu(a)/da = sigmoid(a)*(1 + a*(1 - sigmoid(a)))", saves=("self",))
+                words="d silu(a)/da = sigmoid(a)*(1 + a*(1 - sigmoid(a)))", saves=("self",),
+                mp=forms.silu)
 leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope: float = 0.01)",
                       overloads=[over("LeakyReluBackward0", (_leaky_relu_rule,)),
                                  over("LeakyReluBackward1", (_leaky_relu_of_result,),
@@ -150,7 +159,7 @@ leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope
                       symbolic=lambda s, x, slope=0.01: s.Piecewise((x, x > 0), (slope * x, True)),
                       domain=("nonzero",), **_IN_PLACE_AND_NAMED,
                       words="d leaky_relu(a)/da = 1 where a > 0, else negative_slope",
-                      kink_at=at_zero)
+                      kink_at=at_zero, mp=OWN)
 elu = table.op("elu", _elu, "(input: Tensor, alpha: float = 1.0)",
                overloads=[over("EluBackward0", (_elu_rule,)),
                           over("EluBackward1", (_elu_of_result,), key="inplace",
@@ -159,7 +168,8 @@ elu = table.op("elu", _elu, "(input: Tensor, alpha: float = 1.0)",
                symbolic=sym.elu,
                kink="gradient alpha at 0, and second derivative 0 there", domain=("nonzero",),
                **_IN_PLACE_AND_NAMED,
-               words="d elu(a)/da = 1 where a > 0, else alpha*exp(a)", kink_at=at_zero)
+               words="d elu(a)/da = 1 where a > 0, else alpha*exp(a)", kink_at=at_zero,
+               mp=forms.elu)
 # fmt: on
 
 
@@ -167,7 +177,7 @@ elu = table.op("elu", _elu, "(input: Tensor, alpha: float = 1.0)",
     "softsign", "(input: Tensor)", doc="x / (1 + |x|)", domain=("nonzero",),
     symbolic=lambda s, x: x / (1 + s.Abs(x)),
     kink="second derivative 0 at 0, where it jumps from 2 to -2", **_ACTIVATION,
-    kink_at=at_zero,
+    kink_at=at_zero, mp=OWN,
 )  # fmt: skip
 def softsign(over, input):
     return input / (abs(input) + 1)  # composed as PyTorch does: grad_fn DivBackward0
@@ -231,7 +241,7 @@ mse_op = table.internal(
     words=("d mse_loss(a, b)/da = 2*(a - b)/n", "d mse_loss(a, b)/db = -2*(a - b)/n"),
     samples=(Sample("mean", [(2, 3), (2, 3)], {"reduction": "mean"}),
              Sample("sum", [(2, 3), (2, 3)], {"reduction": "sum"}),
-             Sample("none", [(2, 3), (2, 3)], {"reduction": "none"}))
+             Sample("none", [(2, 3), (2, 3)], {"reduction": "none"})), mp=OWN
 )  # fmt: skip
 
 
@@ -241,7 +251,7 @@ mse_op = table.internal(
     "weight: Tensor = None)",
     doc="squared error, averaged by default", domain=("real", "real"), **_LOSS,
     symbolic=lambda s, x, y: np.mean((x - y) ** 2),
-    batching=batching.mse_loss,
+    batching=batching.mse_loss, mp=OWN,
 )  # fmt: skip
 def mse_loss(over, input, target, *, reduction="mean", weight=None):
     reduction = _check_reduction(reduction)
@@ -262,7 +272,7 @@ def mse_loss(over, input, target, *, reduction="mean", weight=None):
     "l1_loss",
     "(input: Tensor, target: Tensor, *, reduction: 'mean'|'sum'|'none' = 'mean')",
     doc="absolute error, averaged by default", kind="loss", library=False, nn_functional=True,
-    kink="gradient 0 where input == target", domain=("real", "real"),
+    kink="gradient 0 where input == target", domain=("real", "real"), mp=OWN,
 )  # fmt: skip
 def l1_loss(over, input, target, *, reduction="mean"):
     # As PyTorch composes it: |input - target|, then the reduction (MeanBackward0 ...).

@@ -7,13 +7,13 @@ import numpy as np
 from ...errors import EngineError
 from .. import batching_rules as batching
 from ..opinfo import Difference
-from ..optable import Table, over
+from ..optable import OWN, Table, over
 from ..tensor import Tensor
 from .common import one_axis, raw, real_only, return_type
 from .conversion import clone
 from .indexing import take_along, take_along_rule
 
-table = Table("ordering")
+table = Table("ordering", mp=OWN)
 
 
 def _order(data, d, descending):

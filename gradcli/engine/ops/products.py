@@ -9,14 +9,14 @@ from ...errors import ShapeError
 from .. import batching_rules as batching
 from .. import limits, threads
 from ..opinfo import Sample
-from ..optable import Table, over
+from ..optable import OWN, Table, over
 from ..tensor import Tensor
 from . import sympy_forms as sym
 from .common import dims
 from .reductions import sum
 from .shape import transpose, unsqueeze
 
-table = Table("products")
+table = Table("products", mp=OWN)
 _LINALG = dict(kind="linalg", method=True, function=True)
 
 

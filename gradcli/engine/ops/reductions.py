@@ -11,10 +11,12 @@ from ...errors import EngineError, GradcliIndexError, GradcliTypeError
 from .. import batching_rules as batching
 from .. import dtypes, limits, opinfo
 from ..explain import extreme_ties, max_min_ties, norm_origin
+from ..multiprecision import constant
 from ..opinfo import Difference, Sample
-from ..optable import Table, form, over
+from ..optable import OWN, Table, form, over
 from ..tensor import Tensor
 from . import language_forms as lf
+from . import multiprecision_forms as forms
 from . import sympy_forms as sym
 from .arithmetic import maximum, minimum
 from .common import (
@@ -38,7 +40,7 @@ from .indexing import take_along, take_along_rule
 from .shape import broadcast_to, reshape, transpose, unsqueeze, view_op
 from .summation import float32_sum
 
-table = Table("reductions")
+table = Table("reductions", mp=OWN)
 _F64 = np.dtype(np.float64)
 _REDUCTION = dict(kind="reduction", method=True, function=True)
 _DIM = "dim: int|int[] = None, keepdim: bool = False"
@@ -155,14 +157,15 @@ sum = table.op("sum", _sum, _SUM_SCHEMA,  # noqa: A001
                overloads=_by_dim("SumBackward0", "SumBackward1", _sum_rule),
                doc="sum of entries", domain=("real",), **_REDUCTION,
                symbolic=sym.reduction(np.sum),
-               words="d sum(a)/da = 1 for every entry summed", complex="holomorphic")
+               words="d sum(a)/da = 1 for every entry summed", complex="holomorphic",
+               mp=forms.reduction(_sum))
 mean = table.op("mean", _mean, _SUM_SCHEMA,
                 overloads=_by_dim("MeanBackward0", "MeanBackward1", _mean_rule),
                 doc="average of entries", domain=("real",), **_REDUCTION,
                 symbolic=sym.reduction(np.mean),
                 other_names=("average",),
                 words="d mean(a)/da = 1/n for each of the n entries averaged",
-                complex="holomorphic")
+                complex="holomorphic", mp=forms.reduction(forms.mean))
 prod = table.op("prod", _prod, _SUM_SCHEMA,
                 overloads=_by_dim("ProdBackward0", "ProdBackward1", _prod_rule),
                 doc="product of entries",
@@ -182,7 +185,7 @@ prod = table.op("prod", _prod, _SUM_SCHEMA,
                          Difference("of a 0-d tensor", "second derivatives 0",
                                     "PyTorch's gradient does not depend on x: double backward "
                                     "raises", ("0-d", "0-d dim 0", "0-d dim -1"), ("grad2",))),
-                                    complex="holomorphic")
+                                    complex="holomorphic", mp=forms.reduction(_prod))
 prod_others = table.internal("prod_others", prod_others_array, "(input: Tensor, dim: int = None)",
                              grad_fn="ProdOthersBackward", rules=(_prod_others_rule,),
                              doc="the product of the other entries (prod's rule)", kind="reduction",
@@ -200,7 +203,7 @@ def _extreme_rule(g, ans, x, dim=None, keepdim=False, nan_entries=False):
     mask = x == expand_reduced(ans, np.shape(x), dim, keepdim)
     mask = mask._data if type(mask) is Tensor else mask
     if nan_entries:  # the inf-norms: a nan entry is one of the extremes, as in PyTorch
-        mask = mask | np.isnan(raw(x))
+        mask = mask | (raw(x) != raw(x))  # nan (x != x: mpmath's numbers too)
     share = mask / np.sum(mask, axis=axis(dim, mask.ndim), keepdims=True)
     return expand_reduced(g, x.shape, dim, keepdim) * share.astype(np.result_type(raw(x), 1.0))
 
@@ -226,7 +229,7 @@ def _evenly_distribute_rule(g, ans, x):
     # max(x) and min(x) share g among the entries equal to the result; a nan result
     # came from the nan entries, and they share it (amax/amin give nan), as PyTorch.
     data = np.asarray(raw(x))
-    mask = np.isnan(data) if np.isnan(raw(ans)) else data == np.asarray(raw(ans))
+    mask = data != data if raw(ans) != raw(ans) else data == np.asarray(raw(ans))  # nan: x != x
     share = (mask / np.sum(mask)).astype(np.result_type(data, 1.0))
     return expand_reduced(g, data.shape, None, False) * share
 
@@ -464,7 +467,7 @@ def _var_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, correction=None
     # PyTorch's order: (2 / n) * g, its reduced dims back, times centred (which broadcasts it).
     g = unsqueeze_reduced(g, x.shape, dim, keepdim)
     if n > 0:
-        return (2.0 / n) * g * centred
+        return constant(2.0 / n, lambda m: m.mpf(2) / n) * g * centred  # to every digit
     # No degrees of freedom left: the value is inf or nan whatever x is, so it has no
     # derivative: nan where there are entries (PyTorch gives inf or finite numbers).
     return g * centred * math.nan
@@ -491,7 +494,7 @@ logsumexp = table.op("logsumexp", _logsumexp, f"(input: Tensor, {_DIM})",
                      doc="log(sum(exp(x))) without overflow", domain=("real", {"dim": -1}),
                      symbolic=sym.logsumexp,
                      other_names=("lse", "log_sum_exp"),
-                     **_REDUCTION, words="d logsumexp(a)/da = softmax(a)",
+                     **_REDUCTION, words="d logsumexp(a)/da = softmax(a)", mp=forms.logsumexp,
                      differs=(Difference("without dim", "over every entry",
                                          "a calculator's default; PyTorch requires dim",
                                          ("2-d", "one element", "0-d", "empty"),
@@ -504,14 +507,14 @@ norm = table.op("norm", _norm, "(input: Tensor, p: Number = 2, dim: int|int[] = 
                 "second derivatives nan at the origin, as PyTorch",
                 **_REDUCTION,
                 words="d norm(a)/da = a/norm(a) for p = 2, sign(a)*|a|**(p-1)/norm(a)**(p-1)",
-                kink_at=norm_origin, complex=(_complex_norm_rule,))
+                kink_at=norm_origin, complex=(_complex_norm_rule,), mp=forms.norm)
 var = table.op("var", _var, _VAR_SCHEMA, grad_fn="VarBackward0", rules=(_var_rule,),
                doc="variance (correction=1: the sample variance)", domain=("real",),
                symbolic=sym.var,
                kink="correction >= N: value inf (nan if all entries are equal), as PyTorch; "
                "gradient nan (PyTorch's depends on dim); dim=[] is every dim, its gradient "
                "that of the whole (PyTorch's is +-inf)", **_REDUCTION,
-               words="d var(a)/da = 2*(a - mean(a))/(n - correction)",
+               words="d var(a)/da = 2*(a - mean(a))/(n - correction)", mp=forms.var,
                differs=(Difference("where correction >= N", "second derivatives nan",
                                    "the gradient is nan there (PyTorch's Hessian is 0)",
                                    ("one element", "0-d", "0-d dim 0", "0-d dim -1", "empty"),
@@ -522,7 +525,7 @@ std = table.op("std", _std, _VAR_SCHEMA, grad_fn="StdBackward0", rules=(_std_rul
                symbolic=sym.std,
                kink="gradient 0 at zero variance, as PyTorch; correction >= N: value inf (nan if "
                "all entries are equal), gradient nan; dim=[] is every dim, its gradient that of "
-               "the whole (PyTorch's is +-inf)", **_REDUCTION,
+               "the whole (PyTorch's is +-inf)", **_REDUCTION, mp=forms.std,
                words="d std(a)/da = (a - mean(a))/((n - correction)*std(a))",
                differs=(Difference("at zero variance", "the tangent is 0, as the gradient",
                                    "PyTorch's jvp there is nan",

@@ -8,6 +8,7 @@ import numpy as np
 from .. import batching_rules as batching
 from .. import dtypes
 from ..optable import Table
+from . import multiprecision_forms as forms
 from .common import contiguous, one_axis, one_dim, raw
 from .comparison import where
 from .reductions import sum
@@ -49,6 +50,7 @@ cumsum = table.op(
     symbolic=lambda s, x, dim: np.cumsum(x, axis=dim),
     batching=batching.along,
     complex="holomorphic",
+    mp=forms.scan(_cumsum),
 )
 
 
@@ -89,6 +91,7 @@ cumprod = table.op(
     kink="exact with zero entries", batching=batching.along,
     words="d cumprod(a)_k/da_i = the product of a_j for j <= k but i, for k >= i",
     complex="holomorphic",
+    mp=forms.scan(_cumprod),
 )  # fmt: skip
 
 

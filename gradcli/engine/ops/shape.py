@@ -11,14 +11,14 @@ from .. import batching_rules as batching
 from .. import limits
 from ..messages import expand_mismatch
 from ..opinfo import Sample
-from ..optable import Table, over
+from ..optable import OWN, Table, over
 from ..tensor import Tensor
 from . import sympy_forms as sym
 from .common import batch_of, dims, negative_dims, shape_arg
 from .common import dims as _check_dims
 from .summation import sum_over
 
-table = Table("shape")
+table = Table("shape", mp=OWN)
 _SHAPE = dict(kind="shape", method=True, function=True)
 
 

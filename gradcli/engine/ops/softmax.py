@@ -9,8 +9,9 @@ from .. import batching_rules as batching
 from .. import dtypes
 from ..opinfo import Sample
 from ..opsamples import Drawn
-from ..optable import Table, form
+from ..optable import OWN, Table, form
 from . import language_forms as lf
+from . import multiprecision_forms as forms
 from . import sympy_forms as sym
 from .common import axis, contiguous, dims, one_dim
 from .elementwise import exp
@@ -82,6 +83,7 @@ softmax_backward_data = table.internal(
     kind="reduction",
     words=("d/dg = diag(s) - s s^T", "d/ds = g - sum(g*s) - sum(gg*s) g"),
     samples=(Sample("dim 1", [(2, 3), Drawn("probability", (2, 3))], {"dim": 1}),),
+    mp=OWN,
 )
 
 
@@ -108,6 +110,7 @@ log_softmax_backward_data = table.internal(
     kind="reduction",
     words=("d/dg = I - exp(y) 1^T", "d/dy = -sum(g)*exp(y)"),
     samples=(Sample("dim 1", [(2, 3), (2, 3)], {"dim": 1}),),
+    mp=OWN,
 )
 
 
@@ -123,7 +126,7 @@ softmax = table.op("softmax", _softmax, "(input: Tensor, dim: int)", grad_fn="So
                                       "without one)", lf.along_last),
                    nn_functional="implicit dim", **_REDUCTION, batching=batching.along,
                    words="g -> s*(g - sum(g*s)), s = softmax(a)", saves=("dim", "result"),
-                   samples=(Sample("1-d", [(3,)], {"dim": 0}),))
+                   samples=(Sample("1-d", [(3,)], {"dim": 0}),), mp=forms.softmax)
 log_softmax = table.op("log_softmax", _log_softmax, "(input: Tensor, dim: int)",
                        grad_fn="LogSoftmaxBackward0", rules=(_log_softmax_rule,),
                        doc="log of softmax, stably", nn_functional="implicit dim", **_REDUCTION,
@@ -131,5 +134,6 @@ log_softmax = table.op("log_softmax", _log_softmax, "(input: Tensor, dim: int)",
                        language_form=form(lf.ALONG_LAST, "log of softmax along dim (the last "
                                           "without one), stably", lf.along_last),
                        batching=batching.along,
-                       words="g -> g - softmax(a)*sum(g)", saves=("dim", "result"))
+                       words="g -> g - softmax(a)*sum(g)", saves=("dim", "result"),
+                       mp=forms.log_softmax)
 # fmt: on

@@ -13,6 +13,8 @@ import numpy as np
 
 from .. import jet_rules as R
 from ..explain import at_origin, at_zero, pole
+from ..multiprecision import OWN, constant
+from ..multiprecision import elementwise as mp_elementwise
 from ..opinfo import Difference, Sample
 from ..opsamples import Drawn
 from ..optable import Table
@@ -26,6 +28,9 @@ _ELEMENTWISE = dict(kind="elementwise", function=True)
 _TORCH = dict(method=True, inplace=True)  # a Tensor method and in-place form, as in PyTorch
 _SQRT_PI = math.sqrt(math.pi)
 _DEGREE = math.pi / 180
+# The rules' constants, to every digit at a working precision (--dps).
+_sqrt_pi = lambda: constant(_SQRT_PI, lambda m: m.sqrt(m.pi))  # noqa: E731
+_degree = lambda: constant(_DEGREE, lambda m: m.pi / 180)  # noqa: E731
 _POLES = "poles at 0, -1, -2, ...: value and derivatives inf or nan there"
 
 
@@ -92,6 +97,10 @@ def _erfc(input):
     return _float_like(np.frompyfunc(math.erfc, 1, 1)(x), x)
 
 
+def _mp_polygamma(m):
+    return lambda x, n: mp_elementwise(lambda v: m.polygamma(n, v), m)(x)
+
+
 def _erfinv(input):
     from scipy.special import erfinv
 
@@ -104,22 +113,23 @@ cbrt = table.op("cbrt", np.cbrt, grad_fn="CbrtBackward0",
                 doc="cube root, real for negative x", kink="derivative inf at 0",
                 symbolic=sym.cbrt,
                 domain=("nonzero",), **_ELEMENTWISE,
-                words="d cbrt(a)/da = 1/(3*cbrt(a)**2)", kink_at=at_zero)
+                words="d cbrt(a)/da = 1/(3*cbrt(a)**2)", kink_at=at_zero,
+                mp=lambda m: mp_elementwise(lambda x: m.sign(x) * m.cbrt(abs(x)), m))
 sec = table.op("sec", lambda input: 1 / np.cos(input), grad_fn="SecBackward0",
                rules=(lambda g, ans, x: g * ans * tan(x),), doc="secant 1 / cos(x) (radians)",
                symbolic=lambda s, x: s.sec(x),
                domain=("real",), **_ELEMENTWISE,
-               words="d sec(a)/da = sec(a)*tan(a)")
+               words="d sec(a)/da = sec(a)*tan(a)", mp="sec")
 csc = table.op("csc", lambda input: 1 / np.sin(input), grad_fn="CscBackward0",
                rules=(lambda g, ans, x: -g * ans * cot(x),), doc="cosecant 1 / sin(x) (radians)",
                symbolic=lambda s, x: s.csc(x),
                domain=("nonzero",), **_ELEMENTWISE,
-               words="d csc(a)/da = -csc(a)*cot(a)")
+               words="d csc(a)/da = -csc(a)*cot(a)", mp="csc")
 cot = table.op("cot", lambda input: 1 / np.tan(input), grad_fn="CotBackward0",
                rules=(lambda g, ans, x: -g * (1 + ans * ans),),
                doc="cotangent 1 / tan(x) (radians)", domain=("nonzero",), **_ELEMENTWISE,
                symbolic=lambda s, x: s.cot(x),
-               words="d cot(a)/da = -(1 + cot(a)**2)")
+               words="d cot(a)/da = -(1 + cot(a)**2)", mp="cot")
 sinc = table.op("sinc", lambda input: np.sinc(input), grad_fn="SincBackward0", rules=(_sinc_rule,),
                 doc="normalized sinc sin(pi x) / (pi x), 1 at 0",
                 symbolic=sym.sinc,
@@ -136,13 +146,15 @@ sinc = table.op("sinc", lambda input: np.sinc(input), grad_fn="SincBackward0", r
                                     ("scale 1e-300",), ("grad2", "jvp", "hessian"))),
                 saves=("self",), complex="holomorphic")
 deg2rad = table.op("deg2rad", np.deg2rad, grad_fn="Deg2RadBackward0",
-                   rules=(lambda g, ans, x: g * _DEGREE,), saves=False, doc="degrees to radians",
+                   rules=(lambda g, ans, x: g * _degree(),), saves=False, doc="degrees to radians",
+                   mp="radians",
                    symbolic=lambda s, x: x * s.pi / 180,
                    other_names=("radians",),
                    domain=("real",), **_ELEMENTWISE, **_TORCH,
                    words="d deg2rad(a)/da = pi/180")
 rad2deg = table.op("rad2deg", np.rad2deg, grad_fn="Rad2DegBackward0",
-                   rules=(lambda g, ans, x: g / _DEGREE,), saves=False, doc="radians to degrees",
+                   rules=(lambda g, ans, x: g / _degree(),), saves=False, doc="radians to degrees",
+                   mp="degrees",
                    symbolic=lambda s, x: x * 180 / s.pi,
                    other_names=("degrees",),
                    domain=("real",), **_ELEMENTWISE, **_TORCH,
@@ -154,14 +166,14 @@ hypot = table.op("hypot", np.hypot, "(input: Tensor, other: Tensor)", grad_fn="H
                  kink="derivative nan at the origin, as in PyTorch",
                  domain=("nonzero", "nonzero"), **_TORCH,
                  words=("d hypot(a, b)/da = a/hypot(a, b)", "d hypot(a, b)/db = b/hypot(a, b)"),
-                 kink_at=at_origin)
+                 kink_at=at_origin, mp="hypot")
 gamma = table.op("gamma", _gamma, grad_fn="GammaBackward0",
                  rules=(lambda g, ans, x: g * ans * digamma(x),),
                  doc="gamma function, gamma(n) = (n - 1)!", kink=_POLES, domain=("positive",),
                  symbolic=lambda s, x: s.gamma(x),
                  other_names=("tgamma",),
                  **_ELEMENTWISE,
-                 words="d gamma(a)/da = gamma(a)*digamma(a)", kink_at=pole(0))
+                 words="d gamma(a)/da = gamma(a)*digamma(a)", kink_at=pole(0), mp="gamma")
 lgamma = table.op("lgamma", _lgamma, grad_fn="LgammaBackward0",
                   rules=(lambda g, ans, x: g * digamma(x),), doc="log |gamma(x)|", kink=_POLES,
                   symbolic=sym.lgamma,
@@ -171,7 +183,8 @@ lgamma = table.op("lgamma", _lgamma, grad_fn="LgammaBackward0",
                   differs=(Difference("second order at a pole", "inf, trigamma's limit from "
                                       "either side", "PyTorch's series gives a finite 6.6e32 "
                                       "at -1", ("at -1", "at -2"), ("grad2", "hessian")),),
-                   saves=("self",))
+                   saves=("self",),
+                   mp=lambda m: mp_elementwise(lambda x: m.log(abs(m.gamma(x))), m))
 digamma = table.op("digamma", _digamma, grad_fn="DigammaBackward0",
                    rules=(lambda g, ans, x: g * polygamma_op(x, 1),),
                    doc="derivative of lgamma", kink=_POLES, domain=("positive",),
@@ -185,21 +198,22 @@ digamma = table.op("digamma", _digamma, grad_fn="DigammaBackward0",
                                        ("grad", "jvp", "jacobian")),
                             Difference("second order at inf", "0, polygamma(2, x)'s limit",
                                        "PyTorch gives nan", ("at inf",), ("grad2", "hessian"))),
-                   saves=("self",))
+                   saves=("self",), mp="digamma")
 polygamma_op = table.internal("polygamma_op", _polygamma, "(input: Tensor, n: int)",
                               grad_fn="PolygammaBackward0",
                               rules=(lambda g, ans, x, n: g * polygamma_op(x, n + 1),),
                               doc="polygamma(n, x) with x first", kind="elementwise", kink=_POLES,
                               words="d polygamma(n, a)/da = polygamma(n+1, a)",
-                              samples=(Sample("n 2", [Drawn("positive", (2, 3))], {"n": 2}),))
+                              samples=(Sample("n 2", [Drawn("positive", (2, 3))], {"n": 2}),),
+                              mp=_mp_polygamma)
 erfc = table.op("erfc", _erfc, grad_fn="ErfcBackward0",
-                rules=(lambda g, ans, x: g * (-2 / _SQRT_PI) * exp(-(x * x)),),
+                rules=(lambda g, ans, x: g * (-2 / _sqrt_pi()) * exp(-(x * x)),), mp="erfc",
                 doc="complementary error function 1 - erf(x)", domain=("real",),
                 symbolic=lambda s, x: s.erfc(x),
                 **_ELEMENTWISE, **_TORCH,
                 words="d erfc(a)/da = -2/sqrt(pi)*exp(-a**2)", saves=("self",))
 erfinv = table.op("erfinv", _erfinv, grad_fn="ErfinvBackward0",
-                  rules=(lambda g, ans, x: g * (_SQRT_PI / 2) * exp(ans * ans),),
+                  rules=(lambda g, ans, x: g * (_sqrt_pi() / 2) * exp(ans * ans),), mp="erfinv",
                   doc="inverse error function", kink="value and derivative infinite at -1 and 1",
                   symbolic=lambda s, x: s.erfinv(x),
                   domain=("unit",), **_ELEMENTWISE, **_TORCH,
@@ -215,6 +229,7 @@ erfinv = table.op("erfinv", _erfinv, grad_fn="ErfinvBackward0",
     symbolic=lambda s, n, x: s.polygamma(n, x),
     kink=_POLES,
     **_ELEMENTWISE,
+    mp=OWN,
 )
 def polygamma(over, n, input):
     return polygamma_op(input, int(n))
@@ -228,6 +243,7 @@ def polygamma(over, n, input):
     symbolic=lambda s, x: s.gamma(x + 1),
     kink="poles at -1, -2, ...: value and derivatives inf or nan there",
     **_ELEMENTWISE,
+    mp=OWN,
 )
 def factorial(over, input):
     return gamma(input + 1)
@@ -241,6 +257,7 @@ def factorial(over, input):
     symbolic=lambda s, x: s.log(x),
     library=False,
     **_ELEMENTWISE,
+    mp=OWN,
 )
 def ln(over, input):
     return log(input)
@@ -252,6 +269,10 @@ def ln(over, input):
 def _xlogy(input, other):
     x, y = np.asarray(input), np.asarray(other)
     return np.asarray(np.where((x == 0) & ~np.isnan(y), 0.0, x * np.log(y)))
+
+
+def _mp_xlogy(m):
+    return mp_elementwise(lambda x, y: 0 if x == 0 and y == y else x * m.log(y), m, 2)
 
 
 def _xlogy_x_rule(g, ans, x, y):
@@ -278,7 +299,7 @@ xlogy = table.op(
     domain=("real", "positive"),
     function=True,
     saves={"other": None, "self": None},
-    **_TORCH,
+    **_TORCH, mp=_mp_xlogy,
 )  # fmt: skip
 
 

@@ -15,6 +15,8 @@ import numpy as np
 from ...errors import EngineError, NotImplementedByGradcli
 from .. import jet_rules as R
 from ..dtypes import to_numpy
+from ..multiprecision import OWN, constant
+from ..multiprecision import elementwise as mp_elementwise
 from ..opinfo import Difference, Sample
 from ..opsamples import Drawn
 from ..optable import Table
@@ -27,6 +29,49 @@ table = Table("special_functions")
 _UNARY = dict(kind="elementwise", function=False, method=False)
 _SQRT_2PI = math.sqrt(2 * math.pi)
 _SQRT1_2 = math.sqrt(0.5)
+# The rules' constants, to every digit at a working precision (--dps).
+_sqrt_2pi = lambda: constant(_SQRT_2PI, lambda m: m.sqrt(2 * m.pi))  # noqa: E731
+_sqrt1_2 = lambda: constant(_SQRT1_2, lambda m: m.sqrt(0.5))  # noqa: E731
+
+
+def _mp_logit(m):
+    each = mp_elementwise(lambda x: m.log(x / (1 - x)) if 0 < x < 1 else _logit_edge(m, x), m)
+
+    def logit(x, eps=None):
+        if eps is not None:
+            x = np.clip(np.asarray(x, dtype=object), m.mpf(eps), 1 - m.mpf(eps))
+        return each(x)
+
+    return logit
+
+
+def _logit_edge(m, x):
+    return -m.inf if x == 0 else m.inf if x == 1 else m.nan
+
+
+def _mp_entr(m):
+    return mp_elementwise(lambda x: -m.inf if x < 0 else 0 if x == 0 else -x * m.log(x), m)
+
+
+def _mp_ndtri(m):
+    def ndtri(p):
+        if not 0 < p < 1:
+            return -m.inf if p == 0 else m.inf if p == 1 else m.nan
+        # 2p - 1 keeps p's digits only with as many more as p (or 1 - p) is small.
+        with m.extradps(int(-m.log10(min(p, 1 - p))) + 5):
+            return m.sqrt(2) * m.erfinv(2 * p - 1)
+
+    return mp_elementwise(ndtri, m)
+
+
+def _mp_zeta(m):
+    # Where SciPy's series converges (x > 1, q > 0), else nan as SciPy and PyTorch give,
+    # not mpmath's analytic continuation.
+    return mp_elementwise(lambda x, q: m.zeta(x, q) if x > 1 and q > 0 else m.nan, m, 2)
+
+
+def _mp_xlog1py(m):
+    return mp_elementwise(lambda x, y: 0 if x == 0 and y == y else x * m.log1p(y), m, 2)
 
 
 def _scipy(name):
@@ -71,7 +116,7 @@ logit = table.op(
     words="d logit(a)/da = 1/(a*(1-a))", saves=("self",),
     differs=(Difference("the Hessian near 0", "0 off the diagonal (entries apart)",
                         "PyTorch's double backward gives nan there (0 * inf)",
-                        ("scale 1e-300",), ("hessian",)),))  # fmt: skip
+                        ("scale 1e-300",), ("hessian",)),), mp=_mp_logit)  # fmt: skip
 
 
 # ----- xlog1py: x * log1p(y), and 0 where x is 0 -----
@@ -99,7 +144,7 @@ xlog1py = table.op(
     domain=("real", "positive"),
     kink="derivative for x is 0 where x = 0 and y <= -1, as in PyTorch",
     words=("d xlog1py(a, b)/da = log1p(b)", "d xlog1py(a, b)/db = a/(1+b)"),
-    saves={"other": None, "self": None})  # fmt: skip
+    saves={"other": None, "self": None}, mp=_mp_xlog1py)  # fmt: skip
 
 
 # ----- entropy, the normal distribution's inverse and log CDF -----
@@ -116,7 +161,7 @@ entr = table.op(
     "entr", _entr, grad_fn="SpecialEntrBackward0",
     rules=(lambda g, ans, x: g * -(1 + log(x)),), domain=("positive",), **_UNARY,
     doc="-x log(x) for x > 0, 0 at 0, -inf below", kink="derivative inf at 0",
-    words="d entr(a)/da = -(1 + log(a))", saves=("self",))  # fmt: skip
+    words="d entr(a)/da = -(1 + log(a))", saves=("self",), mp=_mp_entr)  # fmt: skip
 
 
 # The normal distribution's CDF, its log and its inverse are functions of the language:
@@ -130,12 +175,12 @@ mul_scalar = table.internal(
     "mul_scalar", np.multiply, "(input: Tensor, other: Number)", grad_fn="MulBackward1",
     rules=(lambda g, ans, x, other: g * other,), doc="x * c for a number c, as C++ records it",
     kind="elementwise", words="d(a*k)/da = k", saves=("other",),
-    samples=(Sample("2-d", [(3, 2)], {"other": 0.5}),))  # fmt: skip
+    samples=(Sample("2-d", [(3, 2)], {"other": 0.5}),), mp=OWN)  # fmt: skip
 add_scalar = table.internal(
     "add_scalar", np.add, "(input: Tensor, other: Number)", grad_fn="AddBackward1",
     rules=(lambda g, ans, x, other: g,), doc="x + c for a number c, as C++ records it",
     kind="elementwise", words="d(a+k)/da = 1", saves=False,
-    samples=(Sample("2-d", [(3, 2)], {"other": 0.5}),))  # fmt: skip
+    samples=(Sample("2-d", [(3, 2)], {"other": 0.5}),), mp=OWN)  # fmt: skip
 
 
 @table.composite(
@@ -143,16 +188,17 @@ add_scalar = table.internal(
     doc="the standard normal CDF Phi(x), (1 + erf(x / sqrt(2))) / 2", domain=("real",),
     symbolic=lambda s, x: s.erfc(-x / s.sqrt(2)) / 2, other_names=("normcdf", "norm_cdf"),
     samples=(Sample("tails", [[-40.0, -10.0, -1e-3, 8.0, 40.0]]),
-             Sample("at inf and nan", [[-math.inf, math.inf, math.nan, -0.0]])),
+             Sample("at inf and nan", [[-math.inf, math.inf, math.nan, -0.0]])), mp=OWN,
 )  # fmt: skip
 def ndtr(over, input):
     # PyTorch's composite, node for node.
-    return mul_scalar(add_scalar(erf(mul_scalar(input, _SQRT1_2)), 1.0), 0.5)
+    return mul_scalar(add_scalar(erf(mul_scalar(input, _sqrt1_2())), 1.0), 0.5)
 
 
 ndtri = table.op(
     "ndtri", _scipy("ndtri"), grad_fn="SpecialNdtriBackward0",
-    rules=(lambda g, ans, x: g * _SQRT_2PI * exp(ans * ans / 2),), domain=("probability",),
+    rules=(lambda g, ans, x: g * _sqrt_2pi() * exp(ans * ans / 2),), domain=("probability",),
+    mp=_mp_ndtri,
     doc="the inverse of the standard normal CDF (the probit, the normal quantile)", **_NORMAL,
     symbolic=lambda s, x: s.sqrt(2) * s.erfinv(2 * x - 1),
     other_names=("norminv", "probit", "norm_ppf"),
@@ -161,7 +207,8 @@ ndtri = table.op(
     words="d ndtri(a)/da = sqrt(2*pi)*exp(ndtri(a)**2/2)", saves=("result",))  # fmt: skip
 log_ndtr = table.op(
     "log_ndtr", _scipy("log_ndtr"), grad_fn="SpecialLogNdtrBackward0",
-    rules=(lambda g, ans, x: g / _SQRT_2PI * exp(-(ans + x * x / 2)),), domain=("real",),
+    rules=(lambda g, ans, x: g / _sqrt_2pi() * exp(-(ans + x * x / 2)),), domain=("real",),
+    mp=lambda m: mp_elementwise(lambda x: m.log1p(-m.ncdf(-x)) if x > 0 else m.log(m.ncdf(x)), m),
     doc="log of the standard normal CDF, accurate where the CDF underflows", **_NORMAL,
     symbolic=lambda s, x: s.log(s.erfc(-x / s.sqrt(2)) / 2),
     other_names=("norm_logcdf", "lognormcdf"),
@@ -266,7 +313,7 @@ zeta = table.op(
     samples=(Sample("2-d", [Drawn("above_one", (2, 3)), Drawn("positive", (2, 3))]),),
     kink="no derivative for x: backward raises, as in PyTorch",
     words=("d zeta(a, q)/da is not implemented", "d zeta(a, q)/dq = -a*zeta(a+1, q)"),
-    saves={"other": None, "self": None})  # fmt: skip
+    saves={"other": None, "self": None}, mp=_mp_zeta)  # fmt: skip
 
 
 # The Taylor series rules (engine/jet.py).
