@@ -132,7 +132,7 @@ def _at(working, command, program, bindings, wrt, extra) -> dict:
 
 
 def _compute(command, program, bindings, wrt, extra) -> dict:
-    given = {name: _read(name, text) for name, text in bindings.items() if name in program.inputs}
+    given = {n: _read(f"--{n}", text) for n, text in bindings.items() if n in program.inputs}
     unbound = [name for name in program.inputs if name not in given]
     if unbound:  # the program's own values (a = 0.1), its literals read at this precision
         defaults = program.defaults()
