@@ -100,13 +100,15 @@ def precise(command, source, bindings, dps, *, wrt=None, grad_output=None, tange
     warnings = []
     if certified < dps:
         warnings.append(
-            f"--dps {dps}: only {certified} significant digits are certified (the results at "
-            f"{previous} and {working} digits agree to that many); they are printed to {digits}"
+            f"warning: --dps {dps}: only {certified} significant digits are certified (the "
+            f"results at {previous} and {working} digits agree to that many); "
+            f"they are printed to {digits}"
         )
     if any(zeros):
         warnings.append(
-            f"--dps {dps}: a result printed 0 is 0 to within 1e-{previous - GUARD}: its digits "
-            f"changed with the working precision up to {working} digits, and it stayed below that"
+            f"note: --dps {dps}: a result printed 0 is 0 to within 1e-{previous - GUARD}: its "
+            f"digits changed with the working precision up to {working} digits, and it "
+            f"stayed below that"
         )
     sections = _rebuilt(now, iter(texts))
     values = list(_numbers(now))
