@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from ..errors import GradcliTypeError
-from .module import Module, _addindent
+from .module import Module, addindent
 
 __all__ = ["ModuleDict", "ModuleList", "Sequential"]
 
@@ -126,7 +126,7 @@ class ModuleList(Module):
             line = f"({start}): {text}"
             if start != end:
                 line = f"({start}-{end}): {end - start + 1} x {text}"
-            lines.append(_addindent(line, 2))
+            lines.append(addindent(line, 2))
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 

@@ -48,7 +48,7 @@ class RemovableHandle:
         self.remove()
 
 
-def _addindent(text, spaces):
+def addindent(text, spaces):
     lines = text.split("\n")
     if len(lines) == 1:
         return text
@@ -422,7 +422,7 @@ class Module:
         extra = self.extra_repr()
         lines = extra.split("\n") if extra else []
         for name, module in self._modules.items():
-            lines.append(f"({name}): " + _addindent(repr(module), 2))
+            lines.append(f"({name}): " + addindent(repr(module), 2))
         main = self._get_name() + "("
         if lines:
             if len(lines) == 1 and not self._modules:
