@@ -22,7 +22,7 @@ net = nn.Sequential(
 
 
 def init_weights(m):
-    if type(m) == nn.Linear:
+    if isinstance(m, nn.Linear):
         nn.init.normal_(m.weight, std=0.01)
 
 

@@ -15,7 +15,7 @@ net(X)
 
 
 def init_normal(module):
-    if type(module) == nn.Linear:
+    if isinstance(module, nn.Linear):
         nn.init.normal_(module.weight, mean=0, std=0.01)
         nn.init.zeros_(module.bias)
 
@@ -25,7 +25,7 @@ print(net[0].weight.data[0], net[0].bias.data[0])
 
 
 def init_constant(module):
-    if type(module) == nn.Linear:
+    if isinstance(module, nn.Linear):
         nn.init.constant_(module.weight, 1)
         nn.init.zeros_(module.bias)
 
@@ -35,12 +35,12 @@ print(net[0].weight.data[0], net[0].bias.data[0])
 
 
 def init_xavier(module):
-    if type(module) == nn.Linear:
+    if isinstance(module, nn.Linear):
         nn.init.xavier_uniform_(module.weight)
 
 
 def init_42(module):
-    if type(module) == nn.Linear:
+    if isinstance(module, nn.Linear):
         nn.init.constant_(module.weight, 42)
 
 
@@ -51,7 +51,7 @@ print(net[2].weight.data)
 
 
 def my_init(module):
-    if type(module) == nn.Linear:
+    if isinstance(module, nn.Linear):
         print("Init", *[(name, param.shape) for name, param in module.named_parameters()][0])
         nn.init.uniform_(module.weight, -10, 10)
         module.weight.data *= module.weight.data.abs() >= 5

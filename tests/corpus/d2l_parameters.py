@@ -13,12 +13,14 @@ X = torch.rand(size=(2, 4))
 print(net(X).shape)
 print(net[2].state_dict())
 print(isinstance(net[2].bias, nn.Parameter), net[2].bias.data)
-print(net[2].weight.grad == None)
+print(net[2].weight.grad is None)
 print([(name, param.shape) for name, param in net.named_parameters()])
 print(net.state_dict()["2.bias"].data)
 
 shared = nn.Linear(8, 8)
-net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), shared, nn.ReLU(), shared, nn.ReLU(), nn.Linear(8, 1))
+net = nn.Sequential(
+    nn.Linear(4, 8), nn.ReLU(), shared, nn.ReLU(), shared, nn.ReLU(), nn.Linear(8, 1)
+)
 net(X)
 print(net[2].weight.data[0] == net[4].weight.data[0])
 net[2].weight.data[0, 0] = 100

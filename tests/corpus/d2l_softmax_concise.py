@@ -20,7 +20,7 @@ net = nn.Sequential(nn.Flatten(), nn.Linear(64, 10))
 
 
 def init_weights(m):
-    if type(m) == nn.Linear:
+    if isinstance(m, nn.Linear):
         nn.init.normal_(m.weight, std=0.01)
 
 
@@ -49,6 +49,9 @@ for epoch in range(5):
     net.eval()
     with torch.no_grad():
         test_acc = accuracy(net(test_x), test_y) / len(test_y)
-    print(f"epoch {epoch + 1}: loss {total / count:.5f}, train acc {correct / count:.3f}, test acc {test_acc:.3f}")
+    train_acc = correct / count
+    print(
+        f"epoch {epoch + 1}: loss {total / count:.5f}, train acc {train_acc:.3f}, test acc {test_acc:.3f}"
+    )
 print(net)
 print(net[1].weight.norm().item() > 0, net[1].bias.shape)

@@ -33,8 +33,11 @@ def train_concise(wd):
             trainer.step()
         if (epoch + 1) % 25 == 0:
             with torch.no_grad():
-                print(epoch + 1, f"{loss(net(train_x), train_y).mean():.4f}",
-                      f"{loss(net(test_x), test_y).mean():.4f}")
+                print(
+                    epoch + 1,
+                    f"{loss(net(train_x), train_y).mean():.4f}",
+                    f"{loss(net(test_x), test_y).mean():.4f}",
+                )
     print("L2 norm of w:", f"{net[0].weight.norm().item():.6f}")
     print([group["weight_decay"] for group in trainer.param_groups])
 

@@ -61,4 +61,5 @@ print(pred_probab.sum(1))
 
 print(f"Model structure: {model}\n\n")
 for name, param in model.named_parameters():
-    print(f"Layer: {name} | Size: {param.size()} | Values : {param[:2, :3] if param.dim() > 1 else param[:2]} \n")
+    values = param[:2, :3] if param.dim() > 1 else param[:2]
+    print(f"Layer: {name} | Size: {param.size()} | Values : {values} \n")

@@ -9,11 +9,12 @@ its graph, the update by hand and with optim.SGD."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+import torch.optim as optim
 
 
 class Net(nn.Module):
     def __init__(self):
-        super(Net, self).__init__()
+        super().__init__()
         self.fc1 = nn.Linear(16 * 5 * 5, 120)
         self.fc2 = nn.Linear(120, 84)
         self.fc3 = nn.Linear(84, 10)
@@ -58,8 +59,6 @@ learning_rate = 0.01
 for f in net.parameters():
     f.data.sub_(f.grad.data * learning_rate)
 print(net.fc3.bias)
-
-import torch.optim as optim
 
 optimizer = optim.SGD(net.parameters(), lr=0.01)
 for _ in range(3):

@@ -10,7 +10,7 @@ import torch
 
 class TinyModel(torch.nn.Module):
     def __init__(self):
-        super(TinyModel, self).__init__()
+        super().__init__()
         self.linear1 = torch.nn.Linear(100, 200)
         self.activation = torch.nn.ReLU()
         self.linear2 = torch.nn.Linear(200, 10)

@@ -19,7 +19,7 @@ print(dummy_outputs)
 print(dummy_labels)
 loss_fn = torch.nn.CrossEntropyLoss()
 loss = loss_fn(dummy_outputs, dummy_labels)
-print("Total loss for this batch: {}".format(loss.item()))
+print(f"Total loss for this batch: {loss.item()}")
 
 centers = torch.randn(10, 12)
 train_labels = torch.randint(0, 10, (200,))
@@ -30,7 +30,7 @@ val_inputs = centers[val_labels] + torch.randn(40, 12)
 
 class GarmentClassifier(nn.Module):
     def __init__(self):
-        super(GarmentClassifier, self).__init__()
+        super().__init__()
         self.fc1 = nn.Linear(12, 32)
         self.fc2 = nn.Linear(32, 16)
         self.fc3 = nn.Linear(16, 10)
@@ -59,7 +59,7 @@ def train_one_epoch(epoch_index):
         running_loss += loss.item()
         if i % 10 == 9:
             last_loss = running_loss / 10
-            print("  batch {} loss: {:.6f}".format(i + 1, last_loss))
+            print(f"  batch {i + 1} loss: {last_loss:.6f}")
             running_loss = 0.0
     return last_loss
 
@@ -67,7 +67,7 @@ def train_one_epoch(epoch_index):
 best_vloss = 1_000_000.0
 best_state = None
 for epoch in range(3):
-    print("EPOCH {}:".format(epoch + 1))
+    print(f"EPOCH {epoch + 1}:")
     model.train(True)
     avg_loss = train_one_epoch(epoch)
     running_vloss = 0.0
@@ -78,7 +78,7 @@ for epoch in range(3):
             voutputs = model(vinputs)
             running_vloss += loss_fn(voutputs, vlabels)
     avg_vloss = running_vloss / (i + 1)
-    print("LOSS train {:.6f} valid {:.6f}".format(avg_loss, avg_vloss))
+    print(f"LOSS train {avg_loss:.6f} valid {avg_vloss:.6f}")
     if avg_vloss < best_vloss:
         best_vloss = avg_vloss
         best_state = {k: v.clone() for k, v in model.state_dict().items()}
