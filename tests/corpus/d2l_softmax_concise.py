@@ -49,9 +49,7 @@ for epoch in range(5):
     net.eval()
     with torch.no_grad():
         test_acc = accuracy(net(test_x), test_y) / len(test_y)
-    train_acc = correct / count
-    print(
-        f"epoch {epoch + 1}: loss {total / count:.5f}, train acc {train_acc:.3f}, test acc {test_acc:.3f}"
-    )
+    loss_avg, train_acc = total / count, correct / count
+    print(f"epoch {epoch + 1}: loss {loss_avg:.5f}, train acc {train_acc:.3f}, test {test_acc:.3f}")
 print(net)
 print(net[1].weight.norm().item() > 0, net[1].bias.shape)
