@@ -16,6 +16,7 @@ _collecting = _gc.isenabled()
 _gc.disable()
 
 import importlib
+import math as _math
 
 from .engine import ops as ops
 from .engine.devices import device, get_default_device, set_default_device
@@ -101,6 +102,9 @@ double = float64
 long = int64
 cfloat = complex64
 cdouble = complex128
+
+# PyTorch's constants: Python floats, as torch.pi is math.pi.
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 
 
 def __getattr__(name):

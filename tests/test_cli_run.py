@@ -43,7 +43,7 @@ def test_a_torch_module_gradcli_lacks_is_named(tmp_path):
     )
 
 
-@pytest.mark.parametrize("name", ["torch.nn.init", "torch.nn.utils", "torch.distributions"])
+@pytest.mark.parametrize("name", ["torch.nn.parallel", "torch.nn.utils", "torch.distributions"])
 def test_a_torch_submodule_gradcli_lacks_is_named_too(tmp_path, name):
     program = tmp_path / "p.py"
     program.write_text(f"import {name}\n")
@@ -64,9 +64,10 @@ def test_the_programs_own_exception_prints_as_python_does(tmp_path):
     ]
 
 
-def test_the_tutorial_sample_prints_what_pytorch_prints(tmp_path):
+@pytest.mark.parametrize("name", ["autograd_tutorial.py", "train_model.py"])
+def test_the_tutorial_samples_print_what_pytorch_prints(tmp_path, name):
     torch = pytest.importorskip("torch", reason="PyTorch 2.13 is the test oracle")
-    sample = ROOT / "samples" / "autograd_tutorial.py"
+    sample = ROOT / "samples" / name
     done = run("-m", "gradcli", "run", str(sample), tmp_path=tmp_path)
     expected = subprocess.run(
         [sys.executable, str(sample)], capture_output=True, text=True, timeout=120

@@ -351,7 +351,7 @@ program("""
 """)
 
 
-# ----- functional_call: gradcli has no nn.Module, so its model is a plain class -----
+# ----- functional_call: on an nn.Module, and on a plain class holding tensors -----
 
 MODEL = """
     # functional_call: a model run with a dict of tensors in place of its own
@@ -404,6 +404,25 @@ def test_functional_call_runs_a_model_as_pytorch_runs_a_module():
     theirs = run("Base = torch.nn.Module\n" + source, torch)
     ours = run("Base = object\n" + source, gradcli)
     assert ours == theirs
+    assert run("Base = torch.nn.Module\n" + source, gradcli) == theirs
+
+
+def test_stack_module_state_ensembles_models_as_pytorchs():
+    source = """
+    from torch.func import functional_call, stack_module_state, vmap
+    torch.manual_seed(0)
+    models = [torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1))
+              for _ in range(4)]
+    params, buffers = stack_module_state(models)
+    print({k: (tuple(v.shape), v.requires_grad, v.is_leaf) for k, v in params.items()}, buffers)
+    x = torch.randn(5, 3)
+    call = lambda p, b, x: functional_call(models[0], (p, b), (x,))
+    out = vmap(call, in_dims=(0, 0, None))(params, buffers, x)
+    print(out.shape, torch.allclose(out[2], models[2](x)))
+    out.sum().backward()
+    print(params["0.bias"].grad.shape)
+    """
+    assert run(source, gradcli) == run(source, torch)
 
 
 @pytest.mark.parametrize("name", list(PROGRAMS) or [None])

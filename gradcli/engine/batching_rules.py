@@ -311,6 +311,19 @@ def permute(entry, found):
     return call_physical(entry, found, dict(_unwrapped(found), dims=shifted))
 
 
+def movedim(entry, found):
+    """movedim: source and destination shifted past the batch axis, which stays first."""
+    x = found["input"]
+    _fixed(entry, found, "source", "destination")
+    shape_at_a_point(entry, found)
+    moved = {}
+    for name in ("source", "destination"):
+        dims = found[name]
+        dims = (dims,) if not isinstance(dims, (list, tuple)) else dims
+        moved[name] = tuple(_axis(entry, found, d, x.ndim) for d in dims)
+    return call_physical(entry, found, dict(_unwrapped(found), **moved))
+
+
 def flip(entry, found):
     """flip: every dimension named is shifted."""
     shifted = _named_dims(entry, found)

@@ -13,7 +13,8 @@ Each transform differentiates with respect to its own copies of the inputs, so
 its results are plain tensors, except where they depend on tensors outside
 that require grad (``func/copies.py``); the forward-mode transforms live in
 ``func/forward_mode.py``. ``functional_call`` runs a model with other tensors in
-place of its own (``func/stateless.py``).
+place of its own, ``stack_module_state`` stacks the parameters of several models
+for ``vmap`` (``func/stateless.py``).
 """
 
 from __future__ import annotations
@@ -39,10 +40,10 @@ from ..engine.state import enable_grad
 from ..errors import EngineError, GradcliValueError
 from .forward_mode import jacfwd, jvp, linearize
 from .outputs import check_scalar, split_aux, tensor_outputs
-from .stateless import functional_call
+from .stateless import functional_call, stack_module_state
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
-__all__ += ["linearize", "functional_call"]
+__all__ += ["linearize", "functional_call", "stack_module_state"]
 
 
 # ----------------------------------------------------------------------------

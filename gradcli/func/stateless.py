@@ -1,8 +1,9 @@
 """``func.functional_call``: a model called with other tensors in place of its own.
 
-gradcli has no ``nn.Module``: a model is any callable object that holds its
-tensors as attributes (``self.w``), or in objects it holds (``self.layer.w``,
-named ``"layer.w"``). ``functional_call(model, {"w": w2}, x)`` puts each given
+A model is an ``nn.Module`` (its parameters and buffers by their dotted names), or
+any callable object that holds its tensors as attributes (``self.w``), or in
+objects it holds (``self.layer.w``, named ``"layer.w"``).
+``functional_call(model, {"w": w2}, x)`` puts each given
 tensor in place of the attribute it names, calls ``model(x)`` and puts the
 model's own back, as PyTorch does for a module's parameters and buffers: so
 ``grad`` of a function of a dict of parameters differentiates the model. A
@@ -13,10 +14,12 @@ model and no other. Messages are PyTorch's.
 
 from __future__ import annotations
 
+from ..engine.ops import LIBRARY
 from ..engine.tensor import Tensor
 from ..errors import EngineError, GradcliTypeError, GradcliValueError
+from ..nn import Module
 
-__all__ = ["functional_call"]
+__all__ = ["functional_call", "stack_module_state"]
 
 _ABSENT = object()
 
@@ -40,15 +43,30 @@ def functional_call(
     try:
         for name, value in given.items():
             owner, attr = _owner(module, name)
-            saved.append((owner, attr, owner.__dict__.get(attr, _ABSENT)))
-            setattr(owner, attr, value)
+            table = _table(owner, attr)
+            saved.append((owner, attr, table, table.get(attr, _ABSENT)))
+            if table is owner.__dict__:
+                setattr(owner, attr, value)
+            else:  # a module's parameter or buffer: put in its place, whatever its type
+                table[attr] = value
         return module(*args, **(kwargs or {}))
     finally:
-        for owner, attr, old in reversed(saved):
-            if old is _ABSENT:
+        for owner, attr, table, old in reversed(saved):
+            if table is not owner.__dict__:
+                table[attr] = old
+            elif old is _ABSENT:
                 delattr(owner, attr)
             else:
                 setattr(owner, attr, old)
+
+
+def _table(owner, attr) -> dict:
+    """Where ``owner`` keeps ``attr``: a module's parameters or buffers, else its ``__dict__``."""
+    if isinstance(owner, Module):
+        for table in (owner._parameters, owner._buffers):
+            if attr in table:
+                return table
+    return owner.__dict__
 
 
 def _merged(dicts):
@@ -76,6 +94,11 @@ def _merged(dicts):
 def _state(module, prefix="", seen=None):
     """The model's tensors by dotted name: its own attributes' and, through the objects it
     holds, theirs (each object once)."""
+    if isinstance(module, Module):
+        return {
+            **dict(module.named_parameters(remove_duplicate=False)),
+            **dict(module.named_buffers(remove_duplicate=False)),
+        }
     seen = set() if seen is None else seen
     seen.add(id(module))
     found = {}
@@ -135,3 +158,31 @@ def _owner(module, name):
             )
         owner = nxt
     return owner, attr
+
+
+def stack_module_state(models):
+    """The parameters and the buffers of ``models`` (modules of one class, all in the same
+    mode), each stacked along a new first dimension: a leaf that requires grad where the
+    models' do."""
+    if len(models) == 0:
+        raise EngineError("stack_module_state: Expected at least one model, got 0.")
+    if len({m.training for m in models}) > 1:
+        raise EngineError(
+            "stack_module_state: Expected all models to have the same training/eval mode."
+        )
+    if len({type(m) for m in models}) > 1:
+        raise EngineError("stack_module_state: Expected all models to be of the same class.")
+    params = [dict(m.named_parameters()) for m in models]
+    buffers = [dict(m.named_buffers()) for m in models]
+    return (
+        {k: _stacked_leaf([p[k] for p in params], k) for k in params[0]},
+        {k: _stacked_leaf([b[k] for b in buffers], k) for k in buffers[0]},
+    )
+
+
+def _stacked_leaf(tensors, name):
+    flags = {t.requires_grad for t in tensors}
+    if len(flags) > 1:
+        raise EngineError(f"Expected {name} from each model to have the same .requires_grad")
+    stacked = LIBRARY["stack"](tensors)
+    return stacked.detach().requires_grad_() if flags == {True} else stacked

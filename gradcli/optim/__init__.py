@@ -1,14 +1,20 @@
-"""``torch.optim``: not part of gradcli, which has no optimisers; asking for one says so."""
+"""``torch.optim``: the optimisers (``algorithms.py``) on ``Optimizer``'s parameter groups
+and state (``optimizer.py``), and ``lr_scheduler``."""
 
 from __future__ import annotations
 
 from ..errors import NotImplementedByGradcli
-from ..nn import OUT_OF_SCOPE
+from . import lr_scheduler as lr_scheduler
+from .algorithms import SGD, Adagrad, Adam, AdamW, RMSprop
+from .optimizer import Optimizer
+
+__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
 
 
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
     raise NotImplementedByGradcli(
-        OUT_OF_SCOPE.format(what="optimisers", name=f"torch.optim.{name}") + ", as p -= lr * p.grad"
+        f"gradcli has no torch.optim.{name} yet: the optimisers it has are "
+        + ", ".join(n for n in __all__ if n[0].isupper() and n != "Optimizer")
     )

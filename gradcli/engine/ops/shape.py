@@ -229,6 +229,37 @@ permute_op = _PERMUTE.fn
 
 
 @table.composite(
+    "movedim",
+    "(input: Tensor, source: int|int[], destination: int|int[])",
+    words="g permuted back",
+    doc="movedim(x, source, destination): the dims source moved to destination, in order",
+    symbolic=lambda s, x, source, destination: np.moveaxis(x, source, destination),
+    **_SHAPE,
+    batching=batching.movedim,
+    complex="holomorphic",
+)
+def movedim(over, input, source, destination):
+    ndim = np.ndim(input)
+    source = (source,) if isinstance(source, (int, np.integer)) else tuple(source)
+    destination = (
+        (destination,) if isinstance(destination, (int, np.integer)) else tuple(destination)
+    )
+    if len(source) != len(destination):
+        raise ShapeError(
+            f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
+            f"contain the same number of dims as destination ({list(destination)} dims)"
+        )
+    source = negative_dims(source, ndim)
+    destination = negative_dims(destination, ndim)
+    _check_dims(source, ndim)
+    _check_dims(destination, ndim)
+    moved = dict(zip((d % max(ndim, 1) for d in destination), (d % max(ndim, 1) for d in source)))
+    rest = iter(d for d in range(ndim) if d not in moved.values())
+    order = [moved[i] if i in moved else next(rest) for i in range(ndim)]
+    return permute(input, *order) if ndim else input
+
+
+@table.composite(
     "t",
     "(input: Tensor)",
     words="g transposed back",

@@ -1,0 +1,271 @@
+"""``torch.nn``'s layers with parameters or modes: Linear, Bilinear, Embedding, LayerNorm,
+BatchNorm1d, Dropout, Flatten, Unflatten, Identity; each initialised as PyTorch's from
+the same generator, and printed as PyTorch prints it."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+from ..engine.dtypes import int64
+from ..engine.ops import LIBRARY
+from ..engine.state import no_grad
+from ..errors import GradcliValueError
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["BatchNorm1d", "Bilinear", "Dropout", "Embedding", "Flatten", "Identity",
+           "LayerNorm", "Linear", "Unflatten"]  # fmt: skip
+
+torch = SimpleNamespace(**LIBRARY)
+
+
+class Identity(Module):
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """``y = x W^T + b``; W and b uniform in ±1/sqrt(in_features), as PyTorch's."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(torch.empty((out_features, in_features), dtype=dtype))
+        if bias:
+            self.bias = Parameter(torch.empty(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight.size(1)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")  # fmt: skip
+
+
+class Bilinear(Module):
+    """``y = x1^T A x2 + b``, A and b uniform in ±1/sqrt(in1_features)."""
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
+                 dtype=None):  # fmt: skip
+        super().__init__()
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        shape = (out_features, in1_features, in2_features)
+        self.weight = Parameter(torch.empty(shape, dtype=dtype))
+        if bias:
+            self.bias = Parameter(torch.empty(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        bound = 1 / math.sqrt(in1_features)
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        out = input1.unsqueeze(-2).unsqueeze(-1) * self.weight * input2.unsqueeze(-2).unsqueeze(-2)
+        out = out.sum((-2, -1))
+        return out if self.bias is None else out + self.bias
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")  # fmt: skip
+
+
+class Flatten(Module):
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+
+    def forward(self, input):
+        dim = self.dim % input.dim()
+        shape = (*input.shape[:dim], *self.unflattened_size, *input.shape[dim + 1 :])
+        return input.reshape(shape)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class Dropout(Module):
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise GradcliValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Embedding(Module):
+    """A table of ``num_embeddings`` vectors, drawn from N(0, 1); ``padding_idx``'s zero."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 _freeze=False, device=None, dtype=None):  # fmt: skip
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None and padding_idx < 0:
+            padding_idx += num_embeddings
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            self.weight = Parameter(torch.empty((num_embeddings, embedding_dim), dtype=dtype),
+                                    requires_grad=not _freeze)  # fmt: skip
+            init.normal_(self.weight)
+            if padding_idx is not None:
+                with no_grad():
+                    self.weight[padding_idx].fill_(0)
+        else:
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, **kwargs):
+        rows, cols = embeddings.shape
+        return cls(rows, cols, _weight=embeddings, _freeze=freeze, padding_idx=padding_idx,
+                   **kwargs)  # fmt: skip
+
+    def forward(self, input):
+        return self.weight[input]
+
+    def extra_repr(self):
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            text += f", max_norm={self.max_norm}"
+        return text
+
+
+class LayerNorm(Module):
+    """Normalised over the last dims: ``(x - mean) / sqrt(var + eps) * weight + bias``."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):  # fmt: skip
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(torch.ones(self.normalized_shape, dtype=dtype))
+            if bias:
+                self.bias = Parameter(torch.zeros(self.normalized_shape, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        dims = tuple(range(-len(self.normalized_shape), 0))
+        mean = input.mean(dims, keepdim=True)
+        centred = input - mean
+        var = (centred * centred).mean(dims, keepdim=True)
+        out = centred * torch.rsqrt(var + self.eps)
+        if self.weight is not None:
+            out = out * self.weight
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+    def extra_repr(self):
+        bias = self.bias is not None
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={bias}")  # fmt: skip
+
+
+class BatchNorm1d(Module):
+    """Normalised by the batch's statistics in training (the running ones updated with the
+    unbiased variance), by the running ones in evaluation."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):  # fmt: skip
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = Parameter(torch.ones(num_features, dtype=dtype))
+            if bias:
+                self.bias = Parameter(torch.zeros(num_features, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", torch.zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", torch.ones(num_features, dtype=dtype))
+            self.register_buffer("num_batches_tracked", torch.tensor(0, dtype=int64))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def forward(self, input):
+        if input.dim() not in (2, 3):
+            raise GradcliValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+        dims = (0,) if input.dim() == 2 else (0, 2)
+        shape = (1, -1) if input.dim() == 2 else (1, -1, 1)
+        batch_stats = self.training or self.running_mean is None
+        if batch_stats:
+            mean = input.mean(dims)
+            var = ((input - mean.reshape(shape)) ** 2).mean(dims)
+            if self.training and self.track_running_stats:
+                self._update_running(input, dims, mean, var)
+        else:
+            mean, var = self.running_mean, self.running_var
+        out = (input - mean.reshape(shape)) * torch.rsqrt(var.reshape(shape) + self.eps)
+        if self.weight is not None:
+            out = out * self.weight.reshape(shape)
+        if self.bias is not None:
+            out = out + self.bias.reshape(shape)
+        return out
+
+    def _update_running(self, input, dims, mean, var):
+        n = input.numel() // input.shape[1]
+        with no_grad():
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # a cumulative moving average
+                factor = 1.0 / float(self.num_batches_tracked.item())
+            else:
+                factor = self.momentum
+            unbiased = var.detach() * (n / max(n - 1, 1))
+            self.running_mean.mul_(1 - factor).add_(mean.detach() * factor)
+            self.running_var.mul_(1 - factor).add_(unbiased * factor)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")  # fmt: skip

@@ -1,0 +1,183 @@
+"""``torch.optim.Optimizer``: parameter groups, per-parameter state, ``zero_grad`` and
+``state_dict``, as PyTorch's; each algorithm (``algorithms.py``) writes its ``step``.
+
+The steps follow PyTorch's single-tensor implementations (the CPU default) line by
+line, under ``no_grad``, so a float64 training loop ends on PyTorch's numbers to
+the last few bits. The in-place arithmetic PyTorch spells ``addcmul_``,
+``addcdiv_`` and ``lerp_`` is the helpers below, in PyTorch's order of operations.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import defaultdict
+
+from ..engine.dtypes import float32, float64, get_default_dtype
+from ..engine.ops import LIBRARY
+from ..engine.state import enable_grad
+from ..engine.tensor import Tensor
+from ..errors import GradcliTypeError, GradcliValueError
+
+__all__ = ["Optimizer", "required"]
+
+required = object()  # a default the caller must give (PyTorch's ``required``)
+
+
+def scalar_dtype():
+    """The dtype of a ``step`` count: float64 when that is the default dtype, else float32."""
+    return float64 if get_default_dtype() == float64 else float32
+
+
+def step_tensor(value=0.0):
+    return LIBRARY["tensor"](value, dtype=scalar_dtype())
+
+
+def addcmul_(x, a, b, value=1.0):
+    """``x += value * a * b``."""
+    return x.add_(a * value * b)
+
+
+def addcdiv_(x, a, b, value=1.0):
+    """``x += value * a / b``."""
+    return x.add_(a * value / b)
+
+
+def lerp_(x, end, weight):
+    """``x + weight * (end - x)``, from the nearer end as PyTorch's kernel."""
+    if abs(weight) < 0.5:
+        return x.add_((end - x) * weight)
+    return x.copy_(end - (end - x) * (1 - weight))
+
+
+class Optimizer:
+    """Holds ``param_groups`` (dicts of ``params`` and the algorithm's options) and
+    ``state`` (per parameter, what the algorithm keeps between steps)."""
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        if isinstance(params, Tensor):
+            raise GradcliTypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {params.type()}"
+            )
+        groups = list(params)
+        if not groups:
+            raise GradcliValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group):
+        if not isinstance(param_group, dict):
+            raise GradcliTypeError(
+                f"param_group must be a dict, but got {type(param_group).__name__}"
+            )
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise GradcliTypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        else:
+            param_group["params"] = list(params)
+        for param in param_group["params"]:
+            if not isinstance(param, Tensor):
+                raise GradcliTypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    f"{type(param).__module__}.{type(param).__name__}"
+                )
+            if not param.is_leaf:
+                raise GradcliValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise GradcliValueError(
+                    f"parameter group didn't specify a value of required optimization "
+                    f"parameter {name}"
+                )
+            param_group.setdefault(name, default)
+        seen = {id(p) for group in self.param_groups for p in group["params"]}
+        if any(id(p) in seen for p in param_group["params"]):
+            raise GradcliValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none=True):
+        for group in self.param_groups:
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                if set_to_none:
+                    param.grad = None
+                else:
+                    if param.grad.grad_fn is not None:
+                        param.grad.detach_()
+                    else:
+                        param.grad.requires_grad_(False)
+                    param.grad.zero_()
+
+    def _closure_loss(self, closure):
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    def state_dict(self):
+        mapping = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for param in group["params"]:
+                mapping.setdefault(id(param), len(mapping))
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {mapping[id(p)]: value for p, value in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        state_dict = copy.deepcopy(state_dict)
+        saved = state_dict["param_groups"]
+        if len(saved) != len(self.param_groups):
+            raise GradcliValueError("loaded state dict has a different number of parameter groups")
+        for mine, theirs in zip(self.param_groups, saved):
+            if len(mine["params"]) != len(theirs["params"]):
+                raise GradcliValueError(
+                    "loaded state dict contains a parameter group that doesn't match the "
+                    "size of optimizer's group"
+                )
+        by_index = {
+            index: param
+            for mine, theirs in zip(self.param_groups, saved)
+            for index, param in zip(theirs["params"], mine["params"])
+        }
+        self.state = defaultdict(dict)
+        for index, value in state_dict["state"].items():
+            param = by_index[index]
+            self.state[param] = {
+                k: v.to(param.dtype) if isinstance(v, Tensor) and k != "step" else v
+                for k, v in value.items()
+            }
+        for mine, theirs in zip(self.param_groups, saved):
+            theirs["params"] = mine["params"]
+        self.param_groups = saved
+
+    def __repr__(self):
+        text = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            for key in sorted(group):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)

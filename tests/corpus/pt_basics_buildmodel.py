@@ -1,0 +1,65 @@
+# follows: PyTorch tutorials, Learn the Basics, "Build the Neural Network" (Define the
+#   Class, Model Layers, Model Parameters),
+#   https://pytorch.org/tutorials/beginner/basics/buildmodel_tutorial.html
+"""A Flatten, Linear and ReLU stack as an nn.Module: printed, called on a random image,
+its class probabilities from Softmax, each layer tried on a minibatch, and the
+parameters listed by name and size."""
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+device = "cuda" if torch.cuda.is_available() else "cpu"
+print(f"Using {device} device")
+
+
+class NeuralNetwork(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.flatten = nn.Flatten()
+        self.linear_relu_stack = nn.Sequential(
+            nn.Linear(28 * 28, 512),
+            nn.ReLU(),
+            nn.Linear(512, 512),
+            nn.ReLU(),
+            nn.Linear(512, 10),
+        )
+
+    def forward(self, x):
+        x = self.flatten(x)
+        logits = self.linear_relu_stack(x)
+        return logits
+
+
+model = NeuralNetwork().to(device)
+print(model)
+
+X = torch.rand(1, 28, 28, device=device)
+logits = model(X)
+pred_probab = nn.Softmax(dim=1)(logits)
+y_pred = pred_probab.argmax(1)
+print(f"Predicted class: {y_pred}")
+
+input_image = torch.rand(3, 28, 28)
+print(input_image.size())
+flatten = nn.Flatten()
+flat_image = flatten(input_image)
+print(flat_image.size())
+layer1 = nn.Linear(in_features=28 * 28, out_features=20)
+hidden1 = layer1(flat_image)
+print(hidden1.size())
+print(f"Before ReLU: {hidden1[:, :4]}\n\n")
+hidden1 = nn.ReLU()(hidden1)
+print(f"After ReLU: {hidden1[:, :4]}")
+
+seq_modules = nn.Sequential(flatten, layer1, nn.ReLU(), nn.Linear(20, 10))
+input_image = torch.rand(3, 28, 28)
+logits = seq_modules(input_image)
+softmax = nn.Softmax(dim=1)
+pred_probab = softmax(logits)
+print(pred_probab.sum(1))
+
+print(f"Model structure: {model}\n\n")
+for name, param in model.named_parameters():
+    values = param[:2, :3] if param.dim() > 1 else param[:2]
+    print(f"Layer: {name} | Size: {param.size()} | Values : {values} \n")
