@@ -253,6 +253,9 @@ ARGUMENTS = {
     "start_dim": lambda draw, call: num(_flatten_dims(draw, call)[0]),
     "end_dim": lambda draw, call: num(_dim(draw, call.x.ndim)),
     "m": lambda draw, call: num(draw(st.integers(1, 4))),
+    # movedim's: one dim each (an out-of-range one is drawn too: both raise alike).
+    "source": lambda draw, call: num(_dim(draw, call.x.ndim)),
+    "destination": lambda draw, call: num(_dim(draw, call.x.ndim)),
 }
 
 

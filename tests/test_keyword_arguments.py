@@ -94,6 +94,7 @@ SAMPLES = {
     "randperm": lambda: (5,),
     "normal": lambda: (V, 2.0),
     "complex": lambda: (X, X.flip(0)),
+    "movedim": lambda: (X.reshape(1, 2, 3), 0, 2),
 }
 #: Entries that draw random numbers: the generator is seeded before each call.
 RANDOM = {"bernoulli", "multinomial", "dropout", "randint", "randperm", "normal"}
