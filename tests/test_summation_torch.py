@@ -75,6 +75,21 @@ def test_sums_of_32768_entries_and_more_add_as_torch_shares_them(threads, n_thre
             assert _bits(ours.mean(dim)) == _bits(theirs.mean(dim)), (shape, dim)
 
 
+def test_sums_of_zeros_and_of_widely_spread_magnitudes_keep_torchs_bits():
+    # Where the order of the additions shows most: entries from 1e-6 to 1e6 (each rounding
+    # step differs), and all-zero rows of negative zeros (whose sum's sign depends on it).
+    rng = np.random.default_rng(36)
+    for shape in [(64, 256), (64, 10), (100, 3, 17), (7, 300), (1000,)]:
+        data = (rng.normal(size=shape) * 10.0 ** rng.uniform(-6, 6, shape)).astype(np.float32)
+        data[: shape[0] // 3] = -0.0
+        ours, theirs = gradcli.tensor(data), torch.tensor(data)
+        for dim in [None, *range(len(shape))]:
+            a, b = (t.sum() if dim is None else t.sum(dim) for t in (ours, theirs))
+            assert _bits(a) == _bits(b), (shape, dim)
+            a, b = (t.T.sum() if dim is None else t.T.sum(dim) for t in (ours, theirs))
+            assert _bits(a) == _bits(b), (shape, dim, "transposed")
+
+
 @pytest.mark.parametrize(
     "x_shape, b_shape",
     [
