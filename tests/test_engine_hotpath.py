@@ -207,3 +207,25 @@ def test_node_classes_have_no_getattr_hook():
         assert not hasattr(type(y.grad_fn), "__getattr__"), type(y.grad_fn)
     y = x * m[0]
     assert y.grad_fn._saved_self is x and y.grad_fn._saved_other.grad_fn is not None
+
+
+def test_a_transposed_weights_gradient_is_laid_out_as_the_weight():
+    # PyTorch's AccumulateGrad hands a C-contiguous weight a C-contiguous gradient; one left
+    # transposed makes the optimizer step walk memory across its rows.
+    w = gradcli.tensor(np.arange(200 * 130.0).reshape(200, 130) / 1e4, requires_grad=True)
+    x = gradcli.tensor(np.linspace(-1.0, 1.0, 7 * 130).reshape(7, 130))
+    gradcli.nn.functional.linear(x, w).sum().backward()
+    assert w.grad.numpy().flags.c_contiguous
+    np.testing.assert_allclose(w.grad.numpy(), np.tile(x.numpy().sum(0), (200, 1)), rtol=1e-14)
+
+
+def test_an_optimizer_step_writes_into_the_parameters_memory():
+    w = gradcli.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+    view = w.detach()[1]  # shares w's memory: it sees the step
+    step = gradcli.tensor(np.full((3, 4), 0.5))
+    with gradcli.no_grad():
+        w -= step
+        w += 2 * step
+    np.testing.assert_array_equal(w.detach().numpy(), np.arange(12.0).reshape(3, 4) + 0.5)
+    np.testing.assert_array_equal(view.numpy(), [4.5, 5.5, 6.5, 7.5])
+    assert w._version == 2

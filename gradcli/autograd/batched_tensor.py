@@ -430,25 +430,22 @@ class LibraryPatch:
 
     def __enter__(self):
         module = sys.modules["gradcli"]
-        self.saved, self.methods = {}, {}
-        for entry in OPS.values():
-            names = (entry.name, *entry.aliases)
-            if entry.library:
-                for name in names:
-                    original = module.__dict__.get(name)
-                    if original is entry.call:
-                        self.saved[name] = original
-                        setattr(module, name, dispatching(entry))
-            if entry.method and _random(entry):
-                for name in names:
-                    self.methods[name] = Tensor.__dict__[name]
-                    setattr(Tensor, name, _random_method(entry))
-
-        self.nn = {}
-        for name, entry in NN_FUNCTIONAL.items():
-            if getattr(nn.__dict__.get(name), "op", None) is entry:
-                self.nn[name] = nn.__dict__[name]
-                setattr(nn, name, nn.in_form(entry, dispatching(entry)))
+        names = module.__dict__
+        patch = {n: f for n, e, f in _patches(OPS.values(), "library") if names.get(n) is e.call}
+        self.saved = {n: names[n] for n in patch}
+        names.update(patch)  # one dict update, not a setattr a name: vmap is called often
+        self.methods = {}
+        for name, _entry, function in _patches(OPS.values(), "random method"):
+            self.methods[name] = Tensor.__dict__[name]
+            setattr(Tensor, name, function)
+        functional = nn.__dict__
+        patch = {
+            n: f
+            for n, e, f in _patches(NN_FUNCTIONAL.items(), "nn")
+            if getattr(functional.get(n), "op", None) is e
+        }
+        self.nn = {n: functional[n] for n in patch}
+        functional.update(patch)
         # torch.linalg's functions that are entries (matrix_norm, a composite, reads its
         # input's shape: it needs its batching rule).
         self.linalg = {}
@@ -460,18 +457,39 @@ class LibraryPatch:
         return self
 
     def __exit__(self, *exc):
-        module = sys.modules["gradcli"]
-        for name, original in self.saved.items():
-            setattr(module, name, original)
+        sys.modules["gradcli"].__dict__.update(self.saved)
         for name, original in self.methods.items():
             setattr(Tensor, name, original)
-        nn = sys.modules["gradcli.nn.functional"]
-        for name, original in self.nn.items():
-            setattr(nn, name, original)
+        sys.modules["gradcli.nn.functional"].__dict__.update(self.nn)
         linalg = sys.modules["gradcli.linalg"]
         for name, original in self.linalg.items():
             setattr(linalg, name, original)
         return False
+
+
+# The functions a patch installs, made once per op (each calls its op's function as it is
+# when called): each vmap call only swaps them in.
+_PATCHES = {}
+
+
+def _patches(entries, kind):
+    """``(name, entry, function)`` for each name that a patch of ``kind`` replaces."""
+    entries = list(entries)
+    key = len(entries)  # an op added since (a custom one) makes them again
+    cached = _PATCHES.get(kind)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    found = []
+    for item in entries:
+        name, entry = item if kind == "nn" else (None, item)
+        if kind == "nn":
+            found.append((name, entry, nn.in_form(entry, dispatching(entry))))
+        elif kind == "library" and entry.library:
+            found += [(n, entry, dispatching(entry)) for n in (entry.name, *entry.aliases)]
+        elif kind == "random method" and entry.method and _random(entry):
+            found += [(n, entry, _random_method(entry)) for n in (entry.name, *entry.aliases)]
+    _PATCHES[kind] = (key, found)
+    return found
 
 
 def _random_method(entry):
@@ -491,7 +509,6 @@ def batched_callable(func):
 
 def dispatching(entry):
     """``entry``'s function, dispatching BatchedTensor arguments (and random draws)."""
-    original = entry.call
     random = _random(entry)
 
     def call(*args, **kwargs):
@@ -499,7 +516,7 @@ def dispatching(entry):
             return random_call(entry, args, kwargs)
         if level_of(args) or level_of(kwargs):
             return _batched_call(entry, args, kwargs)
-        return original(*args, **kwargs)
+        return entry.call(*args, **kwargs)
 
     call.__name__ = entry.name
     call.op = entry

@@ -134,8 +134,9 @@ def _with_alpha(name, fn):
         mp=OWN,
     )
     def inplace(over, input, other, alpha=1):
-        return apply_inplace(input, fn, (other if alpha == 1 else other * alpha,))
+        return apply_inplace(input, fn, (other if alpha == 1 else other * alpha,), ufunc=ufunc)
 
+    ufunc = np.add if name == "add" else np.subtract
     return inplace
 
 

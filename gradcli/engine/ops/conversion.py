@@ -327,7 +327,7 @@ one_hot = table.op(
 # ----- in place: x.exp_(), x.add_(y), x[...] = v write the result into x -----
 
 
-def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=False):
+def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=False, ufunc=None):
     """``target = fn(target, *args)``, in place; returns ``target``.
 
     Outside a graph (an optimizer step under no_grad) the values are written
@@ -335,7 +335,10 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
     the tensor takes the result's values and grad_fn, copy on write: the nodes
     that saved the old values keep them. ``assigns``: zero_, fill_ and copy_,
     which may cast to the tensor's dtype (arithmetic may not); ``reshapes``:
-    squeeze_, t_ and the like, which may change the shape.
+    squeeze_, t_ and the like, which may change the shape. ``ufunc``: the NumPy ufunc that
+    computes ``fn`` entry by entry (add_, sub_), written straight into the tensor's memory
+    outside a graph when the operand is a tensor of its shape and dtype (an optimizer
+    step): the same numbers without the result's temporary array and its copy.
     """
     kwargs = kwargs or {}
     target._check_inplace()
@@ -356,6 +359,19 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
             dual.copy_tangent(out, target)
         return target
     # No graph: grad is off or not needed (without a tangent, target's own is not either).
+    if ufunc is not None and dual is None and len(args) == 1 and not kwargs:
+        data, other = target._data, args[0]
+        if (
+            type(other) is Tensor
+            and type(data) is np.ndarray
+            and other._data.dtype == data.dtype
+            and other._data.shape == data.shape
+            and data.flags.writeable
+        ):
+            saved.before_write(data)
+            ufunc(data, other._data, out=data)
+            saved.modified(target, data)
+            return target
     out = fn(target if dual is not None else target.detach(), *args, **kwargs)
     if dual is not None:
         dual.copy_tangent(out, target)

@@ -82,7 +82,7 @@ sigmoid_backward = table.internal(
     samples=(Sample("2-d", [(2, 3), Drawn("probability", (2, 3))]),), complex="holomorphic", mp=OWN)
 threshold_backward = table.internal(
     "threshold_backward", lambda g, x, threshold: np.where(x <= threshold, 0.0, g).astype(
-        np.result_type(g, x)),
+        np.result_type(g, x), copy=False),
     "(grad_output: Tensor, input: Tensor, threshold: Number)",
     grad_fn="ThresholdBackwardBackward0",
     rules=(lambda gg, ans, g, x, threshold: threshold_backward(gg, x, threshold), zero_rule),
