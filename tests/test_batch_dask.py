@@ -419,3 +419,28 @@ def test_the_columns_are_refused_before_a_cluster_starts(gradcli, tmp_path, monk
     run = gradcli("grad", "x**2", "--points", path, *options)
     assert run.exit_code == 2, run.output
     assert f"--dask: the workers read every column of {path} as an input's numbers" in run.stderr
+
+
+def test_the_columns_are_refused_before_dask_loads(gradcli, tmp_path, monkeypatch):
+    # Importing dask.dataframe and distributed takes seconds on a busy machine: the
+    # refusal, which needs only the header, does not wait for it.
+    require = distributed.require_dask
+
+    def found_only(option="--dask", *, load=True):
+        assert not load, "Dask was loaded before the columns were checked"
+        require(option, load=False)
+
+    monkeypatch.setattr(distributed, "require_dask", found_only)
+    path = tmp_path / "p.csv"
+    path.write_text("id,x\na,1\nb,2\n")
+    run = gradcli("grad", "x**2", "--points", path, "--dask")
+    assert run.exit_code == 2, run.output
+    assert f"--dask: the workers read every column of {path} as an input's numbers" in run.stderr
+
+
+def test_without_its_packages_dask_is_refused_before_it_loads(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(
+        GradcliError, match=r"--dask needs Dask, which is not installed \(distributed is missing\)"
+    ):
+        distributed.require_dask(load=False)

@@ -100,7 +100,8 @@ class DaskFiles(Reader):
     """The reader (and executor) of CSV and Parquet files read by the workers."""
 
     def __init__(self, source: str, executor):
-        distributed.require_dask()
+        # Found, not imported: the columns are checked before Dask loads, with its cluster.
+        distributed.require_dask(load=False)
         self.path = source
         self.files = source_files(source)
         self.kind = dask_format(self.files[0])

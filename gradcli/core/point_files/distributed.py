@@ -38,16 +38,34 @@ INSTALL = "pip install 'gradcli[dask]'"
 IN_FLIGHT_PER_THREAD = 2
 
 
-def require_dask(option: str = "--dask") -> None:
-    """Raise a clear error, with the install command, when Dask is missing."""
+def require_dask(option: str = "--dask", *, load: bool = True) -> None:
+    """Raise a clear error, with the install command, when Dask is missing; ``load``:
+    import it (a second or more), else only find its packages, so that what a run checks
+    before its cluster starts (the columns of its files) is not kept waiting."""
     try:
-        import dask.dataframe  # noqa: F401
-        import distributed  # noqa: F401
+        if load:
+            import dask.dataframe  # noqa: F401
+            import distributed  # noqa: F401
+        else:
+            _find("dask", "distributed", "pyarrow")
     except ImportError as error:
         missing = error.name or "dask"
         raise GradcliError(
             f"{option} needs Dask, which is not installed ({missing} is missing): {INSTALL}"
         ) from None
+
+
+def _find(*names: str) -> None:
+    """Raise ImportError for the first of the packages that cannot be imported."""
+    import importlib.util
+    import sys
+
+    for name in names:
+        if name in sys.modules:
+            if sys.modules[name] is None:  # marked as missing
+                raise ImportError(name=name)
+        elif importlib.util.find_spec(name) is None:
+            raise ImportError(name=name)
 
 
 #: Where everything a cluster of this machine opens listens: this machine alone.
