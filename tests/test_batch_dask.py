@@ -444,3 +444,16 @@ def test_without_its_packages_dask_is_refused_before_it_loads(monkeypatch):
         GradcliError, match=r"--dask needs Dask, which is not installed \(distributed is missing\)"
     ):
         distributed.require_dask(load=False)
+
+
+def test_a_run_too_small_for_dask_says_so(gradcli, tmp_path, scheduler):
+    # Reaching the cluster takes milliseconds at least; one worker thread saves nothing on
+    # a few rows, so the note is due whatever the machine's speed.
+    path = tmp_path / "p.csv"
+    path.write_text("x\n1\n2\n")
+    run = gradcli("eval", "x**2", "--points", path, "--scheduler", scheduler)
+    assert run.exit_code == 0, run.output
+    assert run.stderr.endswith(
+        "note: --scheduler: reaching the cluster took longer than its workers could save on "
+        "these 2 rows: a run this small is faster in one process, without Dask\n"
+    )

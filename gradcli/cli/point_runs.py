@@ -9,6 +9,7 @@ import contextlib
 import importlib.util
 import os
 import sys
+import time
 
 import click
 import numpy as np
@@ -38,7 +39,30 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
             "per point, then Ctrl-D")  # fmt: skip
     run = _Run(command, options, arguments, rows, output, limit)
     summary, task, tally = run(text, filename, bound)
+    if run.threads:
+        _say_if_dask_did_not_pay(options, run.started_in, run.threads, summary)
     return _said(summary, task, tally, options, arguments, output)
+
+
+#: Rows below which Dask never pays: loading Dask alone costs the command about 1.3 s of
+#: CPU, what one process takes to compute some 10**6 rows (bench/bench_dask.py).
+DASK_PAYS_FROM_ROWS = 10**6
+
+
+def _say_if_dask_did_not_pay(options, started_in: float, threads: int, summary) -> None:
+    """A note when Dask cost more than it saved: fewer rows than ``DASK_PAYS_FROM_ROWS``,
+    or a start of the cluster (or the connection to it) longer than its workers could
+    save, at most (threads - 1) times the time they took, against one process computing
+    alone (measured on the run itself)."""
+    if summary.rows >= DASK_PAYS_FROM_ROWS and started_in <= (threads - 1) * summary.seconds:
+        return
+    sys.stdout.flush()  # the rows first, on a terminal
+    option = "--dask" if options["dask"] else "--scheduler"
+    start = "starting its cluster" if options["dask"] else "reaching the cluster"
+    say(
+        f"note: {option}: {start} took longer than its workers could save on these "
+        f"{summary.rows} rows: a run this small is faster in one process, without Dask"
+    )
 
 
 def _program_and_bindings(analysis: str | None, source, options):
@@ -80,6 +104,8 @@ class _Run:
     def __init__(self, command: str, options, arguments, rows: bool, output, limit: int):
         self.command, self.options, self.arguments, self.rows = command, options, arguments, rows
         self.output, self.limit = output, limit
+        # On Dask: the seconds its cluster took to start (or be reached), its worker threads.
+        self.started_in, self.threads = 0.0, 0
 
     def __call__(self, text: str, filename: str, bound):
         from ..core.point_files.progress import Progress
@@ -96,7 +122,12 @@ class _Run:
             program = choose_columns(reader, bound, text, filename, options, output)
             task = _task(self.command, text, bound, filename, options, self.arguments, self.rows,
                          program)  # fmt: skip
+            started = time.perf_counter()
             executor = stack.enter_context(start_executor)
+            client = getattr(executor, "client", None)
+            if client is not None:
+                self.started_in = time.perf_counter() - started
+                self.threads = sum(client.nthreads().values())
             budget = _budget(self.limit, executor)
             if workers_read:
                 reader.executor = executor
