@@ -224,8 +224,19 @@ def _accumulate_leaf(leaf_grads, leaf, g):
     entry = leaf_grads.get(id(leaf))
     if entry is None:
         leaf_grads[id(leaf)] = [leaf, g]
-    else:
-        entry[1] = entry[1] + g
+        return
+    total = entry[1]
+    if (
+        len(entry) == 3
+        and type(g) is np.ndarray
+        and g.shape == total.shape
+        and (g.dtype == total.dtype)
+    ):  # a sum this pass made, which nothing else holds: added into, not copied
+        np.add(total, g, out=total)
+        return
+    entry[1] = total = total + g
+    if type(total) is np.ndarray and len(entry) == 2:
+        entry.append(True)
 
 
 def grad_reaching(t, leaf_grads, captured):
