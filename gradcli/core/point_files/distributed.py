@@ -19,10 +19,12 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import contextlib
+import importlib.util
 import logging
 import os
 import socket
 import struct
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from urllib.parse import urlsplit
@@ -57,9 +59,6 @@ def require_dask(option: str = "--dask", *, load: bool = True) -> None:
 
 def _find(*names: str) -> None:
     """Raise ImportError for the first of the packages that cannot be imported."""
-    import importlib.util
-    import sys
-
     for name in names:
         if name in sys.modules:
             if sys.modules[name] is None:  # marked as missing
