@@ -12,7 +12,9 @@ one thread (a ``LocalCluster`` started once, before the timed runs):
   prints: reading, computing and writing, not the start), the worker's against one
   process's; the target is at least 0.7;
 - the cost of a chunk on Dask: the runs again with chunks ten times smaller, the
-  extra seconds of the Dask run less those of the one process, per extra chunk;
+  extra seconds of the Dask run less those of the one process, per extra chunk,
+  in wall time and in CPU time (the worker's and the client's; steadier on a busy
+  machine);
 - the CPU of a whole ``--dask`` run (its own cluster of this machine's cores,
   started and stopped) against one process's, the command's and its children's.
 
@@ -151,6 +153,14 @@ def main():
             figures["alone"], figures["dask"], figures["alone small"], figures["dask small"]
         )
     ]
+    per_chunk_cpu = [  # the worker's and the client's CPU, against one process's
+        ((ds["worker"] + ds["cpu"] - d["worker"] - d["cpu"]) - (a_s["cpu"] - a["cpu"]))
+        / (n_small - n_big)
+        * 1e3
+        for a, d, a_s, ds in zip(
+            figures["alone"], figures["dask"], figures["alone small"], figures["dask small"]
+        )
+    ]
     worker_cpu = [d["worker"] for d in figures["dask"]]
     cpu_ratio = [d["cpu"] / a["cpu"] for a, d in zip(whole["alone"], whole["dask"])]
     print(f"\n{'figure':64} {'min':>7} {'median':>7}")
@@ -164,6 +174,7 @@ def main():
           f"{verdict(statistics.median(throughput) >= THROUGHPUT_TARGET)}")  # fmt: skip
     print(f"{'Dask cost per chunk, ms (chunks of ' + format(chunk // 10, ',') + ' rows)':64} "
           f"{summary(per_chunk)}")  # fmt: skip
+    print(f"{'Dask cost per chunk, CPU ms (worker and client)':64} {summary(per_chunk_cpu)}")
     print(f"{'--dask (own cluster) CPU / one process CPU, whole processes':64} "
           f"{summary(cpu_ratio)}")  # fmt: skip
     print(f"{'--dask: whole CPU seconds':64} {summary([d['cpu'] for d in whole['dask']])}")
