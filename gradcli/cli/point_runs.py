@@ -39,9 +39,10 @@ def run_batch(command: str, source, options, arguments, rows: bool = False) -> i
             "per point, then Ctrl-D")  # fmt: skip
     run = _Run(command, options, arguments, rows, output, limit)
     summary, task, tally = run(text, filename, bound)
-    if run.threads:
+    status = _said(summary, task, tally, options, arguments, output)
+    if run.threads:  # last, after what the run itself says
         _say_if_dask_did_not_pay(options, run.started_in, run.threads, summary)
-    return _said(summary, task, tally, options, arguments, output)
+    return status
 
 
 #: Rows below which Dask never pays: loading Dask alone costs the command about 1.3 s of
