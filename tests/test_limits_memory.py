@@ -175,7 +175,7 @@ def test_dask_workers_read_and_compute_within_the_budget(tmp_path):
     assert code == 0, err
     assert err == (  # 10,000 rows: fewer than Dask pays for, and said
         "note: --dask: starting its cluster took longer than its workers could save on these "
-        "10000 rows: a run this small is faster in one process, without Dask\n"
+        "10000 rows: a run this small is faster in one process, without Dask"
     )
     assert peak < GiB // 2, peak  # of the largest process: the client or a worker
     with np.load(out) as written:
