@@ -365,6 +365,7 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
             type(other) is Tensor
             and type(data) is np.ndarray
             and other._data.dtype == data.dtype
+            and data.dtype.kind in "fciu"  # not bool (refused), nor object (multiprecision)
             and other._data.shape == data.shape
             and data.flags.writeable
         ):
