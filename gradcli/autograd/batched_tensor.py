@@ -18,7 +18,11 @@ the innermost level's ``randomness`` (``random_call``): 'error' refuses them, 's
 draws once as at one point, 'different' draws for every point, as PyTorch: one draw
 of the whole batch's shape.
 
-Limits, each an error that says so: in-place ops on a BatchedTensor, and the
+An in-place op on a BatchedTensor (``x.mul_(y)``, ``x += y``) runs the op's rule and
+writes the result into the physical tensor, as ``apply_inplace`` writes a plain one;
+as in PyTorch, an argument batched at a level above x's is an error.
+
+Limits, each an error that says so: the random in-place fills on a BatchedTensor, and the
 ``gradcli.<name>`` functions are the batched ones only when called through the module
 (``torch.sin(x)``) while ``vmap`` runs, or handed to ``vmap`` or a transform itself
 (``vmap(jacrev(F.nll_loss))``), not a function imported by name before and called.
@@ -34,7 +38,9 @@ from .. import linalg
 from ..engine import batching_rules as batching
 from ..engine import dtypes, generator, ops
 from ..engine.batched_values import Batched, each
+from ..engine.messages import vmap_inplace
 from ..engine.ops import NN_FUNCTIONAL, OPS
+from ..engine.ops.conversion import apply_inplace
 from ..engine.tensor import Size, Tensor
 from ..errors import EngineError, NotImplementedByGradcli
 from ..nn import functional as nn
@@ -45,12 +51,14 @@ __all__ += ["batched_callable", "dispatching"]
 
 class Level:
     """One active ``vmap``: its number of points, the points of it and every level
-    outside it together (``total``), and its randomness."""
+    outside it together (``total``), its randomness, and whether it maps the tangents of
+    jacfwd's basis only (``tangents_only``: PyTorch's primals are not batched there)."""
 
-    __slots__ = ("size", "total", "randomness")
+    __slots__ = ("size", "total", "randomness", "tangents_only")
 
-    def __init__(self, size, total, randomness):
+    def __init__(self, size, total, randomness, tangents_only=False):
         self.size, self.total, self.randomness = size, total, randomness
+        self.tangents_only = tangents_only
 
 
 LEVELS: list[Level] = []  # the active vmaps, the innermost last
@@ -308,6 +316,11 @@ def random_call(entry, args, kwargs):
             return batching.probe(entry, _logical(found))
         if entry.name == "dropout":  # as PyTorch: the mask of one point, at every point
             return _same_draw(entry, found, level)
+        if all(outer.tangents_only for outer in LEVELS[:level]):
+            # jacfwd's basis (no vmap of a user's around it): the draw's inputs are duals
+            # whose primals, PyTorch's not batched, are the same at every point: one draw,
+            # made at each point from the same state.
+            return _same_draw(entry, found, level)
         raise EngineError(
             "Vmap does not currently support same randomness with a batched tensor input. "
             "Please file an issue with functorch"
@@ -385,13 +398,24 @@ def _method(entry, swap=False):
     return method
 
 
-def _in_place(name):
-    def method(self, *args, **kwargs):
-        raise NotImplementedByGradcli(
-            f"vmap: the in-place {name} on a BatchedTensor is not supported in gradcli; "
-            "write the out-of-place op"
-        )
+def _in_place(entry, name):
+    """``x.name_(...)`` on a BatchedTensor: the op's batching rule, its result written into
+    x's physical tensor, as PyTorch's vmap writes into the batched tensor (the other
+    arguments may be batched at x's level or below, not above it)."""
+    assigns = entry.kind == "other" and not entry.method  # zero_, fill_, copy_ cast to x's dtype
+    reshapes = entry.inplace == "reshapes"
 
+    def method(self, *args, **kwargs):
+        if max(level_of(args), level_of(kwargs)) > self.level:
+            raise EngineError(vmap_inplace(name))
+
+        def written(target):  # called by apply_inplace: the nodes it records are newer
+            return lifted(_batched_call(entry, (self, *args), kwargs), self.level).physical
+
+        apply_inplace(self.batched.physical, written, assigns=assigns, reshapes=reshapes)
+        return self
+
+    method.__name__ = name
     return method
 
 
@@ -404,12 +428,12 @@ def _install():
                 setattr(BatchedTensor, name, _method(entry))
         if entry.inplace:
             for name in names:
-                setattr(BatchedTensor, name + "_", _in_place(name + "_"))
+                setattr(BatchedTensor, name + "_", _in_place(entry, name + "_"))
         if entry.attribute:
             setattr(BatchedTensor, entry.name, property(_method(entry)))
         for dunder in entry.operators:
             in_place = dunder.startswith("__i") and entry.inplace
-            setattr(BatchedTensor, dunder, _in_place(dunder) if in_place else _method(entry))
+            setattr(BatchedTensor, dunder, _in_place(entry, dunder) if in_place else _method(entry))
         for dunder in entry.reflected:
             commutes = dunder in ("__radd__", "__rmul__")
             setattr(BatchedTensor, dunder, _method(entry, swap=not commutes))

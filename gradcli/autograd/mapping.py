@@ -29,7 +29,7 @@ from .batched_tensor import (
     wrap,
 )
 
-__all__ = ["vmap"]
+__all__ = ["vmap", "basis_vmap"]
 
 
 def _name(func):
@@ -62,6 +62,19 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                               randomness, kwargs)  # fmt: skip
         return _chunked(called, func, size, flat_dims, flat_args, spec, out_dims, randomness,
                         chunk_size, kwargs)  # fmt: skip
+
+    return wrapped
+
+
+def basis_vmap(func, randomness):
+    """``vmap(func, randomness=randomness)`` over jacfwd's basis of tangents: the level
+    knows that its points differ in their tangents alone (``Level.tangents_only``)."""
+    called = batched_callable(func)
+
+    def wrapped(*args):
+        size, flat_dims, flat_args, spec = _inputs(0, args, func)
+        return _flat_vmap(called, func, size, flat_dims, flat_args, spec, 0, randomness, {},
+                          tangents_only=True)  # fmt: skip
 
     return wrapped
 
@@ -152,9 +165,10 @@ def _add_batch_dim(arg, d, level):
     return wrap(moved.reshape(moved.shape[0] * moved.shape[1], *moved.shape[2:]), level)
 
 
-def _flat_vmap(called, func, size, flat_dims, flat_args, spec, out_dims, randomness, kwargs):
+def _flat_vmap(called, func, size, flat_dims, flat_args, spec, out_dims, randomness, kwargs,
+               tangents_only=False):  # fmt: skip
     outer = LEVELS[-1].total if LEVELS else 1
-    LEVELS.append(Level(size, outer * size, randomness))
+    LEVELS.append(Level(size, outer * size, randomness, tangents_only))
     level = len(LEVELS)
     try:
         leaves = [

@@ -190,6 +190,11 @@ def _pushforward(overload, inputs, params, kwargs, result, tangents):
         inputs = [_recorded(a) for a in inputs]
         result = _recorded(result)
     with state.enable_grad():
+        if overload.variadic and all(type(x) is Tensor for x in inputs):
+            # stack, cat: the op on the tangents, as PyTorch's stack_jvp and cat_jvp (the
+            # reverse pass would add each input's slice into zeros: -0.0 + 0.0 is 0.0).
+            filled = [ops.zeros_like(x) if t is None else t for x, t in zip(inputs, tangents)]
+            return overload.entry.call(filled, *params, **kwargs)
         u = _cotangent(result)
         try:
             if overload.variadic:

@@ -24,6 +24,24 @@ SECOND_BACKWARD = (
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 NO_GRAD_FN = "element {} of tensors does not require grad and does not have a grad_fn"
 IMPLICIT_NONSCALAR = "grad can be implicitly created only for scalar outputs"
+
+
+def vmap_inplace(name):
+    """PyTorch's error for ``x.name_(y)`` inside vmap where y is batched at a level x is not."""
+    what = (
+        "inplace arithmetic"
+        if name.strip("_i") in ("add", "sub", "mul", "div", "truediv")
+        else f"aten::{name}"
+    )
+    return (
+        f"vmap: {what}(self, *extra_args) is not possible because there exists a Tensor "
+        "`other` in extra_args that has more elements than `self`. This happened due to "
+        "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try "
+        f"to use out-of-place operators instead of {what}. If said operator is being called "
+        "inside the PyTorch framework, please file a bug report instead."
+    )
+
+
 OVERLAPPING_WRITE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
     "memory location. Please clone() the tensor before performing the operation."

@@ -9,7 +9,7 @@ from .. import batching_rules as batching
 from .. import dtypes, saved, state
 from ..batched_values import Batched
 from ..devices import on_cpu
-from ..messages import OVERLAPPING_WRITE
+from ..messages import OVERLAPPING_WRITE, vmap_inplace
 from ..multiprecision import OWN
 from ..optable import Table, over
 from ..tensor import Tensor
@@ -341,6 +341,9 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
     step): the same numbers without the result's temporary array and its copy.
     """
     kwargs = kwargs or {}
+    if any(isinstance(a, Tensor) and type(a) is not Tensor for a in (*args, *kwargs.values())):
+        # vmap's BatchedTensor written into a tensor the same at every point
+        raise EngineError(vmap_inplace(getattr(fn, "__name__", "inplace") + "_"))
     target._check_inplace()
     dual = state.PER_THREAD.forward_ad  # under forward-mode AD the tangent is written too
     saved.begin()
