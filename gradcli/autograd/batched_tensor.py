@@ -220,20 +220,26 @@ def apply(fn, *args, **kwargs):
     return fn(*args, **kwargs)
 
 
-def per_point(fn, args, kwargs):
+def per_point(fn, args, kwargs, rows=None):
     """``fn`` called at each point of the innermost level among its BatchedTensor arguments,
     the results stacked: for a custom ``autograd.Function``, which has no batching rule.
-    The points' values are rows of the physical tensors, so gradients and tangents pass."""
+    The points' values are rows of the physical tensors (``rows(physical)``, else each
+    indexed), so gradients and tangents pass."""
     level = max(level_of(args), level_of(kwargs))
     total = LEVELS[level - 1].total
     if not total:
         raise NotImplementedByGradcli(
             "vmap of a custom autograd.Function over no points is not supported in gradcli"
         )
+    split = {}  # id of a BatchedTensor argument -> its rows
 
     def at(value, i):
         if type(value) is BatchedTensor:
-            return lifted(value, level).physical[i]
+            if rows is None:
+                return lifted(value, level).physical[i]
+            if id(value) not in split:
+                split[id(value)] = rows(lifted(value, level).physical)
+            return split[id(value)][i]
         if type(value) in (list, tuple):
             return type(value)(at(v, i) for v in value)
         return value
