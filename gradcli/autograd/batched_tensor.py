@@ -267,34 +267,10 @@ _RANDOM_ERROR = (
 )
 
 
-# One entry per jacfwd(randomness='error') running its passes: PyTorch's jacfwd is a vmap
-# over the basis, in that mode, so a draw anywhere inside is refused.
-REFUSED = []
-
-
-class refusing_draws:  # noqa: N801  (a context, as LibraryPatch)
-    """While ``refuse`` holds, every random op called is vmap's error."""
-
-    def __init__(self, refuse):
-        self.refuse = refuse
-
-    def __enter__(self):
-        if self.refuse:
-            REFUSED.append(True)
-            self.patch = LibraryPatch().__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        if self.refuse:
-            REFUSED.pop()
-            self.patch.__exit__(*exc)
-        return False
-
-
 def random_call(entry, args, kwargs):
     """A random op called while vmap runs, as the innermost level's randomness says."""
     mode = LEVELS[-1].randomness if LEVELS else "same"
-    if REFUSED or any(outer.randomness == "error" for outer in LEVELS):
+    if any(outer.randomness == "error" for outer in LEVELS):
         mode = "error"  # as PyTorch: a draw passes every level around it, and 'error' refuses
     if mode == "error":
         raise EngineError(_RANDOM_ERROR)
@@ -542,7 +518,7 @@ def dispatching(entry):
     random = _random(entry)
 
     def call(*args, **kwargs):
-        if random and (LEVELS or REFUSED):
+        if random and LEVELS:
             return random_call(entry, args, kwargs)
         if level_of(args) or level_of(kwargs):
             return _batched_call(entry, args, kwargs)

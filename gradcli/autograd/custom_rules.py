@@ -36,8 +36,8 @@ __all__ = ["VmapInfo", "check_transformable", "batched_apply", "MAPPED_BASES", "
 
 _SEE = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
 
-# One entry per jacfwd running its passes: PyTorch's jacfwd vmaps jvp over the basis, so a
-# Function called there needs a batching rule.
+# One entry per jacfwd running: it vmaps jvp over the basis, as PyTorch's, so a Function
+# called there needs a batching rule.
 MAPPED_BASES = []
 # One entry per gradcheck's batched check running: PyTorch's is its legacy vmap
 # (torch._vmap_internals), which asks a Function for neither setup_context nor a rule.

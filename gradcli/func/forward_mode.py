@@ -2,16 +2,15 @@
 
 Each enters a dual level of its own (``autograd.forward_ad.nested_level``): one
 inside another's nests, so ``jacfwd(jacfwd(f))`` and ``jvp`` of a ``jvp`` carry
-tangents of tangents (``engine/forward.py``). ``jacfwd`` runs a pass per entry
-of the inputs, each with one basis tangent; with ``randomness='different'`` it
-is PyTorch's own algorithm, ``jvp`` vmapped over the whole basis, so the draws
-are vmap's.
+tangents of tangents (``engine/forward.py``). ``jacfwd`` is PyTorch's own
+algorithm: ``jvp`` vmapped over the whole basis of tangents in one pass, so the
+draws are that vmap's and a Function needs a batching rule there.
 """
 
 from __future__ import annotations
 
 from ..autograd import forward_ad, pytree
-from ..autograd.batched_tensor import apply, batched_callable, refusing_draws
+from ..autograd.batched_tensor import apply, batched_callable
 from ..autograd.copies import (
     JVP_API,
     alias,
@@ -26,7 +25,7 @@ from ..autograd.copies import (
 from ..autograd.custom_rules import MAPPED_BASES
 from ..autograd.forward_ad import NESTED
 from ..autograd.mapping import basis_vmap
-from ..engine import generator, ops
+from ..engine import ops
 from ..engine.state import PER_THREAD
 from ..engine.tensor import Tensor
 from ..errors import EngineError
@@ -92,10 +91,10 @@ def _unpack(forward_ad, o, strict=False):
 
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
-    """The Jacobian by forward mode, as a function: a pass per entry of the differentiated
-    inputs, each with a tangent (zero but for the entry) on every one of them. Random ops
-    follow ``randomness`` as vmap's over the basis would in PyTorch: 'error' refuses them,
-    'same' draws the same at every pass, 'different' is PyTorch's vmap itself."""
+    """The Jacobian by forward mode, as a function: as PyTorch's, ``jvp`` vmapped over the
+    standard basis of all the differentiated inputs' entries together, in one pass. Random
+    ops follow ``randomness`` as that vmap's: 'error' refuses them, 'same' draws once,
+    'different' draws for every basis vector."""
 
     func = batched_callable(func)  # an op's own function, taken before vmap ran
 
@@ -122,49 +121,7 @@ def _jacfwd(func, argnums, has_aux, randomness, args, kwargs):
     for x in flat:
         if not isinstance(x, Tensor):
             raise EngineError(f"{JVP_API}: Expected primals to only contain Tensors, got {type(x)}")
-    if True:
-        return _mapped_jacfwd(func, nums, trees, single, has_aux, args, kwargs, randomness)
-    columns = []  # per basis vector: the output leaves' tangents
-    output = aux = None
-    duals = []
-    state = generator.get_rng_state() if randomness == "same" else None
-    with refusing_draws(randomness == "error"):
-        for j, x in enumerate(flat):
-            for k in range(x.numel()):
-                if state is not None:  # every pass draws what the first one drew
-                    generator.set_rng_state(state)
-                with forward_ad.nested_level():
-                    duals = [forward_ad.make_dual(y, _basis(y, k if i == j else None))
-                             for i, y in enumerate(flat)]  # fmt: skip
-                    output, aux = split_aux(
-                        func(*_placed(args, nums, trees, duals), **kwargs), has_aux, JVP_API
-                    )
-                    outs, _ = pytree.flatten(output)
-                    tensor_outputs(outs, JVP_API)
-                    columns.append([_unpack(forward_ad, o)[1] for o in outs])
-        if output is None:  # every input is empty: evaluate once for the shapes
-            output, aux = split_aux(func(*args, **kwargs), has_aux, JVP_API)
-    outs, out_spec = pytree.flatten(output)
-    rows = []
-    for o, out in enumerate(outs):
-        row, at = [], 0
-        for x in flat:
-            shape = tuple(out.shape) + tuple(x.shape)
-            cols = [c[o] for c in columns[at : at + x.numel()]]
-            at += x.numel()
-            if cols:
-                row.append(apply(ops.reshape, apply(ops.stack, cols, -1), shape))
-            else:
-                row.append(ops.zeros(shape, dtype=out.dtype))
-        specs = [spec for _, spec in trees]
-        rows.append(regroup([_connected(j) for j in row], specs, single))
-    result = pytree.unflatten(rows, out_spec)
-    if not has_aux:
-        return result
-    # PyTorch's aux is the first point of vmap's over the basis: an entry of an expand.
-    points = max(sum(x.numel() for x in flat), 1)
-    aux = taken_out(aux, [], flat, duals)
-    return result, pytree.tree_map(lambda a: _first_point(a, points), aux)
+    return _mapped_jacfwd(func, nums, trees, single, has_aux, args, kwargs, randomness)
 
 
 def _placed(args, nums, trees, leaves):
@@ -178,8 +135,7 @@ def _placed(args, nums, trees, leaves):
 
 def _mapped_jacfwd(func, nums, trees, single, has_aux, args, kwargs, randomness):
     """jacfwd as PyTorch computes it: ``jvp`` vmapped over the standard basis of all the
-    inputs' entries together (randomness='different': the draws are vmap's, of the whole
-    basis' shape)."""
+    inputs' entries together (``basis_vmap``: its points differ in their tangents alone)."""
     flat = [x for leaves, _ in trees for x in leaves]
     numels = [x.numel() for x in flat]
     total, starts = sum(numels), [sum(numels[:j]) for j in range(len(numels))]
@@ -217,20 +173,6 @@ def _mapped_jacfwd(func, nums, trees, single, has_aux, args, kwargs, randomness)
         rows.append(regroup(row, specs, single))
     result = pytree.unflatten(rows, out_spec)
     return (result, aux) if has_aux else result
-
-
-def _first_point(a, points):
-    if not a.requires_grad:
-        return a
-    return apply(ops.getitem, apply(ops.expand, apply(ops.unsqueeze, a, 0), (points, *a.shape)), 0)
-
-
-def _basis(x, k):
-    """The tangent of ``x`` for the basis vector of its entry ``k`` (zeros for None)."""
-    basis = ops.zeros(x.numel(), dtype=x.dtype)
-    if k is not None:
-        basis[k] = 1.0
-    return ops.reshape(basis, tuple(x.shape))
 
 
 def linearize(func, *primals):
