@@ -41,9 +41,11 @@ from ..engine.batched_values import Batched, each
 from ..engine.messages import vmap_inplace
 from ..engine.ops import NN_FUNCTIONAL, OPS
 from ..engine.ops.conversion import apply_inplace
+from ..engine.schema import ALIASES
 from ..engine.tensor import Size, Tensor
 from ..errors import EngineError, NotImplementedByGradcli
 from ..nn import functional as nn
+from .point_rows import rows_of
 
 __all__ = ["BatchedTensor", "Level", "LEVELS", "lifted", "level_of", "apply", "wrap", "per_point"]
 __all__ += ["batched_callable", "dispatching"]
@@ -208,6 +210,11 @@ def _batched_call(entry, args, kwargs):
     level = max(level_of(args), level_of(kwargs))
     if batching.rule_of(entry) is batching.random_draw:
         return random_call(entry, args, kwargs)
+    for key in kwargs:  # a rule reads its arguments by name: an unknown one is the op's error
+        if key not in entry.schema.names and ALIASES.get(key) not in entry.schema.names:
+            entry.schema.bind(entry.name, (), {key: kwargs[key]})
+    if batching.rule_of(entry) is None:
+        return _looped(entry, args, kwargs)
     args = tuple(_to_batched(a, level) for a in args)
     kwargs = {k: _to_batched(v, level) for k, v in kwargs.items()}
     return _from_batched(batching.call(entry, *args, **kwargs), level)
@@ -220,11 +227,34 @@ def apply(fn, *args, **kwargs):
     return fn(*args, **kwargs)
 
 
-def per_point(fn, args, kwargs, rows=None):
+def _looped(entry, args, kwargs):
+    """An op without a batching rule, at each point, as PyTorch's vmap runs one (its
+    ``BatchedFallback``): the same numbers, one call per point. An op whose points give
+    other than tensors of one shape (``is_contiguous``, ``nonzero``) stays an error."""
+    unsupported = NotImplementedByGradcli(
+        f"many-point evaluation of {entry.name} is not implemented"
+    )
+    if not LEVELS[max(level_of(args), level_of(kwargs)) - 1].total:
+        raise unsupported
+    results = per_point(entry.call, args, kwargs, stack=False)
+    first = results[0]
+    parts = list(zip(*results)) if isinstance(first, tuple) else [results]
+    for rows in parts:
+        if not all(type(r) is Tensor and r.shape == rows[0].shape for r in rows):
+            raise unsupported
+    level = max(level_of(args), level_of(kwargs))
+    stacked = [wrap(ops.stack(list(rows)), level) for rows in parts]
+    if not isinstance(first, tuple):
+        return stacked[0]
+    return type(first)(*stacked) if hasattr(first, "_fields") else type(first)(stacked)
+
+
+def per_point(fn, args, kwargs, stack=True):
     """``fn`` called at each point of the innermost level among its BatchedTensor arguments,
-    the results stacked: for a custom ``autograd.Function``, which has no batching rule.
-    The points' values are rows of the physical tensors (``rows(physical)``, else each
-    indexed), so gradients and tangents pass."""
+    the results stacked (``stack``; else the list of them): for a custom
+    ``autograd.Function``, which has no batching rule, and an op without one. The points'
+    values are the rows of the physical tensors (``point_rows``), so gradients and
+    tangents pass."""
     level = max(level_of(args), level_of(kwargs))
     total = LEVELS[level - 1].total
     if not total:
@@ -235,10 +265,8 @@ def per_point(fn, args, kwargs, rows=None):
 
     def at(value, i):
         if type(value) is BatchedTensor:
-            if rows is None:
-                return lifted(value, level).physical[i]
             if id(value) not in split:
-                split[id(value)] = rows(lifted(value, level).physical)
+                split[id(value)] = rows_of(lifted(value, level).physical)
             return split[id(value)][i]
         if type(value) in (list, tuple):
             return type(value)(at(v, i) for v in value)
@@ -248,6 +276,8 @@ def per_point(fn, args, kwargs, rows=None):
         fn(*(at(a, i) for a in args), **{k: at(v, i) for k, v in kwargs.items()})
         for i in range(total)
     ]
+    if not stack:
+        return results
     if isinstance(results[0], tuple):
         return tuple(
             wrap(ops.stack(list(rows)), level) if isinstance(rows[0], Tensor) else rows[0]
@@ -429,10 +459,9 @@ def _random(entry):
 
 
 class LibraryPatch:
-    """While vmap runs, ``gradcli.<name>`` and ``gradcli.nn.functional.<name>`` of every op
-    dispatch a BatchedTensor argument to the op's batching rule (other calls go to the op
-    as always), and every random op, also a plain Tensor's random methods, follows vmap's
-    randomness."""
+    """While vmap runs, ``gradcli.<name>``, ``gradcli.nn.functional.<name>`` and a plain
+    Tensor's method of every op dispatch a BatchedTensor argument to the op's batching rule
+    (other calls go to the op as always), and every random op follows vmap's randomness."""
 
     def __enter__(self):
         module = sys.modules["gradcli"]
@@ -441,9 +470,11 @@ class LibraryPatch:
         self.saved = {n: names[n] for n in patch}
         names.update(patch)  # one dict update, not a setattr a name: vmap is called often
         self.methods = {}
-        for name, _entry, function in _patches(OPS.values(), "random method"):
-            self.methods[name] = Tensor.__dict__[name]
-            setattr(Tensor, name, function)
+        for name, entry, function in _patches(OPS.values(), "method"):  # x.mul(y), y batched
+            original = Tensor.__dict__.get(name)
+            if _random(entry) or original is entry.call:
+                self.methods[name] = original
+                setattr(Tensor, name, function)
         functional = nn.__dict__
         patch = {
             n: f
@@ -479,7 +510,10 @@ _PATCHES = {}
 
 
 def _patches(entries, kind):
-    """``(name, entry, function)`` for each name that a patch of ``kind`` replaces."""
+    """``(name, entry, function)`` for each name that a patch of ``kind`` replaces: the
+    library's functions, nn's, and a plain Tensor's methods (a random op follows vmap's
+    randomness, any other dispatches its BatchedTensor arguments; add_ and the like are
+    apply_inplace's)."""
     entries = list(entries)
     key = len(entries)  # an op added since (a custom one) makes them again
     cached = _PATCHES.get(kind)
@@ -492,8 +526,14 @@ def _patches(entries, kind):
             found.append((name, entry, nn.in_form(entry, dispatching(entry))))
         elif kind == "library" and entry.library:
             found += [(n, entry, dispatching(entry)) for n in (entry.name, *entry.aliases)]
-        elif kind == "random method" and entry.method and _random(entry):
-            found += [(n, entry, _random_method(entry)) for n in (entry.name, *entry.aliases)]
+        elif kind == "method" and entry.method:
+            if _random(entry):
+                function = _random_method(entry)
+            elif not entry.name.endswith("_"):
+                function = dispatching(entry)
+            else:
+                continue
+            found += [(n, entry, function) for n in (entry.name, *entry.aliases)]
     _PATCHES[kind] = (key, found)
     return found
 

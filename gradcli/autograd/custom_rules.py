@@ -30,7 +30,6 @@ from ..errors import EngineError, GradcliIndexError
 from . import pytree
 from .batched_tensor import LEVELS, BatchedTensor, apply, level_of, lifted, per_point, wrap
 from .copies import transforms_active
-from .function import Function
 
 __all__ = ["VmapInfo", "check_transformable", "batched_apply", "MAPPED_BASES", "LEGACY_VMAPS"]
 
@@ -80,7 +79,7 @@ def check_transformable(cls, separate_setup, own_vmap, batched):
 def batched_apply(cls, own_vmap, args, kwargs):
     """``cls.apply`` on arguments some of which are BatchedTensors (checked already)."""
     if LEGACY_VMAPS or not own_vmap:  # generate_vmap_rule
-        return per_point(cls.apply, args, kwargs, _Rows.apply)
+        return per_point(cls.apply, args, kwargs)
     level = max(level_of(args), level_of(kwargs))
     size = LEVELS[level - 1].size
     in_dims = tuple(_in_dim(a, level) for a in args)
@@ -106,31 +105,6 @@ def batched_apply(cls, own_vmap, args, kwargs):
             f"output has structure {spec}. " + _SEE
         )
     return pytree.unflatten([_inner(o, d, level, size) for o, d in zip(leaves, dims)], spec)
-
-
-class _Rows(Function):
-    """A tensor's rows along dimension 0 as one node, as PyTorch's ``unbind``: the gradient
-    is the stack of the rows' gradients and the tangents are the tangent's rows, so each
-    row's keeps its signed zeros (a row indexed on its own adds its gradient into zeros).
-    The generated rule's points read it: PyTorch's batches the Function's rules instead."""
-
-    generate_vmap_rule = True
-
-    @staticmethod
-    def forward(x):
-        return tuple(x[i] for i in range(x.shape[0]))
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        pass
-
-    @staticmethod
-    def backward(ctx, *grads):
-        return ops.stack(list(grads))
-
-    @staticmethod
-    def jvp(ctx, tangent):
-        return tuple(tangent[i] for i in range(tangent.shape[0]))
 
 
 def _in_dim(value, level):
