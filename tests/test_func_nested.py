@@ -243,6 +243,34 @@ program("""
 """)
 
 
+program("""
+    # jacfwd_through_vmap: jacfwd is one vmap over the basis, so what vmap does must be
+    # PyTorch's: in-place ops on batched tensors, a plain tensor's methods and in-place
+    # writes of duals, ops with no batching rule (run at each point)
+    x4 = torch.tensor([0.3, -0.7, 1.2, 0.5], dtype=torch.float64)
+    M = torch.tensor([[1.0, 2.0, -1.0, 0.5], [0.0, 1.5, 2.0, -1.0]], dtype=torch.float64)
+    w = torch.tensor([1.0, -2.0, 0.5, 3.0], dtype=torch.float64)
+    i3 = torch.tensor([2, 0, 1])
+    def in_place(a):
+        b = a.clone(); b.mul_(a); b += 1; b -= a; b *= w; b /= 3; b.exp_(); return b
+    def written(a):
+        z = torch.zeros(4, dtype=torch.float64)
+        z[1:3] = a[:2] * a[2]
+        z.add_(a * a)
+        return z
+    cases = [in_place, written, lambda a: M.matmul(a) * w.dot(a), lambda a: w.mul(a) - w.atan2(a),
+             lambda a: torch.zeros(4, dtype=torch.float64).copy_(a * a),
+             lambda a: torch.tril(a.reshape(2, 2) * a[0]), lambda a: torch.mv(M, a * a),
+             lambda a: torch.gather(a * a, 0, i3), lambda a: torch.stack(torch.unbind(a * a)[1:]),
+             lambda a: a.double() * a, lambda a: torch.hstack([a, a * a]).roll(1)]
+    for f in cases:
+        print(show(F.jacfwd(f)(x4)), show(F.hessian(lambda a: f(a).sum())(x4)))
+    attempt(lambda: F.vmap(lambda a: torch.ones(4, dtype=torch.float64).mul_(a))(M))
+    attempt(lambda: F.vmap(lambda a: F.vmap(lambda b: a.clone().mul_(b))(M))(M))
+    print(show(F.vmap(in_place)(M.reshape(2, 4))))
+""")
+
+
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_program_prints_what_torch_prints(name):
     source = SHOW + textwrap.dedent(PROGRAMS[name])

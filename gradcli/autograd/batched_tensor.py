@@ -40,7 +40,7 @@ from ..engine import dtypes, generator, ops
 from ..engine.batched_values import Batched, each
 from ..engine.messages import vmap_inplace
 from ..engine.ops import NN_FUNCTIONAL, OPS
-from ..engine.ops.conversion import apply_inplace
+from ..engine.ops.conversion import apply_inplace, in_place_label
 from ..engine.schema import ALIASES
 from ..engine.tensor import Size, Tensor
 from ..errors import EngineError, NotImplementedByGradcli
@@ -69,7 +69,7 @@ LEVELS: list[Level] = []  # the active vmaps, the innermost last
 class BatchedTensor(Tensor):
     """One point's view of a batch: a Tensor of the point's shape, every point's values."""
 
-    __slots__ = ("batched", "level")
+    __slots__ = ()  # batched and level: Tensor's slots (a plain tensor may become one)
 
     def __init__(self, batched, level):
         self.batched = batched
@@ -419,12 +419,15 @@ def _in_place(entry, name):
 
     def method(self, *args, **kwargs):
         if max(level_of(args), level_of(kwargs)) > self.level:
-            raise EngineError(vmap_inplace(name))
+            raise EngineError(vmap_inplace(in_place_label(name)))
 
-        def written(target):  # called by apply_inplace: the nodes it records are newer
+        def written(target, *tensors):  # apply_inplace's call: the nodes it records are newer
             return lifted(_batched_call(entry, (self, *args), kwargs), self.level).physical
 
-        apply_inplace(self.batched.physical, written, assigns=assigns, reshapes=reshapes)
+        # The arguments' physical tensors: apply_inplace records a graph if one requires grad.
+        tensors = [lifted(a, self.level).physical for a in (*args, *kwargs.values())
+                   if isinstance(a, Tensor)]  # fmt: skip
+        apply_inplace(self.batched.physical, written, tensors, assigns=assigns, reshapes=reshapes)
         return self
 
     method.__name__ = name
@@ -470,6 +473,11 @@ class LibraryPatch:
         self.saved = {n: names[n] for n in patch}
         names.update(patch)  # one dict update, not a setattr a name: vmap is called often
         self.methods = {}
+        for name, _entry, _ in _patches(OPS.values(), "in place"):  # x.copy_(y), y batched
+            original = Tensor.__dict__.get(name)
+            if original is not None and not getattr(original, "promotes", False):
+                self.methods[name] = original
+                setattr(Tensor, name, _plain_in_place(name, original))
         for name, entry, function in _patches(OPS.values(), "method"):  # x.mul(y), y batched
             original = Tensor.__dict__.get(name)
             if _random(entry) or original is entry.call:
@@ -511,9 +519,9 @@ _PATCHES = {}
 
 def _patches(entries, kind):
     """``(name, entry, function)`` for each name that a patch of ``kind`` replaces: the
-    library's functions, nn's, and a plain Tensor's methods (a random op follows vmap's
-    randomness, any other dispatches its BatchedTensor arguments; add_ and the like are
-    apply_inplace's)."""
+    library's functions, nn's, a plain Tensor's in-place methods (their names: the
+    function wraps the method found) and its other methods (a random op follows vmap's
+    randomness, any other dispatches its BatchedTensor arguments)."""
     entries = list(entries)
     key = len(entries)  # an op added since (a custom one) makes them again
     cached = _PATCHES.get(kind)
@@ -526,6 +534,8 @@ def _patches(entries, kind):
             found.append((name, entry, nn.in_form(entry, dispatching(entry))))
         elif kind == "library" and entry.library:
             found += [(n, entry, dispatching(entry)) for n in (entry.name, *entry.aliases)]
+        elif kind == "in place":
+            found += [(n, entry, None) for n in _in_place_names(entry)]
         elif kind == "method" and entry.method:
             if _random(entry):
                 function = _random_method(entry)
@@ -544,6 +554,45 @@ def _random_method(entry):
 
     method.__name__ = entry.name
     return method
+
+
+def _in_place_names(entry):
+    if _random(entry):  # normal_, bernoulli_: random_call's
+        return []
+    names = [n + "_" for n in (entry.name, *entry.aliases)] if entry.inplace else []
+    if entry.name.endswith("_") and entry.method:  # add_, sub_: entries of their own
+        names.append(entry.name)
+    names += [d for d in entry.operators if d.startswith("__i") or d == "__setitem__"]
+    return names
+
+
+def _plain_in_place(name, original):
+    """A plain Tensor's in-place method while vmap runs. Written with a value batched over
+    jacfwd's basis alone, the tensor becomes a BatchedTensor of that level, every point
+    its value, and takes the write: PyTorch's jacfwd keeps primals unbatched, so there the
+    tensor only gains a batched tangent; gradcli's points each hold the primal. Anywhere
+    else a batched value is PyTorch's error (``apply_inplace``)."""
+
+    def method(self, *args, **kwargs):
+        level = max(level_of(args), level_of(kwargs))
+        if level and type(self) is Tensor and all(o.tangents_only for o in LEVELS[:level]):
+            _promote(self, level)
+            return getattr(self, name)(*args, **kwargs)
+        return original(self, *args, **kwargs)
+
+    method.__name__ = name
+    method.promotes = True
+    return method
+
+
+def _promote(t, level):
+    """The plain tensor ``t`` made a BatchedTensor of ``level`` in place: every point a
+    copy of its value, with its graph and tangents."""
+    total = LEVELS[level - 1].total
+    physical = ops.clone(ops.expand(ops.unsqueeze(t, 0), (total, *t.shape)))
+    t.__class__ = BatchedTensor
+    t.batched = Batched(physical)
+    t.level = level
 
 
 def batched_callable(func):

@@ -341,9 +341,10 @@ class Function(FunctionCtx):
             )
         separate_setup = cls.setup_context is not Function.setup_context
         batched = _batched(args) or _batched(kwargs.values())
-        if "gradcli.func" in sys.modules:  # no transform runs before func is imported
-            from . import custom_rules  # vmap's machinery, loaded by a transform
-
+        # vmap's machinery, loaded by the transforms (no transform runs before it is): looked
+        # up, not imported, as it imports vmap's, which takes this module's Functions.
+        custom_rules = sys.modules.get("gradcli.autograd.custom_rules")
+        if custom_rules is not None:
             own_vmap = cls.vmap is not Function.vmap
             custom_rules.check_transformable(cls, separate_setup, own_vmap, batched)
             if batched:

@@ -1,4 +1,4 @@
-"""The points of a physical tensor as one value each, for the calls vmap makes point by point.
+"""The points' values of the calls vmap makes point by point.
 
 A custom Function's generated batching rule, and an op without a batching rule, run at
 each point of a level (``batched_tensor.per_point``, as PyTorch's generated rule and its

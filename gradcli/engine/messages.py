@@ -26,13 +26,9 @@ NO_GRAD_FN = "element {} of tensors does not require grad and does not have a gr
 IMPLICIT_NONSCALAR = "grad can be implicitly created only for scalar outputs"
 
 
-def vmap_inplace(name):
-    """PyTorch's error for ``x.name_(y)`` inside vmap where y is batched at a level x is not."""
-    what = (
-        "inplace arithmetic"
-        if name.strip("_i") in ("add", "sub", "mul", "div", "truediv")
-        else f"aten::{name}"
-    )
+def vmap_inplace(what):
+    """PyTorch's error for an in-place op (``what``: "inplace arithmetic", "aten::copy_")
+    inside vmap on a tensor batched at a lower level than one of its arguments."""
     return (
         f"vmap: {what}(self, *extra_args) is not possible because there exists a Tensor "
         "`other` in extra_args that has more elements than `self`. This happened due to "

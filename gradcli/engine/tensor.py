@@ -114,7 +114,10 @@ class Tensor:
     # _hooks, _parameter and _vc (the version counter) are set on first use: most tensors
     # have none of them.
     # _grad_fn is the node that made it, as the graph holds it; grad_fn shows it to the user.
+    # batched and level are vmap's BatchedTensor's (autograd/batched_tensor.py), here so that
+    # a plain tensor written with one inside jacfwd can become one (its class reassigned).
     __slots__ = ("_data", "requires_grad", "_grad_fn", "grad", "_hooks", "_parameter", "_vc")
+    __slots__ += ("batched", "level")
     # NumPy defers to Tensor's reflected operators instead of converting it.
     __array_ufunc__ = None
 

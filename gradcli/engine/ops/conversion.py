@@ -343,7 +343,7 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
     kwargs = kwargs or {}
     if any(isinstance(a, Tensor) and type(a) is not Tensor for a in (*args, *kwargs.values())):
         # vmap's BatchedTensor written into a tensor the same at every point
-        raise EngineError(vmap_inplace(getattr(fn, "__name__", "inplace") + "_"))
+        raise EngineError(vmap_inplace(in_place_label(getattr(fn, "__name__", "inplace"))))
     target._check_inplace()
     dual = state.PER_THREAD.forward_ad  # under forward-mode AD the tangent is written too
     saved.begin()
@@ -400,6 +400,13 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
     data[...] = value
     saved.modified(target, data)
     return target
+
+
+def in_place_label(name):
+    """How PyTorch's vmap names the in-place op ``name`` (or ``name_``) in its errors."""
+    name = name.strip("_")
+    arithmetic = name.lstrip("i") in ("add", "sub", "mul", "div", "truediv")
+    return "inplace arithmetic" if arithmetic else f"aten::{name}_"
 
 
 def in_place_function(name, entry):
