@@ -18,9 +18,8 @@ the innermost level's ``randomness`` (``random_call``): 'error' refuses them, 's
 draws once as at one point, 'different' draws for every point, as PyTorch: one draw
 of the whole batch's shape.
 
-An in-place op on a BatchedTensor (``x.mul_(y)``, ``x += y``) runs the op's rule and
-writes the result into the physical tensor, as ``apply_inplace`` writes a plain one;
-as in PyTorch, an argument batched at a level above x's is an error.
+An in-place op on a BatchedTensor (``x.mul_(y)``) writes its rule's result into the
+physical tensor; as in PyTorch, an argument batched above x's level is an error.
 
 Limits, each an error that says so: the random in-place fills on a BatchedTensor, and the
 ``gradcli.<name>`` functions are the batched ones only when called through the module
@@ -228,21 +227,14 @@ def apply(fn, *args, **kwargs):
 
 
 def _looped(entry, args, kwargs):
-    """An op without a batching rule, at each point, as PyTorch's vmap runs one (its
-    ``BatchedFallback``): the same numbers, one call per point. An op whose points give
-    other than tensors of one shape (``is_contiguous``, ``nonzero``) stays an error."""
-    unsupported = NotImplementedByGradcli(
-        f"many-point evaluation of {entry.name} is not implemented"
-    )
-    if not LEVELS[max(level_of(args), level_of(kwargs)) - 1].total:
-        raise unsupported
-    results = per_point(entry.call, args, kwargs, stack=False)
-    first = results[0]
-    parts = list(zip(*results)) if isinstance(first, tuple) else [results]
-    for rows in parts:
-        if not all(type(r) is Tensor and r.shape == rows[0].shape for r in rows):
-            raise unsupported
+    """An op without a batching rule, at each point, as PyTorch's ``BatchedFallback``; one
+    whose points give other than tensors of one shape (``nonzero``) stays an error."""
     level = max(level_of(args), level_of(kwargs))
+    results = per_point(entry.call, args, kwargs, stack=False) if LEVELS[level - 1].total else []
+    first = results[0] if results else None
+    parts = list(zip(*results)) if isinstance(first, tuple) else [results]
+    if not results or any(type(r) is not Tensor or r.shape != p[0].shape for p in parts for r in p):
+        raise NotImplementedByGradcli(f"many-point evaluation of {entry.name} is not implemented")
     stacked = [wrap(ops.stack(list(rows)), level) for rows in parts]
     if not isinstance(first, tuple):
         return stacked[0]
@@ -251,10 +243,9 @@ def _looped(entry, args, kwargs):
 
 def per_point(fn, args, kwargs, stack=True):
     """``fn`` called at each point of the innermost level among its BatchedTensor arguments,
-    the results stacked (``stack``; else the list of them): for a custom
-    ``autograd.Function``, which has no batching rule, and an op without one. The points'
-    values are the rows of the physical tensors (``point_rows``), so gradients and
-    tangents pass."""
+    the results stacked (``stack``) or listed: for a custom ``autograd.Function`` and an
+    op without a batching rule. The points' values are the physical tensors' rows
+    (``point_rows``), so gradients and tangents pass."""
     level = max(level_of(args), level_of(kwargs))
     total = LEVELS[level - 1].total
     if not total:
@@ -412,8 +403,7 @@ def _method(entry, swap=False):
 
 def _in_place(entry, name):
     """``x.name_(...)`` on a BatchedTensor: the op's batching rule, its result written into
-    x's physical tensor, as PyTorch's vmap writes into the batched tensor (the other
-    arguments may be batched at x's level or below, not above it)."""
+    x's physical tensor (the other arguments batched at x's level or below)."""
     assigns = entry.kind == "other" and not entry.method  # zero_, fill_, copy_ cast to x's dtype
     reshapes = entry.inplace == "reshapes"
 
@@ -518,10 +508,8 @@ _PATCHES = {}
 
 
 def _patches(entries, kind):
-    """``(name, entry, function)`` for each name that a patch of ``kind`` replaces: the
-    library's functions, nn's, a plain Tensor's in-place methods (their names: the
-    function wraps the method found) and its other methods (a random op follows vmap's
-    randomness, any other dispatches its BatchedTensor arguments)."""
+    """``(name, entry, function)`` for each name that a patch of ``kind`` replaces (a plain
+    Tensor's in-place methods: the names, each wrapped as found)."""
     entries = list(entries)
     key = len(entries)  # an op added since (a custom one) makes them again
     cached = _PATCHES.get(kind)
@@ -537,12 +525,9 @@ def _patches(entries, kind):
         elif kind == "in place":
             found += [(n, entry, None) for n in _in_place_names(entry)]
         elif kind == "method" and entry.method:
-            if _random(entry):
-                function = _random_method(entry)
-            elif not entry.name.endswith("_"):
-                function = dispatching(entry)
-            else:
-                continue
+            if entry.name.endswith("_") and not _random(entry):
+                continue  # add_ and the like: apply_inplace's
+            function = _random_method(entry) if _random(entry) else dispatching(entry)
             found += [(n, entry, function) for n in (entry.name, *entry.aliases)]
     _PATCHES[kind] = (key, found)
     return found
@@ -567,11 +552,9 @@ def _in_place_names(entry):
 
 
 def _plain_in_place(name, original):
-    """A plain Tensor's in-place method while vmap runs. Written with a value batched over
-    jacfwd's basis alone, the tensor becomes a BatchedTensor of that level, every point
-    its value, and takes the write: PyTorch's jacfwd keeps primals unbatched, so there the
-    tensor only gains a batched tangent; gradcli's points each hold the primal. Anywhere
-    else a batched value is PyTorch's error (``apply_inplace``)."""
+    """A plain Tensor's in-place method while vmap runs: written with a value batched over
+    jacfwd's basis alone, the tensor becomes batched (PyTorch's, whose primals are not
+    batched there, gains a batched tangent); elsewhere it is ``apply_inplace``'s error."""
 
     def method(self, *args, **kwargs):
         level = max(level_of(args), level_of(kwargs))
@@ -586,8 +569,7 @@ def _plain_in_place(name, original):
 
 
 def _promote(t, level):
-    """The plain tensor ``t`` made a BatchedTensor of ``level`` in place: every point a
-    copy of its value, with its graph and tangents."""
+    """``t`` made a BatchedTensor of ``level`` in place, every point a copy of its value."""
     total = LEVELS[level - 1].total
     physical = ops.clone(ops.expand(ops.unsqueeze(t, 0), (total, *t.shape)))
     t.__class__ = BatchedTensor
