@@ -31,8 +31,10 @@ import gradcli
 
 from ..engine import limits
 from ..engine.batched_values import Batched
+from ..engine.dtypes import complex_of
 from ..engine.generator import seeded
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
+from ..engine.messages import implicit_gradient
 from ..errors import GradcliError
 from .computing import COMMANDS
 from .evaluation import Evaluation, require_scalar, settings, value_kinds
@@ -162,10 +164,6 @@ class PointsProgram:
                 arrays = self._evaluated(varying, size)
             given = {id(a) for a in varying.values()}
             arrays = {key: _frozen(s._numeric(a), given) for key, a in arrays.items()}
-        if any(a.dtype.kind == "c" for a in arrays.values()):
-            raise GradcliError(
-                "complex values at many points (--points, --over) are not supported by gradcli yet"
-            )
         return arrays, tuple(varying), size
 
     def _evaluated(self, varying, size) -> dict[str, np.ndarray]:
@@ -267,7 +265,7 @@ def _batch(batch, bindings):
             raise GradcliError(
                 f"batch[{name!r}] must have the points along its first axis, not be one number"
             )
-        if array.dtype.kind not in "biuf":
+        if array.dtype.kind not in "biufc":
             raise GradcliError(f"batch[{name!r}] is not numeric (dtype {array.dtype})")
         if size is None:
             size, first = array.shape[0], name
@@ -339,6 +337,8 @@ class _Points:
             grads = self.grads(out, inputs, start)
             return {"value": value, **{f"vjp.{n}": g for n, g in zip(s.wrt, grads)}}
         require_scalar(_at_a_point(out), command)
+        if out.is_complex():  # as at one point: backward() starts from a real output only
+            raise GradcliError(implicit_gradient(_at_a_point(out)._data))
         hessian = command == "hessian"
         ones = np.broadcast_to(np.ones((), out._data.dtype), out.shape)  # read-only, no memory
         grads = self.grads(out, inputs, ones, keep=hessian)
@@ -410,9 +410,12 @@ class _Points:
 
         start = self.leaves(names)
         inputs = tuple(start[n].physical.detach() for n in names)
+        # A real tangent of a complex input moves along its real axis.
         moves = tuple(
-            gradcli.tensor(np.broadcast_to(directions[n], (size, *s.shape(n))).copy())
-            for n in names
+            gradcli.tensor(
+                np.broadcast_to(directions[n], (size, *s.shape(n))).copy(), dtype=z.dtype
+            )
+            for n, z in zip(names, inputs)
         )
 
         def f(*tensors):
@@ -433,8 +436,11 @@ def _data(value) -> np.ndarray:
 
 
 def _cast(array, dtype):
-    """An input's values as floats of the evaluation's dtype (a mask stays boolean),
-    copied only to convert them: the engine never writes into a leaf."""
+    """An input's values as floats of the evaluation's dtype, complex ones as its complex
+    dtype (a mask stays boolean), copied only to convert them: the engine never writes
+    into a leaf."""
+    if array.dtype.kind == "c":
+        return np.asarray(array, complex_of(dtype))
     return array if array.dtype.kind == "b" else np.asarray(array, dtype)
 
 
