@@ -386,7 +386,8 @@ def _csv_problem(error: csv.Error) -> str:
 
 
 def _is_complex(field: str) -> bool:
-    """Whether a field is a number as Python writes a complex one (``1+2j``, ``2j``, ``3``)."""
+    """Whether a field is a number as Python writes a complex one (``1+2j``, ``2j``, ``3``),
+    as a CSV file of one input reads it (``core.values``)."""
     text = field.strip()
     if not text or "_" in text or "(" in text:  # Python's complex() takes 1_0 and (1+2j)
         return False
