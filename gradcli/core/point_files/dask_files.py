@@ -408,8 +408,10 @@ class PartFiles(Writer):
         import pyarrow as pa
         import pyarrow.parquet as pq
 
+        from .writers import real_and_imaginary
+
         target = self.parts_directory.add(f"part.{self.parts:06d}.parquet")
-        pq.write_table(pa.table(columns), target)
+        pq.write_table(pa.table(real_and_imaginary(columns)), target)
         self.parts += 1
 
     def _finish(self):
