@@ -37,7 +37,7 @@ from .readers import open_points
 from .run import computed, learned, measured, placed
 from .source import Chunk, Reader
 from .text_readers import CsvPart, CsvReader
-from .writers import Writer, cannot_write
+from .writers import Writer, cannot_write, real_and_imaginary
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 # Partitions of a CSV file are ranges of bytes: this many rows of the first file's
@@ -407,8 +407,6 @@ class PartFiles(Writer):
     def _write(self, columns):
         import pyarrow as pa
         import pyarrow.parquet as pq
-
-        from .writers import real_and_imaginary
 
         target = self.parts_directory.add(f"part.{self.parts:06d}.parquet")
         pq.write_table(pa.table(real_and_imaginary(columns)), target)
