@@ -229,3 +229,25 @@ def test_holomorphic_stays_at_one_point(gradcli):
     result = gradcli("jacobian", "z**2", "--over", "z=[1+2j, 3]", "--holomorphic")
     assert result.exit_code == 2
     assert result.output == "error: --holomorphic does not take --points or --over yet\n"
+
+
+def test_json_lines_written_are_read_back_as_complex_columns(gradcli, tmp_path):
+    (tmp_path / "z.csv").write_text("z\n1+2j\n-0.5-0.25j\n3\n")
+    out = tmp_path / "out.jsonl"
+    result = gradcli("eval", "z * 1j", "--points", str(tmp_path / "z.csv"), "--output", str(out))
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    # (1+2j) 1j = -2+1j, (-0.5-0.25j) 1j = 0.25-0.5j, 3 1j = 3j: by hand.
+    assert [row["value"] for row in rows] == [
+        {"real": -2, "imag": 1},
+        {"real": 0.25, "imag": -0.5},
+        {"real": 0, "imag": 3},
+    ]
+    again = gradcli("eval", "2 * z", "--points", str(out), "--keep", "", "--format", "csv")
+    assert again.stdout.splitlines() == ["z,value", "1+2j,2+4j", "-0.5-0.25j,-1-0.5j", "3+0j,6+0j"]
+    (tmp_path / "v.jsonl").write_text(
+        '{"v": [{"real": 1, "imag": 2}, 3]}\n{"v": [1, {"real": "a", "imag": 0}]}\n'
+    )
+    bad = gradcli("eval", "v", "--points", str(tmp_path / "v.jsonl"), "--format", "csv")
+    assert bad.exit_code == 2
+    assert 'line 2: v: [1, {"real": "a", "imag": 0}] is not a number' in bad.output

@@ -242,7 +242,9 @@ class CsvReader(_TextReader):
                     columns = numbers(table)
                     lines = self._counted(block, table.num_rows)
                 except (pyarrow.ArrowInvalid, ValueError) as error:
-                    found = self._complex_columns_in(block) - complex_columns
+                    found = set()
+                    if b"j" in block or b"J" in block:  # a complex cell, as 1+2j: else none
+                        found = self._complex_columns_in(block) - complex_columns
                     if found:  # read as text from here on, and as complex numbers
                         complex_columns.update(found)
                         types = dict(convert.column_types)
@@ -468,7 +470,7 @@ class JsonLinesReader(_TextReader):
             self.row_bytes = max(1, len(block) // max(self.line - first + 1, 1))
             if not lines:
                 continue
-            columns = {n: np.array(values[n], dtype=np.float64) for n in self.names}
+            columns = {n: _json_numbers(values[n]) for n in self.names}
             kept = {n: _texts(values[n]) for n in self.kept}
             yield Chunk(columns, start, np.array(lines, dtype=np.int64), kept)
             start += len(lines)
@@ -505,14 +507,55 @@ def _texts(values: list) -> np.ndarray:
     return texts
 
 
+def _json_numbers(values: list) -> np.ndarray:
+    """A column's JSON values (checked by ``_json_number_problem``) as numbers: float64,
+    or complex128 where one holds a complex number (``{"real": 1, "imag": 2}``, as JSON
+    lines write them)."""
+    try:
+        return np.array(values, dtype=np.float64)
+    except (ValueError, TypeError):
+        return np.array([_complex_of(value) for value in values], dtype=np.complex128)
+
+
+def _complex_of(value):
+    """A JSON value with its ``{"real": re, "imag": im}`` objects as Python's complex."""
+    if isinstance(value, list):
+        return [_complex_of(v) for v in value]
+    if isinstance(value, dict):
+        return complex(value["real"], value["imag"])
+    return value
+
+
+def _is_json_complex(value) -> bool:
+    return (
+        isinstance(value, dict)
+        and sorted(value) == ["imag", "real"]
+        and all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in value.values())
+    )
+
+
 def _json_number_problem(value, shape: tuple[int, ...]) -> str | None:
-    """Why ``value`` is not numbers of ``shape``, or None."""
+    """Why ``value`` is not numbers of ``shape`` (complex ones as JSON lines write them),
+    or None."""
+    refused = f"{json.dumps(value)} is not a number or an array of numbers"
     try:
         array = np.array(value, dtype=np.float64)
     except (ValueError, TypeError):
-        return f"{json.dumps(value)} is not a number or an array of numbers"
-    if isinstance(value, bool) or any(isinstance(v, (bool, str)) for v in _flat(value)):
-        return f"{json.dumps(value)} is not a number or an array of numbers"
+        array = None
+    if array is None:  # complex numbers, or no numbers
+        if not any(_is_json_complex(v) for v in _flat(value)):
+            return refused
+        if any(
+            isinstance(v, (bool, str)) or type(v) is dict and not _is_json_complex(v)
+            for v in _flat(value)
+        ):
+            return refused
+        try:
+            array = np.array(_complex_of(value), dtype=np.complex128)
+        except (ValueError, TypeError):
+            return refused
+    elif isinstance(value, bool) or any(isinstance(v, (bool, str)) for v in _flat(value)):
+        return refused
     if array.shape != shape:
         return f"shape {array.shape}, but line 1 gave shape {shape}"
     return None
