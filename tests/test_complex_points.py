@@ -251,3 +251,15 @@ def test_json_lines_written_are_read_back_as_complex_columns(gradcli, tmp_path):
     bad = gradcli("eval", "v", "--points", str(tmp_path / "v.jsonl"), "--format", "csv")
     assert bad.exit_code == 2
     assert 'line 2: v: [1, {"real": "a", "imag": 0}] is not a number' in bad.output
+
+
+def test_a_file_of_arrays_refuses_a_column_that_turns_complex_after_real_rows(gradcli, tmp_path):
+    (tmp_path / "z.csv").write_text("z\n" + "1.5\n" * 2000 + "2j\n")
+    for name in ("out.npz", "out.parquet"):
+        out = tmp_path / name
+        args = ("eval", "z * 2", "--points", str(tmp_path / "z.csv"), "--chunk-size", "10")
+        result = gradcli(*args, "--output", str(out))
+        assert result.exit_code == 2 and not out.exists()
+        assert result.output.startswith(
+            "error: column z is complex from row 2001 or after, and real in the 2,000 rows before"
+        )

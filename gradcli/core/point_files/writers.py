@@ -65,7 +65,14 @@ class Writer:
     #: Whether it writes the columns of text an input file's rows keep (``id``).
     keeps_columns = True
 
+    #: Whether a column keeps the type of its first chunk's numbers (a file of arrays).
+    one_type = False
+    #: The columns of complex numbers so far, by name (``one_type``).
+    complex_columns: dict[str, bool] | None = None
+
     def write(self, columns: dict[str, np.ndarray]) -> None:
+        if self.one_type:
+            self._same_types(columns)
         self.rows += len(next(iter(columns.values()))) if columns else 0
         try:
             self._write(columns if self.arrays else columns_from_arrays(columns))
@@ -76,6 +83,22 @@ class Writer:
 
     def _write(self, columns: dict[str, np.ndarray]) -> None:
         raise NotImplementedError
+
+    def _same_types(self, columns) -> None:
+        """Refuse a column complex in this chunk and real in the ones written (a CSV
+        column turns complex in the chunk of its first complex cell)."""
+        found = {n: np.asarray(c).dtype.kind == "c" for n, c in columns.items()}
+        if self.complex_columns is None:
+            self.complex_columns = found
+            return
+        turned = [n for n, c in found.items() if c and not self.complex_columns.get(n, True)]
+        if turned:
+            raise GradcliError(
+                f"column {turned[0]} is complex from row {self.rows + 1} or after, and real "
+                f"in the {self.rows:,} rows before: {self.path} keeps the type of a column's "
+                "first rows; write a first row's number as complex (3+0j), or write CSV or "
+                "JSON lines"
+            )
 
     def close(self) -> None:
         """Complete the output (a file: flushed, fsynced, renamed over ``path``); on
@@ -216,6 +239,8 @@ class ParquetWriter(Writer):
     """A Parquet table, a column per number; a complex column ``c`` as ``c.real`` and
     ``c.imag`` (``real_and_imaginary``), which ``--points`` reads back as ``c``."""
 
+    one_type = True
+
     def __init__(self, path: str):
         super().__init__(path)
         self.writer = None
@@ -246,6 +271,7 @@ class NpzWriter(Writer):
 
     arrays = True
     keeps_columns = False
+    one_type = True
 
     def __init__(self, path: str, rows: int | None = None):
         super().__init__(path)
