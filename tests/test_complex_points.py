@@ -225,10 +225,31 @@ def test_over_takes_a_list_of_complex_values(gradcli):
     ]
 
 
-def test_holomorphic_stays_at_one_point(gradcli):
-    result = gradcli("jacobian", "z**2", "--over", "z=[1+2j, 3]", "--holomorphic")
+def test_holomorphic_at_many_points_is_the_one_point_derivative_row_by_row():
+    mpmath = pytest.importorskip("mpmath", reason="mpmath's derivative is the oracle")
+    source = "exp(z) * sin(z) / (z + w) + x"
+    batch = {"z": Z, "w": W, "x": X}
+    many = api.points("jacobian", source, batch=batch, holomorphic=True)
+    for i in range(len(Z)):
+        one = api.jacobian(source, {k: v[i] for k, v in batch.items()}, holomorphic=True)
+        for key, array in one.arrays().items():
+            np.testing.assert_array_equal(many.arrays[key][i], array, err_msg=f"{key} row {i}")
+        z, w = complex(Z[i]), complex(W[i])
+        expected = mpmath.diff(lambda t, w=w: mpmath.exp(t) * mpmath.sin(t) / (t + w), z)
+        assert complex(many.arrays["jacobian.z"][i]) == pytest.approx(complex(expected), rel=1e-12)
+    assert many.arrays["jacobian.x"].dtype == np.complex128  # a real input taken as complex
+    np.testing.assert_array_equal(many.arrays["jacobian.x"], np.ones(len(Z)))
+
+
+def test_holomorphic_at_many_points_names_the_row_that_is_not(gradcli, tmp_path):
+    (tmp_path / "z.csv").write_text("z\n1+2j\n0\n")
+    args = ("jacobian", "z**2 + abs(z)**2 * (real(z) - 1)", "--holomorphic")
+    result = gradcli(*args, "--points", str(tmp_path / "z.csv"), "--format", "csv")
+    # At z = 1+2j the second term's derivative is nonzero and not holomorphic; at 0 it is 0.
     assert result.exit_code == 2
-    assert result.output == "error: --holomorphic does not take --points or --over yet\n"
+    assert result.output.startswith(
+        f"error: the output is not holomorphic in z at row 1, line 2 of {tmp_path / 'z.csv'}: "
+    )
 
 
 def test_json_lines_written_are_read_back_as_complex_columns(gradcli, tmp_path):

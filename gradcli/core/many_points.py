@@ -51,6 +51,7 @@ def points(
     grad_output=None,
     tangents: Mapping | None = None,
     unit: bool = False,
+    holomorphic: bool = False,
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
@@ -65,11 +66,13 @@ def points(
     i (``evaluate``, ``gradient``, ``jacobian``, ``vjp``, ``jvp`` or ``hessian``
     for the commands ``eval``, ``grad``, ``jacobian``, ``vjp``, ``jvp``,
     ``hessian``, with the same options; ``grad_output`` and ``tangents`` are the
-    same at every point, as is ``unit``). An error at one point says ``at point i`` and sets the
-    error's ``row``. ``max_elements`` bounds the arrays of one point.
+    same at every point, as is ``unit``; ``holomorphic``: jacobian's f'(z)). An error
+    at one point says ``at point i`` and sets the error's ``row``. ``max_elements``
+    bounds the arrays of one point.
     """
     _known(command)
     options = dict(wrt=wrt, grad_output=grad_output, tangents=tangents, unit=unit, dtype=dtype)
+    options.update(holomorphic=holomorphic)
     options.update(seed=seed, filename=filename, max_elements=max_elements)
     varying, _ = _batch(batch, bindings or {})
     return PointsProgram(command, source, bindings, layout(varying), **options).at(varying)
@@ -100,6 +103,7 @@ class PointsProgram:
         grad_output=None,
         tangents: Mapping | None = None,
         unit: bool = False,
+        holomorphic: bool = False,
         dtype: str = "float64",
         seed: int = 0,
         filename: str = "<expr>",
@@ -107,6 +111,9 @@ class PointsProgram:
         program=None,
     ):
         _known(command)
+        if holomorphic and command != "jacobian":
+            raise GradcliError("holomorphic is jacobian's: the complex derivative f'(z)")
+        self.holomorphic = holomorphic
         self.command, self.source, self.filename = command, source, filename
         self.bindings = dict(bindings or {})
         self.layout = dict(layout)
@@ -286,14 +293,19 @@ class _Points:
         self.varying = varying
         self.size = size
 
-    def leaves(self, wrt, given=None) -> dict:
+    def leaves(self, wrt, given=None, as_complex=False) -> dict:
         """Each input's value: Batched where it varies or is differentiated (``given``:
-        the physical tensors of some, by name)."""
+        the physical tensors of some, by name; ``as_complex``: those differentiated taken
+        as complex, as ``--holomorphic`` takes them)."""
         s, size = self.s, self.size
         given = given or {}
+        values, varying = s.values, self.varying
+        if as_complex:
+            values = {n: _complex(v) if n in wrt else v for n, v in values.items()}
+            varying = {n: _complex(v) if n in wrt else v for n, v in varying.items()}
         leaves = {name: gradcli.tensor(v) for name, v in s.constants.items()}
-        for name, v in s.values.items():
-            if name in self.varying:  # defined from a const that varies: below
+        for name, v in values.items():
+            if name in varying:  # defined from a const that varies: below
                 continue
             if name in given:
                 leaves[name] = Batched(given[name])
@@ -302,7 +314,7 @@ class _Points:
                 leaves[name] = Batched(gradcli.tensor(copies, requires_grad=True))
             else:
                 leaves[name] = gradcli.tensor(v)
-        for name, data in self.varying.items():
+        for name, data in varying.items():
             if name in given:
                 leaves[name] = Batched(given[name])
             else:
@@ -324,10 +336,12 @@ class _Points:
                 return {"value": _data(self.run(self.leaves(())))}
         if command == "jvp":
             return self.jvp(program.directions)
-        leaves = self.leaves(s.wrt)
+        leaves = self.leaves(s.wrt, as_complex=program.holomorphic)
         inputs = [leaves[name].physical for name in s.wrt]
         out = self.run(leaves)
         value = _data(out)
+        if command == "jacobian" and program.holomorphic:
+            return {"value": value, **self.holomorphic(out, inputs)}
         if command == "jacobian":
             blocks = self.jacobian(out, inputs)
             return {"value": value, **{f"jacobian.{n}": b for n, b in zip(s.wrt, blocks)}}
@@ -350,6 +364,27 @@ class _Points:
                     (f"hessian.{x}.{y}", b.reshape(self.size, *s.shape(x), *s.shape(y)))
                     for y, b in zip(s.wrt, blocks)
                 )
+        return arrays
+
+    def holomorphic(self, out, inputs) -> dict[str, np.ndarray]:
+        """Each point's f'(z) for each input (``core/holomorphic.py``), from the Jacobians
+        of the real part and of the imaginary part; an error at the first point where the
+        Cauchy–Riemann equations fail."""
+        from .holomorphic import derivative
+
+        real = out.real if out.is_complex() else out
+        imag = out.imag if out.is_complex() else out * 0
+        blocks = zip(self.s.wrt, self.jacobian(real, inputs), self.jacobian(imag, inputs))
+        arrays = {}
+        for name, a, b in blocks:
+            found = np.empty(a.shape, np.result_type(a.dtype, np.complex64))
+            for i in range(self.size):
+                try:
+                    found[i] = derivative(name, a[i], b[i], f"at point {i}")
+                except GradcliError as error:
+                    error.row = i
+                    raise
+            arrays[f"jacobian.{name}"] = found
         return arrays
 
     def grads(self, out, inputs, start, keep=False):
@@ -423,6 +458,11 @@ class _Points:
 
         value, product = functional.jvp(f, inputs, moves)
         return {"value": _data(value), "jvp": _data(product)}
+
+
+def _complex(array: np.ndarray) -> np.ndarray:
+    """An input's values as complex numbers of their precision (``--holomorphic``)."""
+    return array if array.dtype.kind == "c" else array.astype(complex_of(array.dtype))
 
 
 #: The gradients of one reverse pass over rows of the identity, at most: beside the whole
