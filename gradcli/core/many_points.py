@@ -38,6 +38,7 @@ from ..engine.messages import implicit_gradient
 from ..errors import GradcliError
 from .computing import COMMANDS
 from .evaluation import Evaluation, require_scalar, settings, value_kinds
+from .holomorphic import derivative
 from .result import Diagnostic, PointsResult
 
 
@@ -370,8 +371,6 @@ class _Points:
         """Each point's f'(z) for each input (``core/holomorphic.py``), from the Jacobians
         of the real part and of the imaginary part; an error at the first point where the
         Cauchy–Riemann equations fail."""
-        from .holomorphic import derivative
-
         real = out.real if out.is_complex() else out
         imag = out.imag if out.is_complex() else out * 0
         blocks = zip(self.s.wrt, self.jacobian(real, inputs), self.jacobian(imag, inputs))
