@@ -278,10 +278,6 @@ def test_the_command_line_and_the_calculator_read_the_computing_declarations(gra
         assert (declared.name in CALCULATOR) == (declared.calculator is not None)
         if declared.calculator is not None:
             assert CALCULATOR[declared.name].help == declared.calculator
-    # A one-point option refused at many points, by what its declaration says.
-    result = gradcli("jacobian", "z**2", "--over", "z=0:1:2", "--holomorphic")
-    assert result.exit_code == 2
-    assert "--holomorphic does not take --points or --over yet" in result.stderr
 
 
 def _an_op_named(name: str, path: Path) -> bool:

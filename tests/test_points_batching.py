@@ -15,6 +15,7 @@ import zlib
 
 import numpy as np
 import pytest
+from complex_fuzzing import complex_programs
 from fuzzing import MAKE_COMPLEX, programs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -81,7 +82,7 @@ def options(command, source, batch):
         shape = api.evaluate(source, first).value.shape
         return {"grad_output": np.linspace(0.5, 1.5, int(np.prod(shape))).reshape(shape)}
     if command == "jvp":
-        moved = {n: v for n, v in first.items() if np.asarray(v).dtype.kind == "f"}
+        moved = {n: v for n, v in first.items() if np.asarray(v).dtype.kind in "fc"}
         return {"tangents": {n: np.full(np.shape(v), 0.75) for n, v in moved.items()}}
     return {}
 
@@ -159,7 +160,6 @@ def test_an_op_without_a_rule_says_that_many_point_evaluation_is_not_implemented
         batching.call(entry, x, x)
 
 
-# Complex values at many points are refused (complex and polar make them of real ones).
 @pytest.mark.parametrize("name", sorted(set(FUNCTIONS) - MAKE_COMPLEX))
 def test_each_function_at_many_points_equals_it_point_by_point(name):
     @examples(2)
@@ -173,6 +173,12 @@ def test_each_function_at_many_points_equals_it_point_by_point(name):
 @examples(40)
 @given(programs(), st.sampled_from(["jacobian", "hessian", "jvp", "vjp"]))
 def test_random_programs_at_many_points_equal_them_point_by_point(case, second):
+    check_case(case, second)
+
+
+@examples(20)
+@given(complex_programs(), st.sampled_from(["jacobian", "hessian", "jvp", "vjp"]))
+def test_random_complex_programs_at_many_points_equal_them_point_by_point(case, second):
     check_case(case, second)
 
 

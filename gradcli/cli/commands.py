@@ -60,10 +60,9 @@ def _add(declared: Computing) -> None:
 
     def run(source, **given):
         dps = given.pop("dps", None)
-        many = given.get("points") is not None or bool(given.get("over"))
         if dps is not None:
             return _run_precise(declared, source, given, dps)
-        arguments = _arguments(declared, given, many)
+        arguments = _arguments(declared, given)
         return _run(_library(declared), source, given, early, **arguments)
 
     run.__doc__ = declared.help
@@ -77,19 +76,11 @@ def _library(declared: Computing):
     return getattr(api, declared.function.__name__)
 
 
-def _arguments(declared: Computing, given, many: bool = False) -> dict:
-    """The function's arguments from the command's own options, taken out of ``given``;
-    ``many``: at many points, where an option of one point is refused."""
+def _arguments(declared: Computing, given) -> dict:
+    """The function's arguments from the command's own options, taken out of ``given``."""
     own = {name.replace("-", "_"): options.OWN[name] for name in declared.options}
-    for parameter, o in own.items():
-        if many and o.one_point is not None and given[parameter]:
-            raise GradcliError(o.one_point)
     taken = {parameter: given.pop(parameter) for parameter in own}
-    return {
-        o.keyword or parameter: o.value(taken[parameter])
-        for parameter, o in own.items()
-        if not (many and o.one_point is not None)
-    }
+    return {o.keyword or parameter: o.value(taken[parameter]) for parameter, o in own.items()}
 
 
 def _graph_formats() -> list[str]:

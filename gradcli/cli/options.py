@@ -297,13 +297,11 @@ def _as_given(given):
 class Own:
     """An option some computing commands take: the Click option, the function's
     ``keyword`` (None: the option's name, with dashes as underscores), and ``value``,
-    what the function receives of what was given. ``one_point``: the error when it is
-    given with --points or --over (it is not passed there)."""
+    what the function receives of what was given."""
 
     option: Callable
     keyword: str | None = None
     value: Callable = _as_given
-    one_point: str | None = None
 
 
 #: ``--dps N``: the computing commands of ``core/precision.py``'s ``COMMANDS`` take it.
@@ -318,7 +316,7 @@ DPS = option(
 OWN = {
     "wrt": Own(WRT, value=_bindings.names_of),
     "steps": Own(STEPS),
-    "holomorphic": Own(HOLOMORPHIC, one_point="--holomorphic does not take --points or --over yet"),
+    "holomorphic": Own(HOLOMORPHIC),
     "grad-output": Own(
         option(
             "grad-output",

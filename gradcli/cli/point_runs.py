@@ -409,7 +409,9 @@ def _reader(options, executor, workers_read: bool = False):
         if given:
             verb = "is" if len(given) == 1 else "are"
             raise GradcliError(f"{' and '.join(given)} {verb} for --points FILE")
-        return GridReader([_bindings.parse_over(text) for text in options["over"]])
+        return GridReader(
+            [_bindings.parse_over(text, complex_values=True) for text in options["over"]]
+        )
     delimiter = _delimiter(options["delimiter"])
     return open_points(options["points"], options["columns"], options["skip_bad_rows"], delimiter)
 

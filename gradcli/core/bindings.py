@@ -262,18 +262,20 @@ class Over(Record):
 
     def values(self, default_count: int = DEFAULT_OVER_COUNT) -> np.ndarray:
         if self.points is not None:
-            return np.array(self.points, dtype=np.float64)
+            complex_points = any(isinstance(p, complex) for p in self.points)
+            return np.array(self.points, dtype=np.complex128 if complex_points else np.float64)
         return np.linspace(self.start, self.stop, self.count or default_count)
 
 
-def parse_over(text: str, option: str = "--over") -> Over:
+def parse_over(text: str, option: str = "--over", complex_values: bool = False) -> Over:
     """``"x=-3:3"`` -> ``Over("x", -3.0, 3.0)``; ``"t=0:2*pi:50"`` has 50 points. A and B
     are constant expressions (``-pi``, ``2*pi``); N is an integer of at least 2. Without
-    a ``:`` outside brackets, the value is any 1-D constant (``x=linspace(-2, 2, 101)``)."""
+    a ``:`` outside brackets, the value is any 1-D constant (``x=linspace(-2, 2, 101)``),
+    of complex numbers too where ``complex_values`` (``z=[1+2j, 3]``)."""
     name, value = split_assignment(text, option)
     parts = _top_level_split(value, ":")
     if len(parts) == 1 and value.strip():
-        points = _vector(value, f"{option} {name}")
+        points = _vector(value, f"{option} {name}", complex_values)
         return Over(name, points[0], points[-1], len(points), tuple(points.tolist()))
     if len(parts) not in (2, 3) or not all(p.strip() for p in parts):
         raise GradcliError(
@@ -312,8 +314,12 @@ def number_from_text(text: str, what: str) -> float:
     return float(array)
 
 
-def _vector(text: str, what: str) -> np.ndarray:
+def _vector(text: str, what: str, complex_values: bool = False) -> np.ndarray:
     array = _constant(text, what)
+    if complex_values and array.ndim == 1 and array.size and array.dtype.kind == "c":
+        if not np.isfinite(array).all():
+            raise GradcliError(f"{what}: the points must be finite")
+        return array.astype(np.complex128)
     if array.ndim != 1 or array.size == 0 or array.dtype.kind not in "iuf":
         raise GradcliError(
             f"{what}: the points must be a 1-D value (linspace(-2, 2, 101), [1, 2, 5])"

@@ -35,20 +35,25 @@ def holomorphic_jacobian(f, point, names):
 
     from_real = functional.jacobian(part(_real), point)
     from_imag = functional.jacobian(part(_imag), point)
-    blocks = []
-    for name, a, b in zip(names, from_real, from_imag):
-        d_real = np.conj(a.numpy())
-        d_imag = 1j * np.conj(b.numpy())
-        scale = float(np.max(np.abs(np.concatenate([d_real.ravel(), d_imag.ravel()])), initial=0))
-        gap = float(np.max(np.abs(d_real - d_imag), initial=0.0))
-        if not np.isfinite(gap) or gap > RTOL * max(scale, np.finfo(float).tiny):
-            raise GradcliError(
-                f"the output is not holomorphic in {name} here: the Cauchy–Riemann equations "
-                f"fail by {gap:.3g} (the real part gives f' = {_text(d_real)}, the imaginary "
-                f"part {_text(d_imag)})"
-            )
-        blocks.append((d_real + d_imag) / 2)
-    return blocks
+    return [
+        derivative(name, a.numpy(), b.numpy()) for name, a, b in zip(names, from_real, from_imag)
+    ]
+
+
+def derivative(name: str, from_real, from_imag, where: str = "here") -> np.ndarray:
+    """f'(z) from PyTorch's Jacobians of the real part and of the imaginary part (arrays
+    ``out.shape + z.shape``), or the error that names the input (``where``: the point)."""
+    d_real = np.conj(from_real)
+    d_imag = 1j * np.conj(from_imag)
+    scale = float(np.max(np.abs(np.concatenate([d_real.ravel(), d_imag.ravel()])), initial=0))
+    gap = float(np.max(np.abs(d_real - d_imag), initial=0.0))
+    if not np.isfinite(gap) or gap > RTOL * max(scale, np.finfo(float).tiny):
+        raise GradcliError(
+            f"the output is not holomorphic in {name} {where}: the Cauchy–Riemann equations "
+            f"fail by {gap:.3g} (the real part gives f' = {_text(d_real)}, the imaginary "
+            f"part {_text(d_imag)})"
+        )
+    return (d_real + d_imag) / 2
 
 
 def _real(out):

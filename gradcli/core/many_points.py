@@ -31,11 +31,14 @@ import gradcli
 
 from ..engine import limits
 from ..engine.batched_values import Batched
+from ..engine.dtypes import complex_of
 from ..engine.generator import seeded
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
+from ..engine.messages import implicit_gradient
 from ..errors import GradcliError
 from .computing import COMMANDS
 from .evaluation import Evaluation, require_scalar, settings, value_kinds
+from .holomorphic import derivative
 from .result import Diagnostic, PointsResult
 
 
@@ -49,6 +52,7 @@ def points(
     grad_output=None,
     tangents: Mapping | None = None,
     unit: bool = False,
+    holomorphic: bool = False,
     dtype: str = "float64",
     seed: int = 0,
     filename: str = "<expr>",
@@ -63,11 +67,13 @@ def points(
     i (``evaluate``, ``gradient``, ``jacobian``, ``vjp``, ``jvp`` or ``hessian``
     for the commands ``eval``, ``grad``, ``jacobian``, ``vjp``, ``jvp``,
     ``hessian``, with the same options; ``grad_output`` and ``tangents`` are the
-    same at every point, as is ``unit``). An error at one point says ``at point i`` and sets the
-    error's ``row``. ``max_elements`` bounds the arrays of one point.
+    same at every point, as is ``unit``; ``holomorphic``: jacobian's f'(z)). An error
+    at one point says ``at point i`` and sets the error's ``row``. ``max_elements``
+    bounds the arrays of one point.
     """
     _known(command)
     options = dict(wrt=wrt, grad_output=grad_output, tangents=tangents, unit=unit, dtype=dtype)
+    options.update(holomorphic=holomorphic)
     options.update(seed=seed, filename=filename, max_elements=max_elements)
     varying, _ = _batch(batch, bindings or {})
     return PointsProgram(command, source, bindings, layout(varying), **options).at(varying)
@@ -98,6 +104,7 @@ class PointsProgram:
         grad_output=None,
         tangents: Mapping | None = None,
         unit: bool = False,
+        holomorphic: bool = False,
         dtype: str = "float64",
         seed: int = 0,
         filename: str = "<expr>",
@@ -105,6 +112,9 @@ class PointsProgram:
         program=None,
     ):
         _known(command)
+        if holomorphic and command != "jacobian":
+            raise GradcliError("holomorphic is jacobian's: the complex derivative f'(z)")
+        self.holomorphic = holomorphic
         self.command, self.source, self.filename = command, source, filename
         self.bindings = dict(bindings or {})
         self.layout = dict(layout)
@@ -162,10 +172,6 @@ class PointsProgram:
                 arrays = self._evaluated(varying, size)
             given = {id(a) for a in varying.values()}
             arrays = {key: _frozen(s._numeric(a), given) for key, a in arrays.items()}
-        if any(a.dtype.kind == "c" for a in arrays.values()):
-            raise GradcliError(
-                "complex values at many points (--points, --over) are not supported by gradcli yet"
-            )
         return arrays, tuple(varying), size
 
     def _evaluated(self, varying, size) -> dict[str, np.ndarray]:
@@ -267,7 +273,7 @@ def _batch(batch, bindings):
             raise GradcliError(
                 f"batch[{name!r}] must have the points along its first axis, not be one number"
             )
-        if array.dtype.kind not in "biuf":
+        if array.dtype.kind not in "biufc":
             raise GradcliError(f"batch[{name!r}] is not numeric (dtype {array.dtype})")
         if size is None:
             size, first = array.shape[0], name
@@ -288,14 +294,19 @@ class _Points:
         self.varying = varying
         self.size = size
 
-    def leaves(self, wrt, given=None) -> dict:
+    def leaves(self, wrt, given=None, as_complex=False) -> dict:
         """Each input's value: Batched where it varies or is differentiated (``given``:
-        the physical tensors of some, by name)."""
+        the physical tensors of some, by name; ``as_complex``: those differentiated taken
+        as complex, as ``--holomorphic`` takes them)."""
         s, size = self.s, self.size
         given = given or {}
+        values, varying = s.values, self.varying
+        if as_complex:
+            values = {n: _complex(v) if n in wrt else v for n, v in values.items()}
+            varying = {n: _complex(v) if n in wrt else v for n, v in varying.items()}
         leaves = {name: gradcli.tensor(v) for name, v in s.constants.items()}
-        for name, v in s.values.items():
-            if name in self.varying:  # defined from a const that varies: below
+        for name, v in values.items():
+            if name in varying:  # defined from a const that varies: below
                 continue
             if name in given:
                 leaves[name] = Batched(given[name])
@@ -304,7 +315,7 @@ class _Points:
                 leaves[name] = Batched(gradcli.tensor(copies, requires_grad=True))
             else:
                 leaves[name] = gradcli.tensor(v)
-        for name, data in self.varying.items():
+        for name, data in varying.items():
             if name in given:
                 leaves[name] = Batched(given[name])
             else:
@@ -326,10 +337,12 @@ class _Points:
                 return {"value": _data(self.run(self.leaves(())))}
         if command == "jvp":
             return self.jvp(program.directions)
-        leaves = self.leaves(s.wrt)
+        leaves = self.leaves(s.wrt, as_complex=program.holomorphic)
         inputs = [leaves[name].physical for name in s.wrt]
         out = self.run(leaves)
         value = _data(out)
+        if command == "jacobian" and program.holomorphic:
+            return {"value": value, **self.holomorphic(out, inputs)}
         if command == "jacobian":
             blocks = self.jacobian(out, inputs)
             return {"value": value, **{f"jacobian.{n}": b for n, b in zip(s.wrt, blocks)}}
@@ -339,6 +352,8 @@ class _Points:
             grads = self.grads(out, inputs, start)
             return {"value": value, **{f"vjp.{n}": g for n, g in zip(s.wrt, grads)}}
         require_scalar(_at_a_point(out), command)
+        if out.is_complex():  # as at one point: backward() starts from a real output only
+            raise GradcliError(implicit_gradient(_at_a_point(out)._data))
         hessian = command == "hessian"
         ones = np.broadcast_to(np.ones((), out._data.dtype), out.shape)  # read-only, no memory
         grads = self.grads(out, inputs, ones, keep=hessian)
@@ -350,6 +365,25 @@ class _Points:
                     (f"hessian.{x}.{y}", b.reshape(self.size, *s.shape(x), *s.shape(y)))
                     for y, b in zip(s.wrt, blocks)
                 )
+        return arrays
+
+    def holomorphic(self, out, inputs) -> dict[str, np.ndarray]:
+        """Each point's f'(z) for each input (``core/holomorphic.py``), from the Jacobians
+        of the real part and of the imaginary part; an error at the first point where the
+        Cauchy–Riemann equations fail."""
+        real = out.real if out.is_complex() else out
+        imag = out.imag if out.is_complex() else out * 0
+        blocks = zip(self.s.wrt, self.jacobian(real, inputs), self.jacobian(imag, inputs))
+        arrays = {}
+        for name, a, b in blocks:
+            found = np.empty(a.shape, np.result_type(a.dtype, np.complex64))
+            for i in range(self.size):
+                try:
+                    found[i] = derivative(name, a[i], b[i], f"at point {i}")
+                except GradcliError as error:
+                    error.row = i
+                    raise
+            arrays[f"jacobian.{name}"] = found
         return arrays
 
     def grads(self, out, inputs, start, keep=False):
@@ -410,9 +444,12 @@ class _Points:
 
         start = self.leaves(names)
         inputs = tuple(start[n].physical.detach() for n in names)
+        # A real tangent of a complex input moves along its real axis.
         moves = tuple(
-            gradcli.tensor(np.broadcast_to(directions[n], (size, *s.shape(n))).copy())
-            for n in names
+            gradcli.tensor(
+                np.broadcast_to(directions[n], (size, *s.shape(n))).copy(), dtype=z.dtype
+            )
+            for n, z in zip(names, inputs)
         )
 
         def f(*tensors):
@@ -420,6 +457,11 @@ class _Points:
 
         value, product = functional.jvp(f, inputs, moves)
         return {"value": _data(value), "jvp": _data(product)}
+
+
+def _complex(array: np.ndarray) -> np.ndarray:
+    """An input's values as complex numbers of their precision (``--holomorphic``)."""
+    return array if array.dtype.kind == "c" else array.astype(complex_of(array.dtype))
 
 
 #: The gradients of one reverse pass over rows of the identity, at most: beside the whole
@@ -433,8 +475,11 @@ def _data(value) -> np.ndarray:
 
 
 def _cast(array, dtype):
-    """An input's values as floats of the evaluation's dtype (a mask stays boolean),
-    copied only to convert them: the engine never writes into a leaf."""
+    """An input's values as floats of the evaluation's dtype, complex ones as its complex
+    dtype (a mask stays boolean), copied only to convert them: the engine never writes
+    into a leaf."""
+    if array.dtype.kind == "c":
+        return np.asarray(array, complex_of(dtype))
     return array if array.dtype.kind == "b" else np.asarray(array, dtype)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.point_files.source import JsonText
 from ..core.point_files.writers import Writer
-from .jsontext import string
+from .jsontext import encode, string
 from .numbers import format_number
 
 #: Rows shown at each end by ``--format table``.
@@ -47,6 +47,8 @@ def _json_numbers(column: np.ndarray, precision: int | None) -> list[str]:
         ]
     if column.dtype.kind == "b":
         return ["true" if t else "false" for t in column.tolist()]
+    if column.dtype.kind == "c":  # {"real": re, "imag": im}, as --format json of one point
+        return [encode(x, precision) for x in column]
     if precision is None and column.dtype == np.float64:
         texts = [t[:-2] if t.endswith(".0") else t for t in map(repr, column.tolist())]
     else:
@@ -70,7 +72,9 @@ class TableWriter(Writer):
     def _write(self, columns):
         self.names = list(columns)
         arrays = [np.asarray(c) for c in columns.values()]
-        if any(a.dtype.kind in "bOU" for a in arrays):  # text and booleans stay as they are
+        # Text, booleans and complex numbers stay as they are: a column of one is not
+        # made the others' type.
+        if any(a.dtype.kind in "bOUc" for a in arrays):
             rows = np.empty((len(arrays[0]), len(arrays)), dtype=object)
             for i, a in enumerate(arrays):
                 rows[:, i] = a

@@ -37,7 +37,7 @@ from .readers import open_points
 from .run import computed, learned, measured, placed
 from .source import Chunk, Reader
 from .text_readers import CsvPart, CsvReader
-from .writers import Writer, cannot_write
+from .writers import Writer, cannot_write, real_and_imaginary
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 # Partitions of a CSV file are ranges of bytes: this many rows of the first file's
@@ -409,7 +409,7 @@ class PartFiles(Writer):
         import pyarrow.parquet as pq
 
         target = self.parts_directory.add(f"part.{self.parts:06d}.parquet")
-        pq.write_table(pa.table(columns), target)
+        pq.write_table(pa.table(real_and_imaginary(columns)), target)
         self.parts += 1
 
     def _finish(self):

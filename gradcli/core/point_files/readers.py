@@ -71,14 +71,8 @@ def open_points(
     return ParquetReader(path)
 
 
-#: Complex numbers are taken at one point (``--z @file``), not yet at many.
-MANY_POINTS_COMPLEX = "complex values at many points (--points, --over) are not supported yet"
-
-
 def _numeric(path: str, name: str, array: np.ndarray) -> np.ndarray:
-    if array.dtype.kind == "c":
-        raise GradcliError(f"{path}: column {name} is complex: {MANY_POINTS_COMPLEX}")
-    if array.dtype.kind not in "iufb":
+    if array.dtype.kind not in "iufbc":
         raise GradcliError(f"{path}: column {name} is not numeric (dtype {array.dtype})")
     return array
 
@@ -170,7 +164,9 @@ class NpyReader(Reader):
 
 
 class ParquetReader(Reader):
-    """A Parquet file, one numeric column per column name, read a batch at a time."""
+    """A Parquet file, one numeric column per column name, read a batch at a time; two
+    columns ``c.real`` and ``c.imag`` are one complex column ``c`` (as Parquet files of
+    many points are written: Arrow has no complex numbers)."""
 
     def __init__(self, path: str):
         import pyarrow.parquet
@@ -180,7 +176,20 @@ class ParquetReader(Reader):
             self.file = pyarrow.parquet.ParquetFile(path)
         except (OSError, pyarrow.ArrowException) as error:
             raise GradcliError(f"cannot read {path}: {refusal(error)}") from None
-        self.names = list(self.file.schema_arrow.names)
+        stored = list(self.file.schema_arrow.names)
+        #: The complex columns, each by its name: its two stored columns.
+        self.parts = {
+            name[: -len(".real")]: (name, name[: -len(".real")] + ".imag")
+            for name in stored
+            if name.endswith(".real") and name[: -len(".real")] + ".imag" in stored
+        }
+        parted = {part for pair in self.parts.values() for part in pair}
+        self.names = []
+        for name in stored:
+            if name not in parted:
+                self.names.append(name)
+            elif name.endswith(".real"):
+                self.names.append(name[: -len(".real")])
         self.total = self.file.metadata.num_rows
 
     def _numbers_throughout(self, name: str) -> bool:
@@ -200,22 +209,43 @@ class ParquetReader(Reader):
         return True
 
     def chunks(self, size: int):
-        from .arrow import kept_column, to_numpy
+        from .arrow import kept_column
 
         start = 0
-        numbers = {name: self._numbers_throughout(name) for name in self.kept}
+        numbers = {n: self._numbers_throughout(n) for n in self.kept if n not in self.parts}
         wanted = [n for n in self.header if n in {*self.names, *self.kept}]
-        for batch in self.file.iter_batches(batch_size=size, columns=wanted):
+        stored = [p for n in wanted for p in self.parts.get(n, (n,))]
+        for batch in self.file.iter_batches(batch_size=size, columns=stored):
             columns = {}
             for name in self.names:
-                column = batch.column(name)
-                if column.null_count:
-                    row = start + column.is_null().to_numpy(zero_copy_only=False).argmax()
-                    raise GradcliError(f"{self.path}: column {name} is empty at row {row + 1}")
-                columns[name] = _numeric(self.path, name, to_numpy(column))
-            kept = {name: kept_column(batch.column(name), numbers[name]) for name in self.kept}
+                if name in self.parts:
+                    columns[name] = self._complex(batch, name, start)
+                else:
+                    columns[name] = self._numbers(batch, name, start)
+            kept = {
+                name: self._complex(batch, name, start)
+                if name in self.parts
+                else kept_column(batch.column(name), numbers[name])
+                for name in self.kept
+            }
             yield Chunk(columns, start, kept=kept)
             start += batch.num_rows
+
+    def _complex(self, batch, name: str, start: int) -> np.ndarray:
+        """The complex column ``name`` of a batch, from its ``.real`` and ``.imag``."""
+        real, imag = (self._numbers(batch, part, start) for part in self.parts[name])
+        found = np.empty(len(real), np.result_type(real.dtype, imag.dtype, np.complex64))
+        found.real, found.imag = real, imag
+        return found
+
+    def _numbers(self, batch, name: str, start: int) -> np.ndarray:
+        from .arrow import to_numpy
+
+        column = batch.column(name)
+        if column.null_count:
+            row = start + column.is_null().to_numpy(zero_copy_only=False).argmax()
+            raise GradcliError(f"{self.path}: column {name} is empty at row {row + 1}")
+        return _numeric(self.path, name, to_numpy(column))
 
     def close(self) -> None:
         self.file.close()

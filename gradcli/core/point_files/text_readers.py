@@ -165,6 +165,8 @@ class CsvReader(_TextReader):
 
     def __init__(self, path: str, skip_bad_rows: bool, delimiter: str | None = None):
         self.delimiter = delimiter
+        #: The columns a complex cell has been met in: complex from there on.
+        self.complex_columns: set[str] = set()
         super().__init__(path, skip_bad_rows)
 
     def _read_header(self) -> None:
@@ -221,20 +223,42 @@ class CsvReader(_TextReader):
                 convert_options=convert,
             )
 
+        def numbers(table):
+            return {
+                n: _complex_cells(table.column(n))
+                if n in complex_columns
+                else to_numpy(table.column(n))
+                for n in self.names
+            }
+
         start = 0
+        complex_columns = self.complex_columns
         for block in self._blocks(size):
-            try:
-                # Blank lines are errors here, so that a block read whole has a row on
-                # every line and its line numbers need no counting.
-                table = parsed(block)
-                lines = self._counted(block, table.num_rows)
-            except pyarrow.ArrowInvalid as error:
-                block, lines = self._without_bad_rows(block, error)
-                if not len(lines):
-                    continue  # every row of the block was bad: pyarrow reads no rows from none
-                table = parsed(block)
+            while True:
+                try:
+                    # Blank lines are errors here, so that a block read whole has a row on
+                    # every line and its line numbers need no counting.
+                    table = parsed(block)
+                    columns = numbers(table)
+                    lines = self._counted(block, table.num_rows)
+                except (pyarrow.ArrowInvalid, ValueError) as error:
+                    found = set()
+                    if b"j" in block or b"J" in block:  # a complex cell, as 1+2j: else none
+                        found = self._complex_columns_in(block) - complex_columns
+                    if found:  # read as text from here on, and as complex numbers
+                        complex_columns.update(found)
+                        types = dict(convert.column_types)
+                        types.update(dict.fromkeys(found, pyarrow.string()))
+                        convert.column_types = types
+                        continue
+                    block, lines = self._without_bad_rows(block, error)
+                    if len(lines):
+                        table = parsed(block)
+                        columns = numbers(table)
+                break
+            if not len(lines):
+                continue  # every row of the block was bad: pyarrow reads no rows from none
             del block  # not held while the chunk is computed
-            columns = {n: to_numpy(table.column(n)) for n in self.names}
             kept = {n: texts(table.column(n)) for n in self.kept}
             # A block is about a chunk; the first, whose row length was guessed, may be more.
             for at in range(0, table.num_rows, size):
@@ -242,6 +266,22 @@ class CsvReader(_TextReader):
                 copied = {name: column[at : at + size] for name, column in kept.items()}
                 yield Chunk(part, start, lines[at : at + size], copied)
                 start += len(lines[at : at + size])
+
+    def _complex_columns_in(self, block: bytes) -> set[str]:
+        """The columns of inputs in which a field of ``block`` is complex (``1+2j``)."""
+        at = [(i, n) for i, n in enumerate(self.header) if n in set(self.names)]
+        found = set()
+        try:
+            text = block.decode("utf-8")
+            for fields in csv.reader(text.splitlines(), delimiter=self.delimiter):
+                for i, name in at:
+                    if i < len(fields) and name not in found:
+                        field = fields[i].strip()
+                        if field.lower().endswith("j") and _is_complex(field):
+                            found.add(name)
+        except (UnicodeDecodeError, csv.Error):
+            return found
+        return found
 
     @property
     def _read(self) -> set[str]:
@@ -281,11 +321,10 @@ class CsvReader(_TextReader):
             return f"{len(fields)} fields, but the header names {len(header)} columns"
         numbers = set(self.names)
         for name, field in zip(header, fields):
+            if name in self.complex_columns and _is_complex(field):
+                continue
             if name in numbers and not _is_number(field):
                 why = f"{field.strip()!r} in column {name} is not a number"
-                if field.strip().lower().endswith("j") and _is_complex(field):
-                    why = f"{field.strip()!r} in column {name} is complex: complex values at "
-                    why += "many points (--points, --over) are not supported yet"
                 if _DECIMAL_COMMA.fullmatch(field.strip()):
                     why += (
                         f" (decimals are written with a point: {field.strip().replace(',', '.')})"
@@ -349,11 +388,25 @@ def _csv_problem(error: csv.Error) -> str:
 
 
 def _is_complex(field: str) -> bool:
+    """Whether a field is a number as Python writes a complex one (``1+2j``, ``2j``, ``3``),
+    as a CSV file of one input reads it (``core.values``)."""
+    text = field.strip()
+    if not text or "_" in text or "(" in text:  # Python's complex() takes 1_0 and (1+2j)
+        return False
     try:
-        complex(field.strip())
+        complex(text)
     except ValueError:
         return False
     return True
+
+
+def _complex_cells(column) -> np.ndarray:
+    """A column of text whose every cell is a number as Python writes a complex one, as
+    complex128 (ValueError at the first that is not)."""
+    cells = column.to_pylist()
+    if not all(_is_complex(cell) for cell in cells):
+        raise ValueError("a cell that is not a number")
+    return np.array([complex(cell) for cell in cells], dtype=np.complex128)
 
 
 def _is_number(field: str) -> bool:
@@ -417,7 +470,7 @@ class JsonLinesReader(_TextReader):
             self.row_bytes = max(1, len(block) // max(self.line - first + 1, 1))
             if not lines:
                 continue
-            columns = {n: np.array(values[n], dtype=np.float64) for n in self.names}
+            columns = {n: _json_numbers(values[n]) for n in self.names}
             kept = {n: _texts(values[n]) for n in self.kept}
             yield Chunk(columns, start, np.array(lines, dtype=np.int64), kept)
             start += len(lines)
@@ -454,14 +507,55 @@ def _texts(values: list) -> np.ndarray:
     return texts
 
 
+def _json_numbers(values: list) -> np.ndarray:
+    """A column's JSON values (checked by ``_json_number_problem``) as numbers: float64,
+    or complex128 where one holds a complex number (``{"real": 1, "imag": 2}``, as JSON
+    lines write them)."""
+    try:
+        return np.array(values, dtype=np.float64)
+    except (ValueError, TypeError):
+        return np.array([_complex_of(value) for value in values], dtype=np.complex128)
+
+
+def _complex_of(value):
+    """A JSON value with its ``{"real": re, "imag": im}`` objects as Python's complex."""
+    if isinstance(value, list):
+        return [_complex_of(v) for v in value]
+    if isinstance(value, dict):
+        return complex(value["real"], value["imag"])
+    return value
+
+
+def _is_json_complex(value) -> bool:
+    return (
+        isinstance(value, dict)
+        and sorted(value) == ["imag", "real"]
+        and all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in value.values())
+    )
+
+
 def _json_number_problem(value, shape: tuple[int, ...]) -> str | None:
-    """Why ``value`` is not numbers of ``shape``, or None."""
+    """Why ``value`` is not numbers of ``shape`` (complex ones as JSON lines write them),
+    or None."""
+    refused = f"{json.dumps(value)} is not a number or an array of numbers"
     try:
         array = np.array(value, dtype=np.float64)
     except (ValueError, TypeError):
-        return f"{json.dumps(value)} is not a number or an array of numbers"
-    if isinstance(value, bool) or any(isinstance(v, (bool, str)) for v in _flat(value)):
-        return f"{json.dumps(value)} is not a number or an array of numbers"
+        array = None
+    if array is None:  # complex numbers, or no numbers
+        if not any(_is_json_complex(v) for v in _flat(value)):
+            return refused
+        if any(
+            isinstance(v, (bool, str)) or type(v) is dict and not _is_json_complex(v)
+            for v in _flat(value)
+        ):
+            return refused
+        try:
+            array = np.array(_complex_of(value), dtype=np.complex128)
+        except (ValueError, TypeError):
+            return refused
+    elif isinstance(value, bool) or any(isinstance(v, (bool, str)) for v in _flat(value)):
+        return refused
     if array.shape != shape:
         return f"shape {array.shape}, but line 1 gave shape {shape}"
     return None

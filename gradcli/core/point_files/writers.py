@@ -65,7 +65,14 @@ class Writer:
     #: Whether it writes the columns of text an input file's rows keep (``id``).
     keeps_columns = True
 
+    #: Whether a column keeps the type of its first chunk's numbers (a file of arrays).
+    one_type = False
+    #: The columns of complex numbers so far, by name (``one_type``).
+    complex_columns: dict[str, bool] | None = None
+
     def write(self, columns: dict[str, np.ndarray]) -> None:
+        if self.one_type:
+            self._same_types(columns)
         self.rows += len(next(iter(columns.values()))) if columns else 0
         try:
             self._write(columns if self.arrays else columns_from_arrays(columns))
@@ -76,6 +83,22 @@ class Writer:
 
     def _write(self, columns: dict[str, np.ndarray]) -> None:
         raise NotImplementedError
+
+    def _same_types(self, columns) -> None:
+        """Refuse a column complex in this chunk and real in the ones written (a CSV
+        column turns complex in the chunk of its first complex cell)."""
+        found = {n: np.asarray(c).dtype.kind == "c" for n, c in columns.items()}
+        if self.complex_columns is None:
+            self.complex_columns = found
+            return
+        turned = [n for n, c in found.items() if c and not self.complex_columns.get(n, True)]
+        if turned:
+            raise GradcliError(
+                f"column {turned[0]} is complex from row {self.rows + 1} or after, and real "
+                f"in the {self.rows:,} rows before: {self.path} keeps the type of a column's "
+                "first rows; write a first row's number as complex (3+0j), or write CSV or "
+                "JSON lines"
+            )
 
     def close(self) -> None:
         """Complete the output (a file: flushed, fsynced, renamed over ``path``); on
@@ -137,7 +160,7 @@ class CsvWriter(Writer):
             header = io.StringIO()
             csv.writer(header, lineterminator="\n").writerow(list(columns))
             self.sink.write(header.getvalue().encode("utf-8"))
-        if any(np.asarray(c).dtype.kind in "OU" for c in columns.values()):
+        if any(np.asarray(c).dtype.kind in "OUc" for c in columns.values()):
             self.sink.write(_csv_rows(columns))
             return
         # Straight to the file, a batch of rows at a time: a chunk's text is never whole.
@@ -161,7 +184,9 @@ def _csv_rows(columns) -> bytes:
     texts = []  # the columns of text, quoted together: ten thousand columns are one array
     for column in columns.values():
         column = np.asarray(column)
-        if column.dtype.kind in "OU":
+        if column.dtype.kind == "c":
+            fields.append(complex_texts(column))
+        elif column.dtype.kind in "OU":
             texts.append(len(fields))
             fields.append(column)
         else:
@@ -178,7 +203,44 @@ def _csv_rows(columns) -> bytes:
     return "".join(f"{row}\n" for row in rows.to_pylist()).encode("utf-8")
 
 
+def complex_texts(column: np.ndarray):
+    """Complex numbers as Python writes them (``1+2j``, ``-0.07-2j``, ``nan+infj``): each
+    part as CSV writes a real number, the shortest text that reads back the same, as a
+    pyarrow array of text."""
+    import pyarrow
+    import pyarrow.compute as pc
+
+    from .arrow import from_numpy
+
+    real, imag = (
+        pc.cast(from_numpy(np.ascontiguousarray(part, np.float64)), pyarrow.string())
+        for part in (column.real, column.imag)
+    )
+    sign = pc.if_else(pc.starts_with(imag, "-"), "", "+")
+    return pc.binary_join_element_wise(real, sign, imag, "j", "")
+
+
+def real_and_imaginary(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each complex column ``c`` as two real ones, ``c.real`` and ``c.imag`` (Parquet, as
+    Arrow, has no complex numbers); the others as they are."""
+    if not any(np.asarray(c).dtype.kind == "c" for c in columns.values()):
+        return columns
+    found = {}
+    for name, column in columns.items():
+        column = np.asarray(column)
+        if column.dtype.kind == "c":
+            found[f"{name}.real"], found[f"{name}.imag"] = column.real, column.imag
+        else:
+            found[name] = column
+    return found
+
+
 class ParquetWriter(Writer):
+    """A Parquet table, a column per number; a complex column ``c`` as ``c.real`` and
+    ``c.imag`` (``real_and_imaginary``), which ``--points`` reads back as ``c``."""
+
+    one_type = True
+
     def __init__(self, path: str):
         super().__init__(path)
         self.writer = None
@@ -188,7 +250,7 @@ class ParquetWriter(Writer):
 
         from .arrow import table
 
-        rows = table(columns)
+        rows = table(real_and_imaginary(columns))
         if self.writer is None:
             self.writer = pyarrow.parquet.ParquetWriter(self.output.temp, rows.schema)
         self.writer.write_table(rows)
@@ -209,6 +271,7 @@ class NpzWriter(Writer):
 
     arrays = True
     keeps_columns = False
+    one_type = True
 
     def __init__(self, path: str, rows: int | None = None):
         super().__init__(path)
