@@ -40,3 +40,33 @@ def test_arange_is_pytorchs_bit_for_bit(dtype):
         assert _bits(ours) == _bits(theirs), (start, end, step)
     assert gradcli.arange(-8.0, 8.0, 0.1)[38].item() == torch.arange(-8.0, 8.0, 0.1)[38].item()
     assert torch.arange(-8.0, 8.0, 0.1)[38].item() == np.float32(-4.200000286102295)
+
+
+def _fills(m):
+    """One-element float64 draws (PyTorch's scalar Box-Muller, its second number cached)
+    and fills of views that are not contiguous (filled in the order of memory)."""
+    out = []
+    for seed in range(40):
+        m.manual_seed(seed)
+        one = m.empty(1, dtype=m.float64)
+        out += [one.normal_().item(), one.normal_(2.0, 3.0).item(), one.normal_().item()]
+        out.append(m.randn((), dtype=m.float64).item())
+    m.manual_seed(7)
+    for fill in (
+        lambda x: x.normal_(),
+        lambda x: x.normal_(1.0, 2.0),
+        lambda x: x.uniform_(-2.0, 3.0),
+        lambda x: x.exponential_(),
+    ):
+        for view in (
+            lambda: m.empty(3, 4, dtype=m.float64).t(),
+            lambda: m.empty(5, 8).t(),
+            lambda: m.empty(2, 3, 4).permute(2, 0, 1),
+            lambda: m.empty(4, 6)[:, ::2],
+        ):
+            out += fill(view()).flatten().tolist()
+    return out
+
+
+def test_normal_and_fills_draw_pytorchs_numbers():
+    assert _fills(gradcli) == _fills(torch)
