@@ -55,7 +55,7 @@ def _fills(m):
     for fill in (
         lambda x: x.normal_(),
         lambda x: x.normal_(1.0, 2.0),
-        lambda x: x.uniform_(-2.0, 3.0),
+        lambda x: x.uniform_(),
         lambda x: x.exponential_(),
     ):
         for view in (
