@@ -70,3 +70,71 @@ def _fills(m):
 
 def test_normal_and_fills_draw_pytorchs_numbers():
     assert _fills(gradcli) == _fills(torch)
+
+
+def _after_data_write(m):
+    # out.data.zero_(): PyTorch does not track a write through .data, so the sigmoid's
+    # backward computes with the zeros, silently.
+    a = m.tensor([1.0, 2.0], requires_grad=True)
+    out = a.sigmoid()
+    out.data.zero_()
+    out.sum().backward()
+    c = m.tensor([1.0, 2.0], requires_grad=True)
+    product = c * c
+    c.data.add_(1)
+    product.sum().backward()
+    return a.grad.tolist(), out._version, c.grad.tolist(), c._version
+
+
+def test_a_write_through_data_is_not_tracked():
+    assert _after_data_write(gradcli) == _after_data_write(torch)
+    assert _after_data_write(torch) == ([0.0, 0.0], 0, [4.0, 6.0], 0)
+
+
+def test_a_write_through_detach_still_raises():
+    for m in (gradcli, torch):
+        c = m.tensor([1.0, 2.0], requires_grad=True)
+        out = c.exp()
+        out.detach().zero_()
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+
+
+_MISTAKES = {
+    "matmul of mismatched sizes": lambda m: m.ones(2, 3) @ m.ones(2, 3),
+    "an index past the end": lambda m: m.ones(2)[5],
+    "float of two numbers": lambda m: float(m.ones(2)),
+    "a view of the wrong size": lambda m: m.ones(2).view(3),
+    "a leaf written in place": lambda m: m.ones(2, requires_grad=True).sin_(),
+    "a second backward": lambda m: [
+        y.backward() for y in [m.ones(1, requires_grad=True).exp()] * 2
+    ],
+    "an unknown keyword": lambda m: m.ones(2).sum(axes=0),
+    "a CUDA tensor": lambda m: m.ones(2, device="cuda"),
+}
+
+
+@pytest.mark.parametrize("name", list(_MISTAKES))
+def test_errors_are_named_as_pytorchs(name):
+    # A tutorial prints type(e).__name__: RuntimeError, not gradcli's EngineError.
+    names = []
+    for m in (gradcli, torch):
+        with pytest.raises(Exception) as caught:
+            _MISTAKES[name](m)
+        names.append(type(caught.value).__name__)
+    assert names[0] == names[1]
+
+
+def test_a_program_s_traceback_ends_as_pytorch_s(tmp_path, capsys):
+    from gradcli.torch import run_program
+
+    program = tmp_path / "twice.py"
+    program.write_text(
+        "import torch\n"
+        "y = torch.tensor(1.0, requires_grad=True).exp()\n"
+        "y.backward()\n"
+        "y.backward()\n"
+    )
+    assert run_program(str(program)) == 1
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("RuntimeError: Trying to backward through the graph a second time")

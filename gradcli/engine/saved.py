@@ -49,6 +49,8 @@ def modified(tensor, array):
     vc[0] += 1
     if ALLOWING[0]:
         return  # the nodes that saved array hold copies (autograd.graph)
+    if type(vc) is not list:
+        return  # a write through .data, which PyTorch does not track
     root = _root(array)
     key = id(root)
     entry = MODIFIED.get(key)

@@ -108,6 +108,12 @@ def _nested_to_array(value):
     return value._data if type(value) is Tensor else value
 
 
+class UntrackedCounter(list):
+    """The version counter of a ``.data`` tensor: its own, and its writes not tracked."""
+
+    __slots__ = ()
+
+
 class Tensor:
     """An n-dimensional array that can record the operations applied to it."""
 
@@ -160,8 +166,12 @@ class Tensor:
     # ----- attributes -----
     @property
     def data(self) -> Tensor:
-        """The values, detached from the graph and sharing memory."""
-        return Tensor._make(self._data)
+        """The values, detached from the graph and sharing memory. Its writes are not
+        tracked, as in PyTorch: a node that saved these values computes with the new ones,
+        without the error a write through ``detach()`` brings."""
+        t = Tensor._make(self._data)
+        t._vc = UntrackedCounter([0])
+        return t
 
     @data.setter
     def data(self, value):
