@@ -138,3 +138,32 @@ def test_a_program_s_traceback_ends_as_pytorch_s(tmp_path, capsys):
     assert run_program(str(program)) == 1
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert last.startswith("RuntimeError: Trying to backward through the graph a second time")
+
+
+def _grads_in_a_graph(m):
+    x = m.tensor(2.0, requires_grad=True)
+    (2 * x * x * x).backward(create_graph=True)
+    shown = [repr(x.grad)]
+    (x * x).backward(create_graph=True)  # added to the one there: AddBackward0
+    shown.append(repr(x.grad))
+    y = m.tensor([1.0, 2.0], requires_grad=True)
+    (y**3).sum().backward(create_graph=True)
+    w = m.tensor(3.0, requires_grad=True)
+    (w * 4).backward(create_graph=True)  # a constant gradient: no node
+    p = m.tensor(2.0, requires_grad=True)
+    q = p * 2
+    q.retain_grad()
+    (q * q).backward(create_graph=True)
+    r = p * 3
+    (r * r).backward(create_graph=True, inputs=[r])
+    shown += [repr(y.grad), repr(w.grad), repr(q.grad), repr(r.grad)]
+    shown.append(type(x.grad.grad_fn.next_functions[1][0]).__name__)
+    y.grad.sum().backward()
+    return shown + [y.grad.tolist()]
+
+
+def test_a_gradient_kept_in_a_graph_is_a_copy():
+    # (2*x*x*x).backward(create_graph=True); x.grad has grad_fn=<CopyBackwards>.
+    ours, theirs = _grads_in_a_graph(gradcli), _grads_in_a_graph(torch)
+    assert ours == theirs
+    assert theirs[0] == "tensor(24., grad_fn=<CopyBackwards>)"

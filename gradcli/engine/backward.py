@@ -30,7 +30,7 @@ from ..errors import EngineError, GradcliTypeError
 from . import messages, state
 from .graph import IN_SLOTS
 from .messages import NO_GRAD_FN, SECOND_BACKWARD
-from .ops import sum_to, to_dtype, zeros_like
+from .ops import conversion, creation, sum_to, to_dtype, zeros_like
 from .saved import MODIFIED, unpacked
 from .saved import check as check_saved
 from .schedule import schedule
@@ -261,7 +261,10 @@ def run_hooks(holder, g, create_graph):
     if holder.retained is not None:
         tensor = holder.retained
         g_final = _finish_grad(g, tensor._data.dtype, create_graph)
-        tensor.grad = g_final if tensor.grad is None else tensor.grad + g_final
+        if tensor.grad is None:  # PyTorch's retain_grad hook clones it
+            tensor.grad = _clone(g_final) if g_final.requires_grad else g_final
+        else:
+            tensor.grad = tensor.grad + g_final
     return g
 
 
@@ -313,6 +316,18 @@ def _leaf_hooks(t):
 # ----------------------------------------------------------------------------
 # Gradients handed to the user
 # ----------------------------------------------------------------------------
+
+
+def _copy(leaf, g):
+    """``g`` copied into a new tensor of the leaf's layout: a node ``CopyBackwards``."""
+    with state.set_grad_enabled(True):  # only called in a pass that creates a graph
+        return creation.copy(Tensor._make(np.empty_like(leaf._data)), g)
+
+
+def _clone(g):
+    """``g.clone()``: a node ``CloneBackward0``, as PyTorch's hooks that keep a gradient."""
+    with state.set_grad_enabled(True):
+        return conversion.clone(g)
 
 
 def _finish_grad(g, dtype, create_graph):
@@ -463,7 +478,10 @@ def _backward(tensors, grads, retain_graph, create_graph, inputs):
         hooks = _leaf_hooks(leaf)
         if hooks is not None:
             g = _finish_grad(run_hooks(hooks, g, create_graph), leaf._data.dtype, create_graph)
-        leaf.grad = g if leaf.grad is None else leaf.grad + g
+        if leaf.grad is None:  # PyTorch's AccumulateGrad copies a gradient in a graph
+            leaf.grad = _copy(leaf, g) if create_graph and g.requires_grad else g
+        else:
+            leaf.grad = leaf.grad + g
         if hooks is not None:
             for hook in list(hooks.post_accumulate.values()):
                 hook(leaf)
@@ -471,7 +489,10 @@ def _backward(tensors, grads, retain_graph, create_graph, inputs):
         g = captured.get(t._grad_fn)
         if g is not None:
             g = _finish_grad(g, t._data.dtype, create_graph)
-            t.grad = g if t.grad is None else t.grad + g
+            if t.grad is None:
+                t.grad = _clone(g) if g.requires_grad else g
+            else:
+                t.grad = t.grad + g
 
 
 def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
