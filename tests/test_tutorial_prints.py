@@ -167,3 +167,26 @@ def test_a_gradient_kept_in_a_graph_is_a_copy():
     ours, theirs = _grads_in_a_graph(gradcli), _grads_in_a_graph(torch)
     assert ours == theirs
     assert theirs[0] == "tensor(24., grad_fn=<CopyBackwards>)"
+
+
+def _dual_reprs(m):
+    fwad = m.autograd.forward_ad
+    pairs = [
+        (m.tensor([1.0, 2.0, 3.0]), m.ones(3)),
+        (m.tensor([1.2413, -0.7137, 0.1698], dtype=m.float64), m.tensor([0.4, 0.3, -0.2])),
+        (m.tensor(2.0), m.tensor(1.0)),
+        (m.tensor(2.0, dtype=m.float64), m.tensor(0.25, dtype=m.float64)),
+        (m.arange(12.0).reshape(3, 4), m.ones(3, 4)),
+        (m.tensor([1.5, 2.0, -3.0]), m.tensor([3.0, 4.0, 5.0])),
+    ]
+    shown = []
+    with fwad.dual_level():
+        for primal, tangent in pairs:
+            dual = fwad.make_dual(primal, tangent.to(primal.dtype))
+            shown += [repr(dual), repr(dual * 3), repr(dual * 1e6)]
+    return shown
+
+
+def test_a_dual_tensor_s_tangent_wraps_as_pytorch_s():
+    # A long line puts tangent= on a line of its own; a 0-d tangent shows as its number.
+    assert _dual_reprs(gradcli) == _dual_reprs(torch)

@@ -278,16 +278,15 @@ class Tensor:
     def __repr__(self) -> str:
         from .format import format_tensor  # only when printed: not on the start-up path
 
+        dual = state.PER_THREAD.forward_ad
+        tangent = None if dual is None else dual.tangent_of(self)
         text = format_tensor(
             self._data,
             dtype_suffix=dtypes.repr_suffix(self._data.dtype),
             requires_grad=self.requires_grad and self._grad_fn is None,
             grad_fn_name=None if self._grad_fn is None else short_name(self._grad_fn.name()),
+            tangent=None if tangent is None else format(tangent),  # as PyTorch: f"{tangent}"
         )
-        dual = state.PER_THREAD.forward_ad
-        tangent = None if dual is None else dual.tangent_of(self)
-        if tangent is not None:
-            text = f"{text[:-1]}, tangent={tangent!r})"
         return "Parameter containing:\n" + text if self._is_parameter() else text
 
     __str__ = __repr__
