@@ -190,3 +190,106 @@ def _dual_reprs(m):
 def test_a_dual_tensor_s_tangent_wraps_as_pytorch_s():
     # A long line puts tangent= on a line of its own; a 0-d tangent shows as its number.
     assert _dual_reprs(gradcli) == _dual_reprs(torch)
+
+
+def _outcome(call):
+    try:
+        result = call()
+    except RuntimeError as error:
+        return type(error).__name__, str(error).split(".")[0]
+    return "ok", None if result is None else result.tolist()
+
+
+def _inference(m):
+    # PyTorch's docs (torch.inference_mode, and its notes on inference tensors).
+    x = m.ones(1, 2, 3, requires_grad=True)
+    with m.inference_mode():
+        y = x * x
+        inside = [y.is_inference(), x.is_inference(), m.is_inference_mode_enabled()]
+
+    @m.inference_mode()
+    def func(x):
+        return x * x
+
+    out = func(x)
+    z = m.ones(2, requires_grad=True)
+    with m.inference_mode():
+        w = z * 2
+        w.add_(1)  # allowed inside
+    shown = [inside, y.requires_grad, out.requires_grad, out.is_inference()]
+    shown += [
+        _outcome(lambda: w.add_(1)),  # written, then refused, as PyTorch does
+        _outcome(lambda: w.clone().add_(1)),
+        _outcome(lambda: w.detach().add_(1)),
+        _outcome(lambda: w.view(2).mul_(2)),
+        _outcome(lambda: w.zero_()),
+        _outcome(lambda: w.requires_grad_()),
+        _outcome(lambda: (w * z).sum()),  # w saved for backward
+        _outcome(lambda: (w + z).sum().backward()),  # nothing saved
+        _outcome(lambda: z.grad),
+        _outcome(lambda: w.exp()),
+    ]
+    return shown
+
+
+def test_inference_tensors_raise_where_pytorch_s_do():
+    assert _inference(gradcli) == _inference(torch)
+
+
+def _hooks_and_in_place(m):
+    # The autograd notes' tensor hooks on a tensor modified in place, and on a leaf.
+    seen = []
+    t = m.tensor(1.0, requires_grad=True).sin()
+    t.cos_()
+    t.register_hook(lambda g: seen.append(g.item()))
+    t.backward()
+    t = m.tensor(1.0, requires_grad=True).sin()
+    t.register_hook(lambda g: seen.append(round(g.item(), 6)))
+    t.cos_()
+    t.backward()
+    a = m.tensor(1.0, requires_grad=True)
+    a.register_hook(lambda g: seen.append(g.item()))
+    seen.append(_outcome(lambda: a.mul_(2)))
+    with m.no_grad():
+        a.mul_(2)
+    (a * 3).backward()
+    b = m.tensor([1.0, 2.0], requires_grad=True)
+    b.register_hook(lambda g: g * 2)
+    c = b * b
+    with m.no_grad():
+        b.add_(1)
+    seen.append(_outcome(lambda: c.sum().backward()))
+    d = m.tensor([1.0, 2.0], requires_grad=True)
+    e = d.clone()
+    e.register_hook(lambda g: g * 10)
+    e.add_(1)
+    (e * 2).sum().backward()
+    return seen + [a.grad.item(), b.grad, d.grad.tolist()]
+
+
+def test_hooks_on_tensors_written_in_place_as_pytorch_s():
+    assert _hooks_and_in_place(gradcli) == _hooks_and_in_place(torch)
+
+
+def _dirty(m):
+    class TimesTwo(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    p = m.tensor([1.0, 2.0], requires_grad=True)
+    out = TimesTwo.apply(p.clone())
+    shown = [repr(out), type(out.grad_fn).__name__]
+    out.sum().backward()
+    leaf = _outcome(lambda: TimesTwo.apply(m.ones(2, requires_grad=True)))
+    return shown + [p.grad.tolist(), leaf]
+
+
+def test_mark_dirty_prints_as_pytorch_s():
+    assert _dirty(gradcli) == _dirty(torch)

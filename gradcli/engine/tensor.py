@@ -14,7 +14,7 @@ from ..errors import EngineError, GradcliTypeError, GradcliValueError
 from . import dtypes, state
 from .devices import CPU, device, on_cpu
 from .graph import GradHooks, short_name, shown
-from .messages import LEAF_INPLACE
+from .messages import INFERENCE_INPLACE, INFERENCE_REQUIRES_GRAD, LEAF_INPLACE
 
 
 class Size(tuple):
@@ -122,8 +122,9 @@ class Tensor:
     # _grad_fn is the node that made it, as the graph holds it; grad_fn shows it to the user.
     # batched and level are vmap's BatchedTensor's (autograd/batched_tensor.py), here so that
     # a plain tensor written with one inside jacfwd can become one (its class reassigned).
+    # _inference marks a tensor made inside inference_mode (state.mark_inference).
     __slots__ = ("_data", "requires_grad", "_grad_fn", "grad", "_hooks", "_parameter", "_vc")
-    __slots__ += ("batched", "level")
+    __slots__ += ("batched", "level", "_inference")
     # NumPy defers to Tensor's reflected operators instead of converting it.
     __array_ufunc__ = None
 
@@ -150,6 +151,8 @@ class Tensor:
         t.requires_grad = requires_grad
         t._grad_fn = grad_fn
         t.grad = None
+        if state.INFERENCE[0]:
+            state.mark_inference(t)
         return t
 
     @property
@@ -322,6 +325,7 @@ class Tensor:
     def detach(self) -> Tensor:
         t = Tensor._make(self._data)
         t._vc = self._counter()  # as PyTorch's: x.detach() shares x's version counter
+        t._inference = False  # as PyTorch's: a normal tensor, even of an inference tensor
         return t
 
     def detach_(self) -> Tensor:
@@ -338,6 +342,8 @@ class Tensor:
             )
         if requires_grad and self._data.dtype.kind not in "fc":
             raise EngineError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self.is_inference() and not state.PER_THREAD.inference:
+            raise EngineError(INFERENCE_REQUIRES_GRAD)
         self.requires_grad = bool(requires_grad)
         return self
 
@@ -379,6 +385,16 @@ class Tensor:
             else:
                 self._hooks = holder
         return holder
+
+    def _written_in_place(self):
+        """PyTorch's error for an inference tensor written outside inference_mode, raised
+        as PyTorch raises it: after the write."""
+        if getattr(self, "_inference", False) and not state.PER_THREAD.inference:
+            raise EngineError(INFERENCE_INPLACE)
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made inside ``torch.inference_mode()``."""
+        return getattr(self, "_inference", False)
 
     def _check_inplace(self):
         if state.PER_THREAD.grad_enabled and self.requires_grad and self._grad_fn is None:
