@@ -293,3 +293,33 @@ def _dirty(m):
 
 def test_mark_dirty_prints_as_pytorch_s():
     assert _dirty(gradcli) == _dirty(torch)
+
+
+def _hook_writes_in_place(m):
+    # A hook that writes its gradient in place writes the array the node gave every
+    # input: (a*3 + d).backward() with d's hook g.mul_(100) gives a.grad 300.
+    shown = []
+    for expr in (
+        lambda a, d, e: a * 3 + d,
+        lambda a, d, e: d + a * 3,
+        lambda a, d, e: a + d,  # a took its gradient before d's hook: a copy
+        lambda a, d, e: d + a,
+        lambda a, d, e: d * d + d + a * 3,  # d's gradient a sum: nothing shared
+        lambda a, d, e: (a * 3 + d) * 2,
+        lambda a, d, e: a.exp() + d,
+        lambda a, d, e: (a * 3).expand(2).sum() + d,
+        lambda a, d, e: a * 3 + d + e,
+        lambda a, d, e: e + a * 3 + d,
+        lambda a, d, e: a * 3 - d,
+    ):
+        a, d, e = (m.tensor(v, requires_grad=True) for v in (1.0, 2.0, 2.0))
+        d.register_hook(lambda g: g.mul_(100))
+        e.register_hook(lambda g: g.add_(1))
+        expr(a, d, e).backward()
+        shown.append([None if t.grad is None else t.grad.item() for t in (a, d, e)])
+    return shown
+
+
+def test_a_hook_writing_its_gradient_reaches_the_other_operand():
+    assert _hook_writes_in_place(gradcli) == _hook_writes_in_place(torch)
+    assert _hook_writes_in_place(torch)[0] == [300.0, 100.0, None]

@@ -53,7 +53,7 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
     ``_observed``, ``_differentiable_inputs``, ``_whole_gradients``): 0.98-1.02x.
     """
     node_grads, leaf_grads = _seed(roots, root_grads)
-    pending, ready, pruning = schedule(node_grads, inputs)  # 1. schedule
+    pending, ready, pruning, hooked = schedule(node_grads, inputs)  # 1. schedule
     anomaly = state.PER_THREAD.anomaly
     free = not retain_graph
     outputs = {}  # differentiable mode: each node's result as a tensor, made once per pass
@@ -113,10 +113,14 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
                     anomaly(node, i, g, gi)
                 if type(parent) is Tensor:
                     _accumulate_leaf(leaf_grads, parent, gi)
+                    if hooked and id(parent) in hooked:
+                        _leaf_reached(parent, hooked, leaf_grads, node_grads, create_graph)
                     continue
                 prev = node_grads.get(parent)
                 node_grads[parent] = gi if prev is None else prev + gi
             elif type(parent) is Tensor:
+                if hooked and id(parent) in hooked:
+                    _leaf_reached(parent, hooked, leaf_grads, node_grads, create_graph)
                 continue
             count = pending[parent] - 1
             pending[parent] = count
@@ -237,6 +241,39 @@ def _accumulate_leaf(leaf_grads, leaf, g):
     entry[1] = total = total + g
     if type(total) is np.ndarray and len(entry) == 2:
         entry.append(True)
+
+
+def _leaf_reached(leaf, hooked, leaf_grads, node_grads, create_graph):
+    """An edge into a leaf with hooks on its gradient is done: after its last, the hooks
+    run there and then, as PyTorch's AccumulateGrad runs as soon as it is ready, on the
+    array the node gave (a hook that writes it in place, ``g.mul_(100)``, changes what
+    the node gave its other inputs too, as in PyTorch). A leaf that took the same array
+    before keeps a copy, as AccumulateGrad copies a gradient still shared."""
+    count = hooked[id(leaf)] - 1
+    hooked[id(leaf)] = count
+    entry = leaf_grads.get(id(leaf))
+    if count or entry is None:
+        return
+    g = entry[1]
+    if type(g) is Tensor:  # a pass that creates a graph: the hooks see the tensor itself
+        entry[1] = run_hooks(leaf._hooks, g, create_graph)
+        entry.append(HOOKS_RAN)
+        return
+    if type(g) is not np.ndarray or not g.flags.writeable:
+        # A NumPy scalar (of 0-d arithmetic) or a broadcast view: an array the hook can
+        # write, given to the nodes waiting on the same value as well.
+        shared, g = g, np.array(g)
+        for node, value in node_grads.items():
+            if value is shared:
+                node_grads[node] = g
+    for other in leaf_grads.values():
+        if other is not entry and other[1] is g:
+            other[1] = g.copy()
+    entry[1] = run_hooks(leaf._hooks, g, create_graph)
+    entry.append(HOOKS_RAN)
+
+
+HOOKS_RAN = "hooks ran"  # the mark of a leaf_grads entry whose leaf's hooks have run
 
 
 def grad_reaching(t, leaf_grads, captured):
@@ -474,9 +511,10 @@ def _backward(tensors, grads, retain_graph, create_graph, inputs):
         leaf = entry[0]
         if wanted is not None and id(leaf) not in wanted:
             continue
+        ran = len(entry) > 2
         g = _take_grad(entry, leaf._data.dtype, create_graph)
         hooks = _leaf_hooks(leaf)
-        if hooks is not None:
+        if hooks is not None and not ran:
             g = _finish_grad(run_hooks(hooks, g, create_graph), leaf._data.dtype, create_graph)
         if leaf.grad is None:  # PyTorch's AccumulateGrad copies a gradient in a graph
             leaf.grad = _copy(leaf, g) if create_graph and g.requires_grad else g
