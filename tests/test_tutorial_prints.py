@@ -323,3 +323,22 @@ def _hook_writes_in_place(m):
 def test_a_hook_writing_its_gradient_reaches_the_other_operand():
     assert _hook_writes_in_place(gradcli) == _hook_writes_in_place(torch)
     assert _hook_writes_in_place(torch)[0] == [300.0, 100.0, None]
+
+
+def _per_sample_grads(m):
+    # torch.func's per-sample gradients with relu: a sample where it is off gives
+    # -0. where its input is negative (the gradient of a dot is a product).
+    X = m.tensor([[1.0, -2.0], [-3.0, 0.5], [2.0, 1.0]])
+    w = m.tensor([0.5, 1.0])
+    shown = []
+    for weights in (w, w.clone().requires_grad_()):
+        one = m.func.grad(lambda w, x: m.relu(w @ x))
+        shown.append(repr(m.func.vmap(one, in_dims=(None, 0))(weights, X)))
+    both = m.func.grad(lambda w, x: m.relu(m.dot(w, x)))
+    shown.append(repr(m.func.vmap(both)(X.flip(0).requires_grad_(), X)))
+    return shown
+
+
+def test_vmap_of_grad_keeps_pytorch_s_signed_zeros_and_node():
+    assert _per_sample_grads(gradcli) == _per_sample_grads(torch)
+    assert "grad_fn=<MulBackward0>" in _per_sample_grads(torch)[1]
