@@ -231,7 +231,8 @@ class Tensor:
         return self._data.item()
 
     def numpy(self) -> np.ndarray:
-        if self.requires_grad:
+        # As PyTorch's, refused only while grad mode is on (a Function's forward may call it).
+        if self.requires_grad and state.PER_THREAD.grad_enabled:
             raise EngineError(
                 "Can't call numpy() on Tensor that requires grad. "
                 "Use tensor.detach().numpy() instead."
