@@ -47,6 +47,8 @@ def modified(tensor, array):
     """``tensor`` was written in place; ``array`` held its values before."""
     vc = tensor._counter()
     vc[0] += 1
+    if getattr(tensor, "_inference", False):
+        tensor._written_in_place()
     if ALLOWING[0]:
         return  # the nodes that saved array hold copies (autograd.graph)
     if type(vc) is not list:

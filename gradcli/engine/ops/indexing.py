@@ -259,7 +259,6 @@ def setitem(over, input, index, value):
         saved.modified(target, target._data)
         if dual is not None:
             _assign_tangent(dual, target, index, value)
-        target._written_in_place()
         return
     if target.requires_grad and target.grad_fn is None:
         view = _is_basic(index) and _picks_part(index, target._data.shape)
