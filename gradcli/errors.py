@@ -128,28 +128,46 @@ def _excerpt(text: str, start: int, stop: int) -> tuple[str, str]:
     return shown_text, caret
 
 
+def named_as(builtin):
+    """A class printed under PyTorch's name for the same mistake (``RuntimeError``), so a
+    program that prints ``type(e).__name__`` or its traceback prints what PyTorch's does;
+    Python code still catches it as ``EngineError`` or as the builtin."""
+
+    def name(cls):
+        cls.__name__ = cls.__qualname__ = builtin.__name__
+        return cls
+
+    return name
+
+
+@named_as(RuntimeError)
 class EngineError(GradcliError, RuntimeError):
     """An autograd error; a RuntimeError, as PyTorch raises."""
 
 
+@named_as(RuntimeError)
 class ShapeError(EngineError):
     """Operands whose shapes do not fit together."""
 
 
+@named_as(IndexError)
 class GradcliIndexError(GradcliError, IndexError):
     """An index or axis out of range."""
 
 
+@named_as(ValueError)
 class GradcliValueError(GradcliError, ValueError):
     """A value of the wrong form: float() of a tensor of many entries, ragged nested lists.
 
     PyTorch raises ValueError for these (not RuntimeError)."""
 
 
+@named_as(TypeError)
 class GradcliTypeError(GradcliError, TypeError):
     """A wrong kind of argument (wrong count, unknown keyword, wrong type)."""
 
 
+@named_as(NotImplementedError)
 class NotImplementedByGradcli(GradcliError, NotImplementedError):
     """A feature that gradcli does not implement; the message says which."""
 

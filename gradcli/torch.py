@@ -19,6 +19,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import os
+import re
 import sys
 import types
 
@@ -82,6 +83,13 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass  # gradcli's module is loaded already
 
 
+_PYTORCH_NAMED = re.compile(
+    r"^gradcli(?:\.\w+)*\.(RuntimeError|ValueError|TypeError|IndexError|NotImplementedError"
+    r"|AssertionError)\b",
+    re.M,
+)
+
+
 def run_program(path: str, argv=()) -> int:
     """Run the PyTorch program at ``path`` as ``python path argv...`` would, on gradcli.
 
@@ -119,7 +127,9 @@ def run_program(path: str, argv=()) -> int:
     except BaseException as error:  # noqa: BLE001  (the program's: printed as Python does)
         import traceback
 
-        traceback.print_exception(type(error), error, error.__traceback__.tb_next)
+        text = traceback.format_exception(type(error), error, error.__traceback__.tb_next)
+        # gradcli's errors are named as PyTorch's (RuntimeError): shown without the module.
+        sys.stderr.write(_PYTORCH_NAMED.sub(r"\1", "".join(text)))
         return 1
     finally:
         sys.meta_path.remove(finder)

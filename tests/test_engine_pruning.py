@@ -89,7 +89,7 @@ def test_no_pruning_when_every_leaf_is_an_input():
     x = gradcli.tensor([1.0, 2.0], requires_grad=True)
     w = gradcli.tensor([3.0, 4.0], requires_grad=True)
     y = ((x * w).sin() * x).sum()
-    pending, ready, pruning = schedule({y.grad_fn: None}, (x, w))
+    pending, ready, pruning, _ = schedule({y.grad_fn: None}, (x, w))
     assert pruning is None  # the plain count: nothing to mark
     assert ready == [y.grad_fn] and pending[y.grad_fn.p0] == 1
     # w is not an input, but every node has x on a path: still nothing pruned

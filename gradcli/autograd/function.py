@@ -33,7 +33,7 @@ import sys
 
 import numpy as np
 
-from ..engine import ops
+from ..engine import ops, saved
 from ..engine.graph import Node
 from ..engine.messages import SECOND_BACKWARD
 from ..engine.state import PER_THREAD, no_grad
@@ -428,6 +428,10 @@ def _record(ctx, args, output):
         if any(out is d for d in dirty):
             if out.grad_fn is None and out.requires_grad:
                 raise EngineError(_DIRTY_LEAF)
+            # Written in place, however it was (through .numpy() too): a version more, and
+            # the nodes that saved its values before refuse them, as PyTorch's.
+            saved.begin()
+            saved.modified(out, out._data)
         elif _is_input(out, args):
             outs[j] = out = _alias(out)
         if any(out is n for n in non_diff) or out._data.dtype.kind not in "fc":

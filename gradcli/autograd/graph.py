@@ -69,6 +69,7 @@ def _on_record(node):
     """Every new node while a context of this module is open (``graph.on_record``)."""
     if _saved.ALLOWING[0]:
         _saved.TRACKED.append(node)
+    _saved.refuse_inference(node)
     hooks = PER_THREAD.saved_hooks
     if hooks is not None and node.op.saves:
         with no_grad():  # as PyTorch runs pack hooks
@@ -76,7 +77,8 @@ def _on_record(node):
 
 
 def _recording_watched():
-    _graph.on_record = _on_record if (_open[0] or _saved.ALLOWING[0]) else None
+    watched = _open[0] or _saved.ALLOWING[0]
+    _graph.on_record = _on_record if watched else _saved.refuse_inference
 
 
 _open = [0]  # saved_tensors_hooks contexts open, in any thread

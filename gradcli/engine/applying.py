@@ -16,6 +16,7 @@ from .tensor import Tensor
 _NO_ARG = object()  # an input given by keyword, not by position
 _PER_THREAD = state.PER_THREAD
 _DUAL_LEVELS = state.DUAL_LEVELS
+_INFERENCE = state.INFERENCE  # inference_mode contexts open: results are marked
 _GRAD_OFF = state.GRAD_OFF  # no thread has grad mode off: every op records (state.switch_grad)
 
 
@@ -215,6 +216,8 @@ def bind(overload):
             else:
                 t.requires_grad = False
                 t._grad_fn = None
+                if _INFERENCE[0]:
+                    state.mark_inference(t)
             if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                 _PER_THREAD.forward_ad.propagate(used, (x,), params, None, t)
             return t
@@ -296,6 +299,8 @@ def bind(overload):
                 return t
             t.requires_grad = False
             t._grad_fn = None
+            if _INFERENCE[0]:
+                state.mark_inference(t)
             if _DUAL_LEVELS[0] and _PER_THREAD.forward_ad is not None:
                 _PER_THREAD.forward_ad.propagate(used, (x, y), params, None, t)
             return t

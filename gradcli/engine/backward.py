@@ -22,15 +22,14 @@ a vector output is one pass over the identity); rules let them pass through.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from ..errors import EngineError, GradcliTypeError
 from . import messages, state
 from .graph import IN_SLOTS
+from .handed import cloned_in_graph, copied_in_graph, finish_grad, take_grad
 from .messages import NO_GRAD_FN, SECOND_BACKWARD
-from .ops import sum_to, to_dtype, zeros_like
+from .ops import sum_to, zeros_like
 from .saved import MODIFIED, unpacked
 from .saved import check as check_saved
 from .schedule import schedule
@@ -53,7 +52,7 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
     ``_observed``, ``_differentiable_inputs``, ``_whole_gradients``): 0.98-1.02x.
     """
     node_grads, leaf_grads = _seed(roots, root_grads)
-    pending, ready, pruning = schedule(node_grads, inputs)  # 1. schedule
+    pending, ready, pruning, hooked = schedule(node_grads, inputs)  # 1. schedule
     anomaly = state.PER_THREAD.anomaly
     free = not retain_graph
     outputs = {}  # differentiable mode: each node's result as a tensor, made once per pass
@@ -113,10 +112,14 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, batch_dims=0,
                     anomaly(node, i, g, gi)
                 if type(parent) is Tensor:
                     _accumulate_leaf(leaf_grads, parent, gi)
+                    if hooked and id(parent) in hooked:
+                        _leaf_reached(parent, hooked, leaf_grads, node_grads, create_graph)
                     continue
                 prev = node_grads.get(parent)
                 node_grads[parent] = gi if prev is None else prev + gi
             elif type(parent) is Tensor:
+                if hooked and id(parent) in hooked:
+                    _leaf_reached(parent, hooked, leaf_grads, node_grads, create_graph)
                 continue
             count = pending[parent] - 1
             pending[parent] = count
@@ -239,6 +242,39 @@ def _accumulate_leaf(leaf_grads, leaf, g):
         entry.append(True)
 
 
+def _leaf_reached(leaf, hooked, leaf_grads, node_grads, create_graph):
+    """An edge into a leaf with hooks on its gradient is done: after its last, the hooks
+    run there and then, as PyTorch's AccumulateGrad runs as soon as it is ready, on the
+    array the node gave (a hook that writes it in place, ``g.mul_(100)``, changes what
+    the node gave its other inputs too, as in PyTorch). A leaf that took the same array
+    before keeps a copy, as AccumulateGrad copies a gradient still shared."""
+    count = hooked[id(leaf)] - 1
+    hooked[id(leaf)] = count
+    entry = leaf_grads.get(id(leaf))
+    if count or entry is None:
+        return
+    g = entry[1]
+    if type(g) is Tensor:  # a pass that creates a graph: the hooks see the tensor itself
+        entry[1] = run_hooks(leaf._hooks, g, create_graph)
+        entry.append(HOOKS_RAN)
+        return
+    if type(g) is not np.ndarray or not g.flags.writeable:
+        # A NumPy scalar (of 0-d arithmetic) or a broadcast view: an array the hook can
+        # write, given to the nodes waiting on the same value as well.
+        shared, g = g, np.array(g)
+        for node, value in node_grads.items():
+            if value is shared:
+                node_grads[node] = g
+    for other in leaf_grads.values():
+        if other is not entry and other[1] is g:
+            other[1] = g.copy()
+    entry[1] = run_hooks(leaf._hooks, g, create_graph)
+    entry.append(HOOKS_RAN)
+
+
+HOOKS_RAN = "hooks ran"  # the mark of a leaf_grads entry whose leaf's hooks have run
+
+
 def grad_reaching(t, leaf_grads, captured):
     """The gradient ``run_backward`` left for ``t``, one of its ``inputs``, or None."""
     if t._grad_fn is not None:
@@ -260,8 +296,11 @@ def run_hooks(holder, g, create_graph):
             g = result if create_graph or type(result) is not Tensor else result._data
     if holder.retained is not None:
         tensor = holder.retained
-        g_final = _finish_grad(g, tensor._data.dtype, create_graph)
-        tensor.grad = g_final if tensor.grad is None else tensor.grad + g_final
+        g_final = finish_grad(g, tensor._data.dtype, create_graph)
+        if tensor.grad is None:  # PyTorch's retain_grad hook clones it
+            tensor.grad = cloned_in_graph(g_final) if g_final.requires_grad else g_final
+        else:
+            tensor.grad = tensor.grad + g_final
     return g
 
 
@@ -308,72 +347,6 @@ def _node_posthooks(node, g, ans, args, rules, grads, batch_dims, create_graph):
 
 def _leaf_hooks(t):
     return getattr(t, "_hooks", None)
-
-
-# ----------------------------------------------------------------------------
-# Gradients handed to the user
-# ----------------------------------------------------------------------------
-
-
-def _finish_grad(g, dtype, create_graph):
-    """A gradient as a tensor of its input's dtype, owning its memory: C-contiguous, as
-    PyTorch's AccumulateGrad clones one of another layout (a transposed weight's gradient
-    kept transposed makes every later pass over it, an optimizer step, cross the memory)."""
-    if type(g) is Tensor:
-        if g._data.dtype != dtype:
-            g = to_dtype(g, dtype)
-        return g if create_graph else g.detach()
-    if type(g) is np.ndarray and g.ndim == 2 and g.dtype == dtype and g.size >= _TILE * _TILE:
-        return Tensor._make(_c_copy(g))
-    return Tensor._make(np.array(g, dtype=dtype, order="C"))
-
-
-_TILE = 64  # a 64 x 64 tile of float64 is 32 KiB: both its reads and its writes stay cached
-
-
-def _c_copy(g):
-    """A C-contiguous copy of a 2-d array, tile by tile: a transposed array (a weight's
-    gradient) copied row by row reads one entry per cache line."""
-    if g.flags.c_contiguous:
-        return g.copy()
-    out = np.empty(g.shape, g.dtype)
-    rows, cols = g.shape
-    for i in range(0, rows, _TILE):
-        for j in range(0, cols, _TILE):
-            out[i : i + _TILE, j : j + _TILE] = g[i : i + _TILE, j : j + _TILE]
-    return out
-
-
-def _take_grad(entry, dtype, create_graph):
-    """The gradient in ``entry`` (a ``[leaf, grad]`` pair) as the leaf's grad; empties the entry.
-
-    An array that owns its memory and that nothing else refers to is taken as
-    it is, as PyTorch's AccumulateGrad steals an unshared gradient; any other is
-    copied by ``_finish_grad`` (two leaves may have been given the same array).
-    """
-    g = entry[1]
-    entry[1] = None
-    if (
-        type(g) is np.ndarray
-        and g.base is None
-        and g.dtype == dtype
-        and g.flags.writeable
-        and _refcount(g) <= _SOLE_REFS
-    ):
-        return Tensor._make(g)
-    return _finish_grad(g, dtype, create_graph)
-
-
-def _sole_refs():
-    # What _take_grad counts for an array held by nothing else (interpreters differ).
-    entry = [None, np.empty(1)]
-    g = entry[1]
-    entry[1] = None
-    return _refcount(g)
-
-
-_refcount = getattr(sys, "getrefcount", lambda _: 1 << 30)  # no refcounts: always copy
-_SOLE_REFS = _sole_refs()
 
 
 def _check_roots(roots, root_grads, create_graph, batch_dims=0):
@@ -459,19 +432,26 @@ def _backward(tensors, grads, retain_graph, create_graph, inputs):
         leaf = entry[0]
         if wanted is not None and id(leaf) not in wanted:
             continue
-        g = _take_grad(entry, leaf._data.dtype, create_graph)
+        ran = len(entry) > 2
+        g = take_grad(entry, leaf._data.dtype, create_graph)
         hooks = _leaf_hooks(leaf)
-        if hooks is not None:
-            g = _finish_grad(run_hooks(hooks, g, create_graph), leaf._data.dtype, create_graph)
-        leaf.grad = g if leaf.grad is None else leaf.grad + g
+        if hooks is not None and not ran:
+            g = finish_grad(run_hooks(hooks, g, create_graph), leaf._data.dtype, create_graph)
+        if leaf.grad is None:  # PyTorch's AccumulateGrad copies a gradient in a graph
+            leaf.grad = copied_in_graph(leaf, g) if create_graph and g.requires_grad else g
+        else:
+            leaf.grad = leaf.grad + g
         if hooks is not None:
             for hook in list(hooks.post_accumulate.values()):
                 hook(leaf)
     for t in nonleaf:
         g = captured.get(t._grad_fn)
         if g is not None:
-            g = _finish_grad(g, t._data.dtype, create_graph)
-            t.grad = g if t.grad is None else t.grad + g
+            g = finish_grad(g, t._data.dtype, create_graph)
+            if t.grad is None:
+                t.grad = cloned_in_graph(g) if g.requires_grad else g
+            else:
+                t.grad = t.grad + g
 
 
 def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -540,7 +520,7 @@ def _grads_of(inputs, leaf_grads, captured, allow_unused, materialize_grads, cre
         entry = leaf_grads.get(id(t)) if t._grad_fn is None else None
         if entry is not None and hooks is None and not create_graph and given.count(id(t)) == 1:
             # A leaf's gradient that nothing else holds is handed over, not copied.
-            result.append(_take_grad(entry, t._data.dtype, create_graph))
+            result.append(take_grad(entry, t._data.dtype, create_graph))
             continue
         g = grad_reaching(t, leaf_grads, captured)
         if g is not None and hooks is not None:
@@ -553,5 +533,5 @@ def _grads_of(inputs, leaf_grads, captured, allow_unused, materialize_grads, cre
                 )
             result.append(zeros_like(t) if materialize_grads else None)
         else:
-            result.append(_finish_grad(g, t._data.dtype, create_graph))
+            result.append(finish_grad(g, t._data.dtype, create_graph))
     return tuple(result)

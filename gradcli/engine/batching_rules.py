@@ -413,6 +413,11 @@ def matmul(entry, found):
     a, b = found[first], found[second]
     shape_at_a_point(entry, found)
     la, lb = logical_ndim(a), logical_ndim(b)
+    if la == 1 and lb == 1:
+        # Two vectors: products summed, as PyTorch's rule for dot under vmap, whose
+        # gradient is a product (MulBackward0, keeping the sign of a zero it multiplies).
+        left, right = _as_matrix(a, None), _as_matrix(b, None)
+        return Batched((left[0] * right[0]).sum(-1))
     left = _as_matrix(a, -2 if la == 1 else None)
     right = _as_matrix(b, -1 if lb == 1 else None)
     batch_ndim = max(la, lb, 2) - 2

@@ -7,7 +7,7 @@ a tensor anywhere but the CPU is an error that says so.
 
 from __future__ import annotations
 
-from ..errors import EngineError, GradcliError, NotImplementedByGradcli
+from ..errors import EngineError, GradcliError, NotImplementedByGradcli, named_as
 
 # PyTorch's device types, in the order its message lists them.
 _TYPES = (
@@ -16,6 +16,7 @@ _TYPES = (
 )  # fmt: skip
 
 
+@named_as(AssertionError)
 class NoCudaError(GradcliError, AssertionError):
     """A CUDA device asked for: an AssertionError, as a CPU build of PyTorch raises."""
 

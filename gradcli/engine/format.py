@@ -312,6 +312,7 @@ def format_tensor(
     dtype_suffix: str | None = None,
     requires_grad: bool = False,
     grad_fn_name: str | None = None,
+    tangent: str | None = None,
 ) -> str:
     """Return the text PyTorch prints for a CPU tensor holding ``data``.
 
@@ -321,6 +322,8 @@ def format_tensor(
     non-floating arrays, for which PyTorch always names the dtype (e.g.
     ``tensor([], dtype=torch.int64)``). ``grad_fn_name`` (e.g. ``"AddBackward0"``)
     adds ``grad_fn=<...>``; otherwise ``requires_grad=True`` adds that flag.
+    ``tangent`` (a dual tensor's, as text) comes last, on a line of its own when
+    the line would be too long, as every suffix.
     """
     a = np.asarray(data)
     _check_dtype(a)
@@ -349,5 +352,7 @@ def format_tensor(
         suffixes.append(f"grad_fn=<{grad_fn_name}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:
+        suffixes.append(f"tangent={tangent}")
 
     return _add_suffixes(prefix + tensor_str, suffixes, indent)

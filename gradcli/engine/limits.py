@@ -25,12 +25,13 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..errors import EngineError
+from ..errors import EngineError, named_as
 
 #: The default limit: 10**8 numbers, 800 MB in float64.
 DEFAULT_MAX_ELEMENTS = 10**8
 
 
+@named_as(RuntimeError)
 class ResultTooLarge(EngineError):
     """A result with more numbers than the limit allows."""
 

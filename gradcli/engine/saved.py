@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import EngineError
 from . import dtypes, graph, state
-from .messages import SECOND_BACKWARD
+from .messages import INFERENCE_SAVED, SECOND_BACKWARD
 from .tensor import Tensor
 
 # id(root array) -> [weakref to it, [(tick, version after), ...], the tensor written last]
@@ -47,8 +47,12 @@ def modified(tensor, array):
     """``tensor`` was written in place; ``array`` held its values before."""
     vc = tensor._counter()
     vc[0] += 1
+    if getattr(tensor, "_inference", False):
+        tensor._written_in_place()
     if ALLOWING[0]:
         return  # the nodes that saved array hold copies (autograd.graph)
+    if type(vc) is not list:
+        return  # a write through .data, which PyTorch does not track
     root = _root(array)
     key = id(root)
     entry = MODIFIED.get(key)
@@ -61,6 +65,28 @@ def modified(tensor, array):
     if len(ticks) > _KEPT:
         del ticks[0]
     entry[2] = tensor
+
+
+def refuse_inference(node):
+    """``graph.on_record`` once inference tensors exist: a node that saves one for its
+    backward is PyTorch's error (a node that only passes the gradient on is allowed)."""
+    arrays = state.INFERENCE_ARRAYS
+    if not arrays:
+        return
+    for _, where, index, by in items(node.op):
+        if where != "input" or not _is_needed(node, by):
+            continue
+        array = node.saved[index]
+        if isinstance(array, np.ndarray) and arrays.get(id(array)) is array:
+            raise EngineError(INFERENCE_SAVED)
+
+
+def _watch_inference():
+    if graph.on_record is None:
+        graph.on_record = refuse_inference
+
+
+state.inference_opened = _watch_inference
 
 
 def _root(array):

@@ -12,15 +12,17 @@ from .tensor import Tensor
 
 
 def schedule(node_grads, inputs):
-    """``(pending, ready, pruning)``: how many edges lead into each node from the
+    """``(pending, ready, pruning, hooked)``: how many edges lead into each node from the
     roots (a node runs once every gradient for it has arrived), the nodes ready now,
-    and with ``inputs`` what prunes the pass to them (else None)."""
+    with ``inputs`` what prunes the pass to them (else None), and without them how
+    many edges lead into each leaf that has hooks on its gradient (else empty)."""
+    hooked = {}
     if inputs is None:
-        pending, pruning = count_incoming(node_grads), None
+        pending, pruning = count_incoming(node_grads, hooked=hooked), None
     else:
         pending, pruning = count_and_prune(node_grads, inputs)
     ready = [node for node in node_grads if node not in pending]
-    return pending, ready, pruning
+    return pending, ready, pruning, hooked
 
 
 class Pruning:
@@ -42,9 +44,10 @@ class Pruning:
         return g if self.needed is None or node in self.needed else None
 
 
-def count_incoming(starts, leaf_ids=None):
+def count_incoming(starts, leaf_ids=None, hooked=None):
     """For each node reachable from ``starts``, how many edges lead into it; with
-    ``leaf_ids``, None as soon as a leaf outside them is met."""
+    ``leaf_ids``, None as soon as a leaf outside them is met; with ``hooked``, the
+    edges into each leaf that has hooks on its gradient counted there, by id."""
     pending = {}
     stack = list(starts)
     while stack:
@@ -55,6 +58,9 @@ def count_incoming(starts, leaf_ids=None):
             if type(parent) is Tensor:
                 if leaf_ids is not None and id(parent) not in leaf_ids:
                     return None
+                if hooked is not None and getattr(parent, "_hooks", None) is not None:
+                    if parent._hooks.hooks:
+                        hooked[id(parent)] = hooked.get(id(parent), 0) + 1
             else:  # a Node of any kind
                 count = pending.get(parent)
                 if count is None:

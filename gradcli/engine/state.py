@@ -13,8 +13,29 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 
 import numpy as np
+
+#: Whether an inference_mode context has been opened: from then on each tensor made is
+#: checked (``mark_inference``).
+INFERENCE = [False]
+#: The arrays of inference tensors, by id: a node that saves one is refused (saved.py).
+INFERENCE_ARRAYS = weakref.WeakValueDictionary()
+#: Called when an inference_mode context opens: saved.py watches the nodes recorded.
+inference_opened = None
+
+
+def mark_inference(t):
+    """``t`` an inference tensor if made inside inference_mode, or a view of one."""
+    data = root = t._data
+    if not PER_THREAD.inference:
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if INFERENCE_ARRAYS.get(id(root)) is not root:
+            return
+    t._inference = True
+    INFERENCE_ARRAYS[id(data)] = data
 
 
 class _PerThread(threading.local):
@@ -234,10 +255,11 @@ class enable_grad(_GradModeContext):
 
 
 class inference_mode(_GradModeSwitch):
-    """``torch.inference_mode``: as ``no_grad`` here (the tensors made inside are ordinary
-    ones, without PyTorch's extra errors for inference tensors); ``inference_mode(False)``
-    records, as ``enable_grad``, as PyTorch's does. A context manager and a decorator,
-    with or without parentheses."""
+    """``torch.inference_mode``: nothing recorded, and the tensors made inside are
+    inference tensors with PyTorch's errors outside it (written in place, saved for
+    backward, made to require grad); ``inference_mode(False)`` records, as
+    ``enable_grad``, as PyTorch's does. A context manager and a decorator, with or
+    without parentheses."""
 
     def __new__(cls, mode=True):
         if callable(mode):  # @inference_mode without parentheses
@@ -252,6 +274,9 @@ class inference_mode(_GradModeSwitch):
         self.prev_inference = PER_THREAD.inference
         switch_grad(not self.inference)
         PER_THREAD.inference = self.inference
+        INFERENCE[0] = True
+        if inference_opened is not None:
+            inference_opened()
 
     def __exit__(self, *exc):
         PER_THREAD.inference = self.prev_inference

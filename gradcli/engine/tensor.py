@@ -14,7 +14,7 @@ from ..errors import EngineError, GradcliTypeError, GradcliValueError
 from . import dtypes, state
 from .devices import CPU, device, on_cpu
 from .graph import GradHooks, short_name, shown
-from .messages import LEAF_INPLACE
+from .messages import INFERENCE_INPLACE, INFERENCE_REQUIRES_GRAD, LEAF_INPLACE
 
 
 class Size(tuple):
@@ -108,6 +108,12 @@ def _nested_to_array(value):
     return value._data if type(value) is Tensor else value
 
 
+class UntrackedCounter(list):
+    """The version counter of a ``.data`` tensor: its own, and its writes not tracked."""
+
+    __slots__ = ()
+
+
 class Tensor:
     """An n-dimensional array that can record the operations applied to it."""
 
@@ -116,8 +122,9 @@ class Tensor:
     # _grad_fn is the node that made it, as the graph holds it; grad_fn shows it to the user.
     # batched and level are vmap's BatchedTensor's (autograd/batched_tensor.py), here so that
     # a plain tensor written with one inside jacfwd can become one (its class reassigned).
+    # _inference marks a tensor made inside inference_mode (state.mark_inference).
     __slots__ = ("_data", "requires_grad", "_grad_fn", "grad", "_hooks", "_parameter", "_vc")
-    __slots__ += ("batched", "level")
+    __slots__ += ("batched", "level", "_inference")
     # NumPy defers to Tensor's reflected operators instead of converting it.
     __array_ufunc__ = None
 
@@ -144,6 +151,8 @@ class Tensor:
         t.requires_grad = requires_grad
         t._grad_fn = grad_fn
         t.grad = None
+        if state.INFERENCE[0]:
+            state.mark_inference(t)
         return t
 
     @property
@@ -160,8 +169,12 @@ class Tensor:
     # ----- attributes -----
     @property
     def data(self) -> Tensor:
-        """The values, detached from the graph and sharing memory."""
-        return Tensor._make(self._data)
+        """The values, detached from the graph and sharing memory. Its writes are not
+        tracked, as in PyTorch: a node that saved these values computes with the new ones,
+        without the error a write through ``detach()`` brings."""
+        t = Tensor._make(self._data)
+        t._vc = UntrackedCounter([0])
+        return t
 
     @data.setter
     def data(self, value):
@@ -218,7 +231,8 @@ class Tensor:
         return self._data.item()
 
     def numpy(self) -> np.ndarray:
-        if self.requires_grad:
+        # As PyTorch's, refused only while grad mode is on (a Function's forward may call it).
+        if self.requires_grad and state.PER_THREAD.grad_enabled:
             raise EngineError(
                 "Can't call numpy() on Tensor that requires grad. "
                 "Use tensor.detach().numpy() instead."
@@ -268,16 +282,15 @@ class Tensor:
     def __repr__(self) -> str:
         from .format import format_tensor  # only when printed: not on the start-up path
 
+        dual = state.PER_THREAD.forward_ad
+        tangent = None if dual is None else dual.tangent_of(self)
         text = format_tensor(
             self._data,
             dtype_suffix=dtypes.repr_suffix(self._data.dtype),
             requires_grad=self.requires_grad and self._grad_fn is None,
             grad_fn_name=None if self._grad_fn is None else short_name(self._grad_fn.name()),
+            tangent=None if tangent is None else format(tangent),  # as PyTorch: f"{tangent}"
         )
-        dual = state.PER_THREAD.forward_ad
-        tangent = None if dual is None else dual.tangent_of(self)
-        if tangent is not None:
-            text = f"{text[:-1]}, tangent={tangent!r})"
         return "Parameter containing:\n" + text if self._is_parameter() else text
 
     __str__ = __repr__
@@ -313,6 +326,7 @@ class Tensor:
     def detach(self) -> Tensor:
         t = Tensor._make(self._data)
         t._vc = self._counter()  # as PyTorch's: x.detach() shares x's version counter
+        t._inference = False  # as PyTorch's: a normal tensor, even of an inference tensor
         return t
 
     def detach_(self) -> Tensor:
@@ -329,6 +343,8 @@ class Tensor:
             )
         if requires_grad and self._data.dtype.kind not in "fc":
             raise EngineError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self.is_inference() and not state.PER_THREAD.inference:
+            raise EngineError(INFERENCE_REQUIRES_GRAD)
         self.requires_grad = bool(requires_grad)
         return self
 
@@ -370,6 +386,16 @@ class Tensor:
             else:
                 self._hooks = holder
         return holder
+
+    def _written_in_place(self):
+        """PyTorch's error for an inference tensor written outside inference_mode, raised
+        as PyTorch raises it: after the write."""
+        if getattr(self, "_inference", False) and not state.PER_THREAD.inference:
+            raise EngineError(INFERENCE_INPLACE)
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made inside ``torch.inference_mode()``."""
+        return getattr(self, "_inference", False)
 
     def _check_inplace(self):
         if state.PER_THREAD.grad_enabled and self.requires_grad and self._grad_fn is None:

@@ -182,14 +182,50 @@ def arange(over, start, end=None, step=1, dtype=None, device=None, requires_grad
     dt = dtypes.to_numpy(dtype)
     if dt.kind != "f":
         return new_tensor(np.arange(start, end, step, dtype=dt), requires_grad)
-    # PyTorch's values: start + i * step in double, fused (its kernels' fma), then the
-    # dtype. NumPy adds a step rounded to the dtype again and again (float32 [80] of
-    # arange(-8, 8, 0.1) was -7.6e-06, not 4.4e-16), and in float64 takes the step as
-    # (start + step) - start. PyTorch's vector lanes may round once more: 1 ulp apart.
     n = max(0, math.ceil((float(end) - float(start)) / float(step)))
-    wide = np.longdouble
-    values = wide(float(start)) + np.arange(n, dtype=wide) * wide(float(step))
-    return new_tensor(values.astype(np.float64).astype(dt), requires_grad)
+    return new_tensor(_torch_arange(float(start), float(step), n, dt), requires_grad)
+
+
+def _fused(a: float, b: float):
+    """``i -> a * i + b`` rounded once to a double, as the fused multiply-add of PyTorch's
+    kernels: Python divides integers correctly rounded, so the exact sum over a power
+    of two is it."""
+    (p, q), (r, s) = a.as_integer_ratio(), b.as_integer_ratio()
+    d = max(q, s)
+    slope, offset = p * (d // q), r * (d // s)
+    return lambda i: (slope * i + offset) / d
+
+
+_ONE_THREAD = 32768  # PyTorch's grain: the most elements one thread fills
+
+
+def _torch_arange(start: float, step: float, n: int, dt: np.dtype) -> np.ndarray:
+    """PyTorch's CPU arange, bit for bit: NumPy adds a step rounded to the dtype again and
+    again (float32 [80] of arange(-8, 8, 0.1) was -7.6e-06, not 4.4e-16).
+
+    PyTorch computes in double. Its loop fills two vectors of 32 bytes at a time (eight
+    float32 or four float64 lanes; its AVX512 build gives the same numbers): each vector
+    from a base ``start + step * i`` rounded to the dtype, lane k at ``base + k * step``;
+    the last elements, fewer than two vectors, one at a time from ``start + step * i``.
+    Every ``x + y * z`` is a fused multiply-add. Past 32768 elements PyTorch splits the
+    range among its threads, each starting its vectors anew, which gradcli cannot know:
+    there each value is ``start + i * step`` fused, in NumPy, within an ulp of PyTorch's.
+    """
+    if n > _ONE_THREAD:
+        wide = np.longdouble
+        values = wide(start) + np.arange(n, dtype=wide) * wide(step)
+        return values.astype(np.float64).astype(dt)
+    kind = dt.type if dt.itemsize in (4, 8) else np.float64
+    lanes = 32 // np.dtype(kind).itemsize
+    vectors_end = n - n % (2 * lanes)
+    from_start = _fused(step, start)
+    bases = np.array([from_start(i) for i in range(0, vectors_end, lanes)]).astype(kind)
+    values = []
+    for base in bases.tolist():
+        lane = _fused(step, base)
+        values.extend(lane(k) for k in range(lanes))
+    values.extend(from_start(i) for i in range(vectors_end, n))
+    return np.array(values, dtype=np.float64).astype(kind).astype(dt)
 
 
 @table.composite(

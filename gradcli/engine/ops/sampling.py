@@ -164,6 +164,16 @@ def _fill(input, values):
     return input.copy_(Tensor._make(values.astype(input._data.dtype)))
 
 
+def _in_memory_order(data, draw):
+    """``draw(shape)``'s values laid out as PyTorch's kernels fill ``data``: one after
+    another in the order of memory, so a transposed tensor takes them down its columns."""
+    axes = sorted(range(data.ndim), key=lambda a: -abs(data.strides[a]) if data.shape[a] > 1 else 0)
+    if axes == sorted(axes) or data.flags.c_contiguous:
+        return draw(data.shape)
+    values = draw(tuple(data.shape[a] for a in axes))
+    return values.transpose(np.argsort(axes))
+
+
 @table.composite(
     "normal_",
     "(input: Tensor, mean: Number = 0.0, std: Number = 1.0, *, generator: Generator = None)",
@@ -175,11 +185,15 @@ def _fill(input, values):
 )
 def normal_(over, input, mean=0.0, std=1.0, generator=None):
     data = input._data
-    values = dist.normal(
-        _gen(generator), data.shape, data.dtype, float(mean), float(std),
-        contiguous=data.flags.c_contiguous,
-    )  # fmt: skip
-    return _fill(input, values)
+    gen = _gen(generator)
+    contiguous = data.flags.c_contiguous
+    return _fill(
+        input,
+        _in_memory_order(
+            data,
+            lambda shape: dist.normal(gen, shape, data.dtype, float(mean), float(std), contiguous),
+        ),
+    )
 
 
 @table.composite(
@@ -193,7 +207,10 @@ def normal_(over, input, mean=0.0, std=1.0, generator=None):
 )
 def uniform_(over, input, a=0.0, b=1.0, generator=None):
     data = input._data
-    return _fill(input, dist.uniform(_gen(generator), data.shape, data.dtype, a, b))
+    gen = _gen(generator)
+    return _fill(
+        input, _in_memory_order(data, lambda shape: dist.uniform(gen, shape, data.dtype, a, b))
+    )
 
 
 @table.composite(
@@ -208,7 +225,9 @@ def uniform_(over, input, a=0.0, b=1.0, generator=None):
 def exponential_(over, input, lambd=1.0, generator=None):
     if not lambd > 0:
         raise EngineError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    return _fill(input, dist.exponential(_gen(generator), input._data.shape, float(lambd)))
+    gen = _gen(generator)
+    draw = lambda shape: dist.exponential(gen, shape, float(lambd))  # noqa: E731
+    return _fill(input, _in_memory_order(input._data, draw))
 
 
 @table.composite(
