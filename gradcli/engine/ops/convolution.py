@@ -24,11 +24,11 @@ from ...errors import EngineError
 from ..opinfo import Sample
 from ..optable import OWN, Table, over
 from ..tensor import Tensor
-from .arithmetic import div, mul
+from .creation import zero_rule
+from .layers import constant_pad_nd
 from .products import matmul, transpose_last
 from .reductions import sum as sum_
 from .shape import reshape, squeeze, unsqueeze
-from .layers import constant_pad_nd
 
 table = Table("convolution")
 _LAYER = dict(kind="other", library=False, nn_functional=True)
@@ -162,8 +162,8 @@ def _bias_rule(g, ans, x, w, b, stride, padding, dilation, groups):
     return sum_(g, (-k - 2, *range(-k, 0)))
 
 
-convolution = table.internal(
-    "convolution", _convolve,
+convolve = table.internal(
+    "convolve", _convolve,
     "(input: Tensor, weight: Tensor, bias: Tensor, stride, padding, dilation, groups)",
     grad_fn="ConvolutionBackward0", rules=(_input_rule, _weight_rule, _bias_rule),
     size=lambda x, w, b, stride, padding, dilation, groups: _conv_size(x, w, stride, padding,
@@ -238,7 +238,7 @@ def _conv(name, k, input, weight, bias, stride, padding, dilation, groups):
             f"Kernel size: ({' x '.join(map(str, spans))}). Kernel size can't be greater than "
             "actual input size"
         )
-    out = convolution(x, weight, bias, tuple(stride), tuple(padding), tuple(dilation), groups)
+    out = convolve(x, weight, bias, tuple(stride), tuple(padding), tuple(dilation), groups)
     return out if batched else squeeze(out, 0)
 
 
@@ -391,17 +391,18 @@ def _unbatched(index, g):
     return index.reshape((1,) * (np.ndim(g) - index.ndim) + index.shape)
 
 
+# The gradient is an op of its own, as PyTorch's max_pool2d_with_indices_backward: it takes
+# x, through which it does not vary (zero_rule), so a second derivative is 0, as PyTorch's.
 max_pool_scatter = table.internal(
     "max_pool_scatter",
-    lambda g, index, size: _scatter_plane(g, index, size),
-    "(grad_output: Tensor, index, size)",
+    lambda g, x, index: _scatter_plane(g, index, np.shape(x)[-2:]),
+    "(grad_output: Tensor, input: Tensor, index)",
     grad_fn="MaxPool2DWithIndicesBackwardBackward0",
-    rules=(lambda gg, ans, g, index, size: max_pool_gather(gg, _unbatched(index, gg)),),
-    size=lambda g, index, size: math.prod(np.shape(g)[:-2]) * math.prod(size),
+    rules=(lambda gg, ans, g, x, index: max_pool_gather(gg, _unbatched(index, gg)), zero_rule),
+    size=lambda g, x, index: math.prod(np.shape(g)[:-2]) * math.prod(np.shape(x)[-2:]),
     doc="g added at each window's largest entry", kind="shape", batching=False,
-    words="gg read at each window's largest entry", saves=False,
-    samples=(Sample("2-d", [(2, 2, 2)], {"index": np.array([[[0, 3], [5, 5]]] * 2),
-                                         "size": (3, 3)}),),
+    words=("gg read at each window's largest entry", "d/dinput = 0"), saves=False,
+    samples=(Sample("2-d", [(2, 2, 2), (2, 3, 3)], {"index": np.array([[[0, 3], [5, 5]]] * 2)}),),
 )  # fmt: skip
 
 
@@ -409,11 +410,10 @@ max_pool_gather = table.internal(
     "max_pool_gather", lambda x, index: _gather_plane(x, index),
     "(input: Tensor, index)",
     grad_fn="MaxPool2DWithIndicesBackward0",
-    rules=(lambda g, ans, x, index: max_pool_scatter(
-        g, _unbatched(index, g), np.shape(x)[-2:]),),
+    rules=(lambda g, ans, x, index: max_pool_scatter(g, x, _unbatched(index, g)),),
     size=lambda x, index: math.prod(np.broadcast_shapes(np.shape(x)[:-2], index.shape[:-2]))
     * index.shape[-2] * index.shape[-1],
-    doc="each window's largest entry", kind="shape", batching=False, saves=False,
+    doc="each window's largest entry", kind="shape", batching=False,
     words="g added at each window's largest entry",
     samples=(Sample("2-d", [(2, 3, 3)], {"index": np.array([[[0, 3], [5, 5]]] * 2)}),),
 )  # fmt: skip
@@ -464,15 +464,35 @@ def _divisor(size, out, kernel, stride, padding, count_include_pad, divisor_over
 
 def _avg_pool(x, kernel, stride, pads, divisor):
     windows = _im2col(x, kernel, stride, pads, (1, 1))
-    return (windows.sum(axis=(-4, -3)) / divisor).astype(np.asarray(x).dtype, copy=False)
+    return (windows.sum(axis=(-4, -3)) / np.asarray(divisor)).astype(
+        np.asarray(x).dtype, copy=False
+    )
 
 
-def _avg_pool_rule(g, ans, x, kernel, stride, pads, divisor):
-    spread = mul(unsqueeze(unsqueeze(div(g, divisor), -3), -3), np.ones(kernel + (1, 1)))
-    return col2im(spread, np.shape(x)[-2:], kernel, stride, pads, (1, 1))
+def _avg_pool_gradient(g, x, kernel, stride, pads, divisor):
+    spread = np.broadcast_to((np.asarray(g) / np.asarray(divisor))[..., None, None, :, :],
+                             (*np.shape(g)[:-2], *kernel, *np.shape(g)[-2:]))  # fmt: skip
+    return _col2im(spread, np.shape(x)[-2:], kernel, stride, pads, (1, 1))
 
 
-_AVG_POOL = over("AvgPool2DBackward0", (_avg_pool_rule,), forward=_avg_pool, saves=False)
+_AVG_POOL = over(
+    "AvgPool2DBackward0",
+    (lambda g, ans, x, *params: avg_pool_backward(g, x, *params),),
+    forward=_avg_pool, saves=False,
+)  # fmt: skip
+# Its gradient, as PyTorch's avg_pool2d_backward, takes x with a zero derivative.
+avg_pool_backward = table.internal(
+    "avg_pool_backward", _avg_pool_gradient,
+    "(grad_output: Tensor, input: Tensor, kernel, stride, pads, divisor)",
+    grad_fn="AvgPool2DBackwardBackward0",
+    rules=(lambda gg, ans, g, x, *params: _AVG_POOL.fn(gg, *params), zero_rule),
+    size=lambda g, x, *params: math.prod(np.shape(g)[:-2]) * math.prod(np.shape(x)[-2:]),
+    doc="g over each window's divisor, added back where the windows read", kind="shape",
+    batching=False, words=("gg averaged over the windows", "d/dinput = 0"), saves=False,
+    samples=(Sample("2-d", [(2, 2, 2), (2, 3, 3)], {"kernel": (2, 2), "stride": (1, 1),
+                                                    "pads": ((0, 0), (0, 0)),
+                                                    "divisor": np.full((2, 2), 4.0)}),),
+)  # fmt: skip
 
 
 @table.composite(
@@ -502,4 +522,4 @@ def avg_pool2d(over, input, kernel_size, stride=None, padding=0, ceil_mode=False
 
 # The Taylor series rules (engine/jet.py): each is linear in its input.
 table.series(im2col="linear", col2im="linear", max_pool_gather="linear",
-             max_pool_scatter="linear")  # fmt: skip
+             max_pool_scatter="linear", avg_pool_backward="linear")  # fmt: skip
