@@ -87,7 +87,7 @@ im2col = table.internal(
     rules=(lambda g, ans, x, kernel, stride, padding, dilation: col2im(
         g, np.shape(x)[np.ndim(x) - len(kernel):], kernel, stride, padding, dilation),),
     size=lambda x, kernel, *params: math.prod(np.shape(x)) * math.prod(kernel) * 4,
-    doc="each window of the last dims as a column", kind="shape", batching=False,
+    doc="each window of the last dims as a column", kind="shape", batching=False, mp=OWN,
     words="g added back where the windows read", complex="holomorphic",
     samples=(Sample("2-d", [(2, 4, 5)], {"kernel": (2, 3), "stride": (1, 2),
                                          "padding": ((1, 1), (0, 1)), "dilation": (1, 1)}),
@@ -102,7 +102,7 @@ col2im = table.internal(
     size=lambda cols, size, *params: math.prod(np.shape(cols)[: np.ndim(cols) - 2 * len(size)])
     * math.prod(size),
     doc="columns added back into the windows they were read from", kind="shape",
-    batching=False, words="g read through the windows", complex="holomorphic",
+    batching=False, words="g read through the windows", complex="holomorphic", mp=OWN,
     samples=(Sample("2-d", [(2, 2, 3, 5, 2)], {"size": (4, 5), "kernel": (2, 3),
                                                "stride": (1, 2), "padding": ((1, 1), (0, 1)),
                                                "dilation": (1, 1)}),),
@@ -169,6 +169,7 @@ convolve = table.internal(
     size=lambda x, w, b, stride, padding, dilation, groups: _conv_size(x, w, stride, padding,
                                                                        dilation),
     doc="a batch's convolution by a weight, plus a bias", kind="other", batching=False,
+    complex="holomorphic", mp=OWN,
     words=("d conv/dinput: g -> the transposed convolution of g by the weight",
            "d conv/dweight: g -> the convolution of the input by g",
            "d conv/dbias: g -> g summed over the batch and positions"),
