@@ -74,7 +74,9 @@ def _col2im(cols, size, kernel, stride, padding, dilation):
     lead = cols.shape[: cols.ndim - 2 * k]
     padded = [n + a + b for n, (a, b) in zip(size, padding)]
     result = np.zeros((*lead, *padded), dtype=cols.dtype)
-    for offset in np.ndindex(*kernel):
+    # Offsets last to first: each entry receives its windows' columns in the order of their
+    # output positions, as PyTorch's pooling gradients add them.
+    for offset in reversed(list(np.ndindex(*kernel))):
         window = tuple(slice(o * d, o * d + s * (m - 1) + 1, s)
                        for o, d, s, m in zip(offset, dilation, stride, out))  # fmt: skip
         result[(Ellipsis, *window)] += cols[(Ellipsis, *offset) + (slice(None),) * k]
@@ -465,13 +467,15 @@ def _divisor(size, out, kernel, stride, padding, count_include_pad, divisor_over
 
 def _avg_pool(x, kernel, stride, pads, divisor):
     windows = _im2col(x, kernel, stride, pads, (1, 1))
-    return (windows.sum(axis=(-4, -3)) / np.asarray(divisor)).astype(
-        np.asarray(x).dtype, copy=False
-    )
+    total = windows[..., 0, 0, :, :].copy()
+    for offset in list(np.ndindex(*kernel))[1:]:  # in order, as PyTorch's kernel sums
+        total += windows[(Ellipsis, *offset, slice(None), slice(None))]
+    return total / np.asarray(divisor).astype(total.dtype)
 
 
 def _avg_pool_gradient(g, x, kernel, stride, pads, divisor):
-    spread = np.broadcast_to((np.asarray(g) / np.asarray(divisor))[..., None, None, :, :],
+    g = np.asarray(g)
+    spread = np.broadcast_to((g / np.asarray(divisor).astype(g.dtype))[..., None, None, :, :],
                              (*np.shape(g)[:-2], *kernel, *np.shape(g)[-2:]))  # fmt: skip
     return _col2im(spread, np.shape(x)[-2:], kernel, stride, pads, (1, 1))
 
