@@ -158,3 +158,32 @@ def test_a_lenet_like_model_trains_to_pytorchs_parameters():
     assert mine["losses"][-1] < 0.8 * mine["losses"][0]  # it learns
     for a, b in zip(mine["params"], theirs["params"], strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def _per_sample_and_ensembles(lib):
+    func, F = lib.func, lib.nn.functional
+    rng = np.random.default_rng(0)
+    x = lib.tensor(rng.standard_normal((4, 2, 6, 6)))
+    y = lib.tensor(rng.standard_normal((4, 3)))
+    lib.manual_seed(0)
+    model = lib.nn.Sequential(
+        lib.nn.Conv2d(2, 3, 3, padding=1), lib.nn.ReLU(), lib.nn.MaxPool2d(2),
+        lib.nn.AvgPool2d(3), lib.nn.Flatten(),
+    ).double()  # fmt: skip
+    params = {k: v.detach() for k, v in model.named_parameters()}
+
+    def loss(p, xi, yi):
+        return ((func.functional_call(model, p, (xi.unsqueeze(0),)) - yi) ** 2).sum()
+
+    grads = func.vmap(func.grad(loss), in_dims=(None, 0, 0))(params, x, y)
+    ws = lib.tensor(rng.standard_normal((5, 3, 2, 3, 3)))
+    bs = lib.tensor(rng.standard_normal((5, 3)))
+    ensemble = func.vmap(lambda w, b: F.conv2d(x, w, b, padding="same"))(ws, bs)
+    each = func.vmap(lambda w, xi: F.conv1d(xi, w, stride=2))(ws[:4, :, :, 0], x[:, :, 0])
+    return [v.numpy() for v in grads.values()] + [ensemble.numpy(), each.numpy()]
+
+
+def test_vmap_gives_per_sample_gradients_and_ensembles_as_pytorch():
+    for a, b in zip(_per_sample_and_ensembles(gradcli), _per_sample_and_ensembles(torch),
+                    strict=True):  # fmt: skip
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)

@@ -10,24 +10,29 @@ from torch import nn
 
 torch.manual_seed(42)
 net = nn.Sequential(
-    nn.Conv2d(1, 6, kernel_size=5, padding=2), nn.Sigmoid(),
+    nn.Conv2d(1, 6, kernel_size=5, padding=2),
+    nn.Sigmoid(),
     nn.AvgPool2d(kernel_size=2, stride=2),
-    nn.Conv2d(6, 16, kernel_size=5), nn.Sigmoid(),
+    nn.Conv2d(6, 16, kernel_size=5),
+    nn.Sigmoid(),
     nn.AvgPool2d(kernel_size=2, stride=2),
     nn.Flatten(),
-    nn.Linear(16 * 5 * 5, 120), nn.Sigmoid(),
-    nn.Linear(120, 84), nn.Sigmoid(),
-    nn.Linear(84, 10))
+    nn.Linear(16 * 5 * 5, 120),
+    nn.Sigmoid(),
+    nn.Linear(120, 84),
+    nn.Sigmoid(),
+    nn.Linear(84, 10),
+)
 print(net)
 
 X = torch.rand(size=(1, 1, 28, 28), dtype=torch.float32)
 for layer in net:
     X = layer(X)
-    print(layer.__class__.__name__, 'output shape: \t', X.shape)
+    print(layer.__class__.__name__, "output shape: \t", X.shape)
 
 
 def init_weights(m):
-    if type(m) == nn.Linear or type(m) == nn.Conv2d:
+    if type(m) == nn.Linear or type(m) == nn.Conv2d:  # noqa: E721  (d2l's own test)
         nn.init.xavier_uniform_(m.weight)
 
 
@@ -42,7 +47,7 @@ for epoch in range(4):
     l = loss(y_hat, y)
     l.backward()
     optimizer.step()
-    print(f'epoch {epoch + 1}, loss {l.item():.4f}')
+    print(f"epoch {epoch + 1}, loss {l.item():.4f}")
 with torch.no_grad():
     acc = (net(X).argmax(dim=1) == y).float().mean()
-print(f'train acc {acc:.3f}')
+print(f"train acc {acc:.3f}")

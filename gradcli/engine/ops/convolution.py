@@ -20,7 +20,8 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ...errors import EngineError
+from ...errors import EngineError, GradcliError
+from ..batched_values import Batched, batch_size, expanded, invoke, logical_ndim, probe
 from ..opinfo import Sample
 from ..optable import OWN, Table, over
 from ..tensor import Tensor
@@ -271,7 +272,7 @@ _CONV = "(input: Tensor, weight: Tensor, bias: Tensor = None, stride: int|int[] 
 
 @table.composite(
     "conv2d", _CONV, doc="2-d convolution (cross-correlation) of a batch by a weight",
-    **_LAYER, batching=False,
+    **_LAYER, batching=lambda entry, found: _conv_batching(entry, found),
     samples=(Sample("2-d", [(2, 2, 4, 5), (3, 2, 2, 3), (3,)]),
              Sample("unbatched", [(2, 4, 5), (3, 2, 2, 3)]),
              Sample("stride padding dilation", [(1, 2, 6, 5), (2, 2, 2, 2), (2,)],
@@ -289,7 +290,7 @@ def conv2d(over, input, weight, bias=None, stride=1, padding=0, dilation=1, grou
 
 @table.composite(
     "conv1d", _CONV, doc="1-d convolution (cross-correlation) of a batch by a weight",
-    **_LAYER, batching=False,
+    **_LAYER, batching=lambda entry, found: _conv_batching(entry, found),
     samples=(Sample("1-d", [(2, 2, 6), (3, 2, 3), (3,)]),
              Sample("unbatched", [(2, 5), (3, 2, 2)]),
              Sample("stride padding dilation", [(1, 2, 7), (2, 2, 2), (2,)],
@@ -426,7 +427,8 @@ max_pool_gather = table.internal(
     "max_pool2d",
     "(input: Tensor, kernel_size: int|int[], stride: int|int[] = None, padding: int|int[] = 0, "
     "dilation: int|int[] = 1, ceil_mode: bool = False, return_indices: bool = False)",
-    doc="the largest entry of each window of the last two dims", **_LAYER, batching=False,
+    doc="the largest entry of each window of the last two dims", **_LAYER,
+    batching=lambda entry, found: _pool_batching(entry, found),
     kink="the gradient goes to each window's first largest entry, as in PyTorch",
     samples=(Sample("2-d", [(2, 2, 4, 5)], {"kernel_size": 2}),
              Sample("unbatched", [(2, 4, 4)], {"kernel_size": (2, 3), "stride": 1}),
@@ -504,7 +506,8 @@ avg_pool_backward = table.internal(
     "avg_pool2d",
     "(input: Tensor, kernel_size: int|int[], stride: int|int[] = None, padding: int|int[] = 0, "
     "ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int = None)",
-    doc="the average of each window of the last two dims", **_LAYER, batching=False,
+    doc="the average of each window of the last two dims", **_LAYER,
+    batching=lambda entry, found: _pool_batching(entry, found),
     overloads=[_AVG_POOL],
     samples=(Sample("2-d", [(2, 2, 4, 5)], {"kernel_size": 2}),
              Sample("unbatched", [(2, 4, 4)], {"kernel_size": (2, 3), "stride": 1}),
@@ -523,6 +526,46 @@ def avg_pool2d(over, input, kernel_size, stride=None, padding=0, ceil_mode=False
     divisor = _divisor(np.shape(input)[-2:], out, kernel, stride, padding, count_include_pad,
                        divisor_override)  # fmt: skip
     return over["AvgPool2DBackward0"](input, kernel, stride, pads, divisor)
+
+
+# ----- many points (vmap) -----
+
+
+def _conv_batching(entry, found):
+    """A convolution at many points: a varying input's points join its batch; a varying
+    weight or bias makes each point a group of its own, as PyTorch's rule."""
+    probe(entry, found)  # the single-point errors first
+    x, w, b = found["input"], found["weight"], found.get("bias")
+    k = 1 if entry.name == "conv1d" else 2
+    params = [found.get(n, d) for n, d in (("stride", 1), ("padding", 0), ("dilation", 1))]
+    groups = int(found.get("groups", 1))
+    if type(w) is not Batched and type(b) is not Batched:
+        p = x.physical
+        out = entry.call(p.reshape(-1, *p.shape[-k - 1 :]), w, b, *params, groups)
+        return Batched(out.reshape(*p.shape[: -k - 1], *out.shape[1:]))
+    size = batch_size(found.values())
+    unbatched = logical_ndim(x) == k + 1
+    xp = expanded(x, size)
+    xp = xp.unsqueeze(1) if unbatched else xp
+    n, c = xp.shape[1], xp.shape[2]
+    xs = xp.movedim(0, 1).reshape(n, size * c, *xp.shape[3:])
+    wp = expanded(w, size)
+    bp = None if b is None else expanded(b, size).reshape(-1)
+    out = entry.call(xs, wp.reshape(-1, *wp.shape[2:]), bp, *params, groups * size)
+    out = out.reshape(n, size, -1, *out.shape[2:]).movedim(1, 0)
+    return Batched(out.squeeze(1) if unbatched else out)
+
+
+def _pool_batching(entry, found):
+    """A pooling at many points: each point's batch joins the points' axis."""
+    probe(entry, found)
+    p = found["input"].physical
+    if any(type(v) is Batched for name, v in found.items() if name != "input"):
+        raise GradcliError(f"many-point evaluation of {entry.name} takes only its input varying")
+    out = invoke(entry, {**found, "input": p.reshape(-1, *p.shape[-3:])})
+    if isinstance(out, tuple):
+        return tuple(Batched(o.reshape(*p.shape[:-3], *o.shape[1:])) for o in out)
+    return Batched(out.reshape(*p.shape[:-3], *out.shape[1:]))
 
 
 # The Taylor series rules (engine/jet.py): each is linear in its input.
