@@ -187,3 +187,31 @@ def test_vmap_gives_per_sample_gradients_and_ensembles_as_pytorch():
     for a, b in zip(_per_sample_and_ensembles(gradcli), _per_sample_and_ensembles(torch),
                     strict=True):  # fmt: skip
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+
+
+BAD_CALLS = [
+    "F.max_pool2d(x, 0)",
+    "F.max_pool2d(x, 2, dilation=0)",
+    "F.max_pool2d(x, 7)",
+    "F.avg_pool2d(x, 2, padding=2)",
+    "F.conv2d(x, lib.ones(3, 3, 2, 2))",
+    "F.conv2d(x, lib.ones(3, 2, 7, 2))",
+    "F.conv2d(x, lib.ones(3, 2, 2, 2), stride=(1, 2, 3))",
+    "F.conv2d(x, lib.ones(3, 2, 2, 2), stride=2, padding='same')",
+    "F.conv2d(x, lib.ones(3, 2, 2, 2), padding='full')",
+    "F.conv2d(x, lib.ones(3, 1, 2, 2), groups=2)",
+    "F.conv2d(x, lib.ones(3, 2, 2, 2), lib.ones(2))",
+    "F.conv2d(x[0, 0], lib.ones(3, 2, 2, 2))",
+    "F.conv1d(x, lib.ones(3, 2, 2))",
+]
+
+
+@pytest.mark.parametrize("call", BAD_CALLS)
+def test_bad_arguments_raise_pytorchs_message(call):
+    messages = []
+    for lib in (gradcli, torch):
+        namespace = {"lib": lib, "F": lib.nn.functional, "x": lib.ones(1, 2, 5, 5)}
+        with pytest.raises(Exception) as raised:  # noqa: PT011  (each library's own class)
+            eval(call, namespace)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]

@@ -210,7 +210,7 @@ def _conv(name, k, input, weight, bias, stride, padding, dilation, groups):
     if any(s <= 0 for s in stride):
         raise EngineError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
-        raise EngineError("dilation should be greater than zero")
+        raise EngineError(f"dilation should be greater than zero, but got {list(dilation)}")
     if w_shape[0] % groups:
         raise EngineError(
             f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
@@ -311,10 +311,21 @@ def _pool_shape(name, x, kernel, stride, padding, dilation, ceil_mode):
     """Each pooled dim's output size, as PyTorch's pooling_output_shape, after its checks."""
     if np.ndim(x) not in (3, 4) or 0 in np.shape(x)[-3:]:
         raise EngineError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    if any(s <= 0 for s in stride):
-        raise EngineError("stride should be greater than zero")
+    if 0 in stride:
+        raise EngineError("stride should not be zero")
+    if any(k <= 0 for k in kernel):
+        raise EngineError(
+            f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}"
+        )
+    if any(s < 0 for s in stride):
+        raise EngineError(
+            f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}"
+        )
     if any(d <= 0 for d in dilation):
-        raise EngineError("dilation should be greater than zero")
+        raise EngineError(
+            "dilation should be greater than zero, but got dilationH: "
+            f"{dilation[0]} dilationW: {dilation[1]}"
+        )
     for k, p, d in zip(kernel, padding, dilation):
         if p < 0 or p > (d * (k - 1) + 1) // 2:
             raise EngineError(
