@@ -62,16 +62,26 @@ def test_values_gradients_and_grad_fn_agree_with_pytorch(name, shapes, kwargs):
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
 
 
-def test_max_pool2d_sends_the_gradient_to_the_first_largest_entry_as_pytorch():
-    x = np.array([[[[1.0, 3.0, 3.0], [3.0, 0.0, 2.0], [1.0, 3.0, 3.0]]]])
+@pytest.mark.parametrize(
+    "x",
+    [
+        [[1.0, 3.0, 3.0], [3.0, 0.0, 2.0], [1.0, 3.0, 3.0]],
+        # PyTorch's kernel moves to each nan it meets: a window's last nan wins, even over inf
+        [[np.inf, np.nan, 1, np.nan], [2, 3, np.nan, 5], [np.nan, -np.inf, 0, 0],
+         [1, np.inf, 0, np.nan]],
+    ],
+    ids=["ties", "nan"],
+)  # fmt: skip
+def test_max_pool2d_sends_the_gradient_to_the_first_largest_entry_as_pytorch(x):
+    x = np.array([[x]])
     grads = []
     for lib in (gradcli, torch):
         t = lib.tensor(x, requires_grad=True)
         out, index = lib.nn.functional.max_pool2d(t, 2, 1, return_indices=True)
         out.sum().backward()
-        grads.append((t.grad.numpy(), index.numpy()))
-    np.testing.assert_array_equal(grads[0][0], grads[1][0])
-    np.testing.assert_array_equal(grads[0][1], grads[1][1])
+        grads.append((out.detach().numpy(), t.grad.numpy(), index.numpy()))
+    for mine, theirs in zip(*grads, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
 
 
 def test_second_derivatives_agree_with_pytorch():

@@ -366,14 +366,19 @@ def _pool_args(kernel_size, stride, padding, dilation=1):
 
 
 def _argmax_index(x, kernel, stride, pads, dilation):
-    """Each window's first largest entry (a nan first), as a flat index into its plane."""
+    """Each window's first largest entry (its last nan, if any), as a flat index into its
+    plane."""
     x = np.asarray(x)
     h, w = x.shape[-2:]
     windows = _im2col(x, kernel, stride, pads, dilation, fill=-np.inf)
     windows = windows.reshape(*windows.shape[:-4], -1, *windows.shape[-2:])
     plane = _im2col(np.arange(h * w).reshape(h, w), kernel, stride, pads, dilation, fill=-1)
     plane = plane.reshape(-1, *plane.shape[-2:])
-    picked = np.argmax(np.where(np.isnan(windows), np.inf, windows), axis=-3)
+    picked = np.argmax(windows, axis=-3)
+    nans = np.isnan(windows)
+    if nans.any():  # PyTorch's kernel moves to every nan it meets: the last one wins
+        last = windows.shape[-3] - 1 - np.argmax(nans[..., ::-1, :, :], axis=-3)
+        picked = np.where(nans.any(axis=-3), last, picked)
     return np.take_along_axis(plane, picked.reshape(-1, *picked.shape[-2:]), 0).reshape(
         picked.shape
     )
