@@ -347,7 +347,7 @@ def test_a_device_other_than_the_cpu_says_that_gradcli_computes_on_the_cpu():
             make()
 
 
-@pytest.mark.parametrize("name", ["Conv2d", "MaxPool2d", "RNN"])
+@pytest.mark.parametrize("name", ["Conv3d", "MaxPool3d", "RNN"])
 def test_a_module_gradcli_lacks_yet_is_an_error_that_names_it(name):
     with pytest.raises(NotImplementedError, match=f"no torch.nn.{name} yet"):
         getattr(gradcli.nn, name)

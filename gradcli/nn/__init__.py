@@ -2,7 +2,7 @@
 
 ``Module`` registers what its attributes hold (``module.py``); the layers, the
 activations and the losses are modules of their own files, the containers in
-``containers.py``. What PyTorch has and gradcli not yet (``nn.Conv2d``) is an
+``containers.py``. What PyTorch has and gradcli not yet (``nn.Conv3d``) is an
 error that says so.
 """
 
@@ -25,8 +25,10 @@ from .activation import (
     Tanh,
 )
 from .containers import ModuleDict, ModuleList, Sequential
+from .convolution import AvgPool2d, Conv1d, Conv2d, MaxPool2d
 from .layers import (
     BatchNorm1d,
+    BatchNorm2d,
     Bilinear,
     Dropout,
     Embedding,
@@ -51,12 +53,12 @@ from .module import Module
 from .parameter import Parameter
 
 __all__ = [
-    "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "Bilinear", "CrossEntropyLoss", "Dropout",
-    "ELU", "Embedding", "Flatten", "GELU", "HuberLoss", "Identity", "KLDivLoss", "L1Loss",
-    "LayerNorm", "LeakyReLU", "Linear", "LogSoftmax", "MSELoss", "Module", "ModuleDict",
-    "ModuleList", "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid",
-    "SmoothL1Loss", "Softmax", "Softplus", "Softsign", "Tanh", "Unflatten", "functional",
-    "init",
+    "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "Bilinear",
+    "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten",
+    "GELU", "HuberLoss", "Identity", "KLDivLoss", "L1Loss", "LayerNorm", "LeakyReLU",
+    "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList",
+    "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss",
+    "Softmax", "Softplus", "Softsign", "Tanh", "Unflatten", "functional", "init",
 ]  # fmt: skip
 
 MISSING = "gradcli has no {name} yet: {what} it has are listed in docs/library.md"

@@ -1,5 +1,5 @@
 """``torch.nn``'s layers with parameters or modes: Linear, Bilinear, Embedding, LayerNorm,
-BatchNorm1d, Dropout, Flatten, Unflatten, Identity; each initialised as PyTorch's from
+BatchNorm1d, BatchNorm2d, Dropout, Flatten, Unflatten, Identity; each initialised as PyTorch's from
 the same generator, and printed as PyTorch prints it."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["BatchNorm1d", "Bilinear", "Dropout", "Embedding", "Flatten", "Identity",
+__all__ = ["BatchNorm1d", "BatchNorm2d", "Bilinear", "Dropout", "Embedding", "Flatten", "Identity",
            "LayerNorm", "Linear", "Unflatten"]  # fmt: skip
 
 torch = SimpleNamespace(**LIBRARY)
@@ -233,11 +233,14 @@ class BatchNorm1d(Module):
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
 
-    def forward(self, input):
+    def _check_input_dim(self, input):
         if input.dim() not in (2, 3):
             raise GradcliValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
-        dims = (0,) if input.dim() == 2 else (0, 2)
-        shape = (1, -1) if input.dim() == 2 else (1, -1, 1)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        dims = (0, *range(2, input.dim()))
+        shape = (1, -1, *(1,) * (input.dim() - 2))
         batch_stats = self.training or self.running_mean is None
         if batch_stats:
             mean = input.mean(dims)
@@ -269,3 +272,11 @@ class BatchNorm1d(Module):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
                 f"affine={self.affine}, bias={self.bias is not None}, "
                 f"track_running_stats={self.track_running_stats}")  # fmt: skip
+
+
+class BatchNorm2d(BatchNorm1d):
+    """BatchNorm1d's statistics over the batch and both spatial dims of each channel."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise GradcliValueError(f"expected 4D input (got {input.dim()}D input)")

@@ -15,6 +15,7 @@ from . import (
     comparison,
     complex_numbers,
     conversion,
+    convolution,
     creation,
     decompositions,
     diagonals,
@@ -63,6 +64,7 @@ TABLES = tuple(
         loss_gradients,
         scatter,
         layers,
+        convolution,
         nn,
         losses,
     )
