@@ -18,12 +18,15 @@ from ..core import computing
 from ..core.result import source_title
 from ..engine import threads
 from ..errors import GradcliError
+from . import precise
 from .commands import Calculator, Command, Option
 from .flat import MAX_ITER, WRT, Diverged, Flat, singular
 from .optimize import DIVERGED, diverged, words
 from .report import Report, convergence, flat, frozen, tree_with_sensitivity, unconverged
 from .sensitivity import SENSITIVITY
 from .varied import default_inputs
+
+NOT_AT_DPS = "not implemented at a working precision"
 
 
 @dataclass(frozen=True, eq=False)
@@ -252,7 +255,9 @@ COMMANDS = (
             ),
             MAX_ITER,
             SENSITIVITY,
+            precise.DPS,
         ),
+        variants=(precise.variant(precise.solving(solve), {"sensitivity": NOT_AT_DPS}),),
         exit_status=convergence("solve"),
         points=True,
         flagged=unconverged("solve"),

@@ -29,6 +29,7 @@ from ..engine import jet
 from ..errors import GradcliError
 from ..language.transformations import exact_order
 from ..render.numbers import format_number
+from . import precise
 from .commands import Command, Option
 from .report import Report, frozen
 
@@ -312,8 +313,10 @@ COMMANDS = (
                 kind="flag",
                 one_point=True,
             ),
+            precise.DPS,
         ),
         points=True,
+        variants=(precise.variant(precise.taylor, {"exact": "every digit is printed"}),),
         formats=("latex",),
         format_help="Output format [default: table on a terminal, plain otherwise]; latex:"
         " the polynomial in LaTeX, on one line. Many points: csv (a header, then a row per"
