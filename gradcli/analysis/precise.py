@@ -101,7 +101,11 @@ def _refused(dtype: str, given: Mapping[str, bool]) -> None:
         raise GradcliError("--dtype cannot go with --dps: it computes in mpmath")
     for name, said in given.items():
         if said:
-            raise GradcliError(f"--{name} cannot go with --dps")
+            raise GradcliError(
+                f"--{name} cannot go with --dps: the step and the tolerance follow the digits"
+                if name != "order"
+                else "--order 2 cannot go with --dps: it checks the gradient"
+            )
 
 
 def _spread(source, bindings) -> int:
