@@ -69,7 +69,25 @@ def test_taylor_in_two_variables_at_a_decimal_point(gradcli):
         for k, (i, j) in enumerate(monomials):
             want = sin_k[i] * mpmath.exp(y) / (mpmath.factorial(i) * mpmath.factorial(j))
             assert lines[f"terms.{k}.coefficient"] == _digits(want, 25), (i, j)
-    assert lines["terms.4.monomial"] == "(x - 0.1000000000000000000000000)*(y - 0.2000000000000000000000000)"
+    assert (
+        lines["terms.4.monomial"]
+        == "(x - 0.1000000000000000000000000)*(y - 0.2000000000000000000000000)"
+    )
+
+
+def test_taylor_of_a_quotient_against_mpmaths_taylor(gradcli):
+    lines = _plain(gradcli, "taylor", "sin(x)/(1 + x**2)", "--x", "0.3", "--order", "5",
+                   "--dps", "30")  # fmt: skip
+    with mpmath.workdps(60):
+        f = lambda x: mpmath.sin(x) / (1 + x**2)  # noqa: E731
+        for k, want in enumerate(mpmath.taylor(f, mpmath.mpf("0.3"), 5)):
+            assert lines[f"terms.{k}.coefficient"] == _digits(want, 30), k
+
+
+def test_taylor_refuses_an_order_whose_nested_passes_would_take_minutes(gradcli):
+    result = gradcli("taylor", "sin(x)/(1 + x**2)", "--x", "0.3", "--order", "12", "--dps", "10")
+    assert result.exit_code == 2
+    assert "--order 12 at --dps: the derivatives of degree" in result.output
 
 
 def test_minimize_gives_the_minimiser_and_minimum_to_40_digits(gradcli):

@@ -4,7 +4,9 @@ certified as it is: the numbers printed agree, to N significant digits, between 
 last two working precisions (``certify``).
 
 - ``taylor``: each coefficient ``∂^α f(a) / α!`` from nested reverse passes, one per
-  monomial of degree below the order (Taylor arithmetic, ``engine/jet.py``, is float64's).
+  monomial of degree below the order (Taylor arithmetic, ``engine/jet.py``, is float64's):
+  their graphs grow with each degree, so an order whose graphs pass ``MAX_NODES`` is
+  refused before it takes minutes.
 - ``solve``: Newton's method at the working precision with the engine's exact Jacobian,
   from float64's root (the command's own run, with its fallbacks).
 - ``minimize``: Newton's method on the exact gradient and Hessian at the working
@@ -180,6 +182,8 @@ def taylor(
                     g = grads[i]
                     following[(*m, v)] = None if g is None else g.reshape(-1)[j]
             level = following
+            if degree < order:
+                _within_budget(level.values(), degree, order)
             for m, t in level.items():
                 divisor = math.prod(math.factorial(m.count(v)) for v in set(m))
                 found = filled((), 0)[()] if t is None else t._data.reshape(())[()]
@@ -207,6 +211,28 @@ def taylor(
         "terms": terms,
     }
     return PreciseReport(tree, "taylor", found.warnings, numbers_finite=found.finite)
+
+
+#: The most nodes the graphs of one degree's derivatives may hold: each nested reverse
+#: pass records a graph a few times the size of the one it differentiates.
+MAX_NODES = 10000
+
+
+def _within_budget(tensors, degree: int, order: int) -> None:
+    """Refuse an order whose nested reverse passes would take minutes, before they do."""
+    seen: set = set()
+    stack = [t.grad_fn for t in tensors if t is not None and t.grad_fn is not None]
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen.add(node)
+            stack.extend(p for p in node.parents if p is not None and type(p) is not Tensor)
+    if len(seen) > MAX_NODES:
+        raise GradcliError(
+            f"--order {order} at --dps: the derivatives of degree {degree} already take "
+            f"{len(seen)} operations (each degree's reverse pass multiplies them): choose "
+            f"a lower --order (float64's taylor, without --dps, takes any order)"
+        )
 
 
 def _derivatives(t, xs, create_graph: bool):
