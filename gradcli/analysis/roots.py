@@ -244,6 +244,13 @@ COMMANDS = (
           $ gradcli solve "x**3 - a*x - 5" --x 2 --a 2 --wrt x --sensitivity \
           --get sensitivity.x.a --precision 10
           0.1876596486
+
+        --dps N: the root to N certified digits, by Newton's method in mpmath from
+        float64's root (docs/precision.md):
+
+        \b
+          $ gradcli solve "x**2 - 2" --x 1 --dps 30 --get point.x
+          1.41421356237309504880168872421
         """,
         (
             WRT,

@@ -302,6 +302,12 @@ COMMANDS = (
           x,value,coefficients[0],coefficients[1],coefficients[2]
           0,1,1,1,0.5
           1,2.718281828459045,2.718281828459045,2.718281828459045,1.3591409142295225
+
+        --dps N: each coefficient to N certified digits, in mpmath (docs/precision.md):
+
+        \b
+          $ gradcli taylor "exp(x)" --x 0 --order 10 --dps 25 --get terms.10.coefficient
+          2.755731922398589065255732e-7
         """,
         (
             Option("wrt", "The variables [default: all].", kind="names"),
