@@ -160,6 +160,12 @@ def test_options_that_make_no_sense_at_a_working_precision_are_refused(gradcli, 
     assert "Traceback" not in result.output
 
 
+def test_a_singular_hessian_at_the_working_precision_says_so(gradcli):
+    result = gradcli("minimize", "x**2 + 0*y", "--x", "1", "--y", "1", "--dps", "10")
+    assert result.exit_code == 2
+    assert "Newton's method met a singular Hessian at 25 working digits" in result.output
+
+
 def test_solve_that_float64_cannot_start_says_so(gradcli):
     result = gradcli("solve", "x**2 + 1", "--x", "1", "--dps", "10")
     assert result.exit_code == 2

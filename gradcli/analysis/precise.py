@@ -277,18 +277,24 @@ def _polynomial(terms) -> str:
 # ----------------------------------------------------------------------------
 
 
-def _newton(step_at, values, names, max_iter: int):
+def _newton(step_at, values, names, max_iter: int, what: str):
     """Newton's method on the inputs ``names`` of ``values`` (arrays of mpf), updated in
     place: ``step_at(values)`` gives the residual (a list) and its Jacobian (an mpmath
     matrix). Stops once a step is below the square root of the working precision's
     rounding, so that the next iterate would agree to every digit. Returns the steps
-    taken and whether it stopped so."""
+    taken and whether it stopped so; ``what`` names the matrix (Jacobian, Hessian)."""
     import mpmath
 
     small = mpmath.mpf(10) ** -(mpmath.mp.dps // 2 + 2)
     for iteration in range(1, max_iter + 1):
         residual, matrix = step_at(values)
-        step = mpmath.lu_solve(matrix, mpmath.matrix([-r for r in residual]))
+        try:
+            step = mpmath.lu_solve(matrix, mpmath.matrix([-r for r in residual]))
+        except ZeroDivisionError:  # mpmath's word for a singular matrix
+            raise GradcliError(
+                f"--dps: Newton's method met a singular {what} at {mpmath.mp.dps} working "
+                "digits: its step is undefined there"
+            ) from None
         x = [a + b for a, b in zip(_flat(values[n] for n in names), step)]
         start = 0
         for n in names:
@@ -359,7 +365,7 @@ def solving(solve):
         def compute():
             values = read_values(program, bindings)
             values.update((n, _mpf(start[n])) for n in names)
-            run["steps"], run["done"] = _newton(system, values, names, max_iter)
+            run["steps"], run["done"] = _newton(system, values, names, max_iter, "Jacobian")
             residual, matrix = system(values)
             return {"point": {n: values[n] for n in names}, "determinant": mpmath.det(matrix)}
 
@@ -417,7 +423,7 @@ def minimizing(minimize):
         def compute():
             values = read_values(program, bindings)
             values.update((n, _mpf(start[n])) for n in names)
-            run["steps"], run["done"] = _newton(gradient_system, values, names, max_iter)
+            run["steps"], run["done"] = _newton(gradient_system, values, names, max_iter, "Hessian")
             value = sections_at("eval", program, values, ())["value"]
             return {"point": {n: values[n] for n in names}, "value": value}
 
