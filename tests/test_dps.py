@@ -134,8 +134,8 @@ def test_a_cancellation_of_a_tiny_input_is_computed_at_its_scale(x):
         (["eval", "2+3j"], "complex numbers are computed in float64 only"),
         (["grad", "x", "--x", "1", "--steps"], "--dps does not take --steps"),
         (["eval", "integrate(t -> exp(-t**2), 0, 1)"], "--dps: integrate has no multiprecision"),
-        (["taylor", "exp(x)", "--x", "0"], "taylor has no option --dps"),
-        (["check", "x**2", "--x", "1"], "check has no option --dps"),
+        (["fit", "a*x", "--a", "1"], "fit has no option --dps"),
+        (["critical", "x**2", "--x", "1"], "critical has no option --dps"),
     ],
 )
 def test_what_dps_does_not_take_is_refused_in_one_line(gradcli, args, message):

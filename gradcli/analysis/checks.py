@@ -32,6 +32,7 @@ from ..core.evaluation import evaluation, leaf_grads, plain_array
 from ..core.reach import reasons
 from ..core.result import source_title
 from ..errors import GradcliError
+from . import precise
 from .commands import Command, Flagged, Option
 from .report import Report, flat, frozen
 
@@ -429,7 +430,9 @@ COMMANDS = (
             Option("eps", "Finite-difference step.", "float", 1e-6),
             Option("atol", "Absolute tolerance.", "float", 1e-5),
             Option("rtol", "Relative tolerance.", "float", 1e-3),
+            precise.DPS,
         ),
+        variants=(precise.variant(precise.check, {"grad": "hand formulas are float64's"}),),
         exit_status=lambda report: 0 if report.passed else 1,
         points=True,
         flagged=Flagged(

@@ -31,7 +31,7 @@ from ..core.assembled import (
 from ..core.result import source_title
 from ..engine import threads
 from ..errors import GradcliError
-from . import optimum
+from . import optimum, precise
 from .commands import Calculator, Command, Option, Variant
 from .compiled import CompiledFunction
 from .constrained import minimize_subject_to, parse_constraints
@@ -556,11 +556,13 @@ COMMANDS = (
                 parameter="constraints",
                 parse=parse_constraints,
             ),
+            precise.DPS,
         ),
         exit_status=convergence("minimize"),
         points=True,
         flagged=unconverged("minimize"),
         variants=(
+            precise.variant(precise.minimizing(minimize), precise.MINIMIZE_EXCLUDES),
             Variant(
                 "subject-to",
                 minimize_subject_to,

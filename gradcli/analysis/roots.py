@@ -18,12 +18,15 @@ from ..core import computing
 from ..core.result import source_title
 from ..engine import threads
 from ..errors import GradcliError
+from . import precise
 from .commands import Calculator, Command, Option
 from .flat import MAX_ITER, WRT, Diverged, Flat, singular
 from .optimize import DIVERGED, diverged, words
 from .report import Report, convergence, flat, frozen, tree_with_sensitivity, unconverged
 from .sensitivity import SENSITIVITY
 from .varied import default_inputs
+
+NOT_AT_DPS = "not implemented at a working precision"
 
 
 @dataclass(frozen=True, eq=False)
@@ -241,6 +244,13 @@ COMMANDS = (
           $ gradcli solve "x**3 - a*x - 5" --x 2 --a 2 --wrt x --sensitivity \
           --get sensitivity.x.a --precision 10
           0.1876596486
+
+        --dps N: the root to N certified digits, by Newton's method in mpmath from
+        float64's root (docs/precision.md):
+
+        \b
+          $ gradcli solve "x**2 - 2" --x 1 --dps 30 --get point.x
+          1.41421356237309504880168872421
         """,
         (
             WRT,
@@ -252,7 +262,9 @@ COMMANDS = (
             ),
             MAX_ITER,
             SENSITIVITY,
+            precise.DPS,
         ),
+        variants=(precise.variant(precise.solving(solve), {"sensitivity": NOT_AT_DPS}),),
         exit_status=convergence("solve"),
         points=True,
         flagged=unconverged("solve"),

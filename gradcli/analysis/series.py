@@ -29,6 +29,7 @@ from ..engine import jet
 from ..errors import GradcliError
 from ..language.transformations import exact_order
 from ..render.numbers import format_number
+from . import precise
 from .commands import Command, Option
 from .report import Report, frozen
 
@@ -301,6 +302,12 @@ COMMANDS = (
           x,value,coefficients[0],coefficients[1],coefficients[2]
           0,1,1,1,0.5
           1,2.718281828459045,2.718281828459045,2.718281828459045,1.3591409142295225
+
+        --dps N: each coefficient to N certified digits, in mpmath (docs/precision.md):
+
+        \b
+          $ gradcli taylor "exp(x)" --x 0 --order 10 --dps 25 --get terms.10.coefficient
+          2.755731922398589065255732e-7
         """,
         (
             Option("wrt", "The variables [default: all].", kind="names"),
@@ -312,8 +319,10 @@ COMMANDS = (
                 kind="flag",
                 one_point=True,
             ),
+            precise.DPS,
         ),
         points=True,
+        variants=(precise.variant(precise.taylor, {"exact": "every digit is printed"}),),
         formats=("latex",),
         format_help="Output format [default: table on a terminal, plain otherwise]; latex:"
         " the polynomial in LaTeX, on one line. Many points: csv (a header, then a row per"

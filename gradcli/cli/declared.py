@@ -140,8 +140,8 @@ def _variant(declared: Command, options) -> Variant | None:
                 f"({variant.one_point})"
             )
         keywords = {o.name: o.keyword for o in declared.options}
-        for name, reason in variant.excludes.items():
-            if options[keywords[name]] not in (None, False, ()):
+        for name, reason in variant.excludes.items():  # its own, or one of every analysis
+            if options.get(keywords.get(name, name)) not in (None, False, ()):
                 raise GradcliError(f"--{name} cannot go with --{variant.given}: {reason}")
         return variant
     return None

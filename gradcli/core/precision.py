@@ -54,22 +54,27 @@ class PreciseResult(Record, compared=False):
     finite: bool = True
 
 
+class Certified(Record, compared=False):
+    """``certify``'s sections as decimal texts; the digits certified; the last working
+    precision; the warnings; whether every number is finite; and the last run's
+    sections, of mpf (``numbers``)."""
+
+    sections: dict
+    certified: int
+    working: int
+    warnings: tuple
+    finite: bool
+    numbers: dict
+
+
 def precise(command, source, bindings, dps, *, wrt=None, grad_output=None, tangents=None,
             filename="<expr>") -> PreciseResult:  # fmt: skip
     """``command`` of ``source`` with ``bindings`` (name -> decimal text), to ``dps``
     significant digits; ``wrt``, ``grad_output`` and ``tangents`` as the command takes them."""
-    import mpmath
-
     if command not in COMMANDS:
         raise GradcliError(f"--dps is not supported by {command} yet (it is float64-only)")
-    if isinstance(dps, bool) or not isinstance(dps, int) or not 1 <= dps <= MAX_DPS:
-        raise GradcliError(f"--dps must be an integer from 1 to {MAX_DPS}, not {dps!r}")
-    for name, text in bindings.items():
-        if text.strip().startswith("@"):
-            raise GradcliError(f"--{name} {text}: --dps reads numbers as decimal text, not files")
-    constants = [name for name in bindings if name in BUILTIN_CONSTANTS]
-    program = compile_source(source, filename=filename, inputs=constants)
-    wrt = _chosen(program, bindings, wrt)
+    program = compiled(source, bindings, dps, filename)
+    wrt = chosen_inputs(program, bindings, wrt)
     extra = {"grad_output": grad_output, "tangents": dict(tangents or {})}
     if command == "jvp":
         wrt = _tangent_names(program, extra["tangents"])
@@ -77,12 +82,35 @@ def precise(command, source, bindings, dps, *, wrt=None, grad_output=None, tange
     # Two working precisions that both lose every digit agree on wrong ones: a number
     # written 1e-100 (or 10**-100) may cancel 100 digits against one of order 1, so the
     # first working precision has that many more.
-    spread = _exponent_range([source, *bindings.values()])
+    spread = exponent_range([source, *bindings.values()])
+    found = certify(lambda: _compute(command, program, bindings, wrt, extra), dps, spread)
+    return PreciseResult(command, dps, found.certified, found.working, found.sections,
+                         found.warnings, (), found.finite)  # fmt: skip
+
+
+def compiled(source, bindings, dps, filename="<expr>"):
+    """The program of ``source``, once ``dps`` and the bindings are known to be taken."""
+    if isinstance(dps, bool) or not isinstance(dps, int) or not 1 <= dps <= MAX_DPS:
+        raise GradcliError(f"--dps must be an integer from 1 to {MAX_DPS}, not {dps!r}")
+    for name, text in bindings.items():
+        if text.strip().startswith("@"):
+            raise GradcliError(f"--{name} {text}: --dps reads numbers as decimal text, not files")
+    constants = [name for name in bindings if name in BUILTIN_CONSTANTS]
+    return compile_source(source, filename=filename, inputs=constants)
+
+
+def certify(compute, dps: int, spread: int = 0) -> tuple:
+    """``compute()`` (sections of arrays of mpf) at N + ``GUARD`` + ``spread`` working
+    digits, then doubled, until every number agrees with the run before to more than
+    ``dps`` digits (or ``limit``): its sections as decimal texts, the digits certified,
+    the last working precision, the warnings, and whether every number is finite."""
+    import mpmath
+
     working, highest = dps + GUARD + spread, limit(dps + spread)
-    before = _at(working, command, program, bindings, wrt, extra)
+    before = _at(working, compute)
     while True:
         previous, working = working, min(2 * working, highest)
-        now = _at(working, command, program, bindings, wrt, extra)
+        now = _at(working, compute)
         agreed = _agreed(before, now, working)
         if min(agreed, default=math.inf) > dps or working >= highest:
             break
@@ -113,8 +141,7 @@ def precise(command, source, bindings, dps, *, wrt=None, grad_output=None, tange
     sections = _rebuilt(now, iter(texts))
     values = list(_numbers(now))
     finite = all(not _is_nan(x) and abs(x) != mpmath.inf for x in values)
-    warnings = tuple(warnings)
-    return PreciseResult(command, dps, certified, working, sections, warnings, (), finite)
+    return Certified(sections, certified, working, tuple(warnings), finite, now)
 
 
 # ----------------------------------------------------------------------------
@@ -122,11 +149,11 @@ def precise(command, source, bindings, dps, *, wrt=None, grad_output=None, tange
 # ----------------------------------------------------------------------------
 
 
-def _at(working, command, program, bindings, wrt, extra) -> dict:
-    """The command's sections at ``working`` digits: arrays of mpf."""
+def _at(working, compute) -> dict:
+    """``compute()``'s sections at ``working`` digits: arrays of mpf."""
     try:
         with working_precision(working):
-            return _compute(command, program, bindings, wrt, extra)
+            return compute()
     except ZeroDivisionError:
         raise GradcliError("--dps: a division by zero (mpmath has no infinite quotient)") from None
     except TypeError as error:
@@ -134,15 +161,28 @@ def _at(working, command, program, bindings, wrt, extra) -> dict:
 
 
 def _compute(command, program, bindings, wrt, extra) -> dict:
-    given = {n: _read(f"--{n}", text) for n, text in bindings.items() if n in program.inputs}
+    return sections_at(command, program, read_values(program, bindings), wrt, extra)
+
+
+def read_values(program, bindings) -> dict:
+    """The program's inputs, by name, as arrays of mpf at the working precision: the
+    bindings' decimal texts, else the program's own values (``a = 0.1``)."""
+    given = {n: read_decimal(f"--{n}", text) for n, text in bindings.items() if n in program.inputs}
     unbound = [name for name in program.inputs if name not in given]
     if unbound:  # the program's own values (a = 0.1), its literals read at this precision
         defaults = program.defaults()
         given.update({name: _mpf(defaults[name]) for name in unbound})
+    return given
+
+
+def sections_at(command, program, given, wrt, extra=None) -> dict:
+    """``command``'s sections (eval, grad, jacobian, hessian, vjp, jvp) of ``program`` at
+    the inputs ``given`` (arrays of mpf), differentiated with respect to ``wrt``."""
+    extra = extra or {}
     leaves = {name: Tensor._make(value, None, name in wrt) for name, value in given.items()}
     out = program.run(leaves)
     if type(out) is not Tensor:
-        out = Tensor._make(_read("the value", str(out)) if isinstance(out, int) else out)
+        out = Tensor._make(read_decimal("the value", str(out)) if isinstance(out, int) else out)
     sections = {"value": out._data}
     if command == "eval":
         return sections
@@ -163,7 +203,7 @@ def _compute(command, program, bindings, wrt, extra) -> dict:
         return sections
     if command == "vjp":
         v = extra["grad_output"]
-        start = _read("--grad-output", v) if v is not None else _ones(out)
+        start = read_decimal("--grad-output", v) if v is not None else _ones(out)
         if start.shape != out._data.shape:
             raise GradcliError(
                 f"--grad-output has shape {start.shape}, but the output has shape "
@@ -179,7 +219,7 @@ def _compute(command, program, bindings, wrt, extra) -> dict:
         return sections
     total = np.zeros(out._data.shape, dtype=object)
     for name, x in zip(wrt, xs):  # jvp: J t, summed over the inputs moved
-        t = _read(f"the tangent of {name}", extra["tangents"][name])
+        t = read_decimal(f"the tangent of {name}", extra["tangents"][name])
         if t.shape != x._data.shape:
             raise GradcliError(
                 f"the tangent of {name} has shape {t.shape}, but {name} has shape "
@@ -194,7 +234,7 @@ def _grads(out, xs, start, create_graph=False):
     if not out.requires_grad:  # the output reaches no input (argmax, zeros_like): all 0
         return (None,) * len(xs)
     # The seed of mpf, never an int: a rule's int / int would be a float64's quotient.
-    start = Tensor._make(_filled(out._data.shape, 1)) if start is None else start
+    start = Tensor._make(filled(out._data.shape, 1)) if start is None else start
     return autograd_grad(out, xs, start, retain_graph=True, create_graph=create_graph,
                          allow_unused=True)  # fmt: skip
 
@@ -203,8 +243,8 @@ def _jacobian(out, xs, wrt) -> dict:
     """Every input's Jacobian, of shape out.shape + x.shape: a reverse pass a row."""
     rows = {name: [] for name in wrt}
     for k in range(out._data.size):
-        seed = _filled(out._data.size, 0)
-        seed[k] = _filled((), 1)[()]
+        seed = filled(out._data.size, 0)
+        seed[k] = filled((), 1)[()]
         grads = _grads(out, xs, Tensor._make(seed.reshape(out._data.shape)))
         for name, g, x in zip(wrt, grads, xs):
             rows[name].append(g._data if g is not None else _zeros(x))
@@ -225,10 +265,10 @@ def _zeros(x):
 
 
 def _ones(out):
-    return _filled(out._data.shape, 1)
+    return filled(out._data.shape, 1)
 
 
-def _filled(shape, number):
+def filled(shape, number):
     """An array of ``shape`` of the mpf ``number`` at the working precision."""
     import mpmath
 
@@ -237,7 +277,7 @@ def _filled(shape, number):
     return array
 
 
-def _read(name: str, text: str) -> np.ndarray:
+def read_decimal(name: str, text: str) -> np.ndarray:
     """A binding's decimal text (a number, a list, an expression of numbers: ``pi/4``) as
     an array of mpf at the working precision."""
     try:
@@ -257,7 +297,7 @@ def _mpf(value) -> np.ndarray:
     return out
 
 
-def _chosen(program, bindings, wrt) -> tuple:
+def chosen_inputs(program, bindings, wrt) -> tuple:
     """The inputs differentiated: ``wrt``, else every input, bound or given its value by
     the program (``a = 0.1``)."""
     defined = program.analysis.input_statements
@@ -300,7 +340,7 @@ def _numbers(sections):
 _EXPONENT = re.compile(r"[0-9.][eE]([+-]?[0-9]+)|10\s*\*\*\s*\(?\s*([+-]?[0-9]+)")
 
 
-def _exponent_range(texts) -> int:
+def exponent_range(texts) -> int:
     """The largest decimal exponent written in ``texts`` (``1e-100``, ``10**-100``: 100)."""
     found = [abs(int(a or b)) for text in texts for a, b in _EXPONENT.findall(str(text))]
     return min(max(found, default=0), MAX_DPS)
