@@ -19,6 +19,8 @@ import numpy as np
 
 from ...errors import EngineError
 from ..batched_values import Batched
+from ..opinfo import Sample
+from ..opsamples import Tensors
 from ..optable import OWN, Table
 from .arithmetic import mul
 from .diagonals import diagonal
@@ -212,6 +214,26 @@ def sumproduct_pair(left, right, summed):
     words="each operand's gradient is an einsum of g and the other operands",
     symbolic=lambda s, equation, *operands: np.einsum(equation, *operands),
     batching=lambda entry, found: batched(found),
+    samples=(
+        Sample("matrix product", ["ij,jk->ik", (2, 3), (3, 4)]),
+        Sample("matrix-vector", ["ij,j->i", (2, 3), (3,)]),
+        Sample("implicit output", ["ij,jk", (2, 3), (3, 2)]),
+        Sample("list of operands", ["ij,jk", Tensors(((2, 3), (3, 2)))]),
+        Sample("batched", ["bij,bjk->bik", (2, 2, 3), (2, 3, 2)]),
+        Sample("ellipsis", ["...ij,...jk", (2, 2, 3), (3, 2)]),
+        Sample("broadcast ellipsis", ["...i,...i->...", (1, 3), (2, 3)]),
+        Sample("outer", ["i,j->ij", (3,), (2,)]),
+        Sample("dot", ["i,i", (3,), (3,)]),
+        Sample("diagonal", ["ii->i", (3, 3)]),
+        Sample("trace", ["ii", (3, 3)]),
+        Sample("transpose", ["ij->ji", (2, 3)]),
+        Sample("sum", ["ij->", (2, 3)]),
+        Sample("repeated and summed", ["iij,jk", (3, 3, 2), (2, 4)]),
+        Sample("three operands", ["ij,jk,kl->il", (2, 3), (3, 2), (2, 2)]),
+        Sample("bilinear", ["bn,anm,bm->ba", (2, 3), (2, 3, 4), (2, 4)]),
+        Sample("empty", ["ij,jk->ik", (0, 3), (3, 2)]),
+        Sample("0-d", [",->", (), ()]),
+    ),
     complex="holomorphic",
 )
 def einsum(over, equation, *operands):
