@@ -14,10 +14,11 @@ mode and complex numbers need nothing more.
 from __future__ import annotations
 
 import math
+import string
 
 import numpy as np
 
-from ...errors import EngineError
+from ...errors import EngineError, GradcliTypeError
 from ..batched_values import Batched
 from ..opinfo import Sample
 from ..opsamples import Tensors
@@ -233,10 +234,13 @@ def sumproduct_pair(left, right, summed):
         Sample("bilinear", ["bn,anm,bm->ba", (2, 3), (2, 3, 4), (2, 4)]),
         Sample("empty", ["ij,jk->ik", (0, 3), (3, 2)]),
         Sample("0-d", [",->", (), ()]),
+        Sample("sublists", [(2, 3), [0, 1], (3, 2), [1, 2], [0, 2]]),
     ),
     complex="holomorphic",
 )
 def einsum(over, equation, *operands):
+    if not isinstance(equation, str):  # einsum(a, [0, 1], b, [1, 2], [0, 2])
+        equation, operands = _sublists((equation, *operands))
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])  # einsum("ij,jk", [a, b])
     if not operands:
@@ -277,6 +281,38 @@ def einsum(over, equation, *operands):
     if summed:
         return view_op(ops[0], np.shape(ops[0])[:out_ndim])
     return ops[0]
+
+
+def _sublists(args):
+    """The equation and operands of PyTorch's other form, each operand followed by its
+    subscripts as integers in [0, 52) (``Ellipsis`` for ``...``), then the output's."""
+    letters = string.ascii_uppercase + string.ascii_lowercase
+    terms, operands, args = [], [], list(args)
+
+    def spell(sublist):
+        if not isinstance(sublist, (list, tuple)):
+            raise GradcliTypeError(
+                "einsum(): the equation must be a string, or each operand be followed by a "
+                "list of its subscripts"
+            )
+        text = ""
+        for s in sublist:
+            if s is Ellipsis:
+                text += "..."
+            elif isinstance(s, (int, np.integer)) and 0 <= s < len(letters):
+                text += letters[s]
+            else:
+                raise _error("subscript in subscript list is not within the valid range [0, 52)")
+        return text
+
+    while len(args) >= 2:
+        operands.append(args.pop(0))
+        terms.append(spell(args.pop(0)))
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return ",".join(terms) + "->" + spell(args[0]), tuple(operands)
+    if args:
+        spell(args[0])
+    return ",".join(terms), tuple(operands)
 
 
 def batched(found):
