@@ -329,4 +329,3 @@ def batched(found):
     texts = [(axis if type(x) is Batched else "") + spell(t) for x, t in zip(operands, terms)]
     physical = [x.physical if type(x) is Batched else x for x in operands]
     return Batched(einsum(",".join(texts) + "->" + axis + spell(output), *physical))
-
