@@ -36,7 +36,7 @@ NUM_LABELS = 2
 
 class BoWClassifier(nn.Module):
     def __init__(self, num_labels, vocab_size):
-        super(BoWClassifier, self).__init__()
+        super().__init__()
         self.linear = nn.Linear(vocab_size, num_labels)
 
     def forward(self, bow_vec):
@@ -73,7 +73,7 @@ print(next(model.parameters())[:, word_to_ix["creo"]])
 
 loss_function = nn.NLLLoss()
 optimizer = optim.SGD(model.parameters(), lr=0.1)
-for epoch in range(100):
+for _epoch in range(100):
     for instance, label in data:
         model.zero_grad()
         bow_vec = make_bow_vector(instance, word_to_ix)

@@ -40,7 +40,7 @@ word_to_ix = {word: i for i, word in enumerate(vocab)}
 
 class NGramLanguageModeler(nn.Module):
     def __init__(self, vocab_size, embedding_dim, context_size):
-        super(NGramLanguageModeler, self).__init__()
+        super().__init__()
         self.embeddings = nn.Embedding(vocab_size, embedding_dim)
         self.linear1 = nn.Linear(context_size * embedding_dim, 128)
         self.linear2 = nn.Linear(128, vocab_size)
@@ -58,7 +58,7 @@ loss_function = nn.NLLLoss()
 model = NGramLanguageModeler(len(vocab), EMBEDDING_DIM, CONTEXT_SIZE)
 optimizer = optim.SGD(model.parameters(), lr=0.001)
 
-for epoch in range(5):
+for _epoch in range(5):
     total_loss = 0
     for context, target in ngrams:
         context_idxs = torch.tensor([word_to_ix[w] for w in context], dtype=torch.long)
