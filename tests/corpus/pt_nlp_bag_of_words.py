@@ -67,7 +67,7 @@ with torch.no_grad():
 label_to_ix = {"SPANISH": 0, "ENGLISH": 1}
 
 with torch.no_grad():
-    for instance, label in test_data:
+    for instance, _label in test_data:
         print(model(make_bow_vector(instance, word_to_ix)))
 print(next(model.parameters())[:, word_to_ix["creo"]])
 
@@ -84,6 +84,6 @@ for _epoch in range(100):
         optimizer.step()
 
 with torch.no_grad():
-    for instance, label in test_data:
+    for instance, _label in test_data:
         print(model(make_bow_vector(instance, word_to_ix)))
 print(next(model.parameters())[:, word_to_ix["creo"]])
