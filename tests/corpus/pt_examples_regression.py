@@ -31,8 +31,8 @@ def poly_desc(W, b):
     """Creates a string description of a polynomial."""
     result = "y = "
     for i, w in enumerate(W):
-        result += "{:+.2f} x^{} ".format(w, i + 1)
-    result += "{:+.2f}".format(b[0])
+        result += f"{w:+.2f} x^{i + 1} "
+    result += f"{b[0]:+.2f}"
     return result
 
 
@@ -59,6 +59,6 @@ for batch_idx in range(1, 2001):
     if loss < 1e-3:
         break
 
-print("Loss: {:.6f} after {} batches".format(loss, batch_idx))
+print(f"Loss: {loss:.6f} after {batch_idx} batches")
 print("==> Learned function:\t" + poly_desc(fc.weight.view(-1), fc.bias))
 print("==> Actual function:\t" + poly_desc(W_target.view(-1), b_target))
