@@ -50,7 +50,7 @@ for epoch in range(2):  # loop over the dataset multiple times
         optimizer.step()
         running_loss += loss.item()
         if i % 20 == 19:
-            print("[%d, %5d] loss: %.3f" % (epoch + 1, i + 1, running_loss / 20))
+            print(f"[{epoch + 1}, {i + 1:5d}] loss: {running_loss / 20:.3f}")
             running_loss = 0.0
 print("Finished Training")
 
