@@ -52,7 +52,7 @@ def empirical_ntk_jacobian_contraction(fnet_single, params, x1, x2, compute="ful
     elif compute == "diagonal":
         einsum_expr = "Naf,Maf->NMa"
     else:
-        assert False
+        raise AssertionError(compute)
     result = torch.stack([torch.einsum(einsum_expr, j1, j2) for j1, j2 in zip(jac1, jac2)])
     result = result.sum(0)
     return result
