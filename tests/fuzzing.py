@@ -353,6 +353,12 @@ def call_of(draw, name):
         if draw(st.booleans()) and x.ndim > 0:
             args.append(num(_dim(draw, x.ndim + (1 if name == "stack" else 0))))
         return ir.Call(name, tuple(args)), inputs, on_kink
+    if first == "equation":  # einsum("ij,ij->i", x, x): subscripts for x's dims
+        labels = "ijkl"[: x.ndim]
+        output = draw(st.sampled_from([labels[::-1], labels[1:], "", None]))
+        operands = draw(st.integers(1, 2))
+        equation = ",".join([labels] * operands) + ("" if output is None else "->" + output)
+        return ir.Call(name, (ir.Str(equation),) + (ir.Name("x"),) * operands), inputs, on_kink
     args, keywords = [ir.Name("x")], []
     rest = list(sig.positional[1:])
     needed = sig.required - 1

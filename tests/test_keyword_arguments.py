@@ -108,6 +108,7 @@ UNNAMED = {
     "vstack", "trace", "diag", "factorial", "logdet", "softsign", "le", "gt", "ge", "eq", "ne",
     "logical_and", "logical_or", "equal",
     "imag", "view_as_real",  # of a complex tensor only, which the language writes as a literal
+    "einsum",  # its equation before its operands, which are *args: Python names neither
 }  # fmt: skip
 
 

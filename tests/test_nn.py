@@ -242,3 +242,16 @@ def test_dropout_draws_pytorchs_mask_and_is_the_identity_in_eval_mode():
 
     for mine, theirs in zip(draws(gradcli), draws(torch)):
         np.testing.assert_array_equal(mine, theirs)
+
+
+def test_embedding_records_pytorchs_node_and_leaves_the_padding_row_without_gradient():
+    torch = pytest.importorskip("torch", reason="PyTorch 2.13 is the reference")
+    found = []
+    for m in (gradcli, torch):
+        m.manual_seed(0)
+        e = m.nn.Embedding(3, 2, padding_idx=0)
+        y = e(m.tensor([[0, 1], [0, 2]]))
+        (y * m.arange(8.0).reshape(2, 2, 2)).sum().backward()
+        found.append((y.grad_fn.name(), e.weight.grad.tolist()))
+    assert found[0] == found[1]
+    assert found[0][1][0] == [0.0, 0.0]

@@ -25,7 +25,13 @@ NAMES = "xyz"
 def _expression(built):
     """The sample as a call of the language, and its bindings."""
     args, kwargs = built.arguments(
-        lambda v, i: ir.Name(NAMES[i]) if isinstance(v, np.ndarray) else num(v)
+        lambda v, i: (
+            ir.Name(NAMES[i])
+            if isinstance(v, np.ndarray)
+            else ir.Str(v)  # einsum's equation
+            if isinstance(v, str)
+            else num(v)
+        )
     )
 
     def literal(value):

@@ -53,6 +53,7 @@ CALLS = {
     "transpose": ("transpose(A, 0, 1) @ A", {"A": ("real", M)}),
     "permute": ("permute(A, 1, 0) * A", {"A": ("real", M)}),
     "movedim": ("movedim(A, 0, 1) * A", {"A": ("real", M)}),
+    "einsum": ('einsum("ij,jk->ik", A, A) + einsum("ii", A)', {"A": ("real", M)}),
     "t": ("t(A) @ A", {"A": ("real", M)}),
     "expand": ("expand(x, 3, 2) * x[0]", {"x": ("real", V)}),
     "flip": ("flip(x, 0) * x", {"x": ("real", V)}),

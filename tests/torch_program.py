@@ -481,7 +481,11 @@ class TorchProgram:
                 value = [as_tensor(self.evaluate(item)) for item in arg.items]
             else:
                 value = receiver if arg is None else self.evaluate(arg)
-            if i == 0 and name not in _CONSTRUCTORS and param not in ("arrays", "tensors"):
+            if (
+                i == 0
+                and name not in _CONSTRUCTORS
+                and param not in ("arrays", "tensors", "equation")
+            ):
                 value = as_tensor(value)
             args.append(_adapt(param, value))
         for keyword in keyword_nodes:

@@ -143,6 +143,9 @@ class ToSympy(SymbolicControl, SymbolicTransformations):
     def Name(self, node):
         return self.name(node.id, node)
 
+    def Str(self, node):  # an argument of text (einsum's equation): the op reads it
+        return node.value
+
     def UnaryOp(self, node):
         return self.apply(node.op, [self.evaluate(node.operand)], node)
 
@@ -253,7 +256,7 @@ class ToSympy(SymbolicControl, SymbolicTransformations):
             raise GradcliError(f"{name}(): {error}", node.span) from None
 
     def argument(self, param, value: np.ndarray):
-        if "Tensor" in param.type:
+        if "Tensor" in param.type or isinstance(value, str):
             return value
         integers = param.type.split("|")[0] in ("int", "int[]", "bool")
         if value.ndim != 0 and not (integers and value.ndim == 1):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from .backward import tensor_backward
 from .ops import OPS
 from .ops.conversion import in_place_function as _inplace_method
+from .storage import METHODS as _MEMORY
 from .tensor import Tensor
 
 
@@ -53,4 +54,6 @@ INSTALLED = installed_methods(OPS)
 for _name, _member in INSTALLED.items():
     setattr(Tensor, _name, _member)
 Tensor.backward = tensor_backward
+for _name, _member in _MEMORY.items():  # where its numbers lie: storage.py
+    setattr(Tensor, _name, _member)
 del _name, _member

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 from ..engine.dtypes import int64
 from ..engine.ops import LIBRARY
+from ..engine.ops.layers import embedding_lookup
 from ..engine.state import no_grad
 from ..errors import GradcliValueError
 from . import functional as F
@@ -157,7 +158,7 @@ class Embedding(Module):
                    **kwargs)  # fmt: skip
 
     def forward(self, input):
-        return self.weight[input]
+        return embedding_lookup(self.weight, input, self.padding_idx)
 
     def extra_repr(self):
         text = f"{self.num_embeddings}, {self.embedding_dim}"

@@ -27,13 +27,50 @@ from ..tensor import Tensor
 from .arithmetic import add, div
 from .comparison import where
 from .creation import zero_rule, zeros
-from .indexing import getitem, index_scatter, setitem
+from .indexing import getitem, index_scatter, setitem, zero_at
 from .products import matmul, transpose_last
 from .reductions import norm
 from .shape import expand, reshape, t, view_op
 
 table = Table("layers")
 _LAYER = dict(kind="other", library=False, nn_functional=True)
+
+# ----- nn.Embedding's lookup: the rows of its weight -----
+
+
+def _rows(indices):
+    return np.asarray(indices._data if type(indices) is Tensor else indices)
+
+
+def _embedding_rule(g, ans, weight, indices, padding_idx=None):
+    grad = index_scatter(g, (_rows(indices),), np.shape(weight))
+    if padding_idx is None:
+        return grad
+    return zero_at(grad, (padding_idx,), np.ndim(grad) - np.ndim(weight))  # never updated
+
+
+embedding_rows = table.internal(
+    "embedding_rows",
+    lambda weight, indices, padding_idx=None: weight[_rows(indices)],
+    "(weight: Tensor, indices, padding_idx: int = None)",
+    grad_fn="EmbeddingBackward0",
+    rules=(_embedding_rule,),
+    size=lambda weight, indices, padding_idx=None: _rows(indices).size * np.shape(weight)[-1],
+    doc="the rows of weight at indices, the row of padding_idx without gradient",
+    kind="shape",
+    words="g added into the rows looked up, none into padding_idx's",
+    # padding_idx's row is held still, not differentiated: tests/test_nn.py checks it
+    # against PyTorch (finite differences would see its entries move the result).
+    samples=(Sample("rows", [(4, 3), np.array([[0, 2], [2, 1]])]),),
+    batching=False,
+    complex="holomorphic",
+)
+
+
+def embedding_lookup(weight, indices, padding_idx=None):
+    """``nn.Embedding``'s rows of ``weight``, recorded as PyTorch records them."""
+    return embedding_rows(weight, _rows(indices), padding_idx)
+
 
 # ----- addmm: input + mat1 @ mat2 -----
 
