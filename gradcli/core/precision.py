@@ -178,47 +178,56 @@ def read_values(program, bindings) -> dict:
 def sections_at(command, program, given, wrt, extra=None) -> dict:
     """``command``'s sections (eval, grad, jacobian, hessian, vjp, jvp) of ``program`` at
     the inputs ``given`` (arrays of mpf), differentiated with respect to ``wrt``."""
-    extra = extra or {}
     leaves = {name: Tensor._make(value, None, name in wrt) for name, value in given.items()}
     out = program.run(leaves)
     if type(out) is not Tensor:
         out = Tensor._make(read_decimal("the value", str(out)) if isinstance(out, int) else out)
     sections = {"value": out._data}
-    if command == "eval":
-        return sections
-    xs = [leaves[name] for name in wrt]
-    if command in ("grad", "hessian"):
-        if out._data.size != 1:
-            raise GradcliError(
-                f"{command} needs a scalar output; the output has shape {out._data.shape}"
-            )
-        grads = _grads(out, xs, None, create_graph=command == "hessian")
-        sections["grad"] = {n: g._data if g is not None else _zeros(x) for n, g, x in
-                            zip(wrt, grads, xs)}  # fmt: skip
-        if command == "hessian":
-            sections["hessian"] = {
-                n: _jacobian(g, xs, wrt) if g is not None else _jacobian(x * 0, xs, wrt)
-                for n, g, x in zip(wrt, grads, xs)
-            }
-        return sections
-    if command == "vjp":
-        v = extra["grad_output"]
-        start = read_decimal("--grad-output", v) if v is not None else _ones(out)
-        if start.shape != out._data.shape:
-            raise GradcliError(
-                f"--grad-output has shape {start.shape}, but the output has shape "
-                f"{out._data.shape}: they must be the same"
-            )
-        grads = _grads(out, xs, Tensor._make(start))
-        sections["vjp"] = {n: g._data if g is not None else _zeros(x) for n, g, x in
-                           zip(wrt, grads, xs)}  # fmt: skip
-        return sections
+    if command != "eval":
+        xs = [leaves[name] for name in wrt]
+        sections.update(_DERIVATIVES[command](command, out, xs, wrt, extra or {}))
+    return sections
+
+
+def _gradient_sections(command, out, xs, wrt, extra) -> dict:
+    """grad, and with hessian each gradient's Jacobian."""
+    if out._data.size != 1:
+        raise GradcliError(
+            f"{command} needs a scalar output; the output has shape {out._data.shape}"
+        )
+    grads = _grads(out, xs, None, create_graph=command == "hessian")
+    sections = {"grad": {n: g._data if g is not None else _zeros(x) for n, g, x in
+                         zip(wrt, grads, xs)}}  # fmt: skip
+    if command == "hessian":
+        sections["hessian"] = {
+            n: _jacobian(g, xs, wrt) if g is not None else _jacobian(x * 0, xs, wrt)
+            for n, g, x in zip(wrt, grads, xs)
+        }
+    return sections
+
+
+def _vjp_sections(command, out, xs, wrt, extra) -> dict:
+    v = extra["grad_output"]
+    start = read_decimal("--grad-output", v) if v is not None else _ones(out)
+    if start.shape != out._data.shape:
+        raise GradcliError(
+            f"--grad-output has shape {start.shape}, but the output has shape "
+            f"{out._data.shape}: they must be the same"
+        )
+    grads = _grads(out, xs, Tensor._make(start))
+    return {"vjp": {n: g._data if g is not None else _zeros(x) for n, g, x in
+                    zip(wrt, grads, xs)}}  # fmt: skip
+
+
+def _jacobian_sections(command, out, xs, wrt, extra) -> dict:
+    return {"jacobian": _jacobian(out, xs, wrt)}
+
+
+def _jvp_sections(command, out, xs, wrt, extra) -> dict:
+    """J t, summed over the inputs moved."""
     jacobian = _jacobian(out, xs, wrt)
-    if command == "jacobian":
-        sections["jacobian"] = jacobian
-        return sections
     total = np.zeros(out._data.shape, dtype=object)
-    for name, x in zip(wrt, xs):  # jvp: J t, summed over the inputs moved
+    for name, x in zip(wrt, xs):
         t = read_decimal(f"the tangent of {name}", extra["tangents"][name])
         if t.shape != x._data.shape:
             raise GradcliError(
@@ -226,8 +235,17 @@ def sections_at(command, program, given, wrt, extra=None) -> dict:
                 f"{x._data.shape}: they must be the same"
             )
         total = total + np.tensordot(jacobian[name], t, axes=t.ndim)
-    sections["jvp"] = np.asarray(total, dtype=object)
-    return sections
+    return {"jvp": np.asarray(total, dtype=object)}
+
+
+#: Each command's derivative sections, beside its value.
+_DERIVATIVES = {
+    "grad": _gradient_sections,
+    "hessian": _gradient_sections,
+    "vjp": _vjp_sections,
+    "jacobian": _jacobian_sections,
+    "jvp": _jvp_sections,
+}
 
 
 def _grads(out, xs, start, create_graph=False):
