@@ -648,3 +648,27 @@ def test_a_reductions_zero_d_gradient_broadcasts_as_a_read_only_view():
     view = gradcli.broadcast_to(gradcli.tensor(7.0), (2, 3))._data
     assert view.shape == (2, 3) and view.strides == (0, 0) and not view.flags.writeable
     np.testing.assert_array_equal(view, np.full((2, 3), 7.0))
+
+
+# One entry per norm is its absolute value in PyTorch, at any order: no power of it
+# over- or underflows (a fuzzed `2 * norm(x)` at x = 4.16e299 gave inf). Expected values
+# by hand: |x|; gradients by the p-norm's formula with the norm |x|, as PyTorch's.
+@pytest.mark.parametrize(
+    "value, dim, p, expected, grad",
+    [
+        (4e299, None, 2, 4e299, 1.0),
+        ([4e299], None, 3, 4e299, math.nan),  # x|x|/norm**2 overflows to inf/inf
+        ([-4e299], None, 1.5, 4e299, -1.0),
+        ([1e-310], None, 2, 1e-310, 1.0),
+        ([[4e299], [3e299]], 1, 2, [4e299, 3e299], [[1.0], [1.0]]),
+        ([1e-310, 0.0], None, 2, 0.0, None),  # two entries: the squares underflow
+        ([3e299, 4e299], None, 2, math.inf, None),  # and overflow
+    ],
+)
+def test_a_norm_of_one_entry_is_its_absolute_value(value, dim, p, expected, grad):
+    x = gradcli.tensor(value, dtype=gradcli.float64, requires_grad=True)
+    norm = gradcli.linalg.vector_norm(x, ord=p, dim=dim)
+    np.testing.assert_array_equal(norm.detach().numpy(), expected)
+    if grad is not None:
+        norm.sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), np.broadcast_to(grad, x.shape))
