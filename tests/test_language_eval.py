@@ -503,6 +503,9 @@ EXAMPLES = {
     "squeeze": ("squeeze(a.view(1, 4))", A.ravel()),
     "unsqueeze": ("unsqueeze(v, 1)", V[:, None]),
     "permute": ("permute(a, 1, 0)", A.T),
+    "movedim": ("movedim(a.view(1, 2, 2), 0, 2)", np.moveaxis(A.reshape(1, 2, 2), 0, 2)),
+    # A^T v by hand: [2*0.5 + 0.5*-1.5, 1*0.5 + 3*-1.5]
+    "einsum": ('einsum("ij,i->j", a, v[:2])', np.array([0.25, -4.0])),
     "flip": ("flip(a, 0, 1)", A[::-1, ::-1]),
     "expand": ("expand(v.view(1, 3), 2, 3)", np.broadcast_to(V, (2, 3))),
     "stack": ("stack([v, v], dim=1)", np.stack([V, V], axis=1)),

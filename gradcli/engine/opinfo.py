@@ -117,7 +117,10 @@ class Built:
         inputs = [wrap(v, i) for i, v in enumerate(self.values)]
         args, kwargs = [], {}
         # Python takes no keyword before a *variadic: reshape(x, 2, 3) names no input.
-        variadic = any(p.variadic and p.name in self.sample.params for p in params)
+        # (einsum's operands are its inputs, each a value of ``*operands``.)
+        variadic = any(
+            p.variadic and (p.name in self.sample.params or i < n) for i, p in enumerate(params)
+        )
         if self.sample.keywords and not variadic:
             kwargs.update({p.name: x for p, x in zip(params[:n], inputs)})
         else:
