@@ -1,5 +1,4 @@
-"""Reductions: sum, mean, prod, max and min, norms, variances; and the ops whose rules
-sum over tiles (repeat, sum_to_size)."""
+"""Reductions (sum, mean, prod, max, min, norms, variances); repeat and sum_to_size."""
 
 from __future__ import annotations
 
@@ -393,9 +392,7 @@ def _norm(x, p=2, dim=None, keepdim=False):
     ax = axis(dim, np.ndim(x))
     a = np.abs(x)
     reduced = a.size if ax is None else math.prod(a.shape[d] for d in np.atleast_1d(ax))
-    if reduced == 1 and p != 0:
-        # One entry per norm: its absolute value, which no power over- or underflows
-        # (PyTorch's kernel takes this path too: norm(4e299) is 4e299, not inf).
+    if reduced == 1 and p != 0:  # |x|, which no power over- or underflows, as PyTorch's
         return np.sum(a, axis=ax, keepdims=keepdim)
     if p == 2:
         return np.sqrt(np.sum(a * a, axis=ax, keepdims=keepdim))
