@@ -8,7 +8,6 @@ parameter and PyTorch's messages for an invalid option.
 from __future__ import annotations
 
 from ..engine.ops import LIBRARY
-from ..engine.state import no_grad
 from ..errors import GradcliValueError
 from .optimizer import Optimizer, addcdiv_, addcmul_, lerp_, step_tensor
 
@@ -45,24 +44,20 @@ class SGD(Optimizer):
                "Nesterov momentum requires a momentum and zero dampening")  # fmt: skip
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        with no_grad():
-            for group in self.param_groups:
-                lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
-                for param, grad in _gradients(group):
-                    if weight_decay != 0:
-                        grad = grad + param * weight_decay
-                    if momentum != 0:
-                        state = self.state[param]
-                        buf = state.get("momentum_buffer")
-                        if buf is None:
-                            buf = state["momentum_buffer"] = grad.clone().detach()
-                        else:
-                            buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
-                        grad = grad + buf * momentum if group["nesterov"] else buf
-                    param.add_(grad, alpha=-lr)
-        return loss
+    def _step_group(self, group):
+        lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
+        for param, grad in _gradients(group):
+            if weight_decay != 0:
+                grad = grad + param * weight_decay
+            if momentum != 0:
+                state = self.state[param]
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    buf = state["momentum_buffer"] = grad.clone().detach()
+                else:
+                    buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+                grad = grad + buf * momentum if group["nesterov"] else buf
+            param.add_(grad, alpha=-lr)
 
 
 class Adam(Optimizer):
@@ -79,13 +74,6 @@ class Adam(Optimizer):
                         capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)  # fmt: skip
         super().__init__(params, defaults)
-
-    def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        with no_grad():
-            for group in self.param_groups:
-                self._step_group(group)
-        return loss
 
     def _step_group(self, group):
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
@@ -145,13 +133,6 @@ class RMSprop(Optimizer):
                         maximize=maximize, differentiable=differentiable)  # fmt: skip
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        with no_grad():
-            for group in self.param_groups:
-                self._step_group(group)
-        return loss
-
     def _step_group(self, group):
         lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
         for param, grad in _gradients(group):
@@ -200,18 +181,14 @@ class Adagrad(Optimizer):
                 state["step"] = step_tensor()
                 state["sum"] = _full_like(param, group["initial_accumulator_value"])
 
-    def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for param, grad in _gradients(group):
-                    state = self.state[param]
-                    state["step"].add_(1)
-                    step = state["step"].item()
-                    if group["weight_decay"] != 0:
-                        grad = grad + param * group["weight_decay"]
-                    clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
-                    addcmul_(state["sum"], grad, grad, 1)
-                    std = state["sum"].sqrt().add_(group["eps"])
-                    addcdiv_(param, grad, std, -clr)
-        return loss
+    def _step_group(self, group):
+        for param, grad in _gradients(group):
+            state = self.state[param]
+            state["step"].add_(1)
+            step = state["step"].item()
+            if group["weight_decay"] != 0:
+                grad = grad + param * group["weight_decay"]
+            clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+            addcmul_(state["sum"], grad, grad, 1)
+            std = state["sum"].sqrt().add_(group["eps"])
+            addcdiv_(param, grad, std, -clr)

@@ -14,7 +14,7 @@ from collections import defaultdict
 
 from ..engine.dtypes import float32, float64, get_default_dtype
 from ..engine.ops import LIBRARY
-from ..engine.state import enable_grad
+from ..engine.state import enable_grad, no_grad
 from ..engine.tensor import Tensor
 from ..errors import GradcliTypeError, GradcliValueError
 
@@ -126,6 +126,15 @@ class Optimizer:
             return closure()
 
     def step(self, closure=None):
+        """One step of every group (``_step_group``, each algorithm's own), outside the
+        graph; the closure's loss, recomputed with gradients on."""
+        loss = self._closure_loss(closure)
+        with no_grad():
+            for group in self.param_groups:
+                self._step_group(group)
+        return loss
+
+    def _step_group(self, group):
         raise NotImplementedError
 
     def state_dict(self):
