@@ -30,6 +30,10 @@ OPTIMISERS = {
     "adagrad": (
         "Adagrad(p, lr=0.1, lr_decay=0.01, weight_decay=0.01, initial_accumulator_value=0.1)"
     ),
+    "adadelta": "Adadelta(p)",
+    "adadelta_weight_decay_maximize": (
+        "Adadelta(p, lr=0.5, rho=0.95, eps=1e-5, weight_decay=0.01, maximize=True)"
+    ),
 }
 SCHEDULERS = {
     "step": "StepLR(opt, 10, 0.5)",
@@ -94,7 +98,8 @@ print(opt)
 print([len(g["params"]) for g in opt.param_groups], opt.param_groups[1]["lr"])
 print(opt.defaults)
 for make in [lambda p: optim.Adam(p, lr=0.01), lambda p: optim.AdamW(p),
-             lambda p: optim.RMSprop(p), lambda p: optim.Adagrad(p)]:
+             lambda p: optim.RMSprop(p), lambda p: optim.Adagrad(p),
+             lambda p: optim.Adadelta(p, rho=0.95)]:
     o = make(net.parameters())
     print(o)
     net(x).sum().backward()
@@ -133,6 +138,7 @@ cos = optim.lr_scheduler.CosineAnnealingLR(optim.SGD(net.parameters(), lr=1.0), 
 print([cos.step() or cos.get_last_lr()[0] for _ in range(8)])
 for bad in [lambda: optim.SGD(net.parameters(), lr=-1), lambda: optim.SGD([], lr=0.1),
             lambda: optim.Adam(net.parameters(), betas=(1.0, 0.9)),
+            lambda: optim.Adadelta(net.parameters(), rho=1.5),
             lambda: optim.SGD(net.parameters(), lr=0.1, nesterov=True)]:
     try:
         bad()

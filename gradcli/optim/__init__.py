@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from ..errors import NotImplementedByGradcli
 from . import lr_scheduler as lr_scheduler
-from .algorithms import SGD, Adagrad, Adam, AdamW, RMSprop
+from .algorithms import SGD, Adadelta, Adagrad, Adam, AdamW, RMSprop
 from .optimizer import Optimizer
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
 
 
 def __getattr__(name):

@@ -1,4 +1,4 @@
-"""``torch.optim``'s algorithms: SGD, Adam, AdamW, RMSprop, Adagrad.
+"""``torch.optim``'s algorithms: SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta.
 
 Each ``step`` is PyTorch's single-tensor implementation, line for line, with the
 same options (in the same order in ``param_groups``), the same state per
@@ -11,7 +11,7 @@ from ..engine.ops import LIBRARY
 from ..errors import GradcliValueError
 from .optimizer import Optimizer, addcdiv_, addcmul_, lerp_, step_tensor
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "RMSprop"]
+__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "RMSprop"]
 
 _zeros_like = LIBRARY["zeros_like"]
 _full_like = LIBRARY["full_like"]
@@ -192,3 +192,33 @@ class Adagrad(Optimizer):
             addcmul_(state["sum"], grad, grad, 1)
             std = state["sum"].sqrt().add_(group["eps"])
             addcdiv_(param, grad, std, -clr)
+
+
+class Adadelta(Optimizer):
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
+                 capturable=False, maximize=False, differentiable=False):  # fmt: skip
+        _check(lr >= 0.0, f"Invalid learning rate: {lr}")
+        _check(0.0 <= rho <= 1.0, f"Invalid rho value: {rho}")
+        _check(eps >= 0.0, f"Invalid epsilon value: {eps}")
+        _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                        capturable=capturable, foreach=foreach,
+                        differentiable=differentiable)  # fmt: skip
+        super().__init__(params, defaults)
+
+    def _step_group(self, group):
+        lr, rho, eps = group["lr"], group["rho"], group["eps"]
+        for param, grad in _gradients(group):
+            state = self.state[param]
+            if not state:
+                state["step"] = step_tensor()
+                state["square_avg"] = _zeros_like(param)
+                state["acc_delta"] = _zeros_like(param)
+            state["step"].add_(1)
+            if group["weight_decay"] != 0:
+                grad = grad + param * group["weight_decay"]
+            square_avg = addcmul_(state["square_avg"].mul_(rho), grad, grad, 1 - rho)
+            std = (square_avg + eps).sqrt_()
+            delta = (state["acc_delta"] + eps).sqrt_().div_(std).mul_(grad)
+            addcmul_(state["acc_delta"].mul_(rho), delta, delta, 1 - rho)
+            param.add_(delta, alpha=-lr)
