@@ -73,7 +73,8 @@ for epoch in range(EPOCH):
         if step % 2 == 0:
             test_output, last_layer = cnn(test_x)
             pred_y = torch.max(test_output, 1)[1].data.numpy()
-            accuracy = float((pred_y == test_y.data.numpy()).astype(int).sum()) / float(test_y.size(0))
+            correct = (pred_y == test_y.data.numpy()).astype(int).sum()
+            accuracy = float(correct) / float(test_y.size(0))
             print(
                 "Epoch: ",
                 epoch,

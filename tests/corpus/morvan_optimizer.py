@@ -56,7 +56,7 @@ losses_his = [[], [], [], []]
 
 for epoch in range(EPOCH):
     print("Epoch: ", epoch)
-    for step, (b_x, b_y) in enumerate(loader()):
+    for b_x, b_y in loader():
         for net, opt, l_his in zip(nets, optimizers, losses_his):
             output = net(b_x)
             loss = loss_func(output, b_y)
@@ -65,7 +65,8 @@ for epoch in range(EPOCH):
             opt.step()
             l_his.append(loss.data.numpy())
     for label, l_his in zip(["SGD", "Momentum", "RMSprop", "Adam"], losses_his):
-        print("%-8s mean loss %.4f" % (label, sum(l_his[-step - 1 :]) / (step + 1)))
+        steps = len(l_his) // (epoch + 1)
+        print("%-8s mean loss %.4f" % (label, sum(l_his[-steps:]) / steps))
 
 print(len(losses_his[0]), type(losses_his[0][0]).__name__, losses_his[0][0].dtype)
 print(opt_Momentum)
