@@ -255,3 +255,21 @@ def test_embedding_records_pytorchs_node_and_leaves_the_padding_row_without_grad
         found.append((y.grad_fn.name(), e.weight.grad.tolist()))
     assert found[0] == found[1]
     assert found[0][1][0] == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_mse_loss_gradient_is_pytorchs_bit_for_bit_in_float32(reduction):
+    # PyTorch's backward is (2/n * (x - y)) * grad; grad/n * 2 * (x - y) rounds otherwise
+    # when the incoming gradient is not a power of two.
+    def gradients(lib):
+        lib.manual_seed(0)
+        found = []
+        for n in range(1, 40):
+            x = (lib.randn(n) * 7).requires_grad_()
+            y = (lib.randn(n) * 7).requires_grad_()
+            loss = lib.nn.functional.mse_loss(x, y, reduction=reduction)
+            loss.backward(lib.full_like(loss, 0.37))
+            found.append(_bits(x.grad) + _bits(y.grad))
+        return found
+
+    assert gradients(gradcli) == gradients(torch)

@@ -227,9 +227,14 @@ def _mse(input, target, reduction="mean"):
 
 
 def _mse_rule(sign):
+    # PyTorch's mse_loss_backward: (norm * (x - y)) * grad, with norm = 2/n as one number
+    # rounded to the dtype (not grad/n, then doubled), so float32 gradients agree bit for bit.
     def rule(g, ans, x, y, reduction="mean"):
-        difference = x - y
-        return _spread(g, ans, reduction, np.shape(difference)) * (2 * sign) * difference
+        difference = x - y if sign > 0 else y - x
+        shape = np.shape(difference)
+        norm = 2 / math.prod(shape) if reduction == "mean" else 2
+        summed = "none" if reduction == "none" else "sum"
+        return difference * norm * _spread(g, ans, summed, shape)
 
     return rule
 
