@@ -178,6 +178,11 @@ class _Residuals:
         )
         self.cache: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
         self.rows = observed.size
+        # The same passes replayed on arrays (the engine's numbers, bit for bit), where
+        # the model allows (``language/tape.py``); else the engine at each call.
+        self.tape = self.program.tape(batch)
+        self.dtype = np.dtype(options["dtype"])
+        self.seed = np.broadcast_to(np.ones((), self.dtype), (self.rows,))
 
     def _columns(self, b) -> dict[str, np.ndarray]:
         """Each parameter as a column: its value repeated on every row."""
@@ -196,12 +201,17 @@ class _Residuals:
 
     def _evaluate(self, b) -> tuple[np.ndarray, np.ndarray]:
         flat, n = self.flat, self.rows
-        # nan and inf are looked for below, in the residuals and the Jacobian.
-        got = self.program.arrays({**self.predictors, **self._columns(b)})
-        value = np.asarray(got["value"], dtype=np.float64).reshape(n)
-        jacobian = np.concatenate(
-            [np.reshape(got[f"grad.{name}"], (n, -1)) for name in flat.names], 1
-        )
+        columns = self._columns(b)
+        if self.tape is not None:
+            leaves = [np.asarray(columns[name], self.dtype) for name in flat.names]
+            value, grads = self.tape.run(leaves, self.seed)
+        else:
+            # nan and inf are looked for below, in the residuals and the Jacobian.
+            got = self.program.arrays({**self.predictors, **columns})
+            value = got["value"]
+            grads = [got[f"grad.{name}"] for name in flat.names]
+        value = np.asarray(value, dtype=np.float64).reshape(n)
+        jacobian = np.concatenate([np.reshape(g, (n, -1)) for g in grads], 1)
         residual = self.scale * (value - self.observed)
         if not np.all(np.isfinite(residual)) or not np.all(np.isfinite(jacobian)):
             residual = np.where(np.isfinite(residual), residual, 1e150)

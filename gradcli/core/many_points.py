@@ -36,6 +36,7 @@ from ..engine.generator import seeded
 from ..engine.limits import DEFAULT_MAX_ELEMENTS
 from ..engine.messages import implicit_gradient
 from ..errors import GradcliError
+from ..language import tape
 from .computing import COMMANDS
 from .evaluation import Evaluation, require_scalar, settings, value_kinds
 from .holomorphic import derivative
@@ -195,6 +196,30 @@ class PointsProgram:
                     error.args, error.row = (error.message,), i
                 raise
         return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+
+    def tape(self, batch: Mapping) -> tape.Tape | None:
+        """``grad``'s passes at the points of ``batch`` as a tape (``language/tape.py``),
+        to replay at other values of the inputs differentiated (columns of the same
+        layout, in ``wrt``'s order), the other inputs held at their values in ``batch``;
+        None (counted in ``tape.REFUSED``) where the engine keeps the program."""
+        s = self.evaluation
+        reason = tape.refusal(s.program, s.wrt)
+        varying, size = _batch(batch, self.bindings)
+        if reason is None and any(name in s.program.constants for name in varying):
+            reason = "a const given at each point"
+        if self.command != "grad" or reason is not None:
+            tape.REFUSED[reason or f"the command {self.command}"] += 1
+            return None
+        with settings(*self.settings):
+            varying = {name: _cast(a, s.dtype) for name, a in varying.items()}
+            points = _Points(s, varying, size)
+            leaves = points.leaves(s.wrt)
+            try:
+                out = points.run(leaves)
+            except GradcliError:  # the engine's evaluation says what went wrong
+                tape.REFUSED["an error at the first point"] += 1
+                return None
+            return tape.Tape.of(out, [leaves[name].physical for name in s.wrt])
 
     def _defined_from(self, varying, size) -> dict[str, np.ndarray]:
         """The inputs the program defines from a const that varies (``const c = 2;

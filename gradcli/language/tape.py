@@ -1,0 +1,283 @@
+"""A program's recorded ops replayed on raw arrays: its value and gradient at other values
+of the inputs varied, without the evaluator, tensors or nodes.
+
+A solver evaluates one program at many points that differ only in the values of the
+inputs it varies (``fit``'s parameters, ``minimize``'s inputs). The graph one
+evaluation records is the same at every point when no value of those inputs decides
+what the program does: no condition, loop, comparison, subscript, integer argument or
+const reads one, and every op they reach is recorded (``refusal`` reads the IR for
+that). Such a graph is kept as a ``Tape``: its nodes in order, each with its overload's
+own forward and rules (the op table's: nothing is declared twice), replayed on NumPy
+arrays. The forward computes what each node's op computed, and the reverse sweep is the
+engine's fast pass (``backward.run_backward``) step for step, in its order, so value and
+gradient are the engine's bit for bit. A graph with an op beyond ``REPLAYED`` kinds, or
+a program ``refusal`` refuses, is evaluated by the engine as before; ``REFUSED`` counts
+those, by reason.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from ..engine import ops
+from ..engine.graph import IN_SLOTS, NO_KWARGS
+from ..engine.ops import FUNCTIONS, OPERATORS
+from ..engine.schedule import count_incoming
+from ..engine.tensor import Tensor
+from . import derivatives, ir
+from .signatures import builtin_signature
+from .transformations import TRANSFORMATIONS
+
+#: The kinds of entries whose ops a tape replays: their choice of overload reads the
+#: arguments' types and shapes, never their values.
+REPLAYED = frozenset({"elementwise", "binary", "reduction"})
+#: Beside them, indexing by subscripts that read no input varied (a slice, an index).
+_INDEXING = frozenset({"getitem"})
+#: The parameter types through which a value varied may reach an op: as a tensor.
+_TENSOR_TYPES = frozenset({"Tensor", "Tensor|Number", "Number|Tensor"})
+#: The programs and graphs left to the engine, by reason.
+REFUSED: Counter = Counter()
+
+_LEAF, _NODE, _CONSTANT = 0, 1, 2
+
+
+def refusal(program, varied) -> str | None:
+    """Why the graph of ``program`` (compiled) could differ from point to point of the
+    inputs ``varied``, or None when it cannot."""
+    tainted = set(varied)
+    for statement in program.ir.statements:
+        if isinstance(statement, ir.Assign):
+            value = statement.value
+        elif isinstance(statement, ir.ConstDecl):
+            if _reads(statement.value, tainted):
+                return "a const defined from an input varied"
+            continue
+        elif isinstance(statement, (ir.IndexAssign, ir.FuncDef, *ir.COMPOUND)):
+            return f"a {type(statement).__name__} statement"
+        elif isinstance(statement, (ir.Break, ir.Continue)):
+            return "a loop"
+        else:
+            value = statement
+        reason = _expression_refusal(value, tainted)
+        if reason is not None:
+            return reason
+        if isinstance(statement, ir.Assign) and _reads(value, tainted):
+            tainted.add(statement.name)
+    return None
+
+
+def _reads(node, tainted) -> bool:
+    return any(isinstance(n, ir.Name) and n.id in tainted for n in ir.walk(node))
+
+
+def _expression_refusal(expression, tainted) -> str | None:
+    for node in ir.walk(expression):
+        if isinstance(node, ir.Lambda):
+            return "a function value"
+        if isinstance(node, ir.Compare) and _reads(node, tainted):
+            return "a comparison of an input varied"
+        if isinstance(node, ir.IfExp) and _reads(node.test, tainted):
+            return "a condition on an input varied"
+        if isinstance(node, ir.Index) and any(_reads(s, tainted) for s in node.subscripts):
+            return "a subscript read from an input varied"
+        if isinstance(node, (ir.UnaryOp, ir.BinOp, ir.Chain)) and _reads(node, tainted):
+            names = (node.op,) if isinstance(node, (ir.UnaryOp, ir.BinOp)) else node.ops
+            for name in names:
+                entry = OPERATORS[name]
+                if entry.language_constant or not entry.differentiable or _composite(entry):
+                    return f"the operator {name} of an input varied"
+        if isinstance(node, (ir.Call, ir.Method)):
+            reason = _call_refusal(node, tainted)
+            if reason is not None:
+                return reason
+    return None
+
+
+def _call_refusal(node, tainted) -> str | None:
+    name = node.func if isinstance(node, ir.Call) else node.name
+    if name in derivatives.FORMS or name in TRANSFORMATIONS or name not in FUNCTIONS:
+        return f"a call of {name}"
+    args = [node.obj, *node.args] if isinstance(node, ir.Method) else list(node.args)
+    if not any(_reads(a, tainted) for a in args) and not any(
+        _reads(k.value, tainted) for k in node.keywords
+    ):
+        return None
+    entry = FUNCTIONS[name]
+    if not entry.differentiable or entry.kind not in REPLAYED or _composite(entry):
+        return f"{name} of an input varied"
+    types = {p.name: p.type for p in entry.schema.params}
+    if "generator" in types:
+        return f"{name} draws random numbers"
+    sig = builtin_signature(name)
+    params = list(sig.positional) + [sig.variadic] * max(0, len(args) - len(sig.positional))
+    given = [*zip(params, args), *((sig.canonical(k.name), k.value) for k in node.keywords)]
+    for param, value in given:
+        if _reads(value, tainted) and types.get(param) not in _TENSOR_TYPES:
+            return f"{name}'s {param} read from an input varied"
+    return None
+
+
+def _composite(entry) -> bool:
+    """Whether ``entry`` is a composite (``table.composite``), whose function may do more
+    than record its overload (cut a value from the graph): ``+x`` only returns x."""
+    return entry.forward is None and entry.name != "positive"
+
+
+class Tape:
+    """The nodes of the graph from ``leaves`` to ``out`` in an order that computes each
+    after its inputs, replayable at other values of the leaves (``run``)."""
+
+    def __init__(self, nodes, leaves):
+        index = {node: k for k, node in enumerate(nodes)}
+        leaf_index = {id(t): k for k, t in enumerate(leaves)}
+        self.leaf_shapes = [t._data.shape for t in leaves]
+        self.leaf_dtypes = [t._data.dtype for t in leaves]
+        steps = []
+        for node in nodes:
+            saved = (node.s0,) if node.n == 1 else (node.s0, node.s1)
+            sources = []
+            for parent, raw in zip((node.p0, node.p1)[: node.n], saved):
+                if parent is None:
+                    sources.append((_CONSTANT, raw))
+                elif type(parent) is Tensor:
+                    sources.append((_LEAF, leaf_index[id(parent)]))
+                else:
+                    sources.append((_NODE, index[parent]))
+            steps.append((node.op.forward, tuple(sources), node.params, node.op.rules))
+        self.steps = steps
+        # How many edges lead into each node from the output, as the engine's schedule
+        # counts them; the output is the last node.
+        pending = count_incoming({nodes[-1]: None})
+        self.pending = [pending.get(node, 0) for node in nodes]
+
+    @classmethod
+    def of(cls, out, leaves) -> Tape | None:
+        """The tape of ``out``'s graph down to ``leaves`` (tensors), or None (counted in
+        ``REFUSED``) when it holds an op that a tape does not replay."""
+        if type(out) is not Tensor or out._grad_fn is None:
+            return _refused("an output that no input varied reaches")
+        leaf_ids = {id(t) for t in leaves}
+        nodes, reason = _ordered(out._grad_fn, leaf_ids)
+        if reason is not None:
+            return _refused(reason)
+        tape = cls(nodes, leaves)
+        # The replay at the recorded point gives every node's recorded result, or the
+        # engine keeps the program.
+        values = tape.forward([t._data for t in leaves])
+        for node, value in zip(nodes, values):
+            if value.dtype != node.ans.dtype or not np.array_equal(value, node.ans, True):
+                return _refused(f"{node.op.grad_fn} replayed otherwise than recorded")
+        return tape
+
+    def forward(self, leaves) -> list:
+        """Every node's result, the leaves' values given (raw arrays)."""
+        values = []
+        with np.errstate(all="ignore"):
+            for forward, sources, params, _ in self.steps:
+                args = [
+                    leaves[i] if kind == _LEAF else values[i] if kind == _NODE else i
+                    for kind, i in sources
+                ]
+                out = forward(*args, *params)
+                values.append(out if type(out) is np.ndarray else np.asarray(out))
+        return values
+
+    def run(self, leaves, seed) -> tuple[np.ndarray, list]:
+        """The output and d(output)/d(leaf) along ``seed`` (of the output's shape) for each
+        leaf, at the leaves' values ``leaves`` (raw arrays of their recorded shapes)."""
+        values = self.forward(leaves)
+        with np.errstate(all="ignore"):
+            grads = self._backward(values, leaves, seed)
+        found = [
+            np.zeros(shape, dtype) if g is None else np.array(g, dtype=dtype, order="C")
+            for g, shape, dtype in zip(grads, self.leaf_shapes, self.leaf_dtypes)
+        ]
+        return values[-1], found
+
+    def _backward(self, values, leaves, seed) -> list:
+        """``run_backward``'s fast pass over the tape: the same rules, sums and order."""
+        steps, pending = self.steps, list(self.pending)
+        node_grads = [None] * len(steps)
+        leaf_grads = [None] * len(leaves)
+        last = len(steps) - 1
+        node_grads[last] = seed
+        ready = [last]
+        while ready:
+            k = ready.pop()
+            g = node_grads[k]
+            node_grads[k] = None
+            _, sources, params, rules = steps[k]
+            saved = [
+                leaves[i] if kind == _LEAF else values[i] if kind == _NODE else i
+                for kind, i in sources
+            ]
+            call = (g, values[k], *saved, *params)
+            for (kind, i), rule, raw in zip(sources, rules, saved):
+                if kind == _CONSTANT:
+                    continue
+                gi = None if g is None or rule is None else rule(*call)
+                if gi is not None:
+                    shape = raw.shape
+                    if gi.shape != shape:
+                        gi = ops.sum_to(gi, shape, 0)
+                    if kind == _LEAF:
+                        total = leaf_grads[i]
+                        leaf_grads[i] = gi if total is None else total + gi
+                        continue
+                    total = node_grads[i]
+                    node_grads[i] = gi if total is None else total + gi
+                elif kind == _LEAF:
+                    continue
+                pending[i] -= 1
+                if pending[i] == 0:
+                    ready.append(i)
+        return leaf_grads
+
+
+def _ordered(root, leaf_ids) -> tuple[list, str | None]:
+    """The nodes from ``root`` to the leaves, each after its parents (an iterative
+    post-order walk), or the reason a tape cannot hold them."""
+    order, state = [], {}
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if node in state:
+            continue
+        state[node] = True
+        reason = _node_refusal(node, leaf_ids)
+        if reason is not None:
+            return [], reason
+        stack.append((node, True))
+        for parent in (node.p1, node.p0)[2 - node.n :]:
+            if parent is not None and type(parent) is not Tensor and parent not in state:
+                stack.append((parent, False))
+    return order, None
+
+
+def _node_refusal(node, leaf_ids) -> str | None:
+    op = node.op
+    entry = op.entry
+    if entry.kind not in REPLAYED and entry.name not in _INDEXING:
+        return f"{op.grad_fn}: a tape replays no {entry.kind} op"
+    if node.sn is not IN_SLOTS or op.variadic or node.kwargs is not NO_KWARGS:
+        return f"{op.grad_fn}: an op of more than two inputs"
+    saved = (node.s0,) if node.n == 1 else (node.s0, node.s1)
+    if node.hooks is not None or node.ans.dtype.kind != "f" or any(map(np.iscomplexobj, saved)):
+        return f"{op.grad_fn}: hooks or complex numbers"
+    for parent, raw in zip((node.p0, node.p1)[: node.n], saved):
+        if type(parent) is Tensor:
+            if id(parent) not in leaf_ids or raw is not parent._data:
+                return "a leaf that is not an input varied"
+        elif parent is not None and raw is not parent.ans:
+            return f"{op.grad_fn}: an input other than its parent's result"
+    return None
+
+
+def _refused(reason: str) -> None:
+    REFUSED[reason] += 1
+    return None
