@@ -183,6 +183,11 @@ class _Residuals:
         self.tape = self.program.tape(batch)
         self.dtype = np.dtype(options["dtype"])
         self.seed = np.broadcast_to(np.ones((), self.dtype), (self.rows,))
+        # In float64 the columns are views of one value each, written at each call
+        # (np.broadcast_to costs more than the model); in float32 they are cast copies,
+        # as the engine makes them.
+        self.values = [np.zeros(flat.shapes[name]) for name in flat.names]
+        self.views = [np.broadcast_to(v, (self.rows, *v.shape)) for v in self.values]
 
     def _columns(self, b) -> dict[str, np.ndarray]:
         """Each parameter as a column: its value repeated on every row."""
@@ -199,15 +204,22 @@ class _Residuals:
             self.cache[key] = self._evaluate(b)
         return self.cache[key]
 
+    def _leaves(self, b) -> list[np.ndarray]:
+        """The parameters' columns at b, as the tape takes them (``flat.names``' order)."""
+        if self.dtype != np.float64:
+            columns = self._columns(b)
+            return [np.asarray(columns[name], self.dtype) for name in self.flat.names]
+        for value, v in zip(self.values, self.flat.arrays(b).values()):
+            value[...] = v
+        return self.views
+
     def _evaluate(self, b) -> tuple[np.ndarray, np.ndarray]:
         flat, n = self.flat, self.rows
-        columns = self._columns(b)
         if self.tape is not None:
-            leaves = [np.asarray(columns[name], self.dtype) for name in flat.names]
-            value, grads = self.tape.run(leaves, self.seed)
+            value, grads = self.tape.run(self._leaves(b), self.seed)
         else:
             # nan and inf are looked for below, in the residuals and the Jacobian.
-            got = self.program.arrays({**self.predictors, **columns})
+            got = self.program.arrays({**self.predictors, **self._columns(b)})
             value = got["value"]
             grads = [got[f"grad.{name}"] for name in flat.names]
         value = np.asarray(value, dtype=np.float64).reshape(n)

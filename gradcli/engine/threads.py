@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import sys
 import threading
 
 #: The variables by which a user chooses the pools' threads; any of them set, and
@@ -41,6 +42,8 @@ _lock = threading.Lock()
 
 class _Pools:
     controller = None  # threadpoolctl's, made on first need (it scans the loaded libraries)
+    #: How many modules were loaded at the last scan: a library comes with a module.
+    modules = 0
     #: The most threads a pool had before gradcli changed it: its default.
     widest = 1
     #: How many runs are open (``run``), and the limiter the first one set.
@@ -61,8 +64,10 @@ def pool_default() -> int:
 
 def _controller(rescan: bool = False):
     # A library loaded after the last scan (SciPy's OpenBLAS) is seen only by a new
-    # scan, which costs a fraction of a millisecond: a run makes one.
-    if _Pools.controller is None or rescan:
+    # scan, which reads /proc/self/maps (a millisecond under load): a run makes one when
+    # modules were imported since the last, which is how such a library comes.
+    if _Pools.controller is None or rescan and len(sys.modules) != _Pools.modules:
+        _Pools.modules = len(sys.modules)
         from threadpoolctl import ThreadpoolController
 
         controller = ThreadpoolController()

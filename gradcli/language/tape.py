@@ -73,6 +73,8 @@ def _reads(node, tainted) -> bool:
 
 
 def _expression_refusal(expression, tainted) -> str | None:
+    if not _reads(expression, tainted):
+        return None  # the same at every point, whatever it does
     for node in ir.walk(expression):
         if isinstance(node, ir.Lambda):
             return "a function value"
