@@ -13,6 +13,8 @@ the end point's, taken by ``api`` there.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import gradcli
@@ -20,6 +22,7 @@ import gradcli
 from ..core.evaluation import Evaluation, leaf_grads, plain_array, require_scalar, settings
 from ..engine.backward import grad as autograd_grad
 from ..engine.generator import seeded
+from ..language import tape
 from .flat import Flat
 
 
@@ -42,6 +45,12 @@ class CompiledFunction:
             self.fixed = {n: t for n, t in s.leaves(()).items() if n not in flat.names}
         #: The last point's leaves and recorded gradient (``value_and_gradient(keep=True)``).
         self.kept = None
+        #: The graph of f and of its recorded gradient, replayed on arrays (``language/tape.py``:
+        #: the engine's numbers, bit for bit), made at the first point; None where the
+        #: program's graph could change from point to point, and False until made.
+        self.tape = False
+        #: The values of the tape's nodes at the point kept.
+        self.replayed = None
 
     def _tensors(self, x, requires_grad: bool = False) -> list:
         dtype = self.evaluation.dtype
@@ -79,12 +88,16 @@ class CompiledFunction:
         flat, dtype = self.flat, self.evaluation.dtype
         rows = {}
         with settings(*self.settings):
-            for a, g in zip(flat.names, gradient):
-                size = g.numel()
-                if not g.requires_grad or size == 0:
+            for k, (a, g) in enumerate(zip(flat.names, gradient)):
+                shape = tuple(g.shape)
+                size = math.prod(shape)
+                if self.tape:
+                    identity = np.eye(size, dtype=dtype).reshape((size, *shape))
+                    blocks = self.tape.gradients(self.replayed, tensors, 1 + k, identity, 1)
+                elif not g.requires_grad or size == 0:
                     blocks = [np.zeros((size, t.numel()), dtype) for t in tensors]
                 else:
-                    identity = np.eye(size, dtype=dtype).reshape((size, *g.shape))
+                    identity = np.eye(size, dtype=dtype).reshape((size, *shape))
                     blocks = autograd_grad(
                         g, tensors, gradcli.tensor(identity), retain_graph=True,
                         allow_unused=True, materialize_grads=True, is_grads_batched=True,
@@ -99,6 +112,8 @@ class CompiledFunction:
         """``(leaves, f, gradient vector, gradient tensors)`` at x, the gradient recorded
         (``create_graph``) to be differentiated again; the last point's is kept."""
         key = np.asarray(x, dtype=np.float64).tobytes()
+        if self.tape and (self.kept is None or self.kept[0] != key):
+            self.kept = (key, self._replayed(x))
         if self.kept is None or self.kept[0] != key:
             self.kept = None  # the last point's graph is let go first
             with settings(*self.settings):
@@ -113,8 +128,33 @@ class CompiledFunction:
                 else:
                     found = [gradcli.zeros_like(t) for t in tensors]
                 vector = self.flat.vector(dict(zip(self.flat.names, map(plain_array, found))))
-            self.kept = (key, (tensors, _number(out), vector, found))
+                if self.tape is False:
+                    self.tape = self._taped(out, found, tensors)
+            # Where the tape is made, its numbers from here on (the same, bit for bit:
+            # ``Tape.of`` checked its replay at this point).
+            found = self._replayed(x) if self.tape else (tensors, _number(out), vector, found)
+            self.kept = (key, found)
         return self.kept[1]
+
+    def _taped(self, out, found, tensors):
+        """The tape of f and its recorded gradient ``found`` at the leaves ``tensors``, or
+        None (``tape.REFUSED`` says why)."""
+        reason = tape.refusal(self.evaluation.program, self.flat.names)
+        if reason is not None:
+            tape.REFUSED[reason] += 1
+            return None
+        return tape.Tape.of([out, *found], tensors, second_order=True)
+
+    def _replayed(self, x):
+        """``_recorded``'s numbers at x from the tape: the leaves as arrays (copies: views of
+        them outlive the call), f, the gradient vector and each input's gradient; every
+        node's value kept for ``hessian``."""
+        dtype = self.evaluation.dtype
+        leaves = [np.array(a, dtype=dtype) for a in self.flat.arrays(x).values()]
+        self.replayed = values = self.tape.forward(leaves)
+        found = [values[k] for k in self.tape.outputs[1:]]
+        vector = self.flat.vector(dict(zip(self.flat.names, found)))
+        return leaves, _number(values[self.tape.outputs[0]]), vector, found
 
     def hessian_product(self, x, p) -> np.ndarray:
         """H(x) p, without forming H: one forward-over-reverse pass."""

@@ -216,7 +216,10 @@ class _Residuals:
     def _evaluate(self, b) -> tuple[np.ndarray, np.ndarray]:
         flat, n = self.flat, self.rows
         if self.tape is not None:
-            value, grads = self.tape.run(self._leaves(b), self.seed)
+            leaves = self._leaves(b)
+            values = self.tape.forward(leaves)
+            value = values[self.tape.outputs[0]]
+            grads = self.tape.gradients(values, leaves, 0, self.seed)
         else:
             # nan and inf are looked for below, in the residuals and the Jacobian.
             got = self.program.arrays({**self.predictors, **self._columns(b)})

@@ -219,7 +219,7 @@ class PointsProgram:
             except GradcliError:  # the engine's evaluation says what went wrong
                 tape.REFUSED["an error at the first point"] += 1
                 return None
-            return tape.Tape.of(out, [leaves[name].physical for name in s.wrt])
+            return tape.Tape.of([out], [leaves[name].physical for name in s.wrt])
 
     def _defined_from(self, varying, size) -> dict[str, np.ndarray]:
         """The inputs the program defines from a const that varies (``const c = 2;

@@ -33,8 +33,11 @@ from .transformations import TRANSFORMATIONS
 #: The kinds of entries whose ops a tape replays: their choice of overload reads the
 #: arguments' types and shapes, never their values.
 REPLAYED = frozenset({"elementwise", "binary", "reduction"})
-#: Beside them, indexing by subscripts that read no input varied (a slice, an index).
-_INDEXING = frozenset({"getitem"})
+#: Beside them, the ops that move entries about ("shape": indexing by subscripts that
+#: read no input varied, the adjoints the rules use), linear and blind to values. Of the
+#: reductions, those whose rules a differentiable pass records whole: the others' (max,
+#: prod) read values off the graph, which a recorded gradient would keep.
+_LINEAR_REDUCTIONS = frozenset({"sum", "mean"})
 #: The parameter types through which a value varied may reach an op: as a tensor.
 _TENSOR_TYPES = frozenset({"Tensor", "Tensor|Number", "Number|Tensor"})
 #: The programs and graphs left to the engine, by reason.
@@ -128,10 +131,11 @@ def _composite(entry) -> bool:
 
 
 class Tape:
-    """The nodes of the graph from ``leaves`` to ``out`` in an order that computes each
-    after its inputs, replayable at other values of the leaves (``run``)."""
+    """The nodes of the graph from ``leaves`` to ``outputs`` in an order that computes
+    each after its inputs, replayable at other values of the leaves: ``forward``, then
+    ``gradients`` of an output."""
 
-    def __init__(self, nodes, leaves):
+    def __init__(self, nodes, outputs, leaves):
         index = {node: k for k, node in enumerate(nodes)}
         leaf_index = {id(t): k for k, t in enumerate(leaves)}
         self.leaf_shapes = [t._data.shape for t in leaves]
@@ -149,22 +153,28 @@ class Tape:
                     sources.append((_NODE, index[parent]))
             steps.append((node.op.forward, tuple(sources), node.params, node.op.rules))
         self.steps = steps
-        # How many edges lead into each node from the output, as the engine's schedule
-        # counts them; the output is the last node.
-        pending = count_incoming({nodes[-1]: None})
-        self.pending = [pending.get(node, 0) for node in nodes]
+        #: Each output's node.
+        self.outputs = [index[t._grad_fn] for t in outputs]
+        # How many edges lead into each node from each output, as the engine's schedule
+        # counts them.
+        self.pending = []
+        for t in outputs:
+            counts = count_incoming({t._grad_fn: None})
+            self.pending.append([counts.get(node, 0) for node in nodes])
 
     @classmethod
-    def of(cls, out, leaves) -> Tape | None:
-        """The tape of ``out``'s graph down to ``leaves`` (tensors), or None (counted in
-        ``REFUSED``) when it holds an op that a tape does not replay."""
-        if type(out) is not Tensor or out._grad_fn is None:
+    def of(cls, outputs, leaves, second_order: bool = False) -> Tape | None:
+        """The tape of the graph from ``leaves`` (tensors) to ``outputs``, or None (counted
+        in ``REFUSED``) when it holds an op that a tape does not replay. ``second_order``:
+        the outputs include gradients recorded by a differentiable pass, whose rules must
+        then make nothing of the leaves' values off the graph (``_second_order``)."""
+        if any(type(t) is not Tensor or t._grad_fn is None for t in outputs):
             return _refused("an output that no input varied reaches")
         leaf_ids = {id(t) for t in leaves}
-        nodes, reason = _ordered(out._grad_fn, leaf_ids)
+        nodes, reason = _ordered([t._grad_fn for t in outputs], leaf_ids, second_order)
         if reason is not None:
             return _refused(reason)
-        tape = cls(nodes, leaves)
+        tape = cls(nodes, outputs, leaves)
         # The replay at the recorded point gives every node's recorded result, or the
         # engine keeps the program.
         values = tape.forward([t._data for t in leaves])
@@ -174,7 +184,8 @@ class Tape:
         return tape
 
     def forward(self, leaves) -> list:
-        """Every node's result, the leaves' values given (raw arrays)."""
+        """Every node's result, the leaves' values given (raw arrays of their recorded
+        shapes); an output's is at its index in ``outputs``."""
         values = []
         with np.errstate(all="ignore"):
             for forward, sources, params, _ in self.steps:
@@ -186,26 +197,26 @@ class Tape:
                 values.append(out if type(out) is np.ndarray else np.asarray(out))
         return values
 
-    def run(self, leaves, seed) -> tuple[np.ndarray, list]:
-        """The output and d(output)/d(leaf) along ``seed`` (of the output's shape) for each
-        leaf, at the leaves' values ``leaves`` (raw arrays of their recorded shapes)."""
-        values = self.forward(leaves)
+    def gradients(self, values, leaves, output: int, seed, batch_dims: int = 0) -> list:
+        """d(outputs[output])/d(leaf) along ``seed`` for each leaf (``batch_dims`` leading
+        dimensions of ``seed`` are a batch, as ``is_grads_batched``), at the values
+        ``forward`` gave: new arrays, zeros for a leaf the output does not reach."""
         with np.errstate(all="ignore"):
-            grads = self._backward(values, leaves, seed)
-        found = [
-            np.zeros(shape, dtype) if g is None else np.array(g, dtype=dtype, order="C")
+            grads = self._backward(values, leaves, output, seed, batch_dims)
+        batch = np.shape(seed)[:batch_dims]
+        return [
+            np.zeros(batch + shape, dtype) if g is None else np.array(g, dtype=dtype, order="C")
             for g, shape, dtype in zip(grads, self.leaf_shapes, self.leaf_dtypes)
         ]
-        return values[-1], found
 
-    def _backward(self, values, leaves, seed) -> list:
+    def _backward(self, values, leaves, output, seed, batch_dims) -> list:
         """``run_backward``'s fast pass over the tape: the same rules, sums and order."""
-        steps, pending = self.steps, list(self.pending)
+        steps, pending = self.steps, list(self.pending[output])
         node_grads = [None] * len(steps)
         leaf_grads = [None] * len(leaves)
-        last = len(steps) - 1
-        node_grads[last] = seed
-        ready = [last]
+        root = self.outputs[output]
+        node_grads[root] = seed
+        ready = [root]
         while ready:
             k = ready.pop()
             g = node_grads[k]
@@ -222,7 +233,10 @@ class Tape:
                 gi = None if g is None or rule is None else rule(*call)
                 if gi is not None:
                     shape = raw.shape
-                    if gi.shape != shape:
+                    if batch_dims:
+                        if gi.shape[batch_dims:] != shape or gi.ndim != len(shape) + batch_dims:
+                            gi = ops.sum_to(gi, shape, batch_dims)
+                    elif gi.shape != shape:
                         gi = ops.sum_to(gi, shape, 0)
                     if kind == _LEAF:
                         total = leaf_grads[i]
@@ -238,34 +252,38 @@ class Tape:
         return leaf_grads
 
 
-def _ordered(root, leaf_ids) -> tuple[list, str | None]:
-    """The nodes from ``root`` to the leaves, each after its parents (an iterative
+def _ordered(roots, leaf_ids, second_order) -> tuple[list, str | None]:
+    """The nodes from ``roots`` to the leaves, each after its parents (an iterative
     post-order walk), or the reason a tape cannot hold them."""
-    order, state = [], {}
-    stack = [(root, False)]
+    order, seen = [], set()
+    stack = [(root, False) for root in reversed(roots)]
     while stack:
         node, done = stack.pop()
         if done:
             order.append(node)
             continue
-        if node in state:
+        if node in seen:
             continue
-        state[node] = True
-        reason = _node_refusal(node, leaf_ids)
+        seen.add(node)
+        reason = _node_refusal(node, leaf_ids, second_order)
         if reason is not None:
             return [], reason
         stack.append((node, True))
         for parent in (node.p1, node.p0)[2 - node.n :]:
-            if parent is not None and type(parent) is not Tensor and parent not in state:
+            if parent is not None and type(parent) is not Tensor and parent not in seen:
                 stack.append((parent, False))
     return order, None
 
 
-def _node_refusal(node, leaf_ids) -> str | None:
+def _node_refusal(node, leaf_ids, second_order) -> str | None:
     op = node.op
     entry = op.entry
-    if entry.kind not in REPLAYED and entry.name not in _INDEXING:
+    if entry.kind not in REPLAYED and entry.kind != "shape":
         return f"{op.grad_fn}: a tape replays no {entry.kind} op"
+    if second_order and entry.kind == "reduction" and entry.name not in _LINEAR_REDUCTIONS:
+        # Its rule reads the values off the graph (ties of a max, zeros of a product):
+        # the recorded gradient holds what it found at the recorded point.
+        return f"{op.grad_fn}: a rule that reads values, differentiated"
     if node.sn is not IN_SLOTS or op.variadic or node.kwargs is not NO_KWARGS:
         return f"{op.grad_fn}: an op of more than two inputs"
     saved = (node.s0,) if node.n == 1 else (node.s0, node.s1)
