@@ -732,6 +732,7 @@ NOT_OP_NAMES = {
                              "bool": "a schema's type"},
     "language/evaluate_points.py": {"bool": "a schema's type"},
     "language/operators.py": {"sum": "a precedence class (a + b)"},
+    "language/tape.py": {"linear": "a kind of series rule (an entry's series=\"linear\")"},
     "language/transformations.py": {"t": "odeint's parameter, its times"},
 }  # fmt: skip
 

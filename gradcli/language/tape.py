@@ -34,10 +34,7 @@ from .transformations import TRANSFORMATIONS
 #: arguments' types and shapes, never their values.
 REPLAYED = frozenset({"elementwise", "binary", "reduction"})
 #: Beside them, the ops that move entries about ("shape": indexing by subscripts that
-#: read no input varied, the adjoints the rules use), linear and blind to values. Of the
-#: reductions, those whose rules a differentiable pass records whole: the others' (max,
-#: prod) read values off the graph, which a recorded gradient would keep.
-_LINEAR_REDUCTIONS = frozenset({"sum", "mean"})
+#: read no input varied, the adjoints the rules use), linear and blind to values.
 #: The parameter types through which a value varied may reach an op: as a tensor.
 _TENSOR_TYPES = frozenset({"Tensor", "Tensor|Number", "Number|Tensor"})
 #: The programs and graphs left to the engine, by reason.
@@ -126,8 +123,8 @@ def _call_refusal(node, tainted) -> str | None:
 
 def _composite(entry) -> bool:
     """Whether ``entry`` is a composite (``table.composite``), whose function may do more
-    than record its overload (cut a value from the graph): ``+x`` only returns x."""
-    return entry.forward is None and entry.name != "positive"
+    than record its overloads (cut a value from the graph)."""
+    return entry.forward is None
 
 
 class Tape:
@@ -280,9 +277,9 @@ def _node_refusal(node, leaf_ids, second_order) -> str | None:
     entry = op.entry
     if entry.kind not in REPLAYED and entry.kind != "shape":
         return f"{op.grad_fn}: a tape replays no {entry.kind} op"
-    if second_order and entry.kind == "reduction" and entry.name not in _LINEAR_REDUCTIONS:
-        # Its rule reads the values off the graph (ties of a max, zeros of a product):
-        # the recorded gradient holds what it found at the recorded point.
+    if second_order and entry.kind == "reduction" and entry.series != "linear":
+        # A reduction that is not linear (max, prod) may read the values off the graph in
+        # its rule (ties, zeros): the recorded gradient would keep what it found there.
         return f"{op.grad_fn}: a rule that reads values, differentiated"
     if node.sn is not IN_SLOTS or op.variadic or node.kwargs is not NO_KWARGS:
         return f"{op.grad_fn}: an op of more than two inputs"
