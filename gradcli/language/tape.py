@@ -72,39 +72,55 @@ def _reads(node, tainted) -> bool:
     return any(isinstance(n, ir.Name) and n.id in tainted for n in ir.walk(node))
 
 
+def _reading(expression, tainted) -> set[int]:
+    """The ids of the nodes of ``expression`` that read a name of ``tainted``: each node's
+    children decided before it (``walk`` gives parents first)."""
+    nodes = list(ir.walk(expression))
+    found = set()
+    for node in reversed(nodes):
+        if (isinstance(node, ir.Name) and node.id in tainted) or any(
+            id(child) in found for child in ir.children(node)
+        ):
+            found.add(id(node))
+    return found
+
+
 def _expression_refusal(expression, tainted) -> str | None:
-    if not _reads(expression, tainted):
+    reading = _reading(expression, tainted)
+    if id(expression) not in reading:
         return None  # the same at every point, whatever it does
+
+    def reads(node) -> bool:
+        return id(node) in reading
+
     for node in ir.walk(expression):
         if isinstance(node, ir.Lambda):
             return "a function value"
-        if isinstance(node, ir.Compare) and _reads(node, tainted):
+        if isinstance(node, ir.Compare) and reads(node):
             return "a comparison of an input varied"
-        if isinstance(node, ir.IfExp) and _reads(node.test, tainted):
+        if isinstance(node, ir.IfExp) and reads(node.test):
             return "a condition on an input varied"
-        if isinstance(node, ir.Index) and any(_reads(s, tainted) for s in node.subscripts):
+        if isinstance(node, ir.Index) and any(map(reads, node.subscripts)):
             return "a subscript read from an input varied"
-        if isinstance(node, (ir.UnaryOp, ir.BinOp, ir.Chain)) and _reads(node, tainted):
+        if isinstance(node, (ir.UnaryOp, ir.BinOp, ir.Chain)) and reads(node):
             names = (node.op,) if isinstance(node, (ir.UnaryOp, ir.BinOp)) else node.ops
             for name in names:
                 entry = OPERATORS[name]
                 if entry.language_constant or not entry.differentiable or _composite(entry):
                     return f"the operator {name} of an input varied"
         if isinstance(node, (ir.Call, ir.Method)):
-            reason = _call_refusal(node, tainted)
+            reason = _call_refusal(node, reads)
             if reason is not None:
                 return reason
     return None
 
 
-def _call_refusal(node, tainted) -> str | None:
+def _call_refusal(node, reads) -> str | None:
     name = node.func if isinstance(node, ir.Call) else node.name
     if name in derivatives.FORMS or name in TRANSFORMATIONS or name not in FUNCTIONS:
         return f"a call of {name}"
     args = [node.obj, *node.args] if isinstance(node, ir.Method) else list(node.args)
-    if not any(_reads(a, tainted) for a in args) and not any(
-        _reads(k.value, tainted) for k in node.keywords
-    ):
+    if not any(map(reads, args)) and not any(reads(k.value) for k in node.keywords):
         return None
     entry = FUNCTIONS[name]
     if not entry.differentiable or entry.kind not in REPLAYED or _composite(entry):
@@ -116,7 +132,7 @@ def _call_refusal(node, tainted) -> str | None:
     params = list(sig.positional) + [sig.variadic] * max(0, len(args) - len(sig.positional))
     given = [*zip(params, args), *((sig.canonical(k.name), k.value) for k in node.keywords)]
     for param, value in given:
-        if _reads(value, tainted) and types.get(param) not in _TENSOR_TYPES:
+        if reads(value) and types.get(param) not in _TENSOR_TYPES:
             return f"{name}'s {param} read from an input varied"
     return None
 
