@@ -154,3 +154,13 @@ def test_fit_counts_what_it_leaves_to_the_engine(refused):
     report = fit("a*x if a > 0 else -a*x", data={"x": x, "y": 2 * x}, params={"a": 1.0})
     np.testing.assert_allclose(float(report.parameters["a"]), 2.0, rtol=1e-10)  # y = 2x
     assert refused == {"a condition on an input varied": 1}
+
+
+def test_a_rule_that_compares_values_keeps_the_engine(refused):
+    # clamp's rule masks its gradient where x is outside [0, 1]; where that gradient is
+    # a constant (f linear there), the mask is made off the graph, and a recorded
+    # gradient would keep the recorded point's mask. By hand, each entry minimises
+    # clamp(x, 0, 1) + (x - 0.3)**2: x = 0.3 - 1/2 < 0 is outside, so the kink x = 0.
+    report = minimize("sum(clamp(x, 0, 1)) + sum((x - 0.3)**2)", {"x": np.array([-0.5, 1.5])})
+    np.testing.assert_allclose(report.point["x"], [0, 0], atol=1e-2)
+    assert refused == {"a rule that compares values, differentiated": 1}

@@ -120,26 +120,30 @@ class CompiledFunction:
                 tensors = self._tensors(x, requires_grad=True)
                 out = self._run(tensors)
                 require_scalar(out, self.command)
-                if out.requires_grad:
-                    found = autograd_grad(
-                        out, tensors, allow_unused=True, materialize_grads=True,
-                        create_graph=True,
-                    )  # fmt: skip
-                else:
-                    found = [gradcli.zeros_like(t) for t in tensors]
+                with tape.watching() as compared:
+                    if out.requires_grad:
+                        found = autograd_grad(
+                            out, tensors, allow_unused=True, materialize_grads=True,
+                            create_graph=True,
+                        )  # fmt: skip
+                    else:
+                        found = [gradcli.zeros_like(t) for t in tensors]
                 vector = self.flat.vector(dict(zip(self.flat.names, map(plain_array, found))))
                 if self.tape is False:
-                    self.tape = self._taped(out, found, tensors)
+                    self.tape = self._taped(out, found, tensors, compared[0])
             # Where the tape is made, its numbers from here on (the same, bit for bit:
             # ``Tape.of`` checked its replay at this point).
             found = self._replayed(x) if self.tape else (tensors, _number(out), vector, found)
             self.kept = (key, found)
         return self.kept[1]
 
-    def _taped(self, out, found, tensors):
+    def _taped(self, out, found, tensors, compared):
         """The tape of f and its recorded gradient ``found`` at the leaves ``tensors``, or
-        None (``tape.REFUSED`` says why)."""
+        None (``tape.REFUSED`` says why); ``compared``: a rule compared values off the
+        graph while the gradient was recorded (``tape.watching``)."""
         reason = tape.refusal(self.evaluation.program, self.flat.names)
+        if reason is None and compared:
+            reason = "a rule that compares values, differentiated"
         if reason is not None:
             tape.REFUSED[reason] += 1
             return None

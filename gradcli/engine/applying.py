@@ -365,6 +365,8 @@ def bind_nondiff(entry):
             if "out" in kwargs:
                 return with_out(entry, fn, args, kwargs)
             args = entry.schema.bind(name, args, kwargs)
+        if graph.off_graph is not None:
+            graph.off_graph(entry, args)
         raws = [a._data if type(a) is Tensor else a for a in args]
         if not any(type(a) is Tensor for a in args[:n]):
             return forward(*raws)

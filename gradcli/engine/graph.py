@@ -17,6 +17,9 @@ clock = 0
 # Called with every new node while saved-tensor hooks or allow_mutation_on_saved_tensors
 # are on (``autograd.graph``); None otherwise, which is all the recording pays.
 on_record = None
+# Called with an op without derivative and its arguments (comparisons) while a tape is
+# recorded (``language/tape.py``), to see a value made off the graph; None otherwise.
+off_graph = None
 # ``saved.saved_value``, set by that module (which imports this one) when it loads.
 saved_value = None
 

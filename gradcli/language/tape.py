@@ -13,15 +13,22 @@ engine's fast pass (``backward.run_backward``) step for step, in its order, so v
 gradient are the engine's bit for bit. A graph with an op beyond ``REPLAYED`` kinds, or
 a program ``refusal`` refuses, is evaluated by the engine as before; ``REFUSED`` counts
 those, by reason.
+
+A tape of a recorded gradient (``minimize``'s, whose Hessian is a reverse pass over it)
+also holds what the rules computed: it is refused where a rule compared values of the
+graph while recording it (``watching``: a mask made of a constant gradient is no node,
+and would stay as it was at the recorded point) or where a non-linear reduction's rule
+read them.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 
 import numpy as np
 
-from ..engine import ops
+from ..engine import graph, ops
 from ..engine.graph import IN_SLOTS, NO_KWARGS
 from ..engine.ops import FUNCTIONS, OPERATORS
 from ..engine.schedule import count_incoming
@@ -135,6 +142,24 @@ def _call_refusal(node, reads) -> str | None:
         if reads(value) and types.get(param) not in _TENSOR_TYPES:
             return f"{name}'s {param} read from an input varied"
     return None
+
+
+@contextlib.contextmanager
+def watching():
+    """While the block records a differentiable pass, whether a rule compared values of
+    the graph off it (``where(x > 0, g, 0)`` with g constant is no node, and the mask
+    would stay as it was at the recorded point): a list that holds True if so."""
+    seen = [False]
+
+    def compared(entry, args):
+        if any(type(a) is Tensor and a.requires_grad for a in args):
+            seen[0] = True
+
+    before, graph.off_graph = graph.off_graph, compared
+    try:
+        yield seen
+    finally:
+        graph.off_graph = before
 
 
 def _composite(entry) -> bool:
