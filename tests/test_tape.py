@@ -45,15 +45,15 @@ def test_the_misra1a_residuals_replay_the_engine_bit_for_bit(refused):
     b1, b2 = 238.9, 5.5e-4  # another point than the recorded one
     n = MISRA1A_X.size
     leaves = [np.full(n, b1), np.full(n, b2)]
-    values = found.forward(leaves)
-    grads = found.gradients(values, leaves, 0, np.ones(n))
+    store = found.forward(leaves)
+    grads = found.gradients(store, 0, np.ones(n))
     engine = program.arrays({"x": MISRA1A_X, "b1": leaves[0], "b2": leaves[1]})
-    assert np.array_equal(values[found.outputs[0]], engine["value"])
+    assert np.array_equal(found.output(store, 0), engine["value"])
     assert np.array_equal(grads[0], engine["grad.b1"])
     assert np.array_equal(grads[1], engine["grad.b2"])
     # By hand: d/db1 = 1 - exp(-b2 x), d/db2 = b1 x exp(-b2 x).
     e = np.exp(-b2 * MISRA1A_X)
-    np.testing.assert_allclose(values[found.outputs[0]], b1 * (1 - e), rtol=1e-14)
+    np.testing.assert_allclose(found.output(store, 0), b1 * (1 - e), rtol=1e-14)
     np.testing.assert_allclose(grads[0], 1 - e, rtol=1e-14)
     np.testing.assert_allclose(grads[1], b1 * MISRA1A_X * e, rtol=1e-14)
 

@@ -49,7 +49,7 @@ class CompiledFunction:
         #: the engine's numbers, bit for bit), made at the first point; None where the
         #: program's graph could change from point to point, and False until made.
         self.tape = False
-        #: The values of the tape's nodes at the point kept.
+        #: The tape's store (``Tape.forward``) at the point kept.
         self.replayed = None
 
     def _tensors(self, x, requires_grad: bool = False) -> list:
@@ -93,7 +93,7 @@ class CompiledFunction:
                 size = math.prod(shape)
                 if self.tape:
                     identity = np.eye(size, dtype=dtype).reshape((size, *shape))
-                    blocks = self.tape.gradients(self.replayed, tensors, 1 + k, identity, 1)
+                    blocks = self.tape.gradients(self.replayed, 1 + k, identity, 1)
                 elif not g.requires_grad or size == 0:
                     blocks = [np.zeros((size, t.numel()), dtype) for t in tensors]
                 else:
@@ -155,10 +155,10 @@ class CompiledFunction:
         node's value kept for ``hessian``."""
         dtype = self.evaluation.dtype
         leaves = [np.array(a, dtype=dtype) for a in self.flat.arrays(x).values()]
-        self.replayed = values = self.tape.forward(leaves)
-        found = [values[k] for k in self.tape.outputs[1:]]
+        self.replayed = store = self.tape.forward(leaves)
+        found = [self.tape.output(store, j) for j in range(1, len(self.tape.outputs))]
         vector = self.flat.vector(dict(zip(self.flat.names, found)))
-        return leaves, _number(values[self.tape.outputs[0]]), vector, found
+        return leaves, _number(self.tape.output(store, 0)), vector, found
 
     def hessian_product(self, x, p) -> np.ndarray:
         """H(x) p, without forming H: one forward-over-reverse pass."""

@@ -181,6 +181,7 @@ class _Residuals:
         # The same passes replayed on arrays (the engine's numbers, bit for bit), where
         # the model allows (``language/tape.py``); else the engine at each call.
         self.tape = self.program.tape(batch)
+        self.unit = bool(np.all(scale == 1))
         self.dtype = np.dtype(options["dtype"])
         self.seed = np.broadcast_to(np.ones((), self.dtype), (self.rows,))
         # In float64 the columns are views of one value each, written at each call
@@ -216,10 +217,9 @@ class _Residuals:
     def _evaluate(self, b) -> tuple[np.ndarray, np.ndarray]:
         flat, n = self.flat, self.rows
         if self.tape is not None:
-            leaves = self._leaves(b)
-            values = self.tape.forward(leaves)
-            value = values[self.tape.outputs[0]]
-            grads = self.tape.gradients(values, leaves, 0, self.seed)
+            store = self.tape.forward(self._leaves(b))
+            value = self.tape.output(store, 0)
+            grads = self.tape.gradients(store, 0, self.seed)
         else:
             # nan and inf are looked for below, in the residuals and the Jacobian.
             got = self.program.arrays({**self.predictors, **self._columns(b)})
@@ -227,11 +227,16 @@ class _Residuals:
             grads = [got[f"grad.{name}"] for name in flat.names]
         value = np.asarray(value, dtype=np.float64).reshape(n)
         jacobian = np.concatenate([np.reshape(g, (n, -1)) for g in grads], 1)
-        residual = self.scale * (value - self.observed)
-        if not np.all(np.isfinite(residual)) or not np.all(np.isfinite(jacobian)):
+        residual = value - self.observed
+        if not self.unit:  # a scale of 1 changes no bit: not multiplied
+            residual *= self.scale
+            jacobian = self.scale[:, None] * jacobian
+        # One sum is finite where every entry is (or overflowed: then the entries are
+        # looked at one by one, and each finite one kept).
+        if not np.isfinite(residual.sum() + jacobian.sum()):
             residual = np.where(np.isfinite(residual), residual, 1e150)
             jacobian = np.where(np.isfinite(jacobian), jacobian, 0.0)
-        return residual, self.scale[:, None] * jacobian
+        return residual, jacobian
 
 
 def _least_squares(residuals: _Residuals, flat: Flat, bounds, tol, max_evaluations):

@@ -171,26 +171,65 @@ def _composite(entry) -> bool:
 class Tape:
     """The nodes of the graph from ``leaves`` to ``outputs`` in an order that computes
     each after its inputs, replayable at other values of the leaves: ``forward``, then
-    ``gradients`` of an output."""
+    ``gradients`` of an output.
+
+    A replay keeps every array in one list, the store: the leaves, the constants the
+    nodes saved, then each node's result; a node names its inputs by their places in
+    it, and the place of its parent's gradient (a leaf's, a node's, or None)."""
 
     def __init__(self, nodes, outputs, leaves):
         index = {node: k for k, node in enumerate(nodes)}
         leaf_index = {id(t): k for k, t in enumerate(leaves)}
         self.leaf_shapes = [t._data.shape for t in leaves]
         self.leaf_dtypes = [t._data.dtype for t in leaves]
-        steps = []
+        constants = []
+        self.base = base = len(leaves)  # the store's first constant; its nodes follow them
+        places = []  # each node's inputs: (place in the store, source kind, its index)
         for node in nodes:
             saved = (node.s0,) if node.n == 1 else (node.s0, node.s1)
-            sources = []
+            inputs = []
             for parent, raw in zip((node.p0, node.p1)[: node.n], saved):
                 if parent is None:
-                    sources.append((_CONSTANT, raw))
+                    constants.append(raw)
+                    inputs.append((-len(constants), _CONSTANT, None))
                 elif type(parent) is Tensor:
-                    sources.append((_LEAF, leaf_index[id(parent)]))
+                    i = leaf_index[id(parent)]
+                    inputs.append((i, _LEAF, i))
                 else:
-                    sources.append((_NODE, index[parent]))
-            steps.append((node.op.forward, tuple(sources), node.params, node.op.rules))
-        self.steps = steps
+                    inputs.append((-1 - index[parent], _NODE, index[parent]))
+            places.append(inputs)
+        self.constants = constants
+        first = base + len(constants)  # the store's first node
+        self.first = first
+
+        def place(at):  # the place in the store, once the constants' count is known
+            at, kind, i = at
+            return base - 1 - at if kind == _CONSTANT else first + i if kind == _NODE else at
+
+        self.steps = [
+            (node.op.forward, tuple(place(at) for at in inputs), node.params)
+            for node, inputs in zip(nodes, places)
+        ]
+        # The reverse pass: each node's rules and, per input, the place of the input,
+        # its shape (a gradient of another is summed to it), and whose gradient it is.
+        self.rules = [
+            (
+                first + k,
+                tuple(place(at) for at in inputs),
+                node.params,
+                tuple(
+                    (rule, place(at), raw.shape, kind, i)
+                    for rule, at, raw, (_, kind, i) in zip(
+                        node.op.rules,
+                        inputs,
+                        (node.s0,) if node.n == 1 else (node.s0, node.s1),
+                        inputs,
+                    )
+                    if kind != _CONSTANT
+                ),
+            )
+            for k, (node, inputs) in enumerate(zip(nodes, places))
+        ]
         #: Each output's node.
         self.outputs = [index[t._grad_fn] for t in outputs]
         # How many edges lead into each node from each output, as the engine's schedule
@@ -215,43 +254,47 @@ class Tape:
         tape = cls(nodes, outputs, leaves)
         # The replay at the recorded point gives every node's recorded result, or the
         # engine keeps the program.
-        values = tape.forward([t._data for t in leaves])
+        values = tape.forward([t._data for t in leaves])[tape.first :]
         for node, value in zip(nodes, values):
             if value.dtype != node.ans.dtype or not np.array_equal(value, node.ans, True):
                 return _refused(f"{node.op.grad_fn} replayed otherwise than recorded")
         return tape
 
     def forward(self, leaves) -> list:
-        """Every node's result, the leaves' values given (raw arrays of their recorded
-        shapes); an output's is at its index in ``outputs``."""
-        values = []
+        """The store at the leaves' values given (raw arrays of their recorded shapes):
+        output ``j``'s value is ``store[tape.first + tape.outputs[j]]``."""
+        store = [*leaves, *self.constants]
+        append = store.append
         with np.errstate(all="ignore"):
-            for forward, sources, params, _ in self.steps:
-                args = [
-                    leaves[i] if kind == _LEAF else values[i] if kind == _NODE else i
-                    for kind, i in sources
-                ]
-                out = forward(*args, *params)
-                values.append(out if type(out) is np.ndarray else np.asarray(out))
-        return values
+            for forward, inputs, params in self.steps:
+                if len(inputs) == 1:
+                    out = forward(store[inputs[0]], *params)
+                else:
+                    out = forward(store[inputs[0]], store[inputs[1]], *params)
+                append(out if type(out) is np.ndarray else np.asarray(out))
+        return store
 
-    def gradients(self, values, leaves, output: int, seed, batch_dims: int = 0) -> list:
+    def output(self, store, j: int) -> np.ndarray:
+        """Output ``j``'s value in ``store``."""
+        return store[self.first + self.outputs[j]]
+
+    def gradients(self, store, output: int, seed, batch_dims: int = 0) -> list:
         """d(outputs[output])/d(leaf) along ``seed`` for each leaf (``batch_dims`` leading
-        dimensions of ``seed`` are a batch, as ``is_grads_batched``), at the values
-        ``forward`` gave: new arrays, zeros for a leaf the output does not reach."""
+        dimensions of ``seed`` are a batch, as ``is_grads_batched``), at the values of
+        ``store`` (``forward``'s): new arrays, zeros for a leaf the output does not reach."""
         with np.errstate(all="ignore"):
-            grads = self._backward(values, leaves, output, seed, batch_dims)
+            grads = self._backward(store, output, seed, batch_dims)
         batch = np.shape(seed)[:batch_dims]
         return [
             np.zeros(batch + shape, dtype) if g is None else np.array(g, dtype=dtype, order="C")
             for g, shape, dtype in zip(grads, self.leaf_shapes, self.leaf_dtypes)
         ]
 
-    def _backward(self, values, leaves, output, seed, batch_dims) -> list:
+    def _backward(self, store, output, seed, batch_dims) -> list:
         """``run_backward``'s fast pass over the tape: the same rules, sums and order."""
-        steps, pending = self.steps, list(self.pending[output])
+        steps, pending = self.rules, list(self.pending[output])
         node_grads = [None] * len(steps)
-        leaf_grads = [None] * len(leaves)
+        leaf_grads = [None] * len(self.leaf_shapes)
         root = self.outputs[output]
         node_grads[root] = seed
         ready = [root]
@@ -259,18 +302,11 @@ class Tape:
             k = ready.pop()
             g = node_grads[k]
             node_grads[k] = None
-            _, sources, params, rules = steps[k]
-            saved = [
-                leaves[i] if kind == _LEAF else values[i] if kind == _NODE else i
-                for kind, i in sources
-            ]
-            call = (g, values[k], *saved, *params)
-            for (kind, i), rule, raw in zip(sources, rules, saved):
-                if kind == _CONSTANT:
-                    continue
+            at, inputs, params, parents = steps[k]
+            call = (g, store[at], *[store[i] for i in inputs], *params)
+            for rule, _, shape, kind, i in parents:
                 gi = None if g is None or rule is None else rule(*call)
                 if gi is not None:
-                    shape = raw.shape
                     if batch_dims:
                         if gi.shape[batch_dims:] != shape or gi.ndim != len(shape) + batch_dims:
                             gi = ops.sum_to(gi, shape, batch_dims)
