@@ -233,7 +233,9 @@ class _Residuals:
             jacobian = self.scale[:, None] * jacobian
         # One sum is finite where every entry is (or overflowed: then the entries are
         # looked at one by one, and each finite one kept).
-        if not np.isfinite(residual.sum() + jacobian.sum()):
+        with np.errstate(all="ignore"):
+            total = residual.sum() + jacobian.sum()
+        if not np.isfinite(total):
             residual = np.where(np.isfinite(residual), residual, 1e150)
             jacobian = np.where(np.isfinite(jacobian), jacobian, 0.0)
         return residual, jacobian
