@@ -7,7 +7,10 @@ result and, for a Hessian, assembles it and takes its eigenvalues; here the
 evaluation is made once, with the fixed inputs as tensors, and each call makes
 only the leaves of the inputs varied, then runs the same engine passes as
 ``api.gradient`` and ``api.hessian`` (so the numbers are the same, bit for
-bit). What a result says beyond its numbers (notes, warnings, the verdict) is
+bit). From the second point on, f, the recorded gradient and the Hessian's pass
+are the first point's graph replayed on arrays (``language/tape.py``), where the
+program allows: the same numbers again, without the evaluator or a tensor per
+op. What a result says beyond its numbers (notes, warnings, the verdict) is
 the end point's, taken by ``api`` there.
 """
 

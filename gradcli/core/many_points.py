@@ -217,7 +217,7 @@ class PointsProgram:
             try:
                 out = points.run(leaves)
             except GradcliError:  # the engine's evaluation says what went wrong
-                tape.REFUSED["an error at the first point"] += 1
+                tape.REFUSED["an error, or points on different paths, at the recorded point"] += 1
                 return None
             return tape.Tape.of([out], [leaves[name].physical for name in s.wrt])
 
