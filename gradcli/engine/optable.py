@@ -60,6 +60,8 @@ In ``ops/<kind>.py``, with that module's ``table = Table("<kind>")``::
   (its forward as it is, on arrays of mpmath numbers), an mpmath function's name
   (``"sin"``, elementwise) or ``make(mpmath) -> forward``. Its rules are the same. Left
   out, the entry refuses by name there.
+- ``float32``: its forward on float32 inputs as PyTorch's CPU kernel computes it, to the
+  last bit (``float32_kernels``), where NumPy's float32 function differs from PyTorch's.
 - ``series``: how Taylor coefficients pass through it (``jet.py``: ``taylor``,
   ``jvp --order``): ``"linear"`` (the forward applied to each coefficient),
   ``"bilinear"`` (a Cauchy product of the forward) or ``rule(basis, *input_jets,
@@ -136,6 +138,7 @@ from __future__ import annotations
 
 import dis
 
+from . import float32_kernels
 from .applying import bind, public
 from .complex_rules import complex_twin
 from .graph import node_class
@@ -308,8 +311,11 @@ class Op:
         out=None,
         complex=None,  # noqa: A002  (the field's name: see the docstring)
         mp=None,
+        float32=None,
     ):
         self.name = name
+        if float32 is not None:
+            forward = float32_kernels.routed(forward, float32)
         self.forward = forward
         self._schema_text = schema
         self._schema = None

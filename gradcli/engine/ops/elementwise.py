@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ...errors import GradcliTypeError
+from .. import float32_kernels as f32
 from .. import jet_rules as R
 from .. import limits
 from ..complex_rules import conjugate, real_part
@@ -67,6 +68,7 @@ def piecewise_constant(name, forward, grad_fn, doc, **fields):
 # fmt: off
 tanh_backward = table.internal(
     "tanh_backward", lambda g, y: g * (1 - y * y), "(grad_output: Tensor, output: Tensor)",
+    float32=f32.tanh_backward,
     grad_fn="TanhBackwardBackward0",
     rules=(lambda gg, ans, g, y: tanh_backward(gg, y), lambda gg, ans, g, y: gg * (-2 * y * g)),
     doc="g * (1 - y**2): the gradient of tanh from its output", kind="elementwise",
@@ -165,46 +167,50 @@ rsqrt = elementwise("rsqrt", lambda x: 1 / np.sqrt(x), "RsqrtBackward0",
                                                              mp=_mp_rsqrt)
 exp = elementwise("exp", np.exp, "ExpBackward0", lambda g, ans, x: g * ans, "e ** x", "real",
                   symbolic=lambda s, x: s.exp(x),
-                  words="d exp(a)/da = exp(a)", saves=("result",), complex="holomorphic", mp="exp")
+                  words="d exp(a)/da = exp(a)", saves=("result",), complex="holomorphic", mp="exp",
+                  float32=f32.correctly_rounded(np.exp))
 expm1 = elementwise("expm1", np.expm1, "Expm1Backward0", lambda g, ans, x: g * (ans + 1),
                     "exp(x) - 1, accurate near 0", "real",
                     symbolic=lambda s, x: s.exp(x) - 1,
                     words="d expm1(a)/da = exp(a)", saves=("result",), complex="holomorphic",
-                    mp="expm1")
+                    mp="expm1", float32=f32.expm1)
 log = elementwise("log", np.log, "LogBackward0", lambda g, ans, x: g / x, "natural logarithm",
                   "positive",
                   symbolic=lambda s, x: s.log(x),
                   language_form=form(lf.WITH_BASE, "logarithm, natural or to a base", lf.with_base),
                   words="d log(a)/da = 1/a", special=(0.0,), saves=("self",), complex="holomorphic",
-                  mp="ln")
+                  mp="ln", float32=f32.correctly_rounded(np.log))
 log2 = elementwise("log2", np.log2, "Log2Backward0", lambda g, ans, x: g / (x * _ln2()),
                    "base-2 logarithm", "positive",
                    symbolic=lambda s, x: s.log(x, 2),
                    words="d log2(a)/da = 1/(a*ln 2)", special=(0.0,), saves=("self",),
-                   complex="holomorphic", mp=lambda m: mp_elementwise(lambda x: m.log(x, 2), m))
+                   complex="holomorphic", mp=lambda m: mp_elementwise(lambda x: m.log(x, 2), m),
+                   float32=f32.correctly_rounded(np.log2))
 log10 = elementwise("log10", np.log10, "Log10Backward0", lambda g, ans, x: g / (x * _ln10()),
                     "base-10 logarithm", "positive",
                     symbolic=lambda s, x: s.log(x, 10),
                     words="d log10(a)/da = 1/(a*ln 10)", special=(0.0,), saves=("self",),
-                    complex="holomorphic", mp="log10")
+                    complex="holomorphic", mp="log10", float32=f32.correctly_rounded(np.log10))
 log1p = elementwise("log1p", np.log1p, "Log1PBackward0", lambda g, ans, x: g / (x + 1),
                     "log(1 + x), accurate near 0", "positive",
                     symbolic=lambda s, x: s.log(1 + x),
                     words="d log1p(a)/da = 1/(1+a)", special=(-1.0,), saves=("self",),
-                    complex="holomorphic", mp="log1p")
+                    complex="holomorphic", mp="log1p", float32=f32.log1p)
 sin = elementwise("sin", np.sin, "SinBackward0", lambda g, ans, x: g * cos(x), "sine (radians)",
                   "real",
                   symbolic=lambda s, x: s.sin(x),
-                  words="d sin(a)/da = cos(a)", saves=("self",), complex="holomorphic", mp="sin")
+                  words="d sin(a)/da = cos(a)", saves=("self",), complex="holomorphic", mp="sin",
+                  float32=f32.correctly_rounded(np.sin))
 cos = elementwise("cos", np.cos, "CosBackward0", lambda g, ans, x: -g * sin(x), "cosine (radians)",
                   "real",
                   symbolic=lambda s, x: s.cos(x),
-                  words="d cos(a)/da = -sin(a)", saves=("self",), complex="holomorphic", mp="cos")
+                  words="d cos(a)/da = -sin(a)", saves=("self",), complex="holomorphic", mp="cos",
+                  float32=f32.correctly_rounded(np.cos))
 tan = elementwise("tan", np.tan, "TanBackward0", lambda g, ans, x: g * (1 + ans * ans),
                   "tangent (radians)", "real",
                   symbolic=lambda s, x: s.tan(x),
                   words="d tan(a)/da = 1 + tan(a)**2", saves=("result",), complex="holomorphic",
-                  mp="tan")
+                  mp="tan", float32=f32.correctly_rounded(np.tan))
 asin = elementwise("asin", np.arcsin, "AsinBackward0", lambda g, ans, x: g / sqrt(1 - x * x),
                    "inverse sine", "unit",
                    symbolic=lambda s, x: s.asin(x),
@@ -222,7 +228,7 @@ atan = elementwise("atan", np.arctan, "AtanBackward0", lambda g, ans, x: g / (1 
                    symbolic=lambda s, x: s.atan(x),
                    other_names=("arctan",),
                    words="d atan(a)/da = 1/(1+a**2)", saves=("self",), complex="holomorphic",
-                   mp="atan")
+                   mp="atan", float32=f32.correctly_rounded(np.arctan))
 sinh = elementwise("sinh", np.sinh, "SinhBackward0", lambda g, ans, x: g * cosh(x),
                    "hyperbolic sine", "real",
                    symbolic=lambda s, x: s.sinh(x),
@@ -237,7 +243,7 @@ tanh = elementwise("tanh", np.tanh, "TanhBackward0", lambda g, ans, x: tanh_back
                    "hyperbolic tangent", "real", nn_functional=True,
                    symbolic=lambda s, x: s.tanh(x),
                    words="d tanh(a)/da = 1 - tanh(a)**2", saves=("result",), complex="holomorphic",
-                   mp="tanh")
+                   mp="tanh", float32=f32.correctly_rounded(np.tanh))
 asinh = elementwise("asinh", np.arcsinh, "AsinhBackward0", lambda g, ans, x: g / sqrt(x * x + 1),
                     "inverse hyperbolic sine", "real",
                     symbolic=lambda s, x: s.asinh(x),
@@ -327,7 +333,8 @@ sigmoid = elementwise("sigmoid", sigmoid_array, "SigmoidBackward0",
                       other_names=("logistic", "expit"),
                       words="d sigmoid(a)/da = sigmoid(a)*(1-sigmoid(a))", saves=("result",),
                       complex="holomorphic",
-                      mp=lambda m: mp_elementwise(lambda x: 1 / (1 + m.exp(-x)), m))
+                      mp=lambda m: mp_elementwise(lambda x: 1 / (1 + m.exp(-x)), m),
+                      float32=f32.sigmoid)
 relu = elementwise("relu", lambda x: np.maximum(x, 0), "ReluBackward0",
                    lambda g, ans, x: threshold_backward(g, x, 0), "max(x, 0)", "nonzero",
                    symbolic=sym.relu,
@@ -350,7 +357,8 @@ softplus = elementwise("softplus", _softplus, "SoftplusBackward0", _softplus_rul
 erf = elementwise("erf", erf_array, "ErfBackward0",
                   lambda g, ans, x: g * _erf_scale() * exp(-(x * x)), "error function", "real",
                   symbolic=lambda s, x: s.erf(x),
-                  words="d erf(a)/da = 2/sqrt(pi)*exp(-a**2)", saves=("self",), mp="erf")
+                  words="d erf(a)/da = 2/sqrt(pi)*exp(-a**2)", saves=("self",), mp="erf",
+                  float32=f32.erf)
 floor = piecewise_constant("floor", np.floor, "FloorBackward0", "round down",
                            symbolic=lambda s, x: sym.step(s, "floor")(x),
                            words="d floor(a)/da = 0", kink_at=at_integer, mp="floor")

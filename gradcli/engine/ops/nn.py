@@ -16,6 +16,7 @@ import numpy as np
 
 from ...errors import EngineError, GradcliValueError, ShapeError
 from .. import batching_rules as batching
+from .. import float32_kernels as f32
 from .. import jet_rules as R
 from .. import limits, state
 from ..batched_values import Batched
@@ -150,7 +151,7 @@ silu = table.op("silu", lambda input: np.asarray(input) * sigmoid_array(input),
                 other_names=("swish",),
                 **_IN_PLACE_ACTIVATION,
                 words="d silu(a)/da = sigmoid(a)*(1 + a*(1 - sigmoid(a)))", saves=("self",),
-                mp=forms.silu)
+                mp=forms.silu, float32=f32.silu)
 leaky_relu = table.op("leaky_relu", _leaky_relu, "(input: Tensor, negative_slope: float = 0.01)",
                       overloads=[over("LeakyReluBackward0", (_leaky_relu_rule,)),
                                  over("LeakyReluBackward1", (_leaky_relu_of_result,),
