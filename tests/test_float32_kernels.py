@@ -148,13 +148,15 @@ def test_vml_functions_are_correctly_rounded_and_within_an_ulp_of_pytorch(name):
 
 
 def exact_fma(a, b, c):
-    """a*b + c rounded once to float32, from the exact rational value."""
+    """a*b + c rounded once to float32, from the exact rational value (ties to even)."""
     value = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
     near = np.float32(float(value))
-    below, above = np.nextafter(near, F32(-np.inf)), np.nextafter(near, F32(np.inf))
-    best = min((below, near, above), key=lambda v: (abs(Fraction(float(v)) - value),
-                                                      int(np.array(v).view(np.uint32)) & 1))  # fmt: skip
-    return best
+    candidates = (np.nextafter(near, F32(-np.inf)), near, np.nextafter(near, F32(np.inf)))
+
+    def distance_then_odd(v):
+        return abs(Fraction(float(v)) - value), int(np.array(v).view(np.uint32)) & 1
+
+    return min(candidates, key=distance_then_odd)
 
 
 def test_fma_rounds_once():
