@@ -44,19 +44,38 @@ def _c(value):
     return _F32(value)
 
 
-def fma(a, b, c):
-    """``a*b + c`` rounded once to float32, as the FMA instruction computes it."""
-    p = np.asarray(a, _F64) * np.asarray(b, _F64)  # exact: 24 + 24 bits fit in 53
-    c = np.asarray(c, _F64)
+def _fma_exact(a, b, c):
+    """``fma`` by a round-to-odd sum: an inexact float64 sum takes the odd one of its two
+    neighbours, so that rounding it to float32 (53 > 24 + 1 bits) cannot round twice."""
+    p = a.astype(_F64) * b  # exact: 24 + 24 bits fit in 53
+    c = c.astype(_F64)
     s = p + c
     v = s - p
     err = (p - (s - v)) + (c - v)  # s + err == p + c exactly (Knuth's two-sum)
     bits = s.view(np.int64)
-    # Round to odd: an inexact sum takes the odd one of its two neighbours, so that
-    # rounding to float32 (24 bits, 53 > 24 + 1) cannot round twice.
     even = (err != 0) & ((bits & 1) == 0)
     toward = np.where((err > 0) == (s > 0), 1, -1)
     return np.where(even, bits + toward, bits).view(_F64).astype(_F32)
+
+
+_LOW29 = np.int64((1 << 29) - 1)  # the bits a float64 has beyond a float32's 24
+_HALF29 = np.int64(1 << 28)
+
+
+def fma(a, b, c):
+    """``a*b + c`` rounded once to float32, as the FMA instruction computes it.
+
+    The float64 sum of the exact product and ``c``, rounded to float32, is right unless
+    it fell exactly on a midpoint between two float32s (bits beyond the 24th: 1 then
+    zeros) or below float32's normal range: those few go through ``_fma_exact``."""
+    s = np.asarray(np.multiply(a, b, dtype=_F64) + c)
+    out = s.astype(_F32)
+    low = s.view(np.int64) & _LOW29
+    suspect = (low == _HALF29) | ((low == 0) & ((out.view(_I32) & 0x7F800000) == 0) & (s != 0))
+    if suspect.any():
+        a, b, c = (np.broadcast_to(v, s.shape)[suspect] for v in (a, b, c))
+        out[suspect] = _fma_exact(a, b, c)
+    return out
 
 
 def _fnma(a, b, c):
