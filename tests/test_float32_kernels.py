@@ -74,13 +74,21 @@ def run_both(name, a):
     """gradcli's and PyTorch's function on the same numbers and layout."""
     t = torch.tensor(a) if np.ndim(a) == 0 else torch.from_numpy(a)
     g = gradcli.tensor(a) if np.ndim(a) == 0 else gradcli.from_numpy(a)
-    if name == "silu":
-        return gradcli.nn.functional.silu(g).numpy(), torch.nn.functional.silu(t).numpy()
+    if name in ("silu", "softplus"):
+        ours, theirs = getattr(gradcli.nn.functional, name), getattr(torch.nn.functional, name)
+        return ours(g).numpy(), theirs(t).numpy()
+    if name == "softplus beta=2, threshold=5":
+        return (
+            gradcli.nn.functional.softplus(g, 2, 5).numpy(),
+            torch.nn.functional.softplus(t, 2, 5).numpy(),
+        )
     return getattr(gradcli, name)(g).numpy(), getattr(torch, name)(t).numpy()
 
 
 @needs_avx512
-@pytest.mark.parametrize("name", ["expm1", "log1p", "sigmoid", "silu"])
+@pytest.mark.parametrize(
+    "name", ["expm1", "log1p", "sigmoid", "silu", "softplus", "softplus beta=2, threshold=5"]
+)
 def test_bit_for_bit_in_every_layout(name):
     x = inputs()
     with np.errstate(all="ignore"):

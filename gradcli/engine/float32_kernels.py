@@ -7,9 +7,9 @@ results with each candidate's:
 
 - SLEEF's vector functions, to 1 ulp: ``expm1`` and ``log1p`` (``vml.h``'s loop, which
   takes every element through the vector function, the last partial vector included),
-  and the vector part of ``sigmoid`` and ``silu``, composed of SLEEF's ``expf`` and
-  IEEE arithmetic (``cpu_kernel_vec``).
-- The C library's scalar functions (glibc's ``expf``), for what
+  and the vector part of ``sigmoid``, ``silu`` and ``softplus``, composed of SLEEF's
+  ``expf``/``log1pf`` and IEEE arithmetic (``cpu_kernel_vec``).
+- The C library's scalar functions (glibc's ``expf``, ``log1pf``), for what
   ``cpu_kernel_vec`` leaves to its scalar loop: a 0-d tensor, the elements after the
   last whole pair of vectors (32 elements) of each row, and every element of a row
   whose entries are not adjacent in memory (``vector_lanes``).
@@ -17,13 +17,17 @@ results with each candidate's:
   ``cos``, ``tanh``, ``sqrt``, ``log2``, ``log10``, ``atan``, ``tan``, ``erf``. Its
   algorithms are not published, so they cannot be replayed; its results are within a
   hair of the correctly rounded value, so these are computed in float64 and rounded
-  once, which gives PyTorch's bits but for the inputs where VML's last bit errs
-  (``CORRECTLY_ROUNDED``). ``sqrt`` stays IEEE's (NumPy's), which VML misses by an ulp
-  on about one input in six.
+  once (``correctly_rounded``), which gives PyTorch's bits but where VML's last bit errs
+  (0.01% of inputs for log2, log10 and tanh; 0.7% for exp; 2-4% for log, sin, cos, atan;
+  12% for tan). ``sqrt`` stays IEEE's (NumPy's), which VML misses by an ulp on about one
+  input in six.
 
-SLEEF computes with fused multiply-adds (``fma``), one rounding for ``a*b + c``: here in
-float64, where a float32 product is exact, the sum then rounded to odd so that its
-rounding to float32 is the single correct one.
+The vector loop's width is AVX-512's (``PAIR``); PyTorch's AVX2 build takes 16 at a time.
+The scalar functions are glibc's as of 2.36 (``log1pf`` is fdlibm's there).
+
+SLEEF, and PyTorch's compiled ``tanh_backward``, compute with fused multiply-adds
+(``fma``): one rounding of ``a*b + c``, here in float64, where a float32 product is exact,
+rounding to odd where rounding the sum to nearest and then to float32 could round twice.
 """
 
 from __future__ import annotations
@@ -337,6 +341,72 @@ def glibc_expf(x):
     return np.where(np.isnan(xd), xd, y).astype(_F32)
 
 
+_LP = tuple(
+    _c(v)
+    for v in (
+        6.6666668653e-01,
+        4.0000000596e-01,
+        2.8571429849e-01,
+        2.2222198546e-01,
+        1.8183572590e-01,
+        1.5313838422e-01,
+        1.4798198640e-01,
+    )
+)
+_LN2_HI_FD, _LN2_LO_FD = _c(6.9313812256e-01), _c(9.0580006145e-06)
+
+
+def glibc_log1pf(x):
+    """glibc's ``log1pf`` (fdlibm's, in float32 arithmetic), which PyTorch's scalar
+    loops call."""
+    x = np.asarray(x, _F32)
+    hx = x.view(_I32)
+    ax = hx & 0x7FFFFFFF
+    one = _F32(1)
+    # 1 + x split as 2**k * u with u in [sqrt(2)/2, sqrt(2)), and c the rounding of 1 + x
+    u = np.where(hx < 0x5A000000, one + x, x)
+    hu = u.view(_I32)
+    k = (hu >> 23) - 127
+    c = np.where(k > 0, one - (u - x), x - (u - one)) / u
+    c = np.where(hx < 0x5A000000, c, _F32(0))
+    hu = hu & 0x007FFFFF
+    low = hu < 0x3504F7
+    k = np.where(low, k, k + 1)
+    u = np.where(low, hu | 0x3F800000, hu | 0x3F000000).astype(_I32).view(_F32)
+    hu = np.where(low, hu, (0x00800000 - hu) >> 2)
+    f = u - one
+    # -0.2929 < x < 0.41422: no split
+    near = (hx < 0x3ED413D7) & ((hx > 0) | (hx <= np.int32(-0x416A09E1)))
+    k = np.where(near, 0, k)
+    f = np.where(near, x, f)
+    hu = np.where(near, 1, hu)
+    c = np.where(near, _F32(0), c)
+    kf = k.astype(_F32)
+    hfsq = _F32(0.5) * f * f
+    # |f| < 2**-20
+    r_small = hfsq * (one - _F32(0.66666666666666666) * f)
+    small = np.where(k == 0, f - r_small, kf * _LN2_HI_FD - ((r_small - (kf * _LN2_LO_FD + c)) - f))
+    exact = np.where(k == 0, _F32(0), kf * _LN2_HI_FD + (c + kf * _LN2_LO_FD))
+    small = np.where(f == 0, exact, small)
+    s = f / (_F32(2) + f)
+    z = s * s
+    r = _LP[6]
+    for coefficient in reversed(_LP[:6]):
+        r = coefficient + z * r
+    r = z * r
+    general = np.where(
+        k == 0,
+        f - (hfsq - s * (hfsq + r)),
+        kf * _LN2_HI_FD - ((hfsq - (s * (hfsq + r) + (kf * _LN2_LO_FD + c))) - f),
+    )
+    out = np.where(hu == 0, small, general)
+    # |x| < 2**-29: x - x*x/2, and x itself below 2**-54
+    out = np.where(ax < 0x31000000, np.where(ax < 0x24800000, x, x - x * x * _F32(0.5)), out)
+    out = np.where(hx >= 0x7F800000, x + x, out)  # +inf, nan
+    out = np.where(x == -1, _F32(-np.inf), out)
+    return np.where((x < -1) | np.isnan(x), _F32(np.nan), out)
+
+
 # ----------------------------------------------------------------------------
 # Which elements PyTorch's cpu_kernel_vec computes with vectors, which with scalars
 # ----------------------------------------------------------------------------
@@ -442,6 +512,28 @@ def silu(x):
     return _split(x, _silu_vector, _silu_scalar)
 
 
+def _softplus(exp, log1p):
+    def softplus(x, beta, threshold):
+        bx = x * beta
+        return np.where(bx > threshold, x, log1p(exp(bx)) / beta)
+
+    return softplus
+
+
+_softplus_vector = _softplus(sleef_expf, sleef_log1pf)
+_softplus_scalar = _softplus(glibc_expf, glibc_log1pf)
+
+
+def softplus(x, beta=1.0, threshold=20.0):
+    """log1p(exp(beta*x)) / beta, or x where beta*x > threshold; as ``sigmoid``."""
+    beta, threshold = _F32(beta), _F32(threshold)
+    return _split(
+        x,
+        lambda v: _softplus_vector(v, beta, threshold),
+        lambda v: _softplus_scalar(v, beta, threshold),
+    )
+
+
 def tanh_backward(g, y):
     """g * (1 - y*y), the multiply-add fused as PyTorch's compiled kernel has it."""
     return g * fma(-y, y, _F32(1))
@@ -451,12 +543,15 @@ _FLOAT32 = np.dtype(np.float32)
 
 
 def routed(forward, kernel):
-    """``forward``, but ``kernel`` where every input is float32."""
+    """``forward``, but ``kernel`` where every array among the arguments is float32."""
 
     def float32_or_forward(*args):
-        if all(getattr(a, "dtype", None) == _FLOAT32 for a in args):
+        # Every array float32; a number is a parameter (softplus's beta).
+        if getattr(args[0], "dtype", None) == _FLOAT32 and all(
+            getattr(a, "dtype", _FLOAT32) == _FLOAT32 for a in args
+        ):
             with np.errstate(all="ignore"):
-                return kernel(*[np.asarray(a) for a in args])
+                return kernel(*[np.asarray(a) if hasattr(a, "dtype") else a for a in args])
         return forward(*args)
 
     float32_or_forward.__name__ = getattr(forward, "__name__", "forward")

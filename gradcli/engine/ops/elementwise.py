@@ -353,7 +353,8 @@ softplus = elementwise("softplus", _softplus, "SoftplusBackward0", _softplus_rul
                        differs=(Difference("at beta*x == threshold",
                                            "every derivative is the smooth branch's",
                                            "PyTorch's second derivative there is 0", (),
-                                           ("grad2", "jvp", "hessian")),), mp=forms.softplus)
+                                           ("grad2", "jvp", "hessian")),), mp=forms.softplus,
+                       float32=f32.softplus)
 erf = elementwise("erf", erf_array, "ErfBackward0",
                   lambda g, ans, x: g * _erf_scale() * exp(-(x * x)), "error function", "real",
                   symbolic=lambda s, x: s.erf(x),
