@@ -11,7 +11,7 @@ results with each candidate's:
   ``expf``/``log1pf`` and IEEE arithmetic (``cpu_kernel_vec``).
 - The C library's scalar functions (glibc's ``expf``, ``log1pf``), for what
   ``cpu_kernel_vec`` leaves to its scalar loop: a 0-d tensor, the elements after the
-  last whole pair of vectors (32 elements) of each row, and every element of a row
+  last whole pair of vectors (32 elements with AVX-512) of each row, and every element of a row
   whose entries are not adjacent in memory (``vector_lanes``).
 - Intel MKL's vector library, VML, in its high-accuracy mode: ``exp``, ``log``, ``sin``,
   ``cos``, ``tanh``, ``sqrt``, ``log2``, ``log10``, ``atan``, ``tan``, ``erf``. Its
@@ -22,7 +22,7 @@ results with each candidate's:
   12% for tan). ``sqrt`` stays IEEE's (NumPy's), which VML misses by an ulp on about one
   input in six.
 
-The vector loop's width is AVX-512's (``PAIR``); PyTorch's AVX2 build takes 16 at a time.
+The vector loop's width is AVX-512's or AVX2's, as PyTorch chooses (``pair``).
 The scalar functions are glibc's as of 2.36 (``log1pf`` is fdlibm's there).
 
 SLEEF, and PyTorch's compiled ``tanh_backward``, compute with fused multiply-adds
@@ -33,6 +33,7 @@ rounding to odd where rounding the sum to nearest and then to float32 could roun
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
@@ -411,9 +412,30 @@ def glibc_log1pf(x):
 # Which elements PyTorch's cpu_kernel_vec computes with vectors, which with scalars
 # ----------------------------------------------------------------------------
 
-#: Elements a vector loop takes at a time (two AVX-512 vectors of 16 floats; the AVX2
-#: build's two vectors of 8 would make it 16).
-PAIR = 32
+
+def pair() -> int:
+    """How many elements PyTorch's vector loop takes at a time: two vectors, of 16 floats
+    in its AVX-512 build, 8 in its AVX2 build (``ATEN_CPU_CAPABILITY``, else what the CPU
+    has: PyTorch's AVX-512 kernels need AVX-512 F, BW, VL and DQ)."""
+    if _Pair.width is None:
+        chosen = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+        if chosen in ("avx512", "avx2"):
+            _Pair.width = 32 if chosen == "avx512" else 16
+        else:
+            try:
+                with open("/proc/cpuinfo") as cpuinfo:
+                    flags = next((line for line in cpuinfo if line.startswith("flags")), "")
+            except OSError:
+                flags = ""
+            wanted = {"avx512f", "avx512bw", "avx512vl", "avx512dq"}
+            _Pair.width = 32 if wanted <= set(flags.split()) else 16
+    return _Pair.width
+
+
+class _Pair:
+    width = None
+
+
 #: ``at::internal::GRAIN_SIZE``: from this many elements a loop is shared among threads.
 GRAIN = 32768
 
@@ -421,8 +443,8 @@ GRAIN = 32768
 def vector_lanes(x, threads=1):
     """Where ``cpu_kernel_vec`` uses its vector function on ``x`` (True) and where its
     scalar one: ``TensorIterator`` orders the dims by stride and merges neighbours; each
-    row of the innermost dim, if its entries are adjacent, is taken 32 at a time and its
-    last ``len % 32`` entries one by one; a row of spaced entries is taken one by one.
+    row of the innermost dim, if its entries are adjacent, is taken ``pair()`` at a time
+    and its last ``len % pair()`` entries one by one; a row of spaced entries is taken one by one.
     A single row of ``GRAIN`` entries or more is first cut among ``threads``."""
     x = np.asarray(x)
     lanes = np.zeros(x.shape, bool)
@@ -453,9 +475,10 @@ def vector_lanes(x, threads=1):
         starts = range(0, row, chunk)
     else:
         chunk, starts = row, (0,)
+    width = pair()
     for start in starts:
         length = min(chunk, row - start)
-        flat[:, start : start + length - length % PAIR] = True
+        flat[:, start : start + length - length % width] = True
     return np.transpose(flat.reshape(shape), np.argsort(rest + order))
 
 
