@@ -32,6 +32,7 @@ rounding to odd where rounding the sum to nearest and then to float32 could roun
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 
@@ -294,6 +295,7 @@ def sleef_log1pf(d):
     return np.where((d == 0) & np.signbit(d), d, r)
 
 
+@functools.cache
 def _exp2_table():
     """2**(i/32) for i < 32, each the nearest double (integer arithmetic: exact)."""
     table = []
@@ -310,7 +312,6 @@ def _exp2_table():
     return np.array(table)
 
 
-_EXP2_TABLE = _exp2_table()
 _GLIBC_POLY = tuple(
     float.fromhex(h)
     for h in ("0x1.c6af84b912394p-5", "0x1.ebfce50fac4f3p-3", "0x1.62e42ff0c52d6p-1")
@@ -323,7 +324,7 @@ def _glibc_exp2_core(z):
     kd = (z + _SHIFT) - _SHIFT  # z rounded to an integer, ties to even
     r = z - kd
     k = kd.astype(np.int64)
-    s = np.ldexp(_EXP2_TABLE[k & 31], (k >> 5).astype(np.int32))
+    s = np.ldexp(_exp2_table()[k & 31], (k >> 5).astype(np.int32))
     c0, c1, c2 = (c / 32.0**p for c, p in zip(_GLIBC_POLY, (3, 2, 1)))
     y = (c0 * r + c1) * (r * r) + (c2 * r + 1)
     return y * s
