@@ -41,6 +41,9 @@ SCHEDULERS = {
     "cosine": "CosineAnnealingLR(opt, T_max=20, eta_min=0.001)",
     "lambda": "LambdaLR(opt, lambda epoch: 1 / (1 + epoch))",
     "multistep": "MultiStepLR(opt, [5, 15, 15])",
+    "linear_decay": "LinearLR(opt, start_factor=1.0, end_factor=0.5, total_iters=30)",
+    "linear_warmup": "LinearLR(opt, start_factor=0.1, total_iters=8)",
+    "multiplicative": "MultiplicativeLR(opt, lambda epoch: 0.95 if epoch % 2 else 0.9)",
 }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..errors import NotImplementedByGradcli
 from . import functional as functional
 from . import init as init
+from . import utils as utils
 from .activation import (
     ELU,
     GELU,
@@ -58,14 +59,14 @@ __all__ = [
     "GELU", "HuberLoss", "Identity", "KLDivLoss", "L1Loss", "LayerNorm", "LeakyReLU",
     "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList",
     "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss",
-    "Softmax", "Softplus", "Softsign", "Tanh", "Unflatten", "functional", "init",
+    "Softmax", "Softplus", "Softsign", "Tanh", "Unflatten", "functional", "init", "utils",
 ]  # fmt: skip
 
 MISSING = "gradcli has no {name} yet: {what} it has are listed in docs/library.md"
 
 
 def __getattr__(name):
-    if name[:1].isupper() or name in ("modules", "utils", "parallel"):
+    if name[:1].isupper() or name in ("modules", "parallel"):
         what = "the modules" if name[:1].isupper() else "the torch.nn helpers"
         raise NotImplementedByGradcli(MISSING.format(what=what, name=f"torch.nn.{name}"))
     raise AttributeError(f"module 'gradcli.nn' has no attribute '{name}'")

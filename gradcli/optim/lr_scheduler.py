@@ -12,8 +12,8 @@ import math
 from ..errors import GradcliTypeError
 from .optimizer import Optimizer
 
-__all__ = ["CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR", "MultiStepLR",
-           "StepLR"]  # fmt: skip
+__all__ = ["CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR",
+           "MultiStepLR", "MultiplicativeLR", "StepLR"]  # fmt: skip
 
 
 class LRScheduler:
@@ -113,6 +113,37 @@ class ExponentialLR(LRScheduler):
         return [base * self.gamma**self.last_epoch for base in self.base_lrs]
 
 
+class LinearLR(LRScheduler):
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
+                 last_epoch=-1):  # fmt: skip
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError(
+                "Starting multiplicative factor expected to be greater than 0 and less or equal "
+                "to 1."
+            )
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch == 0:
+            return [lr * self.start_factor for lr in self._current()]
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._current()
+        change = self.end_factor - self.start_factor
+        # PyTorch's recursive form: this epoch's factor over the last one's
+        last = self.total_iters * self.start_factor + (self.last_epoch - 1) * change
+        ratio = 1.0 + change / last
+        return [lr * ratio for lr in self._current()]
+
+    def _get_closed_form_lr(self):
+        done = min(self.total_iters, self.last_epoch)
+        change = self.end_factor - self.start_factor
+        return [base * (self.start_factor + change * done / self.total_iters)
+                for base in self.base_lrs]  # fmt: skip
+
+
 class CosineAnnealingLR(LRScheduler):
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):  # noqa: N803 (PyTorch's)
         self.T_max, self.eta_min = T_max, eta_min
@@ -155,3 +186,12 @@ class LambdaLR(LRScheduler):
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
         state["lr_lambdas"] = [None] * len(self.lr_lambdas)
         return state
+
+
+class MultiplicativeLR(LambdaLR):
+    """Each step multiplies the current rate by ``lr_lambda(epoch)``."""
+
+    def get_lr(self):
+        if self._is_initial:
+            return self._current()
+        return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, self._current())]
