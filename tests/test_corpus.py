@@ -4,7 +4,8 @@
 ``tests/corpus/`` holds one program per section of a public tutorial (PyTorch's
 tutorials, notes and reference pages, d2l, Dive-into-DL-PyTorch, pytorch-handbook,
 jcjohnson's pytorch-examples, Karpathy's micrograd and makemore lectures, learnpytorch.io,
-pytorch/examples, Raschka's PyTorch in One Hour): autograd,
+pytorch/examples, Raschka's PyTorch in One Hour,
+MorvanZhou's PyTorch-Tutorial): autograd,
 and models built and trained with ``torch.nn`` and ``torch.optim``. Each is written
 anew for this corpus, exercising the calls that section shows, and naming it in its
 first lines (``# follows: <tutorial, section, URL>``). Each is deterministic (seeded)
