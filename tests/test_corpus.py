@@ -6,7 +6,8 @@ tutorials, notes and reference pages, d2l, Dive-into-DL-PyTorch, pytorch-handboo
 jcjohnson's pytorch-examples, Karpathy's micrograd and makemore lectures, learnpytorch.io,
 pytorch/examples, Raschka's PyTorch in One Hour, yunjey's pytorch-tutorial, Raschka's
 deeplearning-models, Machine Learning Mastery, Aladdin Persson's Machine-Learning-Collection,
-the PyTorch Forums, Understanding Deep Learning's notebooks): autograd,
+the PyTorch Forums, Understanding Deep Learning's notebooks,
+MorvanZhou's PyTorch-Tutorial): autograd,
 and models built and trained with ``torch.nn`` and ``torch.optim``. Each is written
 anew for this corpus, exercising the calls that section shows, and naming it in its
 first lines (``# follows: <tutorial, section, URL>``). Each is deterministic (seeded)
