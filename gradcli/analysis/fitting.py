@@ -14,6 +14,7 @@ through the singular value decomposition of J, not by inverting JᵀJ).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Mapping
@@ -24,12 +25,13 @@ import numpy as np
 
 from ..core import computing, many_points
 from ..core.bindings import named_texts
-from ..core.evaluation import no_such_input
+from ..core.evaluation import evaluation, no_such_input
 from ..core.point_files.readers import open_points
 from ..core.result import source_title
 from ..engine import threads
+from ..engine.ops import OPS
 from ..errors import GradcliError
-from ..language import compile_source
+from ..language import compile_source, ir, tape
 from ..render.fit_image import check_output, write_fit_image
 from .commands import Calculator, Command, Option, Picture
 from .flat import BOUNDS, Flat
@@ -215,16 +217,19 @@ class _Residuals:
         return self.views
 
     def _evaluate(self, b) -> tuple[np.ndarray, np.ndarray]:
-        flat, n = self.flat, self.rows
+        return self._residuals(*self._model(b))
+
+    def _model(self, b) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The model's values at b, every row, and its gradient by each parameter."""
         if self.tape is not None:
             store = self.tape.forward(self._leaves(b))
-            value = self.tape.output(store, 0)
-            grads = self.tape.gradients(store, 0, self.seed)
-        else:
-            # nan and inf are looked for below, in the residuals and the Jacobian.
-            got = self.program.arrays({**self.predictors, **self._columns(b)})
-            value = got["value"]
-            grads = [got[f"grad.{name}"] for name in flat.names]
+            return self.tape.output(store, 0), self.tape.gradients(store, 0, self.seed)
+        # nan and inf are looked for below, in the residuals and the Jacobian.
+        got = self.program.arrays({**self.predictors, **self._columns(b)})
+        return got["value"], [got[f"grad.{name}"] for name in self.flat.names]
+
+    def _residuals(self, value, grads) -> tuple[np.ndarray, np.ndarray]:
+        n = self.rows
         value = np.asarray(value, dtype=np.float64).reshape(n)
         jacobian = np.concatenate([np.reshape(g, (n, -1)) for g in grads], 1)
         residual = value - self.observed
@@ -239,6 +244,78 @@ class _Residuals:
             residual = np.where(np.isfinite(residual), residual, 1e150)
             jacobian = np.where(np.isfinite(jacobian), jacobian, 0.0)
         return residual, jacobian
+
+    def first_row_plain(self) -> bool:
+        """Whether the model at the start is one finite value per row, of finite gradient
+        on the first row (its first row's own evaluation would warn of nothing); the
+        residuals there are kept for the solver's first call."""
+        if self.tape is None:
+            return False
+        start = self.flat.start
+        value, grads = self._model(start)
+        n = self.rows
+        if np.size(value) != n or not all(np.shape(g)[:1] == (n,) for g in grads):
+            return False
+        first = [np.reshape(value, (n, -1))[0], *(np.reshape(g, (n, -1))[0] for g in grads)]
+        if not all(np.isfinite(a).all() for a in first):
+            return False
+        self.cache[np.asarray(start, dtype=np.float64).tobytes()] = self._residuals(value, grads)
+        return True
+
+
+def _quick_start(model, bindings, params, predictors, observed, scale, options):
+    """The parameters and the residuals without the first row's own evaluation (the
+    engine's Jacobian there, ``_first_row``) where it could only find what the tape
+    shows: no call of the model can land on a kink (a note), no input is a built-in
+    constant (a note), no parameter is a matrix (a note on a square Jacobian), the tape
+    replays the model, and the first row is finite at the start (else a warning). None
+    otherwise, and on any error: ``_first_row`` then says what it finds."""
+    n = observed.size
+    if n == 0 or _kinked(compile_source(model, options["filename"])):
+        return None
+    first_row = {k: v[0] for k, v in predictors.items()}
+    try:
+        with evaluation(
+            model, {**bindings, **params, **first_row}, tuple(params), options["dtype"],
+            options["seed"], options["filename"], command="jacobian", complex_inputs=True,
+        ) as s:  # fmt: skip
+            values = {**s.values, **s.constants}
+            if (
+                s.binding_notes
+                or tape.refusal(s.program, s.wrt) is not None
+                or any(np.iscomplexobj(v) for v in values.values())
+                or any(np.ndim(s.values[name]) > 1 for name in s.wrt)
+            ):
+                return None
+            shapes = {name: np.shape(v) for name, v in s.values.items()}
+            flat = Flat(s.wrt, shapes, s.values, s.constants)
+        if n <= flat.size:
+            return None
+        residuals = _Residuals(model, flat, predictors, observed, scale, options)
+        if not residuals.first_row_plain():
+            return None
+    except (GradcliError, ArithmeticError, LookupError, TypeError, ValueError):
+        return None
+    return flat, residuals
+
+
+@functools.lru_cache(maxsize=16)
+def _kinked(program) -> bool:
+    """Whether a call of ``program`` may land on a kink of its function (the evaluator
+    then notes it): an op with a kink, or one not known to have none."""
+    for statement in program.ir.statements:
+        for node in ir.walk(statement):
+            if isinstance(node, (ir.Call, ir.Method)):
+                names = (node.func if isinstance(node, ir.Call) else node.name,)
+            elif isinstance(node, (ir.UnaryOp, ir.BinOp)):
+                names = (node.op,)
+            elif isinstance(node, ir.Chain):
+                names = node.ops
+            else:
+                continue
+            if any(name not in OPS or OPS[name].kink_at is not None for name in names):
+                return True
+    return False
 
 
 def _least_squares(residuals: _Residuals, flat: Flat, bounds, tol, max_evaluations):
@@ -315,8 +392,13 @@ def fit(
     scale = _row_scale(columns, where, observed, weights, sigma)
     n = observed.size
     options = {"dtype": dtype, "seed": seed, "filename": filename}
-    first, flat = _first_row(model, bindings, params, predictors, where, n, options)
-    residuals = _Residuals(model, flat, predictors, observed, scale, options)
+    quick = _quick_start(model, bindings, params, predictors, observed, scale, options)
+    if quick is None:
+        first, flat = _first_row(model, bindings, params, predictors, where, n, options)
+        residuals = _Residuals(model, flat, predictors, observed, scale, options)
+        said = (*first.notes, *first.warnings)
+    else:
+        (flat, residuals), said = quick, ()
     found, method = _least_squares(residuals, flat, bounds, tol, max_evaluations)
     b = np.asarray(found.x, dtype=np.float64)
     residual, jacobian = residuals(b)
@@ -352,7 +434,7 @@ def fit(
         MappingProxyType({k: frozen(v) for k, v in predictors.items()}),
         frozen(observed),
         frozen(fitted),
-        (*notes, *first.notes, *first.warnings),
+        (*notes, *said),
     )
 
 

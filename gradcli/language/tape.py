@@ -24,6 +24,7 @@ read them.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections import Counter
 
 import numpy as np
@@ -53,6 +54,13 @@ _LEAF, _NODE, _CONSTANT = 0, 1, 2
 def refusal(program, varied) -> str | None:
     """Why the graph of ``program`` (compiled) could differ from point to point of the
     inputs ``varied``, or None when it cannot."""
+    return _refusal(program, tuple(varied))
+
+
+# A compiled program is immutable (and kept by ``compile_source``): a solver's every run
+# of one program reads its IR once.
+@functools.lru_cache(maxsize=16)
+def _refusal(program, varied: tuple) -> str | None:
     tainted = set(varied)
     for statement in program.ir.statements:
         if isinstance(statement, ir.Assign):
