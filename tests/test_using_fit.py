@@ -143,3 +143,22 @@ def test_fit_refuses_a_picture_it_cannot_draw_before_fitting(gradcli, tmp_path):
         result.stderr.strip()
         == f"error: --output {tmp_path / 'fit.jpg'}: the fit is drawn as .png or .svg"
     )
+
+
+@pytest.mark.parametrize(
+    "model, start, said",
+    [
+        # |x - c| has no derivative where x = c: x[0] = -1 = c at the start.
+        ("abs(x - c) + k*x", {"c": -1.0, "k": 0.0}, "abs is evaluated at 0"),
+        # pi bound to a value is an input of the run, not the constant.
+        ("a*x + pi", {"a": 1.0}, "--pi makes pi an input"),
+    ],
+)
+def test_the_first_rows_notes_are_kept(model, start, said):
+    # fit skips the first row's own evaluation only where it could note nothing.
+    x = np.linspace(-1.0, 2.0, 9)
+    data = {"x": x, "y": np.abs(x - 0.3) + 0.1 * x}
+    found = fit(model, {"pi": 3.0} if "pi" in model else None, data=data, params=start)
+    assert any(said in str(w) for w in found.warnings), found.warnings
+    quiet = fit("a*x + b", data=data, params={"a": 1.0, "b": 0.0})
+    assert quiet.warnings == ()
