@@ -264,7 +264,7 @@ class Tape:
         # engine keeps the program.
         values = tape.forward([t._data for t in leaves])[tape.first :]
         for node, value in zip(nodes, values):
-            if value.dtype != node.ans.dtype or not np.array_equal(value, node.ans, True):
+            if value.dtype != node.ans.dtype or not _same(value, node.ans):
                 return _refused(f"{node.op.grad_fn} replayed otherwise than recorded")
         return tape
 
@@ -332,6 +332,14 @@ class Tape:
                 if pending[i] == 0:
                     ready.append(i)
         return leaf_grads
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """``np.array_equal(a, b, equal_nan=True)``, nan looked for only where a differs."""
+    if a.shape != b.shape:
+        return False
+    equal = a == b
+    return bool(equal.all()) or np.array_equal(a, b, equal_nan=True)
 
 
 def _ordered(roots, leaf_ids, second_order) -> tuple[list, str | None]:
