@@ -191,6 +191,7 @@ class _Residuals:
         # as the engine makes them.
         self.values = [np.zeros(flat.shapes[name]) for name in flat.names]
         self.views = [np.broadcast_to(v, (self.rows, *v.shape)) for v in self.values]
+        self.spans = [(int(a), int(z)) for a, z in zip(flat.stops[:-1], flat.stops[1:])]
 
     def _columns(self, b) -> dict[str, np.ndarray]:
         """Each parameter as a column: its value repeated on every row."""
@@ -212,8 +213,9 @@ class _Residuals:
         if self.dtype != np.float64:
             columns = self._columns(b)
             return [np.asarray(columns[name], self.dtype) for name in self.flat.names]
-        for value, v in zip(self.values, self.flat.arrays(b).values()):
-            value[...] = v
+        b = np.asarray(b, dtype=np.float64)
+        for value, (start, stop) in zip(self.values, self.spans):
+            value[...] = b[start:stop].reshape(value.shape)
         return self.views
 
     def _evaluate(self, b) -> tuple[np.ndarray, np.ndarray]:
@@ -223,7 +225,9 @@ class _Residuals:
         """The model's values at b, every row, and its gradient by each parameter."""
         if self.tape is not None:
             store = self.tape.forward(self._leaves(b))
-            return self.tape.output(store, 0), self.tape.gradients(store, 0, self.seed)
+            # Not copied: the Jacobian below is a new array.
+            grads = self.tape.gradients(store, 0, self.seed, copies=False)
+            return self.tape.output(store, 0), grads
         # nan and inf are looked for below, in the residuals and the Jacobian.
         got = self.program.arrays({**self.predictors, **self._columns(b)})
         return got["value"], [got[f"grad.{name}"] for name in self.flat.names]

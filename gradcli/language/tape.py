@@ -286,15 +286,20 @@ class Tape:
         """Output ``j``'s value in ``store``."""
         return store[self.first + self.outputs[j]]
 
-    def gradients(self, store, output: int, seed, batch_dims: int = 0) -> list:
+    def gradients(self, store, output: int, seed, batch_dims: int = 0, copies: bool = True) -> list:
         """d(outputs[output])/d(leaf) along ``seed`` for each leaf (``batch_dims`` leading
         dimensions of ``seed`` are a batch, as ``is_grads_batched``), at the values of
-        ``store`` (``forward``'s): new arrays, zeros for a leaf the output does not reach."""
+        ``store`` (``forward``'s): new arrays (``copies``; else possibly views of the store
+        or of ``seed``), zeros for a leaf the output does not reach."""
         with np.errstate(all="ignore"):
             grads = self._backward(store, output, seed, batch_dims)
         batch = np.shape(seed)[:batch_dims]
         return [
-            np.zeros(batch + shape, dtype) if g is None else np.array(g, dtype=dtype, order="C")
+            np.zeros(batch + shape, dtype)
+            if g is None
+            else np.array(g, dtype=dtype, order="C")
+            if copies
+            else np.asarray(g, dtype)
             for g, shape, dtype in zip(grads, self.leaf_shapes, self.leaf_dtypes)
         ]
 
