@@ -272,8 +272,10 @@ def _quick_start(model, bindings, params, predictors, observed, scale, options):
     engine's Jacobian there, ``_first_row``) where it could only find what the tape
     shows: no call of the model can land on a kink (a note), no input is a built-in
     constant (a note), no parameter is a matrix (a note on a square Jacobian), the tape
-    replays the model, and the first row is finite at the start (else a warning). None
-    otherwise, and on any error: ``_first_row`` then says what it finds."""
+    replays the model, and the first row is finite at the start (else a warning):
+    ``(flat, residuals, plain)``, ``plain`` False where the first row must be evaluated
+    after all (what it says, or its error, as ``_first_row`` gives them). None where
+    the first row comes first, and on any error: ``_first_row`` then says what it finds."""
     n = observed.size
     if n == 0 or _kinked(compile_source(model, options["filename"])):
         return None
@@ -296,11 +298,10 @@ def _quick_start(model, bindings, params, predictors, observed, scale, options):
         if n <= flat.size:
             return None
         residuals = _Residuals(model, flat, predictors, observed, scale, options)
-        if not residuals.first_row_plain():
-            return None
+        plain = residuals.first_row_plain()
     except (GradcliError, ArithmeticError, LookupError, TypeError, ValueError):
         return None
-    return flat, residuals
+    return flat, residuals, plain
 
 
 @functools.lru_cache(maxsize=16)
@@ -402,7 +403,10 @@ def fit(
         residuals = _Residuals(model, flat, predictors, observed, scale, options)
         said = (*first.notes, *first.warnings)
     else:
-        (flat, residuals), said = quick, ()
+        (flat, residuals, plain), said = quick, ()
+        if not plain:  # the residuals are the same: the first row is only heard
+            first, _ = _first_row(model, bindings, params, predictors, where, n, options)
+            said = (*first.notes, *first.warnings)
     found, method = _least_squares(residuals, flat, bounds, tol, max_evaluations)
     b = np.asarray(found.x, dtype=np.float64)
     residual, jacobian = residuals(b)
