@@ -162,3 +162,13 @@ def test_the_first_rows_notes_are_kept(model, start, said):
     assert any(said in str(w) for w in found.warnings), found.warnings
     quiet = fit("a*x + b", data=data, params={"a": 1.0, "b": 0.0})
     assert quiet.warnings == ()
+
+
+def test_a_one_entry_vector_parameter_fits_as_a_number():
+    # y = 2x + 1 exactly: the fit must land on a = 2, b = [1] (by hand), whether b is
+    # given as a number or as a vector of one entry, whose rows are (rows, 1).
+    x = np.arange(9.0)
+    data = {"x": x, "y": 2 * x + 1}
+    report = fit("a*x + b", data=data, params={"a": 0.5, "b": [0.0]})
+    np.testing.assert_allclose(float(report.parameters["a"]), 2.0, rtol=1e-12)
+    np.testing.assert_allclose(np.ravel(report.parameters["b"]), [1.0], rtol=1e-12)

@@ -185,7 +185,7 @@ class _Residuals:
         self.tape = self.program.tape(batch)
         self.unit = bool(np.all(scale == 1))
         self.dtype = np.dtype(options["dtype"])
-        self.seed = np.broadcast_to(np.ones((), self.dtype), (self.rows,))
+        self.one = np.ones((), self.dtype)
         # In float64 the columns are views of one value each, written at each call
         # (np.broadcast_to costs more than the model); in float32 they are cast copies,
         # as the engine makes them.
@@ -225,9 +225,11 @@ class _Residuals:
         """The model's values at b, every row, and its gradient by each parameter."""
         if self.tape is not None:
             store = self.tape.forward(self._leaves(b))
+            value = self.tape.output(store, 0)
+            # The seed has the value's shape: a one-entry vector's rows are (rows, 1).
+            seed = np.broadcast_to(self.one, value.shape)
             # Not copied: the Jacobian below is a new array.
-            grads = self.tape.gradients(store, 0, self.seed, copies=False)
-            return self.tape.output(store, 0), grads
+            return value, self.tape.gradients(store, 0, seed, copies=False)
         # nan and inf are looked for below, in the residuals and the Jacobian.
         got = self.program.arrays({**self.predictors, **self._columns(b)})
         return got["value"], [got[f"grad.{name}"] for name in self.flat.names]
