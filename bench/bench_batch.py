@@ -44,6 +44,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _report import load_note, low_mid, verdict  # noqa: E402
+
 EXPRESSION = "sin(x)*exp(-y**2) + x*y**3"
 OUTPUTS = ("x", "y", "value", "grad.x", "grad.y")
 TARGETS = {"npz": 1.5, "csv": 1.5, "grad": 1.5, "mem": 2.0}
@@ -414,17 +417,13 @@ def print_table(title, times, reference, target, peaks=None):
     ratios = {}
     for name, seconds in times.items():
         ratios[name] = [t / r for t, r in zip(seconds, times[reference])]
-        shown = f"{min(ratios[name]):.2f} {statistics.median(ratios[name]):.2f}"
-        line = f"  {name:26} {min(seconds):9.4f} {statistics.median(seconds):9.4f} {shown:>12}"
+        shown = "{:.2f} {:.2f}".format(*low_mid(ratios[name]))
+        line = "  {:26} {:9.4f} {:9.4f} {:>12}".format(name, *low_mid(seconds), shown)
         print(line + (f" {peaks[name]:11.0f}" if peaks else ""))
     for name in (n for n in times if n.startswith("gradcli")):
         ratio = statistics.median(ratios[name])
         print(f"  {name} / {reference}, median = {ratio:.2f}, target <= {target}: "
               f"{verdict(ratio, target)}")  # fmt: skip
-
-
-def verdict(value, target):
-    return "met" if value <= target else "MISSED"
 
 
 def main() -> None:
@@ -441,7 +440,7 @@ def main() -> None:
     with_api = not args.no_gradcli and gradcli_has_api_points()
     print(f"numpy {np.__version__}; jax {'installed' if has_module('jax') else 'not installed'}")
     print(f"{points:,} points, {rounds} interleaved runs of each: fastest and median")
-    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(load_note("before"))
     if not with_gradcli:
         print("gradcli: skipped in whole processes (this gradcli has no --points)")
     if not with_api:
@@ -474,7 +473,7 @@ def main() -> None:
             times = jacobian_in_process(a, xs, rounds, with_api)
             title = f"jac: A @ tanh(x), n = 50, {jac_points:,} points, in one process"
             print_table(title, times, "numpy (floor)", TARGETS["grad"])
-    print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+    print("\n" + load_note("after"))
     if args.quick:
         print("(--quick: a smoke run; the targets are for the full sizes)")
 

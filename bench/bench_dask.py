@@ -30,24 +30,18 @@ import logging
 import os
 import re
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _report import load_note, low_mid, verdict  # noqa: E402
+
 SOURCE = "sin(x)*exp(-y**2) + x*y**3"
 THROUGHPUT_TARGET = 0.7  # the worker's rows a second over one process's, at least
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def verdict(ok: bool) -> str:
-    return "met" if ok else "MISSED"
-
-
-def load() -> str:
-    return f"{os.getloadavg()[0]:.2f}"
 
 
 def write_points(path: str, rows: int) -> None:
@@ -98,7 +92,7 @@ def run(args, worker=None) -> dict:
 
 
 def summary(values) -> str:
-    return f"{min(values):7.3f} {statistics.median(values):7.3f}"
+    return "{:7.3f} {:7.3f}".format(*low_mid(values))
 
 
 def main():
@@ -113,7 +107,7 @@ def main():
 
     from distributed import Client, LocalCluster
 
-    print(f"load average before: {load()} on {os.cpu_count()} cores")
+    print(load_note("before"))
     print(f"{rows:,} rows, chunks of {chunk:,} and {chunk // 10:,}, {repeats} paired repeats")
     with tempfile.TemporaryDirectory() as tmp:
         points = os.path.join(tmp, "p.csv")
@@ -171,14 +165,14 @@ def main():
     print(f"{'one process: whole CPU seconds':64} {summary([a['cpu'] for a in figures['alone']])}")
     print(f"{'the worker throughput / one process (higher is better)':64} "
           f"{summary(throughput)}  >= {THROUGHPUT_TARGET}: "
-          f"{verdict(statistics.median(throughput) >= THROUGHPUT_TARGET)}")  # fmt: skip
+          f"{verdict(low_mid(throughput)[1], THROUGHPUT_TARGET, at_least=True)}")  # fmt: skip
     print(f"{'Dask cost per chunk, ms (chunks of ' + format(chunk // 10, ',') + ' rows)':64} "
           f"{summary(per_chunk)}")  # fmt: skip
     print(f"{'Dask cost per chunk, CPU ms (worker and client)':64} {summary(per_chunk_cpu)}")
     print(f"{'--dask (own cluster) CPU / one process CPU, whole processes':64} "
           f"{summary(cpu_ratio)}")  # fmt: skip
     print(f"{'--dask: whole CPU seconds':64} {summary([d['cpu'] for d in whole['dask']])}")
-    print(f"load average after: {load()}")
+    print(load_note("after"))
 
 
 if __name__ == "__main__":

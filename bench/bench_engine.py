@@ -63,7 +63,9 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, _threads_from_argv())
 
 import numpy as np  # noqa: E402  (after the thread counts are set)
-from engine_alone import fourth_derivative  # noqa: E402  (this script's folder is on sys.path)
+from _report import load_average, verdict  # noqa: E402  (this script's folder is on sys.path)
+from _report import load_note as plain_load_note  # noqa: E402
+from engine_alone import fourth_derivative  # noqa: E402
 
 import gradcli  # noqa: E402
 from gradcli.autograd import functional as gradcli_functional  # noqa: E402
@@ -386,10 +388,8 @@ def blas_note():
 def load_note():
     # Multi-threaded BLAS calls stall for whole scheduler time slices when other
     # processes hold the cores: (c) and (d) are then far slower than on an idle machine.
-    cores = os.cpu_count() or 1
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    busy = "  (busy: BLAS-heavy timings are unreliable)" if load > 0.5 * cores else ""
-    return f"load average {load:.2f} on {cores} cores{busy}"
+    busy = load_average() > 0.5 * (os.cpu_count() or 1)
+    return plain_load_note() + ("  (busy: BLAS-heavy timings are unreliable)" if busy else "")
 
 
 def row(key, name, times):
@@ -407,10 +407,6 @@ def row(key, name, times):
         f"{name:36} {g:10.4f} {t:10.4f} {numpy_time} {vs_torch:>12} {floor:>12}  "
         f"gradcli/{baseline} <= {limit}: {verdict(ratio, limit)}"
     )
-
-
-def verdict(value, target):
-    return "met" if value <= target else "MISSED"
 
 
 def main():

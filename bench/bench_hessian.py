@@ -27,6 +27,7 @@ import gc  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
+from _report import load_note, low_mid, verdict  # noqa: E402  (this script's folder is on sys.path)
 
 import gradcli  # noqa: E402
 
@@ -54,12 +55,6 @@ def timed(run):
     start = time.perf_counter()
     run()
     return time.perf_counter() - start
-
-
-def load_note():
-    cores = os.cpu_count() or 1
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    return f"load average {load:.2f} on {cores} cores"
 
 
 def main():
@@ -95,14 +90,12 @@ def main():
         for _ in range(repeats):
             times["gradcli"].append(timed(ours))
             times["torch"].append(timed(theirs))
-        low = {k: min(v) for k, v in times.items()}
-        mid = {k: float(np.median(v)) for k, v in times.items()}
+        low, mid = ({k: low_mid(v)[i] for k, v in times.items()} for i in (0, 1))
         ratio = mid["gradcli"] / mid["torch"]
-        verdict = "met" if ratio <= TARGET else "NOT met"
         print(
             f"{n:>6} {low['gradcli']:12.4f} {mid['gradcli']:9.4f} {low['torch']:10.4f} "
             f"{mid['torch']:9.4f} {low['gradcli'] / low['torch']:10.2f} {ratio:7.2f}  "
-            f"gradcli/torch <= {TARGET}: {verdict}"
+            f"gradcli/torch <= {TARGET}: {verdict(ratio, TARGET)}"
         )
     print(load_note())
     if args.quick:

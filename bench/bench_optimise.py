@@ -27,10 +27,14 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _report import load_average, load_range, verdict  # noqa: E402
 
 TARGET = 2.0
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,7 +121,7 @@ def main() -> None:
     cases[f"minimize Rosenbrock, n = {N}"] = (gradcli_minimize, scipy_minimize)
     times = {(case, side): [] for case in cases for side in ("gradcli", "scipy")}
     shown = {}
-    loads = [os.getloadavg()[0]]
+    loads = [load_average()]
     for case, (ours, theirs) in cases.items():  # warm: imports, caches
         shown[case] = (ours(), theirs())
     for _ in range(rounds):
@@ -127,9 +131,9 @@ def main() -> None:
             with threadpool_limits(1):
                 spent, _ = timed(theirs)
             times[case, "scipy"].append(spent)
-        loads.append(os.getloadavg()[0])
+        loads.append(load_average())
     print(
-        f"{rounds} rounds, load average {min(loads):.2f}-{max(loads):.2f} on {os.cpu_count()} "
+        f"{rounds} rounds, load average {load_range(loads)} on {os.cpu_count()} "
         "cores; CPU time in ms (wall in brackets)"
     )
     print(f"  {'':30} {'gradcli min':>18} {'median':>18} {'SciPy min':>16} {'median':>16}"
@@ -142,10 +146,9 @@ def main() -> None:
             figures += [(min(cpu), min(wall)), (statistics.median(cpu), statistics.median(wall))]
         ratio_min = figures[0][0] / figures[2][0]
         ratio_median = figures[1][0] / figures[3][0]
-        met = "met" if ratio_median <= TARGET else "NOT met"
         cells = " ".join(f"{c * 1e3:8.2f} ({w * 1e3:7.2f})" for c, w in figures)
         print(f"  {case:30} {cells}  {ratio_min:9.2f} {ratio_median:6.2f}"
-              f"  target <= {TARGET:g}: {met}")  # fmt: skip
+              f"  target <= {TARGET:g}: {verdict(ratio_median, TARGET)}")  # fmt: skip
     print("results (gradcli | SciPy):")
     for case, (ours, theirs) in shown.items():
         print(f"  {case}: {_shown(ours)} | {_shown(theirs)}")

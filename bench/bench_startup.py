@@ -24,6 +24,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _report import load_note, low_mid, verdict  # noqa: E402
+
 EXPRESSION = ["grad", "(x+2)**2+3", "--x", "2"]
 TARGETS = {"json": 1.3, "table": 1.4}
 
@@ -69,7 +72,7 @@ def main() -> None:
     for command in [baseline, *commands.values()]:  # warm the caches (.pyc, disk)
         wall_time(command, env)
 
-    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(load_note("before"))
     times: dict[str, list[float]] = {"numpy": [], **{fmt: [] for fmt in commands}}
     ratios: dict[str, list[float]] = {fmt: [] for fmt in commands}
     cpu_ratios: dict[str, list[float]] = {fmt: [] for fmt in commands}
@@ -90,21 +93,21 @@ def main() -> None:
     for fmt in commands:
         shown = " ".join(["gradcli", *EXPRESSION[:1], repr(EXPRESSION[1]), *EXPRESSION[2:]])
         ratio = statistics.median(ratios[fmt])
-        verdict = "met" if ratio <= TARGETS[fmt] else "MISSED"
         print(f"  {shown + ' --format ' + fmt:<58} wall {_ms(times[fmt])}")
         print(
             f"  {'  ratio, wall':<58} {min(ratios[fmt]):.2f} {ratio:.2f}"
-            f"   (median <= {TARGETS[fmt]:.1f}: {verdict})"
+            f"   (median <= {TARGETS[fmt]:.1f}: {verdict(ratio, TARGETS[fmt])})"
         )
         print(
             f"  {'  ratio, CPU':<58} {min(cpu_ratios[fmt]):.2f} "
             f"{statistics.median(cpu_ratios[fmt]):.2f}"
         )
-    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    print(load_note("after"))
 
 
 def _ms(values: list[float]) -> str:
-    return f"{min(values) * 1e3:6.1f} ms {statistics.median(values) * 1e3:6.1f} ms"
+    low, mid = low_mid(values)
+    return f"{low * 1e3:6.1f} ms {mid * 1e3:6.1f} ms"
 
 
 if __name__ == "__main__":

@@ -40,7 +40,8 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _report import load_average, load_range, verdict  # noqa: E402
 from bench_startup import gradcli_command  # noqa: E402
 
 TARGET = 1.2
@@ -104,13 +105,13 @@ def processes(rounds: int) -> None:
     for w, way in runs:  # warm the caches (.pyc, disk)
         timed(work[w], ways[way])
     times = {run: [] for run in runs}
-    loads = [os.getloadavg()[0]]
+    loads = [load_average()]
     for _ in range(rounds):
         random.shuffle(runs)
         for w, way in runs:
             times[w, way].append(timed(work[w], ways[way]))
-        loads.append(os.getloadavg()[0])
-    print(f"{rounds} shuffled rounds, load average {min(loads):.2f}-{max(loads):.2f} "
+        loads.append(load_average())
+    print(f"{rounds} shuffled rounds, load average {load_range(loads)} "
           f"on {cores} cores; seconds")  # fmt: skip
     print(f"  {'':50} {'wall min':>8} {'median':>7} {'cpu min':>8} {'median':>7}"
           f"  {'cpu / one thread':>16}")  # fmt: skip
@@ -121,7 +122,7 @@ def processes(rounds: int) -> None:
             ratio = statistics.median(cpu) / one
             mark = ""
             if way == "gradcli's policy":
-                mark = f"  target <= {TARGET}: {'met' if ratio <= TARGET else 'NOT met'}"
+                mark = f"  target <= {TARGET}: {verdict(ratio, TARGET)}"
             figures = f"{min(wall):8.3f} {statistics.median(wall):7.3f} {min(cpu):8.3f} "
             figures += f"{statistics.median(cpu):7.3f}  {ratio:16.2f}{mark}"
             print(f"  {w + ', ' + way:50} {figures}")
@@ -136,7 +137,7 @@ def products(rounds: int) -> None:
     controller = ThreadpoolController()
     default = max(lib.num_threads for lib in controller.lib_controllers)
     rng = np.random.default_rng(0)
-    loads = [os.getloadavg()[0]]
+    loads = [load_average()]
     print(f"products, 1 thread against the default {default}, medians of {rounds} x 5 runs")
     print(f"  {'m x k x n':>18} {'multiply-adds':>13} {'1: wall ms':>10} {'cpu':>8} "
           f"{default}: {'wall ms':>8} {'cpu':>8}  {'wall ratio':>10}")  # fmt: skip
@@ -152,7 +153,7 @@ def products(rounds: int) -> None:
                         cpu, wall = time.process_time(), time.perf_counter()
                         a @ b
                         found[count].append((time.perf_counter() - wall, time.process_time() - cpu))
-        loads.append(os.getloadavg()[0])
+        loads.append(load_average())
         (w1, c1), (wd, cd) = (
             (statistics.median(w for w, _ in found[c]), statistics.median(c for _, c in found[c]))
             for c in (1, default)
@@ -168,7 +169,7 @@ def products(rounds: int) -> None:
               f"{pad} {wd * 1e3:8.3f} {cd * 1e3:8.3f}  {ratio:10.2f}")  # fmt: skip
     paid = "no size" if crossover is None else f"{crossover:.3g} multiply-adds"
     large = threads.LARGE_PRODUCT
-    print(f"  load average {min(loads):.2f}-{max(loads):.2f}; more threads paid (wall <= 0.8x) "
+    print(f"  load average {load_range(loads)}; more threads paid (wall <= 0.8x) "
           f"at every size from {paid}; gradcli's LARGE_PRODUCT is {large:.3g}")  # fmt: skip
 
 
