@@ -4,8 +4,9 @@ hand-written NumPy script that loads, computes and saves the same arrays.
 
 Each round runs both, in turn; the report gives the minimum and median of each
 one's wall, user and CPU (user + system) seconds and peak memory (max RSS), and
-of the ratios round by round. The targets: CPU and peak at most 1.3 times the
-script's. The outputs are compared first.
+of the ratios round by round, the load average through the rounds, and the targets
+(on the median ratio) as met or MISSED: CPU and peak at most 1.3 times the script's.
+The outputs are compared after the runs.
 
     python bench/bench_jacobian_npz.py              # 7 rounds
     python bench/bench_jacobian_npz.py --rounds 15
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -24,6 +24,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
+from _report import load_average, load_range, low_mid, print_table, ratios, target_note  # noqa: E402
 from bench_startup import gradcli_command  # noqa: E402
 
 TARGET = 1.3
@@ -68,29 +69,30 @@ def main() -> None:
                   f"{work}/theirs.npz"]  # fmt: skip
         run(ours), run(script)  # warm the caches
         times = {"gradcli": [], "numpy": []}
+        loads = [load_average()]
         for _ in range(rounds):
             times["gradcli"].append(run(ours))
             times["numpy"].append(run(script))
+            loads.append(load_average())
         # Checked after the runs: a child's peak counts its parent's at the fork.
         with np.load(f"{work}/ours.npz") as got, np.load(f"{work}/theirs.npz") as want:
             for key in want.files:  # (the value's sums are in another order)
                 np.testing.assert_allclose(got[key], want[key], rtol=1e-12, atol=1e-12)
-    print(f"{rounds} rounds, load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(f"{rounds} rounds (gradcli, then the script), load average {load_range(loads)} "
+          f"on {os.cpu_count()} cores; min / median")  # fmt: skip
     labels = ("wall s", "user s", "cpu s", "peak MiB")
-    for name, runs in times.items():
-        cells = "  ".join(
-            f"{label} {min(col):.3f} / {statistics.median(col):.3f}"
-            for label, col in zip(labels, zip(*runs))
-        )
-        print(f"  {name:8} (min / median)  {cells}")
+    rows = [
+        [name, *("{:.3g} / {:.3g}".format(*low_mid(col)) for col in zip(*runs))]
+        for name, runs in times.items()
+    ]
+    columns = [list(zip(*times[name])) for name in ("gradcli", "numpy")]
+    paired = ("{:.2f} / {:.2f}".format(*low_mid(ratios(g, n))) for g, n in zip(*columns))
+    rows.append(["gradcli / numpy", *paired])
+    print_table(["", *labels], rows)
     for i, label in enumerate(labels):
-        ratios = [g[i] / n[i] for g, n in zip(times["gradcli"], times["numpy"])]
-        mark = ""
         if label in ("cpu s", "peak MiB"):
-            met = statistics.median(ratios) <= TARGET
-            mark = f"  target <= {TARGET}: {'met' if met else 'NOT met'}"
-        low, mid = min(ratios), statistics.median(ratios)
-        print(f"  gradcli/numpy {label:9} min {low:.2f}  median {mid:.2f}{mark}")
+            ratio = low_mid(ratios(columns[0][i], columns[1][i]))[1]
+            print(f"  gradcli / numpy, {label}: {target_note(ratio, TARGET)}")
 
 
 if __name__ == "__main__":

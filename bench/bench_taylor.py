@@ -5,8 +5,9 @@ Taylor arithmetic (``gradcli/engine/jet.py``) propagates truncated power series
 through the program; nested reverse passes took 7.4 s for the three-variable case
 at order 10 and stopped at order 12. Each round runs every command once, in a
 shuffled order; the report gives each one's minimum and median wall and CPU time
-(user + system, the child's own accounting) over the rounds. The targets: each
-Taylor case under 0.5 s.
+(user + system, the child's own accounting) over the rounds, the load average
+through the rounds, and the targets (each Taylor case's median wall time at
+most 0.5 s) as met or MISSED.
 
     python bench/bench_taylor.py              # 10 rounds
     python bench/bench_taylor.py --rounds 20
@@ -18,12 +19,12 @@ import argparse
 import os
 import random
 import resource
-import statistics
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
+from _report import load_average, load_range, low_mid, print_table, verdict  # noqa: E402
 from bench_startup import gradcli_command  # noqa: E402
 
 TARGET = 0.5
@@ -63,25 +64,25 @@ def main() -> None:
     for command in commands.values():  # warm the caches (.pyc, disk)
         timed(command, env)
     times = {name: [] for name in commands}
+    loads = [load_average()]
     for _ in range(rounds):
         names = list(commands)
         random.shuffle(names)
         for name in names:
             times[name].append(timed(commands[name], env))
-    load = os.getloadavg()[0]
-    print(f"{rounds} shuffled rounds, load average {load:.2f} on {os.cpu_count()} cores")
-    print(f"  {'':34} {'wall min':>9} {'median':>8} {'cpu min':>9} {'median':>8}")
+        loads.append(load_average())
+    print(
+        f"{rounds} shuffled rounds, load average {load_range(loads)} on {os.cpu_count()} "
+        "cores; seconds of whole processes"
+    )
+    rows = []
     for name, runs in times.items():
         wall, cpu = zip(*runs)
         mark = ""
         if name.startswith(("taylor", "jvp")):
-            mark = (
-                f"  target < {TARGET} s: {'met' if statistics.median(wall) < TARGET else 'NOT met'}"
-            )
-        print(
-            f"  {name:34} {min(wall):9.3f} {statistics.median(wall):8.3f} "
-            f"{min(cpu):9.3f} {statistics.median(cpu):8.3f}{mark}"
-        )
+            mark = verdict(low_mid(wall)[1], TARGET)
+        rows.append([name, *(f"{t:.3f}" for t in (*low_mid(wall), *low_mid(cpu))), mark])
+    print_table(["", "wall min", "median", "cpu min", "median", f"median <= {TARGET} s"], rows)
 
 
 if __name__ == "__main__":
