@@ -12,6 +12,7 @@ import pytest
 from gradcli import api
 from gradcli.core import evaluation as evaluation_module
 from gradcli.core.many_points import PointsProgram, layout
+from gradcli.core.point_files import task as task_module
 from gradcli.core.point_files.task import PointsTask
 from gradcli.errors import GradcliError
 from gradcli.language import program as program_module
@@ -96,3 +97,31 @@ def test_a_compiled_program_takes_only_the_layout_it_was_compiled_for():
     np.testing.assert_allclose(program.at({"x": np.ones((3, 2))}).arrays["grad.x"], 2.0)
     with pytest.raises(GradcliError, match=r"x of shape \(3,\).*compiled for x of shape \(2,\)"):
         program.at({"x": np.ones((4, 3))})
+
+
+def test_a_chunk_evaluated_in_pieces_gives_every_row_its_own_derivatives(monkeypatch):
+    monkeypatch.setattr(task_module, "PIECE_ROWS", 4)  # 10 rows: pieces of 4, 4 and 2
+    rng = np.random.default_rng(0)
+    x, y = rng.uniform(-2, 2, 10), rng.uniform(-2, 2, 10)
+    got = PointsTask("grad", "sin(x)*exp(-y**2) + x*y**3")({"x": x, "y": y})
+    e = np.exp(-(y**2))
+    np.testing.assert_allclose(got["value"], np.sin(x) * e + x * y**3, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(got["grad.x"], np.cos(x) * e + y**3, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(
+        got["grad.y"], -2 * y * np.sin(x) * e + 3 * x * y**2, rtol=1e-12, atol=1e-13
+    )
+    assert not got["grad.x"].flags.writeable
+
+
+def test_pieces_draw_what_the_whole_chunk_draws_and_place_an_error_in_the_chunk(monkeypatch):
+    chunk = {"x": np.linspace(-1, 1, 9), "y": np.arange(9.0)}
+    whole = PointsTask("grad", "sum(randn(3)) * x**2 + y", seed=3)(chunk)
+    monkeypatch.setattr(task_module, "PIECE_ROWS", 2)
+    pieces = PointsTask("grad", "sum(randn(3)) * x**2 + y", seed=3)(chunk)
+    for name in whole:
+        np.testing.assert_array_equal(pieces[name], whole[name])
+    singular = np.tile(np.eye(2), (5, 1, 1))
+    singular[3] = [[1.0, 2.0], [2.0, 4.0]]  # row 3: in the second piece, its row 1
+    with pytest.raises(GradcliError, match="at point 3") as raised:
+        PointsTask("eval", "inverse(A)")({"A": singular})
+    assert raised.value.row == 3

@@ -11,10 +11,16 @@ import numpy as np
 
 from ...engine import limits
 from ...engine.limits import DEFAULT_MAX_ELEMENTS
+from ...errors import GradcliError
 from ..many_points import PointsProgram, layout
 from ..values import parse_value
 from .budget import CHUNK_LIMIT, bounded
 from .columns import inputs_from_columns
+
+#: Rows evaluated at once within a chunk: the evaluation's intermediates (a dozen
+#: arrays of the batch's length for a gradient) are held for this many rows, not for
+#: the whole chunk, which is read and written whole.
+PIECE_ROWS = 1 << 14
 
 
 class PointsTask:
@@ -98,7 +104,35 @@ class PointsTask:
         if self.notes is None:
             self.notes = tuple(n.message for n in self._program.evaluation.binding_notes)
         with limits.max_operations(self.max_operations), self._bounded():
-            return {**batch, **self._program.arrays(batch)}
+            return {**batch, **self._in_pieces(batch)}
+
+    def _in_pieces(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The program's arrays at every row of ``batch``, evaluated ``PIECE_ROWS`` rows
+        at a time into arrays of the whole chunk (points are evaluated independently)."""
+        rows = len(next(iter(batch.values()))) if batch else 0
+        if rows <= PIECE_ROWS:
+            return self._program.arrays(batch)
+        results: dict[str, np.ndarray] = {}
+        for at in range(0, rows, PIECE_ROWS):
+            piece = {name: a[at : at + PIECE_ROWS] for name, a in batch.items()}
+            try:
+                found = self._program.arrays(piece)
+            except GradcliError as error:
+                if getattr(error, "row", None) is not None:  # a row of the chunk, not the piece
+                    row = error.row
+                    error.message = error.message.replace(f"at point {row}", f"at point {row + at}")
+                    error.args, error.row = (error.message,), row + at
+                raise
+            if not results:
+                results = {n: np.empty((rows, *a.shape[1:]), a.dtype) for n, a in found.items()}
+            if any(results[n].shape[1:] != a.shape[1:] or results[n].dtype != a.dtype
+                   for n, a in found.items()):  # fmt: skip
+                return self._program.arrays(batch)  # pieces that differ: the chunk whole
+            for name, a in found.items():
+                results[name][at : at + len(a)] = a
+        for a in results.values():
+            a.flags.writeable = False  # as the program's own results
+        return results
 
     def _bounded(self):
         # A limit set around the call (the probe's of the first rows) stays in force.
