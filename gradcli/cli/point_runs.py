@@ -109,11 +109,9 @@ class _Run:
         self.started_in, self.threads = 0.0, 0
 
     def __call__(self, text: str, filename: str, bound):
-        from ..core.point_files.budget import return_freed_memory
         from ..core.point_files.progress import Progress
         from ..core.point_files.run import run
 
-        return_freed_memory()
         options, output = self.options, self.output
         fmt = options["fmt"] or ("table" if cli_common.stdout_is_terminal() else "csv")
         workers_read = _read_by_dask(options)

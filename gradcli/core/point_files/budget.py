@@ -283,31 +283,3 @@ def bounded(elements: int | None):
         yield
     finally:
         CHUNK_LIMIT.value = before
-
-
-#: Arrays at least this large are mapped on their own and given back when freed: a
-#: chunk's columns and results (800 KB at the default chunk), not the evaluation's
-#: pieces (``task.PIECE_ROWS`` rows, 128 KiB a float64 array), which reuse the heap.
-MMAP_THRESHOLD = 256 * 2**10
-
-
-def return_freed_memory() -> None:
-    """Have a streamed run's freed chunks go back to the system rather than be kept.
-
-    glibc's malloc raises its mmap threshold to the largest block freed (up to 32 MiB),
-    so a chunk's arrays, freed, stay in the heap and the next chunk's land beside them;
-    pyarrow's own allocator (mimalloc) keeps its pages too: the peak held a few chunks
-    where one is needed. A fixed threshold, and pyarrow allocating through malloc, keep
-    one. For the command line's runs only (a program that imports gradcli keeps its own
-    allocators), and a user's own ``MALLOC_MMAP_THRESHOLD_`` or
-    ``ARROW_DEFAULT_MEMORY_POOL`` is kept."""
-    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")  # read at pyarrow's first use
-    if "MALLOC_MMAP_THRESHOLD_" in os.environ or not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    try:
-        mallopt = ctypes.CDLL(None).mallopt  # glibc's; musl has none
-    except (AttributeError, OSError):
-        return
-    mallopt(-3, MMAP_THRESHOLD)  # M_MMAP_THRESHOLD
