@@ -125,8 +125,10 @@ class PointsTask:
                 raise
             if not results:
                 results = {n: np.empty((rows, *a.shape[1:]), a.dtype) for n, a in found.items()}
-            if any(results[n].shape[1:] != a.shape[1:] or results[n].dtype != a.dtype
-                   for n, a in found.items()):  # fmt: skip
+            if found.keys() != results.keys() or any(
+                results[n].shape[1:] != a.shape[1:] or results[n].dtype != a.dtype
+                for n, a in found.items()
+            ):
                 return self._program.arrays(batch)  # pieces that differ: the chunk whole
             for name, a in found.items():
                 results[name][at : at + len(a)] = a
