@@ -328,6 +328,13 @@ CASES = {
     "Parameter .data and detach": lambda m: (lambda p: (p.data, p.detach(), p * 1))(
         m.nn.Parameter(m.ones(2))
     ),
+    # ----- in-place view ops: their own grad_fn names -----
+    "in-place view names": lambda m: [
+        (lambda y: (eval("y." + call), y.grad_fn.name(), y.shape)[1:])(
+            m.ones(1, 3, requires_grad=True) * 2
+        )
+        for call in ("transpose_(0, 1)", "t_()", "squeeze_()", "squeeze_(0)", "unsqueeze_(1)")
+    ],
 }
 
 

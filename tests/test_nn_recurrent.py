@@ -85,10 +85,6 @@ def _compare(text, dtype, with_state, batched=True, cell=False):
 @pytest.mark.parametrize("text", list(LAYERS.values()), ids=list(LAYERS))
 def test_a_recurrent_layer_gives_pytorchs_outputs_and_gradients_in_float64(text, with_state):
     ours, theirs = _compare(text, "float64", with_state)
-    if "batch_first" in text and "LSTM" not in text:
-        # PyTorch's RNN and GRU transpose their output in place (TransposeBackward1);
-        # gradcli's in-place transpose_ shows the out-of-place name.
-        theirs[0] = theirs[0].replace("Backward1", "Backward0")
     assert ours == theirs
 
 

@@ -7,7 +7,8 @@ layer), so the same seed gives PyTorch's weights. A layer applies the input weig
 whole sequence at once, then steps the cell with ``linear(h, w_hh, b_hh) + x_t W_ih^T``;
 the gates and their order of operations are PyTorch's, so the float64 numbers agree to
 the last few bits and the ``grad_fn`` a tutorial prints (``StackBackward0``, ``CatBackward0``
-for two directions, ``TransposeBackward0`` with ``batch_first``) is PyTorch's.
+for two directions, ``TransposeBackward0`` or ``1`` with ``batch_first``) is PyTorch's, but
+for float32 LSTMs, which PyTorch runs in oneDNN's kernel (``MkldnnRnnLayerBackward0``).
 """
 
 from __future__ import annotations
@@ -226,8 +227,8 @@ class RNNBase(Module):
         if not batched:
             output = output.squeeze(1)
             hidden = tuple(h.squeeze(1) for h in hidden) if lstm else hidden.squeeze(1)
-        elif self.batch_first:
-            output = output.transpose(0, 1)
+        elif self.batch_first:  # PyTorch's RNN and GRU transpose in place, its LSTM not
+            output = output.transpose(0, 1) if lstm else output.transpose_(0, 1)
         return output, hidden
 
     def extra_repr(self):
