@@ -7,8 +7,8 @@ layer), so the same seed gives PyTorch's weights. A layer applies the input weig
 whole sequence at once, then steps the cell with ``linear(h, w_hh, b_hh) + x_t W_ih^T``;
 the gates and their order of operations are PyTorch's, so the float64 numbers agree to
 the last few bits and the ``grad_fn`` a tutorial prints (``StackBackward0``, ``CatBackward0``
-for two directions, ``TransposeBackward0`` or ``1`` with ``batch_first``) is PyTorch's, but
-for float32 LSTMs, which PyTorch runs in oneDNN's kernel (``MkldnnRnnLayerBackward0``).
+for two directions, ``TransposeBackward0`` or ``1`` with ``batch_first``, a float32 LSTM's
+``MkldnnRnnLayerBackward0``, the node of the oneDNN kernel PyTorch runs it in) is PyTorch's.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ import numbers
 import warnings
 from types import SimpleNamespace
 
+from ..engine.dtypes import float32
 from ..engine.ops import LIBRARY
+from ..engine.ops.conversion import recorded_as
 from ..errors import EngineError, GradcliTypeError, GradcliValueError, NotImplementedByGradcli
 from . import functional as F
 from . import init
@@ -217,6 +219,8 @@ class RNNBase(Module):
             hx = self._checked_hidden(hx, batched, batch)
         states = list(zip(hx[0].unbind(0), hx[1].unbind(0))) if lstm else hx.unbind(0)
         output, finals = self._run(input, states)
+        if lstm and not self.bidirectional and input.dtype == float32:
+            recorded_as(output, "MkldnnRnnLayerBackward0")  # PyTorch's oneDNN kernel's node
         if lstm:
             hidden = (
                 torch.stack([h for h, _ in finals], 0),

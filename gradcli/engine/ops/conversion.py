@@ -414,19 +414,32 @@ _TWINS = {}
 
 
 def _in_place_twin(overload):
-    """``overload`` recorded under its in-place name: the same rules, another grad_fn."""
+    """``overload`` recorded under its in-place name."""
     name = _IN_PLACE_NAMES.get(overload.grad_fn)
-    if name is None:
-        return overload
-    twin = _TWINS.get(id(overload))
+    return overload if name is None else _twin(overload, name)
+
+
+def _twin(overload, name):
+    """``overload`` under another grad_fn name: the same rules."""
+    twin = _TWINS.get((id(overload), name))
     if twin is None:
         twin = object.__new__(type(overload))
         for slot in type(overload).__slots__:
             if hasattr(overload, slot):
                 setattr(twin, slot, getattr(overload, slot))
         twin.grad_fn, twin._shown_class = name, None
-        _TWINS[id(overload)] = twin
+        _TWINS[id(overload), name] = twin
     return twin
+
+
+def recorded_as(tensor, grad_fn_name):
+    """``tensor``'s node shown as ``grad_fn_name``: what PyTorch records for a result its
+    fused kernel computes (a float32 LSTM's ``MkldnnRnnLayerBackward0``) where gradcli
+    composes ops. Call it before the node is first shown."""
+    node = tensor._grad_fn
+    if node is not None:
+        node.op = _twin(node.op, grad_fn_name)
+    return tensor
 
 
 def in_place_label(name):
