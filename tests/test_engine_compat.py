@@ -366,6 +366,8 @@ def test_an_optimiser_gradcli_lacks_yet_is_an_error_that_names_the_ones_it_has()
     lacking = "no torch.optim.SparseAdam yet: .*SGD, Adadelta, Adagrad"
     with pytest.raises(NotImplementedError, match=lacking):
         gradcli.optim.SparseAdam  # noqa: B018
+    with pytest.raises(NotImplementedError, match="no torch.optim.lr_scheduler.PolynomialLR"):
+        exec("from gradcli.optim.lr_scheduler import PolynomialLR", {})
     with pytest.raises(AttributeError):
         gradcli.nn.no_such_function  # noqa: B018
 

@@ -11,7 +11,7 @@ import math
 from bisect import bisect_right
 from functools import partial
 
-from ..errors import GradcliTypeError, GradcliValueError
+from ..errors import GradcliTypeError, GradcliValueError, NotImplementedByGradcli
 from .optimizer import Optimizer
 
 __all__ = ["ConstantLR", "CosineAnnealingLR", "CyclicLR", "ExponentialLR", "LRScheduler",
@@ -589,3 +589,12 @@ class OneCycleLR(LRScheduler):
 def _phase(end_step, start_lr, end_lr, start_momentum, end_momentum):
     return dict(end_step=end_step, start_lr=start_lr, end_lr=end_lr,
                 start_momentum=start_momentum, end_momentum=end_momentum)  # fmt: skip
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise NotImplementedByGradcli(
+        f"gradcli has no torch.optim.lr_scheduler.{name} yet: the schedulers it has are "
+        + ", ".join(n for n in __all__ if n != "LRScheduler")
+    )
