@@ -6,9 +6,11 @@ from __future__ import annotations
 from ..errors import NotImplementedByGradcli
 from . import lr_scheduler as lr_scheduler
 from .algorithms import SGD, Adadelta, Adagrad, Adam, AdamW, RMSprop
+from .lbfgs import LBFGS
 from .optimizer import Optimizer
 
-__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = ["LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop",
+           "lr_scheduler"]  # fmt: skip
 
 
 def __getattr__(name):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import copy
 from collections import defaultdict
 
+import numpy as np
+
 from ..engine.dtypes import float32, float64, get_default_dtype
 from ..engine.ops import LIBRARY
 from ..engine.state import enable_grad, no_grad
@@ -40,6 +42,34 @@ def addcmul_(x, a, b, value=1.0):
 def addcdiv_(x, a, b, value=1.0):
     """``x += value * a / b``."""
     return x.add_(a * value / b)
+
+
+def _fused_multiply_add(a, b, c):
+    """``a * b + c`` rounded once, as the fused multiply-add of PyTorch's vectorised kernel:
+    the product's rounding error (Dekker's split) and the sum's (Knuth's two-sum) added back.
+    Float32 is exact in float64's product, then rounded to float32."""
+    if c.dtype != np.float64:
+        return (np.float64(a) * b.astype(np.float64) + c).astype(c.dtype)
+    product = a * b
+    split = 134217729.0  # 2**27 + 1: halves of 26 bits whose products are exact
+    a_big, b_big = split * a, split * b
+    a_high, b_high = a_big - (a_big - a), b_big - (b_big - b)
+    a_low, b_low = a - a_high, b - b_high
+    product_error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+    total = product + c
+    back = total - product
+    sum_error = (product - (total - back)) + (c - back)
+    with np.errstate(invalid="ignore"):
+        fused = total + (product_error + sum_error)
+    return np.where(np.isfinite(fused), fused, product + c)
+
+
+def add_scaled_(x, other, alpha):
+    """``x += alpha * other`` as PyTorch's ``add_(other, alpha=alpha)`` on the CPU: one fused
+    multiply-add per entry, so ``alpha * other`` is not rounded on its own."""
+    data = x.numpy()
+    fused = _fused_multiply_add(np.float64(alpha), other.numpy(), data)
+    return x.copy_(LIBRARY["from_numpy"](np.ascontiguousarray(fused, dtype=data.dtype)))
 
 
 def lerp_(x, end, weight):

@@ -356,6 +356,8 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
             out = to_dtype(out, target._data.dtype)
         saved.modified(target, target._data)
         target._data = out._data
+        if reshapes and out._grad_fn is not None:  # renamed before it is shown
+            out._grad_fn.op = _in_place_twin(out._grad_fn.op)
         target.grad_fn = out.grad_fn
         target.requires_grad = out.requires_grad
         if dual is not None:
@@ -400,6 +402,44 @@ def apply_inplace(target, fn, args=(), kwargs=None, *, assigns=False, reshapes=F
     data[...] = value
     saved.modified(target, data)
     return target
+
+
+# PyTorch records an in-place view op under a name of its own: x.transpose_(0, 1) is
+# TransposeBackward1 where x.transpose(0, 1) is TransposeBackward0.
+_IN_PLACE_NAMES = {"TransposeBackward0": "TransposeBackward1", "TBackward0": "TBackward1",
+                   "UnsqueezeBackward0": "UnsqueezeBackward1",
+                   "SqueezeBackward0": "SqueezeBackward3", "SqueezeBackward1": "SqueezeBackward4",
+                   "SqueezeBackward2": "SqueezeBackward5"}  # fmt: skip
+_TWINS = {}
+
+
+def _in_place_twin(overload):
+    """``overload`` recorded under its in-place name."""
+    name = _IN_PLACE_NAMES.get(overload.grad_fn)
+    return overload if name is None else _twin(overload, name)
+
+
+def _twin(overload, name):
+    """``overload`` under another grad_fn name: the same rules."""
+    twin = _TWINS.get((id(overload), name))
+    if twin is None:
+        twin = object.__new__(type(overload))
+        for slot in type(overload).__slots__:
+            if hasattr(overload, slot):
+                setattr(twin, slot, getattr(overload, slot))
+        twin.grad_fn, twin._shown_class = name, None
+        _TWINS[id(overload), name] = twin
+    return twin
+
+
+def recorded_as(tensor, grad_fn_name):
+    """``tensor``'s node shown as ``grad_fn_name``: what PyTorch records for a result its
+    fused kernel computes (a float32 LSTM's ``MkldnnRnnLayerBackward0``) where gradcli
+    composes ops. Call it before the node is first shown."""
+    node = tensor._grad_fn
+    if node is not None:
+        node.op = _twin(node.op, grad_fn_name)
+    return tensor
 
 
 def in_place_label(name):
