@@ -25,7 +25,7 @@ from .activation import (
     Softsign,
     Tanh,
 )
-from .containers import ModuleDict, ModuleList, Sequential
+from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .convolution import AvgPool2d, Conv1d, Conv2d, MaxPool2d
 from .layers import (
     BatchNorm1d,
@@ -58,8 +58,9 @@ __all__ = [
     "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten",
     "GELU", "HuberLoss", "Identity", "KLDivLoss", "L1Loss", "LayerNorm", "LeakyReLU",
     "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList",
-    "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss",
-    "Softmax", "Softplus", "Softsign", "Tanh", "Unflatten", "functional", "init", "utils",
+    "NLLLoss", "Parameter", "ParameterDict", "ParameterList", "ReLU", "Sequential", "SiLU",
+    "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus", "Softsign", "Tanh", "Unflatten",
+    "functional", "init", "utils",
 ]  # fmt: skip
 
 MISSING = "gradcli has no {name} yet: {what} it has are listed in docs/library.md"
