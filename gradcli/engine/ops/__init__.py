@@ -27,6 +27,7 @@ from . import (
     losses,
     matrix_norms,
     nn,
+    normalization,
     ordering,
     products,
     reductions,
@@ -67,6 +68,7 @@ TABLES = tuple(
         scatter,
         layers,
         convolution,
+        normalization,
         nn,
         losses,
     )
