@@ -311,6 +311,15 @@ def _hook_writes_in_place(m):
         lambda a, d, e: a * 3 + d + e,
         lambda a, d, e: e + a * 3 + d,
         lambda a, d, e: a * 3 - d,
+        # sum's gradient is one number spread by a view, then split by stack or cat: the
+        # hook writes the number every view reads, leaves' views too.
+        lambda a, d, e: m.stack([a * 3, d]).sum(),
+        lambda a, d, e: m.stack([d, a]).sum(),
+        lambda a, d, e: m.cat([(a * 3).reshape(1), d.reshape(1), e.reshape(1)]).sum(),
+        lambda a, d, e: m.stack([a * 3, d]).sum() * 2 + e,
+        lambda a, d, e: a.sum() + d.sum(),
+        lambda a, d, e: m.stack([a * 3, d]).mean(),  # mean's gradient divides: a new number
+        lambda a, d, e: (m.stack([a * 3, d]) * 2).sum(),
     ):
         a, d, e = (m.tensor(v, requires_grad=True) for v in (1.0, 2.0, 2.0))
         d.register_hook(lambda g: g.mul_(100))
