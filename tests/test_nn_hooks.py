@@ -101,3 +101,28 @@ r.sum().backward()
 
 def test_module_backward_hooks_see_and_replace_pytorchs_gradients():
     assert run(HOOKS, gradcli) == run(HOOKS, torch)
+
+
+FUNCTION = """
+class BackwardHookFunction(torch.autograd.Function):
+    # PyTorch's own (torch/nn/modules/_functions.py): the inputs returned as they are
+    @staticmethod
+    def forward(ctx, *args):
+        ctx.mark_non_differentiable(*[arg for arg in args if not arg.requires_grad])
+        return args
+
+    @staticmethod
+    def backward(ctx, *args):
+        return args
+
+x = torch.tensor([1., 2.], requires_grad=True)
+y = torch.tensor([3., 4.])
+a, b = BackwardHookFunction.apply(x, y)
+print(a, b, b.grad_fn, b.requires_grad, a.grad_fn.name())
+(a * 3).sum().backward()
+print(x.grad)
+"""
+
+
+def test_an_input_returned_and_marked_non_differentiable_is_off_the_graph():
+    assert run(FUNCTION, gradcli) == run(FUNCTION, torch)
