@@ -25,9 +25,12 @@ import types
 
 import gradcli
 
+from .engine.tensor import Tensor
 from .errors import EXIT_BROKEN_PIPE
+from .nn import Parameter
 
-__all__ = ["MissingTorchModule", "resolve", "torch_import", "run_program"]
+__all__ = ["MissingTorchModule", "ProgramType", "program_builtins", "resolve", "run_program",
+           "torch_import"]  # fmt: skip
 
 
 class MissingTorchModule(ModuleNotFoundError):
@@ -90,6 +93,42 @@ _PYTORCH_NAMED = re.compile(
 )
 
 
+class _ProgramTypeClass(type):
+    """What makes ``ProgramType`` the builtin ``type`` in every use but one."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is not ProgramType:  # a program's own metaclass, derived from type
+            return super().__call__(*args, **kwargs)
+        if len(args) == 1 and not kwargs:
+            value = args[0]
+            if builtins.type(value) is Tensor and value._is_parameter():
+                return Parameter
+            return cls if value is cls else builtins.type(value)
+        return builtins.type(*args, **kwargs)
+
+    def __instancecheck__(cls, value):
+        return isinstance(value, type) if cls is ProgramType else super().__instancecheck__(value)
+
+    def __subclasscheck__(cls, other):
+        return issubclass(other, type) if cls is ProgramType else super().__subclasscheck__(other)
+
+    def __repr__(cls):
+        return "<class 'type'>" if cls is ProgramType else super().__repr__()
+
+
+class ProgramType(type, metaclass=_ProgramTypeClass):
+    """``type`` as a program sees it: a parameter's class is ``nn.Parameter``, as
+    PyTorch's (gradcli keeps a parameter a plain tensor, the one class its engine knows)."""
+
+
+ProgramType.__name__ = ProgramType.__qualname__ = "type"
+
+
+def program_builtins() -> dict:
+    """The builtins a program runs with: ``torch`` imported as gradcli, and ``type``."""
+    return dict(vars(builtins), __import__=torch_import, type=ProgramType)
+
+
 def run_program(path: str, argv=()) -> int:
     """Run the PyTorch program at ``path`` as ``python path argv...`` would, on gradcli.
 
@@ -102,7 +141,7 @@ def run_program(path: str, argv=()) -> int:
     namespace = {
         "__name__": "__main__",
         "__file__": path,
-        "__builtins__": dict(vars(builtins), __import__=torch_import),
+        "__builtins__": program_builtins(),
     }
     saved_argv, saved_path = sys.argv, list(sys.path)
     sys.argv = [path, *argv]

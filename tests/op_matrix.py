@@ -94,6 +94,11 @@ REFERENCES = {
     "polygamma_op": lambda input, n: torch.polygamma(n, input),  # noqa: A006
     "cross_op": lambda input, other, dim: torch.linalg.cross(input, other, dim=dim),  # noqa: A006
     "logabsdet": lambda input: torch.linalg.slogdet(input)[1],  # noqa: A006
+    # torch.batch_norm is aten's (weight and bias first); F.layer_norm and F.group_norm
+    # take no cudnn flag.
+    "batch_norm": lambda *a, **k: torch.nn.functional.batch_norm(*a, **k),
+    "layer_norm": lambda *a, **k: torch.nn.functional.layer_norm(*a, **k),
+    "group_norm": lambda *a, **k: torch.nn.functional.group_norm(*a, **k),
     # Square: the samples' rows and cols are the input's last size.
     "diag_embed": lambda input, rows, cols: torch.diag_embed(input),  # noqa: A006
 }

@@ -311,6 +311,15 @@ def _hook_writes_in_place(m):
         lambda a, d, e: a * 3 + d + e,
         lambda a, d, e: e + a * 3 + d,
         lambda a, d, e: a * 3 - d,
+        # sum's gradient is one number spread by a view, then split by stack or cat: the
+        # hook writes the number every view reads, leaves' views too.
+        lambda a, d, e: m.stack([a * 3, d]).sum(),
+        lambda a, d, e: m.stack([d, a]).sum(),
+        lambda a, d, e: m.cat([(a * 3).reshape(1), d.reshape(1), e.reshape(1)]).sum(),
+        lambda a, d, e: m.stack([a * 3, d]).sum() * 2 + e,
+        lambda a, d, e: a.sum() + d.sum(),
+        lambda a, d, e: m.stack([a * 3, d]).mean(),  # mean's gradient divides: a new number
+        lambda a, d, e: (m.stack([a * 3, d]) * 2).sum(),
     ):
         a, d, e = (m.tensor(v, requires_grad=True) for v in (1.0, 2.0, 2.0))
         d.register_hook(lambda g: g.mul_(100))
@@ -342,3 +351,25 @@ def _per_sample_grads(m):
 def test_vmap_of_grad_keeps_pytorch_s_signed_zeros_and_node():
     assert _per_sample_grads(gradcli) == _per_sample_grads(torch)
     assert "grad_fn=<MulBackward0>" in _per_sample_grads(torch)[1]
+
+
+def _matrix_times_points(m):
+    # The same with a matrix times each sample's vector: PyTorch's rule is mv's, whose
+    # gradient for the matrix is an outer product (-0. kept), for the vector a product of
+    # the points (PermuteBackward0).
+    W = m.tensor([[1.0, -2.0], [-3.0, 4.0], [0.5, -1.0]])
+    X = m.tensor([[1.0, 1.0], [-1.0, -1.0], [2.0, -3.0], [-5.0, 0.1]])
+    shown = []
+    for weights in (W, W.clone().requires_grad_()):
+        for argnums in (0, 1):
+            one = m.func.grad(lambda w, x: m.relu(w @ x).sum(), argnums=argnums)
+            shown.append(repr(m.func.vmap(one, in_dims=(None, 0))(weights, X)))
+    each = m.func.grad(lambda w, x: (w @ x).pow(2).sum())
+    shown.append(repr(m.func.vmap(each)(m.stack([W, -W, W * 0, W]), X)))
+    return shown
+
+
+def test_vmap_of_grad_of_a_matrix_times_each_vector_keeps_pytorch_s_zeros_and_nodes():
+    ours, theirs = _matrix_times_points(gradcli), _matrix_times_points(torch)
+    assert ours == theirs
+    assert "-0." in theirs[0] and "grad_fn=<MulBackward0>" in theirs[2]

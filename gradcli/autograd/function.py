@@ -425,6 +425,7 @@ def _record(ctx, args, output):
     for j, out in enumerate(outs):
         if type(out) is not Tensor:
             continue
+        given = out  # as forward returned it, which mark_non_differentiable named
         if any(out is d for d in dirty):
             if out.grad_fn is None and out.requires_grad:
                 raise EngineError(_DIRTY_LEAF)
@@ -434,7 +435,7 @@ def _record(ctx, args, output):
             saved.modified(out, out._data)
         elif _is_input(out, args):
             outs[j] = out = _alias(out)
-        if any(out is n for n in non_diff) or out._data.dtype.kind not in "fc":
+        if any(given is n for n in non_diff) or out._data.dtype.kind not in "fc":
             out.requires_grad = False
             out.grad_fn = None
             continue

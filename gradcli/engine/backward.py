@@ -258,7 +258,10 @@ def _leaf_reached(leaf, hooked, leaf_grads, node_grads, create_graph):
         entry[1] = run_hooks(leaf._hooks, g, create_graph)
         entry.append(HOOKS_RAN)
         return
-    if type(g) is not np.ndarray or not g.flags.writeable:
+    through = _written_through(g)
+    if through is not None:
+        g = through
+    elif type(g) is not np.ndarray or not g.flags.writeable:
         # A NumPy scalar (of 0-d arithmetic) or a broadcast view: an array the hook can
         # write, given to the nodes waiting on the same value as well.
         shared, g = g, np.array(g)
@@ -270,6 +273,24 @@ def _leaf_reached(leaf, hooked, leaf_grads, node_grads, create_graph):
             other[1] = g.copy()
     entry[1] = run_hooks(leaf._hooks, g, create_graph)
     entry.append(HOOKS_RAN)
+
+
+def _written_through(g):
+    """A writeable view of the one number a read-only view ``g`` reads, or None.
+
+    A 0-d gradient that a rule spread by a view (sum's: PyTorch's expand), then split
+    (stack's unbind, cat's slices), is one number every view reads, in PyTorch as here:
+    a hook that writes its view in place changes what the others read, the other
+    operands' gradients and the leaves that took a view (``torch.stack([a * 3,
+    d]).sum()`` with d's hook ``g.mul_(100)`` gives a.grad 300)."""
+    if type(g) is not np.ndarray or g.flags.writeable or g.size != 1:
+        return None
+    root = g
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root.size != 1 or not root.flags.writeable:
+        return None
+    return root.reshape(g.shape)
 
 
 HOOKS_RAN = "hooks ran"  # the mark of a leaf_grads entry whose leaf's hooks have run

@@ -114,7 +114,14 @@ class UntrackedCounter(list):
     __slots__ = ()
 
 
-class Tensor:
+class _TensorClass(type):
+    """The class of Tensor: ``type(x)`` prints ``<class 'torch.Tensor'>``, as PyTorch's."""
+
+    def __repr__(cls):
+        return "<class 'torch.Tensor'>" if cls.__name__ == "Tensor" else super().__repr__()
+
+
+class Tensor(metaclass=_TensorClass):
     """An n-dimensional array that can record the operations applied to it."""
 
     # _hooks, _parameter and _vc (the version counter) are set on first use: most tensors

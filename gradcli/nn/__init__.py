@@ -25,8 +25,19 @@ from .activation import (
     Softsign,
     Tanh,
 )
-from .containers import ModuleDict, ModuleList, Sequential
-from .convolution import AvgPool2d, Conv1d, Conv2d, MaxPool2d
+from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .convolution import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    Conv1d,
+    Conv2d,
+    MaxPool1d,
+    MaxPool2d,
+)
 from .layers import (
     BatchNorm1d,
     BatchNorm2d,
@@ -34,6 +45,7 @@ from .layers import (
     Dropout,
     Embedding,
     Flatten,
+    GroupNorm,
     Identity,
     LayerNorm,
     Linear,
@@ -55,13 +67,15 @@ from .parameter import Parameter
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
 __all__ = [
-    "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "Bilinear",
-    "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten",
-    "GELU", "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase",
-    "HuberLoss", "Identity", "KLDivLoss", "L1Loss", "LayerNorm", "LeakyReLU",
-    "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList",
-    "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss",
-    "Softmax", "Softplus", "Softsign", "Tanh", "Unflatten", "functional", "init", "utils",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+    "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
+    "Bilinear", "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout", "ELU", "Embedding",
+    "Flatten", "GELU", "GRU", "GRUCell", "GroupNorm", "HuberLoss", "Identity", "KLDivLoss",
+    "L1Loss", "LSTM", "LSTMCell", "LayerNorm", "LeakyReLU", "Linear", "LogSoftmax",
+    "MSELoss", "MaxPool1d", "MaxPool2d", "Module", "ModuleDict", "ModuleList", "NLLLoss",
+    "Parameter", "ParameterDict", "ParameterList", "RNN", "RNNBase", "RNNCell",
+    "RNNCellBase", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax",
+    "Softplus", "Softsign", "Tanh", "Unflatten", "functional", "init", "utils",
 ]  # fmt: skip
 
 MISSING = "gradcli has no {name} yet: {what} it has are listed in docs/library.md"

@@ -1,13 +1,16 @@
-"""``torch.nn``'s containers: Sequential, ModuleList and ModuleDict."""
+"""``torch.nn``'s containers: Sequential, ModuleList, ModuleDict, ParameterList and
+ParameterDict."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
 
-from ..errors import GradcliTypeError
+from ..engine.tensor import Tensor
+from ..errors import EngineError, GradcliTypeError
 from .module import Module, addindent
+from .parameter import Parameter
 
-__all__ = ["ModuleDict", "ModuleList", "Sequential"]
+__all__ = ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
 
 
 def _index(index, length, kind):
@@ -175,3 +178,141 @@ class ModuleDict(Module):
         items = modules.items() if hasattr(modules, "items") else modules
         for key, module in items:
             self[key] = module
+
+
+def _as_parameter(value):
+    # As PyTorch's: a plain tensor put in a parameter container becomes a Parameter.
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+def _described(value, dtype_text):
+    if isinstance(value, Tensor):
+        kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+        size = "x".join(str(n) for n in value.shape)
+        return f"{kind} containing: [{dtype_text(value)} of size {size}]"
+    return "Object of type: " + type(value).__name__
+
+
+class ParameterList(Module):
+    """A list of parameters, registered as ``0``, ``1``, ..."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        object.__setattr__(self, "_size", 0)
+        if values is not None:
+            self += values
+
+    def _name(self, index):
+        return str(_index(index, self._size, "ParameterList"))
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return type(self)([self[i] for i in range(self._size)[index]])
+        return getattr(self, self._name(index))
+
+    def __setitem__(self, index, value):
+        setattr(self, self._name(index), _as_parameter(value))
+
+    def __len__(self):
+        return self._size
+
+    def __iter__(self):
+        return (self[i] for i in range(self._size))
+
+    def __iadd__(self, values):
+        return self.extend(values)
+
+    def append(self, value):
+        object.__setattr__(self, "_size", self._size + 1)
+        self[self._size - 1] = value
+        return self
+
+    def extend(self, values):
+        if not hasattr(values, "__iter__") or isinstance(values, Tensor):
+            raise GradcliTypeError(
+                "ParameterList.extend should be called with an iterable, but got "
+                + type(values).__name__
+            )
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self):
+        return "\n".join(
+            f"  ({i}): " + _described(value, lambda t: str(t.dtype)) for i, value in enumerate(self)
+        )
+
+    def __call__(self, *args, **kwargs):
+        raise EngineError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    """A dict of parameters, registered under their keys."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        object.__setattr__(self, "_keys", {})
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def __setitem__(self, key, value):
+        self._keys[key] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key):
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self):
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __reversed__(self):
+        return reversed(list(self._keys))
+
+    def __contains__(self, key):
+        return key in self._keys
+
+    def keys(self):
+        return self._keys.keys()
+
+    def items(self):
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self):
+        return (self[k] for k in self._keys)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+    def clear(self):
+        for key in list(self._keys):
+            del self[key]
+
+    def copy(self):
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def update(self, values):
+        items = values.items() if hasattr(values, "items") else values
+        for key, value in items:
+            self[key] = value
+
+    def extra_repr(self):
+        return "\n".join(
+            f"  ({key}): " + _described(value, lambda t: t.type()) for key, value in self.items()
+        )
+
+    def __call__(self, input):
+        raise EngineError("ParameterDict should not be called.")

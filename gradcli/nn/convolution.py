@@ -1,4 +1,5 @@
-"""``torch.nn``'s convolution and pooling layers: Conv1d, Conv2d, MaxPool2d, AvgPool2d;
+"""``torch.nn``'s convolution and pooling layers: Conv1d, Conv2d, MaxPool1d/2d, AvgPool1d/2d,
+the adaptive poolings;
 a convolution's weight and bias drawn as PyTorch's from the same generator, and each
 printed as PyTorch prints it."""
 
@@ -14,7 +15,8 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["AvgPool2d", "Conv1d", "Conv2d", "MaxPool2d"]
+__all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+           "AvgPool1d", "AvgPool2d", "Conv1d", "Conv2d", "MaxPool1d", "MaxPool2d"]  # fmt: skip
 
 torch = SimpleNamespace(**LIBRARY)
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -115,7 +117,7 @@ class Conv2d(_ConvNd):
     k = 2
 
 
-class MaxPool2d(Module):
+class _MaxPoolNd(Module):
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):  # fmt: skip
         super().__init__()
@@ -125,7 +127,8 @@ class MaxPool2d(Module):
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, input):
-        return F.max_pool2d(
+        pool = F.max_pool1d if self.k == 1 else F.max_pool2d
+        return pool(
             input, self.kernel_size, self.stride, self.padding, self.dilation,
             ceil_mode=self.ceil_mode, return_indices=self.return_indices,
         )  # fmt: skip
@@ -133,6 +136,66 @@ class MaxPool2d(Module):
     def extra_repr(self):
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")  # fmt: skip
+
+
+class MaxPool1d(_MaxPoolNd):
+    k = 1
+
+
+class MaxPool2d(_MaxPoolNd):
+    k = 2
+
+
+class AvgPool1d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True):  # fmt: skip
+        super().__init__()
+        self.kernel_size = _ntuple(kernel_size, 1)
+        self.stride = _ntuple(stride if stride is not None else kernel_size, 1)
+        self.padding = _ntuple(padding, 1)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)  # fmt: skip
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _AdaptivePool(Module):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size = output_size
+        if self.returns_indices:
+            self.return_indices = return_indices
+
+    returns_indices = False
+
+    def forward(self, input):
+        pool = getattr(F, self.function)
+        if self.returns_indices:
+            return pool(input, self.output_size, self.return_indices)
+        return pool(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptivePool):
+    function = "adaptive_avg_pool1d"
+
+
+class AdaptiveAvgPool2d(_AdaptivePool):
+    function = "adaptive_avg_pool2d"
+
+
+class AdaptiveMaxPool1d(_AdaptivePool):
+    function, returns_indices = "adaptive_max_pool1d", True
+
+
+class AdaptiveMaxPool2d(_AdaptivePool):
+    function, returns_indices = "adaptive_max_pool2d", True
 
 
 class AvgPool2d(Module):

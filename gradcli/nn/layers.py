@@ -1,6 +1,6 @@
 """``torch.nn``'s layers with parameters or modes: Linear, Bilinear, Embedding, LayerNorm,
-BatchNorm1d, BatchNorm2d, Dropout, Flatten, Unflatten, Identity; each initialised as PyTorch's from
-the same generator, and printed as PyTorch prints it."""
+GroupNorm, BatchNorm1d, BatchNorm2d, Dropout, Flatten, Unflatten, Identity; each initialised
+as PyTorch's from the same generator, and printed as PyTorch prints it."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "Bilinear", "Dropout", "Embedding", "Flatten", "Identity",
-           "LayerNorm", "Linear", "Unflatten"]  # fmt: skip
+__all__ = ["BatchNorm1d", "BatchNorm2d", "Bilinear", "Dropout", "Embedding", "Flatten",
+           "GroupNorm", "Identity", "LayerNorm", "Linear", "Unflatten"]  # fmt: skip
 
 torch = SimpleNamespace(**LIBRARY)
 
@@ -190,16 +190,7 @@ class LayerNorm(Module):
             self.register_parameter("bias", None)
 
     def forward(self, input):
-        dims = tuple(range(-len(self.normalized_shape), 0))
-        mean = input.mean(dims, keepdim=True)
-        centred = input - mean
-        var = (centred * centred).mean(dims, keepdim=True)
-        out = centred * torch.rsqrt(var + self.eps)
-        if self.weight is not None:
-            out = out * self.weight
-        if self.bias is not None:
-            out = out + self.bias
-        return out
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
         bias = self.bias is not None
@@ -240,39 +231,52 @@ class BatchNorm1d(Module):
 
     def forward(self, input):
         self._check_input_dim(input)
-        dims = (0, *range(2, input.dim()))
-        shape = (1, -1, *(1,) * (input.dim() - 2))
-        batch_stats = self.training or self.running_mean is None
-        if batch_stats:
-            mean = input.mean(dims)
-            var = ((input - mean.reshape(shape)) ** 2).mean(dims)
-            if self.training and self.track_running_stats:
-                self._update_running(input, dims, mean, var)
-        else:
-            mean, var = self.running_mean, self.running_var
-        out = (input - mean.reshape(shape)) * torch.rsqrt(var.reshape(shape) + self.eps)
-        if self.weight is not None:
-            out = out * self.weight.reshape(shape)
-        if self.bias is not None:
-            out = out + self.bias.reshape(shape)
-        return out
-
-    def _update_running(self, input, dims, mean, var):
-        n = input.numel() // input.shape[1]
-        with no_grad():
-            self.num_batches_tracked.add_(1)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            with no_grad():
+                self.num_batches_tracked.add_(1)
             if self.momentum is None:  # a cumulative moving average
                 factor = 1.0 / float(self.num_batches_tracked.item())
-            else:
-                factor = self.momentum
-            unbiased = var.detach() * (n / max(n - 1, 1))
-            self.running_mean.mul_(1 - factor).add_(mean.detach() * factor)
-            self.running_var.mul_(1 - factor).add_(unbiased * factor)
+        batch_stats = self.training or self.running_mean is None
+        # As PyTorch's: the running statistics are updated only in training.
+        track = not self.training or self.track_running_stats
+        return F.batch_norm(
+            input, self.running_mean if track else None, self.running_var if track else None,
+            self.weight, self.bias, batch_stats, factor, self.eps,
+        )  # fmt: skip
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
                 f"affine={self.affine}, bias={self.bias is not None}, "
                 f"track_running_stats={self.track_running_stats}")  # fmt: skip
+
+
+class GroupNorm(Module):
+    """Normalised over each group of channels of a sample; weight and bias per channel."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None,
+                 *, bias=True):  # fmt: skip
+        super().__init__()
+        if num_channels % num_groups:
+            raise GradcliValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels = num_groups, num_channels
+        self.eps, self.affine = eps, affine
+        if affine:
+            self.weight = Parameter(torch.ones(num_channels, dtype=dtype))
+            if bias:
+                self.bias = Parameter(torch.zeros(num_channels, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
+                f"affine={self.affine}, bias={self.bias is not None}")  # fmt: skip
 
 
 class BatchNorm2d(BatchNorm1d):

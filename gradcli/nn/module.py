@@ -14,6 +14,7 @@ from collections import OrderedDict, namedtuple
 from ..engine.state import no_grad
 from ..engine.tensor import Tensor
 from ..errors import EngineError, GradcliTypeError
+from .hooks import BackwardHook
 from .parameter import Parameter
 
 __all__ = ["Module"]
@@ -26,6 +27,12 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
+
+
+_MIXED_HOOKS = (
+    "Cannot use both regular backward hooks and full backward hooks on a single Module. "
+    "Please use only one of them."
+)
 
 
 class RemovableHandle:
@@ -83,6 +90,8 @@ class Module:
         set_(self, "_forward_pre_hooks", OrderedDict())
         set_(self, "_forward_hooks", OrderedDict())
         set_(self, "_backward_hooks", OrderedDict())
+        set_(self, "_backward_pre_hooks", OrderedDict())
+        set_(self, "_is_full_backward_hook", None)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
@@ -341,7 +350,25 @@ class Module:
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         return self._hook(self._forward_hooks, (hook, with_kwargs), prepend)
 
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        return self._hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        if self._is_full_backward_hook is False:
+            raise EngineError(_MIXED_HOOKS)
+        object.__setattr__(self, "_is_full_backward_hook", True)
+        return self._hook(self._backward_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook):
+        """The legacy hook: on the node of the output's last op, its gradients as they are."""
+        if self._is_full_backward_hook is True:
+            raise EngineError(_MIXED_HOOKS)
+        object.__setattr__(self, "_is_full_backward_hook", False)
+        return self._hook(self._backward_hooks, hook)
+
     def __call__(self, *args, **kwargs):
+        full = self._is_full_backward_hook is True and self._backward_hooks
+        bw_hook = None
         for hook, with_kwargs in list(self._forward_pre_hooks.values()):
             if with_kwargs:
                 result = hook(self, args, kwargs)
@@ -351,12 +378,31 @@ class Module:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
+        if full or self._backward_pre_hooks:
+            hooks = list(self._backward_hooks.values()) if full else []
+            bw_hook = BackwardHook(self, hooks, list(self._backward_pre_hooks.values()))
+            args = bw_hook.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
         for hook, with_kwargs in list(self._forward_hooks.values()):
             result = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
             if result is not None:
                 output = result
+        if bw_hook is not None:
+            output = bw_hook.setup_output_hook(output)
+        if self._is_full_backward_hook is False and self._backward_hooks:
+            self._legacy_backward_hooks(output)
         return output
+
+    def _legacy_backward_hooks(self, output):
+        while not isinstance(output, Tensor):
+            output = next(v for v in output.values() if isinstance(v, Tensor)) if isinstance(
+                output, dict) else output[0]  # fmt: skip
+        node = output.grad_fn
+        if node is not None:
+            for hook in self._backward_hooks.values():
+                node.register_hook(
+                    lambda grad_in, grad_out, hook=hook: hook(self, grad_in, grad_out)
+                )
 
     # ----- state -----
 

@@ -27,7 +27,9 @@ from . import (
     losses,
     matrix_norms,
     nn,
+    normalization,
     ordering,
+    pooling,
     products,
     reductions,
     sampling,
@@ -67,6 +69,8 @@ TABLES = tuple(
         scatter,
         layers,
         convolution,
+        pooling,
+        normalization,
         nn,
         losses,
     )

@@ -384,7 +384,7 @@ def _argmax_index(x, kernel, stride, pads, dilation):
     )
 
 
-def _gather_plane(x, index):
+def gather_plane(x, index):
     """``x``'s entries at ``index`` (flat in the last two dims; leading dims broadcast)."""
     x = np.asarray(x)
     flat = x.reshape(*x.shape[:-2], -1)
@@ -395,8 +395,8 @@ def _gather_plane(x, index):
     return found.reshape(*lead, *index.shape[-2:])
 
 
-def _scatter_plane(g, index, size):
-    """The adjoint of ``_gather_plane``: g added at ``index`` into zeros of the plane size."""
+def scatter_plane(g, index, size):
+    """The adjoint of ``gather_plane``: g added at ``index`` into zeros of the plane size."""
     g = np.asarray(g)
     lead = g.shape[:-2]
     index = np.broadcast_to(index, g.shape).reshape(-1, g.shape[-2] * g.shape[-1])
@@ -406,7 +406,7 @@ def _scatter_plane(g, index, size):
     return out.reshape(*lead, *size)
 
 
-def _unbatched(index, g):
+def unbatched_index(index, g):
     """The index with leading dims of size 1 for g's batch dims."""
     return index.reshape((1,) * (np.ndim(g) - index.ndim) + index.shape)
 
@@ -415,10 +415,10 @@ def _unbatched(index, g):
 # x, through which it does not vary (zero_rule), so a second derivative is 0, as PyTorch's.
 max_pool_scatter = table.internal(
     "max_pool_scatter",
-    lambda g, x, index: _scatter_plane(g, index, np.shape(x)[-2:]),
+    lambda g, x, index: scatter_plane(g, index, np.shape(x)[-2:]),
     "(grad_output: Tensor, input: Tensor, index)",
     grad_fn="MaxPool2DWithIndicesBackwardBackward0",
-    rules=(lambda gg, ans, g, x, index: max_pool_gather(gg, _unbatched(index, gg)), zero_rule),
+    rules=(lambda gg, ans, g, x, index: max_pool_gather(gg, unbatched_index(index, gg)), zero_rule),
     size=lambda g, x, index: math.prod(np.shape(g)[:-2]) * math.prod(np.shape(x)[-2:]),
     doc="g added at each window's largest entry", kind="shape", batching=False,
     words=("gg read at each window's largest entry", "d/dinput = 0"), saves=False,
@@ -427,10 +427,10 @@ max_pool_scatter = table.internal(
 
 
 max_pool_gather = table.internal(
-    "max_pool_gather", lambda x, index: _gather_plane(x, index),
+    "max_pool_gather", lambda x, index: gather_plane(x, index),
     "(input: Tensor, index)",
     grad_fn="MaxPool2DWithIndicesBackward0",
-    rules=(lambda g, ans, x, index: max_pool_scatter(g, x, _unbatched(index, g)),),
+    rules=(lambda g, ans, x, index: max_pool_scatter(g, x, unbatched_index(index, g)),),
     size=lambda x, index: math.prod(np.broadcast_shapes(np.shape(x)[:-2], index.shape[:-2]))
     * index.shape[-2] * index.shape[-1],
     doc="each window's largest entry", kind="shape", batching=False,
@@ -444,7 +444,7 @@ max_pool_gather = table.internal(
     "(input: Tensor, kernel_size: int|int[], stride: int|int[] = None, padding: int|int[] = 0, "
     "dilation: int|int[] = 1, ceil_mode: bool = False, return_indices: bool = False)",
     doc="the largest entry of each window of the last two dims", **_LAYER,
-    batching=lambda entry, found: _pool_batching(entry, found),
+    batching=lambda entry, found: pool_batching(entry, found),
     kink="the gradient goes to each window's first largest entry, as in PyTorch",
     samples=(Sample("2-d", [(2, 2, 4, 5)], {"kernel_size": 2}),
              Sample("unbatched", [(2, 4, 4)], {"kernel_size": (2, 3), "stride": 1}),
@@ -523,7 +523,7 @@ avg_pool_backward = table.internal(
     "(input: Tensor, kernel_size: int|int[], stride: int|int[] = None, padding: int|int[] = 0, "
     "ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int = None)",
     doc="the average of each window of the last two dims", **_LAYER,
-    batching=lambda entry, found: _pool_batching(entry, found),
+    batching=lambda entry, found: pool_batching(entry, found),
     overloads=[_AVG_POOL],
     samples=(Sample("2-d", [(2, 2, 4, 5)], {"kernel_size": 2}),
              Sample("unbatched", [(2, 4, 4)], {"kernel_size": (2, 3), "stride": 1}),
@@ -572,7 +572,7 @@ def _conv_batching(entry, found):
     return Batched(out.squeeze(1) if unbatched else out)
 
 
-def _pool_batching(entry, found):
+def pool_batching(entry, found):
     """A pooling at many points: each point's batch joins the points' axis."""
     probe(entry, found)
     p = found["input"].physical

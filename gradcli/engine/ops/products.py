@@ -8,13 +8,14 @@ import numpy as np
 from ...errors import ShapeError
 from .. import batching_rules as batching
 from .. import limits, threads
+from ..batched_values import Batched, logical_ndim, shape_at_a_point
 from ..opinfo import Sample
 from ..optable import OWN, Table, over
 from ..tensor import Tensor
 from . import sympy_forms as sym
 from .common import dims
 from .reductions import sum
-from .shape import transpose, unsqueeze
+from .shape import permute, squeeze, transpose, unsqueeze
 
 table = Table("products", mp=OWN)
 _LINALG = dict(kind="linalg", method=True, function=True)
@@ -158,6 +159,42 @@ _BY_NDIM = {
 }
 
 
+# ----- a matrix times each point's vector (vmap) -----
+
+
+def _batched_mv(x, y):
+    return _matmul(x, np.asarray(y)[..., None])[..., 0]
+
+
+# As PyTorch's mv, whose gradient for the matrix is an outer product (MulBackward0: a zero
+# it multiplies keeps its sign, where a product of matrices would sum it away).
+batched_mv = table.internal(
+    "batched_mv", _batched_mv, "(input: Tensor, vec: Tensor)", grad_fn="MvBackward0",
+    rules=(lambda g, ans, x, y: unsqueeze(g, -1) * unsqueeze(y, -2),
+           lambda g, ans, x, y: _mv_vec_rule(g, x)),
+    size=lambda x, y: np.shape(y)[0] * np.shape(x)[-2],
+    doc="the matrix (or each point's) times each point's vector", kind="linalg",
+    words=("d mv/dmatrix: g -> outer(g, vec)", "d mv/dvec: g -> g @ matrix"),
+    samples=(Sample("one matrix", [(3, 2), (4, 2)]), Sample("a matrix each", [(4, 3, 2), (4, 2)])),
+    batching=False, complex="holomorphic",
+)  # fmt: skip
+
+
+def _mv_vec_rule(g, x):
+    if np.ndim(x) == 2 and np.ndim(g) == 2:  # as PyTorch's mv of the points: PermuteBackward0
+        return permute(matmul(transpose_last(x), permute(g, (1, 0))), (1, 0))
+    return squeeze(matmul(unsqueeze(g, -2), x), -2)
+
+
+def _matmul_batching(entry, found):
+    """matmul at many points; a matrix times each point's vector as PyTorch's rule (mv)."""
+    a, b = (found[p.name] for p in entry.schema.params[:2])
+    if type(b) is Batched and logical_ndim(a) == 2 and logical_ndim(b) == 1:
+        shape_at_a_point(entry, found)
+        return Batched(batched_mv(a.physical if type(a) is Batched else a, b.physical))
+    return batching.matmul(entry, found)
+
+
 @table.composite(
     "matmul",
     "(input: Tensor, other: Tensor)",
@@ -178,7 +215,7 @@ _BY_NDIM = {
         _product("CloneBackward0"),
     ],
     **_LINALG,
-    batching=batching.matmul,
+    batching=_matmul_batching,
     out=True,
     complex="holomorphic",
 )
@@ -337,4 +374,4 @@ def linalg_cross(input, other, *, dim=-1):
 
 
 # The Taylor series rules (engine/jet.py).
-table.series(**dict.fromkeys(("matmul", "bmm", "outer"), "bilinear"))
+table.series(**dict.fromkeys(("matmul", "bmm", "outer", "batched_mv"), "bilinear"))
