@@ -54,6 +54,7 @@ from .engine.legacy import (
     LongTensor,
 )
 from .engine.ops import LIBRARY as _LIBRARY
+from .engine.serialization import load, save
 from .engine.state import (
     enable_grad,
     get_num_threads,

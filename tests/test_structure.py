@@ -589,7 +589,7 @@ def test_every_function_of_the_library_that_computes_comes_from_the_table():
         "get_default_dtype", "is_inference_mode_enabled", "set_default_device",
         "get_default_device", "seed", "initial_seed", "get_rng_state", "set_rng_state",
         "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "get_num_threads",
-        "set_num_threads",
+        "set_num_threads", "save", "load",
     }  # fmt: skip
     for name in dir(gradcli):
         value = getattr(gradcli, name)
