@@ -41,7 +41,7 @@ def get_model():
 train_ds = TensorDataset(x_train, y_train)
 print(len(train_ds), train_ds[0][0].shape, train_ds[0][1])
 model, opt = get_model()
-for epoch in range(epochs):
+for _epoch in range(epochs):
     for i in range((n - 1) // bs + 1):
         xb, yb = train_ds[i * bs : i * bs + bs]
         pred = model(xb)
@@ -55,7 +55,7 @@ print(loss_func(model(xb), yb))
 train_dl = DataLoader(train_ds, batch_size=bs)
 print(len(train_dl))
 model, opt = get_model()
-for epoch in range(epochs):
+for _epoch in range(epochs):
     for xb, yb in train_dl:
         pred = model(xb)
         loss = loss_func(pred, yb)
