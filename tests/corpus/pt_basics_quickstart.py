@@ -41,9 +41,7 @@ for X, y in test_dataloader:
     print(f"Shape of y: {y.shape} {y.dtype}")
     break
 
-device = (
-    torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
-)
+device = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
 print(f"Using {device} device")
 
 
