@@ -51,7 +51,7 @@ def images(n, classes, patterns):
 pretrained = SmallConvNet()
 source_x, source_y = images(128, 10, torch.randn(10, 3, 16, 16))
 pretrain_opt = optim.Adam(pretrained.parameters(), lr=0.01)
-for step in range(15):
+for _step in range(15):
     pretrain_opt.zero_grad()
     loss = nn.functional.cross_entropy(pretrained(source_x), source_y)
     loss.backward()
