@@ -32,6 +32,8 @@ from .layers import (
     BatchNorm2d,
     Bilinear,
     Dropout,
+    Dropout1d,
+    Dropout2d,
     Embedding,
     Flatten,
     Identity,
@@ -55,8 +57,9 @@ from .parameter import Parameter
 
 __all__ = [
     "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "Bilinear",
-    "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten",
-    "GELU", "HuberLoss", "Identity", "KLDivLoss", "L1Loss", "LayerNorm", "LeakyReLU",
+    "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "ELU",
+    "Embedding", "Flatten", "GELU", "HuberLoss", "Identity", "KLDivLoss", "L1Loss", "LayerNorm",
+    "LeakyReLU",
     "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList",
     "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss",
     "Softmax", "Softplus", "Softsign", "Tanh", "Unflatten", "functional", "init", "utils",

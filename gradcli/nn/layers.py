@@ -1,6 +1,6 @@
 """``torch.nn``'s layers with parameters or modes: Linear, Bilinear, Embedding, LayerNorm,
-BatchNorm1d, BatchNorm2d, Dropout, Flatten, Unflatten, Identity; each initialised as PyTorch's from
-the same generator, and printed as PyTorch prints it."""
+BatchNorm1d, BatchNorm2d, Dropout, Dropout1d, Dropout2d, Flatten, Unflatten, Identity; each
+initialised as PyTorch's from the same generator, and printed as PyTorch prints it."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "Bilinear", "Dropout", "Embedding", "Flatten", "Identity",
-           "LayerNorm", "Linear", "Unflatten"]  # fmt: skip
+__all__ = ["BatchNorm1d", "BatchNorm2d", "Bilinear", "Dropout", "Dropout1d", "Dropout2d",
+           "Embedding", "Flatten", "Identity", "LayerNorm", "Linear", "Unflatten"]  # fmt: skip
 
 torch = SimpleNamespace(**LIBRARY)
 
@@ -127,6 +127,33 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout2d(Dropout):
+    """Whole channels zeroed with probability ``p`` (one draw per sample and channel, as
+    PyTorch's feature dropout), the rest scaled by 1 / (1 - p)."""
+
+    _spatial = 2
+
+    def forward(self, input):
+        if input.dim() not in (self._spatial + 1, self._spatial + 2):
+            raise GradcliValueError(
+                f"{type(self).__name__} takes a {self._spatial + 1}-d or "
+                f"{self._spatial + 2}-d input (channels, then {self._spatial} spatial "
+                f"dimensions), not a {input.dim()}-d one; gradcli follows no other form"
+            )
+        if not self.training or self.p == 0 or input.numel() == 0:
+            return input
+        if self.p == 1:
+            return input * torch.zeros((), dtype=input.dtype)
+        # A 3-d input to Dropout2d is (N, C, L), as PyTorch still reads it.
+        shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+        noise = torch.empty(shape, dtype=input.dtype).bernoulli_(1 - self.p)
+        return input * noise.div_(1 - self.p)
+
+
+class Dropout1d(Dropout2d):
+    _spatial = 1
 
 
 class Embedding(Module):
