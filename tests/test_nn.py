@@ -286,11 +286,14 @@ for dt in (torch.float32, torch.float64):
     print(x.grad[:, :, 1, 1])
     print(torch.nn.Dropout1d(p=0.5)(torch.ones(2, 6, 3, dtype=dt)))
     print(torch.nn.Dropout2d(0.5)(torch.ones(2, 4, 3, dtype=dt)))  # 3-d: (N, C, L)
+    print(torch.nn.Dropout2d(0.5)(torch.ones(2, 4, dtype=dt)))  # 2-d: each entry
+    print(torch.nn.Dropout1d(0.5)(torch.ones(4, 3, dtype=dt)))  # 2-d: (C, L)
     m.eval()
     print(m(x) is x, torch.nn.Dropout2d(1.0)(x).sum().item())
 print(torch.rand(2))
 """
 
 
+@pytest.mark.filterwarnings("ignore:dropout2d. Received a 2-D input")
 def test_channel_dropout_draws_pytorchs_masks():
     assert run(CHANNEL_DROPOUT, gradcli) == run(CHANNEL_DROPOUT, torch)
