@@ -11,8 +11,7 @@ import argparse
 
 import torch
 import torch.nn.functional as F
-from torch import nn
-from torch.optim import Adam
+from torch import nn, optim
 
 
 class GraphAttentionLayer(nn.Module):
@@ -233,7 +232,7 @@ if __name__ == "__main__":
     ).to(device)
 
     # configure the optimizer and loss function
-    optimizer = Adam(gat_net.parameters(), lr=args.lr, weight_decay=args.l2)
+    optimizer = optim.Adam(gat_net.parameters(), lr=args.lr, weight_decay=args.l2)
     criterion = nn.NLLLoss()
 
     # Train and evaluate the model

@@ -12,8 +12,7 @@ import argparse
 
 import torch
 import torch.nn.functional as F
-from torch import nn
-from torch.optim import Adam
+from torch import nn, optim
 
 
 class GraphConv(nn.Module):
@@ -153,7 +152,7 @@ if __name__ == "__main__":
         args.include_bias,
         args.dropout_p,
     ).to(device)
-    optimizer = Adam(gcn.parameters(), lr=args.lr, weight_decay=args.l2)
+    optimizer = optim.Adam(gcn.parameters(), lr=args.lr, weight_decay=args.l2)
     criterion = nn.NLLLoss()
 
     for epoch in range(args.epochs):
