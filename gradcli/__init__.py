@@ -54,6 +54,7 @@ from .engine.legacy import (
     LongTensor,
 )
 from .engine.ops import LIBRARY as _LIBRARY
+from .engine.serialization import load, save
 from .engine.state import (
     enable_grad,
     get_num_threads,
@@ -109,7 +110,7 @@ pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 
 def __getattr__(name):
     # Imported on first use, so the command line's start-up path skips them.
-    if name in ("autograd", "func", "linalg", "nn", "optim", "special"):
+    if name in ("autograd", "func", "linalg", "nn", "optim", "special", "utils"):
         return importlib.import_module("." + name, __name__)
     if name == "vmap":  # torch.vmap is torch.func.vmap
         from .func import vmap

@@ -138,11 +138,13 @@ def run_program(path: str, argv=()) -> int:
     with open(path, "rb") as file:
         source = file.read()
     code = compile(source, path, "exec")
-    namespace = {
-        "__name__": "__main__",
-        "__file__": path,
-        "__builtins__": program_builtins(),
-    }
+    # The program is sys.modules["__main__"] while it runs, as under `python PROGRAM.py`
+    # (runpy does the same): pickle finds its classes there (torch.save of a model).
+    program = types.ModuleType("__main__")
+    namespace = program.__dict__
+    namespace.update(__file__=path, __builtins__=program_builtins())
+    saved_main = sys.modules.get("__main__")
+    sys.modules["__main__"] = program
     saved_argv, saved_path = sys.argv, list(sys.path)
     sys.argv = [path, *argv]
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
@@ -173,6 +175,10 @@ def run_program(path: str, argv=()) -> int:
     finally:
         sys.meta_path.remove(finder)
         sys.argv, sys.path[:] = saved_argv, saved_path
+        if saved_main is None:
+            sys.modules.pop("__main__", None)
+        else:
+            sys.modules["__main__"] = saved_main
     return 0
 
 

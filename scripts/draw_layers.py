@@ -29,7 +29,7 @@ LAYERS = [
     ("core", ("gradcli.core",)),
     ("language", ("gradcli.language",)),
     ("PyTorch's API", ("gradcli", "gradcli.autograd", "gradcli.func", "gradcli.linalg",
-                       "gradcli.nn", "gradcli.optim", "gradcli.special")),
+                       "gradcli.nn", "gradcli.optim", "gradcli.special", "gradcli.utils")),
     ("engine", ("gradcli.engine",)),
     ("errors and records", ("gradcli.errors", "gradcli.record")),
 ]  # fmt: skip

@@ -3,6 +3,7 @@ process of its own, with its exit status and its errors as Python would give the
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -35,11 +36,11 @@ def test_a_program_runs_with_its_arguments(runner, tmp_path):
 
 def test_a_torch_module_gradcli_lacks_is_named(tmp_path):
     program = tmp_path / "p.py"
-    program.write_text("import torch\nfrom torch.utils.data import DataLoader\n")
+    program.write_text("import torch\nfrom torch.ao.quantization import QConfig\n")
     done = run("-m", "gradcli", "run", str(program), tmp_path=tmp_path)
     assert done.returncode == 2
     assert done.stderr == (
-        "error: gradcli has no module torch.utils (the program imports torch.utils.data)\n"
+        "error: gradcli has no module torch.ao (the program imports torch.ao.quantization)\n"
     )
 
 
@@ -49,6 +50,27 @@ def test_a_torch_submodule_gradcli_lacks_is_named_too(tmp_path, name):
     program.write_text(f"import {name}\n")
     done = run("-m", "gradcli", "run", str(program), tmp_path=tmp_path)
     assert (done.returncode, done.stderr) == (2, f"error: gradcli has no module {name}\n")
+
+
+def test_the_program_is_the_main_module_while_it_runs(tmp_path):
+    # pickle finds a class of the program in sys.modules["__main__"] (torch.save of a
+    # whole model), as under `python p.py`; Python's own run is the expected output.
+    program = tmp_path / "p.py"
+    program.write_text(
+        "import io, pickle, sys\nimport torch\n"
+        "class Net(torch.nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = torch.nn.Linear(2, 1)\n"
+        "torch.manual_seed(0)\nbuffer = io.BytesIO()\ntorch.save(Net(), buffer)\n"
+        "buffer.seek(0)\nnet = torch.load(buffer, weights_only=False)\n"
+        "print(type(net).__name__, sys.modules['__main__'].Net is Net, net.fc.weight.shape)\n"
+        "print(pickle.loads(pickle.dumps(Net)) is Net)\n"
+    )
+    expected = "Net True torch.Size([1, 2])\nTrue\n"
+    if importlib.util.find_spec("torch") is not None:
+        assert run(str(program), tmp_path=tmp_path).stdout == expected
+    done = run("-m", "gradcli", "run", str(program), tmp_path=tmp_path)
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", expected)
 
 
 def test_the_programs_own_exception_prints_as_python_does(tmp_path):

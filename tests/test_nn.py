@@ -273,3 +273,27 @@ def test_mse_loss_gradient_is_pytorchs_bit_for_bit_in_float32(reduction):
         return found
 
     assert gradients(gradcli) == gradients(torch)
+
+
+CHANNEL_DROPOUT = """
+torch.manual_seed(0)
+for dt in (torch.float32, torch.float64):
+    m = torch.nn.Dropout2d(0.3)
+    x = torch.ones(3, 5, 2, 2, dtype=dt, requires_grad=True)
+    y = m(x)
+    print(m, y[:, :, 0, 0], type(y.grad_fn).__name__)
+    y.sum().backward()
+    print(x.grad[:, :, 1, 1])
+    print(torch.nn.Dropout1d(p=0.5)(torch.ones(2, 6, 3, dtype=dt)))
+    print(torch.nn.Dropout2d(0.5)(torch.ones(2, 4, 3, dtype=dt)))  # 3-d: (N, C, L)
+    print(torch.nn.Dropout2d(0.5)(torch.ones(2, 4, dtype=dt)))  # 2-d: each entry
+    print(torch.nn.Dropout1d(0.5)(torch.ones(4, 3, dtype=dt)))  # 2-d: (C, L)
+    m.eval()
+    print(m(x) is x, torch.nn.Dropout2d(1.0)(x).sum().item())
+print(torch.rand(2))
+"""
+
+
+@pytest.mark.filterwarnings("ignore:dropout2d. Received a 2-D input")
+def test_channel_dropout_draws_pytorchs_masks():
+    assert run(CHANNEL_DROPOUT, gradcli) == run(CHANNEL_DROPOUT, torch)

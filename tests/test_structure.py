@@ -5,7 +5,7 @@
   not just the top) has no cycle.
 - The package shows its three parts as folders: the command-line application
   (``cli/``), PyTorch's API surface (``autograd/``, ``func/``, ``linalg/``,
-  ``nn/``, ``optim/``) and the library's core (``core/``, under ``api.py``), beside the
+  ``nn/``, ``optim/``, ``utils/``) and the library's core (``core/``, under ``api.py``), beside the
   layers they stand on (``analysis/``, ``render/``, ``language/``, ``engine/``).
   Layers depend one way: the command line on the library, never the reverse.
 - No module imports another module's private names (``from .x import _y``,
@@ -229,7 +229,7 @@ def test_no_module_is_over_about_600_lines_but_the_generated_parser():
 ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "record.py", "torch.py"}
 FOLDERS = {
     "cli",  # the command-line application
-    "autograd", "func", "linalg", "nn", "optim", "special",  # PyTorch's API, at its paths
+    "autograd", "func", "linalg", "nn", "optim", "special", "utils",  # PyTorch's API
     "core",  # the library's core, under api.py
     "analysis", "render", "language", "engine",  # the layers below
 }  # fmt: skip
@@ -249,6 +249,7 @@ LAYERS = (
     ("gradcli",),  # PyTorch's namespace (``import gradcli as torch``)
     ("gradcli.func",),  # torch.func's transforms, built on autograd
     ("gradcli.autograd",),  # torch.autograd, and vmap's machinery the transforms share
+    ("gradcli.utils",),  # torch.utils.data: datasets and DataLoader
     ("gradcli.optim",),
     ("gradcli.nn",),
     ("gradcli.linalg",),
@@ -292,8 +293,8 @@ def test_the_public_paths_are_real_modules():
     import importlib
 
     for name in ("autograd", "autograd.forward_ad", "autograd.functional", "linalg", "nn",
-                 "nn.functional", "func", "optim", "special", "api", "analysis",
-                 "cli"):  # fmt: skip
+                 "nn.functional", "func", "optim", "special", "utils", "utils.data", "api",
+                 "analysis", "cli"):  # fmt: skip
         module = importlib.import_module(f"gradcli.{name}")
         assert module.__name__ == f"gradcli.{name}"
         assert Path(module.__file__).is_relative_to(PACKAGE), name
@@ -588,7 +589,7 @@ def test_every_function_of_the_library_that_computes_comes_from_the_table():
         "get_default_dtype", "is_inference_mode_enabled", "set_default_device",
         "get_default_device", "seed", "initial_seed", "get_rng_state", "set_rng_state",
         "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "get_num_threads",
-        "set_num_threads",
+        "set_num_threads", "save", "load",
     }  # fmt: skip
     for name in dir(gradcli):
         value = getattr(gradcli, name)

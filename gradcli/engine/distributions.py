@@ -230,6 +230,24 @@ def integers(gen, shape, low, high) -> np.ndarray:
     return ((words % np.uint64(span)).astype(np.int64) + int(low)).reshape(shape)
 
 
+def whole_numbers(gen, shape, dtype) -> np.ndarray:
+    """``random_()``: every integer ``dtype`` holds exactly from 0 up, as PyTorch's
+    ``uniform_int``: a word (two for 64-bit types) modulo the type's top plus one."""
+    dtype = np.dtype(dtype)
+    n = math.prod(shape)
+    if dtype == np.bool_:
+        top, wide = 2, False
+    elif dtype.kind == "f":
+        top, wide = 2 ** (np.finfo(dtype).nmant + 1) + 1, dtype.itemsize == 8
+    elif dtype.kind in "iu":
+        top, wide = int(np.iinfo(dtype).max) + 1, dtype.itemsize == 8
+    else:
+        raise EngineError(f"random_ of dtype {dtype.name} is not implemented in gradcli")
+    with gen._lock:
+        words = gen.random64(n) if wide else gen.random(n)
+    return (words % np.uint64(top)).astype(dtype).reshape(shape)
+
+
 def permutation(gen, n) -> np.ndarray:
     """``randperm_cpu``: for i in 0 .. n-2 swap r[i] with r[i + random() % (n - i)]."""
     if n >= (2**32 - 1) // 20:

@@ -488,6 +488,7 @@ def _others():
         "manual_seed": [_s("3", [], {"seed": 3})],
         "normal_": [_s("2-d", [(2, 3)], {"mean": 1.0, "std": 2.0})],
         "uniform_": [_s("2-d", [(2, 3)], {"a": -1.0, "b": 2.0})],
+        "random_": [_s("2-d", [(2, 3)], {"from_": 2, "to": 9})],
         "exponential_": [_s("2-d", [(2, 3)], {"lambd": 2.0})],
         "bernoulli_": [_s("number", [(2, 3), 0.3])],
     }

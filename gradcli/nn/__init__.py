@@ -43,6 +43,8 @@ from .layers import (
     BatchNorm2d,
     Bilinear,
     Dropout,
+    Dropout1d,
+    Dropout2d,
     Embedding,
     Flatten,
     GroupNorm,
@@ -69,13 +71,14 @@ from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNC
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
     "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
-    "Bilinear", "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout", "ELU", "Embedding",
-    "Flatten", "GELU", "GRU", "GRUCell", "GroupNorm", "HuberLoss", "Identity", "KLDivLoss",
-    "L1Loss", "LSTM", "LSTMCell", "LayerNorm", "LeakyReLU", "Linear", "LogSoftmax",
-    "MSELoss", "MaxPool1d", "MaxPool2d", "Module", "ModuleDict", "ModuleList", "NLLLoss",
-    "Parameter", "ParameterDict", "ParameterList", "RNN", "RNNBase", "RNNCell",
-    "RNNCellBase", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax",
-    "Softplus", "Softsign", "Tanh", "Unflatten", "functional", "init", "utils",
+    "Bilinear", "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d",
+    "ELU", "Embedding", "Flatten", "GELU", "GRU", "GRUCell", "GroupNorm", "HuberLoss",
+    "Identity", "KLDivLoss", "L1Loss", "LSTM", "LSTMCell", "LayerNorm", "LeakyReLU",
+    "Linear", "LogSoftmax", "MSELoss", "MaxPool1d", "MaxPool2d", "Module", "ModuleDict",
+    "ModuleList", "NLLLoss", "Parameter", "ParameterDict", "ParameterList", "RNN",
+    "RNNBase", "RNNCell", "RNNCellBase", "ReLU", "Sequential", "SiLU", "Sigmoid",
+    "SmoothL1Loss", "Softmax", "Softplus", "Softsign", "Tanh", "Unflatten", "functional",
+    "init", "utils",
 ]  # fmt: skip
 
 MISSING = "gradcli has no {name} yet: {what} it has are listed in docs/library.md"

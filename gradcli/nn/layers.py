@@ -1,24 +1,27 @@
 """``torch.nn``'s layers with parameters or modes: Linear, Bilinear, Embedding, LayerNorm,
-GroupNorm, BatchNorm1d, BatchNorm2d, Dropout, Flatten, Unflatten, Identity; each initialised
-as PyTorch's from the same generator, and printed as PyTorch prints it."""
+GroupNorm, BatchNorm1d, BatchNorm2d, Dropout, Dropout1d, Dropout2d, Flatten, Unflatten,
+Identity; each initialised as PyTorch's from the same generator, and printed as PyTorch
+prints it."""
 
 from __future__ import annotations
 
 import math
+import warnings
 from types import SimpleNamespace
 
 from ..engine.dtypes import int64
 from ..engine.ops import LIBRARY
 from ..engine.ops.layers import embedding_lookup
 from ..engine.state import no_grad
-from ..errors import GradcliValueError
+from ..errors import EngineError, GradcliValueError
 from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "Bilinear", "Dropout", "Embedding", "Flatten",
-           "GroupNorm", "Identity", "LayerNorm", "Linear", "Unflatten"]  # fmt: skip
+__all__ = ["BatchNorm1d", "BatchNorm2d", "Bilinear", "Dropout", "Dropout1d", "Dropout2d",
+           "Embedding", "Flatten", "GroupNorm", "Identity", "LayerNorm", "Linear",
+           "Unflatten"]  # fmt: skip
 
 torch = SimpleNamespace(**LIBRARY)
 
@@ -127,6 +130,51 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout2d(Dropout):
+    """Whole channels zeroed with probability ``p`` (one draw per sample and channel, as
+    PyTorch's feature dropout), the rest scaled by 1 / (1 - p)."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            warnings.warn(
+                f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is "
+                "deprecated and will result in an error in a future release. To retain the "
+                "behavior and silence this warning, please use dropout instead. Note that "
+                "dropout2d exists to provide channel-wise dropout on inputs with 2 spatial "
+                "dimensions, a channel dimension, and an optional batch dimension (i.e. 3D "
+                "or 4D inputs).",
+                stacklevel=2,
+            )
+        # A 3-d input is (N, C, L), as PyTorch still reads it.
+        return _feature_dropout(input, self.p, self.training)
+
+
+class Dropout1d(Dropout):
+    def forward(self, input):
+        if input.dim() not in (2, 3):
+            raise EngineError(
+                f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. "
+                "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+                "spatial dimension, a channel dimension, and an optional batch dimension "
+                "(i.e. 2D or 3D inputs)."
+            )
+        if input.dim() == 2:  # (C, L): one sample
+            return _feature_dropout(input.unsqueeze(0), self.p, self.training).squeeze(0)
+        return _feature_dropout(input, self.p, self.training)
+
+
+def _feature_dropout(input, p, training):
+    if input.dim() < 2:
+        raise EngineError("Feature dropout requires at least 2 dimensions in the input")
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    if p == 1:
+        return input * torch.zeros((), dtype=input.dtype)
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    noise = torch.empty(shape, dtype=input.dtype).bernoulli_(1 - p)
+    return input * noise.div_(1 - p)
 
 
 class Embedding(Module):

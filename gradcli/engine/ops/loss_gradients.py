@@ -118,6 +118,37 @@ def picked(input, target, weight, ignore_index):
     return index, np.where(valid, w[index], 0)
 
 
+def nll_totals(losses, w, kept):
+    """The sums of the kept ``losses`` and of their weights ``w`` (each flattened in the
+    target's order), added as PyTorch's nll_loss kernels add them: into the first of 8
+    partial sums, which joins the next at every index that is a multiple of 16, that one
+    the next at every multiple of 256, and so on (the first index joins them all); an
+    ignored index adds nothing and joins nothing; then the partial sums in order."""
+    losses, w, kept = (np.ravel(a) for a in (losses, w, kept))
+    if losses.size > _CASCADED_UP_TO or losses.dtype not in (np.float32, np.float64):
+        return np.sum(losses), np.sum(w)  # NumPy's order: a Python loop would be too slow
+    real = losses.dtype.type
+    loss, weight = [real(0)] * 8, [real(0)] * 8
+    for b in np.flatnonzero(kept).tolist():
+        loss[0] = real(loss[0] + losses[b])
+        weight[0] = real(weight[0] + w[b])
+        for j in range(7):
+            if b & (15 << (4 * j)):
+                break
+            loss[j + 1], loss[j] = real(loss[j + 1] + loss[j]), real(0)
+            weight[j + 1], weight[j] = real(weight[j + 1] + weight[j]), real(0)
+    total_loss, total_weight = real(0), real(0)
+    for level in range(8):
+        total_loss, total_weight = (
+            real(total_loss + loss[level]),
+            real(total_weight + weight[level]),
+        )
+    return np.asarray(total_loss), np.asarray(total_weight)
+
+
+_CASCADED_UP_TO = 1 << 16
+
+
 def _mean_weights(w, target, ignore_index):
     """The weights of a mean: each kept target's over their sum, 0 where ignored (PyTorch's
     backward writes the kept ones alone: all ignored, the gradient is 0, not 0/0)."""

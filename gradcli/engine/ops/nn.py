@@ -43,7 +43,7 @@ from .elementwise import (
     softplus,
     tanh,
 )
-from .loss_gradients import bce_backward, class_dim, nll_loss_backward, picked
+from .loss_gradients import bce_backward, class_dim, nll_loss_backward, nll_totals, picked
 from .reductions import mean, sum
 from .shape import broadcast_to, view_op
 from .softmax import log_softmax
@@ -432,8 +432,8 @@ def _nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     losses = -w * np.squeeze(np.take_along_axis(x, np.expand_dims(index, d), d), d)
     if reduction == "none":
         return losses
-    total = np.sum(losses)
-    return total if reduction == "sum" else np.asarray(total / np.sum(w))
+    total, total_weight = nll_totals(losses, w, np.asarray(target) != ignore_index)
+    return total if reduction == "sum" else np.asarray(total / total_weight)
 
 
 def _nll_loss_rule(g, ans, x, target, weight=None, ignore_index=-100, reduction="mean"):

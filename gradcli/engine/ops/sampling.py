@@ -214,6 +214,26 @@ def uniform_(over, input, a=0.0, b=1.0, generator=None):
 
 
 @table.composite(
+    "random_",
+    "(input: Tensor, from_: int = None, to: int = None, *, generator: Generator = None)",
+    kind="random",
+    batching=batching.random_draw,
+    method=True,
+    library=False,
+    doc="x filled in place with random integers: random_(to) in [0, to), random_(from, to)",
+)
+def random_(over, input, from_=None, to=None, generator=None):
+    data = input._data
+    gen = _gen(generator)
+    if from_ is None and to is None:
+        draw = lambda shape: dist.whole_numbers(gen, shape, data.dtype)  # noqa: E731
+    else:
+        low, high = (0, from_) if to is None else (from_, to)  # random_(to) or random_(from, to)
+        draw = lambda shape: dist.integers(gen, shape, 0 if low is None else low, high)  # noqa: E731
+    return _fill(input, _in_memory_order(data, draw))
+
+
+@table.composite(
     "exponential_",
     "(input: Tensor, lambd: Number = 1.0, *, generator: Generator = None)",
     kind="random",

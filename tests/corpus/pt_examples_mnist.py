@@ -1,0 +1,137 @@
+# follows: pytorch/examples, "mnist/main.py" (Net with two convolutions, dropout and
+#   log_softmax; train and test; Adadelta with StepLR(gamma=0.7)),
+#   https://github.com/pytorch/examples/blob/main/mnist/main.py
+"""The example's Net, train and test functions and main, arguments parsed from a list in
+place of the command line. MNIST (a download) is replaced by 384 + 128 synthetic 1x12x12
+digits (a pattern per class plus noise, normalised as the example's transform), and the
+network narrowed to match (8 and 16 channels, fc1 of 256 -> 32); in float64, batches of
+64, the test in batches of 128, three epochs, a log every 2 batches."""
+
+import argparse
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim as optim
+from torch.optim.lr_scheduler import StepLR
+from torch.utils.data import TensorDataset
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 8, 3, 1)
+        self.conv2 = nn.Conv2d(8, 16, 3, 1)
+        self.dropout1 = nn.Dropout(0.25)
+        self.dropout2 = nn.Dropout(0.5)
+        self.fc1 = nn.Linear(256, 32)
+        self.fc2 = nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = self.conv1(x)
+        x = F.relu(x)
+        x = self.conv2(x)
+        x = F.relu(x)
+        x = F.max_pool2d(x, 2)
+        x = self.dropout1(x)
+        x = torch.flatten(x, 1)
+        x = self.fc1(x)
+        x = F.relu(x)
+        x = self.dropout2(x)
+        x = self.fc2(x)
+        output = F.log_softmax(x, dim=1)
+        return output
+
+
+def train(args, model, device, train_loader, optimizer, epoch):
+    model.train()
+    for batch_idx, (data, target) in enumerate(train_loader):
+        data, target = data.to(device), target.to(device)
+        optimizer.zero_grad()
+        output = model(data)
+        loss = F.nll_loss(output, target)
+        loss.backward()
+        optimizer.step()
+        if batch_idx % args.log_interval == 0:
+            print(
+                f"Train Epoch: {epoch} [{batch_idx * len(data)}/{len(train_loader.dataset)}"
+                f" ({100.0 * batch_idx / len(train_loader):.0f}%)]\tLoss: {loss.item():.6f}"
+            )
+            if args.dry_run:
+                break
+
+
+def test(model, device, test_loader):
+    model.eval()
+    test_loss = 0
+    correct = 0
+    with torch.no_grad():
+        for data, target in test_loader:
+            data, target = data.to(device), target.to(device)
+            output = model(data)
+            test_loss += F.nll_loss(output, target, reduction="sum").item()  # sum up batch loss
+            pred = output.argmax(dim=1, keepdim=True)  # get the index of the max log-probability
+            correct += pred.eq(target.view_as(pred)).sum().item()
+
+    test_loss /= len(test_loader.dataset)
+
+    print(
+        f"\nTest set: Average loss: {test_loss:.4f}, Accuracy: {correct}/"
+        f"{len(test_loader.dataset)} ({100.0 * correct / len(test_loader.dataset):.0f}%)\n"
+    )
+
+
+def synthetic_digits(n, patterns):
+    labels = torch.randint(0, 10, (n,))
+    images = (patterns[labels] + 0.3 * torch.rand(n, 1, 12, 12)).clamp(0, 1)
+    return TensorDataset((images - 0.1307) / 0.3081, labels)
+
+
+def main(argv):
+    # Training settings
+    parser = argparse.ArgumentParser(description="PyTorch MNIST Example")
+    parser.add_argument("--batch-size", type=int, default=64, metavar="N")
+    parser.add_argument("--test-batch-size", type=int, default=1000, metavar="N")
+    parser.add_argument("--epochs", type=int, default=14, metavar="N")
+    parser.add_argument("--lr", type=float, default=1.0, metavar="LR")
+    parser.add_argument("--gamma", type=float, default=0.7, metavar="M")
+    parser.add_argument("--no-cuda", action="store_true", default=False)
+    parser.add_argument("--dry-run", action="store_true", default=False)
+    parser.add_argument("--seed", type=int, default=1, metavar="S")
+    parser.add_argument("--log-interval", type=int, default=10, metavar="N")
+    parser.add_argument("--save-model", action="store_true", default=False)
+    args = parser.parse_args(argv)
+    use_cuda = not args.no_cuda and torch.cuda.is_available()
+
+    torch.manual_seed(args.seed)
+
+    device = torch.device("cuda" if use_cuda else "cpu")
+    print(f"Using Device: {device}\n")
+
+    train_kwargs = {"batch_size": args.batch_size}
+    test_kwargs = {"batch_size": args.test_batch_size}
+    if use_cuda:
+        cuda_kwargs = {"num_workers": 1, "pin_memory": True, "shuffle": True}
+        train_kwargs.update(cuda_kwargs)
+        test_kwargs.update(cuda_kwargs)
+
+    patterns = torch.rand(10, 1, 12, 12).round()
+    dataset1 = synthetic_digits(384, patterns)
+    dataset2 = synthetic_digits(128, patterns)
+    train_loader = torch.utils.data.DataLoader(dataset1, **train_kwargs)
+    test_loader = torch.utils.data.DataLoader(dataset2, **test_kwargs)
+
+    model = Net().to(device)
+    optimizer = optim.Adadelta(model.parameters(), lr=args.lr)
+
+    scheduler = StepLR(optimizer, step_size=1, gamma=args.gamma)
+    for epoch in range(1, args.epochs + 1):
+        train(args, model, device, train_loader, optimizer, epoch)
+        test(model, device, test_loader)
+        scheduler.step()
+    print(scheduler.get_last_lr())
+
+
+if __name__ == "__main__":
+    torch.set_default_dtype(torch.float64)
+    main(["--epochs", "3", "--test-batch-size", "128", "--log-interval", "2"])
