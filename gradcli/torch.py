@@ -26,11 +26,11 @@ import types
 import gradcli
 
 from .engine.tensor import Tensor
-from .errors import EXIT_BROKEN_PIPE
+from .errors import EXIT_BROKEN_PIPE, NotImplementedByGradcli
 from .nn import Parameter
 
-__all__ = ["MissingTorchModule", "ProgramType", "program_builtins", "resolve", "run_program",
-           "torch_import"]  # fmt: skip
+__all__ = ["MissingTorchFeature", "MissingTorchModule", "ProgramType", "program_builtins",
+           "resolve", "run_program", "torch_import"]  # fmt: skip
 
 
 class MissingTorchModule(ModuleNotFoundError):
@@ -124,6 +124,33 @@ class ProgramType(type, metaclass=_ProgramTypeClass):
 ProgramType.__name__ = ProgramType.__qualname__ = "type"
 
 
+class MissingTorchFeature(Exception):
+    """A call of the program reached something of torch that gradcli lacks (its message
+    says what, and where in the program)."""
+
+
+def _at_program_line(error: BaseException, path: str) -> str:
+    """``error``'s message, then the program's line that reached it and a caret under
+    the call (the innermost frame of the program's own file)."""
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == path]
+    if not frames:
+        return str(error)
+    frame = frames[-1]
+    source = (frame.line or "").rstrip()
+    where = f"{str(error)} ({os.path.basename(path)}, line {frame.lineno})"
+    if not source:
+        return where
+    stripped = source.lstrip()
+    shown = f"{where}\n  {stripped}"
+    start, end = frame.colno, frame.end_colno
+    if start is not None and end is not None and frame.end_lineno == frame.lineno:
+        indent = len(source) - len(stripped)
+        shown += "\n  " + " " * (start - indent) + "^" + "~" * max(end - start - 1, 0)
+    return shown
+
+
 def program_builtins() -> dict:
     """The builtins a program runs with: ``torch`` imported as gradcli, and ``type``."""
     return dict(vars(builtins), __import__=torch_import, type=ProgramType)
@@ -154,6 +181,9 @@ def run_program(path: str, argv=()) -> int:
         exec(code, namespace)  # the program's own code, as `python PROGRAM.py` runs it
     except MissingTorchModule:
         raise
+    except NotImplementedByGradcli as error:
+        # Not the program's fault but gradcli's gap: said as gradcli says bad input.
+        raise MissingTorchFeature(_at_program_line(error, path)) from None
     except BrokenPipeError:
         # The reader of its output left (| head): quiet, as every command of gradcli is.
         with contextlib.suppress(OSError, ValueError):
@@ -189,7 +219,7 @@ def main(argv=None) -> int:
         return 0 if argv else 2
     try:
         return run_program(argv[0], argv[1:])
-    except MissingTorchModule as error:
+    except (MissingTorchModule, MissingTorchFeature) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except (OSError, SyntaxError, ValueError) as error:

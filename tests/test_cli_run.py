@@ -112,3 +112,28 @@ def test_a_reader_that_leaves_ends_the_program_quietly(tmp_path):
     assert done.stdout == "tensor(0.)\n"
     assert done.stderr == ""
     assert done.returncode == 141  # 128 + SIGPIPE, as the other commands
+
+
+def test_a_torch_feature_gradcli_lacks_is_one_error_at_the_programs_line(tmp_path):
+    # Not the program's own exception (those print as Python prints them, status 1):
+    # gradcli's gap, said as gradcli says bad input, with the line and a caret.
+    program = tmp_path / "p.py"
+    program.write_text("import torch\n\nnorm = torch.nn.InstanceNorm2d(3)\n")
+    done = run("-m", "gradcli", "run", str(program), tmp_path=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "error: gradcli has no torch.nn.InstanceNorm2d yet: the modules it has are listed"
+        " in docs/library.md (p.py, line 3)\n"
+        "  norm = torch.nn.InstanceNorm2d(3)\n"
+        "         ^~~~~~~~~~~~~~~~~~~~~~~\n"
+    )
+
+
+def test_the_program_may_catch_what_gradcli_lacks(tmp_path):
+    program = tmp_path / "p.py"
+    program.write_text(
+        "import torch\ntry:\n    torch.nn.InstanceNorm2d(3)\n"
+        "except NotImplementedError as e:\n    print(type(e).__name__)\n"
+    )
+    done = run("-m", "gradcli", "run", str(program), tmp_path=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "NotImplementedError\n", "")
