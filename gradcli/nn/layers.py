@@ -217,6 +217,18 @@ class Embedding(Module):
         return text
 
 
+def _affine(module, shape, affine, bias, dtype):
+    """A norm's weight (ones) and bias (zeros) of ``shape``, or None where not asked for,
+    registered in PyTorch's order."""
+    module.register_parameter(
+        "weight", Parameter(torch.ones(shape, dtype=dtype)) if affine else None
+    )
+    with_bias = affine and bias
+    module.register_parameter(
+        "bias", Parameter(torch.zeros(shape, dtype=dtype)) if with_bias else None
+    )
+
+
 class LayerNorm(Module):
     """Normalised over the last dims: ``(x - mean) / sqrt(var + eps) * weight + bias``."""
 
@@ -227,15 +239,7 @@ class LayerNorm(Module):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(torch.ones(self.normalized_shape, dtype=dtype))
-            if bias:
-                self.bias = Parameter(torch.zeros(self.normalized_shape, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine(self, self.normalized_shape, elementwise_affine, bias, dtype)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -255,15 +259,7 @@ class BatchNorm1d(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = Parameter(torch.ones(num_features, dtype=dtype))
-            if bias:
-                self.bias = Parameter(torch.zeros(num_features, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine(self, num_features, affine, bias, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", torch.zeros(num_features, dtype=dtype))
             self.register_buffer("running_var", torch.ones(num_features, dtype=dtype))
@@ -309,15 +305,7 @@ class GroupNorm(Module):
             raise GradcliValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
-        if affine:
-            self.weight = Parameter(torch.ones(num_channels, dtype=dtype))
-            if bias:
-                self.bias = Parameter(torch.zeros(num_channels, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine(self, num_channels, affine, bias, dtype)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
