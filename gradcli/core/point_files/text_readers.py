@@ -25,6 +25,7 @@ import numpy as np
 
 from ...errors import GradcliError, os_reason
 from ..bounded import MAX_TEXT_BYTES, capped_line, too_long
+from .filling import Filling
 from .source import Chunk, JsonText, Reader
 
 #: The bad rows kept to be listed, with their line and why; the others are counted.
@@ -33,6 +34,9 @@ SHOWN_SKIPPED = 10
 # A first guess at a row's length in bytes; the blocks after the first use the
 # length measured.
 _GUESSED_ROW_BYTES = 32
+
+#: Rows of CSV text read and parsed at once into a chunk's columns.
+PARSE_ROWS = 1 << 14
 
 
 class _TextReader(Reader):
@@ -233,7 +237,10 @@ class CsvReader(_TextReader):
 
         start = 0
         complex_columns = self.complex_columns
-        for block in self._blocks(size):
+        filling = Filling(size)
+        # Parsed PARSE_ROWS at a time into the chunk's columns: the text, its copy and
+        # pyarrow's parse are held for a piece of the chunk, not for the whole of it.
+        for block in self._blocks(min(size, PARSE_ROWS)):
             while True:
                 try:
                     # Blank lines are errors here, so that a block read whole has a row on
@@ -256,16 +263,23 @@ class CsvReader(_TextReader):
                         table = parsed(block)
                         columns = numbers(table)
                 break
+            del block
             if not len(lines):
                 continue  # every row of the block was bad: pyarrow reads no rows from none
-            del block  # not held while the chunk is computed
             kept = {n: texts(table.column(n)) for n in self.kept}
-            # A block is about a chunk; the first, whose row length was guessed, may be more.
-            for at in range(0, table.num_rows, size):
-                part = {name: column[at : at + size] for name, column in columns.items()}
-                copied = {name: column[at : at + size] for name, column in kept.items()}
-                yield Chunk(part, start, lines[at : at + size], copied)
-                start += len(lines[at : at + size])
+            del table
+            # A block is at most a chunk; the first, whose row length was guessed, may be more.
+            at = 0
+            while at < len(lines):
+                taken = filling.add(columns, lines, kept, at)
+                at += taken
+                if filling.full:
+                    chunk = filling.chunk(start)
+                    start += len(chunk)
+                    yield chunk
+            del columns, kept, lines
+        if filling.rows:
+            yield filling.chunk(start)
 
     def _complex_columns_in(self, block: bytes) -> set[str]:
         """The columns of inputs in which a field of ``block`` is complex (``1+2j``)."""
