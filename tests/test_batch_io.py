@@ -126,6 +126,38 @@ def test_csv_reader_reads_nan_and_inf_and_skips_blank_lines(tmp_path):
     assert chunks[0].lines.tolist() == [2, 4]
 
 
+def test_csv_parsed_in_pieces_fills_chunks_across_them(tmp_path, monkeypatch):
+    from gradcli.core.point_files import text_readers
+
+    monkeypatch.setattr(text_readers, "PARSE_ROWS", 3)  # pieces of 3 rows, chunks of 5
+    path = tmp_path / "p.csv"
+    lines = ["x,label"] + [f"{i},r{i}" for i in range(1, 8)] + ["", "1+2j,c"]
+    lines += [f"{i},r{i}" for i in range(9, 13)] + ["oops,bad", "13,r13"]
+    path.write_text("\n".join(lines) + "\n")
+    reader = open_points(str(path), skip_bad_rows=True)
+    reader.select(["x"], kept=["label"])
+    chunks, columns = _read_all(reader, size=5)
+    assert [len(c) for c in chunks] == [5, 5, 3]
+    assert [c.start for c in chunks] == [0, 5, 10]
+    expected = [1, 2, 3, 4, 5, 6, 7, 1 + 2j, 9, 10, 11, 12, 13]
+    assert columns["x"].tolist() == expected  # complex from the piece it is met in
+    assert np.concatenate([c.lines for c in chunks]).tolist() == [*range(2, 9), *range(10, 15), 16]
+    labels = np.concatenate([c.kept["label"] for c in chunks]).tolist()
+    assert labels == [f"r{i}" for i in range(1, 8)] + ["c"] + [f"r{i}" for i in range(9, 14)]
+    assert [line for line, _ in reader.skipped] == [15]
+
+
+def test_csv_bad_row_in_a_later_piece_names_its_line(tmp_path, monkeypatch):
+    from gradcli.core.point_files import text_readers
+
+    monkeypatch.setattr(text_readers, "PARSE_ROWS", 4)
+    path = tmp_path / "bad.csv"
+    path.write_text("x,y\n" + "1,2\n" * 9 + "3,abc\n" + "1,2\n" * 3)
+    with pytest.raises(GradcliError) as caught:
+        _read_all(open_points(str(path)), size=6)
+    assert caught.value.message.startswith(f"{path} line 11: 'abc' in column y is not a number")
+
+
 @pytest.mark.parametrize(
     "text, line, why",
     [
