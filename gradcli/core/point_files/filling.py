@@ -17,6 +17,7 @@ class Filling:
 
     def _reset(self) -> None:
         self.rows = 0
+        self._more = 0
         self.columns: dict[str, np.ndarray] = {}
         self.kept: dict[str, np.ndarray] = {}
         self.lines = np.empty(0, dtype=np.int64)
@@ -25,8 +26,11 @@ class Filling:
     def full(self) -> bool:
         return self.rows == self.size
 
-    def add(self, columns: dict, lines: np.ndarray, kept: dict, at: int) -> int:
-        """Rows from ``at`` of a parsed piece, as many as the chunk has room for; how many."""
+    def add(self, columns: dict, lines: np.ndarray, kept: dict, at: int, more: int = 0) -> int:
+        """Rows from ``at`` of a parsed piece, as many as the chunk has room for; how many.
+        ``more``: the rows expected after these (a guess), for which room is made at once
+        rather than by doubling (each doubling copies what is filled)."""
+        self._more = more
         taken = min(len(lines) - at, self.size - self.rows)
         stop = self.rows + taken
         self.lines = self._put(self.lines, lines[at : at + taken], stop)
@@ -40,7 +44,8 @@ class Filling:
         begun = stop - len(part)
         kind = part.dtype if array is None else np.result_type(array.dtype, part.dtype)
         if array is None or len(array) < stop or array.dtype != kind:
-            room = min(self.size, max(stop, 2 * (0 if array is None else len(array))))
+            grown_to = max(stop + self._more, 2 * (0 if array is None else len(array)))
+            room = min(self.size, grown_to)
             grown = np.empty(room, dtype=kind)
             if array is not None:
                 grown[:begun] = array[:begun]

@@ -132,10 +132,11 @@ class _TextReader(Reader):
         """The rest of the line ``block`` ends within, refused (naming the line where it
         starts) when the whole is longer than ``line_cap``, and no more of it read."""
         begun = len(block) - block.rfind(b"\n") - 1
-        line = self.line + block.count(b"\n") + 1
         try:
             return capped_line(self.stream, self.path, self.line_cap, begun)
         except GradcliError:
+            # Counted only here: every block ends within a line, and most are never refused.
+            line = self.line + block.count(b"\n") + 1
             raise self._refused(line, too_long(self.line_cap)) from None
 
     def _refused(self, line: int, why: str) -> GradcliError:
@@ -274,7 +275,7 @@ class CsvReader(_TextReader):
             # A block is at most a chunk; the first, whose row length was guessed, may be more.
             at = 0
             while at < len(lines):
-                taken = filling.add(columns, lines, kept, at)
+                taken = filling.add(columns, lines, kept, at, self._rows_left())
                 at += taken
                 if filling.full:
                     chunk = filling.chunk(start)
@@ -286,6 +287,14 @@ class CsvReader(_TextReader):
             del columns, kept, lines
         if filling.rows:
             yield filling.chunk(start)
+
+    def _rows_left(self) -> int:
+        """The rows of the file not read yet, guessed by the row length measured (0 when
+        its length is not known: standard input)."""
+        if self.size is None:
+            return 0
+        end = self.size if self.stop is None else min(self.size, self.stop)
+        return max(0, end - self.stream.tell()) // self.row_bytes
 
     def _complex_columns_in(self, block: bytes) -> set[str]:
         """The columns of inputs in which a field of ``block`` is complex (``1+2j``)."""
