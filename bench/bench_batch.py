@@ -181,7 +181,9 @@ def without_pandas(workdir: str) -> list[str]:
     os.makedirs(os.path.join(hidden, "pandas"), exist_ok=True)
     with open(os.path.join(hidden, "pandas", "__init__.py"), "w") as module:
         module.write("raise ImportError('pandas is hidden')\n")
-    return ["/usr/bin/env", f"PYTHONPATH={hidden}"]
+    # Before the caller's own path (a checkout under test), not in its place.
+    path = os.pathsep.join(p for p in (hidden, os.environ.get("PYTHONPATH")) if p)
+    return ["/usr/bin/env", f"PYTHONPATH={path}"]
 
 
 def process_competitors(workload: str, with_gradcli: bool, workdir: str) -> dict[str, list[str]]:
