@@ -36,7 +36,7 @@ SHOWN_SKIPPED = 10
 _GUESSED_ROW_BYTES = 32
 
 #: Rows of CSV text read and parsed at once into a chunk's columns.
-PARSE_ROWS = 1 << 14
+PARSE_ROWS = 1 << 13
 
 
 class _TextReader(Reader):
