@@ -535,9 +535,8 @@ class Evaluator(ControlFlow, FunctionsOfFunctions):
         if type_ in _SEQUENCE_TYPES and isinstance(node, ir.Numbers):
             return [as_tensor(_number(v)) for v in node.values]
         value = self.evaluate(node)
-        if (type_ == "str") != isinstance(value, str):
-            if type_ != "str":
-                raise GradcliTypeError(f"{param} takes a value, not text in quotes", node.span)
+        if isinstance(value, str) and "str" not in type_.split("|"):  # padding="same" is
+            raise GradcliTypeError(f"{param} takes a value, not text in quotes", node.span)
         choices = _choices(function, param) if type_ == "str" else None
         if choices is not None and value not in choices:
             listed = ", ".join(f'"{c}"' for c in choices)
@@ -546,6 +545,8 @@ class Evaluator(ControlFlow, FunctionsOfFunctions):
 
     def adapt(self, param: str, type_: str, value, span: Span, variadic: bool = False):
         """``value`` in the form the op table's parameter ``param`` (of type ``type_``) takes."""
+        if isinstance(value, str):  # checked against the schema by argument()
+            return value
         if type_ in INTEGER_OR_LIST_TYPES or (variadic and type_ in INTEGER_TYPES):
             if type(value) is Tensor and value.ndim > 0:
                 return checked_integer_list(value, param, span)

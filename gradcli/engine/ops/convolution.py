@@ -33,6 +33,8 @@ from .shape import reshape, squeeze, unsqueeze
 
 table = Table("convolution")
 _LAYER = dict(kind="other", library=False, nn_functional=True)
+# A function of the language too (a program may call it); gradcli diff has no form of it.
+_IN_LANGUAGE = {**_LAYER, "function": True, "symbolic": "a layer of tensors has no SymPy form"}
 
 
 def _tuple(value, k, name, op="convolution"):
@@ -272,7 +274,7 @@ _CONV = "(input: Tensor, weight: Tensor, bias: Tensor = None, stride: int|int[] 
 
 @table.composite(
     "conv2d", _CONV, doc="2-d convolution (cross-correlation) of a batch by a weight",
-    **_LAYER, batching=lambda entry, found: _conv_batching(entry, found),
+    **_IN_LANGUAGE, batching=lambda entry, found: _conv_batching(entry, found),
     samples=(Sample("2-d", [(2, 2, 4, 5), (3, 2, 2, 3), (3,)]),
              Sample("unbatched", [(2, 4, 5), (3, 2, 2, 3)]),
              Sample("stride padding dilation", [(1, 2, 6, 5), (2, 2, 2, 2), (2,)],
@@ -290,7 +292,7 @@ def conv2d(over, input, weight, bias=None, stride=1, padding=0, dilation=1, grou
 
 @table.composite(
     "conv1d", _CONV, doc="1-d convolution (cross-correlation) of a batch by a weight",
-    **_LAYER, batching=lambda entry, found: _conv_batching(entry, found),
+    **_IN_LANGUAGE, batching=lambda entry, found: _conv_batching(entry, found),
     samples=(Sample("1-d", [(2, 2, 6), (3, 2, 3), (3,)]),
              Sample("unbatched", [(2, 5), (3, 2, 2)]),
              Sample("stride padding dilation", [(1, 2, 7), (2, 2, 2), (2,)],
@@ -443,7 +445,7 @@ max_pool_gather = table.internal(
     "max_pool2d",
     "(input: Tensor, kernel_size: int|int[], stride: int|int[] = None, padding: int|int[] = 0, "
     "dilation: int|int[] = 1, ceil_mode: bool = False, return_indices: bool = False)",
-    doc="the largest entry of each window of the last two dims", **_LAYER,
+    doc="the largest entry of each window of the last two dims", **_IN_LANGUAGE,
     batching=lambda entry, found: pool_batching(entry, found),
     kink="the gradient goes to each window's first largest entry, as in PyTorch",
     samples=(Sample("2-d", [(2, 2, 4, 5)], {"kernel_size": 2}),
@@ -522,7 +524,7 @@ avg_pool_backward = table.internal(
     "avg_pool2d",
     "(input: Tensor, kernel_size: int|int[], stride: int|int[] = None, padding: int|int[] = 0, "
     "ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int = None)",
-    doc="the average of each window of the last two dims", **_LAYER,
+    doc="the average of each window of the last two dims", **_IN_LANGUAGE,
     batching=lambda entry, found: pool_batching(entry, found),
     overloads=[_AVG_POOL],
     samples=(Sample("2-d", [(2, 2, 4, 5)], {"kernel_size": 2}),

@@ -34,6 +34,8 @@ from .shape import expand, reshape, t, view_op
 
 table = Table("layers")
 _LAYER = dict(kind="other", library=False, nn_functional=True)
+# A function of the language too (a program may call it); gradcli diff has no form of it.
+_IN_LANGUAGE = {**_LAYER, "function": True, "symbolic": "a layer of tensors has no SymPy form"}
 
 # ----- nn.Embedding's lookup: the rows of its weight -----
 
@@ -123,7 +125,7 @@ def _linear_batching(entry, found):
 @table.composite(
     "linear",
     "(input: Tensor, weight: Tensor, bias: Tensor = None)",
-    doc="input @ weight.T + bias: a fully connected layer", **_LAYER,
+    doc="input @ weight.T + bias: a fully connected layer", **_IN_LANGUAGE,
     batching=_linear_batching,
     samples=(Sample("2-d", [(2, 4), (3, 4), (3,)]), Sample("1-d", [(4,), (3, 4), (3,)]),
              Sample("3-d", [(2, 2, 4), (3, 4), (3,)]), Sample("no bias", [(2, 4), (3, 4)])),

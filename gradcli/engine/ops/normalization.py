@@ -28,6 +28,8 @@ from .shape import reshape
 
 table = Table("normalization")
 _LAYER = dict(kind="other", library=False, nn_functional=True)
+# A function of the language too (a program may call it); gradcli diff has no form of it.
+_IN_LANGUAGE = {**_LAYER, "function": True, "symbolic": "a layer of tensors has no SymPy form"}
 
 
 class _View:
@@ -180,7 +182,7 @@ def _shape_text(shape):
     "layer_norm",
     "(input: Tensor, normalized_shape: int[], weight: Tensor = None, bias: Tensor = None, "
     "eps: float = 1e-05)",
-    doc="normalised over the last dims, then scaled and shifted", **_LAYER, batching=False,
+    doc="normalised over the last dims, then scaled and shifted", **_IN_LANGUAGE, batching=False,
     samples=(Sample("last dim", [(3, 4)], {"normalized_shape": (4,)}),
              Sample("last dims", [(2, 3, 2)], {"normalized_shape": (3, 2), "eps": 0.1})),
 
