@@ -564,6 +564,13 @@ EXAMPLES = {
         "binary_cross_entropy([0.25, 0.5], [0, 1])",
         np.array(-(math.log(0.75) + math.log(0.5)) / 2),
     ),
+    # The layers of torch.nn.functional, by hand: a convolution is a cross-correlation.
+    "linear": ("linear(v, [[1, 0, 2], [0, 1, 1]], [1, -1])", np.array([5.5, -0.5])),
+    "conv1d": ("conv1d([v], [[[1, 2]]])", np.array([[0.5 - 3.0, -1.5 + 4.0]])),
+    "conv2d": ("conv2d([a], [[[[1, 0], [0, 1]]]], stride=1)", np.array([[[2.0 + 3.0]]])),
+    "max_pool2d": ("max_pool2d([a], [1, 2], stride=1)", np.array([[[2.0], [3.0]]])),
+    "avg_pool2d": ("avg_pool2d([a], 2)", np.array([[[(2 + 1 + 0.5 + 3) / 4]]])),
+    "layer_norm": ("layer_norm(v, [3])", (V - V.mean()) / np.sqrt(V.var() + 1e-5)),
     "binary_cross_entropy_with_logits": (
         "binary_cross_entropy_with_logits(v, [0, 1, 1])",
         np.mean(

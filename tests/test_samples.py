@@ -208,3 +208,27 @@ def test_two_link_arm(gradcli_json, monkeypatch):
         down = _arm_angles(**{**given, name: value - h})
         found = [out["sensitivity"]["t1"][name], out["sensitivity"]["t2"][name]]
         close(found, (up - down) / (2 * h), rtol=1e-7, atol=1e-8)
+
+
+def test_conv_layer_against_pytorch():
+    torch = pytest.importorskip("torch", reason="PyTorch is the reference of conv_layer.grad")
+    F = torch.nn.functional
+    r = sample("conv_layer.grad")
+    assert r.inputs == ("K", "c", "W", "b")
+    image = torch.tensor(
+        [[[[0.3, -0.8, 1.2, 0.5, -0.1], [0.9, 0.4, -0.6, 1.1, 0.2], [-0.5, 1.3, 0.7, -0.9, 0.6],
+           [0.1, -1.1, 0.8, 0.35, -0.4], [1.0, 0.25, -0.3, 0.45, 0.75]]]],
+        dtype=torch.float64,
+    )  # fmt: skip
+    weights = {
+        n: torch.tensor(np.asarray(r.point[n]), dtype=torch.float64, requires_grad=True)
+        for n in r.inputs
+    }
+    K, c, W, b = weights.values()
+    features = F.max_pool2d(F.relu(F.conv2d(image, K, c)), 2)
+    z = F.layer_norm(F.linear(features.flatten(1), W, b), [3])
+    loss = F.mse_loss(z, torch.tensor([[1.0, 0.0, -1.0]], dtype=torch.float64))
+    loss.backward()
+    close(r.value, loss.item())
+    for name, t in weights.items():
+        close(r.grad[name], t.grad.numpy())
