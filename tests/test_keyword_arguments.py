@@ -24,6 +24,8 @@ X = L.tensor(RNG.uniform(0.5, 2.0, (2, 3)))
 V = L.tensor(RNG.uniform(0.5, 2.0, (3,)))
 M = L.tensor(2 * np.eye(3) + RNG.uniform(-0.5, 0.5, (3, 3)))
 P = L.tensor(RNG.uniform(0.1, 0.9, (2, 3)))
+RNG_LAYER = np.random.default_rng(5)
+IMAGE = L.tensor(RNG_LAYER.uniform(-1, 1, (1, 2, 4, 4)))
 
 # Positional calls of the entries that have no gradcheck domain but parameters to name.
 SAMPLES = {
@@ -95,6 +97,13 @@ SAMPLES = {
     "normal": lambda: (V, 2.0),
     "complex": lambda: (X, X.flip(0)),
     "movedim": lambda: (X.reshape(1, 2, 3), 0, 2),
+    # torch.nn.functional's layers, which the language calls too.
+    "linear": lambda: (X, M[:2], V[:2]),
+    "conv1d": lambda: (IMAGE[0, :, 0], L.tensor(RNG_LAYER.uniform(-1, 1, (2, 2, 2))), V[:2], 1, 1),
+    "conv2d": lambda: (IMAGE, L.tensor(RNG_LAYER.uniform(-1, 1, (2, 2, 2, 2))), V[:2], 2, 1),
+    "max_pool2d": lambda: (IMAGE, 2, 1, 1),
+    "avg_pool2d": lambda: (IMAGE, (2, 3), 1, 1, False, False),
+    "layer_norm": lambda: (X, (3,), V, V.flip(0), 1e-3),
 }
 #: Entries that draw random numbers: the generator is seeded before each call.
 RANDOM = {"bernoulli", "multinomial", "dropout", "randint", "randperm", "normal"}
@@ -129,7 +138,8 @@ def _call(entry):
     return args, extra, named
 
 
-NAMED = [e for e in ops.OPS.values() if e.library and not e.internal and e.name not in UNNAMED]
+NAMED = [e for e in ops.OPS.values() if (e.library or e.function) and not e.internal]
+NAMED = [e for e in NAMED if e.name not in UNNAMED]
 NAMED = [e for e in NAMED if e.domain or e.name in SAMPLES]
 
 
