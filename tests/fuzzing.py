@@ -178,6 +178,7 @@ class Call:
     name: str
     x: np.ndarray
     y: np.ndarray | None
+    normalized: tuple = ()  # layer_norm's normalized_shape, once drawn
 
 
 def _dim(draw, ndim):
@@ -287,6 +288,70 @@ ARGUMENTS.update(
     left=lambda draw, call: num(True),  # left=False is not implemented: an error, on purpose
     num_classes=lambda draw, call: num(draw(st.sampled_from([-1, 3, 5]))),
 )
+
+
+def _pair(*choices):
+    """A size of a 2-d layer: one number for both dims, or a list of two."""
+    return lambda draw, call: (
+        num(draw(st.sampled_from(choices)))
+        if draw(st.booleans())
+        else ints([draw(st.sampled_from(choices)) for _ in range(2)])
+    )
+
+
+def _normalized_shape(draw, call):
+    # Written as a list: PyTorch's layer_norm refuses one int, which gradcli takes.
+    call.normalized = call.x.shape[-draw(st.integers(1, min(call.x.ndim, 2))) :]
+    return ints(call.x.shape[-len(call.normalized) :])
+
+
+def _affine(draw, call):
+    """A layer_norm's weight or bias: numbers of the normalized shape."""
+    values = [draw(st.sampled_from([1, 0.5, -2])) for _ in range(math.prod(call.normalized))]
+    return ir.Call("reshape", (ints(values), ints(call.normalized)))
+
+
+def _channels(draw, call):
+    """A layer's bias: one number for each output channel (the weight's first size)."""
+    return ints([draw(st.sampled_from([0.5, -1, 0])) for _ in range(call.y.shape[0])])
+
+
+#: The layers' own parameters, where a name means something else in the other functions
+#: (weight: a loss's class weights): the weight is the second input, drawn of a fitting
+#: shape from the layer's samples.
+LAYERS = {
+    "max_pool2d": {},
+    "avg_pool2d": {},
+    "linear": {"bias": _channels},
+    "conv1d": {"bias": _channels, "stride": lambda draw, call: num(draw(st.sampled_from([1, 2])))},
+    "conv2d": {"bias": _channels},
+    "layer_norm": {"weight": _affine, "bias": _affine},
+}
+
+
+def _conv_padding(draw, call):
+    """A number, a size per dim, or "same" or "valid" (with a stride above 1: both raise)."""
+    if draw(st.integers(0, 3)) == 0:
+        return ir.Str(draw(st.sampled_from(["same", "valid"])))
+    if call.name == "conv1d":
+        return num(draw(st.sampled_from([0, 1])))
+    return _pair(0, 1)(draw, call)
+
+
+LAYERS["conv1d"]["padding"] = LAYERS["conv2d"]["padding"] = _conv_padding
+ARGUMENTS.update(
+    kernel_size=_pair(1, 2, 3),
+    stride=_pair(1, 2),
+    padding=_pair(0, 1),
+    dilation=lambda draw, call: num(draw(st.sampled_from([1, 2]))),
+    groups=lambda draw, call: num(draw(st.sampled_from([1, 1, 2]))),
+    ceil_mode=lambda draw, call: num(draw(st.booleans())),
+    count_include_pad=lambda draw, call: num(draw(st.booleans())),
+    divisor_override=lambda draw, call: num(draw(st.sampled_from([1, 3]))),
+    return_indices=lambda draw, call: num(False),  # True: (values, indices), the values
+    normalized_shape=_normalized_shape,
+    eps=lambda draw, call: num(draw(st.sampled_from([1e-5, 0.1]))),
+)
 #: Variadic parameters: ``(draw, call) -> [IR, ...]``.
 VARIADIC = {"shape": _reshaped, "dims": _permutation, "sizes": _expanded}
 #: Parameters that are tensors: the second input.
@@ -365,7 +430,15 @@ def call_of(draw, name):
     for i, param in enumerate(rest):
         if i >= needed and not draw(st.booleans()):
             break
-        if param in TENSORS or (param == "exponent" and y is not None):
+        own = LAYERS.get(name, {})
+        if param in own:
+            args.append(own[param](draw, call))
+            continue
+        if (
+            param in TENSORS
+            or (param == "exponent" and y is not None)
+            or (param == "weight" and name in LAYERS and name != "layer_norm")
+        ):
             inputs["y"] = y if y is not None else x * 0.5 + 0.25
             args.append(ir.Name("y"))
             continue
@@ -389,6 +462,10 @@ def call_of(draw, name):
             if param not in ARGUMENTS:
                 raise LookupError(f"no fuzz strategy for parameter {param!r} of {name}")
             keywords.append(ir.Keyword(param, ARGUMENTS[param](draw, call)))
+    if name in ("conv1d", "conv2d") and len(args) < len(sig.positional):
+        channels = x.shape[-int(name[4]) - 1]
+        if channels != y.shape[1]:  # the groups sample: its channels in groups
+            keywords.append(ir.Keyword("groups", num(channels // y.shape[1])))
     used = {n.id for a in args for n in ir.walk(a) if isinstance(n, ir.Name)}
     if "y" in used and "y" not in inputs:  # a clamp bound
         inputs["y"] = x * 0.5 + 0.25

@@ -28,6 +28,7 @@ from click.testing import CliRunner
 from complex_fuzzing import binding_text as complex_binding_text
 from complex_fuzzing import complex_programs
 from fuzzing import (
+    LAYERS,
     FuzzProgram,
     accepts_more,
     binding_text,
@@ -335,6 +336,14 @@ def test_random_programs_agree_with_pytorch(case, sample):
 @fuzz_settings(60)
 @given(programs(control=True), st.integers(0, 3))
 def test_random_programs_with_loops_and_conditions_agree_with_pytorch(case, sample):
+    check_against_torch(case, sample)
+
+
+@fuzz_settings(40)
+@given(programs(names=sorted(LAYERS)), st.integers(0, 3))
+def test_random_programs_of_the_layers_agree_with_pytorch(case, sample):
+    # The layers have many parameters whose sizes must fit: a share of the budget of
+    # their own, for the random programs of every function draw each only now and then.
     check_against_torch(case, sample)
 
 

@@ -45,11 +45,13 @@ _CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "Tru
 
 # The parameters of each function, in PyTorch's (and gradcli's) positional order.
 _INTEGERS = {"dim", "axis", "dim0", "dim1", "start_dim", "end_dim", "decimals", "steps", "n", "m"}
-_INTEGERS |= {"ignore_index"}
+_INTEGERS |= {"ignore_index", "kernel_size", "stride", "padding", "dilation", "groups"}
+_INTEGERS |= {"normalized_shape", "divisor_override"}
 _SHAPES = {"size", "shape", "sizes", "dims"}
-_BOOLS = {"keepdim", "keepdims", "unbiased", "descending", "stable", "left"}
+_BOOLS = {"keepdim", "keepdims", "unbiased", "descending", "stable", "left", "ceil_mode"}
+_BOOLS |= {"count_include_pad", "return_indices"}
 _NUMBERS = {"min", "max", "beta", "threshold", "fill_value", "start", "end", "step", "correction"}
-_NUMBERS |= {"negative_slope", "alpha", "label_smoothing"}
+_NUMBERS |= {"negative_slope", "alpha", "label_smoothing", "eps"}
 _CONSTRUCTORS = {"zeros", "ones", "full", "eye", "arange", "linspace", "rand", "randn"}
 _SEQUENCES = {"stack", "cat"}
 _INDEX_RESULTS = {"argmax", "argmin"}
@@ -196,6 +198,12 @@ TORCH = {
     "binary_cross_entropy": F.binary_cross_entropy,
     "binary_cross_entropy_with_logits": F.binary_cross_entropy_with_logits,
     "softplus": F.softplus,
+    "linear": F.linear,
+    "conv1d": F.conv1d,
+    "conv2d": F.conv2d,
+    "max_pool2d": F.max_pool2d,
+    "avg_pool2d": F.avg_pool2d,
+    "layer_norm": F.layer_norm,
     "round": lambda x, decimals=0: torch.round(x, decimals=decimals),
     "sum": _reduction(torch.sum),
     "mean": _reduction(torch.mean),
@@ -518,6 +526,8 @@ def _integer(value) -> int:
 
 
 def _adapt(param, value):
+    if isinstance(value, str):  # padding="same"
+        return value
     if param in _INTEGERS or param in _SHAPES:
         if isinstance(value, torch.Tensor) and value.ndim > 0:
             return tuple(_integer(v) for v in value.reshape(-1))
