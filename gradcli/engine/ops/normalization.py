@@ -18,10 +18,14 @@ import math
 import numpy as np
 
 from ...errors import EngineError, GradcliValueError
+from .. import batching_rules as batching
+from ..batched_values import Batched, probe
 from ..opinfo import Sample
 from ..optable import Table
 from ..state import no_grad
 from ..tensor import Tensor
+from .arithmetic import add as _add
+from .arithmetic import mul as _mul
 from .reductions import mean
 from .reductions import sum as sum_
 from .shape import reshape
@@ -129,7 +133,8 @@ def _input_rule(g, ans, x, w, b, view, eps):
 
 
 def _summed(g, w, view, ndim):
-    total = sum_(g, view.affine_axes(ndim))
+    axes = view.affine_axes(ndim)
+    total = sum_(g, axes) if axes else g  # none: an input of the weight's shape (sum's () is all)
     return reshape(total, (*np.shape(total)[: np.ndim(total) - np.ndim(w)], *np.shape(w)))
 
 
@@ -178,11 +183,26 @@ def _shape_text(shape):
     return "[" + ", ".join(map(str, shape)) + "]"
 
 
+def _layer_norm_batching(entry, found):
+    """layer_norm at many points: the points' axis leads, the normalised dims trail; a
+    weight or bias that varies scales and shifts each point's normalised input."""
+    probe(entry, found)  # the single-point errors first
+    x, w, b = found["input"], found.get("weight"), found.get("bias")
+    shape, eps = found["normalized_shape"], found.get("eps", 1e-05)
+    if type(w) is not Batched and type(b) is not Batched:
+        return Batched(entry.call(x.physical, shape, w, b, eps))  # PyTorch's one node
+    out = entry.call(x.physical if type(x) is Batched else x, shape, None, None, eps)
+    out = Batched(out) if type(x) is Batched else out
+    out = out if w is None else batching.call(_mul.op, out, w)
+    return out if b is None else batching.call(_add.op, out, b)
+
+
 @table.composite(
     "layer_norm",
     "(input: Tensor, normalized_shape: int[], weight: Tensor = None, bias: Tensor = None, "
     "eps: float = 1e-05)",
-    doc="normalised over the last dims, then scaled and shifted", **_IN_LANGUAGE, batching=False,
+    doc="normalised over the last dims, then scaled and shifted", **_IN_LANGUAGE,
+    batching=_layer_norm_batching,
     samples=(Sample("last dim", [(3, 4)], {"normalized_shape": (4,)}),
              Sample("last dims", [(2, 3, 2)], {"normalized_shape": (3, 2), "eps": 0.1})),
 
