@@ -322,6 +322,8 @@ def _channels(draw, call):
 LAYERS = {
     "max_pool2d": {},
     "avg_pool2d": {},
+    "adaptive_avg_pool2d": {},
+    "adaptive_max_pool2d": {},
     "linear": {"bias": _channels},
     "conv1d": {"bias": _channels, "stride": lambda draw, call: num(draw(st.sampled_from([1, 2])))},
     "conv2d": {"bias": _channels},
@@ -341,6 +343,7 @@ def _conv_padding(draw, call):
 LAYERS["conv1d"]["padding"] = LAYERS["conv2d"]["padding"] = _conv_padding
 ARGUMENTS.update(
     kernel_size=_pair(1, 2, 3),
+    output_size=_pair(1, 2, 3),
     stride=_pair(1, 2),
     padding=_pair(0, 1),
     dilation=lambda draw, call: num(draw(st.sampled_from([1, 2]))),

@@ -104,6 +104,8 @@ SAMPLES = {
     "max_pool2d": lambda: (IMAGE, 2, 1, 1),
     "avg_pool2d": lambda: (IMAGE, (2, 3), 1, 1, False, False),
     "layer_norm": lambda: (X, (3,), V, V.flip(0), 1e-3),
+    "adaptive_avg_pool2d": lambda: (IMAGE, (2, 3)),
+    "adaptive_max_pool2d": lambda: (IMAGE, 3, False),
 }
 #: Entries that draw random numbers: the generator is seeded before each call.
 RANDOM = {"bernoulli", "multinomial", "dropout", "randint", "randperm", "normal"}

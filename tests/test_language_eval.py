@@ -571,6 +571,9 @@ EXAMPLES = {
     "max_pool2d": ("max_pool2d([a], [1, 2], stride=1)", np.array([[[2.0], [3.0]]])),
     "avg_pool2d": ("avg_pool2d([a], 2)", np.array([[[(2 + 1 + 0.5 + 3) / 4]]])),
     "layer_norm": ("layer_norm(v, [3])", (V - V.mean()) / np.sqrt(V.var() + 1e-5)),
+    # Windows of a 2x2 image into 1x2 outputs: each row's mean, each row's largest.
+    "adaptive_avg_pool2d": ("adaptive_avg_pool2d([a], [2, 1])", np.array([[[1.5], [1.75]]])),
+    "adaptive_max_pool2d": ("adaptive_max_pool2d([a], [2, 1])", np.array([[[2.0], [3.0]]])),
     "binary_cross_entropy_with_logits": (
         "binary_cross_entropy_with_logits(v, [0, 1, 1])",
         np.mean(

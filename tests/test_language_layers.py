@@ -1,5 +1,5 @@
-"""The layers of torch.nn.functional called from the language (linear, conv1d, conv2d,
-max_pool2d, avg_pool2d, layer_norm): value and gradient of every input against PyTorch's,
+"""The layers of torch.nn.functional called from the language (linear, conv1d, conv2d, the
+pools, layer_norm): value and gradient of every input against PyTorch's,
 and a bad shape or argument as one line at the call."""
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ CALLS = [
     # A 1-d input with weight and bias: the weight's gradient sums over no leading dims.
     ("layer_norm(x, [3], w, b) * [1, 2, 3]", {"x": [1, 2, 4], "w": [1, 2, 3], "b": [0, 1, 0]},
      lambda F, x, w, b: F.layer_norm(x, [3], w, b) * x.new_tensor([1, 2, 3])),
+    ("adaptive_avg_pool2d(x, [2, 3]) ** 2", {"x": IMAGE},
+     lambda F, x: F.adaptive_avg_pool2d(x, [2, 3]) ** 2),
+    ("adaptive_max_pool2d(x, 3)", {"x": IMAGE}, lambda F, x: F.adaptive_max_pool2d(x, 3)),
     ("layer_norm(x, [2, 5], eps=0.1) ** 3", {"x": IMAGE[0, 0, :2]},
      lambda F, x: F.layer_norm(x, [2, 5], eps=0.1) ** 3),
 ]  # fmt: skip

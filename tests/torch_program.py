@@ -46,7 +46,7 @@ _CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "Tru
 # The parameters of each function, in PyTorch's (and gradcli's) positional order.
 _INTEGERS = {"dim", "axis", "dim0", "dim1", "start_dim", "end_dim", "decimals", "steps", "n", "m"}
 _INTEGERS |= {"ignore_index", "kernel_size", "stride", "padding", "dilation", "groups"}
-_INTEGERS |= {"normalized_shape", "divisor_override"}
+_INTEGERS |= {"normalized_shape", "divisor_override", "output_size"}
 _SHAPES = {"size", "shape", "sizes", "dims"}
 _BOOLS = {"keepdim", "keepdims", "unbiased", "descending", "stable", "left", "ceil_mode"}
 _BOOLS |= {"count_include_pad", "return_indices"}
@@ -204,6 +204,8 @@ TORCH = {
     "max_pool2d": F.max_pool2d,
     "avg_pool2d": F.avg_pool2d,
     "layer_norm": F.layer_norm,
+    "adaptive_avg_pool2d": F.adaptive_avg_pool2d,
+    "adaptive_max_pool2d": F.adaptive_max_pool2d,
     "round": lambda x, decimals=0: torch.round(x, decimals=decimals),
     "sum": _reduction(torch.sum),
     "mean": _reduction(torch.mean),

@@ -30,6 +30,8 @@ from .shape import squeeze, unsqueeze
 
 table = Table("pooling")
 _LAYER = dict(kind="other", library=False, nn_functional=True)
+# A function of the language too (a program may call it); gradcli diff has no form of it.
+_IN_LANGUAGE = {**_LAYER, "function": True, "symbolic": "a layer of tensors has no SymPy form"}
 
 
 # ----- 1-d poolings: the 2-d ones over an unsqueezed dim -----
@@ -210,7 +212,7 @@ adaptive_max_gather = table.internal(
 
 @table.composite(
     "adaptive_avg_pool2d", "(input: Tensor, output_size: int|int[])",
-    doc="the average of each of output_size windows of the last two dims", **_LAYER,
+    doc="the average of each of output_size windows of the last two dims", **_IN_LANGUAGE,
     batching=lambda entry, found: pool_batching(entry, found),
     samples=(Sample("2-d", [(2, 3, 5, 4)], {"output_size": (3, 2)}),
              Sample("unbatched", [(2, 7, 6)], {"output_size": 4}),
@@ -227,7 +229,7 @@ def adaptive_avg_pool2d(over, input, output_size):
 @table.composite(
     "adaptive_max_pool2d",
     "(input: Tensor, output_size: int|int[], return_indices: bool = False)",
-    doc="the largest entry of each of output_size windows of the last two dims", **_LAYER,
+    doc="the largest entry of each of output_size windows of the last two dims", **_IN_LANGUAGE,
     batching=lambda entry, found: pool_batching(entry, found),
     kink="the gradient goes to each window's first largest entry, as in PyTorch",
     samples=(Sample("2-d", [(2, 3, 5, 4)], {"output_size": (3, 2)}),
