@@ -302,7 +302,7 @@ def _pair(*choices):
 def _normalized_shape(draw, call):
     # Written as a list: PyTorch's layer_norm refuses one int, which gradcli takes.
     call.normalized = call.x.shape[-draw(st.integers(1, min(call.x.ndim, 2))) :]
-    return ints(call.x.shape[-len(call.normalized) :])
+    return ints(call.normalized)
 
 
 def _affine(draw, call):
@@ -440,7 +440,7 @@ def call_of(draw, name):
         if (
             param in TENSORS
             or (param == "exponent" and y is not None)
-            or (param == "weight" and name in LAYERS and name != "layer_norm")
+            or (param == "weight" and name in LAYERS)
         ):
             inputs["y"] = y if y is not None else x * 0.5 + 0.25
             args.append(ir.Name("y"))

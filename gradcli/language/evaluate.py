@@ -535,7 +535,7 @@ class Evaluator(ControlFlow, FunctionsOfFunctions):
         if type_ in _SEQUENCE_TYPES and isinstance(node, ir.Numbers):
             return [as_tensor(_number(v)) for v in node.values]
         value = self.evaluate(node)
-        if isinstance(value, str) and "str" not in type_.split("|"):  # padding="same" is
+        if isinstance(value, str) and "str" not in type_.split("|"):  # padding="same": str
             raise GradcliTypeError(f"{param} takes a value, not text in quotes", node.span)
         choices = _choices(function, param) if type_ == "str" else None
         if choices is not None and value not in choices:
