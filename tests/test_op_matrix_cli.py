@@ -39,7 +39,7 @@ def _expression(built):
             return value
         if isinstance(value, str):
             return ir.Str(value)
-        if isinstance(value, list):
+        if isinstance(value, (list, tuple)):  # a layer's size: output_size=(3, 2)
             return ir.ListLit(tuple(num(v) for v in value))
         return num(value)
 
