@@ -18,6 +18,24 @@ def raw(x):
     return x._data if type(x) is Tensor else x
 
 
+#: PyTorch's names of the dtypes in its layers' messages (c10's).
+_C10 = {"float64": "double", "float32": "float", "float16": "c10::Half",
+        "complex128": "c10::complex<double>", "complex64": "c10::complex<float>"}  # fmt: skip
+
+
+def same_dtypes(input, **operands):
+    """PyTorch's error where a layer's weight or bias has another dtype than its input (a
+    real bias is not promoted to a complex input's dtype, nor float32 to float64)."""
+    x = np.asarray(raw(input)).dtype
+    for name, t in operands.items():
+        d = None if t is None else np.asarray(raw(t)).dtype
+        if d is not None and d != x and x.kind in "fc" and d.kind in "fc":
+            raise EngineError(
+                f"Input type ({_C10.get(x.name, x.name)}) and {name} type "
+                f"({_C10.get(d.name, d.name)}) should be the same"
+            )
+
+
 def real_only(name, *values):
     """An error naming ``name`` where one of ``values`` is complex: for the composites
     that take no complex numbers (PyTorch neither) but whose parts do."""

@@ -25,6 +25,7 @@ from ..batched_values import Batched, batch_size, expanded, invoke, logical_ndim
 from ..opinfo import Sample
 from ..optable import OWN, Table, over
 from ..tensor import Tensor
+from .common import same_dtypes
 from .creation import zero_rule
 from .layers import constant_pad_nd
 from .products import matmul, transpose_last
@@ -204,6 +205,7 @@ def _conv(name, k, input, weight, bias, stride, padding, dilation, groups):
             f"expected stride to be a single integer value or a list of {np.ndim(weight) - 2} "
             f"values to match the convolution dimensions, but got stride={list(stride)}"
         )
+    same_dtypes(input, weight=weight, bias=bias)
     batched = ndim == k + 2
     x = input if batched else unsqueeze(input, 0)
     w_shape = list(np.shape(weight))
