@@ -67,6 +67,12 @@ def test_a_layer_call_matches_pytorch(gradcli_json, program, inputs, reference):
         ("max_pool2d([[[1, 2]]], 3)", "Output size is too small", 1),
         ("layer_norm(x, [4])", "Given normalized_shape=[4], expected input with shape [*, 4]", 1),
         ("layer_norm(x, 'last')", "normalized_shape takes a value, not text in quotes", 15),
+        # PyTorch does not promote a real weight to a complex input's dtype: neither does gradcli.
+        (
+            "real(conv1d(reshape(x, [1, 3]) * 1j, [[[1, 2]]]))",
+            "Input type (c10::complex<double>) and weight type (double) should be the same",
+            6,
+        ),
     ],
 )
 def test_a_bad_layer_call_is_one_line_at_the_call(gradcli, program, message, column):
