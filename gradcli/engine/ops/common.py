@@ -18,6 +18,11 @@ def raw(x):
     return x._data if type(x) is Tensor else x
 
 
+#: The entries of torch.nn.functional's layers: not ``gradcli.name`` (as PyTorch).
+LAYER = dict(kind="other", library=False, nn_functional=True)
+#: Those that a program of the language may call too; ``gradcli diff`` has no form of them.
+LAYER_IN_LANGUAGE = {**LAYER, "function": True, "symbolic": "a layer of tensors has no SymPy form"}
+
 #: PyTorch's names of the dtypes in its layers' messages (c10's).
 _C10 = {"float64": "double", "float32": "float", "float16": "c10::Half",
         "complex128": "c10::complex<double>", "complex64": "c10::complex<float>"}  # fmt: skip

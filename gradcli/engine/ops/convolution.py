@@ -25,6 +25,7 @@ from ..batched_values import Batched, batch_size, expanded, invoke, logical_ndim
 from ..opinfo import Sample
 from ..optable import OWN, Table, over
 from ..tensor import Tensor
+from .common import LAYER_IN_LANGUAGE as _IN_LANGUAGE
 from .common import same_dtypes
 from .creation import zero_rule
 from .layers import constant_pad_nd
@@ -33,9 +34,6 @@ from .reductions import sum as sum_
 from .shape import reshape, squeeze, unsqueeze
 
 table = Table("convolution")
-_LAYER = dict(kind="other", library=False, nn_functional=True)
-# A function of the language too (a program may call it); gradcli diff has no form of it.
-_IN_LANGUAGE = {**_LAYER, "function": True, "symbolic": "a layer of tensors has no SymPy form"}
 
 
 def _tuple(value, k, name, op="convolution"):

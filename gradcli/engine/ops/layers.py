@@ -25,6 +25,8 @@ from ..opinfo import Sample
 from ..optable import OWN, Table, over
 from ..tensor import Tensor
 from .arithmetic import add, div
+from .common import LAYER as _LAYER
+from .common import LAYER_IN_LANGUAGE as _IN_LANGUAGE
 from .comparison import where
 from .creation import zero_rule, zeros
 from .indexing import getitem, index_scatter, setitem, zero_at
@@ -33,9 +35,6 @@ from .reductions import norm
 from .shape import expand, reshape, t, view_op
 
 table = Table("layers")
-_LAYER = dict(kind="other", library=False, nn_functional=True)
-# A function of the language too (a program may call it); gradcli diff has no form of it.
-_IN_LANGUAGE = {**_LAYER, "function": True, "symbolic": "a layer of tensors has no SymPy form"}
 
 # ----- nn.Embedding's lookup: the rows of its weight -----
 

@@ -26,14 +26,13 @@ from ..state import no_grad
 from ..tensor import Tensor
 from .arithmetic import add as _add
 from .arithmetic import mul as _mul
+from .common import LAYER as _LAYER
+from .common import LAYER_IN_LANGUAGE as _IN_LANGUAGE
 from .reductions import mean
 from .reductions import sum as sum_
 from .shape import reshape
 
 table = Table("normalization")
-_LAYER = dict(kind="other", library=False, nn_functional=True)
-# A function of the language too (a program may call it); gradcli diff has no form of it.
-_IN_LANGUAGE = {**_LAYER, "function": True, "symbolic": "a layer of tensors has no SymPy form"}
 
 
 class _View:

@@ -22,6 +22,8 @@ from ...errors import EngineError
 from ..opinfo import Sample
 from ..optable import Table
 from ..tensor import Tensor
+from .common import LAYER as _LAYER
+from .common import LAYER_IN_LANGUAGE as _IN_LANGUAGE
 from .convolution import avg_pool2d, gather_plane, max_pool2d, pool_batching, scatter_plane
 from .convolution import unbatched_index as _index_for
 from .creation import zero_rule
@@ -29,9 +31,6 @@ from .reductions import mean
 from .shape import squeeze, unsqueeze
 
 table = Table("pooling")
-_LAYER = dict(kind="other", library=False, nn_functional=True)
-# A function of the language too (a program may call it); gradcli diff has no form of it.
-_IN_LANGUAGE = {**_LAYER, "function": True, "symbolic": "a layer of tensors has no SymPy form"}
 
 
 # ----- 1-d poolings: the 2-d ones over an unsqueezed dim -----
