@@ -41,3 +41,19 @@ def test_vmap_errors_match_torch():
             m.func.vmap(lambda a, b: a + b)(m.tensor(X), m.tensor(np.ones((4, 2))))
         with pytest.raises(RuntimeError, match="calling .item\\(\\) on a Tensor"):
             m.func.vmap(lambda a: a.sum().item())(m.tensor(X))
+
+
+@pytest.mark.parametrize("key", [2, -3, 3, -4, (1, 0)])
+def test_an_integer_index_at_every_point_as_torch(key):
+    # An index in range is taken without a trial at one point; one out of range or too
+    # many indices still fail with the single point's error, as in PyTorch.
+    x = np.arange(6.0).reshape(2, 3)
+    try:
+        expected = torch.func.vmap(lambda p: p[key])(torch.tensor(x)).numpy()
+    except IndexError as err:
+        words = "out of bounds" if "out of bounds" in str(err) else "too many indices"
+        with pytest.raises(IndexError, match=words):
+            gradcli.func.vmap(lambda p: p[key])(gradcli.tensor(x))
+        return
+    got = gradcli.func.vmap(lambda p: p[key])(gradcli.tensor(x)).numpy()
+    np.testing.assert_array_equal(got, expected)

@@ -379,11 +379,19 @@ def _keys(entry, index):
     return keys
 
 
+def _whole_numbers_within(keys, shape) -> bool:
+    """Whether every key is an int (not a bool) indexing its axis of ``shape``."""
+    return len(keys) <= len(shape) and all(
+        type(k) is int and -n <= k < n for k, n in zip(keys, shape)
+    )
+
+
 def index(entry, found):
     """x[key] with the same key at every point: the key after the batch axis."""
     x = found["input"]
     keys = _keys(entry, found["index"])
-    shape_at_a_point(entry, found)
+    if not _whole_numbers_within(keys, x.shape):  # else no point's call can fail: not probed
+        shape_at_a_point(entry, found)
     out = x.physical[(slice(None), *keys)]
     if advanced_apart(keys):  # NumPy put the batch axis after the indexed axes
         lead = advanced_rank(keys)
