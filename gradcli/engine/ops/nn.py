@@ -233,9 +233,11 @@ def _mse_rule(sign):
     def rule(g, ans, x, y, reduction="mean"):
         difference = x - y if sign > 0 else y - x
         shape = np.shape(difference)
-        norm = 2 / math.prod(shape) if reduction == "mean" else 2
+        n = math.prod(shape) if reduction == "mean" else 1
         summed = "none" if reduction == "none" else "sum"
-        return difference * norm * _spread(g, ans, summed, shape)
+        if difference.dtype == object:  # mpmath's numbers: 2/n at the working precision
+            return difference * 2 / n * _spread(g, ans, summed, shape)
+        return difference * (2 / n) * _spread(g, ans, summed, shape)
 
     return rule
 
