@@ -41,6 +41,30 @@ def same_dtypes(input, **operands):
             )
 
 
+#: PyTorch's ScalarType names, in its matrix products' messages.
+_SCALAR_TYPE = {"float64": "Double", "float32": "Float", "float16": "Half",
+                "complex128": "ComplexDouble", "complex64": "ComplexFloat"}  # fmt: skip
+
+
+def linear_dtypes(input, weight, bias=None):
+    """PyTorch's errors where F.linear's operands differ in dtype (it promotes none)."""
+    x, w = (np.asarray(raw(v)).dtype for v in (input, weight))
+    if bias is not None:
+        b = np.asarray(raw(bias)).dtype
+        first, second, which = (b, w, "self") if b != w else (x, w, "mat1")
+        if first != second:
+            raise EngineError(
+                f"{which} and mat2 must have the same dtype, but got "
+                f"{_SCALAR_TYPE.get(first.name, first.name)} and "
+                f"{_SCALAR_TYPE.get(second.name, second.name)}"
+            )
+    elif x != w:
+        raise EngineError(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{_C10.get(x.name, x.name)} != {_C10.get(w.name, w.name)}"
+        )
+
+
 def real_only(name, *values):
     """An error naming ``name`` where one of ``values`` is complex: for the composites
     that take no complex numbers (PyTorch neither) but whose parts do."""

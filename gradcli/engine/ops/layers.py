@@ -27,6 +27,7 @@ from ..tensor import Tensor
 from .arithmetic import add, div
 from .common import LAYER as _LAYER
 from .common import LAYER_IN_LANGUAGE as _IN_LANGUAGE
+from .common import linear_dtypes
 from .comparison import where
 from .creation import zero_rule, zeros
 from .indexing import getitem, index_scatter, setitem, zero_at
@@ -132,6 +133,7 @@ def _linear_batching(entry, found):
     mp=OWN,
 )  # fmt: skip
 def linear(over, input, weight, bias=None):
+    linear_dtypes(input, weight, bias)
     weight_t = t(weight)
     if bias is None:
         return matmul(input, weight_t)

@@ -364,10 +364,11 @@ any = table.op("any", lambda x, dim=None, keepdim=False:  # noqa: A001
 @contiguous
 def _logsumexp(x, dim=None, keepdim=False):
     x = np.asarray(x)
+    if isinstance(dim, (list, tuple)) and not dim and x.ndim:  # dim=[]: PyTorch refuses
+        raise EngineError(f"output with shape [] doesn't match the broadcast shape {[1] * x.ndim}")
     ax = axis(dim, np.ndim(x))
-    # A real shift keeps the complex log's principal branch; -inf over an empty dim.
-    real = x.real if x.dtype.kind == "c" else x
-    empty = {"initial": -np.inf} if real.dtype.kind == "f" else {}
+    real = x.real if x.dtype.kind == "c" else x  # a real shift keeps the principal branch
+    empty = {"initial": -np.inf} if real.dtype.kind == "f" else {}  # -inf over no entry
     peak = np.amax(real, axis=ax, keepdims=True, **empty)
     peak = np.where(np.isfinite(peak), peak, 0)
     out = np.log(np.sum(np.exp(x - peak), axis=ax, keepdims=True)) + peak
@@ -486,11 +487,9 @@ def _std_rule(g, ans, x, dim=None, unbiased=None, keepdim=False, correction=None
     return _var_rule(g, ans, x, dim, unbiased, keepdim, correction)
 
 
-_VAR_SCHEMA = (
-    "(input: Tensor, dim: int|int[] = None, unbiased: bool = None, "
-    "keepdim: bool = False, *, correction: Number = None)"
-)
 # fmt: off
+_VAR_SCHEMA = ("(input: Tensor, dim: int|int[] = None, unbiased: bool = None, "
+               "keepdim: bool = False, *, correction: Number = None)")
 logsumexp = table.op("logsumexp", _logsumexp, f"(input: Tensor, {_DIM})",
                      grad_fn="LogsumexpBackward0", rules=(_logsumexp_rule,),
                      doc="log(sum(exp(x))) without overflow", domain=("real", {"dim": -1}),
