@@ -88,14 +88,19 @@ def test_empty_dim_list_reduces_over_every_dimension(name, values, keepdim):
         same(got[1][0], torch_empty[1][0])
 
 
-def test_logsumexp_of_an_empty_dim_list_reduces_over_every_dimension():
-    # PyTorch 2.13 raises an internal shape error without keepdim (a bug); with
-    # keepdim it reduces over every dimension, and so does gradcli in both cases.
+def test_logsumexp_of_an_empty_dim_list_is_pytorchs():
+    # PyTorch 2.13 raises an internal shape error without keepdim, and gradcli raises
+    # the same (the differential fuzzer asks it to raise where PyTorch raises); with
+    # keepdim both reduce over every dimension.
     values = [[0.0, 1.0], [2.0, 3.0]]
     want = value_and_grads(torch, lambda lib, x: lib.logsumexp(x, [], keepdim=True), values)
-    got = value_and_grads(gradcli, lambda lib, x: lib.logsumexp(x, []), values)
-    same(got[0], want[0][0][0])
+    got = value_and_grads(gradcli, lambda lib, x: lib.logsumexp(x, [], keepdim=True), values)
+    same(got[0], want[0])
     same(got[1][0], want[1][0])
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        torch.logsumexp(torch.tensor(values), [])
+    with pytest.raises(RuntimeError, match=r"doesn't match the broadcast shape \[1, 1\]"):
+        gradcli.logsumexp(gradcli.tensor(values), [])
 
 
 def test_empty_dim_list_through_the_command(gradcli_json):

@@ -364,7 +364,7 @@ any = table.op("any", lambda x, dim=None, keepdim=False:  # noqa: A001
 @contiguous
 def _logsumexp(x, dim=None, keepdim=False):
     x = np.asarray(x)
-    if isinstance(dim, (list, tuple)) and not dim and x.ndim:  # dim=[]: PyTorch refuses
+    if isinstance(dim, (list, tuple)) and not dim and x.ndim and not keepdim:  # PyTorch's
         raise EngineError(f"output with shape [] doesn't match the broadcast shape {[1] * x.ndim}")
     ax = axis(dim, np.ndim(x))
     real = x.real if x.dtype.kind == "c" else x  # a real shift keeps the principal branch
