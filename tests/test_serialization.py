@@ -73,3 +73,24 @@ def test_a_file_pytorch_wrote_is_refused_with_a_reason():
     buffer.seek(0)
     with pytest.raises(pickle.UnpicklingError, match="PyTorch's zip archive"):
         gradcli.load(buffer)
+
+
+def test_a_save_that_fails_on_the_way_leaves_the_file_it_would_replace(tmp_path, monkeypatch):
+    import os
+
+    import gradcli
+
+    target = tmp_path / "model.pt"
+    target.write_bytes(b"the checkpoint before")
+
+    def full_disk(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        gradcli.save({"w": gradcli.ones(3)}, target)
+    assert target.read_bytes() == b"the checkpoint before"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.pt"]
+    monkeypatch.undo()
+    gradcli.save({"w": gradcli.ones(3)}, target)
+    assert gradcli.load(target)["w"].tolist() == [1.0, 1.0, 1.0]

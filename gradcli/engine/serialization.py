@@ -12,6 +12,7 @@ code; ``weights_only=False`` is plain ``pickle`` for files the program trusts.
 from __future__ import annotations
 
 import collections
+import contextlib
 import io
 import os
 import pickle
@@ -93,8 +94,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     buffer.write(_HEADER)
     _Pickler(buffer, protocol=max(int(pickle_protocol), 4)).dump(obj)  # bytes as bytes
     if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as file:
-            file.write(buffer.getvalue())
+        _replace(os.fspath(f), buffer.getvalue())
     else:
         f.write(buffer.getvalue())
 
@@ -121,3 +121,30 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     if weights_only:
         return _WeightsOnly(body).load()
     return pickle.Unpickler(body).load()
+
+
+def _replace(path: str, data: bytes) -> None:
+    """``data`` written whole to a temporary file beside ``path``, then renamed over it:
+    a run stopped on the way leaves what ``path`` held (as every file gradcli writes;
+    the engine sits below ``core/atomic.py``, whose devices and modes a checkpoint
+    does not need)."""
+    directory, name = os.path.split(os.path.abspath(path))
+    temp = os.path.join(directory, f".{name}.{os.urandom(4).hex()}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temp, 0o666 & ~_umask())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
