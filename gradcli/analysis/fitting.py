@@ -23,7 +23,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..core import computing, many_points
+from ..core import computing
 from ..core.bindings import named_texts
 from ..core.evaluation import evaluation, no_such_input
 from ..core.point_files.readers import open_points
@@ -34,6 +34,7 @@ from ..errors import GradcliError
 from ..language import compile_source, ir, tape
 from ..render.fit_image import check_output, write_fit_image
 from .commands import Calculator, Command, Option, Picture
+from .fit_residuals import Residuals
 from .flat import BOUNDS, Flat
 from .report import Report, convergence, frozen
 
@@ -162,113 +163,6 @@ def _first_row(model, bindings, params, predictors, where, n, options):
     return first, flat
 
 
-class _Residuals:
-    """The weighted residuals and their Jacobian at parameters b, every row in one batched
-    pass; the last point is kept, since least_squares asks for both at the same b.
-
-    The model is compiled and bound once for the whole fit (``PointsProgram``): the
-    parameters are given at each call as columns that repeat b on every row, so that
-    each row's gradient by its own copy is that row of the Jacobian."""
-
-    def __init__(self, model, flat, predictors, observed, scale, options):
-        self.flat, self.predictors = flat, predictors
-        self.observed, self.scale = observed, scale
-        fixed = {k: v for k, v in flat.fixed.items() if k not in predictors}
-        batch = {**predictors, **self._columns(flat.start)}
-        self.program = many_points.PointsProgram(
-            "grad", model, fixed, many_points.layout(batch), wrt=flat.names, **options
-        )
-        self.cache: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
-        self.rows = observed.size
-        # The same passes replayed on arrays (the engine's numbers, bit for bit), where
-        # the model allows (``language/tape.py``); else the engine at each call.
-        self.tape = self.program.tape(batch)
-        self.unit = bool(np.all(scale == 1))
-        self.dtype = np.dtype(options["dtype"])
-        self.one = np.ones((), self.dtype)
-        # In float64 the columns are views of one value each, written at each call
-        # (np.broadcast_to costs more than the model); in float32 they are cast copies,
-        # as the engine makes them.
-        self.values = [np.zeros(flat.shapes[name]) for name in flat.names]
-        self.views = [np.broadcast_to(v, (self.rows, *v.shape)) for v in self.values]
-        self.spans = [(int(a), int(z)) for a, z in zip(flat.stops[:-1], flat.stops[1:])]
-
-    def _columns(self, b) -> dict[str, np.ndarray]:
-        """Each parameter as a column: its value repeated on every row."""
-        n = self.observed.size
-        return {
-            name: np.broadcast_to(np.asarray(v, dtype=np.float64), (n, *np.shape(v)))
-            for name, v in self.flat.arrays(b).items()
-        }
-
-    def __call__(self, b) -> tuple[np.ndarray, np.ndarray]:
-        key = np.asarray(b, dtype=np.float64).tobytes()
-        if key not in self.cache:
-            self.cache.clear()
-            self.cache[key] = self._evaluate(b)
-        return self.cache[key]
-
-    def _leaves(self, b) -> list[np.ndarray]:
-        """The parameters' columns at b, as the tape takes them (``flat.names``' order)."""
-        if self.dtype != np.float64:
-            columns = self._columns(b)
-            return [np.asarray(columns[name], self.dtype) for name in self.flat.names]
-        b = np.asarray(b, dtype=np.float64)
-        for value, (start, stop) in zip(self.values, self.spans):
-            value[...] = b[start:stop].reshape(value.shape)
-        return self.views
-
-    def _evaluate(self, b) -> tuple[np.ndarray, np.ndarray]:
-        return self._residuals(*self._model(b))
-
-    def _model(self, b) -> tuple[np.ndarray, list[np.ndarray]]:
-        """The model's values at b, every row, and its gradient by each parameter."""
-        if self.tape is not None:
-            store = self.tape.forward(self._leaves(b))
-            value = self.tape.output(store, 0)
-            # The seed has the value's shape: a one-entry vector's rows are (rows, 1).
-            seed = np.broadcast_to(self.one, value.shape)
-            # Not copied: the Jacobian below is a new array.
-            return value, self.tape.gradients(store, 0, seed, copies=False)
-        # nan and inf are looked for below, in the residuals and the Jacobian.
-        got = self.program.arrays({**self.predictors, **self._columns(b)})
-        return got["value"], [got[f"grad.{name}"] for name in self.flat.names]
-
-    def _residuals(self, value, grads) -> tuple[np.ndarray, np.ndarray]:
-        n = self.rows
-        value = np.asarray(value, dtype=np.float64).reshape(n)
-        jacobian = np.concatenate([np.reshape(g, (n, -1)) for g in grads], 1)
-        residual = value - self.observed
-        if not self.unit:  # a scale of 1 changes no bit: not multiplied
-            residual *= self.scale
-            jacobian = self.scale[:, None] * jacobian
-        # One sum is finite where every entry is (or overflowed: then the entries are
-        # looked at one by one, and each finite one kept).
-        with np.errstate(all="ignore"):
-            total = residual.sum() + jacobian.sum()
-        if not np.isfinite(total):
-            residual = np.where(np.isfinite(residual), residual, 1e150)
-            jacobian = np.where(np.isfinite(jacobian), jacobian, 0.0)
-        return residual, jacobian
-
-    def first_row_plain(self) -> bool:
-        """Whether the model at the start is one finite value per row, of finite gradient
-        on the first row (its first row's own evaluation would warn of nothing); the
-        residuals there are kept for the solver's first call."""
-        if self.tape is None:
-            return False
-        start = self.flat.start
-        value, grads = self._model(start)
-        n = self.rows
-        if np.size(value) != n or not all(np.shape(g)[:1] == (n,) for g in grads):
-            return False
-        first = [np.reshape(value, (n, -1))[0], *(np.reshape(g, (n, -1))[0] for g in grads)]
-        if not all(np.isfinite(a).all() for a in first):
-            return False
-        self.cache[np.asarray(start, dtype=np.float64).tobytes()] = self._residuals(value, grads)
-        return True
-
-
 def _quick_start(model, bindings, params, predictors, observed, scale, options):
     """The parameters and the residuals without the first row's own evaluation (the
     engine's Jacobian there, ``_first_row``) where it could only find what the tape
@@ -299,7 +193,7 @@ def _quick_start(model, bindings, params, predictors, observed, scale, options):
             flat = Flat(s.wrt, shapes, s.values, s.constants)
         if n <= flat.size:
             return None
-        residuals = _Residuals(model, flat, predictors, observed, scale, options)
+        residuals = Residuals(model, flat, predictors, observed, scale, options)
         plain = residuals.first_row_plain()
     except (GradcliError, ArithmeticError, LookupError, TypeError, ValueError):
         return None
@@ -325,16 +219,16 @@ def _kinked(program) -> bool:
     return False
 
 
-def _least_squares(residuals: _Residuals, flat: Flat, bounds, tol, max_evaluations):
+def _least_squares(residuals: Residuals, flat: Flat, bounds, tol, max_evaluations):
     """scipy's least_squares: Levenberg-Marquardt, or trust-region reflective under bounds."""
     import scipy.optimize
 
     box = flat.bounds(bounds or {})
     method = "trf" if box is not None else "lm"
     found = scipy.optimize.least_squares(
-        lambda b: residuals(b)[0],
+        residuals.residual,
         flat.start if box is None else np.clip(flat.start, *box),
-        jac=lambda b: residuals(b)[1],
+        jac=residuals.jacobian,
         method=method,
         bounds=(-np.inf, np.inf) if box is None else box,
         x_scale="jac",
@@ -402,7 +296,7 @@ def fit(
     quick = _quick_start(model, bindings, params, predictors, observed, scale, options)
     if quick is None:
         first, flat = _first_row(model, bindings, params, predictors, where, n, options)
-        residuals = _Residuals(model, flat, predictors, observed, scale, options)
+        residuals = Residuals(model, flat, predictors, observed, scale, options)
         said = (*first.notes, *first.warnings)
     else:
         (flat, residuals, plain), said = quick, ()

@@ -9,6 +9,7 @@ and Hessian blocks into a vector and a matrix.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -29,7 +30,7 @@ class Flat:
     def __init__(self, names, shapes: Mapping, point: Mapping, constants: Mapping = {}):
         self.names = tuple(names)
         self.shapes = {n: tuple(shapes[n]) for n in self.names}
-        self.sizes = [int(np.prod(self.shapes[n], dtype=int)) for n in self.names]
+        self.sizes = [math.prod(self.shapes[n]) for n in self.names]
         self.stops = np.cumsum([0, *self.sizes])
         self.fixed = {n: np.asarray(v) for n, v in point.items() if n not in self.names}
         self.fixed.update((n, np.asarray(v)) for n, v in constants.items())

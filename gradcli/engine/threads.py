@@ -22,6 +22,7 @@ that imports gradcli keeps its own settings for its own NumPy.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import sys
@@ -46,9 +47,10 @@ class _Pools:
     modules = 0
     #: The most threads a pool had before gradcli changed it: its default.
     widest = 1
-    #: How many runs are open (``run``), and the limiter the first one set.
+    #: How many runs are open (``run``), and the pools the first one changed, with
+    #: their threads before.
     runs = 0
-    limiter = None
+    changed: list | tuple = ()
 
 
 def chosen_by_user() -> bool:
@@ -77,30 +79,66 @@ def _controller(rescan: bool = False):
     return _Pools.controller
 
 
-@contextlib.contextmanager
-def run(scipy: bool = False):
+def run(scipy: bool = False) -> _Run:
     """The pools at one thread while the block runs (nested runs share the first's),
     then as they were; nothing when the user chose. ``scipy``: the block calls SciPy,
     whose LAPACK is a second OpenBLAS that ``scipy.linalg`` loads; it is loaded first,
-    so that its pool is held too."""
-    if chosen_by_user():
-        yield
-        return
-    if scipy:
-        import scipy.linalg  # noqa: F401
-    controller = _controller(rescan=True)
-    with _lock:
-        if _Pools.runs == 0:
-            _Pools.limiter = controller.limit(limits=1)
-        _Pools.runs += 1
-    try:
-        yield
-    finally:
+    so that its pool is held too. A context, or a decorator of a function run so."""
+    return _Run(scipy)
+
+
+class _Run:
+    # A class rather than a generator context: a small fit's whole run is a few
+    # hundred microseconds, and threadpoolctl's limiter another ten.
+    def __init__(self, scipy: bool):
+        self.scipy = scipy
+        self.held = False
+
+    def __call__(self, function):
+        scipy = self.scipy
+
+        @functools.wraps(function)
+        def running(*args, **kwargs):
+            with _Run(scipy):
+                return function(*args, **kwargs)
+
+        return running
+
+    def __enter__(self):
+        if chosen_by_user():
+            return self
+        if self.scipy:
+            import scipy.linalg  # noqa: F401
+        controller = _controller(rescan=True)
         with _lock:
-            _Pools.runs -= 1
             if _Pools.runs == 0:
-                _Pools.limiter.restore_original_limits()
-                _Pools.limiter = None
+                _Pools.changed = _at_one_thread(controller)
+            _Pools.runs += 1
+        self.held = True
+        return self
+
+    def __exit__(self, *exc):
+        if self.held:
+            self.held = False
+            with _lock:
+                _Pools.runs -= 1
+                if _Pools.runs == 0:
+                    for lib, before in _Pools.changed:
+                        lib.set_num_threads(before)
+                    _Pools.changed = ()
+        return False
+
+
+def _at_one_thread(controller) -> list:
+    """Every pool set to one thread: ``(pool, its threads before)`` for each changed."""
+    changed = []
+    for lib in controller.lib_controllers:
+        before = lib.get_num_threads()
+        if before != 1:
+            lib.set_num_threads(1)
+            if before is not None:  # a count the library does not tell is not put back
+                changed.append((lib, before))
+    return changed
 
 
 def for_product(multiply_adds: int):

@@ -1,0 +1,233 @@
+"""``fit``'s residuals and their Jacobian at the parameters SciPy asks for, and the
+model compiled for them, kept across fits.
+
+A fit evaluates one model over the same rows at a few dozen values of its parameters.
+The model is compiled and bound once for the whole fit (``PointsProgram``), and its
+graph recorded as a tape (``language/tape.py``), replayed at every value. Making them
+costs as much as a small fit's every evaluation together, and a second fit of the same
+model to the same data (from another start, in a loop over starts) would make them
+again: ``COMPILED`` keeps the last few, keyed on everything they are made from (the
+model's text, file name, dtype and seed, the parameters' names and shapes, and the
+contents of every column and value bound). A tape holds no value of the parameters:
+the one made at one start replays at any other, as it replays at every iterate of
+the fit it was made for, so a kept one gives the same numbers, bit for bit. Only a
+tape is kept: a model the engine evaluates is compiled at each fit, as before.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from ..core import many_points
+
+
+class Compiled:
+    """The last ``entries`` models compiled for a fit and their tapes, by what makes them;
+    models bound to more than ``largest`` bytes of data are never kept (their own
+    evaluations cost more than making them). Threads may share it."""
+
+    def __init__(self, entries: int = 8, largest: int = 1 << 20):
+        self.entries, self.largest = entries, largest
+        self._kept: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+        #: How many fits found theirs kept, and how many made theirs.
+        self.hits = self.misses = 0
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+            self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def get(self, key):
+        with self._lock:
+            found = self._kept.get(key) if key is not None else None
+            if found is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+            self._kept.move_to_end(key)
+            return found
+
+    def put(self, key, compiled) -> None:
+        with self._lock:
+            self._kept[key] = compiled
+            self._kept.move_to_end(key)
+            while len(self._kept) > self.entries:
+                self._kept.popitem(last=False)
+
+    def key(self, model, flat, rows, fixed, predictors, options):
+        """What a fit's program and tape are made from, or None where it is too large to
+        keep (or holds values whose bytes are not their contents)."""
+        arrays = [*fixed.items(), *predictors.items()]
+        if sum(np.asarray(a).nbytes for _, a in arrays) > self.largest:
+            return None
+        described = []
+        for name, a in arrays:
+            a = np.asarray(a)
+            if a.dtype.kind not in "biufc":
+                return None
+            described.append((name, a.dtype.str, a.shape, a.tobytes()))
+        shapes = tuple(flat.shapes[name] for name in flat.names)
+        settings = (options["dtype"], options["seed"], options["filename"])
+        return (model, settings, flat.names, shapes, rows, len(fixed), tuple(described))
+
+
+#: The models compiled for recent fits (``fit`` reads it; ``clear()`` empties it).
+COMPILED = Compiled()
+
+
+class Residuals:
+    """The weighted residuals and their Jacobian at parameters b, every row in one batched
+    pass: ``residual(b)`` and ``jacobian(b)``, SciPy's two callbacks. The last point is
+    kept, since least_squares asks for the Jacobian at the b whose residuals it took
+    last; the Jacobian is computed only when asked for (Levenberg-Marquardt rejects some
+    steps and needs no Jacobian there).
+
+    The parameters are given at each call as columns that repeat b on every row, so that
+    each row's gradient by its own copy is that row of the Jacobian."""
+
+    def __init__(self, model, flat, predictors, observed, scale, options):
+        self.flat, self.predictors = flat, predictors
+        self.observed, self.scale = observed, scale
+        self.rows = observed.size
+        self.program, self.tape = _compiled(
+            model, flat, self.rows, predictors, self._columns, options
+        )
+        self.unit = bool(np.all(scale == 1))
+        self.dtype = np.dtype(options["dtype"])
+        self.one = np.ones((), self.dtype)
+        self.seed = None  # the reverse pass's, made at the first
+        # In float64 the columns are views of one vector of the parameters, written at
+        # each call (np.broadcast_to costs more than the model); in float32 they are
+        # cast copies, as the engine makes them.
+        self.copied = self.dtype != np.float64
+        self.point = np.zeros(flat.size)
+        self.views = [
+            np.broadcast_to(v, (self.rows, *v.shape)) for v in flat.arrays(self.point).values()
+        ]
+        #: The point kept: [b's bytes, residuals, Jacobian or None, the tape's store].
+        self.kept = [None, None, None, None]
+
+    def _columns(self, b) -> dict[str, np.ndarray]:
+        """Each parameter as a column: its value repeated on every row."""
+        n = self.observed.size
+        return {
+            name: np.broadcast_to(np.asarray(v, dtype=np.float64), (n, *np.shape(v)))
+            for name, v in self.flat.arrays(b).items()
+        }
+
+    def __call__(self, b) -> tuple[np.ndarray, np.ndarray]:
+        return self.residual(b), self.jacobian(b)
+
+    def residual(self, b) -> np.ndarray:
+        return self._at(b)[1]
+
+    def jacobian(self, b) -> np.ndarray:
+        kept = self._at(b)
+        if kept[2] is None:
+            kept[2] = self._jacobian(self._gradients(kept[3]))
+        return kept[2]
+
+    def _at(self, b) -> list:
+        """The point kept, made b's if it is not: its residuals (and, where the engine
+        evaluates the model, its Jacobian)."""
+        b = np.asarray(b, dtype=np.float64)
+        key = b.tobytes()
+        kept = self.kept
+        if kept[0] != key:
+            kept[0] = None  # until the point is whole
+            if self.tape is not None:
+                store = self.tape.forward(self._leaves(b))
+                kept[1:] = self._residual(self.tape.output(store, 0)), None, store
+            else:
+                value, grads = self._engine(b)
+                kept[1:] = self._residual(value), self._jacobian(grads), None
+            kept[0] = key
+        return kept
+
+    def _leaves(self, b) -> list[np.ndarray]:
+        """The parameters' columns at b, as the tape takes them (``flat.names``' order)."""
+        if self.copied:
+            columns = self._columns(b)
+            return [np.asarray(columns[name], self.dtype) for name in self.flat.names]
+        self.point[...] = b
+        return self.views
+
+    def _gradients(self, store) -> list[np.ndarray]:
+        """The model's gradient by each parameter, every row, from the tape's store."""
+        if self.seed is None:
+            # The value's shape (the tape's, at every point): a one-entry vector's rows
+            # are (rows, 1).
+            self.seed = np.broadcast_to(self.one, self.tape.output(store, 0).shape)
+        # Not copied: the Jacobian made of them is a new array.
+        return self.tape.gradients(store, 0, self.seed, copies=False)
+
+    def _engine(self, b) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The model's values at b and its gradient by each parameter, by the engine."""
+        # nan and inf are looked for in the residuals and the Jacobian.
+        got = self.program.arrays({**self.predictors, **self._columns(b)})
+        return got["value"], [got[f"grad.{name}"] for name in self.flat.names]
+
+    def _residual(self, value) -> np.ndarray:
+        residual = np.asarray(value, dtype=np.float64).reshape(self.rows) - self.observed
+        if not self.unit:  # a scale of 1 changes no bit: not multiplied
+            residual *= self.scale
+        return _finite(residual, 1e150)
+
+    def _jacobian(self, grads) -> np.ndarray:
+        n = self.rows
+        jacobian = np.concatenate([np.reshape(g, (n, -1)) for g in grads], 1)
+        if not self.unit:
+            jacobian = self.scale[:, None] * jacobian
+        return _finite(jacobian, 0.0)
+
+    def first_row_plain(self) -> bool:
+        """Whether the model at the start is one finite value per row, of finite gradient
+        on the first row (its first row's own evaluation would warn of nothing); the
+        residuals there are kept for the solver's first call."""
+        if self.tape is None:
+            return False
+        start = self.flat.start
+        store = self.tape.forward(self._leaves(start))
+        value, grads = self.tape.output(store, 0), self._gradients(store)
+        n = self.rows
+        if np.size(value) != n or not all(np.shape(g)[:1] == (n,) for g in grads):
+            return False
+        first = [np.reshape(value, (n, -1))[0], *(np.reshape(g, (n, -1))[0] for g in grads)]
+        if not all(np.isfinite(a).all() for a in first):
+            return False
+        key = np.asarray(start, dtype=np.float64).tobytes()
+        self.kept = [key, self._residual(value), self._jacobian(grads), store]
+        return True
+
+
+def _finite(a: np.ndarray, instead: float) -> np.ndarray:
+    """``a``, each entry that is not finite replaced by ``instead``."""
+    finite = np.isfinite(a)
+    return a if finite.all() else np.where(finite, a, instead)
+
+
+def _compiled(model, flat, rows, predictors, columns, options):
+    """The model compiled for ``flat``'s parameters as columns beside ``predictors``, and
+    its tape (None where the engine evaluates it): kept ones where ``COMPILED`` has them."""
+    fixed = {k: v for k, v in flat.fixed.items() if k not in predictors}
+    key = COMPILED.key(model, flat, rows, fixed, predictors, options)
+    found = COMPILED.get(key)
+    if found is not None:
+        return found
+    batch = {**predictors, **columns(flat.start)}
+    program = many_points.PointsProgram(
+        "grad", model, fixed, many_points.layout(batch), wrt=flat.names, **options
+    )
+    # The same passes replayed on arrays (the engine's numbers, bit for bit), where the
+    # model allows; else the engine at each call.
+    taped = program.tape(batch)
+    if key is not None and taped is not None:
+        COMPILED.put(key, (program, taped))
+    return program, taped
