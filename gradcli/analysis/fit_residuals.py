@@ -61,21 +61,29 @@ class Compiled:
             while len(self._kept) > self.entries:
                 self._kept.popitem(last=False)
 
-    def key(self, model, flat, rows, fixed, predictors, options):
-        """What a fit's program and tape are made from, or None where it is too large to
-        keep (or holds values whose bytes are not their contents)."""
-        arrays = [*fixed.items(), *predictors.items()]
-        if sum(np.asarray(a).nbytes for _, a in arrays) > self.largest:
-            return None
+    def key(self, model, params, bindings, predictors, rows, options):
+        """What a fit's parameters' layout, program and tape are made from, read from the
+        fit's own arguments (the parameters' values aside: their shapes), or None where
+        it is too large to keep or not plainly numbers (then the fit makes its own)."""
+        sizes = 0
         described = []
-        for name, a in arrays:
-            a = np.asarray(a)
-            if a.dtype.kind not in "biufc":
-                return None
-            described.append((name, a.dtype.str, a.shape, a.tobytes()))
-        shapes = tuple(flat.shapes[name] for name in flat.names)
+        for name, value in params.items():
+            value = np.asarray(value)
+            if value.dtype.kind not in "iuf":  # cast to the dtype as they are: any other
+                return None  # is said or refused by the evaluation
+            described.append((name, value.shape))
+        for kind, given in (("bound", bindings), ("column", predictors)):
+            for name, value in given.items():
+                if isinstance(value, str):
+                    described.append((kind, name, value))
+                    continue
+                value = np.asarray(value)
+                sizes += value.nbytes
+                if value.dtype.kind not in "biufc" or sizes > self.largest:
+                    return None
+                described.append((kind, name, value.dtype.str, value.shape, value.tobytes()))
         settings = (options["dtype"], options["seed"], options["filename"])
-        return (model, settings, flat.names, shapes, rows, len(fixed), tuple(described))
+        return (model, settings, rows, tuple(described))
 
 
 #: The models compiled for recent fits (``fit`` reads it; ``clear()`` empties it).
@@ -92,13 +100,13 @@ class Residuals:
     The parameters are given at each call as columns that repeat b on every row, so that
     each row's gradient by its own copy is that row of the Jacobian."""
 
-    def __init__(self, model, flat, predictors, observed, scale, options):
+    def __init__(self, model, flat, predictors, observed, scale, options, compiled=None):
         self.flat, self.predictors = flat, predictors
         self.observed, self.scale = observed, scale
         self.rows = observed.size
-        self.program, self.tape = _compiled(
-            model, flat, self.rows, predictors, self._columns, options
-        )
+        #: The model compiled for these columns, and its tape (None where the engine
+        #: evaluates it): ``compiled``, kept from a fit before, or made here.
+        self.program, self.tape = compiled or self._compiled(model, options)
         self.unit = bool(np.all(scale == 1))
         self.dtype = np.dtype(options["dtype"])
         self.one = np.ones((), self.dtype)
@@ -108,11 +116,20 @@ class Residuals:
         # cast copies, as the engine makes them.
         self.copied = self.dtype != np.float64
         self.point = np.zeros(flat.size)
-        self.views = [
-            np.broadcast_to(v, (self.rows, *v.shape)) for v in flat.arrays(self.point).values()
-        ]
+        self.views = [_repeated(v, self.rows) for v in flat.arrays(self.point).values()]
         #: The point kept: [b's bytes, residuals, Jacobian or None, the tape's store].
         self.kept = [None, None, None, None]
+
+    def _compiled(self, model, options):
+        flat, predictors = self.flat, self.predictors
+        fixed = {k: v for k, v in flat.fixed.items() if k not in predictors}
+        batch = {**predictors, **self._columns(flat.start)}
+        program = many_points.PointsProgram(
+            "grad", model, fixed, many_points.layout(batch), wrt=flat.names, **options
+        )
+        # The same passes replayed on arrays (the engine's numbers, bit for bit), where
+        # the model allows; else the engine at each call.
+        return program, program.tape(batch)
 
     def _columns(self, b) -> dict[str, np.ndarray]:
         """Each parameter as a column: its value repeated on every row."""
@@ -164,7 +181,9 @@ class Residuals:
         if self.seed is None:
             # The value's shape (the tape's, at every point): a one-entry vector's rows
             # are (rows, 1).
-            self.seed = np.broadcast_to(self.one, self.tape.output(store, 0).shape)
+            shape = self.tape.output(store, 0).shape
+            one = self.one.reshape((1,) * (len(shape) - 1)) if shape else self.one
+            self.seed = _repeated(one, shape[0]) if shape else one
         # Not copied: the Jacobian made of them is a new array.
         return self.tape.gradients(store, 0, self.seed, copies=False)
 
@@ -207,27 +226,17 @@ class Residuals:
         return True
 
 
+def _repeated(value: np.ndarray, rows: int) -> np.ndarray:
+    """``np.broadcast_to(value, (rows, *value.shape))``, read-only, made directly: a fit
+    makes a few of them, and np.broadcast_to costs five times as much."""
+    if value.size == 0:
+        return np.broadcast_to(value, (rows, *value.shape))
+    repeated = np.ndarray((rows, *value.shape), value.dtype, value, 0, (0, *value.strides))
+    repeated.flags.writeable = False
+    return repeated
+
+
 def _finite(a: np.ndarray, instead: float) -> np.ndarray:
     """``a``, each entry that is not finite replaced by ``instead``."""
     finite = np.isfinite(a)
     return a if finite.all() else np.where(finite, a, instead)
-
-
-def _compiled(model, flat, rows, predictors, columns, options):
-    """The model compiled for ``flat``'s parameters as columns beside ``predictors``, and
-    its tape (None where the engine evaluates it): kept ones where ``COMPILED`` has them."""
-    fixed = {k: v for k, v in flat.fixed.items() if k not in predictors}
-    key = COMPILED.key(model, flat, rows, fixed, predictors, options)
-    found = COMPILED.get(key)
-    if found is not None:
-        return found
-    batch = {**predictors, **columns(flat.start)}
-    program = many_points.PointsProgram(
-        "grad", model, fixed, many_points.layout(batch), wrt=flat.names, **options
-    )
-    # The same passes replayed on arrays (the engine's numbers, bit for bit), where the
-    # model allows; else the engine at each call.
-    taped = program.tape(batch)
-    if key is not None and taped is not None:
-        COMPILED.put(key, (program, taped))
-    return program, taped

@@ -34,7 +34,7 @@ from ..errors import GradcliError
 from ..language import compile_source, ir, tape
 from ..render.fit_image import check_output, write_fit_image
 from .commands import Calculator, Command, Option, Picture
-from .fit_residuals import Residuals
+from .fit_residuals import COMPILED, Residuals
 from .flat import BOUNDS, Flat
 from .report import Report, convergence, frozen
 
@@ -175,29 +175,45 @@ def _quick_start(model, bindings, params, predictors, observed, scale, options):
     n = observed.size
     if n == 0 or _kinked(compile_source(model, options["filename"])):
         return None
-    first_row = {k: v[0] for k, v in predictors.items()}
+    key = COMPILED.key(model, params, bindings, predictors, n, options)
+    kept = COMPILED.get(key)
     try:
-        with evaluation(
-            model, {**bindings, **params, **first_row}, tuple(params), options["dtype"],
-            options["seed"], options["filename"], command="jacobian", complex_inputs=True,
-        ) as s:  # fmt: skip
-            values = {**s.values, **s.constants}
-            if (
-                s.binding_notes
-                or tape.refusal(s.program, s.wrt) is not None
-                or any(np.iscomplexobj(v) for v in values.values())
-                or any(np.ndim(s.values[name]) > 1 for name in s.wrt)
-            ):
+        if kept is None:
+            flat = _parameters_of(model, bindings, params, predictors, options)
+            if flat is None or n <= flat.size:
                 return None
-            shapes = {name: np.shape(v) for name, v in s.values.items()}
-            flat = Flat(s.wrt, shapes, s.values, s.constants)
-        if n <= flat.size:
-            return None
-        residuals = Residuals(model, flat, predictors, observed, scale, options)
+            residuals = Residuals(model, flat, predictors, observed, scale, options)
+        else:  # all but the start as the fit before found it
+            template, compiled = kept
+            start = {name: np.asarray(params[name]).astype(options["dtype"]) for name in params}
+            flat = template.at(template.vector(start))
+            residuals = Residuals(model, flat, predictors, observed, scale, options, compiled)
         plain = residuals.first_row_plain()
     except (GradcliError, ArithmeticError, LookupError, TypeError, ValueError):
         return None
+    if kept is None and key is not None and residuals.tape is not None:
+        COMPILED.put(key, (flat, (residuals.program, residuals.tape)))
     return flat, residuals, plain
+
+
+def _parameters_of(model, bindings, params, predictors, options) -> Flat | None:
+    """The parameters' layout and the inputs held, from the first row's evaluation; None
+    where that evaluation would say something (``_quick_start``)."""
+    first_row = {k: v[0] for k, v in predictors.items()}
+    with evaluation(
+        model, {**bindings, **params, **first_row}, tuple(params), options["dtype"],
+        options["seed"], options["filename"], command="jacobian", complex_inputs=True,
+    ) as s:  # fmt: skip
+        values = {**s.values, **s.constants}
+        if (
+            s.binding_notes
+            or tape.refusal(s.program, s.wrt) is not None
+            or any(np.iscomplexobj(v) for v in values.values())
+            or any(np.ndim(s.values[name]) > 1 for name in s.wrt)
+        ):
+            return None
+        shapes = {name: np.shape(v) for name, v in s.values.items()}
+        return Flat(s.wrt, shapes, s.values, s.constants)
 
 
 @functools.lru_cache(maxsize=16)

@@ -9,6 +9,7 @@ and Hessian blocks into a vector and a matrix.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -36,6 +37,12 @@ class Flat:
         self.fixed.update((n, np.asarray(v)) for n, v in constants.items())
         self.start = self.vector({n: point[n] for n in self.names})
         self.labels = tuple(label for n in self.names for label in entry_labels(n, shapes[n]))
+
+    def at(self, start: np.ndarray) -> Flat:
+        """The same inputs starting at ``start`` (a vector) instead."""
+        moved = copy.copy(self)
+        moved.start = start
+        return moved
 
     @classmethod
     def of(cls, result) -> Flat:
