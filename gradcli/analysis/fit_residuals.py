@@ -16,6 +16,7 @@ tape is kept: a model the engine evaluates is compiled at each fit, as before.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 
@@ -148,7 +149,8 @@ class Residuals:
     def jacobian(self, b) -> np.ndarray:
         kept = self._at(b)
         if kept[2] is None:
-            kept[2] = self._jacobian(self._gradients(kept[3]))
+            with np.errstate(all="ignore"):
+                kept[2] = self._jacobian(self._gradients(kept[3]))
         return kept[2]
 
     def _at(self, b) -> list:
@@ -159,12 +161,14 @@ class Residuals:
         kept = self.kept
         if kept[0] != key:
             kept[0] = None  # until the point is whole
-            if self.tape is not None:
-                store = self.tape.forward(self._leaves(b))
-                kept[1:] = self._residual(self.tape.output(store, 0)), None, store
-            else:
-                value, grads = self._engine(b)
-                kept[1:] = self._residual(value), self._jacobian(grads), None
+            # One np.errstate for the call: the tape's passes and the sums below.
+            with np.errstate(all="ignore"):
+                if self.tape is not None:
+                    store = self.tape.forward(self._leaves(b), quiet=False)
+                    kept[1:] = self._residual(self.tape.output(store, 0)), None, store
+                else:
+                    value, grads = self._engine(b)
+                    kept[1:] = self._residual(value), self._jacobian(grads), None
             kept[0] = key
         return kept
 
@@ -185,7 +189,7 @@ class Residuals:
             one = self.one.reshape((1,) * (len(shape) - 1)) if shape else self.one
             self.seed = _repeated(one, shape[0]) if shape else one
         # Not copied: the Jacobian made of them is a new array.
-        return self.tape.gradients(store, 0, self.seed, copies=False)
+        return self.tape.gradients(store, 0, self.seed, copies=False, quiet=False)
 
     def _engine(self, b) -> tuple[np.ndarray, list[np.ndarray]]:
         """The model's values at b and its gradient by each parameter, by the engine."""
@@ -201,7 +205,7 @@ class Residuals:
 
     def _jacobian(self, grads) -> np.ndarray:
         n = self.rows
-        jacobian = np.concatenate([np.reshape(g, (n, -1)) for g in grads], 1)
+        jacobian = np.concatenate([g.reshape(n, -1) for g in grads], 1)
         if not self.unit:
             jacobian = self.scale[:, None] * jacobian
         return _finite(jacobian, 0.0)
@@ -213,16 +217,17 @@ class Residuals:
         if self.tape is None:
             return False
         start = self.flat.start
-        store = self.tape.forward(self._leaves(start))
-        value, grads = self.tape.output(store, 0), self._gradients(store)
-        n = self.rows
-        if np.size(value) != n or not all(np.shape(g)[:1] == (n,) for g in grads):
-            return False
-        first = [np.reshape(value, (n, -1))[0], *(np.reshape(g, (n, -1))[0] for g in grads)]
-        if not all(np.isfinite(a).all() for a in first):
-            return False
-        key = np.asarray(start, dtype=np.float64).tobytes()
-        self.kept = [key, self._residual(value), self._jacobian(grads), store]
+        with np.errstate(all="ignore"):
+            store = self.tape.forward(self._leaves(start), quiet=False)
+            value, grads = self.tape.output(store, 0), self._gradients(store)
+            n = self.rows
+            if np.size(value) != n or not all(np.shape(g)[:1] == (n,) for g in grads):
+                return False
+            first = [value.reshape(n, -1)[0], *(g.reshape(n, -1)[0] for g in grads)]
+            if not all(np.isfinite(a).all() for a in first):
+                return False
+            key = np.asarray(start, dtype=np.float64).tobytes()
+            self.kept = [key, self._residual(value), self._jacobian(grads), store]
         return True
 
 
@@ -237,6 +242,9 @@ def _repeated(value: np.ndarray, rows: int) -> np.ndarray:
 
 
 def _finite(a: np.ndarray, instead: float) -> np.ndarray:
-    """``a``, each entry that is not finite replaced by ``instead``."""
-    finite = np.isfinite(a)
-    return a if finite.all() else np.where(finite, a, instead)
+    """``a``, each entry that is not finite replaced by ``instead``: one sum is finite
+    where every entry is (or overflowed: then the entries are looked at one by one, and
+    each finite one kept). Called where NumPy's floating-point errors are ignored."""
+    if math.isfinite(a.sum()):
+        return a
+    return np.where(np.isfinite(a), a, instead)

@@ -268,30 +268,43 @@ class Tape:
                 return _refused(f"{node.op.grad_fn} replayed otherwise than recorded")
         return tape
 
-    def forward(self, leaves) -> list:
+    def forward(self, leaves, quiet: bool = True) -> list:
         """The store at the leaves' values given (raw arrays of their recorded shapes):
-        output ``j``'s value is ``store[tape.first + tape.outputs[j]]``."""
+        output ``j``'s value is ``store[tape.first + tape.outputs[j]]``. ``quiet``:
+        NumPy's floating-point errors ignored here; False where the caller ignores them
+        already (np.errstate costs as much as a small op)."""
+        if quiet:
+            with np.errstate(all="ignore"):
+                return self._forward(leaves)
+        return self._forward(leaves)
+
+    def _forward(self, leaves) -> list:
         store = [*leaves, *self.constants]
         append = store.append
-        with np.errstate(all="ignore"):
-            for forward, inputs, params in self.steps:
-                if len(inputs) == 1:
-                    out = forward(store[inputs[0]], *params)
-                else:
-                    out = forward(store[inputs[0]], store[inputs[1]], *params)
-                append(out if type(out) is np.ndarray else np.asarray(out))
+        for forward, inputs, params in self.steps:
+            if len(inputs) == 1:
+                out = forward(store[inputs[0]], *params)
+            else:
+                out = forward(store[inputs[0]], store[inputs[1]], *params)
+            append(out if type(out) is np.ndarray else np.asarray(out))
         return store
 
     def output(self, store, j: int) -> np.ndarray:
         """Output ``j``'s value in ``store``."""
         return store[self.first + self.outputs[j]]
 
-    def gradients(self, store, output: int, seed, batch_dims: int = 0, copies: bool = True) -> list:
+    def gradients(
+        self, store, output: int, seed, batch_dims: int = 0, copies: bool = True, quiet=True
+    ) -> list:
         """d(outputs[output])/d(leaf) along ``seed`` for each leaf (``batch_dims`` leading
         dimensions of ``seed`` are a batch, as ``is_grads_batched``), at the values of
         ``store`` (``forward``'s): new arrays (``copies``; else possibly views of the store
-        or of ``seed``), zeros for a leaf the output does not reach."""
-        with np.errstate(all="ignore"):
+        or of ``seed``), zeros for a leaf the output does not reach. ``quiet``: as
+        ``forward``'s."""
+        if quiet:
+            with np.errstate(all="ignore"):
+                grads = self._backward(store, output, seed, batch_dims)
+        else:
             grads = self._backward(store, output, seed, batch_dims)
         batch = np.shape(seed)[:batch_dims]
         return [
@@ -316,7 +329,10 @@ class Tape:
             g = node_grads[k]
             node_grads[k] = None
             at, inputs, params, parents = steps[k]
-            call = (g, store[at], *[store[i] for i in inputs], *params)
+            if len(inputs) == 1:
+                call = (g, store[at], store[inputs[0]], *params)
+            else:
+                call = (g, store[at], store[inputs[0]], store[inputs[1]], *params)
             for rule, _, shape, kind, i in parents:
                 gi = None if g is None or rule is None else rule(*call)
                 if gi is not None:
