@@ -268,9 +268,10 @@ def _covariance(jacobian: np.ndarray, s2: float):
     with np.errstate(divide="ignore"):
         inverse = (vt.T / singular**2) @ vt
     covariance = s2 * inverse
-    errors = np.sqrt(np.clip(np.diag(covariance), 0, None))
+    # np.clip(d, 0, None) and np.outer, without their dispatch: the same ufuncs.
+    errors = np.sqrt(np.maximum(covariance.diagonal(), 0))
     with np.errstate(all="ignore"):
-        correlation = covariance / np.outer(errors, errors)
+        correlation = covariance / (errors[:, None] * errors[None, :])
     np.fill_diagonal(correlation, 1.0)  # not 0.9999999999999999
     return covariance, errors, correlation, notes
 

@@ -246,6 +246,9 @@ class Tape:
         for t in outputs:
             counts = count_incoming({t._grad_fn: None})
             self.pending.append([counts.get(node, 0) for node in nodes])
+        #: For each output, the order in which its reverse sweep visits the nodes: the
+        #: engine's, which reads only the graph (``_schedule``), found once.
+        self.orders = [self._schedule(j) for j in range(len(outputs))]
 
     @classmethod
     def of(cls, outputs, leaves, second_order: bool = False) -> Tape | None:
@@ -316,17 +319,32 @@ class Tape:
             for g, shape, dtype in zip(grads, self.leaf_shapes, self.leaf_dtypes)
         ]
 
-    def _backward(self, store, output, seed, batch_dims) -> list:
-        """``run_backward``'s fast pass over the tape: the same rules, sums and order."""
-        steps, pending = self.rules, list(self.pending[output])
-        node_grads = [None] * len(steps)
-        leaf_grads = [None] * len(self.leaf_shapes)
-        root = self.outputs[output]
-        node_grads[root] = seed
-        ready = [root]
+    def _schedule(self, output) -> list[int]:
+        """The nodes in the order ``run_backward``'s fast pass takes them from output
+        ``output``: a node is ready once every edge into it from the output has given
+        its gradient (or none), whatever the values."""
+        pending, root = list(self.pending[output]), self.outputs[output]
+        order, ready = [], [root]
         while ready:
             k = ready.pop()
+            order.append(k)
+            for _, _, _, kind, i in self.rules[k][3]:
+                if kind != _LEAF:
+                    pending[i] -= 1
+                    if pending[i] == 0:
+                        ready.append(i)
+        return order
+
+    def _backward(self, store, output, seed, batch_dims) -> list:
+        """``run_backward``'s fast pass over the tape: the same rules, sums and order."""
+        steps = self.rules
+        node_grads = [None] * len(steps)
+        leaf_grads = [None] * len(self.leaf_shapes)
+        node_grads[self.outputs[output]] = seed
+        for k in self.orders[output]:
             g = node_grads[k]
+            if g is None:
+                continue
             node_grads[k] = None
             at, inputs, params, parents = steps[k]
             if len(inputs) == 1:
@@ -334,24 +352,19 @@ class Tape:
             else:
                 call = (g, store[at], store[inputs[0]], store[inputs[1]], *params)
             for rule, _, shape, kind, i in parents:
-                gi = None if g is None or rule is None else rule(*call)
-                if gi is not None:
-                    if batch_dims:
-                        if gi.shape[batch_dims:] != shape or gi.ndim != len(shape) + batch_dims:
-                            gi = ops.sum_to(gi, shape, batch_dims)
-                    elif gi.shape != shape:
-                        gi = ops.sum_to(gi, shape, 0)
-                    if kind == _LEAF:
-                        total = leaf_grads[i]
-                        leaf_grads[i] = gi if total is None else total + gi
-                        continue
-                    total = node_grads[i]
-                    node_grads[i] = gi if total is None else total + gi
-                elif kind == _LEAF:
+                if rule is None:
                     continue
-                pending[i] -= 1
-                if pending[i] == 0:
-                    ready.append(i)
+                gi = rule(*call)
+                if gi is None:
+                    continue
+                if batch_dims:
+                    if gi.shape[batch_dims:] != shape or gi.ndim != len(shape) + batch_dims:
+                        gi = ops.sum_to(gi, shape, batch_dims)
+                elif gi.shape != shape:
+                    gi = ops.sum_to(gi, shape, 0)
+                grads = leaf_grads if kind == _LEAF else node_grads
+                total = grads[i]
+                grads[i] = gi if total is None else total + gi
         return leaf_grads
 
 
