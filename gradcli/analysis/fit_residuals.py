@@ -245,6 +245,6 @@ def _finite(a: np.ndarray, instead: float) -> np.ndarray:
     """``a``, each entry that is not finite replaced by ``instead``: one sum is finite
     where every entry is (or overflowed: then the entries are looked at one by one, and
     each finite one kept). Called where NumPy's floating-point errors are ignored."""
-    if math.isfinite(a.sum()):
+    if math.isfinite(np.add.reduce(a, axis=None)):
         return a
     return np.where(np.isfinite(a), a, instead)

@@ -214,8 +214,11 @@ class Tape:
             at, kind, i = at
             return base - 1 - at if kind == _CONSTANT else first + i if kind == _NODE else at
 
+        # Each node's forward, the places of its one or two inputs (-1: none), and its
+        # parameters: a replay's loop reads no more than it must.
         self.steps = [
-            (node.op.forward, tuple(place(at) for at in inputs), node.params)
+            (node.op.forward, place(inputs[0]), place(inputs[1]) if len(inputs) > 1 else -1)
+            + (node.params,)
             for node, inputs in zip(nodes, places)
         ]
         # The reverse pass: each node's rules and, per input, the place of the input,
@@ -284,11 +287,11 @@ class Tape:
     def _forward(self, leaves) -> list:
         store = [*leaves, *self.constants]
         append = store.append
-        for forward, inputs, params in self.steps:
-            if len(inputs) == 1:
-                out = forward(store[inputs[0]], *params)
+        for forward, a, b, params in self.steps:
+            if params:
+                out = forward(store[a], *params) if b < 0 else forward(store[a], store[b], *params)
             else:
-                out = forward(store[inputs[0]], store[inputs[1]], *params)
+                out = forward(store[a]) if b < 0 else forward(store[a], store[b])
             append(out if type(out) is np.ndarray else np.asarray(out))
         return store
 
@@ -309,6 +312,11 @@ class Tape:
                 grads = self._backward(store, output, seed, batch_dims)
         else:
             grads = self._backward(store, output, seed, batch_dims)
+        if not copies and not batch_dims:
+            return [
+                np.zeros(shape, dtype) if g is None else np.asarray(g, dtype)
+                for g, shape, dtype in zip(grads, self.leaf_shapes, self.leaf_dtypes)
+            ]
         batch = np.shape(seed)[:batch_dims]
         return [
             np.zeros(batch + shape, dtype)
