@@ -3,15 +3,19 @@ model compiled for them, kept across fits.
 
 A fit evaluates one model over the same rows at a few dozen values of its parameters.
 The model is compiled and bound once for the whole fit (``PointsProgram``), and its
-graph recorded as a tape (``language/tape.py``), replayed at every value. Making them
-costs as much as a small fit's every evaluation together, and a second fit of the same
-model to the same data (from another start, in a loop over starts) would make them
-again: ``COMPILED`` keeps the last few, keyed on everything they are made from (the
-model's text, file name, dtype and seed, the parameters' names and shapes, and the
-contents of every column and value bound). A tape holds no value of the parameters:
-the one made at one start replays at any other, as it replays at every iterate of
-the fit it was made for, so a kept one gives the same numbers, bit for bit. Only a
-tape is kept: a model the engine evaluates is compiled at each fit, as before.
+graph recorded as a tape (``language/tape.py``), replayed at every value. Binding the
+parameters, compiling the model and recording the tape cost as much as a small fit's
+every evaluation together, and a second fit of the same model to the same data (from
+another start, in a loop over starts) would do it all again: ``COMPILED`` keeps the
+last few, keyed on the fit's own arguments that make them (the model's text, file
+name, dtype and seed, the number of rows, the parameters' names and shapes but not
+their values, and the contents of every value bound and of every column the model
+reads). A tape holds no value of the parameters: the one made at one start replays at
+any other, as it replays at every iterate of the fit it was made for, so a kept one
+gives the same numbers, bit for bit. What depends on the start (whether the first row
+is finite there, the residuals there) is found at each fit. Only fits whose model the
+tape replays and whose first row needs no evaluation of its own are kept
+(``fitting._quick_start``); the others compile at each fit, as before.
 """
 
 from __future__ import annotations
