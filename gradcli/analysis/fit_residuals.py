@@ -228,7 +228,7 @@ class Residuals:
             if np.size(value) != n or not all(np.shape(g)[:1] == (n,) for g in grads):
                 return False
             first = [value.reshape(n, -1)[0], *(g.reshape(n, -1)[0] for g in grads)]
-            if not all(np.isfinite(a).all() for a in first):
+            if not np.isfinite(np.concatenate(first)).all():
                 return False
             key = np.asarray(start, dtype=np.float64).tobytes()
             self.kept = [key, self._residual(value), self._jacobian(grads), store]

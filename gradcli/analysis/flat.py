@@ -9,7 +9,6 @@ and Hessian blocks into a vector and a matrix.
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -40,7 +39,8 @@ class Flat:
 
     def at(self, start: np.ndarray) -> Flat:
         """The same inputs starting at ``start`` (a vector) instead."""
-        moved = copy.copy(self)
+        moved = object.__new__(Flat)
+        moved.__dict__.update(self.__dict__)
         moved.start = start
         return moved
 
