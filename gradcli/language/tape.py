@@ -252,6 +252,18 @@ class Tape:
         #: For each output, the order in which its reverse sweep visits the nodes: the
         #: engine's, which reads only the graph (``_schedule``), found once.
         self.orders = [self._schedule(j) for j in range(len(outputs))]
+        # What a sweep reads at each node it visits, in that order: the node's place, the
+        # places of its one or two inputs (-1: none), its parameters, and the rules of
+        # the inputs that have one.
+        self.visits = [
+            [
+                (k, at, inputs[0], inputs[1] if len(inputs) > 1 else -1, params)
+                + (tuple((rule, *rest[1:]) for rule, *rest in parents if rule is not None),)
+                for k in order
+                for at, inputs, params, parents in (self.rules[k],)
+            ]
+            for order in self.orders
+        ]
 
     @classmethod
     def of(cls, outputs, leaves, second_order: bool = False) -> Tape | None:
@@ -345,23 +357,19 @@ class Tape:
 
     def _backward(self, store, output, seed, batch_dims) -> list:
         """``run_backward``'s fast pass over the tape: the same rules, sums and order."""
-        steps = self.rules
-        node_grads = [None] * len(steps)
+        node_grads = [None] * len(self.rules)
         leaf_grads = [None] * len(self.leaf_shapes)
         node_grads[self.outputs[output]] = seed
-        for k in self.orders[output]:
+        for k, at, a, b, params, parents in self.visits[output]:
             g = node_grads[k]
             if g is None:
                 continue
             node_grads[k] = None
-            at, inputs, params, parents = steps[k]
-            if len(inputs) == 1:
-                call = (g, store[at], store[inputs[0]], *params)
+            if b < 0:
+                call = (g, store[at], store[a], *params)
             else:
-                call = (g, store[at], store[inputs[0]], store[inputs[1]], *params)
-            for rule, _, shape, kind, i in parents:
-                if rule is None:
-                    continue
+                call = (g, store[at], store[a], store[b], *params)
+            for rule, shape, kind, i in parents:
                 gi = rule(*call)
                 if gi is None:
                     continue
