@@ -99,6 +99,17 @@ def test_other_data_or_another_model_is_fitted_afresh(misra):
         assert exactly(report) == exactly(expected), (model, bindings, params)
 
 
+def test_columns_changed_in_place_after_a_fit_are_not_the_kept_ones(misra):
+    problem, data = misra
+    x = data["x"].copy()
+    fit(problem.model, data={"x": x, "y": data["y"]}, params=problem.starts[1])
+    x *= 2  # the caller's array, changed where it is
+    again = fit(problem.model, data=data, params=problem.starts[1])  # the first x's values
+    assert COMPILED.hits == 1
+    assert exactly(again) == exactly(fresh(problem.model, data=data, params=problem.starts[1]))
+    assert nist.digits(float(again.parameters["b1"]), problem.certified["b1"]) >= 6
+
+
 def test_another_response_reuses_the_model_and_fits_its_own_rows(misra):
     problem, data = misra
     fit(problem.model, data=data, params=problem.starts[1])

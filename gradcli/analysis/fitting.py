@@ -182,6 +182,8 @@ def _quick_start(model, bindings, params, predictors, observed, scale, options):
             flat = _parameters_of(model, bindings, params, predictors, options)
             if flat is None or n <= flat.size:
                 return None
+            if key is not None:  # kept, the tape holds its own columns: the caller's may change
+                predictors = {name: column.copy() for name, column in predictors.items()}
             residuals = Residuals(model, flat, predictors, observed, scale, options)
         else:  # all but the start as the fit before found it
             template, compiled = kept
