@@ -179,11 +179,15 @@ def _quick_start(model, bindings, params, predictors, observed, scale, options):
     kept = COMPILED.get(key)
     try:
         if kept is None:
+            if key is not None:  # kept, it holds its own arrays: the caller's may change
+                predictors = {name: column.copy() for name, column in predictors.items()}
+                bindings = {
+                    name: value.copy() if isinstance(value, np.ndarray) else value
+                    for name, value in bindings.items()
+                }
             flat = _parameters_of(model, bindings, params, predictors, options)
             if flat is None or n <= flat.size:
                 return None
-            if key is not None:  # kept, the tape holds its own columns: the caller's may change
-                predictors = {name: column.copy() for name, column in predictors.items()}
             residuals = Residuals(model, flat, predictors, observed, scale, options)
         else:  # all but the start as the fit before found it
             template, compiled = kept
