@@ -22,9 +22,10 @@ time (user + system of the whole process over the call, every thread's) and the
 ratios gradcli/SciPy of the minima and of the medians; the target is at most 2.
 
 A fit keeps the model it compiled for the data (``analysis/fit_residuals.py``), so
-every fit timed in the rounds but the first is of a model compiled already, as in
-a loop over starting points; the rows "first fit" time a fit after that store is
-emptied, each round, beside SciPy's same figures (shown, with no target). Both
+every fit the rounds time is of a model compiled already (by the untimed first
+calls), as in a loop over starting points; the rows "first fit" time each fit
+after that store is emptied, in a pass of their own, beside SciPy's fits timed
+again in that pass (shown, with no target). Both
 sides' results (parameters, minimum, iterations, evaluations) are printed, to show
 they solve the same problem the same way. It is a benchmark, not a test: pytest
 never collects it.
