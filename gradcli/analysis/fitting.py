@@ -5,7 +5,9 @@ The residual of row i is ``w_i (f(x_i; b) - y_i)``, with ``w_i = 1/σ_i``
 parameters is exact, every row at once, from the many-point engine
 (``api.points``: one batched reverse pass); ``scipy.optimize.least_squares``
 minimises the sum of squares by Levenberg-Marquardt (MINPACK), or by its
-trust-region reflective method under bounds.
+trust-region reflective method under bounds. The model compiled for the rows is
+kept for the next fit of the same model to the same data, from any start
+(``fit_residuals.COMPILED``): it gives the same numbers, bit for bit.
 
 The standard errors are NIST's: the square roots of the diagonal of
 ``s² (JᵀJ)⁻¹``, with ``s² = RSS / (n - p)``, J taken at the solution (computed
