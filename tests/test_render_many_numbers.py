@@ -75,3 +75,21 @@ def test_arrow_texts_that_differ_from_repr_are_not_used(monkeypatch):
     monkeypatch.setattr(many_numbers, "_BANDS", [])  # Arrow's own notation: 1.5e-7
     assert many_numbers.joined(_numbers(), " ") is None
     assert many_numbers._checked is False
+
+
+def test_the_bulk_path_does_not_import_pandas():
+    # pyarrow's own conversions import pandas when it is installed: 0.2 s and 40 MB.
+    import subprocess
+    import sys
+
+    pytest.importorskip("pandas", reason="pandas is not installed to be imported")
+    script = (
+        "import io, sys, numpy as np\n"
+        "from gradcli.render import many_numbers\n"
+        "values = np.linspace(-1e-7, 1e12, many_numbers.BULK_SIZE)\n"
+        "assert many_numbers.nested(values.reshape(2, -1)) is not None\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
