@@ -18,6 +18,7 @@ refused before any chunk runs, naming it.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import re
 import sys
@@ -304,8 +305,6 @@ def keep_freed_pages() -> None:
         return
     if any(name.startswith("MALLOC_") and name.endswith("_") for name in os.environ):
         return
-    import ctypes
-
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):  # a libc without mallopt
