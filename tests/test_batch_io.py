@@ -528,6 +528,79 @@ def test_run_streams_every_chunk_in_order(tmp_path, capsysbinary):
     assert summary.rows == 50 and summary.nonfinite == 0 and not warnings
 
 
+def _points_file(path, x, y):
+    """``x`` and ``y`` as a file of the kind ``path`` names, and its ``--columns``."""
+    kind = path.suffix
+    if kind == ".csv":
+        path.write_text("x,y\n" + "".join(f"{a!r},{b!r}\n" for a, b in zip(x.tolist(), y.tolist())))
+    elif kind == ".npz":
+        np.savez(path, x=x, y=y)
+    elif kind == ".npy":
+        np.save(path, np.column_stack([x, y]))
+        return "x,y"
+    else:
+        import pyarrow
+        import pyarrow.parquet
+
+        pyarrow.parquet.write_table(pyarrow.table({"x": x, "y": y}), path, row_group_size=7)
+    return None
+
+
+@pytest.mark.parametrize("kind", ["csv", "npz", "npy", "parquet"])
+def test_run_lets_go_of_a_chunk_once_it_is_written(tmp_path, capsysbinary, kind):
+    # Memory holds one chunk's arrays: while a chunk is read and computed, the one written
+    # before it (its columns as read, its results) is held by nothing.
+    import gc
+    import weakref
+
+    path = tmp_path / f"p.{kind}"
+    columns = _points_file(path, np.arange(30.0), np.arange(30.0) % 3)
+    earlier = []
+
+    def watched(chunk):
+        gc.collect()  # a cycle is not what would hold it
+        assert all(ref() is None for ref in earlier)
+        result = {**chunk, "value": chunk["x"] * chunk["y"]}
+        earlier[:] = [weakref.ref(a) for a in result.values()]
+        return result
+
+    with open_points(str(path), columns) as reader, open_writer(None, "csv") as writer:
+        summary = run_module.run(reader, watched, writer, chunk_size=7)
+    assert summary.rows == 30 and len(earlier) == 3
+
+
+def test_a_run_keeps_the_pages_chunks_free_unless_malloc_is_tuned(monkeypatch):
+    import ctypes
+    import os
+    import sys
+
+    from gradcli.core.point_files.budget import keep_freed_pages
+
+    calls = []
+
+    class Libc:
+        def __init__(self, name):
+            def mallopt(parameter, value):
+                calls.append((parameter, value))
+
+            self.mallopt = mallopt
+
+    monkeypatch.setattr(ctypes, "CDLL", Libc)
+    monkeypatch.setattr(sys, "platform", "linux")
+    for name in os.environ:
+        if name.startswith("MALLOC_") or name == "GLIBC_TUNABLES":
+            monkeypatch.delenv(name)
+    keep_freed_pages()
+    # glibc's malloc.h: M_MMAP_THRESHOLD is -3, M_TRIM_THRESHOLD is -1.
+    assert sorted(calls) == [(-3, 16 * 2**20), (-1, 32 * 2**20)]
+    for name in ("MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES"):
+        calls.clear()
+        with monkeypatch.context() as patched:
+            patched.setenv(name, "glibc.malloc.trim_threshold=0" if "TUN" in name else "0")
+            keep_freed_pages()
+        assert calls == []
+
+
 def test_run_warns_of_nonfinite_rows_by_line(tmp_path, capsysbinary):
     path = tmp_path / "p.csv"
     path.write_text("x,y\n1,2\n\ninf,0\n3,nan\n")

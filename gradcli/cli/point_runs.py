@@ -109,12 +109,14 @@ class _Run:
         self.started_in, self.threads = 0.0, 0
 
     def __call__(self, text: str, filename: str, bound):
+        from ..core.point_files.budget import keep_freed_pages
         from ..core.point_files.progress import Progress
         from ..core.point_files.run import run
 
         options, output = self.options, self.output
         fmt = options["fmt"] or ("table" if cli_common.stdout_is_terminal() else "csv")
         workers_read = _read_by_dask(options)
+        keep_freed_pages()
         with contextlib.ExitStack() as stack:
             # The columns are checked before a cluster starts (seconds): the files the Dask
             # workers read have their header read here, and the reader its executor after.

@@ -161,6 +161,7 @@ class NpyReader(Reader):
             part = np.asarray(self.array[start : start + size])
             columns = {n: part[:, at[n]] for n in self.names}
             yield Chunk(columns, start, kept={n: part[:, at[n]] for n in self.kept})
+            part = columns = None  # the chunk let go before the next is read (run.run)
 
 
 class ParquetReader(Reader):
@@ -230,6 +231,7 @@ class ParquetReader(Reader):
             }
             yield Chunk(columns, start, kept=kept)
             start += batch.num_rows
+            batch = columns = kept = None  # the chunk let go before the next is read (run.run)
 
     def _complex(self, batch, name: str, start: int) -> np.ndarray:
         """The complex column ``name`` of a batch, from its ``.real`` and ``.imag``."""

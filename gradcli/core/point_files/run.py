@@ -82,11 +82,14 @@ def run(
     started = time.perf_counter()
     pending: collections.deque[Chunk] = collections.deque()  # chunks sent, not yet written
 
+    # A chunk written is held by no name here (nor by the readers) when the next is read
+    # and computed: memory holds one chunk's arrays, not two.
     def sent(chunks: Iterable[Chunk]) -> Iterator[dict]:
         for chunk in chunks:
             for part in _parts(reader, task, chunk, budget):
                 pending.append(part)
                 yield part.columns
+            part = chunk = None
 
     nonfinite = 0
     keeps = getattr(writer, "keeps_columns", True) and bool(reader.kept)
@@ -95,6 +98,7 @@ def run(
             chunk = pending.popleft()
             writer.write(with_kept(reader, chunk.kept, arrays, writer.rows) if keeps else arrays)
             nonfinite += _warn_nonfinite(reader, chunk, arrays, nonfinite, warn)
+            arrays = chunk = None
             if progress is not None:
                 progress.update(writer.rows, reader.done(writer.rows))
     except GradcliError as error:
@@ -205,6 +209,7 @@ def _at_least_one(reader, chunk_size: int) -> Iterator[Chunk]:
     for chunk in reader.chunks(chunk_size):
         empty = False
         yield chunk
+        chunk = None
     if empty:
         yield reader.empty_chunk()
 

@@ -278,12 +278,11 @@ class CsvReader(_TextReader):
                 taken = filling.add(columns, lines, kept, at, self._rows_left())
                 at += taken
                 if filling.full:
-                    chunk = filling.chunk(start)
-                    start += len(chunk)
+                    first, start = start, start + filling.rows
                     # pyarrow's allocator keeps the pages of the chunk's parses unless
                     # told (0.5 ms a call: once a chunk, not a piece).
                     pool.release_unused()
-                    yield chunk
+                    yield filling.chunk(first)  # held by no name here (run.run)
             del columns, kept, lines
         if filling.rows:
             yield filling.chunk(start)
