@@ -10,12 +10,14 @@ The processes:
   ``gradcli minimize`` of Rosenbrock in 100 dimensions (trust-exact, from
       (-1.2, 1, ...)), the whole command;
   a training step of a 784-256-10 network (64 rows, tanh, cross-entropy, float64)
-      on gradcli's PyTorch API, 50 steps in one process.
+      on gradcli's PyTorch API, 50 steps in one process: as a Python program that
+      imports gradcli (NumPy's pools start at their default), and as a program
+      ``gradcli run`` runs (the command's pools start at one thread).
 Each runs three ways: gradcli's policy (no variable set); the pools' default, a
 thread per core (``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and
 ``MKL_NUM_THREADS`` set to the cores: a user's choice, which gradcli leaves
 alone, so this is the run before the policy); one thread (the three set to 1).
-Each round runs the nine in a shuffled order; the table gives each one's minimum and
+Each round runs them in a shuffled order; the table gives each one's minimum and
 median wall and CPU time (user + system of the child, every thread's) and the
 medians' ratios to one thread. The target: the policy's CPU within 1.2 times one
 thread's.
@@ -100,6 +102,8 @@ def processes(rounds: int) -> None:
         "minimize Rosenbrock-100": [*gradcli_command(), "minimize", ROSENBROCK, "--x", START,
                                     "--format", "json"],
         "MLP step x 50": [sys.executable, __file__, "--mlp-steps", "50"],
+        # The same steps as a program the command runs: its pools start at one thread.
+        "MLP step x 50, gradcli run": [*gradcli_command(), "run", __file__, "--mlp-steps", "50"],
     }  # fmt: skip
     runs = [(w, way) for w in work for way in ways]
     for w, way in runs:  # warm the caches (.pyc, disk)

@@ -15,6 +15,10 @@ from types import SimpleNamespace as _SimpleNamespace
 _collecting = _gc.isenabled()
 _gc.disable()
 
+from . import blas_start as _blas_start
+
+_blas_start.for_the_command()  # before NumPy loads its BLAS
+
 import importlib
 import math as _math
 

@@ -31,7 +31,7 @@ LAYERS = [
     ("PyTorch's API", ("gradcli", "gradcli.autograd", "gradcli.func", "gradcli.linalg",
                        "gradcli.nn", "gradcli.optim", "gradcli.special", "gradcli.utils")),
     ("engine", ("gradcli.engine",)),
-    ("errors and records", ("gradcli.errors", "gradcli.record")),
+    ("errors, records, BLAS start", ("gradcli.errors", "gradcli.record", "gradcli.blas_start")),
 ]  # fmt: skip
 
 

@@ -226,7 +226,9 @@ def test_no_module_is_over_about_600_lines_but_the_generated_parser():
 #: exception family every layer raises and the records its spans (and every layer's
 #: small data) are made of; everything else lives in a folder.
 # torch.py runs a PyTorch program on gradcli (python -m gradcli.torch), at its public path.
-ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "record.py", "torch.py"}
+ROOT_MODULES = {
+    "__init__.py", "__main__.py", "api.py", "blas_start.py", "errors.py", "record.py", "torch.py",
+}  # fmt: skip
 FOLDERS = {
     "cli",  # the command-line application
     "autograd", "func", "linalg", "nn", "optim", "special", "utils",  # PyTorch's API
@@ -257,6 +259,7 @@ LAYERS = (
     ("gradcli.engine",),  # tensors, the op table, the reverse pass
     ("gradcli.errors",),  # the one exception family
     ("gradcli.record",),  # small immutable records
+    ("gradcli.blas_start",),  # the command's BLAS threads, set before NumPy loads
 )
 
 

@@ -28,9 +28,11 @@ import os
 import sys
 import threading
 
-#: The variables by which a user chooses the pools' threads; any of them set, and
-#: gradcli leaves the pools alone.
-USER_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+from .. import blas_start
+
+#: The variables by which a user chooses the pools' threads; any of them set (by the
+#: user, not by the command's start: ``blas_start``), and gradcli leaves the pools alone.
+USER_VARIABLES = blas_start.USER_VARIABLES
 #: Below this many multiply-adds OpenBLAS computes a product on one thread itself.
 SMALL_PRODUCT = 1 << 18
 #: From this many multiply-adds (a 406-square product, about 2 ms on one thread of
@@ -54,7 +56,9 @@ class _Pools:
 
 
 def chosen_by_user() -> bool:
-    """Whether the environment sets the threads (``USER_VARIABLES``)."""
+    """Whether the user set the threads (``USER_VARIABLES``), not the command's start."""
+    if blas_start.set_by_gradcli():
+        return False
     return any(os.environ.get(name, "").strip() for name in USER_VARIABLES)
 
 
@@ -75,6 +79,8 @@ def _controller(rescan: bool = False):
         controller = ThreadpoolController()
         # A pool already held at one thread does not lower the default known before.
         _Pools.widest = max(_Pools.widest, *(lib.num_threads for lib in controller.lib_controllers))
+        if blas_start.set_by_gradcli():  # the pools started at one thread: a core each
+            _Pools.widest = max(_Pools.widest, _cores())
         _Pools.controller = controller
     return _Pools.controller
 
@@ -153,15 +159,19 @@ def for_product(multiply_adds: int):
 def spare_threads() -> int:
     """One thread, and one more for each core the 1-minute load average leaves idle
     (this process's own thread counts in the load), at most the pools' default."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
+    cores = _cores()
     try:
         idle = cores - os.getloadavg()[0]
     except (AttributeError, OSError):  # no load average here: no core is known to be idle
         return 1
     return max(1, min(_Pools.widest, 1 + math.floor(max(idle, 0.0))))
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 class _BlasThreads:
