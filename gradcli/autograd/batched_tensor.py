@@ -41,6 +41,7 @@ from ..engine.messages import vmap_inplace
 from ..engine.ops import NN_FUNCTIONAL, OPS
 from ..engine.ops.conversion import apply_inplace, in_place_label
 from ..engine.schema import ALIASES
+from ..engine.state import VMAP_DISPATCH
 from ..engine.tensor import Size, Tensor
 from ..errors import EngineError, NotImplementedByGradcli
 from ..nn import functional as nn
@@ -452,98 +453,97 @@ def _random(entry):
 
 
 class LibraryPatch:
-    """While vmap runs, ``gradcli.<name>``, ``gradcli.nn.functional.<name>`` and a plain
-    Tensor's method of every op dispatch a BatchedTensor argument to the op's batching rule
-    (other calls go to the op as always), and every random op follows vmap's randomness."""
+    """While vmap runs, ``gradcli.<name>``, ``gradcli.nn.functional.<name>`` and
+    ``gradcli.linalg.<name>`` of every op dispatch BatchedTensors to the op's batching rule
+    and random ops follow vmap's randomness; so do a plain tensor's methods, which ask
+    ``state.VMAP_DISPATCH`` (set here). The Tensor class is left alone but over jacfwd's
+    basis (``tangents_only``), where its in-place methods may make a tensor batched."""
+
+    def __init__(self, tangents_only=False):
+        self.tangents_only = tangents_only
 
     def __enter__(self):
-        module = sys.modules["gradcli"]
-        names = module.__dict__
-        patch = {n: f for n, e, f in _patches(OPS.values(), "library") if names.get(n) is e.call}
-        self.saved = {n: names[n] for n in patch}
-        names.update(patch)  # one dict update, not a setattr a name: vmap is called often
+        self.swapped = [_swap(names, kind) for kind, names in _namespaces()]
+        self.dispatch = not VMAP_DISPATCH
+        if self.dispatch:
+            VMAP_DISPATCH.append(_plain_method)
         self.methods = {}
-        for name, _entry, _ in _patches(OPS.values(), "in place"):  # x.copy_(y), y batched
+        for name in _in_place_names() if self.tangents_only else ():  # x.copy_(y), y batched
             original = Tensor.__dict__.get(name)
             if original is not None and not getattr(original, "promotes", False):
                 self.methods[name] = original
                 setattr(Tensor, name, _plain_in_place(name, original))
-        for name, entry, function in _patches(OPS.values(), "method"):  # x.mul(y), y batched
-            original = Tensor.__dict__.get(name)
-            if _random(entry) or original is entry.call:
-                self.methods[name] = original
-                setattr(Tensor, name, function)
-        functional = nn.__dict__
-        patch = {
-            n: f
-            for n, e, f in _patches(NN_FUNCTIONAL.items(), "nn")
-            if getattr(functional.get(n), "op", None) is e
-        }
-        self.nn = {n: functional[n] for n in patch}
-        functional.update(patch)
-        # torch.linalg's functions that are entries (matrix_norm, a composite, reads its
-        # input's shape: it needs its batching rule).
-        self.linalg = {}
-        for name, value in list(vars(linalg).items()):
-            entry = getattr(value, "op", None)
-            if entry is not None and value is entry.call and entry.name in OPS:
-                self.linalg[name] = value
-                setattr(linalg, name, dispatching(entry))
         return self
 
     def __exit__(self, *exc):
-        sys.modules["gradcli"].__dict__.update(self.saved)
+        for (_, names), saved in zip(_namespaces(), self.swapped):
+            names.update(saved)
         for name, original in self.methods.items():
             setattr(Tensor, name, original)
-        sys.modules["gradcli.nn.functional"].__dict__.update(self.nn)
-        linalg = sys.modules["gradcli.linalg"]
-        for name, original in self.linalg.items():
-            setattr(linalg, name, original)
+        if self.dispatch:
+            VMAP_DISPATCH.clear()
         return False
 
 
-# The functions a patch installs, made once per op (each calls its op's function as it is
-# when called): each vmap call only swaps them in.
+def _plain_method(entry, args, kwargs):
+    """A plain tensor's method of ``entry`` while vmap runs (``engine/methods.py``)."""
+    if _random(entry):
+        return random_call(entry, args, kwargs)
+    if level_of(args) or level_of(kwargs):
+        return _batched_call(entry, args, kwargs)
+    return entry.call(*args, **kwargs)
+
+
+def _namespaces():
+    return (("library", sys.modules["gradcli"].__dict__), ("nn", nn.__dict__),
+            ("linalg", vars(linalg)))  # fmt: skip
+
+
+def _swap(names, kind):
+    """The dispatching functions put into the namespace ``names`` where it holds the ops'
+    own functions (one dict update: vmap is called often); what they replaced."""
+    originals, patch = _patches(names, kind)
+    if all(names.get(n) is f for n, f in originals.items()):
+        names.update(patch)
+        return originals
+    kept = {n: f for n, f in originals.items() if names.get(n) is f}  # a vmap inside vmap
+    names.update({n: patch[n] for n in kept})
+    return kept
+
+
+# Made once per op (each calls its op's function as it is when called), outside any vmap:
+# a call only swaps them in. By kind: (the number of ops, (originals, patch)).
 _PATCHES = {}
 
 
-def _patches(entries, kind):
-    """``(name, entry, function)`` for each name that a patch of ``kind`` replaces (a plain
-    Tensor's in-place methods: the names, each wrapped as found)."""
-    entries = list(entries)
-    key = len(entries)  # an op added since (a custom one) makes them again
+def _patches(names, kind):
+    """``(originals, patch)``: the ops' functions in ``names`` and their dispatching ones."""
+    key = (len(OPS), len(NN_FUNCTIONAL))  # an op added since (a custom one): made again
     cached = _PATCHES.get(kind)
     if cached is not None and cached[0] == key:
         return cached[1]
-    found = []
-    for item in entries:
-        name, entry = item if kind == "nn" else (None, item)
-        if kind == "nn":
-            found.append((name, entry, nn.in_form(entry, dispatching(entry))))
-        elif kind == "library" and entry.library:
-            found += [(n, entry, dispatching(entry)) for n in (entry.name, *entry.aliases)]
-        elif kind == "in place":
-            found += [(n, entry, None) for n in _in_place_names(entry)]
-        elif kind == "method" and entry.method:
-            if entry.name.endswith("_") and not _random(entry):
-                continue  # add_ and the like: apply_inplace's
-            function = _random_method(entry) if _random(entry) else dispatching(entry)
-            found += [(n, entry, function) for n in (entry.name, *entry.aliases)]
-    _PATCHES[kind] = (key, found)
-    return found
+    found = {}
+    for name, value in names.items():
+        entry = getattr(value, "op", None)
+        if entry is None:
+            continue
+        if kind == "nn" and NN_FUNCTIONAL.get(name) is entry:
+            found[name] = value, nn.in_form(entry, dispatching(entry))
+        elif kind != "nn" and value is entry.call and OPS.get(entry.name) is entry:
+            if kind == "linalg" or entry.library:
+                found[name] = value, dispatching(entry)
+    result = {n: f for n, (f, _) in found.items()}, {n: p for n, (_, p) in found.items()}
+    if not VMAP_DISPATCH:  # inside vmap the namespaces hold the patches
+        _PATCHES[kind] = (key, result)
+    return result
 
 
-def _random_method(entry):
-    def method(self, *args, **kwargs):
-        return random_call(entry, (self, *args), kwargs)
-
-    method.__name__ = entry.name
-    return method
+def _in_place_names():
+    """A plain Tensor's in-place methods that the patch over jacfwd's basis wraps as found."""
+    return [n for entry in OPS.values() if not _random(entry) for n in _in_place_of(entry)]
 
 
-def _in_place_names(entry):
-    if _random(entry):  # normal_, bernoulli_: random_call's
-        return []
+def _in_place_of(entry):
     names = [n + "_" for n in (entry.name, *entry.aliases)] if entry.inplace else []
     if entry.name.endswith("_") and entry.method:  # add_, sub_: entries of their own
         names.append(entry.name)

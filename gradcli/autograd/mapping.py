@@ -174,7 +174,7 @@ def _flat_vmap(called, func, size, flat_dims, flat_args, spec, out_dims, randomn
         leaves = [
             a if d is None else _add_batch_dim(a, d, level) for a, d in zip(flat_args, flat_dims)
         ]
-        with LibraryPatch():
+        with LibraryPatch(tangents_only):
             outputs = called(*pytree.unflatten(leaves, spec), **kwargs)
         return _outputs(outputs, out_dims, level, size, func)
     finally:

@@ -9,8 +9,10 @@ the tensor has no list of its own. ``x.backward()`` comes from the reverse pass.
 from __future__ import annotations
 
 from .backward import tensor_backward
+from .batching_rules import random_draw
 from .ops import OPS
 from .ops.conversion import in_place_function as _inplace_method
+from .state import VMAP_DISPATCH
 from .storage import METHODS as _MEMORY
 from .tensor import Tensor
 
@@ -27,14 +29,41 @@ def _reflected(call, commutes):
 _COMMUTING = ("__radd__", "__rmul__")
 
 
+def _meets_vmap(entry):
+    """Whether a plain tensor's method can need vmap's batching rule: it takes another
+    tensor (``x.mul(b)``, ``x.gather(0, b)``, with ``b`` batched) or it draws at random."""
+    return entry.batching is random_draw or any(
+        p.is_input or "Index" in p.type for p in entry.schema.params[1:]
+    )
+
+
+def _vmapped(entry):
+    """``entry``'s method, dispatched by vmap while one runs (``state.VMAP_DISPATCH``).
+    Installed once, not swapped in for each vmap call: a class's attributes set anew
+    throw away every cached lookup of a tensor's attributes."""
+    call = entry.call
+
+    def method(*args, **kwargs):
+        if VMAP_DISPATCH:
+            return VMAP_DISPATCH[0](entry, args, kwargs)
+        return call(*args, **kwargs)
+
+    method.__name__ = method.__qualname__ = getattr(call, "__name__", entry.name)
+    method.__doc__ = call.__doc__
+    method.__wrapped__ = call
+    return method
+
+
 def installed_methods(ops):
     """Every name the op table gives the Tensor class, with what it is."""
     members = {}
     for entry in ops.values():
         names = (entry.name, *entry.aliases)
         if entry.method:
+            # a function: Python binds self as the first argument
+            member = _vmapped(entry) if _meets_vmap(entry) else entry.call
             for name in names:
-                members[name] = entry.call  # a function: Python binds self as the first argument
+                members[name] = member
         if entry.inplace:
             for name in names:
                 members[name + "_"] = _inplace_method(name + "_", entry)

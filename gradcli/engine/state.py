@@ -24,6 +24,9 @@ INFERENCE = [False]
 INFERENCE_ARRAYS = weakref.WeakValueDictionary()
 #: Called when an inference_mode context opens: saved.py watches the nodes recorded.
 inference_opened = None
+#: While vmap runs, ``[dispatch]``: ``dispatch(entry, args, kwargs)`` applies a plain
+#: tensor's method that may meet a BatchedTensor (``methods.py``); empty outside vmap.
+VMAP_DISPATCH: list = []
 
 
 def mark_inference(t):
