@@ -30,6 +30,7 @@ Limits, each an error that says so: the random in-place fills on a BatchedTensor
 from __future__ import annotations
 
 import sys
+from types import FunctionType
 
 import numpy as np
 
@@ -511,8 +512,7 @@ def _swap(names, kind):
     return kept
 
 
-# Made once per op (each calls its op's function as it is when called), outside any vmap:
-# a call only swaps them in. By kind: (the number of ops, (originals, patch)).
+# By kind, (the number of ops, (originals, patch)), made outside vmap: a call swaps them in.
 _PATCHES = {}
 
 
@@ -524,7 +524,7 @@ def _patches(names, kind):
         return cached[1]
     found = {}
     for name, value in names.items():
-        entry = getattr(value, "op", None)
+        entry = getattr(value, "op", None) if type(value) is FunctionType else None
         if entry is None:
             continue
         if kind == "nn" and NN_FUNCTIONAL.get(name) is entry:
