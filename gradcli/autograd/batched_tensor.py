@@ -30,6 +30,7 @@ Limits, each an error that says so: the random in-place fills on a BatchedTensor
 from __future__ import annotations
 
 import sys
+from operator import is_
 from types import FunctionType
 
 import numpy as np
@@ -501,10 +502,9 @@ def _namespaces():
 
 
 def _swap(names, kind):
-    """The dispatching functions put into the namespace ``names`` where it holds the ops'
-    own functions (one dict update: vmap is called often); what they replaced."""
+    """The ops' dispatching functions put in ``names`` where it holds theirs; those replaced."""
     originals, patch = _patches(names, kind)
-    if all(names.get(n) is f for n, f in originals.items()):
+    if all(map(is_, map(names.get, originals), originals.values())):  # one pass in C
         names.update(patch)
         return originals
     kept = {n: f for n, f in originals.items() if names.get(n) is f}  # a vmap inside vmap
