@@ -86,8 +86,8 @@ _array = np.array
 # for bit (IEEE double, rounded to nearest; no division, which raises at 0): on 0-d
 # float64 operands they skip NumPy's ufunc machinery and its scalar's conversion back,
 # 0.25 us of a 0-d op's 1 us (a higher derivative's graph is thousands of them).
-_ON_FLOATS = {np.add: operator.add, np.subtract: operator.sub, np.multiply: operator.mul,
-              np.negative: operator.neg}  # fmt: skip
+_ON_FLOATS = {(np.add, 2): operator.add, (np.subtract, 2): operator.sub,
+              (np.multiply, 2): operator.mul, (np.negative, 1): operator.neg}  # fmt: skip
 
 
 def _promote(out, x, y=None):
@@ -136,7 +136,7 @@ def bind(overload):
     size = _result_size(entry, overload.size, n)
     if size is not None:
         limit, lowest = limits.MaxElements, limits.LOWEST
-    on_floats = _ON_FLOATS.get(forward)
+    on_floats = _ON_FLOATS.get((forward, n))  # an op of n inputs, as many NumPy operands
 
     def by_keyword(args, kwargs):
         args = [a for a in args if a is not _NO_ARG]
@@ -183,7 +183,13 @@ def bind(overload):
             xd = x._data
             if size is not None and size(xd, *params) > limit.value:
                 limits.check(name, size(xd, *params))
-            if on_floats is not None and type(xd) is _ARRAY and not xd.ndim and xd.dtype is _F64:
+            if (
+                on_floats is not None
+                and not params
+                and type(xd) is _ARRAY
+                and not xd.ndim
+                and xd.dtype is _F64
+            ):
                 out = _array(on_floats(xd.item()))
             else:
                 try:
