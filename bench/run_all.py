@@ -9,8 +9,9 @@ Each script's whole output goes to ``OUT/NAME.txt`` as it runs (the directory is
 made if missing; a file of the same name there is replaced); the summary is
 printed at the end and written to ``OUT/summary.txt``. The scripts run in turn,
 never side by side: each one's figures are ratios of runs taken in turn inside
-it, and a second benchmark beside it would only add to the load it reports. It
-is a benchmark, not a test: pytest never collects it.
+it, and a second benchmark beside it would only add to the load it reports. The
+scripts measure the checkout they are in (it leads their ``PYTHONPATH``). It is a
+benchmark, not a test: pytest never collects it.
 """
 
 from __future__ import annotations
@@ -71,9 +72,11 @@ def run(name: str, parts: tuple[str, ...], out: Path) -> list[str]:
     partial = target.with_suffix(".txt.part")
     with open(partial, "w", encoding="utf-8") as log:
         log.write(f"$ {shown(parts)}\n")
+        # The checkout the scripts are in, not whichever gradcli is installed.
+        path = os.pathsep.join(p for p in (str(HERE.parent), os.environ.get("PYTHONPATH")) if p)
         process = subprocess.Popen(
             command_line(parts), cwd=HERE.parent, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True,
+            stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONPATH": path},
         )  # fmt: skip
         for line in process.stdout:
             sys.stdout.write(line)
