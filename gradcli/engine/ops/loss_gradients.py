@@ -128,6 +128,9 @@ def nll_totals(losses, w, kept):
     if losses.size > _CASCADED_UP_TO or losses.dtype not in (np.float32, np.float64):
         return np.sum(losses), np.sum(w)  # NumPy's order: a Python loop would be too slow
     real = losses.dtype.type
+    if losses.size and kept.all():  # every index joins: the levels' runs, array by array
+        loss, weight = _levels(losses, real), _levels(w, real)
+        return _joined(loss, real), _joined(weight, real)
     loss, weight = [real(0)] * 8, [real(0)] * 8
     for b in np.flatnonzero(kept).tolist():
         loss[0] = real(loss[0] + losses[b])
@@ -147,6 +150,45 @@ def nll_totals(losses, w, kept):
 
 
 _CASCADED_UP_TO = 1 << 16
+
+
+def _levels(entries, real):
+    """nll_totals' 8 partial sums when every index is kept, each level's runs summed as
+    arrays: a level holds its inputs' sum from zero in order, and passes it up (starting
+    again from zero) after its first input and after every 16th one since; the last
+    level keeps all it gets."""
+    levels = []
+    inputs = entries
+    for _ in range(7):
+        if len(inputs) == 1:  # it passes through the levels left, each left at zero
+            levels += [real(0)] * (7 - len(levels))
+            break
+        whole = (len(inputs) - 1) // 16  # runs of 16 after the first input
+        runs = inputs[1 : 1 + 16 * whole].reshape(whole, 16)
+        rest = inputs[1 + 16 * whole :]
+        levels.append(_from_zero(rest, real))
+        passed = np.empty(1 + whole, inputs.dtype)
+        passed[0] = inputs[0] + real(0)
+        # accumulate adds along a row in order, unlike add.reduce's pairwise sums; from
+        # the first entry rather than zero, it differs only in a zero's sign, made + by 0.
+        passed[1:] = np.add.accumulate(runs, axis=1)[:, -1] + real(0) if whole else ()
+        inputs = passed
+    levels.append(_from_zero(inputs, real))
+    return levels
+
+
+def _from_zero(entries, real):
+    """The entries added from zero in order."""
+    if not len(entries):
+        return real(0)
+    return real(np.add.accumulate(entries)[-1] + real(0))
+
+
+def _joined(levels, real):
+    total = real(0)
+    for level in levels:
+        total = real(total + level)
+    return np.asarray(total)
 
 
 def _mean_weights(w, target, ignore_index):
