@@ -96,8 +96,7 @@ def _addmm(input, mat1, mat2, beta=1, alpha=1):
 def _scaled(product, alpha):
     """``product * alpha``, or ``product`` itself where that is the same numbers: alpha 1
     and real entries (a complex entry times 1 + 0j can change: inf * 0 is nan). As
-    PyTorch's maybe_multiply; the copy cost a 784 x 256 weight's gradient a quarter of
-    its backward pass."""
+    PyTorch's maybe_multiply: no pass over a weight's whole gradient to multiply by 1."""
     data = product._data if type(product) is Tensor else product
     if alpha == 1 and type(data) is np.ndarray and data.dtype.kind == "f":
         return product
