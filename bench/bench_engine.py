@@ -31,6 +31,9 @@ The cases (float64 throughout):
       at 10^4 points (``torch.func`` beside ``gradcli.func``);
   (k) a 4th derivative of a 0-d input through 12 steps of (a)'s chain, by
       repeated ``grad(create_graph=True)``.
+Each case runs in a process of its own, the cases one after the other
+(``--one-process`` runs them all in this one, where a case is timed on what the
+cases before it left: (k) after (h) took 1.16 times PyTorch where alone 0.87).
 Each repeat runs gradcli, then PyTorch (then NumPy), alternating; the table
 shows each one's fastest run and the ratios of the fastest and of the median
 runs. BLAS and PyTorch run one thread each (``--threads``; a user's own
@@ -424,19 +427,22 @@ def main():
     parser.add_argument(
         "--threads", default="1", help="BLAS and PyTorch threads (default 1, for both)"
     )
+    parser.add_argument(
+        "--one-process",
+        action="store_true",
+        help="every case in this process (each case's figures then depend on the cases before)",
+    )
+    parser.add_argument("--rows", action="store_true", help=argparse.SUPPRESS)  # lines alone
     args = parser.parse_args()
     import torch
 
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
-    quick = args.quick
-    repeats = args.repeats or (2 if quick else 5)
-    short_repeats = args.repeats or (5 if quick else 20)
-    steps = 10_000 if quick else 100_000
-    n_b, n_c, n_d = (500, 60, 40) if quick else (4000, 300, 200)
-    many = args.repeats or (10 if quick else 100)  # (h) to (k): a millisecond or so a run
-    n_j = 1000 if quick else 10_000
-
+    selected = [key for key in "abcdefghijk" if key in args.cases]
+    if len(selected) > 1 and not args.one_process and not args.rows:
+        return each_in_its_process(args, selected)
+    if args.rows:
+        return print_rows(run_cases(args, torch, selected))
     print(
         f"gradcli {gradcli.__version__}, torch {torch.__version__} "
         f"({torch.get_num_threads()} threads), numpy {np.__version__}"
@@ -449,12 +455,85 @@ def main():
                 f"warning: {var}={os.environ[var]} is set: run under `env -u {var}` "
                 "(see this script's docstring)"
             )
-    print(
+    print(repeats_note(args))
+    print_head()
+    print_rows(run_cases(args, torch, selected))
+    print(load_note())
+    if args.quick:
+        print("(--quick: a smoke run; the targets are for the full sizes)")
+
+
+def repeats_note(args) -> str:
+    quick = args.quick
+    repeats = args.repeats or (2 if quick else 5)
+    short_repeats = args.repeats or (5 if quick else 20)
+    many = args.repeats or (10 if quick else 100)
+    return (
         f"{repeats} interleaved runs ({short_repeats} for c, d and f, {many} for h to k): "
         f"fastest [median]; BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}"
         f"{' (--quick sizes)' if quick else ''}\n"
     )
 
+
+def print_head():
+    head = (
+        f"{'case':36} {'gradcli s':>10} {'torch s':>10} {'numpy s':>10} "
+        f"{'gc/torch':>12} {'gc/numpy':>12}  target (median)"
+    )
+    print(head)
+    print("-" * len(head))
+
+
+def each_in_its_process(args, selected):
+    """Each case in a process of its own, one after the other: a case run after others in
+    one process is timed on their leftovers (the MLP's large arrays in the allocators,
+    the collector's generations), which moved (k) from 0.87 alone to 1.16 after (h)."""
+    import subprocess
+
+    import torch
+
+    print(
+        f"gradcli {gradcli.__version__}, torch {torch.__version__} "
+        f"({torch.get_num_threads()} threads), numpy {np.__version__}"
+    )
+    print(blas_note())
+    print(load_note())
+    print("each case in a process of its own (--one-process: all in this one)")
+    print(repeats_note(args))
+    print_head()
+    passed = ["--threads", args.threads, *(["--quick"] if args.quick else [])]
+    passed += ["--repeats", str(args.repeats)] if args.repeats else []
+    for key in selected:
+        done = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), "--cases", key, "--rows", *passed],
+            stdout=subprocess.PIPE, text=True, check=True,
+        )  # fmt: skip
+        print(done.stdout, end="", flush=True)
+    print(load_note())
+    if args.quick:
+        print("(--quick: a smoke run; the targets are for the full sizes)")
+
+
+def print_rows(found):
+    rows, mem = found
+    for key, name, times in rows:
+        print(row(key, name, times))
+    if mem is not None:
+        print(
+            f"{'(a) memory per graph node':36} {mem:10.0f} bytes{'':46}  "
+            f"bytes per node <= {MEMORY_TARGET:.0f}: {verdict(mem, MEMORY_TARGET)}"
+        )
+
+
+def run_cases(args, torch, selected):
+    """The rows of the cases ``selected``, run in this process, and (a)'s bytes a node."""
+    quick = args.quick
+    repeats = args.repeats or (2 if quick else 5)
+    short_repeats = args.repeats or (5 if quick else 20)
+    steps = 10_000 if quick else 100_000
+    n_b, n_c, n_d = (500, 60, 40) if quick else (4000, 300, 200)
+    many = args.repeats or (10 if quick else 100)  # (h) to (k): a millisecond or so a run
+    n_j = 1000 if quick else 10_000
     cases = {
         "a": (f"(a) scalar chain, {steps:,} steps", lambda: case_a(torch, steps, repeats)),
         "b": (f"(b) mean(y1 - x1 @ W), n={n_b}", lambda: case_b(torch, n_b, repeats)),
@@ -470,28 +549,12 @@ def main():
     }
     rows = []
     mem = None
-    for key, (name, run) in cases.items():
-        if key in args.cases:
-            rows.append((key, name, run()))
-            if key == "a":
-                mem = memory_per_node(steps)
-
-    head = (
-        f"{'case':36} {'gradcli s':>10} {'torch s':>10} {'numpy s':>10} "
-        f"{'gc/torch':>12} {'gc/numpy':>12}  target (median)"
-    )
-    print(head)
-    print("-" * len(head))
-    for key, name, times in rows:
-        print(row(key, name, times))
-    print(load_note())
-    if quick:
-        print("(--quick: a smoke run; the targets are for the full sizes)")
-    if mem is not None:
-        print(
-            f"{'(a) memory per graph node':36} {mem:10.0f} bytes{'':46}  "
-            f"bytes per node <= {MEMORY_TARGET:.0f}: {verdict(mem, MEMORY_TARGET)}"
-        )
+    for key in selected:
+        name, run = cases[key]
+        rows.append((key, name, run()))
+        if key == "a":
+            mem = memory_per_node(steps)
+    return rows, mem
 
 
 if __name__ == "__main__":
