@@ -384,14 +384,19 @@ def jacobian_of(a):
 # ----------------------------------------------------------------------------
 
 
-def write_inputs(workdir: str, points: int) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(0)
+def write_inputs(workdir: str, points: int, name: str = "in", seed: int = 0):
+    """``NAME.npz`` and ``NAME.csv`` of the same random x and y; the x and y."""
+    rng = np.random.default_rng(seed)
     x, y = rng.standard_normal(points), rng.standard_normal(points)
-    np.savez(os.path.join(workdir, "in.npz"), x=x, y=y)
+    np.savez(os.path.join(workdir, f"{name}.npz"), x=x, y=y)
     np.savetxt(
-        os.path.join(workdir, "in.csv"), np.column_stack([x, y]), delimiter=",",
+        os.path.join(workdir, f"{name}.csv"), np.column_stack([x, y]), delimiter=",",
         fmt="%.17g", header="x,y", comments="",
     )  # fmt: skip
+    return x, y
+
+
+def expected_outputs(x, y) -> dict[str, np.ndarray]:
     value, gx, gy = namespace(NUMPY_F)["f_and_grad"](x, y)
     return {"x": x, "y": y, "value": value, "grad.x": gx, "grad.y": gy}
 
@@ -450,7 +455,7 @@ def main() -> None:
     if not with_api:
         print("gradcli: skipped in one process (this gradcli has no api.points)")
     with tempfile.TemporaryDirectory(prefix="gradcli-bench-") as workdir:
-        expected = write_inputs(workdir, points)
+        expected = expected_outputs(*write_inputs(workdir, points))
         peaks = {}
         for workload, reference in (("npz", "numpy"), ("csv", None)):
             if workload not in only:
@@ -493,13 +498,7 @@ def small_runs(workdir: str, workloads: set[str], with_gradcli: bool) -> dict[st
     allocators' arenas), which the 10^6-point run's peak less it leaves out."""
     if not with_gradcli:
         return {}
-    rng = np.random.default_rng(2)
-    x, y = rng.standard_normal(SMALL_POINTS), rng.standard_normal(SMALL_POINTS)
-    np.savez(os.path.join(workdir, "small.npz"), x=x, y=y)
-    np.savetxt(
-        os.path.join(workdir, "small.csv"), np.column_stack([x, y]), delimiter=",",
-        fmt="%.17g", header="x,y", comments="",
-    )  # fmt: skip
+    write_inputs(workdir, SMALL_POINTS, "small", seed=2)
     floors = {}
     for workload in sorted(workloads):
         command = process_competitors(workload, True, workdir)["gradcli"]
