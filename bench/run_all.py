@@ -34,7 +34,6 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "repl": ("bench/bench_repl.py", "--rounds", "20"),
     "taylor": ("bench/bench_taylor.py", "--rounds", "10"),
     "engine": (*OWN_KERNEL, "bench/bench_engine.py"),
-    "engine_hijk": (*OWN_KERNEL, "bench/bench_engine.py", "--cases", "hijk", "--repeats", "100"),
     "hessian": ("bench/bench_hessian.py",),
     "optimise": ("bench/bench_optimise.py",),
     "threads": ("bench/bench_threads.py", "--rounds", "5"),
