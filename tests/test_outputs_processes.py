@@ -103,6 +103,9 @@ def test_sigint_still_exits_130(gradcli_script, tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=_environment(),
+        # As from a terminal: a test run in the background has SIGINT ignored, and its
+        # children would inherit that.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         _wait_for_rows(process, tmp_path, "res.csv")

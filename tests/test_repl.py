@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -57,6 +58,9 @@ class Terminal:
             encoding="utf-8",
             dimensions=(40, 80),
             timeout=60,
+            # As from a terminal: a test run in the background has SIGINT ignored, and
+            # its children would inherit that (Ctrl-C would then interrupt nothing).
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         self.child.expect_exact(PROMPT)
         self.greeting = clean(self.child.before)
