@@ -118,7 +118,7 @@ class _Run:
         controller = _controller(rescan=True)
         with _lock:
             if _Pools.runs == 0:
-                _Pools.changed = _at_one_thread(controller)
+                _Pools.changed = _set_threads(controller.lib_controllers, 1)
             _Pools.runs += 1
         self.held = True
         return self
@@ -129,22 +129,27 @@ class _Run:
             with _lock:
                 _Pools.runs -= 1
                 if _Pools.runs == 0:
-                    for lib, before in _Pools.changed:
-                        lib.set_num_threads(before)
+                    _put_back(_Pools.changed)
                     _Pools.changed = ()
         return False
 
 
-def _at_one_thread(controller) -> list:
-    """Every pool set to one thread: ``(pool, its threads before)`` for each changed."""
+def _set_threads(pools, wanted: int) -> list:
+    """Each of ``pools`` set to ``wanted`` threads: ``(pool, its threads before)`` for
+    each changed, for ``_put_back``."""
     changed = []
-    for lib in controller.lib_controllers:
+    for lib in pools:
         before = lib.get_num_threads()
-        if before != 1:
-            lib.set_num_threads(1)
+        if before != wanted:
+            lib.set_num_threads(wanted)
             if before is not None:  # a count the library does not tell is not put back
                 changed.append((lib, before))
     return changed
+
+
+def _put_back(changed) -> None:
+    for lib, before in changed:
+        lib.set_num_threads(before)
 
 
 def for_product(multiply_adds: int):
@@ -182,16 +187,10 @@ class _BlasThreads:
         self.changed = []
 
     def __enter__(self):
-        for lib in _Pools.controller.lib_controllers:
-            if lib.user_api != "blas":
-                continue
-            before = lib.get_num_threads()
-            if before != self.wanted:
-                lib.set_num_threads(self.wanted)
-                self.changed.append((lib, before))
+        blas = [lib for lib in _Pools.controller.lib_controllers if lib.user_api == "blas"]
+        self.changed = _set_threads(blas, self.wanted)
         return self
 
     def __exit__(self, *exc):
-        for lib, before in self.changed:
-            lib.set_num_threads(before)
+        _put_back(self.changed)
         return False
