@@ -219,6 +219,26 @@ def test_a_transposed_weights_gradient_is_laid_out_as_the_weight():
     np.testing.assert_allclose(w.grad.numpy(), np.tile(x.numpy().sum(0), (200, 1)), rtol=1e-14)
 
 
+def test_a_stored_by_columns_operands_gradient_is_computed_in_its_layout():
+    # PyTorch's mm_mat2_backward and mm_mat1_backward: an operand stored by columns (a
+    # weight's transpose) gets (g.T @ mat1).T, so the leaf's gradient comes out C-ordered
+    # and is taken without a copy. The same product as NumPy's of the same operands.
+    rng = np.random.default_rng(1)
+    w_data = rng.standard_normal((200, 130)).astype(np.float32)
+    x_data = rng.standard_normal((7, 130)).astype(np.float32)
+    g = rng.standard_normal((7, 200)).astype(np.float32)
+    w = gradcli.tensor(w_data, requires_grad=True)
+    x_by_columns = gradcli.tensor(x_data.T.copy(), requires_grad=True)
+    gradcli.nn.functional.linear(x_by_columns.t(), w).backward(gradcli.tensor(g))
+    assert w.grad.numpy().base is None and w.grad.numpy().flags.c_contiguous
+    np.testing.assert_array_equal(w.grad.numpy(), g.T @ x_data)
+    np.testing.assert_array_equal(x_by_columns.grad.numpy(), (w_data.T @ g.T))
+    w.grad = None
+    gradcli.mm(gradcli.tensor(x_data), w.t()).backward(gradcli.tensor(g))
+    np.testing.assert_array_equal(w.grad.numpy(), g.T @ x_data)
+    np.testing.assert_allclose(w.grad.numpy(), (x_data.T @ g).T, rtol=1e-5, atol=1e-5)
+
+
 def test_an_optimizer_step_writes_into_the_parameters_memory():
     w = gradcli.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
     view = w.detach()[1]  # shares w's memory: it sees the step

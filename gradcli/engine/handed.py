@@ -63,15 +63,33 @@ def take_grad(entry, dtype, create_graph):
     """
     g = entry[1]
     entry[1] = None
-    if (
-        type(g) is np.ndarray
-        and g.base is None
-        and g.dtype == dtype
-        and g.flags.writeable
-        and _refcount(g) <= _SOLE_REFS
-    ):
-        return Tensor._make(g)
+    if type(g) is np.ndarray and g.dtype == dtype and _refcount(g) <= _SOLE_REFS:
+        if g.base is None:
+            if g.flags.writeable:
+                return Tensor._make(g)
+        else:
+            whole = _whole_base(g)
+            if whole is not None:
+                return Tensor._make(whole)
     return finish_grad(g, dtype, create_graph)
+
+
+def _whole_base(g):
+    """The array that ``g`` views, where ``g`` is all of it in its own layout and nothing
+    else refers to it: a transposed product transposed back (a weight's gradient, computed
+    in PyTorch's layout). PyTorch steals such a view; here the array it views is taken."""
+    base = g.base
+    if (
+        type(base) is np.ndarray
+        and base.base is None
+        and base.flags.writeable
+        and base.shape == g.shape
+        and base.strides == g.strides
+        and base.dtype == g.dtype
+        and _refcount(base) <= _SOLE_VIEW_REFS
+    ):
+        return base
+    return None
 
 
 def _sole_refs():
@@ -82,5 +100,13 @@ def _sole_refs():
     return _refcount(g)
 
 
+def _sole_view_refs():
+    # What _whole_base counts for an array held by one view of it alone (and a name).
+    view = np.empty((2, 2)).T.T
+    base = view.base
+    return _refcount(base)
+
+
 _refcount = getattr(sys, "getrefcount", lambda _: 1 << 30)  # no refcounts: always copy
 _SOLE_REFS = _sole_refs()
+_SOLE_VIEW_REFS = _sole_view_refs()

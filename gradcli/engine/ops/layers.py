@@ -31,7 +31,7 @@ from .common import linear_dtypes
 from .comparison import where
 from .creation import zero_rule, zeros
 from .indexing import getitem, index_scatter, setitem, zero_at
-from .products import matmul, transpose_last
+from .products import mat1_grad, mat2_grad, matmul
 from .reductions import norm
 from .shape import expand, reshape, t, view_op
 
@@ -108,8 +108,8 @@ addmm = table.op(
     "alpha: Number = 1)",
     grad_fn="AddmmBackward0", saves={"mat1": 2, "mat2": 1},
     rules=(lambda g, ans, c, a, b, beta=1, alpha=1: g if beta == 1 else g * beta,
-           lambda g, ans, c, a, b, beta=1, alpha=1: _scaled(matmul(g, transpose_last(b)), alpha),
-           lambda g, ans, c, a, b, beta=1, alpha=1: _scaled(matmul(transpose_last(a), g), alpha)),
+           lambda g, ans, c, a, b, beta=1, alpha=1: _scaled(mat1_grad(g, b, a), alpha),
+           lambda g, ans, c, a, b, beta=1, alpha=1: _scaled(mat2_grad(g, a, b), alpha)),
     size=lambda c, a, b, *params: max(np.size(c), np.shape(a)[0] * np.shape(b)[-1]),
     doc="beta * input + alpha * (mat1 @ mat2), input broadcast to the product",
     kind="linalg", method=True, domain=("real", "real", "real"), batching=False,

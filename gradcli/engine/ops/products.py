@@ -25,6 +25,31 @@ def transpose_last(x):
     return transpose(x, -1, -2)
 
 
+def column_major(m):
+    """Whether ``m`` is a matrix stored by columns, as a weight's transpose is. PyTorch's
+    mm_mat1_backward and mm_mat2_backward then give its gradient in that layout too, so
+    the transpose's own gradient comes out C-ordered, ready to keep without a copy."""
+    data = m._data if type(m) is Tensor else m
+    if type(data) is not np.ndarray or data.ndim != 2:
+        return False
+    column_step, row_step = data.strides
+    return column_step == data.itemsize and row_step == data.shape[0] * data.itemsize
+
+
+def mat1_grad(g, mat2, mat1):
+    """``g @ mat2.T``, computed as ``(mat2 @ g.T).T`` where ``mat1`` is stored by columns."""
+    if column_major(mat1):
+        return transpose_last(matmul(mat2, transpose_last(g)))
+    return matmul(g, transpose_last(mat2))
+
+
+def mat2_grad(g, mat1, mat2):
+    """``mat1.T @ g``, computed as ``(g.T @ mat1).T`` where ``mat2`` is stored by columns."""
+    if column_major(mat2):
+        return transpose_last(matmul(transpose_last(g), mat1))
+    return matmul(transpose_last(mat1), g)
+
+
 def _matmul_rule_x(g, ans, x, y):
     if np.ndim(y) == 1:
         return unsqueeze(g, -1) * y  # (..., m) -> (..., m, k); a dot product: (k,)
@@ -32,6 +57,8 @@ def _matmul_rule_x(g, ans, x, y):
         if np.ndim(y) == 2:
             return matmul(g, transpose_last(y))
         return sum(unsqueeze(g, -2) * y, -1)
+    if np.ndim(x) == 2 and np.ndim(y) == 2:
+        return mat1_grad(g, y, x)
     return matmul(g, transpose_last(y))
 
 
@@ -42,6 +69,8 @@ def _matmul_rule_y(g, ans, x, y):
         return unsqueeze(g, -1) * x
     if np.ndim(x) == 1:
         return unsqueeze(g, -2) * unsqueeze(x, -1)  # an outer product: no BLAS call needed
+    if np.ndim(x) == 2 and np.ndim(y) == 2:
+        return mat2_grad(g, x, y)
     return matmul(transpose_last(x), g)
 
 
