@@ -13,7 +13,8 @@ The processes:
       on gradcli's PyTorch API, 50 steps in one process: as a Python program that
       imports gradcli (NumPy's pools start at their default), and as a program
       ``gradcli run`` runs (the command's pools start at one thread); and the
-      Python program's imports alone (no step).
+      Python program's steps alone, timed inside it (every thread's CPU) once the
+      threads its NumPy made have gone to sleep.
 Each runs three ways: gradcli's policy (no variable set); the pools' default, a
 thread per core (``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and
 ``MKL_NUM_THREADS`` set to the cores: a user's choice, which gradcli leaves
@@ -21,10 +22,11 @@ alone, so this is the run before the policy); one thread (the three set to 1).
 Each round runs them in a shuffled order; the table gives each one's minimum and
 median wall and CPU time (user + system of the child, every thread's) and the
 medians' ratios to one thread. The target: the policy's CPU within 1.2 times one
-thread's, for ``minimize`` and the steps under ``gradcli run`` as whole processes.
-A Python program imports NumPy before gradcli, and NumPy makes its pools' threads
-as it loads (each spins a while before it sleeps), before gradcli can choose: for
-it the target is on the 50 steps' own CPU, each way's median less its imports'.
+thread's, for ``minimize``, the steps under ``gradcli run`` and the Python program's
+steps alone. A Python program imports NumPy before gradcli, and NumPy makes its
+pools' threads as it loads, each spinning about a tenth of a second before it
+sleeps, whatever the program then does: its whole process is printed without a
+target.
 
 The products: ``A @ B`` of shapes (m, k) x (k, n), NumPy on one thread and on the
 pools' default, interleaved; the table gives the medians and their ratio, and the
@@ -51,9 +53,12 @@ from _report import load_average, load_range, verdict  # noqa: E402
 from bench_startup import gradcli_command  # noqa: E402
 
 TARGET = 1.2
-#: The processes whose whole CPU has the target. A Python program's NumPy makes its
-#: pools before it imports gradcli: its target is on its steps' own CPU (below).
-TARGETED = ("minimize Rosenbrock-100", "MLP step x 50, gradcli run")
+#: The processes with the target (a Python program's whole process has none: above).
+TARGETED = ("minimize Rosenbrock-100", "MLP steps alone, timed inside",
+            "MLP step x 50, gradcli run")  # fmt: skip
+#: Seconds the Python program waits after its imports, before the steps it times:
+#: OpenBLAS's threads spin for 2^28 cycles (0.1 s at 2.7 GHz) after they start.
+SETTLE = 0.5
 VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 ROSENBROCK = "sum(100*(x[1:] - x[:-1]**2)**2 + (1 - x[:-1])**2)"
 START = "[" + ", ".join(["-1.2, 1"] * 50) + "]"
@@ -61,8 +66,10 @@ SHAPES = [(64, 64, 64), (128, 128, 128), (64, 784, 256), (256, 256, 256), (256, 
           (406, 406, 406), (512, 512, 512), (768, 768, 768), (1024, 1024, 1024)]  # fmt: skip
 
 
-def mlp_steps(count: int) -> None:
-    """``count`` training steps of the 784-256-10 network, in this process."""
+def mlp_steps(count: int, settle: float = 0.0) -> None:
+    """``count`` training steps of the 784-256-10 network, in this process. With
+    ``settle``, the steps alone are timed after waiting that long, and their seconds,
+    wall and CPU (every thread's), printed."""
     import numpy as np
 
     import gradcli as torch
@@ -75,6 +82,8 @@ def mlp_steps(count: int) -> None:
     b1 = torch.zeros(256, dtype=torch.float64, requires_grad=True)
     w2 = torch.tensor(rng.standard_normal((256, 10)) * 0.05, requires_grad=True)
     b2 = torch.zeros(10, dtype=torch.float64, requires_grad=True)
+    time.sleep(settle)
+    cpu, wall = _cpu(), time.perf_counter()
     for _ in range(count):
         loss = F.cross_entropy(torch.tanh(x @ w1 + b1) @ w2 + b2, y)
         loss.backward()
@@ -82,17 +91,27 @@ def mlp_steps(count: int) -> None:
             for p in (w1, b1, w2, b2):
                 p -= 0.01 * p.grad
                 p.grad = None
+    if settle:
+        print(time.perf_counter() - wall, _cpu() - cpu)
 
 
-def timed(command, env):
-    """(wall, cpu) seconds of one whole process."""
+def _cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_SELF)  # the process's, every thread's
+    return used.ru_utime + used.ru_stime
+
+
+def timed(command, env, inside=False):
+    """(wall, cpu) seconds of one whole process, or (``inside``) of what it timed itself."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(
-        command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+    out = subprocess.run(
+        command, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True
     )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if inside:
+        wall, cpu = map(float, out.stdout.split())
+        return wall, cpu
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
@@ -109,20 +128,20 @@ def processes(rounds: int) -> None:
         "minimize Rosenbrock-100": [*gradcli_command(), "minimize", ROSENBROCK, "--x", START,
                                     "--format", "json"],
         "MLP step x 50": [sys.executable, __file__, "--mlp-steps", "50"],
-        # The same program's imports alone: its NumPy makes the pools before gradcli loads.
-        "MLP step x 0 (imports)": [sys.executable, __file__, "--mlp-steps", "0"],
+        "MLP steps alone, timed inside": [sys.executable, __file__, "--mlp-steps", "50",
+                                          "--settle", str(SETTLE)],
         # The same steps as a program the command runs: its pools start at one thread.
         "MLP step x 50, gradcli run": [*gradcli_command(), "run", __file__, "--mlp-steps", "50"],
     }  # fmt: skip
     runs = [(w, way) for w in work for way in ways]
     for w, way in runs:  # warm the caches (.pyc, disk)
-        timed(work[w], ways[way])
+        timed(work[w], ways[way], "inside" in w)
     times = {run: [] for run in runs}
     loads = [load_average()]
     for _ in range(rounds):
         random.shuffle(runs)
         for w, way in runs:
-            times[w, way].append(timed(work[w], ways[way]))
+            times[w, way].append(timed(work[w], ways[way], "inside" in w))
         loads.append(load_average())
     print(f"{rounds} shuffled rounds, load average {load_range(loads)} "
           f"on {cores} cores; seconds")  # fmt: skip
@@ -139,19 +158,6 @@ def processes(rounds: int) -> None:
             figures = f"{min(wall):8.3f} {statistics.median(wall):7.3f} {min(cpu):8.3f} "
             figures += f"{statistics.median(cpu):7.3f}  {ratio:16.2f}{mark}"
             print(f"  {w + ', ' + way:50} {figures}")
-    # A program that imports NumPy before gradcli pays for its pools' threads before
-    # gradcli can choose any: the steps' own CPU is what the policy governs.
-    print("  the 50 steps' own CPU in a Python program (its median less the imports' median):")
-    steps = {}
-    for way in ways:
-        steps[way] = statistics.median(cpu for _, cpu in times["MLP step x 50", way])
-        steps[way] -= statistics.median(cpu for _, cpu in times["MLP step x 0 (imports)", way])
-    for way in ways:
-        ratio = steps[way] / steps["one thread"]
-        mark = ""
-        if way == "gradcli's policy":
-            mark = f"  target <= {TARGET}: {verdict(ratio, TARGET)}"
-        print(f"  {'MLP steps alone, ' + way:50} {'':34}{steps[way]:7.3f}  {ratio:16.2f}{mark}")
 
 
 def products(rounds: int) -> None:
@@ -204,9 +210,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--products", action="store_true", help="only the sizes of products")
     parser.add_argument("--mlp-steps", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--settle", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.mlp_steps is not None:
-        mlp_steps(args.mlp_steps)
+        mlp_steps(args.mlp_steps, args.settle)
         return
     if not args.products:
         processes(args.rounds)
