@@ -100,8 +100,9 @@ def _cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def timed(command, env, inside=False):
-    """(wall, cpu) seconds of one whole process, or (``inside``) of what it timed itself."""
+def timed(command, env):
+    """(wall, cpu) seconds of one whole process, or, for a run with ``--settle``, of the
+    steps it timed itself (what it printed)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     out = subprocess.run(
@@ -109,7 +110,7 @@ def timed(command, env, inside=False):
     )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if inside:
+    if "--settle" in command:
         wall, cpu = map(float, out.stdout.split())
         return wall, cpu
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -135,13 +136,13 @@ def processes(rounds: int) -> None:
     }  # fmt: skip
     runs = [(w, way) for w in work for way in ways]
     for w, way in runs:  # warm the caches (.pyc, disk)
-        timed(work[w], ways[way], "inside" in w)
+        timed(work[w], ways[way])
     times = {run: [] for run in runs}
     loads = [load_average()]
     for _ in range(rounds):
         random.shuffle(runs)
         for w, way in runs:
-            times[w, way].append(timed(work[w], ways[way], "inside" in w))
+            times[w, way].append(timed(work[w], ways[way]))
         loads.append(load_average())
     print(f"{rounds} shuffled rounds, load average {load_range(loads)} "
           f"on {cores} cores; seconds")  # fmt: skip
