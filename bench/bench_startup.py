@@ -41,7 +41,7 @@ def gradcli_command() -> list[str]:
     script = beside if os.path.exists(beside) else shutil.which("gradcli")
     if script:
         return [script]
-    return [sys.executable, "-c", "from gradcli.cli import main; main()"]
+    return [sys.executable, "-m", "gradcli"]
 
 
 def wall_time(command: list[str], env: dict[str, str]) -> float:

@@ -1,5 +1,5 @@
 """``python -m gradcli``: the same as the ``gradcli`` command."""
 
-from .cli.commands import main
+from .cli.commands import script
 
-main()
+script()

@@ -167,6 +167,9 @@ heavy |= {"pyarrow", "pandas", "dask", "distributed", "gradcli.core.point_files"
 heavy.add("gradcli.autograd.functional")
 heavy.add("threadpoolctl")  # 10 ms: loaded by a product large enough to need threads
 heavy.add("pathlib")  # costs milliseconds at start-up; parsing and printing need no paths
+heavy |= {"gradcli.engine.opinfo", "gradcli.engine.opsamples"}  # the ops' samples: the tests'
+# --format NAME loads that format alone, not the others to check the name against them
+heavy |= {f"gradcli.render.formats.{name}" for name in ("csv", "latex", "npz", "parquet")}
 loaded = set(sys.modules) - already
 print(sorted(m for m in loaded if m in heavy or m.split(".")[0] in heavy), file=sys.stderr)
 """
@@ -322,3 +325,52 @@ def test_ctrl_c_ends_a_computation_with_one_line_and_exit_130(gradcli_script, tm
         process.kill()
     # --format json: the error too is one JSON object.
     assert (process.returncode, stderr) == (130, '{"error": "interrupted", "exit": 130}\n')
+
+
+#: The console script's function as the script calls it, with an exit handler and what
+#: Python's way of ending would run after it (the except clause).
+ENDING = """
+import atexit, sys
+from gradcli.cli import script
+atexit.register(lambda: print("exit handler ran", file=sys.stderr))
+sys.argv = ["gradcli", *sys.argv[1:]]
+try:
+    script()
+except SystemExit as done:
+    print("ended Python's way", done.code, file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "out"),
+    [
+        (EXAMPLE, 0, "value 19\ngrad.x 8\n"),
+        (["grad", "x**", "--x", "1"], 2, ""),  # an error leaves at once too
+        (["eval", "log(x)", "--x", "-1", "--strict"], 3, "value nan\n"),
+    ],
+)
+def test_a_command_of_gradcli_alone_ends_at_once_after_the_exit_handlers(args, code, out, tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", ENDING, *args],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (code, out)
+    assert done.stderr.endswith("exit handler ran\n")
+    assert "ended Python's way" not in done.stderr
+
+
+def test_a_python_program_ends_python_s_way_its_unclosed_file_written(tmp_path):
+    # gradcli run: the program's objects are finalised, its unclosed file flushed.
+    program = tmp_path / "p.py"
+    program.write_text("f = open('out.txt', 'w')\nf.write('kept')\n")
+    done = subprocess.run(
+        [sys.executable, "-c", ENDING, "run", str(program)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert done.returncode == 0
+    assert "ended Python's way 0" in done.stderr
+    assert done.stderr.endswith("exit handler ran\n")  # once, at Python's end
+    assert done.stderr.count("exit handler ran") == 1
+    assert (tmp_path / "out.txt").read_text() == "kept"

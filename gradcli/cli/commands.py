@@ -19,9 +19,11 @@ import gc
 _collecting = gc.isenabled()
 gc.disable()
 
+import atexit
 import inspect
 import os
 import sys
+import threading
 
 import click
 
@@ -297,11 +299,62 @@ def _write_one(result, name: str, fmt: str | None, precision: int | None) -> Non
 
 
 def main() -> None:
-    """The console script ``gradcli``."""
+    """The command line in this process, ended by ``SystemExit`` with its exit code."""
     # A one-shot process: what is loaded now lives until it exits. Frozen, it is left
     # out of the collector's passes, the last one at exit included (milliseconds).
     gc.freeze()
     cli.main()
+
+
+def script() -> None:
+    """The console script ``gradcli`` and ``python -m gradcli``: ``main``, then the end
+    of the process (at once where it may)."""
+    try:
+        main()
+    except SystemExit as done:
+        if _may_leave_at_once(done.code):
+            _leave_at_once(done.code)
+        raise
+
+
+#: The commands that run code other than gradcli's own (a PyTorch program, a session):
+#: their process ends as Python ends it, objects finalised, files flushed.
+_ENDED_BY_PYTHON = frozenset({"run", "repl"})
+
+
+def _may_leave_at_once(code) -> bool:
+    """Whether the process may end without Python's teardown: a command of gradcli's
+    own code alone, and no other thread (a Dask client's) still running."""
+    argv = sys.argv[1:]
+    return (
+        isinstance(code, int | None)
+        and bool(argv)
+        and argv[0] not in _ENDED_BY_PYTHON
+        and threading.active_count() == 1
+    )
+
+
+def _leave_at_once(code: int | None) -> None:
+    """End now: the exit handlers run and the standard streams are flushed, but the
+    interpreter's teardown (every module and object freed, which the end of the process
+    does anyway) is skipped, a twentieth of a one-shot call. A stream that cannot be
+    flushed returns, and the exit goes Python's way, which reports it."""
+    if not _flushed():
+        return
+    atexit._run_exitfuncs()
+    atexit._clear()  # not again, should the exit go Python's way after all
+    if _flushed():
+        os._exit(code or 0)
+
+
+def _flushed() -> bool:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            return False
+    return True
 
 
 def _load_analyses() -> None:

@@ -5,7 +5,6 @@ and the few some add. ``cli`` puts them on its commands. Every option is made by
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import click
 
@@ -13,6 +12,7 @@ from .. import api
 from ..core import bindings as _bindings
 from ..core.option_names import OPTION_NAMES
 from ..engine import limits
+from ..record import Record
 from ..render import formats
 
 
@@ -57,10 +57,13 @@ interrupted (Ctrl-C), 143 terminated (SIGTERM)."""
 
 class FormatChoice(click.Choice):
     """``--format``'s choices, read from the registry of formats (``render.formats``)
-    when a value is checked or the help shown, not at start-up: ``names`` gives them."""
+    when a value is checked or the help shown, not at start-up: ``names`` gives them.
+    ``takes(fmt)``, where given, says of one format whether it is a choice, so that a
+    format given by its name is checked with its own module alone loaded (the list
+    loads every format: for the help, an alias, an error)."""
 
-    def __init__(self, names):
-        self._names = names
+    def __init__(self, names, takes=None):
+        self._names, self._takes = names, takes
         super().__init__(())
 
     @property
@@ -70,6 +73,12 @@ class FormatChoice(click.Choice):
     @choices.setter
     def choices(self, value):
         pass  # Click sets its own; the registry has them
+
+    def convert(self, value, param, ctx):
+        takes = self._takes
+        if takes is not None and value in formats.names() and takes(formats.get(value)):
+            return value
+        return super().convert(value, param, ctx)
 
 
 def result_formats() -> list[str]:
@@ -84,8 +93,18 @@ def computing_formats() -> list[str]:
     return list(dict.fromkeys([*result_formats(), *many, *aliases]))
 
 
+def _writes_a_result(fmt) -> bool:
+    return formats.writes_one_point(fmt, "render")
+
+
+def _computes_into(fmt) -> bool:
+    return formats.writes_one_point(fmt, "render") or fmt.writes_rows
+
+
 FORMAT_HELP = "Output format [default: table on a terminal, plain otherwise]."
-FORMAT = option("format", "fmt", type=FormatChoice(result_formats), help=FORMAT_HELP)
+FORMAT = option(
+    "format", "fmt", type=FormatChoice(result_formats, _writes_a_result), help=FORMAT_HELP
+)
 DEBUG = option("debug", is_flag=True, help="Show tracebacks of errors.")
 
 SHARED_OPTIONS = [
@@ -192,7 +211,7 @@ COMPUTING_FORMAT_HELP = (
 COMPUTING_FORMAT = option(
     "format",
     "fmt",
-    type=FormatChoice(computing_formats),
+    type=FormatChoice(computing_formats, _computes_into),
     callback=lambda ctx, param, value: "json" if value == "jsonl" else value,
     help=COMPUTING_FORMAT_HELP,
 )
@@ -293,8 +312,7 @@ def _as_given(given):
     return given
 
 
-@dataclass(frozen=True)
-class Own:
+class Own(Record):
     """An option some computing commands take: the Click option, the function's
     ``keyword`` (None: the option's name, with dashes as underscores), and ``value``,
     what the function receives of what was given."""

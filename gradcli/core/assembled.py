@@ -21,9 +21,10 @@ calls the point degenerate when the verdict changes there.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
+
+from ..record import Record
 
 LOCAL_MINIMUM = "local minimum"
 LOCAL_MAXIMUM = "local maximum"
@@ -40,8 +41,7 @@ STEADY_MARGIN = 4.0
 TOO_LARGE = f"not classified: more than {EIGENVALUE_LIMIT} inputs (eigenvalues not computed)"
 
 
-@dataclass(frozen=True, eq=False)
-class Assembled:
+class Assembled(Record, compared=False):
     """One matrix over all inputs, with its rows and columns named."""
 
     #: "hessian" or "jacobian".

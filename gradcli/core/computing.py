@@ -14,7 +14,6 @@ import inspect
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -27,7 +26,7 @@ from ..language.check import BUILTIN_CONSTANTS, suggest_function
 from ..language.derivatives import FORMS, PARAMETERS
 from ..language.signatures import language_parameters, python_signature
 from ..language.transformations import TRANSFORMATIONS
-from ..record import replace
+from ..record import Record, replace
 from .assembled import (
     assemble_hessian,
     assemble_jacobian,
@@ -44,8 +43,7 @@ from .result import KINDS, Diagnostic, FunctionInfo, GraphResult, Result
 # ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Run:
+class _Run(Record):
     """What every command evaluates: the program's source and bindings, and the settings
     of its evaluation. Declared once here; each command's public signature is built from
     these fields and the command's own keywords (``_command``)."""
@@ -71,21 +69,22 @@ def _command(body):
     keywords, dtype=..., seed=..., filename=..., max_elements=...)``: arguments are
     bound and checked as that signature says, the run's gathered into a ``_Run``."""
     own = list(inspect.signature(body).parameters.values())[1:]
-    source, bindings, *settings = fields(_Run)
+    names = _Run._fields
+    source, bindings, *settings = names
+    types, defaults = _Run.__annotations__, _Run._defaults
     positional, keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY
     public = inspect.Signature(
         [
-            inspect.Parameter(source.name, positional, annotation=source.type),
-            inspect.Parameter(bindings.name, positional, default=None, annotation=bindings.type),
+            inspect.Parameter(source, positional, annotation=types[source]),
+            inspect.Parameter(bindings, positional, default=None, annotation=types[bindings]),
             *own,
             *(
-                inspect.Parameter(f.name, keyword, default=f.default, annotation=f.type)
+                inspect.Parameter(f, keyword, default=defaults[f], annotation=types[f])
                 for f in settings
             ),
         ],
         return_annotation=inspect.signature(body).return_annotation,
     )
-    names = tuple(f.name for f in fields(_Run))
 
     @functools.wraps(body)
     def command(*args, **kwargs):
@@ -367,8 +366,7 @@ def _description(name: str, doc: str) -> str:
 # ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Computing:
+class Computing(Record):
     """A computing command: ``gradcli NAME``, whose function is ``api``'s, and the
     calculator's ``:NAME [EXPR]``. (The analyses are declared as ``analysis.commands``
     declares them; these compute a result, not a report.)
@@ -395,7 +393,8 @@ class Computing:
     points: bool = False
     calculator: str | None = None
 
-    def __post_init__(self):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
         if self.shows not in SHOWN:
             raise ValueError(f"{self.name} shows {self.shows!r}: none of {', '.join(SHOWN)}")
         if self.points and self.shows != "result":

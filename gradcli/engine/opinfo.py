@@ -23,14 +23,16 @@ from __future__ import annotations
 
 import math
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from gradcli.engine import opsamples
-
-#: The transformations the op-sample matrix runs (``tests/test_op_matrix.py``).
-TRANSFORMS = ("value", "grad", "grad2", "jvp", "jacobian", "hessian", "batched")
+from gradcli.engine.declared_samples import (  # noqa: F401  (the tests read them here)
+    TRANSFORMS,
+    Difference,
+    Sample,
+)
 
 #: Points every differentiable op meets: signed zeros, infinities and nan.
 UNIVERSAL = (0.0, -0.0, math.inf, -math.inf, math.nan)
@@ -61,38 +63,6 @@ PARAMETERS = {
     "UPLO": "U", "reduction": "sum", "left": False, "label_smoothing": 0.1, "dtype": "float64",
     "m": 3, "step": 0.5,
 }  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Difference:
-    """A deliberate difference from PyTorch: ``where`` it shows (words), ``what`` gradcli
-    gives there, ``why``; ``samples`` and ``transforms`` name the op-sample matrix's cases
-    where it shows (the matrix expects the two to differ there, and only there)."""
-
-    where: str
-    what: str
-    why: str
-    samples: tuple = ()
-    transforms: tuple = ()
-    accepts: bool = False  # gradcli accepts a call that PyTorch refuses (its TypeError)
-
-    def __str__(self):
-        return f"{self.where}: {self.what} ({self.why})"
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One sample call: ``inputs`` (shapes drawn from the entry's domain, or values), then
-    ``params`` by name; ``keywords`` passes everything by keyword (``input=x``)."""
-
-    name: str
-    inputs: tuple
-    params: dict = field(default_factory=dict)
-    keywords: bool = False
-    special: bool = False  # on a special point: kink, pole, ±0, ±inf, nan, an extreme scale
-
-    def __post_init__(self):
-        object.__setattr__(self, "inputs", tuple(self.inputs))
 
 
 def shape(*dims) -> tuple:

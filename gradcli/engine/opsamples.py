@@ -13,31 +13,9 @@ tensors, or ``Raw`` values passed as they are.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-
-@dataclass(frozen=True)
-class Drawn:
-    """An input drawn from a named domain of ``opinfo.DOMAINS``, whatever the entry's."""
-
-    domain: str
-    shape: tuple
-
-
-@dataclass(frozen=True)
-class Raw:
-    """An argument passed as it is (a nested list, a NumPy array, an index tuple)."""
-
-    value: object
-
-
-@dataclass(frozen=True)
-class Tensors:
-    """A list of tensors (``stack``'s input), one per shape, drawn from the entry's domain."""
-
-    shapes: tuple
+from .declared_samples import Drawn, Raw, Tensors  # noqa: F401  (the samples name them)
 
 
 def _s(name, inputs, params=None, keywords=False):

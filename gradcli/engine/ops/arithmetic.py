@@ -10,10 +10,9 @@ import numpy as np
 from ...errors import EngineError
 from .. import jet_rules as R
 from ..complex_rules import is_complex, real_part
+from ..declared_samples import Difference, Drawn, Sample
 from ..explain import at_tie, pow_zero_base
 from ..multiprecision import OWN, quotient
-from ..opinfo import Difference, Sample
-from ..opsamples import Drawn
 from ..optable import Table, over
 from ..tensor import Tensor
 from . import multiprecision_forms as forms

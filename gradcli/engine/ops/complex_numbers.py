@@ -13,7 +13,7 @@ import numpy as np
 
 from ...errors import EngineError
 from .. import batching_rules as batching
-from ..opinfo import Sample
+from ..declared_samples import Sample
 from ..optable import Table, over
 from ..tensor import Tensor
 from .comparison import where

@@ -22,7 +22,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ...errors import EngineError, GradcliError
 from ..batched_values import Batched, batch_size, expanded, invoke, logical_ndim, probe
-from ..opinfo import Sample
+from ..declared_samples import Sample
 from ..optable import OWN, Table, over
 from ..tensor import Tensor
 from .common import LAYER_IN_LANGUAGE as _IN_LANGUAGE

@@ -12,9 +12,8 @@ import numpy as np
 from ...errors import EngineError, NotImplementedByGradcli, ShapeError
 from .. import batching_rules as batching
 from .. import limits
+from ..declared_samples import Difference, Drawn, Sample
 from ..multiprecision import OWN
-from ..opinfo import Difference, Sample
-from ..opsamples import Drawn
 from ..optable import Table
 from ..tensor import Tensor
 from . import multiprecision_forms as forms

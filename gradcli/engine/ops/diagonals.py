@@ -8,7 +8,7 @@ import numpy as np
 from ...errors import GradcliIndexError, NotImplementedByGradcli, ShapeError
 from .. import batching_rules as batching
 from .. import limits
-from ..opinfo import Sample
+from ..declared_samples import Sample
 from ..optable import OWN, Table, over
 from .common import dims, raw
 from .shape import permute_op, unsqueeze

@@ -14,14 +14,12 @@ mode and complex numbers need nothing more.
 from __future__ import annotations
 
 import math
-import string
 
 import numpy as np
 
 from ...errors import EngineError, GradcliTypeError
 from ..batched_values import Batched
-from ..opinfo import Sample
-from ..opsamples import Tensors
+from ..declared_samples import Sample, Tensors
 from ..optable import OWN, Table
 from .arithmetic import mul
 from .diagonals import diagonal
@@ -283,10 +281,14 @@ def einsum(over, equation, *operands):
     return ops[0]
 
 
+#: PyTorch's subscript letters in the order of their integers: A-Z, then a-z.
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
 def _sublists(args):
     """The equation and operands of PyTorch's other form, each operand followed by its
     subscripts as integers in [0, 52) (``Ellipsis`` for ``...``), then the output's."""
-    letters = string.ascii_uppercase + string.ascii_lowercase
+    letters = _LETTERS
     terms, operands, args = [], [], list(args)
 
     def spell(sublist):

@@ -12,11 +12,10 @@ from .. import float32_kernels as f32
 from .. import jet_rules as R
 from .. import limits
 from ..complex_rules import conjugate, real_part
+from ..declared_samples import TRANSFORMS, Difference, Drawn, Sample
 from ..explain import at_half_integer, at_integer, at_nonzero_integer, at_zero, on_bound
 from ..multiprecision import OWN, constant
 from ..multiprecision import elementwise as mp_elementwise
-from ..opinfo import TRANSFORMS, Difference, Sample
-from ..opsamples import Drawn
 from ..optable import Table, form, over
 from ..tensor import Tensor
 from . import language_forms as lf

@@ -21,7 +21,7 @@ from ...errors import EngineError, NotImplementedByGradcli, ShapeError
 from .. import batching_rules as batching
 from .. import limits
 from ..batched_values import Batched, call_physical, probe
-from ..opinfo import Sample
+from ..declared_samples import Sample
 from ..optable import OWN, Table, over
 from ..tensor import Tensor
 from .arithmetic import add, div

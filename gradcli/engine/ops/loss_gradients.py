@@ -14,8 +14,7 @@ import math
 import numpy as np
 
 from ...errors import GradcliIndexError
-from ..opinfo import Sample
-from ..opsamples import Drawn
+from ..declared_samples import Drawn, Sample
 from ..optable import Table, over
 from .creation import zero_rule
 from .elementwise import clamp

@@ -19,7 +19,7 @@ from ...errors import EngineError, GradcliValueError
 from .. import batching_rules as batching
 from .. import limits
 from ..batched_values import Batched
-from ..opinfo import Sample
+from ..declared_samples import Sample
 from ..optable import Table, over
 from .common import batch_of, raw, real_only
 from .comparison import where

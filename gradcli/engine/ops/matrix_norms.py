@@ -21,7 +21,7 @@ from ...errors import EngineError, GradcliIndexError, ShapeError
 from .. import batching_rules as batching
 from .. import dtypes
 from ..batched_values import Batched, call_physical, probe
-from ..opinfo import Sample
+from ..declared_samples import Sample
 from ..optable import Table
 from ..tensor import Tensor
 from .common import raw

@@ -20,10 +20,9 @@ from .. import float32_kernels as f32
 from .. import jet_rules as R
 from .. import limits, state
 from ..batched_values import Batched
+from ..declared_samples import Difference, Drawn, Sample
 from ..explain import at_zero
 from ..multiprecision import constant
-from ..opinfo import Difference, Sample
-from ..opsamples import Drawn
 from ..optable import OWN, Table, over
 from ..tensor import Tensor
 from . import multiprecision_forms as forms

@@ -20,7 +20,7 @@ import numpy as np
 from ...errors import EngineError, GradcliValueError
 from .. import batching_rules as batching
 from ..batched_values import Batched, probe
-from ..opinfo import Sample
+from ..declared_samples import Sample
 from ..optable import Table
 from ..state import no_grad
 from ..tensor import Tensor

@@ -6,7 +6,7 @@ import numpy as np
 
 from ...errors import EngineError
 from .. import batching_rules as batching
-from ..opinfo import Difference
+from ..declared_samples import Difference
 from ..optable import OWN, Table, over
 from ..tensor import Tensor
 from .common import one_axis, raw, real_only, return_type

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ...errors import EngineError
-from ..opinfo import Sample
+from ..declared_samples import Sample
 from ..optable import Table
 from ..tensor import Tensor
 from .common import LAYER as _LAYER

@@ -9,7 +9,7 @@ from ...errors import ShapeError
 from .. import batching_rules as batching
 from .. import limits, threads
 from ..batched_values import Batched, logical_ndim, shape_at_a_point
-from ..opinfo import Sample
+from ..declared_samples import Sample
 from ..optable import OWN, Table, over
 from ..tensor import Tensor
 from . import sympy_forms as sym

@@ -8,10 +8,10 @@ import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, GradcliTypeError
 from .. import batching_rules as batching
-from .. import dtypes, limits, opinfo
+from .. import dtypes, limits
+from ..declared_samples import TRANSFORMS, Difference, Sample
 from ..explain import extreme_ties, max_min_ties, norm_origin
 from ..multiprecision import constant
-from ..opinfo import Difference, Sample
 from ..optable import OWN, Table, form, over
 from ..tensor import Tensor
 from . import language_forms as lf
@@ -497,7 +497,7 @@ logsumexp = table.op("logsumexp", _logsumexp, f"(input: Tensor, {_DIM})",
                      differs=(Difference("without dim", "over every entry",
                                          "a calculator's default; PyTorch requires dim",
                                          ("2-d", "one element", "0-d", "empty"),
-                                         opinfo.TRANSFORMS, accepts=True),), complex="holomorphic")
+                                         TRANSFORMS, accepts=True),), complex="holomorphic")
 norm = table.op("norm", _norm, "(input: Tensor, p: Number = 2, dim: int|int[] = None, "
                 "keepdim: bool = False)", grad_fn="LinalgVectorNormBackward0", rules=(_norm_rule,),
                 doc="vector p-norm (p=0 counts non-zero entries)", domain=("nonzero",),

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import EngineError, GradcliIndexError, ShapeError
+from ..declared_samples import Sample
 from ..messages import dim_out_of_range
-from ..opinfo import Sample
 from ..optable import Table
 from .common import raw
 from .indexing import index_select

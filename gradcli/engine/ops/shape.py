@@ -9,8 +9,8 @@ import numpy as np
 from ...errors import EngineError, GradcliIndexError, ShapeError
 from .. import batching_rules as batching
 from .. import limits
+from ..declared_samples import Sample
 from ..messages import expand_mismatch
-from ..opinfo import Sample
 from ..optable import OWN, Table, over
 from ..tensor import Tensor
 from . import sympy_forms as sym

@@ -7,8 +7,7 @@ import numpy as np
 from ...errors import NotImplementedByGradcli
 from .. import batching_rules as batching
 from .. import dtypes
-from ..opinfo import Sample
-from ..opsamples import Drawn
+from ..declared_samples import Drawn, Sample
 from ..optable import OWN, Table, form
 from . import language_forms as lf
 from . import multiprecision_forms as forms

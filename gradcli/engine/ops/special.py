@@ -12,11 +12,10 @@ import math
 import numpy as np
 
 from .. import jet_rules as R
+from ..declared_samples import Difference, Drawn, Sample
 from ..explain import at_origin, at_zero, pole
 from ..multiprecision import OWN, constant
 from ..multiprecision import elementwise as mp_elementwise
-from ..opinfo import Difference, Sample
-from ..opsamples import Drawn
 from ..optable import Table
 from . import sympy_forms as sym
 from .common import by_tensor_operands

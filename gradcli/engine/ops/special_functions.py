@@ -14,11 +14,10 @@ import numpy as np
 
 from ...errors import EngineError, NotImplementedByGradcli
 from .. import jet_rules as R
+from ..declared_samples import Difference, Drawn, Sample
 from ..dtypes import to_numpy
 from ..multiprecision import OWN, constant
 from ..multiprecision import elementwise as mp_elementwise
-from ..opinfo import Difference, Sample
-from ..opsamples import Drawn
 from ..optable import Table
 from .common import by_tensor_operands
 from .comparison import logical_and, logical_or, where
