@@ -20,6 +20,7 @@ _collecting = gc.isenabled()
 gc.disable()
 
 import atexit
+import functools
 import inspect
 import os
 import sys
@@ -158,7 +159,7 @@ def _listing_command(declared: Computing) -> None:
 
 
 for _declared in COMMANDS:
-    _add(_declared)
+    cli.add_later(_declared.name, functools.partial(_add, _declared))
 
 
 @cli.command("repl", cls=BindingFreeCommand)

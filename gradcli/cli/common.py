@@ -17,7 +17,7 @@ from .. import __version__, api
 from ..core import bindings as _bindings
 from ..core.complex_inputs import running
 from ..core.evaluation import UnknownInput, close_to
-from ..core.option_names import BIND_ELSEWHERE
+from ..core.option_names import BIND_ELSEWHERE, OPTION_NAMES
 from ..engine import limits
 from ..errors import EXIT_BROKEN_PIPE, GradcliError, escape_controls, out_of_memory
 from ..render import Format
@@ -31,6 +31,15 @@ EXIT_USAGE = 2
 EXIT_NONFINITE = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_TERMINATED = 143  # 128 + SIGTERM
+
+
+class _Later:
+    """A command of the group not made yet (``_Group.add_later``)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        self.make = make
 
 
 class _Group(click.Group):
@@ -52,21 +61,36 @@ class _Group(click.Group):
         if self.load_more is not None:
             load, self.load_more = self.load_more, None
             load()
-        return self._commands
+        return self.loaded_commands()
 
     @commands.setter
     def commands(self, commands):
         self._commands = commands
 
     def loaded_commands(self):
-        """The commands loaded so far, without loading the others."""
+        """The commands loaded so far (those added for later made now), without loading
+        the others."""
+        for name in [n for n, command in self._commands.items() if isinstance(command, _Later)]:
+            self._made(name)
         return self._commands
 
     def add_command(self, cmd, name=None):
         self._commands[name or cmd.name] = cmd  # without loading the others
 
+    def add_later(self, name: str, make) -> None:
+        """``make()`` adds the command ``name`` when it is first asked for (its place in
+        the list is kept): a one-shot call makes its own command's options alone."""
+        self._commands[name] = _Later(make)
+
+    def _made(self, name: str):
+        found = self._commands.get(name)
+        if isinstance(found, _Later):
+            found.make()
+            found = self._commands[name]
+        return found
+
     def get_command(self, ctx, cmd_name):
-        found = self._commands.get(cmd_name)
+        found = self._made(cmd_name)
         if found is None:
             found = self.commands.get(cmd_name)
         if found is None and self.find_declared is not None:
@@ -373,6 +397,13 @@ class _Command(click.Command):
 
     def _refuse_options_of_other_commands(self, ctx, args, own) -> None:
         """``jvp --wrt x`` is a mistake, not a binding of an input named wrt."""
+        given = args[: args.index("--") if "--" in args else len(args)]
+        if not any(
+            token.partition("=")[0] not in own and token.partition("=")[0][2:] in OPTION_NAMES
+            for token in given
+            if token.startswith("--")
+        ):
+            return  # no option of any command: the other commands need not be made
         # The commands not loaded yet are analyses, whose options bind elsewhere.
         others = {
             name
@@ -383,7 +414,7 @@ class _Command(click.Command):
             for name in param.opts
             if name.startswith("--") and name not in own and name[2:] not in BIND_ELSEWHERE
         }
-        for token in args[: args.index("--") if "--" in args else len(args)]:
+        for token in given:
             option = token.partition("=")[0]
             if option in others:
                 name = option[2:]
