@@ -75,6 +75,11 @@ from .engine.tensor import Size, Tensor
 from .errors import GradcliError
 
 globals().update(_LIBRARY)  # every op: gradcli.sin, gradcli.sum, gradcli.tensor, ...
+# An op module loaded later adds its ops here too (vmap swaps the functions it finds here),
+# none replacing a name already bound.
+ops.WHEN_LOADED.append(
+    lambda entries: globals().update({n: f for n, f in _LIBRARY.items() if n not in globals()})
+)
 if _collecting:
     # What the import made goes to the oldest generation, where the collector would put
     # it after two passes, without the passes (a young pass over it all, at the first
@@ -124,4 +129,13 @@ def __getattr__(name):
         from .engine.format import set_printoptions
 
         return set_printoptions
+    ops.load_for(name)  # an op of a module loaded on first use (``ops.LATER``)
+    if name in _LIBRARY:
+        globals()[name] = _LIBRARY[name]
+        return _LIBRARY[name]
     raise AttributeError(f"module 'gradcli' has no attribute '{name}'")
+
+
+def __dir__():
+    ops.load_all()
+    return sorted({*globals(), *_LIBRARY})

@@ -170,6 +170,8 @@ heavy.add("pathlib")  # costs milliseconds at start-up; parsing and printing nee
 heavy |= {"gradcli.engine.opinfo", "gradcli.engine.opsamples"}  # the ops' samples: the tests'
 # --format NAME loads that format alone, not the others to check the name against them
 heavy |= {f"gradcli.render.formats.{name}" for name in ("csv", "latex", "npz", "parquet")}
+from gradcli.engine.ops import LATER  # the op modules loaded on first use
+heavy |= {f"gradcli.engine.ops.{name}" for name in LATER}
 loaded = set(sys.modules) - already
 print(sorted(m for m in loaded if m in heavy or m.split(".")[0] in heavy), file=sys.stderr)
 """

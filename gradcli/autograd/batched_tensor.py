@@ -40,8 +40,8 @@ from ..engine import batching_rules as batching
 from ..engine import dtypes, generator, ops
 from ..engine.batched_values import Batched, each
 from ..engine.messages import vmap_inplace
-from ..engine.ops import NN_FUNCTIONAL, OPS
 from ..engine.ops.conversion import apply_inplace, in_place_label
+from ..engine.ops.every import NN_FUNCTIONAL, OPS
 from ..engine.schema import ALIASES
 from ..engine.state import VMAP_DISPATCH
 from ..engine.tensor import Size, Tensor

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .backward import tensor_backward
 from .batching_rules import random_draw
-from .ops import OPS
+from .ops import OPS, WHEN_LOADED, Later, load
 from .ops.conversion import in_place_function as _inplace_method
 from .state import VMAP_DISPATCH
 from .storage import METHODS as _MEMORY
@@ -79,9 +79,36 @@ def installed_methods(ops):
     return members
 
 
-INSTALLED = installed_methods(OPS)
-for _name, _member in INSTALLED.items():
-    setattr(Tensor, _name, _member)
+def _loading(name, module):
+    """``x.name(...)`` of an op whose module loads on first use: it loads the module
+    (which installs the op's own method in this one's place) and calls that."""
+
+    def method(self, *args, **kwargs):
+        load(module)
+        return getattr(self, name)(*args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def _install(entries) -> None:
+    loaded = [e for e in entries if not isinstance(e, Later)]
+    members = installed_methods({e.name: e for e in loaded})
+    for entry in entries:
+        if isinstance(entry, Later):
+            names = (entry.name, *entry.aliases)
+            members.update({n: _loading(n, entry.module) for n in names if entry.method})
+            if entry.inplace:
+                members.update({n + "_": _loading(n + "_", entry.module) for n in names})
+    for name, member in members.items():
+        setattr(Tensor, name, member)
+    INSTALLED.update(members)
+
+
+#: Every name the op table gave the Tensor class, with what it is now.
+INSTALLED: dict = {}
+_install(list(OPS.values()))
+WHEN_LOADED.append(lambda entries: _install([e for e in entries if not e.internal]))
 Tensor.backward = tensor_backward
 for _name, _member in _MEMORY.items():  # where its numbers lie: storage.py
     setattr(Tensor, _name, _member)

@@ -14,7 +14,7 @@ model and no other. Messages are PyTorch's.
 
 from __future__ import annotations
 
-from ..engine.ops import LIBRARY
+from ..engine.ops.every import LIBRARY
 from ..engine.tensor import Tensor
 from ..errors import EngineError, GradcliTypeError, GradcliValueError
 from ..nn import Module

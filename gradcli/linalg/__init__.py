@@ -9,8 +9,8 @@ the matrix norms as PyTorch's ``linalg_norm`` does.
 
 from __future__ import annotations
 
-from ..engine.ops import LIBRARY as _LIBRARY
 from ..engine.ops.decompositions import eigvalsh, solve
+from ..engine.ops.every import LIBRARY as _LIBRARY
 from ..engine.ops.matrix_norms import matrix_norm, svdvals
 from ..engine.ops.products import linalg_cross
 from ..engine.ops.reductions import norm as _vector_norm

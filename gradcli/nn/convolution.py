@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from types import SimpleNamespace
 
-from ..engine.ops import LIBRARY
+from ..engine.ops.every import LIBRARY
 from ..errors import GradcliValueError
 from . import functional as F
 from . import init

@@ -17,8 +17,8 @@ import warnings
 
 import numpy as np
 
-from ..engine.ops import NN_FUNCTIONAL, OPS
 from ..engine.ops.conversion import apply_inplace, to_dtype
+from ..engine.ops.every import NN_FUNCTIONAL, OPS
 
 
 def _taking_inplace(entry, call):

@@ -10,7 +10,7 @@ import warnings
 from types import SimpleNamespace
 
 from ..engine.dtypes import int64
-from ..engine.ops import LIBRARY
+from ..engine.ops.every import LIBRARY
 from ..engine.ops.layers import embedding_lookup
 from ..engine.state import no_grad
 from ..errors import EngineError, GradcliValueError

@@ -19,8 +19,8 @@ import warnings
 from types import SimpleNamespace
 
 from ..engine.dtypes import float32
-from ..engine.ops import LIBRARY
 from ..engine.ops.conversion import recorded_as
+from ..engine.ops.every import LIBRARY
 from ..errors import EngineError, GradcliTypeError, GradcliValueError, NotImplementedByGradcli
 from . import functional as F
 from . import init

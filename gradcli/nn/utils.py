@@ -10,7 +10,7 @@ from __future__ import annotations
 import types
 import warnings
 
-from ..engine.ops import LIBRARY
+from ..engine.ops.every import LIBRARY
 from ..engine.state import no_grad
 from ..engine.tensor import Tensor
 from ..errors import GradcliTypeError, NotImplementedByGradcli

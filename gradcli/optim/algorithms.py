@@ -7,7 +7,7 @@ parameter and PyTorch's messages for an invalid option.
 
 from __future__ import annotations
 
-from ..engine.ops import LIBRARY
+from ..engine.ops.every import LIBRARY
 from ..errors import GradcliValueError
 from .optimizer import Optimizer, addcdiv_, addcmul_, lerp_, step_tensor
 

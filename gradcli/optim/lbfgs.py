@@ -4,7 +4,7 @@ the same floats where it keeps floats), so a float64 run ends on PyTorch's param
 
 from __future__ import annotations
 
-from ..engine.ops import LIBRARY
+from ..engine.ops.every import LIBRARY
 from ..engine.state import enable_grad, no_grad
 from ..engine.tensor import Tensor
 from ..errors import EngineError, GradcliValueError

@@ -15,7 +15,7 @@ from collections import defaultdict
 import numpy as np
 
 from ..engine.dtypes import float32, float64, get_default_dtype
-from ..engine.ops import LIBRARY
+from ..engine.ops.every import LIBRARY
 from ..engine.state import enable_grad, no_grad
 from ..engine.tensor import Tensor
 from ..errors import GradcliTypeError, GradcliValueError

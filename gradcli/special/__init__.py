@@ -12,8 +12,8 @@ lacks raise an error that says so. One node differs: ``round``'s is RoundBackwar
 
 from __future__ import annotations
 
-from ..engine.ops import LIBRARY as _LIBRARY
 from ..engine.ops.conversion import to_dtype
+from ..engine.ops.every import LIBRARY as _LIBRARY
 from ..errors import NotImplementedByGradcli
 
 __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "expm1", "gammaln", "i0"]

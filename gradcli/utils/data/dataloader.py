@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from ...engine.dtypes import float64
-from ...engine.ops import LIBRARY
+from ...engine.ops.every import LIBRARY
 from ...engine.tensor import Tensor
 from ...errors import GradcliTypeError, GradcliValueError, NotImplementedByGradcli
 from .dataset import IterableDataset

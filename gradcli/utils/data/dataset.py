@@ -9,7 +9,7 @@ import math
 import warnings
 
 from ...engine import generator as _generator
-from ...engine.ops import LIBRARY
+from ...engine.ops.every import LIBRARY
 from ...errors import GradcliValueError
 
 

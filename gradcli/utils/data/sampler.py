@@ -7,7 +7,7 @@ import itertools
 
 from ...engine import generator as _generator
 from ...engine.dtypes import float64, int64
-from ...engine.ops import LIBRARY
+from ...engine.ops.every import LIBRARY
 from ...errors import GradcliTypeError, GradcliValueError
 
 _randperm, _randint = LIBRARY["randperm"], LIBRARY["randint"]
