@@ -346,3 +346,14 @@ def test_no_points_for_every_command():
     ]:
         r = api.points(command, "v @ A @ v", batch=empty, **kw)
         assert r.size == 0 and all(a.shape[0] == 0 for a in r.arrays.values())
+
+
+def test_a_weighted_mse_loss_of_0_d_inputs_at_many_points_is_each_points():
+    # mse_loss(x, y, weight=w) of 0-d x is w*(x - y)**2 / w = (x - y)**2 at each point,
+    # and its derivative 2*(x - y) (by hand); the points' weights are not summed together.
+    xs = np.array([0.2, 0.3, 0.5, 0.9])
+    value = api.points("eval", "mse_loss(x, y, weight=2*ones_like(x))", {"y": -0.5}, {"x": xs})
+    assert np.allclose(value.arrays["value"], (xs + 0.5) ** 2, rtol=1e-14, atol=0)
+    source = "h = mse_loss(x, y, weight=ones_like(x))\ngrad(h, x)"
+    derivative = api.points("eval", source, {"y": -0.5}, {"x": xs})
+    assert np.allclose(derivative.arrays["value"], 2 * (xs + 0.5), rtol=1e-14, atol=0)

@@ -275,7 +275,10 @@ def mse_loss(entry, found):
     total = loss(entry, dict(found, reduction="sum"))
     size = batch_size(found.values())
     weights = expanded(weight, size)
-    return Batched(total.physical / weights.sum(tuple(range(1, weights.ndim))))
+    # Each point's weights summed; a 0-d weight is its own sum (a sum over no dimension
+    # would be over all of them, every point's weights together).
+    point_axes = tuple(range(1, weights.ndim))
+    return Batched(total.physical / (weights.sum(point_axes) if point_axes else weights))
 
 
 # ----------------------------------------------------------------------------
