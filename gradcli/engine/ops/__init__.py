@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import importlib
 import threading
+import types
 
-from . import (
+from . import (  # noqa: F401  (loaded now: _NOW finds them by name)
     arithmetic,
     comparison,
     complex_numbers,
@@ -45,13 +46,8 @@ ORDER = (
     "special_functions", "loss_gradients", "scatter", "layers", "convolution", "pooling",
     "normalization", "nn", "losses",
 )  # fmt: skip
-_NOW = {
-    m.__name__.rsplit(".", 1)[1]: m
-    for m in (
-        arithmetic, comparison, complex_numbers, conversion, creation, diagonals,
-        elementwise, indexing, products, reductions, shape,
-    )
-}  # fmt: skip
+# The op modules imported above, by name: the others of ORDER load on first use.
+_NOW = {m: globals()[m] for m in ORDER if isinstance(globals().get(m), types.ModuleType)}
 #: The op modules loaded when one of their ops is first used.
 LATER = tuple(m for m in ORDER if m not in _NOW)
 
